@@ -1,0 +1,96 @@
+//! The one error type of `mcp-codegen`.
+
+use std::path::PathBuf;
+
+/// Everything that can go wrong while reading fixtures or generating code.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A fixture file could not be read.
+    #[error("cannot read fixture {}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// A fixture is not valid JSON or does not have the expected shape.
+    #[error("malformed fixture {}: at {pointer}: {message}", path.display())]
+    Malformed {
+        /// The file (or `<memory>`).
+        path: PathBuf,
+        /// JSON pointer of the offending value (`""` for the document).
+        pointer: String,
+        /// What was expected or what went wrong.
+        message: String,
+    },
+    /// A tool named in an option (`only`, `skip`, `rename`, `types`) is not in the fixture.
+    #[error("server \"{alias}\": unknown tool \"{tool}\" in `{option}`{hint}; the fixture has {count} tools (run `cargo xtask expand {alias}` to list them)")]
+    UnknownTool {
+        /// Server alias.
+        alias: String,
+        /// The option (`only`, `skip`, `rename`, `types`).
+        option: &'static str,
+        /// The unknown tool name.
+        tool: String,
+        /// " (did you mean …?)" or empty.
+        hint: String,
+        /// Number of tools in the fixture.
+        count: usize,
+    },
+    /// An argument named in `rename` or `types` is not a top-level property of the tool.
+    #[error("tool \"{tool}\" of server \"{alias}\": unknown argument \"{argument}\" in `{option}`{hint}")]
+    UnknownArgument {
+        /// Server alias.
+        alias: String,
+        /// The tool.
+        tool: String,
+        /// The option (`rename`, `types`).
+        option: &'static str,
+        /// The unknown argument.
+        argument: String,
+        /// " (did you mean …?)" or empty.
+        hint: String,
+    },
+    /// An option value is not usable (bad identifier, unparsable type path).
+    #[error("server \"{alias}\": {message}")]
+    InvalidOption {
+        /// Server alias.
+        alias: String,
+        /// What is wrong and how to fix it.
+        message: String,
+    },
+    /// Two tools map to the same Rust function name.
+    #[error("tools \"{first}\" and \"{second}\" of server \"{alias}\" both map to the Rust function `{function}`; add rename = {{ \"{second}\" = \"{suggestion}\" }}")]
+    ToolNameCollision {
+        /// Server alias.
+        alias: String,
+        /// First tool (fixture order).
+        first: String,
+        /// Second tool.
+        second: String,
+        /// The shared function name.
+        function: String,
+        /// A free name to rename the second tool to.
+        suggestion: String,
+    },
+    /// Two top-level arguments of a tool map to the same Rust field name.
+    #[error("tool \"{tool}\" of server \"{alias}\": arguments \"{first}\" and \"{second}\" both map to the Rust field `{field}`; add rename = {{ \"{tool}.{second}\" = \"{suggestion}\" }}")]
+    ArgumentCollision {
+        /// Server alias.
+        alias: String,
+        /// The tool.
+        tool: String,
+        /// First property.
+        first: String,
+        /// Second property.
+        second: String,
+        /// The shared field name.
+        field: String,
+        /// A free field name for the second property.
+        suggestion: String,
+    },
+}
+
+/// `Result` with this crate's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,305 @@
+//! Fixtures: the committed snapshot of one server's `tools/list` (`fixtures/<alias>.json`).
+//!
+//! The format (BRIEF §3.1):
+//!
+//! ```json
+//! {
+//!   "format": 1,
+//!   "server": { "alias": "demo", "name": "...", "version": "...", "protocolVersion": "2025-11-25" },
+//!   "tools": [ { "name": "...", "inputSchema": { } } ]
+//! }
+//! ```
+//!
+//! Writers ([`canonical_json`]) sort tools by name and object keys recursively and use a
+//! 2-space indent with a trailing newline, so re-snapshotting an unchanged server gives a
+//! byte-identical file. Readers ([`Fixture::from_slice`]) accept any JSON object with a
+//! `tools` array; every other key is optional.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+
+use crate::{Error, Result};
+
+/// The fixture format version written by this crate.
+pub const FORMAT: u64 = 1;
+
+/// A loaded fixture: the raw document plus typed access to what codegen needs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fixture {
+    /// Where it was read from (`<memory>` for in-memory fixtures).
+    pub path: PathBuf,
+    /// The whole document, as read.
+    pub document: Value,
+    /// The tools, in file order.
+    pub tools: Vec<Tool>,
+}
+
+/// One tool of a fixture.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tool {
+    /// The tool's name as the server sent it.
+    pub name: String,
+    /// `description`, if any.
+    pub description: Option<String>,
+    /// `title`, if any.
+    pub title: Option<String>,
+    /// `inputSchema` (an empty object when absent).
+    pub input_schema: Value,
+    /// `outputSchema`, if any.
+    pub output_schema: Option<Value>,
+    /// The raw tool object, with every field the server sent.
+    pub raw: Value,
+}
+
+impl Fixture {
+    /// Reads and parses a fixture file.
+    pub fn load(path: &Path) -> Result<Self> {
+        let bytes = std::fs::read(path).map_err(|source| Error::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Self::from_slice(&bytes, path)
+    }
+
+    /// Parses a fixture from bytes; `path` is only used in error messages.
+    pub fn from_slice(bytes: &[u8], path: &Path) -> Result<Self> {
+        let malformed = |pointer: &str, message: String| Error::Malformed {
+            path: path.to_path_buf(),
+            pointer: pointer.to_string(),
+            message,
+        };
+        let document: Value = serde_json::from_slice(bytes).map_err(|e| {
+            malformed(
+                "",
+                format!(
+                    "invalid JSON at line {} column {}: {e}",
+                    e.line(),
+                    e.column()
+                ),
+            )
+        })?;
+        let obj = document
+            .as_object()
+            .ok_or_else(|| malformed("", format!("expected a JSON object, found {}", kind(&document))))?;
+        let tools = obj
+            .get("tools")
+            .ok_or_else(|| malformed("", "expected a `tools` array, found no `tools` key".into()))?
+            .as_array()
+            .ok_or_else(|| {
+                malformed(
+                    "/tools",
+                    format!("expected an array, found {}", kind(&obj["tools"])),
+                )
+            })?;
+        let mut out = Vec::with_capacity(tools.len());
+        for (i, tool) in tools.iter().enumerate() {
+            let at = format!("/tools/{i}");
+            let t = tool
+                .as_object()
+                .ok_or_else(|| malformed(&at, format!("expected a tool object, found {}", kind(tool))))?;
+            let name = t
+                .get("name")
+                .and_then(Value::as_str)
+                .ok_or_else(|| malformed(&at, "expected a string `name`".into()))?;
+            let opt_str = |key: &str| -> Result<Option<String>> {
+                match t.get(key) {
+                    None | Some(Value::Null) => Ok(None),
+                    Some(Value::String(s)) => Ok(Some(s.clone())),
+                    Some(other) => Err(malformed(
+                        &format!("{at}/{key}"),
+                        format!("expected a string, found {}", kind(other)),
+                    )),
+                }
+            };
+            let schema = |key: &str| -> Result<Option<Value>> {
+                match t.get(key) {
+                    None | Some(Value::Null) => Ok(None),
+                    Some(v @ (Value::Object(_) | Value::Bool(_))) => Ok(Some(v.clone())),
+                    Some(other) => Err(malformed(
+                        &format!("{at}/{key}"),
+                        format!("expected a JSON Schema object, found {}", kind(other)),
+                    )),
+                }
+            };
+            out.push(Tool {
+                name: name.to_string(),
+                description: opt_str("description")?,
+                title: opt_str("title")?,
+                input_schema: schema("inputSchema")?.unwrap_or_else(|| Value::Object(Map::new())),
+                output_schema: schema("outputSchema")?,
+                raw: tool.clone(),
+            });
+        }
+        Ok(Fixture {
+            path: path.to_path_buf(),
+            document,
+            tools: out,
+        })
+    }
+
+    /// The `server.alias` recorded in the fixture, if any.
+    pub fn alias(&self) -> Option<&str> {
+        self.document.pointer("/server/alias").and_then(Value::as_str)
+    }
+
+    /// The hash of this fixture's canonical tool list (see [`tools_hash`]).
+    pub fn tools_hash(&self) -> String {
+        tools_hash(self.tools.iter().map(|t| &t.raw))
+    }
+}
+
+/// Builds a fixture document in the canonical form: tools sorted by name, keys sorted.
+///
+/// `server` is the `server` block (alias, name, version, protocolVersion); `extra` holds
+/// optional top-level keys such as `prompts` and `resourceTemplates` (empty arrays are left
+/// out).
+pub fn build_document(server: Value, mut tools: Vec<Value>, extra: Map<String, Value>) -> Value {
+    tools.sort_by(|a, b| tool_name(a).cmp(tool_name(b)));
+    let mut doc = Map::new();
+    doc.insert("format".into(), Value::from(FORMAT));
+    doc.insert("server".into(), server);
+    doc.insert("tools".into(), Value::Array(tools));
+    for (k, v) in extra {
+        if !matches!(&v, Value::Array(a) if a.is_empty()) {
+            doc.insert(k, v);
+        }
+    }
+    Value::Object(doc)
+}
+
+fn tool_name(v: &Value) -> &str {
+    v.get("name").and_then(Value::as_str).unwrap_or("")
+}
+
+/// Sorts object keys recursively (array order is kept).
+pub fn sort_keys(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            let mut out = Map::new();
+            for (k, v) in entries {
+                out.insert(k.clone(), sort_keys(v));
+            }
+            Value::Object(out)
+        }
+        Value::Array(items) => Value::Array(items.iter().map(sort_keys).collect()),
+        other => other.clone(),
+    }
+}
+
+/// The canonical text of a JSON document: keys sorted recursively, 2-space indent, `\n`
+/// line ends and one trailing newline.
+pub fn canonical_json(value: &Value) -> String {
+    let mut text = pretty(&sort_keys(value));
+    text.push('\n');
+    text
+}
+
+fn pretty(value: &Value) -> String {
+    // `serde_json::Map` keeps insertion order only with `preserve_order`; `sort_keys`
+    // inserted in sorted order, so the output is sorted either way.
+    serde_json::to_string_pretty(value).unwrap_or_else(|_| "null".to_string())
+}
+
+/// SHA-256 (hex) of the canonical, compact JSON of a tool list sorted by name.
+///
+/// Generated code embeds it; the runtime recomputes it from the live `tools/list` to detect
+/// drift. Key order and tool order do not change it.
+pub fn tools_hash<'a>(tools: impl IntoIterator<Item = &'a Value>) -> String {
+    let mut sorted: Vec<Value> = tools.into_iter().map(sort_keys).collect();
+    sorted.sort_by(|a, b| tool_name(a).cmp(tool_name(b)));
+    let compact = serde_json::to_string(&Value::Array(sorted)).unwrap_or_default();
+    let digest = Sha256::digest(compact.as_bytes());
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn canonical_json_sorts_keys_recursively_and_ends_with_newline() {
+        let v = json!({"b": 1, "a": {"d": [ {"z": 1, "y": 2} ], "c": null}});
+        assert_eq!(
+            canonical_json(&v),
+            "{\n  \"a\": {\n    \"c\": null,\n    \"d\": [\n      {\n        \"y\": 2,\n        \"z\": 1\n      }\n    ]\n  },\n  \"b\": 1\n}\n"
+        );
+    }
+
+    #[test]
+    fn build_document_sorts_tools_and_drops_empty_extras() {
+        let mut extra = Map::new();
+        extra.insert("prompts".into(), json!([]));
+        extra.insert("resourceTemplates".into(), json!([{"name": "t"}]));
+        let doc = build_document(
+            json!({"alias": "x"}),
+            vec![json!({"name": "b"}), json!({"name": "a"})],
+            extra,
+        );
+        assert_eq!(doc["tools"][0]["name"], "a");
+        assert!(doc.get("prompts").is_none());
+        assert_eq!(doc["resourceTemplates"][0]["name"], "t");
+        assert_eq!(doc["format"], 1);
+    }
+
+    #[test]
+    fn loader_accepts_any_object_with_tools() {
+        let f = Fixture::from_slice(
+            br#"{"tools":[{"name":"t","inputSchema":{"type":"object"}}]}"#,
+            Path::new("x.json"),
+        )
+        .unwrap();
+        assert_eq!(f.tools.len(), 1);
+        assert_eq!(f.tools[0].name, "t");
+        assert!(f.alias().is_none());
+    }
+
+    #[test]
+    fn loader_errors_name_file_pointer_and_expectation() {
+        let cases: [(&[u8], &str); 5] = [
+            (b"[1]", "at : expected a JSON object, found an array"),
+            (b"{}", "expected a `tools` array"),
+            (br#"{"tools": 3}"#, "at /tools: expected an array, found a number"),
+            (br#"{"tools": [{"name": 1}]}"#, "at /tools/0: expected a string `name`"),
+            (
+                br#"{"tools": [{"name": "a", "inputSchema": "x"}]}"#,
+                "at /tools/0/inputSchema: expected a JSON Schema object, found a string",
+            ),
+        ];
+        for (bytes, want) in cases {
+            let err = Fixture::from_slice(bytes, Path::new("fixtures/x.json"))
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("fixtures/x.json"), "{err}");
+            assert!(err.contains(want), "{err} should contain {want}");
+        }
+        let err = Fixture::from_slice(b"{\n oops", Path::new("f.json"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("line 2"), "{err}");
+    }
+
+    #[test]
+    fn tools_hash_ignores_key_and_tool_order() {
+        let a = [json!({"name": "a", "x": {"p": 1, "q": 2}}), json!({"name": "b"})];
+        let b = [json!({"name": "b"}), json!({"x": {"q": 2, "p": 1}, "name": "a"})];
+        assert_eq!(tools_hash(&a), tools_hash(&b));
+        let c = [json!({"name": "a", "x": {"p": 1, "q": 3}}), json!({"name": "b"})];
+        assert_ne!(tools_hash(&a), tools_hash(&c));
+    }
+}

@@ -1,0 +1,273 @@
+//! Names: tool names → Rust identifiers, OpenAI function names, and the identifier rules of
+//! typify that the normalizer must predict.
+//!
+//! Every function here is pure and deterministic: the same input always gives the same
+//! name, so regenerated code only changes when the fixture does.
+
+use heck::{ToPascalCase, ToSnakeCase};
+use sha2::{Digest, Sha256};
+
+/// Longest function name OpenAI accepts.
+pub const OPENAI_NAME_MAX: usize = 64;
+
+/// Rust keywords (strict, reserved and edition-2024 `gen`) that cannot be plain identifiers.
+const KEYWORDS: &[&str] = &[
+    "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "crate",
+    "do", "dyn", "else", "enum", "extern", "false", "final", "fn", "for", "gen", "if", "impl",
+    "in", "let", "loop", "macro", "match", "mod", "move", "mut", "override", "priv", "pub",
+    "ref", "return", "self", "Self", "static", "struct", "super", "trait", "true", "try", "type",
+    "typeof", "unsafe", "unsized", "use", "virtual", "where", "while", "yield",
+];
+
+/// Keywords that cannot even be raw identifiers (`r#self` is not allowed).
+const NOT_RAW: &[&str] = &["self", "Self", "super", "crate", "_"];
+
+/// Whether `s` is a Rust keyword.
+pub fn is_keyword(s: &str) -> bool {
+    KEYWORDS.contains(&s)
+}
+
+/// Maps every character that is not ASCII alphanumeric to a word separator, spelling out
+/// non-ASCII characters as `uXXXX` so distinct names stay distinct.
+fn ascii_words(input: &str) -> String {
+    let mut out = String::with_capacity(input.len());
+    for c in input.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c);
+        } else if c.is_ascii() {
+            out.push('_');
+        } else {
+            out.push_str(&format!("_u{:04x}_", c as u32));
+        }
+    }
+    out
+}
+
+/// The snake_case Rust identifier for a tool name, as it is written in source: keywords are
+/// escaped as raw identifiers (`r#type`), `self`-like keywords get a trailing `_`, names
+/// starting with a digit or empty names get a `tool_` prefix.
+///
+/// `create-issue` → `create_issue`, `repo.list` → `repo_list`, `type` → `r#type`,
+/// `getHTTPStatus` → `get_http_status`, `café` → `caf_u00e9`.
+pub fn fn_name(tool: &str) -> String {
+    let snake = ascii_words(tool).to_snake_case();
+    let snake = if snake.is_empty() || snake.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("tool_{snake}")
+    } else {
+        snake
+    };
+    escape_ident(&snake)
+}
+
+/// Escapes a keyword: `type` → `r#type`; keywords that cannot be raw get a trailing `_`.
+pub fn escape_ident(ident: &str) -> String {
+    if NOT_RAW.contains(&ident) {
+        format!("{ident}_")
+    } else if is_keyword(ident) {
+        format!("r#{ident}")
+    } else {
+        ident.to_string()
+    }
+}
+
+/// The identifier without a raw prefix (`r#type` → `type`), for building derived names.
+pub fn unraw(ident: &str) -> &str {
+    ident.strip_prefix("r#").unwrap_or(ident)
+}
+
+/// The PascalCase type name for a tool (`create_issue` → `CreateIssue`).
+pub fn type_name(tool: &str) -> String {
+    let pascal = ascii_words(tool).to_pascal_case();
+    if pascal.is_empty() || pascal.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("Tool{pascal}")
+    } else if is_keyword(&pascal) {
+        format!("{pascal}Tool")
+    } else {
+        pascal
+    }
+}
+
+/// The snake_case module name for a server alias (`my-server` → `my_server`).
+pub fn alias_module(alias: &str) -> String {
+    let snake = ascii_words(alias).to_snake_case();
+    let snake = if snake.is_empty() || snake.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("server_{snake}")
+    } else {
+        snake
+    };
+    escape_ident(&snake)
+}
+
+/// Whether `s` is a plain (non-keyword) snake_case-friendly Rust identifier.
+pub fn is_plain_ident(s: &str) -> bool {
+    let mut chars = s.chars();
+    matches!(chars.next(), Some(c) if c == '_' || c.is_ascii_alphabetic())
+        && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
+        && !is_keyword(s)
+        && s != "_"
+}
+
+/// The OpenAI function name of a tool: `mcp_<alias>_<tool>`, every character outside
+/// `[A-Za-z0-9_-]` replaced by `_`, at most [`OPENAI_NAME_MAX`] characters.
+///
+/// Longer names keep their first 55 characters and end with `_` and 8 hex digits of the
+/// SHA-256 of the unsanitized `mcp_<alias>_<tool>`, so they stay stable and distinct. The
+/// agent layer uses the same rule and keeps a map back: never parse these names.
+pub fn openai_name(alias: &str, tool: &str) -> String {
+    let full = format!("mcp_{alias}_{tool}");
+    let sanitized: String = full
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if sanitized.len() <= OPENAI_NAME_MAX {
+        return sanitized;
+    }
+    let digest = Sha256::digest(full.as_bytes());
+    let hash: String = digest.iter().take(4).map(|b| format!("{b:02x}")).collect();
+    let keep = OPENAI_NAME_MAX - 1 - hash.len();
+    format!("{}_{hash}", &sanitized[..keep])
+}
+
+/// typify 0.8's identifier rule (`typify_impl::util::sanitize`), reproduced so the
+/// normalizer can predict the names typify will pick and avoid collisions and panics.
+pub(crate) fn typify_sanitize(input: &str, pascal: bool) -> String {
+    let to_case = |s: &str| {
+        if pascal {
+            s.to_pascal_case()
+        } else {
+            s.to_snake_case()
+        }
+    };
+    let out = match input {
+        "+1" => "plus1".to_string(),
+        "-1" => "minus1".to_string(),
+        _ => to_case(
+            &input
+                .replace('\'', "")
+                .replace(|c: char| !unicode_ident::is_xid_continue(c), "-"),
+        ),
+    };
+    let prefix = to_case("x");
+    let out = match out.chars().next() {
+        None => prefix,
+        Some(c) if unicode_ident::is_xid_start(c) => out,
+        Some(_) => format!("{prefix}{out}"),
+    };
+    if is_keyword(&out) || out == "_" {
+        format!("{out}_")
+    } else {
+        out
+    }
+}
+
+/// Names from `candidates` that are close to `name` (edit distance ≤ 3 or a shared
+/// substring), best first, at most 3; used in "did you mean" hints.
+pub fn close_matches<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
+    let lower = name.to_lowercase();
+    let mut scored: Vec<(usize, &str)> = candidates
+        .into_iter()
+        .filter_map(|c| {
+            let cl = c.to_lowercase();
+            let d = levenshtein(&lower, &cl);
+            let contains = !lower.is_empty() && (cl.contains(&lower) || lower.contains(&cl));
+            (d <= 3.max(lower.len() / 3) || contains).then_some((if contains { d.min(2) } else { d }, c))
+        })
+        .collect();
+    scored.sort();
+    scored.into_iter().take(3).map(|(_, c)| c).collect()
+}
+
+fn levenshtein(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != *cb);
+            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// The " (did you mean …?)" suffix for an unknown name, or an empty string.
+pub(crate) fn did_you_mean<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
+    let close = close_matches(name, candidates);
+    if close.is_empty() {
+        String::new()
+    } else {
+        let list: Vec<String> = close.iter().map(|c| format!("\"{c}\"")).collect();
+        format!(" (did you mean {}?)", list.join(" or "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fn_names_are_snake_case_and_escaped() {
+        assert_eq!(fn_name("create_issue"), "create_issue");
+        assert_eq!(fn_name("create-issue"), "create_issue");
+        assert_eq!(fn_name("repo.list"), "repo_list");
+        assert_eq!(fn_name("getHTTPStatus"), "get_http_status");
+        assert_eq!(fn_name("type"), "r#type");
+        assert_eq!(fn_name("self"), "self_");
+        assert_eq!(fn_name("9lives"), "tool_9lives");
+        assert_eq!(fn_name(""), "tool_");
+        assert_eq!(fn_name("café"), "caf_u00e9");
+        assert_eq!(fn_name("Search Repos!"), "search_repos");
+    }
+
+    #[test]
+    fn type_and_module_names() {
+        assert_eq!(type_name("create-issue"), "CreateIssue");
+        assert_eq!(type_name("9x"), "Tool9x");
+        assert_eq!(alias_module("my-server"), "my_server");
+        assert_eq!(alias_module("type"), "r#type");
+        assert_eq!(unraw("r#type"), "type");
+    }
+
+    #[test]
+    fn openai_names_are_sanitized_and_capped() {
+        assert_eq!(openai_name("github", "create_issue"), "mcp_github_create_issue");
+        assert_eq!(openai_name("fs", "read.file/v2"), "mcp_fs_read_file_v2");
+        let long = "x".repeat(100);
+        let a = openai_name("github", &long);
+        assert_eq!(a.len(), OPENAI_NAME_MAX);
+        assert_eq!(a, openai_name("github", &long), "stable");
+        let b = openai_name("github", &format!("{long}y"));
+        assert_ne!(a, b, "distinct after truncation");
+        assert!(a.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'));
+    }
+
+    #[test]
+    fn typify_rule_is_reproduced() {
+        assert_eq!(typify_sanitize("reactions-+1", true), "Reactions1");
+        assert_eq!(typify_sanitize("reactions--1", true), "Reactions1");
+        assert_eq!(typify_sanitize("+1", true), "Plus1");
+        assert_eq!(typify_sanitize("type", false), "type_");
+        assert_eq!(typify_sanitize("$meta", false), "meta");
+        assert_eq!(typify_sanitize("@timestamp", false), "timestamp");
+        assert_eq!(typify_sanitize("repo-name", false), "repo_name");
+        assert_eq!(typify_sanitize("fooBar", false), "foo_bar");
+        assert_eq!(typify_sanitize("", true), "X");
+        assert_eq!(typify_sanitize("'''abc_def", false), "abc_def");
+        assert_eq!(typify_sanitize("9a", false), "x9a");
+    }
+
+    #[test]
+    fn close_matches_rank_by_distance() {
+        let c = ["create_issue", "update_issue", "get_me"];
+        assert_eq!(close_matches("create_isue", c), vec!["create_issue", "update_issue"]);
+        assert!(close_matches("zzzzzzzzzzzzzz", c).is_empty());
+        assert_eq!(did_you_mean("get_mee", c), " (did you mean \"get_me\"?)");
+    }
+}

@@ -1,0 +1,1235 @@
+//! The schema normalizer: rewrites one tool schema (as the server sent it) into the subset
+//! typify 0.8 turns into compiling, ergonomic Rust — or explains why it cannot.
+//!
+//! Every step is a pure function over [`serde_json::Value`] and has its own unit test. What
+//! each step does and why (rows of `notes/schema-pitfalls.md`):
+//!
+//! | input | normalized to |
+//! |---|---|
+//! | root `title`, root name | the root is added to typify under a forced name (`Args`/`Output`) and every `title` becomes documentation (typify names types after titles, and two equal titles would silently merge two types) |
+//! | `$defs` / `definitions` | hoisted into one per-tool namespace with unique PascalCase names (`Args`/`Output` reserved) |
+//! | `$ref: "#/properties/…"`, `$anchor`, any in-document pointer | target copied into the namespace, reference repointed |
+//! | `$ref: "#"` | points at the root type (recursion is boxed by typify) |
+//! | external `$ref` | the tool falls back (never fetched) |
+//! | `if/then/else`, `prefixItems`, `$dynamicRef`, `unevaluated*`, `dependentSchemas` | dropped with a warning: the constraint is not enforced by the types |
+//! | `anyOf/oneOf [X, null]`, `type: [X, "null"]` | `Option<X>`; an optional top-level argument that may be null becomes `Option<Option<X>>` (`None` omits it, `Some(None)` sends `null`) |
+//! | `default: null` on a non-null type, any `default` | removed (the server applies defaults); the value is documented |
+//! | keywords / non-identifiers as property names | typify's `type_` / `meta` + `#[serde(rename)]` |
+//! | `fooBar` + `foo_bar` in one object | [`Problem::Collision`] (top level: fixable with `rename`) |
+//! | enum values with colliding variant names (`reactions-+1`/`reactions--1`) | distinct names (`ReactionsPlus1`/`ReactionsMinus1`) via placeholder values restored after typify |
+//! | no-argument tool | `no_args`: the function takes no arguments and sends `{}` |
+//! | `const` | a one-value enum (type-checked, serializes the constant) |
+//! | `format` (`date-time`, `uuid`, …), `pattern`, string lengths | removed: plain `String`, no `chrono`/`uuid`/`regress` in the user's crate |
+//! | integer bounds | `minimum ≥ 0` → `u64`, otherwise `i64`; never `NonZeroU64` (callers would need `NonZeroU64::new(…)` for every page number) |
+//! | optional array/map arguments | `Option<Vec<_>>` / `Option<BTreeMap<_>>` so an empty list can be sent |
+//! | output schemas | `additionalProperties: false` removed (unknown fields allowed) |
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::{Map, Value, json};
+
+use crate::naming::typify_sanitize;
+
+/// Whether a schema describes a tool's arguments or its structured result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Role {
+    /// `inputSchema` → `Args`.
+    Input,
+    /// `outputSchema` → `Output` (lenient).
+    Output,
+}
+
+impl Role {
+    /// The forced name of the root type.
+    pub(crate) fn root_name(self) -> &'static str {
+        match self {
+            Role::Input => "Args",
+            Role::Output => "Output",
+        }
+    }
+}
+
+/// What the caller asks for besides the schema (from `Options`): renames and type
+/// overrides of top-level arguments.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Request {
+    /// Top-level property → new field identifier.
+    pub renames: BTreeMap<String, String>,
+    /// Top-level property → Rust type path.
+    pub types: BTreeMap<String, String>,
+    /// Documentation for the root type (the tool's description).
+    pub description: Option<String>,
+}
+
+/// A schema ready for typify.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Normalized {
+    /// The root schema; references point to `#/$defs/<name>` of [`Normalized::defs`].
+    pub root: Value,
+    /// The per-tool namespace: unique PascalCase names → schemas.
+    pub defs: BTreeMap<String, Value>,
+    /// Definitions typify must not generate but replace by a Rust type path.
+    pub replacements: BTreeMap<String, String>,
+    /// Placeholder string → original string, to restore in typify's output.
+    pub literals: BTreeMap<String, String>,
+    /// Human-readable notes about dropped constraints.
+    pub warnings: Vec<String>,
+    /// The tool takes no arguments (input only).
+    pub no_args: bool,
+    /// Optional top-level properties that accept `null` (input only).
+    pub nullable_optional: BTreeSet<String>,
+}
+
+/// Why a schema cannot be normalized.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Problem {
+    /// The tool falls back to untyped JSON for this reason.
+    Fallback(String),
+    /// Two properties of one object map to the same Rust field name.
+    Collision {
+        /// JSON pointer of the object (`""` for the top level).
+        pointer: String,
+        /// First property.
+        first: String,
+        /// Second property.
+        second: String,
+        /// The field name both map to.
+        field: String,
+    },
+    /// A `rename` or `types` entry names a property the schema does not have, or is invalid.
+    BadOption(String),
+}
+
+/// Normalizes one schema. See the module documentation for the steps.
+pub(crate) fn normalize(schema: &Value, role: Role, request: &Request) -> Result<Normalized, Problem> {
+    let schema = match schema {
+        Value::Bool(true) => json!({}),
+        Value::Object(_) => schema.clone(),
+        other => return Err(Problem::Fallback(format!("schema is not an object: {other}"))),
+    };
+    if let Some(reference) = external_refs(&schema).into_iter().next() {
+        return Err(Problem::Fallback(format!(
+            "external $ref \"{reference}\" is not supported (mcp-bindgen never fetches schemas)"
+        )));
+    }
+    let root_name = role.root_name();
+    let (mut root, mut defs) = hoist_refs(&schema, root_name).map_err(Problem::Fallback)?;
+
+    let mut ctx = Ctx::new(role, &schema);
+    let nullable_optional = if role == Role::Input { nullable_optional(&root) } else { BTreeSet::new() };
+    clean(&mut root, "", &mut ctx, true);
+    let names: Vec<String> = defs.keys().cloned().collect();
+    for name in names {
+        if let Some(def) = defs.get_mut(&name) {
+            clean(def, &format!("/$defs/{name}"), &mut ctx, false);
+        }
+    }
+    if let Some(problem) = ctx.problem.take() {
+        return Err(problem);
+    }
+
+    if role == Role::Input && !is_object_like(&root) {
+        return Err(Problem::Fallback(
+            "inputSchema is not an object schema (MCP arguments are a JSON object)".into(),
+        ));
+    }
+    let no_args = role == Role::Input && is_empty_object(&root);
+
+    let mut replacements = BTreeMap::new();
+    apply_types(&mut root, &mut defs, &mut replacements, &request.types)?;
+    apply_renames(&mut root, &mut ctx, &request.renames)?;
+    if let Some(c) = first_collision(&root) {
+        return Err(Problem::Collision { pointer: String::new(), first: c.0, second: c.1, field: c.2 });
+    }
+    if let Some(description) = &request.description
+        && let Some(obj) = root.as_object_mut()
+        && !description.trim().is_empty()
+    {
+        obj.insert("description".into(), Value::String(description.clone()));
+    }
+    Ok(Normalized {
+        root,
+        defs,
+        replacements,
+        literals: ctx.literals,
+        warnings: ctx.warnings,
+        no_args,
+        nullable_optional,
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// Walking schema positions.
+
+/// Keywords whose value is a map of name → schema.
+const MAP_KEYWORDS: &[&str] = &["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
+/// Keywords whose value is one schema.
+const ONE_KEYWORDS: &[&str] = &[
+    "additionalProperties",
+    "additionalItems",
+    "contains",
+    "propertyNames",
+    "not",
+    "if",
+    "then",
+    "else",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "contentSchema",
+];
+/// Keywords whose value is a list of schemas.
+const LIST_KEYWORDS: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems"];
+
+/// Calls `f(pointer_suffix, subschema)` for every direct subschema of `schema`.
+fn for_each_child<'a>(schema: &'a Value, f: &mut dyn FnMut(String, &'a Value)) {
+    let Some(obj) = schema.as_object() else { return };
+    for (key, value) in obj {
+        let k = key.as_str();
+        if MAP_KEYWORDS.contains(&k) {
+            if let Some(map) = value.as_object() {
+                for (name, sub) in map {
+                    f(format!("/{}/{}", escape(k), escape(name)), sub);
+                }
+            }
+        } else if ONE_KEYWORDS.contains(&k) || (k == "items" && !value.is_array()) {
+            f(format!("/{}", escape(k)), value);
+        } else if LIST_KEYWORDS.contains(&k) || (k == "items" && value.is_array()) {
+            if let Some(list) = value.as_array() {
+                for (i, sub) in list.iter().enumerate() {
+                    f(format!("/{k}/{i}"), sub);
+                }
+            }
+        }
+    }
+}
+
+/// Mutable variant of [`for_each_child`].
+fn for_each_child_mut(schema: &mut Value, f: &mut dyn FnMut(String, &mut Value)) {
+    let Some(obj) = schema.as_object_mut() else { return };
+    for (key, value) in obj.iter_mut() {
+        let k = key.as_str();
+        if MAP_KEYWORDS.contains(&k) {
+            if let Some(map) = value.as_object_mut() {
+                for (name, sub) in map.iter_mut() {
+                    f(format!("/{}/{}", escape(k), escape(name)), sub);
+                }
+            }
+        } else if ONE_KEYWORDS.contains(&k) || (k == "items" && !value.is_array()) {
+            f(format!("/{}", escape(k)), value);
+        } else if LIST_KEYWORDS.contains(&k) || (k == "items" && value.is_array()) {
+            if let Some(list) = value.as_array_mut() {
+                for (i, sub) in list.iter_mut().enumerate() {
+                    f(format!("/{k}/{i}"), sub);
+                }
+            }
+        }
+    }
+}
+
+/// JSON-pointer escaping of one segment.
+fn escape(segment: &str) -> String {
+    segment.replace('~', "~0").replace('/', "~1")
+}
+
+/// Every `$ref` string in schema positions, with the pointer of the schema holding it.
+fn all_refs(schema: &Value) -> Vec<(String, String)> {
+    fn go(v: &Value, at: String, out: &mut Vec<(String, String)>) {
+        if let Some(r) = v.get("$ref").and_then(Value::as_str) {
+            out.push((at.clone(), r.to_string()));
+        }
+        for_each_child(v, &mut |suffix, sub| go(sub, format!("{at}{suffix}"), out));
+    }
+    let mut out = Vec::new();
+    go(schema, String::new(), &mut out);
+    out
+}
+
+// ---------------------------------------------------------------------------------------
+// Step: external references.
+
+/// `$ref`s that leave the document (anything not starting with `#`), sorted.
+pub(crate) fn external_refs(schema: &Value) -> Vec<String> {
+    let mut out: Vec<String> = all_refs(schema)
+        .into_iter()
+        .map(|(_, r)| r)
+        .filter(|r| !r.starts_with('#'))
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+// ---------------------------------------------------------------------------------------
+// Step: hoisting every reference target into one namespace.
+
+fn percent_decode(s: &str) -> String {
+    fn hex(b: u8) -> Option<u8> {
+        (b as char).to_digit(16).and_then(|d| u8::try_from(d).ok())
+    }
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && let (Some(Some(hi)), Some(Some(lo))) = (bytes.get(i + 1).map(|b| hex(*b)), bytes.get(i + 2).map(|b| hex(*b)))
+        {
+            out.push(hi * 16 + lo);
+            i += 3;
+            continue;
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Finds the pointer of the subschema declaring `$anchor: name` (or draft-07 `$id: "#name"`).
+fn find_anchor(schema: &Value, name: &str) -> Option<String> {
+    fn go(v: &Value, at: String, name: &str) -> Option<String> {
+        let hit = v.get("$anchor").and_then(Value::as_str) == Some(name)
+            || v.get("$id").and_then(Value::as_str) == Some(&format!("#{name}"));
+        if hit {
+            return Some(at);
+        }
+        let mut found = None;
+        for_each_child(v, &mut |suffix, sub| {
+            if found.is_none() {
+                found = go(sub, format!("{at}{suffix}"), name);
+            }
+        });
+        found
+    }
+    go(schema, String::new(), name)
+}
+
+/// The JSON pointer a local `$ref` designates (`""` for the root).
+fn ref_target(schema: &Value, reference: &str) -> Result<String, String> {
+    let fragment = &reference[1..];
+    if fragment.is_empty() || fragment == "/" {
+        return Ok(String::new());
+    }
+    let pointer = if fragment.starts_with('/') {
+        percent_decode(fragment)
+    } else {
+        find_anchor(schema, &percent_decode(fragment))
+            .ok_or_else(|| format!("$ref \"{reference}\" names an anchor that does not exist"))?
+    };
+    match schema.pointer(&pointer) {
+        Some(Value::Object(_) | Value::Bool(_)) => Ok(pointer),
+        Some(_) => Err(format!("$ref \"{reference}\" does not point at a schema")),
+        None => Err(format!("$ref \"{reference}\" does not resolve in the tool's schema")),
+    }
+}
+
+/// A type-name stem for a pointer: its last segment that is not a keyword.
+fn stem(pointer: &str) -> String {
+    let segments: Vec<String> = pointer
+        .split('/')
+        .skip(1)
+        .map(|s| s.replace("~1", "/").replace("~0", "~"))
+        .collect();
+    let keywords = ["properties", "items", "$defs", "definitions", "anyOf", "oneOf", "allOf", "additionalProperties"];
+    for (i, s) in segments.iter().enumerate().rev() {
+        let is_index = s.parse::<usize>().is_ok();
+        let under_map = i > 0 && ["properties", "$defs", "definitions", "patternProperties"].contains(&segments[i - 1].as_str());
+        if under_map || (!keywords.contains(&s.as_str()) && !is_index) {
+            return s.clone();
+        }
+    }
+    "Def".to_string()
+}
+
+/// Moves every reference target (`$defs`, `definitions`, `#/properties/…`, anchors, `#`)
+/// into one namespace of unique PascalCase names; returns the root (without `$defs`) and
+/// the reachable definitions. `#` points at `root_name` itself.
+pub(crate) fn hoist_refs(schema: &Value, root_name: &str) -> Result<(Value, BTreeMap<String, Value>), String> {
+    // Targets: reference → pointer. Every root-level definition is a target too (pruned
+    // later when unreachable), so names stay stable whichever refs exist.
+    let mut targets: BTreeMap<String, String> = BTreeMap::new();
+    for key in ["$defs", "definitions"] {
+        if let Some(map) = schema.get(key).and_then(Value::as_object) {
+            for name in map.keys() {
+                targets.insert(format!("/{key}/{}", escape(name)), String::new());
+            }
+        }
+    }
+    let mut ref_to_pointer: BTreeMap<String, String> = BTreeMap::new();
+    for (_, reference) in all_refs(schema) {
+        if !reference.starts_with('#') || ref_to_pointer.contains_key(&reference) {
+            continue;
+        }
+        let pointer = ref_target(schema, &reference)?;
+        if !pointer.is_empty() {
+            targets.insert(pointer.clone(), String::new());
+        }
+        ref_to_pointer.insert(reference, pointer);
+    }
+
+    // Names: deterministic (pointer order), unique, never the reserved root names.
+    let mut used: BTreeSet<String> = ["Args", "Output", root_name].iter().map(|s| s.to_string()).collect();
+    let pointers: Vec<String> = targets.keys().cloned().collect();
+    for pointer in &pointers {
+        let base = typify_sanitize(&stem(pointer), true);
+        let mut name = base.clone();
+        if used.contains(&name) {
+            name = format!("{base}Def");
+        }
+        let mut n = 2;
+        while used.contains(&name) {
+            name = format!("{base}Def{n}");
+            n += 1;
+        }
+        used.insert(name.clone());
+        targets.insert(pointer.clone(), name);
+    }
+    let name_of = |pointer: &str| -> String {
+        if pointer.is_empty() {
+            root_name.to_string()
+        } else {
+            targets.get(pointer).cloned().unwrap_or_else(|| root_name.to_string())
+        }
+    };
+    let rewrite = |value: &mut Value| {
+        fn go(v: &mut Value, map: &dyn Fn(&str) -> Option<String>) {
+            if let Some(obj) = v.as_object_mut()
+                && let Some(Value::String(r)) = obj.get("$ref")
+                && let Some(new) = map(r)
+            {
+                obj.insert("$ref".into(), Value::String(format!("#/$defs/{new}")));
+            }
+            for_each_child_mut(v, &mut |_, sub| go(sub, map));
+        }
+        let map = |r: &str| ref_to_pointer.get(r).map(|p| name_of(p));
+        go(value, &map);
+    };
+
+    let mut defs = BTreeMap::new();
+    for pointer in &pointers {
+        let Some(target) = schema.pointer(pointer) else { continue };
+        let mut def = target.clone();
+        strip_defs(&mut def);
+        rewrite(&mut def);
+        defs.insert(name_of(pointer), def);
+    }
+    let mut root = schema.clone();
+    strip_defs(&mut root);
+    rewrite(&mut root);
+
+    // Keep reachable definitions only.
+    let mut reachable = BTreeSet::new();
+    let mut queue = vec![root.clone()];
+    while let Some(v) = queue.pop() {
+        for (_, r) in all_refs(&v) {
+            if let Some(name) = r.strip_prefix("#/$defs/")
+                && reachable.insert(name.to_string())
+                && let Some(def) = defs.get(name)
+            {
+                queue.push(def.clone());
+            }
+        }
+    }
+    defs.retain(|name, _| reachable.contains(name));
+    Ok((root, defs))
+}
+
+fn strip_defs(v: &mut Value) {
+    if let Some(obj) = v.as_object_mut() {
+        obj.remove("$defs");
+        obj.remove("definitions");
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Step: cleaning every node.
+
+struct Ctx {
+    role: Role,
+    warnings: Vec<String>,
+    literals: BTreeMap<String, String>,
+    /// Apostrophes are removed by typify's identifier rule; a run of them longer than any run
+    /// in the schema makes a placeholder that cannot clash with a real string.
+    next_marker: usize,
+    problem: Option<Problem>,
+}
+
+impl Ctx {
+    fn new(role: Role, schema: &Value) -> Self {
+        let text = schema.to_string();
+        let mut longest = 0;
+        let mut run = 0;
+        for c in text.chars() {
+            if c == '\'' {
+                run += 1;
+                longest = longest.max(run);
+            } else {
+                run = 0;
+            }
+        }
+        Ctx { role, warnings: Vec::new(), literals: BTreeMap::new(), next_marker: longest + 1, problem: None }
+    }
+
+    fn warn(&mut self, pointer: &str, message: String) {
+        let at = if pointer.is_empty() { "/".to_string() } else { pointer.to_string() };
+        let line = format!("{message} (at {at})");
+        if !self.warnings.contains(&line) {
+            self.warnings.push(line);
+        }
+    }
+
+    /// A fresh placeholder whose typify identifier is `ident`; `original` is restored later.
+    fn placeholder(&mut self, ident: &str, original: &str) -> String {
+        let p = format!("{}{ident}", "'".repeat(self.next_marker));
+        self.next_marker += 1;
+        self.literals.insert(p.clone(), original.to_string());
+        p
+    }
+}
+
+/// Keywords removed without a note (annotations or constraints left to the server).
+const SILENT_DROP: &[&str] = &[
+    "$schema", "$id", "$anchor", "$comment", "examples", "deprecated", "readOnly", "writeOnly",
+    "contentEncoding", "contentMediaType", "contentSchema", "format", "pattern", "patternProperties",
+    "propertyNames", "minLength", "maxLength", "multipleOf", "minItems", "maxItems", "uniqueItems",
+    "minProperties", "maxProperties", "exclusiveMaximum", "maximum", "$vocabulary", "dependentRequired",
+];
+/// Keywords removed with a warning: the constraint is real but the types cannot carry it.
+const WARN_DROP: &[(&str, &str)] = &[
+    ("if", "conditional schema (if/then/else) dropped; the condition is not checked by the generated types"),
+    ("then", "conditional schema (if/then/else) dropped; the condition is not checked by the generated types"),
+    ("else", "conditional schema (if/then/else) dropped; the condition is not checked by the generated types"),
+    ("prefixItems", "prefixItems (tuple positions) dropped; items are typed as JSON values"),
+    ("$dynamicRef", "$dynamicRef is not supported; the value is typed as any JSON"),
+    ("$dynamicAnchor", "$dynamicAnchor ignored"),
+    ("$recursiveRef", "$recursiveRef is not supported; the value is typed as any JSON"),
+    ("$recursiveAnchor", "$recursiveAnchor ignored"),
+    ("unevaluatedProperties", "unevaluatedProperties dropped; not checked by the generated types"),
+    ("unevaluatedItems", "unevaluatedItems dropped; not checked by the generated types"),
+    ("dependentSchemas", "dependentSchemas dropped; not checked by the generated types"),
+    ("dependencies", "dependencies dropped; not checked by the generated types"),
+];
+
+/// Cleans one node and, recursively, its subschemas.
+fn clean(v: &mut Value, at: &str, ctx: &mut Ctx, is_root: bool) {
+    if let Value::Bool(true) = v {
+        *v = json!({});
+    }
+    let Some(obj) = v.as_object_mut() else { return };
+    drop_keywords(obj, at, ctx);
+    annotations_to_docs(obj, is_root);
+    ref_siblings(obj, at, ctx);
+    single_all_of(obj);
+    const_to_enum(obj, at, ctx);
+    integer_bounds(obj);
+    nullable_union(obj);
+    enum_variants(obj, at, ctx);
+    object_rules(obj, at, ctx);
+
+    for_each_child_mut(v, &mut |suffix, sub| clean(sub, &format!("{at}{suffix}"), ctx, false));
+}
+
+/// Drops keywords typify mishandles (see [`SILENT_DROP`], [`WARN_DROP`], `x-*`).
+fn drop_keywords(obj: &mut Map<String, Value>, at: &str, ctx: &mut Ctx) {
+    for key in SILENT_DROP {
+        obj.remove(*key);
+    }
+    // `exclusiveMinimum` is needed by the integer step; it removes it.
+    obj.retain(|k, _| !k.starts_with("x-"));
+    for (key, message) in WARN_DROP {
+        if obj.remove(*key).is_some() {
+            ctx.warn(at, (*message).to_string());
+        }
+    }
+}
+
+/// `title` → description (typify would name types after it), `default` → documented and
+/// removed (the server applies it; typify would make the field mandatory).
+fn annotations_to_docs(obj: &mut Map<String, Value>, is_root: bool) {
+    if let Some(Value::String(title)) = obj.remove("title")
+        && !is_root
+        && !obj.contains_key("description")
+        && !title.trim().is_empty()
+    {
+        obj.insert("description".into(), Value::String(title));
+    }
+    if let Some(default) = obj.remove("default")
+        && !default.is_null()
+    {
+        let note = format!("Default: `{default}`.");
+        let description = match obj.get("description").and_then(Value::as_str) {
+            Some(d) if !d.trim().is_empty() => format!("{}\n\n{note}", d.trim_end()),
+            _ => note,
+        };
+        obj.insert("description".into(), Value::String(description));
+    }
+}
+
+/// `$ref` with sibling constraints: keep the reference and its description only.
+fn ref_siblings(obj: &mut Map<String, Value>, at: &str, ctx: &mut Ctx) {
+    if !obj.contains_key("$ref") {
+        return;
+    }
+    let extra: Vec<String> = obj
+        .keys()
+        .filter(|k| !["$ref", "description"].contains(&k.as_str()))
+        .cloned()
+        .collect();
+    if !extra.is_empty() {
+        ctx.warn(at, format!("keywords next to $ref dropped: {}", extra.join(", ")));
+        obj.retain(|k, _| k == "$ref" || k == "description");
+    }
+}
+
+/// `allOf: [X]` (pydantic's way to attach a description to a reference) → `X`.
+fn single_all_of(obj: &mut Map<String, Value>) {
+    let only_one = matches!(obj.get("allOf"), Some(Value::Array(list)) if list.len() == 1);
+    let others = obj.keys().any(|k| !["allOf", "description"].contains(&k.as_str()));
+    if !only_one || others {
+        return;
+    }
+    let Some(Value::Array(mut list)) = obj.remove("allOf") else { return };
+    let description = obj.remove("description");
+    match list.pop() {
+        Some(Value::Object(inner)) => {
+            obj.extend(inner);
+            if let Some(d) = description {
+                obj.insert("description".into(), d);
+            }
+        }
+        Some(other) => {
+            obj.insert("allOf".into(), Value::Array(vec![other]));
+            if let Some(d) = description {
+                obj.insert("description".into(), d);
+            }
+        }
+        None => {}
+    }
+}
+
+/// `const` → a one-value `enum` (typify ignores `const`).
+fn const_to_enum(obj: &mut Map<String, Value>, at: &str, ctx: &mut Ctx) {
+    let Some(value) = obj.remove("const") else { return };
+    match &value {
+        Value::String(_) => {
+            obj.insert("type".into(), json!("string"));
+            obj.insert("enum".into(), json!([value]));
+        }
+        Value::Null => {
+            obj.insert("type".into(), json!("null"));
+        }
+        Value::Bool(_) | Value::Number(_) => {
+            obj.insert("enum".into(), json!([value]));
+        }
+        Value::Array(_) | Value::Object(_) => {
+            ctx.warn(at, format!("const {value} dropped; the value is typed as any JSON"));
+        }
+    }
+}
+
+/// Integer bounds → `minimum: 0` when the value can never be negative (`u64`), nothing
+/// otherwise (`i64`). Number bounds are removed (typify drops them anyway).
+fn integer_bounds(obj: &mut Map<String, Value>) {
+    let is_integer = match obj.get("type") {
+        Some(Value::String(t)) => t == "integer",
+        Some(Value::Array(ts)) => ts.iter().any(|t| t == "integer"),
+        _ => false,
+    };
+    let minimum = obj.remove("minimum").and_then(|v| v.as_f64());
+    let exclusive = obj.remove("exclusiveMinimum").and_then(|v| v.as_f64());
+    if is_integer {
+        let lower = match (minimum, exclusive) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
+        if matches!(lower, Some(l) if l >= 0.0) {
+            obj.insert("minimum".into(), json!(0));
+        }
+    }
+}
+
+fn is_null_schema(v: &Value) -> bool {
+    v.get("type").and_then(Value::as_str) == Some("null")
+        || v.get("const").is_some_and(Value::is_null)
+        || matches!(v.get("enum"), Some(Value::Array(a)) if a.len() == 1 && a[0].is_null())
+}
+
+/// `anyOf`/`oneOf` of one schema and `null`, in any order → `anyOf: [X, {"type": "null"}]`.
+fn nullable_union(obj: &mut Map<String, Value>) {
+    for key in ["anyOf", "oneOf"] {
+        let Some(Value::Array(list)) = obj.get(key) else { continue };
+        if list.len() != 2 {
+            continue;
+        }
+        let nulls = list.iter().filter(|s| is_null_schema(s)).count();
+        if nulls != 1 {
+            continue;
+        }
+        let Some(Value::Array(list)) = obj.remove(key) else { continue };
+        let other = list.into_iter().find(|s| !is_null_schema(s)).unwrap_or(json!({}));
+        obj.insert("anyOf".into(), json!([other, {"type": "null"}]));
+    }
+}
+
+/// Pre-computes variant names of string enums; values whose names would collide (typify
+/// panics) get placeholders that produce distinct names and are restored after typify.
+fn enum_variants(obj: &mut Map<String, Value>, at: &str, ctx: &mut Ctx) {
+    let Some(Value::Array(values)) = obj.get("enum") else { return };
+    // Duplicates are legal JSON Schema but make duplicate variants.
+    let mut seen = Vec::new();
+    for v in values {
+        if !seen.contains(v) {
+            seen.push(v.clone());
+        }
+    }
+    if !seen.iter().all(|v| v.is_string() || v.is_null()) {
+        obj.insert("enum".into(), Value::Array(seen));
+        return;
+    }
+    let strings: Vec<&str> = seen.iter().filter_map(Value::as_str).collect();
+    let names: Vec<String> = strings.iter().map(|s| typify_sanitize(s, true)).collect();
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for n in &names {
+        *counts.entry(n.as_str()).or_default() += 1;
+    }
+    if counts.values().all(|&c| c == 1) {
+        obj.insert("enum".into(), Value::Array(seen));
+        return;
+    }
+    // Keep the names that are unique, spell out the others, then number what still clashes.
+    let mut used: BTreeSet<String> = names
+        .iter()
+        .filter(|n| counts.get(n.as_str()) == Some(&1))
+        .cloned()
+        .collect();
+    let mut renamed = Vec::new();
+    let mut out = Vec::with_capacity(seen.len());
+    let mut idx = 0;
+    for v in &seen {
+        let Some(s) = v.as_str() else {
+            out.push(v.clone());
+            continue;
+        };
+        let name = &names[idx];
+        idx += 1;
+        if counts.get(name.as_str()) == Some(&1) {
+            out.push(v.clone());
+            continue;
+        }
+        let base = typify_sanitize(&spell_out(s), true);
+        let base = if typify_sanitize(&base, true) == base { base } else { "Value".to_string() };
+        let mut chosen = base.clone();
+        let mut n = 2;
+        while used.contains(&chosen) {
+            chosen = format!("{base}{n}");
+            n += 1;
+        }
+        used.insert(chosen.clone());
+        renamed.push(format!("\"{s}\" → {chosen}"));
+        out.push(Value::String(ctx.placeholder(&chosen, s)));
+    }
+    obj.insert("enum".into(), Value::Array(out));
+    ctx.warn(at, format!("enum values renamed to distinct variants: {}", renamed.join(", ")));
+}
+
+/// Spells out symbols so values that differ only in punctuation get different names:
+/// `reactions-+1` → `reactions-_plus_1`, `reactions--1` → `reactions-_minus_1`.
+fn spell_out(s: &str) -> String {
+    let chars: Vec<char> = s.chars().collect();
+    let mut out = String::new();
+    for (i, &c) in chars.iter().enumerate() {
+        let prev_alnum = i > 0 && chars[i - 1].is_alphanumeric();
+        let next_digit = chars.get(i + 1).is_some_and(char::is_ascii_digit);
+        let word = match c {
+            '+' => Some("plus"),
+            '-' if next_digit && !prev_alnum => Some("minus"),
+            '*' => Some("star"),
+            '#' => Some("hash"),
+            '@' => Some("at"),
+            '!' => Some("bang"),
+            '$' => Some("dollar"),
+            '%' => Some("percent"),
+            '&' => Some("and"),
+            '=' => Some("eq"),
+            '<' => Some("lt"),
+            '>' => Some("gt"),
+            '~' => Some("tilde"),
+            '^' => Some("caret"),
+            '?' => Some("question"),
+            '/' => Some("slash"),
+            '.' => Some("dot"),
+            ',' => Some("comma"),
+            ':' => Some("colon"),
+            ';' => Some("semicolon"),
+            _ => None,
+        };
+        match word {
+            Some(w) => {
+                out.push('_');
+                out.push_str(w);
+                out.push('_');
+            }
+            None => out.push(c),
+        }
+    }
+    out
+}
+
+/// Object rules: lenient outputs, `Option` for optional lists/maps, `extra` clashes,
+/// stray `required` names and nested field-name collisions.
+fn object_rules(obj: &mut Map<String, Value>, at: &str, ctx: &mut Ctx) {
+    if ctx.role == Role::Output && obj.get("additionalProperties") == Some(&Value::Bool(false)) {
+        obj.remove("additionalProperties");
+    }
+    let Some(Value::Object(props)) = obj.get("properties") else { return };
+    let names: Vec<String> = props.keys().cloned().collect();
+
+    // typify puts a schema-typed `additionalProperties` into a flattened field `extra`.
+    let map_extra = matches!(obj.get("additionalProperties"), Some(Value::Object(m)) if !m.is_empty());
+    if map_extra && names.iter().any(|n| typify_sanitize(n, false) == "extra") {
+        obj.remove("additionalProperties");
+        ctx.warn(at, "additionalProperties dropped: a property is already named `extra`".into());
+    }
+
+    if let Some(Value::Array(required)) = obj.get_mut("required") {
+        let before = required.len();
+        required.retain(|r| r.as_str().is_some_and(|r| names.iter().any(|n| n == r)));
+        let mut seen = BTreeSet::new();
+        required.retain(|r| seen.insert(r.to_string()));
+        if required.len() != before {
+            ctx.warn(at, "`required` names without a matching property ignored".into());
+        }
+    }
+    let required: BTreeSet<String> = match obj.get("required") {
+        Some(Value::Array(r)) => r.iter().filter_map(Value::as_str).map(str::to_string).collect(),
+        _ => BTreeSet::new(),
+    };
+
+    if ctx.role == Role::Input
+        && let Some(Value::Object(props)) = obj.get_mut("properties")
+    {
+        for (name, schema) in props.iter_mut() {
+            if !required.contains(name) {
+                optional_list_or_map(schema);
+            }
+        }
+    }
+
+    if !at.is_empty()
+        && ctx.problem.is_none()
+        && let Some((first, second, field)) = first_collision_in(obj)
+    {
+        ctx.problem = Some(Problem::Fallback(format!(
+            "properties \"{first}\" and \"{second}\" of the object at {at} both map to the Rust field `{field}`"
+        )));
+    }
+}
+
+/// Makes an optional array or map typed as `Option<…>` (typify would use an empty `Vec` /
+/// map for "absent", which cannot send an empty list).
+fn optional_list_or_map(schema: &mut Value) {
+    let Some(obj) = schema.as_object_mut() else { return };
+    let kind = obj.get("type").and_then(Value::as_str).unwrap_or("");
+    let map_like = kind == "object" && !obj.contains_key("properties");
+    if kind == "array" || map_like {
+        let kind = kind.to_string();
+        obj.insert("type".into(), json!([kind, "null"]));
+    }
+}
+
+fn first_collision_in(obj: &Map<String, Value>) -> Option<(String, String, String)> {
+    let Some(Value::Object(props)) = obj.get("properties") else { return None };
+    let mut by_field: BTreeMap<String, &str> = BTreeMap::new();
+    for name in props.keys() {
+        let field = typify_sanitize(name, false);
+        if let Some(first) = by_field.get(&field) {
+            return Some((first.to_string(), name.clone(), field));
+        }
+        by_field.insert(field, name);
+    }
+    None
+}
+
+fn first_collision(root: &Value) -> Option<(String, String, String)> {
+    root.as_object().and_then(first_collision_in)
+}
+
+// ---------------------------------------------------------------------------------------
+// Root-level steps.
+
+/// Whether a root schema describes a JSON object (or leaves the type open).
+fn is_object_like(root: &Value) -> bool {
+    match root.get("type") {
+        None => true,
+        Some(Value::String(t)) => t == "object",
+        Some(Value::Array(ts)) => ts.iter().any(|t| t == "object"),
+        Some(_) => false,
+    }
+}
+
+/// A root object without properties, typed extra properties or composition: the tool
+/// takes no arguments.
+pub(crate) fn is_empty_object(root: &Value) -> bool {
+    let Some(obj) = root.as_object() else { return true };
+    let no_props = match obj.get("properties") {
+        None => true,
+        Some(Value::Object(p)) => p.is_empty(),
+        Some(_) => true,
+    };
+    let typed_extra = matches!(obj.get("additionalProperties"), Some(Value::Object(m)) if !m.is_empty());
+    let composed = ["anyOf", "oneOf", "allOf", "$ref", "not", "enum"].iter().any(|k| obj.contains_key(*k));
+    no_props && !typed_extra && !composed
+}
+
+/// Optional top-level properties whose schema accepts `null`.
+pub(crate) fn nullable_optional(root: &Value) -> BTreeSet<String> {
+    let required: BTreeSet<&str> = match root.get("required") {
+        Some(Value::Array(r)) => r.iter().filter_map(Value::as_str).collect(),
+        _ => BTreeSet::new(),
+    };
+    let mut out = BTreeSet::new();
+    if let Some(Value::Object(props)) = root.get("properties") {
+        for (name, schema) in props {
+            if !required.contains(name.as_str()) && accepts_null(schema) {
+                out.insert(name.clone());
+            }
+        }
+    }
+    out
+}
+
+fn accepts_null(schema: &Value) -> bool {
+    match schema.get("type") {
+        Some(Value::Array(ts)) if ts.iter().any(|t| t == "null") => return true,
+        _ => {}
+    }
+    ["anyOf", "oneOf"].iter().any(|k| {
+        matches!(schema.get(*k), Some(Value::Array(list)) if list.iter().any(is_null_schema))
+    }) || matches!(schema.get("enum"), Some(Value::Array(vals)) if vals.iter().any(Value::is_null))
+}
+
+/// `types` option: each named top-level property becomes a definition that typify replaces
+/// by the given Rust type.
+fn apply_types(
+    root: &mut Value,
+    defs: &mut BTreeMap<String, Value>,
+    replacements: &mut BTreeMap<String, String>,
+    types: &BTreeMap<String, String>,
+) -> Result<(), Problem> {
+    for (property, rust_type) in types {
+        let Some(Value::Object(props)) = root.get_mut("properties") else {
+            return Err(Problem::BadOption(format!("no argument \"{property}\"")));
+        };
+        let Some(schema) = props.get_mut(property) else {
+            return Err(Problem::BadOption(format!("no argument \"{property}\"")));
+        };
+        let base = format!("{}Override", typify_sanitize(property, true));
+        let mut name = base.clone();
+        let mut n = 2;
+        while defs.contains_key(&name) {
+            name = format!("{base}{n}");
+            n += 1;
+        }
+        let description = schema.get("description").cloned();
+        let original = std::mem::replace(schema, json!({ "$ref": format!("#/$defs/{name}") }));
+        if let (Some(d), Some(obj)) = (description, schema.as_object_mut()) {
+            obj.insert("description".into(), d);
+        }
+        defs.insert(name.clone(), original);
+        replacements.insert(name, rust_type.clone());
+    }
+    Ok(())
+}
+
+/// `rename` option: each named top-level property gets a placeholder key whose field name
+/// is the requested one; the placeholder is restored to the JSON name after typify.
+fn apply_renames(root: &mut Value, ctx: &mut Ctx, renames: &BTreeMap<String, String>) -> Result<(), Problem> {
+    for (property, field) in renames {
+        if !crate::naming::is_plain_ident(field) || typify_sanitize(field, false) != *field {
+            return Err(Problem::BadOption(format!(
+                "rename target \"{field}\" for argument \"{property}\" must be a snake_case Rust identifier (not a keyword)"
+            )));
+        }
+        let Some(Value::Object(props)) = root.get_mut("properties") else {
+            return Err(Problem::BadOption(format!("no argument \"{property}\"")));
+        };
+        let Some(schema) = props.remove(property) else {
+            return Err(Problem::BadOption(format!("no argument \"{property}\"")));
+        };
+        let key = ctx.placeholder(field, property);
+        props.insert(key.clone(), schema);
+        if let Some(Value::Array(required)) = root.get_mut("required") {
+            for r in required.iter_mut() {
+                if r == property.as_str() {
+                    *r = Value::String(key.clone());
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn norm(schema: Value) -> Normalized {
+        normalize(&schema, Role::Input, &Request::default()).unwrap()
+    }
+
+    #[test]
+    fn external_refs_are_found_and_rejected() {
+        let s = json!({"type": "object", "properties": {"a": {"$ref": "https://x/y.json"}, "b": {"$ref": "#/$defs/B"}}});
+        assert_eq!(external_refs(&s), vec!["https://x/y.json".to_string()]);
+        let err = normalize(&s, Role::Input, &Request::default()).unwrap_err();
+        assert!(matches!(err, Problem::Fallback(r) if r.contains("never fetches") && r.contains("https://x/y.json")));
+    }
+
+    #[test]
+    fn defs_definitions_and_pointers_are_hoisted() {
+        let s = json!({
+            "type": "object",
+            "properties": {
+                "a": {"type": "object", "properties": {"x": {"type": "string"}}},
+                "b": {"$ref": "#/properties/a"},
+                "c": {"$ref": "#/$defs/item"},
+                "d": {"$ref": "#/definitions/Item"},
+                "e": {"$ref": "#"},
+                "f": {"$ref": "#thing"}
+            },
+            "$defs": {"item": {"type": "integer"}, "unused": {"type": "string"}},
+            "definitions": {"Item": {"type": "boolean"}, "T": {"$anchor": "thing", "type": "string"}}
+        });
+        let (root, defs) = hoist_refs(&s, "Args").unwrap();
+        assert!(root.get("$defs").is_none() && root.get("definitions").is_none());
+        assert_eq!(root["properties"]["b"]["$ref"], "#/$defs/A");
+        assert_eq!(root["properties"]["e"]["$ref"], "#/$defs/Args");
+        assert_eq!(root["properties"]["f"]["$ref"], "#/$defs/T");
+        let c = root["properties"]["c"]["$ref"].as_str().unwrap().trim_start_matches("#/$defs/");
+        let d = root["properties"]["d"]["$ref"].as_str().unwrap().trim_start_matches("#/$defs/");
+        assert_ne!(c, d, "item and Item get distinct names");
+        assert_eq!(defs[c], json!({"type": "integer"}));
+        assert_eq!(defs[d], json!({"type": "boolean"}));
+        assert_eq!(defs["A"]["properties"]["x"]["type"], "string");
+        assert!(!defs.values().any(|v| v == &json!({"type": "string"}) && v.get("$anchor").is_none()), "unused pruned");
+        assert!(!defs.contains_key("Args"));
+    }
+
+    #[test]
+    fn dangling_refs_fall_back() {
+        let s = json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/Nope"}}});
+        let err = normalize(&s, Role::Input, &Request::default()).unwrap_err();
+        assert!(matches!(err, Problem::Fallback(r) if r.contains("does not resolve")));
+    }
+
+    #[test]
+    fn reserved_def_names_are_renamed() {
+        let s = json!({"properties": {"a": {"$ref": "#/$defs/Args"}, "b": {"$ref": "#/$defs/output"}}, "$defs": {"Args": {"type": "string"}, "output": {"type": "string"}}});
+        let (root, defs) = hoist_refs(&s, "Args").unwrap();
+        assert_eq!(root["properties"]["a"]["$ref"], "#/$defs/ArgsDef");
+        assert_eq!(root["properties"]["b"]["$ref"], "#/$defs/OutputDef");
+        assert_eq!(defs.len(), 2);
+    }
+
+    #[test]
+    fn unsupported_keywords_are_dropped_with_warnings() {
+        let n = norm(json!({"type": "object", "properties": {
+            "a": {"type": "string", "if": {"minLength": 1}, "then": {}, "else": {}},
+            "b": {"type": "array", "prefixItems": [{"type": "string"}]},
+            "c": {"$dynamicRef": "#meta"},
+            "d": {"type": "object", "unevaluatedProperties": false, "properties": {}}
+        }}));
+        let p = &n.root["properties"];
+        assert!(p["a"].get("if").is_none() && p["a"].get("then").is_none());
+        assert!(p["b"].get("prefixItems").is_none());
+        assert_eq!(p["c"], json!({}));
+        assert!(p["d"].get("unevaluatedProperties").is_none());
+        let all = n.warnings.join("\n");
+        for needle in ["if/then/else", "prefixItems", "$dynamicRef", "unevaluatedProperties", "/properties/a"] {
+            assert!(all.contains(needle), "{needle} in {all}");
+        }
+        assert_eq!(n.warnings.iter().filter(|w| w.contains("if/then/else")).count(), 1);
+    }
+
+    #[test]
+    fn three_nullable_spellings() {
+        let n = norm(json!({"type": "object", "properties": {
+            "a": {"anyOf": [{"type": "null"}, {"type": "string"}]},
+            "b": {"type": ["string", "null"]},
+            "c": {"type": "string", "default": null},
+            "d": {"oneOf": [{"type": "integer"}, {"const": null}]}
+        }}));
+        let p = &n.root["properties"];
+        assert_eq!(p["a"], json!({"anyOf": [{"type": "string"}, {"type": "null"}]}));
+        assert_eq!(p["b"], json!({"type": ["string", "null"]}));
+        assert_eq!(p["c"], json!({"type": "string"}));
+        assert_eq!(p["d"]["anyOf"][1], json!({"type": "null"}));
+        let expected: BTreeSet<String> = ["a", "b", "d"].iter().map(|s| s.to_string()).collect();
+        assert_eq!(n.nullable_optional, expected);
+    }
+
+    #[test]
+    fn defaults_and_titles_become_docs() {
+        let n = norm(json!({"title": "Root", "type": "object", "properties": {
+            "a": {"type": "integer", "default": 30, "description": "Page size"},
+            "b": {"type": "string", "title": "Bee"}
+        }}));
+        assert!(n.root.get("title").is_none());
+        assert_eq!(n.root["properties"]["a"]["description"], "Page size\n\nDefault: `30`.");
+        assert_eq!(n.root["properties"]["b"], json!({"type": "string", "description": "Bee"}));
+    }
+
+    #[test]
+    fn formats_patterns_and_bounds() {
+        let n = norm(json!({"type": "object", "properties": {
+            "t": {"type": "string", "format": "date-time"},
+            "u": {"type": "string", "format": "uuid", "pattern": "^[a-f0-9-]+$", "minLength": 1},
+            "page": {"type": "integer", "minimum": 1, "maximum": 100},
+            "delta": {"type": "integer", "minimum": -5},
+            "big": {"type": "integer", "minimum": -9007199254740991i64, "maximum": 9007199254740991i64},
+            "x": {"type": "number", "exclusiveMinimum": 0}
+        }}));
+        let p = &n.root["properties"];
+        assert_eq!(p["t"], json!({"type": "string"}));
+        assert_eq!(p["u"], json!({"type": "string"}));
+        assert_eq!(p["page"], json!({"type": "integer", "minimum": 0}));
+        assert_eq!(p["delta"], json!({"type": "integer"}));
+        assert_eq!(p["big"], json!({"type": "integer"}));
+        assert_eq!(p["x"], json!({"type": "number"}));
+    }
+
+    #[test]
+    fn const_becomes_a_one_value_enum() {
+        let n = norm(json!({"type": "object", "properties": {
+            "kind": {"const": "issue"}, "n": {"const": 3}, "z": {"const": null}
+        }}));
+        let p = &n.root["properties"];
+        assert_eq!(p["kind"], json!({"type": "string", "enum": ["issue"]}));
+        assert_eq!(p["n"], json!({"enum": [3]}));
+        assert_eq!(p["z"], json!({"type": "null"}));
+    }
+
+    #[test]
+    fn colliding_enum_values_get_placeholders() {
+        let n = norm(json!({"type": "object", "properties": {
+            "sort": {"type": "string", "enum": ["created", "reactions-+1", "reactions--1", "reactions"]}
+        }}));
+        let values = n.root["properties"]["sort"]["enum"].as_array().unwrap().clone();
+        assert_eq!(values[0], "created");
+        assert_eq!(values[3], "reactions");
+        let p1 = values[1].as_str().unwrap();
+        let m1 = values[2].as_str().unwrap();
+        assert_eq!(typify_sanitize(p1, true), "ReactionsPlus1");
+        assert_eq!(typify_sanitize(m1, true), "ReactionsMinus1");
+        assert_eq!(n.literals[p1], "reactions-+1");
+        assert_eq!(n.literals[m1], "reactions--1");
+        assert!(n.warnings[0].contains("ReactionsPlus1"));
+    }
+
+    #[test]
+    fn enum_placeholders_never_clash_with_real_strings() {
+        let n = norm(json!({"type": "object", "properties": {
+            "a": {"type": "string", "enum": ["x''y", "a b", "a_b", "A-B"]}
+        }}));
+        let values = n.root["properties"]["a"]["enum"].as_array().unwrap();
+        let names: BTreeSet<String> = values.iter().map(|v| typify_sanitize(v.as_str().unwrap(), true)).collect();
+        assert_eq!(names.len(), 4);
+        for p in n.literals.keys() {
+            assert!(p.starts_with("'''"), "{p}");
+        }
+    }
+
+    #[test]
+    fn keyword_and_symbol_property_names_pass_through() {
+        let n = norm(json!({"type": "object", "properties": {
+            "type": {"type": "string"}, "ref": {"type": "string"}, "self": {"type": "string"},
+            "$meta": {"type": "string"}, "@timestamp": {"type": "string"}, "repo-name": {"type": "string"}
+        }}));
+        assert_eq!(n.root["properties"].as_object().unwrap().len(), 6);
+    }
+
+    #[test]
+    fn snake_case_collisions_are_reported() {
+        let s = json!({"type": "object", "properties": {"fooBar": {"type": "string"}, "foo_bar": {"type": "string"}}});
+        let err = normalize(&s, Role::Input, &Request::default()).unwrap_err();
+        assert_eq!(
+            err,
+            Problem::Collision { pointer: String::new(), first: "fooBar".into(), second: "foo_bar".into(), field: "foo_bar".into() }
+        );
+        // A rename fixes it.
+        let mut req = Request::default();
+        req.renames.insert("fooBar".into(), "foo_bar_camel".into());
+        let n = normalize(&s, Role::Input, &req).unwrap();
+        let key = n.root["properties"].as_object().unwrap().keys().find(|k| k.starts_with('\'')).unwrap().clone();
+        assert_eq!(typify_sanitize(&key, false), "foo_bar_camel");
+        assert_eq!(n.literals[&key], "fooBar");
+        // Nested collisions fall back.
+        let nested = json!({"type": "object", "properties": {"o": {"type": "object", "properties": {"aB": {}, "a_b": {}}}}});
+        let err = normalize(&nested, Role::Input, &Request::default()).unwrap_err();
+        assert!(matches!(err, Problem::Fallback(r) if r.contains("\"aB\"") && r.contains("\"a_b\"")));
+    }
+
+    #[test]
+    fn no_argument_tools() {
+        assert!(norm(json!({"type": "object"})).no_args);
+        assert!(norm(json!({"type": "object", "properties": {}})).no_args);
+        assert!(norm(json!({})).no_args);
+        assert!(norm(json!({"type": "object", "properties": {}, "additionalProperties": false})).no_args);
+        assert!(!norm(json!({"type": "object", "additionalProperties": {"type": "string"}})).no_args);
+        assert!(!norm(json!({"type": "object", "properties": {"a": {}}})).no_args);
+        let err = normalize(&json!({"type": "string"}), Role::Input, &Request::default()).unwrap_err();
+        assert!(matches!(err, Problem::Fallback(_)));
+    }
+
+    #[test]
+    fn optional_lists_and_maps_become_options() {
+        let n = norm(json!({"type": "object", "required": ["r"], "properties": {
+            "r": {"type": "array", "items": {"type": "string"}},
+            "o": {"type": "array", "items": {"type": "string"}},
+            "m": {"type": "object", "additionalProperties": {"type": "string"}}
+        }}));
+        let p = &n.root["properties"];
+        assert_eq!(p["r"]["type"], "array");
+        assert_eq!(p["o"]["type"], json!(["array", "null"]));
+        assert_eq!(p["m"]["type"], json!(["object", "null"]));
+        assert!(n.nullable_optional.is_empty(), "not nullable in the original schema");
+    }
+
+    #[test]
+    fn outputs_are_lenient() {
+        let s = json!({"type": "object", "additionalProperties": false, "properties": {"a": {"type": "object", "additionalProperties": false, "properties": {}}}});
+        let n = normalize(&s, Role::Output, &Request::default()).unwrap();
+        assert!(n.root.get("additionalProperties").is_none());
+        assert!(n.root["properties"]["a"].get("additionalProperties").is_none());
+        let i = normalize(&s, Role::Input, &Request::default()).unwrap();
+        assert_eq!(i.root["additionalProperties"], false);
+    }
+
+    #[test]
+    fn type_overrides_become_replaced_definitions() {
+        let s = json!({"type": "object", "properties": {"n": {"type": "number", "description": "count"}}});
+        let mut req = Request::default();
+        req.types.insert("n".into(), "u64".into());
+        let n = normalize(&s, Role::Input, &req).unwrap();
+        assert_eq!(n.root["properties"]["n"]["$ref"], "#/$defs/NOverride");
+        assert_eq!(n.replacements["NOverride"], "u64");
+        assert_eq!(n.defs["NOverride"]["type"], "number");
+        req.types.insert("missing".into(), "u64".into());
+        assert!(matches!(normalize(&s, Role::Input, &req), Err(Problem::BadOption(_))));
+    }
+
+    #[test]
+    fn single_all_of_is_inlined_and_ref_siblings_trimmed() {
+        let n = norm(json!({"type": "object", "properties": {
+            "a": {"allOf": [{"$ref": "#/$defs/X"}], "description": "an x"},
+            "b": {"$ref": "#/$defs/X", "minLength": 3, "description": "b"}
+        }, "$defs": {"X": {"type": "string"}}}));
+        assert_eq!(n.root["properties"]["a"], json!({"$ref": "#/$defs/X", "description": "an x"}));
+        assert_eq!(n.root["properties"]["b"], json!({"$ref": "#/$defs/X", "description": "b"}));
+        assert!(n.warnings.iter().any(|w| w.contains("minLength")));
+    }
+
+    #[test]
+    fn extension_keywords_are_removed() {
+        let n = norm(json!({"type": "object", "properties": {"a": {"type": "string", "x-rust-type": {"crate": "evil"}}}}));
+        assert_eq!(n.root["properties"]["a"], json!({"type": "string"}));
+    }
+}

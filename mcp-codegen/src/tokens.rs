@@ -1,0 +1,310 @@
+//! Rewrites of typify's output so it needs nothing but `mcp-runtime` in the user's crate.
+//!
+//! * `::serde::…` / `::serde_json::…` paths (also inside attribute strings such as
+//!   `skip_serializing_if = "::serde_json::Map::is_empty"`) become
+//!   `::mcp_runtime::__private::serde…`;
+//! * every `#[derive(…Serialize/Deserialize…)]` is followed by
+//!   `#[serde(crate = "::mcp_runtime::__private::serde")]`;
+//! * placeholder strings planted by the normalizer are restored to the server's strings;
+//! * output types lose `deny_unknown_fields` (lenient decoding);
+//! * optional top-level arguments that accept `null` become `Option<Option<T>>`.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use proc_macro2::{Delimiter, Group, Ident, Literal, Punct, Spacing, Span, TokenStream, TokenTree};
+use quote::{ToTokens, quote};
+
+/// The runtime's re-export of serde, as a path string.
+pub(crate) const SERDE: &str = "::mcp_runtime::__private::serde";
+
+/// What to rewrite.
+pub(crate) struct Rewrite<'a> {
+    /// Placeholder → original string.
+    pub literals: &'a BTreeMap<String, String>,
+    /// Remove `deny_unknown_fields`.
+    pub lenient: bool,
+}
+
+/// Applies the token-level rewrites to a token stream.
+pub(crate) fn rewrite(tokens: TokenStream, rw: &Rewrite<'_>) -> TokenStream {
+    let input: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut out: Vec<TokenTree> = Vec::with_capacity(input.len());
+    let mut i = 0;
+    while i < input.len() {
+        match &input[i] {
+            // `#[…]` attributes.
+            TokenTree::Punct(p) if p.as_char() == '#' => {
+                if let Some(TokenTree::Group(g)) = input.get(i + 1)
+                    && g.delimiter() == Delimiter::Bracket
+                {
+                    let inner = rewrite(g.stream(), rw);
+                    match attribute(&inner, rw) {
+                        AttrAction::Keep => push_attr(&mut out, p.clone(), g, inner),
+                        AttrAction::Drop => {}
+                        AttrAction::Replace(new_inner) => push_attr(&mut out, p.clone(), g, new_inner),
+                        AttrAction::AddSerdeCrate => {
+                            push_attr(&mut out, p.clone(), g, inner);
+                            out.extend(serde_crate_attr());
+                        }
+                    }
+                    i += 2;
+                    continue;
+                }
+                out.push(input[i].clone());
+            }
+            // `::serde` / `::serde_json` path starts.
+            TokenTree::Punct(p) if p.as_char() == ':' && p.spacing() == Spacing::Joint => {
+                let second = matches!(input.get(i + 1), Some(TokenTree::Punct(q)) if q.as_char() == ':');
+                let krate = match input.get(i + 2) {
+                    Some(TokenTree::Ident(id)) if id == "serde" || id == "serde_json" => Some(id.clone()),
+                    _ => None,
+                };
+                let after_private = matches!(out.last(), Some(TokenTree::Ident(id)) if id == "__private");
+                match (second, krate) {
+                    (true, Some(krate)) if !after_private => {
+                        out.extend(quote!(::mcp_runtime::__private::));
+                        out.push(TokenTree::Ident(krate));
+                        i += 3;
+                        continue;
+                    }
+                    _ => out.push(input[i].clone()),
+                }
+            }
+            TokenTree::Literal(lit) => out.push(TokenTree::Literal(rewrite_literal(lit, rw))),
+            TokenTree::Group(g) => {
+                let mut group = Group::new(g.delimiter(), rewrite(g.stream(), rw));
+                group.set_span(g.span());
+                out.push(TokenTree::Group(group));
+            }
+            other => out.push(other.clone()),
+        }
+        i += 1;
+    }
+    out.into_iter().collect()
+}
+
+fn push_attr(out: &mut Vec<TokenTree>, hash: Punct, original: &Group, inner: TokenStream) {
+    out.push(TokenTree::Punct(hash));
+    let mut group = Group::new(Delimiter::Bracket, inner);
+    group.set_span(original.span());
+    out.push(TokenTree::Group(group));
+}
+
+fn serde_crate_attr() -> TokenStream {
+    let path = Literal::string(SERDE);
+    quote!(#[serde(crate = #path)])
+}
+
+enum AttrAction {
+    Keep,
+    Drop,
+    Replace(TokenStream),
+    AddSerdeCrate,
+}
+
+/// Decides what to do with the (already rewritten) content of one `#[…]`.
+fn attribute(inner: &TokenStream, rw: &Rewrite<'_>) -> AttrAction {
+    let tokens: Vec<TokenTree> = inner.clone().into_iter().collect();
+    let Some(TokenTree::Ident(name)) = tokens.first() else { return AttrAction::Keep };
+    if name == "derive" {
+        let text = inner.to_string();
+        if text.contains("Serialize") || text.contains("Deserialize") {
+            return AttrAction::AddSerdeCrate;
+        }
+        return AttrAction::Keep;
+    }
+    if name == "serde"
+        && rw.lenient
+        && let Some(TokenTree::Group(args)) = tokens.get(1)
+    {
+        // Split the list at top-level commas and drop `deny_unknown_fields`.
+        let mut items: Vec<Vec<TokenTree>> = vec![Vec::new()];
+        for t in args.stream() {
+            match &t {
+                TokenTree::Punct(p) if p.as_char() == ',' => items.push(Vec::new()),
+                _ => {
+                    if let Some(last) = items.last_mut() {
+                        last.push(t);
+                    }
+                }
+            }
+        }
+        let before = items.len();
+        items.retain(|item| {
+            !(item.is_empty() || matches!(item.as_slice(), [TokenTree::Ident(id)] if id == "deny_unknown_fields"))
+        });
+        if items.len() == before {
+            return AttrAction::Keep;
+        }
+        if items.is_empty() {
+            return AttrAction::Drop;
+        }
+        let mut list = TokenStream::new();
+        for (n, item) in items.into_iter().enumerate() {
+            if n > 0 {
+                list.extend([TokenTree::Punct(Punct::new(',', Spacing::Alone))]);
+            }
+            list.extend(item);
+        }
+        let ident = Ident::new("serde", Span::call_site());
+        return AttrAction::Replace(quote!(#ident(#list)));
+    }
+    AttrAction::Keep
+}
+
+/// Restores placeholders and rewrites serde paths inside string literals.
+fn rewrite_literal(lit: &Literal, rw: &Rewrite<'_>) -> Literal {
+    let text = lit.to_string();
+    if !text.starts_with('"') {
+        return lit.clone();
+    }
+    let Ok(parsed) = syn::parse_str::<syn::LitStr>(&text) else { return lit.clone() };
+    let value = parsed.value();
+    let new = if let Some(original) = rw.literals.get(&value) {
+        original.clone()
+    } else if let Some(rest) = value.strip_prefix("::serde_json::") {
+        format!("::mcp_runtime::__private::serde_json::{rest}")
+    } else if let Some(rest) = value.strip_prefix("::serde::") {
+        format!("{SERDE}::{rest}")
+    } else {
+        return lit.clone();
+    };
+    let mut out = Literal::string(&new);
+    out.set_span(lit.span());
+    out
+}
+
+/// Wraps the named fields of struct `Args` in one more `Option` (JSON names given):
+/// `None` omits the argument, `Some(None)` sends `null`.
+pub(crate) fn double_option(file: &mut syn::File, struct_name: &str, json_names: &BTreeSet<String>) {
+    if json_names.is_empty() {
+        return;
+    }
+    for item in &mut file.items {
+        let syn::Item::Struct(s) = item else { continue };
+        if s.ident != struct_name {
+            continue;
+        }
+        let syn::Fields::Named(fields) = &mut s.fields else { continue };
+        for field in &mut fields.named {
+            let Some(ident) = &field.ident else { continue };
+            let json_name = serde_rename(&field.attrs).unwrap_or_else(|| {
+                let s = ident.to_string();
+                s.strip_prefix("r#").unwrap_or(&s).to_string()
+            });
+            if !json_names.contains(&json_name) {
+                continue;
+            }
+            let ty = &field.ty;
+            let text = ty.to_token_stream().to_string().replace(' ', "");
+            if !text.starts_with("::std::option::Option<") {
+                continue;
+            }
+            if let Ok(new_ty) = syn::parse2::<syn::Type>(quote!(::std::option::Option<#ty>)) {
+                field.ty = new_ty;
+                let doc = " `None` leaves the argument out; `Some(None)` sends `null`.";
+                field.attrs.push(syn::parse_quote!(#[doc = ""]));
+                field.attrs.push(syn::parse_quote!(#[doc = #doc]));
+            }
+        }
+    }
+}
+
+/// The `rename = "…"` value of a field's `#[serde(…)]` attributes.
+fn serde_rename(attrs: &[syn::Attribute]) -> Option<String> {
+    for attr in attrs {
+        if !attr.path().is_ident("serde") {
+            continue;
+        }
+        let syn::Meta::List(list) = &attr.meta else { continue };
+        let tokens: Vec<TokenTree> = list.tokens.clone().into_iter().collect();
+        for w in tokens.windows(3) {
+            if let [TokenTree::Ident(id), TokenTree::Punct(eq), TokenTree::Literal(lit)] = w
+                && id == "rename"
+                && eq.as_char() == '='
+                && let Ok(s) = syn::parse_str::<syn::LitStr>(&lit.to_string())
+            {
+                return Some(s.value());
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rw(tokens: TokenStream, lenient: bool, literals: &[(&str, &str)]) -> String {
+        let map: BTreeMap<String, String> = literals.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect();
+        rewrite(tokens, &Rewrite { literals: &map, lenient }).to_string()
+    }
+
+    #[test]
+    fn serde_paths_and_crate_attribute() {
+        let out = rw(
+            quote! {
+                #[derive(::serde::Deserialize, ::serde::Serialize, Clone)]
+                #[serde(deny_unknown_fields)]
+                pub struct A {
+                    #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
+                    pub m: ::serde_json::Map<String, ::serde_json::Value>,
+                }
+                impl<'de> ::serde::Deserialize<'de> for B {
+                    fn f() { <D::Error as ::serde::de::Error>::custom("x") }
+                }
+            },
+            false,
+            &[],
+        );
+        assert!(!out.contains(":: serde ::") || out.matches(":: serde ::").count() == out.matches("__private :: serde ::").count(), "{out}");
+        assert!(!out.contains("\"::serde_json"), "{out}");
+        assert!(out.contains("\"::mcp_runtime::__private::serde_json::Map::is_empty\""), "{out}");
+        assert!(out.contains("# [serde (crate = \"::mcp_runtime::__private::serde\")]"), "{out}");
+        assert!(out.contains("deny_unknown_fields"), "kept for inputs");
+        assert!(out.contains("as :: mcp_runtime :: __private :: serde :: de :: Error"), "{out}");
+    }
+
+    #[test]
+    fn lenient_outputs_drop_deny_unknown_fields() {
+        let out = rw(
+            quote! {
+                #[serde(deny_unknown_fields)]
+                pub struct A {}
+                #[serde(tag = "kind", deny_unknown_fields)]
+                pub enum B {}
+            },
+            true,
+            &[],
+        );
+        assert!(!out.contains("deny_unknown_fields"), "{out}");
+        assert!(out.contains("# [serde (tag = \"kind\")]"), "{out}");
+    }
+
+    #[test]
+    fn placeholders_are_restored() {
+        let out = rw(
+            quote! { #[serde(rename = "''ReactionsPlus1")] ReactionsPlus1, "''ReactionsPlus1" => Ok(Self::ReactionsPlus1) },
+            false,
+            &[("''ReactionsPlus1", "reactions-+1")],
+        );
+        assert_eq!(out.matches("\"reactions-+1\"").count(), 2, "{out}");
+        assert!(!out.contains("''"), "{out}");
+    }
+
+    #[test]
+    fn double_option_wraps_nullable_optionals() {
+        let mut file: syn::File = syn::parse_quote! {
+            pub struct Args {
+                #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
+                pub type_: ::std::option::Option<::std::string::String>,
+                pub other: ::std::option::Option<i64>,
+            }
+        };
+        let names: BTreeSet<String> = ["type".to_string()].into();
+        double_option(&mut file, "Args", &names);
+        let text = file.to_token_stream().to_string().replace(' ', "");
+        assert!(text.contains("pubtype_:::std::option::Option<::std::option::Option<::std::string::String>>"), "{text}");
+        assert!(text.contains("pubother:::std::option::Option<i64>"), "{text}");
+    }
+}

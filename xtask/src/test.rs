@@ -1,0 +1,170 @@
+//! `cargo xtask test` — the README's test command, and what CI runs.
+//!
+//! 1. installs the pinned npm/PyPI servers into `target/mcp-servers` (idempotent);
+//! 2. runs `cargo test --workspace` with the registry's environment set;
+//! 3. runs `verify` over the committed fixtures (codegen, no network);
+//! 4. runs `snapshot --check --all-required`: every default server must reproduce its
+//!    committed fixture byte for byte.
+//!
+//! It ends with one line `N passed, M failed` counting the tests of step 2 plus one check
+//! per later step.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, ExitCode, Stdio};
+use std::time::Instant;
+
+const USAGE: &str = "usage: cargo xtask test [-- CARGO_TEST_ARGS…]
+
+Installs the pinned servers, runs `cargo test --workspace`, `verify` and `snapshot --check`.";
+
+/// Entry point.
+pub fn run(args: &[String]) -> ExitCode {
+    let mut extra: Vec<String> = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                return ExitCode::SUCCESS;
+            }
+            "--" => extra.extend(it.by_ref().cloned()),
+            other => {
+                eprintln!("test: unknown argument {other}\n{USAGE}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let started = Instant::now();
+    let root = crate::workspace_root();
+    let mut passed = 0u64;
+    let mut failed = 0u64;
+    let mut failures: Vec<String> = Vec::new();
+
+    step("install the pinned MCP servers");
+    if let Err(e) = crate::servers::install(&root, &[]) {
+        eprintln!("test: cannot install the servers the tests need:\n{e}");
+        println!("0 passed, 1 failed");
+        return ExitCode::FAILURE;
+    }
+    for (k, v) in crate::servers::env_vars(&root) {
+        // SAFETY: single-threaded here.
+        unsafe { std::env::set_var(k, v) };
+    }
+    match crate::snapshot::build_demo_server() {
+        Ok(path) => unsafe { std::env::set_var("MCP_DEMO_SERVER", path) },
+        Err(e) => {
+            eprintln!("test: {e}");
+            println!("0 passed, 1 failed");
+            return ExitCode::FAILURE;
+        }
+    }
+
+    step("cargo test --workspace");
+    match cargo_test(&extra) {
+        Ok((p, f)) => {
+            passed += p;
+            failed += f;
+            if f > 0 {
+                failures.push(format!("cargo test: {f} failed"));
+            }
+        }
+        Err(e) => {
+            failed += 1;
+            failures.push(e);
+        }
+    }
+
+    step("verify (codegen over every committed fixture)");
+    record(crate::verify::run(&[]), "verify", &mut passed, &mut failed, &mut failures);
+
+    step("snapshot --check --all-required (drift against the live servers)");
+    record(
+        crate::snapshot::run(&["--check".to_string(), "--all-required".to_string()]),
+        "snapshot --check",
+        &mut passed,
+        &mut failed,
+        &mut failures,
+    );
+
+    eprintln!(
+        "\nxtask test finished in {:.0} s",
+        started.elapsed().as_secs_f64()
+    );
+    for f in &failures {
+        eprintln!("  failed: {f}");
+    }
+    println!("{passed} passed, {failed} failed");
+    if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+fn step(name: &str) {
+    eprintln!("\n==> {name}");
+}
+
+fn record(code: ExitCode, name: &str, passed: &mut u64, failed: &mut u64, failures: &mut Vec<String>) {
+    if code == ExitCode::SUCCESS {
+        *passed += 1;
+    } else {
+        *failed += 1;
+        failures.push(name.to_string());
+    }
+}
+
+/// Runs `cargo test --workspace`, echoing its output and summing its result lines.
+fn cargo_test(extra: &[String]) -> Result<(u64, u64), String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let mut child = Command::new(cargo)
+        .args(["test", "--workspace", "--no-fail-fast"])
+        .args(extra)
+        .current_dir(crate::workspace_root())
+        .stdout(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run cargo test: {e}"))?;
+    let (mut passed, mut failed) = (0u64, 0u64);
+    if let Some(out) = child.stdout.take() {
+        for line in BufReader::new(out).lines().map_while(Result::ok) {
+            println!("{line}");
+            if let Some(rest) = line.strip_prefix("test result: ") {
+                passed += count(rest, " passed");
+                failed += count(rest, " failed");
+            }
+        }
+    }
+    let status = child.wait().map_err(|e| format!("cargo test: {e}"))?;
+    if !status.success() && failed == 0 {
+        return Err(format!("cargo test failed ({status}) before running every test"));
+    }
+    Ok((passed, failed))
+}
+
+/// In `ok. 3 passed; 1 failed; …`, the number before `what`.
+fn count(summary: &str, what: &str) -> u64 {
+    summary
+        .split(';')
+        .find_map(|part| {
+            let part = part.trim().trim_start_matches("ok.").trim_start_matches("FAILED.").trim();
+            part.strip_suffix(what.trim_start())
+                .or_else(|| part.strip_suffix(what))
+                .and_then(|n| n.trim().parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::count;
+
+    #[test]
+    fn counts_cargo_test_summaries() {
+        let s = "ok. 12 passed; 0 failed; 1 ignored; 0 measured; 0 filtered out; finished in 0.01s";
+        assert_eq!(count(s, " passed"), 12);
+        assert_eq!(count(s, " failed"), 0);
+        let s = "FAILED. 3 passed; 2 failed; 0 ignored";
+        assert_eq!(count(s, " passed"), 3);
+        assert_eq!(count(s, " failed"), 2);
+    }
+}
