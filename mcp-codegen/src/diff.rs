@@ -32,6 +32,9 @@
 //!   reported at every argument that uses it. A reference that cannot be resolved (another
 //!   document, a missing target) is compared by its text; a changed one is breaking. A root
 //!   `$defs` entry that no compared schema reaches is reported as [`Severity::Docs`].
+//!   Codegen names Rust types after `$defs` entries, so an argument that now refers to a
+//!   differently named definition, or moves between a definition and an inline schema, is
+//!   [`Severity::Breaking`] ("the generated Rust type is renamed") even when the shapes match.
 //! * The usual spellings of an optional value are folded before comparing, so moving between
 //!   them is no change: `anyOf: [X, {"type": "null"}]` (pydantic) is read as X with `null`
 //!   added to its `type` (and to its `enum`), `allOf: [{"$ref": …}]` with sibling keywords
@@ -201,6 +204,7 @@ fn write_block(
 /// Never fails: anything that is not shaped like a fixture is compared as plain JSON, and a
 /// difference the classifier cannot analyse is reported as [`Severity::Breaking`] with its
 /// path.
+#[must_use]
 pub fn classify(old: &Value, new: &Value) -> Report {
     let empty = Map::new();
     let o = old.as_object().unwrap_or(&empty);
@@ -806,6 +810,24 @@ impl<'r> SchemaDiff<'r> {
         let mut new_refs = Vec::new();
         let o = self.prepare(old, Side::Old, &mut old_refs, 0);
         let n = self.prepare(new, Side::New, &mut new_refs, 0);
+        let (old_name, new_name) = (def_name(&old_refs), def_name(&new_refs));
+        if old_name != new_name {
+            let show = |n: Option<&str>| {
+                n.map_or_else(
+                    || "an inline schema".to_string(),
+                    |n| format!("definition \"{n}\""),
+                )
+            };
+            self.emit(
+                path,
+                Effect::Changed,
+                format!(
+                    "now {} (was {}): the generated Rust type is renamed",
+                    show(new_name.as_deref()),
+                    show(old_name.as_deref())
+                ),
+            );
+        }
         let guarded = !old_refs.is_empty() || !new_refs.is_empty();
         let key = (old_refs, new_refs);
         if guarded && !self.active.insert(key.clone()) {
@@ -940,11 +962,23 @@ impl<'r> SchemaDiff<'r> {
         let mut out = obj.clone();
         out.remove(key);
         let mut types: BTreeSet<String> = bare.iter().cloned().collect();
+        let mut typed = true;
         if let Some(mut c) = complex {
-            let own = type_names(c.get("type")?)?;
+            if UNFOLDABLE.iter().any(|k| c.contains_key(*k)) {
+                return None;
+            }
+            // A branch without `type` already accepts every bare type (its keywords do not
+            // apply to them), unless it lists its values.
+            let own = match c.get("type") {
+                Some(t) => type_names(t)?,
+                None => {
+                    typed = false;
+                    Vec::new()
+                }
+            };
             let mut all = own.clone();
             all.extend(bare.iter().cloned());
-            if overlapping(&all) || UNFOLDABLE.iter().any(|k| c.contains_key(*k)) {
+            if typed && overlapping(&all) {
                 return None;
             }
             if c.contains_key("enum") || c.contains_key("const") {
@@ -975,7 +1009,9 @@ impl<'r> SchemaDiff<'r> {
             }
             types.extend(own);
         }
-        out.insert("type".into(), type_value(&types));
+        if typed {
+            out.insert("type".into(), type_value(&types));
+        }
         Some(Value::Object(out))
     }
 
@@ -1004,7 +1040,7 @@ impl<'r> SchemaDiff<'r> {
                         self.values(path, a, b);
                     }
                 }
-                "type" => self.types(path, x, y),
+                "type" => self.types(path, a, b),
                 "additionalProperties" => self.additional(path, x, y, depth),
                 "items" | "prefixItems" => self.items(path, key, x, y, depth),
                 "additionalItems"
@@ -1155,13 +1191,14 @@ impl<'r> SchemaDiff<'r> {
             match (pa.get(name), pb.get(name)) {
                 (Some(x), Some(y)) => self.cmp(&child, x, y, depth + 1),
                 (None, Some(y)) if was => self.cmp(&child, &TRUE, y, depth + 1),
-                (Some(x), None) if is => self.cmp(&child, x, &TRUE, depth + 1),
                 (None, Some(_)) => {
                     self.property_added(&child, is);
                     continue;
                 }
                 (Some(_), None) => {
-                    self.property_removed(&child);
+                    // Removing only the schema of a name still listed in `required` takes
+                    // the typed field away just the same.
+                    self.property_removed(&child, is);
                     continue;
                 }
                 (None, None) => {}
@@ -1189,10 +1226,15 @@ impl<'r> SchemaDiff<'r> {
         self.emit_raw(path, severity, message);
     }
 
-    fn property_removed(&mut self, path: &str) {
+    fn property_removed(&mut self, path: &str, still_required: bool) {
+        let note = if still_required {
+            " (still listed in `required`)"
+        } else {
+            ""
+        };
         let message = match self.dir {
-            Dir::Input => format!("argument \"{path}\" removed"),
-            Dir::Output => format!("output field \"{path}\" removed"),
+            Dir::Input => format!("argument \"{path}\" removed{note}"),
+            Dir::Output => format!("output field \"{path}\" removed{note}"),
         };
         self.emit_raw(path, Severity::Breaking, message);
     }
@@ -1291,17 +1333,23 @@ impl<'r> SchemaDiff<'r> {
         }
     }
 
-    fn types(&mut self, path: &str, x: Option<&Value>, y: Option<&Value>) {
+    /// `type` as a set (`None`: any type). When only one side has `type`, the other side's
+    /// `enum`/`const` values stand for it (`{"enum": ["a"]}` is a string schema).
+    fn types(&mut self, path: &str, a: &Map<String, Value>, b: &Map<String, Value>) {
+        let (x, y) = (a.get("type"), b.get("type"));
         if x == y {
             return;
         }
-        let parse = |v: Option<&Value>| -> Option<Option<BTreeSet<String>>> {
-            match v {
-                None => Some(None),
-                Some(v) => type_names(v).map(|t| Some(t.into_iter().collect())),
-            }
-        };
-        let (Some(a), Some(b)) = (parse(x), parse(y)) else {
+        let parse =
+            |v: Option<&Value>, m: &Map<String, Value>| -> Option<Option<BTreeSet<String>>> {
+                match v {
+                    None => Some(allowed_values(m).map(|values| {
+                        values.values().map(json_type).map(str::to_string).collect()
+                    })),
+                    Some(v) => type_names(v).map(|t| Some(t.into_iter().collect())),
+                }
+            };
+        let (Some(a), Some(b)) = (parse(x, a), parse(y, b)) else {
             self.emit(
                 path,
                 Effect::Changed,
@@ -1329,7 +1377,6 @@ impl<'r> SchemaDiff<'r> {
     }
 
     fn additional(&mut self, path: &str, x: Option<&Value>, y: Option<&Value>, depth: usize) {
-        #[derive(PartialEq)]
         enum Ap<'v> {
             Any,
             Nothing,
@@ -1707,6 +1754,17 @@ fn child_path(path: &str, name: &str) -> String {
     }
 }
 
+/// The `$defs`/`definitions` entry a chain of followed pointers starts at: codegen names
+/// the generated Rust type after it.
+fn def_name(refs: &[String]) -> Option<String> {
+    refs.iter().find_map(|r| {
+        let rest = r
+            .strip_prefix("/$defs/")
+            .or_else(|| r.strip_prefix("/definitions/"))?;
+        (!rest.contains('/')).then(|| rest.replace("~1", "/").replace("~0", "~"))
+    })
+}
+
 /// A `#…` reference as a JSON pointer (percent-decoded); `None` for other documents.
 fn local_pointer(r: &str) -> Option<String> {
     let fragment = r.strip_prefix('#')?;
@@ -1852,6 +1910,20 @@ fn overlapping(types: &[String]) -> bool {
         }
     }
     seen.contains("integer") && seen.contains("number")
+}
+
+/// The JSON Schema type of a value (`integer` for whole numbers).
+fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(n) if n.as_f64().is_some_and(|f| f.fract() == 0.0) => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
 }
 
 const ALL_TYPES: &[&str] = &["array", "boolean", "null", "number", "object", "string"];
@@ -2168,6 +2240,16 @@ mod tests {
             input(json!({"a": string()}), json!([])),
         );
         only(&r, Severity::Breaking, "b", "argument \"b\" removed");
+        let r = input_change(
+            input(json!({"a": string(), "b": string()}), json!(["b"])),
+            input(json!({"a": string()}), json!(["b"])),
+        );
+        only(
+            &r,
+            Severity::Breaking,
+            "b",
+            "argument \"b\" removed (still listed in `required`)",
+        );
     }
 
     #[test]
@@ -2313,6 +2395,28 @@ mod tests {
             ),
         );
         only(&r, Severity::Breaking, "s", "enum value \"a\" removed");
+    }
+
+    #[test]
+    fn optional_spellings_without_type_are_folded() {
+        // Optional[Literal["a"]] spelled without `type`, and an enum without `type` against
+        // one with it.
+        let r = input_change(
+            input(json!({"s": {"enum": ["a", null]}}), json!([])),
+            input(
+                json!({"s": {"anyOf": [{"enum": ["a"]}, {"type": "null"}]}}),
+                json!([]),
+            ),
+        );
+        assert!(r.is_empty(), "{r:#?}");
+        let r = input_change(
+            input(json!({"s": {"enum": ["a", "b"]}}), json!([])),
+            input(
+                json!({"s": {"type": "string", "enum": ["a", "b"]}}),
+                json!([]),
+            ),
+        );
+        assert!(r.is_empty(), "{r:#?}");
     }
 
     #[test]
@@ -2773,12 +2877,26 @@ mod tests {
             "filter.state",
             "enum value \"closed\" removed",
         );
-        // Inlining a definition is no change.
+        // Inlining or renaming a definition renames the generated type.
         let inlined = json!({"type": "object", "properties": {"filter": {
             "type": "object", "properties": {"state": {"enum": ["open"]}}
         }}});
         let r = input_change(schema(json!(["open"])), inlined);
-        assert!(r.is_empty(), "{r:#?}");
+        only(
+            &r,
+            Severity::Breaking,
+            "filter",
+            "now an inline schema (was definition \"Filter\"): the generated Rust type is renamed",
+        );
+        let renamed = json!({"type": "object", "properties": {"filter": {"$ref": "#/$defs/IssueFilter"}},
+            "$defs": {"IssueFilter": {"type": "object", "properties": {"state": {"enum": ["open"]}}}}});
+        let r = input_change(schema(json!(["open"])), renamed);
+        only(
+            &r,
+            Severity::Breaking,
+            "filter",
+            "now definition \"IssueFilter\" (was definition \"Filter\")",
+        );
         // `definitions` and pydantic v1's `allOf: [{$ref}]` with a description.
         let v1 = json!({"type": "object",
             "properties": {"filter": {"allOf": [{"$ref": "#/definitions/F"}], "description": "d"}},

@@ -252,7 +252,7 @@ mod tests {
     fn typify_rule_is_reproduced() {
         assert_eq!(typify_sanitize("reactions-+1", true), "Reactions1");
         assert_eq!(typify_sanitize("reactions--1", true), "Reactions1");
-        assert_eq!(typify_sanitize("+1", true), "Plus1");
+        assert_eq!(typify_sanitize("+1", true), "plus1");
         assert_eq!(typify_sanitize("type", false), "type_");
         assert_eq!(typify_sanitize("$meta", false), "meta");
         assert_eq!(typify_sanitize("@timestamp", false), "timestamp");
@@ -266,7 +266,8 @@ mod tests {
     #[test]
     fn close_matches_rank_by_distance() {
         let c = ["create_issue", "update_issue", "get_me"];
-        assert_eq!(close_matches("create_isue", c), vec!["create_issue", "update_issue"]);
+        assert_eq!(close_matches("create_isue", c), vec!["create_issue"]);
+        assert_eq!(close_matches("issue", c), vec!["create_issue", "update_issue"]);
         assert!(close_matches("zzzzzzzzzzzzzz", c).is_empty());
         assert_eq!(did_you_mean("get_mee", c), " (did you mean \"get_me\"?)");
     }

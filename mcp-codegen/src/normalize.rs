@@ -366,7 +366,11 @@ pub(crate) fn hoist_refs(schema: &Value, root_name: &str) -> Result<(Value, BTre
     }
 
     // Names: deterministic (pointer order), unique, never the reserved root names.
-    let mut used: BTreeSet<String> = ["Args", "Output", root_name].iter().map(|s| s.to_string()).collect();
+    let mut used: BTreeSet<String> = RESERVED_TYPE_NAMES
+        .iter()
+        .chain([root_name].iter())
+        .map(|s| s.to_string())
+        .collect();
     let pointers: Vec<String> = targets.keys().cloned().collect();
     for pointer in &pointers {
         let base = typify_sanitize(&stem(pointer), true);
@@ -415,6 +419,27 @@ pub(crate) fn hoist_refs(schema: &Value, root_name: &str) -> Result<(Value, BTre
     strip_defs(&mut root);
     rewrite(&mut root);
 
+    // A target that lives inside the root (`#/properties/from`) is replaced there by a
+    // reference too, so both places use one type.
+    let inline: Vec<&String> = pointers
+        .iter()
+        .filter(|p| !p.starts_with("/$defs/") && !p.starts_with("/definitions/"))
+        .collect();
+    for pointer in inline.iter().rev() {
+        replace_at(&mut root, pointer, json!({ "$ref": format!("#/$defs/{}", name_of(pointer)) }));
+    }
+    for outer in &pointers {
+        let outer_name = name_of(outer);
+        for inner in pointers.iter().rev() {
+            if let Some(rest) = inner.strip_prefix(outer.as_str())
+                && rest.starts_with('/')
+                && let Some(def) = defs.get_mut(&outer_name)
+            {
+                replace_at(def, rest, json!({ "$ref": format!("#/$defs/{}", name_of(inner)) }));
+            }
+        }
+    }
+
     // Keep reachable definitions only.
     let mut reachable = BTreeSet::new();
     let mut queue = vec![root.clone()];
@@ -430,6 +455,25 @@ pub(crate) fn hoist_refs(schema: &Value, root_name: &str) -> Result<(Value, BTre
     }
     defs.retain(|name, _| reachable.contains(name));
     Ok((root, defs))
+}
+
+/// Type names a definition must not take: the forced root names and prelude names that the
+/// generated code (typify's impls) refers to unqualified.
+const RESERVED_TYPE_NAMES: &[&str] = &[
+    "Args", "Output", "Self", "Option", "Some", "None", "Result", "Ok", "Err", "String", "Vec", "Box",
+    "From", "Into", "TryFrom", "TryInto", "Default", "Clone", "Copy", "Debug", "Send", "Sync", "Sized",
+    "Drop", "Fn", "FnMut", "FnOnce", "Iterator", "IntoIterator", "ToString", "ToOwned", "PartialEq",
+    "Eq", "PartialOrd", "Ord", "Hash", "AsRef", "AsMut", "Extend", "Unpin",
+];
+
+/// Replaces the value at `pointer` (keeping its `description`).
+fn replace_at(root: &mut Value, pointer: &str, mut replacement: Value) {
+    if let Some(slot) = root.pointer_mut(pointer) {
+        if let (Some(d), Some(obj)) = (slot.get("description").cloned(), replacement.as_object_mut()) {
+            obj.insert("description".into(), d);
+        }
+        *slot = replacement;
+    }
 }
 
 fn strip_defs(v: &mut Value) {
@@ -1001,6 +1045,10 @@ mod tests {
         let (root, defs) = hoist_refs(&s, "Args").unwrap();
         assert!(root.get("$defs").is_none() && root.get("definitions").is_none());
         assert_eq!(root["properties"]["b"]["$ref"], "#/$defs/A");
+        let (r2, _) = hoist_refs(&json!({"properties": {"f": {"type": "object"}, "t": {"$ref": "#/properties/f"}}}), "Args").unwrap();
+        assert_eq!(r2["properties"]["t"]["$ref"], "#/$defs/F");
+        let (r3, _) = hoist_refs(&json!({"properties": {"t": {"$ref": "#/$defs/Result"}}, "$defs": {"Result": {}}}), "Args").unwrap();
+        assert_eq!(r3["properties"]["t"]["$ref"], "#/$defs/ResultDef");
         assert_eq!(root["properties"]["e"]["$ref"], "#/$defs/Args");
         assert_eq!(root["properties"]["f"]["$ref"], "#/$defs/T");
         let c = root["properties"]["c"]["$ref"].as_str().unwrap().trim_start_matches("#/$defs/");
@@ -1009,6 +1057,7 @@ mod tests {
         assert_eq!(defs[c], json!({"type": "integer"}));
         assert_eq!(defs[d], json!({"type": "boolean"}));
         assert_eq!(defs["A"]["properties"]["x"]["type"], "string");
+        assert_eq!(root["properties"]["a"]["$ref"], "#/$defs/A", "the pointer target itself uses the definition");
         assert!(!defs.values().any(|v| v == &json!({"type": "string"}) && v.get("$anchor").is_none()), "unused pruned");
         assert!(!defs.contains_key("Args"));
     }
@@ -1220,11 +1269,11 @@ mod tests {
     fn single_all_of_is_inlined_and_ref_siblings_trimmed() {
         let n = norm(json!({"type": "object", "properties": {
             "a": {"allOf": [{"$ref": "#/$defs/X"}], "description": "an x"},
-            "b": {"$ref": "#/$defs/X", "minLength": 3, "description": "b"}
+            "b": {"$ref": "#/$defs/X", "type": "string", "description": "b"}
         }, "$defs": {"X": {"type": "string"}}}));
         assert_eq!(n.root["properties"]["a"], json!({"$ref": "#/$defs/X", "description": "an x"}));
         assert_eq!(n.root["properties"]["b"], json!({"$ref": "#/$defs/X", "description": "b"}));
-        assert!(n.warnings.iter().any(|w| w.contains("minLength")));
+        assert!(n.warnings.iter().any(|w| w.contains("next to $ref dropped: type")), "{:?}", n.warnings);
     }
 
     #[test]

@@ -100,6 +100,11 @@ fn strict_schema(schema: &Value, at: &str, depth: usize, count: &mut usize) -> R
         }
         out.insert(key.clone(), value.clone());
     }
+    if let Some(r) = out.get("$ref").and_then(Value::as_str)
+        && !(r == "#" || r.starts_with("#/$defs/") || r.starts_with("#/definitions/"))
+    {
+        return Err(format!("$ref \"{r}\" at {where_} is not supported in strict mode"));
+    }
     // oneOf → anyOf (strict mode only knows anyOf).
     if let Some(v) = out.remove("oneOf") {
         out.insert("anyOf".into(), v);
@@ -220,7 +225,9 @@ mod tests {
         assert_eq!(p["properties"]["a"], json!({"type": "string"}));
         assert_eq!(p["properties"]["b"], json!({"type": ["integer", "null"]}));
         assert_eq!(p["properties"]["c"]["anyOf"][1], json!({"type": "null"}));
-        assert_eq!(p["properties"]["o"]["anyOf"][0]["required"], json!(["z"]));
+        assert_eq!(p["properties"]["o"]["required"], json!(["z"]));
+        assert_eq!(p["properties"]["o"]["type"], json!(["object", "null"]));
+        assert_eq!(p["properties"]["o"]["properties"]["z"]["type"], json!(["boolean", "null"]));
     }
 
     #[test]
@@ -230,6 +237,7 @@ mod tests {
             (json!({"type": "object", "additionalProperties": true, "properties": {}}), "free-form"),
             (json!({"type": "object", "properties": {"a": {"allOf": [{"type": "string"}]}}}), "allOf"),
             (json!({"type": "object", "properties": {"a": {"type": "object"}}}), "without properties"),
+            (json!({"type": "object", "properties": {"a": {"$ref": "http://x"}}}), "$ref"),
         ] {
             let err = strict_function_definition("gh", "t", None, &schema).unwrap_err();
             assert!(err.contains(needle), "{err}");

@@ -16,7 +16,7 @@ use serde_json::Value;
 
 use crate::config::{Resolved, ServerConfig, TransportConfig};
 use crate::error::{Error, Result};
-use crate::transport::{SseTransport, StderrTail};
+use crate::transport::{RawTap, SseTransport, StderrTail, StdioTransport};
 
 /// Idle deadline of a request when neither the call nor the registry sets one.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -24,6 +24,8 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 pub const DEFAULT_MAX_TOTAL: Duration = Duration::from_secs(600);
 /// How long connecting (spawn or HTTP handshake, then `initialize`) may take by default.
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long a failed connect waits for a dying server's stderr to reach the tail.
+const STDERR_DRAIN: Duration = Duration::from_millis(500);
 
 /// A progress update of a running call (`notifications/progress`).
 #[derive(Debug, Clone, PartialEq)]
@@ -310,6 +312,9 @@ struct Inner {
     progress: Arc<ProgressRouter>,
     stderr: StderrTail,
     info: ServerInfo,
+    tap: Arc<RawTap>,
+    /// One listing at a time, so the tap's pages belong to it.
+    listing: tokio::sync::Mutex<()>,
 }
 
 impl std::fmt::Debug for Session {
@@ -356,6 +361,7 @@ impl Session {
             alias: alias.as_str().into(),
         };
         let stderr = StderrTail::default();
+        let tap = Arc::new(RawTap::default());
         let transport_err = |message: String, stderr: &StderrTail| Error::Transport {
             server: alias.clone(),
             message,
@@ -374,27 +380,31 @@ impl Session {
                     cwd,
                 } => {
                     let mut cmd = tokio::process::Command::new(command);
-                    cmd.args(args).envs(env).kill_on_drop(true);
+                    cmd.args(args).envs(env);
                     if let Some(dir) = cwd {
                         cmd.current_dir(dir);
                     }
-                    let (child, child_stderr) = rmcp::transport::TokioChildProcess::builder(cmd)
-                        .stderr(std::process::Stdio::piped())
-                        .spawn()
-                        .map_err(|e| {
+                    let (transport, reader) =
+                        StdioTransport::spawn(&alias, cmd, tap.clone(), &stderr).map_err(|e| {
                             transport_err(format!("cannot start `{command}`: {e}"), &stderr)
                         })?;
-                    if let Some(s) = child_stderr {
-                        stderr.spawn_reader(alias.clone(), s);
+                    match handler.serve(transport).await {
+                        Ok(service) => Ok(service),
+                        Err(e) => {
+                            // The server probably died: let its last words reach the tail.
+                            let _ = tokio::time::timeout(STDERR_DRAIN, reader).await;
+                            Err(init_err(e, &stderr))
+                        }
                     }
-                    handler.serve(child).await.map_err(|e| init_err(e, &stderr))
                 }
                 TransportConfig::StreamableHttp { url, headers } => {
-                    let t = crate::transport::streamable_http(&alias, url, headers)?;
+                    let t = crate::transport::streamable_http(&alias, url, headers, tap.clone())?;
                     handler.serve(t).await.map_err(|e| init_err(e, &stderr))
                 }
                 TransportConfig::Sse { url, headers } => {
-                    let t = SseTransport::connect(&alias, url, headers, connect_timeout).await?;
+                    let t =
+                        SseTransport::connect(&alias, url, headers, connect_timeout, tap.clone())
+                            .await?;
                     handler.serve(t).await.map_err(|e| init_err(e, &stderr))
                 }
             }
@@ -439,6 +449,8 @@ impl Session {
                 progress,
                 stderr,
                 info,
+                tap,
+                listing: tokio::sync::Mutex::new(()),
             }),
         })
     }
@@ -506,11 +518,26 @@ impl Session {
         }
     }
 
-    /// Every tool of the server (all pages), as JSON objects in the server's order.
+    /// Every tool of the server (all pages), as JSON objects in the server's order, exactly
+    /// as the server sent them (fields rmcp's model does not know, such as `execution`,
+    /// included) — except over Streamable HTTP answered with `application/json`, where
+    /// rmcp's model is all there is (a debug event says so).
     pub async fn list_tools(&self) -> Result<Vec<Value>> {
+        let _one_at_a_time = self.inner.listing.lock().await;
+        self.inner.tap.reset();
         let tools = self
             .with_deadline("tools/list", self.inner.peer.list_all_tools())
             .await?;
+        let raw: Vec<Value> = self.inner.tap.take_pages().into_iter().flatten().collect();
+        let same = raw.len() == tools.len()
+            && raw
+                .iter()
+                .zip(&tools)
+                .all(|(r, t)| r.get("name").and_then(Value::as_str) == Some(&*t.name));
+        if same {
+            return Ok(raw);
+        }
+        tracing::debug!(server = %self.inner.alias, "raw tools/list not captured; using rmcp's tool model");
         tools.iter().map(|t| self.to_json("tools/list", t)).collect()
     }
 

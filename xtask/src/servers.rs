@@ -17,7 +17,7 @@
 //! Every download is retried up to three times with a back-off and a per-attempt time-out.
 
 use std::collections::VecDeque;
-use std::fmt;
+use std::fmt::{self, Write as _};
 use std::fs;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -260,9 +260,7 @@ pub fn install(root: &Path, which: &[&str]) -> Result<(), String> {
     fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let queue = Mutex::new(selected.into_iter().collect::<VecDeque<_>>());
     let errors = Mutex::new(Vec::new());
-    let workers = PARALLEL
-        .min(queue.lock().map(|q| q.len()).unwrap_or(1))
-        .max(1);
+    let workers = PARALLEL.min(queue.lock().map_or(1, |q| q.len())).max(1);
     thread::scope(|scope| {
         for _ in 0..workers {
             scope.spawn(|| {
@@ -277,10 +275,10 @@ pub fn install(root: &Path, which: &[&str]) -> Result<(), String> {
                     let secs = started.elapsed().as_secs_f64();
                     match result {
                         Ok(Outcome::UpToDate) => {
-                            progress("ok", pinned, &format!("up to date ({secs:.1} s)"))
+                            progress("ok", pinned, &format!("up to date ({secs:.1} s)"));
                         }
                         Ok(Outcome::Installed) => {
-                            progress("ok", pinned, &format!("installed in {secs:.1} s"))
+                            progress("ok", pinned, &format!("installed in {secs:.1} s"));
                         }
                         Err(error) => {
                             progress("FAILED", pinned, &format!("after {secs:.1} s"));
@@ -345,7 +343,9 @@ fn expected_stamp(root: &Path, pinned: &Pinned) -> Result<String, String> {
     for file in pinned.lock_files() {
         let path = pinned.lock_dir(root).join(file);
         match fs::read(&path) {
-            Ok(bytes) => stamp.push_str(&format!("{file} {:016x}\n", fnv1a(&bytes))),
+            Ok(bytes) => {
+                let _ = writeln!(stamp, "{file} {:016x}", fnv1a(&bytes));
+            }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
         }
@@ -423,12 +423,7 @@ fn install_pypi(root: &Path, pinned: &Pinned, dir: &Path) -> Result<(), String> 
     let pip = venv.join("bin").join("pip");
     let requirements = pinned.lock_dir(root).join("requirements.txt");
     let mut cmd = Command::new(&pip);
-    cmd.args([
-        "install",
-        "--disable-pip-version-check",
-        "--no-input",
-        "--no-cache-dir",
-    ]);
+    cmd.args(["install", "--disable-pip-version-check", "--no-input"]);
     if requirements.is_file() {
         // The full transitive set, exactly: nothing else may be resolved.
         cmd.arg("--no-deps").arg("-r").arg(&requirements);
@@ -765,13 +760,8 @@ fn install_pypi_unlocked(pinned: &Pinned, dir: &Path) -> Result<(), String> {
     cmd.args(["-m", "venv"]).arg(&venv);
     run_with_retries(pinned, &mut cmd, 1, LOCAL_TIMEOUT)?;
     let mut cmd = Command::new(venv.join("bin").join("pip"));
-    cmd.args([
-        "install",
-        "--disable-pip-version-check",
-        "--no-input",
-        "--no-cache-dir",
-    ])
-    .arg(pinned.spec());
+    cmd.args(["install", "--disable-pip-version-check", "--no-input"])
+        .arg(pinned.spec());
     run_with_retries(pinned, &mut cmd, ATTEMPTS, DOWNLOAD_TIMEOUT)
 }
 

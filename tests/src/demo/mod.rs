@@ -175,7 +175,7 @@ fn number<T: std::str::FromStr>(flag: &str, text: &str) -> Result<T, String> {
 }
 
 /// Serves until the client goes away (stdio), forever (http), or until `--exit-after`
-/// calls have been answered. Must run inside a multi-threaded tokio runtime.
+/// calls have been answered. Must run inside a tokio runtime with IO and time enabled.
 pub async fn run(options: Options) -> io::Result<()> {
     if !options.startup_delay.is_zero() {
         server::log(format_args!(

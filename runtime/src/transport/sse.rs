@@ -1,120 +1,18 @@
-//! The three transports behind [`crate::Session::connect`]:
-//!
-//! * **stdio** — rmcp's child-process transport; the server's stderr is piped, each line is
-//!   forwarded to `tracing` (target `mcp_runtime::server_stderr`) and the last lines are kept
-//!   for error messages ([`StderrTail`]).
-//! * **Streamable HTTP** — rmcp's reqwest client with our custom headers.
-//! * **legacy HTTP+SSE** — our own [`SseTransport`] (rmcp removed its SSE client in 0.11):
-//!   GET an event stream, wait for the `endpoint` event, POST every message there, read the
-//!   answers from the stream.
+//! Legacy HTTP+SSE (MCP 2024-11-05), our own rmcp `Transport`.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
-use std::sync::{Arc, Mutex};
+use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures::StreamExt;
 use rmcp::RoleClient;
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
-use tokio::io::AsyncBufReadExt;
 use tokio::sync::{mpsc, oneshot};
 
+use super::RawTap;
+use super::http::header_pair;
 use crate::error::{Error, Result};
-
-/// How many stderr lines of a stdio server are kept for error messages.
-const STDERR_TAIL_LINES: usize = 20;
-/// Longest stderr line kept (longer lines are cut).
-const STDERR_LINE_MAX: usize = 400;
-
-/// The last lines a stdio server wrote to stderr.
-#[derive(Debug, Default, Clone)]
-pub(crate) struct StderrTail(Arc<Mutex<VecDeque<String>>>);
-
-impl StderrTail {
-    /// A copy of the kept lines, oldest first.
-    pub(crate) fn lines(&self) -> Vec<String> {
-        self.0
-            .lock()
-            .map(|q| q.iter().cloned().collect())
-            .unwrap_or_default()
-    }
-
-    fn push(&self, line: String) {
-        if let Ok(mut q) = self.0.lock() {
-            if q.len() == STDERR_TAIL_LINES {
-                q.pop_front();
-            }
-            q.push_back(line);
-        }
-    }
-
-    /// Forwards every line of `stderr` to `tracing` and keeps the tail. Ends at EOF.
-    pub(crate) fn spawn_reader(
-        &self,
-        alias: String,
-        stderr: tokio::process::ChildStderr,
-    ) -> tokio::task::JoinHandle<()> {
-        let tail = self.clone();
-        tokio::spawn(async move {
-            let mut reader = tokio::io::BufReader::new(stderr);
-            let mut buf = Vec::new();
-            loop {
-                buf.clear();
-                match reader.read_until(b'\n', &mut buf).await {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) => {
-                        let mut line = String::from_utf8_lossy(&buf).trim_end().to_string();
-                        if line.len() > STDERR_LINE_MAX {
-                            let mut cut = STDERR_LINE_MAX;
-                            while !line.is_char_boundary(cut) {
-                                cut -= 1;
-                            }
-                            line.truncate(cut);
-                            line.push('…');
-                        }
-                        tracing::debug!(target: "mcp_runtime::server_stderr", server = %alias, "{line}");
-                        tail.push(line);
-                    }
-                }
-            }
-        })
-    }
-}
-
-/// Builds rmcp's Streamable HTTP transport for `url` with extra headers.
-pub(crate) fn streamable_http(
-    alias: &str,
-    url: &str,
-    headers: &BTreeMap<String, String>,
-) -> Result<rmcp::transport::StreamableHttpClientTransport<reqwest::Client>> {
-    use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-    let mut map = HashMap::new();
-    for (k, v) in headers {
-        let (name, value) = header_pair(alias, k, v)?;
-        map.insert(name, value);
-    }
-    let config = StreamableHttpClientTransportConfig::with_uri(url.to_string()).custom_headers(map);
-    Ok(rmcp::transport::StreamableHttpClientTransport::from_config(
-        config,
-    ))
-}
-
-fn header_pair(
-    alias: &str,
-    name: &str,
-    value: &str,
-) -> Result<(reqwest::header::HeaderName, reqwest::header::HeaderValue)> {
-    let bad = |what: &str| Error::InvalidServer {
-        path: Default::default(),
-        alias: alias.to_string(),
-        // Never quote the value: it may hold a secret.
-        message: format!("header \"{name}\": invalid {what}"),
-    };
-    let n = reqwest::header::HeaderName::from_bytes(name.as_bytes()).map_err(|_| bad("name"))?;
-    let mut v = reqwest::header::HeaderValue::from_str(value).map_err(|_| bad("value"))?;
-    v.set_sensitive(true);
-    Ok((n, v))
-}
 
 /// Legacy HTTP+SSE client transport (MCP 2024-11-05).
 pub(crate) struct SseTransport {
@@ -124,6 +22,7 @@ pub(crate) struct SseTransport {
     headers: reqwest::header::HeaderMap,
     incoming: mpsc::Receiver<RxJsonRpcMessage<RoleClient>>,
     reader: tokio::task::JoinHandle<()>,
+    tap: Arc<RawTap>,
 }
 
 impl SseTransport {
@@ -133,6 +32,7 @@ impl SseTransport {
         url: &str,
         headers: &BTreeMap<String, String>,
         timeout: Duration,
+        tap: Arc<RawTap>,
     ) -> Result<Self> {
         let err = |message: String| Error::Transport {
             server: alias.to_string(),
@@ -173,6 +73,7 @@ impl SseTransport {
             response,
             endpoint_tx,
             msg_tx,
+            tap.clone(),
         ));
         let endpoint = match tokio::time::timeout(timeout, endpoint_rx).await {
             Ok(Ok(e)) => e,
@@ -199,6 +100,7 @@ impl SseTransport {
             headers: header_map,
             incoming,
             reader,
+            tap,
         })
     }
 }
@@ -208,6 +110,7 @@ async fn read_events(
     response: reqwest::Response,
     endpoint_tx: oneshot::Sender<String>,
     msg_tx: mpsc::Sender<RxJsonRpcMessage<RoleClient>>,
+    tap: Arc<RawTap>,
 ) {
     let mut endpoint_tx = Some(endpoint_tx);
     let mut parser = SseParser::default();
@@ -225,6 +128,7 @@ async fn read_events(
                     if event.data.trim().is_empty() {
                         continue; // priming or keep-alive event
                     }
+                    tap.on_receive(event.data.as_bytes());
                     match serde_json::from_str::<RxJsonRpcMessage<RoleClient>>(&event.data) {
                         Ok(msg) => {
                             if msg_tx.send(msg).await.is_err() {
@@ -250,6 +154,7 @@ impl Transport<RoleClient> for SseTransport {
         &mut self,
         item: TxJsonRpcMessage<RoleClient>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        self.tap.on_send(&item);
         let client = self.client.clone();
         let url = self.post_url.clone();
         let headers = self.headers.clone();
@@ -391,16 +296,5 @@ mod tests {
         );
         // An event with an id but no data (a priming event) is not dispatched.
         assert!(p.feed(b"id: 9\n\n").is_empty());
-    }
-
-    #[test]
-    fn stderr_tail_keeps_the_last_lines() {
-        let t = StderrTail::default();
-        for i in 0..(STDERR_TAIL_LINES + 5) {
-            t.push(format!("line {i}"));
-        }
-        let lines = t.lines();
-        assert_eq!(lines.len(), STDERR_TAIL_LINES);
-        assert_eq!(lines[0], "line 5");
     }
 }

@@ -1,0 +1,220 @@
+//! Streamable HTTP over rmcp's reqwest client.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use futures::StreamExt;
+use futures::stream::BoxStream;
+use reqwest::header::{HeaderName, HeaderValue};
+use rmcp::model::ClientJsonRpcMessage;
+use rmcp::transport::streamable_http_client::{
+    StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
+};
+use sse_stream::{Error as SseError, Sse};
+
+use super::RawTap;
+use crate::error::{Error, Result};
+
+/// Builds rmcp's Streamable HTTP transport for `url` with extra headers.
+pub(crate) fn streamable_http(
+    alias: &str,
+    url: &str,
+    headers: &BTreeMap<String, String>,
+    tap: Arc<RawTap>,
+) -> Result<rmcp::transport::StreamableHttpClientTransport<TappedClient>> {
+    use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+    let mut map = HashMap::new();
+    for (k, v) in headers {
+        let (name, value) = header_pair(alias, k, v)?;
+        map.insert(name, value);
+    }
+    let config = StreamableHttpClientTransportConfig::with_uri(url.to_string()).custom_headers(map);
+    let client = TappedClient::new(tap).map_err(|e| Error::Transport {
+        server: alias.to_string(),
+        message: format!("cannot build the HTTP client: {e}"),
+        stderr_tail: Vec::new(),
+    })?;
+    Ok(rmcp::transport::StreamableHttpClientTransport::with_client(
+        client, config,
+    ))
+}
+
+pub(super) fn header_pair(
+    alias: &str,
+    name: &str,
+    value: &str,
+) -> Result<(reqwest::header::HeaderName, reqwest::header::HeaderValue)> {
+    let bad = |what: &str| Error::InvalidServer {
+        path: Default::default(),
+        alias: alias.to_string(),
+        // Never quote the value: it may hold a secret.
+        message: format!("header \"{name}\": invalid {what}"),
+    };
+    let n = reqwest::header::HeaderName::from_bytes(name.as_bytes()).map_err(|_| bad("name"))?;
+    let mut v = reqwest::header::HeaderValue::from_str(value).map_err(|_| bad("value"))?;
+    v.set_sensitive(true);
+    Ok((n, v))
+}
+
+
+/// rmcp's reqwest client with a [`RawTap`] on event-stream answers.
+///
+/// Answers that come as `application/json` are parsed by rmcp before we see them; for those
+/// the session falls back to rmcp's typed tool model (see `Session::list_tools`).
+#[derive(Clone)]
+pub(crate) struct TappedClient {
+    inner: reqwest::Client,
+    tap: Arc<RawTap>,
+}
+
+impl TappedClient {
+    pub(crate) fn new(tap: Arc<RawTap>) -> Result<Self, reqwest::Error> {
+        let inner = reqwest::Client::builder()
+            // rmcp's default: idle pooling stalls on Linux delayed ACKs.
+            .pool_max_idle_per_host(0)
+            .redirect(same_origin_redirects())
+            .build()?;
+        Ok(TappedClient { inner, tap })
+    }
+}
+
+/// Follows up to 10 redirects, only within the original origin (headers may hold secrets).
+fn same_origin_redirects() -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(|attempt| {
+        let same_origin = attempt
+            .previous()
+            .first()
+            .is_some_and(|first| first.origin() == attempt.url().origin());
+        if attempt.previous().len() > 10 {
+            attempt.error("too many redirects")
+        } else if same_origin {
+            attempt.follow()
+        } else {
+            attempt.stop()
+        }
+    })
+}
+
+type HttpResult<T> = std::result::Result<T, StreamableHttpError<reqwest::Error>>;
+
+impl StreamableHttpClient for TappedClient {
+    type Error = reqwest::Error;
+
+    async fn post_message(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> HttpResult<StreamableHttpPostResponse> {
+        self.tap.on_send(&message);
+        let response = self
+            .inner
+            .post_message(uri, message, session_id, auth_header, custom_headers)
+            .await?;
+        Ok(self.tap_response(response))
+    }
+
+    async fn post_message_with_max_sse_event_size(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        max_sse_event_size: usize,
+    ) -> HttpResult<StreamableHttpPostResponse> {
+        self.tap.on_send(&message);
+        let response = self
+            .inner
+            .post_message_with_max_sse_event_size(
+                uri,
+                message,
+                session_id,
+                auth_header,
+                custom_headers,
+                max_sse_event_size,
+            )
+            .await?;
+        Ok(self.tap_response(response))
+    }
+
+    async fn delete_session(
+        &self,
+        uri: Arc<str>,
+        session_id: Arc<str>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> HttpResult<()> {
+        self.inner
+            .delete_session(uri, session_id, auth_header, custom_headers)
+            .await
+    }
+
+    async fn get_stream(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> HttpResult<BoxStream<'static, std::result::Result<Sse, SseError>>> {
+        let stream = self
+            .inner
+            .get_stream(uri, session_id, last_event_id, auth_header, custom_headers)
+            .await?;
+        Ok(self.tap_stream(stream))
+    }
+
+    async fn get_stream_with_max_sse_event_size(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        max_sse_event_size: usize,
+    ) -> HttpResult<BoxStream<'static, std::result::Result<Sse, SseError>>> {
+        let stream = self
+            .inner
+            .get_stream_with_max_sse_event_size(
+                uri,
+                session_id,
+                last_event_id,
+                auth_header,
+                custom_headers,
+                max_sse_event_size,
+            )
+            .await?;
+        Ok(self.tap_stream(stream))
+    }
+}
+
+impl TappedClient {
+    fn tap_response(&self, response: StreamableHttpPostResponse) -> StreamableHttpPostResponse {
+        match response {
+            StreamableHttpPostResponse::Sse(stream, session) => {
+                StreamableHttpPostResponse::Sse(self.tap_stream(stream), session)
+            }
+            other => other,
+        }
+    }
+
+    fn tap_stream(
+        &self,
+        stream: BoxStream<'static, std::result::Result<Sse, SseError>>,
+    ) -> BoxStream<'static, std::result::Result<Sse, SseError>> {
+        let tap = self.tap.clone();
+        stream
+            .inspect(move |event| {
+                if let Ok(Sse {
+                    data: Some(data), ..
+                }) = event
+                {
+                    tap.on_receive(data.as_bytes());
+                }
+            })
+            .boxed()
+    }
+}

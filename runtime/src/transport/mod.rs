@@ -1,0 +1,19 @@
+//! The three transports behind [`crate::Session::connect`]:
+//!
+//! * **stdio** — rmcp's child-process transport; the server's stderr is piped, each line is
+//!   forwarded to `tracing` (target `mcp_runtime::server_stderr`) and the last lines are kept
+//!   for error messages ([`StderrTail`]).
+//! * **Streamable HTTP** — rmcp's reqwest client with our custom headers.
+//! * **legacy HTTP+SSE** — our own [`SseTransport`] (rmcp removed its SSE client in 0.11):
+//!   GET an event stream, wait for the `endpoint` event, POST every message there, read the
+//!   answers from the stream.
+
+mod http;
+mod sse;
+mod stdio;
+mod tap;
+
+pub(crate) use http::streamable_http;
+pub(crate) use sse::SseTransport;
+pub(crate) use stdio::{StderrTail, StdioTransport};
+pub(crate) use tap::RawTap;

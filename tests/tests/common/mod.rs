@@ -1,0 +1,139 @@
+//! Shared helpers of the end-to-end tests: where things are, free ports, child processes.
+//!
+//! Real servers are found where `cargo xtask install-servers` (run by `cargo xtask test`)
+//! puts them: `$MCP_SERVERS_DIR`, default `<workspace>/target/mcp-servers`. A missing server
+//! fails the test with the command that installs it — it is never silently skipped.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use mcp_runtime::{Registry, ServerConfig};
+
+/// The workspace root.
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ has a parent")
+        .to_path_buf()
+}
+
+/// `$MCP_SERVERS_DIR` or `<root>/target/mcp-servers`.
+pub fn servers_dir() -> PathBuf {
+    std::env::var_os("MCP_SERVERS_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target").join("mcp-servers"))
+}
+
+/// The embedded demo server binary.
+pub fn demo_server() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_mcp-demo-server"))
+}
+
+/// Looks up the registry's variables: `MCP_SERVERS_DIR` and `MCP_DEMO_SERVER` default to
+/// this checkout's, the rest come from the environment.
+pub fn lookup(name: &str) -> Option<String> {
+    match name {
+        "MCP_SERVERS_DIR" => Some(servers_dir().to_string_lossy().into_owned()),
+        "MCP_DEMO_SERVER" => Some(demo_server().to_string_lossy().into_owned()),
+        other => std::env::var(other).ok(),
+    }
+}
+
+/// The default registry, `fixtures/servers.toml`.
+pub fn registry() -> Registry {
+    Registry::load(root().join("fixtures/servers.toml")).expect("fixtures/servers.toml loads")
+}
+
+/// A server of the default registry whose files must be installed; panics with the fix.
+pub fn installed(alias: &str) -> ServerConfig {
+    let dir = servers_dir().join(alias);
+    assert!(
+        dir.exists(),
+        "server \"{alias}\" is not installed at {}; run `cargo xtask install-servers {alias}` (or `cargo xtask test`)",
+        dir.display()
+    );
+    registry().get(alias).expect("alias in registry").clone()
+}
+
+/// The entry script of server-everything.
+pub fn everything_js() -> PathBuf {
+    let _ = installed("everything");
+    servers_dir()
+        .join("everything/node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+}
+
+/// A port that was free a moment ago on 127.0.0.1.
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("bind an ephemeral port")
+}
+
+/// A child process killed on drop.
+pub struct ChildGuard(pub Child);
+
+impl Drop for ChildGuard {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Waits until something accepts TCP connections on 127.0.0.1:`port`.
+pub fn wait_for_port(port: u16, child: &mut Child) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while Instant::now() < deadline {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            return;
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!("server exited before listening on {port}: {status}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    panic!("nothing listens on 127.0.0.1:{port} after 30 s");
+}
+
+/// Starts server-everything in `mode` (`sse` or `streamableHttp`) on a free port (it binds
+/// all interfaces; tests connect to 127.0.0.1 only) and returns it with its port.
+pub fn start_everything_http(mode: &str) -> (ChildGuard, u16) {
+    let port = free_port();
+    let mut child = Command::new("node")
+        .arg(everything_js())
+        .arg(mode)
+        .env("PORT", port.to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start node");
+    wait_for_port(port, &mut child);
+    (ChildGuard(child), port)
+}
+
+/// Starts the demo server over Streamable HTTP on an ephemeral port; returns its URL.
+pub fn start_demo_http() -> (ChildGuard, String) {
+    let mut child = Command::new(demo_server())
+        .args(["--transport", "http", "--port", "0"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start the demo server");
+    let stdout = child.stdout.take().expect("piped stdout");
+    let mut line = String::new();
+    BufReader::new(stdout)
+        .read_line(&mut line)
+        .expect("read the listening line");
+    let url = line
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("unexpected first line from the demo server: {line:?}"))
+        .to_string();
+    (ChildGuard(child), url)
+}

@@ -1,0 +1,52 @@
+#![deny(warnings)]
+include!("../../../mcp-codegen/tests/goldens/constraints.rs");
+#[path = "support/roundtrip.rs"]
+mod roundtrip;
+
+use constraints::{defaults, dropped, formats, free_form};
+use serde_json::json;
+
+fn main() {
+    let f = formats::Args {
+        when: "2024-05-01T12:00:00Z".into(),
+        day: Some("2024-05-01".into()),
+        id: Some("67e55044-10b1-426f-9247-bb680e5fe0c8".into()),
+        email: Some("a@example.com".into()),
+        ip: Some("127.0.0.1".into()),
+        slug: Some("a-slug".into()),
+        page: Some(1),
+        per_page: Some(100),
+        zod_int: Some(-5),
+        offset: Some(0),
+        ratio: Some(0.5),
+        small: Some(7),
+    };
+    roundtrip::check(formats::NAME, formats::INPUT_SCHEMA, &f);
+    // What the types do not enforce (documented): the server's bounds.
+    roundtrip::rejects(formats::INPUT_SCHEMA, json!({"when": "x", "page": 0}));
+
+    let d = defaults::Args::default();
+    assert_eq!(roundtrip::check(defaults::NAME, defaults::INPUT_SCHEMA, &d), json!({}));
+    let d = defaults::Args { public: Some(true), path: None, state: Some(defaults::ArgsState::Closed) };
+    roundtrip::check(defaults::NAME, defaults::INPUT_SCHEMA, &d);
+
+    let x = dropped::Args {
+        cond: Some(dropped::ArgsCond { a: Some("a".into()) }),
+        tuple: None,
+        dyn_: None,
+        strict: Some(dropped::ArgsStrict { x: Some("x".into()) }),
+        ext: Some("plain string".into()),
+    };
+    roundtrip::check(dropped::NAME, dropped::INPUT_SCHEMA, &x);
+
+    let mut headers = std::collections::BTreeMap::new();
+    headers.insert("Accept".to_string(), "json".to_string());
+    let ff = free_form::Args {
+        data: json!({"anything": [1, 2]}),
+        headers: Some(headers),
+        extra: None,
+        loose: None,
+        nested: Some(free_form::ArgsNested { extra: Some("e".into()) }),
+    };
+    roundtrip::check(free_form::NAME, free_form::INPUT_SCHEMA, &ff);
+}

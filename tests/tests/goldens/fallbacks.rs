@@ -1,0 +1,25 @@
+#![deny(warnings)]
+include!("../../../mcp-codegen/tests/goldens/fallbacks.rs");
+#[path = "support/roundtrip.rs"]
+mod roundtrip;
+
+use fallbacks::{fine, remote_ref};
+use serde_json::json;
+
+fn main() {
+    // The untyped tool takes JSON; the rest of the server is typed.
+    let args: remote_ref::Args = json!({"cfg": {"a": 1}});
+    assert!(args.is_object());
+    assert!(remote_ref::UNTYPED_ARGS_REASON.is_some_and(|r| r.contains("never fetches")));
+    roundtrip::check(fine::NAME, fine::INPUT_SCHEMA, &fine::Args { a: Some("x".into()) });
+}
+
+#[allow(dead_code)]
+async fn api(c: &fallbacks::Client) -> ::mcp_runtime::Result<()> {
+    c.remote_ref(json!({"cfg": {}})).await?;
+    c.dangling(json!({})).await?;
+    c.not_object(json!({})).await?;
+    c.nested_collision(json!({"o": {"aB": "x"}})).await?;
+    c.fine(fine::Args::default()).await?;
+    Ok(())
+}

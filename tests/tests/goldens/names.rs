@@ -1,0 +1,47 @@
+#![deny(warnings)]
+include!("../../../mcp-codegen/tests/goldens/names.rs");
+#[path = "support/roundtrip.rs"]
+mod roundtrip;
+
+use names::{collide, create_issue, r#type};
+use serde_json::json;
+
+fn main() {
+    let args = create_issue::Args {
+        type_: "bug".into(),
+        ref_: Some("main".into()),
+        self_: None,
+        static_: Some(true),
+        box_: None,
+        raw: None,
+        meta: Some("m".into()),
+        timestamp: Some("t".into()),
+        repo_name: "r".into(),
+        per_page: None,
+        count: Some(3u32),
+    };
+    let v = roundtrip::check(create_issue::NAME, create_issue::INPUT_SCHEMA, &args);
+    assert_eq!(v, json!({"type": "bug", "ref": "main", "static": true, "$meta": "m", "@timestamp": "t", "repo-name": "r", "count": 3}));
+
+    let args = collide::Args { foo_bar_camel: "a".into(), foo_bar: Some("b".into()) };
+    let v = roundtrip::check(collide::NAME, collide::INPUT_SCHEMA, &args);
+    assert_eq!(v, json!({"fooBar": "a", "foo_bar": "b"}));
+
+    let v = roundtrip::check(r#type::NAME, r#type::INPUT_SCHEMA, &r#type::Args { text: "x".into() });
+    assert_eq!(v, json!({"text": "x"}));
+
+    assert_eq!(names::TOOL_NAMES.len(), 8);
+    assert_eq!(names::list_repos::NAME, "repo.list");
+    let long = names::a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four::OPENAI_NAME;
+    assert_eq!(long.len(), 64);
+}
+
+#[allow(dead_code)]
+async fn api(c: &names::Client) -> ::mcp_runtime::Result<()> {
+    c.list_repos(names::list_repos::Args::default()).await?;
+    c.r#type(r#type::Args { text: "x".into() }).await?;
+    c.new_tool().await?;
+    c.caf_u00e9_lookup().await?;
+    c.get_http_status_with(::mcp_runtime::CallOptions::default()).await?;
+    Ok(())
+}

@@ -1,0 +1,111 @@
+//! A `${TOKEN}` used in `env` or `headers` never appears in a fixture, a log line, an error
+//! or a `Debug` print.
+
+mod common;
+
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+
+use mcp_runtime::{Registry, Session};
+
+const SECRET: &str = "ghp_s3cr3t-token-value-0123456789";
+
+/// Collects everything `tracing` writes, at every level.
+#[derive(Clone, Default)]
+struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if let Ok(mut v) = self.0.lock() {
+            v.extend_from_slice(buf);
+        }
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for Captured {
+    type Writer = Captured;
+    fn make_writer(&'a self) -> Self::Writer {
+        self.clone()
+    }
+}
+
+#[test]
+fn secrets_stay_out_of_fixtures_logs_errors_and_debug() {
+    let logs = Captured::default();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(logs.clone())
+        .with_max_level(tracing::Level::TRACE)
+        .with_ansi(false)
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+
+    let (_http, url) = common::start_demo_http();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let registry_path = dir.path().join("servers.toml");
+    std::fs::write(
+        &registry_path,
+        format!(
+            r#"
+[servers.stdio]
+command = "{demo}"
+env = {{ API_TOKEN = "${{TEST_SECRET_TOKEN}}" }}
+
+[servers.http]
+transport = "streamable-http"
+url = "{url}"
+headers = {{ Authorization = "Bearer ${{TEST_SECRET_TOKEN}}", X-Api-Key = "${{TEST_SECRET_TOKEN}}" }}
+
+[servers.missing]
+command = "{demo}"
+env = {{ OTHER = "${{TEST_SECRET_TOKEN}}", NEVER_SET = "${{MCP_BINDGEN_TEST_UNSET_VARIABLE}}" }}
+"#,
+            demo = common::demo_server().display()
+        ),
+    )
+    .expect("write registry");
+    let registry = Registry::load(&registry_path).expect("registry loads");
+    let lookup = |name: &str| match name {
+        "TEST_SECRET_TOKEN" => Some(SECRET.to_string()),
+        other => common::lookup(other),
+    };
+
+    let mut seen = String::new();
+    seen.push_str(&format!("{registry:?}"));
+    for alias in ["stdio", "http"] {
+        let config = registry.get(alias).expect("alias").clone();
+        let session = runtime
+            .block_on(Session::connect_with_env(&config, &lookup))
+            .unwrap_or_else(|e| panic!("{alias}: {e}"));
+        let tools = runtime.block_on(session.list_tools()).expect("tools/list");
+        assert!(!tools.is_empty());
+        seen.push_str(&serde_json::to_string(&tools).expect("json"));
+        seen.push_str(&format!("{session:?} {config:?}"));
+        // An error path that includes the server's details.
+        let err = runtime
+            .block_on(session.call("no_such_tool", &mcp_runtime::NoArgs {}))
+            .expect_err("unknown tool");
+        seen.push_str(&format!("{err} {err:?}"));
+        runtime.block_on(session.close()).expect("close");
+    }
+    // A server whose other variable is missing: the error names the variable, not the secret.
+    let missing = registry.get("missing").expect("alias").clone();
+    let err = runtime
+        .block_on(Session::connect_with_env(&missing, &lookup))
+        .expect_err("undefined variable");
+    let text = err.to_string();
+    assert!(text.contains("MCP_BINDGEN_TEST_UNSET_VARIABLE"), "{text}");
+    seen.push_str(&format!("{text} {err:?}"));
+
+    let logs = String::from_utf8_lossy(&logs.0.lock().expect("logs")).into_owned();
+    assert!(!logs.is_empty(), "tracing captured nothing: the test would prove nothing");
+    assert!(!logs.contains(SECRET), "secret in logs:\n{logs}");
+    assert!(!seen.contains(SECRET), "secret in output:\n{seen}");
+}
