@@ -348,8 +348,8 @@ fn print_drift(alias: &str, path: &Path, old: &str, new: &str) {
         _ => println!("{alias}: the committed fixture is not valid JSON"),
     }
     let color = std::io::stdout().is_terminal();
-    let label_old = format!("a/{}", path.display());
-    let label_new = format!("b/{} (live)", path.display());
+    let label_old = format!("{} (committed)", path.display());
+    let label_new = format!("{} (live)", path.display());
     let diff = similar::TextDiff::from_lines(old, new);
     let mut out = std::io::stdout().lock();
     let text = diff

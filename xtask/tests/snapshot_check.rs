@@ -1,0 +1,101 @@
+//! `cargo xtask snapshot --check` against the embedded demo server: an untouched fixture
+//! passes, a fixture edited to lack a required argument fails with a BREAKING report.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask has a parent")
+        .to_path_buf()
+}
+
+/// The demo server `cargo test --workspace` builds (or `$MCP_DEMO_SERVER`).
+fn demo_server() -> PathBuf {
+    if let Some(p) = std::env::var_os("MCP_DEMO_SERVER") {
+        return PathBuf::from(p);
+    }
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target"));
+    let path = target.join("debug").join("mcp-demo-server");
+    assert!(
+        path.exists(),
+        "{} is missing: run `cargo build -p mcp-bindgen-tests` or `cargo xtask test`",
+        path.display()
+    );
+    path
+}
+
+fn check(fixtures: &Path) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args(["snapshot", "demo", "--check", "--fixtures"])
+        .arg(fixtures)
+        .env("MCP_DEMO_SERVER", demo_server())
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run xtask");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.code().unwrap_or(-1), text)
+}
+
+#[test]
+fn untouched_fixture_passes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::copy(root().join("fixtures/demo.json"), dir.path().join("demo.json"))
+        .expect("copy fixture");
+    let (code, text) = check(dir.path());
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("unchanged"), "{text}");
+}
+
+#[test]
+fn fixture_without_a_required_argument_is_breaking_drift() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let text = std::fs::read_to_string(root().join("fixtures/demo.json")).expect("fixture");
+    let mut doc: Value = serde_json::from_str(&text).expect("json");
+    let add = doc["tools"]
+        .as_array_mut()
+        .expect("tools")
+        .iter_mut()
+        .find(|t| t["name"] == "add")
+        .expect("demo has `add`");
+    let schema = &mut add["inputSchema"];
+    schema["properties"]
+        .as_object_mut()
+        .expect("properties")
+        .remove("b")
+        .expect("`add` has `b`");
+    schema["required"]
+        .as_array_mut()
+        .expect("required")
+        .retain(|r| r != "b");
+    std::fs::write(
+        dir.path().join("demo.json"),
+        serde_json::to_string_pretty(&doc).expect("encode"),
+    )
+    .expect("write");
+    let (code, out) = check(dir.path());
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("add: BREAKING"), "{out}");
+    assert!(out.contains("\"b\""), "{out}");
+    assert!(out.contains("DRIFT"), "{out}");
+    // The unified diff follows the classification.
+    assert!(out.contains("@@"), "{out}");
+}
+
+#[test]
+fn missing_fixture_is_drift() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (code, out) = check(dir.path());
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("no committed fixture"), "{out}");
+    assert!(out.contains("cargo xtask snapshot demo"), "{out}");
+}
