@@ -578,14 +578,14 @@ fn emit_tool(tool: &Tool, alias: &str, fn_name: &str, topts: &ToolOptions) -> Re
                 suggestion = format!("{field}_{n}");
                 n += 1;
             }
-            return Err(Error::ArgumentCollision {
+            return Err(Error::ArgumentCollision(Box::new(crate::error::ArgumentCollision {
                 alias: alias.to_string(),
                 tool: tool.name.clone(),
                 first,
                 second,
                 field,
                 suggestion,
-            });
+            })));
         }
         Err(Problem::BadOption(message)) => {
             return Err(Error::InvalidOption {
@@ -712,7 +712,7 @@ fn emit_tool(tool: &Tool, alias: &str, fn_name: &str, topts: &ToolOptions) -> Re
     let call = if output_typing == Some(Typing::Typed) {
         quote!(call_structured::<_, #mod_ident::Output>)
     } else {
-        quote!(call_with)
+        quote!(call_checked)
     };
     let mut doc_text = tool.description.clone().unwrap_or_default();
     if doc_text.trim().is_empty() {

@@ -75,22 +75,29 @@ pub enum Error {
         suggestion: String,
     },
     /// Two top-level arguments of a tool map to the same Rust field name.
-    #[error("tool \"{tool}\" of server \"{alias}\": arguments \"{first}\" and \"{second}\" both map to the Rust field `{field}`; add rename = {{ \"{tool}.{second}\" = \"{suggestion}\" }}")]
-    ArgumentCollision {
-        /// Server alias.
-        alias: String,
-        /// The tool.
-        tool: String,
-        /// First property.
-        first: String,
-        /// Second property.
-        second: String,
-        /// The shared field name.
-        field: String,
-        /// A free field name for the second property.
-        suggestion: String,
-    },
+    #[error("{0}")]
+    ArgumentCollision(Box<ArgumentCollision>),
 }
 
 /// `Result` with this crate's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Details of [`Error::ArgumentCollision`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "tool \"{tool}\" of server \"{alias}\": arguments \"{first}\" and \"{second}\" both map to the Rust field `{field}`; add rename = {{ \"{tool}.{second}\" = \"{suggestion}\" }}"
+)]
+pub struct ArgumentCollision {
+    /// Server alias.
+    pub alias: String,
+    /// The tool.
+    pub tool: String,
+    /// First property.
+    pub first: String,
+    /// Second property.
+    pub second: String,
+    /// The shared field name.
+    pub field: String,
+    /// A free field name for the second property.
+    pub suggestion: String,
+}

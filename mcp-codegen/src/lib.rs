@@ -33,4 +33,4 @@ pub use emit::{
     Generated, Options, Stats, ToolReport, Typing, Warning, WarningKind, expand_to_string, format_tokens,
     generate,
 };
-pub use error::{Error, Result};
+pub use error::{ArgumentCollision, Error, Result};

@@ -193,11 +193,11 @@ fn for_each_child<'a>(schema: &'a Value, f: &mut dyn FnMut(String, &'a Value)) {
             }
         } else if ONE_KEYWORDS.contains(&k) || (k == "items" && !value.is_array()) {
             f(format!("/{}", escape(k)), value);
-        } else if LIST_KEYWORDS.contains(&k) || (k == "items" && value.is_array()) {
-            if let Some(list) = value.as_array() {
-                for (i, sub) in list.iter().enumerate() {
-                    f(format!("/{k}/{i}"), sub);
-                }
+        } else if (LIST_KEYWORDS.contains(&k) || k == "items")
+            && let Some(list) = value.as_array()
+        {
+            for (i, sub) in list.iter().enumerate() {
+                f(format!("/{k}/{i}"), sub);
             }
         }
     }
@@ -216,11 +216,11 @@ fn for_each_child_mut(schema: &mut Value, f: &mut dyn FnMut(String, &mut Value))
             }
         } else if ONE_KEYWORDS.contains(&k) || (k == "items" && !value.is_array()) {
             f(format!("/{}", escape(k)), value);
-        } else if LIST_KEYWORDS.contains(&k) || (k == "items" && value.is_array()) {
-            if let Some(list) = value.as_array_mut() {
-                for (i, sub) in list.iter_mut().enumerate() {
-                    f(format!("/{k}/{i}"), sub);
-                }
+        } else if (LIST_KEYWORDS.contains(&k) || k == "items")
+            && let Some(list) = value.as_array_mut()
+        {
+            for (i, sub) in list.iter_mut().enumerate() {
+                f(format!("/{k}/{i}"), sub);
             }
         }
     }

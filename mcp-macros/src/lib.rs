@@ -1,16 +1,293 @@
 //! The `mcp_tools!` proc macro. Use it through `mcp-runtime`, which re-exports it together
 //! with everything the generated code needs.
+//!
+//! The macro is deliberately thin: it parses its arguments, finds and reads the fixture,
+//! calls [`mcp_codegen::generate`], and turns every failure into a `compile_error!` spanned
+//! on the user's literal. It never talks to a server and never writes a file.
 #![deny(missing_docs)]
 
-use proc_macro::TokenStream;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, quote_spanned};
+use syn::parse::{Parse, ParseStream};
+use syn::{Ident, LitStr, Token};
 
 /// Generates a typed module for the MCP server whose snapshot is `fixtures/<alias>.json`.
+///
+/// ```ignore
+/// mcp_runtime::mcp_tools!("github");
+/// mcp_runtime::mcp_tools!("github",
+///     only = ["create_issue", "get_issue"],          // allowlist (original tool names)
+///     skip = ["delete_repository"],                  // denylist
+///     rename = { "get_issue" = "issue", "create_issue.body" = "text" },
+///     types = { "get_issue.issue_number" = "u64" },  // per-argument Rust type
+/// );
+/// ```
+///
+/// The fixture is looked up as `fixtures/<alias>.json` in `$MCP_FIXTURES_DIR` when set
+/// (relative to the crate's manifest directory), else in the crate's directory and then in
+/// each parent directory (so a workspace member finds the workspace's `fixtures/`).
+/// Editing the fixture recompiles the crate.
 #[proc_macro]
-pub fn mcp_tools(input: TokenStream) -> TokenStream {
-    let input = proc_macro2::TokenStream::from(input);
-    quote::quote_spanned! {proc_macro2::Span::call_site()=>
-        ::core::compile_error!("mcp_tools! is not implemented yet");
-        const _: &str = stringify!(#input);
+pub fn mcp_tools(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
+    let call = match syn::parse::<MacroCall>(input) {
+        Ok(call) => call,
+        Err(e) => return e.to_compile_error().into(),
+    };
+    expand(&call).into()
+}
+
+/// `"alias" (, key = value)*`
+struct MacroCall {
+    alias: LitStr,
+    only: Option<(Ident, Vec<LitStr>)>,
+    skip: Option<(Ident, Vec<LitStr>)>,
+    rename: Option<(Ident, Vec<(LitStr, LitStr)>)>,
+    types: Option<(Ident, Vec<(LitStr, LitStr)>)>,
+}
+
+impl Parse for MacroCall {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let alias: LitStr = input.parse().map_err(|e| {
+            syn::Error::new(
+                e.span(),
+                "expected the server alias as a string literal, e.g. mcp_tools!(\"github\")",
+            )
+        })?;
+        let mut call = MacroCall {
+            alias,
+            only: None,
+            skip: None,
+            rename: None,
+            types: None,
+        };
+        while !input.is_empty() {
+            input.parse::<Token![,]>()?;
+            if input.is_empty() {
+                break;
+            }
+            let key: Ident = input.parse()?;
+            input.parse::<Token![=]>()?;
+            let dup = |what: &str| syn::Error::new(key.span(), format!("`{what}` given twice"));
+            match key.to_string().as_str() {
+                "only" => {
+                    if call.only.is_some() {
+                        return Err(dup("only"));
+                    }
+                    call.only = Some((key.clone(), parse_list(input)?));
+                }
+                "skip" => {
+                    if call.skip.is_some() {
+                        return Err(dup("skip"));
+                    }
+                    call.skip = Some((key.clone(), parse_list(input)?));
+                }
+                "rename" => {
+                    if call.rename.is_some() {
+                        return Err(dup("rename"));
+                    }
+                    call.rename = Some((key.clone(), parse_map(input)?));
+                }
+                "types" => {
+                    if call.types.is_some() {
+                        return Err(dup("types"));
+                    }
+                    call.types = Some((key.clone(), parse_map(input)?));
+                }
+                other => {
+                    return Err(syn::Error::new(
+                        key.span(),
+                        format!("unknown option `{other}`; expected one of: only, skip, rename, types"),
+                    ));
+                }
+            }
+        }
+        Ok(call)
     }
-    .into()
+}
+
+/// `["a", "b"]`
+fn parse_list(input: ParseStream) -> syn::Result<Vec<LitStr>> {
+    let content;
+    syn::bracketed!(content in input);
+    let items = content.parse_terminated(|p: ParseStream| p.parse::<LitStr>(), Token![,])?;
+    Ok(items.into_iter().collect())
+}
+
+/// `{ "a" = "b", "c.d" = "e" }`
+fn parse_map(input: ParseStream) -> syn::Result<Vec<(LitStr, LitStr)>> {
+    let content;
+    syn::braced!(content in input);
+    let items = content.parse_terminated(
+        |p: ParseStream| {
+            let k: LitStr = p.parse()?;
+            p.parse::<Token![=]>()?;
+            let v: LitStr = p.parse()?;
+            Ok((k, v))
+        },
+        Token![,],
+    )?;
+    Ok(items.into_iter().collect())
+}
+
+fn error_at(span: Span, message: &str) -> TokenStream {
+    quote_spanned! {span=> ::core::compile_error!(#message); }
+}
+
+fn expand(call: &MacroCall) -> TokenStream {
+    let span = call.alias.span();
+    let alias = call.alias.value();
+    let path = match find_fixture(&alias) {
+        Ok(p) => p,
+        Err(message) => return error_at(span, &message),
+    };
+    let shown = path.display().to_string();
+    let bytes = match std::fs::read(&path) {
+        Ok(b) => b,
+        Err(e) => {
+            return error_at(
+                span,
+                &format!(
+                    "cannot read the fixture of MCP server \"{alias}\" at {shown}: {e}; run `cargo xtask snapshot {alias}`"
+                ),
+            );
+        }
+    };
+    let fixture = match mcp_codegen::fixture::Fixture::from_slice(&bytes, &path) {
+        Ok(f) => f,
+        Err(e) => {
+            return error_at(
+                span,
+                &format!("{e}; fix the file or run `cargo xtask snapshot {alias}` to rewrite it"),
+            );
+        }
+    };
+
+    let mut options = mcp_codegen::Options::default();
+    if let Some((_, only)) = &call.only {
+        options.only = Some(only.iter().map(LitStr::value).collect());
+    }
+    if let Some((_, skip)) = &call.skip {
+        options.skip = skip.iter().map(LitStr::value).collect();
+    }
+    let map = |m: &Option<(Ident, Vec<(LitStr, LitStr)>)>| -> BTreeMap<String, String> {
+        m.iter()
+            .flat_map(|(_, kv)| kv.iter().map(|(k, v)| (k.value(), v.value())))
+            .collect()
+    };
+    options.rename = map(&call.rename);
+    options.types = map(&call.types);
+
+    // typify runs inside the generator behind its own panic guard; this one catches
+    // anything else, so the user never sees "proc macro panicked".
+    let generated = std::panic::catch_unwind(|| mcp_codegen::generate(&fixture, &alias, &options));
+    let generated = match generated {
+        Ok(Ok(g)) => g,
+        Ok(Err(e)) => {
+            // Point at the option that names the problem when there is one.
+            let at = option_span(call, &e.to_string()).unwrap_or(span);
+            return error_at(at, &format!("mcp_tools!(\"{alias}\") with {shown}: {e}"));
+        }
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".to_string());
+            return error_at(
+                span,
+                &format!(
+                    "mcp_tools!(\"{alias}\"): the code generator failed on {shown}: {what}; this is a bug in mcp-bindgen, please report it with the fixture (use skip = [...] to leave the failing tool out meanwhile)"
+                ),
+            );
+        }
+    };
+
+    let tokens = generated.tokens;
+    let path_str = path.to_string_lossy().into_owned();
+    // Warnings on stable Rust: a use of a deprecated item, spanned on the literal.
+    let warnings = generated.warnings.iter().filter(|w| {
+        !matches!(w.kind, mcp_codegen::WarningKind::Note)
+    });
+    let warning_items = warnings.enumerate().map(|(i, w)| {
+        let note = format!("mcp_tools!(\"{alias}\"): {w} (silence with #[allow(deprecated)])");
+        let name = syn::Ident::new(&format!("__McpToolsWarning{i}"), span);
+        quote_spanned! {span=>
+            #[deprecated(note = #note)]
+            #[allow(non_camel_case_types, dead_code)]
+            struct #name;
+            let _ = #name;
+        }
+    });
+    quote! {
+        #tokens
+        #[doc(hidden)]
+        #[allow(dead_code)]
+        const _: () = {
+            // Rebuild when the fixture changes.
+            const _: &[u8] = ::core::include_bytes!(#path_str);
+            #(#warning_items)*
+        };
+    }
+}
+
+/// The span of the `only`/`skip`/`rename`/`types` literal an error message quotes.
+fn option_span(call: &MacroCall, message: &str) -> Option<Span> {
+    let lists = call.only.iter().chain(call.skip.iter());
+    for (_, items) in lists {
+        for lit in items {
+            if message.contains(&format!("\"{}\"", lit.value())) {
+                return Some(lit.span());
+            }
+        }
+    }
+    for (_, items) in call.rename.iter().chain(call.types.iter()) {
+        for (k, _) in items {
+            if message.contains(&format!("\"{}\"", k.value())) {
+                return Some(k.span());
+            }
+        }
+    }
+    None
+}
+
+/// `$MCP_FIXTURES_DIR/<alias>.json`, else `fixtures/<alias>.json` in the manifest directory
+/// or the nearest parent that has it.
+fn find_fixture(alias: &str) -> Result<PathBuf, String> {
+    let manifest = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("."));
+    let file = format!("{alias}.json");
+    if alias.is_empty() || alias.contains(['/', '\\']) || alias.starts_with('.') {
+        return Err(format!(
+            "\"{alias}\" is not a server alias (aliases match [a-z][a-z0-9_-]*, as in fixtures/servers.toml)"
+        ));
+    }
+    if let Some(dir) = std::env::var_os("MCP_FIXTURES_DIR") {
+        let dir = manifest.join(dir);
+        let path = dir.join(&file);
+        return if path.is_file() {
+            Ok(path)
+        } else {
+            Err(format!(
+                "no fixture for MCP server \"{alias}\" at {} (MCP_FIXTURES_DIR={}); run `cargo xtask snapshot {alias}`",
+                path.display(),
+                dir.display()
+            ))
+        };
+    }
+    let mut dir: Option<&Path> = Some(&manifest);
+    while let Some(d) = dir {
+        let path = d.join("fixtures").join(&file);
+        if path.is_file() {
+            return Ok(path);
+        }
+        dir = d.parent();
+    }
+    Err(format!(
+        "no fixture for MCP server \"{alias}\" at {} (resolved from CARGO_MANIFEST_DIR, also searched its parents); run `cargo xtask snapshot {alias}`",
+        manifest.join("fixtures").join(&file).display()
+    ))
 }

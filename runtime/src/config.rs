@@ -14,6 +14,7 @@
 //!   required = false                 # a failure to connect is an error, not a warning
 //!   tools = ["create_issue"]         # optional allowlist
 //!   exclude_tools = ["delete_repo"]  # optional denylist
+//!   function_call_wrapper = false    # offer the tools to non-MCP models as function calls
 //!
 //!   [servers.remote]
 //!   transport = "streamable-http"
@@ -67,6 +68,10 @@ pub struct ServerConfig {
     /// The directory relative `command` and `cwd` paths are resolved against
     /// (the registry file's directory).
     pub base_dir: PathBuf,
+    /// Whether the agent layer may offer this server's tools to models without native MCP
+    /// support as function calls (`function_call_wrapper = true`; default false). See
+    /// [`crate::toolbox`] for the model/server rules that read it.
+    pub function_call_wrapper: bool,
 }
 
 /// How to reach a server. String values may contain `${NAME}` placeholders.
@@ -150,6 +155,7 @@ impl fmt::Debug for ServerConfig {
             .field("required", &self.required)
             .field("tools", &self.tools)
             .field("exclude_tools", &self.exclude_tools)
+            .field("function_call_wrapper", &self.function_call_wrapper)
             .finish_non_exhaustive()
     }
 }
@@ -236,6 +242,7 @@ impl Registry {
                 required: raw.required,
                 tools: raw.tools,
                 exclude_tools: raw.exclude_tools,
+                function_call_wrapper: raw.function_call_wrapper,
                 ..server
             });
         }
@@ -288,6 +295,7 @@ impl Registry {
             servers.push(ServerConfig {
                 timeout: raw.timeout.map(Duration::from_secs_f64),
                 required: raw.required,
+                function_call_wrapper: raw.function_call_wrapper,
                 ..server
             });
         }
@@ -349,6 +357,7 @@ impl ServerConfig {
             tools: None,
             exclude_tools: Vec::new(),
             base_dir: PathBuf::from("."),
+            function_call_wrapper: false,
         }
     }
 
@@ -382,6 +391,12 @@ impl ServerConfig {
                 headers.insert(key.into(), value.into());
             }
         }
+        self
+    }
+
+    /// Sets [`ServerConfig::function_call_wrapper`].
+    pub fn with_function_call_wrapper(mut self, wrapper: bool) -> Self {
+        self.function_call_wrapper = wrapper;
         self
     }
 
@@ -608,6 +623,7 @@ fn build_server(
         tools: None,
         exclude_tools: Vec::new(),
         base_dir: base_dir.to_path_buf(),
+        function_call_wrapper: false,
     })
 }
 
@@ -671,6 +687,8 @@ struct TomlServer {
     tools: Option<Vec<String>>,
     #[serde(default)]
     exclude_tools: Vec<String>,
+    #[serde(default)]
+    function_call_wrapper: bool,
 }
 
 /// A positive number of seconds (integer or float).
@@ -717,6 +735,8 @@ struct JsonServer {
     #[serde(default)]
     #[allow(dead_code)]
     disabled: Option<FalseOnly>,
+    #[serde(default, alias = "functionCallWrapper")]
+    function_call_wrapper: bool,
 }
 
 /// Accepts only `false`.
@@ -954,6 +974,28 @@ exclude_tools = ["rm"]
             .unwrap_err()
             .to_string();
         assert!(e.starts_with("m.json:1:"), "{e}");
+    }
+
+    #[test]
+    fn function_call_wrapper_defaults_to_false_in_both_shapes() {
+        let r = Registry::from_toml_str(
+            "[servers.a]\ncommand = \"x\"\n[servers.b]\ncommand = \"x\"\nfunction_call_wrapper = true\n",
+            Path::new("s.toml"),
+        )
+        .unwrap();
+        assert!(!r.get("a").unwrap().function_call_wrapper);
+        assert!(r.get("b").unwrap().function_call_wrapper);
+        let r = Registry::from_json_str(
+            r#"{"mcpServers": {"a": {"command": "x"}, "b": {"command": "x", "function_call_wrapper": true}, "c": {"command": "x", "functionCallWrapper": true}}}"#,
+            Path::new("m.json"),
+        )
+        .unwrap();
+        assert!(!r.get("a").unwrap().function_call_wrapper);
+        assert!(r.get("b").unwrap().function_call_wrapper);
+        assert!(r.get("c").unwrap().function_call_wrapper);
+        assert!(ServerConfig::stdio("a", "x", vec![]).with_function_call_wrapper(true).function_call_wrapper);
+        let e = toml_err("[servers.a]\ncommand = \"x\"\nfunction_call_wrapper = \"yes\"\n");
+        assert!(e.contains("invalid type"), "{e}");
     }
 
     #[test]

@@ -18,6 +18,7 @@ pub mod config;
 mod error;
 mod session;
 mod transport;
+mod typed;
 
 pub use config::{Registry, ServerConfig, TransportConfig};
 pub use error::{Error, Result};

@@ -6,7 +6,7 @@
 //! | `verify [--fixtures DIR]` | codegen over every fixture, no network |
 //! | `expand ALIAS\|PATH` | print the generated Rust |
 //! | `install-servers [ALIAS…] [--conformance]` | install the pinned npm/PyPI servers into `target/mcp-servers` |
-//! | `demo` | the quickstart: build the embedded demo server and snapshot it |
+//! | `demo` | the quickstart: snapshot the embedded demo server, run the typed example |
 //! | `test` | install what the tests need, run every test, check the fixtures for drift |
 
 use std::path::{Path, PathBuf};
@@ -29,7 +29,8 @@ commands:
   expand ALIAS|PATH   print the code mcp_tools! generates for a fixture
   install-servers [ALIAS…] [--conformance]
                       install the pinned npm/PyPI servers into target/mcp-servers
-  demo                build the embedded demo server and snapshot it (cargo alone)
+  demo                the quickstart: snapshot the embedded demo server and make typed
+                      calls to it with mcp_tools!(\"demo\") (cargo alone)
   test                install what the tests need and run the whole test suite";
 
 fn main() -> ExitCode {
@@ -48,7 +49,7 @@ fn main() -> ExitCode {
         "verify" => verify::run(rest),
         "expand" => expand::run(rest),
         "install-servers" => servers::run(rest),
-        "demo" => snapshot::run(&["demo".to_string()]),
+        "demo" => demo(),
         "test" => test::run(rest),
         "-h" | "--help" | "help" => {
             println!("{USAGE}");
@@ -57,6 +58,23 @@ fn main() -> ExitCode {
         other => {
             eprintln!("error: unknown command `{other}`\n\n{USAGE}");
             ExitCode::from(2)
+        }
+    }
+}
+
+/// The quickstart: snapshot the embedded demo server, then run the typed example on it.
+fn demo() -> ExitCode {
+    let code = snapshot::run(&["demo".to_string()]);
+    if code != ExitCode::SUCCESS {
+        return code;
+    }
+    println!("\n==> cargo run -p mcp-runtime --example quickstart   (mcp_tools!(\"demo\"))\n");
+    // `snapshot` set MCP_DEMO_SERVER for this process; the example inherits it.
+    match cargo(&["run", "--quiet", "--package", "mcp-runtime", "--example", "quickstart"]) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("demo: {e}");
+            ExitCode::FAILURE
         }
     }
 }

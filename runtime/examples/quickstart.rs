@@ -1,0 +1,90 @@
+//! Quickstart: typed calls to the embedded demo MCP server.
+//!
+//! `mcp_tools!("demo")` reads `fixtures/demo.json` at compile time and generates the module
+//! `demo` with a typed `Client`. Run with `cargo xtask demo` (it builds the demo server,
+//! refreshes the fixture and runs this example), or by hand:
+//!
+//! ```sh
+//! cargo build -p mcp-bindgen-tests --bin mcp-demo-server
+//! MCP_DEMO_SERVER=$PWD/target/debug/mcp-demo-server cargo run -p mcp-runtime --example quickstart
+//! ```
+
+use std::path::Path;
+
+use mcp_runtime::{CallOptions, Error, Registry, Session};
+
+mcp_runtime::mcp_tools!("demo");
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let registry = Registry::load(workspace.join("fixtures/servers.toml"))?;
+    let session = Session::connect(registry.get("demo")?).await?;
+    let info = session.server_info().clone();
+    println!(
+        "connected to {} {} (protocol {}) over {}",
+        info.name,
+        info.version,
+        info.protocol_version,
+        session.transport()
+    );
+    let demo = demo::Client::new(session);
+
+    // Plain arguments: a struct literal, every name visible, every type checked.
+    let sum = demo.add(demo::add::Args { a: 2.0, b: 40.0 }).await?;
+    println!("add(2, 40)            → {}", sum.text());
+
+    // A tool without arguments takes none.
+    let now = demo.server_time().await?;
+    println!("server_time()         → {}", now.text());
+
+    // Structured output: typed from the tool's outputSchema.
+    let weather = demo
+        .get_weather(demo::get_weather::Args {
+            city: "Lisbon".into(),
+            days: Some(2),
+            units: None,
+        })
+        .await?;
+    println!(
+        "get_weather(Lisbon)   → {:.1}° {:?}, {} forecast day(s), wind {:.0} km/h",
+        weather.current.temperature,
+        weather.current.conditions,
+        weather.forecast.len(),
+        weather.current.wind.speed_kmh
+    );
+
+    // Progress: a callback per call, fed by notifications/progress, before the result.
+    let done = demo
+        .long_task_with(
+            demo::long_task::Args {
+                steps: 3,
+                delay_ms: Some(20),
+            },
+            CallOptions::new().on_progress(|p| {
+                println!(
+                    "  progress {}/{} {}",
+                    p.progress,
+                    p.total.unwrap_or(0.0),
+                    p.message.unwrap_or_default()
+                )
+            }),
+        )
+        .await?;
+    println!("long_task(3)          → {}", done.text());
+
+    // A tool-level error (isError: true) is a distinct error variant.
+    match demo
+        .fail(demo::fail::Args {
+            message: "the quickstart asked for it".into(),
+        })
+        .await
+    {
+        Err(Error::Tool { tool, output, .. }) => {
+            println!("fail(..)              → tool error from {tool}: {}", output.text())
+        }
+        other => println!("fail(..)              → unexpected: {other:?}"),
+    }
+    demo.session().close().await?;
+    Ok(())
+}
