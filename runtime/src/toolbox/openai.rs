@@ -1,0 +1,607 @@
+//! OpenAI function-call definitions (`tools` of chat-completions) for MCP tools.
+//!
+//! * [`function_definition`]: `{"type": "function", "function": {"name", "description",
+//!   "parameters"}}` with the tool's input schema as `parameters` (forced to an object
+//!   schema, `$schema` removed). Identical to `mcp_codegen::openai::function_definition`.
+//! * [`strict_function_definition`]: the `strict: true` form or the reason it cannot exist.
+//!   Local `$ref`s are first inlined ([`inline_refs`], with a cycle guard and a size budget);
+//!   then the rules of `mcp_codegen::openai::strict_function_definition` apply: every object
+//!   closed (`additionalProperties: false`) with every property required, optional ones made
+//!   nullable; `format`, `pattern`, bounds, `default`, … removed; `oneOf` → `anyOf`;
+//!   free-form objects, any-JSON values, `allOf`, `not`, conditionals and tuples refused.
+
+use serde_json::{Map, Value, json};
+
+/// Maximum nesting depth of objects OpenAI accepts in strict mode.
+pub const STRICT_MAX_DEPTH: usize = 10;
+/// Maximum number of object properties OpenAI accepts in strict mode (whole schema).
+pub const STRICT_MAX_PROPERTIES: usize = 5000;
+/// Most schema nodes [`inline_refs`] produces before giving up (guards against the
+/// exponential growth of shared definitions).
+pub const INLINE_MAX_NODES: usize = 20_000;
+
+/// The parameters schema OpenAI sees: the input schema, forced to be an object schema.
+pub fn parameters(input_schema: &Value) -> Value {
+    let mut schema = match input_schema {
+        Value::Object(m) => m.clone(),
+        _ => Map::new(),
+    };
+    schema.remove("$schema");
+    schema.entry("type").or_insert(json!("object"));
+    if schema.get("type") == Some(&json!("object")) {
+        schema.entry("properties").or_insert(json!({}));
+    }
+    Value::Object(schema)
+}
+
+/// The non-strict definition of a tool exported as `name`.
+pub fn function_definition(name: &str, description: Option<&str>, input_schema: &Value) -> Value {
+    let mut function = Map::new();
+    function.insert("name".into(), json!(name));
+    if let Some(d) = description {
+        function.insert("description".into(), json!(d));
+    }
+    function.insert("parameters".into(), parameters(input_schema));
+    json!({"type": "function", "function": function})
+}
+
+/// The strict definition of a tool exported as `name`, or why there is none.
+pub fn strict_function_definition(
+    name: &str,
+    description: Option<&str>,
+    input_schema: &Value,
+) -> Result<Value, String> {
+    let inlined = inline_refs(input_schema)?;
+    let mut count = 0;
+    let params = strict_schema(&parameters(&inlined), "", 0, &mut count)?;
+    if count > STRICT_MAX_PROPERTIES {
+        return Err(format!(
+            "{count} properties exceed strict mode's limit of {STRICT_MAX_PROPERTIES}"
+        ));
+    }
+    let mut function = Map::new();
+    function.insert("name".into(), json!(name));
+    if let Some(d) = description {
+        function.insert("description".into(), json!(d));
+    }
+    function.insert("strict".into(), json!(true));
+    function.insert("parameters".into(), params);
+    Ok(json!({"type": "function", "function": function}))
+}
+
+// ---------------------------------------------------------------------------------------
+// $ref inlining
+// ---------------------------------------------------------------------------------------
+
+/// Keywords whose value is a schema.
+const SCHEMA_KEYS: &[&str] = &[
+    "items",
+    "additionalProperties",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "propertyNames",
+    "additionalItems",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+];
+/// Keywords whose value is an array of schemas.
+const SCHEMA_ARRAY_KEYS: &[&str] = &["anyOf", "oneOf", "allOf", "prefixItems"];
+/// Keywords whose value is a map of schemas.
+const SCHEMA_MAP_KEYS: &[&str] = &["properties", "patternProperties", "dependentSchemas"];
+
+/// Replaces every local `$ref` (`#`, `#/$defs/…`, any JSON pointer into the document) by the
+/// schema it points to, merged with the `$ref`'s sibling keywords (siblings win), and drops
+/// `$defs` / `definitions`. Values of data keywords (`enum`, `const`, `default`, `examples`)
+/// are copied verbatim.
+///
+/// Errors: a recursive reference (the cycle guard: a `$ref` met again while it is being
+/// expanded), a reference to another document, a pointer to nothing, or growth beyond
+/// [`INLINE_MAX_NODES`] nodes.
+pub fn inline_refs(schema: &Value) -> Result<Value, String> {
+    let mut state = Inline {
+        root: schema,
+        stack: Vec::new(),
+        nodes: 0,
+    };
+    state.walk(schema, "")
+}
+
+struct Inline<'a> {
+    root: &'a Value,
+    stack: Vec<String>,
+    nodes: usize,
+}
+
+impl Inline<'_> {
+    fn walk(&mut self, schema: &Value, at: &str) -> Result<Value, String> {
+        self.nodes += 1;
+        if self.nodes > INLINE_MAX_NODES {
+            return Err(format!(
+                "inlining $refs grows the schema beyond {INLINE_MAX_NODES} nodes (at {})",
+                where_(at)
+            ));
+        }
+        let Value::Object(obj) = schema else {
+            return Ok(schema.clone());
+        };
+        if let Some(r) = obj.get("$ref") {
+            let Some(r) = r.as_str() else {
+                return Err(format!("$ref at {} is not a string", where_(at)));
+            };
+            let target = self.resolve(r, at)?;
+            if self.stack.iter().any(|s| s == r) {
+                return Err(format!(
+                    "recursive $ref \"{r}\" at {} cannot be inlined",
+                    where_(at)
+                ));
+            }
+            self.stack.push(r.to_string());
+            let expanded = self.walk(target, at);
+            self.stack.pop();
+            let mut merged = match expanded? {
+                Value::Object(m) => m,
+                Value::Bool(true) => Map::new(),
+                other => {
+                    // `false` or a malformed target: keep it when there are no siblings.
+                    if obj.len() == 1 {
+                        return Ok(other);
+                    }
+                    return Err(format!(
+                        "$ref \"{r}\" at {} points to a non-object schema",
+                        where_(at)
+                    ));
+                }
+            };
+            for (k, v) in obj {
+                if k == "$ref" || k == "$defs" || k == "definitions" {
+                    continue;
+                }
+                merged.insert(k.clone(), self.walk_keyword(k, v, at)?);
+            }
+            return Ok(Value::Object(merged));
+        }
+        let mut out = Map::new();
+        for (k, v) in obj {
+            if k == "$defs" || k == "definitions" {
+                continue;
+            }
+            out.insert(k.clone(), self.walk_keyword(k, v, at)?);
+        }
+        Ok(Value::Object(out))
+    }
+
+    fn walk_keyword(&mut self, key: &str, value: &Value, at: &str) -> Result<Value, String> {
+        if SCHEMA_KEYS.contains(&key) {
+            return self.walk(value, &format!("{at}/{key}"));
+        }
+        if SCHEMA_ARRAY_KEYS.contains(&key)
+            && let Value::Array(list) = value
+        {
+            let mut out = Vec::with_capacity(list.len());
+            for (i, s) in list.iter().enumerate() {
+                out.push(self.walk(s, &format!("{at}/{key}/{i}"))?);
+            }
+            return Ok(Value::Array(out));
+        }
+        if SCHEMA_MAP_KEYS.contains(&key)
+            && let Value::Object(map) = value
+        {
+            let mut out = Map::new();
+            for (name, s) in map {
+                out.insert(name.clone(), self.walk(s, &format!("{at}/{key}/{name}"))?);
+            }
+            return Ok(Value::Object(out));
+        }
+        if key == "items"
+            && let Value::Array(list) = value
+        {
+            let mut out = Vec::with_capacity(list.len());
+            for (i, s) in list.iter().enumerate() {
+                out.push(self.walk(s, &format!("{at}/items/{i}"))?);
+            }
+            return Ok(Value::Array(out));
+        }
+        Ok(value.clone())
+    }
+
+    fn resolve(&self, r: &str, at: &str) -> Result<&Value, String> {
+        let Some(pointer) = r.strip_prefix('#') else {
+            return Err(format!(
+                "$ref \"{r}\" at {} is not a local reference and cannot be inlined",
+                where_(at)
+            ));
+        };
+        let pointer = percent_decode(pointer);
+        if pointer.is_empty() {
+            return Ok(self.root);
+        }
+        if !pointer.starts_with('/') {
+            return Err(format!(
+                "$ref \"{r}\" at {} uses an anchor, which cannot be inlined",
+                where_(at)
+            ));
+        }
+        self.root
+            .pointer(&pointer)
+            .ok_or_else(|| format!("$ref \"{r}\" at {} points to nothing", where_(at)))
+    }
+}
+
+/// Decodes `%XX` escapes of a URI fragment (invalid escapes are kept as they are).
+fn percent_decode(s: &str) -> String {
+    fn hex(b: u8) -> Option<u8> {
+        (b as char).to_digit(16).and_then(|d| u8::try_from(d).ok())
+    }
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && i + 2 < bytes.len()
+            && let (Some(h), Some(l)) = (hex(bytes[i + 1]), hex(bytes[i + 2]))
+        {
+            out.push(h * 16 + l);
+            i += 3;
+            continue;
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn where_(at: &str) -> String {
+    if at.is_empty() {
+        "/".to_string()
+    } else {
+        at.to_string()
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// strict mode (the rules of mcp_codegen::openai, applied after inlining)
+// ---------------------------------------------------------------------------------------
+
+/// Keywords strict mode accepts (annotations and the structural subset).
+const STRICT_KEYWORDS: &[&str] = &[
+    "type",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "enum",
+    "anyOf",
+    "description",
+    "title",
+    "$ref",
+    "$defs",
+    "definitions",
+    "const",
+];
+/// Keywords that are only constraints or annotations: removed without changing the shape.
+const STRICT_DROP: &[&str] = &[
+    "$schema",
+    "$id",
+    "$comment",
+    "default",
+    "examples",
+    "format",
+    "pattern",
+    "minLength",
+    "maxLength",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "readOnly",
+    "writeOnly",
+    "deprecated",
+    "minProperties",
+    "maxProperties",
+    "propertyNames",
+];
+
+fn strict_schema(
+    schema: &Value,
+    at: &str,
+    depth: usize,
+    count: &mut usize,
+) -> Result<Value, String> {
+    let where_ = where_(at);
+    let obj = match schema {
+        Value::Object(m) => m,
+        Value::Bool(_) => {
+            return Err(format!(
+                "boolean schema at {where_} is not allowed in strict mode"
+            ));
+        }
+        _ => return Err(format!("invalid schema at {where_}")),
+    };
+    if obj.is_empty() || (obj.len() == 1 && obj.contains_key("description")) {
+        return Err(format!(
+            "any-JSON value at {where_} is not allowed in strict mode"
+        ));
+    }
+    if depth > STRICT_MAX_DEPTH {
+        return Err(format!(
+            "nesting deeper than {STRICT_MAX_DEPTH} levels at {where_}"
+        ));
+    }
+    let mut out = Map::new();
+    for (key, value) in obj {
+        let k = key.as_str();
+        if STRICT_DROP.contains(&k) || k.starts_with("x-") {
+            continue;
+        }
+        if !STRICT_KEYWORDS.contains(&k) && k != "oneOf" {
+            return Err(format!(
+                "keyword `{k}` at {where_} is not supported in strict mode"
+            ));
+        }
+        out.insert(key.clone(), value.clone());
+    }
+    if let Some(r) = out.get("$ref").and_then(Value::as_str)
+        && !(r == "#" || r.starts_with("#/$defs/") || r.starts_with("#/definitions/"))
+    {
+        return Err(format!(
+            "$ref \"{r}\" at {where_} is not supported in strict mode"
+        ));
+    }
+    if let Some(v) = out.remove("oneOf") {
+        out.insert("anyOf".into(), v);
+    }
+    for key in ["$defs", "definitions"] {
+        if let Some(Value::Object(defs)) = out.get(key).cloned() {
+            let mut new = Map::new();
+            for (name, def) in defs {
+                new.insert(
+                    name.clone(),
+                    strict_schema(&def, &format!("{at}/{key}/{name}"), depth, count)?,
+                );
+            }
+            out.insert(key.into(), Value::Object(new));
+        }
+    }
+    if let Some(Value::Array(list)) = out.get("anyOf").cloned() {
+        let mut new = Vec::new();
+        for (i, s) in list.iter().enumerate() {
+            new.push(strict_schema(s, &format!("{at}/anyOf/{i}"), depth, count)?);
+        }
+        out.insert("anyOf".into(), Value::Array(new));
+    }
+    if let Some(items) = out.get("items").cloned() {
+        if items.is_array() {
+            return Err(format!(
+                "tuple `items` at {where_} is not supported in strict mode"
+            ));
+        }
+        out.insert(
+            "items".into(),
+            strict_schema(&items, &format!("{at}/items"), depth + 1, count)?,
+        );
+    }
+    let is_object = match out.get("type") {
+        Some(Value::String(t)) => t == "object",
+        Some(Value::Array(ts)) => ts.iter().any(|t| t == "object"),
+        _ => out.contains_key("properties"),
+    };
+    if is_object {
+        match out.get("additionalProperties") {
+            None | Some(Value::Bool(false)) => {}
+            Some(_) => {
+                return Err(format!(
+                    "free-form object (additionalProperties) at {where_} is not allowed in strict mode"
+                ));
+            }
+        }
+        let props = match out.get("properties") {
+            Some(Value::Object(p)) => p.clone(),
+            _ if at.is_empty() => Map::new(),
+            _ => {
+                return Err(format!(
+                    "object without properties at {where_} is not allowed in strict mode"
+                ));
+            }
+        };
+        let required: Vec<String> = match out.get("required") {
+            Some(Value::Array(r)) => r
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect(),
+            _ => Vec::new(),
+        };
+        let mut new_props = Map::new();
+        for (name, prop) in &props {
+            *count += 1;
+            let mut p = strict_schema(
+                prop,
+                &format!("{at}/properties/{name}"),
+                depth + 1,
+                count,
+            )?;
+            if !required.contains(name) {
+                p = nullable(p);
+            }
+            new_props.insert(name.clone(), p);
+        }
+        out.insert("type".into(), json!("object"));
+        out.insert("properties".into(), Value::Object(new_props));
+        out.insert("required".into(), json!(props.keys().collect::<Vec<_>>()));
+        out.insert("additionalProperties".into(), json!(false));
+    }
+    Ok(Value::Object(out))
+}
+
+/// `X` → `X` or `null` (how strict mode spells "optional").
+fn nullable(schema: Value) -> Value {
+    let Value::Object(mut obj) = schema else {
+        return schema;
+    };
+    match obj.get("type").cloned() {
+        Some(Value::String(t)) if !obj.contains_key("enum") => {
+            if t != "null" {
+                obj.insert("type".into(), json!([t, "null"]));
+            }
+            Value::Object(obj)
+        }
+        Some(Value::Array(mut ts)) if !obj.contains_key("enum") => {
+            if !ts.iter().any(|t| t == "null") {
+                ts.push(json!("null"));
+            }
+            obj.insert("type".into(), Value::Array(ts));
+            Value::Object(obj)
+        }
+        _ => {
+            let description = obj.remove("description");
+            let mut wrapper = Map::new();
+            if let Some(d) = description {
+                wrapper.insert("description".into(), d);
+            }
+            wrapper.insert(
+                "anyOf".into(),
+                json!([Value::Object(obj), {"type": "null"}]),
+            );
+            Value::Object(wrapper)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strict(schema: Value) -> Result<Value, String> {
+        strict_function_definition("mcp_s_t", None, &schema).map(|d| d["function"]["parameters"].clone())
+    }
+
+    #[test]
+    fn non_strict_wraps_the_schema() {
+        let d = function_definition("mcp_gh_get_me", Some("Who am I"), &json!({}));
+        assert_eq!(
+            d,
+            json!({"type": "function", "function": {"name": "mcp_gh_get_me", "description": "Who am I", "parameters": {"type": "object", "properties": {}}}})
+        );
+        let d = function_definition(
+            "n",
+            None,
+            &json!({"$schema": "x", "type": "object", "properties": {"a": {"type": "string", "format": "uri"}}}),
+        );
+        assert_eq!(d["function"]["parameters"]["properties"]["a"]["format"], "uri");
+        assert!(d["function"]["parameters"].get("$schema").is_none());
+    }
+
+    #[test]
+    fn strict_rules_one_by_one() {
+        let p = strict(json!({"type": "object", "required": ["a"], "properties": {
+            "a": {"type": "string", "format": "date-time", "minLength": 1},
+            "b": {"type": "integer", "default": 3, "maximum": 9},
+            "c": {"type": "string", "enum": ["x", "y"]},
+            "o": {"type": "object", "properties": {"z": {"type": "boolean"}}},
+            "u": {"oneOf": [{"type": "string"}, {"type": "integer"}]}
+        }}))
+        .unwrap();
+        // all properties required, additionalProperties false
+        assert_eq!(p["required"], json!(["a", "b", "c", "o", "u"]));
+        assert_eq!(p["additionalProperties"], false);
+        assert_eq!(p["properties"]["o"]["additionalProperties"], false);
+        assert_eq!(p["properties"]["o"]["required"], json!(["z"]));
+        // no format (nor other constraints)
+        assert_eq!(p["properties"]["a"], json!({"type": "string"}));
+        // optionals nullable
+        assert_eq!(p["properties"]["b"], json!({"type": ["integer", "null"]}));
+        assert_eq!(p["properties"]["c"]["anyOf"][1], json!({"type": "null"}));
+        assert_eq!(p["properties"]["o"]["type"], json!(["object", "null"]));
+        // oneOf → anyOf
+        assert!(p["properties"]["u"]["anyOf"][0]["anyOf"].is_array());
+    }
+
+    #[test]
+    fn strict_inlines_refs() {
+        let p = strict(json!({
+            "$defs": {"Repo": {"type": "object", "properties": {"owner": {"type": "string"}}, "required": ["owner"]}},
+            "type": "object",
+            "properties": {
+                "repo": {"$ref": "#/$defs/Repo", "description": "Where."},
+                "more": {"type": "array", "items": {"$ref": "#/$defs/Repo"}}
+            },
+            "required": ["repo", "more"]
+        }))
+        .unwrap();
+        assert!(p.get("$defs").is_none());
+        let text = p.to_string();
+        assert!(!text.contains("$ref"), "{text}");
+        assert_eq!(p["properties"]["repo"]["description"], "Where.");
+        assert_eq!(p["properties"]["repo"]["required"], json!(["owner"]));
+        assert_eq!(p["properties"]["more"]["items"]["additionalProperties"], false);
+    }
+
+    #[test]
+    fn cycle_guard_and_bad_refs_fall_back_with_a_reason() {
+        let recursive = json!({
+            "$defs": {"Node": {"type": "object", "properties": {"child": {"$ref": "#/$defs/Node"}}}},
+            "type": "object", "properties": {"root": {"$ref": "#/$defs/Node"}}
+        });
+        let e = strict(recursive.clone()).unwrap_err();
+        assert!(e.contains("recursive $ref \"#/$defs/Node\""), "{e}");
+        assert!(inline_refs(&json!({"properties": {"a": {"$ref": "#"}}})).unwrap_err().contains("recursive"));
+        let e = strict(json!({"type": "object", "properties": {"a": {"$ref": "http://x/s.json"}}})).unwrap_err();
+        assert!(e.contains("not a local reference"), "{e}");
+        let e = strict(json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/Nope"}}})).unwrap_err();
+        assert!(e.contains("points to nothing"), "{e}");
+        // Non-strict keeps the schema as it is.
+        let d = function_definition("n", None, &recursive);
+        assert_eq!(d["function"]["parameters"]["$defs"], recursive["$defs"]);
+    }
+
+    #[test]
+    fn exponential_sharing_hits_the_budget() {
+        let mut defs = Map::new();
+        defs.insert("D0".into(), json!({"type": "string"}));
+        for i in 1..30 {
+            defs.insert(
+                format!("D{i}"),
+                json!({"type": "object", "properties": {
+                    "a": {"$ref": format!("#/$defs/D{}", i - 1)},
+                    "b": {"$ref": format!("#/$defs/D{}", i - 1)}
+                }}),
+            );
+        }
+        let schema = json!({"$defs": defs, "type": "object", "properties": {"x": {"$ref": "#/$defs/D29"}}});
+        let e = inline_refs(&schema).unwrap_err();
+        assert!(e.contains("beyond"), "{e}");
+    }
+
+    #[test]
+    fn strict_refusals_name_the_place() {
+        for (schema, needle) in [
+            (json!({"type": "object", "properties": {"a": {}}}), "any-JSON value at /properties/a"),
+            (json!({"type": "object", "additionalProperties": true, "properties": {}}), "free-form"),
+            (json!({"type": "object", "properties": {"a": {"allOf": [{"type": "string"}]}}}), "keyword `allOf`"),
+            (json!({"type": "object", "properties": {"a": {"type": "object"}}}), "without properties"),
+            (json!({"type": "object", "properties": {"a": {"type": "array", "items": [{"type": "string"}]}}}), "tuple"),
+            (json!({"type": "object", "properties": {"a": {"not": {"type": "string"}}}}), "keyword `not`"),
+        ] {
+            let e = strict(schema).unwrap_err();
+            assert!(e.contains(needle), "{e}");
+        }
+        let mut deep = json!({"type": "string"});
+        for _ in 0..12 {
+            deep = json!({"type": "object", "properties": {"n": deep}, "required": ["n"]});
+        }
+        assert!(strict(deep).unwrap_err().contains("nesting deeper"));
+    }
+
+    #[test]
+    fn percent_escapes_in_pointers() {
+        let s = json!({"$defs": {"a b": {"type": "string"}}, "properties": {"x": {"$ref": "#/$defs/a%20b"}}});
+        assert_eq!(inline_refs(&s).unwrap()["properties"]["x"], json!({"type": "string"}));
+    }
+}

@@ -1,0 +1,316 @@
+//! End-to-end typed calls through `mcp_tools!` against real servers: the embedded demo
+//! server (every tool), server-everything, filesystem, memory, time and git.
+
+mod common;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use mcp_runtime::{CallOptions, Error, ServerConfig, Session};
+
+mcp_runtime::mcp_tools!("demo");
+mcp_runtime::mcp_tools!("everything");
+mcp_runtime::mcp_tools!("filesystem");
+mcp_runtime::mcp_tools!("memory");
+mcp_runtime::mcp_tools!("time");
+mcp_runtime::mcp_tools!("git");
+
+async fn connect(config: &ServerConfig) -> Session {
+    Session::connect_with_env(config, &common::lookup)
+        .await
+        .unwrap_or_else(|e| panic!("connect {}: {e}", config.alias))
+}
+
+/// Runs a test body with a hard limit, so nothing can hang CI.
+async fn limited<F: std::future::Future<Output = ()>>(f: F) {
+    tokio::time::timeout(Duration::from_secs(60), f)
+        .await
+        .expect("test body took more than 60 s");
+}
+
+#[tokio::test]
+async fn demo_every_tool_typed() {
+    limited(async {
+        let session = connect(common::registry().get("demo").expect("demo")).await;
+        let demo = demo::Client::new(session);
+
+        let sum = demo.add(demo::add::Args { a: 1.5, b: 2.0 }).await.expect("add");
+        assert_eq!(sum.text(), "3.5");
+
+        let echoed = demo
+            .echo(demo::echo::Args {
+                message: "ab".into(),
+                repeat: Some(3),
+            })
+            .await
+            .expect("echo");
+        assert_eq!(echoed.text(), "ab ab ab");
+
+        let issue = demo
+            .create_issue(demo::create_issue::Args {
+                repository: demo::create_issue::RepositoryRef {
+                    owner: "octo".into(),
+                    name: "repo".into(),
+                },
+                title: "Typed arguments".into(),
+                body: Some(None),
+                priority: Some(demo::create_issue::Priority::High),
+                labels: Some(vec![demo::create_issue::Label {
+                    name: "bug".into(),
+                    color: None,
+                }]),
+                assignee: None,
+                milestone: Some(Some(3)),
+                due_date: None,
+                parent: None,
+                metadata: Some([("team".to_string(), "core".to_string())].into_iter().collect()),
+                draft: Some(false),
+            })
+            .await
+            .expect("create_issue");
+        let text = issue.text();
+        assert!(text.contains("octo/repo") && text.contains("Typed arguments"), "{text}");
+        assert!(text.contains("high"), "{text}");
+
+        let records: Vec<demo::echo_structured::Record> = (0..3)
+            .map(|i| demo::echo_structured::Record {
+                id: i,
+                name: format!("r{i}"),
+                tags: Some(vec!["x".into()]),
+                active: Some(i % 2 == 0),
+                note: None,
+            })
+            .collect();
+        let out = demo
+            .echo_structured(demo::echo_structured::Args { payload: records })
+            .await
+            .expect("echo_structured");
+        assert_eq!(out.count, 3);
+        assert_eq!(out.payload[2].name, "r2");
+
+        let weather = demo
+            .get_weather(demo::get_weather::Args {
+                city: "Oslo".into(),
+                days: Some(3),
+                units: None,
+            })
+            .await
+            .expect("get_weather");
+        assert_eq!(weather.city, "Oslo");
+        assert_eq!(weather.forecast.len(), 3);
+
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let sink = seen.clone();
+        let done = demo
+            .long_task_with(
+                demo::long_task::Args {
+                    steps: 4,
+                    delay_ms: Some(5),
+                },
+                CallOptions::new().on_progress(move |p| {
+                    if let Ok(mut v) = sink.lock() {
+                        v.push(p.progress);
+                    }
+                }),
+            )
+            .await
+            .expect("long_task");
+        assert!(done.text().contains('4'), "{}", done.text());
+        assert_eq!(*seen.lock().expect("progress"), vec![1.0, 2.0, 3.0, 4.0]);
+
+        let now = demo.server_time().await.expect("server_time");
+        assert!(now.text().ends_with('Z'), "{}", now.text());
+
+        let err = demo
+            .fail(demo::fail::Args {
+                message: "boom".into(),
+            })
+            .await
+            .expect_err("fail is a tool error");
+        match err {
+            Error::Tool { tool, output, .. } => {
+                assert_eq!(tool, "fail");
+                assert_eq!(output.text(), "boom");
+            }
+            other => panic!("expected Error::Tool, got {other:?}"),
+        }
+        // The constants generated next to the client.
+        assert_eq!(demo::ALIAS, "demo");
+        assert_eq!(demo::TOOL_NAMES.len(), 8);
+        assert_eq!(demo::FIXTURE_HASH.len(), 64);
+        assert_eq!(demo::add::NAME, "add");
+        assert!(demo::add::OPENAI_FUNCTION.contains("\"mcp_demo_add\""));
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn everything_typed_calls() {
+    limited(async {
+        let session = connect(&common::installed("everything")).await;
+        let server = everything::Client::new(session);
+        let out = server
+            .echo(everything::echo::Args {
+                message: "typed".into(),
+            })
+            .await
+            .expect("echo");
+        assert!(out.text().contains("typed"), "{}", out.text());
+
+        let sum = server
+            .get_sum(everything::get_sum::Args { a: 19.0, b: 23.0 })
+            .await
+            .expect("get_sum");
+        assert!(sum.text().contains("42"), "{}", sum.text());
+
+        let weather = server
+            .get_structured_content(everything::get_structured_content::Args {
+                location: everything::get_structured_content::ArgsLocation::Chicago,
+            })
+            .await
+            .expect("structured content");
+        assert!(!weather.conditions.is_empty());
+
+        let steps = Arc::new(Mutex::new(Vec::new()));
+        let sink = steps.clone();
+        let done = server
+            .trigger_long_running_operation_with(
+                everything::trigger_long_running_operation::Args {
+                    duration: Some(0.6),
+                    steps: Some(3.0),
+                },
+                CallOptions::new().on_progress(move |p| {
+                    if let Ok(mut v) = sink.lock() {
+                        v.push(p.progress);
+                    }
+                }),
+            )
+            .await
+            .expect("long running operation");
+        let steps = steps.lock().expect("progress").clone();
+        assert_eq!(steps, vec![1.0, 2.0, 3.0], "progress in order before the result");
+        assert!(!done.text().is_empty());
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn filesystem_write_then_read() {
+    limited(async {
+        let config = common::installed("filesystem");
+        let root = common::servers_dir().join("filesystem/root");
+        let dir = tempfile::tempdir_in(&root).expect("temp dir inside the allowed root");
+        let path = dir.path().join("hello.txt").to_string_lossy().into_owned();
+        let fs = filesystem::Client::new(connect(&config).await);
+        let written = fs
+            .write_file(filesystem::write_file::Args {
+                path: path.clone(),
+                content: "typed hello\nsecond line\n".into(),
+            })
+            .await
+            .expect("write_file");
+        assert!(written.content.contains("hello.txt"), "{}", written.content);
+        let read = fs
+            .read_text_file(filesystem::read_text_file::Args {
+                path,
+                head: Some(1.0),
+                tail: None,
+            })
+            .await
+            .expect("read_text_file");
+        assert_eq!(read.content.trim_end(), "typed hello");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn memory_create_then_read_graph() {
+    limited(async {
+        let scratch = tempfile::tempdir().expect("tempdir");
+        let file = scratch.path().join("memory.jsonl");
+        let config = common::installed("memory")
+            .with_env("MEMORY_FILE_PATH", file.to_string_lossy().into_owned());
+        let memory = memory::Client::new(connect(&config).await);
+        let created = memory
+            .create_entities(memory::create_entities::Args {
+                entities: vec![memory::create_entities::ArgsEntitiesItem {
+                    name: "mcp-bindgen".into(),
+                    entity_type: "project".into(),
+                    observations: vec!["generates typed bindings".into()],
+                }],
+            })
+            .await
+            .expect("create_entities");
+        assert_eq!(created.entities.len(), 1);
+        let graph = memory.read_graph().await.expect("read_graph");
+        let names: Vec<&str> = graph.entities.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(names, ["mcp-bindgen"]);
+        assert_eq!(graph.entities[0].observations, ["generates typed bindings"]);
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn time_typed_output() {
+    limited(async {
+        let time = time::Client::new(connect(&common::installed("time")).await);
+        let now = time
+            .get_current_time(time::get_current_time::Args {
+                timezone: "Europe/Lisbon".into(),
+            })
+            .await
+            .expect("get_current_time");
+        assert_eq!(now.timezone, "Europe/Lisbon");
+        assert!(now.datetime.starts_with("20"), "{}", now.datetime);
+        assert!(!now.day_of_week.is_empty());
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn git_status_of_a_temp_repo() {
+    limited(async {
+        let _ = common::installed("git");
+        let repo = tempfile::tempdir().expect("tempdir");
+        let status = std::process::Command::new("git")
+            .args(["init", "--quiet"])
+            .current_dir(repo.path())
+            .status()
+            .expect("git init");
+        assert!(status.success());
+        std::fs::write(repo.path().join("new.txt"), "x").expect("write");
+        let repo_path = repo.path().to_string_lossy().into_owned();
+        let config = ServerConfig::stdio(
+            "git",
+            "${MCP_SERVERS_DIR}/git/venv/bin/mcp-server-git",
+            vec!["--repository".into(), repo_path.clone()],
+        );
+        let git = git::Client::new(connect(&config).await);
+        let out = git
+            .git_status(git::git_status::Args { repo_path })
+            .await
+            .expect("git_status");
+        assert!(out.text().contains("new.txt"), "{}", out.text());
+    })
+    .await;
+}
+
+/// Compile-only checks of the generated API shape (never run).
+#[allow(dead_code, unreachable_code, clippy::diverging_sub_expression)]
+async fn api_shape(session: Session) {
+    let d = demo::Client::new(session);
+    // No-argument tools take no argument; options are the only parameter of `_with`.
+    let _: mcp_runtime::Result<mcp_runtime::ToolOutput> = d.server_time().await;
+    let _: mcp_runtime::Result<mcp_runtime::ToolOutput> =
+        d.server_time_with(CallOptions::new()).await;
+    // Typed outputs.
+    let _: mcp_runtime::Result<demo::get_weather::Output> = d
+        .get_weather(demo::get_weather::Args {
+            city: String::new(),
+            days: None,
+            units: None,
+        })
+        .await;
+    let _: HashMap<&str, &str> = HashMap::new();
+}
