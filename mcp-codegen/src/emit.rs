@@ -108,10 +108,18 @@ impl std::fmt::Display for Warning {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.kind {
             WarningKind::ArgsFallback => {
-                write!(f, "tool \"{}\": arguments are untyped JSON: {}", self.tool, self.message)
+                write!(
+                    f,
+                    "tool \"{}\": arguments are untyped JSON: {}",
+                    self.tool, self.message
+                )
             }
             WarningKind::OutputFallback => {
-                write!(f, "tool \"{}\": result is untyped (ToolOutput): {}", self.tool, self.message)
+                write!(
+                    f,
+                    "tool \"{}\": result is untyped (ToolOutput): {}",
+                    self.tool, self.message
+                )
             }
             WarningKind::Note => write!(f, "tool \"{}\": {}", self.tool, self.message),
         }
@@ -280,7 +288,9 @@ pub(crate) fn plan(fixture: &Fixture, alias: &str, options: &Options) -> Result<
             if all.contains(key.as_str()) {
                 return Err(Error::InvalidOption {
                     alias: alias.to_string(),
-                    message: format!("types = {{ \"{key}\" = … }}: name an argument as \"tool.argument\""),
+                    message: format!(
+                        "types = {{ \"{key}\" = … }}: name an argument as \"tool.argument\""
+                    ),
                 });
             }
             return Err(unknown_tool("types", key.split('.').next().unwrap_or(key)));
@@ -302,7 +312,12 @@ pub(crate) fn plan(fixture: &Fixture, alias: &str, options: &Options) -> Result<
     let selected: Vec<&Tool> = fixture
         .tools
         .iter()
-        .filter(|t| options.only.as_ref().is_none_or(|only| only.iter().any(|o| o == &t.name)))
+        .filter(|t| {
+            options
+                .only
+                .as_ref()
+                .is_none_or(|only| only.iter().any(|o| o == &t.name))
+        })
         .filter(|t| !options.skip.iter().any(|s| s == &t.name))
         .collect();
 
@@ -312,8 +327,12 @@ pub(crate) fn plan(fixture: &Fixture, alias: &str, options: &Options) -> Result<
     // Function names, collisions.
     let mut fn_names: Vec<String> = Vec::new();
     for tool in &selected {
-        let renamed = per_tool.get(tool.name.as_str()).and_then(|o| o.fn_rename.clone());
-        let mut name = renamed.clone().unwrap_or_else(|| naming::fn_name(&tool.name));
+        let renamed = per_tool
+            .get(tool.name.as_str())
+            .and_then(|o| o.fn_rename.clone());
+        let mut name = renamed
+            .clone()
+            .unwrap_or_else(|| naming::fn_name(&tool.name));
         if renamed.is_none() && ["new", "session"].contains(&name.as_str()) {
             let new = format!("{name}_tool");
             warnings.push(Warning {
@@ -332,7 +351,9 @@ pub(crate) fn plan(fixture: &Fixture, alias: &str, options: &Options) -> Result<
             if let Some(&j) = taken.get(&variant) {
                 let mut suggestion = format!("{base}_2");
                 let mut n = 3;
-                while taken.contains_key(&suggestion) || fn_names.iter().any(|f| naming::unraw(f) == suggestion) {
+                while taken.contains_key(&suggestion)
+                    || fn_names.iter().any(|f| naming::unraw(f) == suggestion)
+                {
                     suggestion = format!("{base}_{n}");
                     n += 1;
                 }
@@ -450,7 +471,12 @@ pub(crate) fn plan(fixture: &Fixture, alias: &str, options: &Options) -> Result<
         }
     };
     Ok(Plan {
-        generated: Generated { tokens, warnings, stats, tools: reports },
+        generated: Generated {
+            tokens,
+            warnings,
+            stats,
+            tools: reports,
+        },
         errors,
     })
 }
@@ -476,7 +502,11 @@ fn doc_lines(text: &str) -> Vec<TokenStream> {
     safe_doc(text)
         .lines()
         .map(|line| {
-            let line = if line.is_empty() { String::new() } else { format!(" {line}") };
+            let line = if line.is_empty() {
+                String::new()
+            } else {
+                format!(" {line}")
+            };
             quote!(#[doc = #line])
         })
         .collect()
@@ -518,7 +548,11 @@ fn compact(v: &Value) -> String {
 fn emit_tool(tool: &Tool, alias: &str, fn_name: &str, topts: &ToolOptions) -> Result<ToolOut> {
     let mut warnings = Vec::new();
     let mut note = |kind, message: String| {
-        warnings.push(Warning { tool: tool.name.clone(), kind, message });
+        warnings.push(Warning {
+            tool: tool.name.clone(),
+            kind,
+            message,
+        });
     };
 
     // Unknown arguments in rename/types.
@@ -528,7 +562,10 @@ fn emit_tool(tool: &Tool, alias: &str, fn_name: &str, topts: &ToolOptions) -> Re
         .and_then(Value::as_object)
         .map(|p| p.keys().cloned().collect())
         .unwrap_or_default();
-    for (option, keys) in [("rename", topts.arg_renames.keys()), ("types", topts.arg_types.keys())] {
+    for (option, keys) in [
+        ("rename", topts.arg_renames.keys()),
+        ("types", topts.arg_types.keys()),
+    ] {
         for arg in keys {
             if !props.contains(arg) {
                 return Err(Error::UnknownArgument {
@@ -551,49 +588,63 @@ fn emit_tool(tool: &Tool, alias: &str, fn_name: &str, topts: &ToolOptions) -> Re
             _ => format!("Arguments of the tool `{}`.", tool.name),
         }),
     };
-    let (args_typing, args_tokens) = match normalize::normalize(&tool.input_schema, Role::Input, &request) {
-        Ok(n) if n.no_args => {
-            for w in &n.warnings {
-                note(WarningKind::Note, w.clone());
+    let (args_typing, args_tokens) =
+        match normalize::normalize(&tool.input_schema, Role::Input, &request) {
+            Ok(n) if n.no_args => {
+                for w in &n.warnings {
+                    note(WarningKind::Note, w.clone());
+                }
+                (
+                    Typing::NoArgs,
+                    quote! {
+                        /// This tool takes no arguments; the call sends `{}`.
+                        pub type Args = ::mcp_runtime::NoArgs;
+                    },
+                )
             }
-            (Typing::NoArgs, quote! {
-                /// This tool takes no arguments; the call sends `{}`.
-                pub type Args = ::mcp_runtime::NoArgs;
-            })
-        }
-        Ok(n) => {
-            for w in &n.warnings {
-                note(WarningKind::Note, w.clone());
+            Ok(n) => {
+                for w in &n.warnings {
+                    note(WarningKind::Note, w.clone());
+                }
+                match typed_module(&n, false) {
+                    Ok(tokens) => (Typing::Typed, tokens),
+                    Err(reason) => (Typing::Untyped(reason), TokenStream::new()),
+                }
             }
-            match typed_module(&n, false) {
-                Ok(tokens) => (Typing::Typed, tokens),
-                Err(reason) => (Typing::Untyped(reason), TokenStream::new()),
-            }
-        }
-        Err(Problem::Fallback(reason)) => (Typing::Untyped(reason), TokenStream::new()),
-        Err(Problem::Collision { first, second, field, .. }) => {
-            let mut suggestion = format!("{field}_2");
-            let mut n = 3;
-            while props.iter().any(|p| naming::typify_sanitize(p, false) == suggestion) {
-                suggestion = format!("{field}_{n}");
-                n += 1;
-            }
-            return Err(Error::ArgumentCollision(Box::new(crate::error::ArgumentCollision {
-                alias: alias.to_string(),
-                tool: tool.name.clone(),
+            Err(Problem::Fallback(reason)) => (Typing::Untyped(reason), TokenStream::new()),
+            Err(Problem::Collision {
                 first,
                 second,
                 field,
-                suggestion,
-            })));
-        }
-        Err(Problem::BadOption(message)) => {
-            return Err(Error::InvalidOption {
-                alias: alias.to_string(),
-                message: format!("tool \"{}\": {message}", tool.name),
-            });
-        }
-    };
+                ..
+            }) => {
+                let mut suggestion = format!("{field}_2");
+                let mut n = 3;
+                while props
+                    .iter()
+                    .any(|p| naming::typify_sanitize(p, false) == suggestion)
+                {
+                    suggestion = format!("{field}_{n}");
+                    n += 1;
+                }
+                return Err(Error::ArgumentCollision(Box::new(
+                    crate::error::ArgumentCollision {
+                        alias: alias.to_string(),
+                        tool: tool.name.clone(),
+                        first,
+                        second,
+                        field,
+                        suggestion,
+                    },
+                )));
+            }
+            Err(Problem::BadOption(message)) => {
+                return Err(Error::InvalidOption {
+                    alias: alias.to_string(),
+                    message: format!("tool \"{}\": {message}", tool.name),
+                });
+            }
+        };
     let args_tokens = match &args_typing {
         Typing::Untyped(reason) => {
             note(WarningKind::ArgsFallback, reason.clone());
@@ -660,14 +711,26 @@ fn emit_tool(tool: &Tool, alias: &str, fn_name: &str, topts: &ToolOptions) -> Re
         None => quote!(::core::option::Option::None),
     };
     let description = tool.description.as_deref();
-    let openai_fn = compact(&openai::function_definition(alias, name, description, &tool.input_schema));
-    let (strict, strict_reason) = match openai::strict_function_definition(alias, name, description, &tool.input_schema) {
-        Ok(v) => {
-            let s = compact(&v);
-            (quote!(::core::option::Option::Some(#s)), quote!(::core::option::Option::None))
-        }
-        Err(reason) => (quote!(::core::option::Option::None), quote!(::core::option::Option::Some(#reason))),
-    };
+    let openai_fn = compact(&openai::function_definition(
+        alias,
+        name,
+        description,
+        &tool.input_schema,
+    ));
+    let (strict, strict_reason) =
+        match openai::strict_function_definition(alias, name, description, &tool.input_schema) {
+            Ok(v) => {
+                let s = compact(&v);
+                (
+                    quote!(::core::option::Option::Some(#s)),
+                    quote!(::core::option::Option::None),
+                )
+            }
+            Err(reason) => (
+                quote!(::core::option::Option::None),
+                quote!(::core::option::Option::Some(#reason)),
+            ),
+        };
     let untyped = match &args_typing {
         Typing::Untyped(r) => quote!(::core::option::Option::Some(#r)),
         _ => quote!(::core::option::Option::None),
@@ -753,13 +816,21 @@ fn emit_tool(tool: &Tool, alias: &str, fn_name: &str, topts: &ToolOptions) -> Re
     Ok(ToolOut {
         module,
         methods,
-        report: ToolReport { name: name.clone(), function: fn_name.to_string(), args: args_typing, output: output_typing },
+        report: ToolReport {
+            name: name.clone(),
+            function: fn_name.to_string(),
+            args: args_typing,
+            output: output_typing,
+        },
         warnings,
     })
 }
 
 /// typify → rewrites → parse check. `Err` is the fallback reason.
-fn typed_module(n: &normalize::Normalized, lenient: bool) -> std::result::Result<TokenStream, String> {
+fn typed_module(
+    n: &normalize::Normalized,
+    lenient: bool,
+) -> std::result::Result<TokenStream, String> {
     let root_name = if lenient { "Output" } else { "Args" };
     let raw = typify_driver::typify(&TypifyInput {
         root_name,
@@ -767,8 +838,15 @@ fn typed_module(n: &normalize::Normalized, lenient: bool) -> std::result::Result
         defs: &n.defs,
         replacements: &n.replacements,
     })?;
-    let rewritten = tokens::rewrite(raw, &Rewrite { literals: &n.literals, lenient });
-    let mut file: syn::File = syn::parse2(rewritten).map_err(|e| format!("typify produced code that does not parse: {e}"))?;
+    let rewritten = tokens::rewrite(
+        raw,
+        &Rewrite {
+            literals: &n.literals,
+            lenient,
+        },
+    );
+    let mut file: syn::File = syn::parse2(rewritten)
+        .map_err(|e| format!("typify produced code that does not parse: {e}"))?;
     if !lenient {
         tokens::double_option(&mut file, "Args", &n.nullable_optional);
     }
@@ -786,12 +864,17 @@ fn check_types(file: &syn::File, root_name: &str) -> std::result::Result<(), Str
         _ => false,
     });
     if !has_root {
-        return Err(format!("typify did not produce the root type `{root_name}`"));
+        return Err(format!(
+            "typify did not produce the root type `{root_name}`"
+        ));
     }
     let text = quote::ToTokens::to_token_stream(file).to_string();
     for krate in [":: chrono ::", ":: uuid ::", ":: regress ::"] {
         if text.contains(krate) {
-            return Err(format!("generated code needs the `{}` crate", krate.trim_matches([':', ' '])));
+            return Err(format!(
+                "generated code needs the `{}` crate",
+                krate.trim_matches([':', ' '])
+            ));
         }
     }
     // Duplicate field names (a collision the normalizer did not predict) would not compile.
@@ -824,7 +907,10 @@ mod tests {
 
     #[test]
     fn doc_text_is_made_safe() {
-        assert_eq!(safe_doc("a\n```\nlet x;\n```\n        deep"), "a\n```text\nlet x;\n```\n   deep");
+        assert_eq!(
+            safe_doc("a\n```\nlet x;\n```\n        deep"),
+            "a\n```text\nlet x;\n```\n   deep"
+        );
         assert_eq!(safe_doc("```json\n{}"), "```json\n{}\n```");
     }
 
@@ -842,14 +928,21 @@ mod tests {
         assert_eq!(g.stats.fallback, 1);
         assert_eq!(g.stats.no_args, 1);
         assert_eq!(g.stats.typed_outputs, 1);
-        assert!(g.warnings.iter().any(|w| w.tool == "bad" && w.kind == WarningKind::ArgsFallback));
+        assert!(
+            g.warnings
+                .iter()
+                .any(|w| w.tool == "bad" && w.kind == WarningKind::ArgsFallback)
+        );
         let text = format_tokens("demo", g.tokens).unwrap();
         assert!(text.contains("pub mod demo"));
         assert!(text.contains("pub async fn get_me(&self)"));
         assert!(text.contains("pub async fn create_issue(\n"), "{text}");
         assert!(text.contains("args: create_issue::Args,"));
         assert!(text.contains("-> ::mcp_runtime::Result<create_issue::Output>"));
-        assert!(!text.contains(" ::serde::") && !text.contains("(::serde::"), "{text}");
+        assert!(
+            !text.contains(" ::serde::") && !text.contains("(::serde::"),
+            "{text}"
+        );
     }
 
     #[test]
@@ -858,13 +951,36 @@ mod tests {
             {"name": "create_issue", "inputSchema": {"type": "object", "properties": {"title": {"type": "string"}}}},
             {"name": "get_me", "inputSchema": {}}
         ]));
-        let e = generate(&f, "gh", &Options::default().with_only(["create_isue"])).unwrap_err().to_string();
-        assert!(e.contains("unknown tool \"create_isue\"") && e.contains("did you mean \"create_issue\""), "{e}");
-        let e = generate(&f, "gh", &Options::default().with_skip(["nope"])).unwrap_err().to_string();
+        let e = generate(&f, "gh", &Options::default().with_only(["create_isue"]))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("unknown tool \"create_isue\"")
+                && e.contains("did you mean \"create_issue\""),
+            "{e}"
+        );
+        let e = generate(&f, "gh", &Options::default().with_skip(["nope"]))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("`skip`"), "{e}");
-        let e = generate(&f, "gh", &Options::default().with_rename("create_issue.titel", "t")).unwrap_err().to_string();
-        assert!(e.contains("unknown argument \"titel\"") && e.contains("\"title\""), "{e}");
-        let e = generate(&f, "gh", &Options::default().with_type("create_issue.title", "not a type!")).unwrap_err().to_string();
+        let e = generate(
+            &f,
+            "gh",
+            &Options::default().with_rename("create_issue.titel", "t"),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("unknown argument \"titel\"") && e.contains("\"title\""),
+            "{e}"
+        );
+        let e = generate(
+            &f,
+            "gh",
+            &Options::default().with_type("create_issue.title", "not a type!"),
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("not a Rust type"), "{e}");
         let g = generate(&f, "gh", &Options::default().with_only(["get_me"])).unwrap();
         assert_eq!(g.stats.tools, 1);
@@ -876,14 +992,23 @@ mod tests {
             {"name": "list-repos", "inputSchema": {}},
             {"name": "list.repos", "inputSchema": {}}
         ]));
-        let e = generate(&f, "gh", &Options::default()).unwrap_err().to_string();
+        let e = generate(&f, "gh", &Options::default())
+            .unwrap_err()
+            .to_string();
         assert_eq!(
             e,
             "tools \"list-repos\" and \"list.repos\" of server \"gh\" both map to the Rust function `list_repos`; add rename = { \"list.repos\" = \"list_repos_2\" }"
         );
-        let ok = generate(&f, "gh", &Options::default().with_rename("list.repos", "list_repos_dot")).unwrap();
+        let ok = generate(
+            &f,
+            "gh",
+            &Options::default().with_rename("list.repos", "list_repos_dot"),
+        )
+        .unwrap();
         assert_eq!(ok.stats.tools, 2);
-        let f = fixture(serde_json::json!([{"name": "a", "inputSchema": {}}, {"name": "a_with", "inputSchema": {}}]));
+        let f = fixture(
+            serde_json::json!([{"name": "a", "inputSchema": {}}, {"name": "a_with", "inputSchema": {}}]),
+        );
         assert!(generate(&f, "gh", &Options::default()).is_err());
     }
 
@@ -892,12 +1017,21 @@ mod tests {
         let f = fixture(serde_json::json!([
             {"name": "t", "inputSchema": {"type": "object", "properties": {"fooBar": {"type": "string"}, "foo_bar": {"type": "string"}}}}
         ]));
-        let e = generate(&f, "gh", &Options::default()).unwrap_err().to_string();
+        let e = generate(&f, "gh", &Options::default())
+            .unwrap_err()
+            .to_string();
         assert_eq!(
             e,
             "tool \"t\" of server \"gh\": arguments \"fooBar\" and \"foo_bar\" both map to the Rust field `foo_bar`; add rename = { \"t.foo_bar\" = \"foo_bar_2\" }"
         );
-        assert!(generate(&f, "gh", &Options::default().with_rename("t.foo_bar", "foo_bar_2")).is_ok());
+        assert!(
+            generate(
+                &f,
+                "gh",
+                &Options::default().with_rename("t.foo_bar", "foo_bar_2")
+            )
+            .is_ok()
+        );
     }
 
     #[test]

@@ -25,7 +25,9 @@ pub enum Error {
         message: String,
     },
     /// A tool named in an option (`only`, `skip`, `rename`, `types`) is not in the fixture.
-    #[error("server \"{alias}\": unknown tool \"{tool}\" in `{option}`{hint}; the fixture has {count} tools (run `cargo xtask expand {alias}` to list them)")]
+    #[error(
+        "server \"{alias}\": unknown tool \"{tool}\" in `{option}`{hint}; the fixture has {count} tools (run `cargo xtask expand {alias}` to list them)"
+    )]
     UnknownTool {
         /// Server alias.
         alias: String,
@@ -39,7 +41,9 @@ pub enum Error {
         count: usize,
     },
     /// An argument named in `rename` or `types` is not a top-level property of the tool.
-    #[error("tool \"{tool}\" of server \"{alias}\": unknown argument \"{argument}\" in `{option}`{hint}")]
+    #[error(
+        "tool \"{tool}\" of server \"{alias}\": unknown argument \"{argument}\" in `{option}`{hint}"
+    )]
     UnknownArgument {
         /// Server alias.
         alias: String,
@@ -61,7 +65,9 @@ pub enum Error {
         message: String,
     },
     /// Two tools map to the same Rust function name.
-    #[error("tools \"{first}\" and \"{second}\" of server \"{alias}\" both map to the Rust function `{function}`; add rename = {{ \"{second}\" = \"{suggestion}\" }}")]
+    #[error(
+        "tools \"{first}\" and \"{second}\" of server \"{alias}\" both map to the Rust function `{function}`; add rename = {{ \"{second}\" = \"{suggestion}\" }}"
+    )]
     ToolNameCollision {
         /// Server alias.
         alias: String,

@@ -30,7 +30,7 @@ mod typify_driver;
 pub mod verify;
 
 pub use emit::{
-    Generated, Options, Stats, ToolReport, Typing, Warning, WarningKind, expand_to_string, format_tokens,
-    generate,
+    Generated, Options, Stats, ToolReport, Typing, Warning, WarningKind, expand_to_string,
+    format_tokens, generate,
 };
 pub use error::{ArgumentCollision, Error, Result};

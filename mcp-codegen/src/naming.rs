@@ -14,8 +14,8 @@ pub const OPENAI_NAME_MAX: usize = 64;
 const KEYWORDS: &[&str] = &[
     "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "crate",
     "do", "dyn", "else", "enum", "extern", "false", "final", "fn", "for", "gen", "if", "impl",
-    "in", "let", "loop", "macro", "match", "mod", "move", "mut", "override", "priv", "pub",
-    "ref", "return", "self", "Self", "static", "struct", "super", "trait", "true", "try", "type",
+    "in", "let", "loop", "macro", "match", "mod", "move", "mut", "override", "priv", "pub", "ref",
+    "return", "self", "Self", "static", "struct", "super", "trait", "true", "try", "type",
     "typeof", "unsafe", "unsized", "use", "virtual", "where", "while", "yield",
 ];
 
@@ -168,7 +168,10 @@ pub(crate) fn typify_sanitize(input: &str, pascal: bool) -> String {
 
 /// Names from `candidates` that are close to `name` (edit distance ≤ 3 or a shared
 /// substring), best first, at most 3; used in "did you mean" hints.
-pub fn close_matches<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
+pub fn close_matches<'a>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Vec<&'a str> {
     let lower = name.to_lowercase();
     let mut scored: Vec<(usize, &str)> = candidates
         .into_iter()
@@ -176,7 +179,8 @@ pub fn close_matches<'a>(name: &str, candidates: impl IntoIterator<Item = &'a st
             let cl = c.to_lowercase();
             let d = levenshtein(&lower, &cl);
             let contains = !lower.is_empty() && (cl.contains(&lower) || lower.contains(&cl));
-            (d <= 3.max(lower.len() / 3) || contains).then_some((if contains { d.min(2) } else { d }, c))
+            (d <= 3.max(lower.len() / 3) || contains)
+                .then_some((if contains { d.min(2) } else { d }, c))
         })
         .collect();
     scored.sort();
@@ -198,7 +202,10 @@ fn levenshtein(a: &str, b: &str) -> usize {
 }
 
 /// The " (did you mean …?)" suffix for an unknown name, or an empty string.
-pub(crate) fn did_you_mean<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
+pub(crate) fn did_you_mean<'a>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> String {
     let close = close_matches(name, candidates);
     if close.is_empty() {
         String::new()
@@ -237,7 +244,10 @@ mod tests {
 
     #[test]
     fn openai_names_are_sanitized_and_capped() {
-        assert_eq!(openai_name("github", "create_issue"), "mcp_github_create_issue");
+        assert_eq!(
+            openai_name("github", "create_issue"),
+            "mcp_github_create_issue"
+        );
         assert_eq!(openai_name("fs", "read.file/v2"), "mcp_fs_read_file_v2");
         let long = "x".repeat(100);
         let a = openai_name("github", &long);
@@ -245,7 +255,10 @@ mod tests {
         assert_eq!(a, openai_name("github", &long), "stable");
         let b = openai_name("github", &format!("{long}y"));
         assert_ne!(a, b, "distinct after truncation");
-        assert!(a.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'));
+        assert!(
+            a.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        );
     }
 
     #[test]
@@ -267,7 +280,10 @@ mod tests {
     fn close_matches_rank_by_distance() {
         let c = ["create_issue", "update_issue", "get_me"];
         assert_eq!(close_matches("create_isue", c), vec!["create_issue"]);
-        assert_eq!(close_matches("issue", c), vec!["create_issue", "update_issue"]);
+        assert_eq!(
+            close_matches("issue", c),
+            vec!["create_issue", "update_issue"]
+        );
         assert!(close_matches("zzzzzzzzzzzzzz", c).is_empty());
         assert_eq!(did_you_mean("get_mee", c), " (did you mean \"get_me\"?)");
     }

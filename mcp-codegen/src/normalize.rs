@@ -101,11 +101,19 @@ pub(crate) enum Problem {
 }
 
 /// Normalizes one schema. See the module documentation for the steps.
-pub(crate) fn normalize(schema: &Value, role: Role, request: &Request) -> Result<Normalized, Problem> {
+pub(crate) fn normalize(
+    schema: &Value,
+    role: Role,
+    request: &Request,
+) -> Result<Normalized, Problem> {
     let schema = match schema {
         Value::Bool(true) => json!({}),
         Value::Object(_) => schema.clone(),
-        other => return Err(Problem::Fallback(format!("schema is not an object: {other}"))),
+        other => {
+            return Err(Problem::Fallback(format!(
+                "schema is not an object: {other}"
+            )));
+        }
     };
     if let Some(reference) = external_refs(&schema).into_iter().next() {
         return Err(Problem::Fallback(format!(
@@ -115,8 +123,18 @@ pub(crate) fn normalize(schema: &Value, role: Role, request: &Request) -> Result
     let root_name = role.root_name();
     let (mut root, mut defs) = hoist_refs(&schema, root_name).map_err(Problem::Fallback)?;
 
+    if let Some(cycle) = unboxed_cycle(&root, &defs, root_name) {
+        return Err(Problem::Fallback(format!(
+            "reference cycle {cycle} without an object property or array in between (no finite Rust type; typify would recurse forever)"
+        )));
+    }
+
     let mut ctx = Ctx::new(role, &schema);
-    let nullable_optional = if role == Role::Input { nullable_optional(&root) } else { BTreeSet::new() };
+    let nullable_optional = if role == Role::Input {
+        nullable_optional(&root)
+    } else {
+        BTreeSet::new()
+    };
     clean(&mut root, "", &mut ctx, true);
     let names: Vec<String> = defs.keys().cloned().collect();
     for name in names {
@@ -139,7 +157,12 @@ pub(crate) fn normalize(schema: &Value, role: Role, request: &Request) -> Result
     apply_types(&mut root, &mut defs, &mut replacements, &request.types)?;
     apply_renames(&mut root, &mut ctx, &request.renames)?;
     if let Some(c) = first_collision(&root) {
-        return Err(Problem::Collision { pointer: String::new(), first: c.0, second: c.1, field: c.2 });
+        return Err(Problem::Collision {
+            pointer: String::new(),
+            first: c.0,
+            second: c.1,
+            field: c.2,
+        });
     }
     if let Some(description) = &request.description
         && let Some(obj) = root.as_object_mut()
@@ -162,7 +185,13 @@ pub(crate) fn normalize(schema: &Value, role: Role, request: &Request) -> Result
 // Walking schema positions.
 
 /// Keywords whose value is a map of name → schema.
-const MAP_KEYWORDS: &[&str] = &["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
+const MAP_KEYWORDS: &[&str] = &[
+    "properties",
+    "patternProperties",
+    "$defs",
+    "definitions",
+    "dependentSchemas",
+];
 /// Keywords whose value is one schema.
 const ONE_KEYWORDS: &[&str] = &[
     "additionalProperties",
@@ -182,7 +211,9 @@ const LIST_KEYWORDS: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems"];
 
 /// Calls `f(pointer_suffix, subschema)` for every direct subschema of `schema`.
 fn for_each_child<'a>(schema: &'a Value, f: &mut dyn FnMut(String, &'a Value)) {
-    let Some(obj) = schema.as_object() else { return };
+    let Some(obj) = schema.as_object() else {
+        return;
+    };
     for (key, value) in obj {
         let k = key.as_str();
         if MAP_KEYWORDS.contains(&k) {
@@ -205,7 +236,9 @@ fn for_each_child<'a>(schema: &'a Value, f: &mut dyn FnMut(String, &'a Value)) {
 
 /// Mutable variant of [`for_each_child`].
 fn for_each_child_mut(schema: &mut Value, f: &mut dyn FnMut(String, &mut Value)) {
-    let Some(obj) = schema.as_object_mut() else { return };
+    let Some(obj) = schema.as_object_mut() else {
+        return;
+    };
     for (key, value) in obj.iter_mut() {
         let k = key.as_str();
         if MAP_KEYWORDS.contains(&k) {
@@ -271,7 +304,10 @@ fn percent_decode(s: &str) -> String {
     let mut i = 0;
     while i < bytes.len() {
         if bytes[i] == b'%'
-            && let (Some(Some(hi)), Some(Some(lo))) = (bytes.get(i + 1).map(|b| hex(*b)), bytes.get(i + 2).map(|b| hex(*b)))
+            && let (Some(Some(hi)), Some(Some(lo))) = (
+                bytes.get(i + 1).map(|b| hex(*b)),
+                bytes.get(i + 2).map(|b| hex(*b)),
+            )
         {
             out.push(hi * 16 + lo);
             i += 3;
@@ -317,7 +353,9 @@ fn ref_target(schema: &Value, reference: &str) -> Result<String, String> {
     match schema.pointer(&pointer) {
         Some(Value::Object(_) | Value::Bool(_)) => Ok(pointer),
         Some(_) => Err(format!("$ref \"{reference}\" does not point at a schema")),
-        None => Err(format!("$ref \"{reference}\" does not resolve in the tool's schema")),
+        None => Err(format!(
+            "$ref \"{reference}\" does not resolve in the tool's schema"
+        )),
     }
 }
 
@@ -328,10 +366,21 @@ fn stem(pointer: &str) -> String {
         .skip(1)
         .map(|s| s.replace("~1", "/").replace("~0", "~"))
         .collect();
-    let keywords = ["properties", "items", "$defs", "definitions", "anyOf", "oneOf", "allOf", "additionalProperties"];
+    let keywords = [
+        "properties",
+        "items",
+        "$defs",
+        "definitions",
+        "anyOf",
+        "oneOf",
+        "allOf",
+        "additionalProperties",
+    ];
     for (i, s) in segments.iter().enumerate().rev() {
         let is_index = s.parse::<usize>().is_ok();
-        let under_map = i > 0 && ["properties", "$defs", "definitions", "patternProperties"].contains(&segments[i - 1].as_str());
+        let under_map = i > 0
+            && ["properties", "$defs", "definitions", "patternProperties"]
+                .contains(&segments[i - 1].as_str());
         if under_map || (!keywords.contains(&s.as_str()) && !is_index) {
             return s.clone();
         }
@@ -342,7 +391,10 @@ fn stem(pointer: &str) -> String {
 /// Moves every reference target (`$defs`, `definitions`, `#/properties/…`, anchors, `#`)
 /// into one namespace of unique PascalCase names; returns the root (without `$defs`) and
 /// the reachable definitions. `#` points at `root_name` itself.
-pub(crate) fn hoist_refs(schema: &Value, root_name: &str) -> Result<(Value, BTreeMap<String, Value>), String> {
+pub(crate) fn hoist_refs(
+    schema: &Value,
+    root_name: &str,
+) -> Result<(Value, BTreeMap<String, Value>), String> {
     // Targets: reference → pointer. Every root-level definition is a target too (pruned
     // later when unreachable), so names stay stable whichever refs exist.
     let mut targets: BTreeMap<String, String> = BTreeMap::new();
@@ -390,7 +442,10 @@ pub(crate) fn hoist_refs(schema: &Value, root_name: &str) -> Result<(Value, BTre
         if pointer.is_empty() {
             root_name.to_string()
         } else {
-            targets.get(pointer).cloned().unwrap_or_else(|| root_name.to_string())
+            targets
+                .get(pointer)
+                .cloned()
+                .unwrap_or_else(|| root_name.to_string())
         }
     };
     let rewrite = |value: &mut Value| {
@@ -409,7 +464,9 @@ pub(crate) fn hoist_refs(schema: &Value, root_name: &str) -> Result<(Value, BTre
 
     let mut defs = BTreeMap::new();
     for pointer in &pointers {
-        let Some(target) = schema.pointer(pointer) else { continue };
+        let Some(target) = schema.pointer(pointer) else {
+            continue;
+        };
         let mut def = target.clone();
         strip_defs(&mut def);
         rewrite(&mut def);
@@ -426,7 +483,11 @@ pub(crate) fn hoist_refs(schema: &Value, root_name: &str) -> Result<(Value, BTre
         .filter(|p| !p.starts_with("/$defs/") && !p.starts_with("/definitions/"))
         .collect();
     for pointer in inline.iter().rev() {
-        replace_at(&mut root, pointer, json!({ "$ref": format!("#/$defs/{}", name_of(pointer)) }));
+        replace_at(
+            &mut root,
+            pointer,
+            json!({ "$ref": format!("#/$defs/{}", name_of(pointer)) }),
+        );
     }
     for outer in &pointers {
         let outer_name = name_of(outer);
@@ -435,7 +496,11 @@ pub(crate) fn hoist_refs(schema: &Value, root_name: &str) -> Result<(Value, BTre
                 && rest.starts_with('/')
                 && let Some(def) = defs.get_mut(&outer_name)
             {
-                replace_at(def, rest, json!({ "$ref": format!("#/$defs/{}", name_of(inner)) }));
+                replace_at(
+                    def,
+                    rest,
+                    json!({ "$ref": format!("#/$defs/{}", name_of(inner)) }),
+                );
             }
         }
     }
@@ -460,16 +525,120 @@ pub(crate) fn hoist_refs(schema: &Value, root_name: &str) -> Result<(Value, BTre
 /// Type names a definition must not take: the forced root names and prelude names that the
 /// generated code (typify's impls) refers to unqualified.
 const RESERVED_TYPE_NAMES: &[&str] = &[
-    "Args", "Output", "Self", "Option", "Some", "None", "Result", "Ok", "Err", "String", "Vec", "Box",
-    "From", "Into", "TryFrom", "TryInto", "Default", "Clone", "Copy", "Debug", "Send", "Sync", "Sized",
-    "Drop", "Fn", "FnMut", "FnOnce", "Iterator", "IntoIterator", "ToString", "ToOwned", "PartialEq",
-    "Eq", "PartialOrd", "Ord", "Hash", "AsRef", "AsMut", "Extend", "Unpin",
+    "Args",
+    "Output",
+    "Self",
+    "Option",
+    "Some",
+    "None",
+    "Result",
+    "Ok",
+    "Err",
+    "String",
+    "Vec",
+    "Box",
+    "From",
+    "Into",
+    "TryFrom",
+    "TryInto",
+    "Default",
+    "Clone",
+    "Copy",
+    "Debug",
+    "Send",
+    "Sync",
+    "Sized",
+    "Drop",
+    "Fn",
+    "FnMut",
+    "FnOnce",
+    "Iterator",
+    "IntoIterator",
+    "ToString",
+    "ToOwned",
+    "PartialEq",
+    "Eq",
+    "PartialOrd",
+    "Ord",
+    "Hash",
+    "AsRef",
+    "AsMut",
+    "Extend",
+    "Unpin",
 ];
+
+/// Finds a reference cycle typify cannot break: one that goes only through `$ref`,
+/// `anyOf`/`oneOf`/`not`, or anywhere inside `allOf` (typify merges `allOf` members, which
+/// resolves references eagerly). Cycles through object properties or array items are fine
+/// (typify boxes them). Returns the cycle as `A → B → A`.
+pub(crate) fn unboxed_cycle(root: &Value, defs: &BTreeMap<String, Value>, root_name: &str) -> Option<String> {
+    fn edges(v: &Value, in_all_of: bool, out: &mut BTreeSet<String>) {
+        if let Some(name) = v.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix("#/$defs/")) {
+            out.insert(name.to_string());
+        }
+        let Some(obj) = v.as_object() else { return };
+        for (key, child) in obj {
+            let k = key.as_str();
+            let transparent = ["anyOf", "oneOf", "allOf", "not"].contains(&k);
+            if !(transparent || in_all_of) {
+                continue;
+            }
+            let deeper = in_all_of || k == "allOf";
+            let mut visit = |sub: &Value| edges(sub, deeper, out);
+            match child {
+                Value::Array(list) if transparent || LIST_KEYWORDS.contains(&k) || k == "items" => list.iter().for_each(&mut visit),
+                Value::Object(map) if MAP_KEYWORDS.contains(&k) => map.values().for_each(&mut visit),
+                Value::Object(_) if transparent || ONE_KEYWORDS.contains(&k) || k == "items" => visit(child),
+                _ => {}
+            }
+        }
+    }
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut add = |name: &str, schema: &Value| {
+        let mut out = BTreeSet::new();
+        edges(schema, false, &mut out);
+        graph.insert(name.to_string(), out);
+    };
+    add(root_name, root);
+    for (name, def) in defs {
+        add(name, def);
+    }
+    // Depth-first search with an explicit path.
+    fn dfs(node: &str, graph: &BTreeMap<String, BTreeSet<String>>, path: &mut Vec<String>, done: &mut BTreeSet<String>) -> Option<String> {
+        if let Some(pos) = path.iter().position(|p| p == node) {
+            let mut cycle: Vec<String> = path[pos..].to_vec();
+            cycle.push(node.to_string());
+            return Some(cycle.join(" → "));
+        }
+        if done.contains(node) {
+            return None;
+        }
+        path.push(node.to_string());
+        for next in graph.get(node).into_iter().flatten() {
+            if let Some(c) = dfs(next, graph, path, done) {
+                return Some(c);
+            }
+        }
+        path.pop();
+        done.insert(node.to_string());
+        None
+    }
+    let mut done = BTreeSet::new();
+    for node in graph.keys() {
+        if let Some(c) = dfs(node, &graph, &mut Vec::new(), &mut done) {
+            return Some(c);
+        }
+    }
+    None
+}
 
 /// Replaces the value at `pointer` (keeping its `description`).
 fn replace_at(root: &mut Value, pointer: &str, mut replacement: Value) {
     if let Some(slot) = root.pointer_mut(pointer) {
-        if let (Some(d), Some(obj)) = (slot.get("description").cloned(), replacement.as_object_mut()) {
+        if let (Some(d), Some(obj)) = (
+            slot.get("description").cloned(),
+            replacement.as_object_mut(),
+        ) {
             obj.insert("description".into(), d);
         }
         *slot = replacement;
@@ -509,11 +678,21 @@ impl Ctx {
                 run = 0;
             }
         }
-        Ctx { role, warnings: Vec::new(), literals: BTreeMap::new(), next_marker: longest + 1, problem: None }
+        Ctx {
+            role,
+            warnings: Vec::new(),
+            literals: BTreeMap::new(),
+            next_marker: longest + 1,
+            problem: None,
+        }
     }
 
     fn warn(&mut self, pointer: &str, message: String) {
-        let at = if pointer.is_empty() { "/".to_string() } else { pointer.to_string() };
+        let at = if pointer.is_empty() {
+            "/".to_string()
+        } else {
+            pointer.to_string()
+        };
         let line = format!("{message} (at {at})");
         if !self.warnings.contains(&line) {
             self.warnings.push(line);
@@ -531,25 +710,78 @@ impl Ctx {
 
 /// Keywords removed without a note (annotations or constraints left to the server).
 const SILENT_DROP: &[&str] = &[
-    "$schema", "$id", "$anchor", "$comment", "examples", "deprecated", "readOnly", "writeOnly",
-    "contentEncoding", "contentMediaType", "contentSchema", "format", "pattern", "patternProperties",
-    "propertyNames", "minLength", "maxLength", "multipleOf", "minItems", "maxItems", "uniqueItems",
-    "minProperties", "maxProperties", "exclusiveMaximum", "maximum", "$vocabulary", "dependentRequired",
+    "$schema",
+    "$id",
+    "$anchor",
+    "$comment",
+    "examples",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "contentEncoding",
+    "contentMediaType",
+    "contentSchema",
+    "format",
+    "pattern",
+    "patternProperties",
+    "propertyNames",
+    "minLength",
+    "maxLength",
+    "multipleOf",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "minProperties",
+    "maxProperties",
+    "exclusiveMaximum",
+    "maximum",
+    "$vocabulary",
+    "dependentRequired",
 ];
 /// Keywords removed with a warning: the constraint is real but the types cannot carry it.
 const WARN_DROP: &[(&str, &str)] = &[
-    ("if", "conditional schema (if/then/else) dropped; the condition is not checked by the generated types"),
-    ("then", "conditional schema (if/then/else) dropped; the condition is not checked by the generated types"),
-    ("else", "conditional schema (if/then/else) dropped; the condition is not checked by the generated types"),
-    ("prefixItems", "prefixItems (tuple positions) dropped; items are typed as JSON values"),
-    ("$dynamicRef", "$dynamicRef is not supported; the value is typed as any JSON"),
+    (
+        "if",
+        "conditional schema (if/then/else) dropped; the condition is not checked by the generated types",
+    ),
+    (
+        "then",
+        "conditional schema (if/then/else) dropped; the condition is not checked by the generated types",
+    ),
+    (
+        "else",
+        "conditional schema (if/then/else) dropped; the condition is not checked by the generated types",
+    ),
+    (
+        "prefixItems",
+        "prefixItems (tuple positions) dropped; items are typed as JSON values",
+    ),
+    (
+        "$dynamicRef",
+        "$dynamicRef is not supported; the value is typed as any JSON",
+    ),
     ("$dynamicAnchor", "$dynamicAnchor ignored"),
-    ("$recursiveRef", "$recursiveRef is not supported; the value is typed as any JSON"),
+    (
+        "$recursiveRef",
+        "$recursiveRef is not supported; the value is typed as any JSON",
+    ),
     ("$recursiveAnchor", "$recursiveAnchor ignored"),
-    ("unevaluatedProperties", "unevaluatedProperties dropped; not checked by the generated types"),
-    ("unevaluatedItems", "unevaluatedItems dropped; not checked by the generated types"),
-    ("dependentSchemas", "dependentSchemas dropped; not checked by the generated types"),
-    ("dependencies", "dependencies dropped; not checked by the generated types"),
+    (
+        "unevaluatedProperties",
+        "unevaluatedProperties dropped; not checked by the generated types",
+    ),
+    (
+        "unevaluatedItems",
+        "unevaluatedItems dropped; not checked by the generated types",
+    ),
+    (
+        "dependentSchemas",
+        "dependentSchemas dropped; not checked by the generated types",
+    ),
+    (
+        "dependencies",
+        "dependencies dropped; not checked by the generated types",
+    ),
 ];
 
 /// Cleans one node and, recursively, its subschemas.
@@ -568,7 +800,9 @@ fn clean(v: &mut Value, at: &str, ctx: &mut Ctx, is_root: bool) {
     enum_variants(obj, at, ctx);
     object_rules(obj, at, ctx);
 
-    for_each_child_mut(v, &mut |suffix, sub| clean(sub, &format!("{at}{suffix}"), ctx, false));
+    for_each_child_mut(v, &mut |suffix, sub| {
+        clean(sub, &format!("{at}{suffix}"), ctx, false)
+    });
 }
 
 /// Drops keywords typify mishandles (see [`SILENT_DROP`], [`WARN_DROP`], `x-*`).
@@ -618,7 +852,10 @@ fn ref_siblings(obj: &mut Map<String, Value>, at: &str, ctx: &mut Ctx) {
         .cloned()
         .collect();
     if !extra.is_empty() {
-        ctx.warn(at, format!("keywords next to $ref dropped: {}", extra.join(", ")));
+        ctx.warn(
+            at,
+            format!("keywords next to $ref dropped: {}", extra.join(", ")),
+        );
         obj.retain(|k, _| k == "$ref" || k == "description");
     }
 }
@@ -626,11 +863,15 @@ fn ref_siblings(obj: &mut Map<String, Value>, at: &str, ctx: &mut Ctx) {
 /// `allOf: [X]` (pydantic's way to attach a description to a reference) → `X`.
 fn single_all_of(obj: &mut Map<String, Value>) {
     let only_one = matches!(obj.get("allOf"), Some(Value::Array(list)) if list.len() == 1);
-    let others = obj.keys().any(|k| !["allOf", "description"].contains(&k.as_str()));
+    let others = obj
+        .keys()
+        .any(|k| !["allOf", "description"].contains(&k.as_str()));
     if !only_one || others {
         return;
     }
-    let Some(Value::Array(mut list)) = obj.remove("allOf") else { return };
+    let Some(Value::Array(mut list)) = obj.remove("allOf") else {
+        return;
+    };
     let description = obj.remove("description");
     match list.pop() {
         Some(Value::Object(inner)) => {
@@ -651,7 +892,9 @@ fn single_all_of(obj: &mut Map<String, Value>) {
 
 /// `const` → a one-value `enum` (typify ignores `const`).
 fn const_to_enum(obj: &mut Map<String, Value>, at: &str, ctx: &mut Ctx) {
-    let Some(value) = obj.remove("const") else { return };
+    let Some(value) = obj.remove("const") else {
+        return;
+    };
     match &value {
         Value::String(_) => {
             obj.insert("type".into(), json!("string"));
@@ -664,7 +907,10 @@ fn const_to_enum(obj: &mut Map<String, Value>, at: &str, ctx: &mut Ctx) {
             obj.insert("enum".into(), json!([value]));
         }
         Value::Array(_) | Value::Object(_) => {
-            ctx.warn(at, format!("const {value} dropped; the value is typed as any JSON"));
+            ctx.warn(
+                at,
+                format!("const {value} dropped; the value is typed as any JSON"),
+            );
         }
     }
 }
@@ -699,7 +945,9 @@ fn is_null_schema(v: &Value) -> bool {
 /// `anyOf`/`oneOf` of one schema and `null`, in any order → `anyOf: [X, {"type": "null"}]`.
 fn nullable_union(obj: &mut Map<String, Value>) {
     for key in ["anyOf", "oneOf"] {
-        let Some(Value::Array(list)) = obj.get(key) else { continue };
+        let Some(Value::Array(list)) = obj.get(key) else {
+            continue;
+        };
         if list.len() != 2 {
             continue;
         }
@@ -707,8 +955,13 @@ fn nullable_union(obj: &mut Map<String, Value>) {
         if nulls != 1 {
             continue;
         }
-        let Some(Value::Array(list)) = obj.remove(key) else { continue };
-        let other = list.into_iter().find(|s| !is_null_schema(s)).unwrap_or(json!({}));
+        let Some(Value::Array(list)) = obj.remove(key) else {
+            continue;
+        };
+        let other = list
+            .into_iter()
+            .find(|s| !is_null_schema(s))
+            .unwrap_or(json!({}));
         obj.insert("anyOf".into(), json!([other, {"type": "null"}]));
     }
 }
@@ -716,7 +969,9 @@ fn nullable_union(obj: &mut Map<String, Value>) {
 /// Pre-computes variant names of string enums; values whose names would collide (typify
 /// panics) get placeholders that produce distinct names and are restored after typify.
 fn enum_variants(obj: &mut Map<String, Value>, at: &str, ctx: &mut Ctx) {
-    let Some(Value::Array(values)) = obj.get("enum") else { return };
+    let Some(Value::Array(values)) = obj.get("enum") else {
+        return;
+    };
     // Duplicates are legal JSON Schema but make duplicate variants.
     let mut seen = Vec::new();
     for v in values {
@@ -759,7 +1014,11 @@ fn enum_variants(obj: &mut Map<String, Value>, at: &str, ctx: &mut Ctx) {
             continue;
         }
         let base = typify_sanitize(&spell_out(s), true);
-        let base = if typify_sanitize(&base, true) == base { base } else { "Value".to_string() };
+        let base = if typify_sanitize(&base, true) == base {
+            base
+        } else {
+            "Value".to_string()
+        };
         let mut chosen = base.clone();
         let mut n = 2;
         while used.contains(&chosen) {
@@ -771,7 +1030,13 @@ fn enum_variants(obj: &mut Map<String, Value>, at: &str, ctx: &mut Ctx) {
         out.push(Value::String(ctx.placeholder(&chosen, s)));
     }
     obj.insert("enum".into(), Value::Array(out));
-    ctx.warn(at, format!("enum values renamed to distinct variants: {}", renamed.join(", ")));
+    ctx.warn(
+        at,
+        format!(
+            "enum values renamed to distinct variants: {}",
+            renamed.join(", ")
+        ),
+    );
 }
 
 /// Spells out symbols so values that differ only in punctuation get different names:
@@ -823,14 +1088,20 @@ fn object_rules(obj: &mut Map<String, Value>, at: &str, ctx: &mut Ctx) {
     if ctx.role == Role::Output && obj.get("additionalProperties") == Some(&Value::Bool(false)) {
         obj.remove("additionalProperties");
     }
-    let Some(Value::Object(props)) = obj.get("properties") else { return };
+    let Some(Value::Object(props)) = obj.get("properties") else {
+        return;
+    };
     let names: Vec<String> = props.keys().cloned().collect();
 
     // typify puts a schema-typed `additionalProperties` into a flattened field `extra`.
-    let map_extra = matches!(obj.get("additionalProperties"), Some(Value::Object(m)) if !m.is_empty());
+    let map_extra =
+        matches!(obj.get("additionalProperties"), Some(Value::Object(m)) if !m.is_empty());
     if map_extra && names.iter().any(|n| typify_sanitize(n, false) == "extra") {
         obj.remove("additionalProperties");
-        ctx.warn(at, "additionalProperties dropped: a property is already named `extra`".into());
+        ctx.warn(
+            at,
+            "additionalProperties dropped: a property is already named `extra`".into(),
+        );
     }
 
     if let Some(Value::Array(required)) = obj.get_mut("required") {
@@ -839,11 +1110,18 @@ fn object_rules(obj: &mut Map<String, Value>, at: &str, ctx: &mut Ctx) {
         let mut seen = BTreeSet::new();
         required.retain(|r| seen.insert(r.to_string()));
         if required.len() != before {
-            ctx.warn(at, "`required` names without a matching property ignored".into());
+            ctx.warn(
+                at,
+                "`required` names without a matching property ignored".into(),
+            );
         }
     }
     let required: BTreeSet<String> = match obj.get("required") {
-        Some(Value::Array(r)) => r.iter().filter_map(Value::as_str).map(str::to_string).collect(),
+        Some(Value::Array(r)) => r
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect(),
         _ => BTreeSet::new(),
     };
 
@@ -870,7 +1148,9 @@ fn object_rules(obj: &mut Map<String, Value>, at: &str, ctx: &mut Ctx) {
 /// Makes an optional array or map typed as `Option<…>` (typify would use an empty `Vec` /
 /// map for "absent", which cannot send an empty list).
 fn optional_list_or_map(schema: &mut Value) {
-    let Some(obj) = schema.as_object_mut() else { return };
+    let Some(obj) = schema.as_object_mut() else {
+        return;
+    };
     let kind = obj.get("type").and_then(Value::as_str).unwrap_or("");
     let map_like = kind == "object" && !obj.contains_key("properties");
     if kind == "array" || map_like {
@@ -880,7 +1160,9 @@ fn optional_list_or_map(schema: &mut Value) {
 }
 
 fn first_collision_in(obj: &Map<String, Value>) -> Option<(String, String, String)> {
-    let Some(Value::Object(props)) = obj.get("properties") else { return None };
+    let Some(Value::Object(props)) = obj.get("properties") else {
+        return None;
+    };
     let mut by_field: BTreeMap<String, &str> = BTreeMap::new();
     for name in props.keys() {
         let field = typify_sanitize(name, false);
@@ -912,14 +1194,19 @@ fn is_object_like(root: &Value) -> bool {
 /// A root object without properties, typed extra properties or composition: the tool
 /// takes no arguments.
 pub(crate) fn is_empty_object(root: &Value) -> bool {
-    let Some(obj) = root.as_object() else { return true };
+    let Some(obj) = root.as_object() else {
+        return true;
+    };
     let no_props = match obj.get("properties") {
         None => true,
         Some(Value::Object(p)) => p.is_empty(),
         Some(_) => true,
     };
-    let typed_extra = matches!(obj.get("additionalProperties"), Some(Value::Object(m)) if !m.is_empty());
-    let composed = ["anyOf", "oneOf", "allOf", "$ref", "not", "enum"].iter().any(|k| obj.contains_key(*k));
+    let typed_extra =
+        matches!(obj.get("additionalProperties"), Some(Value::Object(m)) if !m.is_empty());
+    let composed = ["anyOf", "oneOf", "allOf", "$ref", "not", "enum"]
+        .iter()
+        .any(|k| obj.contains_key(*k));
     no_props && !typed_extra && !composed
 }
 
@@ -945,9 +1232,9 @@ fn accepts_null(schema: &Value) -> bool {
         Some(Value::Array(ts)) if ts.iter().any(|t| t == "null") => return true,
         _ => {}
     }
-    ["anyOf", "oneOf"].iter().any(|k| {
-        matches!(schema.get(*k), Some(Value::Array(list)) if list.iter().any(is_null_schema))
-    }) || matches!(schema.get("enum"), Some(Value::Array(vals)) if vals.iter().any(Value::is_null))
+    ["anyOf", "oneOf"].iter().any(
+        |k| matches!(schema.get(*k), Some(Value::Array(list)) if list.iter().any(is_null_schema)),
+    ) || matches!(schema.get("enum"), Some(Value::Array(vals)) if vals.iter().any(Value::is_null))
 }
 
 /// `types` option: each named top-level property becomes a definition that typify replaces
@@ -985,7 +1272,11 @@ fn apply_types(
 
 /// `rename` option: each named top-level property gets a placeholder key whose field name
 /// is the requested one; the placeholder is restored to the JSON name after typify.
-fn apply_renames(root: &mut Value, ctx: &mut Ctx, renames: &BTreeMap<String, String>) -> Result<(), Problem> {
+fn apply_renames(
+    root: &mut Value,
+    ctx: &mut Ctx,
+    renames: &BTreeMap<String, String>,
+) -> Result<(), Problem> {
     for (property, field) in renames {
         if !crate::naming::is_plain_ident(field) || typify_sanitize(field, false) != *field {
             return Err(Problem::BadOption(format!(
@@ -1024,7 +1315,9 @@ mod tests {
         let s = json!({"type": "object", "properties": {"a": {"$ref": "https://x/y.json"}, "b": {"$ref": "#/$defs/B"}}});
         assert_eq!(external_refs(&s), vec!["https://x/y.json".to_string()]);
         let err = normalize(&s, Role::Input, &Request::default()).unwrap_err();
-        assert!(matches!(err, Problem::Fallback(r) if r.contains("never fetches") && r.contains("https://x/y.json")));
+        assert!(
+            matches!(err, Problem::Fallback(r) if r.contains("never fetches") && r.contains("https://x/y.json"))
+        );
     }
 
     #[test]
@@ -1045,21 +1338,59 @@ mod tests {
         let (root, defs) = hoist_refs(&s, "Args").unwrap();
         assert!(root.get("$defs").is_none() && root.get("definitions").is_none());
         assert_eq!(root["properties"]["b"]["$ref"], "#/$defs/A");
-        let (r2, _) = hoist_refs(&json!({"properties": {"f": {"type": "object"}, "t": {"$ref": "#/properties/f"}}}), "Args").unwrap();
+        let (r2, _) = hoist_refs(
+            &json!({"properties": {"f": {"type": "object"}, "t": {"$ref": "#/properties/f"}}}),
+            "Args",
+        )
+        .unwrap();
         assert_eq!(r2["properties"]["t"]["$ref"], "#/$defs/F");
-        let (r3, _) = hoist_refs(&json!({"properties": {"t": {"$ref": "#/$defs/Result"}}, "$defs": {"Result": {}}}), "Args").unwrap();
+        let (r3, _) = hoist_refs(
+            &json!({"properties": {"t": {"$ref": "#/$defs/Result"}}, "$defs": {"Result": {}}}),
+            "Args",
+        )
+        .unwrap();
         assert_eq!(r3["properties"]["t"]["$ref"], "#/$defs/ResultDef");
         assert_eq!(root["properties"]["e"]["$ref"], "#/$defs/Args");
         assert_eq!(root["properties"]["f"]["$ref"], "#/$defs/T");
-        let c = root["properties"]["c"]["$ref"].as_str().unwrap().trim_start_matches("#/$defs/");
-        let d = root["properties"]["d"]["$ref"].as_str().unwrap().trim_start_matches("#/$defs/");
+        let c = root["properties"]["c"]["$ref"]
+            .as_str()
+            .unwrap()
+            .trim_start_matches("#/$defs/");
+        let d = root["properties"]["d"]["$ref"]
+            .as_str()
+            .unwrap()
+            .trim_start_matches("#/$defs/");
         assert_ne!(c, d, "item and Item get distinct names");
         assert_eq!(defs[c], json!({"type": "integer"}));
         assert_eq!(defs[d], json!({"type": "boolean"}));
         assert_eq!(defs["A"]["properties"]["x"]["type"], "string");
-        assert_eq!(root["properties"]["a"]["$ref"], "#/$defs/A", "the pointer target itself uses the definition");
-        assert!(!defs.values().any(|v| v == &json!({"type": "string"}) && v.get("$anchor").is_none()), "unused pruned");
+        assert_eq!(
+            root["properties"]["a"]["$ref"], "#/$defs/A",
+            "the pointer target itself uses the definition"
+        );
+        assert!(
+            !defs
+                .values()
+                .any(|v| v == &json!({"type": "string"}) && v.get("$anchor").is_none()),
+            "unused pruned"
+        );
         assert!(!defs.contains_key("Args"));
+    }
+
+    #[test]
+    fn unboxed_reference_cycles_fall_back() {
+        for s in [
+            json!({"type": "object", "properties": {"a": {"allOf": [{"$ref": "#/properties/a"}, true]}}}),
+            json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/I"}}, "$defs": {"I": {"anyOf": [{"$ref": "#/$defs/I"}, {"type": "null"}]}}}),
+            json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}, "$defs": {"A": {"$ref": "#/$defs/B"}, "B": {"oneOf": [{"$ref": "#/$defs/A"}]}}}),
+            json!({"allOf": [{"type": "object", "properties": {"x": {"$ref": "#"}}}]}),
+        ] {
+            let err = normalize(&s, Role::Input, &Request::default()).unwrap_err();
+            assert!(matches!(&err, Problem::Fallback(r) if r.contains("reference cycle")), "{err:?} for {s}");
+        }
+        // Recursion through properties and items is fine.
+        let tree = json!({"type": "object", "properties": {"children": {"type": "array", "items": {"$ref": "#"}}, "next": {"$ref": "#"}}});
+        assert!(normalize(&tree, Role::Input, &Request::default()).is_ok());
     }
 
     #[test]
@@ -1092,10 +1423,22 @@ mod tests {
         assert_eq!(p["c"], json!({}));
         assert!(p["d"].get("unevaluatedProperties").is_none());
         let all = n.warnings.join("\n");
-        for needle in ["if/then/else", "prefixItems", "$dynamicRef", "unevaluatedProperties", "/properties/a"] {
+        for needle in [
+            "if/then/else",
+            "prefixItems",
+            "$dynamicRef",
+            "unevaluatedProperties",
+            "/properties/a",
+        ] {
             assert!(all.contains(needle), "{needle} in {all}");
         }
-        assert_eq!(n.warnings.iter().filter(|w| w.contains("if/then/else")).count(), 1);
+        assert_eq!(
+            n.warnings
+                .iter()
+                .filter(|w| w.contains("if/then/else"))
+                .count(),
+            1
+        );
     }
 
     #[test]
@@ -1107,7 +1450,10 @@ mod tests {
             "d": {"oneOf": [{"type": "integer"}, {"const": null}]}
         }}));
         let p = &n.root["properties"];
-        assert_eq!(p["a"], json!({"anyOf": [{"type": "string"}, {"type": "null"}]}));
+        assert_eq!(
+            p["a"],
+            json!({"anyOf": [{"type": "string"}, {"type": "null"}]})
+        );
         assert_eq!(p["b"], json!({"type": ["string", "null"]}));
         assert_eq!(p["c"], json!({"type": "string"}));
         assert_eq!(p["d"]["anyOf"][1], json!({"type": "null"}));
@@ -1122,8 +1468,14 @@ mod tests {
             "b": {"type": "string", "title": "Bee"}
         }}));
         assert!(n.root.get("title").is_none());
-        assert_eq!(n.root["properties"]["a"]["description"], "Page size\n\nDefault: `30`.");
-        assert_eq!(n.root["properties"]["b"], json!({"type": "string", "description": "Bee"}));
+        assert_eq!(
+            n.root["properties"]["a"]["description"],
+            "Page size\n\nDefault: `30`."
+        );
+        assert_eq!(
+            n.root["properties"]["b"],
+            json!({"type": "string", "description": "Bee"})
+        );
     }
 
     #[test]
@@ -1161,7 +1513,10 @@ mod tests {
         let n = norm(json!({"type": "object", "properties": {
             "sort": {"type": "string", "enum": ["created", "reactions-+1", "reactions--1", "reactions"]}
         }}));
-        let values = n.root["properties"]["sort"]["enum"].as_array().unwrap().clone();
+        let values = n.root["properties"]["sort"]["enum"]
+            .as_array()
+            .unwrap()
+            .clone();
         assert_eq!(values[0], "created");
         assert_eq!(values[3], "reactions");
         let p1 = values[1].as_str().unwrap();
@@ -1179,7 +1534,10 @@ mod tests {
             "a": {"type": "string", "enum": ["x''y", "a b", "a_b", "A-B"]}
         }}));
         let values = n.root["properties"]["a"]["enum"].as_array().unwrap();
-        let names: BTreeSet<String> = values.iter().map(|v| typify_sanitize(v.as_str().unwrap(), true)).collect();
+        let names: BTreeSet<String> = values
+            .iter()
+            .map(|v| typify_sanitize(v.as_str().unwrap(), true))
+            .collect();
         assert_eq!(names.len(), 4);
         for p in n.literals.keys() {
             assert!(p.starts_with("'''"), "{p}");
@@ -1201,19 +1559,32 @@ mod tests {
         let err = normalize(&s, Role::Input, &Request::default()).unwrap_err();
         assert_eq!(
             err,
-            Problem::Collision { pointer: String::new(), first: "fooBar".into(), second: "foo_bar".into(), field: "foo_bar".into() }
+            Problem::Collision {
+                pointer: String::new(),
+                first: "fooBar".into(),
+                second: "foo_bar".into(),
+                field: "foo_bar".into()
+            }
         );
         // A rename fixes it.
         let mut req = Request::default();
         req.renames.insert("fooBar".into(), "foo_bar_camel".into());
         let n = normalize(&s, Role::Input, &req).unwrap();
-        let key = n.root["properties"].as_object().unwrap().keys().find(|k| k.starts_with('\'')).unwrap().clone();
+        let key = n.root["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .find(|k| k.starts_with('\''))
+            .unwrap()
+            .clone();
         assert_eq!(typify_sanitize(&key, false), "foo_bar_camel");
         assert_eq!(n.literals[&key], "fooBar");
         // Nested collisions fall back.
         let nested = json!({"type": "object", "properties": {"o": {"type": "object", "properties": {"aB": {}, "a_b": {}}}}});
         let err = normalize(&nested, Role::Input, &Request::default()).unwrap_err();
-        assert!(matches!(err, Problem::Fallback(r) if r.contains("\"aB\"") && r.contains("\"a_b\"")));
+        assert!(
+            matches!(err, Problem::Fallback(r) if r.contains("\"aB\"") && r.contains("\"a_b\""))
+        );
     }
 
     #[test]
@@ -1221,10 +1592,16 @@ mod tests {
         assert!(norm(json!({"type": "object"})).no_args);
         assert!(norm(json!({"type": "object", "properties": {}})).no_args);
         assert!(norm(json!({})).no_args);
-        assert!(norm(json!({"type": "object", "properties": {}, "additionalProperties": false})).no_args);
-        assert!(!norm(json!({"type": "object", "additionalProperties": {"type": "string"}})).no_args);
+        assert!(
+            norm(json!({"type": "object", "properties": {}, "additionalProperties": false}))
+                .no_args
+        );
+        assert!(
+            !norm(json!({"type": "object", "additionalProperties": {"type": "string"}})).no_args
+        );
         assert!(!norm(json!({"type": "object", "properties": {"a": {}}})).no_args);
-        let err = normalize(&json!({"type": "string"}), Role::Input, &Request::default()).unwrap_err();
+        let err =
+            normalize(&json!({"type": "string"}), Role::Input, &Request::default()).unwrap_err();
         assert!(matches!(err, Problem::Fallback(_)));
     }
 
@@ -1239,7 +1616,10 @@ mod tests {
         assert_eq!(p["r"]["type"], "array");
         assert_eq!(p["o"]["type"], json!(["array", "null"]));
         assert_eq!(p["m"]["type"], json!(["object", "null"]));
-        assert!(n.nullable_optional.is_empty(), "not nullable in the original schema");
+        assert!(
+            n.nullable_optional.is_empty(),
+            "not nullable in the original schema"
+        );
     }
 
     #[test]
@@ -1247,7 +1627,11 @@ mod tests {
         let s = json!({"type": "object", "additionalProperties": false, "properties": {"a": {"type": "object", "additionalProperties": false, "properties": {}}}});
         let n = normalize(&s, Role::Output, &Request::default()).unwrap();
         assert!(n.root.get("additionalProperties").is_none());
-        assert!(n.root["properties"]["a"].get("additionalProperties").is_none());
+        assert!(
+            n.root["properties"]["a"]
+                .get("additionalProperties")
+                .is_none()
+        );
         let i = normalize(&s, Role::Input, &Request::default()).unwrap();
         assert_eq!(i.root["additionalProperties"], false);
     }
@@ -1262,7 +1646,10 @@ mod tests {
         assert_eq!(n.replacements["NOverride"], "u64");
         assert_eq!(n.defs["NOverride"]["type"], "number");
         req.types.insert("missing".into(), "u64".into());
-        assert!(matches!(normalize(&s, Role::Input, &req), Err(Problem::BadOption(_))));
+        assert!(matches!(
+            normalize(&s, Role::Input, &req),
+            Err(Problem::BadOption(_))
+        ));
     }
 
     #[test]
@@ -1271,14 +1658,28 @@ mod tests {
             "a": {"allOf": [{"$ref": "#/$defs/X"}], "description": "an x"},
             "b": {"$ref": "#/$defs/X", "type": "string", "description": "b"}
         }, "$defs": {"X": {"type": "string"}}}));
-        assert_eq!(n.root["properties"]["a"], json!({"$ref": "#/$defs/X", "description": "an x"}));
-        assert_eq!(n.root["properties"]["b"], json!({"$ref": "#/$defs/X", "description": "b"}));
-        assert!(n.warnings.iter().any(|w| w.contains("next to $ref dropped: type")), "{:?}", n.warnings);
+        assert_eq!(
+            n.root["properties"]["a"],
+            json!({"$ref": "#/$defs/X", "description": "an x"})
+        );
+        assert_eq!(
+            n.root["properties"]["b"],
+            json!({"$ref": "#/$defs/X", "description": "b"})
+        );
+        assert!(
+            n.warnings
+                .iter()
+                .any(|w| w.contains("next to $ref dropped: type")),
+            "{:?}",
+            n.warnings
+        );
     }
 
     #[test]
     fn extension_keywords_are_removed() {
-        let n = norm(json!({"type": "object", "properties": {"a": {"type": "string", "x-rust-type": {"crate": "evil"}}}}));
+        let n = norm(
+            json!({"type": "object", "properties": {"a": {"type": "string", "x-rust-type": {"crate": "evil"}}}}),
+        );
         assert_eq!(n.root["properties"]["a"], json!({"type": "string"}));
     }
 }

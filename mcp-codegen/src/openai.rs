@@ -32,7 +32,12 @@ fn parameters(input_schema: &Value) -> Value {
 }
 
 /// The non-strict OpenAI function definition of a tool.
-pub fn function_definition(alias: &str, tool: &str, description: Option<&str>, input_schema: &Value) -> Value {
+pub fn function_definition(
+    alias: &str,
+    tool: &str,
+    description: Option<&str>,
+    input_schema: &Value,
+) -> Value {
     let mut function = Map::new();
     function.insert("name".into(), json!(openai_name(alias, tool)));
     if let Some(d) = description {
@@ -52,7 +57,9 @@ pub fn strict_function_definition(
     let mut count = 0;
     let params = strict_schema(&parameters(input_schema), "", 0, &mut count)?;
     if count > STRICT_MAX_PROPERTIES {
-        return Err(format!("{count} properties exceed strict mode's limit of {STRICT_MAX_PROPERTIES}"));
+        return Err(format!(
+            "{count} properties exceed strict mode's limit of {STRICT_MAX_PROPERTIES}"
+        ));
     }
     let mut function = Map::new();
     function.insert("name".into(), json!(openai_name(alias, tool)));
@@ -66,28 +73,76 @@ pub fn strict_function_definition(
 
 /// Keywords strict mode accepts (annotations and the structural subset).
 const STRICT_KEYWORDS: &[&str] = &[
-    "type", "properties", "required", "additionalProperties", "items", "enum", "anyOf", "description",
-    "title", "$ref", "$defs", "definitions", "const",
+    "type",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "enum",
+    "anyOf",
+    "description",
+    "title",
+    "$ref",
+    "$defs",
+    "definitions",
+    "const",
 ];
 /// Keywords that are only constraints or annotations: removed without changing the shape.
 const STRICT_DROP: &[&str] = &[
-    "$schema", "$id", "$comment", "default", "examples", "format", "pattern", "minLength", "maxLength",
-    "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minItems", "maxItems",
-    "uniqueItems", "readOnly", "writeOnly", "deprecated", "minProperties", "maxProperties", "propertyNames",
+    "$schema",
+    "$id",
+    "$comment",
+    "default",
+    "examples",
+    "format",
+    "pattern",
+    "minLength",
+    "maxLength",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "readOnly",
+    "writeOnly",
+    "deprecated",
+    "minProperties",
+    "maxProperties",
+    "propertyNames",
 ];
 
-fn strict_schema(schema: &Value, at: &str, depth: usize, count: &mut usize) -> Result<Value, String> {
-    let where_ = if at.is_empty() { "/".to_string() } else { at.to_string() };
+fn strict_schema(
+    schema: &Value,
+    at: &str,
+    depth: usize,
+    count: &mut usize,
+) -> Result<Value, String> {
+    let where_ = if at.is_empty() {
+        "/".to_string()
+    } else {
+        at.to_string()
+    };
     let obj = match schema {
         Value::Object(m) => m,
-        Value::Bool(_) => return Err(format!("boolean schema at {where_} is not allowed in strict mode")),
+        Value::Bool(_) => {
+            return Err(format!(
+                "boolean schema at {where_} is not allowed in strict mode"
+            ));
+        }
         _ => return Err(format!("invalid schema at {where_}")),
     };
     if obj.is_empty() || (obj.len() == 1 && obj.contains_key("description")) {
-        return Err(format!("any-JSON value at {where_} is not allowed in strict mode"));
+        return Err(format!(
+            "any-JSON value at {where_} is not allowed in strict mode"
+        ));
     }
     if depth > STRICT_MAX_DEPTH {
-        return Err(format!("nesting deeper than {STRICT_MAX_DEPTH} levels at {where_}"));
+        return Err(format!(
+            "nesting deeper than {STRICT_MAX_DEPTH} levels at {where_}"
+        ));
     }
     let mut out = Map::new();
     for (key, value) in obj {
@@ -96,14 +151,18 @@ fn strict_schema(schema: &Value, at: &str, depth: usize, count: &mut usize) -> R
             continue;
         }
         if !STRICT_KEYWORDS.contains(&k) && k != "oneOf" {
-            return Err(format!("keyword `{k}` at {where_} is not supported in strict mode"));
+            return Err(format!(
+                "keyword `{k}` at {where_} is not supported in strict mode"
+            ));
         }
         out.insert(key.clone(), value.clone());
     }
     if let Some(r) = out.get("$ref").and_then(Value::as_str)
         && !(r == "#" || r.starts_with("#/$defs/") || r.starts_with("#/definitions/"))
     {
-        return Err(format!("$ref \"{r}\" at {where_} is not supported in strict mode"));
+        return Err(format!(
+            "$ref \"{r}\" at {where_} is not supported in strict mode"
+        ));
     }
     // oneOf → anyOf (strict mode only knows anyOf).
     if let Some(v) = out.remove("oneOf") {
@@ -113,7 +172,10 @@ fn strict_schema(schema: &Value, at: &str, depth: usize, count: &mut usize) -> R
         if let Some(Value::Object(defs)) = out.get(key).cloned() {
             let mut new = Map::new();
             for (name, def) in defs {
-                new.insert(name.clone(), strict_schema(&def, &format!("{at}/{key}/{name}"), depth, count)?);
+                new.insert(
+                    name.clone(),
+                    strict_schema(&def, &format!("{at}/{key}/{name}"), depth, count)?,
+                );
             }
             out.insert(key.into(), Value::Object(new));
         }
@@ -127,9 +189,14 @@ fn strict_schema(schema: &Value, at: &str, depth: usize, count: &mut usize) -> R
     }
     if let Some(items) = out.get("items").cloned() {
         if items.is_array() {
-            return Err(format!("tuple `items` at {where_} is not supported in strict mode"));
+            return Err(format!(
+                "tuple `items` at {where_} is not supported in strict mode"
+            ));
         }
-        out.insert("items".into(), strict_schema(&items, &format!("{at}/items"), depth + 1, count)?);
+        out.insert(
+            "items".into(),
+            strict_schema(&items, &format!("{at}/items"), depth + 1, count)?,
+        );
     }
     let is_object = match out.get("type") {
         Some(Value::String(t)) => t == "object",
@@ -139,15 +206,27 @@ fn strict_schema(schema: &Value, at: &str, depth: usize, count: &mut usize) -> R
     if is_object {
         match out.get("additionalProperties") {
             None | Some(Value::Bool(false)) => {}
-            Some(_) => return Err(format!("free-form object (additionalProperties) at {where_} is not allowed in strict mode")),
+            Some(_) => {
+                return Err(format!(
+                    "free-form object (additionalProperties) at {where_} is not allowed in strict mode"
+                ));
+            }
         }
         let props = match out.get("properties") {
             Some(Value::Object(p)) => p.clone(),
             _ if at.is_empty() => Map::new(),
-            _ => return Err(format!("object without properties at {where_} is not allowed in strict mode")),
+            _ => {
+                return Err(format!(
+                    "object without properties at {where_} is not allowed in strict mode"
+                ));
+            }
         };
         let required: Vec<String> = match out.get("required") {
-            Some(Value::Array(r)) => r.iter().filter_map(Value::as_str).map(str::to_string).collect(),
+            Some(Value::Array(r)) => r
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect(),
             _ => Vec::new(),
         };
         let mut new_props = Map::new();
@@ -169,7 +248,9 @@ fn strict_schema(schema: &Value, at: &str, depth: usize, count: &mut usize) -> R
 
 /// `X` → `X` or `null` (how strict mode spells "optional").
 fn nullable(schema: Value) -> Value {
-    let Value::Object(mut obj) = schema else { return schema };
+    let Value::Object(mut obj) = schema else {
+        return schema;
+    };
     match obj.get("type").cloned() {
         Some(Value::String(t)) if !obj.contains_key("enum") => {
             if t != "null" {
@@ -190,7 +271,10 @@ fn nullable(schema: Value) -> Value {
             if let Some(d) = description {
                 wrapper.insert("description".into(), d);
             }
-            wrapper.insert("anyOf".into(), json!([Value::Object(obj), {"type": "null"}]));
+            wrapper.insert(
+                "anyOf".into(),
+                json!([Value::Object(obj), {"type": "null"}]),
+            );
             Value::Object(wrapper)
         }
     }
@@ -227,17 +311,35 @@ mod tests {
         assert_eq!(p["properties"]["c"]["anyOf"][1], json!({"type": "null"}));
         assert_eq!(p["properties"]["o"]["required"], json!(["z"]));
         assert_eq!(p["properties"]["o"]["type"], json!(["object", "null"]));
-        assert_eq!(p["properties"]["o"]["properties"]["z"]["type"], json!(["boolean", "null"]));
+        assert_eq!(
+            p["properties"]["o"]["properties"]["z"]["type"],
+            json!(["boolean", "null"])
+        );
     }
 
     #[test]
     fn strict_is_unavailable_for_free_form_values() {
         for (schema, needle) in [
-            (json!({"type": "object", "properties": {"a": {}}}), "any-JSON"),
-            (json!({"type": "object", "additionalProperties": true, "properties": {}}), "free-form"),
-            (json!({"type": "object", "properties": {"a": {"allOf": [{"type": "string"}]}}}), "allOf"),
-            (json!({"type": "object", "properties": {"a": {"type": "object"}}}), "without properties"),
-            (json!({"type": "object", "properties": {"a": {"$ref": "http://x"}}}), "$ref"),
+            (
+                json!({"type": "object", "properties": {"a": {}}}),
+                "any-JSON",
+            ),
+            (
+                json!({"type": "object", "additionalProperties": true, "properties": {}}),
+                "free-form",
+            ),
+            (
+                json!({"type": "object", "properties": {"a": {"allOf": [{"type": "string"}]}}}),
+                "allOf",
+            ),
+            (
+                json!({"type": "object", "properties": {"a": {"type": "object"}}}),
+                "without properties",
+            ),
+            (
+                json!({"type": "object", "properties": {"a": {"$ref": "http://x"}}}),
+                "$ref",
+            ),
         ] {
             let err = strict_function_definition("gh", "t", None, &schema).unwrap_err();
             assert!(err.contains(needle), "{err}");

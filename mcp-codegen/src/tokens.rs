@@ -41,7 +41,9 @@ pub(crate) fn rewrite(tokens: TokenStream, rw: &Rewrite<'_>) -> TokenStream {
                     match attribute(&inner, rw) {
                         AttrAction::Keep => push_attr(&mut out, p.clone(), g, inner),
                         AttrAction::Drop => {}
-                        AttrAction::Replace(new_inner) => push_attr(&mut out, p.clone(), g, new_inner),
+                        AttrAction::Replace(new_inner) => {
+                            push_attr(&mut out, p.clone(), g, new_inner)
+                        }
                         AttrAction::AddSerdeCrate => {
                             push_attr(&mut out, p.clone(), g, inner);
                             out.extend(serde_crate_attr());
@@ -54,12 +56,16 @@ pub(crate) fn rewrite(tokens: TokenStream, rw: &Rewrite<'_>) -> TokenStream {
             }
             // `::serde` / `::serde_json` path starts.
             TokenTree::Punct(p) if p.as_char() == ':' && p.spacing() == Spacing::Joint => {
-                let second = matches!(input.get(i + 1), Some(TokenTree::Punct(q)) if q.as_char() == ':');
+                let second =
+                    matches!(input.get(i + 1), Some(TokenTree::Punct(q)) if q.as_char() == ':');
                 let krate = match input.get(i + 2) {
-                    Some(TokenTree::Ident(id)) if id == "serde" || id == "serde_json" => Some(id.clone()),
+                    Some(TokenTree::Ident(id)) if id == "serde" || id == "serde_json" => {
+                        Some(id.clone())
+                    }
                     _ => None,
                 };
-                let after_private = matches!(out.last(), Some(TokenTree::Ident(id)) if id == "__private");
+                let after_private =
+                    matches!(out.last(), Some(TokenTree::Ident(id)) if id == "__private");
                 match (second, krate) {
                     (true, Some(krate)) if !after_private => {
                         out.extend(quote!(::mcp_runtime::__private::));
@@ -105,7 +111,9 @@ enum AttrAction {
 /// Decides what to do with the (already rewritten) content of one `#[…]`.
 fn attribute(inner: &TokenStream, rw: &Rewrite<'_>) -> AttrAction {
     let tokens: Vec<TokenTree> = inner.clone().into_iter().collect();
-    let Some(TokenTree::Ident(name)) = tokens.first() else { return AttrAction::Keep };
+    let Some(TokenTree::Ident(name)) = tokens.first() else {
+        return AttrAction::Keep;
+    };
     if name == "derive" {
         let text = inner.to_string();
         if text.contains("Serialize") || text.contains("Deserialize") {
@@ -131,7 +139,8 @@ fn attribute(inner: &TokenStream, rw: &Rewrite<'_>) -> AttrAction {
         }
         let before = items.len();
         items.retain(|item| {
-            !(item.is_empty() || matches!(item.as_slice(), [TokenTree::Ident(id)] if id == "deny_unknown_fields"))
+            !(item.is_empty()
+                || matches!(item.as_slice(), [TokenTree::Ident(id)] if id == "deny_unknown_fields"))
         });
         if items.len() == before {
             return AttrAction::Keep;
@@ -158,7 +167,9 @@ fn rewrite_literal(lit: &Literal, rw: &Rewrite<'_>) -> Literal {
     if !text.starts_with('"') {
         return lit.clone();
     }
-    let Ok(parsed) = syn::parse_str::<syn::LitStr>(&text) else { return lit.clone() };
+    let Ok(parsed) = syn::parse_str::<syn::LitStr>(&text) else {
+        return lit.clone();
+    };
     let value = parsed.value();
     let new = if let Some(original) = rw.literals.get(&value) {
         original.clone()
@@ -176,7 +187,11 @@ fn rewrite_literal(lit: &Literal, rw: &Rewrite<'_>) -> Literal {
 
 /// Wraps the named fields of struct `Args` in one more `Option` (JSON names given):
 /// `None` omits the argument, `Some(None)` sends `null`.
-pub(crate) fn double_option(file: &mut syn::File, struct_name: &str, json_names: &BTreeSet<String>) {
+pub(crate) fn double_option(
+    file: &mut syn::File,
+    struct_name: &str,
+    json_names: &BTreeSet<String>,
+) {
     if json_names.is_empty() {
         return;
     }
@@ -185,7 +200,9 @@ pub(crate) fn double_option(file: &mut syn::File, struct_name: &str, json_names:
         if s.ident != struct_name {
             continue;
         }
-        let syn::Fields::Named(fields) = &mut s.fields else { continue };
+        let syn::Fields::Named(fields) = &mut s.fields else {
+            continue;
+        };
         for field in &mut fields.named {
             let Some(ident) = &field.ident else { continue };
             let json_name = serde_rename(&field.attrs).unwrap_or_else(|| {
@@ -216,10 +233,16 @@ fn serde_rename(attrs: &[syn::Attribute]) -> Option<String> {
         if !attr.path().is_ident("serde") {
             continue;
         }
-        let syn::Meta::List(list) = &attr.meta else { continue };
+        let syn::Meta::List(list) = &attr.meta else {
+            continue;
+        };
         let tokens: Vec<TokenTree> = list.tokens.clone().into_iter().collect();
         for w in tokens.windows(3) {
-            if let [TokenTree::Ident(id), TokenTree::Punct(eq), TokenTree::Literal(lit)] = w
+            if let [
+                TokenTree::Ident(id),
+                TokenTree::Punct(eq),
+                TokenTree::Literal(lit),
+            ] = w
                 && id == "rename"
                 && eq.as_char() == '='
                 && let Ok(s) = syn::parse_str::<syn::LitStr>(&lit.to_string())
@@ -236,8 +259,18 @@ mod tests {
     use super::*;
 
     fn rw(tokens: TokenStream, lenient: bool, literals: &[(&str, &str)]) -> String {
-        let map: BTreeMap<String, String> = literals.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect();
-        rewrite(tokens, &Rewrite { literals: &map, lenient }).to_string()
+        let map: BTreeMap<String, String> = literals
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect();
+        rewrite(
+            tokens,
+            &Rewrite {
+                literals: &map,
+                lenient,
+            },
+        )
+        .to_string()
     }
 
     #[test]
@@ -257,12 +290,26 @@ mod tests {
             false,
             &[],
         );
-        assert!(!out.contains(":: serde ::") || out.matches(":: serde ::").count() == out.matches("__private :: serde ::").count(), "{out}");
+        assert!(
+            !out.contains(":: serde ::")
+                || out.matches(":: serde ::").count()
+                    == out.matches("__private :: serde ::").count(),
+            "{out}"
+        );
         assert!(!out.contains("\"::serde_json"), "{out}");
-        assert!(out.contains("\"::mcp_runtime::__private::serde_json::Map::is_empty\""), "{out}");
-        assert!(out.contains("# [serde (crate = \"::mcp_runtime::__private::serde\")]"), "{out}");
+        assert!(
+            out.contains("\"::mcp_runtime::__private::serde_json::Map::is_empty\""),
+            "{out}"
+        );
+        assert!(
+            out.contains("# [serde (crate = \"::mcp_runtime::__private::serde\")]"),
+            "{out}"
+        );
         assert!(out.contains("deny_unknown_fields"), "kept for inputs");
-        assert!(out.contains("as :: mcp_runtime :: __private :: serde :: de :: Error"), "{out}");
+        assert!(
+            out.contains("as :: mcp_runtime :: __private :: serde :: de :: Error"),
+            "{out}"
+        );
     }
 
     #[test]
@@ -304,7 +351,15 @@ mod tests {
         let names: BTreeSet<String> = ["type".to_string()].into();
         double_option(&mut file, "Args", &names);
         let text = file.to_token_stream().to_string().replace(' ', "");
-        assert!(text.contains("pubtype_:::std::option::Option<::std::option::Option<::std::string::String>>"), "{text}");
-        assert!(text.contains("pubother:::std::option::Option<i64>"), "{text}");
+        assert!(
+            text.contains(
+                "pubtype_:::std::option::Option<::std::option::Option<::std::string::String>>"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("pubother:::std::option::Option<i64>"),
+            "{text}"
+        );
     }
 }

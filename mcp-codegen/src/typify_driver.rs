@@ -55,7 +55,8 @@ pub(crate) fn typify(input: &TypifyInput<'_>) -> Result<TokenStream, String> {
     let root = to_schema(input.root).map_err(|e| format!("schema not understood: {e}"))?;
     let mut defs = Vec::with_capacity(input.defs.len() + 1);
     for (name, def) in input.defs {
-        let schema = to_schema(def).map_err(|e| format!("schema of $defs {name:?} not understood: {e}"))?;
+        let schema =
+            to_schema(def).map_err(|e| format!("schema of $defs {name:?} not understood: {e}"))?;
         defs.push((name.clone(), schema));
     }
     defs.push((input.root_name.to_string(), root));
@@ -104,8 +105,13 @@ mod tests {
         let root = serde_json::json!({"type": "string", "enum": ["a-+1", "a--1"]});
         let defs = BTreeMap::new();
         let repl = BTreeMap::new();
-        let err = typify(&TypifyInput { root_name: "Args", root: &root, defs: &defs, replacements: &repl })
-            .unwrap_err();
+        let err = typify(&TypifyInput {
+            root_name: "Args",
+            root: &root,
+            defs: &defs,
+            replacements: &repl,
+        })
+        .unwrap_err();
         assert!(err.contains("unique variant names"), "{err}");
     }
 }
@@ -119,7 +125,13 @@ mod scratch {
         let v: serde_json::Value = serde_json::from_str(&text).unwrap();
         let defs = std::collections::BTreeMap::new();
         let repl = std::collections::BTreeMap::new();
-        let ts = super::typify(&super::TypifyInput { root_name: "Args", root: &v, defs: &defs, replacements: &repl }).unwrap();
+        let ts = super::typify(&super::TypifyInput {
+            root_name: "Args",
+            root: &v,
+            defs: &defs,
+            replacements: &repl,
+        })
+        .unwrap();
         let file: syn::File = syn::parse2(ts).unwrap();
         println!("{}", prettyplease::unparse(&file));
     }

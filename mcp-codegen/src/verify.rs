@@ -50,17 +50,26 @@ impl Summary {
 
     /// Fully typed tools.
     pub fn typed(&self) -> usize {
-        self.tools.iter().filter(|t| t.status == Status::Typed).count()
+        self.tools
+            .iter()
+            .filter(|t| t.status == Status::Typed)
+            .count()
     }
 
     /// Tools generated with a fallback.
     pub fn fallback(&self) -> usize {
-        self.tools.iter().filter(|t| matches!(t.status, Status::Fallback(_))).count()
+        self.tools
+            .iter()
+            .filter(|t| matches!(t.status, Status::Fallback(_)))
+            .count()
     }
 
     /// Tools (or fixtures) that failed.
     pub fn errors(&self) -> usize {
-        self.tools.iter().filter(|t| matches!(t.status, Status::Error(_))).count()
+        self.tools
+            .iter()
+            .filter(|t| matches!(t.status, Status::Error(_)))
+            .count()
     }
 
     /// `N tools: T typed, F fallback, E errors` — parsed by tooling, keep verbatim.
@@ -82,7 +91,11 @@ impl Summary {
             match &t.status {
                 Status::Typed => {}
                 Status::Fallback(reasons) => {
-                    out.push(format!("fallback {file}: {}: {}", t.tool, reasons.join("; ")));
+                    out.push(format!(
+                        "fallback {file}: {}: {}",
+                        t.tool,
+                        reasons.join("; ")
+                    ));
                 }
                 Status::Error(e) if t.tool.is_empty() => out.push(format!("error    {file}: {e}")),
                 Status::Error(e) => out.push(format!("error    {file}: {}: {e}", t.tool)),
@@ -95,7 +108,13 @@ impl Summary {
 /// Verifies one loaded fixture under `alias`.
 pub fn verify_fixture(fixture: &Fixture, alias: &str) -> Vec<ToolStatus> {
     let at = fixture.path.clone();
-    let whole = |e: String| vec![ToolStatus { fixture: at.clone(), tool: String::new(), status: Status::Error(e) }];
+    let whole = |e: String| {
+        vec![ToolStatus {
+            fixture: at.clone(),
+            tool: String::new(),
+            status: Status::Error(e),
+        }]
+    };
     let plan = match plan(fixture, alias, &Options::default()) {
         Ok(p) => p,
         Err(e) => return whole(e.to_string()),
@@ -108,11 +127,19 @@ pub fn verify_fixture(fixture: &Fixture, alias: &str) -> Vec<ToolStatus> {
         let status = if let Some((_, e)) = plan.errors.iter().find(|(name, _)| name == &tool.name) {
             Status::Error(e.to_string())
         } else if let Some(r) = plan.generated.tools.iter().find(|r| r.name == tool.name) {
-            if r.fully_typed() { Status::Typed } else { Status::Fallback(r.reasons()) }
+            if r.fully_typed() {
+                Status::Typed
+            } else {
+                Status::Fallback(r.reasons())
+            }
         } else {
             Status::Error("tool was not generated".into())
         };
-        out.push(ToolStatus { fixture: at.clone(), tool: tool.name.clone(), status });
+        out.push(ToolStatus {
+            fixture: at.clone(),
+            tool: tool.name.clone(),
+            status,
+        });
     }
     out
 }
@@ -122,7 +149,12 @@ pub fn alias_of(fixture: &Fixture) -> String {
     fixture
         .alias()
         .map(str::to_string)
-        .or_else(|| fixture.path.file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .or_else(|| {
+            fixture
+                .path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+        })
         .unwrap_or_else(|| "server".to_string())
 }
 
@@ -130,7 +162,10 @@ pub fn alias_of(fixture: &Fixture) -> String {
 /// fixtures (an object without a `tools` key, such as an `mcpServers` config) are skipped;
 /// other files (e.g. `servers.toml`) are ignored.
 pub fn verify_dir(dir: &Path) -> Result<Summary> {
-    let entries = std::fs::read_dir(dir).map_err(|source| Error::Read { path: dir.to_path_buf(), source })?;
+    let entries = std::fs::read_dir(dir).map_err(|source| Error::Read {
+        path: dir.to_path_buf(),
+        source,
+    })?;
     let mut files: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "json") && p.is_file())
@@ -141,8 +176,15 @@ pub fn verify_dir(dir: &Path) -> Result<Summary> {
         let bytes = match std::fs::read(&path) {
             Ok(b) => b,
             Err(source) => {
-                let e = Error::Read { path: path.clone(), source };
-                summary.tools.push(ToolStatus { fixture: path, tool: String::new(), status: Status::Error(e.to_string()) });
+                let e = Error::Read {
+                    path: path.clone(),
+                    source,
+                };
+                summary.tools.push(ToolStatus {
+                    fixture: path,
+                    tool: String::new(),
+                    status: Status::Error(e.to_string()),
+                });
                 continue;
             }
         };
@@ -157,7 +199,11 @@ pub fn verify_dir(dir: &Path) -> Result<Summary> {
                 let alias = alias_of(&fixture);
                 summary.tools.extend(verify_fixture(&fixture, &alias));
             }
-            Err(e) => summary.tools.push(ToolStatus { fixture: path, tool: String::new(), status: Status::Error(e.to_string()) }),
+            Err(e) => summary.tools.push(ToolStatus {
+                fixture: path,
+                tool: String::new(),
+                status: Status::Error(e.to_string()),
+            }),
         }
     }
     Ok(summary)
@@ -178,11 +224,18 @@ mod tests {
             Path::new("f.json"),
         )
         .unwrap();
-        let s = Summary { tools: verify_fixture(&f, "f"), fixtures: 1 };
+        let s = Summary {
+            tools: verify_fixture(&f, "f"),
+            fixtures: 1,
+        };
         assert_eq!(s.summary_line(), "3 tools: 1 typed, 1 fallback, 1 errors");
         let lines = s.detail_lines();
         assert_eq!(lines.len(), 2);
-        assert!(lines[0].starts_with("fallback f.json: b: arguments untyped: external $ref"), "{}", lines[0]);
+        assert!(
+            lines[0].starts_with("fallback f.json: b: arguments untyped: external $ref"),
+            "{}",
+            lines[0]
+        );
         assert!(lines[1].contains("\"aB\" and \"a_b\""), "{}", lines[1]);
     }
 
@@ -192,7 +245,11 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("servers.toml"), "[x]").unwrap();
         std::fs::write(dir.join("claude.json"), r#"{"mcpServers":{}}"#).unwrap();
-        std::fs::write(dir.join("demo.json"), r#"{"tools":[{"name":"t","inputSchema":{}}]}"#).unwrap();
+        std::fs::write(
+            dir.join("demo.json"),
+            r#"{"tools":[{"name":"t","inputSchema":{}}]}"#,
+        )
+        .unwrap();
         std::fs::write(dir.join("broken.json"), "{").unwrap();
         let s = verify_dir(&dir).unwrap();
         std::fs::remove_dir_all(&dir).unwrap();

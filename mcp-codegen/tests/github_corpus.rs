@@ -18,22 +18,41 @@ fn corpus() -> Option<Fixture> {
     };
     let tools: serde_json::Value = serde_json::from_slice(&bytes).expect("corpus is JSON");
     let doc = serde_json::json!({ "server": { "alias": "github" }, "tools": tools });
-    Some(Fixture::from_slice(doc.to_string().as_bytes(), Path::new("github-official/tools.json")).expect("fixture"))
+    Some(
+        Fixture::from_slice(
+            doc.to_string().as_bytes(),
+            Path::new("github-official/tools.json"),
+        )
+        .expect("fixture"),
+    )
 }
 
 #[test]
 fn github_corpus_is_typed() {
     let Some(fixture) = corpus() else { return };
-    let summary = Summary { tools: verify_fixture(&fixture, "github"), fixtures: 1 };
+    let summary = Summary {
+        tools: verify_fixture(&fixture, "github"),
+        fixtures: 1,
+    };
     for line in summary.detail_lines() {
         println!("{line}");
     }
     println!("{}", summary.summary_line());
     assert_eq!(summary.errors(), 0);
-    assert!(summary.typed() * 100 >= summary.total() * 97, "{}", summary.summary_line());
+    assert!(
+        summary.typed() * 100 >= summary.total() * 97,
+        "{}",
+        summary.summary_line()
+    );
 
     let generated = generate(&fixture, "github", &Options::default()).expect("generate");
-    println!("typed {} / fallback {} / no-args {} / typed outputs {}", generated.stats.typed, generated.stats.fallback, generated.stats.no_args, generated.stats.typed_outputs);
+    println!(
+        "typed {} / fallback {} / no-args {} / typed outputs {}",
+        generated.stats.typed,
+        generated.stats.fallback,
+        generated.stats.no_args,
+        generated.stats.typed_outputs
+    );
     for w in &generated.warnings {
         println!("warning: {w}");
     }

@@ -12,12 +12,16 @@ use mcp_codegen::fixture::Fixture;
 use mcp_codegen::{Options, expand_to_string, generate};
 
 fn dir(sub: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join(sub)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join(sub)
 }
 
 fn options_for(fixture: &Path) -> Options {
     let sidecar = fixture.with_extension("options.json");
-    let Ok(text) = std::fs::read_to_string(&sidecar) else { return Options::default() };
+    let Ok(text) = std::fs::read_to_string(&sidecar) else {
+        return Options::default();
+    };
     let v: serde_json::Value = serde_json::from_str(&text).expect("options JSON");
     let mut o = Options::default();
     if let Some(only) = v.get("only").and_then(|x| x.as_array()) {
@@ -30,7 +34,11 @@ fn options_for(fixture: &Path) -> Options {
         if let Some(map) = v.get(key).and_then(|x| x.as_object()) {
             for (k, val) in map {
                 let val = val.as_str().expect("string value");
-                o = if setter == 0 { o.with_rename(k, val) } else { o.with_type(k, val) };
+                o = if setter == 0 {
+                    o.with_rename(k, val)
+                } else {
+                    o.with_type(k, val)
+                };
             }
         }
     }
@@ -61,11 +69,17 @@ fn assert_golden(name: &str, actual: &str) {
 
 /// Generated code may name only `::mcp_runtime`, `::std` and `::core` crates.
 fn assert_self_contained(name: &str, code: &str) {
-    for needle in ["::serde::", "::serde_json::", "::chrono", "::uuid", "::regress"] {
+    for needle in [
+        "::serde::",
+        "::serde_json::",
+        "::chrono",
+        "::uuid",
+        "::regress",
+    ] {
         for (i, _) in code.match_indices(needle) {
             let before = &code[..i];
             assert!(
-                before.ends_with("__private") ,
+                before.ends_with("__private"),
                 "golden {name}: `{needle}` outside ::mcp_runtime::__private at byte {i}"
             );
         }
@@ -76,7 +90,10 @@ fn fixtures() -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = std::fs::read_dir(dir("fixtures"))
         .expect("tests/fixtures")
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "json") && !p.to_string_lossy().ends_with(".options.json"))
+        .filter(|p| {
+            p.extension().is_some_and(|x| x == "json")
+                && !p.to_string_lossy().ends_with(".options.json")
+        })
         .collect();
     out.sort();
     out
@@ -87,11 +104,18 @@ fn edge_case_goldens() {
     let files = fixtures();
     assert!(files.len() >= 7, "edge-case fixtures present");
     for path in files {
-        let name = path.file_stem().and_then(|s| s.to_str()).expect("name").to_string();
+        let name = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .expect("name")
+            .to_string();
         let fixture = Fixture::load(&path).expect("fixture loads");
         let options = options_for(&path);
         let generated = generate(&fixture, &name, &options).expect("generates");
-        println!("{name}: {} tools, {} typed, {} fallback", generated.stats.tools, generated.stats.typed, generated.stats.fallback);
+        println!(
+            "{name}: {} tools, {} typed, {} fallback",
+            generated.stats.tools, generated.stats.typed, generated.stats.fallback
+        );
         for w in &generated.warnings {
             println!("  {w}");
         }
@@ -103,14 +127,16 @@ fn edge_case_goldens() {
 
 #[test]
 fn github_golden() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/github-official/tools.json");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/corpus/github-official/tools.json");
     let Ok(bytes) = std::fs::read(&path) else {
         println!("skipped: {} not found", path.display());
         return;
     };
     let tools: serde_json::Value = serde_json::from_slice(&bytes).expect("corpus JSON");
     let doc = serde_json::json!({ "server": { "alias": "github" }, "tools": tools });
-    let fixture = Fixture::from_slice(doc.to_string().as_bytes(), Path::new("github.json")).expect("fixture");
+    let fixture =
+        Fixture::from_slice(doc.to_string().as_bytes(), Path::new("github.json")).expect("fixture");
     let code = expand_to_string(&fixture, "github", &Options::default()).expect("generates");
     assert_self_contained("github", &code);
     assert_golden("github", &code);
@@ -130,15 +156,27 @@ fn edge_case_expectations() {
     let (g, code) = load("fallbacks");
     assert_eq!(g.stats.fallback, 4, "{:?}", g.tools);
     assert!(code.contains("pub type Args = ::mcp_runtime::__private::serde_json::Value;"));
-    assert!(g.warnings.iter().any(|w| w.tool == "remote_ref" && w.message.contains("never fetches")));
-    assert!(g.warnings.iter().any(|w| w.tool == "dangling" && w.message.contains("does not resolve")));
+    assert!(
+        g.warnings
+            .iter()
+            .any(|w| w.tool == "remote_ref" && w.message.contains("never fetches"))
+    );
+    assert!(
+        g.warnings
+            .iter()
+            .any(|w| w.tool == "dangling" && w.message.contains("does not resolve"))
+    );
 
     let (g, code) = load("outputs");
     assert_eq!(g.stats.no_args, 3);
     assert_eq!(g.stats.typed_outputs, 2);
     assert!(code.contains("pub async fn ping(&self)"));
     assert!(!code.contains("deny_unknown_fields"));
-    assert!(g.warnings.iter().any(|w| w.tool == "remote_output" && w.kind == mcp_codegen::WarningKind::OutputFallback));
+    assert!(
+        g.warnings.iter().any(
+            |w| w.tool == "remote_output" && w.kind == mcp_codegen::WarningKind::OutputFallback
+        )
+    );
 
     let (g, code) = load("enums");
     assert_eq!(g.stats.fallback, 0);
@@ -146,14 +184,28 @@ fn edge_case_expectations() {
     assert!(code.contains("ReactionsMinus1") && code.contains("\"reactions--1\""));
 
     let (_, code) = load("names");
-    for needle in ["pub async fn create_issue(", "pub async fn list_repos(", "pub async fn r#type(", "pub async fn new_tool(", "pub type_: ", "pub foo_bar_camel: ", "rename = \"fooBar\"", "u32"] {
+    for needle in [
+        "pub async fn create_issue(",
+        "pub async fn list_repos(",
+        "pub async fn r#type(",
+        "pub async fn new_tool(",
+        "pub type_: ",
+        "pub foo_bar_camel: ",
+        "rename = \"fooBar\"",
+        "u32",
+    ] {
         assert!(code.contains(needle), "names golden lacks {needle}");
     }
 
     let (_, code) = load("nullable");
-    assert!(code.contains("pub milestone: ::std::option::Option<::std::option::Option<u64>>"), "absent ≠ null");
+    assert!(
+        code.contains("pub milestone: ::std::option::Option<::std::option::Option<u64>>"),
+        "absent ≠ null"
+    );
     assert!(code.contains("pub must_send: ::std::option::Option<::std::string::String>"));
-    assert!(code.contains("pub labels: ::std::option::Option<::std::vec::Vec<::std::string::String>>"));
+    assert!(
+        code.contains("pub labels: ::std::option::Option<::std::vec::Vec<::std::string::String>>")
+    );
 
     let (_, code) = load("constraints");
     assert!(!code.contains("NonZero"));

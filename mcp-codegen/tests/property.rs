@@ -12,18 +12,81 @@ use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
 const NAMES: &[&str] = &[
-    "a", "b", "type", "ref", "self", "Self", "static", "box", "raw", "extra", "$meta", "@timestamp", "repo-name",
-    "fooBar", "foo_bar", "FooBar", "", "1st", "é", "a b", "subtype_0", "crate", "super", "x-y", "items",
+    "a",
+    "b",
+    "type",
+    "ref",
+    "self",
+    "Self",
+    "static",
+    "box",
+    "raw",
+    "extra",
+    "$meta",
+    "@timestamp",
+    "repo-name",
+    "fooBar",
+    "foo_bar",
+    "FooBar",
+    "",
+    "1st",
+    "é",
+    "a b",
+    "subtype_0",
+    "crate",
+    "super",
+    "x-y",
+    "items",
 ];
 const STRINGS: &[&str] = &[
-    "a", "A", "", "_", "-1", "+1", "reactions-+1", "reactions--1", "utf-8", "UTF-8", "x'y", "'''", "1", "self",
-    "Self", "type", "a b", "a_b", "é", "null",
+    "a",
+    "A",
+    "",
+    "_",
+    "-1",
+    "+1",
+    "reactions-+1",
+    "reactions--1",
+    "utf-8",
+    "UTF-8",
+    "x'y",
+    "'''",
+    "1",
+    "self",
+    "Self",
+    "type",
+    "a b",
+    "a_b",
+    "é",
+    "null",
 ];
 const REFS: &[&str] = &[
-    "#", "#/$defs/X", "#/$defs/Item", "#/definitions/Y", "#/properties/a", "#/properties/a/items", "#anchor",
-    "#/nope", "https://example.com/s.json", "other.json#/x", "#/$defs/X/properties/a", "#/%24defs/X", "",
+    "#",
+    "#/$defs/X",
+    "#/$defs/Item",
+    "#/definitions/Y",
+    "#/properties/a",
+    "#/properties/a/items",
+    "#anchor",
+    "#/nope",
+    "https://example.com/s.json",
+    "other.json#/x",
+    "#/$defs/X/properties/a",
+    "#/%24defs/X",
+    "",
 ];
-const FORMATS: &[&str] = &["date-time", "date", "uuid", "email", "ipv4", "ipv6", "ip", "int32", "uint8", "weird"];
+const FORMATS: &[&str] = &[
+    "date-time",
+    "date",
+    "uuid",
+    "email",
+    "ipv4",
+    "ipv6",
+    "ip",
+    "int32",
+    "uint8",
+    "weird",
+];
 const PATTERNS: &[&str] = &["^[a-z]+$", "(", "\\d+", ""];
 
 fn pick(list: &'static [&'static str]) -> impl Strategy<Value = Value> {
@@ -51,7 +114,11 @@ fn leaf() -> impl Strategy<Value = Value> {
         Just(json!({"type": "number"})),
         pick(FORMATS).prop_map(|f| json!({"type": "string", "format": f})),
         pick(PATTERNS).prop_map(|p| json!({"type": "string", "pattern": p, "minLength": 1})),
-        (prop::option::of(-3.0f64..3.0), prop::option::of(-3.0f64..300.0), prop::option::of(pick(FORMATS)))
+        (
+            prop::option::of(-3.0f64..3.0),
+            prop::option::of(-3.0f64..300.0),
+            prop::option::of(pick(FORMATS))
+        )
             .prop_map(|(min, max, f)| {
                 let mut m = Map::new();
                 m.insert("type".into(), json!("integer"));
@@ -67,7 +134,8 @@ fn leaf() -> impl Strategy<Value = Value> {
                 Value::Object(m)
             }),
         prop::collection::vec(scalar_value(), 0..6).prop_map(|v| json!({"enum": v})),
-        prop::collection::vec(pick(STRINGS), 1..6).prop_map(|v| json!({"type": "string", "enum": v})),
+        prop::collection::vec(pick(STRINGS), 1..6)
+            .prop_map(|v| json!({"type": "string", "enum": v})),
         scalar_value().prop_map(|v| json!({"const": v})),
         pick(REFS).prop_map(|r| json!({"$ref": r})),
         Just(json!({"$dynamicRef": "#node"})),
@@ -83,7 +151,9 @@ fn leaf() -> impl Strategy<Value = Value> {
 
 fn annotate(schema: Value, extra: (Option<Value>, Option<Value>, bool)) -> Value {
     let (title, default, describe) = extra;
-    let Value::Object(mut m) = schema else { return schema };
+    let Value::Object(mut m) = schema else {
+        return schema;
+    };
     if let Some(t) = title {
         m.insert("title".into(), t);
     }
@@ -91,13 +161,20 @@ fn annotate(schema: Value, extra: (Option<Value>, Option<Value>, bool)) -> Value
         m.insert("default".into(), d);
     }
     if describe {
-        m.insert("description".into(), json!("Docs with ```\ncode\n``` and    indentation [link]"));
+        m.insert(
+            "description".into(),
+            json!("Docs with ```\ncode\n``` and    indentation [link]"),
+        );
     }
     Value::Object(m)
 }
 
 fn annotations() -> impl Strategy<Value = (Option<Value>, Option<Value>, bool)> {
-    (prop::option::of(pick(STRINGS)), prop::option::of(scalar_value()), any::<bool>())
+    (
+        prop::option::of(pick(STRINGS)),
+        prop::option::of(scalar_value()),
+        any::<bool>(),
+    )
 }
 
 fn schema() -> impl Strategy<Value = Value> {
@@ -131,8 +208,14 @@ fn schema() -> impl Strategy<Value = Value> {
 }
 
 fn root() -> impl Strategy<Value = Value> {
-    (schema(), prop::option::of(schema()), prop::option::of(schema()), any::<bool>(), prop::option::of(pick(STRINGS))).prop_map(
-        |(body, x, item, anchor, title)| {
+    (
+        schema(),
+        prop::option::of(schema()),
+        prop::option::of(schema()),
+        any::<bool>(),
+        prop::option::of(pick(STRINGS)),
+    )
+        .prop_map(|(body, x, item, anchor, title)| {
             let mut root = match body {
                 Value::Object(m) if m.get("type") == Some(&json!("object")) => m,
                 other => {
@@ -159,8 +242,7 @@ fn root() -> impl Strategy<Value = Value> {
                 root.insert("title".into(), t);
             }
             Value::Object(root)
-        },
-    )
+        })
 }
 
 fn tool_name() -> impl Strategy<Value = String> {
@@ -197,6 +279,10 @@ proptest! {
             })
             .collect();
         let doc = json!({ "tools": tools });
+        if let Some(dump) = std::env::var_os("MCPBG_DUMP_CASE") {
+            // Debugging aid: the last case survives a crash (stack overflow aborts).
+            let _ = std::fs::write(dump, doc.to_string());
+        }
         let fixture = Fixture::from_slice(doc.to_string().as_bytes(), Path::new("random.json")).expect("fixture");
         match generate(&fixture, "random", &Options::default()) {
             Ok(generated) => {

@@ -17,6 +17,7 @@
 pub mod config;
 mod error;
 mod session;
+pub mod toolbox;
 mod transport;
 mod typed;
 

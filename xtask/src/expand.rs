@@ -16,7 +16,11 @@ pub fn run(args: &[String]) -> ExitCode {
         return ExitCode::from(2);
     };
     let is_path = target.ends_with(".json") || target.contains('/') || target.contains('\\');
-    let path = if is_path { PathBuf::from(target) } else { PathBuf::from("fixtures").join(format!("{target}.json")) };
+    let path = if is_path {
+        PathBuf::from(target)
+    } else {
+        PathBuf::from("fixtures").join(format!("{target}.json"))
+    };
     let fixture = match Fixture::load(&path) {
         Ok(f) => f,
         Err(e) => {
@@ -27,7 +31,11 @@ pub fn run(args: &[String]) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let alias = if is_path { mcp_codegen::verify::alias_of(&fixture) } else { target.clone() };
+    let alias = if is_path {
+        mcp_codegen::verify::alias_of(&fixture)
+    } else {
+        target.clone()
+    };
     let generated = match generate(&fixture, &alias, &Options::default()) {
         Ok(g) => g,
         Err(e) => {

@@ -27,7 +27,9 @@ pub fn run(args: &[String]) -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             other => {
-                eprintln!("verify: unexpected argument `{other}` (usage: cargo xtask verify [--fixtures DIR])");
+                eprintln!(
+                    "verify: unexpected argument `{other}` (usage: cargo xtask verify [--fixtures DIR])"
+                );
                 return ExitCode::from(2);
             }
         }
@@ -45,5 +47,9 @@ pub fn run(args: &[String]) -> ExitCode {
         println!("{line}");
     }
     println!("{}", summary.summary_line());
-    if summary.errors() > 0 { ExitCode::FAILURE } else { ExitCode::SUCCESS }
+    if summary.errors() > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
 }

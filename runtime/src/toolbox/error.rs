@@ -72,7 +72,10 @@ impl fmt::Display for ToolboxErrorKind {
 /// error underneath, [`ToolboxError::output`] the tool's output for
 /// [`ToolboxErrorKind::ToolFailed`].
 #[derive(Debug)]
-pub struct ToolboxError {
+pub struct ToolboxError(Box<Inner>);
+
+#[derive(Debug)]
+struct Inner {
     kind: ToolboxErrorKind,
     message: String,
     source: Option<Error>,
@@ -82,42 +85,42 @@ pub struct ToolboxError {
 impl ToolboxError {
     /// A new error.
     pub fn new(kind: ToolboxErrorKind, message: impl Into<String>) -> Self {
-        ToolboxError {
+        ToolboxError(Box::new(Inner {
             kind,
             message: message.into(),
             source: None,
             output: None,
-        }
+        }))
     }
 
     pub(crate) fn with_source(mut self, source: Error) -> Self {
-        self.source = Some(source);
+        self.0.source = Some(source);
         self
     }
 
     pub(crate) fn with_output(mut self, output: ToolOutput) -> Self {
-        self.output = Some(output);
+        self.0.output = Some(output);
         self
     }
 
     /// What went wrong.
     pub fn kind(&self) -> ToolboxErrorKind {
-        self.kind
+        self.0.kind
     }
 
     /// The message (same as `Display`).
     pub fn message(&self) -> &str {
-        &self.message
+        &self.0.message
     }
 
     /// The runtime error underneath, if any.
     pub fn source_error(&self) -> Option<&Error> {
-        self.source.as_ref()
+        self.0.source.as_ref()
     }
 
     /// The tool's output, for [`ToolboxErrorKind::ToolFailed`].
     pub fn output(&self) -> Option<&ToolOutput> {
-        self.output.as_ref()
+        self.0.output.as_ref()
     }
 
     /// Maps a runtime error of a call or connection to a toolbox error, keeping it as the
@@ -140,13 +143,14 @@ impl ToolboxError {
 
 impl fmt::Display for ToolboxError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
+        f.write_str(&self.0.message)
     }
 }
 
 impl std::error::Error for ToolboxError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        self.source
+        self.0
+            .source
             .as_ref()
             .map(|e| e as &(dyn std::error::Error + 'static))
     }

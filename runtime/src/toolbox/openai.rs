@@ -115,7 +115,7 @@ struct Inline<'a> {
     nodes: usize,
 }
 
-impl Inline<'_> {
+impl<'a> Inline<'a> {
     fn walk(&mut self, schema: &Value, at: &str) -> Result<Value, String> {
         self.nodes += 1;
         if self.nodes > INLINE_MAX_NODES {
@@ -207,7 +207,7 @@ impl Inline<'_> {
         Ok(value.clone())
     }
 
-    fn resolve(&self, r: &str, at: &str) -> Result<&Value, String> {
+    fn resolve(&self, r: &str, at: &str) -> Result<&'a Value, String> {
         let Some(pointer) = r.strip_prefix('#') else {
             return Err(format!(
                 "$ref \"{r}\" at {} is not a local reference and cannot be inlined",
@@ -224,8 +224,8 @@ impl Inline<'_> {
                 where_(at)
             ));
         }
-        self.root
-            .pointer(&pointer)
+        let root: &'a Value = self.root;
+        root.pointer(&pointer)
             .ok_or_else(|| format!("$ref \"{r}\" at {} points to nothing", where_(at)))
     }
 }
@@ -421,12 +421,7 @@ fn strict_schema(
         let mut new_props = Map::new();
         for (name, prop) in &props {
             *count += 1;
-            let mut p = strict_schema(
-                prop,
-                &format!("{at}/properties/{name}"),
-                depth + 1,
-                count,
-            )?;
+            let mut p = strict_schema(prop, &format!("{at}/properties/{name}"), depth + 1, count)?;
             if !required.contains(name) {
                 p = nullable(p);
             }
@@ -479,7 +474,8 @@ mod tests {
     use super::*;
 
     fn strict(schema: Value) -> Result<Value, String> {
-        strict_function_definition("mcp_s_t", None, &schema).map(|d| d["function"]["parameters"].clone())
+        strict_function_definition("mcp_s_t", None, &schema)
+            .map(|d| d["function"]["parameters"].clone())
     }
 
     #[test]
@@ -494,7 +490,10 @@ mod tests {
             None,
             &json!({"$schema": "x", "type": "object", "properties": {"a": {"type": "string", "format": "uri"}}}),
         );
-        assert_eq!(d["function"]["parameters"]["properties"]["a"]["format"], "uri");
+        assert_eq!(
+            d["function"]["parameters"]["properties"]["a"]["format"],
+            "uri"
+        );
         assert!(d["function"]["parameters"].get("$schema").is_none());
     }
 
@@ -540,7 +539,10 @@ mod tests {
         assert!(!text.contains("$ref"), "{text}");
         assert_eq!(p["properties"]["repo"]["description"], "Where.");
         assert_eq!(p["properties"]["repo"]["required"], json!(["owner"]));
-        assert_eq!(p["properties"]["more"]["items"]["additionalProperties"], false);
+        assert_eq!(
+            p["properties"]["more"]["items"]["additionalProperties"],
+            false
+        );
     }
 
     #[test]
@@ -551,10 +553,16 @@ mod tests {
         });
         let e = strict(recursive.clone()).unwrap_err();
         assert!(e.contains("recursive $ref \"#/$defs/Node\""), "{e}");
-        assert!(inline_refs(&json!({"properties": {"a": {"$ref": "#"}}})).unwrap_err().contains("recursive"));
-        let e = strict(json!({"type": "object", "properties": {"a": {"$ref": "http://x/s.json"}}})).unwrap_err();
+        assert!(
+            inline_refs(&json!({"properties": {"a": {"$ref": "#"}}}))
+                .unwrap_err()
+                .contains("recursive")
+        );
+        let e = strict(json!({"type": "object", "properties": {"a": {"$ref": "http://x/s.json"}}}))
+            .unwrap_err();
         assert!(e.contains("not a local reference"), "{e}");
-        let e = strict(json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/Nope"}}})).unwrap_err();
+        let e = strict(json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/Nope"}}}))
+            .unwrap_err();
         assert!(e.contains("points to nothing"), "{e}");
         // Non-strict keeps the schema as it is.
         let d = function_definition("n", None, &recursive);
@@ -574,7 +582,8 @@ mod tests {
                 }}),
             );
         }
-        let schema = json!({"$defs": defs, "type": "object", "properties": {"x": {"$ref": "#/$defs/D29"}}});
+        let schema =
+            json!({"$defs": defs, "type": "object", "properties": {"x": {"$ref": "#/$defs/D29"}}});
         let e = inline_refs(&schema).unwrap_err();
         assert!(e.contains("beyond"), "{e}");
     }
@@ -582,12 +591,30 @@ mod tests {
     #[test]
     fn strict_refusals_name_the_place() {
         for (schema, needle) in [
-            (json!({"type": "object", "properties": {"a": {}}}), "any-JSON value at /properties/a"),
-            (json!({"type": "object", "additionalProperties": true, "properties": {}}), "free-form"),
-            (json!({"type": "object", "properties": {"a": {"allOf": [{"type": "string"}]}}}), "keyword `allOf`"),
-            (json!({"type": "object", "properties": {"a": {"type": "object"}}}), "without properties"),
-            (json!({"type": "object", "properties": {"a": {"type": "array", "items": [{"type": "string"}]}}}), "tuple"),
-            (json!({"type": "object", "properties": {"a": {"not": {"type": "string"}}}}), "keyword `not`"),
+            (
+                json!({"type": "object", "properties": {"a": {}}}),
+                "any-JSON value at /properties/a",
+            ),
+            (
+                json!({"type": "object", "additionalProperties": true, "properties": {}}),
+                "free-form",
+            ),
+            (
+                json!({"type": "object", "properties": {"a": {"allOf": [{"type": "string"}]}}}),
+                "keyword `allOf`",
+            ),
+            (
+                json!({"type": "object", "properties": {"a": {"type": "object"}}}),
+                "without properties",
+            ),
+            (
+                json!({"type": "object", "properties": {"a": {"type": "array", "items": [{"type": "string"}]}}}),
+                "tuple",
+            ),
+            (
+                json!({"type": "object", "properties": {"a": {"not": {"type": "string"}}}}),
+                "keyword `not`",
+            ),
         ] {
             let e = strict(schema).unwrap_err();
             assert!(e.contains(needle), "{e}");
@@ -602,6 +629,9 @@ mod tests {
     #[test]
     fn percent_escapes_in_pointers() {
         let s = json!({"$defs": {"a b": {"type": "string"}}, "properties": {"x": {"$ref": "#/$defs/a%20b"}}});
-        assert_eq!(inline_refs(&s).unwrap()["properties"]["x"], json!({"type": "string"}));
+        assert_eq!(
+            inline_refs(&s).unwrap()["properties"]["x"],
+            json!({"type": "string"})
+        );
     }
 }

@@ -167,11 +167,7 @@ impl Validator<'_> {
             let list: Vec<String> = options.iter().map(short).collect();
             self.fail(
                 path,
-                format!(
-                    "{} is not one of [{}]",
-                    short(instance),
-                    list.join(", ")
-                ),
+                format!("{} is not one of [{}]", short(instance), list.join(", ")),
             );
         }
         if let Some(c) = obj.get("const")
@@ -469,7 +465,10 @@ mod tests {
                 "/: unexpected property \"extra\" (allowed: message, repeat)"
             ]
         );
-        assert_eq!(errs(s, json!({"message": "x", "repeat": 1.5}))[0], "/repeat: expected integer, found number 1.5");
+        assert_eq!(
+            errs(s, json!({"message": "x", "repeat": 1.5}))[0],
+            "/repeat: expected integer, found number 1.5"
+        );
     }
 
     #[test]
@@ -481,15 +480,42 @@ mod tests {
             "a": {"type": "array", "items": {"type": "integer"}, "minItems": 1, "maxItems": 2, "uniqueItems": true},
             "t": {"type": ["string", "null"]}
         }});
-        assert!(validate(&s, &json!({"u": "c", "k": 1.0, "s": "éé", "a": [1], "t": null})).is_ok());
-        let e = errs(s, json!({"u": "x", "k": 2, "s": "a", "a": [1, 1, "z"], "t": 3}));
-        assert!(e.iter().any(|e| e == "/u: \"x\" is not one of [\"c\", \"f\"]"), "{e:?}");
+        assert!(
+            validate(
+                &s,
+                &json!({"u": "c", "k": 1.0, "s": "éé", "a": [1], "t": null})
+            )
+            .is_ok()
+        );
+        let e = errs(
+            s,
+            json!({"u": "x", "k": 2, "s": "a", "a": [1, 1, "z"], "t": 3}),
+        );
+        assert!(
+            e.iter()
+                .any(|e| e == "/u: \"x\" is not one of [\"c\", \"f\"]"),
+            "{e:?}"
+        );
         assert!(e.iter().any(|e| e == "/k: expected 1, found 2"), "{e:?}");
-        assert!(e.iter().any(|e| e.starts_with("/s: needs at least 2")), "{e:?}");
-        assert!(e.iter().any(|e| e.starts_with("/a/2: expected integer")), "{e:?}");
-        assert!(e.iter().any(|e| e.starts_with("/a: allows at most 2 items")), "{e:?}");
+        assert!(
+            e.iter().any(|e| e.starts_with("/s: needs at least 2")),
+            "{e:?}"
+        );
+        assert!(
+            e.iter().any(|e| e.starts_with("/a/2: expected integer")),
+            "{e:?}"
+        );
+        assert!(
+            e.iter()
+                .any(|e| e.starts_with("/a: allows at most 2 items")),
+            "{e:?}"
+        );
         assert!(e.iter().any(|e| e == "/a/1: duplicate item"), "{e:?}");
-        assert!(e.iter().any(|e| e.starts_with("/t: expected string or null")), "{e:?}");
+        assert!(
+            e.iter()
+                .any(|e| e.starts_with("/t: expected string or null")),
+            "{e:?}"
+        );
     }
 
     #[test]
@@ -500,11 +526,23 @@ mod tests {
             "type": "object",
             "properties": {"units": {"$ref": "#/$defs/U"}, "list": {"$ref": "#/$defs/Node"}}
         });
-        assert!(validate(&s, &json!({"units": "celsius", "list": {"v": 1, "next": {"v": 2, "next": null}}})).is_ok());
+        assert!(
+            validate(
+                &s,
+                &json!({"units": "celsius", "list": {"v": 1, "next": {"v": 2, "next": null}}})
+            )
+            .is_ok()
+        );
         let e = errs(s.clone(), json!({"units": "kelvin"}));
-        assert!(e[0].starts_with("/units: \"kelvin\" matches none of the 2 allowed shapes"), "{e:?}");
+        assert!(
+            e[0].starts_with("/units: \"kelvin\" matches none of the 2 allowed shapes"),
+            "{e:?}"
+        );
         let e = errs(s, json!({"list": {"next": {"v": "x"}}}));
-        assert!(e[0].starts_with("/list/next: {\"v\":\"x\"} matches none"), "{e:?}");
+        assert!(
+            e[0].starts_with("/list/next: {\"v\":\"x\"} matches none"),
+            "{e:?}"
+        );
         // A self-referencing root does not loop.
         assert!(validate(&json!({"$ref": "#"}), &json!(1)).is_ok());
         assert!(!errs(json!({"not": {"type": "string"}}), json!("s")).is_empty());

@@ -1,0 +1,549 @@
+//! Agents: which model, which servers and tools; BRIEF §5's model/server rules; the
+//! restricted view each agent gets.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+use serde_json::Value;
+
+use super::{
+    Dispatch, ExportedTool, NativeServer, OpenAiExport, Snapshot, ToolRef, Toolbox, ToolboxError,
+    ToolboxErrorKind, export, native, tool_ref,
+};
+use crate::config::ServerConfig;
+use crate::session::{CallOptions, Session};
+
+/// A model: its provider and its name (`openai` / `gpt-4o`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ModelRef {
+    /// The provider (`openai`, `anthropic`, …).
+    pub provider: String,
+    /// The model's name.
+    pub model: String,
+}
+
+impl ModelRef {
+    /// A model of a provider.
+    pub fn new(provider: impl Into<String>, model: impl Into<String>) -> Self {
+        ModelRef {
+            provider: provider.into(),
+            model: model.into(),
+        }
+    }
+
+    /// Parses `provider/model` (the model part may contain further `/`).
+    pub fn parse(text: &str) -> Option<Self> {
+        let (p, m) = text.split_once('/')?;
+        (!p.is_empty() && !m.is_empty()).then(|| ModelRef::new(p, m))
+    }
+}
+
+impl fmt::Display for ModelRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.provider, self.model)
+    }
+}
+
+/// Which models support MCP natively: per provider (default false), with per-model
+/// overrides.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ModelPolicy {
+    providers: BTreeMap<String, bool>,
+    models: BTreeMap<(String, String), bool>,
+}
+
+impl ModelPolicy {
+    /// No provider supports MCP.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets `supports_mcp` for every model of a provider.
+    pub fn provider(mut self, provider: impl Into<String>, supports_mcp: bool) -> Self {
+        self.providers.insert(provider.into(), supports_mcp);
+        self
+    }
+
+    /// Sets `supports_mcp` for one model, overriding its provider's setting.
+    pub fn model(
+        mut self,
+        provider: impl Into<String>,
+        model: impl Into<String>,
+        supports_mcp: bool,
+    ) -> Self {
+        self.models
+            .insert((provider.into(), model.into()), supports_mcp);
+        self
+    }
+
+    /// Whether the model supports MCP: its override, else its provider's setting, else
+    /// false.
+    pub fn supports_mcp(&self, model: &ModelRef) -> bool {
+        self.models
+            .get(&(model.provider.clone(), model.model.clone()))
+            .or_else(|| self.providers.get(&model.provider))
+            .copied()
+            .unwrap_or(false)
+    }
+}
+
+/// One agent: its model and the servers (and optionally tools) it may use.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentConfig {
+    /// The agent's name (in messages).
+    pub name: String,
+    /// Its model.
+    pub model: ModelRef,
+    /// The servers it may use.
+    pub servers: Vec<String>,
+    /// If set, only these tools of those servers: `alias.tool`, exported names or
+    /// unambiguous short names.
+    pub tools: Option<Vec<String>>,
+}
+
+impl AgentConfig {
+    /// An agent using every tool of `servers`.
+    pub fn new<I, S>(name: impl Into<String>, model: ModelRef, servers: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        AgentConfig {
+            name: name.into(),
+            model,
+            servers: servers.into_iter().map(Into::into).collect(),
+            tools: None,
+        }
+    }
+
+    /// Restricts the agent to these tools.
+    pub fn with_tools<I, S>(mut self, tools: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.tools = Some(tools.into_iter().map(Into::into).collect());
+        self
+    }
+}
+
+/// How an agent gets its tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Route {
+    /// MCP tool definitions and sessions (direct passage): the model supports MCP.
+    Native,
+    /// Function-call definitions and dispatch (wrapper): the model does not.
+    FunctionCalls,
+}
+
+/// The outcome of [`check_rules`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleCheck {
+    /// Whether the agent's model supports MCP.
+    pub supports_mcp: bool,
+    /// How the agent gets its tools.
+    pub route: Route,
+    /// Warnings (already logged with `tracing::warn!`).
+    pub warnings: Vec<String>,
+}
+
+/// Checks BRIEF §5 for one agent against the servers' configuration:
+///
+/// * model without MCP support + server without `function_call_wrapper` → error
+///   ([`ToolboxErrorKind::ModelServerMismatch`]) naming the model, the server and both fixes
+///   (one line per such server);
+/// * model with MCP support + server with `function_call_wrapper` → warning (unneeded
+///   overhead), logged and returned;
+/// * a server the configuration does not define → [`ToolboxErrorKind::Config`].
+///
+/// The route follows the model: native when it supports MCP, function calls otherwise.
+pub fn check_rules(
+    agent: &AgentConfig,
+    policy: &ModelPolicy,
+    servers: &[ServerConfig],
+) -> Result<RuleCheck, ToolboxError> {
+    let supports = policy.supports_mcp(&agent.model);
+    let model = &agent.model;
+    let mut errors = Vec::new();
+    let mut warnings = Vec::new();
+    let mut seen = BTreeSet::new();
+    for alias in &agent.servers {
+        if !seen.insert(alias.as_str()) {
+            continue;
+        }
+        let Some(server) = servers.iter().find(|s| &s.alias == alias) else {
+            return Err(ToolboxError::new(
+                ToolboxErrorKind::Config,
+                format!(
+                    "agent \"{}\" names server \"{alias}\", which is not configured (servers: {})",
+                    agent.name,
+                    servers
+                        .iter()
+                        .map(|s| s.alias.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ));
+        };
+        match (supports, server.function_call_wrapper) {
+            (false, false) => errors.push(format!(
+                "agent \"{agent_name}\": model \"{model}\" does not support MCP and server \"{alias}\" has no function-call wrapper. Fix either: set `function_call_wrapper = true` for server \"{alias}\" (in [servers.{alias}]) so its tools are offered as function calls, or use a model with MCP support (or declare it: supports_mcp = true for provider \"{provider}\" or for model \"{name}\").",
+                agent_name = agent.name,
+                provider = model.provider,
+                name = model.model,
+            )),
+            (true, true) => {
+                let w = format!(
+                    "agent \"{agent_name}\": model \"{model}\" supports MCP natively, so the function-call wrapper of server \"{alias}\" is unneeded overhead; the agent gets the server's MCP tools and session directly. Set `function_call_wrapper = false` for server \"{alias}\" unless a model without MCP support uses it.",
+                    agent_name = agent.name,
+                );
+                tracing::warn!(agent = %agent.name, model = %model, server = %alias, "{w}");
+                warnings.push(w);
+            }
+            _ => {}
+        }
+    }
+    if !errors.is_empty() {
+        return Err(ToolboxError::new(
+            ToolboxErrorKind::ModelServerMismatch,
+            errors.join("\n"),
+        ));
+    }
+    Ok(RuleCheck {
+        supports_mcp: supports,
+        route: if supports {
+            Route::Native
+        } else {
+            Route::FunctionCalls
+        },
+        warnings,
+    })
+}
+
+/// The servers and tools an agent may use.
+#[derive(Debug, Clone)]
+pub(super) struct Scope {
+    agent: String,
+    servers: BTreeSet<String>,
+    tools: Option<BTreeSet<(String, String)>>,
+}
+
+impl Scope {
+    pub(super) fn new(config: &AgentConfig, snap: &Snapshot) -> Result<Scope, ToolboxError> {
+        let mut scope = Scope {
+            agent: config.name.clone(),
+            servers: config.servers.iter().cloned().collect(),
+            tools: None,
+        };
+        let Some(list) = &config.tools else {
+            return Ok(scope);
+        };
+        let mut tools = BTreeSet::new();
+        for name in list {
+            if let Some((alias, tool)) = name.split_once('.')
+                && scope.servers.contains(alias)
+            {
+                tools.insert((alias.to_string(), tool.to_string()));
+                continue;
+            }
+            match snap.resolve(name, Some(&scope)) {
+                Ok(i) => {
+                    let r = tool_ref(snap, i);
+                    tools.insert((r.server, r.tool));
+                }
+                Err(e) => {
+                    return Err(ToolboxError::new(
+                        ToolboxErrorKind::Config,
+                        format!(
+                            "agent \"{}\": tool \"{name}\" of its tool list does not name one tool of its servers ({}): {e}; write it as alias.tool",
+                            config.name,
+                            config.servers.join(", ")
+                        ),
+                    ));
+                }
+            }
+        }
+        scope.tools = Some(tools);
+        Ok(scope)
+    }
+
+    pub(super) fn has_server(&self, alias: &str) -> bool {
+        self.servers.contains(alias)
+    }
+
+    pub(super) fn allows(&self, server: &str, tool: &str) -> bool {
+        self.servers.contains(server)
+            && self
+                .tools
+                .as_ref()
+                .is_none_or(|t| t.contains(&(server.to_string(), tool.to_string())))
+    }
+
+    pub(super) fn refusal(&self, name: &str, server: &str, tool: &str) -> ToolboxError {
+        let why = if self.servers.contains(server) {
+            format!("tool \"{tool}\" of server \"{server}\" is not in its tool list")
+        } else {
+            format!(
+                "server \"{server}\" is not one of its servers ({})",
+                self.servers.iter().cloned().collect::<Vec<_>>().join(", ")
+            )
+        };
+        ToolboxError::new(
+            ToolboxErrorKind::NotAllowed,
+            format!(
+                "tool \"{name}\" is not available to agent \"{}\": {why}; call one of the tools you were given",
+                self.agent
+            ),
+        )
+    }
+}
+
+/// What a model gets, by route.
+#[derive(Debug, Clone)]
+pub enum AgentTools {
+    /// Raw MCP tool definitions and sessions.
+    Native(Vec<NativeServer>),
+    /// Function-call definitions (the `tools` array); calls go through
+    /// [`AgentView::call`].
+    FunctionCalls(OpenAiExport),
+}
+
+/// One agent's restricted view of a [`Toolbox`]: it lists, exports, routes and dispatches only
+/// the agent's servers and tools; anything else is refused
+/// ([`ToolboxErrorKind::NotAllowed`]).
+#[derive(Debug, Clone)]
+pub struct AgentView {
+    toolbox: Toolbox,
+    config: AgentConfig,
+    check: RuleCheck,
+    scope: Scope,
+}
+
+impl AgentView {
+    pub(super) fn new(
+        toolbox: Toolbox,
+        config: AgentConfig,
+        check: RuleCheck,
+        scope: Scope,
+    ) -> Self {
+        AgentView {
+            toolbox,
+            config,
+            check,
+            scope,
+        }
+    }
+
+    /// The agent's configuration.
+    pub fn config(&self) -> &AgentConfig {
+        &self.config
+    }
+
+    /// How the agent gets its tools.
+    pub fn route(&self) -> Route {
+        self.check.route
+    }
+
+    /// Warnings of the model/server rules.
+    pub fn warnings(&self) -> &[String] {
+        &self.check.warnings
+    }
+
+    /// The tools the agent may use.
+    pub fn tools(&self) -> Vec<ExportedTool> {
+        self.toolbox
+            .snapshot()
+            .entries
+            .iter()
+            .filter(|e| self.scope.allows(&e.tool.server, &e.tool.tool))
+            .map(|e| e.tool.clone())
+            .collect()
+    }
+
+    /// The agent's `tools` array of function definitions (strict where possible).
+    pub fn openai_tools(&self, strict: bool) -> Vec<Value> {
+        self.openai_export(strict).tools
+    }
+
+    /// [`AgentView::openai_tools`] with the strict fallbacks.
+    pub fn openai_export(&self, strict: bool) -> OpenAiExport {
+        export(&self.toolbox.snapshot(), strict, Some(&self.scope))
+    }
+
+    /// Raw MCP definitions and sessions of the agent's connected servers.
+    pub fn native_servers(&self) -> Vec<NativeServer> {
+        native(&self.toolbox.snapshot(), Some(&self.scope))
+    }
+
+    /// What the model gets: native servers for an MCP model, function definitions otherwise.
+    pub fn model_tools(&self, strict: bool) -> AgentTools {
+        match self.check.route {
+            Route::Native => AgentTools::Native(self.native_servers()),
+            Route::FunctionCalls => AgentTools::FunctionCalls(self.openai_export(strict)),
+        }
+    }
+
+    /// The session of one of the agent's servers.
+    pub fn session(&self, alias: &str) -> Option<Session> {
+        if self.scope.has_server(alias) {
+            self.toolbox.session(alias)
+        } else {
+            None
+        }
+    }
+
+    /// Resolves a name among the agent's tools.
+    pub fn resolve(&self, name: &str) -> Result<ToolRef, ToolboxError> {
+        let snap = self.toolbox.snapshot();
+        let i = snap.resolve(name, Some(&self.scope))?;
+        Ok(tool_ref(&snap, i))
+    }
+
+    /// Dispatches a tool call of the agent's model; tools outside its configuration are
+    /// refused.
+    pub async fn call(&self, name: &str, arguments_json: &str) -> Dispatch {
+        self.call_with(
+            name,
+            arguments_json,
+            self.toolbox.options().call_options.clone(),
+        )
+        .await
+    }
+
+    /// [`AgentView::call`] with per-call options.
+    pub async fn call_with(
+        &self,
+        name: &str,
+        arguments_json: &str,
+        options: CallOptions,
+    ) -> Dispatch {
+        self.toolbox
+            .dispatch(name, arguments_json, Some(&self.scope), options)
+            .await
+    }
+
+    /// The prompts of one of the agent's servers.
+    pub async fn list_prompts(&self, alias: &str) -> Result<Vec<Value>, ToolboxError> {
+        self.check_server(alias)?;
+        self.toolbox.list_prompts(alias).await
+    }
+
+    /// The resource templates of one of the agent's servers.
+    pub async fn list_resource_templates(&self, alias: &str) -> Result<Vec<Value>, ToolboxError> {
+        self.check_server(alias)?;
+        self.toolbox.list_resource_templates(alias).await
+    }
+
+    fn check_server(&self, alias: &str) -> Result<(), ToolboxError> {
+        if self.scope.has_server(alias) {
+            Ok(())
+        } else {
+            Err(ToolboxError::new(
+                ToolboxErrorKind::NotAllowed,
+                format!(
+                    "server \"{alias}\" is not available to agent \"{}\" (its servers: {})",
+                    self.config.name,
+                    self.config.servers.join(", ")
+                ),
+            ))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn servers() -> Vec<ServerConfig> {
+        vec![
+            ServerConfig::stdio("plain", "x", vec![]),
+            ServerConfig::stdio("wrapped", "x", vec![]).with_function_call_wrapper(true),
+        ]
+    }
+
+    #[test]
+    fn policy_defaults_and_overrides() {
+        let p = ModelPolicy::new()
+            .provider("anthropic", true)
+            .model("openai", "gpt-mcp", true)
+            .model("anthropic", "old", false);
+        assert!(p.supports_mcp(&ModelRef::new("anthropic", "claude")));
+        assert!(!p.supports_mcp(&ModelRef::new("anthropic", "old")));
+        assert!(p.supports_mcp(&ModelRef::new("openai", "gpt-mcp")));
+        assert!(!p.supports_mcp(&ModelRef::new("openai", "gpt-4o")));
+        assert!(!p.supports_mcp(&ModelRef::new("unknown", "m")));
+        assert_eq!(
+            ModelRef::parse("openai/gpt-4o"),
+            Some(ModelRef::new("openai", "gpt-4o"))
+        );
+        assert_eq!(ModelRef::parse("nope"), None);
+    }
+
+    #[test]
+    fn the_four_combinations() {
+        let policy = ModelPolicy::new().provider("mcp", true);
+        let native = ModelRef::new("mcp", "m1");
+        let plain = ModelRef::new("openai", "gpt-4o");
+
+        // no MCP + no wrapper: error naming model, server, both fixes
+        let e = check_rules(
+            &AgentConfig::new("a", plain.clone(), ["plain"]),
+            &policy,
+            &servers(),
+        )
+        .unwrap_err();
+        assert_eq!(e.kind(), ToolboxErrorKind::ModelServerMismatch);
+        let m = e.to_string();
+        for needle in [
+            "model \"openai/gpt-4o\"",
+            "server \"plain\"",
+            "function_call_wrapper = true",
+            "supports_mcp = true",
+        ] {
+            assert!(m.contains(needle), "{needle}: {m}");
+        }
+        // no MCP + wrapper: function calls, no warning
+        let ok = check_rules(
+            &AgentConfig::new("a", plain, ["wrapped"]),
+            &policy,
+            &servers(),
+        )
+        .unwrap();
+        assert_eq!((ok.route, ok.warnings.len()), (Route::FunctionCalls, 0));
+        // MCP + no wrapper: native, no warning
+        let ok = check_rules(
+            &AgentConfig::new("a", native.clone(), ["plain"]),
+            &policy,
+            &servers(),
+        )
+        .unwrap();
+        assert_eq!((ok.route, ok.warnings.len()), (Route::Native, 0));
+        // MCP + wrapper: native, warning
+        let ok = check_rules(
+            &AgentConfig::new("a", native, ["wrapped"]),
+            &policy,
+            &servers(),
+        )
+        .unwrap();
+        assert_eq!(ok.route, Route::Native);
+        assert_eq!(ok.warnings.len(), 1);
+        assert!(
+            ok.warnings[0].contains("unneeded overhead"),
+            "{}",
+            ok.warnings[0]
+        );
+        assert!(ok.warnings[0].contains("server \"wrapped\""));
+    }
+
+    #[test]
+    fn unknown_server_is_a_config_error() {
+        let e = check_rules(
+            &AgentConfig::new("a", ModelRef::new("p", "m"), ["nope"]),
+            &ModelPolicy::new(),
+            &servers(),
+        )
+        .unwrap_err();
+        assert_eq!(e.kind(), ToolboxErrorKind::Config);
+        assert!(e.to_string().contains("servers: plain, wrapped"), "{e}");
+    }
+}

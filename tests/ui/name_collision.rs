@@ -1,0 +1,3 @@
+mcp_runtime::mcp_tools!("clash");
+
+fn main() {}

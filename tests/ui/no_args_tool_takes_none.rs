@@ -1,0 +1,7 @@
+mcp_runtime::mcp_tools!("shop");
+
+async fn list(client: shop::Client) {
+    let _ = client.list_orders(shop::list_orders::Args {}).await;
+}
+
+fn main() {}

@@ -1,0 +1,3 @@
+mcp_runtime::mcp_tools!("no-such-server");
+
+fn main() {}

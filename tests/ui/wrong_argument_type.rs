@@ -1,0 +1,13 @@
+mcp_runtime::mcp_tools!("shop");
+
+async fn order(client: shop::Client) {
+    let _ = client
+        .place_order(shop::place_order::Args {
+            sku: "A-1".into(),
+            quantity: "three",
+            gift_note: None,
+        })
+        .await;
+}
+
+fn main() {}
