@@ -61,7 +61,11 @@ fn parse(args: &[String]) -> Result<Args, String> {
 /// Outcome of one server.
 enum Outcome {
     /// Connected and listed.
-    Listed { text: String, tools: usize, protocol: String },
+    Listed {
+        text: String,
+        tools: usize,
+        protocol: String,
+    },
     /// Not reached; `required` decides whether this fails the command.
     Failed { error: Error },
 }
@@ -98,10 +102,13 @@ pub fn run(args: &[String]) -> ExitCode {
 
 fn run_inner(args: &Args) -> Result<ExitCode, String> {
     let registry = Registry::load(&args.config).map_err(|e| e.to_string())?;
-    let fixtures_dir = args
-        .fixtures
-        .clone()
-        .unwrap_or_else(|| registry.path.parent().unwrap_or(Path::new(".")).to_path_buf());
+    let fixtures_dir = args.fixtures.clone().unwrap_or_else(|| {
+        registry
+            .path
+            .parent()
+            .unwrap_or(Path::new("."))
+            .to_path_buf()
+    });
     let selected: Vec<ServerConfig> = if args.aliases.is_empty() {
         registry.servers().to_vec()
     } else {
@@ -235,12 +242,35 @@ pub fn build_demo_server() -> Result<PathBuf, String> {
     if path.exists() {
         Ok(path)
     } else {
-        Err(format!("built the demo server but {} is missing", path.display()))
+        Err(format!(
+            "built the demo server but {} is missing",
+            path.display()
+        ))
     }
 }
 
 async fn snapshot_all(selected: &[ServerConfig], all_required: bool) -> Vec<Row> {
+    let pending = std::sync::Arc::new(std::sync::Mutex::new(
+        selected.iter().map(|s| s.alias.clone()).collect::<Vec<_>>(),
+    ));
+    let ticker = {
+        let pending = pending.clone();
+        tokio::spawn(async move {
+            let started = Instant::now();
+            loop {
+                tokio::time::sleep(Duration::from_secs(5)).await;
+                let waiting = pending.lock().map(|p| p.join(", ")).unwrap_or_default();
+                if !waiting.is_empty() {
+                    eprintln!(
+                        "  … still waiting for: {waiting} ({:.0} s)",
+                        started.elapsed().as_secs_f64()
+                    );
+                }
+            }
+        })
+    };
     let tasks = selected.iter().cloned().map(|server| {
+        let pending = pending.clone();
         tokio::spawn(async move {
             let started = Instant::now();
             let outcome = match snapshot_one(&server).await {
@@ -252,6 +282,9 @@ async fn snapshot_all(selected: &[ServerConfig], all_required: bool) -> Vec<Row>
                 Err(error) => Outcome::Failed { error },
             };
             let elapsed = started.elapsed();
+            if let Ok(mut p) = pending.lock() {
+                p.retain(|a| *a != server.alias);
+            }
             match &outcome {
                 Outcome::Listed { tools, .. } => eprintln!(
                     "  ✓ {:<20} {tools} tools in {:.1} s",
@@ -273,8 +306,10 @@ async fn snapshot_all(selected: &[ServerConfig], all_required: bool) -> Vec<Row>
             }
         })
     });
+    let results = futures::future::join_all(tasks).await;
+    ticker.abort();
     let mut rows = Vec::new();
-    for (task, server) in futures::future::join_all(tasks).await.into_iter().zip(selected) {
+    for (task, server) in results.into_iter().zip(selected) {
         rows.push(task.unwrap_or_else(|e| Row {
             alias: server.alias.clone(),
             transport: server.transport.kind(),
@@ -308,7 +343,10 @@ pub async fn snapshot_one(server: &ServerConfig) -> Result<(String, usize, Strin
     let count = tools.len();
     let mut extra = Map::new();
     extra.insert("prompts".into(), sorted_by_name(prompts, "name"));
-    extra.insert("resourceTemplates".into(), sorted_by_name(templates, "uriTemplate"));
+    extra.insert(
+        "resourceTemplates".into(),
+        sorted_by_name(templates, "uriTemplate"),
+    );
     let doc = build_document(
         json!({
             "alias": server.alias,
@@ -340,7 +378,9 @@ fn print_drift(alias: &str, path: &Path, old: &str, new: &str) {
         (Ok(o), Ok(n)) => {
             let report = mcp_codegen::diff::classify(&o, &n);
             if report.is_empty() {
-                println!("{alias}: only formatting differs (re-run `cargo xtask snapshot {alias}`)");
+                println!(
+                    "{alias}: only formatting differs (re-run `cargo xtask snapshot {alias}`)"
+                );
             } else {
                 print!("{report}");
             }
@@ -383,7 +423,9 @@ fn print_table(rows: &[Row], statuses: &[String], total: Duration) {
     );
     for (row, status) in rows.iter().zip(statuses) {
         let (tools, protocol) = match &row.outcome {
-            Outcome::Listed { tools, protocol, .. } => (tools.to_string(), protocol.clone()),
+            Outcome::Listed {
+                tools, protocol, ..
+            } => (tools.to_string(), protocol.clone()),
             Outcome::Failed { .. } => ("-".into(), "-".into()),
         };
         println!(
