@@ -6,6 +6,7 @@
 //! | `verify [--fixtures DIR]` | codegen over every fixture, no network |
 //! | `expand ALIAS\|PATH` | print the generated Rust |
 //! | `install-servers [ALIAS…] [--conformance]` | install the pinned npm/PyPI servers into `target/mcp-servers` |
+//! | `tools [--fixtures DIR] [--strict] [--prefix]` | OpenAI function-call export of every fixture |
 //! | `demo` | the quickstart: snapshot the embedded demo server, run the typed example |
 //! | `test` | install what the tests need, run every test, check the fixtures for drift |
 
@@ -16,6 +17,7 @@ mod expand;
 mod servers;
 mod snapshot;
 mod test;
+mod tools;
 mod verify;
 
 const USAGE: &str = "usage: cargo xtask <command> [args]
@@ -29,6 +31,8 @@ commands:
   expand ALIAS|PATH   print the code mcp_tools! generates for a fixture
   install-servers [ALIAS…] [--conformance]
                       install the pinned npm/PyPI servers into target/mcp-servers
+  tools [--fixtures DIR] [--strict] [--prefix]
+                      print the OpenAI function-call `tools` array of every fixture
   demo                the quickstart: snapshot the embedded demo server and make typed
                       calls to it with mcp_tools!(\"demo\") (cargo alone)
   test                install what the tests need and run the whole test suite";
@@ -37,7 +41,10 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let root = workspace_root();
     if let Err(e) = std::env::set_current_dir(&root) {
-        eprintln!("error: cannot enter the workspace root {}: {e}", root.display());
+        eprintln!(
+            "error: cannot enter the workspace root {}: {e}",
+            root.display()
+        );
         return ExitCode::FAILURE;
     }
     let Some((command, rest)) = args.split_first() else {
@@ -51,6 +58,7 @@ fn main() -> ExitCode {
         "install-servers" => servers::run(rest),
         "demo" => demo(),
         "test" => test::run(rest),
+        "tools" => tools::run(rest),
         "-h" | "--help" | "help" => {
             println!("{USAGE}");
             ExitCode::SUCCESS
@@ -70,7 +78,14 @@ fn demo() -> ExitCode {
     }
     println!("\n==> cargo run -p mcp-runtime --example quickstart   (mcp_tools!(\"demo\"))\n");
     // `snapshot` set MCP_DEMO_SERVER for this process; the example inherits it.
-    match cargo(&["run", "--quiet", "--package", "mcp-runtime", "--example", "quickstart"]) {
+    match cargo(&[
+        "run",
+        "--quiet",
+        "--package",
+        "mcp-runtime",
+        "--example",
+        "quickstart",
+    ]) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("demo: {e}");

@@ -902,6 +902,36 @@ impl Toolbox {
             .collect()
     }
 
+    /// Pings every connected server in parallel ([`Session::health`]: short deadline, never
+    /// reconnects), records the outcome as each server's state, and returns the statuses.
+    pub async fn check_health(&self) -> Vec<ServerStatus> {
+        let snap = self.snapshot();
+        let slots: Vec<&Arc<Slot>> = snap
+            .slots
+            .values()
+            .filter(|s| s.session.is_some())
+            .collect();
+        let checks = futures::future::join_all(slots.iter().map(|slot| async move {
+            match &slot.session {
+                Some(session) => Some(session.health().await),
+                None => None,
+            }
+        }))
+        .await;
+        for (slot, health) in slots.iter().zip(checks) {
+            match health {
+                Some(h) if h.is_ok() => slot.set_health(ServerState::Active, None),
+                Some(h) => {
+                    let why = format!("health check: {h:?}");
+                    tracing::warn!(server = %slot.config.alias, health = ?h, "server unhealthy");
+                    slot.set_health(ServerState::Failed, Some(why));
+                }
+                None => {}
+            }
+        }
+        self.statuses()
+    }
+
     /// One server's status.
     pub fn status(&self, alias: &str) -> Option<ServerStatus> {
         self.statuses().into_iter().find(|s| s.alias == alias)

@@ -1,0 +1,200 @@
+//! Agent bridge: several real MCP servers behind one toolbox, exported as OpenAI function
+//! calls for a model without MCP support, dispatched from model-style tool calls, and handed
+//! over natively (tool definitions + session) to a model with MCP support.
+//!
+//! Uses the default registry `fixtures/servers.toml` (servers `demo`, `everything`, `time`).
+//! `cargo xtask test` sets what it needs; by hand:
+//!
+//! ```sh
+//! cargo xtask install-servers everything time
+//! cargo build -p mcp-bindgen-tests --bin mcp-demo-server
+//! cargo run -p mcp-runtime --example agent_bridge
+//! ```
+//!
+//! `MCP_SERVERS_DIR` defaults to `<workspace>/target/mcp-servers` and `MCP_DEMO_SERVER` to
+//! `<workspace>/target/debug/mcp-demo-server`.
+
+use std::path::{Path, PathBuf};
+
+use mcp_runtime::Registry;
+use mcp_runtime::toolbox::{AgentConfig, AgentTools, ModelPolicy, ModelRef, Toolbox};
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace.join("target"));
+    let servers_dir = std::env::var("MCP_SERVERS_DIR").unwrap_or_else(|_| {
+        workspace
+            .join("target/mcp-servers")
+            .to_string_lossy()
+            .into_owned()
+    });
+    let demo_server = std::env::var("MCP_DEMO_SERVER").unwrap_or_else(|_| {
+        target
+            .join("debug/mcp-demo-server")
+            .to_string_lossy()
+            .into_owned()
+    });
+    if !Path::new(&demo_server).exists() {
+        eprintln!(
+            "note: no demo server at {demo_server}; build it with `cargo build -p mcp-bindgen-tests --bin mcp-demo-server` (it will be skipped)"
+        );
+    }
+
+    let registry = Registry::load(workspace.join("fixtures/servers.toml"))?;
+    let toolbox = Toolbox::builder(&registry)
+        .only(["demo", "everything", "time"])
+        .env(move |name| match name {
+            "MCP_SERVERS_DIR" => Some(servers_dir.clone()),
+            "MCP_DEMO_SERVER" => Some(demo_server.clone()),
+            other => std::env::var(other).ok(),
+        })
+        // `demo` and `time` may be offered to models without MCP as function calls.
+        .function_call_wrapper("demo", true)
+        .function_call_wrapper("time", true)
+        .max_output_bytes(400)
+        .connect()
+        .await?;
+
+    println!("== servers");
+    for s in toolbox.statuses() {
+        println!(
+            "  {:<11} {:?} {:>2} tools over {}{}",
+            s.alias,
+            s.state,
+            s.tools,
+            s.transport,
+            s.last_error.map(|e| format!(" — {e}")).unwrap_or_default()
+        );
+    }
+
+    println!("\n== exported tools (OpenAI function calls)");
+    let export = toolbox.openai_export(true);
+    for t in toolbox.tools() {
+        let strict = if t.strict_function.is_ok() {
+            "strict"
+        } else {
+            "non-strict"
+        };
+        println!("  {:<44} ← {}.{} ({strict})", t.exported, t.server, t.tool);
+    }
+    println!(
+        "  {} definitions, {} without a strict form",
+        export.tools.len(),
+        export.fallbacks.len()
+    );
+    if let Some(f) = export.fallbacks.first() {
+        println!("  e.g. {}: {}", f.exported, f.reason);
+    }
+
+    println!("\n== model-style tool calls (name, arguments JSON) → text for the model");
+    let calls = [
+        ("mcp_demo_add", r#"{"a": 2, "b": 40}"#),
+        (
+            "mcp_time_get_current_time",
+            r#"{"timezone": "Europe/Lisbon"}"#,
+        ),
+        (
+            "mcp_everything_echo",
+            r#"{"message": "hello from the toolbox"}"#,
+        ),
+        ("mcp_everything_get-sum", r#"{"a": 1, "b": 2}"#),
+        (
+            "time.convert_time",
+            r#"{"source_timezone": "UTC", "time": "12:00", "target_timezone": "Asia/Tokyo"}"#,
+        ),
+        ("mcp_demo_echo", r#"{"message": 42}"#),
+        ("mcp_demo_fail", r#"{"message": "the model asked for it"}"#),
+        ("mcp_demo_ecoh", r#"{}"#),
+        ("echo", r#"{"message": "x"}"#),
+    ];
+    for (name, args) in calls {
+        let d = toolbox.call(name, args).await;
+        let text = d.text.replace('\n', "\n      ");
+        println!("  {name}({args})\n    → {text}");
+    }
+
+    println!("\n== agents (BRIEF §5 rules)");
+    let policy = ModelPolicy::new()
+        .provider("anthropic", true)
+        .model("openai", "gpt-4o-mcp", true);
+    let gpt = ModelRef::new("openai", "gpt-4o");
+    match toolbox.agent(
+        &AgentConfig::new("researcher", gpt.clone(), ["everything"]),
+        &policy,
+    ) {
+        Ok(_) => println!("  researcher: accepted (unexpected)"),
+        Err(e) => println!("  researcher (gpt-4o + everything) refused:\n    {e}"),
+    }
+    let assistant = toolbox.agent(
+        &AgentConfig::new("assistant", gpt, ["demo", "time"]).with_tools([
+            "demo.add",
+            "demo.echo",
+            "time.get_current_time",
+        ]),
+        &policy,
+    )?;
+    match assistant.model_tools(true) {
+        AgentTools::FunctionCalls(export) => {
+            println!(
+                "  assistant (gpt-4o) gets {} function definitions:",
+                export.tools.len()
+            );
+            for t in &export.tools {
+                println!("    {}", t["function"]["name"]);
+            }
+        }
+        AgentTools::Native(_) => println!("  assistant: native (unexpected)"),
+    }
+    let d = assistant
+        .call("mcp_demo_fail", r#"{"message": "outside"}"#)
+        .await;
+    println!("  assistant calls mcp_demo_fail → {}", d.text);
+
+    let native = toolbox.agent(
+        &AgentConfig::new(
+            "coder",
+            ModelRef::new("anthropic", "claude"),
+            ["everything", "demo"],
+        ),
+        &policy,
+    )?;
+    for w in native.warnings() {
+        println!("  warning: {w}");
+    }
+    if let AgentTools::Native(servers) = native.model_tools(false) {
+        println!("  coder (claude) gets native MCP servers:");
+        for s in &servers {
+            let names: Vec<&str> = s
+                .tools
+                .iter()
+                .filter_map(|t| t["name"].as_str())
+                .take(4)
+                .collect();
+            println!(
+                "    {} — {} tools ({}, …), session over {}",
+                s.alias,
+                s.tools.len(),
+                names.join(", "),
+                s.session.transport()
+            );
+        }
+        if let Some(s) = servers.iter().find(|s| s.alias == "everything") {
+            let out = s
+                .session
+                .call("echo", &serde_json::json!({"message": "direct passage"}))
+                .await?;
+            println!("    everything.echo via the session → {}", out.text());
+            let prompts = native.list_prompts("everything").await?;
+            let templates = native.list_resource_templates("everything").await?;
+            println!(
+                "    everything offers {} prompts and {} resource templates",
+                prompts.len(),
+                templates.len()
+            );
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,794 @@
+//! The agent layer (`mcp_runtime::toolbox`) against real servers: the embedded demo server,
+//! server-everything and mcp-server-time.
+
+mod common;
+
+use std::io::Write;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use mcp_runtime::toolbox::{
+    AgentConfig, AgentTools, ModelPolicy, ModelRef, Route, ServerState, Toolbox, ToolboxErrorKind,
+    TypedTool, validate_as, validate_no_args,
+};
+use mcp_runtime::{Registry, ServerConfig};
+use serde_json::{Value, json};
+
+mcp_runtime::mcp_tools!("demo");
+
+/// Runs a test body with a hard limit, so nothing can hang CI.
+async fn limited<F: std::future::Future<Output = T>, T>(f: F) -> T {
+    tokio::time::timeout(Duration::from_secs(90), f)
+        .await
+        .expect("test body took more than 90 s")
+}
+
+fn demo_config(alias: &str) -> ServerConfig {
+    ServerConfig::stdio(
+        alias,
+        common::demo_server().to_string_lossy().into_owned(),
+        Vec::new(),
+    )
+    .with_timeout(Duration::from_secs(20))
+}
+
+/// A demo server that answers one call, exits, and cannot start again while `marker`
+/// exists (the session's own reconnection then fails too): a server that went away.
+fn one_shot_server(alias: &str, marker: &Path) -> ServerConfig {
+    let script = format!(
+        "if [ -e '{m}' ]; then echo 'one-shot server: already used' >&2; exit 1; fi; touch '{m}'; exec '{demo}' --exit-after 1",
+        m = marker.display(),
+        demo = common::demo_server().display()
+    );
+    ServerConfig::stdio(alias, "sh", vec!["-c".into(), script])
+        .with_timeout(Duration::from_secs(10))
+}
+
+/// A registry file in a temp dir (the toolbox reads registries like users do).
+fn registry(text: &str) -> (tempfile::TempDir, Registry) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("servers.toml");
+    std::fs::write(&path, text).expect("write registry");
+    let r = Registry::load(&path).expect("registry loads");
+    (dir, r)
+}
+
+#[tokio::test]
+async fn dispatch_valid_unknown_invalid_tool_error_and_truncation() {
+    limited(async {
+        let tb = Toolbox::builder(&common::registry())
+            .only(["demo"])
+            .env(common::lookup)
+            .max_output_bytes(200)
+            .connect()
+            .await
+            .expect("connect");
+        assert!(tb.skipped().is_empty());
+        let names: Vec<String> = tb.tools().into_iter().map(|t| t.exported).collect();
+        assert!(names.contains(&"mcp_demo_echo".to_string()), "{names:?}");
+
+        // valid call
+        let d = tb
+            .call("mcp_demo_echo", r#"{"message": "hi", "repeat": 2}"#)
+            .await;
+        assert!(d.is_ok(), "{}", d.text);
+        assert_eq!(d.text, "hi hi");
+        assert_eq!(d.output().map(|o| o.text()), Some("hi hi".to_string()));
+        let t = d.tool.expect("resolved");
+        assert_eq!((t.server.as_str(), t.tool.as_str()), ("demo", "echo"));
+        let d = tb.call("mcp_demo_add", r#"{"a": 1.5, "b": 2}"#).await;
+        assert_eq!(d.text, "3.5");
+
+        // unknown tool: model-readable, with a hint
+        let d = tb.call("mcp_demo_ech", "{}").await;
+        assert_eq!(d.error_kind(), Some(ToolboxErrorKind::UnknownTool));
+        assert!(
+            d.text.starts_with("Error: unknown tool \"mcp_demo_ech\""),
+            "{}",
+            d.text
+        );
+        assert!(d.text.contains("mcp_demo_echo"), "{}", d.text);
+
+        // invalid arguments: caught before the server sees them
+        for (args, needle) in [
+            (r#"{"repeat": 2}"#, "missing required property \"message\""),
+            (
+                r#"{"message": 5}"#,
+                "/message: expected string, found integer 5",
+            ),
+            (
+                r#"{"message": "x", "extra": true}"#,
+                "unexpected property \"extra\"",
+            ),
+            (
+                r#"{"message": "x", "repeat": 10001}"#,
+                "must be at most 10000",
+            ),
+            (r#"{"message": "#, "not valid JSON"),
+            (r#"["x"]"#, "expected a JSON object, found an array"),
+        ] {
+            let d = tb.call("mcp_demo_echo", args).await;
+            assert_eq!(
+                d.error_kind(),
+                Some(ToolboxErrorKind::InvalidArguments),
+                "{args}: {}",
+                d.text
+            );
+            assert!(
+                d.text
+                    .starts_with("Error: invalid arguments for mcp_demo_echo"),
+                "{}",
+                d.text
+            );
+            assert!(d.text.contains(needle), "{needle}: {}", d.text);
+        }
+        // empty arguments mean {}
+        let d = tb.call("mcp_demo_server_time", "").await;
+        assert!(d.is_ok(), "{}", d.text);
+
+        // tool error (isError): the message reaches the model, the output reaches code
+        let d = tb
+            .call("mcp_demo_fail", r#"{"message": "disk on fire"}"#)
+            .await;
+        assert_eq!(d.error_kind(), Some(ToolboxErrorKind::ToolFailed));
+        assert_eq!(d.text, "Error: tool mcp_demo_fail failed: disk on fire");
+        assert!(d.output().is_some_and(|o| o.is_error));
+
+        // truncation boundary: exactly the limit passes, one byte more is cut
+        let d = tb
+            .call(
+                "mcp_demo_echo",
+                &json!({"message": "x".repeat(200)}).to_string(),
+            )
+            .await;
+        assert_eq!(d.text.len(), 200);
+        assert!(d.truncation.is_none());
+        let long = format!("{}END", "y".repeat(198));
+        let d = tb
+            .call("mcp_demo_echo", &json!({"message": long}).to_string())
+            .await;
+        let cut = d.truncation.expect("truncated");
+        assert!(d.text.len() <= 200, "{}", d.text.len());
+        assert!(d.text.ends_with("END"), "{}", d.text);
+        assert!(
+            d.text
+                .contains(&format!("[… {} of 201 bytes cut …]", cut.cut_bytes)),
+            "{}",
+            d.text
+        );
+        assert_eq!(
+            d.output().map(|o| o.text().len()),
+            Some(201),
+            "full result kept for code"
+        );
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn transport_error_status_and_reconnect() {
+    limited(async {
+        // The demo server exits after answering one call.
+        // The demo server exits after answering one call and cannot be restarted.
+        let dir = tempfile::tempdir().expect("tempdir");
+        let marker = dir.path().join("used");
+        let dying = one_shot_server("dying", &marker);
+        let tb = Toolbox::from_servers(vec![dying])
+            .connect()
+            .await
+            .expect("connect");
+        assert!(
+            tb.call("mcp_dying_add", r#"{"a": 1, "b": 1}"#)
+                .await
+                .is_ok()
+        );
+        // Let the process exit.
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let d = tb.call("mcp_dying_add", r#"{"a": 1, "b": 1}"#).await;
+        assert_eq!(
+            d.error_kind(),
+            Some(ToolboxErrorKind::Transport),
+            "{}",
+            d.text
+        );
+        assert!(d.text.starts_with("Error: server \"dying\""), "{}", d.text);
+        let st = tb.status("dying").expect("status");
+        assert_eq!(st.state, ServerState::Failed);
+        assert!(st.last_error.is_some());
+
+        let health = tb.check_health().await;
+        assert_eq!(health[0].state, ServerState::Failed, "{health:?}");
+        // Still gone: reconnect reports it.
+        let report = tb.reconnect(true).await;
+        assert!(report.reconnected.is_empty());
+        assert_eq!(report.failed.len(), 1);
+        // The server can start again.
+        std::fs::remove_file(&marker).expect("remove marker");
+        let report = tb.reconnect(true).await;
+        assert_eq!(report.reconnected, ["dying"]);
+        assert_eq!(
+            tb.status("dying").expect("status").state,
+            ServerState::Active
+        );
+        assert_eq!(tb.check_health().await[0].state, ServerState::Active);
+        let d = tb.call("mcp_dying_add", r#"{"a": 2, "b": 3}"#).await;
+        assert_eq!(d.text, "5", "{}", d.text);
+        assert_eq!(
+            tb.status("dying").expect("status").state,
+            ServerState::Active
+        );
+        // Nothing known to have failed: reconnect(true) has nothing to do.
+        assert!(tb.reconnect(true).await.reconnected.is_empty());
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn skip_or_fail_with_an_unreachable_server_and_a_missing_secret() {
+    limited(async {
+        let demo = common::demo_server();
+        let port = common::free_port();
+        let text = |required_down: bool, required_secret: bool| {
+            format!(
+                r#"
+[servers.demo]
+command = "{demo}"
+
+[servers.down]
+transport = "streamable-http"
+url = "http://127.0.0.1:{port}/mcp"
+timeout = 5
+required = {required_down}
+
+[servers.secret]
+command = "{demo}"
+env = {{ API_TOKEN = "${{MCP_TOOLBOX_TEST_UNSET_SECRET}}" }}
+required = {required_secret}
+"#,
+                demo = demo.display()
+            )
+        };
+
+        let (_d, r) = registry(&text(false, false));
+        let tb = Toolbox::builder(&r)
+            .connect()
+            .await
+            .expect("optional servers are skipped");
+        let skipped: Vec<&str> = tb.skipped().iter().map(|s| s.alias.as_str()).collect();
+        assert_eq!(skipped, ["down", "secret"]);
+        let secret = &tb.skipped()[1].reason;
+        assert!(
+            secret.contains("MCP_TOOLBOX_TEST_UNSET_SECRET is not set"),
+            "{secret}"
+        );
+        let down = &tb.skipped()[0].reason;
+        assert!(down.contains("server \"down\""), "{down}");
+        let states: Vec<(String, ServerState)> = tb
+            .statuses()
+            .into_iter()
+            .map(|s| (s.alias, s.state))
+            .collect();
+        assert_eq!(
+            states,
+            [
+                ("demo".to_string(), ServerState::Active),
+                ("down".to_string(), ServerState::Failed),
+                ("secret".to_string(), ServerState::Failed)
+            ]
+        );
+        assert!(tb.tools().iter().all(|t| t.server == "demo"));
+        // Still failing: reconnect reports both with the reason.
+        let report = tb.reconnect(true).await;
+        assert!(report.reconnected.is_empty());
+        assert_eq!(report.failed.len(), 2);
+
+        let (_d, r) = registry(&text(true, false));
+        let e = Toolbox::builder(&r)
+            .connect()
+            .await
+            .expect_err("required down");
+        assert_eq!(e.kind(), ToolboxErrorKind::RequiredServer);
+        assert!(
+            e.to_string()
+                .starts_with("required server \"down\" could not be started"),
+            "{e}"
+        );
+
+        let (_d, r) = registry(&text(false, true));
+        let e = Toolbox::builder(&r)
+            .connect()
+            .await
+            .expect_err("required secret");
+        assert_eq!(e.kind(), ToolboxErrorKind::RequiredServer);
+        assert!(
+            e.to_string().contains("MCP_TOOLBOX_TEST_UNSET_SECRET"),
+            "{e}"
+        );
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn names_resolution_collisions_allowlists_and_long_aliases() {
+    limited(async {
+        let long_alias = "a-very-long-server-alias-that-pushes-exported-names-past-the-cap";
+        let mut only_echo = demo_config("allow");
+        only_echo.tools = Some(vec!["echo".into(), "add".into()]);
+        only_echo.exclude_tools = vec!["add".into()];
+        let tb = Toolbox::from_servers(vec![
+            demo_config("demo"),
+            demo_config("demo2"),
+            demo_config(long_alias),
+            only_echo,
+        ])
+        .description_prefix(true)
+        .connect()
+        .await
+        .expect("connect");
+
+        // allow/deny lists
+        let allow: Vec<String> = tb
+            .tools()
+            .into_iter()
+            .filter(|t| t.server == "allow")
+            .map(|t| t.tool)
+            .collect();
+        assert_eq!(allow, ["echo"]);
+        assert_eq!(
+            tb.call("allow.add", r#"{"a": 1, "b": 2}"#)
+                .await
+                .error_kind(),
+            Some(ToolboxErrorKind::UnknownTool)
+        );
+
+        // every name valid and unique, ≤ 64 chars
+        let tools = tb.tools();
+        let mut names: Vec<&str> = tools.iter().map(|t| t.exported.as_str()).collect();
+        assert!(
+            names
+                .iter()
+                .all(|n| mcp_runtime::toolbox::names::is_valid_name(n)),
+            "{names:?}"
+        );
+        names.sort();
+        let before = names.len();
+        names.dedup();
+        assert_eq!(before, names.len());
+
+        // long alias: capped with a hash, still callable through the map back
+        let long = tools
+            .iter()
+            .find(|t| t.server == long_alias && t.tool == "echo_structured")
+            .expect("long tool");
+        assert_eq!(long.exported.len(), 64);
+        assert_eq!(
+            long.exported,
+            mcp_runtime::toolbox::exported_name(long_alias, "echo_structured")
+        );
+        let d = tb
+            .call(&long.exported, r#"{"payload": [{"id": 1, "name": "n"}]}"#)
+            .await;
+        assert!(d.is_ok(), "{}", d.text);
+        assert_eq!(d.tool.expect("tool").server, long_alias);
+
+        // description prefix
+        let echo = tools
+            .iter()
+            .find(|t| t.exported == "mcp_demo_echo")
+            .expect("echo");
+        assert!(
+            echo.function["function"]["description"]
+                .as_str()
+                .is_some_and(|d| d.starts_with("[MCP: demo] Echo")),
+            "{}",
+            echo.function
+        );
+
+        // resolution: exported, alias.tool, short names
+        assert_eq!(
+            tb.resolve("mcp_demo2_add").expect("exported").server,
+            "demo2"
+        );
+        assert_eq!(
+            tb.resolve("demo2.add").expect("alias.tool").exported,
+            "mcp_demo2_add"
+        );
+        assert_eq!(
+            tb.resolve("server_time").map(|_| ()).unwrap_err().kind(),
+            ToolboxErrorKind::AmbiguousTool
+        );
+        let e = tb.resolve("echo").unwrap_err();
+        assert_eq!(e.kind(), ToolboxErrorKind::AmbiguousTool);
+        for c in [
+            "demo.echo",
+            "demo2.echo",
+            "allow.echo",
+            &format!("{long_alias}.echo"),
+        ] {
+            assert!(e.to_string().contains(c), "{c}: {e}");
+        }
+        let d = tb.call("echo", r#"{"message": "x"}"#).await;
+        assert_eq!(d.error_kind(), Some(ToolboxErrorKind::AmbiguousTool));
+        assert!(d.text.contains("is ambiguous"), "{}", d.text);
+        let d = tb
+            .call("demo2.echo", r#"{"message": "via alias.tool"}"#)
+            .await;
+        assert_eq!(d.text, "via alias.tool");
+        assert!(tb.collisions().is_empty());
+    })
+    .await;
+}
+
+const DEMO_TYPED: &[TypedTool] = &[
+    TypedTool {
+        name: demo::echo::NAME,
+        description: Some("Echo a message back, optionally repeated."),
+        input_schema: demo::echo::INPUT_SCHEMA,
+        openai_function: demo::echo::OPENAI_FUNCTION,
+        openai_function_strict: demo::echo::OPENAI_FUNCTION_STRICT,
+        openai_strict_unavailable: demo::echo::OPENAI_STRICT_UNAVAILABLE,
+        validate: validate_as::<demo::echo::Args>,
+    },
+    TypedTool {
+        name: demo::create_issue::NAME,
+        description: None,
+        input_schema: demo::create_issue::INPUT_SCHEMA,
+        openai_function: demo::create_issue::OPENAI_FUNCTION,
+        openai_function_strict: demo::create_issue::OPENAI_FUNCTION_STRICT,
+        openai_strict_unavailable: demo::create_issue::OPENAI_STRICT_UNAVAILABLE,
+        validate: validate_as::<demo::create_issue::Args>,
+    },
+    TypedTool {
+        name: demo::server_time::NAME,
+        description: None,
+        input_schema: demo::server_time::INPUT_SCHEMA,
+        openai_function: demo::server_time::OPENAI_FUNCTION,
+        openai_function_strict: demo::server_time::OPENAI_FUNCTION_STRICT,
+        openai_strict_unavailable: demo::server_time::OPENAI_STRICT_UNAVAILABLE,
+        validate: validate_no_args,
+    },
+];
+
+#[tokio::test]
+async fn typed_and_untyped_servers_side_by_side() {
+    limited(async {
+        let tb = Toolbox::from_servers(vec![demo_config("demo"), demo_config("untyped")])
+            .add_typed("demo", DEMO_TYPED)
+            .connect()
+            .await
+            .expect("connect");
+        let typed: Vec<(String, bool)> = tb
+            .tools()
+            .into_iter()
+            .filter(|t| t.server == "demo")
+            .map(|t| (t.tool, t.typed))
+            .collect();
+        assert_eq!(
+            typed,
+            [
+                ("create_issue".to_string(), true),
+                ("echo".to_string(), true),
+                ("server_time".to_string(), true)
+            ]
+        );
+        assert_eq!(tb.tools().iter().filter(|t| t.server == "untyped").count(), 8);
+        // The typed definitions are the compile-time constants.
+        let echo = tb.tools().into_iter().find(|t| t.exported == "mcp_demo_echo").expect("echo");
+        let constant: Value = serde_json::from_str(demo::echo::OPENAI_FUNCTION).expect("json");
+        assert_eq!(echo.function, constant);
+        let issue = tb.tools().into_iter().find(|t| t.exported == "mcp_demo_create_issue").expect("issue");
+        assert_eq!(
+            issue.strict_function.as_ref().err().map(String::as_str),
+            demo::create_issue::OPENAI_STRICT_UNAVAILABLE
+        );
+
+        // Typed validation: the generated argument type's own message.
+        let d = tb.call("mcp_demo_echo", r#"{"message": 1}"#).await;
+        assert_eq!(d.error_kind(), Some(ToolboxErrorKind::InvalidArguments));
+        assert!(d.text.contains("invalid type: integer `1`, expected a string"), "{}", d.text);
+        let d = tb
+            .call(
+                "mcp_demo_create_issue",
+                r#"{"repository": {"owner": "octo", "name": "r"}, "title": "T", "priority": "urgent"}"#,
+            )
+            .await;
+        assert_eq!(d.error_kind(), Some(ToolboxErrorKind::InvalidArguments), "{}", d.text);
+        assert!(d.text.contains("urgent"), "{}", d.text);
+        let d = tb
+            .call(
+                "mcp_demo_create_issue",
+                r#"{"repository": {"owner": "octo", "name": "r"}, "title": "Typed", "priority": "high"}"#,
+            )
+            .await;
+        assert!(d.is_ok(), "{}", d.text);
+        assert!(d.text.contains("octo/r"), "{}", d.text);
+        assert!(tb.call("mcp_demo_server_time", "{}").await.is_ok());
+        // Untyped validation on the same tool.
+        let d = tb.call("mcp_untyped_echo", r#"{"message": 1}"#).await;
+        assert!(d.text.contains("/message: expected string"), "{}", d.text);
+        // add_typed after start-up re-exports.
+        tb.add_typed("untyped", &DEMO_TYPED[..1]).expect("add_typed");
+        let untyped: Vec<String> = tb
+            .tools()
+            .into_iter()
+            .filter(|t| t.server == "untyped")
+            .map(|t| t.exported)
+            .collect();
+        assert_eq!(untyped, ["mcp_untyped_echo"]);
+        assert!(tb.add_typed("nope", DEMO_TYPED).is_err());
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn agents_model_server_rules_routing_and_scope() {
+    limited(async {
+        let tb = Toolbox::from_servers(vec![
+            demo_config("plain"),
+            demo_config("wrapped").with_function_call_wrapper(true),
+            demo_config("other").with_function_call_wrapper(true),
+        ])
+        .connect()
+        .await
+        .expect("connect");
+        let policy = ModelPolicy::new()
+            .provider("anthropic", true)
+            .model("openai", "gpt-mcp", true);
+        let gpt = ModelRef::new("openai", "gpt-4o");
+        let claude = ModelRef::new("anthropic", "claude-x");
+
+        // 1. no MCP + no wrapper: error naming model, server and both fixes.
+        let e = tb
+            .agent(&AgentConfig::new("a1", gpt.clone(), ["plain", "wrapped"]), &policy)
+            .unwrap_err();
+        assert_eq!(e.kind(), ToolboxErrorKind::ModelServerMismatch);
+        let m = e.to_string();
+        assert!(m.contains("model \"openai/gpt-4o\" does not support MCP"), "{m}");
+        assert!(m.contains("server \"plain\" has no function-call wrapper"), "{m}");
+        assert!(m.contains("function_call_wrapper = true"), "{m}");
+        assert!(m.contains("supports_mcp = true"), "{m}");
+        assert!(!m.contains("\"wrapped\""), "{m}");
+
+        // 2. no MCP + wrapper: function calls + dispatch, only its servers.
+        let view = tb
+            .agent(&AgentConfig::new("a2", gpt.clone(), ["wrapped"]), &policy)
+            .expect("ok");
+        assert_eq!(view.route(), Route::FunctionCalls);
+        assert!(view.warnings().is_empty());
+        let AgentTools::FunctionCalls(export) = view.model_tools(false) else {
+            panic!("function calls expected")
+        };
+        assert_eq!(export.tools.len(), 8);
+        assert!(export.tools.iter().all(|t| t["function"]["name"]
+            .as_str()
+            .is_some_and(|n| n.starts_with("mcp_wrapped_"))));
+        let d = view.call("mcp_wrapped_echo", r#"{"message": "ok"}"#).await;
+        assert_eq!(d.text, "ok");
+        // The short name is unambiguous inside the agent's view.
+        assert_eq!(view.call("echo", r#"{"message": "short"}"#).await.text, "short");
+        let d = view.call("mcp_plain_echo", r#"{"message": "no"}"#).await;
+        assert_eq!(d.error_kind(), Some(ToolboxErrorKind::NotAllowed));
+        assert!(
+            d.text.contains("not available to agent \"a2\": server \"plain\" is not one of its servers (wrapped)"),
+            "{}",
+            d.text
+        );
+        assert_eq!(view.call("other.echo", "{}").await.error_kind(), Some(ToolboxErrorKind::NotAllowed));
+        assert!(view.session("plain").is_none());
+        assert!(view.native_servers().iter().all(|s| s.alias == "wrapped"));
+
+        // 3. MCP + no wrapper: native tools + session.
+        let view = tb
+            .agent(&AgentConfig::new("a3", claude.clone(), ["plain"]), &policy)
+            .expect("ok");
+        assert_eq!(view.route(), Route::Native);
+        assert!(view.warnings().is_empty());
+        let AgentTools::Native(servers) = view.model_tools(false) else {
+            panic!("native expected")
+        };
+        assert_eq!(servers.len(), 1);
+        assert_eq!(servers[0].alias, "plain");
+        assert_eq!(servers[0].tools.len(), 8);
+        assert!(servers[0].tools.iter().any(|t| t["name"] == "echo" && t.get("inputSchema").is_some()));
+        let out = servers[0]
+            .session
+            .call("echo", &json!({"message": "direct"}))
+            .await
+            .expect("native call");
+        assert_eq!(out.text(), "direct");
+
+        // 4. MCP + wrapper: warning, still native.
+        let view = tb
+            .agent(&AgentConfig::new("a4", ModelRef::new("openai", "gpt-mcp"), ["wrapped"]), &policy)
+            .expect("ok");
+        assert_eq!(view.route(), Route::Native);
+        assert_eq!(view.warnings().len(), 1);
+        assert!(view.warnings()[0].contains("unneeded overhead"), "{}", view.warnings()[0]);
+        assert!(view.warnings()[0].contains("openai/gpt-mcp"), "{}", view.warnings()[0]);
+
+        // Tool allowlist of an agent.
+        let view = tb
+            .agent(
+                &AgentConfig::new("a5", gpt.clone(), ["wrapped", "other"]).with_tools(["wrapped.echo", "mcp_other_add"]),
+                &policy,
+            )
+            .expect("ok");
+        let names: Vec<String> = view.tools().into_iter().map(|t| t.exported).collect();
+        assert_eq!(names, ["mcp_other_add", "mcp_wrapped_echo"]);
+        assert_eq!(view.openai_tools(true).len(), 2);
+        let d = view.call("mcp_wrapped_add", r#"{"a": 1, "b": 2}"#).await;
+        assert_eq!(d.error_kind(), Some(ToolboxErrorKind::NotAllowed));
+        assert!(d.text.contains("tool \"add\" of server \"wrapped\" is not in its tool list"), "{}", d.text);
+        assert_eq!(view.call("add", r#"{"a": 1, "b": 2}"#).await.text, "3");
+        let e = tb
+            .agent(&AgentConfig::new("a6", gpt, ["wrapped"]).with_tools(["nope"]), &policy)
+            .unwrap_err();
+        assert_eq!(e.kind(), ToolboxErrorKind::Config);
+        let e = tb.agent(&AgentConfig::new("a7", claude, ["ghost"]), &policy).unwrap_err();
+        assert_eq!(e.kind(), ToolboxErrorKind::Config);
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn prompts_and_resource_templates_of_server_everything() {
+    let everything = common::installed("everything");
+    limited(async {
+        let tb = Toolbox::from_servers(vec![everything, demo_config("demo")])
+            .env(common::lookup)
+            .connect()
+            .await
+            .expect("connect");
+        assert!(tb.skipped().is_empty(), "{:?}", tb.skipped());
+        let prompts = tb.list_prompts("everything").await.expect("prompts");
+        assert!(!prompts.is_empty());
+        assert!(prompts.iter().all(|p| p.get("name").is_some()));
+        let templates = tb
+            .list_resource_templates("everything")
+            .await
+            .expect("templates");
+        assert!(!templates.is_empty());
+        assert!(
+            templates.iter().all(|t| t.get("uriTemplate").is_some()),
+            "{templates:?}"
+        );
+        // The demo server has neither capability: empty lists, no error.
+        assert!(
+            tb.list_prompts("demo")
+                .await
+                .expect("demo prompts")
+                .is_empty()
+        );
+        let e = tb.list_prompts("ghost").await.unwrap_err();
+        assert_eq!(e.kind(), ToolboxErrorKind::Config);
+        // An agent only reaches its servers' prompts.
+        let view = tb
+            .agent(
+                &AgentConfig::new("p", ModelRef::new("anthropic", "c"), ["demo"]),
+                &ModelPolicy::new().provider("anthropic", true),
+            )
+            .expect("agent");
+        assert_eq!(
+            view.list_prompts("everything").await.unwrap_err().kind(),
+            ToolboxErrorKind::NotAllowed
+        );
+        // everything's tools dispatch too (hyphenated names).
+        let d = tb
+            .call("mcp_everything_get-sum", r#"{"a": 2, "b": 40}"#)
+            .await;
+        assert!(d.is_ok() && d.text.contains("42"), "{}", d.text);
+    })
+    .await;
+}
+
+/// Collects everything `tracing` writes.
+#[derive(Clone, Default)]
+struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if let Ok(mut v) = self.0.lock() {
+            v.extend_from_slice(buf);
+        }
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for Captured {
+    type Writer = Captured;
+    fn make_writer(&'a self) -> Self::Writer {
+        self.clone()
+    }
+}
+
+#[test]
+fn tracing_spans_and_events() {
+    let logs = Captured::default();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(logs.clone())
+        .with_max_level(tracing::Level::DEBUG)
+        .with_ansi(false)
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    runtime.block_on(limited(async {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let marker = dir.path().join("used");
+        let dying = one_shot_server("dying", &marker).with_function_call_wrapper(true);
+        let secret = demo_config("secret").with_env("K", "${MCP_TOOLBOX_TEST_UNSET_SECRET}");
+        let tb = Toolbox::from_servers(vec![dying, secret])
+            .connect()
+            .await
+            .expect("connect");
+        assert!(
+            tb.call("mcp_dying_echo", r#"{"message": "traced"}"#)
+                .await
+                .is_ok()
+        );
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert!(
+            !tb.call("mcp_dying_echo", r#"{"message": "x"}"#)
+                .await
+                .is_ok()
+        );
+        assert!(!tb.call("mcp_nope", "{}").await.is_ok());
+        std::fs::remove_file(&marker).expect("remove marker");
+        assert_eq!(tb.reconnect(true).await.reconnected, ["dying"]);
+        let _ = tb
+            .agent(
+                &AgentConfig::new("w", ModelRef::new("anthropic", "c"), ["dying"]),
+                &ModelPolicy::new().provider("anthropic", true),
+            )
+            .expect("agent");
+    }));
+    let text = String::from_utf8(logs.0.lock().expect("logs").clone()).expect("utf-8");
+    let lines: Vec<&str> = text.lines().collect();
+    let find = |needles: &[&str]| {
+        lines
+            .iter()
+            .find(|l| needles.iter().all(|n| l.contains(n)))
+            .unwrap_or_else(|| panic!("no line with {needles:?} in:\n{text}"))
+    };
+    find(&[
+        "WARN",
+        "server skipped",
+        "server=secret",
+        "MCP_TOOLBOX_TEST_UNSET_SECRET",
+    ]);
+    find(&[
+        "INFO",
+        "mcp_tool_call{",
+        "server=dying",
+        "tool=echo",
+        "exported=mcp_dying_echo",
+        "tool called",
+    ]);
+    find(&[
+        "DEBUG",
+        "mcp_tool_call{",
+        "outcome=\"ok\"",
+        "duration_ms=",
+        "tool returned",
+    ]);
+    find(&[
+        "WARN",
+        "tool failed",
+        "server=\"dying\"",
+        "kind=\"transport\"",
+    ]);
+    find(&[
+        "WARN",
+        "tool failed",
+        "name=\"mcp_nope\"",
+        "kind=\"unknown_tool\"",
+    ]);
+    find(&["INFO", "server reconnected", "server=dying"]);
+    find(&["WARN", "unneeded overhead", "agent=w"]);
+}
