@@ -80,9 +80,12 @@ impl Fixture {
                 ),
             )
         })?;
-        let obj = document
-            .as_object()
-            .ok_or_else(|| malformed("", format!("expected a JSON object, found {}", kind(&document))))?;
+        let obj = document.as_object().ok_or_else(|| {
+            malformed(
+                "",
+                format!("expected a JSON object, found {}", kind(&document)),
+            )
+        })?;
         let tools = obj
             .get("tools")
             .ok_or_else(|| malformed("", "expected a `tools` array, found no `tools` key".into()))?
@@ -96,9 +99,9 @@ impl Fixture {
         let mut out = Vec::with_capacity(tools.len());
         for (i, tool) in tools.iter().enumerate() {
             let at = format!("/tools/{i}");
-            let t = tool
-                .as_object()
-                .ok_or_else(|| malformed(&at, format!("expected a tool object, found {}", kind(tool))))?;
+            let t = tool.as_object().ok_or_else(|| {
+                malformed(&at, format!("expected a tool object, found {}", kind(tool)))
+            })?;
             let name = t
                 .get("name")
                 .and_then(Value::as_str)
@@ -141,7 +144,9 @@ impl Fixture {
 
     /// The `server.alias` recorded in the fixture, if any.
     pub fn alias(&self) -> Option<&str> {
-        self.document.pointer("/server/alias").and_then(Value::as_str)
+        self.document
+            .pointer("/server/alias")
+            .and_then(Value::as_str)
     }
 
     /// The hash of this fixture's canonical tool list (see [`tools_hash`]).
@@ -274,8 +279,14 @@ mod tests {
         let cases: [(&[u8], &str); 5] = [
             (b"[1]", "at : expected a JSON object, found an array"),
             (b"{}", "expected a `tools` array"),
-            (br#"{"tools": 3}"#, "at /tools: expected an array, found a number"),
-            (br#"{"tools": [{"name": 1}]}"#, "at /tools/0: expected a string `name`"),
+            (
+                br#"{"tools": 3}"#,
+                "at /tools: expected an array, found a number",
+            ),
+            (
+                br#"{"tools": [{"name": 1}]}"#,
+                "at /tools/0: expected a string `name`",
+            ),
             (
                 br#"{"tools": [{"name": "a", "inputSchema": "x"}]}"#,
                 "at /tools/0/inputSchema: expected a JSON Schema object, found a string",
@@ -296,10 +307,19 @@ mod tests {
 
     #[test]
     fn tools_hash_ignores_key_and_tool_order() {
-        let a = [json!({"name": "a", "x": {"p": 1, "q": 2}}), json!({"name": "b"})];
-        let b = [json!({"name": "b"}), json!({"x": {"q": 2, "p": 1}, "name": "a"})];
+        let a = [
+            json!({"name": "a", "x": {"p": 1, "q": 2}}),
+            json!({"name": "b"}),
+        ];
+        let b = [
+            json!({"name": "b"}),
+            json!({"x": {"q": 2, "p": 1}, "name": "a"}),
+        ];
         assert_eq!(tools_hash(&a), tools_hash(&b));
-        let c = [json!({"name": "a", "x": {"p": 1, "q": 3}}), json!({"name": "b"})];
+        let c = [
+            json!({"name": "a", "x": {"p": 1, "q": 3}}),
+            json!({"name": "b"}),
+        ];
         assert_ne!(tools_hash(&a), tools_hash(&c));
     }
 }

@@ -629,6 +629,46 @@ pub(crate) fn unboxed_cycle(root: &Value, defs: &BTreeMap<String, Value>, root_n
             return Some(c);
         }
     }
+
+    // An `allOf` anywhere in a definition that refers (deeply) back to that definition.
+    fn all_refs_deep(v: &Value, out: &mut BTreeSet<String>) {
+        for (_, r) in all_refs(v) {
+            if let Some(name) = r.strip_prefix("#/$defs/") {
+                out.insert(name.to_string());
+            }
+        }
+    }
+    fn merge_targets(v: &Value, out: &mut BTreeSet<String>) {
+        if let Some(Value::Array(list)) = v.get("allOf") {
+            list.iter().for_each(|m| all_refs_deep(m, out));
+        }
+        for_each_child(v, &mut |_, sub| merge_targets(sub, out));
+    }
+    let mut every: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut merges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (name, schema) in std::iter::once((root_name.to_string(), root)).chain(defs.iter().map(|(n, d)| (n.clone(), d))) {
+        let mut e = BTreeSet::new();
+        all_refs_deep(schema, &mut e);
+        every.insert(name.clone(), e);
+        let mut m = BTreeSet::new();
+        merge_targets(schema, &mut m);
+        merges.insert(name, m);
+    }
+    for (name, targets) in &merges {
+        for target in targets {
+            // Does `target` reach `name` (or is it `name`)?
+            let mut seen = BTreeSet::new();
+            let mut stack = vec![target.clone()];
+            while let Some(n) = stack.pop() {
+                if &n == name {
+                    return Some(format!("{name} → allOf → {target}{}", if target == name { String::new() } else { format!(" → … → {name}") }));
+                }
+                if seen.insert(n.clone()) {
+                    stack.extend(every.get(&n).into_iter().flatten().cloned());
+                }
+            }
+        }
+    }
     None
 }
 
@@ -1384,6 +1424,7 @@ mod tests {
             json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/I"}}, "$defs": {"I": {"anyOf": [{"$ref": "#/$defs/I"}, {"type": "null"}]}}}),
             json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}, "$defs": {"A": {"$ref": "#/$defs/B"}, "B": {"oneOf": [{"$ref": "#/$defs/A"}]}}}),
             json!({"allOf": [{"type": "object", "properties": {"x": {"$ref": "#"}}}]}),
+            json!({"type": "object", "properties": {"a": {"anyOf": [{"type": "number"}, {"allOf": [{"$ref": "#"}, {"const": 1}]}]}}}),
         ] {
             let err = normalize(&s, Role::Input, &Request::default()).unwrap_err();
             assert!(matches!(&err, Problem::Fallback(r) if r.contains("reference cycle")), "{err:?} for {s}");

@@ -115,24 +115,3 @@ mod tests {
         assert!(err.contains("unique variant names"), "{err}");
     }
 }
-
-#[cfg(test)]
-mod scratch {
-    #[test]
-    #[ignore]
-    fn scratch() {
-        let text = std::fs::read_to_string("/tmp/scratch.json").unwrap();
-        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
-        let defs = std::collections::BTreeMap::new();
-        let repl = std::collections::BTreeMap::new();
-        let ts = super::typify(&super::TypifyInput {
-            root_name: "Args",
-            root: &v,
-            defs: &defs,
-            replacements: &repl,
-        })
-        .unwrap();
-        let file: syn::File = syn::parse2(ts).unwrap();
-        println!("{}", prettyplease::unparse(&file));
-    }
-}

@@ -142,6 +142,30 @@ fn github_golden() {
     assert_golden("github", &code);
 }
 
+/// Goldens of the committed fixtures (`fixtures/*.json` of the workspace), under
+/// `tests/goldens/fixtures/`; re-snapshotting a server shows up here as a reviewable diff.
+#[test]
+fn committed_fixture_goldens() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
+    let Ok(entries) = std::fs::read_dir(&root) else {
+        println!("skipped: no {}", root.display());
+        return;
+    };
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    std::fs::create_dir_all(dir("goldens").join("fixtures")).expect("goldens/fixtures");
+    for path in files {
+        let Ok(fixture) = Fixture::load(&path) else { continue };
+        let alias = path.file_stem().and_then(|s| s.to_str()).expect("name").to_string();
+        let code = expand_to_string(&fixture, &alias, &Options::default()).expect("generates");
+        assert_self_contained(&alias, &code);
+        assert_golden(&format!("fixtures/{alias}"), &code);
+    }
+}
+
 /// Every edge case's expected behaviour, checked on the generated code.
 #[test]
 fn edge_case_expectations() {

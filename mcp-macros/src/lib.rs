@@ -99,7 +99,9 @@ impl Parse for MacroCall {
                 other => {
                     return Err(syn::Error::new(
                         key.span(),
-                        format!("unknown option `{other}`; expected one of: only, skip, rename, types"),
+                        format!(
+                            "unknown option `{other}`; expected one of: only, skip, rename, types"
+                        ),
                     ));
                 }
             }
@@ -208,9 +210,10 @@ fn expand(call: &MacroCall) -> TokenStream {
     let tokens = generated.tokens;
     let path_str = path.to_string_lossy().into_owned();
     // Warnings on stable Rust: a use of a deprecated item, spanned on the literal.
-    let warnings = generated.warnings.iter().filter(|w| {
-        !matches!(w.kind, mcp_codegen::WarningKind::Note)
-    });
+    let warnings = generated
+        .warnings
+        .iter()
+        .filter(|w| !matches!(w.kind, mcp_codegen::WarningKind::Note));
     let warning_items = warnings.enumerate().map(|(i, w)| {
         let note = format!("mcp_tools!(\"{alias}\"): {w} (silence with #[allow(deprecated)])");
         let name = syn::Ident::new(&format!("__McpToolsWarning{i}"), span);

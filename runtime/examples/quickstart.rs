@@ -81,7 +81,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .await
     {
         Err(Error::Tool { tool, output, .. }) => {
-            println!("fail(..)              → tool error from {tool}: {}", output.text())
+            println!(
+                "fail(..)              → tool error from {tool}: {}",
+                output.text()
+            )
         }
         other => println!("fail(..)              → unexpected: {other:?}"),
     }

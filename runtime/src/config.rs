@@ -11,6 +11,9 @@
 //!   args = ["${MCP_SERVERS_DIR}/github/node_modules/@modelcontextprotocol/server-github/dist/index.js"]
 //!   env = { GITHUB_PERSONAL_ACCESS_TOKEN = "${GITHUB_TOKEN:-dummy}" }
 //!   timeout = 30                     # seconds per request (idle; progress resets it)
+//!   tool_timeouts = { search_code = 120 }  # per-tool idle deadlines (seconds)
+//!   connect_timeout = 10             # seconds for start-up + initialize (default 30)
+//!   drift = "warn"                   # live tools ≠ fixture: "warn" | "error" | "ignore"
 //!   required = false                 # a failure to connect is an error, not a warning
 //!   tools = ["create_issue"]         # optional allowlist
 //!   exclude_tools = ["delete_repo"]  # optional denylist
@@ -40,6 +43,7 @@ use serde::Deserialize;
 use serde::de::{MapAccess, Visitor};
 use toml::Spanned;
 
+pub use crate::drift::DriftPolicy;
 use crate::error::{Error, Result};
 
 /// A parsed registry: servers sorted by alias.
@@ -72,6 +76,15 @@ pub struct ServerConfig {
     /// support as function calls (`function_call_wrapper = true`; default false). See
     /// [`crate::toolbox`] for the model/server rules that read it.
     pub function_call_wrapper: bool,
+    /// Per-tool idle deadlines that override [`ServerConfig::timeout`]
+    /// (`tool_timeouts = { slow_tool = 300 }`, seconds).
+    pub tool_timeouts: BTreeMap<String, Duration>,
+    /// How long connecting (start, handshake, `initialize`) may take
+    /// (`connect_timeout = 10`; default [`crate::DEFAULT_CONNECT_TIMEOUT`]).
+    pub connect_timeout: Option<Duration>,
+    /// What a drift between the live tool list and the compiled fixture does
+    /// (`drift = "warn" | "error" | "ignore"`; default `warn`).
+    pub drift: DriftPolicy,
 }
 
 /// How to reach a server. String values may contain `${NAME}` placeholders.
@@ -156,6 +169,9 @@ impl fmt::Debug for ServerConfig {
             .field("tools", &self.tools)
             .field("exclude_tools", &self.exclude_tools)
             .field("function_call_wrapper", &self.function_call_wrapper)
+            .field("tool_timeouts", &self.tool_timeouts)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("drift", &self.drift)
             .finish_non_exhaustive()
     }
 }
@@ -191,10 +207,7 @@ impl Registry {
     /// paths.
     pub fn from_toml_str(text: &str, path: &Path) -> Result<Self> {
         let file: TomlFile = toml::from_str(text).map_err(|e| {
-            let (line, column) = e
-                .span()
-                .map(|s| line_col(text, s.start))
-                .unwrap_or((0, 0));
+            let (line, column) = e.span().map(|s| line_col(text, s.start)).unwrap_or((0, 0));
             Error::RegistrySyntax {
                 path: path.to_path_buf(),
                 line,
@@ -243,6 +256,13 @@ impl Registry {
                 tools: raw.tools,
                 exclude_tools: raw.exclude_tools,
                 function_call_wrapper: raw.function_call_wrapper,
+                tool_timeouts: raw
+                    .tool_timeouts
+                    .into_iter()
+                    .map(|(k, v)| (k, v.0))
+                    .collect(),
+                connect_timeout: raw.connect_timeout.map(|t| t.0),
+                drift: raw.drift.unwrap_or_default(),
                 ..server
             });
         }
@@ -358,6 +378,9 @@ impl ServerConfig {
             exclude_tools: Vec::new(),
             base_dir: PathBuf::from("."),
             function_call_wrapper: false,
+            tool_timeouts: BTreeMap::new(),
+            connect_timeout: None,
+            drift: DriftPolicy::default(),
         }
     }
 
@@ -375,6 +398,24 @@ impl ServerConfig {
         }
     }
 
+    /// Sets the idle deadline of one tool's calls (overrides [`ServerConfig::timeout`]).
+    pub fn with_tool_timeout(mut self, tool: impl Into<String>, timeout: Duration) -> Self {
+        self.tool_timeouts.insert(tool.into(), timeout);
+        self
+    }
+
+    /// Sets how long connecting may take.
+    pub fn with_connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = Some(timeout);
+        self
+    }
+
+    /// Sets the drift policy.
+    pub fn with_drift(mut self, policy: DriftPolicy) -> Self {
+        self.drift = policy;
+        self
+    }
+
     /// Sets the default idle deadline of each request.
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
@@ -387,7 +428,8 @@ impl ServerConfig {
             TransportConfig::Stdio { env, .. } => {
                 env.insert(key.into(), value.into());
             }
-            TransportConfig::Sse { headers, .. } | TransportConfig::StreamableHttp { headers, .. } => {
+            TransportConfig::Sse { headers, .. }
+            | TransportConfig::StreamableHttp { headers, .. } => {
                 headers.insert(key.into(), value.into());
             }
         }
@@ -428,11 +470,12 @@ impl ServerConfig {
                 },
             })
         };
-        let sub_map = |map: &BTreeMap<String, String>, what: &str| -> Result<BTreeMap<String, String>> {
-            map.iter()
-                .map(|(k, v)| Ok((k.clone(), sub(v, &format!("{what}.{k}"))?)))
-                .collect()
-        };
+        let sub_map =
+            |map: &BTreeMap<String, String>, what: &str| -> Result<BTreeMap<String, String>> {
+                map.iter()
+                    .map(|(k, v)| Ok((k.clone(), sub(v, &format!("{what}.{k}"))?)))
+                    .collect()
+            };
         let transport = match &self.transport {
             TransportConfig::Stdio {
                 command,
@@ -501,25 +544,26 @@ pub(crate) fn substitute(
             out.push('$');
             rest = tail;
         } else if let Some(body) = after.strip_prefix('{') {
-            let end = body
-                .find('}')
-                .ok_or_else(|| SubstError::Syntax(format!("unterminated `${{` in \"{template}\"")))?;
+            let end = body.find('}').ok_or_else(|| {
+                SubstError::Syntax(format!("unterminated `${{` in \"{template}\""))
+            })?;
             let inner = &body[..end];
             let (name, default) = match inner.split_once(":-") {
                 Some((n, d)) => (n, Some(d)),
                 None => (inner, None),
             };
             if name.is_empty()
-                || !name
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '_')
+                || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
                 || name.starts_with(|c: char| c.is_ascii_digit())
             {
                 return Err(SubstError::Syntax(format!(
                     "`${{{inner}}}` is not a variable reference (expected ${{NAME}} or ${{NAME:-default}})"
                 )));
             }
-            match (lookup(name).filter(|v| !v.is_empty() || default.is_none()), default) {
+            match (
+                lookup(name).filter(|v| !v.is_empty() || default.is_none()),
+                default,
+            ) {
                 (Some(v), _) => out.push_str(&v),
                 (None, Some(d)) => out.push_str(d),
                 (None, None) => return Err(SubstError::Undefined(name.to_string())),
@@ -579,7 +623,8 @@ fn build_server(
         "stdio" => {
             if f.url.is_some() || !f.headers.is_empty() {
                 return Err(
-                    "`url` and `headers` are for HTTP servers; a stdio server needs `command`".into(),
+                    "`url` and `headers` are for HTTP servers; a stdio server needs `command`"
+                        .into(),
                 );
             }
             let command = f.command.filter(|c| !c.trim().is_empty()).ok_or(
@@ -624,6 +669,9 @@ fn build_server(
         exclude_tools: Vec::new(),
         base_dir: base_dir.to_path_buf(),
         function_call_wrapper: false,
+        tool_timeouts: BTreeMap::new(),
+        connect_timeout: None,
+        drift: DriftPolicy::default(),
     })
 }
 
@@ -638,7 +686,13 @@ pub fn check_alias(alias: &str) -> std::result::Result<(), String> {
         let suggestion: String = alias
             .to_ascii_lowercase()
             .chars()
-            .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' })
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
             .collect();
         Err(format!(
             "malformed alias \"{alias}\": aliases match [a-z][a-z0-9_-]* (e.g. \"{}\")",
@@ -689,6 +743,10 @@ struct TomlServer {
     exclude_tools: Vec<String>,
     #[serde(default)]
     function_call_wrapper: bool,
+    #[serde(default)]
+    tool_timeouts: BTreeMap<String, Seconds>,
+    connect_timeout: Option<Seconds>,
+    drift: Option<DriftPolicy>,
 }
 
 /// A positive number of seconds (integer or float).
@@ -766,7 +824,10 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for UniqueMap<T> {
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("an object of servers")
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<Self::Value, A::Error> {
+            fn visit_map<A: MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> std::result::Result<Self::Value, A::Error> {
                 let mut out: Vec<(String, T)> = Vec::new();
                 while let Some(key) = map.next_key::<String>()? {
                     if out.iter().any(|(k, _)| *k == key) {
@@ -836,7 +897,12 @@ exclude_tools = ["rm"]
         assert_eq!(r.get("b").unwrap().transport.kind(), "sse");
         let c = r.get("c").unwrap();
         assert!(c.allows_tool("echo") && !c.allows_tool("rm"));
-        assert!(r.get("zz").unwrap_err().to_string().contains("known: a, b, c"));
+        assert!(
+            r.get("zz")
+                .unwrap_err()
+                .to_string()
+                .contains("known: a, b, c")
+        );
     }
 
     #[test]
@@ -863,7 +929,10 @@ exclude_tools = ["rm"]
     fn http_without_url() {
         for t in ["sse", "streamable-http"] {
             let e = toml_err(&format!("[servers.a]\ntransport = \"{t}\"\n"));
-            assert!(e.contains(&format!("`transport = \"{t}\"` without `url`")), "{e}");
+            assert!(
+                e.contains(&format!("`transport = \"{t}\"` without `url`")),
+                "{e}"
+            );
         }
     }
 
@@ -906,8 +975,14 @@ exclude_tools = ["rm"]
         assert_eq!(substitute("${EMPTY:-dflt}", &look).unwrap(), "dflt");
         assert_eq!(substitute("${EMPTY}", &look).unwrap(), "");
         assert_eq!(substitute("$$A $A", &look).unwrap(), "$A $A");
-        assert_eq!(substitute("${B}", &look), Err(SubstError::Undefined("B".into())));
-        assert!(matches!(substitute("${1X}", &look), Err(SubstError::Syntax(_))));
+        assert_eq!(
+            substitute("${B}", &look),
+            Err(SubstError::Undefined("B".into()))
+        );
+        assert!(matches!(
+            substitute("${1X}", &look),
+            Err(SubstError::Syntax(_))
+        ));
     }
 
     #[test]
@@ -993,7 +1068,11 @@ exclude_tools = ["rm"]
         assert!(!r.get("a").unwrap().function_call_wrapper);
         assert!(r.get("b").unwrap().function_call_wrapper);
         assert!(r.get("c").unwrap().function_call_wrapper);
-        assert!(ServerConfig::stdio("a", "x", vec![]).with_function_call_wrapper(true).function_call_wrapper);
+        assert!(
+            ServerConfig::stdio("a", "x", vec![])
+                .with_function_call_wrapper(true)
+                .function_call_wrapper
+        );
         let e = toml_err("[servers.a]\ncommand = \"x\"\nfunction_call_wrapper = \"yes\"\n");
         assert!(e.contains("invalid type"), "{e}");
     }
@@ -1013,5 +1092,33 @@ exclude_tools = ["rm"]
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn tool_timeouts_connect_timeout_and_drift_policy() {
+        let r = Registry::from_toml_str(
+            "[servers.a]\ncommand = \"x\"\ntimeout = 5\ntool_timeouts = { slow = 300, quick = 0.5 }\nconnect_timeout = 2\ndrift = \"error\"\n[servers.b]\ncommand = \"x\"\n",
+            Path::new("servers.toml"),
+        )
+        .unwrap();
+        let a = r.get("a").unwrap();
+        assert_eq!(a.tool_timeouts["slow"], Duration::from_secs(300));
+        assert_eq!(a.tool_timeouts["quick"], Duration::from_millis(500));
+        assert_eq!(a.connect_timeout, Some(Duration::from_secs(2)));
+        assert_eq!(a.drift, DriftPolicy::Error);
+        let b = r.get("b").unwrap();
+        assert!(b.tool_timeouts.is_empty());
+        assert_eq!((b.connect_timeout, b.drift), (None, DriftPolicy::Warn));
+        let e = toml_err("[servers.a]\ncommand = \"x\"\ndrift = \"loud\"\n");
+        assert!(e.contains("unknown drift policy \"loud\""), "{e}");
+        let e = toml_err("[servers.a]\ncommand = \"x\"\ntool_timeouts = { t = -1 }\n");
+        assert!(e.contains("positive number of seconds"), "{e}");
+        let built = ServerConfig::stdio("a", "x", vec![])
+            .with_tool_timeout("t", Duration::from_secs(1))
+            .with_connect_timeout(Duration::from_secs(3))
+            .with_drift(DriftPolicy::Ignore);
+        assert_eq!(built.tool_timeouts["t"], Duration::from_secs(1));
+        assert_eq!(built.connect_timeout, Some(Duration::from_secs(3)));
+        assert_eq!(built.drift, DriftPolicy::Ignore);
     }
 }

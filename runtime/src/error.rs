@@ -124,7 +124,9 @@ pub enum Error {
         excerpt: String,
     },
     /// Arguments could not be serialized to a JSON object.
-    #[error("tool \"{tool}\" of server \"{server}\": arguments must serialize to a JSON object: {message}")]
+    #[error(
+        "tool \"{tool}\" of server \"{server}\": arguments must serialize to a JSON object: {message}"
+    )]
     Encode {
         /// The server's alias.
         server: String,

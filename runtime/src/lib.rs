@@ -15,6 +15,7 @@
 #![deny(missing_docs)]
 
 pub mod config;
+pub mod drift;
 mod error;
 mod session;
 pub mod toolbox;
@@ -22,10 +23,13 @@ mod transport;
 mod typed;
 
 pub use config::{Registry, ServerConfig, TransportConfig};
+pub use drift::DriftPolicy;
 pub use error::{Error, Result};
 pub use mcp_macros::mcp_tools;
+pub use session::{CallOptions, Content, NoArgs, Progress, ServerInfo, Session, ToolOutput};
 pub use session::{
-    CallOptions, Content, NoArgs, Progress, ServerInfo, Session, ToolOutput,
+    ConnectOptions, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_TOTAL, DEFAULT_TIMEOUT, HEALTH_TIMEOUT,
+    Health,
 };
 
 /// Items used by code that `mcp_tools!` generates. Not a public API: names and shapes

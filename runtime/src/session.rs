@@ -1,22 +1,28 @@
 //! A connected MCP server: [`Session`], the typed call path and its result types.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::time::{Duration, Instant};
 
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, ClientCapabilities, ClientConfig, ClientRequest,
-    Implementation, PingRequest, ProgressNotificationParam, ProgressToken, ServerResult,
+    ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationCapability,
+    FormElicitationCapability, Implementation, PingRequest, ProgressNotificationParam,
+    ProgressToken, ServerResult,
 };
-use rmcp::service::{NotificationContext, PeerRequestOptions, RunningService, ServiceError};
+use rmcp::service::{
+    NotificationContext, PeerRequestOptions, RequestContext, RunningService, ServiceError,
+};
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::config::{Resolved, ServerConfig, TransportConfig};
+use crate::drift::{self, DriftPolicy};
 use crate::error::{Error, Result};
-use crate::transport::{RawTap, SseTransport, StderrTail, StdioTransport};
+use crate::transport::{RawTap, SseTransport, StderrEof, StderrTail, StdioTransport};
 
 /// Idle deadline of a request when neither the call nor the registry sets one.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -24,8 +30,12 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 pub const DEFAULT_MAX_TOTAL: Duration = Duration::from_secs(600);
 /// How long connecting (spawn or HTTP handshake, then `initialize`) may take by default.
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
-/// How long a failed connect waits for a dying server's stderr to reach the tail.
+/// How long a failed connect or call waits for a dying server's stderr to reach the tail.
 const STDERR_DRAIN: Duration = Duration::from_millis(500);
+/// The ping deadline of [`Session::health`].
+pub const HEALTH_TIMEOUT: Duration = Duration::from_secs(2);
+/// Longest wait between two reconnection attempts.
+const MAX_BACKOFF: Duration = Duration::from_secs(5);
 
 /// A progress update of a running call (`notifications/progress`).
 #[derive(Debug, Clone, PartialEq)]
@@ -46,6 +56,7 @@ pub struct CallOptions {
     timeout: Option<Duration>,
     max_total: Option<Duration>,
     on_progress: Option<ProgressFn>,
+    retry_if_idempotent: bool,
 }
 
 impl std::fmt::Debug for CallOptions {
@@ -54,12 +65,14 @@ impl std::fmt::Debug for CallOptions {
             .field("timeout", &self.timeout)
             .field("max_total", &self.max_total)
             .field("on_progress", &self.on_progress.is_some())
+            .field("retry_if_idempotent", &self.retry_if_idempotent)
             .finish()
     }
 }
 
 impl CallOptions {
-    /// Default options: the server's configured deadline (or [`DEFAULT_TIMEOUT`]).
+    /// Default options: the tool's or server's configured deadline (or
+    /// [`DEFAULT_TIMEOUT`]), no progress observer, no replay.
     pub fn new() -> Self {
         Self::default()
     }
@@ -78,10 +91,129 @@ impl CallOptions {
     }
 
     /// Calls `f` for every progress notification of this call, in arrival order, before
-    /// the call returns.
+    /// the call returns. `f` runs on the connection's reader: keep it short (send to a
+    /// channel for anything slow).
     pub fn on_progress(mut self, f: impl Fn(Progress) + Send + Sync + 'static) -> Self {
         self.on_progress = Some(Arc::new(f));
         self
+    }
+
+    /// Opts in to replaying the call once, on a fresh connection, when the connection dies
+    /// while the call is in flight — only if the server annotates the tool `readOnlyHint` or
+    /// `idempotentHint` (read from the live `tools/list`). Without this option, or for other
+    /// tools, such a call fails with [`Error::Transport`] and is never sent twice.
+    pub fn with_retry_if_idempotent(mut self) -> Self {
+        self.retry_if_idempotent = true;
+        self
+    }
+}
+
+/// Options of [`Session::connect_with`]: lazy connection, connect deadline, drift check and
+/// optional client capabilities.
+#[derive(Clone, Default)]
+pub struct ConnectOptions {
+    lookup: Option<Lookup>,
+    lazy: bool,
+    connect_timeout: Option<Duration>,
+    fixture_hash: Option<String>,
+    drift: Option<DriftPolicy>,
+    elicitation_defaults: bool,
+}
+
+type Lookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
+
+impl std::fmt::Debug for ConnectOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ConnectOptions")
+            .field("lookup", &self.lookup.is_some())
+            .field("lazy", &self.lazy)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("fixture_hash", &self.fixture_hash)
+            .field("drift", &self.drift)
+            .field("elicitation_defaults", &self.elicitation_defaults)
+            .finish()
+    }
+}
+
+impl ConnectOptions {
+    /// Eager connection, the registry's deadlines and drift policy, no extra capabilities.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Looks `${NAME}` placeholders up with `lookup` instead of the process environment.
+    pub fn with_env_lookup(
+        mut self,
+        lookup: impl Fn(&str) -> Option<String> + Send + Sync + 'static,
+    ) -> Self {
+        self.lookup = Some(Arc::new(lookup));
+        self
+    }
+
+    /// Connects on the first request instead of in [`Session::connect_with`] (placeholders
+    /// are still substituted right away, so a missing variable fails early).
+    pub fn lazy(mut self) -> Self {
+        self.lazy = true;
+        self
+    }
+
+    /// How long starting the server and `initialize` may take (overrides the registry's
+    /// `connect_timeout`).
+    pub fn with_connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = Some(timeout);
+        self
+    }
+
+    /// Compares the live tool list with this fixture hash (generated code's
+    /// `FIXTURE_HASH`) after every (re)connection and on `tools/list_changed`.
+    pub fn with_fixture_hash(mut self, hash: impl Into<String>) -> Self {
+        self.fixture_hash = Some(hash.into());
+        self
+    }
+
+    /// The drift policy (overrides the registry's `drift`).
+    pub fn with_drift_policy(mut self, policy: DriftPolicy) -> Self {
+        self.drift = Some(policy);
+        self
+    }
+
+    /// Declares the `elicitation` (form) capability and accepts every `elicitation/create`
+    /// with the defaults of the requested schema (fields without a default are left out).
+    /// URL elicitations are declined. Off by default: servers may offer other tools to
+    /// clients that can elicit.
+    pub fn accept_elicitation_defaults(mut self) -> Self {
+        self.elicitation_defaults = true;
+        self
+    }
+}
+
+/// The state of a session's connection, from [`Session::health`].
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Health {
+    /// The server answered `ping`.
+    Ok {
+        /// Round-trip time of the ping.
+        latency: Duration,
+    },
+    /// A lazy session that has not connected yet.
+    NotConnected,
+    /// The transport is closed (the server exited or dropped the connection); the next
+    /// request reconnects.
+    TransportClosed,
+    /// [`Session::close`] was called.
+    Closed,
+    /// The transport is open but `ping` failed or timed out.
+    Unresponsive {
+        /// Why.
+        error: String,
+    },
+}
+
+impl Health {
+    /// Whether the server answered `ping`.
+    pub fn is_ok(&self) -> bool {
+        matches!(self, Health::Ok { .. })
     }
 }
 
@@ -271,11 +403,20 @@ impl ProgressRouter {
     }
 }
 
-/// Our rmcp client handler: declares no optional capabilities, routes progress.
+/// State the rmcp client handler shares with its session (and every reconnection).
+struct Shared {
+    alias: Arc<str>,
+    progress: ProgressRouter,
+    /// Woken by `tools/list_changed` (and when the session is dropped).
+    list_changed: tokio::sync::Notify,
+}
+
+/// Our rmcp client handler: routes progress, reports `tools/list_changed`, and (opt-in)
+/// answers elicitations with the schema defaults.
 struct Handler {
     config: ClientConfig,
-    progress: Arc<ProgressRouter>,
-    alias: Arc<str>,
+    shared: Arc<Shared>,
+    elicitation_defaults: bool,
 }
 
 impl ClientHandler for Handler {
@@ -285,19 +426,59 @@ impl ClientHandler for Handler {
 
     async fn on_progress(
         &self,
-        params: ProgressNotificationParam,
+        _params: ProgressNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
-        self.progress.dispatch(params);
+        // Delivered by the transport's tap instead, in order and before the result.
     }
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        tracing::info!(server = %self.alias, "server reported tools/list_changed");
+        tracing::info!(server = %self.shared.alias, "server reported tools/list_changed");
+        self.shared.list_changed.notify_one();
     }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> std::result::Result<ElicitResult, rmcp::ErrorData> {
+        if !self.elicitation_defaults {
+            return Ok(ElicitResult::new(ElicitationAction::Decline));
+        }
+        match request {
+            ElicitRequestParams::FormElicitationParams {
+                requested_schema, ..
+            } => {
+                let schema = serde_json::to_value(&requested_schema).unwrap_or(Value::Null);
+                Ok(ElicitResult::new(ElicitationAction::Accept)
+                    .with_content(schema_defaults(&schema)))
+            }
+            _ => Ok(ElicitResult::new(ElicitationAction::Decline)),
+        }
+    }
+}
+
+/// `{property: default}` for every property of an object schema that has a default.
+fn schema_defaults(schema: &Value) -> Value {
+    let mut content = serde_json::Map::new();
+    if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+        for (name, prop) in props {
+            if let Some(default) = prop.get("default") {
+                content.insert(name.clone(), default.clone());
+            }
+        }
+    }
+    Value::Object(content)
 }
 
 /// A live connection to one MCP server. Cheap to clone; the connection closes when the
 /// last clone is dropped (stdio servers are terminated) or on [`Session::close`].
+///
+/// When the transport dies (the server crashed or exited), the next request reconnects
+/// (one attempt at a time, with backoff after failures); a call that was in flight fails
+/// with [`Error::Transport`] and is only replayed when the caller opted in
+/// ([`CallOptions::with_retry_if_idempotent`]) and the tool is annotated read-only or
+/// idempotent.
 #[derive(Clone)]
 pub struct Session {
     inner: Arc<Inner>,
@@ -305,41 +486,114 @@ pub struct Session {
 
 struct Inner {
     alias: String,
-    transport: &'static str,
-    default_timeout: Duration,
-    service: tokio::sync::Mutex<Option<RunningService<RoleClient, Handler>>>,
-    peer: rmcp::Peer<RoleClient>,
-    progress: Arc<ProgressRouter>,
+    kind: &'static str,
+    config: ServerConfig,
+    /// The substituted settings, kept for reconnections (`Debug` redacts them).
+    resolved: Resolved,
+    options: ConnectOptions,
+    shared: Arc<Shared>,
     stderr: StderrTail,
-    info: ServerInfo,
     tap: Arc<RawTap>,
+    conn: Mutex<Option<Arc<Conn>>>,
+    /// One connection attempt at a time.
+    reconnect: tokio::sync::Mutex<Reconnect>,
+    /// Connection attempts so far (successful or not).
+    attempts: AtomicU64,
+    info: OnceLock<ServerInfo>,
     /// One listing at a time, so the tap's pages belong to it.
     listing: tokio::sync::Mutex<()>,
+    closed: AtomicBool,
+    drift: Mutex<DriftState>,
+    /// Tool name → annotated `readOnlyHint` or `idempotentHint` (fetched on demand).
+    replay_safe: Mutex<Option<HashMap<String, bool>>>,
 }
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        // Lets the drift watcher see that the session is gone.
+        self.shared.list_changed.notify_one();
+    }
+}
+
+#[derive(Default)]
+struct Reconnect {
+    /// Consecutive failed attempts.
+    failures: u32,
+    /// When the last attempt failed, and why.
+    last_failure: Option<(Instant, String)>,
+}
+
+#[derive(Default)]
+struct DriftState {
+    expected: Option<String>,
+    policy: DriftPolicy,
+    /// With policy `error`: why calls are refused.
+    drifted: Option<String>,
+}
+
+/// One established connection.
+struct Conn {
+    peer: rmcp::Peer<RoleClient>,
+    service: tokio::sync::Mutex<Option<RunningService<RoleClient, Handler>>>,
+    stderr_eof: Option<StderrEof>,
+    dead: AtomicBool,
+}
+
+impl Conn {
+    fn alive(&self) -> bool {
+        !self.dead.load(Ordering::Acquire) && !self.peer.is_transport_closed()
+    }
+}
+
+static NO_INFO: ServerInfo = ServerInfo {
+    name: String::new(),
+    version: String::new(),
+    protocol_version: String::new(),
+    has_prompts: false,
+    has_resources: false,
+};
 
 impl std::fmt::Debug for Session {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Session")
             .field("alias", &self.inner.alias)
-            .field("transport", &self.inner.transport)
-            .field("server", &self.inner.info)
+            .field("transport", &self.inner.kind)
+            .field("server", self.server_info())
             .finish_non_exhaustive()
     }
 }
 
-fn client_config() -> ClientConfig {
-    ClientConfig::new(
-        ClientCapabilities::default(),
+fn client_config(elicitation: bool) -> ClientConfig {
+    let mut capabilities = ClientCapabilities::default();
+    if elicitation {
+        capabilities.elicitation =
+            Some(ElicitationCapability::new().with_form(FormElicitationCapability::new()));
+    }
+    let mut config = ClientConfig::new(
+        capabilities,
         Implementation::new("mcp-bindgen", env!("CARGO_PKG_VERSION")),
-    )
+    );
+    // rmcp's default is `LATEST` (2026-07-28), a revision without `initialize`; the
+    // handshake we run must name the newest revision that has it (servers negotiate down).
+    config.protocol_version = rmcp::model::ProtocolVersion::LATEST_WITH_INITIALIZE;
+    config
+}
+
+/// What went wrong with one attempt of a call.
+enum CallFailure {
+    /// The request never left (the transport was already closed): safe to send again.
+    NotSent(Error),
+    /// The connection died while the request was in flight.
+    InFlight(Error),
+    /// Anything else (timeout, protocol error, …): final.
+    Final(Error),
 }
 
 impl Session {
     /// Connects to a server of the registry: substitutes `${NAME}` placeholders from the
     /// process environment, starts or reaches the server, and runs `initialize`.
     pub async fn connect(config: &ServerConfig) -> Result<Session> {
-        let resolved = config.resolve(&|name| std::env::var(name).ok())?;
-        Self::connect_resolved(config, resolved).await
+        Self::connect_with(config, ConnectOptions::default()).await
     }
 
     /// Like [`Session::connect`], with placeholders looked up in `lookup`.
@@ -348,31 +602,193 @@ impl Session {
         lookup: &dyn Fn(&str) -> Option<String>,
     ) -> impl Future<Output = Result<Session>> + Send + 'a {
         let resolved = config.resolve(lookup);
-        async move { Self::connect_resolved(config, resolved?).await }
+        async move { Self::start(config, resolved?, ConnectOptions::default()).await }
     }
 
-    async fn connect_resolved(config: &ServerConfig, resolved: Resolved) -> Result<Session> {
-        let alias = config.alias.clone();
-        let connect_timeout = config.timeout.unwrap_or(DEFAULT_CONNECT_TIMEOUT).max(DEFAULT_CONNECT_TIMEOUT);
-        let progress = Arc::new(ProgressRouter::default());
-        let handler = Handler {
-            config: client_config(),
-            progress: progress.clone(),
-            alias: alias.as_str().into(),
+    /// Like [`Session::connect`], with options (lazy, connect deadline, drift check,
+    /// elicitation).
+    pub async fn connect_with(config: &ServerConfig, options: ConnectOptions) -> Result<Session> {
+        let resolved = match &options.lookup {
+            Some(lookup) => config.resolve(&|name| lookup(name))?,
+            None => config.resolve(&|name| std::env::var(name).ok())?,
         };
-        let stderr = StderrTail::default();
-        let tap = Arc::new(RawTap::default());
-        let transport_err = |message: String, stderr: &StderrTail| Error::Transport {
-            server: alias.clone(),
+        Self::start(config, resolved, options).await
+    }
+
+    /// A session that connects on its first request. Placeholders are substituted now.
+    pub fn connect_lazy(config: &ServerConfig) -> Result<Session> {
+        let resolved = config.resolve(&|name| std::env::var(name).ok())?;
+        Ok(Self::new_unconnected(
+            config,
+            resolved,
+            ConnectOptions::default().lazy(),
+        ))
+    }
+
+    fn new_unconnected(
+        config: &ServerConfig,
+        resolved: Resolved,
+        options: ConnectOptions,
+    ) -> Session {
+        let policy = options.drift.unwrap_or(config.drift);
+        let shared = Arc::new(Shared {
+            alias: config.alias.as_str().into(),
+            progress: ProgressRouter::default(),
+            list_changed: tokio::sync::Notify::new(),
+        });
+        let inner = Arc::new(Inner {
+            alias: config.alias.clone(),
+            kind: resolved.transport.kind(),
+            config: config.clone(),
+            resolved,
+            shared,
+            stderr: StderrTail::default(),
+            tap: Arc::new(RawTap::default()),
+            conn: Mutex::new(None),
+            reconnect: tokio::sync::Mutex::new(Reconnect::default()),
+            attempts: AtomicU64::new(0),
+            info: OnceLock::new(),
+            listing: tokio::sync::Mutex::new(()),
+            closed: AtomicBool::new(false),
+            drift: Mutex::new(DriftState {
+                expected: options.fixture_hash.clone(),
+                policy,
+                drifted: None,
+            }),
+            replay_safe: Mutex::new(None),
+            options,
+        });
+        let router = Arc::downgrade(&inner.shared);
+        inner.tap.set_progress_sink(Arc::new(move |params| {
+            if let Some(shared) = router.upgrade() {
+                shared.progress.dispatch(params);
+            }
+        }));
+        if tokio::runtime::Handle::try_current().is_ok() {
+            tokio::spawn(watch_list_changed(
+                Arc::downgrade(&inner),
+                inner.shared.clone(),
+            ));
+        }
+        Session { inner }
+    }
+
+    async fn start(
+        config: &ServerConfig,
+        resolved: Resolved,
+        options: ConnectOptions,
+    ) -> Result<Session> {
+        let lazy = options.lazy;
+        let session = Self::new_unconnected(config, resolved, options);
+        if !lazy {
+            session.conn().await?;
+        }
+        Ok(session)
+    }
+
+    fn current(&self) -> Option<Arc<Conn>> {
+        self.inner.conn.lock().ok().and_then(|c| c.clone())
+    }
+
+    fn closed_error(&self) -> Error {
+        Error::Transport {
+            server: self.inner.alias.clone(),
+            message: "the session was closed (Session::close); connect again".into(),
+            stderr_tail: Vec::new(),
+        }
+    }
+
+    /// The live connection: the current one, or a new one when there is none or its
+    /// transport died. One attempt at a time; after failures, attempts are spaced by a
+    /// backoff (100 ms doubling up to 5 s), and callers that waited for a failed attempt get
+    /// its error instead of starting another.
+    async fn conn(&self) -> Result<Arc<Conn>> {
+        if self.inner.closed.load(Ordering::Acquire) {
+            return Err(self.closed_error());
+        }
+        if let Some(c) = self.current().filter(|c| c.alive()) {
+            return Ok(c);
+        }
+        let seen = self.inner.attempts.load(Ordering::Acquire);
+        let mut state = self.inner.reconnect.lock().await;
+        if self.inner.closed.load(Ordering::Acquire) {
+            return Err(self.closed_error());
+        }
+        if let Some(c) = self.current().filter(|c| c.alive()) {
+            return Ok(c);
+        }
+        if let Some((at, why)) = &state.last_failure {
+            if self.inner.attempts.load(Ordering::Acquire) != seen {
+                return Err(Error::Transport {
+                    server: self.inner.alias.clone(),
+                    message: format!("reconnecting failed: {why}"),
+                    stderr_tail: self.inner.stderr.lines(),
+                });
+            }
+            let backoff = backoff(state.failures);
+            if let Some(wait) = backoff.checked_sub(at.elapsed()) {
+                tokio::time::sleep(wait).await;
+            }
+        }
+        let reconnecting = self.current().is_some();
+        self.inner.attempts.fetch_add(1, Ordering::AcqRel);
+        match self.establish().await {
+            Ok(conn) => {
+                if reconnecting {
+                    tracing::info!(server = %self.inner.alias, "reconnected");
+                }
+                state.failures = 0;
+                state.last_failure = None;
+                if let Ok(mut slot) = self.inner.conn.lock() {
+                    *slot = Some(conn.clone());
+                }
+                Ok(conn)
+            }
+            Err(e) => {
+                state.failures = state.failures.saturating_add(1);
+                state.last_failure = Some((Instant::now(), e.to_string()));
+                Err(e)
+            }
+        }
+    }
+
+    fn connect_timeout(&self) -> Duration {
+        let config = &self.inner.config;
+        self.inner
+            .options
+            .connect_timeout
+            .or(config.connect_timeout)
+            .unwrap_or_else(|| {
+                config
+                    .timeout
+                    .unwrap_or(DEFAULT_CONNECT_TIMEOUT)
+                    .max(DEFAULT_CONNECT_TIMEOUT)
+            })
+    }
+
+    /// Starts or reaches the server, runs `initialize`, and checks drift.
+    async fn establish(&self) -> Result<Arc<Conn>> {
+        let inner = &self.inner;
+        let alias = inner.alias.as_str();
+        let connect_timeout = self.connect_timeout();
+        let handler = Handler {
+            config: client_config(inner.options.elicitation_defaults),
+            shared: inner.shared.clone(),
+            elicitation_defaults: inner.options.elicitation_defaults,
+        };
+        let stderr = &inner.stderr;
+        let tap = inner.tap.clone();
+        let transport_err = |message: String| Error::Transport {
+            server: alias.to_string(),
             message,
             stderr_tail: stderr.lines(),
         };
-        let kind = resolved.transport.kind();
-        let init_err = |e: rmcp::service::ClientInitializeError, stderr: &StderrTail| {
-            transport_err(format!("initialize failed: {e}"), stderr)
+        let init_err = |e: rmcp::service::ClientInitializeError| {
+            transport_err(format!("initialize failed: {e}"))
         };
+        let mut stderr_eof: Option<StderrEof> = None;
         let serving = async {
-            match &resolved.transport {
+            match &inner.resolved.transport {
                 TransportConfig::Stdio {
                     command,
                     args,
@@ -384,41 +800,38 @@ impl Session {
                     if let Some(dir) = cwd {
                         cmd.current_dir(dir);
                     }
-                    let (transport, reader) =
-                        StdioTransport::spawn(&alias, cmd, tap.clone(), &stderr).map_err(|e| {
-                            transport_err(format!("cannot start `{command}`: {e}"), &stderr)
-                        })?;
+                    let (transport, eof) =
+                        StdioTransport::spawn(alias, cmd, tap.clone(), stderr)
+                            .map_err(|e| transport_err(format!("cannot start `{command}`: {e}")))?;
+                    stderr_eof = Some(eof.clone());
                     match handler.serve(transport).await {
                         Ok(service) => Ok(service),
                         Err(e) => {
                             // The server probably died: let its last words reach the tail.
-                            let _ = tokio::time::timeout(STDERR_DRAIN, reader).await;
-                            Err(init_err(e, &stderr))
+                            eof.wait(STDERR_DRAIN).await;
+                            Err(init_err(e))
                         }
                     }
                 }
                 TransportConfig::StreamableHttp { url, headers } => {
-                    let t = crate::transport::streamable_http(&alias, url, headers, tap.clone())?;
-                    handler.serve(t).await.map_err(|e| init_err(e, &stderr))
+                    let t = crate::transport::streamable_http(alias, url, headers, tap.clone())?;
+                    handler.serve(t).await.map_err(init_err)
                 }
                 TransportConfig::Sse { url, headers } => {
                     let t =
-                        SseTransport::connect(&alias, url, headers, connect_timeout, tap.clone())
+                        SseTransport::connect(alias, url, headers, connect_timeout, tap.clone())
                             .await?;
-                    handler.serve(t).await.map_err(|e| init_err(e, &stderr))
+                    handler.serve(t).await.map_err(init_err)
                 }
             }
         };
         let service = match tokio::time::timeout(connect_timeout, serving).await {
             Ok(r) => r?,
             Err(_) => {
-                return Err(transport_err(
-                    format!(
-                        "no answer to initialize within {}",
-                        crate::error::fmt_duration(connect_timeout)
-                    ),
-                    &stderr,
-                ));
+                return Err(transport_err(format!(
+                    "no answer to initialize within {} (raise `connect_timeout` in the registry if the server starts slowly)",
+                    crate::error::fmt_duration(connect_timeout)
+                )));
             }
         };
         let peer = service.peer().clone();
@@ -426,7 +839,11 @@ impl Session {
             .await;
         let info = match peer.peer_info() {
             Some(i) => ServerInfo {
-                name: i.server_info.as_ref().map(|s| s.name.clone()).unwrap_or_default(),
+                name: i
+                    .server_info
+                    .as_ref()
+                    .map(|s| s.name.clone())
+                    .unwrap_or_default(),
                 version: i
                     .server_info
                     .as_ref()
@@ -438,21 +855,34 @@ impl Session {
             },
             None => ServerInfo::default(),
         };
-        tracing::debug!(server = %alias, transport = kind, name = %info.name, version = %info.version, protocol = %info.protocol_version, "connected");
-        Ok(Session {
-            inner: Arc::new(Inner {
-                alias,
-                transport: kind,
-                default_timeout: config.timeout.unwrap_or(DEFAULT_TIMEOUT),
-                service: tokio::sync::Mutex::new(Some(service)),
-                peer,
-                progress,
-                stderr,
-                info,
-                tap,
-                listing: tokio::sync::Mutex::new(()),
-            }),
-        })
+        tracing::debug!(server = %alias, transport = inner.kind, name = %info.name, version = %info.version, protocol = %info.protocol_version, "connected");
+        let _ = inner.info.set(info);
+        let conn = Arc::new(Conn {
+            peer,
+            service: tokio::sync::Mutex::new(Some(service)),
+            stderr_eof,
+            dead: AtomicBool::new(false),
+        });
+        // A new server process may have other tools.
+        if let Ok(mut hints) = inner.replay_safe.lock() {
+            *hints = None;
+        }
+        let (expected, policy) = match inner.drift.lock() {
+            Ok(d) => (d.expected.clone(), d.policy),
+            Err(_) => (None, DriftPolicy::Ignore),
+        };
+        if let Some(expected) = expected
+            && policy != DriftPolicy::Ignore
+        {
+            let tools = self.list_tools_on(&conn).await?;
+            if let Err(e) = self.apply_drift(&expected, policy, &tools) {
+                if let Some(mut s) = conn.service.lock().await.take() {
+                    let _ = s.close_with_timeout(Duration::from_secs(5)).await;
+                }
+                return Err(e);
+            }
+        }
+        Ok(conn)
     }
 
     /// The server's alias in the registry.
@@ -462,12 +892,12 @@ impl Session {
 
     /// The transport's name: `stdio`, `sse` or `streamable-http`.
     pub fn transport(&self) -> &'static str {
-        self.inner.transport
+        self.inner.kind
     }
 
-    /// What the server reported in `initialize`.
+    /// What the server reported in `initialize` (empty before a lazy session connected).
     pub fn server_info(&self) -> &ServerInfo {
-        &self.inner.info
+        self.inner.info.get().unwrap_or(&NO_INFO)
     }
 
     /// The last lines the server wrote to stderr (stdio servers).
@@ -475,7 +905,39 @@ impl Session {
         self.inner.stderr.lines()
     }
 
-    fn map_service_error(&self, what: &str, limit: Duration, e: ServiceError) -> Error {
+    /// Ping with a short deadline ([`HEALTH_TIMEOUT`]) plus the transport's state. Never
+    /// connects or reconnects.
+    pub async fn health(&self) -> Health {
+        if self.inner.closed.load(Ordering::Acquire) {
+            return Health::Closed;
+        }
+        let Some(conn) = self.current() else {
+            return Health::NotConnected;
+        };
+        if !conn.alive() {
+            return Health::TransportClosed;
+        }
+        let started = Instant::now();
+        match self.ping_on(&conn, HEALTH_TIMEOUT).await {
+            Ok(()) => Health::Ok {
+                latency: started.elapsed(),
+            },
+            Err(_) if !conn.alive() => Health::TransportClosed,
+            Err(e) => Health::Unresponsive {
+                error: e.to_string(),
+            },
+        }
+    }
+
+    /// Maps an rmcp error; transport failures wait briefly for the server's stderr to end so
+    /// its last lines are in the error.
+    async fn map_service_error(
+        &self,
+        conn: &Conn,
+        what: &str,
+        idle: Duration,
+        e: ServiceError,
+    ) -> Error {
         match e {
             ServiceError::McpError(data) => Error::Protocol {
                 server: self.inner.alias.clone(),
@@ -487,12 +949,28 @@ impl Session {
                 server: self.inner.alias.clone(),
                 what: what.to_string(),
                 limit: timeout,
-                kind: if timeout == limit {
+                kind: if timeout == idle {
                     "idle timeout"
                 } else {
                     "total timeout"
                 },
             },
+            ServiceError::TransportClosed => {
+                conn.dead.store(true, Ordering::Release);
+                if let Some(eof) = &conn.stderr_eof {
+                    eof.wait(STDERR_DRAIN).await;
+                }
+                let why = if self.inner.kind == "stdio" {
+                    "the server exited or closed its stdout"
+                } else {
+                    "the server closed the connection"
+                };
+                Error::Transport {
+                    server: self.inner.alias.clone(),
+                    message: format!("{what} failed: {why} before answering"),
+                    stderr_tail: self.inner.stderr.lines(),
+                }
+            }
             other => Error::Transport {
                 server: self.inner.alias.clone(),
                 message: format!("{what}: {other}"),
@@ -501,14 +979,20 @@ impl Session {
         }
     }
 
+    fn request_timeout(&self) -> Duration {
+        self.inner.config.timeout.unwrap_or(DEFAULT_TIMEOUT)
+    }
+
     async fn with_deadline<T>(
         &self,
+        conn: &Conn,
         what: &str,
         fut: impl Future<Output = std::result::Result<T, ServiceError>>,
     ) -> Result<T> {
-        let limit = self.inner.default_timeout;
+        let limit = self.request_timeout();
         match tokio::time::timeout(limit, fut).await {
-            Ok(r) => r.map_err(|e| self.map_service_error(what, limit, e)),
+            Ok(Ok(v)) => Ok(v),
+            Ok(Err(e)) => Err(self.map_service_error(conn, what, limit, e).await),
             Err(_) => Err(Error::Timeout {
                 server: self.inner.alias.clone(),
                 what: what.to_string(),
@@ -523,10 +1007,15 @@ impl Session {
     /// included) — except over Streamable HTTP answered with `application/json`, where
     /// rmcp's model is all there is (a debug event says so).
     pub async fn list_tools(&self) -> Result<Vec<Value>> {
+        let conn = self.conn().await?;
+        self.list_tools_on(&conn).await
+    }
+
+    async fn list_tools_on(&self, conn: &Conn) -> Result<Vec<Value>> {
         let _one_at_a_time = self.inner.listing.lock().await;
         self.inner.tap.reset();
         let tools = self
-            .with_deadline("tools/list", self.inner.peer.list_all_tools())
+            .with_deadline(conn, "tools/list", conn.peer.list_all_tools())
             .await?;
         let raw: Vec<Value> = self.inner.tap.take_pages().into_iter().flatten().collect();
         let same = raw.len() == tools.len()
@@ -538,16 +1027,20 @@ impl Session {
             return Ok(raw);
         }
         tracing::debug!(server = %self.inner.alias, "raw tools/list not captured; using rmcp's tool model");
-        tools.iter().map(|t| self.to_json("tools/list", t)).collect()
+        tools
+            .iter()
+            .map(|t| self.to_json("tools/list", t))
+            .collect()
     }
 
     /// Every prompt (all pages); empty when the server has no `prompts` capability.
     pub async fn list_prompts(&self) -> Result<Vec<Value>> {
-        if !self.inner.info.has_prompts {
+        let conn = self.conn().await?;
+        if !self.server_info().has_prompts {
             return Ok(Vec::new());
         }
         let prompts = self
-            .with_deadline("prompts/list", self.inner.peer.list_all_prompts())
+            .with_deadline(&conn, "prompts/list", conn.peer.list_all_prompts())
             .await?;
         prompts
             .iter()
@@ -557,13 +1050,15 @@ impl Session {
 
     /// Every resource template (all pages); empty without the `resources` capability.
     pub async fn list_resource_templates(&self) -> Result<Vec<Value>> {
-        if !self.inner.info.has_resources {
+        let conn = self.conn().await?;
+        if !self.server_info().has_resources {
             return Ok(Vec::new());
         }
         let templates = self
             .with_deadline(
+                &conn,
                 "resources/templates/list",
-                self.inner.peer.list_all_resource_templates(),
+                conn.peer.list_all_resource_templates(),
             )
             .await?;
         templates
@@ -580,27 +1075,149 @@ impl Session {
         })
     }
 
-    /// Sends `ping` and waits up to `timeout` for the answer.
+    /// Sends `ping` and waits up to `timeout` for the answer (connects or reconnects first
+    /// when needed; [`Session::health`] never does).
     pub async fn ping(&self, timeout: Duration) -> Result<()> {
-        let handle = self
-            .inner
+        let conn = self.conn().await?;
+        self.ping_on(&conn, timeout).await
+    }
+
+    async fn ping_on(&self, conn: &Conn, timeout: Duration) -> Result<()> {
+        let handle = match conn
             .peer
             .send_cancellable_request(
                 ClientRequest::PingRequest(PingRequest::default()),
                 PeerRequestOptions::with_timeout(timeout),
             )
             .await
-            .map_err(|e| self.map_service_error("ping", timeout, e))?;
-        handle
-            .await_response()
-            .await
-            .map(|_| ())
-            .map_err(|e| self.map_service_error("ping", timeout, e))
+        {
+            Ok(h) => h,
+            Err(e) => return Err(self.map_service_error(conn, "ping", timeout, e).await),
+        };
+        match handle.await_response().await {
+            Ok(_) => Ok(()),
+            Err(e) => Err(self.map_service_error(conn, "ping", timeout, e).await),
+        }
+    }
+
+    /// Compares the live tool list with `expected_hash` (generated code's `FIXTURE_HASH`)
+    /// and applies `policy`; returns whether the server drifted. The expectation is kept:
+    /// every reconnection and every `tools/list_changed` notification re-checks it. With
+    /// [`DriftPolicy::Error`], drift is [`Error::Drift`] here, and calls fail with it until
+    /// a re-check finds the tools back in line.
+    pub async fn check_drift(&self, expected_hash: &str, policy: DriftPolicy) -> Result<bool> {
+        if let Ok(mut d) = self.inner.drift.lock() {
+            d.expected = Some(expected_hash.to_string());
+            d.policy = policy;
+            d.drifted = None;
+        }
+        if policy == DriftPolicy::Ignore {
+            return Ok(false);
+        }
+        let tools = self.list_tools().await?;
+        self.apply_drift(expected_hash, policy, &tools)
+    }
+
+    fn apply_drift(&self, expected: &str, policy: DriftPolicy, tools: &[Value]) -> Result<bool> {
+        let live = drift::tools_hash(tools);
+        let drifted = live != expected;
+        let summary = drifted.then(|| drift::summary(expected, &live, tools));
+        if let Ok(mut d) = self.inner.drift.lock() {
+            d.drifted = match policy {
+                DriftPolicy::Error => summary.clone(),
+                _ => None,
+            };
+        }
+        match (summary, policy) {
+            (None, _) | (_, DriftPolicy::Ignore) => Ok(false),
+            (Some(summary), DriftPolicy::Warn) => {
+                tracing::warn!(server = %self.inner.alias, "server drifted from its fixture: {summary}; run `cargo xtask snapshot --check {}` to see the changes", self.inner.alias);
+                Ok(true)
+            }
+            (Some(summary), DriftPolicy::Error) => Err(Error::Drift {
+                server: self.inner.alias.clone(),
+                summary,
+            }),
+        }
+    }
+
+    /// Re-checks drift after `tools/list_changed`.
+    async fn recheck_drift(&self) {
+        let (expected, policy) = match self.inner.drift.lock() {
+            Ok(d) => (d.expected.clone(), d.policy),
+            Err(_) => return,
+        };
+        let Some(expected) = expected else {
+            return;
+        };
+        if policy == DriftPolicy::Ignore {
+            return;
+        }
+        // A notification during (re)connection: wait for that connection to be in place.
+        drop(self.inner.reconnect.lock().await);
+        let Some(conn) = self.current().filter(|c| c.alive()) else {
+            return;
+        };
+        match self.list_tools_on(&conn).await {
+            Ok(tools) => {
+                if let Err(e) = self.apply_drift(&expected, policy, &tools) {
+                    tracing::error!(server = %self.inner.alias, "{e}; calls fail until the tools match again");
+                }
+            }
+            Err(e) => {
+                tracing::warn!(server = %self.inner.alias, "cannot re-check drift after tools/list_changed: {e}")
+            }
+        }
+    }
+
+    /// Whether the server annotates `tool` `readOnlyHint` or `idempotentHint`.
+    async fn replay_safe(&self, tool: &str) -> bool {
+        let known = self
+            .inner
+            .replay_safe
+            .lock()
+            .ok()
+            .and_then(|h| h.as_ref().map(|h| h.get(tool).copied().unwrap_or(false)));
+        if let Some(safe) = known {
+            return safe;
+        }
+        let Ok(tools) = self.list_tools().await else {
+            return false;
+        };
+        let hints: HashMap<String, bool> = tools
+            .iter()
+            .filter_map(|t| {
+                let name = t.get("name")?.as_str()?.to_string();
+                let ann = t.get("annotations");
+                let hint =
+                    |k: &str| ann.and_then(|a| a.get(k)).and_then(Value::as_bool) == Some(true);
+                Some((name, hint("readOnlyHint") || hint("idempotentHint")))
+            })
+            .collect();
+        let safe = hints.get(tool).copied().unwrap_or(false);
+        if let Ok(mut h) = self.inner.replay_safe.lock() {
+            *h = Some(hints);
+        }
+        safe
     }
 
     /// Calls a tool with default options.
     pub async fn call<A: Serialize + ?Sized>(&self, tool: &str, args: &A) -> Result<ToolOutput> {
         self.call_with(tool, args, CallOptions::default()).await
+    }
+
+    /// The idle and total deadlines of a call: the call's options, else the registry's
+    /// `tool_timeouts`, else the server's `timeout`, else [`DEFAULT_TIMEOUT`]; the total
+    /// defaults to [`DEFAULT_MAX_TOTAL`] (at least the idle deadline).
+    fn limits(&self, tool: &str, options: &CallOptions) -> (Duration, Duration) {
+        let config = &self.inner.config;
+        let idle = options
+            .timeout
+            .or_else(|| config.tool_timeouts.get(tool).copied())
+            .or(config.timeout)
+            .unwrap_or(DEFAULT_TIMEOUT);
+        let total = options.max_total.unwrap_or(DEFAULT_MAX_TOTAL.max(idle));
+        (idle, total)
     }
 
     /// Calls a tool. `args` must serialize to a JSON object. A tool-level error
@@ -609,7 +1226,9 @@ impl Session {
     ///
     /// The call has an idle deadline (reset by progress) and a total deadline; when one
     /// expires the server is sent `notifications/cancelled` and the call returns
-    /// [`Error::Timeout`]. Dropping the returned future also cancels the request.
+    /// [`Error::Timeout`]. Dropping the returned future also cancels the request. A dead
+    /// transport is reconnected first; see [`CallOptions::with_retry_if_idempotent`] for
+    /// calls cut off mid-flight.
     pub async fn call_with<A: Serialize + ?Sized>(
         &self,
         tool: &str,
@@ -634,29 +1253,79 @@ impl Session {
                 });
             }
         };
+        let (idle, total) = self.limits(tool, &options);
+        let (mut resent, mut replayed) = (false, false);
+        loop {
+            let drifted = self.inner.drift.lock().ok().and_then(|d| d.drifted.clone());
+            if let Some(summary) = drifted {
+                return Err(Error::Drift {
+                    server: self.inner.alias.clone(),
+                    summary,
+                });
+            }
+            let conn = self.conn().await?;
+            match self
+                .call_once(&conn, tool, arguments.clone(), idle, total, &options)
+                .await
+            {
+                Ok(output) => return Ok(output),
+                Err(CallFailure::NotSent(_)) if !resent => {
+                    conn.dead.store(true, Ordering::Release);
+                    resent = true;
+                }
+                Err(CallFailure::InFlight(e)) => {
+                    if replayed || !options.retry_if_idempotent || !self.replay_safe(tool).await {
+                        return Err(e);
+                    }
+                    tracing::info!(server = %self.inner.alias, tool, "the connection died mid-call; replaying the read-only/idempotent call once: {e}");
+                    replayed = true;
+                }
+                Err(CallFailure::NotSent(e) | CallFailure::Final(e)) => return Err(e),
+            }
+        }
+    }
+
+    async fn call_once(
+        &self,
+        conn: &Conn,
+        tool: &str,
+        arguments: serde_json::Map<String, Value>,
+        idle: Duration,
+        total: Duration,
+        options: &CallOptions,
+    ) -> std::result::Result<ToolOutput, CallFailure> {
         let what = format!("tools/call \"{tool}\"");
-        let idle = options.timeout.unwrap_or(self.inner.default_timeout);
-        let total = options.max_total.unwrap_or(DEFAULT_MAX_TOTAL.max(idle));
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(
             CallToolRequestParams::new(tool.to_string()).with_arguments(arguments),
         ));
         let peer_options = PeerRequestOptions::with_timeout(idle)
             .reset_timeout_on_progress()
             .with_max_total_timeout(total);
-        let handle = self
-            .inner
+        let handle = match conn
             .peer
             .send_cancellable_request(request, peer_options)
             .await
-            .map_err(|e| self.map_service_error(&what, idle, e))?;
+        {
+            Ok(h) => h,
+            Err(e @ ServiceError::TransportClosed) => {
+                return Err(CallFailure::NotSent(
+                    self.map_service_error(conn, &what, idle, e).await,
+                ));
+            }
+            Err(e) => {
+                return Err(CallFailure::Final(
+                    self.map_service_error(conn, &what, idle, e).await,
+                ));
+            }
+        };
         let token = handle.progress_token.clone();
         if let Some(f) = options.on_progress.clone() {
-            self.inner.progress.subscribe(token.clone(), f);
+            self.inner.shared.progress.subscribe(token.clone(), f);
         }
         let guard = CancelOnDrop {
-            peer: Some(self.inner.peer.clone()),
+            peer: Some(conn.peer.clone()),
             id: handle.id.clone(),
-            progress: self.inner.progress.clone(),
+            shared: self.inner.shared.clone(),
             token,
         };
         let response = handle.await_response().await;
@@ -678,14 +1347,19 @@ impl Session {
                     is_error: r.is_error.unwrap_or(false),
                 })
             }
-            Ok(_) => Err(Error::Transport {
+            Ok(_) => Err(CallFailure::Final(Error::Transport {
                 server: self.inner.alias.clone(),
                 message: format!(
                     "{what}: unexpected answer (not a tool result; tasks and input requests are not supported)"
                 ),
                 stderr_tail: Vec::new(),
-            }),
-            Err(e) => Err(self.map_service_error(&what, idle, e)),
+            })),
+            Err(e @ ServiceError::TransportClosed) => Err(CallFailure::InFlight(
+                self.map_service_error(conn, &what, idle, e).await,
+            )),
+            Err(e) => Err(CallFailure::Final(
+                self.map_service_error(conn, &what, idle, e).await,
+            )),
         }
     }
 
@@ -721,21 +1395,48 @@ impl Session {
     }
 
     /// Closes the connection: stdio servers get their stdin closed, then SIGTERM, then
-    /// SIGKILL. Other clones of this session fail afterwards with a transport error.
+    /// SIGKILL. Requests afterwards (from any clone) fail with [`Error::Transport`]; the
+    /// session does not reconnect.
     pub async fn close(&self) -> Result<()> {
-        let service = self.inner.service.lock().await.take();
-        if let Some(mut s) = service {
-            let _ = s.close_with_timeout(Duration::from_secs(5)).await;
+        self.inner.closed.store(true, Ordering::Release);
+        let _no_reconnect = self.inner.reconnect.lock().await;
+        let conn = self.inner.conn.lock().ok().and_then(|mut c| c.take());
+        if let Some(conn) = conn {
+            let service = conn.service.lock().await.take();
+            if let Some(mut s) = service {
+                let _ = s.close_with_timeout(Duration::from_secs(5)).await;
+            }
         }
         Ok(())
     }
+}
+
+/// Re-checks drift whenever the server reports `tools/list_changed`; ends with the session.
+async fn watch_list_changed(session: Weak<Inner>, shared: Arc<Shared>) {
+    loop {
+        shared.list_changed.notified().await;
+        let Some(inner) = session.upgrade() else {
+            return;
+        };
+        Session { inner }.recheck_drift().await;
+    }
+}
+
+fn backoff(failures: u32) -> Duration {
+    if failures == 0 {
+        return Duration::ZERO;
+    }
+    let exp = failures.saturating_sub(1).min(16);
+    Duration::from_millis(100)
+        .saturating_mul(1 << exp)
+        .min(MAX_BACKOFF)
 }
 
 /// Sends `notifications/cancelled` when a call future is dropped before its answer.
 struct CancelOnDrop {
     peer: Option<rmcp::Peer<RoleClient>>,
     id: rmcp::model::RequestId,
-    progress: Arc<ProgressRouter>,
+    shared: Arc<Shared>,
     token: ProgressToken,
 }
 
@@ -747,7 +1448,7 @@ impl CancelOnDrop {
 
 impl Drop for CancelOnDrop {
     fn drop(&mut self) {
-        self.progress.unsubscribe(&self.token);
+        self.shared.progress.unsubscribe(&self.token);
         if let Some(peer) = self.peer.take() {
             let id = self.id.clone();
             if let Ok(rt) = tokio::runtime::Handle::try_current() {
@@ -786,5 +1487,55 @@ fn excerpt(v: &Value) -> String {
             cut -= 1;
         }
         format!("{}… ({} bytes)", &s[..cut], s.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_up_to_the_cap() {
+        assert_eq!(backoff(0), Duration::ZERO);
+        assert_eq!(backoff(1), Duration::from_millis(100));
+        assert_eq!(backoff(3), Duration::from_millis(400));
+        assert_eq!(backoff(40), MAX_BACKOFF);
+    }
+
+    #[test]
+    fn elicitation_answer_holds_the_schema_defaults() {
+        let schema = serde_json::json!({"type": "object", "properties": {
+            "name": {"type": "string", "default": "John Doe"},
+            "age": {"type": "integer", "default": 30},
+            "nick": {"type": "string"}
+        }});
+        assert_eq!(
+            schema_defaults(&schema),
+            serde_json::json!({"name": "John Doe", "age": 30})
+        );
+    }
+
+    #[test]
+    fn content_summaries_never_dump_binary_data() {
+        let image = Content::Image {
+            data: "AAAA".repeat(100),
+            mime_type: "image/png".into(),
+        };
+        assert_eq!(image.to_text(), "[image image/png, 300 bytes]");
+        let out = ToolOutput {
+            content: vec![
+                Content::Text {
+                    text: "{\"a\":1}".into(),
+                },
+                Content::Audio {
+                    data: "AAAA".into(),
+                    mime_type: "audio/wav".into(),
+                },
+            ],
+            structured: None,
+            is_error: false,
+        };
+        assert_eq!(out.text(), "{\"a\":1}\n[audio audio/wav, 3 bytes]");
+        assert_eq!(out.json(), Some(serde_json::json!({"a": 1})));
     }
 }

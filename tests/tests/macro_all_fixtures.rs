@@ -26,9 +26,17 @@ fn fixture(alias: &str) -> Fixture {
 fn every_committed_fixture_is_bound() {
     let modules: [(&str, &[&str], &str); 9] = [
         ("demo", demo::TOOL_NAMES, demo::FIXTURE_HASH),
-        ("everything", everything::TOOL_NAMES, everything::FIXTURE_HASH),
+        (
+            "everything",
+            everything::TOOL_NAMES,
+            everything::FIXTURE_HASH,
+        ),
         ("fetch", fetch::TOOL_NAMES, fetch::FIXTURE_HASH),
-        ("filesystem", filesystem::TOOL_NAMES, filesystem::FIXTURE_HASH),
+        (
+            "filesystem",
+            filesystem::TOOL_NAMES,
+            filesystem::FIXTURE_HASH,
+        ),
         ("git", git::TOOL_NAMES, git::FIXTURE_HASH),
         ("github", github::TOOL_NAMES, github::FIXTURE_HASH),
         ("memory", memory::TOOL_NAMES, memory::FIXTURE_HASH),

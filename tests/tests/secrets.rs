@@ -105,7 +105,10 @@ env = {{ OTHER = "${{TEST_SECRET_TOKEN}}", NEVER_SET = "${{MCP_BINDGEN_TEST_UNSE
     seen.push_str(&format!("{text} {err:?}"));
 
     let logs = String::from_utf8_lossy(&logs.0.lock().expect("logs")).into_owned();
-    assert!(!logs.is_empty(), "tracing captured nothing: the test would prove nothing");
+    assert!(
+        !logs.is_empty(),
+        "tracing captured nothing: the test would prove nothing"
+    );
     assert!(!logs.contains(SECRET), "secret in logs:\n{logs}");
     assert!(!seen.contains(SECRET), "secret in output:\n{seen}");
 }

@@ -30,14 +30,20 @@ fn sorted(mut tools: Vec<Value>) -> Vec<Value> {
 
 #[tokio::test]
 async fn demo_over_stdio_lists_and_calls() {
-    let config = common::registry().get("demo").expect("demo in registry").clone();
+    let config = common::registry()
+        .get("demo")
+        .expect("demo in registry")
+        .clone();
     let session = connect(&config).await;
     assert_eq!(session.transport(), "stdio");
     assert_eq!(session.server_info().name, "mcp-demo-server");
     let tools = session.list_tools().await.expect("tools/list");
     let names = names(&tools);
     for expected in ["add", "echo", "fail", "long_task"] {
-        assert!(names.iter().any(|n| n == expected), "{expected} in {names:?}");
+        assert!(
+            names.iter().any(|n| n == expected),
+            "{expected} in {names:?}"
+        );
     }
     let out = session
         .call("echo", &json!({"message": "hi"}))
@@ -88,7 +94,11 @@ async fn everything_is_the_same_over_stdio_sse_and_streamable_http() {
     let stdio_config = common::installed("everything");
     let stdio = connect(&stdio_config).await;
     let reference = sorted(stdio.list_tools().await.expect("stdio tools/list"));
-    assert!(reference.len() >= 10, "server-everything lists {} tools", reference.len());
+    assert!(
+        reference.len() >= 10,
+        "server-everything lists {} tools",
+        reference.len()
+    );
 
     let (_sse_guard, sse_port) = common::start_everything_http("sse");
     let sse = connect(&ServerConfig::http(
@@ -98,7 +108,10 @@ async fn everything_is_the_same_over_stdio_sse_and_streamable_http() {
     ))
     .await;
     assert_eq!(sse.transport(), "sse");
-    assert_eq!(sorted(sse.list_tools().await.expect("sse tools/list")), reference);
+    assert_eq!(
+        sorted(sse.list_tools().await.expect("sse tools/list")),
+        reference
+    );
     let out = sse
         .call("echo", &json!({"message": "over sse"}))
         .await
@@ -161,6 +174,10 @@ async fn sse_endpoint_that_is_not_sse_fails_fast() {
     let config = ServerConfig::http("not-sse", true, url).with_timeout(Duration::from_secs(3));
     let started = std::time::Instant::now();
     let err = Session::connect(&config).await.expect_err("must fail");
-    assert!(started.elapsed() < Duration::from_secs(35), "took {:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(35),
+        "took {:?}",
+        started.elapsed()
+    );
     assert!(matches!(err, Error::Transport { .. }), "{err:?}");
 }

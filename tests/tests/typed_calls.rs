@@ -35,7 +35,10 @@ async fn demo_every_tool_typed() {
         let session = connect(common::registry().get("demo").expect("demo")).await;
         let demo = demo::Client::new(session);
 
-        let sum = demo.add(demo::add::Args { a: 1.5, b: 2.0 }).await.expect("add");
+        let sum = demo
+            .add(demo::add::Args { a: 1.5, b: 2.0 })
+            .await
+            .expect("add");
         assert_eq!(sum.text(), "3.5");
 
         let echoed = demo
@@ -64,13 +67,20 @@ async fn demo_every_tool_typed() {
                 milestone: Some(Some(3)),
                 due_date: None,
                 parent: None,
-                metadata: Some([("team".to_string(), "core".to_string())].into_iter().collect()),
+                metadata: Some(
+                    [("team".to_string(), "core".to_string())]
+                        .into_iter()
+                        .collect(),
+                ),
                 draft: Some(false),
             })
             .await
             .expect("create_issue");
         let text = issue.text();
-        assert!(text.contains("octo/repo") && text.contains("Typed arguments"), "{text}");
+        assert!(
+            text.contains("octo/repo") && text.contains("Typed arguments"),
+            "{text}"
+        );
         assert!(text.contains("high"), "{text}");
 
         let records: Vec<demo::echo_structured::Record> = (0..3)
@@ -189,7 +199,11 @@ async fn everything_typed_calls() {
             .await
             .expect("long running operation");
         let steps = steps.lock().expect("progress").clone();
-        assert_eq!(steps, vec![1.0, 2.0, 3.0], "progress in order before the result");
+        assert_eq!(
+            steps,
+            vec![1.0, 2.0, 3.0],
+            "progress in order before the result"
+        );
         assert!(!done.text().is_empty());
     })
     .await;

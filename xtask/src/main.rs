@@ -7,12 +7,14 @@
 //! | `expand ALIAS\|PATH` | print the generated Rust |
 //! | `install-servers [ALIAS…] [--conformance]` | install the pinned npm/PyPI servers into `target/mcp-servers` |
 //! | `tools [--fixtures DIR] [--strict] [--prefix]` | OpenAI function-call export of every fixture |
+//! | `conformance [--scenario NAME]…` | the official MCP conformance client scenarios |
 //! | `demo` | the quickstart: snapshot the embedded demo server, run the typed example |
 //! | `test` | install what the tests need, run every test, check the fixtures for drift |
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+mod conformance;
 mod expand;
 mod servers;
 mod snapshot;
@@ -33,6 +35,9 @@ commands:
                       install the pinned npm/PyPI servers into target/mcp-servers
   tools [--fixtures DIR] [--strict] [--prefix]
                       print the OpenAI function-call `tools` array of every fixture
+  conformance [--scenario NAME]…
+                      run the official MCP conformance client scenarios
+                      (installs Node 22 and the pinned suite into target/mcp-servers)
   demo                the quickstart: snapshot the embedded demo server and make typed
                       calls to it with mcp_tools!(\"demo\") (cargo alone)
   test                install what the tests need and run the whole test suite";
@@ -59,6 +64,7 @@ fn main() -> ExitCode {
         "demo" => demo(),
         "test" => test::run(rest),
         "tools" => tools::run(rest),
+        "conformance" => conformance::run(rest),
         "-h" | "--help" | "help" => {
             println!("{USAGE}");
             ExitCode::SUCCESS

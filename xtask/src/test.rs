@@ -1,6 +1,7 @@
 //! `cargo xtask test` — the README's test command, and what CI runs.
 //!
-//! 1. installs the pinned npm/PyPI servers into `target/mcp-servers` (idempotent);
+//! 1. installs the pinned npm/PyPI servers, Node 22 and the conformance suite into
+//!    `target/mcp-servers` (idempotent);
 //! 2. runs `cargo test --workspace` with the registry's environment set;
 //! 3. runs `verify` over the committed fixtures (codegen, no network);
 //! 4. runs `snapshot --check --all-required`: every default server must reproduce its
@@ -46,6 +47,12 @@ pub fn run(args: &[String]) -> ExitCode {
         println!("0 passed, 1 failed");
         return ExitCode::FAILURE;
     }
+    if let Err(e) = crate::servers::install(&root, &["node22", "conformance", "conformance-alpha"])
+    {
+        eprintln!("test: cannot install Node 22 and the conformance suite:\n{e}");
+        println!("0 passed, 1 failed");
+        return ExitCode::FAILURE;
+    }
     for (k, v) in crate::servers::env_vars(&root) {
         // SAFETY: single-threaded here.
         unsafe { std::env::set_var(k, v) };
@@ -75,7 +82,13 @@ pub fn run(args: &[String]) -> ExitCode {
     }
 
     step("verify (codegen over every committed fixture)");
-    record(crate::verify::run(&[]), "verify", &mut passed, &mut failed, &mut failures);
+    record(
+        crate::verify::run(&[]),
+        "verify",
+        &mut passed,
+        &mut failed,
+        &mut failures,
+    );
 
     step("snapshot --check --all-required (drift against the live servers)");
     record(
@@ -105,7 +118,13 @@ fn step(name: &str) {
     eprintln!("\n==> {name}");
 }
 
-fn record(code: ExitCode, name: &str, passed: &mut u64, failed: &mut u64, failures: &mut Vec<String>) {
+fn record(
+    code: ExitCode,
+    name: &str,
+    passed: &mut u64,
+    failed: &mut u64,
+    failures: &mut Vec<String>,
+) {
     if code == ExitCode::SUCCESS {
         *passed += 1;
     } else {
@@ -136,7 +155,9 @@ fn cargo_test(extra: &[String]) -> Result<(u64, u64), String> {
     }
     let status = child.wait().map_err(|e| format!("cargo test: {e}"))?;
     if !status.success() && failed == 0 {
-        return Err(format!("cargo test failed ({status}) before running every test"));
+        return Err(format!(
+            "cargo test failed ({status}) before running every test"
+        ));
     }
     Ok((passed, failed))
 }
@@ -146,7 +167,11 @@ fn count(summary: &str, what: &str) -> u64 {
     summary
         .split(';')
         .find_map(|part| {
-            let part = part.trim().trim_start_matches("ok.").trim_start_matches("FAILED.").trim();
+            let part = part
+                .trim()
+                .trim_start_matches("ok.")
+                .trim_start_matches("FAILED.")
+                .trim();
             part.strip_suffix(what.trim_start())
                 .or_else(|| part.strip_suffix(what))
                 .and_then(|n| n.trim().parse().ok())

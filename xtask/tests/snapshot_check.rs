@@ -49,8 +49,11 @@ fn check(fixtures: &Path) -> (i32, String) {
 #[test]
 fn untouched_fixture_passes() {
     let dir = tempfile::tempdir().expect("tempdir");
-    std::fs::copy(root().join("fixtures/demo.json"), dir.path().join("demo.json"))
-        .expect("copy fixture");
+    std::fs::copy(
+        root().join("fixtures/demo.json"),
+        dir.path().join("demo.json"),
+    )
+    .expect("copy fixture");
     let (code, text) = check(dir.path());
     assert_eq!(code, 0, "{text}");
     assert!(text.contains("unchanged"), "{text}");

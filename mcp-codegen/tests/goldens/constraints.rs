@@ -48,7 +48,7 @@ pub mod constraints {
             args: formats::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(formats::NAME, &args, options).await
+            self.session.call_checked(formats::NAME, &args, options).await
         }
         /// default on properties: documented, left to the server.
         pub async fn defaults(
@@ -63,7 +63,7 @@ pub mod constraints {
             args: defaults::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(defaults::NAME, &args, options).await
+            self.session.call_checked(defaults::NAME, &args, options).await
         }
         /// Keywords typify cannot express are dropped with a warning.
         pub async fn dropped(
@@ -78,7 +78,7 @@ pub mod constraints {
             args: dropped::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(dropped::NAME, &args, options).await
+            self.session.call_checked(dropped::NAME, &args, options).await
         }
         /// Maps and any-JSON values.
         pub async fn free_form(
@@ -93,7 +93,7 @@ pub mod constraints {
             args: free_form::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(free_form::NAME, &args, options).await
+            self.session.call_checked(free_form::NAME, &args, options).await
         }
     }
     /// Types and constants of the tool `formats`.

@@ -48,7 +48,7 @@ pub mod enums {
             args: search_issues::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(search_issues::NAME, &args, options).await
+            self.session.call_checked(search_issues::NAME, &args, options).await
         }
         /// Unions: tagged by const, untagged objects, scalars, mixed.
         pub async fn shapes(
@@ -63,7 +63,7 @@ pub mod enums {
             args: shapes::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(shapes::NAME, &args, options).await
+            self.session.call_checked(shapes::NAME, &args, options).await
         }
         /// const values become one-value enums.
         pub async fn consts(
@@ -78,7 +78,7 @@ pub mod enums {
             args: consts::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(consts::NAME, &args, options).await
+            self.session.call_checked(consts::NAME, &args, options).await
         }
     }
     /// Types and constants of the tool `search_issues`.

@@ -56,7 +56,7 @@ pub mod fallbacks {
             args: remote_ref::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(remote_ref::NAME, &args, options).await
+            self.session.call_checked(remote_ref::NAME, &args, options).await
         }
         /// Calls the tool `dangling`.
         ///
@@ -73,7 +73,7 @@ pub mod fallbacks {
             args: dangling::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(dangling::NAME, &args, options).await
+            self.session.call_checked(dangling::NAME, &args, options).await
         }
         /// Calls the tool `not_object`.
         ///
@@ -90,7 +90,7 @@ pub mod fallbacks {
             args: not_object::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(not_object::NAME, &args, options).await
+            self.session.call_checked(not_object::NAME, &args, options).await
         }
         /// Calls the tool `nested_collision`.
         ///
@@ -107,7 +107,7 @@ pub mod fallbacks {
             args: nested_collision::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(nested_collision::NAME, &args, options).await
+            self.session.call_checked(nested_collision::NAME, &args, options).await
         }
         /// The other tools of the server are unaffected.
         pub async fn fine(
@@ -122,7 +122,7 @@ pub mod fallbacks {
             args: fine::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(fine::NAME, &args, options).await
+            self.session.call_checked(fine::NAME, &args, options).await
         }
     }
     /// Types and constants of the tool `remote_ref`.

@@ -167,7 +167,7 @@ pub mod github {
             args: actions_get::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(actions_get::NAME, &args, options).await
+            self.session.call_checked(actions_get::NAME, &args, options).await
         }
         /// Tools for listing GitHub Actions resources.
         /// Use this tool to list workflows in a repository, or list workflow runs, jobs, and artifacts for a specific workflow or workflow run.
@@ -183,7 +183,7 @@ pub mod github {
             args: actions_list::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(actions_list::NAME, &args, options).await
+            self.session.call_checked(actions_list::NAME, &args, options).await
         }
         /// Trigger GitHub Actions workflow operations, including running, re-running, cancelling workflow runs, and deleting workflow run logs.
         pub async fn actions_run_trigger(
@@ -199,7 +199,7 @@ pub mod github {
             args: actions_run_trigger::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(actions_run_trigger::NAME, &args, options).await
+            self.session.call_checked(actions_run_trigger::NAME, &args, options).await
         }
         /// Add review comment to the requester's latest pending pull request review. A pending review needs to already exist to call this (check with the user if not sure).
         pub async fn add_comment_to_pending_review(
@@ -219,7 +219,7 @@ pub mod github {
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
             self.session
-                .call_with(add_comment_to_pending_review::NAME, &args, options)
+                .call_checked(add_comment_to_pending_review::NAME, &args, options)
                 .await
         }
         /// Add a comment and/or reaction to a specific issue or issue comment in a GitHub repository. Use this tool with pull requests as well (in this case pass pull request number as issue_number), but only if user is not asking specifically to add or react to review comments. At least one of body or reaction is required.
@@ -236,7 +236,7 @@ pub mod github {
             args: add_issue_comment::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(add_issue_comment::NAME, &args, options).await
+            self.session.call_checked(add_issue_comment::NAME, &args, options).await
         }
         /// Add a reaction to an issue or pull request comment.
         pub async fn add_issue_comment_reaction(
@@ -256,7 +256,7 @@ pub mod github {
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
             self.session
-                .call_with(add_issue_comment_reaction::NAME, &args, options)
+                .call_checked(add_issue_comment_reaction::NAME, &args, options)
                 .await
         }
         /// Add a reaction to an issue or pull request.
@@ -273,7 +273,7 @@ pub mod github {
             args: add_issue_reaction::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(add_issue_reaction::NAME, &args, options).await
+            self.session.call_checked(add_issue_reaction::NAME, &args, options).await
         }
         /// Add a review comment to the current user's pending pull request review.
         pub async fn add_pull_request_review_comment(
@@ -293,7 +293,7 @@ pub mod github {
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
             self.session
-                .call_with(add_pull_request_review_comment::NAME, &args, options)
+                .call_checked(add_pull_request_review_comment::NAME, &args, options)
                 .await
         }
         /// Add a reaction to a pull request review comment.
@@ -314,7 +314,7 @@ pub mod github {
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
             self.session
-                .call_with(
+                .call_checked(
                     add_pull_request_review_comment_reaction::NAME,
                     &args,
                     options,
@@ -339,7 +339,7 @@ pub mod github {
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
             self.session
-                .call_with(add_reply_to_pull_request_comment::NAME, &args, options)
+                .call_checked(add_reply_to_pull_request_comment::NAME, &args, options)
                 .await
         }
         /// Add a sub-issue to a parent issue.
@@ -355,7 +355,7 @@ pub mod github {
             args: add_sub_issue::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(add_sub_issue::NAME, &args, options).await
+            self.session.call_checked(add_sub_issue::NAME, &args, options).await
         }
         /// Assign Copilot to a specific issue in a GitHub repository.
         ///
@@ -381,7 +381,9 @@ pub mod github {
             args: assign_copilot_to_issue::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(assign_copilot_to_issue::NAME, &args, options).await
+            self.session
+                .call_checked(assign_copilot_to_issue::NAME, &args, options)
+                .await
         }
         /// Assign Copilot to a specific issue in a GitHub repository. Prefer this tool over assign_copilot_to_issue when available.
         ///
@@ -408,7 +410,7 @@ pub mod github {
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
             self.session
-                .call_with(assign_copilot_to_issue_with_intent::NAME, &args, options)
+                .call_checked(assign_copilot_to_issue_with_intent::NAME, &args, options)
                 .await
         }
         /// Create a new branch in a GitHub repository
@@ -424,7 +426,7 @@ pub mod github {
             args: create_branch::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(create_branch::NAME, &args, options).await
+            self.session.call_checked(create_branch::NAME, &args, options).await
         }
         /// Create a new gist
         pub async fn create_gist(
@@ -439,7 +441,7 @@ pub mod github {
             args: create_gist::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(create_gist::NAME, &args, options).await
+            self.session.call_checked(create_gist::NAME, &args, options).await
         }
         /// Create a new issue in a GitHub repository with a title and optional body.
         pub async fn create_issue(
@@ -454,7 +456,7 @@ pub mod github {
             args: create_issue::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(create_issue::NAME, &args, options).await
+            self.session.call_checked(create_issue::NAME, &args, options).await
         }
         /// Create or update a single file in a GitHub repository.
         /// If updating, you should provide the SHA of the file you want to update. Use this tool to create or update a file in a GitHub repository remotely; do not use it for local file operations.
@@ -476,7 +478,7 @@ pub mod github {
             args: create_or_update_file::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(create_or_update_file::NAME, &args, options).await
+            self.session.call_checked(create_or_update_file::NAME, &args, options).await
         }
         /// Create a new pull request in a GitHub repository.
         pub async fn create_pull_request(
@@ -492,7 +494,7 @@ pub mod github {
             args: create_pull_request::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(create_pull_request::NAME, &args, options).await
+            self.session.call_checked(create_pull_request::NAME, &args, options).await
         }
         /// Create a review on a pull request. If event is provided, the review is submitted immediately; otherwise a pending review is created.
         pub async fn create_pull_request_review(
@@ -512,7 +514,7 @@ pub mod github {
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
             self.session
-                .call_with(create_pull_request_review::NAME, &args, options)
+                .call_checked(create_pull_request_review::NAME, &args, options)
                 .await
         }
         /// Create a new GitHub repository in your account or specified organization
@@ -529,7 +531,7 @@ pub mod github {
             args: create_repository::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(create_repository::NAME, &args, options).await
+            self.session.call_checked(create_repository::NAME, &args, options).await
         }
         /// Delete a file from a GitHub repository
         pub async fn delete_file(
@@ -544,7 +546,7 @@ pub mod github {
             args: delete_file::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(delete_file::NAME, &args, options).await
+            self.session.call_checked(delete_file::NAME, &args, options).await
         }
         /// Delete a pending pull request review.
         pub async fn delete_pending_pull_request_review(
@@ -564,7 +566,7 @@ pub mod github {
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
             self.session
-                .call_with(delete_pending_pull_request_review::NAME, &args, options)
+                .call_checked(delete_pending_pull_request_review::NAME, &args, options)
                 .await
         }
         /// Delete a GitHub repository after the user confirms the exact owner/repository name
@@ -581,7 +583,7 @@ pub mod github {
             args: delete_repository::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(delete_repository::NAME, &args, options).await
+            self.session.call_checked(delete_repository::NAME, &args, options).await
         }
         /// Write operations for discussion comments.
         /// Supports adding top-level comments, replying to existing comments, updating comment content, deleting comments, and marking or unmarking comments as the answer.
@@ -601,7 +603,9 @@ pub mod github {
             args: discussion_comment_write::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(discussion_comment_write::NAME, &args, options).await
+            self.session
+                .call_checked(discussion_comment_write::NAME, &args, options)
+                .await
         }
         /// Dismiss a notification by marking it as read or done
         pub async fn dismiss_notification(
@@ -617,7 +621,7 @@ pub mod github {
             args: dismiss_notification::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(dismiss_notification::NAME, &args, options).await
+            self.session.call_checked(dismiss_notification::NAME, &args, options).await
         }
         /// Find likely duplicate issues for an existing issue in a GitHub repository. This is a read-only search scoped to the source issue's repository: it returns ranked candidate issues with a similarity score and confidence, and does not close, link, comment on, or otherwise modify any issue.
         pub async fn find_duplicate(
@@ -632,7 +636,7 @@ pub mod github {
             args: find_duplicate::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(find_duplicate::NAME, &args, options).await
+            self.session.call_checked(find_duplicate::NAME, &args, options).await
         }
         /// Fork a GitHub repository to your account or specified organization
         pub async fn fork_repository(
@@ -647,7 +651,7 @@ pub mod github {
             args: fork_repository::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(fork_repository::NAME, &args, options).await
+            self.session.call_checked(fork_repository::NAME, &args, options).await
         }
         /// Get details of a specific code quality finding in a GitHub repository.
         pub async fn get_code_quality_finding(
@@ -666,7 +670,9 @@ pub mod github {
             args: get_code_quality_finding::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(get_code_quality_finding::NAME, &args, options).await
+            self.session
+                .call_checked(get_code_quality_finding::NAME, &args, options)
+                .await
         }
         /// Get details of a specific code scanning alert in a GitHub repository.
         pub async fn get_code_scanning_alert(
@@ -685,7 +691,9 @@ pub mod github {
             args: get_code_scanning_alert::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(get_code_scanning_alert::NAME, &args, options).await
+            self.session
+                .call_checked(get_code_scanning_alert::NAME, &args, options)
+                .await
         }
         /// Get details for a commit from a GitHub repository
         pub async fn get_commit(
@@ -700,7 +708,7 @@ pub mod github {
             args: get_commit::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(get_commit::NAME, &args, options).await
+            self.session.call_checked(get_commit::NAME, &args, options).await
         }
         /// Get details of a specific dependabot alert in a GitHub repository.
         pub async fn get_dependabot_alert(
@@ -716,7 +724,7 @@ pub mod github {
             args: get_dependabot_alert::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(get_dependabot_alert::NAME, &args, options).await
+            self.session.call_checked(get_dependabot_alert::NAME, &args, options).await
         }
         /// Get a specific discussion by ID
         pub async fn get_discussion(
@@ -731,7 +739,7 @@ pub mod github {
             args: get_discussion::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(get_discussion::NAME, &args, options).await
+            self.session.call_checked(get_discussion::NAME, &args, options).await
         }
         /// Get comments from a discussion
         pub async fn get_discussion_comments(
@@ -750,7 +758,9 @@ pub mod github {
             args: get_discussion_comments::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(get_discussion_comments::NAME, &args, options).await
+            self.session
+                .call_checked(get_discussion_comments::NAME, &args, options)
+                .await
         }
         /// Get git blame information for a file, showing the commit that last modified each line. Ranges share commit metadata via the top-level 'commits' map keyed by SHA. Use 'start_line'/'end_line' to restrict the result to a window of the file, and 'perPage'/'after' to cursor-page through returned ranges. Matching ranges are capped at 1000; when the cap is hit 'truncated' is set to true and 'total_ranges' reports the pre-cap match count.
         pub async fn get_file_blame(
@@ -765,7 +775,7 @@ pub mod github {
             args: get_file_blame::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(get_file_blame::NAME, &args, options).await
+            self.session.call_checked(get_file_blame::NAME, &args, options).await
         }
         /// Get the contents of a file or directory from a GitHub repository
         pub async fn get_file_contents(
@@ -781,7 +791,7 @@ pub mod github {
             args: get_file_contents::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(get_file_contents::NAME, &args, options).await
+            self.session.call_checked(get_file_contents::NAME, &args, options).await
         }
         /// Get gist content of a particular gist, by gist ID
         pub async fn get_gist(
@@ -796,7 +806,7 @@ pub mod github {
             args: get_gist::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(get_gist::NAME, &args, options).await
+            self.session.call_checked(get_gist::NAME, &args, options).await
         }
         /// Get a global security advisory
         pub async fn get_global_security_advisory(
@@ -816,7 +826,7 @@ pub mod github {
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
             self.session
-                .call_with(get_global_security_advisory::NAME, &args, options)
+                .call_checked(get_global_security_advisory::NAME, &args, options)
                 .await
         }
         /// Download logs for a specific workflow job or efficiently get all failed job logs for a workflow run
@@ -832,7 +842,7 @@ pub mod github {
             args: get_job_logs::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(get_job_logs::NAME, &args, options).await
+            self.session.call_checked(get_job_logs::NAME, &args, options).await
         }
         /// Get a specific label from a repository.
         pub async fn get_label(
@@ -847,7 +857,7 @@ pub mod github {
             args: get_label::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(get_label::NAME, &args, options).await
+            self.session.call_checked(get_label::NAME, &args, options).await
         }
         /// Get the latest release in a GitHub repository
         pub async fn get_latest_release(
@@ -863,7 +873,7 @@ pub mod github {
             args: get_latest_release::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(get_latest_release::NAME, &args, options).await
+            self.session.call_checked(get_latest_release::NAME, &args, options).await
         }
         /// Get details of the authenticated GitHub user. Use this when a request is about the user's own profile for GitHub. Or when information is missing to build other tool calls.
         pub async fn get_me(&self) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
@@ -875,7 +885,7 @@ pub mod github {
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
             self.session
-                .call_with(get_me::NAME, &::mcp_runtime::NoArgs {}, options)
+                .call_checked(get_me::NAME, &::mcp_runtime::NoArgs {}, options)
                 .await
         }
         /// Get detailed information for a specific GitHub notification, always call this tool when the user asks for details about a specific notification, if you don't know the ID list notifications first.
@@ -895,7 +905,9 @@ pub mod github {
             args: get_notification_details::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(get_notification_details::NAME, &args, options).await
+            self.session
+                .call_checked(get_notification_details::NAME, &args, options)
+                .await
         }
         /// Get a specific release by its tag name in a GitHub repository
         pub async fn get_release_by_tag(
@@ -911,7 +923,7 @@ pub mod github {
             args: get_release_by_tag::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(get_release_by_tag::NAME, &args, options).await
+            self.session.call_checked(get_release_by_tag::NAME, &args, options).await
         }
         /// Get the tree structure (files and directories) of a GitHub repository at a specific ref or SHA
         pub async fn get_repository_tree(
@@ -927,7 +939,7 @@ pub mod github {
             args: get_repository_tree::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(get_repository_tree::NAME, &args, options).await
+            self.session.call_checked(get_repository_tree::NAME, &args, options).await
         }
         /// Get details of a specific secret scanning alert in a GitHub repository.
         pub async fn get_secret_scanning_alert(
@@ -946,7 +958,9 @@ pub mod github {
             args: get_secret_scanning_alert::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(get_secret_scanning_alert::NAME, &args, options).await
+            self.session
+                .call_checked(get_secret_scanning_alert::NAME, &args, options)
+                .await
         }
         /// Get details about a specific git tag in a GitHub repository
         pub async fn get_tag(
@@ -961,7 +975,7 @@ pub mod github {
             args: get_tag::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(get_tag::NAME, &args, options).await
+            self.session.call_checked(get_tag::NAME, &args, options).await
         }
         /// Get member usernames of a specific team in an organization. Limited to organizations accessible with current credentials
         pub async fn get_team_members(
@@ -976,7 +990,7 @@ pub mod github {
             args: get_team_members::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(get_team_members::NAME, &args, options).await
+            self.session.call_checked(get_team_members::NAME, &args, options).await
         }
         /// Get details of the teams the user is a member of. Limited to organizations accessible with current credentials
         pub async fn get_teams(
@@ -991,7 +1005,7 @@ pub mod github {
             args: get_teams::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(get_teams::NAME, &args, options).await
+            self.session.call_checked(get_teams::NAME, &args, options).await
         }
         /// Read an issue's dependency relationships in a GitHub repository: the issues that block it (blocked_by) or the issues it blocks (blocking).
         pub async fn issue_dependency_read(
@@ -1007,7 +1021,7 @@ pub mod github {
             args: issue_dependency_read::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(issue_dependency_read::NAME, &args, options).await
+            self.session.call_checked(issue_dependency_read::NAME, &args, options).await
         }
         /// Add or remove an issue dependency relationship in a GitHub repository. Use type 'blocked_by' to record that the subject issue is blocked by a related issue, or type 'blocking' to record that the subject issue blocks a related issue. The related issue defaults to the same repository as the subject unless related_owner/related_repo are provided.
         pub async fn issue_dependency_write(
@@ -1023,7 +1037,7 @@ pub mod github {
             args: issue_dependency_write::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(issue_dependency_write::NAME, &args, options).await
+            self.session.call_checked(issue_dependency_write::NAME, &args, options).await
         }
         /// Get information about a specific issue in a GitHub repository.
         pub async fn issue_read(
@@ -1038,7 +1052,7 @@ pub mod github {
             args: issue_read::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(issue_read::NAME, &args, options).await
+            self.session.call_checked(issue_read::NAME, &args, options).await
         }
         /// Create a new or update an existing issue in a GitHub repository.
         pub async fn issue_write(
@@ -1053,7 +1067,7 @@ pub mod github {
             args: issue_write::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(issue_write::NAME, &args, options).await
+            self.session.call_checked(issue_write::NAME, &args, options).await
         }
         /// Perform write operations on repository labels. To set labels on issues, use the 'update_issue' tool.
         pub async fn label_write(
@@ -1068,7 +1082,7 @@ pub mod github {
             args: label_write::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(label_write::NAME, &args, options).await
+            self.session.call_checked(label_write::NAME, &args, options).await
         }
         /// List branches in a GitHub repository
         pub async fn list_branches(
@@ -1083,7 +1097,7 @@ pub mod github {
             args: list_branches::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(list_branches::NAME, &args, options).await
+            self.session.call_checked(list_branches::NAME, &args, options).await
         }
         /// List code scanning alerts in a GitHub repository.
         pub async fn list_code_scanning_alerts(
@@ -1102,7 +1116,9 @@ pub mod github {
             args: list_code_scanning_alerts::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(list_code_scanning_alerts::NAME, &args, options).await
+            self.session
+                .call_checked(list_code_scanning_alerts::NAME, &args, options)
+                .await
         }
         /// Get list of commits of a branch in a GitHub repository. Returns at least 30 results per page by default, but can return more if specified using the perPage parameter (up to 100).
         pub async fn list_commits(
@@ -1117,7 +1133,7 @@ pub mod github {
             args: list_commits::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(list_commits::NAME, &args, options).await
+            self.session.call_checked(list_commits::NAME, &args, options).await
         }
         /// List dependabot alerts in a GitHub repository.
         pub async fn list_dependabot_alerts(
@@ -1133,7 +1149,7 @@ pub mod github {
             args: list_dependabot_alerts::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(list_dependabot_alerts::NAME, &args, options).await
+            self.session.call_checked(list_dependabot_alerts::NAME, &args, options).await
         }
         /// List discussion categories with their id and name, for a repository or organisation.
         pub async fn list_discussion_categories(
@@ -1153,7 +1169,7 @@ pub mod github {
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
             self.session
-                .call_with(list_discussion_categories::NAME, &args, options)
+                .call_checked(list_discussion_categories::NAME, &args, options)
                 .await
         }
         /// List discussions for a repository or organisation.
@@ -1169,7 +1185,7 @@ pub mod github {
             args: list_discussions::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(list_discussions::NAME, &args, options).await
+            self.session.call_checked(list_discussions::NAME, &args, options).await
         }
         /// List gists for a user
         pub async fn list_gists(
@@ -1184,7 +1200,7 @@ pub mod github {
             args: list_gists::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(list_gists::NAME, &args, options).await
+            self.session.call_checked(list_gists::NAME, &args, options).await
         }
         /// List global security advisories from GitHub.
         pub async fn list_global_security_advisories(
@@ -1204,7 +1220,7 @@ pub mod github {
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
             self.session
-                .call_with(list_global_security_advisories::NAME, &args, options)
+                .call_checked(list_global_security_advisories::NAME, &args, options)
                 .await
         }
         /// List issue fields for a repository or organization. Returns field definitions including name, type (text, number, date, single_select), and for single_select fields the list of valid option names. When repo is omitted, returns org-level fields directly.
@@ -1221,7 +1237,7 @@ pub mod github {
             args: list_issue_fields::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(list_issue_fields::NAME, &args, options).await
+            self.session.call_checked(list_issue_fields::NAME, &args, options).await
         }
         /// List supported issue types for a repository or its owner organization. When repo is omitted, returns org-level issue types directly.
         pub async fn list_issue_types(
@@ -1236,7 +1252,7 @@ pub mod github {
             args: list_issue_types::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(list_issue_types::NAME, &args, options).await
+            self.session.call_checked(list_issue_types::NAME, &args, options).await
         }
         /// List issues in a GitHub repository. For pagination, use the 'endCursor' from the previous response's 'pageInfo' in the 'after' parameter.
         pub async fn list_issues(
@@ -1251,7 +1267,7 @@ pub mod github {
             args: list_issues::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(list_issues::NAME, &args, options).await
+            self.session.call_checked(list_issues::NAME, &args, options).await
         }
         /// List labels from a repository, ordered by issue count (descending) so the most-used labels are returned first
         pub async fn list_label(
@@ -1266,7 +1282,7 @@ pub mod github {
             args: list_label::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(list_label::NAME, &args, options).await
+            self.session.call_checked(list_label::NAME, &args, options).await
         }
         /// Lists all GitHub notifications for the authenticated user, including unread notifications, mentions, review requests, assignments, and updates on issues or pull requests. Use this tool whenever the user asks what to work on next, requests a summary of their GitHub activity, wants to see pending reviews, or needs to check for new updates or tasks. This tool is the primary way to discover actionable items, reminders, and outstanding work on GitHub. Always call this tool when asked what to work on next, what is pending, or what needs attention in GitHub.
         pub async fn list_notifications(
@@ -1282,7 +1298,7 @@ pub mod github {
             args: list_notifications::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(list_notifications::NAME, &args, options).await
+            self.session.call_checked(list_notifications::NAME, &args, options).await
         }
         /// List repository security advisories for a GitHub organization.
         pub async fn list_org_repository_security_advisories(
@@ -1302,7 +1318,11 @@ pub mod github {
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
             self.session
-                .call_with(list_org_repository_security_advisories::NAME, &args, options)
+                .call_checked(
+                    list_org_repository_security_advisories::NAME,
+                    &args,
+                    options,
+                )
                 .await
         }
         /// List pull requests in a GitHub repository. If the user specifies an author, then DO NOT use this tool and use the search_pull_requests tool instead.
@@ -1319,7 +1339,7 @@ pub mod github {
             args: list_pull_requests::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(list_pull_requests::NAME, &args, options).await
+            self.session.call_checked(list_pull_requests::NAME, &args, options).await
         }
         /// List releases in a GitHub repository
         pub async fn list_releases(
@@ -1334,7 +1354,7 @@ pub mod github {
             args: list_releases::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(list_releases::NAME, &args, options).await
+            self.session.call_checked(list_releases::NAME, &args, options).await
         }
         /// List collaborators of a GitHub repository. Results are paginated; the response includes `nextPage`, `prevPage`, `firstPage`, and `lastPage` fields. To get the next page, use the `nextPage` value as the `page` parameter.
         pub async fn list_repository_collaborators(
@@ -1354,7 +1374,7 @@ pub mod github {
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
             self.session
-                .call_with(list_repository_collaborators::NAME, &args, options)
+                .call_checked(list_repository_collaborators::NAME, &args, options)
                 .await
         }
         /// List repository security advisories for a GitHub repository.
@@ -1375,7 +1395,7 @@ pub mod github {
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
             self.session
-                .call_with(list_repository_security_advisories::NAME, &args, options)
+                .call_checked(list_repository_security_advisories::NAME, &args, options)
                 .await
         }
         /// List secret scanning alerts in a GitHub repository.
@@ -1396,7 +1416,7 @@ pub mod github {
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
             self.session
-                .call_with(list_secret_scanning_alerts::NAME, &args, options)
+                .call_checked(list_secret_scanning_alerts::NAME, &args, options)
                 .await
         }
         /// List starred repositories
@@ -1416,7 +1436,9 @@ pub mod github {
             args: list_starred_repositories::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(list_starred_repositories::NAME, &args, options).await
+            self.session
+                .call_checked(list_starred_repositories::NAME, &args, options)
+                .await
         }
         /// List git tags in a GitHub repository
         pub async fn list_tags(
@@ -1431,7 +1453,7 @@ pub mod github {
             args: list_tags::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(list_tags::NAME, &args, options).await
+            self.session.call_checked(list_tags::NAME, &args, options).await
         }
         /// Manage a notification subscription: ignore, watch, or delete a notification thread subscription.
         pub async fn manage_notification_subscription(
@@ -1451,7 +1473,7 @@ pub mod github {
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
             self.session
-                .call_with(manage_notification_subscription::NAME, &args, options)
+                .call_checked(manage_notification_subscription::NAME, &args, options)
                 .await
         }
         /// Manage a repository notification subscription: ignore, watch, or delete repository notifications subscription for the provided repository.
@@ -1472,7 +1494,7 @@ pub mod github {
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
             self.session
-                .call_with(
+                .call_checked(
                     manage_repository_notification_subscription::NAME,
                     &args,
                     options,
@@ -1497,7 +1519,7 @@ pub mod github {
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
             self.session
-                .call_with(mark_all_notifications_read::NAME, &args, options)
+                .call_checked(mark_all_notifications_read::NAME, &args, options)
                 .await
         }
         /// Merge a pull request in a GitHub repository.
@@ -1514,7 +1536,7 @@ pub mod github {
             args: merge_pull_request::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(merge_pull_request::NAME, &args, options).await
+            self.session.call_checked(merge_pull_request::NAME, &args, options).await
         }
         /// Get details about specific GitHub Projects resources.
         /// Use this tool to get details about individual projects, project fields, project items, and project views by their unique IDs.
@@ -1530,7 +1552,7 @@ pub mod github {
             args: projects_get::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(projects_get::NAME, &args, options).await
+            self.session.call_checked(projects_get::NAME, &args, options).await
         }
         /// Tools for listing GitHub Projects resources.
         /// Use this tool to list projects for a user or organization, or list project fields, items, views, and status updates for a specific project.
@@ -1546,7 +1568,7 @@ pub mod github {
             args: projects_list::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(projects_list::NAME, &args, options).await
+            self.session.call_checked(projects_list::NAME, &args, options).await
         }
         /// Create and manage GitHub Projects: create projects, add/update/delete items, bulk-update many items at once, manage views, create status updates, and add iteration fields.
         pub async fn projects_write(
@@ -1561,7 +1583,7 @@ pub mod github {
             args: projects_write::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(projects_write::NAME, &args, options).await
+            self.session.call_checked(projects_write::NAME, &args, options).await
         }
         /// Get information on a specific pull request in GitHub repository.
         pub async fn pull_request_read(
@@ -1577,7 +1599,7 @@ pub mod github {
             args: pull_request_read::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(pull_request_read::NAME, &args, options).await
+            self.session.call_checked(pull_request_read::NAME, &args, options).await
         }
         /// Create and/or submit, delete review of a pull request.
         ///
@@ -1603,7 +1625,9 @@ pub mod github {
             args: pull_request_review_write::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(pull_request_review_write::NAME, &args, options).await
+            self.session
+                .call_checked(pull_request_review_write::NAME, &args, options)
+                .await
         }
         /// Push multiple files to a GitHub repository in a single commit
         pub async fn push_files(
@@ -1618,7 +1642,7 @@ pub mod github {
             args: push_files::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(push_files::NAME, &args, options).await
+            self.session.call_checked(push_files::NAME, &args, options).await
         }
         /// Remove a sub-issue from a parent issue.
         pub async fn remove_sub_issue(
@@ -1633,7 +1657,7 @@ pub mod github {
             args: remove_sub_issue::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(remove_sub_issue::NAME, &args, options).await
+            self.session.call_checked(remove_sub_issue::NAME, &args, options).await
         }
         /// Reprioritize (reorder) a sub-issue relative to other sub-issues.
         pub async fn reprioritize_sub_issue(
@@ -1649,7 +1673,7 @@ pub mod github {
             args: reprioritize_sub_issue::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(reprioritize_sub_issue::NAME, &args, options).await
+            self.session.call_checked(reprioritize_sub_issue::NAME, &args, options).await
         }
         /// Request a GitHub Copilot code review for a pull request. Use this for automated feedback on pull requests, usually before requesting a human reviewer.
         pub async fn request_copilot_review(
@@ -1665,7 +1689,7 @@ pub mod github {
             args: request_copilot_review::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(request_copilot_review::NAME, &args, options).await
+            self.session.call_checked(request_copilot_review::NAME, &args, options).await
         }
         /// Request reviewers for a pull request.
         pub async fn request_pull_request_reviewers(
@@ -1685,7 +1709,7 @@ pub mod github {
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
             self.session
-                .call_with(request_pull_request_reviewers::NAME, &args, options)
+                .call_checked(request_pull_request_reviewers::NAME, &args, options)
                 .await
         }
         /// Resolve a review thread on a pull request. Resolving an already-resolved thread is a no-op.
@@ -1702,7 +1726,7 @@ pub mod github {
             args: resolve_review_thread::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(resolve_review_thread::NAME, &args, options).await
+            self.session.call_checked(resolve_review_thread::NAME, &args, options).await
         }
         /// Fast and precise code search across ALL GitHub repositories using GitHub's native search engine. Best for finding exact symbols, functions, classes, or specific code patterns.
         pub async fn search_code(
@@ -1717,7 +1741,7 @@ pub mod github {
             args: search_code::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(search_code::NAME, &args, options).await
+            self.session.call_checked(search_code::NAME, &args, options).await
         }
         /// Search for commits across GitHub repositories using GitHub's commit search syntax. Useful for finding specific changes, authors, or messages across one or many repositories. Searches the default branch only.
         pub async fn search_commits(
@@ -1732,7 +1756,7 @@ pub mod github {
             args: search_commits::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(search_commits::NAME, &args, options).await
+            self.session.call_checked(search_commits::NAME, &args, options).await
         }
         /// Search issues using natural-language semantic matching. Best for conceptual or paraphrased queries (e.g. "login fails after password reset"). Already scoped to is:issue.
         pub async fn search_issues(
@@ -1747,7 +1771,7 @@ pub mod github {
             args: search_issues::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(search_issues::NAME, &args, options).await
+            self.session.call_checked(search_issues::NAME, &args, options).await
         }
         /// Find GitHub organizations by name, location, or other organization metadata. Ideal for discovering companies, open source foundations, or teams.
         pub async fn search_orgs(
@@ -1762,7 +1786,7 @@ pub mod github {
             args: search_orgs::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(search_orgs::NAME, &args, options).await
+            self.session.call_checked(search_orgs::NAME, &args, options).await
         }
         /// Search for pull requests in GitHub repositories using issues search syntax already scoped to is:pr
         pub async fn search_pull_requests(
@@ -1778,7 +1802,7 @@ pub mod github {
             args: search_pull_requests::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(search_pull_requests::NAME, &args, options).await
+            self.session.call_checked(search_pull_requests::NAME, &args, options).await
         }
         /// Find GitHub repositories by name, description, readme, topics, or other metadata. Perfect for discovering projects, finding examples, or locating specific repositories across GitHub.
         pub async fn search_repositories(
@@ -1794,7 +1818,7 @@ pub mod github {
             args: search_repositories::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(search_repositories::NAME, &args, options).await
+            self.session.call_checked(search_repositories::NAME, &args, options).await
         }
         /// Find GitHub users by username, real name, or other profile information. Useful for locating developers, contributors, or team members.
         pub async fn search_users(
@@ -1809,7 +1833,7 @@ pub mod github {
             args: search_users::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(search_users::NAME, &args, options).await
+            self.session.call_checked(search_users::NAME, &args, options).await
         }
         /// Set issue field values for an issue. Fields are organization-level custom fields (text, number, date, or single select). Use this to create or update field values on an issue.
         pub async fn set_issue_fields(
@@ -1824,7 +1848,7 @@ pub mod github {
             args: set_issue_fields::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(set_issue_fields::NAME, &args, options).await
+            self.session.call_checked(set_issue_fields::NAME, &args, options).await
         }
         /// Star a GitHub repository
         pub async fn star_repository(
@@ -1839,7 +1863,7 @@ pub mod github {
             args: star_repository::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(star_repository::NAME, &args, options).await
+            self.session.call_checked(star_repository::NAME, &args, options).await
         }
         /// Add a sub-issue to a parent issue in a GitHub repository.
         pub async fn sub_issue_write(
@@ -1854,7 +1878,7 @@ pub mod github {
             args: sub_issue_write::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(sub_issue_write::NAME, &args, options).await
+            self.session.call_checked(sub_issue_write::NAME, &args, options).await
         }
         /// Submit a pending pull request review.
         pub async fn submit_pending_pull_request_review(
@@ -1874,7 +1898,7 @@ pub mod github {
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
             self.session
-                .call_with(submit_pending_pull_request_review::NAME, &args, options)
+                .call_checked(submit_pending_pull_request_review::NAME, &args, options)
                 .await
         }
         /// Fetch UI data for MCP Apps (labels, assignees, milestones, issue types, branches, issue fields, reviewers).
@@ -1890,7 +1914,7 @@ pub mod github {
             args: ui_get::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(ui_get::NAME, &args, options).await
+            self.session.call_checked(ui_get::NAME, &args, options).await
         }
         /// Unresolve a previously resolved review thread on a pull request. Unresolving an already-unresolved thread is a no-op.
         pub async fn unresolve_review_thread(
@@ -1909,7 +1933,9 @@ pub mod github {
             args: unresolve_review_thread::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(unresolve_review_thread::NAME, &args, options).await
+            self.session
+                .call_checked(unresolve_review_thread::NAME, &args, options)
+                .await
         }
         /// Unstar a GitHub repository
         pub async fn unstar_repository(
@@ -1925,7 +1951,7 @@ pub mod github {
             args: unstar_repository::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(unstar_repository::NAME, &args, options).await
+            self.session.call_checked(unstar_repository::NAME, &args, options).await
         }
         /// Update an existing gist
         pub async fn update_gist(
@@ -1940,7 +1966,7 @@ pub mod github {
             args: update_gist::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(update_gist::NAME, &args, options).await
+            self.session.call_checked(update_gist::NAME, &args, options).await
         }
         /// Update the assignees of an existing issue. This replaces the current assignees with the provided list. When setting values, include a confidence level (LOW, MEDIUM, or HIGH) reflecting how certain you are about the choice.
         pub async fn update_issue_assignees(
@@ -1956,7 +1982,7 @@ pub mod github {
             args: update_issue_assignees::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(update_issue_assignees::NAME, &args, options).await
+            self.session.call_checked(update_issue_assignees::NAME, &args, options).await
         }
         /// Update the body content of an existing issue.
         pub async fn update_issue_body(
@@ -1972,7 +1998,7 @@ pub mod github {
             args: update_issue_body::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(update_issue_body::NAME, &args, options).await
+            self.session.call_checked(update_issue_body::NAME, &args, options).await
         }
         /// Update the labels of an existing issue. This replaces the current labels with the provided list. When setting values, include a confidence level (LOW, MEDIUM, or HIGH) reflecting how certain you are about the choice.
         pub async fn update_issue_labels(
@@ -1988,7 +2014,7 @@ pub mod github {
             args: update_issue_labels::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(update_issue_labels::NAME, &args, options).await
+            self.session.call_checked(update_issue_labels::NAME, &args, options).await
         }
         /// Update the milestone of an existing issue.
         pub async fn update_issue_milestone(
@@ -2004,7 +2030,7 @@ pub mod github {
             args: update_issue_milestone::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(update_issue_milestone::NAME, &args, options).await
+            self.session.call_checked(update_issue_milestone::NAME, &args, options).await
         }
         /// Update the state of an existing issue (open or closed), with an optional state reason. When closing, include a confidence level (LOW, MEDIUM, or HIGH) reflecting how certain you are about the decision. Use is_suggestion to propose the change without applying it directly.
         pub async fn update_issue_state(
@@ -2020,7 +2046,7 @@ pub mod github {
             args: update_issue_state::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(update_issue_state::NAME, &args, options).await
+            self.session.call_checked(update_issue_state::NAME, &args, options).await
         }
         /// Update the title of an existing issue.
         pub async fn update_issue_title(
@@ -2036,7 +2062,7 @@ pub mod github {
             args: update_issue_title::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(update_issue_title::NAME, &args, options).await
+            self.session.call_checked(update_issue_title::NAME, &args, options).await
         }
         /// Set or remove the type of an existing issue. Pass null to remove the current type. When setting a value, include a confidence level (LOW, MEDIUM, or HIGH) reflecting how certain you are about the choice.
         pub async fn update_issue_type(
@@ -2052,7 +2078,7 @@ pub mod github {
             args: update_issue_type::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(update_issue_type::NAME, &args, options).await
+            self.session.call_checked(update_issue_type::NAME, &args, options).await
         }
         /// Update an existing pull request in a GitHub repository.
         pub async fn update_pull_request(
@@ -2068,7 +2094,7 @@ pub mod github {
             args: update_pull_request::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(update_pull_request::NAME, &args, options).await
+            self.session.call_checked(update_pull_request::NAME, &args, options).await
         }
         /// Update the body description of an existing pull request.
         pub async fn update_pull_request_body(
@@ -2087,7 +2113,9 @@ pub mod github {
             args: update_pull_request_body::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(update_pull_request_body::NAME, &args, options).await
+            self.session
+                .call_checked(update_pull_request_body::NAME, &args, options)
+                .await
         }
         /// Update the branch of a pull request with the latest changes from the base branch.
         pub async fn update_pull_request_branch(
@@ -2107,7 +2135,7 @@ pub mod github {
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
             self.session
-                .call_with(update_pull_request_branch::NAME, &args, options)
+                .call_checked(update_pull_request_branch::NAME, &args, options)
                 .await
         }
         /// Mark a pull request as draft or ready for review.
@@ -2128,7 +2156,7 @@ pub mod github {
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
             self.session
-                .call_with(update_pull_request_draft_state::NAME, &args, options)
+                .call_checked(update_pull_request_draft_state::NAME, &args, options)
                 .await
         }
         /// Update the state of an existing pull request (open or closed).
@@ -2148,7 +2176,9 @@ pub mod github {
             args: update_pull_request_state::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(update_pull_request_state::NAME, &args, options).await
+            self.session
+                .call_checked(update_pull_request_state::NAME, &args, options)
+                .await
         }
         /// Update the title of an existing pull request.
         pub async fn update_pull_request_title(
@@ -2167,7 +2197,9 @@ pub mod github {
             args: update_pull_request_title::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(update_pull_request_title::NAME, &args, options).await
+            self.session
+                .call_checked(update_pull_request_title::NAME, &args, options)
+                .await
         }
     }
     /// Types and constants of the tool `actions_get`.

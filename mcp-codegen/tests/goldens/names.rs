@@ -57,7 +57,7 @@ pub mod names {
             args: create_issue::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(create_issue::NAME, &args, options).await
+            self.session.call_checked(create_issue::NAME, &args, options).await
         }
         /// Dotted name, renamed to `list_repos`.
         pub async fn list_repos(
@@ -72,7 +72,7 @@ pub mod names {
             args: list_repos::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(list_repos::NAME, &args, options).await
+            self.session.call_checked(list_repos::NAME, &args, options).await
         }
         /// A keyword as tool name.
         pub async fn r#type(
@@ -87,7 +87,7 @@ pub mod names {
             args: r#type::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(r#type::NAME, &args, options).await
+            self.session.call_checked(r#type::NAME, &args, options).await
         }
         /// Clashes with Client::new.
         pub async fn new_tool(
@@ -101,7 +101,7 @@ pub mod names {
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
             self.session
-                .call_with(new_tool::NAME, &::mcp_runtime::NoArgs {}, options)
+                .call_checked(new_tool::NAME, &::mcp_runtime::NoArgs {}, options)
                 .await
         }
         /// Non-ASCII name.
@@ -116,7 +116,7 @@ pub mod names {
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
             self.session
-                .call_with(caf_u00e9_lookup::NAME, &::mcp_runtime::NoArgs {}, options)
+                .call_checked(caf_u00e9_lookup::NAME, &::mcp_runtime::NoArgs {}, options)
                 .await
         }
         /// Calls the tool `getHTTPStatus`.
@@ -131,7 +131,7 @@ pub mod names {
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
             self.session
-                .call_with(get_http_status::NAME, &::mcp_runtime::NoArgs {}, options)
+                .call_checked(get_http_status::NAME, &::mcp_runtime::NoArgs {}, options)
                 .await
         }
         /// Calls the tool `a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four`.
@@ -149,7 +149,7 @@ pub mod names {
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
             self.session
-                .call_with(
+                .call_checked(
                     a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four::NAME,
                     &::mcp_runtime::NoArgs {},
                     options,
@@ -169,7 +169,7 @@ pub mod names {
             args: collide::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(collide::NAME, &args, options).await
+            self.session.call_checked(collide::NAME, &args, options).await
         }
     }
     /// Types and constants of the tool `create-issue`.

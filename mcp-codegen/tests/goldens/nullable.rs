@@ -48,7 +48,7 @@ pub mod nullable {
             args: update::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(update::NAME, &args, options).await
+            self.session.call_checked(update::NAME, &args, options).await
         }
     }
     /// Types and constants of the tool `update`.

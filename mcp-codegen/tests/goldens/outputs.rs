@@ -70,7 +70,9 @@ pub mod outputs {
             &self,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(ping::NAME, &::mcp_runtime::NoArgs {}, options).await
+            self.session
+                .call_checked(ping::NAME, &::mcp_runtime::NoArgs {}, options)
+                .await
         }
         /// No arguments: empty properties, typed result.
         pub async fn status(&self) -> ::mcp_runtime::Result<status::Output> {
@@ -97,7 +99,9 @@ pub mod outputs {
             &self,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(bare::NAME, &::mcp_runtime::NoArgs {}, options).await
+            self.session
+                .call_checked(bare::NAME, &::mcp_runtime::NoArgs {}, options)
+                .await
         }
         /// Output schema with an external $ref: result stays untyped.
         pub async fn remote_output(
@@ -112,7 +116,7 @@ pub mod outputs {
             args: remote_output::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(remote_output::NAME, &args, options).await
+            self.session.call_checked(remote_output::NAME, &args, options).await
         }
     }
     /// Types and constants of the tool `get_weather`.

@@ -54,7 +54,7 @@ pub mod refs {
             args: first::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(first::NAME, &args, options).await
+            self.session.call_checked(first::NAME, &args, options).await
         }
         /// ... and a different $defs.Item here (own module).
         pub async fn second(
@@ -69,7 +69,7 @@ pub mod refs {
             args: second::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(second::NAME, &args, options).await
+            self.session.call_checked(second::NAME, &args, options).await
         }
         /// zod-to-json-schema pointer refs.
         pub async fn zod_pointers(
@@ -84,7 +84,7 @@ pub mod refs {
             args: zod_pointers::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(zod_pointers::NAME, &args, options).await
+            self.session.call_checked(zod_pointers::NAME, &args, options).await
         }
         /// Recursion through $ref "#" and an $anchor.
         pub async fn tree(
@@ -99,7 +99,7 @@ pub mod refs {
             args: tree::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(tree::NAME, &args, options).await
+            self.session.call_checked(tree::NAME, &args, options).await
         }
         /// allOf with one $ref and a description.
         pub async fn pydantic_allof(
@@ -114,7 +114,7 @@ pub mod refs {
             args: pydantic_allof::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_with(pydantic_allof::NAME, &args, options).await
+            self.session.call_checked(pydantic_allof::NAME, &args, options).await
         }
     }
     /// Types and constants of the tool `first`.

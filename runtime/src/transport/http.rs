@@ -56,7 +56,6 @@ pub(super) fn header_pair(
     Ok((n, v))
 }
 
-
 /// rmcp's reqwest client with a [`RawTap`] on event-stream answers.
 ///
 /// Answers that come as `application/json` are parsed by rmcp before we see them; for those

@@ -278,7 +278,9 @@ mod tests {
     fn sse_parser_handles_split_chunks_crlf_comments_and_multiline_data() {
         let mut p = SseParser::default();
         assert!(p.feed(b"event: endpoint\r\nda").is_empty());
-        let evs = p.feed(b"ta: /message?sessionId=1\r\n\r\n: keep-alive\n\ndata: {\"a\":\ndata: 1}\nid: 7\n\n");
+        let evs = p.feed(
+            b"ta: /message?sessionId=1\r\n\r\n: keep-alive\n\ndata: {\"a\":\ndata: 1}\nid: 7\n\n",
+        );
         assert_eq!(
             evs,
             vec![

@@ -34,14 +34,17 @@ impl StderrTail {
         }
     }
 
-    /// Forwards every line of `stderr` to `tracing` and keeps the tail. Ends at EOF.
+    /// Forwards every line of `stderr` to `tracing` and keeps the tail. Ends at EOF; the
+    /// returned [`StderrEof`] completes then.
     pub(crate) fn spawn_reader(
         &self,
         alias: String,
         stderr: tokio::process::ChildStderr,
-    ) -> tokio::task::JoinHandle<()> {
+    ) -> StderrEof {
         let tail = self.clone();
+        let (eof_tx, eof_rx) = tokio::sync::watch::channel(false);
         tokio::spawn(async move {
+            let _eof = EofOnDrop(eof_tx);
             let mut reader = tokio::io::BufReader::new(stderr);
             let mut buf = Vec::new();
             loop {
@@ -63,10 +66,32 @@ impl StderrTail {
                     }
                 }
             }
-        })
+        });
+        StderrEof(eof_rx)
     }
 }
 
+/// Completes when a server's stderr reached end of file (the process exited or closed it).
+#[derive(Debug, Clone)]
+pub(crate) struct StderrEof(tokio::sync::watch::Receiver<bool>);
+
+impl StderrEof {
+    /// Waits up to `limit` for the end of stderr, so a dying server's last words are in the
+    /// tail before an error quotes it.
+    pub(crate) async fn wait(&self, limit: std::time::Duration) {
+        let mut rx = self.0.clone();
+        let _ = tokio::time::timeout(limit, rx.wait_for(|eof| *eof)).await;
+    }
+}
+
+/// Marks stderr as finished when the reader task ends (or panics).
+struct EofOnDrop(tokio::sync::watch::Sender<bool>);
+
+impl Drop for EofOnDrop {
+    fn drop(&mut self) {
+        self.0.send_replace(true);
+    }
+}
 
 /// Initial capacity of the stdout read buffer.
 const READ_CHUNK: usize = 64 * 1024;
@@ -100,7 +125,7 @@ impl StdioTransport {
         mut command: tokio::process::Command,
         tap: Arc<RawTap>,
         tail: &StderrTail,
-    ) -> std::io::Result<(Self, tokio::task::JoinHandle<()>)> {
+    ) -> std::io::Result<(Self, StderrEof)> {
         command
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
@@ -218,7 +243,10 @@ impl rmcp::transport::Transport<rmcp::RoleClient> for StdioTransport {
     async fn close(&mut self) -> Result<(), Self::Error> {
         // Graceful: close stdin, wait; SIGTERM, wait; SIGKILL.
         self.stdin.lock().await.take();
-        if tokio::time::timeout(EXIT_GRACE, self.child.wait()).await.is_ok() {
+        if tokio::time::timeout(EXIT_GRACE, self.child.wait())
+            .await
+            .is_ok()
+        {
             return Ok(());
         }
         if let Some(pid) = self.child.id() {
@@ -226,7 +254,10 @@ impl rmcp::transport::Transport<rmcp::RoleClient> for StdioTransport {
             unsafe {
                 libc::kill(pid as libc::pid_t, libc::SIGTERM);
             }
-            if tokio::time::timeout(EXIT_GRACE, self.child.wait()).await.is_ok() {
+            if tokio::time::timeout(EXIT_GRACE, self.child.wait())
+                .await
+                .is_ok()
+            {
                 return Ok(());
             }
         }

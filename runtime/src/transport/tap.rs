@@ -6,20 +6,46 @@
 //! and the raw JSON text it receives; the tap keeps the `result.tools` array of every answer
 //! to a `tools/list` request it saw go out. The fast path (no listing in flight) is one
 //! atomic load per message.
+//!
+//! The tap also delivers `notifications/progress` to the session's progress router, in
+//! arrival order and before any later message (such as the call's result) reaches rmcp:
+//! rmcp runs each notification handler in its own task, which can reorder progress updates
+//! and let them trail the result.
 
 use std::collections::HashSet;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 
-use rmcp::model::{ClientJsonRpcMessage, ClientRequest, JsonRpcMessage};
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest, JsonRpcMessage, ProgressNotificationParam};
 use serde::Deserialize;
 use serde_json::Value;
 
+/// Receives progress notifications in arrival order.
+pub(crate) type ProgressSink = Arc<dyn Fn(ProgressNotificationParam) + Send + Sync>;
+
 /// Shared between a session and its transport.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub(crate) struct RawTap {
     in_flight: AtomicUsize,
     state: Mutex<TapState>,
+    progress: OnceLock<ProgressSink>,
+}
+
+impl std::fmt::Debug for RawTap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RawTap")
+            .field("in_flight", &self.in_flight)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Longest message inspected for `notifications/progress` (progress updates are small).
+const PROGRESS_MAX: usize = 64 * 1024;
+
+#[derive(Deserialize)]
+struct RawNotification {
+    method: String,
+    params: Option<ProgressNotificationParam>,
 }
 
 #[derive(Debug, Default)]
@@ -54,8 +80,25 @@ impl RawTap {
         }
     }
 
+    /// Sets where progress notifications go (once).
+    pub(crate) fn set_progress_sink(&self, sink: ProgressSink) {
+        let _ = self.progress.set(sink);
+    }
+
     /// Looks at an incoming message's JSON text.
     pub(crate) fn on_receive(&self, text: &[u8]) {
+        if text.len() <= PROGRESS_MAX
+            && let Some(sink) = self.progress.get()
+            && memchr::memmem::find(text, b"notifications/progress").is_some()
+            && let Ok(RawNotification {
+                method,
+                params: Some(params),
+            }) = serde_json::from_slice::<RawNotification>(text)
+            && method == "notifications/progress"
+        {
+            sink(params);
+            return;
+        }
         if self.in_flight.load(Ordering::Acquire) == 0 {
             return;
         }
@@ -96,10 +139,9 @@ mod tests {
     #[test]
     fn captures_only_answers_to_tools_list() {
         let tap = RawTap::default();
-        let list: ClientJsonRpcMessage = serde_json::from_str(
-            r#"{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{}}"#,
-        )
-        .unwrap();
+        let list: ClientJsonRpcMessage =
+            serde_json::from_str(r#"{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{}}"#)
+                .unwrap();
         let ping: ClientJsonRpcMessage =
             serde_json::from_str(r#"{"jsonrpc":"2.0","id":8,"method":"ping"}"#).unwrap();
         tap.on_send(&ping);

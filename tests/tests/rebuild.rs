@@ -1,0 +1,76 @@
+//! Editing a fixture rebuilds the crate that uses it: `mcp_tools!` emits `include_bytes!`
+//! for the fixture, so cargo tracks the file.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("parent")
+        .to_path_buf()
+}
+
+fn run(cmd: &mut Command) -> String {
+    let out = cmd.output().expect("spawn");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{cmd:?} failed:\n{text}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn editing_a_fixture_rebuilds_the_user_crate() {
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let dir = scratch.path();
+    std::fs::create_dir_all(dir.join("src")).expect("src");
+    std::fs::create_dir_all(dir.join("fixtures")).expect("fixtures");
+    let runtime = root().join("runtime");
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"scratch-user\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n[dependencies]\nmcp-runtime = {{ path = {:?} }}\n\n[workspace]\n",
+            runtime.display().to_string()
+        ),
+    )
+    .expect("manifest");
+    // Same dependency versions as the workspace, no registry access needed.
+    std::fs::copy(root().join("Cargo.lock"), dir.join("Cargo.lock")).expect("lock");
+    std::fs::write(
+        dir.join("src/main.rs"),
+        "mcp_runtime::mcp_tools!(\"shop\");\nfn main() { println!(\"{}\", shop::TOOL_NAMES.join(\",\")); }\n",
+    )
+    .expect("main");
+    let fixture = |tools: &[&str]| {
+        let tools: Vec<String> = tools
+            .iter()
+            .map(|t| format!("{{\"name\":\"{t}\",\"inputSchema\":{{\"type\":\"object\"}}}}"))
+            .collect();
+        std::fs::write(
+            dir.join("fixtures/shop.json"),
+            format!("{{\"tools\":[{}]}}", tools.join(",")),
+        )
+        .expect("fixture");
+    };
+    // Share compiled dependencies with the trybuild tests.
+    let target = root().join("target/tests/rebuild");
+    let cargo = || {
+        let mut c = Command::new(env!("CARGO"));
+        c.args(["run", "--quiet", "--offline"])
+            .current_dir(dir)
+            .env("CARGO_TARGET_DIR", &target)
+            .env_remove("MCP_FIXTURES_DIR");
+        c
+    };
+    fixture(&["list_orders"]);
+    assert_eq!(run(&mut cargo()).trim(), "list_orders");
+    fixture(&["list_orders", "place_order"]);
+    assert_eq!(
+        run(&mut cargo()).trim(),
+        "list_orders,place_order",
+        "the edited fixture must be picked up without touching the source"
+    );
+}
