@@ -1067,6 +1067,52 @@ impl Session {
             .collect()
     }
 
+    /// Every resource (all pages); empty without the `resources` capability.
+    pub async fn list_resources(&self) -> Result<Vec<Value>> {
+        let conn = self.conn().await?;
+        if !self.server_info().has_resources {
+            return Ok(Vec::new());
+        }
+        let resources = self
+            .with_deadline(&conn, "resources/list", conn.peer.list_all_resources())
+            .await?;
+        resources
+            .iter()
+            .map(|r| self.to_json("resources/list", r))
+            .collect()
+    }
+
+    /// Reads a resource: the `resources/read` result (`{"contents": [...]}`) as JSON.
+    pub async fn read_resource(&self, uri: &str) -> Result<Value> {
+        let conn = self.conn().await?;
+        let what = format!("resources/read \"{uri}\"");
+        let result = self
+            .with_deadline(
+                &conn,
+                &what,
+                conn.peer
+                    .read_resource(rmcp::model::ReadResourceRequestParams::new(uri)),
+            )
+            .await?;
+        self.to_json(&what, &result)
+    }
+
+    /// Gets a prompt with its arguments: the `prompts/get` result (`{"messages": [...]}`)
+    /// as JSON.
+    pub async fn get_prompt(
+        &self,
+        name: &str,
+        arguments: serde_json::Map<String, Value>,
+    ) -> Result<Value> {
+        let conn = self.conn().await?;
+        let what = format!("prompts/get \"{name}\"");
+        let params = rmcp::model::GetPromptRequestParams::new(name).with_arguments(arguments);
+        let result = self
+            .with_deadline(&conn, &what, conn.peer.get_prompt(params))
+            .await?;
+        self.to_json(&what, &result)
+    }
+
     fn to_json(&self, what: &str, item: &impl Serialize) -> Result<Value> {
         serde_json::to_value(item).map_err(|e| Error::Transport {
             server: self.inner.alias.clone(),

@@ -682,6 +682,46 @@ async fn prompts_and_resource_templates_of_server_everything() {
     .await;
 }
 
+#[tokio::test]
+async fn resources_and_prompts_read_and_get_against_server_everything() {
+    let everything = common::installed("everything");
+    limited(async {
+        let tb = Toolbox::from_servers(vec![everything])
+            .env(common::lookup)
+            .connect()
+            .await
+            .expect("connect");
+        let resources = tb.list_resources("everything").await.expect("resources");
+        assert!(!resources.is_empty(), "server-everything lists resources");
+        let uri = resources[0]["uri"].as_str().expect("uri").to_string();
+        let read = tb.read_resource("everything", &uri).await.expect("read");
+        let contents = read["contents"].as_array().expect("contents");
+        assert_eq!(contents[0]["uri"], uri.as_str());
+        // A resource from a template of the fixture.
+        let read = tb
+            .read_resource("everything", "demo://resource/dynamic/text/7")
+            .await
+            .expect("read templated resource");
+        assert!(read["contents"][0]["text"].as_str().is_some(), "{read}");
+
+        let mut args = serde_json::Map::new();
+        args.insert("city".into(), "Lisbon".into());
+        let prompt = tb
+            .get_prompt("everything", "args-prompt", args)
+            .await
+            .expect("prompts/get");
+        let text = prompt["messages"].to_string();
+        assert!(text.contains("Lisbon"), "{text}");
+        // A missing required prompt argument is the server's protocol error, not a panic.
+        let err = tb
+            .get_prompt("everything", "args-prompt", serde_json::Map::new())
+            .await
+            .unwrap_err();
+        assert!(!err.to_string().is_empty());
+    })
+    .await;
+}
+
 /// Collects everything `tracing` writes.
 #[derive(Clone, Default)]
 struct Captured(Arc<Mutex<Vec<u8>>>);

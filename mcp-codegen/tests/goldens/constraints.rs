@@ -16,7 +16,7 @@
 pub mod constraints {
     /// SHA-256 of the canonical tool list of the fixture (all tools, before `only`/`skip`);
     /// the runtime compares it with the live server to detect drift.
-    pub const FIXTURE_HASH: &str = "8c4c4a6767665604b0e6082eae764339bb3943a6b17dc7e77c5d1b7d703df916";
+    pub const FIXTURE_HASH: &str = "8fd75be1390d1a6d2ab158be8edd5758161faddd4a7b270b1009d9b91cdb553a";
     /// The server alias.
     pub const ALIAS: &str = "constraints";
     /// Original names of the generated tools, in fixture order.
@@ -319,18 +319,18 @@ pub mod constraints {
         /// The tool's name on the server.
         pub const NAME: &str = "dropped";
         /// The tool's `inputSchema`, as the server sent it.
-        pub const INPUT_SCHEMA: &str = "{\"properties\":{\"cond\":{\"else\":{},\"if\":{\"required\":[\"a\"]},\"properties\":{\"a\":{\"type\":\"string\"}},\"then\":{\"required\":[\"a\"]},\"type\":\"object\"},\"dyn\":{\"$dynamicRef\":\"#node\"},\"ext\":{\"type\":\"string\",\"x-rust-type\":{\"crate\":\"evil\",\"path\":\"evil::T\",\"version\":\"1\"}},\"strict\":{\"properties\":{\"x\":{\"type\":\"string\"}},\"type\":\"object\",\"unevaluatedProperties\":false},\"tuple\":{\"prefixItems\":[{\"type\":\"string\"},{\"type\":\"integer\"}],\"type\":\"array\"}},\"type\":\"object\"}";
+        pub const INPUT_SCHEMA: &str = "{\"$defs\":{\"Node\":{\"$dynamicAnchor\":\"node\",\"type\":\"string\"}},\"properties\":{\"cond\":{\"else\":{},\"if\":{\"required\":[\"a\"]},\"properties\":{\"a\":{\"type\":\"string\"}},\"then\":{\"required\":[\"a\"]},\"type\":\"object\"},\"dyn\":{\"$dynamicRef\":\"#node\"},\"ext\":{\"type\":\"string\",\"x-rust-type\":{\"crate\":\"evil\",\"path\":\"evil::T\",\"version\":\"1\"}},\"strict\":{\"properties\":{\"x\":{\"type\":\"string\"}},\"type\":\"object\",\"unevaluatedProperties\":false},\"tuple\":{\"prefixItems\":[{\"type\":\"string\"},{\"type\":\"integer\"}],\"type\":\"array\"}},\"type\":\"object\"}";
         /// The tool's `outputSchema`, as the server sent it.
         pub const OUTPUT_SCHEMA: ::core::option::Option<&str> = ::core::option::Option::None;
         /// The tool's OpenAI function name (`mcp_<alias>_<tool>`, sanitized, ≤ 64 chars).
         pub const OPENAI_NAME: &str = "mcp_constraints_dropped";
         /// OpenAI function-call definition (non-strict).
-        pub const OPENAI_FUNCTION: &str = "{\"function\":{\"description\":\"Keywords typify cannot express are dropped with a warning.\",\"name\":\"mcp_constraints_dropped\",\"parameters\":{\"properties\":{\"cond\":{\"else\":{},\"if\":{\"required\":[\"a\"]},\"properties\":{\"a\":{\"type\":\"string\"}},\"then\":{\"required\":[\"a\"]},\"type\":\"object\"},\"dyn\":{\"$dynamicRef\":\"#node\"},\"ext\":{\"type\":\"string\",\"x-rust-type\":{\"crate\":\"evil\",\"path\":\"evil::T\",\"version\":\"1\"}},\"strict\":{\"properties\":{\"x\":{\"type\":\"string\"}},\"type\":\"object\",\"unevaluatedProperties\":false},\"tuple\":{\"prefixItems\":[{\"type\":\"string\"},{\"type\":\"integer\"}],\"type\":\"array\"}},\"type\":\"object\"}},\"type\":\"function\"}";
+        pub const OPENAI_FUNCTION: &str = "{\"function\":{\"description\":\"Keywords typify cannot express are dropped with a warning.\",\"name\":\"mcp_constraints_dropped\",\"parameters\":{\"$defs\":{\"Node\":{\"$dynamicAnchor\":\"node\",\"type\":\"string\"}},\"properties\":{\"cond\":{\"else\":{},\"if\":{\"required\":[\"a\"]},\"properties\":{\"a\":{\"type\":\"string\"}},\"then\":{\"required\":[\"a\"]},\"type\":\"object\"},\"dyn\":{\"$dynamicRef\":\"#node\"},\"ext\":{\"type\":\"string\",\"x-rust-type\":{\"crate\":\"evil\",\"path\":\"evil::T\",\"version\":\"1\"}},\"strict\":{\"properties\":{\"x\":{\"type\":\"string\"}},\"type\":\"object\",\"unevaluatedProperties\":false},\"tuple\":{\"prefixItems\":[{\"type\":\"string\"},{\"type\":\"integer\"}],\"type\":\"array\"}},\"type\":\"object\"}},\"type\":\"function\"}";
         /// OpenAI function-call definition with `strict: true`, when the schema allows it.
         pub const OPENAI_FUNCTION_STRICT: ::core::option::Option<&str> = ::core::option::Option::None;
         /// Why there is no strict definition.
         pub const OPENAI_STRICT_UNAVAILABLE: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "keyword `else` at /properties/cond is not supported in strict mode",
+            "keyword `$dynamicAnchor` at /$defs/Node is not supported in strict mode",
         );
         /// Why the arguments are untyped JSON, if they are.
         pub const UNTYPED_ARGS_REASON: ::core::option::Option<&str> = ::core::option::Option::None;

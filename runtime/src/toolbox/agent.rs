@@ -434,6 +434,29 @@ impl AgentView {
         self.toolbox.list_resource_templates(alias).await
     }
 
+    /// The resources of one of the agent's servers.
+    pub async fn list_resources(&self, alias: &str) -> Result<Vec<Value>, ToolboxError> {
+        self.check_server(alias)?;
+        self.toolbox.list_resources(alias).await
+    }
+
+    /// Reads a resource of one of the agent's servers.
+    pub async fn read_resource(&self, alias: &str, uri: &str) -> Result<Value, ToolboxError> {
+        self.check_server(alias)?;
+        self.toolbox.read_resource(alias, uri).await
+    }
+
+    /// Gets a prompt of one of the agent's servers.
+    pub async fn get_prompt(
+        &self,
+        alias: &str,
+        name: &str,
+        arguments: serde_json::Map<String, Value>,
+    ) -> Result<Value, ToolboxError> {
+        self.check_server(alias)?;
+        self.toolbox.get_prompt(alias, name, arguments).await
+    }
+
     fn check_server(&self, alias: &str) -> Result<(), ToolboxError> {
         if self.scope.has_server(alias) {
             Ok(())

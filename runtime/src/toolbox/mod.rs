@@ -1124,6 +1124,38 @@ impl Toolbox {
             .map_err(ToolboxError::from_runtime)
     }
 
+    /// The resources of a server (`resources/list`, all pages; empty without the capability).
+    pub async fn list_resources(&self, alias: &str) -> Result<Vec<Value>, ToolboxError> {
+        let session = self.require_session(alias)?;
+        session
+            .list_resources()
+            .await
+            .map_err(ToolboxError::from_runtime)
+    }
+
+    /// Reads a resource of a server (`resources/read`; the result's JSON).
+    pub async fn read_resource(&self, alias: &str, uri: &str) -> Result<Value, ToolboxError> {
+        let session = self.require_session(alias)?;
+        session
+            .read_resource(uri)
+            .await
+            .map_err(ToolboxError::from_runtime)
+    }
+
+    /// Gets a prompt of a server with its arguments (`prompts/get`; the result's JSON).
+    pub async fn get_prompt(
+        &self,
+        alias: &str,
+        name: &str,
+        arguments: serde_json::Map<String, Value>,
+    ) -> Result<Value, ToolboxError> {
+        let session = self.require_session(alias)?;
+        session
+            .get_prompt(name, arguments)
+            .await
+            .map_err(ToolboxError::from_runtime)
+    }
+
     fn require_session(&self, alias: &str) -> Result<Session, ToolboxError> {
         let snap = self.snapshot();
         match snap.slots.get(alias) {
