@@ -571,9 +571,17 @@ const RESERVED_TYPE_NAMES: &[&str] = &[
 /// `anyOf`/`oneOf`/`not`, or anywhere inside `allOf` (typify merges `allOf` members, which
 /// resolves references eagerly). Cycles through object properties or array items are fine
 /// (typify boxes them). Returns the cycle as `A → B → A`.
-pub(crate) fn unboxed_cycle(root: &Value, defs: &BTreeMap<String, Value>, root_name: &str) -> Option<String> {
+pub(crate) fn unboxed_cycle(
+    root: &Value,
+    defs: &BTreeMap<String, Value>,
+    root_name: &str,
+) -> Option<String> {
     fn edges(v: &Value, in_all_of: bool, out: &mut BTreeSet<String>) {
-        if let Some(name) = v.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix("#/$defs/")) {
+        if let Some(name) = v
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|r| r.strip_prefix("#/$defs/"))
+        {
             out.insert(name.to_string());
         }
         let Some(obj) = v.as_object() else { return };
@@ -586,9 +594,15 @@ pub(crate) fn unboxed_cycle(root: &Value, defs: &BTreeMap<String, Value>, root_n
             let deeper = in_all_of || k == "allOf";
             let mut visit = |sub: &Value| edges(sub, deeper, out);
             match child {
-                Value::Array(list) if transparent || LIST_KEYWORDS.contains(&k) || k == "items" => list.iter().for_each(&mut visit),
-                Value::Object(map) if MAP_KEYWORDS.contains(&k) => map.values().for_each(&mut visit),
-                Value::Object(_) if transparent || ONE_KEYWORDS.contains(&k) || k == "items" => visit(child),
+                Value::Array(list) if transparent || LIST_KEYWORDS.contains(&k) || k == "items" => {
+                    list.iter().for_each(&mut visit)
+                }
+                Value::Object(map) if MAP_KEYWORDS.contains(&k) => {
+                    map.values().for_each(&mut visit)
+                }
+                Value::Object(_) if transparent || ONE_KEYWORDS.contains(&k) || k == "items" => {
+                    visit(child)
+                }
                 _ => {}
             }
         }
@@ -604,7 +618,12 @@ pub(crate) fn unboxed_cycle(root: &Value, defs: &BTreeMap<String, Value>, root_n
         add(name, def);
     }
     // Depth-first search with an explicit path.
-    fn dfs(node: &str, graph: &BTreeMap<String, BTreeSet<String>>, path: &mut Vec<String>, done: &mut BTreeSet<String>) -> Option<String> {
+    fn dfs(
+        node: &str,
+        graph: &BTreeMap<String, BTreeSet<String>>,
+        path: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+    ) -> Option<String> {
         if let Some(pos) = path.iter().position(|p| p == node) {
             let mut cycle: Vec<String> = path[pos..].to_vec();
             cycle.push(node.to_string());
@@ -646,7 +665,9 @@ pub(crate) fn unboxed_cycle(root: &Value, defs: &BTreeMap<String, Value>, root_n
     }
     let mut every: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     let mut merges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for (name, schema) in std::iter::once((root_name.to_string(), root)).chain(defs.iter().map(|(n, d)| (n.clone(), d))) {
+    for (name, schema) in std::iter::once((root_name.to_string(), root))
+        .chain(defs.iter().map(|(n, d)| (n.clone(), d)))
+    {
         let mut e = BTreeSet::new();
         all_refs_deep(schema, &mut e);
         every.insert(name.clone(), e);
@@ -661,7 +682,14 @@ pub(crate) fn unboxed_cycle(root: &Value, defs: &BTreeMap<String, Value>, root_n
             let mut stack = vec![target.clone()];
             while let Some(n) = stack.pop() {
                 if &n == name {
-                    return Some(format!("{name} → allOf → {target}{}", if target == name { String::new() } else { format!(" → … → {name}") }));
+                    return Some(format!(
+                        "{name} → allOf → {target}{}",
+                        if target == name {
+                            String::new()
+                        } else {
+                            format!(" → … → {name}")
+                        }
+                    ));
                 }
                 if seen.insert(n.clone()) {
                     stack.extend(every.get(&n).into_iter().flatten().cloned());
@@ -1427,7 +1455,10 @@ mod tests {
             json!({"type": "object", "properties": {"a": {"anyOf": [{"type": "number"}, {"allOf": [{"$ref": "#"}, {"const": 1}]}]}}}),
         ] {
             let err = normalize(&s, Role::Input, &Request::default()).unwrap_err();
-            assert!(matches!(&err, Problem::Fallback(r) if r.contains("reference cycle")), "{err:?} for {s}");
+            assert!(
+                matches!(&err, Problem::Fallback(r) if r.contains("reference cycle")),
+                "{err:?} for {s}"
+            );
         }
         // Recursion through properties and items is fine.
         let tree = json!({"type": "object", "properties": {"children": {"type": "array", "items": {"$ref": "#"}}, "next": {"$ref": "#"}}});

@@ -158,8 +158,14 @@ fn committed_fixture_goldens() {
     files.sort();
     std::fs::create_dir_all(dir("goldens").join("fixtures")).expect("goldens/fixtures");
     for path in files {
-        let Ok(fixture) = Fixture::load(&path) else { continue };
-        let alias = path.file_stem().and_then(|s| s.to_str()).expect("name").to_string();
+        let Ok(fixture) = Fixture::load(&path) else {
+            continue;
+        };
+        let alias = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .expect("name")
+            .to_string();
         let code = expand_to_string(&fixture, &alias, &Options::default()).expect("generates");
         assert_self_contained(&alias, &code);
         assert_golden(&format!("fixtures/{alias}"), &code);

@@ -26,15 +26,26 @@ fn main() {
     roundtrip::rejects(formats::INPUT_SCHEMA, json!({"when": "x", "page": 0}));
 
     let d = defaults::Args::default();
-    assert_eq!(roundtrip::check(defaults::NAME, defaults::INPUT_SCHEMA, &d), json!({}));
-    let d = defaults::Args { public: Some(true), path: None, state: Some(defaults::ArgsState::Closed) };
+    assert_eq!(
+        roundtrip::check(defaults::NAME, defaults::INPUT_SCHEMA, &d),
+        json!({})
+    );
+    let d = defaults::Args {
+        public: Some(true),
+        path: None,
+        state: Some(defaults::ArgsState::Closed),
+    };
     roundtrip::check(defaults::NAME, defaults::INPUT_SCHEMA, &d);
 
     let x = dropped::Args {
-        cond: Some(dropped::ArgsCond { a: Some("a".into()) }),
+        cond: Some(dropped::ArgsCond {
+            a: Some("a".into()),
+        }),
         tuple: None,
         dyn_: None,
-        strict: Some(dropped::ArgsStrict { x: Some("x".into()) }),
+        strict: Some(dropped::ArgsStrict {
+            x: Some("x".into()),
+        }),
         ext: Some("plain string".into()),
     };
     roundtrip::check(dropped::NAME, dropped::INPUT_SCHEMA, &x);
@@ -46,7 +57,9 @@ fn main() {
         headers: Some(headers),
         extra: None,
         loose: None,
-        nested: Some(free_form::ArgsNested { extra: Some("e".into()) }),
+        nested: Some(free_form::ArgsNested {
+            extra: Some("e".into()),
+        }),
     };
     roundtrip::check(free_form::NAME, free_form::INPUT_SCHEMA, &ff);
 }

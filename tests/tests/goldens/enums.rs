@@ -12,7 +12,12 @@ fn main() {
         (search_issues::ArgsSort::ReactionsMinus1, "reactions--1"),
         (search_issues::ArgsSort::Reactions, "reactions"),
     ] {
-        let a = search_issues::Args { q: "x".into(), sort: Some(sort), encoding: None, level: None };
+        let a = search_issues::Args {
+            q: "x".into(),
+            sort: Some(sort),
+            encoding: None,
+            level: None,
+        };
         let v = roundtrip::check(search_issues::NAME, search_issues::INPUT_SCHEMA, &a);
         assert_eq!(v["sort"], text);
         assert_eq!(sort.to_string(), text);
@@ -24,7 +29,10 @@ fn main() {
         encoding: Some(search_issues::ArgsEncoding::Utf82),
         level: Some(search_issues::ArgsLevel::try_from(2i64).expect("valid level")),
     };
-    assert_eq!(roundtrip::check(search_issues::NAME, search_issues::INPUT_SCHEMA, &a), json!({"q": "x", "encoding": "UTF-8", "level": 2}));
+    assert_eq!(
+        roundtrip::check(search_issues::NAME, search_issues::INPUT_SCHEMA, &a),
+        json!({"q": "x", "encoding": "UTF-8", "level": 2})
+    );
     assert!(search_issues::ArgsLevel::try_from(9i64).is_err());
 
     let s = shapes::Args {
@@ -43,5 +51,8 @@ fn main() {
         answer: Some(consts::ArgsAnswer::try_from(42.0).expect("the constant")),
         yes: Some(true),
     };
-    assert_eq!(roundtrip::check(consts::NAME, consts::INPUT_SCHEMA, &c), json!({"version": "2024-01", "kind": "issue", "answer": 42.0, "yes": true}));
+    assert_eq!(
+        roundtrip::check(consts::NAME, consts::INPUT_SCHEMA, &c),
+        json!({"version": "2024-01", "kind": "issue", "answer": 42.0, "yes": true})
+    );
 }

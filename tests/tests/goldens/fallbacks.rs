@@ -11,7 +11,13 @@ fn main() {
     let args: remote_ref::Args = json!({"cfg": {"a": 1}});
     assert!(args.is_object());
     assert!(remote_ref::UNTYPED_ARGS_REASON.is_some_and(|r| r.contains("never fetches")));
-    roundtrip::check(fine::NAME, fine::INPUT_SCHEMA, &fine::Args { a: Some("x".into()) });
+    roundtrip::check(
+        fine::NAME,
+        fine::INPUT_SCHEMA,
+        &fine::Args {
+            a: Some("x".into()),
+        },
+    );
 }
 
 #[allow(dead_code)]

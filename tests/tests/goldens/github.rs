@@ -9,8 +9,16 @@ use serde_json::json;
 
 fn main() {
     assert_eq!(github::TOOL_NAMES.len(), 117);
-    let a = create_issue::Args { owner: "o".into(), repo: "r".into(), title: "t".into(), body: None };
-    assert_eq!(roundtrip::check(create_issue::NAME, create_issue::INPUT_SCHEMA, &a), json!({"owner": "o", "repo": "r", "title": "t"}));
+    let a = create_issue::Args {
+        owner: "o".into(),
+        repo: "r".into(),
+        title: "t".into(),
+        body: None,
+    };
+    assert_eq!(
+        roundtrip::check(create_issue::NAME, create_issue::INPUT_SCHEMA, &a),
+        json!({"owner": "o", "repo": "r", "title": "t"})
+    );
     let s = search_issues::Args {
         query: "is:open".into(),
         sort: Some(search_issues::ArgsSort::ReactionsPlus1),
@@ -28,6 +36,12 @@ fn main() {
 #[allow(dead_code)]
 async fn api(c: &github::Client) -> ::mcp_runtime::Result<()> {
     c.get_me().await?;
-    c.create_issue(create_issue::Args { owner: "o".into(), repo: "r".into(), title: "t".into(), body: Some("b".into()) }).await?;
+    c.create_issue(create_issue::Args {
+        owner: "o".into(),
+        repo: "r".into(),
+        title: "t".into(),
+        body: Some("b".into()),
+    })
+    .await?;
     Ok(())
 }

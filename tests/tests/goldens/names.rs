@@ -21,13 +21,23 @@ fn main() {
         count: Some(3u32),
     };
     let v = roundtrip::check(create_issue::NAME, create_issue::INPUT_SCHEMA, &args);
-    assert_eq!(v, json!({"type": "bug", "ref": "main", "static": true, "$meta": "m", "@timestamp": "t", "repo-name": "r", "count": 3}));
+    assert_eq!(
+        v,
+        json!({"type": "bug", "ref": "main", "static": true, "$meta": "m", "@timestamp": "t", "repo-name": "r", "count": 3})
+    );
 
-    let args = collide::Args { foo_bar_camel: "a".into(), foo_bar: Some("b".into()) };
+    let args = collide::Args {
+        foo_bar_camel: "a".into(),
+        foo_bar: Some("b".into()),
+    };
     let v = roundtrip::check(collide::NAME, collide::INPUT_SCHEMA, &args);
     assert_eq!(v, json!({"fooBar": "a", "foo_bar": "b"}));
 
-    let v = roundtrip::check(r#type::NAME, r#type::INPUT_SCHEMA, &r#type::Args { text: "x".into() });
+    let v = roundtrip::check(
+        r#type::NAME,
+        r#type::INPUT_SCHEMA,
+        &r#type::Args { text: "x".into() },
+    );
     assert_eq!(v, json!({"text": "x"}));
 
     assert_eq!(names::TOOL_NAMES.len(), 8);
@@ -42,6 +52,7 @@ async fn api(c: &names::Client) -> ::mcp_runtime::Result<()> {
     c.r#type(r#type::Args { text: "x".into() }).await?;
     c.new_tool().await?;
     c.caf_u00e9_lookup().await?;
-    c.get_http_status_with(::mcp_runtime::CallOptions::default()).await?;
+    c.get_http_status_with(::mcp_runtime::CallOptions::default())
+        .await?;
     Ok(())
 }

@@ -19,7 +19,10 @@ fn main() {
         type_array: Some(Some(1.5)),
     };
     let v = roundtrip::check(update::NAME, update::INPUT_SCHEMA, &args);
-    assert_eq!(v, json!({"id": 7, "must_send": null, "labels": [], "milestone": null, "pydantic": "p", "type_array": 1.5}));
+    assert_eq!(
+        v,
+        json!({"id": 7, "must_send": null, "labels": [], "milestone": null, "pydantic": "p", "type_array": 1.5})
+    );
 
     let mut tags = std::collections::BTreeMap::new();
     tags.insert("a".to_string(), "b".to_string());
@@ -29,7 +32,9 @@ fn main() {
         fastmcp: Some("f".into()),
         labels: None,
         milestone: Some(Some(3)),
-        object_or_null: Some(Some(update::ArgsObjectOrNull { a: Some("z".into()) })),
+        object_or_null: Some(Some(update::ArgsObjectOrNull {
+            a: Some("z".into()),
+        })),
         pydantic: None,
         tags: Some(tags),
         type_array: None,
@@ -43,7 +48,17 @@ fn main() {
 async fn api(client: &nullable::Client) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
     client
         .update_with(
-            update::Args { id: 1, must_send: None, fastmcp: None, labels: None, milestone: None, object_or_null: None, pydantic: None, tags: None, type_array: None },
+            update::Args {
+                id: 1,
+                must_send: None,
+                fastmcp: None,
+                labels: None,
+                milestone: None,
+                object_or_null: None,
+                pydantic: None,
+                tags: None,
+                type_array: None,
+            },
             ::mcp_runtime::CallOptions::default(),
         )
         .await

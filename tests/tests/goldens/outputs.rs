@@ -7,7 +7,13 @@ use outputs::{get_weather, status};
 use serde_json::json;
 
 fn main() {
-    roundtrip::check(get_weather::NAME, get_weather::INPUT_SCHEMA, &get_weather::Args { city: "Oslo".into() });
+    roundtrip::check(
+        get_weather::NAME,
+        get_weather::INPUT_SCHEMA,
+        &get_weather::Args {
+            city: "Oslo".into(),
+        },
+    );
     // Lenient decoding: unknown fields (also where the schema says additionalProperties: false).
     let out: get_weather::Output = serde_json::from_value(json!({
         "temperature": 3.5, "conditions": "cloudy", "observed": "2024-01-01T00:00:00Z",
@@ -15,7 +21,10 @@ fn main() {
     }))
     .expect("lenient output");
     assert_eq!(out.temperature, 3.5);
-    assert_eq!(out.conditions, Some(get_weather::output::OutputConditions::Cloudy));
+    assert_eq!(
+        out.conditions,
+        Some(get_weather::output::OutputConditions::Cloudy)
+    );
     let s: status::Output = serde_json::from_value(json!({"ok": true})).expect("status");
     assert!(s.ok);
     assert!(outputs::remote_output::OUTPUT_SCHEMA.is_some());
@@ -23,10 +32,14 @@ fn main() {
 
 #[allow(dead_code)]
 async fn api(c: &outputs::Client) -> ::mcp_runtime::Result<()> {
-    let _weather: get_weather::Output = c.get_weather(get_weather::Args { city: "x".into() }).await?;
+    let _weather: get_weather::Output = c
+        .get_weather(get_weather::Args { city: "x".into() })
+        .await?;
     let _status: status::Output = c.status().await?;
     let _raw: ::mcp_runtime::ToolOutput = c.ping().await?;
     let _raw: ::mcp_runtime::ToolOutput = c.bare().await?;
-    let _raw: ::mcp_runtime::ToolOutput = c.remote_output(outputs::remote_output::Args { q: None }).await?;
+    let _raw: ::mcp_runtime::ToolOutput = c
+        .remote_output(outputs::remote_output::Args { q: None })
+        .await?;
     Ok(())
 }

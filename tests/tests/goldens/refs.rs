@@ -8,23 +8,46 @@ use serde_json::json;
 
 fn main() {
     // Two tools with a `$defs.Item` each: two distinct types in two modules.
-    let a = first::Args { item: first::Item { name: "n".into() }, items: Some(vec![first::Item { name: "m".into() }]) };
+    let a = first::Args {
+        item: first::Item { name: "n".into() },
+        items: Some(vec![first::Item { name: "m".into() }]),
+    };
     roundtrip::check(first::NAME, first::INPUT_SCHEMA, &a);
-    let b = second::Args { item: Some(second::Item { count: Some(2) }) };
-    assert_eq!(roundtrip::check(second::NAME, second::INPUT_SCHEMA, &b), json!({"item": {"count": 2}}));
+    let b = second::Args {
+        item: Some(second::Item { count: Some(2) }),
+    };
+    assert_eq!(
+        roundtrip::check(second::NAME, second::INPUT_SCHEMA, &b),
+        json!({"item": {"count": 2}})
+    );
 
     let p = zod_pointers::FromDef { lat: 1.0, lon: 2.0 };
-    let z = zod_pointers::Args { from: p.clone(), to: Some(p.clone()), via: Some(vec![p]) };
+    let z = zod_pointers::Args {
+        from: p.clone(),
+        to: Some(p.clone()),
+        via: Some(vec![p]),
+    };
     roundtrip::check(zod_pointers::NAME, zod_pointers::INPUT_SCHEMA, &z);
 
     let t = tree::Args {
         label: "root".into(),
-        children: Some(vec![tree::Args { label: "leaf".into(), children: None, meta: None }]),
-        meta: Some(tree::M { note: Some("n".into()) }),
+        children: Some(vec![tree::Args {
+            label: "leaf".into(),
+            children: None,
+            meta: None,
+        }]),
+        meta: Some(tree::M {
+            note: Some("n".into()),
+        }),
     };
     let v = roundtrip::check(tree::NAME, tree::INPUT_SCHEMA, &t);
     assert_eq!(v["children"][0]["label"], "leaf");
 
-    let m = pydantic_allof::Args { mode: Some(pydantic_allof::Mode::Slow) };
-    assert_eq!(roundtrip::check(pydantic_allof::NAME, pydantic_allof::INPUT_SCHEMA, &m), json!({"mode": "slow"}));
+    let m = pydantic_allof::Args {
+        mode: Some(pydantic_allof::Mode::Slow),
+    };
+    assert_eq!(
+        roundtrip::check(pydantic_allof::NAME, pydantic_allof::INPUT_SCHEMA, &m),
+        json!({"mode": "slow"})
+    );
 }
