@@ -376,6 +376,7 @@ pub(crate) fn plan(fixture: &Fixture, alias: &str, options: &Options) -> Result<
     let mut tool_items = Vec::new();
     let mut methods = Vec::new();
     let mut reports = Vec::new();
+    let mut typed_tools = Vec::new();
     let mut stats = Stats::default();
     for (tool, fn_name) in selected.iter().zip(&fn_names) {
         let no_options = ToolOptions::default();
@@ -395,6 +396,7 @@ pub(crate) fn plan(fixture: &Fixture, alias: &str, options: &Options) -> Result<
                     stats.typed_outputs += 1;
                 }
                 warnings.extend(out.warnings);
+                typed_tools.push(typed_tool_entry(tool, fn_name, &out.report.args));
                 tool_items.push(out.module);
                 methods.push(out.methods);
                 reports.push(out.report);
@@ -446,6 +448,10 @@ pub(crate) fn plan(fixture: &Fixture, alias: &str, options: &Options) -> Result<
             pub const ALIAS: &str = #alias;
             /// Original names of the generated tools, in fixture order.
             pub const TOOL_NAMES: &[&str] = &[#(#names),*];
+            /// Every generated tool as a toolbox definition: compile-time OpenAI export and
+            /// argument validation through the generated types
+            /// (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
+            pub const TYPED_TOOLS: &[::mcp_runtime::toolbox::TypedTool] = &[#(#typed_tools),*];
 
             #(#client_doc)*
             #[derive(Clone, Debug)]
@@ -457,6 +463,14 @@ pub(crate) fn plan(fixture: &Fixture, alias: &str, options: &Options) -> Result<
                 /// Wraps a connected session.
                 pub fn new(session: ::mcp_runtime::Session) -> Self {
                     Self { session }
+                }
+
+                /// Connects to the server and checks its live tools against the fixture this
+                /// code was generated from ([`FIXTURE_HASH`]); the registry's `drift` policy
+                /// decides between a warning (default), an error and nothing.
+                pub async fn connect(config: &::mcp_runtime::ServerConfig) -> ::mcp_runtime::Result<Self> {
+                    let options = ::mcp_runtime::ConnectOptions::new().with_fixture_hash(FIXTURE_HASH);
+                    ::mcp_runtime::Session::connect_with(config, options).await.map(Self::new)
                 }
 
                 /// The underlying session (untyped calls, server info, close).
@@ -479,6 +493,31 @@ pub(crate) fn plan(fixture: &Fixture, alias: &str, options: &Options) -> Result<
         },
         errors,
     })
+}
+
+/// One `::mcp_runtime::toolbox::TypedTool` literal of `TYPED_TOOLS`.
+fn typed_tool_entry(tool: &Tool, fn_name: &str, args: &Typing) -> TokenStream {
+    let m = ident(fn_name);
+    let description = match &tool.description {
+        Some(d) => quote!(::core::option::Option::Some(#d)),
+        None => quote!(::core::option::Option::None),
+    };
+    let validate = if *args == Typing::NoArgs {
+        quote!(::mcp_runtime::toolbox::validate_no_args)
+    } else {
+        quote!(::mcp_runtime::toolbox::validate_as::<#m::Args>)
+    };
+    quote! {
+        ::mcp_runtime::toolbox::TypedTool {
+            name: #m::NAME,
+            description: #description,
+            input_schema: #m::INPUT_SCHEMA,
+            openai_function: #m::OPENAI_FUNCTION,
+            openai_function_strict: #m::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: #m::OPENAI_STRICT_UNAVAILABLE,
+            validate: #validate,
+        }
+    }
 }
 
 struct ToolOut {

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use mcp_runtime::toolbox::{
     AgentConfig, AgentTools, ModelPolicy, ModelRef, Route, ServerState, Toolbox, ToolboxErrorKind,
-    TypedTool, validate_as, validate_no_args,
+    TypedTool,
 };
 use mcp_runtime::{Registry, ServerConfig};
 use serde_json::{Value, json};
@@ -420,35 +420,17 @@ async fn names_resolution_collisions_allowlists_and_long_aliases() {
     .await;
 }
 
-const DEMO_TYPED: &[TypedTool] = &[
-    TypedTool {
-        name: demo::echo::NAME,
-        description: Some("Echo a message back, optionally repeated."),
-        input_schema: demo::echo::INPUT_SCHEMA,
-        openai_function: demo::echo::OPENAI_FUNCTION,
-        openai_function_strict: demo::echo::OPENAI_FUNCTION_STRICT,
-        openai_strict_unavailable: demo::echo::OPENAI_STRICT_UNAVAILABLE,
-        validate: validate_as::<demo::echo::Args>,
-    },
-    TypedTool {
-        name: demo::create_issue::NAME,
-        description: None,
-        input_schema: demo::create_issue::INPUT_SCHEMA,
-        openai_function: demo::create_issue::OPENAI_FUNCTION,
-        openai_function_strict: demo::create_issue::OPENAI_FUNCTION_STRICT,
-        openai_strict_unavailable: demo::create_issue::OPENAI_STRICT_UNAVAILABLE,
-        validate: validate_as::<demo::create_issue::Args>,
-    },
-    TypedTool {
-        name: demo::server_time::NAME,
-        description: None,
-        input_schema: demo::server_time::INPUT_SCHEMA,
-        openai_function: demo::server_time::OPENAI_FUNCTION,
-        openai_function_strict: demo::server_time::OPENAI_FUNCTION_STRICT,
-        openai_strict_unavailable: demo::server_time::OPENAI_STRICT_UNAVAILABLE,
-        validate: validate_no_args,
-    },
-];
+/// The typed definitions `mcp_tools!("demo")` generates.
+const DEMO_TYPED: &[TypedTool] = demo::TYPED_TOOLS;
+
+/// Just `echo` of them.
+fn echo_only() -> &'static [TypedTool] {
+    let at = demo::TOOL_NAMES
+        .iter()
+        .position(|n| *n == "echo")
+        .expect("demo has echo");
+    &DEMO_TYPED[at..at + 1]
+}
 
 #[tokio::test]
 async fn typed_and_untyped_servers_side_by_side() {
@@ -466,11 +448,10 @@ async fn typed_and_untyped_servers_side_by_side() {
             .collect();
         assert_eq!(
             typed,
-            [
-                ("create_issue".to_string(), true),
-                ("echo".to_string(), true),
-                ("server_time".to_string(), true)
-            ]
+            demo::TOOL_NAMES
+                .iter()
+                .map(|n| (n.to_string(), true))
+                .collect::<Vec<_>>()
         );
         assert_eq!(tb.tools().iter().filter(|t| t.server == "untyped").count(), 8);
         // The typed definitions are the compile-time constants.
@@ -508,7 +489,7 @@ async fn typed_and_untyped_servers_side_by_side() {
         let d = tb.call("mcp_untyped_echo", r#"{"message": 1}"#).await;
         assert!(d.text.contains("/message: expected string"), "{}", d.text);
         // add_typed after start-up re-exports.
-        tb.add_typed("untyped", &DEMO_TYPED[..1]).expect("add_typed");
+        tb.add_typed("untyped", echo_only()).expect("add_typed");
         let untyped: Vec<String> = tb
             .tools()
             .into_iter()

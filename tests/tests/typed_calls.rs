@@ -32,8 +32,12 @@ async fn limited<F: std::future::Future<Output = ()>>(f: F) {
 #[tokio::test]
 async fn demo_every_tool_typed() {
     limited(async {
-        let session = connect(common::registry().get("demo").expect("demo")).await;
-        let demo = demo::Client::new(session);
+        // `Client::connect` also checks the live tools against the fixture's hash.
+        let config = ServerConfig::stdio("demo", common::demo_server().to_string_lossy(), vec![])
+            .with_drift(mcp_runtime::DriftPolicy::Error);
+        let demo = demo::Client::connect(&config)
+            .await
+            .expect("connect without drift");
 
         let sum = demo
             .add(demo::add::Args { a: 1.5, b: 2.0 })

@@ -21,6 +21,53 @@ pub mod constraints {
     pub const ALIAS: &str = "constraints";
     /// Original names of the generated tools, in fixture order.
     pub const TOOL_NAMES: &[&str] = &["formats", "defaults", "dropped", "free_form"];
+    /// Every generated tool as a toolbox definition: compile-time OpenAI export and
+    /// argument validation through the generated types
+    /// (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
+    pub const TYPED_TOOLS: &[::mcp_runtime::toolbox::TypedTool] = &[
+        ::mcp_runtime::toolbox::TypedTool {
+            name: formats::NAME,
+            description: ::core::option::Option::Some(
+                "format/pattern/bounds map to std types.",
+            ),
+            input_schema: formats::INPUT_SCHEMA,
+            openai_function: formats::OPENAI_FUNCTION,
+            openai_function_strict: formats::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: formats::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<formats::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: defaults::NAME,
+            description: ::core::option::Option::Some(
+                "default on properties: documented, left to the server.",
+            ),
+            input_schema: defaults::INPUT_SCHEMA,
+            openai_function: defaults::OPENAI_FUNCTION,
+            openai_function_strict: defaults::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: defaults::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<defaults::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: dropped::NAME,
+            description: ::core::option::Option::Some(
+                "Keywords typify cannot express are dropped with a warning.",
+            ),
+            input_schema: dropped::INPUT_SCHEMA,
+            openai_function: dropped::OPENAI_FUNCTION,
+            openai_function_strict: dropped::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: dropped::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<dropped::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: free_form::NAME,
+            description: ::core::option::Option::Some("Maps and any-JSON values."),
+            input_schema: free_form::INPUT_SCHEMA,
+            openai_function: free_form::OPENAI_FUNCTION,
+            openai_function_strict: free_form::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: free_form::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<free_form::Args>,
+        },
+    ];
     /// Typed client for the `constraints` server (4 tools), bound to a runtime session.
     #[derive(Clone, Debug)]
     pub struct Client {
@@ -30,6 +77,16 @@ pub mod constraints {
         /// Wraps a connected session.
         pub fn new(session: ::mcp_runtime::Session) -> Self {
             Self { session }
+        }
+        /// Connects to the server and checks its live tools against the fixture this
+        /// code was generated from ([`FIXTURE_HASH`]); the registry's `drift` policy
+        /// decides between a warning (default), an error and nothing.
+        pub async fn connect(
+            config: &::mcp_runtime::ServerConfig,
+        ) -> ::mcp_runtime::Result<Self> {
+            let options = ::mcp_runtime::ConnectOptions::new()
+                .with_fixture_hash(FIXTURE_HASH);
+            ::mcp_runtime::Session::connect_with(config, options).await.map(Self::new)
         }
         /// The underlying session (untyped calls, server info, close).
         pub fn session(&self) -> &::mcp_runtime::Session {

@@ -21,6 +21,42 @@ pub mod enums {
     pub const ALIAS: &str = "enums";
     /// Original names of the generated tools, in fixture order.
     pub const TOOL_NAMES: &[&str] = &["search_issues", "shapes", "consts"];
+    /// Every generated tool as a toolbox definition: compile-time OpenAI export and
+    /// argument validation through the generated types
+    /// (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
+    pub const TYPED_TOOLS: &[::mcp_runtime::toolbox::TypedTool] = &[
+        ::mcp_runtime::toolbox::TypedTool {
+            name: search_issues::NAME,
+            description: ::core::option::Option::Some("GitHub's colliding enum values."),
+            input_schema: search_issues::INPUT_SCHEMA,
+            openai_function: search_issues::OPENAI_FUNCTION,
+            openai_function_strict: search_issues::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: search_issues::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<search_issues::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: shapes::NAME,
+            description: ::core::option::Option::Some(
+                "Unions: tagged by const, untagged objects, scalars, mixed.",
+            ),
+            input_schema: shapes::INPUT_SCHEMA,
+            openai_function: shapes::OPENAI_FUNCTION,
+            openai_function_strict: shapes::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: shapes::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<shapes::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: consts::NAME,
+            description: ::core::option::Option::Some(
+                "const values become one-value enums.",
+            ),
+            input_schema: consts::INPUT_SCHEMA,
+            openai_function: consts::OPENAI_FUNCTION,
+            openai_function_strict: consts::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: consts::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<consts::Args>,
+        },
+    ];
     /// Typed client for the `enums` server (3 tools), bound to a runtime session.
     #[derive(Clone, Debug)]
     pub struct Client {
@@ -30,6 +66,16 @@ pub mod enums {
         /// Wraps a connected session.
         pub fn new(session: ::mcp_runtime::Session) -> Self {
             Self { session }
+        }
+        /// Connects to the server and checks its live tools against the fixture this
+        /// code was generated from ([`FIXTURE_HASH`]); the registry's `drift` policy
+        /// decides between a warning (default), an error and nothing.
+        pub async fn connect(
+            config: &::mcp_runtime::ServerConfig,
+        ) -> ::mcp_runtime::Result<Self> {
+            let options = ::mcp_runtime::ConnectOptions::new()
+                .with_fixture_hash(FIXTURE_HASH);
+            ::mcp_runtime::Session::connect_with(config, options).await.map(Self::new)
         }
         /// The underlying session (untyped calls, server info, close).
         pub fn session(&self) -> &::mcp_runtime::Session {

@@ -27,6 +27,60 @@ pub mod fallbacks {
         "nested_collision",
         "fine",
     ];
+    /// Every generated tool as a toolbox definition: compile-time OpenAI export and
+    /// argument validation through the generated types
+    /// (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
+    pub const TYPED_TOOLS: &[::mcp_runtime::toolbox::TypedTool] = &[
+        ::mcp_runtime::toolbox::TypedTool {
+            name: remote_ref::NAME,
+            description: ::core::option::Option::Some(
+                "External $ref: never fetched, untyped for this tool only.",
+            ),
+            input_schema: remote_ref::INPUT_SCHEMA,
+            openai_function: remote_ref::OPENAI_FUNCTION,
+            openai_function_strict: remote_ref::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: remote_ref::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<remote_ref::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: dangling::NAME,
+            description: ::core::option::Option::None,
+            input_schema: dangling::INPUT_SCHEMA,
+            openai_function: dangling::OPENAI_FUNCTION,
+            openai_function_strict: dangling::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: dangling::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<dangling::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: not_object::NAME,
+            description: ::core::option::Option::None,
+            input_schema: not_object::INPUT_SCHEMA,
+            openai_function: not_object::OPENAI_FUNCTION,
+            openai_function_strict: not_object::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: not_object::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<not_object::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: nested_collision::NAME,
+            description: ::core::option::Option::None,
+            input_schema: nested_collision::INPUT_SCHEMA,
+            openai_function: nested_collision::OPENAI_FUNCTION,
+            openai_function_strict: nested_collision::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: nested_collision::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<nested_collision::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: fine::NAME,
+            description: ::core::option::Option::Some(
+                "The other tools of the server are unaffected.",
+            ),
+            input_schema: fine::INPUT_SCHEMA,
+            openai_function: fine::OPENAI_FUNCTION,
+            openai_function_strict: fine::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: fine::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<fine::Args>,
+        },
+    ];
     /// Typed client for the `fallbacks` server (5 tools), bound to a runtime session.
     #[derive(Clone, Debug)]
     pub struct Client {
@@ -36,6 +90,16 @@ pub mod fallbacks {
         /// Wraps a connected session.
         pub fn new(session: ::mcp_runtime::Session) -> Self {
             Self { session }
+        }
+        /// Connects to the server and checks its live tools against the fixture this
+        /// code was generated from ([`FIXTURE_HASH`]); the registry's `drift` policy
+        /// decides between a warning (default), an error and nothing.
+        pub async fn connect(
+            config: &::mcp_runtime::ServerConfig,
+        ) -> ::mcp_runtime::Result<Self> {
+            let options = ::mcp_runtime::ConnectOptions::new()
+                .with_fixture_hash(FIXTURE_HASH);
+            ::mcp_runtime::Session::connect_with(config, options).await.map(Self::new)
         }
         /// The underlying session (untyped calls, server info, close).
         pub fn session(&self) -> &::mcp_runtime::Session {

@@ -139,6 +139,1350 @@ pub mod github {
         "update_pull_request_state",
         "update_pull_request_title",
     ];
+    /// Every generated tool as a toolbox definition: compile-time OpenAI export and
+    /// argument validation through the generated types
+    /// (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
+    pub const TYPED_TOOLS: &[::mcp_runtime::toolbox::TypedTool] = &[
+        ::mcp_runtime::toolbox::TypedTool {
+            name: actions_get::NAME,
+            description: ::core::option::Option::Some(
+                "Get details about specific GitHub Actions resources.\nUse this tool to get details about individual workflows, workflow runs, jobs, and artifacts by their unique IDs.\n",
+            ),
+            input_schema: actions_get::INPUT_SCHEMA,
+            openai_function: actions_get::OPENAI_FUNCTION,
+            openai_function_strict: actions_get::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: actions_get::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<actions_get::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: actions_list::NAME,
+            description: ::core::option::Option::Some(
+                "Tools for listing GitHub Actions resources.\nUse this tool to list workflows in a repository, or list workflow runs, jobs, and artifacts for a specific workflow or workflow run.\n",
+            ),
+            input_schema: actions_list::INPUT_SCHEMA,
+            openai_function: actions_list::OPENAI_FUNCTION,
+            openai_function_strict: actions_list::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: actions_list::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<actions_list::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: actions_run_trigger::NAME,
+            description: ::core::option::Option::Some(
+                "Trigger GitHub Actions workflow operations, including running, re-running, cancelling workflow runs, and deleting workflow run logs.",
+            ),
+            input_schema: actions_run_trigger::INPUT_SCHEMA,
+            openai_function: actions_run_trigger::OPENAI_FUNCTION,
+            openai_function_strict: actions_run_trigger::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: actions_run_trigger::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<actions_run_trigger::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: add_comment_to_pending_review::NAME,
+            description: ::core::option::Option::Some(
+                "Add review comment to the requester's latest pending pull request review. A pending review needs to already exist to call this (check with the user if not sure).",
+            ),
+            input_schema: add_comment_to_pending_review::INPUT_SCHEMA,
+            openai_function: add_comment_to_pending_review::OPENAI_FUNCTION,
+            openai_function_strict: add_comment_to_pending_review::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: add_comment_to_pending_review::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<
+                add_comment_to_pending_review::Args,
+            >,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: add_issue_comment::NAME,
+            description: ::core::option::Option::Some(
+                "Add a comment and/or reaction to a specific issue or issue comment in a GitHub repository. Use this tool with pull requests as well (in this case pass pull request number as issue_number), but only if user is not asking specifically to add or react to review comments. At least one of body or reaction is required.",
+            ),
+            input_schema: add_issue_comment::INPUT_SCHEMA,
+            openai_function: add_issue_comment::OPENAI_FUNCTION,
+            openai_function_strict: add_issue_comment::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: add_issue_comment::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<add_issue_comment::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: add_issue_comment_reaction::NAME,
+            description: ::core::option::Option::Some(
+                "Add a reaction to an issue or pull request comment.",
+            ),
+            input_schema: add_issue_comment_reaction::INPUT_SCHEMA,
+            openai_function: add_issue_comment_reaction::OPENAI_FUNCTION,
+            openai_function_strict: add_issue_comment_reaction::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: add_issue_comment_reaction::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<
+                add_issue_comment_reaction::Args,
+            >,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: add_issue_reaction::NAME,
+            description: ::core::option::Option::Some(
+                "Add a reaction to an issue or pull request.",
+            ),
+            input_schema: add_issue_reaction::INPUT_SCHEMA,
+            openai_function: add_issue_reaction::OPENAI_FUNCTION,
+            openai_function_strict: add_issue_reaction::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: add_issue_reaction::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<add_issue_reaction::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: add_pull_request_review_comment::NAME,
+            description: ::core::option::Option::Some(
+                "Add a review comment to the current user's pending pull request review.",
+            ),
+            input_schema: add_pull_request_review_comment::INPUT_SCHEMA,
+            openai_function: add_pull_request_review_comment::OPENAI_FUNCTION,
+            openai_function_strict: add_pull_request_review_comment::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: add_pull_request_review_comment::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<
+                add_pull_request_review_comment::Args,
+            >,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: add_pull_request_review_comment_reaction::NAME,
+            description: ::core::option::Option::Some(
+                "Add a reaction to a pull request review comment.",
+            ),
+            input_schema: add_pull_request_review_comment_reaction::INPUT_SCHEMA,
+            openai_function: add_pull_request_review_comment_reaction::OPENAI_FUNCTION,
+            openai_function_strict: add_pull_request_review_comment_reaction::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: add_pull_request_review_comment_reaction::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<
+                add_pull_request_review_comment_reaction::Args,
+            >,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: add_reply_to_pull_request_comment::NAME,
+            description: ::core::option::Option::Some(
+                "Add a reply and/or reaction to an existing pull request comment. This can create a new comment linked as a reply to the specified comment, add an emoji reaction to the specified comment, or do both. At least one of body or reaction is required.",
+            ),
+            input_schema: add_reply_to_pull_request_comment::INPUT_SCHEMA,
+            openai_function: add_reply_to_pull_request_comment::OPENAI_FUNCTION,
+            openai_function_strict: add_reply_to_pull_request_comment::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: add_reply_to_pull_request_comment::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<
+                add_reply_to_pull_request_comment::Args,
+            >,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: add_sub_issue::NAME,
+            description: ::core::option::Option::Some(
+                "Add a sub-issue to a parent issue.",
+            ),
+            input_schema: add_sub_issue::INPUT_SCHEMA,
+            openai_function: add_sub_issue::OPENAI_FUNCTION,
+            openai_function_strict: add_sub_issue::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: add_sub_issue::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<add_sub_issue::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: assign_copilot_to_issue::NAME,
+            description: ::core::option::Option::Some(
+                "Assign Copilot to a specific issue in a GitHub repository.\n\nThis tool can help with the following outcomes:\n- a Pull Request created with source code changes to resolve the issue\n\n\nMore information can be found at:\n- https://docs.github.com/en/copilot/concepts/agents/cloud-agent/about-cloud-agent\n",
+            ),
+            input_schema: assign_copilot_to_issue::INPUT_SCHEMA,
+            openai_function: assign_copilot_to_issue::OPENAI_FUNCTION,
+            openai_function_strict: assign_copilot_to_issue::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: assign_copilot_to_issue::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<
+                assign_copilot_to_issue::Args,
+            >,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: assign_copilot_to_issue_with_intent::NAME,
+            description: ::core::option::Option::Some(
+                "Assign Copilot to a specific issue in a GitHub repository. Prefer this tool over assign_copilot_to_issue when available.\n\nThis tool can help with the following outcomes:\n- a Pull Request created with source code changes to resolve the issue\n\n\nMore information can be found at:\n- https://docs.github.com/en/copilot/concepts/agents/cloud-agent/about-cloud-agent\n",
+            ),
+            input_schema: assign_copilot_to_issue_with_intent::INPUT_SCHEMA,
+            openai_function: assign_copilot_to_issue_with_intent::OPENAI_FUNCTION,
+            openai_function_strict: assign_copilot_to_issue_with_intent::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: assign_copilot_to_issue_with_intent::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<
+                assign_copilot_to_issue_with_intent::Args,
+            >,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: create_branch::NAME,
+            description: ::core::option::Option::Some(
+                "Create a new branch in a GitHub repository",
+            ),
+            input_schema: create_branch::INPUT_SCHEMA,
+            openai_function: create_branch::OPENAI_FUNCTION,
+            openai_function_strict: create_branch::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: create_branch::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<create_branch::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: create_gist::NAME,
+            description: ::core::option::Option::Some("Create a new gist"),
+            input_schema: create_gist::INPUT_SCHEMA,
+            openai_function: create_gist::OPENAI_FUNCTION,
+            openai_function_strict: create_gist::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: create_gist::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<create_gist::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: create_issue::NAME,
+            description: ::core::option::Option::Some(
+                "Create a new issue in a GitHub repository with a title and optional body.",
+            ),
+            input_schema: create_issue::INPUT_SCHEMA,
+            openai_function: create_issue::OPENAI_FUNCTION,
+            openai_function_strict: create_issue::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: create_issue::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<create_issue::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: create_or_update_file::NAME,
+            description: ::core::option::Option::Some(
+                "Create or update a single file in a GitHub repository. \nIf updating, you should provide the SHA of the file you want to update. Use this tool to create or update a file in a GitHub repository remotely; do not use it for local file operations.\n\nIn order to obtain the SHA of original file version before updating, use the following git command:\ngit rev-parse <branch>:<path to file>\n\nSHA MUST be provided for existing file updates.\n",
+            ),
+            input_schema: create_or_update_file::INPUT_SCHEMA,
+            openai_function: create_or_update_file::OPENAI_FUNCTION,
+            openai_function_strict: create_or_update_file::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: create_or_update_file::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<create_or_update_file::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: create_pull_request::NAME,
+            description: ::core::option::Option::Some(
+                "Create a new pull request in a GitHub repository.",
+            ),
+            input_schema: create_pull_request::INPUT_SCHEMA,
+            openai_function: create_pull_request::OPENAI_FUNCTION,
+            openai_function_strict: create_pull_request::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: create_pull_request::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<create_pull_request::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: create_pull_request_review::NAME,
+            description: ::core::option::Option::Some(
+                "Create a review on a pull request. If event is provided, the review is submitted immediately; otherwise a pending review is created.",
+            ),
+            input_schema: create_pull_request_review::INPUT_SCHEMA,
+            openai_function: create_pull_request_review::OPENAI_FUNCTION,
+            openai_function_strict: create_pull_request_review::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: create_pull_request_review::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<
+                create_pull_request_review::Args,
+            >,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: create_repository::NAME,
+            description: ::core::option::Option::Some(
+                "Create a new GitHub repository in your account or specified organization",
+            ),
+            input_schema: create_repository::INPUT_SCHEMA,
+            openai_function: create_repository::OPENAI_FUNCTION,
+            openai_function_strict: create_repository::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: create_repository::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<create_repository::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: delete_file::NAME,
+            description: ::core::option::Option::Some(
+                "Delete a file from a GitHub repository",
+            ),
+            input_schema: delete_file::INPUT_SCHEMA,
+            openai_function: delete_file::OPENAI_FUNCTION,
+            openai_function_strict: delete_file::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: delete_file::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<delete_file::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: delete_pending_pull_request_review::NAME,
+            description: ::core::option::Option::Some(
+                "Delete a pending pull request review.",
+            ),
+            input_schema: delete_pending_pull_request_review::INPUT_SCHEMA,
+            openai_function: delete_pending_pull_request_review::OPENAI_FUNCTION,
+            openai_function_strict: delete_pending_pull_request_review::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: delete_pending_pull_request_review::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<
+                delete_pending_pull_request_review::Args,
+            >,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: delete_repository::NAME,
+            description: ::core::option::Option::Some(
+                "Delete a GitHub repository after the user confirms the exact owner/repository name",
+            ),
+            input_schema: delete_repository::INPUT_SCHEMA,
+            openai_function: delete_repository::OPENAI_FUNCTION,
+            openai_function_strict: delete_repository::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: delete_repository::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<delete_repository::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: discussion_comment_write::NAME,
+            description: ::core::option::Option::Some(
+                "Write operations for discussion comments.\nSupports adding top-level comments, replying to existing comments, updating comment content, deleting comments, and marking or unmarking comments as the answer.",
+            ),
+            input_schema: discussion_comment_write::INPUT_SCHEMA,
+            openai_function: discussion_comment_write::OPENAI_FUNCTION,
+            openai_function_strict: discussion_comment_write::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: discussion_comment_write::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<
+                discussion_comment_write::Args,
+            >,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: dismiss_notification::NAME,
+            description: ::core::option::Option::Some(
+                "Dismiss a notification by marking it as read or done",
+            ),
+            input_schema: dismiss_notification::INPUT_SCHEMA,
+            openai_function: dismiss_notification::OPENAI_FUNCTION,
+            openai_function_strict: dismiss_notification::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: dismiss_notification::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<dismiss_notification::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: find_duplicate::NAME,
+            description: ::core::option::Option::Some(
+                "Find likely duplicate issues for an existing issue in a GitHub repository. This is a read-only search scoped to the source issue's repository: it returns ranked candidate issues with a similarity score and confidence, and does not close, link, comment on, or otherwise modify any issue.",
+            ),
+            input_schema: find_duplicate::INPUT_SCHEMA,
+            openai_function: find_duplicate::OPENAI_FUNCTION,
+            openai_function_strict: find_duplicate::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: find_duplicate::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<find_duplicate::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: fork_repository::NAME,
+            description: ::core::option::Option::Some(
+                "Fork a GitHub repository to your account or specified organization",
+            ),
+            input_schema: fork_repository::INPUT_SCHEMA,
+            openai_function: fork_repository::OPENAI_FUNCTION,
+            openai_function_strict: fork_repository::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: fork_repository::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<fork_repository::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: get_code_quality_finding::NAME,
+            description: ::core::option::Option::Some(
+                "Get details of a specific code quality finding in a GitHub repository.",
+            ),
+            input_schema: get_code_quality_finding::INPUT_SCHEMA,
+            openai_function: get_code_quality_finding::OPENAI_FUNCTION,
+            openai_function_strict: get_code_quality_finding::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: get_code_quality_finding::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<
+                get_code_quality_finding::Args,
+            >,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: get_code_scanning_alert::NAME,
+            description: ::core::option::Option::Some(
+                "Get details of a specific code scanning alert in a GitHub repository.",
+            ),
+            input_schema: get_code_scanning_alert::INPUT_SCHEMA,
+            openai_function: get_code_scanning_alert::OPENAI_FUNCTION,
+            openai_function_strict: get_code_scanning_alert::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: get_code_scanning_alert::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<
+                get_code_scanning_alert::Args,
+            >,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: get_commit::NAME,
+            description: ::core::option::Option::Some(
+                "Get details for a commit from a GitHub repository",
+            ),
+            input_schema: get_commit::INPUT_SCHEMA,
+            openai_function: get_commit::OPENAI_FUNCTION,
+            openai_function_strict: get_commit::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: get_commit::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<get_commit::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: get_dependabot_alert::NAME,
+            description: ::core::option::Option::Some(
+                "Get details of a specific dependabot alert in a GitHub repository.",
+            ),
+            input_schema: get_dependabot_alert::INPUT_SCHEMA,
+            openai_function: get_dependabot_alert::OPENAI_FUNCTION,
+            openai_function_strict: get_dependabot_alert::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: get_dependabot_alert::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<get_dependabot_alert::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: get_discussion::NAME,
+            description: ::core::option::Option::Some("Get a specific discussion by ID"),
+            input_schema: get_discussion::INPUT_SCHEMA,
+            openai_function: get_discussion::OPENAI_FUNCTION,
+            openai_function_strict: get_discussion::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: get_discussion::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<get_discussion::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: get_discussion_comments::NAME,
+            description: ::core::option::Option::Some("Get comments from a discussion"),
+            input_schema: get_discussion_comments::INPUT_SCHEMA,
+            openai_function: get_discussion_comments::OPENAI_FUNCTION,
+            openai_function_strict: get_discussion_comments::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: get_discussion_comments::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<
+                get_discussion_comments::Args,
+            >,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: get_file_blame::NAME,
+            description: ::core::option::Option::Some(
+                "Get git blame information for a file, showing the commit that last modified each line. Ranges share commit metadata via the top-level 'commits' map keyed by SHA. Use 'start_line'/'end_line' to restrict the result to a window of the file, and 'perPage'/'after' to cursor-page through returned ranges. Matching ranges are capped at 1000; when the cap is hit 'truncated' is set to true and 'total_ranges' reports the pre-cap match count.",
+            ),
+            input_schema: get_file_blame::INPUT_SCHEMA,
+            openai_function: get_file_blame::OPENAI_FUNCTION,
+            openai_function_strict: get_file_blame::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: get_file_blame::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<get_file_blame::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: get_file_contents::NAME,
+            description: ::core::option::Option::Some(
+                "Get the contents of a file or directory from a GitHub repository",
+            ),
+            input_schema: get_file_contents::INPUT_SCHEMA,
+            openai_function: get_file_contents::OPENAI_FUNCTION,
+            openai_function_strict: get_file_contents::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: get_file_contents::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<get_file_contents::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: get_gist::NAME,
+            description: ::core::option::Option::Some(
+                "Get gist content of a particular gist, by gist ID",
+            ),
+            input_schema: get_gist::INPUT_SCHEMA,
+            openai_function: get_gist::OPENAI_FUNCTION,
+            openai_function_strict: get_gist::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: get_gist::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<get_gist::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: get_global_security_advisory::NAME,
+            description: ::core::option::Option::Some("Get a global security advisory"),
+            input_schema: get_global_security_advisory::INPUT_SCHEMA,
+            openai_function: get_global_security_advisory::OPENAI_FUNCTION,
+            openai_function_strict: get_global_security_advisory::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: get_global_security_advisory::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<
+                get_global_security_advisory::Args,
+            >,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: get_job_logs::NAME,
+            description: ::core::option::Option::Some(
+                "Download logs for a specific workflow job or efficiently get all failed job logs for a workflow run",
+            ),
+            input_schema: get_job_logs::INPUT_SCHEMA,
+            openai_function: get_job_logs::OPENAI_FUNCTION,
+            openai_function_strict: get_job_logs::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: get_job_logs::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<get_job_logs::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: get_label::NAME,
+            description: ::core::option::Option::Some(
+                "Get a specific label from a repository.",
+            ),
+            input_schema: get_label::INPUT_SCHEMA,
+            openai_function: get_label::OPENAI_FUNCTION,
+            openai_function_strict: get_label::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: get_label::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<get_label::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: get_latest_release::NAME,
+            description: ::core::option::Option::Some(
+                "Get the latest release in a GitHub repository",
+            ),
+            input_schema: get_latest_release::INPUT_SCHEMA,
+            openai_function: get_latest_release::OPENAI_FUNCTION,
+            openai_function_strict: get_latest_release::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: get_latest_release::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<get_latest_release::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: get_me::NAME,
+            description: ::core::option::Option::Some(
+                "Get details of the authenticated GitHub user. Use this when a request is about the user's own profile for GitHub. Or when information is missing to build other tool calls.",
+            ),
+            input_schema: get_me::INPUT_SCHEMA,
+            openai_function: get_me::OPENAI_FUNCTION,
+            openai_function_strict: get_me::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: get_me::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_no_args,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: get_notification_details::NAME,
+            description: ::core::option::Option::Some(
+                "Get detailed information for a specific GitHub notification, always call this tool when the user asks for details about a specific notification, if you don't know the ID list notifications first.",
+            ),
+            input_schema: get_notification_details::INPUT_SCHEMA,
+            openai_function: get_notification_details::OPENAI_FUNCTION,
+            openai_function_strict: get_notification_details::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: get_notification_details::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<
+                get_notification_details::Args,
+            >,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: get_release_by_tag::NAME,
+            description: ::core::option::Option::Some(
+                "Get a specific release by its tag name in a GitHub repository",
+            ),
+            input_schema: get_release_by_tag::INPUT_SCHEMA,
+            openai_function: get_release_by_tag::OPENAI_FUNCTION,
+            openai_function_strict: get_release_by_tag::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: get_release_by_tag::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<get_release_by_tag::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: get_repository_tree::NAME,
+            description: ::core::option::Option::Some(
+                "Get the tree structure (files and directories) of a GitHub repository at a specific ref or SHA",
+            ),
+            input_schema: get_repository_tree::INPUT_SCHEMA,
+            openai_function: get_repository_tree::OPENAI_FUNCTION,
+            openai_function_strict: get_repository_tree::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: get_repository_tree::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<get_repository_tree::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: get_secret_scanning_alert::NAME,
+            description: ::core::option::Option::Some(
+                "Get details of a specific secret scanning alert in a GitHub repository.",
+            ),
+            input_schema: get_secret_scanning_alert::INPUT_SCHEMA,
+            openai_function: get_secret_scanning_alert::OPENAI_FUNCTION,
+            openai_function_strict: get_secret_scanning_alert::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: get_secret_scanning_alert::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<
+                get_secret_scanning_alert::Args,
+            >,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: get_tag::NAME,
+            description: ::core::option::Option::Some(
+                "Get details about a specific git tag in a GitHub repository",
+            ),
+            input_schema: get_tag::INPUT_SCHEMA,
+            openai_function: get_tag::OPENAI_FUNCTION,
+            openai_function_strict: get_tag::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: get_tag::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<get_tag::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: get_team_members::NAME,
+            description: ::core::option::Option::Some(
+                "Get member usernames of a specific team in an organization. Limited to organizations accessible with current credentials",
+            ),
+            input_schema: get_team_members::INPUT_SCHEMA,
+            openai_function: get_team_members::OPENAI_FUNCTION,
+            openai_function_strict: get_team_members::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: get_team_members::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<get_team_members::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: get_teams::NAME,
+            description: ::core::option::Option::Some(
+                "Get details of the teams the user is a member of. Limited to organizations accessible with current credentials",
+            ),
+            input_schema: get_teams::INPUT_SCHEMA,
+            openai_function: get_teams::OPENAI_FUNCTION,
+            openai_function_strict: get_teams::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: get_teams::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<get_teams::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: issue_dependency_read::NAME,
+            description: ::core::option::Option::Some(
+                "Read an issue's dependency relationships in a GitHub repository: the issues that block it (blocked_by) or the issues it blocks (blocking).",
+            ),
+            input_schema: issue_dependency_read::INPUT_SCHEMA,
+            openai_function: issue_dependency_read::OPENAI_FUNCTION,
+            openai_function_strict: issue_dependency_read::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: issue_dependency_read::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<issue_dependency_read::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: issue_dependency_write::NAME,
+            description: ::core::option::Option::Some(
+                "Add or remove an issue dependency relationship in a GitHub repository. Use type 'blocked_by' to record that the subject issue is blocked by a related issue, or type 'blocking' to record that the subject issue blocks a related issue. The related issue defaults to the same repository as the subject unless related_owner/related_repo are provided.",
+            ),
+            input_schema: issue_dependency_write::INPUT_SCHEMA,
+            openai_function: issue_dependency_write::OPENAI_FUNCTION,
+            openai_function_strict: issue_dependency_write::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: issue_dependency_write::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<issue_dependency_write::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: issue_read::NAME,
+            description: ::core::option::Option::Some(
+                "Get information about a specific issue in a GitHub repository.",
+            ),
+            input_schema: issue_read::INPUT_SCHEMA,
+            openai_function: issue_read::OPENAI_FUNCTION,
+            openai_function_strict: issue_read::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: issue_read::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<issue_read::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: issue_write::NAME,
+            description: ::core::option::Option::Some(
+                "Create a new or update an existing issue in a GitHub repository.",
+            ),
+            input_schema: issue_write::INPUT_SCHEMA,
+            openai_function: issue_write::OPENAI_FUNCTION,
+            openai_function_strict: issue_write::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: issue_write::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<issue_write::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: label_write::NAME,
+            description: ::core::option::Option::Some(
+                "Perform write operations on repository labels. To set labels on issues, use the 'update_issue' tool.",
+            ),
+            input_schema: label_write::INPUT_SCHEMA,
+            openai_function: label_write::OPENAI_FUNCTION,
+            openai_function_strict: label_write::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: label_write::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<label_write::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: list_branches::NAME,
+            description: ::core::option::Option::Some(
+                "List branches in a GitHub repository",
+            ),
+            input_schema: list_branches::INPUT_SCHEMA,
+            openai_function: list_branches::OPENAI_FUNCTION,
+            openai_function_strict: list_branches::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: list_branches::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<list_branches::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: list_code_scanning_alerts::NAME,
+            description: ::core::option::Option::Some(
+                "List code scanning alerts in a GitHub repository.",
+            ),
+            input_schema: list_code_scanning_alerts::INPUT_SCHEMA,
+            openai_function: list_code_scanning_alerts::OPENAI_FUNCTION,
+            openai_function_strict: list_code_scanning_alerts::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: list_code_scanning_alerts::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<
+                list_code_scanning_alerts::Args,
+            >,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: list_commits::NAME,
+            description: ::core::option::Option::Some(
+                "Get list of commits of a branch in a GitHub repository. Returns at least 30 results per page by default, but can return more if specified using the perPage parameter (up to 100).",
+            ),
+            input_schema: list_commits::INPUT_SCHEMA,
+            openai_function: list_commits::OPENAI_FUNCTION,
+            openai_function_strict: list_commits::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: list_commits::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<list_commits::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: list_dependabot_alerts::NAME,
+            description: ::core::option::Option::Some(
+                "List dependabot alerts in a GitHub repository.",
+            ),
+            input_schema: list_dependabot_alerts::INPUT_SCHEMA,
+            openai_function: list_dependabot_alerts::OPENAI_FUNCTION,
+            openai_function_strict: list_dependabot_alerts::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: list_dependabot_alerts::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<list_dependabot_alerts::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: list_discussion_categories::NAME,
+            description: ::core::option::Option::Some(
+                "List discussion categories with their id and name, for a repository or organisation.",
+            ),
+            input_schema: list_discussion_categories::INPUT_SCHEMA,
+            openai_function: list_discussion_categories::OPENAI_FUNCTION,
+            openai_function_strict: list_discussion_categories::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: list_discussion_categories::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<
+                list_discussion_categories::Args,
+            >,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: list_discussions::NAME,
+            description: ::core::option::Option::Some(
+                "List discussions for a repository or organisation.",
+            ),
+            input_schema: list_discussions::INPUT_SCHEMA,
+            openai_function: list_discussions::OPENAI_FUNCTION,
+            openai_function_strict: list_discussions::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: list_discussions::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<list_discussions::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: list_gists::NAME,
+            description: ::core::option::Option::Some("List gists for a user"),
+            input_schema: list_gists::INPUT_SCHEMA,
+            openai_function: list_gists::OPENAI_FUNCTION,
+            openai_function_strict: list_gists::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: list_gists::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<list_gists::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: list_global_security_advisories::NAME,
+            description: ::core::option::Option::Some(
+                "List global security advisories from GitHub.",
+            ),
+            input_schema: list_global_security_advisories::INPUT_SCHEMA,
+            openai_function: list_global_security_advisories::OPENAI_FUNCTION,
+            openai_function_strict: list_global_security_advisories::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: list_global_security_advisories::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<
+                list_global_security_advisories::Args,
+            >,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: list_issue_fields::NAME,
+            description: ::core::option::Option::Some(
+                "List issue fields for a repository or organization. Returns field definitions including name, type (text, number, date, single_select), and for single_select fields the list of valid option names. When repo is omitted, returns org-level fields directly.",
+            ),
+            input_schema: list_issue_fields::INPUT_SCHEMA,
+            openai_function: list_issue_fields::OPENAI_FUNCTION,
+            openai_function_strict: list_issue_fields::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: list_issue_fields::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<list_issue_fields::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: list_issue_types::NAME,
+            description: ::core::option::Option::Some(
+                "List supported issue types for a repository or its owner organization. When repo is omitted, returns org-level issue types directly.",
+            ),
+            input_schema: list_issue_types::INPUT_SCHEMA,
+            openai_function: list_issue_types::OPENAI_FUNCTION,
+            openai_function_strict: list_issue_types::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: list_issue_types::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<list_issue_types::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: list_issues::NAME,
+            description: ::core::option::Option::Some(
+                "List issues in a GitHub repository. For pagination, use the 'endCursor' from the previous response's 'pageInfo' in the 'after' parameter.",
+            ),
+            input_schema: list_issues::INPUT_SCHEMA,
+            openai_function: list_issues::OPENAI_FUNCTION,
+            openai_function_strict: list_issues::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: list_issues::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<list_issues::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: list_label::NAME,
+            description: ::core::option::Option::Some(
+                "List labels from a repository, ordered by issue count (descending) so the most-used labels are returned first",
+            ),
+            input_schema: list_label::INPUT_SCHEMA,
+            openai_function: list_label::OPENAI_FUNCTION,
+            openai_function_strict: list_label::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: list_label::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<list_label::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: list_notifications::NAME,
+            description: ::core::option::Option::Some(
+                "Lists all GitHub notifications for the authenticated user, including unread notifications, mentions, review requests, assignments, and updates on issues or pull requests. Use this tool whenever the user asks what to work on next, requests a summary of their GitHub activity, wants to see pending reviews, or needs to check for new updates or tasks. This tool is the primary way to discover actionable items, reminders, and outstanding work on GitHub. Always call this tool when asked what to work on next, what is pending, or what needs attention in GitHub.",
+            ),
+            input_schema: list_notifications::INPUT_SCHEMA,
+            openai_function: list_notifications::OPENAI_FUNCTION,
+            openai_function_strict: list_notifications::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: list_notifications::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<list_notifications::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: list_org_repository_security_advisories::NAME,
+            description: ::core::option::Option::Some(
+                "List repository security advisories for a GitHub organization.",
+            ),
+            input_schema: list_org_repository_security_advisories::INPUT_SCHEMA,
+            openai_function: list_org_repository_security_advisories::OPENAI_FUNCTION,
+            openai_function_strict: list_org_repository_security_advisories::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: list_org_repository_security_advisories::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<
+                list_org_repository_security_advisories::Args,
+            >,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: list_pull_requests::NAME,
+            description: ::core::option::Option::Some(
+                "List pull requests in a GitHub repository. If the user specifies an author, then DO NOT use this tool and use the search_pull_requests tool instead.",
+            ),
+            input_schema: list_pull_requests::INPUT_SCHEMA,
+            openai_function: list_pull_requests::OPENAI_FUNCTION,
+            openai_function_strict: list_pull_requests::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: list_pull_requests::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<list_pull_requests::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: list_releases::NAME,
+            description: ::core::option::Option::Some(
+                "List releases in a GitHub repository",
+            ),
+            input_schema: list_releases::INPUT_SCHEMA,
+            openai_function: list_releases::OPENAI_FUNCTION,
+            openai_function_strict: list_releases::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: list_releases::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<list_releases::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: list_repository_collaborators::NAME,
+            description: ::core::option::Option::Some(
+                "List collaborators of a GitHub repository. Results are paginated; the response includes `nextPage`, `prevPage`, `firstPage`, and `lastPage` fields. To get the next page, use the `nextPage` value as the `page` parameter.",
+            ),
+            input_schema: list_repository_collaborators::INPUT_SCHEMA,
+            openai_function: list_repository_collaborators::OPENAI_FUNCTION,
+            openai_function_strict: list_repository_collaborators::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: list_repository_collaborators::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<
+                list_repository_collaborators::Args,
+            >,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: list_repository_security_advisories::NAME,
+            description: ::core::option::Option::Some(
+                "List repository security advisories for a GitHub repository.",
+            ),
+            input_schema: list_repository_security_advisories::INPUT_SCHEMA,
+            openai_function: list_repository_security_advisories::OPENAI_FUNCTION,
+            openai_function_strict: list_repository_security_advisories::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: list_repository_security_advisories::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<
+                list_repository_security_advisories::Args,
+            >,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: list_secret_scanning_alerts::NAME,
+            description: ::core::option::Option::Some(
+                "List secret scanning alerts in a GitHub repository.",
+            ),
+            input_schema: list_secret_scanning_alerts::INPUT_SCHEMA,
+            openai_function: list_secret_scanning_alerts::OPENAI_FUNCTION,
+            openai_function_strict: list_secret_scanning_alerts::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: list_secret_scanning_alerts::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<
+                list_secret_scanning_alerts::Args,
+            >,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: list_starred_repositories::NAME,
+            description: ::core::option::Option::Some("List starred repositories"),
+            input_schema: list_starred_repositories::INPUT_SCHEMA,
+            openai_function: list_starred_repositories::OPENAI_FUNCTION,
+            openai_function_strict: list_starred_repositories::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: list_starred_repositories::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<
+                list_starred_repositories::Args,
+            >,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: list_tags::NAME,
+            description: ::core::option::Option::Some(
+                "List git tags in a GitHub repository",
+            ),
+            input_schema: list_tags::INPUT_SCHEMA,
+            openai_function: list_tags::OPENAI_FUNCTION,
+            openai_function_strict: list_tags::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: list_tags::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<list_tags::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: manage_notification_subscription::NAME,
+            description: ::core::option::Option::Some(
+                "Manage a notification subscription: ignore, watch, or delete a notification thread subscription.",
+            ),
+            input_schema: manage_notification_subscription::INPUT_SCHEMA,
+            openai_function: manage_notification_subscription::OPENAI_FUNCTION,
+            openai_function_strict: manage_notification_subscription::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: manage_notification_subscription::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<
+                manage_notification_subscription::Args,
+            >,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: manage_repository_notification_subscription::NAME,
+            description: ::core::option::Option::Some(
+                "Manage a repository notification subscription: ignore, watch, or delete repository notifications subscription for the provided repository.",
+            ),
+            input_schema: manage_repository_notification_subscription::INPUT_SCHEMA,
+            openai_function: manage_repository_notification_subscription::OPENAI_FUNCTION,
+            openai_function_strict: manage_repository_notification_subscription::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: manage_repository_notification_subscription::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<
+                manage_repository_notification_subscription::Args,
+            >,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: mark_all_notifications_read::NAME,
+            description: ::core::option::Option::Some("Mark all notifications as read"),
+            input_schema: mark_all_notifications_read::INPUT_SCHEMA,
+            openai_function: mark_all_notifications_read::OPENAI_FUNCTION,
+            openai_function_strict: mark_all_notifications_read::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: mark_all_notifications_read::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<
+                mark_all_notifications_read::Args,
+            >,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: merge_pull_request::NAME,
+            description: ::core::option::Option::Some(
+                "Merge a pull request in a GitHub repository.",
+            ),
+            input_schema: merge_pull_request::INPUT_SCHEMA,
+            openai_function: merge_pull_request::OPENAI_FUNCTION,
+            openai_function_strict: merge_pull_request::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: merge_pull_request::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<merge_pull_request::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: projects_get::NAME,
+            description: ::core::option::Option::Some(
+                "Get details about specific GitHub Projects resources.\nUse this tool to get details about individual projects, project fields, project items, and project views by their unique IDs.\n",
+            ),
+            input_schema: projects_get::INPUT_SCHEMA,
+            openai_function: projects_get::OPENAI_FUNCTION,
+            openai_function_strict: projects_get::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: projects_get::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<projects_get::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: projects_list::NAME,
+            description: ::core::option::Option::Some(
+                "Tools for listing GitHub Projects resources.\nUse this tool to list projects for a user or organization, or list project fields, items, views, and status updates for a specific project.\n",
+            ),
+            input_schema: projects_list::INPUT_SCHEMA,
+            openai_function: projects_list::OPENAI_FUNCTION,
+            openai_function_strict: projects_list::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: projects_list::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<projects_list::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: projects_write::NAME,
+            description: ::core::option::Option::Some(
+                "Create and manage GitHub Projects: create projects, add/update/delete items, bulk-update many items at once, manage views, create status updates, and add iteration fields.",
+            ),
+            input_schema: projects_write::INPUT_SCHEMA,
+            openai_function: projects_write::OPENAI_FUNCTION,
+            openai_function_strict: projects_write::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: projects_write::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<projects_write::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: pull_request_read::NAME,
+            description: ::core::option::Option::Some(
+                "Get information on a specific pull request in GitHub repository.",
+            ),
+            input_schema: pull_request_read::INPUT_SCHEMA,
+            openai_function: pull_request_read::OPENAI_FUNCTION,
+            openai_function_strict: pull_request_read::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: pull_request_read::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<pull_request_read::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: pull_request_review_write::NAME,
+            description: ::core::option::Option::Some(
+                "Create and/or submit, delete review of a pull request.\n\nAvailable methods:\n- create: Create a new review of a pull request. If \"event\" parameter is provided, the review is submitted. If \"event\" is omitted, a pending review is created.\n- submit_pending: Submit an existing pending review of a pull request. This requires that a pending review exists for the current user on the specified pull request. The \"body\" and \"event\" parameters are used when submitting the review.\n- delete_pending: Delete an existing pending review of a pull request. This requires that a pending review exists for the current user on the specified pull request.\n- resolve_thread: Resolve a review thread. Requires only \"threadId\" parameter with the thread's node ID (e.g., PRRT_kwDOxxx). The owner, repo, and pullNumber parameters are not used for this method. Resolving an already-resolved thread is a no-op.\n- unresolve_thread: Unresolve a previously resolved review thread. Requires only \"threadId\" parameter. The owner, repo, and pullNumber parameters are not used for this method. Unresolving an already-unresolved thread is a no-op.\n",
+            ),
+            input_schema: pull_request_review_write::INPUT_SCHEMA,
+            openai_function: pull_request_review_write::OPENAI_FUNCTION,
+            openai_function_strict: pull_request_review_write::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: pull_request_review_write::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<
+                pull_request_review_write::Args,
+            >,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: push_files::NAME,
+            description: ::core::option::Option::Some(
+                "Push multiple files to a GitHub repository in a single commit",
+            ),
+            input_schema: push_files::INPUT_SCHEMA,
+            openai_function: push_files::OPENAI_FUNCTION,
+            openai_function_strict: push_files::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: push_files::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<push_files::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: remove_sub_issue::NAME,
+            description: ::core::option::Option::Some(
+                "Remove a sub-issue from a parent issue.",
+            ),
+            input_schema: remove_sub_issue::INPUT_SCHEMA,
+            openai_function: remove_sub_issue::OPENAI_FUNCTION,
+            openai_function_strict: remove_sub_issue::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: remove_sub_issue::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<remove_sub_issue::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: reprioritize_sub_issue::NAME,
+            description: ::core::option::Option::Some(
+                "Reprioritize (reorder) a sub-issue relative to other sub-issues.",
+            ),
+            input_schema: reprioritize_sub_issue::INPUT_SCHEMA,
+            openai_function: reprioritize_sub_issue::OPENAI_FUNCTION,
+            openai_function_strict: reprioritize_sub_issue::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: reprioritize_sub_issue::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<reprioritize_sub_issue::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: request_copilot_review::NAME,
+            description: ::core::option::Option::Some(
+                "Request a GitHub Copilot code review for a pull request. Use this for automated feedback on pull requests, usually before requesting a human reviewer.",
+            ),
+            input_schema: request_copilot_review::INPUT_SCHEMA,
+            openai_function: request_copilot_review::OPENAI_FUNCTION,
+            openai_function_strict: request_copilot_review::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: request_copilot_review::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<request_copilot_review::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: request_pull_request_reviewers::NAME,
+            description: ::core::option::Option::Some(
+                "Request reviewers for a pull request.",
+            ),
+            input_schema: request_pull_request_reviewers::INPUT_SCHEMA,
+            openai_function: request_pull_request_reviewers::OPENAI_FUNCTION,
+            openai_function_strict: request_pull_request_reviewers::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: request_pull_request_reviewers::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<
+                request_pull_request_reviewers::Args,
+            >,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: resolve_review_thread::NAME,
+            description: ::core::option::Option::Some(
+                "Resolve a review thread on a pull request. Resolving an already-resolved thread is a no-op.",
+            ),
+            input_schema: resolve_review_thread::INPUT_SCHEMA,
+            openai_function: resolve_review_thread::OPENAI_FUNCTION,
+            openai_function_strict: resolve_review_thread::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: resolve_review_thread::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<resolve_review_thread::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: search_code::NAME,
+            description: ::core::option::Option::Some(
+                "Fast and precise code search across ALL GitHub repositories using GitHub's native search engine. Best for finding exact symbols, functions, classes, or specific code patterns.",
+            ),
+            input_schema: search_code::INPUT_SCHEMA,
+            openai_function: search_code::OPENAI_FUNCTION,
+            openai_function_strict: search_code::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: search_code::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<search_code::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: search_commits::NAME,
+            description: ::core::option::Option::Some(
+                "Search for commits across GitHub repositories using GitHub's commit search syntax. Useful for finding specific changes, authors, or messages across one or many repositories. Searches the default branch only.",
+            ),
+            input_schema: search_commits::INPUT_SCHEMA,
+            openai_function: search_commits::OPENAI_FUNCTION,
+            openai_function_strict: search_commits::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: search_commits::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<search_commits::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: search_issues::NAME,
+            description: ::core::option::Option::Some(
+                "Search issues using natural-language semantic matching. Best for conceptual or paraphrased queries (e.g. \"login fails after password reset\"). Already scoped to is:issue.",
+            ),
+            input_schema: search_issues::INPUT_SCHEMA,
+            openai_function: search_issues::OPENAI_FUNCTION,
+            openai_function_strict: search_issues::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: search_issues::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<search_issues::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: search_orgs::NAME,
+            description: ::core::option::Option::Some(
+                "Find GitHub organizations by name, location, or other organization metadata. Ideal for discovering companies, open source foundations, or teams.",
+            ),
+            input_schema: search_orgs::INPUT_SCHEMA,
+            openai_function: search_orgs::OPENAI_FUNCTION,
+            openai_function_strict: search_orgs::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: search_orgs::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<search_orgs::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: search_pull_requests::NAME,
+            description: ::core::option::Option::Some(
+                "Search for pull requests in GitHub repositories using issues search syntax already scoped to is:pr",
+            ),
+            input_schema: search_pull_requests::INPUT_SCHEMA,
+            openai_function: search_pull_requests::OPENAI_FUNCTION,
+            openai_function_strict: search_pull_requests::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: search_pull_requests::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<search_pull_requests::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: search_repositories::NAME,
+            description: ::core::option::Option::Some(
+                "Find GitHub repositories by name, description, readme, topics, or other metadata. Perfect for discovering projects, finding examples, or locating specific repositories across GitHub.",
+            ),
+            input_schema: search_repositories::INPUT_SCHEMA,
+            openai_function: search_repositories::OPENAI_FUNCTION,
+            openai_function_strict: search_repositories::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: search_repositories::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<search_repositories::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: search_users::NAME,
+            description: ::core::option::Option::Some(
+                "Find GitHub users by username, real name, or other profile information. Useful for locating developers, contributors, or team members.",
+            ),
+            input_schema: search_users::INPUT_SCHEMA,
+            openai_function: search_users::OPENAI_FUNCTION,
+            openai_function_strict: search_users::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: search_users::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<search_users::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: set_issue_fields::NAME,
+            description: ::core::option::Option::Some(
+                "Set issue field values for an issue. Fields are organization-level custom fields (text, number, date, or single select). Use this to create or update field values on an issue.",
+            ),
+            input_schema: set_issue_fields::INPUT_SCHEMA,
+            openai_function: set_issue_fields::OPENAI_FUNCTION,
+            openai_function_strict: set_issue_fields::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: set_issue_fields::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<set_issue_fields::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: star_repository::NAME,
+            description: ::core::option::Option::Some("Star a GitHub repository"),
+            input_schema: star_repository::INPUT_SCHEMA,
+            openai_function: star_repository::OPENAI_FUNCTION,
+            openai_function_strict: star_repository::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: star_repository::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<star_repository::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: sub_issue_write::NAME,
+            description: ::core::option::Option::Some(
+                "Add a sub-issue to a parent issue in a GitHub repository.",
+            ),
+            input_schema: sub_issue_write::INPUT_SCHEMA,
+            openai_function: sub_issue_write::OPENAI_FUNCTION,
+            openai_function_strict: sub_issue_write::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: sub_issue_write::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<sub_issue_write::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: submit_pending_pull_request_review::NAME,
+            description: ::core::option::Option::Some(
+                "Submit a pending pull request review.",
+            ),
+            input_schema: submit_pending_pull_request_review::INPUT_SCHEMA,
+            openai_function: submit_pending_pull_request_review::OPENAI_FUNCTION,
+            openai_function_strict: submit_pending_pull_request_review::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: submit_pending_pull_request_review::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<
+                submit_pending_pull_request_review::Args,
+            >,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: ui_get::NAME,
+            description: ::core::option::Option::Some(
+                "Fetch UI data for MCP Apps (labels, assignees, milestones, issue types, branches, issue fields, reviewers).",
+            ),
+            input_schema: ui_get::INPUT_SCHEMA,
+            openai_function: ui_get::OPENAI_FUNCTION,
+            openai_function_strict: ui_get::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: ui_get::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<ui_get::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: unresolve_review_thread::NAME,
+            description: ::core::option::Option::Some(
+                "Unresolve a previously resolved review thread on a pull request. Unresolving an already-unresolved thread is a no-op.",
+            ),
+            input_schema: unresolve_review_thread::INPUT_SCHEMA,
+            openai_function: unresolve_review_thread::OPENAI_FUNCTION,
+            openai_function_strict: unresolve_review_thread::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: unresolve_review_thread::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<
+                unresolve_review_thread::Args,
+            >,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: unstar_repository::NAME,
+            description: ::core::option::Option::Some("Unstar a GitHub repository"),
+            input_schema: unstar_repository::INPUT_SCHEMA,
+            openai_function: unstar_repository::OPENAI_FUNCTION,
+            openai_function_strict: unstar_repository::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: unstar_repository::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<unstar_repository::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: update_gist::NAME,
+            description: ::core::option::Option::Some("Update an existing gist"),
+            input_schema: update_gist::INPUT_SCHEMA,
+            openai_function: update_gist::OPENAI_FUNCTION,
+            openai_function_strict: update_gist::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: update_gist::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<update_gist::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: update_issue_assignees::NAME,
+            description: ::core::option::Option::Some(
+                "Update the assignees of an existing issue. This replaces the current assignees with the provided list. When setting values, include a confidence level (LOW, MEDIUM, or HIGH) reflecting how certain you are about the choice.",
+            ),
+            input_schema: update_issue_assignees::INPUT_SCHEMA,
+            openai_function: update_issue_assignees::OPENAI_FUNCTION,
+            openai_function_strict: update_issue_assignees::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: update_issue_assignees::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<update_issue_assignees::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: update_issue_body::NAME,
+            description: ::core::option::Option::Some(
+                "Update the body content of an existing issue.",
+            ),
+            input_schema: update_issue_body::INPUT_SCHEMA,
+            openai_function: update_issue_body::OPENAI_FUNCTION,
+            openai_function_strict: update_issue_body::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: update_issue_body::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<update_issue_body::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: update_issue_labels::NAME,
+            description: ::core::option::Option::Some(
+                "Update the labels of an existing issue. This replaces the current labels with the provided list. When setting values, include a confidence level (LOW, MEDIUM, or HIGH) reflecting how certain you are about the choice.",
+            ),
+            input_schema: update_issue_labels::INPUT_SCHEMA,
+            openai_function: update_issue_labels::OPENAI_FUNCTION,
+            openai_function_strict: update_issue_labels::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: update_issue_labels::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<update_issue_labels::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: update_issue_milestone::NAME,
+            description: ::core::option::Option::Some(
+                "Update the milestone of an existing issue.",
+            ),
+            input_schema: update_issue_milestone::INPUT_SCHEMA,
+            openai_function: update_issue_milestone::OPENAI_FUNCTION,
+            openai_function_strict: update_issue_milestone::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: update_issue_milestone::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<update_issue_milestone::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: update_issue_state::NAME,
+            description: ::core::option::Option::Some(
+                "Update the state of an existing issue (open or closed), with an optional state reason. When closing, include a confidence level (LOW, MEDIUM, or HIGH) reflecting how certain you are about the decision. Use is_suggestion to propose the change without applying it directly.",
+            ),
+            input_schema: update_issue_state::INPUT_SCHEMA,
+            openai_function: update_issue_state::OPENAI_FUNCTION,
+            openai_function_strict: update_issue_state::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: update_issue_state::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<update_issue_state::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: update_issue_title::NAME,
+            description: ::core::option::Option::Some(
+                "Update the title of an existing issue.",
+            ),
+            input_schema: update_issue_title::INPUT_SCHEMA,
+            openai_function: update_issue_title::OPENAI_FUNCTION,
+            openai_function_strict: update_issue_title::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: update_issue_title::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<update_issue_title::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: update_issue_type::NAME,
+            description: ::core::option::Option::Some(
+                "Set or remove the type of an existing issue. Pass null to remove the current type. When setting a value, include a confidence level (LOW, MEDIUM, or HIGH) reflecting how certain you are about the choice.",
+            ),
+            input_schema: update_issue_type::INPUT_SCHEMA,
+            openai_function: update_issue_type::OPENAI_FUNCTION,
+            openai_function_strict: update_issue_type::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: update_issue_type::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<update_issue_type::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: update_pull_request::NAME,
+            description: ::core::option::Option::Some(
+                "Update an existing pull request in a GitHub repository.",
+            ),
+            input_schema: update_pull_request::INPUT_SCHEMA,
+            openai_function: update_pull_request::OPENAI_FUNCTION,
+            openai_function_strict: update_pull_request::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: update_pull_request::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<update_pull_request::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: update_pull_request_body::NAME,
+            description: ::core::option::Option::Some(
+                "Update the body description of an existing pull request.",
+            ),
+            input_schema: update_pull_request_body::INPUT_SCHEMA,
+            openai_function: update_pull_request_body::OPENAI_FUNCTION,
+            openai_function_strict: update_pull_request_body::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: update_pull_request_body::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<
+                update_pull_request_body::Args,
+            >,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: update_pull_request_branch::NAME,
+            description: ::core::option::Option::Some(
+                "Update the branch of a pull request with the latest changes from the base branch.",
+            ),
+            input_schema: update_pull_request_branch::INPUT_SCHEMA,
+            openai_function: update_pull_request_branch::OPENAI_FUNCTION,
+            openai_function_strict: update_pull_request_branch::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: update_pull_request_branch::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<
+                update_pull_request_branch::Args,
+            >,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: update_pull_request_draft_state::NAME,
+            description: ::core::option::Option::Some(
+                "Mark a pull request as draft or ready for review.",
+            ),
+            input_schema: update_pull_request_draft_state::INPUT_SCHEMA,
+            openai_function: update_pull_request_draft_state::OPENAI_FUNCTION,
+            openai_function_strict: update_pull_request_draft_state::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: update_pull_request_draft_state::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<
+                update_pull_request_draft_state::Args,
+            >,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: update_pull_request_state::NAME,
+            description: ::core::option::Option::Some(
+                "Update the state of an existing pull request (open or closed).",
+            ),
+            input_schema: update_pull_request_state::INPUT_SCHEMA,
+            openai_function: update_pull_request_state::OPENAI_FUNCTION,
+            openai_function_strict: update_pull_request_state::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: update_pull_request_state::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<
+                update_pull_request_state::Args,
+            >,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: update_pull_request_title::NAME,
+            description: ::core::option::Option::Some(
+                "Update the title of an existing pull request.",
+            ),
+            input_schema: update_pull_request_title::INPUT_SCHEMA,
+            openai_function: update_pull_request_title::OPENAI_FUNCTION,
+            openai_function_strict: update_pull_request_title::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: update_pull_request_title::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<
+                update_pull_request_title::Args,
+            >,
+        },
+    ];
     /// Typed client for the `github` server (117 tools), bound to a runtime session.
     #[derive(Clone, Debug)]
     pub struct Client {
@@ -148,6 +1492,16 @@ pub mod github {
         /// Wraps a connected session.
         pub fn new(session: ::mcp_runtime::Session) -> Self {
             Self { session }
+        }
+        /// Connects to the server and checks its live tools against the fixture this
+        /// code was generated from ([`FIXTURE_HASH`]); the registry's `drift` policy
+        /// decides between a warning (default), an error and nothing.
+        pub async fn connect(
+            config: &::mcp_runtime::ServerConfig,
+        ) -> ::mcp_runtime::Result<Self> {
+            let options = ::mcp_runtime::ConnectOptions::new()
+                .with_fixture_hash(FIXTURE_HASH);
+            ::mcp_runtime::Session::connect_with(config, options).await.map(Self::new)
         }
         /// The underlying session (untyped calls, server info, close).
         pub fn session(&self) -> &::mcp_runtime::Session {

@@ -30,6 +30,89 @@ pub mod names {
         "a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four",
         "collide",
     ];
+    /// Every generated tool as a toolbox definition: compile-time OpenAI export and
+    /// argument validation through the generated types
+    /// (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
+    pub const TYPED_TOOLS: &[::mcp_runtime::toolbox::TypedTool] = &[
+        ::mcp_runtime::toolbox::TypedTool {
+            name: create_issue::NAME,
+            description: ::core::option::Option::Some(
+                "Tool name with a dash; keyword and symbol argument names.",
+            ),
+            input_schema: create_issue::INPUT_SCHEMA,
+            openai_function: create_issue::OPENAI_FUNCTION,
+            openai_function_strict: create_issue::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: create_issue::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<create_issue::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: list_repos::NAME,
+            description: ::core::option::Option::Some(
+                "Dotted name, renamed to `list_repos`.",
+            ),
+            input_schema: list_repos::INPUT_SCHEMA,
+            openai_function: list_repos::OPENAI_FUNCTION,
+            openai_function_strict: list_repos::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: list_repos::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<list_repos::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: r#type::NAME,
+            description: ::core::option::Option::Some("A keyword as tool name."),
+            input_schema: r#type::INPUT_SCHEMA,
+            openai_function: r#type::OPENAI_FUNCTION,
+            openai_function_strict: r#type::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: r#type::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<r#type::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: new_tool::NAME,
+            description: ::core::option::Option::Some("Clashes with Client::new."),
+            input_schema: new_tool::INPUT_SCHEMA,
+            openai_function: new_tool::OPENAI_FUNCTION,
+            openai_function_strict: new_tool::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: new_tool::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_no_args,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: caf_u00e9_lookup::NAME,
+            description: ::core::option::Option::Some("Non-ASCII name."),
+            input_schema: caf_u00e9_lookup::INPUT_SCHEMA,
+            openai_function: caf_u00e9_lookup::OPENAI_FUNCTION,
+            openai_function_strict: caf_u00e9_lookup::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: caf_u00e9_lookup::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_no_args,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: get_http_status::NAME,
+            description: ::core::option::Option::None,
+            input_schema: get_http_status::INPUT_SCHEMA,
+            openai_function: get_http_status::OPENAI_FUNCTION,
+            openai_function_strict: get_http_status::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: get_http_status::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_no_args,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four::NAME,
+            description: ::core::option::Option::None,
+            input_schema: a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four::INPUT_SCHEMA,
+            openai_function: a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four::OPENAI_FUNCTION,
+            openai_function_strict: a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_no_args,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: collide::NAME,
+            description: ::core::option::Option::Some(
+                "fooBar and foo_bar collide; fixed by rename.",
+            ),
+            input_schema: collide::INPUT_SCHEMA,
+            openai_function: collide::OPENAI_FUNCTION,
+            openai_function_strict: collide::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: collide::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<collide::Args>,
+        },
+    ];
     /// Typed client for the `names` server (8 tools), bound to a runtime session.
     #[derive(Clone, Debug)]
     pub struct Client {
@@ -39,6 +122,16 @@ pub mod names {
         /// Wraps a connected session.
         pub fn new(session: ::mcp_runtime::Session) -> Self {
             Self { session }
+        }
+        /// Connects to the server and checks its live tools against the fixture this
+        /// code was generated from ([`FIXTURE_HASH`]); the registry's `drift` policy
+        /// decides between a warning (default), an error and nothing.
+        pub async fn connect(
+            config: &::mcp_runtime::ServerConfig,
+        ) -> ::mcp_runtime::Result<Self> {
+            let options = ::mcp_runtime::ConnectOptions::new()
+                .with_fixture_hash(FIXTURE_HASH);
+            ::mcp_runtime::Session::connect_with(config, options).await.map(Self::new)
         }
         /// The underlying session (untyped calls, server info, close).
         pub fn session(&self) -> &::mcp_runtime::Session {

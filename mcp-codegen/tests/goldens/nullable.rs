@@ -21,6 +21,22 @@ pub mod nullable {
     pub const ALIAS: &str = "nullable";
     /// Original names of the generated tools, in fixture order.
     pub const TOOL_NAMES: &[&str] = &["update"];
+    /// Every generated tool as a toolbox definition: compile-time OpenAI export and
+    /// argument validation through the generated types
+    /// (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
+    pub const TYPED_TOOLS: &[::mcp_runtime::toolbox::TypedTool] = &[
+        ::mcp_runtime::toolbox::TypedTool {
+            name: update::NAME,
+            description: ::core::option::Option::Some(
+                "The three nullable spellings, required and optional.",
+            ),
+            input_schema: update::INPUT_SCHEMA,
+            openai_function: update::OPENAI_FUNCTION,
+            openai_function_strict: update::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: update::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<update::Args>,
+        },
+    ];
     /// Typed client for the `nullable` server (1 tools), bound to a runtime session.
     #[derive(Clone, Debug)]
     pub struct Client {
@@ -30,6 +46,16 @@ pub mod nullable {
         /// Wraps a connected session.
         pub fn new(session: ::mcp_runtime::Session) -> Self {
             Self { session }
+        }
+        /// Connects to the server and checks its live tools against the fixture this
+        /// code was generated from ([`FIXTURE_HASH`]); the registry's `drift` policy
+        /// decides between a warning (default), an error and nothing.
+        pub async fn connect(
+            config: &::mcp_runtime::ServerConfig,
+        ) -> ::mcp_runtime::Result<Self> {
+            let options = ::mcp_runtime::ConnectOptions::new()
+                .with_fixture_hash(FIXTURE_HASH);
+            ::mcp_runtime::Session::connect_with(config, options).await.map(Self::new)
         }
         /// The underlying session (untyped calls, server info, close).
         pub fn session(&self) -> &::mcp_runtime::Session {

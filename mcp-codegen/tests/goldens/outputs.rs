@@ -27,6 +27,64 @@ pub mod outputs {
         "bare",
         "remote_output",
     ];
+    /// Every generated tool as a toolbox definition: compile-time OpenAI export and
+    /// argument validation through the generated types
+    /// (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
+    pub const TYPED_TOOLS: &[::mcp_runtime::toolbox::TypedTool] = &[
+        ::mcp_runtime::toolbox::TypedTool {
+            name: get_weather::NAME,
+            description: ::core::option::Option::Some(
+                "Typed result; unknown fields are accepted.",
+            ),
+            input_schema: get_weather::INPUT_SCHEMA,
+            openai_function: get_weather::OPENAI_FUNCTION,
+            openai_function_strict: get_weather::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: get_weather::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<get_weather::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: ping::NAME,
+            description: ::core::option::Option::Some(
+                "No arguments: {\"type\":\"object\"}.",
+            ),
+            input_schema: ping::INPUT_SCHEMA,
+            openai_function: ping::OPENAI_FUNCTION,
+            openai_function_strict: ping::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: ping::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_no_args,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: status::NAME,
+            description: ::core::option::Option::Some(
+                "No arguments: empty properties, typed result.",
+            ),
+            input_schema: status::INPUT_SCHEMA,
+            openai_function: status::OPENAI_FUNCTION,
+            openai_function_strict: status::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: status::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_no_args,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: bare::NAME,
+            description: ::core::option::Option::None,
+            input_schema: bare::INPUT_SCHEMA,
+            openai_function: bare::OPENAI_FUNCTION,
+            openai_function_strict: bare::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: bare::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_no_args,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: remote_output::NAME,
+            description: ::core::option::Option::Some(
+                "Output schema with an external $ref: result stays untyped.",
+            ),
+            input_schema: remote_output::INPUT_SCHEMA,
+            openai_function: remote_output::OPENAI_FUNCTION,
+            openai_function_strict: remote_output::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: remote_output::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<remote_output::Args>,
+        },
+    ];
     /// Typed client for the `outputs` server (5 tools), bound to a runtime session.
     #[derive(Clone, Debug)]
     pub struct Client {
@@ -36,6 +94,16 @@ pub mod outputs {
         /// Wraps a connected session.
         pub fn new(session: ::mcp_runtime::Session) -> Self {
             Self { session }
+        }
+        /// Connects to the server and checks its live tools against the fixture this
+        /// code was generated from ([`FIXTURE_HASH`]); the registry's `drift` policy
+        /// decides between a warning (default), an error and nothing.
+        pub async fn connect(
+            config: &::mcp_runtime::ServerConfig,
+        ) -> ::mcp_runtime::Result<Self> {
+            let options = ::mcp_runtime::ConnectOptions::new()
+                .with_fixture_hash(FIXTURE_HASH);
+            ::mcp_runtime::Session::connect_with(config, options).await.map(Self::new)
         }
         /// The underlying session (untyped calls, server info, close).
         pub fn session(&self) -> &::mcp_runtime::Session {

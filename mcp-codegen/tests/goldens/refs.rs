@@ -27,6 +27,64 @@ pub mod refs {
         "tree",
         "pydantic_allof",
     ];
+    /// Every generated tool as a toolbox definition: compile-time OpenAI export and
+    /// argument validation through the generated types
+    /// (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
+    pub const TYPED_TOOLS: &[::mcp_runtime::toolbox::TypedTool] = &[
+        ::mcp_runtime::toolbox::TypedTool {
+            name: first::NAME,
+            description: ::core::option::Option::Some("$defs.Item here ..."),
+            input_schema: first::INPUT_SCHEMA,
+            openai_function: first::OPENAI_FUNCTION,
+            openai_function_strict: first::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: first::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<first::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: second::NAME,
+            description: ::core::option::Option::Some(
+                "... and a different $defs.Item here (own module).",
+            ),
+            input_schema: second::INPUT_SCHEMA,
+            openai_function: second::OPENAI_FUNCTION,
+            openai_function_strict: second::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: second::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<second::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: zod_pointers::NAME,
+            description: ::core::option::Option::Some(
+                "zod-to-json-schema pointer refs.",
+            ),
+            input_schema: zod_pointers::INPUT_SCHEMA,
+            openai_function: zod_pointers::OPENAI_FUNCTION,
+            openai_function_strict: zod_pointers::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: zod_pointers::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<zod_pointers::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: tree::NAME,
+            description: ::core::option::Option::Some(
+                "Recursion through $ref \"#\" and an $anchor.",
+            ),
+            input_schema: tree::INPUT_SCHEMA,
+            openai_function: tree::OPENAI_FUNCTION,
+            openai_function_strict: tree::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: tree::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<tree::Args>,
+        },
+        ::mcp_runtime::toolbox::TypedTool {
+            name: pydantic_allof::NAME,
+            description: ::core::option::Option::Some(
+                "allOf with one $ref and a description.",
+            ),
+            input_schema: pydantic_allof::INPUT_SCHEMA,
+            openai_function: pydantic_allof::OPENAI_FUNCTION,
+            openai_function_strict: pydantic_allof::OPENAI_FUNCTION_STRICT,
+            openai_strict_unavailable: pydantic_allof::OPENAI_STRICT_UNAVAILABLE,
+            validate: ::mcp_runtime::toolbox::validate_as::<pydantic_allof::Args>,
+        },
+    ];
     /// Typed client for the `refs` server (5 tools), bound to a runtime session.
     #[derive(Clone, Debug)]
     pub struct Client {
@@ -36,6 +94,16 @@ pub mod refs {
         /// Wraps a connected session.
         pub fn new(session: ::mcp_runtime::Session) -> Self {
             Self { session }
+        }
+        /// Connects to the server and checks its live tools against the fixture this
+        /// code was generated from ([`FIXTURE_HASH`]); the registry's `drift` policy
+        /// decides between a warning (default), an error and nothing.
+        pub async fn connect(
+            config: &::mcp_runtime::ServerConfig,
+        ) -> ::mcp_runtime::Result<Self> {
+            let options = ::mcp_runtime::ConnectOptions::new()
+                .with_fixture_hash(FIXTURE_HASH);
+            ::mcp_runtime::Session::connect_with(config, options).await.map(Self::new)
         }
         /// The underlying session (untyped calls, server info, close).
         pub fn session(&self) -> &::mcp_runtime::Session {
