@@ -30,7 +30,7 @@
 //!   means stdio and `url` means Streamable HTTP.
 //!
 //! `${NAME}` and `${NAME:-default}` are substituted in `command`, `args`, `env`, `cwd`,
-//! `url` and `headers` **at connect time only** ([`ServerConfig::resolve`]); the registry
+//! `url` and `headers` **at connect time only** (in [`crate::Session::connect`]); the registry
 //! keeps the templates, so nothing read from the environment is ever stored, printed by
 //! `Debug`, or written into a fixture. `$$` is a literal `$`.
 
@@ -348,8 +348,9 @@ impl Registry {
     }
 }
 
-/// A server's connection settings with every placeholder substituted. Lives only as long
-/// as a connection attempt; its `Debug` redacts env and header values.
+/// A server's connection settings with every placeholder substituted. Kept in memory by
+/// its session (for reconnects) and never written anywhere; its `Debug` redacts env and
+/// header values.
 #[derive(Clone)]
 pub(crate) struct Resolved {
     pub(crate) transport: TransportConfig,
