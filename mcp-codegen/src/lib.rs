@@ -19,16 +19,22 @@
 #![deny(missing_docs)]
 
 pub mod diff;
+#[cfg(feature = "generate")]
 pub mod emit;
 mod error;
 pub mod fixture;
 pub mod naming;
+#[cfg(feature = "generate")]
 mod normalize;
 pub mod openai;
+#[cfg(feature = "generate")]
 mod tokens;
+#[cfg(feature = "generate")]
 mod typify_driver;
+#[cfg(feature = "generate")]
 pub mod verify;
 
+#[cfg(feature = "generate")]
 pub use emit::{
     Generated, Options, Stats, ToolReport, Typing, Warning, WarningKind, expand_to_string,
     format_tokens, generate,

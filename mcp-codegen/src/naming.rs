@@ -115,8 +115,17 @@ pub fn is_plain_ident(s: &str) -> bool {
 /// agent layer uses the same rule and keeps a map back: never parse these names.
 pub fn openai_name(alias: &str, tool: &str) -> String {
     let full = format!("mcp_{alias}_{tool}");
-    let sanitized: String = full
-        .chars()
+    let sanitized = openai_sanitize(&full);
+    if sanitized.len() <= OPENAI_NAME_MAX {
+        sanitized
+    } else {
+        openai_hashed(&sanitized, &full)
+    }
+}
+
+/// `full` with every character outside `[A-Za-z0-9_-]` replaced by `_`.
+pub fn openai_sanitize(full: &str) -> String {
+    full.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
                 c
@@ -124,18 +133,22 @@ pub fn openai_name(alias: &str, tool: &str) -> String {
                 '_'
             }
         })
-        .collect();
-    if sanitized.len() <= OPENAI_NAME_MAX {
-        return sanitized;
-    }
-    let digest = Sha256::digest(full.as_bytes());
+        .collect()
+}
+
+/// The hash form of a sanitized name: its first characters, `_`, and 8 hex digits of the
+/// SHA-256 of `seed`, [`OPENAI_NAME_MAX`] characters at most.
+pub fn openai_hashed(sanitized: &str, seed: &str) -> String {
+    let digest = Sha256::digest(seed.as_bytes());
     let hash: String = digest.iter().take(4).map(|b| format!("{b:02x}")).collect();
-    let keep = OPENAI_NAME_MAX - 1 - hash.len();
+    // `sanitized` is ASCII, so any byte index is a char boundary.
+    let keep = sanitized.len().min(OPENAI_NAME_MAX - 1 - hash.len());
     format!("{}_{hash}", &sanitized[..keep])
 }
 
 /// typify 0.8's identifier rule (`typify_impl::util::sanitize`), reproduced so the
 /// normalizer can predict the names typify will pick and avoid collisions and panics.
+#[cfg(feature = "generate")]
 pub(crate) fn typify_sanitize(input: &str, pascal: bool) -> String {
     let to_case = |s: &str| {
         if pascal {
@@ -202,6 +215,7 @@ fn levenshtein(a: &str, b: &str) -> usize {
 }
 
 /// The " (did you mean …?)" suffix for an unknown name, or an empty string.
+#[cfg(feature = "generate")]
 pub(crate) fn did_you_mean<'a>(
     name: &str,
     candidates: impl IntoIterator<Item = &'a str>,

@@ -24,6 +24,7 @@
 //! | optional array/map arguments | `Option<Vec<_>>` / `Option<BTreeMap<_>>` so an empty list can be sent |
 //! | output schemas | `additionalProperties: false` removed (unknown fields allowed) |
 
+use crate::openai::percent_decode;
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value, json};
@@ -294,30 +295,6 @@ pub(crate) fn external_refs(schema: &Value) -> Vec<String> {
 
 // ---------------------------------------------------------------------------------------
 // Step: hoisting every reference target into one namespace.
-
-fn percent_decode(s: &str) -> String {
-    fn hex(b: u8) -> Option<u8> {
-        (b as char).to_digit(16).and_then(|d| u8::try_from(d).ok())
-    }
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && let (Some(Some(hi)), Some(Some(lo))) = (
-                bytes.get(i + 1).map(|b| hex(*b)),
-                bytes.get(i + 2).map(|b| hex(*b)),
-            )
-        {
-            out.push(hi * 16 + lo);
-            i += 3;
-            continue;
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
 
 /// Finds the pointer of the subschema declaring `$anchor: name` (or draft-07 `$id: "#name"`).
 fn find_anchor(schema: &Value, name: &str) -> Option<String> {

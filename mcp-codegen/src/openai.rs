@@ -4,6 +4,7 @@
 //!   "description", "parameters"}}`, with the tool's input schema as parameters (made an
 //!   object schema when the tool has none);
 //! * [`strict_function_definition`]: the `strict: true` form, or the reason it cannot exist.
+//!   Local `$ref`s are first inlined ([`inline_refs`], with a cycle guard and a size budget).
 //!   Strict mode needs every object closed (`additionalProperties: false`) with every
 //!   property required (optional ones become nullable), and a keyword subset; free-form
 //!   objects, `{}` (any JSON), `allOf`, `not`, conditionals and tuples are not expressible.
@@ -16,9 +17,12 @@ use crate::naming::openai_name;
 pub const STRICT_MAX_DEPTH: usize = 10;
 /// Maximum number of object properties OpenAI accepts in strict mode (whole schema).
 pub const STRICT_MAX_PROPERTIES: usize = 5000;
+/// Most schema nodes [`inline_refs`] produces before giving up (guards against the
+/// exponential growth of shared definitions).
+pub const INLINE_MAX_NODES: usize = 20_000;
 
 /// The parameters schema OpenAI sees: the input schema, forced to be an object schema.
-fn parameters(input_schema: &Value) -> Value {
+pub fn parameters(input_schema: &Value) -> Value {
     let mut schema = match input_schema {
         Value::Object(m) => m.clone(),
         _ => Map::new(),
@@ -31,15 +35,25 @@ fn parameters(input_schema: &Value) -> Value {
     Value::Object(schema)
 }
 
-/// The non-strict OpenAI function definition of a tool.
+/// The non-strict OpenAI function definition of a tool, named [`openai_name`]`(alias, tool)`.
 pub fn function_definition(
     alias: &str,
     tool: &str,
     description: Option<&str>,
     input_schema: &Value,
 ) -> Value {
+    function_definition_named(&openai_name(alias, tool), description, input_schema)
+}
+
+/// The non-strict definition of a tool exported under `name` (the agent layer's names may
+/// carry a collision suffix).
+pub fn function_definition_named(
+    name: &str,
+    description: Option<&str>,
+    input_schema: &Value,
+) -> Value {
     let mut function = Map::new();
-    function.insert("name".into(), json!(openai_name(alias, tool)));
+    function.insert("name".into(), json!(name));
     if let Some(d) = description {
         function.insert("description".into(), json!(d));
     }
@@ -54,21 +68,224 @@ pub fn strict_function_definition(
     description: Option<&str>,
     input_schema: &Value,
 ) -> Result<Value, String> {
+    strict_function_definition_named(&openai_name(alias, tool), description, input_schema)
+}
+
+/// The strict definition of a tool exported under `name`, or why there is none: local
+/// `$ref`s inlined first, then the strict rules.
+pub fn strict_function_definition_named(
+    name: &str,
+    description: Option<&str>,
+    input_schema: &Value,
+) -> Result<Value, String> {
+    let inlined = inline_refs(input_schema)?;
     let mut count = 0;
-    let params = strict_schema(&parameters(input_schema), "", 0, &mut count)?;
+    let params = strict_schema(&parameters(&inlined), "", 0, &mut count)?;
     if count > STRICT_MAX_PROPERTIES {
         return Err(format!(
             "{count} properties exceed strict mode's limit of {STRICT_MAX_PROPERTIES}"
         ));
     }
     let mut function = Map::new();
-    function.insert("name".into(), json!(openai_name(alias, tool)));
+    function.insert("name".into(), json!(name));
     if let Some(d) = description {
         function.insert("description".into(), json!(d));
     }
     function.insert("strict".into(), json!(true));
     function.insert("parameters".into(), params);
     Ok(json!({"type": "function", "function": function}))
+}
+
+// ---------------------------------------------------------------------------------------
+// $ref inlining
+// ---------------------------------------------------------------------------------------
+
+/// Keywords whose value is a schema.
+const SCHEMA_KEYS: &[&str] = &[
+    "items",
+    "additionalProperties",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "propertyNames",
+    "additionalItems",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+];
+/// Keywords whose value is an array of schemas.
+const SCHEMA_ARRAY_KEYS: &[&str] = &["anyOf", "oneOf", "allOf", "prefixItems"];
+/// Keywords whose value is a map of schemas.
+const SCHEMA_MAP_KEYS: &[&str] = &["properties", "patternProperties", "dependentSchemas"];
+
+/// Replaces every local `$ref` (`#`, `#/$defs/…`, any JSON pointer into the document) by the
+/// schema it points to, merged with the `$ref`'s sibling keywords (siblings win), and drops
+/// `$defs` / `definitions`. Values of data keywords (`enum`, `const`, `default`, `examples`)
+/// are copied verbatim.
+///
+/// Errors: a recursive reference (the cycle guard: a `$ref` met again while it is being
+/// expanded), a reference to another document, a pointer to nothing, or growth beyond
+/// [`INLINE_MAX_NODES`] nodes.
+pub fn inline_refs(schema: &Value) -> Result<Value, String> {
+    let mut state = Inline {
+        root: schema,
+        stack: Vec::new(),
+        nodes: 0,
+    };
+    state.walk(schema, "")
+}
+
+struct Inline<'a> {
+    root: &'a Value,
+    stack: Vec<String>,
+    nodes: usize,
+}
+
+impl<'a> Inline<'a> {
+    fn walk(&mut self, schema: &Value, at: &str) -> Result<Value, String> {
+        self.nodes += 1;
+        if self.nodes > INLINE_MAX_NODES {
+            return Err(format!(
+                "inlining $refs grows the schema beyond {INLINE_MAX_NODES} nodes (at {})",
+                where_(at)
+            ));
+        }
+        let Value::Object(obj) = schema else {
+            return Ok(schema.clone());
+        };
+        if let Some(r) = obj.get("$ref") {
+            let Some(r) = r.as_str() else {
+                return Err(format!("$ref at {} is not a string", where_(at)));
+            };
+            let target = self.resolve(r, at)?;
+            if self.stack.iter().any(|s| s == r) {
+                return Err(format!(
+                    "recursive $ref \"{r}\" at {} cannot be inlined",
+                    where_(at)
+                ));
+            }
+            self.stack.push(r.to_string());
+            let expanded = self.walk(target, at);
+            self.stack.pop();
+            let mut merged = match expanded? {
+                Value::Object(m) => m,
+                Value::Bool(true) => Map::new(),
+                other => {
+                    // `false` or a malformed target: keep it when there are no siblings.
+                    if obj.len() == 1 {
+                        return Ok(other);
+                    }
+                    return Err(format!(
+                        "$ref \"{r}\" at {} points to a non-object schema",
+                        where_(at)
+                    ));
+                }
+            };
+            for (k, v) in obj {
+                if k == "$ref" || k == "$defs" || k == "definitions" {
+                    continue;
+                }
+                merged.insert(k.clone(), self.walk_keyword(k, v, at)?);
+            }
+            return Ok(Value::Object(merged));
+        }
+        let mut out = Map::new();
+        for (k, v) in obj {
+            if k == "$defs" || k == "definitions" {
+                continue;
+            }
+            out.insert(k.clone(), self.walk_keyword(k, v, at)?);
+        }
+        Ok(Value::Object(out))
+    }
+
+    fn walk_keyword(&mut self, key: &str, value: &Value, at: &str) -> Result<Value, String> {
+        if SCHEMA_KEYS.contains(&key) {
+            return self.walk(value, &format!("{at}/{key}"));
+        }
+        if SCHEMA_ARRAY_KEYS.contains(&key)
+            && let Value::Array(list) = value
+        {
+            let mut out = Vec::with_capacity(list.len());
+            for (i, s) in list.iter().enumerate() {
+                out.push(self.walk(s, &format!("{at}/{key}/{i}"))?);
+            }
+            return Ok(Value::Array(out));
+        }
+        if SCHEMA_MAP_KEYS.contains(&key)
+            && let Value::Object(map) = value
+        {
+            let mut out = Map::new();
+            for (name, s) in map {
+                out.insert(name.clone(), self.walk(s, &format!("{at}/{key}/{name}"))?);
+            }
+            return Ok(Value::Object(out));
+        }
+        if key == "items"
+            && let Value::Array(list) = value
+        {
+            let mut out = Vec::with_capacity(list.len());
+            for (i, s) in list.iter().enumerate() {
+                out.push(self.walk(s, &format!("{at}/items/{i}"))?);
+            }
+            return Ok(Value::Array(out));
+        }
+        Ok(value.clone())
+    }
+
+    fn resolve(&self, r: &str, at: &str) -> Result<&'a Value, String> {
+        let Some(pointer) = r.strip_prefix('#') else {
+            return Err(format!(
+                "$ref \"{r}\" at {} is not a local reference and cannot be inlined",
+                where_(at)
+            ));
+        };
+        let pointer = percent_decode(pointer);
+        if pointer.is_empty() {
+            return Ok(self.root);
+        }
+        if !pointer.starts_with('/') {
+            return Err(format!(
+                "$ref \"{r}\" at {} uses an anchor, which cannot be inlined",
+                where_(at)
+            ));
+        }
+        let root: &'a Value = self.root;
+        root.pointer(&pointer)
+            .ok_or_else(|| format!("$ref \"{r}\" at {} points to nothing", where_(at)))
+    }
+}
+
+/// Decodes `%XX` escapes of a URI fragment (invalid escapes are kept as they are).
+pub(crate) fn percent_decode(s: &str) -> String {
+    fn hex(b: u8) -> Option<u8> {
+        (b as char).to_digit(16).and_then(|d| u8::try_from(d).ok())
+    }
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && i + 2 < bytes.len()
+            && let (Some(h), Some(l)) = (hex(bytes[i + 1]), hex(bytes[i + 2]))
+        {
+            out.push(h * 16 + l);
+            i += 3;
+            continue;
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn where_(at: &str) -> String {
+    if at.is_empty() {
+        "/".to_string()
+    } else {
+        at.to_string()
+    }
 }
 
 /// Keywords strict mode accepts (annotations and the structural subset).

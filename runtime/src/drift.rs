@@ -10,8 +10,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use serde_json::{Map, Value};
-use sha2::{Digest, Sha256};
+use serde_json::Value;
 
 /// What happens when the live tool list differs from the fixture.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -59,38 +58,18 @@ impl<'de> serde::Deserialize<'de> for DriftPolicy {
 }
 
 /// SHA-256 (lowercase hex) of the canonical, compact JSON of a tool list: object keys
-/// sorted recursively, tools sorted by `name`. Equal to `mcp_codegen::fixture::tools_hash`.
+/// sorted recursively, tools sorted by `name` — `mcp_codegen::fixture::tools_hash`, the
+/// value generated code embeds as `FIXTURE_HASH`.
 pub fn tools_hash<'a>(tools: impl IntoIterator<Item = &'a Value>) -> String {
-    let mut sorted: Vec<Value> = tools.into_iter().map(sort_keys).collect();
-    sorted.sort_by(|a, b| tool_name(a).cmp(tool_name(b)));
-    let compact = serde_json::to_string(&Value::Array(sorted)).unwrap_or_default();
-    let digest = Sha256::digest(compact.as_bytes());
-    digest.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-fn tool_name(v: &Value) -> &str {
-    v.get("name").and_then(Value::as_str).unwrap_or("")
-}
-
-fn sort_keys(value: &Value) -> Value {
-    match value {
-        Value::Object(map) => {
-            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-            entries.sort_by(|a, b| a.0.cmp(b.0));
-            let mut out = Map::new();
-            for (k, v) in entries {
-                out.insert(k.clone(), sort_keys(v));
-            }
-            Value::Object(out)
-        }
-        Value::Array(items) => Value::Array(items.iter().map(sort_keys).collect()),
-        other => other.clone(),
-    }
+    mcp_codegen::fixture::tools_hash(tools)
 }
 
 /// A short, secret-free description of a drift, for warnings and [`crate::Error::Drift`].
 pub(crate) fn summary(expected: &str, live: &str, live_tools: &[Value]) -> String {
-    let mut names: Vec<&str> = live_tools.iter().map(tool_name).collect();
+    let mut names: Vec<&str> = live_tools
+        .iter()
+        .map(|t| t.get("name").and_then(Value::as_str).unwrap_or(""))
+        .collect();
     names.sort_unstable();
     let shown: Vec<&str> = names.iter().take(8).copied().collect();
     let more = if names.len() > shown.len() {

@@ -387,7 +387,7 @@ pub mod constraints {
         pub const OPENAI_FUNCTION_STRICT: ::core::option::Option<&str> = ::core::option::Option::None;
         /// Why there is no strict definition.
         pub const OPENAI_STRICT_UNAVAILABLE: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "keyword `$dynamicAnchor` at /$defs/Node is not supported in strict mode",
+            "keyword `else` at /properties/cond is not supported in strict mode",
         );
         /// Why the arguments are untyped JSON, if they are.
         pub const UNTYPED_ARGS_REASON: ::core::option::Option<&str> = ::core::option::Option::None;

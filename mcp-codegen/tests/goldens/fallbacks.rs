@@ -205,7 +205,7 @@ pub mod fallbacks {
         pub const OPENAI_FUNCTION_STRICT: ::core::option::Option<&str> = ::core::option::Option::None;
         /// Why there is no strict definition.
         pub const OPENAI_STRICT_UNAVAILABLE: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "$ref \"https://example.com/schema.json\" at /properties/cfg is not supported in strict mode",
+            "$ref \"https://example.com/schema.json\" at /properties/cfg is not a local reference and cannot be inlined",
         );
         /// Why the arguments are untyped JSON, if they are.
         pub const UNTYPED_ARGS_REASON: ::core::option::Option<&str> = ::core::option::Option::Some(
@@ -227,11 +227,11 @@ pub mod fallbacks {
         /// OpenAI function-call definition (non-strict).
         pub const OPENAI_FUNCTION: &str = "{\"function\":{\"name\":\"mcp_fallbacks_dangling\",\"parameters\":{\"properties\":{\"x\":{\"$ref\":\"#/$defs/Missing\"}},\"type\":\"object\"}},\"type\":\"function\"}";
         /// OpenAI function-call definition with `strict: true`, when the schema allows it.
-        pub const OPENAI_FUNCTION_STRICT: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "{\"function\":{\"name\":\"mcp_fallbacks_dangling\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"x\":{\"anyOf\":[{\"$ref\":\"#/$defs/Missing\"},{\"type\":\"null\"}]}},\"required\":[\"x\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-        );
+        pub const OPENAI_FUNCTION_STRICT: ::core::option::Option<&str> = ::core::option::Option::None;
         /// Why there is no strict definition.
-        pub const OPENAI_STRICT_UNAVAILABLE: ::core::option::Option<&str> = ::core::option::Option::None;
+        pub const OPENAI_STRICT_UNAVAILABLE: ::core::option::Option<&str> = ::core::option::Option::Some(
+            "$ref \"#/$defs/Missing\" at /properties/x points to nothing",
+        );
         /// Why the arguments are untyped JSON, if they are.
         pub const UNTYPED_ARGS_REASON: ::core::option::Option<&str> = ::core::option::Option::Some(
             "$ref \"#/$defs/Missing\" does not resolve in the tool's schema",

@@ -199,7 +199,7 @@ pub mod refs {
         pub const OPENAI_FUNCTION: &str = "{\"function\":{\"description\":\"$defs.Item here ...\",\"name\":\"mcp_refs_first\",\"parameters\":{\"$defs\":{\"Item\":{\"properties\":{\"name\":{\"type\":\"string\"}},\"required\":[\"name\"],\"type\":\"object\"},\"Unused\":{\"type\":\"string\"}},\"properties\":{\"item\":{\"$ref\":\"#/$defs/Item\"},\"items\":{\"items\":{\"$ref\":\"#/$defs/Item\"},\"type\":\"array\"}},\"required\":[\"item\"],\"title\":\"Root Title Ignored\",\"type\":\"object\"}},\"type\":\"function\"}";
         /// OpenAI function-call definition with `strict: true`, when the schema allows it.
         pub const OPENAI_FUNCTION_STRICT: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "{\"function\":{\"description\":\"$defs.Item here ...\",\"name\":\"mcp_refs_first\",\"parameters\":{\"$defs\":{\"Item\":{\"additionalProperties\":false,\"properties\":{\"name\":{\"type\":\"string\"}},\"required\":[\"name\"],\"type\":\"object\"},\"Unused\":{\"type\":\"string\"}},\"additionalProperties\":false,\"properties\":{\"item\":{\"$ref\":\"#/$defs/Item\"},\"items\":{\"items\":{\"$ref\":\"#/$defs/Item\"},\"type\":[\"array\",\"null\"]}},\"required\":[\"item\",\"items\"],\"title\":\"Root Title Ignored\",\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
+            "{\"function\":{\"description\":\"$defs.Item here ...\",\"name\":\"mcp_refs_first\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"item\":{\"additionalProperties\":false,\"properties\":{\"name\":{\"type\":\"string\"}},\"required\":[\"name\"],\"type\":\"object\"},\"items\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"name\":{\"type\":\"string\"}},\"required\":[\"name\"],\"type\":\"object\"},\"type\":[\"array\",\"null\"]}},\"required\":[\"item\",\"items\"],\"title\":\"Root Title Ignored\",\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
         );
         /// Why there is no strict definition.
         pub const OPENAI_STRICT_UNAVAILABLE: ::core::option::Option<&str> = ::core::option::Option::None;
@@ -278,7 +278,7 @@ pub mod refs {
         pub const OPENAI_FUNCTION: &str = "{\"function\":{\"description\":\"... and a different $defs.Item here (own module).\",\"name\":\"mcp_refs_second\",\"parameters\":{\"definitions\":{\"Item\":{\"properties\":{\"count\":{\"type\":\"integer\"}},\"type\":\"object\"}},\"properties\":{\"item\":{\"$ref\":\"#/definitions/Item\"}},\"type\":\"object\"}},\"type\":\"function\"}";
         /// OpenAI function-call definition with `strict: true`, when the schema allows it.
         pub const OPENAI_FUNCTION_STRICT: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "{\"function\":{\"description\":\"... and a different $defs.Item here (own module).\",\"name\":\"mcp_refs_second\",\"parameters\":{\"additionalProperties\":false,\"definitions\":{\"Item\":{\"additionalProperties\":false,\"properties\":{\"count\":{\"type\":[\"integer\",\"null\"]}},\"required\":[\"count\"],\"type\":\"object\"}},\"properties\":{\"item\":{\"anyOf\":[{\"$ref\":\"#/definitions/Item\"},{\"type\":\"null\"}]}},\"required\":[\"item\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
+            "{\"function\":{\"description\":\"... and a different $defs.Item here (own module).\",\"name\":\"mcp_refs_second\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"item\":{\"additionalProperties\":false,\"properties\":{\"count\":{\"type\":[\"integer\",\"null\"]}},\"required\":[\"count\"],\"type\":[\"object\",\"null\"]}},\"required\":[\"item\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
         );
         /// Why there is no strict definition.
         pub const OPENAI_STRICT_UNAVAILABLE: ::core::option::Option<&str> = ::core::option::Option::None;
@@ -358,11 +358,11 @@ pub mod refs {
         /// OpenAI function-call definition (non-strict).
         pub const OPENAI_FUNCTION: &str = "{\"function\":{\"description\":\"zod-to-json-schema pointer refs.\",\"name\":\"mcp_refs_zod_pointers\",\"parameters\":{\"properties\":{\"from\":{\"properties\":{\"lat\":{\"type\":\"number\"},\"lon\":{\"type\":\"number\"}},\"required\":[\"lat\",\"lon\"],\"type\":\"object\"},\"to\":{\"$ref\":\"#/properties/from\"},\"via\":{\"items\":{\"$ref\":\"#/properties/from\"},\"type\":\"array\"}},\"required\":[\"from\"],\"type\":\"object\"}},\"type\":\"function\"}";
         /// OpenAI function-call definition with `strict: true`, when the schema allows it.
-        pub const OPENAI_FUNCTION_STRICT: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// Why there is no strict definition.
-        pub const OPENAI_STRICT_UNAVAILABLE: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "$ref \"#/properties/from\" at /properties/to is not supported in strict mode",
+        pub const OPENAI_FUNCTION_STRICT: ::core::option::Option<&str> = ::core::option::Option::Some(
+            "{\"function\":{\"description\":\"zod-to-json-schema pointer refs.\",\"name\":\"mcp_refs_zod_pointers\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"from\":{\"additionalProperties\":false,\"properties\":{\"lat\":{\"type\":\"number\"},\"lon\":{\"type\":\"number\"}},\"required\":[\"lat\",\"lon\"],\"type\":\"object\"},\"to\":{\"additionalProperties\":false,\"properties\":{\"lat\":{\"type\":\"number\"},\"lon\":{\"type\":\"number\"}},\"required\":[\"lat\",\"lon\"],\"type\":[\"object\",\"null\"]},\"via\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"lat\":{\"type\":\"number\"},\"lon\":{\"type\":\"number\"}},\"required\":[\"lat\",\"lon\"],\"type\":\"object\"},\"type\":[\"array\",\"null\"]}},\"required\":[\"from\",\"to\",\"via\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
         );
+        /// Why there is no strict definition.
+        pub const OPENAI_STRICT_UNAVAILABLE: ::core::option::Option<&str> = ::core::option::Option::None;
         /// Why the arguments are untyped JSON, if they are.
         pub const UNTYPED_ARGS_REASON: ::core::option::Option<&str> = ::core::option::Option::None;
         ///zod-to-json-schema pointer refs.
@@ -443,7 +443,7 @@ pub mod refs {
         pub const OPENAI_FUNCTION_STRICT: ::core::option::Option<&str> = ::core::option::Option::None;
         /// Why there is no strict definition.
         pub const OPENAI_STRICT_UNAVAILABLE: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "keyword `$anchor` at /$defs/M is not supported in strict mode",
+            "recursive $ref \"#\" at /properties/children/items/properties/children/items cannot be inlined",
         );
         /// Why the arguments are untyped JSON, if they are.
         pub const UNTYPED_ARGS_REASON: ::core::option::Option<&str> = ::core::option::Option::None;

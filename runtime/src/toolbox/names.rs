@@ -1,41 +1,14 @@
 //! Exported tool names: `mcp_<alias>_<tool>`, sanitized to `[A-Za-z0-9_-]`, at most 64
 //! characters, and the collision resolution of a whole toolbox.
 //!
-//! [`exported_name`] is the same rule as `mcp_codegen::naming::openai_name` (the runtime
-//! cannot depend on mcp-codegen; a test in `tests/tests/toolbox_names.rs` checks both agree
-//! on every committed fixture). Names are only ever produced, never parsed: the toolbox keeps
+//! [`exported_name`] is `mcp_codegen::naming::openai_name`, the rule the compile-time
+//! constants of `mcp_tools!` use too. Names are only ever produced, never parsed: the toolbox keeps
 //! a map from each exported name back to its `(server, tool)`.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use sha2::{Digest, Sha256};
-
 /// Longest function name OpenAI accepts.
 pub const MAX_NAME_LEN: usize = 64;
-
-/// Characters of the sanitized name kept in front of the hash suffix of a long name.
-const KEEP: usize = MAX_NAME_LEN - 1 - 8;
-
-fn sanitize(full: &str) -> String {
-    full.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
-}
-
-/// `<first 55 chars of sanitized>_<8 hex digits of SHA-256(seed)>`.
-fn hashed(sanitized: &str, seed: &str) -> String {
-    let digest = Sha256::digest(seed.as_bytes());
-    let hash: String = digest.iter().take(4).map(|b| format!("{b:02x}")).collect();
-    // `sanitized` is ASCII, so any byte index is a char boundary.
-    let keep = sanitized.len().min(KEEP);
-    format!("{}_{hash}", &sanitized[..keep])
-}
 
 /// The exported (OpenAI function) name of a tool: `mcp_<alias>_<tool>` with every character
 /// outside `[A-Za-z0-9_-]` replaced by `_`; names longer than [`MAX_NAME_LEN`] keep their
@@ -45,13 +18,7 @@ fn hashed(sanitized: &str, seed: &str) -> String {
 /// Two tools can still map to the same name (`a` + `b_c` and `a_b` + `c`, or `x.y` and `x_y`
 /// on one server): [`assign_names`] resolves that for a whole toolbox.
 pub fn exported_name(alias: &str, tool: &str) -> String {
-    let full = format!("mcp_{alias}_{tool}");
-    let sanitized = sanitize(&full);
-    if sanitized.len() <= MAX_NAME_LEN {
-        sanitized
-    } else {
-        hashed(&sanitized, &full)
-    }
+    mcp_codegen::naming::openai_name(alias, tool)
 }
 
 /// Several tools whose [`exported_name`] is the same.
@@ -116,7 +83,7 @@ pub fn assign_names<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> 
             continue;
         }
         let full = format!("mcp_{alias}_{tool}");
-        let sanitized = sanitize(&full);
+        let sanitized = mcp_codegen::naming::openai_sanitize(&full);
         let mut n = 0u32;
         let new = loop {
             let seed = if n == 0 {
@@ -124,7 +91,7 @@ pub fn assign_names<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> 
             } else {
                 format!("{full}#{n}")
             };
-            let candidate = hashed(&sanitized, &seed);
+            let candidate = mcp_codegen::naming::openai_hashed(&sanitized, &seed);
             if !used.contains(&candidate) && !plain.contains(candidate.as_str()) {
                 break candidate;
             }

@@ -6,18 +6,18 @@ use serde_json::Value;
 /// One tool of a typed server, built from the constants `mcp_tools!` generates per tool
 /// (`NAME`, `INPUT_SCHEMA`, `OPENAI_FUNCTION`, `OPENAI_FUNCTION_STRICT`,
 /// `OPENAI_STRICT_UNAVAILABLE`) plus a validator that deserializes arguments into the
-/// generated argument type ([`validate_as`]):
+/// generated argument type ([`validate_as`]). The macro emits the whole list per server as
+/// `TYPED_TOOLS`:
 ///
-/// ```ignore
-/// const TOOLS: &[TypedTool] = &[TypedTool {
-///     name: echo::NAME,
-///     description: Some("Echo a message."),
-///     input_schema: echo::INPUT_SCHEMA,
-///     openai_function: echo::OPENAI_FUNCTION,
-///     openai_function_strict: echo::OPENAI_FUNCTION_STRICT,
-///     openai_strict_unavailable: echo::OPENAI_STRICT_UNAVAILABLE,
-///     validate: mcp_runtime::toolbox::validate_as::<echo::Args>,
-/// }];
+/// ```no_run
+/// # async fn run(registry: mcp_runtime::Registry) -> Result<(), Box<dyn std::error::Error>> {
+/// use mcp_runtime::toolbox::{Toolbox, TypedTool};
+///
+/// mcp_runtime::mcp_tools!("demo");
+///
+/// const DEMO: &[TypedTool] = demo::TYPED_TOOLS;
+/// let toolbox = Toolbox::builder(&registry).add_typed("demo", DEMO).connect().await?;
+/// # Ok(()) }
 /// ```
 #[derive(Debug, Clone, Copy)]
 pub struct TypedTool {
