@@ -24,12 +24,12 @@
 //! | optional array/map arguments | `Option<Vec<_>>` / `Option<BTreeMap<_>>` so an empty list can be sent |
 //! | output schemas | `additionalProperties: false` removed (unknown fields allowed) |
 
-use crate::openai::percent_decode;
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value, json};
 
 use crate::naming::typify_sanitize;
+use crate::openai::percent_decode;
 
 /// Whether a schema describes a tool's arguments or its structured result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
