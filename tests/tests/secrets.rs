@@ -3,39 +3,13 @@
 
 mod common;
 
-use std::io::Write;
-use std::sync::{Arc, Mutex};
-
 use mcp_runtime::{Registry, Session};
 
 const SECRET: &str = "ghp_s3cr3t-token-value-0123456789";
 
-/// Collects everything `tracing` writes, at every level.
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        if let Ok(mut v) = self.0.lock() {
-            v.extend_from_slice(buf);
-        }
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for Captured {
-    type Writer = Captured;
-    fn make_writer(&'a self) -> Self::Writer {
-        self.clone()
-    }
-}
-
 #[test]
 fn secrets_stay_out_of_fixtures_logs_errors_and_debug() {
-    let logs = Captured::default();
+    let logs = common::Captured::default();
     let subscriber = tracing_subscriber::fmt()
         .with_writer(logs.clone())
         .with_max_level(tracing::Level::TRACE)
@@ -104,7 +78,7 @@ env = {{ OTHER = "${{TEST_SECRET_TOKEN}}", NEVER_SET = "${{MCP_BINDGEN_TEST_UNSE
     assert!(text.contains("MCP_BINDGEN_TEST_UNSET_VARIABLE"), "{text}");
     seen.push_str(&format!("{text} {err:?}"));
 
-    let logs = String::from_utf8_lossy(&logs.0.lock().expect("logs")).into_owned();
+    let logs = logs.text();
     assert!(
         !logs.is_empty(),
         "tracing captured nothing: the test would prove nothing"

@@ -3,16 +3,13 @@
 
 mod common;
 
-use std::io::Write;
-use std::path::Path;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp_runtime::toolbox::{
     AgentConfig, AgentTools, ModelPolicy, ModelRef, Route, ServerState, Toolbox, ToolboxErrorKind,
     TypedTool,
 };
-use mcp_runtime::{Registry, ServerConfig};
+use mcp_runtime::Registry;
 use serde_json::{Value, json};
 
 mcp_runtime::mcp_tools!("demo");
@@ -22,27 +19,6 @@ async fn limited<F: std::future::Future<Output = T>, T>(f: F) -> T {
     tokio::time::timeout(Duration::from_secs(90), f)
         .await
         .expect("test body took more than 90 s")
-}
-
-fn demo_config(alias: &str) -> ServerConfig {
-    ServerConfig::stdio(
-        alias,
-        common::demo_server().to_string_lossy().into_owned(),
-        Vec::new(),
-    )
-    .with_timeout(Duration::from_secs(20))
-}
-
-/// A demo server that answers one call, exits, and cannot start again while `marker`
-/// exists (the session's own reconnection then fails too): a server that went away.
-fn one_shot_server(alias: &str, marker: &Path) -> ServerConfig {
-    let script = format!(
-        "if [ -e '{m}' ]; then echo 'one-shot server: already used' >&2; exit 1; fi; touch '{m}'; exec '{demo}' --exit-after 1",
-        m = marker.display(),
-        demo = common::demo_server().display()
-    );
-    ServerConfig::stdio(alias, "sh", vec!["-c".into(), script])
-        .with_timeout(Duration::from_secs(10))
 }
 
 /// A registry file in a temp dir (the toolbox reads registries like users do).
@@ -173,7 +149,7 @@ async fn transport_error_status_and_reconnect() {
         // The demo server exits after answering one call and cannot be restarted.
         let dir = tempfile::tempdir().expect("tempdir");
         let marker = dir.path().join("used");
-        let dying = one_shot_server("dying", &marker);
+        let dying = common::one_shot_server("dying", &marker);
         let tb = Toolbox::from_servers(vec![dying])
             .connect()
             .await
@@ -313,13 +289,13 @@ required = {required_secret}
 async fn names_resolution_collisions_allowlists_and_long_aliases() {
     limited(async {
         let long_alias = "a-very-long-server-alias-that-pushes-exported-names-past-the-cap";
-        let mut only_echo = demo_config("allow");
+        let mut only_echo = common::demo_config("allow");
         only_echo.tools = Some(vec!["echo".into(), "add".into()]);
         only_echo.exclude_tools = vec!["add".into()];
         let tb = Toolbox::from_servers(vec![
-            demo_config("demo"),
-            demo_config("demo2"),
-            demo_config(long_alias),
+            common::demo_config("demo"),
+            common::demo_config("demo2"),
+            common::demo_config(long_alias),
             only_echo,
         ])
         .description_prefix(true)
@@ -435,7 +411,7 @@ fn echo_only() -> &'static [TypedTool] {
 #[tokio::test]
 async fn typed_and_untyped_servers_side_by_side() {
     limited(async {
-        let tb = Toolbox::from_servers(vec![demo_config("demo"), demo_config("untyped")])
+        let tb = Toolbox::from_servers(vec![common::demo_config("demo"), common::demo_config("untyped")])
             .add_typed("demo", DEMO_TYPED)
             .connect()
             .await
@@ -506,9 +482,9 @@ async fn typed_and_untyped_servers_side_by_side() {
 async fn agents_model_server_rules_routing_and_scope() {
     limited(async {
         let tb = Toolbox::from_servers(vec![
-            demo_config("plain"),
-            demo_config("wrapped").with_function_call_wrapper(true),
-            demo_config("other").with_function_call_wrapper(true),
+            common::demo_config("plain"),
+            common::demo_config("wrapped").with_function_call_wrapper(true),
+            common::demo_config("other").with_function_call_wrapper(true),
         ])
         .connect()
         .await
@@ -616,7 +592,7 @@ async fn agents_model_server_rules_routing_and_scope() {
 async fn prompts_and_resource_templates_of_server_everything() {
     let everything = common::installed("everything");
     limited(async {
-        let tb = Toolbox::from_servers(vec![everything, demo_config("demo")])
+        let tb = Toolbox::from_servers(vec![everything, common::demo_config("demo")])
             .env(common::lookup)
             .connect()
             .await
@@ -701,115 +677,4 @@ async fn resources_and_prompts_read_and_get_against_server_everything() {
         assert!(!err.to_string().is_empty());
     })
     .await;
-}
-
-/// Collects everything `tracing` writes.
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        if let Ok(mut v) = self.0.lock() {
-            v.extend_from_slice(buf);
-        }
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for Captured {
-    type Writer = Captured;
-    fn make_writer(&'a self) -> Self::Writer {
-        self.clone()
-    }
-}
-
-#[test]
-fn tracing_spans_and_events() {
-    let logs = Captured::default();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(logs.clone())
-        .with_max_level(tracing::Level::DEBUG)
-        .with_ansi(false)
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("runtime");
-    runtime.block_on(limited(async {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let marker = dir.path().join("used");
-        let dying = one_shot_server("dying", &marker).with_function_call_wrapper(true);
-        let secret = demo_config("secret").with_env("K", "${MCP_TOOLBOX_TEST_UNSET_SECRET}");
-        let tb = Toolbox::from_servers(vec![dying, secret])
-            .connect()
-            .await
-            .expect("connect");
-        assert!(
-            tb.call("mcp_dying_echo", r#"{"message": "traced"}"#)
-                .await
-                .is_ok()
-        );
-        tokio::time::sleep(Duration::from_millis(300)).await;
-        assert!(
-            !tb.call("mcp_dying_echo", r#"{"message": "x"}"#)
-                .await
-                .is_ok()
-        );
-        assert!(!tb.call("mcp_nope", "{}").await.is_ok());
-        std::fs::remove_file(&marker).expect("remove marker");
-        assert_eq!(tb.reconnect(true).await.reconnected, ["dying"]);
-        let _ = tb
-            .agent(
-                &AgentConfig::new("w", ModelRef::new("anthropic", "c"), ["dying"]),
-                &ModelPolicy::new().provider("anthropic", true),
-            )
-            .expect("agent");
-    }));
-    let text = String::from_utf8(logs.0.lock().expect("logs").clone()).expect("utf-8");
-    let lines: Vec<&str> = text.lines().collect();
-    let find = |needles: &[&str]| {
-        lines
-            .iter()
-            .find(|l| needles.iter().all(|n| l.contains(n)))
-            .unwrap_or_else(|| panic!("no line with {needles:?} in:\n{text}"))
-    };
-    find(&[
-        "WARN",
-        "server skipped",
-        "server=secret",
-        "MCP_TOOLBOX_TEST_UNSET_SECRET",
-    ]);
-    find(&[
-        "INFO",
-        "mcp_tool_call{",
-        "server=dying",
-        "tool=echo",
-        "exported=mcp_dying_echo",
-        "tool called",
-    ]);
-    find(&[
-        "DEBUG",
-        "mcp_tool_call{",
-        "outcome=\"ok\"",
-        "duration_ms=",
-        "tool returned",
-    ]);
-    find(&[
-        "WARN",
-        "tool failed",
-        "server=\"dying\"",
-        "kind=\"transport\"",
-    ]);
-    find(&[
-        "WARN",
-        "tool failed",
-        "name=\"mcp_nope\"",
-        "kind=\"unknown_tool\"",
-    ]);
-    find(&["INFO", "server reconnected", "server=dying"]);
-    find(&["WARN", "unneeded overhead", "agent=w"]);
 }

@@ -137,3 +137,60 @@ pub fn start_demo_http() -> (ChildGuard, String) {
         .to_string();
     (ChildGuard(child), url)
 }
+
+/// A stdio config of the demo server under `alias`.
+pub fn demo_config(alias: &str) -> ServerConfig {
+    ServerConfig::stdio(
+        alias,
+        demo_server().to_string_lossy().into_owned(),
+        Vec::new(),
+    )
+    .with_timeout(Duration::from_secs(20))
+}
+
+/// A demo server that answers one call, exits, and cannot start again while `marker`
+/// exists (the session's own reconnection then fails too): a server that went away.
+pub fn one_shot_server(alias: &str, marker: &Path) -> ServerConfig {
+    let script = format!(
+        "if [ -e '{m}' ]; then echo 'one-shot server: already used' >&2; exit 1; fi; touch '{m}'; exec '{demo}' --exit-after 1",
+        m = marker.display(),
+        demo = demo_server().display()
+    );
+    ServerConfig::stdio(alias, "sh", vec!["-c".into(), script])
+        .with_timeout(Duration::from_secs(10))
+}
+
+/// Collects everything `tracing` writes (for tests that assert on log lines). Use it in a
+/// test binary of its own: thread-local subscribers race with other tests' threads over
+/// tracing's global callsite cache.
+#[derive(Clone, Default)]
+pub struct Captured(pub std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl Captured {
+    /// Everything written so far.
+    pub fn text(&self) -> String {
+        self.0
+            .lock()
+            .map(|v| String::from_utf8_lossy(&v).into_owned())
+            .unwrap_or_default()
+    }
+}
+
+impl std::io::Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if let Ok(mut v) = self.0.lock() {
+            v.extend_from_slice(buf);
+        }
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for Captured {
+    type Writer = Captured;
+    fn make_writer(&'a self) -> Self::Writer {
+        self.clone()
+    }
+}
