@@ -5,11 +5,11 @@ mod common;
 
 use std::time::Duration;
 
+use mcp_runtime::Registry;
 use mcp_runtime::toolbox::{
     AgentConfig, AgentTools, ModelPolicy, ModelRef, Route, ServerState, Toolbox, ToolboxErrorKind,
     TypedTool,
 };
-use mcp_runtime::Registry;
 use serde_json::{Value, json};
 
 mcp_runtime::mcp_tools!("demo");

@@ -49,7 +49,8 @@ const PIP_TIMEOUT: Duration = Duration::from_secs(300);
 /// Where the GitHub corpus lives, relative to the workspace root.
 const GITHUB_CORPUS: &str = "../shared/corpus/github-official/tools.json";
 /// Marker in `BENCHMARKS.md` after which hand-written notes survive a re-run.
-const NOTES_MARKER: &str = "<!-- notes: everything below this line is kept by `cargo xtask bench` -->";
+const NOTES_MARKER: &str =
+    "<!-- notes: everything below this line is kept by `cargo xtask bench` -->";
 
 const SECTIONS: [&str; 4] = ["calls", "expand", "check", "snapshot"];
 
@@ -79,7 +80,8 @@ fn parse(args: &[String]) -> Result<Args, String> {
         }
     }
     if out.smoke {
-        out.skip.extend(["check".to_string(), "snapshot".to_string()]);
+        out.skip
+            .extend(["check".to_string(), "snapshot".to_string()]);
     }
     Ok(out)
 }
@@ -195,7 +197,7 @@ fn median_ratio(a: &[f64], b: &[f64]) -> Option<f64> {
     median(&ratios)
 }
 
-fn series<'a>(v: &'a Value, path: &str) -> Vec<f64> {
+fn series(v: &Value, path: &str) -> Vec<f64> {
     v.pointer(path)
         .and_then(Value::as_array)
         .map(|a| a.iter().filter_map(Value::as_f64).collect())
@@ -307,7 +309,10 @@ fn python_venv(root: &Path, dir: &Path) -> Result<PathBuf, String> {
     if python.is_file() && std::fs::read_to_string(&stamp_path).ok().as_deref() == Some(&stamp) {
         return Ok(python);
     }
-    eprintln!("bench: installing the Python SDK ({PYTHON_SDK}) into {}", venv.display());
+    eprintln!(
+        "bench: installing the Python SDK ({PYTHON_SDK}) into {}",
+        venv.display()
+    );
     let _ = std::fs::remove_dir_all(&venv);
     let base = std::env::var("MCP_PYTHON").unwrap_or_else(|_| "python3".to_string());
     let mut cmd = Command::new(&base);
@@ -420,8 +425,8 @@ fn github_corpus(root: &Path) -> Result<(Fixture, Vec<u8>), String> {
             path.display()
         )
     })?;
-    let tools: Value = serde_json::from_slice(&text)
-        .map_err(|e| format!("{}: not JSON: {e}", path.display()))?;
+    let tools: Value =
+        serde_json::from_slice(&text).map_err(|e| format!("{}: not JSON: {e}", path.display()))?;
     let wrapped = serde_json::to_vec(&json!({ "tools": tools }))
         .map_err(|e| format!("cannot re-encode the corpus: {e}"))?;
     let fixture = Fixture::from_slice(&wrapped, &path).map_err(|e| e.to_string())?;
@@ -463,7 +468,10 @@ fn expand_release(bench: &Path, fixture: &Path, alias: &str, n: usize) -> Result
         .output()
         .map_err(|e| format!("cannot run {}: {e}", bench.display()))?;
     if !output.status.success() {
-        return Err(format!("mcp-bench expand {alias} failed ({})", output.status));
+        return Err(format!(
+            "mcp-bench expand {alias} failed ({})",
+            output.status
+        ));
     }
     serde_json::from_slice(&output.stdout)
         .map_err(|e| format!("mcp-bench expand printed no JSON: {e}"))
@@ -548,7 +556,8 @@ fn scratch_crate(
     std::fs::create_dir_all(&src).map_err(|e| format!("cannot create {}: {e}", src.display()))?;
     std::fs::create_dir_all(&fixtures)
         .map_err(|e| format!("cannot create {}: {e}", fixtures.display()))?;
-    let runtime = std::path::absolute(root.join("runtime")).unwrap_or_else(|_| root.join("runtime"));
+    let runtime =
+        std::path::absolute(root.join("runtime")).unwrap_or_else(|_| root.join("runtime"));
     let manifest = format!(
         "[package]\nname = \"{name}\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
          [dependencies]\nmcp-runtime = {{ path = {:?} }}\n\n# Not part of the mcp-bindgen workspace.\n[workspace]\n",
@@ -633,10 +642,27 @@ fn snapshot(dir: &Path) -> Result<Value, String> {
     let exe = std::env::current_exe().map_err(|e| format!("cannot find the xtask binary: {e}"))?;
     let out = dir.join("snapshot-fixtures");
     std::fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
-    let registry = mcp_runtime::Registry::load("fixtures/servers.toml").map_err(|e| e.to_string())?;
+    let registry =
+        mcp_runtime::Registry::load("fixtures/servers.toml").map_err(|e| e.to_string())?;
     let aliases: Vec<String> = registry.servers().iter().map(|s| s.alias.clone()).collect();
     // The release demo server of the `calls` section when built, else snapshot builds its own.
     let demo = cargo_target_dir().join("release").join("mcp-demo-server");
+    // CPU seconds (user + system) of every child this process waited for, and of their
+    // waited-for children: the snapshot command and the servers it started.
+    let children_cpu = || -> f64 {
+        let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+        // Fields after the command name `(…)`: cutime and cstime are the 14th and 15th.
+        let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        let ticks = |i: usize| {
+            fields
+                .get(i)
+                .and_then(|v| v.parse::<f64>().ok())
+                .unwrap_or(0.0)
+        };
+        // Linux reports them in USER_HZ, which is 100.
+        (ticks(13) + ticks(14)) / 100.0
+    };
     let run = |which: &[String]| -> Result<(f64, String), String> {
         let mut cmd = Command::new(&exe);
         cmd.arg("snapshot").args(which).arg("--fixtures").arg(&out);
@@ -663,11 +689,14 @@ fn snapshot(dir: &Path) -> Result<Value, String> {
     let (_, table) = run(&[])?;
     let rounds = 3;
     let mut parallel = Vec::new();
+    let mut parallel_cpu = Vec::new();
     let mut slowest = Vec::new();
     let mut singles: Map<String, Value> = Map::new();
     for round in 1..=rounds {
+        let cpu_before = children_cpu();
         let (wall, _) = run(&[])?;
         parallel.push(wall);
+        parallel_cpu.push(children_cpu() - cpu_before);
         let mut worst = 0.0f64;
         let mut worst_alias = String::new();
         for alias in &aliases {
@@ -698,6 +727,9 @@ fn snapshot(dir: &Path) -> Result<Value, String> {
         .max_by(|a, b| a.1.total_cmp(&b.1))
         .map(|(a, _)| a)
         .unwrap_or_default();
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
+    let floor: Vec<f64> = parallel_cpu.iter().map(|c| c / cpus).collect();
+    let cpu_floor = median_ratio(&floor, &slowest);
     Ok(json!({
         "servers": aliases,
         "parallel_s": parallel,
@@ -705,6 +737,10 @@ fn snapshot(dir: &Path) -> Result<Value, String> {
         "slowest_alias": slowest_alias,
         "single_s": singles,
         "ratio": median_ratio(&parallel, &slowest),
+        // CPU seconds of a whole parallel snapshot (all servers started, listed, stopped) and
+        // the floor it sets on 2 cores: cpu / nproc / slowest alone.
+        "parallel_cpu_s": parallel_cpu,
+        "cpu_floor_ratio": cpu_floor,
         "parallel_table": table,
     }))
 }
@@ -754,10 +790,15 @@ fn summary_rows(results: &Map<String, Value>) -> Vec<Row> {
                 us("pipe"),
                 us("python")
             );
-            let label = |small: &'static str, large: &'static str| if sfx.is_empty() { small } else { large };
+            let label = |small: &'static str, large: &'static str| {
+                if sfx.is_empty() { small } else { large }
+            };
             rows.push(Row {
                 key: label("typed_vs_raw_rmcp", "typed_vs_raw_rmcp_large"),
-                what: label("typed / raw rmcp, small call", "typed / raw rmcp, 100 KiB echo"),
+                what: label(
+                    "typed / raw rmcp, small call",
+                    "typed / raw rmcp, 100 KiB echo",
+                ),
                 value: median_ratio(&t, &r),
                 unit: "×",
                 target: Some(("≤", 1.0)),
@@ -765,7 +806,10 @@ fn summary_rows(results: &Map<String, Value>) -> Vec<Row> {
             });
             rows.push(Row {
                 key: label("typed_vs_pipe", "typed_vs_pipe_large"),
-                what: label("typed / pipe floor, small call", "typed / pipe floor, 100 KiB echo"),
+                what: label(
+                    "typed / pipe floor, small call",
+                    "typed / pipe floor, 100 KiB echo",
+                ),
                 value: median_ratio(&t, &p),
                 unit: "×",
                 target: Some(("≤", 1.15)),
@@ -773,7 +817,10 @@ fn summary_rows(results: &Map<String, Value>) -> Vec<Row> {
             });
             rows.push(Row {
                 key: label("raw_rmcp_vs_pipe", "raw_rmcp_vs_pipe_large"),
-                what: label("raw rmcp / pipe floor, small call", "raw rmcp / pipe floor, 100 KiB echo"),
+                what: label(
+                    "raw rmcp / pipe floor, small call",
+                    "raw rmcp / pipe floor, 100 KiB echo",
+                ),
                 value: median_ratio(&r, &p),
                 unit: "×",
                 target: None,
@@ -781,7 +828,10 @@ fn summary_rows(results: &Map<String, Value>) -> Vec<Row> {
             });
             rows.push(Row {
                 key: label("python_vs_typed", "python_vs_typed_large"),
-                what: label("Python SDK / typed, small call", "Python SDK / typed, 100 KiB echo"),
+                what: label(
+                    "Python SDK / typed, small call",
+                    "Python SDK / typed, 100 KiB echo",
+                ),
                 value: median_ratio(&py, &t),
                 unit: "×",
                 target: Some(("≥", if sfx.is_empty() { 3.5 } else { 1.6 })),
@@ -792,10 +842,23 @@ fn summary_rows(results: &Map<String, Value>) -> Vec<Row> {
             let th = |who: &str| series(calls, &format!("/throughput/{k}/{who}"));
             let (t, r, p) = (th("typed"), th("raw_rmcp"), th("pipe"));
             let rate = |v: &[f64]| median(v).map_or("-".to_string(), |x| format!("{x:.0}/s"));
-            let detail = format!("typed {}, raw rmcp {}, pipe {}", rate(&t), rate(&r), rate(&p));
+            let detail = format!(
+                "typed {}, raw rmcp {}, pipe {}",
+                rate(&t),
+                rate(&r),
+                rate(&p)
+            );
             let (key, what, target) = match k {
-                "1" => ("typed_vs_pipe_throughput_1", "typed / pipe calls/s, 1 in flight", None),
-                "16" => ("typed_vs_pipe_throughput_16", "typed / pipe calls/s, 16 in flight", None),
+                "1" => (
+                    "typed_vs_pipe_throughput_1",
+                    "typed / pipe calls/s, 1 in flight",
+                    None,
+                ),
+                "16" => (
+                    "typed_vs_pipe_throughput_16",
+                    "typed / pipe calls/s, 16 in flight",
+                    None,
+                ),
                 _ => (
                     "typed_vs_pipe_throughput_64",
                     "typed / pipe calls/s, 64 in flight",
@@ -829,7 +892,11 @@ fn summary_rows(results: &Map<String, Value>) -> Vec<Row> {
             .into_iter()
             .flatten()
             .filter_map(|(a, v)| {
-                Some((a.clone(), v.get("generate_and_format_ms")?.as_f64()?, v.get("tools")?.as_u64()?))
+                Some((
+                    a.clone(),
+                    v.get("generate_and_format_ms")?.as_f64()?,
+                    v.get("tools")?.as_u64()?,
+                ))
             })
             .map(|(a, t, n)| format!("{a} {t:.0} ms ({n} tools)"))
             .collect::<Vec<_>>()
@@ -874,8 +941,14 @@ fn summary_rows(results: &Map<String, Value>) -> Vec<Row> {
             target: Some(("≤", 5.0)),
             detail: format!(
                 "with {:.2} s, without {:.2} s (medians of 3)",
-                check.get("with_tools_median_s").and_then(Value::as_f64).unwrap_or(f64::NAN),
-                check.get("without_median_s").and_then(Value::as_f64).unwrap_or(f64::NAN)
+                check
+                    .get("with_tools_median_s")
+                    .and_then(Value::as_f64)
+                    .unwrap_or(f64::NAN),
+                check
+                    .get("without_median_s")
+                    .and_then(Value::as_f64)
+                    .unwrap_or(f64::NAN)
             ),
         });
     }
@@ -887,10 +960,14 @@ fn summary_rows(results: &Map<String, Value>) -> Vec<Row> {
             unit: "×",
             target: Some(("≤", 1.3)),
             detail: format!(
-                "all {:.2} s, slowest ({}) {:.2} s (medians of 3)",
+                "all {:.2} s, slowest ({}) {:.2} s (medians of 3); the parallel run needs {:.1} CPU-s, \
+                 so {} cores cannot do better than {:.2}×",
                 median(&series(snap, "/parallel_s")).unwrap_or(f64::NAN),
                 snap.get("slowest_alias").and_then(Value::as_str).unwrap_or("?"),
-                median(&series(snap, "/slowest_single_s")).unwrap_or(f64::NAN)
+                median(&series(snap, "/slowest_single_s")).unwrap_or(f64::NAN),
+                median(&series(snap, "/parallel_cpu_s")).unwrap_or(f64::NAN),
+                std::thread::available_parallelism().map_or(1, |n| n.get()),
+                snap.get("cpu_floor_ratio").and_then(Value::as_f64).unwrap_or(f64::NAN)
             ),
         });
     }
@@ -907,7 +984,9 @@ fn fmt_value(v: Option<f64>, unit: &str) -> String {
 }
 
 fn render_table(rows: &[Row]) -> String {
-    let mut out = String::from("| metric | key | value | target | verdict | details |\n|---|---|---|---|---|---|\n");
+    let mut out = String::from(
+        "| metric | key | value | target | verdict | details |\n|---|---|---|---|---|---|\n",
+    );
     for r in rows {
         let target = r
             .target
@@ -988,7 +1067,12 @@ fn machine_facts(load_before: Option<&str>, load_after: Option<&str>) -> Machine
     }
 }
 
-fn write_markdown(path: &Path, table: &str, machine: &Machine, skipped: &[String]) -> Result<(), String> {
+fn write_markdown(
+    path: &Path,
+    table: &str,
+    machine: &Machine,
+    skipped: &[String],
+) -> Result<(), String> {
     let notes = std::fs::read_to_string(path)
         .ok()
         .and_then(|old| old.split_once(NOTES_MARKER).map(|(_, n)| n.to_string()))
@@ -1016,7 +1100,11 @@ fn write_markdown(path: &Path, table: &str, machine: &Machine, skipped: &[String
     );
     let _ = writeln!(text, "## Results\n\n{table}");
     if !skipped.is_empty() {
-        let _ = writeln!(text, "Sections skipped in this run: {}.\n", skipped.join(", "));
+        let _ = writeln!(
+            text,
+            "Sections skipped in this run: {}.\n",
+            skipped.join(", ")
+        );
     }
     let _ = writeln!(
         text,

@@ -8,12 +8,14 @@
 //! | `install-servers [ALIAS…] [--conformance]` | install the pinned npm/PyPI servers into `target/mcp-servers` |
 //! | `tools [--fixtures DIR] [--strict] [--prefix]` | OpenAI function-call export of every fixture |
 //! | `conformance [--scenario NAME]…` | the official MCP conformance client scenarios |
+//! | `bench [--smoke]` | the benchmark suite; writes `BENCHMARKS.md` and `target/bench/results.json` |
 //! | `demo` | the quickstart: snapshot the embedded demo server, run the typed example |
 //! | `test` | install what the tests need, run every test, check the fixtures for drift |
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+mod bench;
 mod conformance;
 mod expand;
 mod servers;
@@ -38,6 +40,9 @@ commands:
   conformance [--scenario NAME]…
                       run the official MCP conformance client scenarios
                       (installs Node 22 and the pinned suite into target/mcp-servers)
+  bench [--smoke] [--skip SECTION]…
+                      benchmarks: typed vs raw rmcp vs pipe floor vs Python SDK, throughput,
+                      expansion time, cargo check cost, parallel snapshot (BENCHMARKS.md)
   demo                the quickstart: snapshot the embedded demo server and make typed
                       calls to it with mcp_tools!(\"demo\") (cargo alone)
   test                install what the tests need and run the whole test suite";
@@ -65,6 +70,7 @@ fn main() -> ExitCode {
         "test" => test::run(rest),
         "tools" => tools::run(rest),
         "conformance" => conformance::run(rest),
+        "bench" => bench::run(rest),
         "-h" | "--help" | "help" => {
             println!("{USAGE}");
             ExitCode::SUCCESS

@@ -5,7 +5,8 @@
 //! 2. runs `cargo test --workspace` with the registry's environment set;
 //! 3. runs `verify` over the committed fixtures (codegen, no network);
 //! 4. runs `snapshot --check --all-required`: every default server must reproduce its
-//!    committed fixture byte for byte.
+//!    committed fixture byte for byte;
+//! 5. runs `bench --smoke`: every benchmark contender works (tiny iteration counts).
 //!
 //! It ends with one line `N passed, M failed` counting the tests of step 2 plus one check
 //! per later step.
@@ -94,6 +95,15 @@ pub fn run(args: &[String]) -> ExitCode {
     record(
         crate::snapshot::run(&["--check".to_string(), "--all-required".to_string()]),
         "snapshot --check",
+        &mut passed,
+        &mut failed,
+        &mut failures,
+    );
+
+    step("bench --smoke (every benchmark contender works; no figures)");
+    record(
+        crate::bench::run(&["--smoke".to_string()]),
+        "bench --smoke",
         &mut passed,
         &mut failed,
         &mut failures,

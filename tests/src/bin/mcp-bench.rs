@@ -19,10 +19,10 @@
 //! * `pipe` — a minimal hand-written JSON-RPC client on the child's stdin/stdout (the floor);
 //! * `python` — the official Python SDK (`python_client.py`, driven over its stdin).
 //!
-//! Contenders run interleaved in each round (typed, raw rmcp, pipe, python, typed, …); a
-//! round's figure is the mean time per call over that round's calls. The JSON printed on
-//! stdout holds every round's figure; `xtask bench` turns them into medians of per-round
-//! ratios. Progress goes to stderr.
+//! Contenders run interleaved in each round (typed, raw rmcp, pipe, python; the next round
+//! starts one contender later); a round's figure is the mean time per call over that
+//! round's calls. The JSON printed on stdout holds every round's figure; `xtask bench`
+//! turns them into medians of per-round ratios. Progress goes to stderr.
 
 use std::io::Write as _;
 use std::process::Stdio;
@@ -61,6 +61,17 @@ struct Config {
     throughput_calls: usize,
     throughput_rounds: usize,
     inflight: Vec<usize>,
+    /// `--only typed,raw_rmcp,pipe,python`: the contenders to run (all by default; for
+    /// profiling one at a time).
+    only: Option<Vec<String>>,
+}
+
+impl Config {
+    fn runs(&self, who: &str) -> bool {
+        self.only
+            .as_ref()
+            .is_none_or(|o| o.iter().any(|w| w == who))
+    }
 }
 
 fn parse_args() -> Res<Config> {
@@ -75,15 +86,13 @@ fn parse_args() -> Res<Config> {
         throughput_calls: 4096,
         throughput_rounds: 7,
         inflight: vec![1, 16, 64],
+        only: None,
     };
     let mut python = None;
     let mut client = None;
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
-        let mut value = || {
-            args.next()
-                .ok_or_else(|| format!("{flag} needs a value"))
-        };
+        let mut value = || args.next().ok_or_else(|| format!("{flag} needs a value"));
         let number = |v: String| -> Res<usize> {
             v.parse::<usize>()
                 .map_err(|e| format!("{flag}: `{v}` is not a count: {e}").into())
@@ -99,6 +108,9 @@ fn parse_args() -> Res<Config> {
             "--warmup" => config.warmup = number(value()?)?,
             "--throughput-calls" => config.throughput_calls = number(value()?)?,
             "--throughput-rounds" => config.throughput_rounds = number(value()?)?,
+            "--only" => {
+                config.only = Some(value()?.split(',').map(str::to_string).collect());
+            }
             "--inflight" => {
                 config.inflight = value()?
                     .split(',')
@@ -208,8 +220,8 @@ fn large_records() -> Vec<demo::echo_structured::Record> {
                     .map(|t| (*t).to_string())
                     .collect(),
             ),
-            active: Some(id % 2 == 0),
-            note: if id % 4 == 0 {
+            active: Some(id.is_multiple_of(2)),
+            note: if id.is_multiple_of(4) {
                 None
             } else {
                 Some(format!("note {id}: \"quoted\" text\twith escapes"))
@@ -240,61 +252,62 @@ async fn run(config: &Config) -> Res<Value> {
         large_text.len()
     );
 
-    let mut typed = Typed::connect(&config.server, records).await?;
-    let mut raw = RawRmcp::connect(&config.server, large_map).await?;
-    let mut pipe = Pipe::connect(&config.server, large_args.clone()).await?;
-    let mut python = match &config.python {
-        Some((py, script)) => Some(Python::start(py, script, &config.server, &config.payload_out).await?),
-        None => None,
-    };
+    let mut contenders = Vec::new();
+    if config.runs("typed") {
+        contenders.push(Contender::Typed(
+            Typed::connect(&config.server, records).await?,
+        ));
+    }
+    if config.runs("raw_rmcp") {
+        contenders.push(Contender::Raw(
+            RawRmcp::connect(&config.server, large_map).await?,
+        ));
+    }
+    if config.runs("pipe") {
+        contenders.push(Contender::Pipe(
+            Pipe::connect(&config.server, large_args.clone()).await?,
+        ));
+    }
+    if let Some((py, script)) = &config.python
+        && config.runs("python")
+    {
+        contenders.push(Contender::Python(
+            Python::start(py, script, &config.server, &config.payload_out).await?,
+        ));
+    }
 
     // Warm-up: every contender, both payloads.
     let warm_large = (config.warmup / 10).max(1);
-    typed.small(config.warmup).await?;
-    typed.large(warm_large).await?;
-    raw.small(config.warmup).await?;
-    raw.large(warm_large).await?;
-    pipe.small(config.warmup).await?;
-    pipe.large(warm_large).await?;
-    if let Some(p) = python.as_mut() {
-        p.run("small", config.warmup).await?;
-        p.run("large", warm_large).await?;
+    for c in &mut contenders {
+        c.small(config.warmup).await?;
+        c.large(warm_large).await?;
     }
 
     let mut latency = Map::new();
     for (kind, calls) in [("small", config.small_calls), ("large", config.large_calls)] {
-        let mut series: [Vec<f64>; 4] = Default::default();
+        let mut series = vec![Vec::new(); contenders.len()];
         for round in 0..config.rounds {
-            let per_call = |d: Duration| d.as_secs_f64() * 1e6 / calls as f64;
-            let large = kind == "large";
-            series[0].push(per_call(if large {
-                typed.large(calls).await?
-            } else {
-                typed.small(calls).await?
-            }));
-            series[1].push(per_call(if large {
-                raw.large(calls).await?
-            } else {
-                raw.small(calls).await?
-            }));
-            series[2].push(per_call(if large {
-                pipe.large(calls).await?
-            } else {
-                pipe.small(calls).await?
-            }));
-            if let Some(p) = python.as_mut() {
-                series[3].push(per_call(p.run(kind, calls).await?));
+            // The starting contender rotates: none always runs right after the busy Python
+            // client (or right after an idle gap), which otherwise biases a fixed order.
+            for i in rotation(round, contenders.len()) {
+                let (c, s) = (&mut contenders[i], &mut series[i]);
+                let elapsed = if kind == "large" {
+                    c.large(calls).await?
+                } else {
+                    c.small(calls).await?
+                };
+                s.push(elapsed.as_secs_f64() * 1e6 / calls as f64);
             }
-            eprint!("\rmcp-bench: latency {kind}: round {}/{}", round + 1, config.rounds);
+            eprint!(
+                "\rmcp-bench: latency {kind}: round {}/{}",
+                round + 1,
+                config.rounds
+            );
         }
         eprintln!();
-        let [t, r, p, py] = series;
         let mut m = Map::new();
-        m.insert("typed".into(), json!(t));
-        m.insert("raw_rmcp".into(), json!(r));
-        m.insert("pipe".into(), json!(p));
-        if python.is_some() {
-            m.insert("python".into(), json!(py));
+        for (c, s) in contenders.iter().zip(series) {
+            m.insert(c.name().into(), json!(s));
         }
         m.insert("calls_per_round".into(), json!(calls));
         latency.insert(kind.into(), Value::Object(m));
@@ -303,33 +316,99 @@ async fn run(config: &Config) -> Res<Value> {
     let mut throughput = Map::new();
     for &k in &config.inflight {
         let calls = config.throughput_calls.max(k);
-        let mut series: [Vec<f64>; 3] = Default::default();
-        for _ in 0..config.throughput_rounds {
-            let rate = |d: Duration| calls as f64 / d.as_secs_f64();
-            series[0].push(rate(typed.concurrent(k, calls).await?));
-            series[1].push(rate(raw.concurrent(k, calls).await?));
-            series[2].push(rate(pipe.concurrent(k, calls).await?));
+        let mut m = Map::new();
+        let mut series = vec![Vec::new(); contenders.len()];
+        for round in 0..config.throughput_rounds {
+            for i in rotation(round, contenders.len()) {
+                let (c, s) = (&mut contenders[i], &mut series[i]);
+                if let Some(d) = c.concurrent(k, calls).await? {
+                    s.push(calls as f64 / d.as_secs_f64());
+                }
+            }
         }
+        for (c, s) in contenders.iter().zip(series) {
+            if !s.is_empty() {
+                m.insert(c.name().into(), json!(s));
+            }
+        }
+        m.insert("calls_per_round".into(), json!(calls));
         eprintln!("mcp-bench: throughput at {k} in flight done");
-        let [t, r, p] = series;
-        throughput.insert(
-            k.to_string(),
-            json!({ "typed": t, "raw_rmcp": r, "pipe": p, "calls_per_round": calls }),
-        );
+        throughput.insert(k.to_string(), Value::Object(m));
     }
 
-    if let Some(p) = python.take() {
-        p.quit().await?;
+    for c in contenders {
+        c.close().await?;
     }
-    typed.close().await;
-    raw.close().await;
-    pipe.close().await;
     Ok(json!({
         "unit": { "latency": "microseconds per call", "throughput": "calls per second" },
         "payload": { "records": config_records_len(&large_text), "bytes": large_text.len() },
         "latency": latency,
         "throughput": throughput,
     }))
+}
+
+/// The contender indices of round `round`: `0..n` rotated by the round number.
+fn rotation(round: usize, n: usize) -> impl Iterator<Item = usize> {
+    (0..n).map(move |i| (round + i) % n)
+}
+
+/// One client under test.
+enum Contender {
+    Typed(Typed),
+    Raw(RawRmcp),
+    Pipe(Pipe),
+    Python(Python),
+}
+
+impl Contender {
+    fn name(&self) -> &'static str {
+        match self {
+            Contender::Typed(_) => "typed",
+            Contender::Raw(_) => "raw_rmcp",
+            Contender::Pipe(_) => "pipe",
+            Contender::Python(_) => "python",
+        }
+    }
+
+    /// `calls` sequential small calls; the elapsed time.
+    async fn small(&mut self, calls: usize) -> Res<Duration> {
+        match self {
+            Contender::Typed(c) => c.small(calls).await,
+            Contender::Raw(c) => c.small(calls).await,
+            Contender::Pipe(c) => c.small(calls).await,
+            Contender::Python(c) => c.run("small", calls).await,
+        }
+    }
+
+    /// `calls` sequential large calls; the elapsed time.
+    async fn large(&mut self, calls: usize) -> Res<Duration> {
+        match self {
+            Contender::Typed(c) => c.large(calls).await,
+            Contender::Raw(c) => c.large(calls).await,
+            Contender::Pipe(c) => c.large(calls).await,
+            Contender::Python(c) => c.run("large", calls).await,
+        }
+    }
+
+    /// `calls` small calls with `inflight` outstanding; `None` for the Python client.
+    async fn concurrent(&mut self, inflight: usize, calls: usize) -> Res<Option<Duration>> {
+        Ok(Some(match self {
+            Contender::Typed(c) => c.concurrent(inflight, calls).await?,
+            Contender::Raw(c) => c.concurrent(inflight, calls).await?,
+            Contender::Pipe(c) => c.concurrent(inflight, calls).await?,
+            Contender::Python(_) => return Ok(None),
+        }))
+    }
+
+    async fn close(self) -> Res<()> {
+        match self {
+            Contender::Typed(c) => c.close().await,
+            Contender::Raw(c) => c.close().await,
+            Contender::Pipe(c) => c.close().await,
+            Contender::Python(c) => return c.quit().await,
+        }
+        Ok(())
+    }
 }
 
 fn config_records_len(text: &str) -> usize {
@@ -471,7 +550,11 @@ impl RawRmcp {
         }
         let elapsed = started.elapsed();
         let text = last
-            .and_then(|r| r.content.first().and_then(|c| c.as_text().map(|t| t.text.clone())))
+            .and_then(|r| {
+                r.content
+                    .first()
+                    .and_then(|c| c.as_text().map(|t| t.text.clone()))
+            })
             .unwrap_or_default();
         check(text.parse::<f64>().ok() == Some(calls as f64 - 0.5), || {
             format!("raw rmcp add returned {text:?}")
@@ -486,7 +569,8 @@ impl RawRmcp {
             let result = self
                 .client
                 .call_tool(
-                    CallToolRequestParams::new("echo_structured").with_arguments(self.large.clone()),
+                    CallToolRequestParams::new("echo_structured")
+                        .with_arguments(self.large.clone()),
                 )
                 .await?;
             count = result
@@ -622,7 +706,9 @@ impl Pipe {
             if let Some(e) = response.error {
                 return Err(format!("server error: {e}").into());
             }
-            return response.result.ok_or_else(|| "a response without result".into());
+            return response
+                .result
+                .ok_or_else(|| "a response without result".into());
         }
     }
 
@@ -655,7 +741,9 @@ impl Pipe {
             self.large = large;
             self.send("tools/call", &params).await?;
             let result = self.receive().await?;
-            count = result.pointer("/structuredContent/count").and_then(Value::as_u64);
+            count = result
+                .pointer("/structuredContent/count")
+                .and_then(Value::as_u64);
         }
         let elapsed = started.elapsed();
         check(count == Some(self.records), || {
