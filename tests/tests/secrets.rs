@@ -9,13 +9,7 @@ const SECRET: &str = "ghp_s3cr3t-token-value-0123456789";
 
 #[test]
 fn secrets_stay_out_of_fixtures_logs_errors_and_debug() {
-    let logs = common::Captured::default();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(logs.clone())
-        .with_max_level(tracing::Level::TRACE)
-        .with_ansi(false)
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    let (logs, _guard) = common::capture_logs(tracing::Level::TRACE);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

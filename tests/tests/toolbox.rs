@@ -3,6 +3,8 @@
 
 mod common;
 
+use common::limited;
+
 use std::time::Duration;
 
 use mcp_runtime::Registry;
@@ -13,13 +15,6 @@ use mcp_runtime::toolbox::{
 use serde_json::{Value, json};
 
 mcp_runtime::mcp_tools!("demo");
-
-/// Runs a test body with a hard limit, so nothing can hang CI.
-async fn limited<F: std::future::Future<Output = T>, T>(f: F) -> T {
-    tokio::time::timeout(Duration::from_secs(90), f)
-        .await
-        .expect("test body took more than 90 s")
-}
 
 /// A registry file in a temp dir (the toolbox reads registries like users do).
 fn registry(text: &str) -> (tempfile::TempDir, Registry) {

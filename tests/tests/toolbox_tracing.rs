@@ -4,26 +4,15 @@
 
 mod common;
 
+use common::limited;
+
 use std::time::Duration;
 
 use mcp_runtime::toolbox::{AgentConfig, ModelPolicy, ModelRef, Toolbox};
 
-/// Runs a test body with a hard limit, so nothing can hang CI.
-async fn limited<F: std::future::Future<Output = T>, T>(f: F) -> T {
-    tokio::time::timeout(Duration::from_secs(90), f)
-        .await
-        .expect("test body took more than 90 s")
-}
-
 #[test]
 fn tracing_spans_and_events() {
-    let logs = common::Captured::default();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(logs.clone())
-        .with_max_level(tracing::Level::DEBUG)
-        .with_ansi(false)
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    let (logs, _guard) = common::capture_logs(tracing::Level::DEBUG);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -3,9 +3,10 @@
 
 mod common;
 
+use common::limited;
+
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use mcp_runtime::{CallOptions, Error, ServerConfig, Session};
 
@@ -20,13 +21,6 @@ async fn connect(config: &ServerConfig) -> Session {
     Session::connect_with_env(config, &common::lookup)
         .await
         .unwrap_or_else(|e| panic!("connect {}: {e}", config.alias))
-}
-
-/// Runs a test body with a hard limit, so nothing can hang CI.
-async fn limited<F: std::future::Future<Output = ()>>(f: F) {
-    tokio::time::timeout(Duration::from_secs(60), f)
-        .await
-        .expect("test body took more than 60 s");
 }
 
 #[tokio::test]

@@ -649,7 +649,7 @@ impl Snapshot {
             .filter(|(i, _)| visible(*i))
             .map(|(_, e)| e.tool.exported.as_str())
             .collect();
-        let hint = close_matches(name, &names);
+        let hint = mcp_codegen::naming::close_matches(name, names.iter().copied());
         Err(ToolboxError::new(
             ToolboxErrorKind::UnknownTool,
             if hint.is_empty() {
@@ -773,36 +773,6 @@ fn typed_functions(
         (None, None) => Err("no strict definition was generated".to_string()),
     };
     (function, strict)
-}
-
-/// Names close to `name`, best first (at most 3).
-fn close_matches<'a>(name: &str, candidates: &[&'a str]) -> Vec<&'a str> {
-    let lower = name.to_lowercase();
-    let mut scored: Vec<(usize, &str)> = candidates
-        .iter()
-        .filter_map(|&c| {
-            let cl = c.to_lowercase();
-            let contains = !lower.is_empty() && (cl.contains(&lower) || lower.contains(&cl));
-            let d = levenshtein(&lower, &cl);
-            (contains || d <= 3.max(lower.len() / 4)).then_some((if contains { 0 } else { d }, c))
-        })
-        .collect();
-    scored.sort();
-    scored.into_iter().take(3).map(|(_, c)| c).collect()
-}
-
-fn levenshtein(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != *cb);
-            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }
 
 // ---------------------------------------------------------------------------------------

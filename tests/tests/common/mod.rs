@@ -194,3 +194,22 @@ impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for Captured {
         self.clone()
     }
 }
+
+/// Runs a test body with a hard limit, so nothing can hang CI.
+pub async fn limited<F: std::future::Future<Output = T>, T>(f: F) -> T {
+    tokio::time::timeout(Duration::from_secs(90), f)
+        .await
+        .expect("test body took more than 90 s")
+}
+
+/// Captures every `tracing` line up to `level` on this thread until the guard drops.
+pub fn capture_logs(level: tracing::Level) -> (Captured, tracing::subscriber::DefaultGuard) {
+    let logs = Captured::default();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(logs.clone())
+        .with_max_level(level)
+        .with_ansi(false)
+        .finish();
+    let guard = tracing::subscriber::set_default(subscriber);
+    (logs, guard)
+}
