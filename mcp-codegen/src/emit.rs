@@ -9,6 +9,9 @@
 //!         pub struct Args { … }                // typify's types for this tool only
 //!         pub mod output { pub struct Output { … } }  pub use self::output::Output;
 //!     }
+//!     pub mod prompts {                        // Client::prompts(): one async fn per prompt
+//!         pub mod <prompt> { pub const NAME; pub struct Args { … } }  // string arguments
+//!     }
 //! }
 //! ```
 //!
@@ -91,12 +94,16 @@ pub enum WarningKind {
     OutputFallback,
     /// A schema constraint is not enforced by the types (dropped keyword, renamed variant…).
     Note,
+    /// A prompt got no typed method (name or argument collision); `tool` holds the prompt's
+    /// name.
+    PromptSkipped,
 }
 
-/// Something the user should know about one tool (the macro shows fallbacks as warnings).
+/// Something the user should know about one tool or prompt (the macro shows everything but
+/// notes as warnings).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Warning {
-    /// The tool's original name.
+    /// The tool's original name (the prompt's, for [`WarningKind::PromptSkipped`]).
     pub tool: String,
     /// What kind of warning.
     pub kind: WarningKind,
@@ -122,6 +129,11 @@ impl std::fmt::Display for Warning {
                 )
             }
             WarningKind::Note => write!(f, "tool \"{}\": {}", self.tool, self.message),
+            WarningKind::PromptSkipped => write!(
+                f,
+                "prompt \"{}\" is not generated: {}",
+                self.tool, self.message
+            ),
         }
     }
 }
@@ -333,7 +345,7 @@ pub(crate) fn plan(fixture: &Fixture, alias: &str, options: &Options) -> Result<
         let mut name = renamed
             .clone()
             .unwrap_or_else(|| naming::fn_name(&tool.name));
-        if renamed.is_none() && ["new", "session"].contains(&name.as_str()) {
+        if renamed.is_none() && RESERVED_METHODS.contains(&name.as_str()) {
             let new = format!("{name}_tool");
             warnings.push(Warning {
                 tool: tool.name.clone(),
@@ -404,6 +416,10 @@ pub(crate) fn plan(fixture: &Fixture, alias: &str, options: &Options) -> Result<
             Err(e) => errors.push((tool.name.clone(), e)),
         }
     }
+
+    let prompts = crate::prompts::emit(&fixture.prompts);
+    warnings.extend(prompts.warnings);
+    let prompts_module = prompts.module;
 
     let alias_mod = ident(&naming::alias_module(alias));
     let hash = fixture.tools_hash();
@@ -478,10 +494,18 @@ pub(crate) fn plan(fixture: &Fixture, alias: &str, options: &Options) -> Result<
                     &self.session
                 }
 
+                /// The server's prompts, with typed arguments (one method per prompt of the
+                /// fixture).
+                pub fn prompts(&self) -> prompts::Prompts<'_> {
+                    prompts::Prompts { session: &self.session }
+                }
+
                 #(#methods)*
             }
 
             #(#tool_items)*
+
+            #prompts_module
         }
     };
     Ok(Plan {
@@ -496,6 +520,9 @@ pub(crate) fn plan(fixture: &Fixture, alias: &str, options: &Options) -> Result<
 }
 
 /// One `::mcp_runtime::toolbox::TypedTool` literal of `TYPED_TOOLS`.
+/// `Client` methods (and, for `prompts`, the module) that tools cannot take.
+const RESERVED_METHODS: [&str; 4] = ["new", "connect", "session", "prompts"];
+
 fn typed_tool_entry(tool: &Tool, fn_name: &str, args: &Typing) -> TokenStream {
     let m = ident(fn_name);
     let description = match &tool.description {
@@ -527,7 +554,7 @@ struct ToolOut {
     warnings: Vec<Warning>,
 }
 
-fn ident(name: &str) -> proc_macro2::Ident {
+pub(crate) fn ident(name: &str) -> proc_macro2::Ident {
     match name.strip_prefix("r#") {
         Some(raw) => proc_macro2::Ident::new_raw(raw, proc_macro2::Span::call_site()),
         None => format_ident!("{}", name),
@@ -537,7 +564,7 @@ fn ident(name: &str) -> proc_macro2::Ident {
 /// `#[doc = " line"]` attributes for a text, made safe for rustdoc: code fences without a
 /// language become `text` (no doctests from server strings) and deep indentation is cut so
 /// nothing becomes an indented code block.
-fn doc_lines(text: &str) -> Vec<TokenStream> {
+pub(crate) fn doc_lines(text: &str) -> Vec<TokenStream> {
     safe_doc(text)
         .lines()
         .map(|line| {

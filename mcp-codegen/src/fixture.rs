@@ -34,6 +34,34 @@ pub struct Fixture {
     pub document: Value,
     /// The tools, in file order.
     pub tools: Vec<Tool>,
+    /// The prompts (optional `prompts` key), in file order.
+    pub prompts: Vec<Prompt>,
+}
+
+/// One prompt of a fixture (`prompts/list` entry).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prompt {
+    /// The prompt's name as the server sent it.
+    pub name: String,
+    /// `title`, if any.
+    pub title: Option<String>,
+    /// `description`, if any.
+    pub description: Option<String>,
+    /// The declared arguments, in server order (prompt arguments are strings).
+    pub arguments: Vec<PromptArgument>,
+}
+
+/// One declared argument of a [`Prompt`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct PromptArgument {
+    /// The argument's name as the server sent it.
+    pub name: String,
+    /// `title`, if any.
+    pub title: Option<String>,
+    /// `description`, if any.
+    pub description: Option<String>,
+    /// Whether the prompt needs it (`required`, default `false`).
+    pub required: bool,
 }
 
 /// One tool of a fixture.
@@ -106,16 +134,6 @@ impl Fixture {
                 .get("name")
                 .and_then(Value::as_str)
                 .ok_or_else(|| malformed(&at, "expected a string `name`".into()))?;
-            let opt_str = |key: &str| -> Result<Option<String>> {
-                match t.get(key) {
-                    None | Some(Value::Null) => Ok(None),
-                    Some(Value::String(s)) => Ok(Some(s.clone())),
-                    Some(other) => Err(malformed(
-                        &format!("{at}/{key}"),
-                        format!("expected a string, found {}", kind(other)),
-                    )),
-                }
-            };
             let schema = |key: &str| -> Result<Option<Value>> {
                 match t.get(key) {
                     None | Some(Value::Null) => Ok(None),
@@ -128,17 +146,32 @@ impl Fixture {
             };
             out.push(Tool {
                 name: name.to_string(),
-                description: opt_str("description")?,
-                title: opt_str("title")?,
+                description: opt_string(t, &at, "description", &malformed)?,
+                title: opt_string(t, &at, "title", &malformed)?,
                 input_schema: schema("inputSchema")?.unwrap_or_else(|| Value::Object(Map::new())),
                 output_schema: schema("outputSchema")?,
                 raw: tool.clone(),
             });
         }
+        let prompts = match obj.get("prompts") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(items)) => items
+                .iter()
+                .enumerate()
+                .map(|(i, p)| parse_prompt(p, &format!("/prompts/{i}"), &malformed))
+                .collect::<Result<_>>()?,
+            Some(other) => {
+                return Err(malformed(
+                    "/prompts",
+                    format!("expected an array, found {}", kind(other)),
+                ));
+            }
+        };
         Ok(Fixture {
             path: path.to_path_buf(),
             document,
             tools: out,
+            prompts,
         })
     }
 
@@ -221,6 +254,87 @@ pub fn tools_hash<'a>(tools: impl IntoIterator<Item = &'a Value>) -> String {
     digest.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// An optional string member of `obj` (absent and `null` are `None`).
+fn opt_string(
+    obj: &Map<String, Value>,
+    at: &str,
+    key: &str,
+    malformed: &impl Fn(&str, String) -> Error,
+) -> Result<Option<String>> {
+    match obj.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(other) => Err(malformed(
+            &format!("{at}/{key}"),
+            format!("expected a string, found {}", kind(other)),
+        )),
+    }
+}
+
+fn parse_prompt(
+    value: &Value,
+    at: &str,
+    malformed: &impl Fn(&str, String) -> Error,
+) -> Result<Prompt> {
+    fn object<'v>(
+        v: &'v Value,
+        at: &str,
+        what: &str,
+        malformed: &impl Fn(&str, String) -> Error,
+    ) -> Result<&'v Map<String, Value>> {
+        v.as_object()
+            .ok_or_else(|| malformed(at, format!("expected {what} object, found {}", kind(v))))
+    }
+    let p = object(value, at, "a prompt", malformed)?;
+    let name = p
+        .get("name")
+        .and_then(Value::as_str)
+        .ok_or_else(|| malformed(at, "expected a string `name`".into()))?;
+    let arguments = match p.get("arguments") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .enumerate()
+            .map(|(j, a)| {
+                let at = format!("{at}/arguments/{j}");
+                let obj = object(a, &at, "an argument", malformed)?;
+                let name = obj
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| malformed(&at, "expected a string `name`".into()))?;
+                let required = match obj.get("required") {
+                    None | Some(Value::Null) => false,
+                    Some(Value::Bool(b)) => *b,
+                    Some(other) => {
+                        return Err(malformed(
+                            &format!("{at}/required"),
+                            format!("expected a boolean, found {}", kind(other)),
+                        ));
+                    }
+                };
+                Ok(PromptArgument {
+                    name: name.to_string(),
+                    title: opt_string(obj, &at, "title", malformed)?,
+                    description: opt_string(obj, &at, "description", malformed)?,
+                    required,
+                })
+            })
+            .collect::<Result<_>>()?,
+        Some(other) => {
+            return Err(malformed(
+                &format!("{at}/arguments"),
+                format!("expected an array, found {}", kind(other)),
+            ));
+        }
+    };
+    Ok(Prompt {
+        name: name.to_string(),
+        title: opt_string(p, at, "title", malformed)?,
+        description: opt_string(p, at, "description", malformed)?,
+        arguments,
+    })
+}
+
 fn kind(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
@@ -272,6 +386,54 @@ mod tests {
         assert_eq!(f.tools.len(), 1);
         assert_eq!(f.tools[0].name, "t");
         assert!(f.alias().is_none());
+    }
+
+    #[test]
+    fn loader_reads_prompts_and_their_arguments() {
+        let f = Fixture::from_slice(
+            br#"{"tools":[],"prompts":[
+                {"name":"p","title":"P","arguments":[
+                    {"name":"city","description":"City","required":true},
+                    {"name":"state"}]},
+                {"name":"bare"}]}"#,
+            Path::new("x.json"),
+        )
+        .unwrap();
+        assert_eq!(f.prompts.len(), 2);
+        assert_eq!(f.prompts[0].title.as_deref(), Some("P"));
+        let args = &f.prompts[0].arguments;
+        assert_eq!(args.len(), 2);
+        assert!(args[0].required && !args[1].required);
+        assert_eq!(args[0].description.as_deref(), Some("City"));
+        assert!(f.prompts[1].arguments.is_empty());
+        let none = Fixture::from_slice(br#"{"tools":[]}"#, Path::new("x.json")).unwrap();
+        assert!(none.prompts.is_empty());
+    }
+
+    #[test]
+    fn malformed_prompts_name_the_pointer() {
+        let cases: [(&[u8], &str); 5] = [
+            (br#"{"tools":[],"prompts":{}}"#, "at /prompts: expected an array, found an object"),
+            (br#"{"tools":[],"prompts":[1]}"#, "at /prompts/0: expected a prompt object, found a number"),
+            (br#"{"tools":[],"prompts":[{"title":"x"}]}"#, "at /prompts/0: expected a string `name`"),
+            (
+                br#"{"tools":[],"prompts":[{"name":"p","arguments":[{"name":"a","required":"yes"}]}]}"#,
+                "at /prompts/0/arguments/0/required: expected a boolean, found a string",
+            ),
+            (
+                br#"{"tools":[],"prompts":[{"name":"p","arguments":[{"name":"a","description":2}]}]}"#,
+                "at /prompts/0/arguments/0/description: expected a string, found a number",
+            ),
+        ];
+        for (bytes, want) in cases {
+            let e = Fixture::from_slice(bytes, Path::new("p.json"))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains("p.json") && e.contains(want),
+                "{e}\nwanted: {want}"
+            );
+        }
     }
 
     #[test]

@@ -28,6 +28,8 @@ pub mod naming;
 mod normalize;
 pub mod openai;
 #[cfg(feature = "generate")]
+mod prompts;
+#[cfg(feature = "generate")]
 mod tokens;
 #[cfg(feature = "generate")]
 mod typify_driver;

@@ -50,9 +50,25 @@ fn ascii_words(input: &str) -> String {
 /// `create-issue` → `create_issue`, `repo.list` → `repo_list`, `type` → `r#type`,
 /// `getHTTPStatus` → `get_http_status`, `café` → `caf_u00e9`.
 pub fn fn_name(tool: &str) -> String {
-    let snake = ascii_words(tool).to_snake_case();
+    snake_ident(tool, "tool")
+}
+
+/// The snake_case Rust name for a prompt (its module and method), by the rules of
+/// [`fn_name`] with a `prompt_` prefix where one is needed.
+pub fn prompt_name(prompt: &str) -> String {
+    snake_ident(prompt, "prompt")
+}
+
+/// The snake_case Rust field name for a prompt argument (`resourceType` → `resource_type`),
+/// by the rules of [`fn_name`] with an `arg_` prefix where one is needed.
+pub fn field_name(argument: &str) -> String {
+    snake_ident(argument, "arg")
+}
+
+fn snake_ident(input: &str, prefix: &str) -> String {
+    let snake = ascii_words(input).to_snake_case();
     let snake = if snake.is_empty() || snake.starts_with(|c: char| c.is_ascii_digit()) {
-        format!("tool_{snake}")
+        format!("{prefix}_{snake}")
     } else {
         snake
     };

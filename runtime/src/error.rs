@@ -145,6 +145,17 @@ pub enum Error {
         /// A short summary.
         summary: String,
     },
+    /// A prompt's arguments could not be encoded, or its `prompts/get` result has an
+    /// unexpected shape.
+    #[error("prompt \"{prompt}\" of server \"{server}\": {message}")]
+    Prompt {
+        /// The server's alias.
+        server: String,
+        /// The prompt's name.
+        prompt: String,
+        /// What went wrong.
+        message: String,
+    },
 }
 
 /// `Result` with this crate's [`Error`].

@@ -8,7 +8,8 @@
 //!   JSON shape, with `${NAME}` / `${NAME:-default}` substitution at connect time;
 //! * the transports (stdio, legacy HTTP+SSE, Streamable HTTP) behind one connect API
 //!   ([`Session::connect`]);
-//! * the call path generated code uses ([`Session::call`], [`Session::call_structured`]).
+//! * the call path generated code uses ([`Session::call`], [`Session::call_structured`],
+//!   [`Session::prompt`] for typed prompt arguments).
 //!
 //! All `rmcp` types stay inside this crate: generated code and users name only
 //! `::mcp_runtime::…` paths.
@@ -17,6 +18,7 @@
 pub mod config;
 pub mod drift;
 mod error;
+mod prompt;
 mod session;
 pub mod toolbox;
 mod transport;
@@ -26,6 +28,7 @@ pub use config::{Registry, ServerConfig, TransportConfig};
 pub use drift::DriftPolicy;
 pub use error::{Error, Result};
 pub use mcp_macros::mcp_tools;
+pub use prompt::{PromptMessage, PromptResult, Role};
 pub use session::{CallOptions, Content, NoArgs, Progress, ServerInfo, Session, ToolOutput};
 pub use session::{
     ConnectOptions, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_TOTAL, DEFAULT_TIMEOUT, HEALTH_TIMEOUT,

@@ -203,6 +203,50 @@ async fn everything_typed_calls() {
             "progress in order before the result"
         );
         assert!(!done.text().is_empty());
+
+        // Typed prompt arguments (issue 6): the generated `prompts` module.
+        let prompts = server.prompts();
+        let weather = prompts
+            .args_prompt(everything::prompts::args_prompt::Args {
+                city: "Oslo".into(),
+                state: Some("Viken".into()),
+            })
+            .await
+            .expect("args-prompt");
+        assert_eq!(weather.messages.len(), 1);
+        assert_eq!(weather.messages[0].role, mcp_runtime::Role::User);
+        assert_eq!(weather.text(), "user: What's weather in Oslo, Viken?");
+        let weather = prompts
+            .args_prompt(everything::prompts::args_prompt::Args {
+                city: "Oslo".into(),
+                state: None,
+            })
+            .await
+            .expect("args-prompt without the optional argument");
+        assert_eq!(weather.text(), "user: What's weather in Oslo?");
+        let simple = prompts.simple_prompt().await.expect("simple-prompt");
+        assert!(!simple.messages.is_empty());
+        let embedded = prompts
+            .resource_prompt(everything::prompts::resource_prompt::Args {
+                resource_type: "Text".into(),
+                resource_id: "2".into(),
+            })
+            .await
+            .expect("resource-prompt");
+        assert!(
+            matches!(&embedded.messages[1].content, mcp_runtime::Content::Resource { resource }
+                if resource["uri"].as_str().is_some_and(|u| u.ends_with('2'))),
+            "{embedded:?}"
+        );
+        // A value the server rejects comes back as an error, not a panic.
+        let e = prompts
+            .resource_prompt(everything::prompts::resource_prompt::Args {
+                resource_type: "Text".into(),
+                resource_id: "zero".into(),
+            })
+            .await
+            .expect_err("invalid resourceId");
+        assert!(e.to_string().contains("Invalid resourceId"), "{e}");
     })
     .await;
 }
