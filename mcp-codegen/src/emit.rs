@@ -911,6 +911,9 @@ fn typed_module(
             lenient,
         },
     );
+    if let Some(krate) = foreign_crate(rewritten.clone()) {
+        return Err(format!("generated code needs the `{krate}` crate"));
+    }
     let mut file: syn::File = syn::parse2(rewritten)
         .map_err(|e| format!("typify produced code that does not parse: {e}"))?;
     if !lenient {
@@ -920,8 +923,36 @@ fn typed_module(
     Ok(quote::ToTokens::into_token_stream(file))
 }
 
-/// Last line of defence before emitting: the root type exists, and no path needs a crate
-/// the user does not have.
+/// The first `::chrono`, `::uuid` or `::regress` path in `tokens` (crates a user of
+/// `mcp-runtime` does not have), found by a token scan.
+fn foreign_crate(tokens: TokenStream) -> Option<&'static str> {
+    let mut colons = 0;
+    for t in tokens {
+        match t {
+            proc_macro2::TokenTree::Punct(p) if p.as_char() == ':' => colons += 1,
+            proc_macro2::TokenTree::Ident(id) if colons == 2 => {
+                for krate in ["chrono", "uuid", "regress"] {
+                    if id == krate {
+                        return Some(krate);
+                    }
+                }
+                colons = 0;
+            }
+            proc_macro2::TokenTree::Group(g) => {
+                if let Some(k) = foreign_crate(g.stream()) {
+                    return Some(k);
+                }
+                colons = 0;
+            }
+            _ => colons = 0,
+        }
+    }
+    None
+}
+
+/// Last line of defence before emitting: the root type exists and no struct has two fields
+/// of one name (paths to crates the user does not have are caught by [`foreign_crate`]
+/// before parsing).
 fn check_types(file: &syn::File, root_name: &str) -> std::result::Result<(), String> {
     let has_root = file.items.iter().any(|item| match item {
         syn::Item::Struct(s) => s.ident == root_name,
@@ -933,15 +964,6 @@ fn check_types(file: &syn::File, root_name: &str) -> std::result::Result<(), Str
         return Err(format!(
             "typify did not produce the root type `{root_name}`"
         ));
-    }
-    let text = quote::ToTokens::to_token_stream(file).to_string();
-    for krate in [":: chrono ::", ":: uuid ::", ":: regress ::"] {
-        if text.contains(krate) {
-            return Err(format!(
-                "generated code needs the `{}` crate",
-                krate.trim_matches([':', ' '])
-            ));
-        }
     }
     // Duplicate field names (a collision the normalizer did not predict) would not compile.
     for item in &file.items {
@@ -1097,6 +1119,34 @@ mod tests {
                 &Options::default().with_rename("t.foo_bar", "foo_bar_2")
             )
             .is_ok()
+        );
+    }
+
+    #[test]
+    fn foreign_crate_paths_are_found_at_any_depth() {
+        let found = |t: TokenStream| foreign_crate(t);
+        assert_eq!(
+            found(quote!(
+                pub struct A {
+                    x: Vec<::chrono::DateTime<::chrono::Utc>>,
+                }
+            )),
+            Some("chrono")
+        );
+        assert_eq!(
+            found(quote!(
+                type B = ::uuid::Uuid;
+            )),
+            Some("uuid")
+        );
+        assert_eq!(
+            found(quote!(
+                struct C {
+                    r: ::mcp_runtime::__private::serde_json::Value,
+                    chrono: u8,
+                }
+            )),
+            None
         );
     }
 

@@ -115,8 +115,13 @@ fn attribute(inner: &TokenStream, rw: &Rewrite<'_>) -> AttrAction {
         return AttrAction::Keep;
     };
     if name == "derive" {
-        let text = inner.to_string();
-        if text.contains("Serialize") || text.contains("Deserialize") {
+        let serde_derive = tokens.iter().any(|t| match t {
+            TokenTree::Group(g) => g.stream().into_iter().any(
+                |t| matches!(&t, TokenTree::Ident(id) if id == "Serialize" || id == "Deserialize"),
+            ),
+            _ => false,
+        });
+        if serde_derive {
             return AttrAction::AddSerdeCrate;
         }
         return AttrAction::Keep;
@@ -164,7 +169,9 @@ fn attribute(inner: &TokenStream, rw: &Rewrite<'_>) -> AttrAction {
 /// Restores placeholders and rewrites serde paths inside string literals.
 fn rewrite_literal(lit: &Literal, rw: &Rewrite<'_>) -> Literal {
     let text = lit.to_string();
-    if !text.starts_with('"') {
+    // Fast path (most literals): only placeholders (which contain `'`) and serde paths are
+    // rewritten, so anything else needs no unescaping.
+    if !text.starts_with('"') || !(text.contains('\'') || text.contains("::serde")) {
         return lit.clone();
     }
     let Ok(parsed) = syn::parse_str::<syn::LitStr>(&text) else {
