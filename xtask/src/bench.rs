@@ -8,7 +8,8 @@
 //!    `target/bench/venv` from `xtask/bench/requirements.txt`) against the same
 //!    `mcp-demo-server --pipes`, interleaved per round, small and ≈100 KiB payloads, and
 //!    throughput at 1, 16 and 64 calls in flight;
-//! 2. **expand** — `mcp_codegen::generate` + formatting for the 117 tools of
+//! 2. **expand** — `mcp_codegen::generate` (the proc macro's work; the key figure) and
+//!    generate + formatting (`cargo xtask expand`) for the 117 tools of
 //!    `../shared/corpus/github-official` and for every committed fixture, in this process
 //!    (unoptimized, like the proc macro in a normal build);
 //! 3. **check** — the extra `cargo check` seconds of a scratch crate binding those 117 tools
@@ -575,19 +576,31 @@ fn scratch_crate(
     Ok(krate)
 }
 
-/// `cargo check --offline` of `krate` with `target`; returns the wall time.
-fn cargo_check(krate: &Path, target: &Path) -> Result<Duration, String> {
+/// `cargo check --offline` of `krate` with `target`; returns the wall time and the
+/// expansion time `mcp_tools!` reported inside rustc (`MCP_BINDGEN_TIMINGS`), if it ran.
+fn cargo_check(krate: &Path, target: &Path) -> Result<(Duration, Option<f64>), String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
     let mut cmd = Command::new(cargo);
     cmd.args(["check", "--offline", "--quiet"])
         .current_dir(krate)
         .env("CARGO_TARGET_DIR", target)
+        .env("MCP_BINDGEN_TIMINGS", "1")
         .env_remove("MCP_FIXTURES_DIR")
         .env_remove("RUSTC_WRAPPER")
         .env_remove("CARGO_BUILD_RUSTC_WRAPPER");
     let started = Instant::now();
     run_with_timeout(&mut cmd, Duration::from_secs(1800))?;
-    Ok(started.elapsed())
+    let elapsed = started.elapsed();
+    let log = std::fs::read_to_string(bench_dir().join("last-command.log")).unwrap_or_default();
+    Ok((elapsed, macro_expansion_ms(&log)))
+}
+
+/// The time of the `mcp_tools!(…): expanded in N ms` line in a build log.
+fn macro_expansion_ms(log: &str) -> Option<f64> {
+    log.lines().find_map(|line| {
+        let rest = line.split("): expanded in ").nth(1)?;
+        rest.strip_suffix(" ms")?.trim().parse().ok()
+    })
 }
 
 fn touch(path: &Path) -> Result<(), String> {
@@ -613,14 +626,18 @@ fn check_overhead(root: &Path, dir: &Path) -> Result<Value, String> {
     cargo_check(&with, &target)?;
     let mut base_s = Vec::new();
     let mut with_s = Vec::new();
+    let mut macro_ms = Vec::new();
     for round in 1..=3 {
         touch(&with.join("src/main.rs"))?;
-        with_s.push(cargo_check(&with, &target)?.as_secs_f64());
+        let (with_time, expansion) = cargo_check(&with, &target)?;
+        with_s.push(with_time.as_secs_f64());
+        macro_ms.extend(expansion);
         touch(&base.join("src/main.rs"))?;
-        base_s.push(cargo_check(&base, &target)?.as_secs_f64());
+        base_s.push(cargo_check(&base, &target)?.0.as_secs_f64());
         eprintln!(
-            "bench: cargo check round {round}/3: with tools {:.2} s, without {:.2} s",
+            "bench: cargo check round {round}/3: with tools {:.2} s (mcp_tools! {:.0} ms), without {:.2} s",
             with_s[round - 1],
+            expansion.unwrap_or(f64::NAN),
             base_s[round - 1]
         );
     }
@@ -631,6 +648,8 @@ fn check_overhead(root: &Path, dir: &Path) -> Result<Value, String> {
         "overhead_s": median(&diffs),
         "with_tools_median_s": median(&with_s),
         "without_median_s": median(&base_s),
+        "macro_expansion_ms": macro_ms,
+        "macro_expansion_median_ms": median(&macro_ms),
     }))
 }
 
@@ -903,16 +922,16 @@ fn summary_rows(results: &Map<String, Value>) -> Vec<Row> {
             .join(", ");
         rows.push(Row {
             key: "expand_github_official_ms",
-            what: "expansion, 117 GitHub tools (generate + format)",
+            what: "`mcp_tools!` expansion, 117 GitHub tools (generate, unoptimized like the proc macro)",
             value: expand
-                .pointer("/github_official/generate_and_format_ms")
+                .pointer("/github_official/generate_ms")
                 .and_then(Value::as_f64),
             unit: "ms",
             target: Some(("≤", 100.0)),
             detail: format!(
-                "generate alone {:.0} ms; fixtures: {slowest_fixture}",
+                "with prettyplease formatting (`cargo xtask expand`) {:.0} ms; fixtures (generate + format): {slowest_fixture}",
                 expand
-                    .pointer("/github_official/generate_ms")
+                    .pointer("/github_official/generate_and_format_ms")
                     .and_then(Value::as_f64)
                     .unwrap_or(f64::NAN)
             ),
@@ -923,13 +942,28 @@ fn summary_rows(results: &Map<String, Value>) -> Vec<Row> {
         rows.push(Row {
             key: "expand_github_official_release_ms",
             what: "expansion, 117 GitHub tools, optimized build",
-            value: release("/github_official/release/generate_and_format_ms"),
+            value: release("/github_official/release/generate_ms"),
             unit: "ms",
             target: None,
             detail: format!(
-                "generate alone {:.1} ms (what the proc macro costs with `build-override.opt-level = 3`)",
-                release("/github_official/release/generate_ms").unwrap_or(f64::NAN)
+                "what the proc macro costs with `[profile.dev.build-override] opt-level = 3`; with formatting {:.1} ms",
+                release("/github_official/release/generate_and_format_ms").unwrap_or(f64::NAN)
             ),
+        });
+    }
+    if let Some(ms) = results
+        .get("check")
+        .and_then(|c| c.get("macro_expansion_median_ms"))
+        .and_then(Value::as_f64)
+    {
+        rows.push(Row {
+            key: "expand_github_official_rustc_ms",
+            what: "`mcp_tools!` expansion inside rustc, 117 GitHub tools (`cargo check`)",
+            value: Some(ms),
+            unit: "ms",
+            target: None,
+            detail: "reported by the macro itself (`MCP_BINDGEN_TIMINGS=1`), median of 3 builds"
+                .to_string(),
         });
     }
     if let Some(check) = results.get("check") {
@@ -1122,9 +1156,11 @@ fn write_markdown(
          rmcp) are handed a clone. All Rust contenders share one current-thread tokio runtime.\n\
          * **Throughput**: small calls with 1, 16 and 64 in flight on one session (typed and raw \
          rmcp: that many concurrent call futures; pipe: a window of that many outstanding requests).\n\
-         * **Expansion**: `mcp_codegen::generate` + prettyplease for the 117 tools of \
+         * **Expansion**: `mcp_codegen::generate` (what `mcp_tools!` runs; the key figure) and \
+         generate + prettyplease (`cargo xtask expand`) for the 117 tools of \
          `../shared/corpus/github-official` and each committed fixture, in the unoptimized xtask \
-         process (Cargo builds proc macros unoptimized by default), median of 15.\n\
+         process (Cargo builds proc macros unoptimized by default), median of 15; the same in \
+         the optimized `mcp-bench expand`.\n\
          * **Check overhead**: `cargo check --offline` of a scratch crate with \
          `mcp_tools!(\"github_official\")` minus the same crate without it, after touching \
          `src/main.rs`, dependencies warm, own target dir under `target/bench/check`, median of 3.\n\
@@ -1147,6 +1183,13 @@ mod tests {
         assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
         assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), Some(2.5));
         assert_eq!(median_ratio(&[2.0, 4.0, 9.0], &[1.0, 2.0, 3.0]), Some(2.0));
+    }
+
+    #[test]
+    fn macro_timing_line_is_found() {
+        let log = "warning: x\nmcp_tools!(\"github_official\"): expanded in 61.5 ms\n";
+        assert_eq!(macro_expansion_ms(log), Some(61.5));
+        assert_eq!(macro_expansion_ms("nothing"), None);
     }
 
     #[test]
