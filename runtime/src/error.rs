@@ -1,4 +1,5 @@
-//! The one error type of `mcp-runtime`.
+//! The one error type of `mcp-runtime` ([`Error`], classified by [`ErrorKind`]), shared by
+//! the runtime and the agent layer.
 //!
 //! Messages name the server (its alias), the tool and what to do. They never contain a
 //! resolved secret: configuration values are reported in their unsubstituted form
@@ -145,6 +146,22 @@ pub enum Error {
         /// A short summary.
         summary: String,
     },
+    /// An error of the agent layer ([`crate::toolbox`]): unknown or ambiguous tool names,
+    /// refused calls, invalid model arguments, rule violations, or a runtime error as seen by
+    /// a dispatch. `Display` is the short message a model is shown; [`Error::kind`] is for
+    /// code; the runtime error underneath is the `source`.
+    #[error("{message}")]
+    Toolbox {
+        /// What went wrong.
+        kind: ErrorKind,
+        /// The model-readable message (names the tool or server and what to do).
+        message: String,
+        /// The runtime error underneath, if any.
+        #[source]
+        source: Option<Box<Error>>,
+        /// The tool's output, for [`ErrorKind::ToolFailed`].
+        output: Option<Box<ToolOutput>>,
+    },
     /// A prompt's arguments could not be encoded, or its `prompts/get` result has an
     /// unexpected shape.
     #[error("prompt \"{prompt}\" of server \"{server}\": {message}")]
@@ -160,6 +177,147 @@ pub enum Error {
 
 /// `Result` with this crate's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// What went wrong, for code to match on: [`Error::kind`] classifies every error, the agent
+/// layer's and the runtime's alike.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// No tool has that name (exported name, `alias.tool` or short name).
+    UnknownTool,
+    /// A short tool name matches tools of several servers.
+    AmbiguousTool,
+    /// The tool exists but the agent's configuration does not allow it.
+    NotAllowed,
+    /// The arguments are not JSON, not an object, or fail the tool's schema / argument type.
+    InvalidArguments,
+    /// The tool ran and reported an error (`isError: true`).
+    ToolFailed,
+    /// The server is not connected (skipped at start-up or failed since).
+    Unavailable,
+    /// The server did not answer in time.
+    Timeout,
+    /// The connection to the server failed.
+    Transport,
+    /// The server rejected the request (JSON-RPC error) or answered with an unexpected shape.
+    Protocol,
+    /// A result did not match the type generated from the tool's `outputSchema`.
+    Decode,
+    /// The live server's tools differ from the fixture.
+    Drift,
+    /// A server marked `required = true` could not be started.
+    RequiredServer,
+    /// BRIEF §5: a model without MCP support was given a server without a function-call
+    /// wrapper.
+    ModelServerMismatch,
+    /// The registry, toolbox or agent configuration is invalid (unreadable registry, unknown
+    /// server, undefined variable, unknown tool in an allowlist, …).
+    Config,
+}
+
+impl ErrorKind {
+    /// A stable lower-case name (`unknown_tool`, `invalid_arguments`, …), used in tracing
+    /// events.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::UnknownTool => "unknown_tool",
+            ErrorKind::AmbiguousTool => "ambiguous_tool",
+            ErrorKind::NotAllowed => "not_allowed",
+            ErrorKind::InvalidArguments => "invalid_arguments",
+            ErrorKind::ToolFailed => "tool_failed",
+            ErrorKind::Unavailable => "unavailable",
+            ErrorKind::Timeout => "timeout",
+            ErrorKind::Transport => "transport",
+            ErrorKind::Protocol => "protocol",
+            ErrorKind::Decode => "decode",
+            ErrorKind::Drift => "drift",
+            ErrorKind::RequiredServer => "required_server",
+            ErrorKind::ModelServerMismatch => "model_server_mismatch",
+            ErrorKind::Config => "config",
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Error {
+    /// What went wrong, for code to match on.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Error::Toolbox { kind, .. } => *kind,
+            Error::RegistryRead { .. }
+            | Error::RegistrySyntax { .. }
+            | Error::InvalidServer { .. }
+            | Error::UndefinedVariable { .. }
+            | Error::UnknownServer { .. } => ErrorKind::Config,
+            Error::Transport { .. } => ErrorKind::Transport,
+            Error::Protocol { code: -32602, .. } | Error::Encode { .. } => {
+                ErrorKind::InvalidArguments
+            }
+            Error::Protocol { .. } | Error::Prompt { .. } => ErrorKind::Protocol,
+            Error::Timeout { .. } => ErrorKind::Timeout,
+            Error::Tool { .. } => ErrorKind::ToolFailed,
+            Error::Decode { .. } => ErrorKind::Decode,
+            Error::Drift { .. } => ErrorKind::Drift,
+        }
+    }
+
+    /// The runtime error underneath an agent-layer error ([`Error::Toolbox`]), if any.
+    pub fn source_error(&self) -> Option<&Error> {
+        match self {
+            Error::Toolbox { source, .. } => source.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// The tool's output of a failed tool ([`ErrorKind::ToolFailed`]), if there is one.
+    pub fn output(&self) -> Option<&ToolOutput> {
+        match self {
+            Error::Toolbox { output, .. } => output.as_deref(),
+            Error::Tool { output, .. } => Some(output),
+            _ => None,
+        }
+    }
+
+    /// A new agent-layer error.
+    pub(crate) fn toolbox(kind: ErrorKind, message: impl Into<String>) -> Self {
+        Error::Toolbox {
+            kind,
+            message: message.into(),
+            source: None,
+            output: None,
+        }
+    }
+
+    /// Sets the runtime error underneath an agent-layer error.
+    pub(crate) fn with_source(mut self, e: Error) -> Self {
+        if let Error::Toolbox { source, .. } = &mut self {
+            *source = Some(Box::new(e));
+        }
+        self
+    }
+
+    /// Sets the tool output of an agent-layer error.
+    pub(crate) fn with_output(mut self, o: ToolOutput) -> Self {
+        if let Error::Toolbox { output, .. } = &mut self {
+            *output = Some(Box::new(o));
+        }
+        self
+    }
+
+    /// A runtime error as the agent layer reports it: an [`Error::Toolbox`] with the same
+    /// message and kind, the original as its source (agent-layer errors are kept as they are).
+    pub(crate) fn into_toolbox(self) -> Self {
+        if matches!(self, Error::Toolbox { .. }) {
+            return self;
+        }
+        Error::toolbox(self.kind(), self.to_string()).with_source(self)
+    }
+}
 
 fn stderr_suffix(tail: &[String]) -> String {
     if tail.is_empty() {
@@ -194,6 +352,39 @@ mod tests {
             e.to_string(),
             "server \"demo\": connection closed; server stderr (last lines):\n  boom\n  panicked"
         );
+    }
+
+    #[test]
+    fn every_error_has_a_kind_and_the_agent_layer_keeps_the_source() {
+        let timeout = Error::Timeout {
+            server: "demo".into(),
+            what: "tools/call \"hang\"".into(),
+            limit: Duration::from_secs(1),
+            kind: "idle timeout",
+        };
+        assert_eq!(timeout.kind(), ErrorKind::Timeout);
+        let bad_args = Error::Protocol {
+            server: "demo".into(),
+            method: "tools/call \"add\"".into(),
+            code: -32602,
+            message: "invalid params".into(),
+        };
+        assert_eq!(bad_args.kind(), ErrorKind::InvalidArguments);
+        let message = timeout.to_string();
+        let wrapped = timeout.into_toolbox();
+        assert_eq!(wrapped.kind(), ErrorKind::Timeout);
+        assert_eq!(wrapped.to_string(), message);
+        assert!(matches!(
+            wrapped.source_error(),
+            Some(Error::Timeout { .. })
+        ));
+        assert!(std::error::Error::source(&wrapped).is_some());
+        // Wrapping twice keeps one layer.
+        let again = wrapped.into_toolbox();
+        assert!(matches!(again.source_error(), Some(Error::Timeout { .. })));
+        let refused = Error::toolbox(ErrorKind::NotAllowed, "not for this agent");
+        assert_eq!(refused.kind().as_str(), "not_allowed");
+        assert!(refused.source_error().is_none() && refused.output().is_none());
     }
 
     #[test]

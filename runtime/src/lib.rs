@@ -26,7 +26,7 @@ mod typed;
 
 pub use config::{Registry, ServerConfig, TransportConfig};
 pub use drift::DriftPolicy;
-pub use error::{Error, Result};
+pub use error::{Error, ErrorKind, Result};
 pub use mcp_macros::mcp_tools;
 pub use prompt::{PromptMessage, PromptResult, Role};
 pub use session::{CallOptions, Content, NoArgs, Progress, ServerInfo, Session, ToolOutput};

@@ -7,11 +7,10 @@ use common::limited;
 
 use std::time::Duration;
 
-use mcp_runtime::Registry;
 use mcp_runtime::toolbox::{
-    AgentConfig, AgentTools, ModelPolicy, ModelRef, Route, ServerState, Toolbox, ToolboxErrorKind,
-    TypedTool,
+    AgentConfig, AgentTools, ModelPolicy, ModelRef, Route, ServerState, Toolbox, TypedTool,
 };
+use mcp_runtime::{ErrorKind, Registry};
 use serde_json::{Value, json};
 
 mcp_runtime::mcp_tools!("demo");
@@ -53,7 +52,7 @@ async fn dispatch_valid_unknown_invalid_tool_error_and_truncation() {
 
         // unknown tool: model-readable, with a hint
         let d = tb.call("mcp_demo_ech", "{}").await;
-        assert_eq!(d.error_kind(), Some(ToolboxErrorKind::UnknownTool));
+        assert_eq!(d.error_kind(), Some(ErrorKind::UnknownTool));
         assert!(
             d.text.starts_with("Error: unknown tool \"mcp_demo_ech\""),
             "{}",
@@ -82,7 +81,7 @@ async fn dispatch_valid_unknown_invalid_tool_error_and_truncation() {
             let d = tb.call("mcp_demo_echo", args).await;
             assert_eq!(
                 d.error_kind(),
-                Some(ToolboxErrorKind::InvalidArguments),
+                Some(ErrorKind::InvalidArguments),
                 "{args}: {}",
                 d.text
             );
@@ -102,7 +101,7 @@ async fn dispatch_valid_unknown_invalid_tool_error_and_truncation() {
         let d = tb
             .call("mcp_demo_fail", r#"{"message": "disk on fire"}"#)
             .await;
-        assert_eq!(d.error_kind(), Some(ToolboxErrorKind::ToolFailed));
+        assert_eq!(d.error_kind(), Some(ErrorKind::ToolFailed));
         assert_eq!(d.text, "Error: tool mcp_demo_fail failed: disk on fire");
         assert!(d.output().is_some_and(|o| o.is_error));
 
@@ -157,12 +156,7 @@ async fn transport_error_status_and_reconnect() {
         // Let the process exit.
         tokio::time::sleep(Duration::from_millis(300)).await;
         let d = tb.call("mcp_dying_add", r#"{"a": 1, "b": 1}"#).await;
-        assert_eq!(
-            d.error_kind(),
-            Some(ToolboxErrorKind::Transport),
-            "{}",
-            d.text
-        );
+        assert_eq!(d.error_kind(), Some(ErrorKind::Transport), "{}", d.text);
         assert!(d.text.starts_with("Error: server \"dying\""), "{}", d.text);
         let st = tb.status("dying").expect("status");
         assert_eq!(st.state, ServerState::Failed);
@@ -259,7 +253,7 @@ required = {required_secret}
             .connect()
             .await
             .expect_err("required down");
-        assert_eq!(e.kind(), ToolboxErrorKind::RequiredServer);
+        assert_eq!(e.kind(), ErrorKind::RequiredServer);
         assert!(
             e.to_string()
                 .starts_with("required server \"down\" could not be started"),
@@ -271,7 +265,7 @@ required = {required_secret}
             .connect()
             .await
             .expect_err("required secret");
-        assert_eq!(e.kind(), ToolboxErrorKind::RequiredServer);
+        assert_eq!(e.kind(), ErrorKind::RequiredServer);
         assert!(
             e.to_string().contains("MCP_TOOLBOX_TEST_UNSET_SECRET"),
             "{e}"
@@ -310,7 +304,7 @@ async fn names_resolution_collisions_allowlists_and_long_aliases() {
             tb.call("allow.add", r#"{"a": 1, "b": 2}"#)
                 .await
                 .error_kind(),
-            Some(ToolboxErrorKind::UnknownTool)
+            Some(ErrorKind::UnknownTool)
         );
 
         // every name valid and unique, ≤ 64 chars
@@ -367,10 +361,10 @@ async fn names_resolution_collisions_allowlists_and_long_aliases() {
         );
         assert_eq!(
             tb.resolve("server_time").map(|_| ()).unwrap_err().kind(),
-            ToolboxErrorKind::AmbiguousTool
+            ErrorKind::AmbiguousTool
         );
         let e = tb.resolve("echo").unwrap_err();
-        assert_eq!(e.kind(), ToolboxErrorKind::AmbiguousTool);
+        assert_eq!(e.kind(), ErrorKind::AmbiguousTool);
         for c in [
             "demo.echo",
             "demo2.echo",
@@ -380,7 +374,7 @@ async fn names_resolution_collisions_allowlists_and_long_aliases() {
             assert!(e.to_string().contains(c), "{c}: {e}");
         }
         let d = tb.call("echo", r#"{"message": "x"}"#).await;
-        assert_eq!(d.error_kind(), Some(ToolboxErrorKind::AmbiguousTool));
+        assert_eq!(d.error_kind(), Some(ErrorKind::AmbiguousTool));
         assert!(d.text.contains("is ambiguous"), "{}", d.text);
         let d = tb
             .call("demo2.echo", r#"{"message": "via alias.tool"}"#)
@@ -437,7 +431,7 @@ async fn typed_and_untyped_servers_side_by_side() {
 
         // Typed validation: the generated argument type's own message.
         let d = tb.call("mcp_demo_echo", r#"{"message": 1}"#).await;
-        assert_eq!(d.error_kind(), Some(ToolboxErrorKind::InvalidArguments));
+        assert_eq!(d.error_kind(), Some(ErrorKind::InvalidArguments));
         assert!(d.text.contains("invalid type: integer `1`, expected a string"), "{}", d.text);
         let d = tb
             .call(
@@ -445,7 +439,7 @@ async fn typed_and_untyped_servers_side_by_side() {
                 r#"{"repository": {"owner": "octo", "name": "r"}, "title": "T", "priority": "urgent"}"#,
             )
             .await;
-        assert_eq!(d.error_kind(), Some(ToolboxErrorKind::InvalidArguments), "{}", d.text);
+        assert_eq!(d.error_kind(), Some(ErrorKind::InvalidArguments), "{}", d.text);
         assert!(d.text.contains("urgent"), "{}", d.text);
         let d = tb
             .call(
@@ -494,7 +488,7 @@ async fn agents_model_server_rules_routing_and_scope() {
         let e = tb
             .agent(&AgentConfig::new("a1", gpt.clone(), ["plain", "wrapped"]), &policy)
             .unwrap_err();
-        assert_eq!(e.kind(), ToolboxErrorKind::ModelServerMismatch);
+        assert_eq!(e.kind(), ErrorKind::ModelServerMismatch);
         let m = e.to_string();
         assert!(m.contains("model \"openai/gpt-4o\" does not support MCP"), "{m}");
         assert!(m.contains("server \"plain\" has no function-call wrapper"), "{m}");
@@ -520,13 +514,13 @@ async fn agents_model_server_rules_routing_and_scope() {
         // The short name is unambiguous inside the agent's view.
         assert_eq!(view.call("echo", r#"{"message": "short"}"#).await.text, "short");
         let d = view.call("mcp_plain_echo", r#"{"message": "no"}"#).await;
-        assert_eq!(d.error_kind(), Some(ToolboxErrorKind::NotAllowed));
+        assert_eq!(d.error_kind(), Some(ErrorKind::NotAllowed));
         assert!(
             d.text.contains("not available to agent \"a2\": server \"plain\" is not one of its servers (wrapped)"),
             "{}",
             d.text
         );
-        assert_eq!(view.call("other.echo", "{}").await.error_kind(), Some(ToolboxErrorKind::NotAllowed));
+        assert_eq!(view.call("other.echo", "{}").await.error_kind(), Some(ErrorKind::NotAllowed));
         assert!(view.session("plain").is_none());
         assert!(view.native_servers().iter().all(|s| s.alias == "wrapped"));
 
@@ -570,15 +564,15 @@ async fn agents_model_server_rules_routing_and_scope() {
         assert_eq!(names, ["mcp_other_add", "mcp_wrapped_echo"]);
         assert_eq!(view.openai_tools(true).len(), 2);
         let d = view.call("mcp_wrapped_add", r#"{"a": 1, "b": 2}"#).await;
-        assert_eq!(d.error_kind(), Some(ToolboxErrorKind::NotAllowed));
+        assert_eq!(d.error_kind(), Some(ErrorKind::NotAllowed));
         assert!(d.text.contains("tool \"add\" of server \"wrapped\" is not in its tool list"), "{}", d.text);
         assert_eq!(view.call("add", r#"{"a": 1, "b": 2}"#).await.text, "3");
         let e = tb
             .agent(&AgentConfig::new("a6", gpt, ["wrapped"]).with_tools(["nope"]), &policy)
             .unwrap_err();
-        assert_eq!(e.kind(), ToolboxErrorKind::Config);
+        assert_eq!(e.kind(), ErrorKind::Config);
         let e = tb.agent(&AgentConfig::new("a7", claude, ["ghost"]), &policy).unwrap_err();
-        assert_eq!(e.kind(), ToolboxErrorKind::Config);
+        assert_eq!(e.kind(), ErrorKind::Config);
     })
     .await;
 }
@@ -613,7 +607,7 @@ async fn prompts_and_resource_templates_of_server_everything() {
                 .is_empty()
         );
         let e = tb.list_prompts("ghost").await.unwrap_err();
-        assert_eq!(e.kind(), ToolboxErrorKind::Config);
+        assert_eq!(e.kind(), ErrorKind::Config);
         // An agent only reaches its servers' prompts.
         let view = tb
             .agent(
@@ -623,7 +617,7 @@ async fn prompts_and_resource_templates_of_server_everything() {
             .expect("agent");
         assert_eq!(
             view.list_prompts("everything").await.unwrap_err().kind(),
-            ToolboxErrorKind::NotAllowed
+            ErrorKind::NotAllowed
         );
         // everything's tools dispatch too (hyphenated names).
         let d = tb

@@ -7,8 +7,8 @@ use std::fmt;
 use serde_json::Value;
 
 use super::{
-    Dispatch, ExportedTool, NativeServer, OpenAiExport, Snapshot, ToolRef, Toolbox, ToolboxError,
-    ToolboxErrorKind, export, native, tool_ref,
+    Dispatch, Error, ErrorKind, ExportedTool, NativeServer, OpenAiExport, Snapshot, ToolRef,
+    Toolbox, export, native, tool_ref,
 };
 use crate::config::ServerConfig;
 use crate::session::{CallOptions, Session};
@@ -150,18 +150,18 @@ pub struct RuleCheck {
 /// Checks BRIEF §5 for one agent against the servers' configuration:
 ///
 /// * model without MCP support + server without `function_call_wrapper` → error
-///   ([`ToolboxErrorKind::ModelServerMismatch`]) naming the model, the server and both fixes
+///   ([`ErrorKind::ModelServerMismatch`]) naming the model, the server and both fixes
 ///   (one line per such server);
 /// * model with MCP support + server with `function_call_wrapper` → warning (unneeded
 ///   overhead), logged and returned;
-/// * a server the configuration does not define → [`ToolboxErrorKind::Config`].
+/// * a server the configuration does not define → [`ErrorKind::Config`].
 ///
 /// The route follows the model: native when it supports MCP, function calls otherwise.
 pub fn check_rules(
     agent: &AgentConfig,
     policy: &ModelPolicy,
     servers: &[ServerConfig],
-) -> Result<RuleCheck, ToolboxError> {
+) -> Result<RuleCheck, Error> {
     let supports = policy.supports_mcp(&agent.model);
     let model = &agent.model;
     let mut errors = Vec::new();
@@ -172,8 +172,8 @@ pub fn check_rules(
             continue;
         }
         let Some(server) = servers.iter().find(|s| &s.alias == alias) else {
-            return Err(ToolboxError::new(
-                ToolboxErrorKind::Config,
+            return Err(Error::toolbox(
+                ErrorKind::Config,
                 format!(
                     "agent \"{}\" names server \"{alias}\", which is not configured (servers: {})",
                     agent.name,
@@ -204,8 +204,8 @@ pub fn check_rules(
         }
     }
     if !errors.is_empty() {
-        return Err(ToolboxError::new(
-            ToolboxErrorKind::ModelServerMismatch,
+        return Err(Error::toolbox(
+            ErrorKind::ModelServerMismatch,
             errors.join("\n"),
         ));
     }
@@ -229,7 +229,7 @@ pub(super) struct Scope {
 }
 
 impl Scope {
-    pub(super) fn new(config: &AgentConfig, snap: &Snapshot) -> Result<Scope, ToolboxError> {
+    pub(super) fn new(config: &AgentConfig, snap: &Snapshot) -> Result<Scope, Error> {
         let mut scope = Scope {
             agent: config.name.clone(),
             servers: config.servers.iter().cloned().collect(),
@@ -252,8 +252,8 @@ impl Scope {
                     tools.insert((r.server, r.tool));
                 }
                 Err(e) => {
-                    return Err(ToolboxError::new(
-                        ToolboxErrorKind::Config,
+                    return Err(Error::toolbox(
+                        ErrorKind::Config,
                         format!(
                             "agent \"{}\": tool \"{name}\" of its tool list does not name one tool of its servers ({}): {e}; write it as alias.tool",
                             config.name,
@@ -279,7 +279,7 @@ impl Scope {
                 .is_none_or(|t| t.contains(&(server.to_string(), tool.to_string())))
     }
 
-    pub(super) fn refusal(&self, name: &str, server: &str, tool: &str) -> ToolboxError {
+    pub(super) fn refusal(&self, name: &str, server: &str, tool: &str) -> Error {
         let why = if self.servers.contains(server) {
             format!("tool \"{tool}\" of server \"{server}\" is not in its tool list")
         } else {
@@ -288,8 +288,8 @@ impl Scope {
                 self.servers.iter().cloned().collect::<Vec<_>>().join(", ")
             )
         };
-        ToolboxError::new(
-            ToolboxErrorKind::NotAllowed,
+        Error::toolbox(
+            ErrorKind::NotAllowed,
             format!(
                 "tool \"{name}\" is not available to agent \"{}\": {why}; call one of the tools you were given",
                 self.agent
@@ -310,7 +310,7 @@ pub enum AgentTools {
 
 /// One agent's restricted view of a [`Toolbox`]: it lists, exports, routes and dispatches only
 /// the agent's servers and tools; anything else is refused
-/// ([`ToolboxErrorKind::NotAllowed`]).
+/// ([`ErrorKind::NotAllowed`]).
 #[derive(Debug, Clone)]
 pub struct AgentView {
     toolbox: Toolbox,
@@ -393,7 +393,7 @@ impl AgentView {
     }
 
     /// Resolves a name among the agent's tools.
-    pub fn resolve(&self, name: &str) -> Result<ToolRef, ToolboxError> {
+    pub fn resolve(&self, name: &str) -> Result<ToolRef, Error> {
         let snap = self.toolbox.snapshot();
         let i = snap.resolve(name, Some(&self.scope))?;
         Ok(tool_ref(&snap, i))
@@ -423,25 +423,25 @@ impl AgentView {
     }
 
     /// The prompts of one of the agent's servers.
-    pub async fn list_prompts(&self, alias: &str) -> Result<Vec<Value>, ToolboxError> {
+    pub async fn list_prompts(&self, alias: &str) -> Result<Vec<Value>, Error> {
         self.check_server(alias)?;
         self.toolbox.list_prompts(alias).await
     }
 
     /// The resource templates of one of the agent's servers.
-    pub async fn list_resource_templates(&self, alias: &str) -> Result<Vec<Value>, ToolboxError> {
+    pub async fn list_resource_templates(&self, alias: &str) -> Result<Vec<Value>, Error> {
         self.check_server(alias)?;
         self.toolbox.list_resource_templates(alias).await
     }
 
     /// The resources of one of the agent's servers.
-    pub async fn list_resources(&self, alias: &str) -> Result<Vec<Value>, ToolboxError> {
+    pub async fn list_resources(&self, alias: &str) -> Result<Vec<Value>, Error> {
         self.check_server(alias)?;
         self.toolbox.list_resources(alias).await
     }
 
     /// Reads a resource of one of the agent's servers.
-    pub async fn read_resource(&self, alias: &str, uri: &str) -> Result<Value, ToolboxError> {
+    pub async fn read_resource(&self, alias: &str, uri: &str) -> Result<Value, Error> {
         self.check_server(alias)?;
         self.toolbox.read_resource(alias, uri).await
     }
@@ -452,17 +452,17 @@ impl AgentView {
         alias: &str,
         name: &str,
         arguments: serde_json::Map<String, Value>,
-    ) -> Result<Value, ToolboxError> {
+    ) -> Result<Value, Error> {
         self.check_server(alias)?;
         self.toolbox.get_prompt(alias, name, arguments).await
     }
 
-    fn check_server(&self, alias: &str) -> Result<(), ToolboxError> {
+    fn check_server(&self, alias: &str) -> Result<(), Error> {
         if self.scope.has_server(alias) {
             Ok(())
         } else {
-            Err(ToolboxError::new(
-                ToolboxErrorKind::NotAllowed,
+            Err(Error::toolbox(
+                ErrorKind::NotAllowed,
                 format!(
                     "server \"{alias}\" is not available to agent \"{}\" (its servers: {})",
                     self.config.name,
@@ -515,7 +515,7 @@ mod tests {
             &servers(),
         )
         .unwrap_err();
-        assert_eq!(e.kind(), ToolboxErrorKind::ModelServerMismatch);
+        assert_eq!(e.kind(), ErrorKind::ModelServerMismatch);
         let m = e.to_string();
         for needle in [
             "model \"openai/gpt-4o\"",
@@ -566,7 +566,7 @@ mod tests {
             &servers(),
         )
         .unwrap_err();
-        assert_eq!(e.kind(), ToolboxErrorKind::Config);
+        assert_eq!(e.kind(), ErrorKind::Config);
         assert!(e.to_string().contains("servers: plain, wrapped"), "{e}");
     }
 }

@@ -32,7 +32,6 @@
 //! `outcome`); events: `tool called`, `tool failed`, `server skipped`, `server reconnected`.
 
 mod agent;
-mod error;
 pub mod names;
 pub mod openai;
 mod text;
@@ -47,13 +46,12 @@ use serde_json::{Value, json};
 use tracing::Instrument;
 
 use crate::config::{Registry, ServerConfig};
-use crate::error::Error;
+use crate::error::{Error, ErrorKind};
 use crate::session::{CallOptions, Session, ToolOutput};
 
 pub use agent::{
     AgentConfig, AgentTools, AgentView, ModelPolicy, ModelRef, Route, RuleCheck, check_rules,
 };
-pub use error::{ToolboxError, ToolboxErrorKind};
 pub use names::{MAX_NAME_LEN, NameCollision, exported_name};
 pub use text::{Truncation, truncate_middle};
 pub use typed::{TypedTool, validate_as, validate_no_args};
@@ -205,7 +203,7 @@ pub struct Dispatch {
     /// [`ToolboxOptions::max_output_bytes`]) or a short error starting with `Error:`.
     pub text: String,
     /// The full result for code.
-    pub result: Result<ToolOutput, ToolboxError>,
+    pub result: Result<ToolOutput, Error>,
     /// The tool the name resolved to, if it did.
     pub tool: Option<ToolRef>,
     /// What was cut from `text`, if anything.
@@ -221,8 +219,8 @@ impl Dispatch {
     }
 
     /// The error kind, if it failed.
-    pub fn error_kind(&self) -> Option<ToolboxErrorKind> {
-        self.result.as_ref().err().map(ToolboxError::kind)
+    pub fn error_kind(&self) -> Option<ErrorKind> {
+        self.result.as_ref().err().map(Error::kind)
     }
 
     /// The tool's output: on success, and for a tool error (`isError: true`).
@@ -310,16 +308,16 @@ impl ToolboxBuilder {
 
     /// Connects every selected server in parallel and lists its tools.
     ///
-    /// Fails ([`ToolboxErrorKind::RequiredServer`]) when a `required` server cannot be
-    /// started, and ([`ToolboxErrorKind::Config`]) for an unknown alias in
+    /// Fails ([`ErrorKind::RequiredServer`]) when a `required` server cannot be
+    /// started, and ([`ErrorKind::Config`]) for an unknown alias in
     /// [`ToolboxBuilder::only`], [`ToolboxBuilder::add_typed`] or
     /// [`ToolboxBuilder::function_call_wrapper`]. Other servers that fail are skipped and
     /// reported.
-    pub async fn connect(self) -> Result<Toolbox, ToolboxError> {
+    pub async fn connect(self) -> Result<Toolbox, Error> {
         let known: Vec<&str> = self.servers.iter().map(|s| s.alias.as_str()).collect();
         let unknown = |what: &str, alias: &str| {
-            ToolboxError::new(
-                ToolboxErrorKind::Config,
+            Error::toolbox(
+                ErrorKind::Config,
                 format!(
                     "{what} names server \"{alias}\", which the registry does not define (known: {})",
                     known.join(", ")
@@ -375,8 +373,8 @@ impl ToolboxBuilder {
                 },
                 Err(e) => {
                     if cfg.required {
-                        return Err(ToolboxError::new(
-                            ToolboxErrorKind::RequiredServer,
+                        return Err(Error::toolbox(
+                            ErrorKind::RequiredServer,
                             format!(
                                 "required server \"{}\" could not be started: {e} (fix it, or set `required = false` to skip it instead)",
                                 cfg.alias
@@ -579,8 +577,8 @@ impl Snapshot {
     }
 
     /// Resolves a name among the tools `visible` accepts. Tools outside it are reported as
-    /// [`ToolboxErrorKind::NotAllowed`] (with `scope` naming the agent).
-    fn resolve(&self, name: &str, scope: Option<&agent::Scope>) -> Result<usize, ToolboxError> {
+    /// [`ErrorKind::NotAllowed`] (with `scope` naming the agent).
+    fn resolve(&self, name: &str, scope: Option<&agent::Scope>) -> Result<usize, Error> {
         let visible = |i: usize| {
             scope.is_none_or(|s| {
                 self.entries
@@ -588,7 +586,7 @@ impl Snapshot {
                     .is_some_and(|e| s.allows(&e.tool.server, &e.tool.tool))
             })
         };
-        let refuse = |i: usize| -> ToolboxError {
+        let refuse = |i: usize| -> Error {
             let (server, tool) = self
                 .entries
                 .get(i)
@@ -596,7 +594,7 @@ impl Snapshot {
                 .unwrap_or(("?", "?"));
             match scope {
                 Some(s) => s.refusal(name, server, tool),
-                None => ToolboxError::new(ToolboxErrorKind::NotAllowed, "not allowed"),
+                None => Error::toolbox(ErrorKind::NotAllowed, "not allowed"),
             }
         };
         let exact = self.by_exported.get(name).copied().or_else(|| {
@@ -632,8 +630,8 @@ impl Snapshot {
                             )
                         })
                         .collect();
-                    return Err(ToolboxError::new(
-                        ToolboxErrorKind::AmbiguousTool,
+                    return Err(Error::toolbox(
+                        ErrorKind::AmbiguousTool,
                         format!(
                             "tool name \"{name}\" is ambiguous: it matches {}; use one of the exported names or alias.tool",
                             names.join(", ")
@@ -650,8 +648,8 @@ impl Snapshot {
             .map(|(_, e)| e.tool.exported.as_str())
             .collect();
         let hint = mcp_codegen::naming::close_matches(name, names.iter().copied());
-        Err(ToolboxError::new(
-            ToolboxErrorKind::UnknownTool,
+        Err(Error::toolbox(
+            ErrorKind::UnknownTool,
             if hint.is_empty() {
                 format!("unknown tool \"{name}\"; call one of the tools you were given")
             } else {
@@ -939,7 +937,7 @@ impl Toolbox {
     }
 
     /// Resolves an exported name, `alias.tool`, or an unambiguous short tool name.
-    pub fn resolve(&self, name: &str) -> Result<ToolRef, ToolboxError> {
+    pub fn resolve(&self, name: &str) -> Result<ToolRef, Error> {
         let snap = self.snapshot();
         let i = snap.resolve(name, None)?;
         Ok(tool_ref(&snap, i))
@@ -996,11 +994,11 @@ impl Toolbox {
     }
 
     /// Registers (or replaces) a typed server after start-up and re-exports the tools.
-    pub fn add_typed(&self, alias: &str, tools: &'static [TypedTool]) -> Result<(), ToolboxError> {
+    pub fn add_typed(&self, alias: &str, tools: &'static [TypedTool]) -> Result<(), Error> {
         let snap = self.snapshot();
         let Some(slot) = snap.slots.get(alias) else {
-            return Err(ToolboxError::new(
-                ToolboxErrorKind::Config,
+            return Err(Error::toolbox(
+                ErrorKind::Config,
                 format!(
                     "a typed server names server \"{alias}\", which the toolbox does not have (servers: {})",
                     snap.slots.keys().cloned().collect::<Vec<_>>().join(", ")
@@ -1076,40 +1074,34 @@ impl Toolbox {
     }
 
     /// The prompts of a server (`prompts/list`, all pages; empty without the capability).
-    pub async fn list_prompts(&self, alias: &str) -> Result<Vec<Value>, ToolboxError> {
+    pub async fn list_prompts(&self, alias: &str) -> Result<Vec<Value>, Error> {
         let session = self.require_session(alias)?;
-        session
-            .list_prompts()
-            .await
-            .map_err(ToolboxError::from_runtime)
+        session.list_prompts().await.map_err(Error::into_toolbox)
     }
 
     /// The resource templates of a server (`resources/templates/list`, all pages; empty
     /// without the capability).
-    pub async fn list_resource_templates(&self, alias: &str) -> Result<Vec<Value>, ToolboxError> {
+    pub async fn list_resource_templates(&self, alias: &str) -> Result<Vec<Value>, Error> {
         let session = self.require_session(alias)?;
         session
             .list_resource_templates()
             .await
-            .map_err(ToolboxError::from_runtime)
+            .map_err(Error::into_toolbox)
     }
 
     /// The resources of a server (`resources/list`, all pages; empty without the capability).
-    pub async fn list_resources(&self, alias: &str) -> Result<Vec<Value>, ToolboxError> {
+    pub async fn list_resources(&self, alias: &str) -> Result<Vec<Value>, Error> {
         let session = self.require_session(alias)?;
-        session
-            .list_resources()
-            .await
-            .map_err(ToolboxError::from_runtime)
+        session.list_resources().await.map_err(Error::into_toolbox)
     }
 
     /// Reads a resource of a server (`resources/read`; the result's JSON).
-    pub async fn read_resource(&self, alias: &str, uri: &str) -> Result<Value, ToolboxError> {
+    pub async fn read_resource(&self, alias: &str, uri: &str) -> Result<Value, Error> {
         let session = self.require_session(alias)?;
         session
             .read_resource(uri)
             .await
-            .map_err(ToolboxError::from_runtime)
+            .map_err(Error::into_toolbox)
     }
 
     /// Gets a prompt of a server with its arguments (`prompts/get`; the result's JSON).
@@ -1118,19 +1110,19 @@ impl Toolbox {
         alias: &str,
         name: &str,
         arguments: serde_json::Map<String, Value>,
-    ) -> Result<Value, ToolboxError> {
+    ) -> Result<Value, Error> {
         let session = self.require_session(alias)?;
         session
             .get_prompt(name, arguments)
             .await
-            .map_err(ToolboxError::from_runtime)
+            .map_err(Error::into_toolbox)
     }
 
-    fn require_session(&self, alias: &str) -> Result<Session, ToolboxError> {
+    fn require_session(&self, alias: &str) -> Result<Session, Error> {
         let snap = self.snapshot();
         match snap.slots.get(alias) {
-            None => Err(ToolboxError::new(
-                ToolboxErrorKind::Config,
+            None => Err(Error::toolbox(
+                ErrorKind::Config,
                 format!(
                     "no server \"{alias}\" in the toolbox (servers: {})",
                     snap.slots.keys().cloned().collect::<Vec<_>>().join(", ")
@@ -1144,11 +1136,7 @@ impl Toolbox {
     /// model without MCP support and a server without `function_call_wrapper`; a warning,
     /// logged and kept in [`AgentView::warnings`], for an MCP model and a wrapper server) and
     /// restricts everything to the agent's servers and tools.
-    pub fn agent(
-        &self,
-        config: &AgentConfig,
-        policy: &ModelPolicy,
-    ) -> Result<AgentView, ToolboxError> {
+    pub fn agent(&self, config: &AgentConfig, policy: &ModelPolicy) -> Result<AgentView, Error> {
         let servers = self.server_configs();
         let check = check_rules(config, policy, &servers)?;
         let scope = agent::Scope::new(config, &self.snapshot())?;
@@ -1165,7 +1153,7 @@ impl Toolbox {
         let start = Instant::now();
         let snap = self.snapshot();
         let max = self.inner.options.max_output_bytes;
-        let fail = |e: ToolboxError, tool: Option<ToolRef>| {
+        let fail = |e: Error, tool: Option<ToolRef>| {
             let (server, tool_name) = tool
                 .as_ref()
                 .map(|t| (t.server.as_str(), t.tool.as_str()))
@@ -1186,10 +1174,7 @@ impl Toolbox {
         };
         let Some(entry) = snap.entry(index) else {
             return fail(
-                ToolboxError::new(
-                    ToolboxErrorKind::UnknownTool,
-                    format!("unknown tool \"{name}\""),
-                ),
+                Error::toolbox(ErrorKind::UnknownTool, format!("unknown tool \"{name}\"")),
                 None,
             );
         };
@@ -1206,8 +1191,8 @@ impl Toolbox {
         };
         if let Err(problems) = checked {
             return fail(
-                ToolboxError::new(
-                    ToolboxErrorKind::InvalidArguments,
+                Error::toolbox(
+                    ErrorKind::InvalidArguments,
                     format!(
                         "invalid arguments for {}: {problems}. Fix the arguments and call it again.",
                         target.exported
@@ -1218,8 +1203,8 @@ impl Toolbox {
         }
         let Some(slot) = snap.slots.get(&target.server) else {
             return fail(
-                ToolboxError::new(
-                    ToolboxErrorKind::Unavailable,
+                Error::toolbox(
+                    ErrorKind::Unavailable,
                     format!("server \"{}\" is not in the toolbox", target.server),
                 ),
                 Some(target),
@@ -1261,8 +1246,8 @@ impl Toolbox {
             Ok(output) => {
                 span.record("outcome", "tool_error");
                 let body = output.text();
-                let e = ToolboxError::new(
-                    ToolboxErrorKind::ToolFailed,
+                let e = Error::toolbox(
+                    ErrorKind::ToolFailed,
                     format!(
                         "tool {} failed: {}",
                         target.exported,
@@ -1277,9 +1262,9 @@ impl Toolbox {
                 fail(e, Some(target))
             }
             Err(e) => {
-                let e = ToolboxError::from_runtime(e);
+                let e = e.into_toolbox();
                 span.record("outcome", e.kind().as_str());
-                if e.kind() == ToolboxErrorKind::Transport {
+                if e.kind() == ErrorKind::Transport {
                     slot.set_health(ServerState::Failed, Some(e.to_string()));
                 }
                 fail(e, Some(target))
@@ -1288,10 +1273,10 @@ impl Toolbox {
     }
 }
 
-fn unavailable(slot: &Slot) -> ToolboxError {
+fn unavailable(slot: &Slot) -> Error {
     let (_, last) = slot.health();
-    ToolboxError::new(
-        ToolboxErrorKind::Unavailable,
+    Error::toolbox(
+        ErrorKind::Unavailable,
         format!(
             "server \"{}\" is not connected{}; its tools cannot be called right now",
             slot.config.alias,
@@ -1316,8 +1301,8 @@ fn tool_ref(snap: &Snapshot, index: usize) -> ToolRef {
     }
 }
 
-fn parse_arguments(text: &str, exported: &str) -> Result<Value, ToolboxError> {
-    let invalid = |m: String| ToolboxError::new(ToolboxErrorKind::InvalidArguments, m);
+fn parse_arguments(text: &str, exported: &str) -> Result<Value, Error> {
+    let invalid = |m: String| Error::toolbox(ErrorKind::InvalidArguments, m);
     if text.trim().is_empty() {
         return Ok(json!({}));
     }
