@@ -27,7 +27,9 @@
 //!
 //! * the Claude-Desktop / Cursor JSON shape `{"mcpServers": {"name": {"command": …}}}`, where
 //!   `"type"` (`"stdio"`, `"sse"`, `"http"`/`"streamable-http"`) is optional: `command`
-//!   means stdio and `url` means Streamable HTTP.
+//!   means stdio and `url` means Streamable HTTP. Every other key of the TOML form is
+//!   accepted too, in snake_case or camelCase (`excludeTools`, `toolTimeouts`,
+//!   `connectTimeout`, `functionCallWrapper`).
 //!
 //! `${NAME}` and `${NAME:-default}` are substituted in `command`, `args`, `env`, `cwd`,
 //! `url` and `headers` **at connect time only** (in [`crate::Session::connect`]); the registry
@@ -313,9 +315,18 @@ impl Registry {
             )
             .map_err(at)?;
             servers.push(ServerConfig {
-                timeout: raw.timeout.map(Duration::from_secs_f64),
+                timeout: raw.timeout.map(|t| t.0),
                 required: raw.required,
+                tools: raw.tools,
+                exclude_tools: raw.exclude_tools,
                 function_call_wrapper: raw.function_call_wrapper,
+                tool_timeouts: raw
+                    .tool_timeouts
+                    .into_iter()
+                    .map(|(tool, t)| (tool, t.0))
+                    .collect(),
+                connect_timeout: raw.connect_timeout.map(|t| t.0),
+                drift: raw.drift.unwrap_or_default(),
                 ..server
             });
         }
@@ -786,9 +797,17 @@ struct JsonServer {
     url: Option<String>,
     #[serde(default)]
     headers: BTreeMap<String, String>,
-    timeout: Option<f64>,
+    timeout: Option<Seconds>,
     #[serde(default)]
     required: bool,
+    tools: Option<Vec<String>>,
+    #[serde(default, alias = "excludeTools")]
+    exclude_tools: Vec<String>,
+    #[serde(default, alias = "toolTimeouts")]
+    tool_timeouts: BTreeMap<String, Seconds>,
+    #[serde(alias = "connectTimeout")]
+    connect_timeout: Option<Seconds>,
+    drift: Option<DriftPolicy>,
     /// Some clients write `"disabled": true`; accepted and ignored is worse than refused,
     /// so it is refused by `deny_unknown_fields` unless false.
     #[serde(default)]
@@ -1050,6 +1069,46 @@ exclude_tools = ["rm"]
             .unwrap_err()
             .to_string();
         assert!(e.starts_with("m.json:1:"), "{e}");
+    }
+
+    #[test]
+    fn json_shape_takes_every_registry_key() {
+        let r = Registry::from_json_str(
+            r#"{"mcpServers": {"gh": {
+                "command": "x", "timeout": 5, "required": true,
+                "tools": ["a", "b"], "excludeTools": ["c"],
+                "toolTimeouts": {"slow": 120}, "connectTimeout": 2.5, "drift": "error"
+            }, "snake": {"command": "x", "exclude_tools": ["d"], "tool_timeouts": {"t": 1},
+                "connect_timeout": 3}}}"#,
+            Path::new("m.json"),
+        )
+        .unwrap();
+        let gh = r.get("gh").unwrap();
+        assert_eq!(gh.timeout, Some(Duration::from_secs(5)));
+        assert!(gh.required);
+        assert_eq!(
+            gh.tools.as_deref(),
+            Some(&["a".to_string(), "b".to_string()][..])
+        );
+        assert_eq!(gh.exclude_tools, ["c"]);
+        assert_eq!(gh.tool_timeouts["slow"], Duration::from_secs(120));
+        assert_eq!(gh.connect_timeout, Some(Duration::from_millis(2500)));
+        assert_eq!(gh.drift, DriftPolicy::Error);
+        let snake = r.get("snake").unwrap();
+        assert_eq!(snake.exclude_tools, ["d"]);
+        assert_eq!(snake.tool_timeouts["t"], Duration::from_secs(1));
+        assert_eq!(snake.connect_timeout, Some(Duration::from_secs(3)));
+        // Bad values are errors with a position, never a panic.
+        for bad in [
+            r#"{"mcpServers": {"a": {"command": "x", "timeout": -1}}}"#,
+            r#"{"mcpServers": {"a": {"command": "x", "toolTimeouts": {"t": 0}}}}"#,
+            r#"{"mcpServers": {"a": {"command": "x", "drift": "sometimes"}}}"#,
+        ] {
+            let e = Registry::from_json_str(bad, Path::new("m.json"))
+                .unwrap_err()
+                .to_string();
+            assert!(e.starts_with("m.json:1:"), "{e}");
+        }
     }
 
     #[test]
