@@ -842,6 +842,8 @@ fn clean(v: &mut Value, at: &str, ctx: &mut Ctx, is_root: bool) {
     const_to_enum(obj, at, ctx);
     integer_bounds(obj);
     nullable_union(obj);
+    unconstrained_union(obj, at, ctx);
+    untyped_not(obj, at, ctx);
     enum_variants(obj, at, ctx);
     object_rules(obj, at, ctx);
 
@@ -1093,27 +1095,8 @@ fn spell_out(s: &str) -> String {
         let prev_alnum = i > 0 && chars[i - 1].is_alphanumeric();
         let next_digit = chars.get(i + 1).is_some_and(char::is_ascii_digit);
         let word = match c {
-            '+' => Some("plus"),
             '-' if next_digit && !prev_alnum => Some("minus"),
-            '*' => Some("star"),
-            '#' => Some("hash"),
-            '@' => Some("at"),
-            '!' => Some("bang"),
-            '$' => Some("dollar"),
-            '%' => Some("percent"),
-            '&' => Some("and"),
-            '=' => Some("eq"),
-            '<' => Some("lt"),
-            '>' => Some("gt"),
-            '~' => Some("tilde"),
-            '^' => Some("caret"),
-            '?' => Some("question"),
-            '/' => Some("slash"),
-            '.' => Some("dot"),
-            ',' => Some("comma"),
-            ':' => Some("colon"),
-            ';' => Some("semicolon"),
-            _ => None,
+            c => SYMBOL_WORDS.iter().find(|(s, _)| *s == c).map(|(_, w)| *w),
         };
         match word {
             Some(w) => {
@@ -1133,6 +1116,7 @@ fn object_rules(obj: &mut Map<String, Value>, at: &str, ctx: &mut Ctx) {
     if ctx.role == Role::Output && obj.get("additionalProperties") == Some(&Value::Bool(false)) {
         obj.remove("additionalProperties");
     }
+    symbolic_property_names(obj, ctx);
     let Some(Value::Object(props)) = obj.get("properties") else {
         return;
     };
@@ -1187,6 +1171,142 @@ fn object_rules(obj: &mut Map<String, Value>, at: &str, ctx: &mut Ctx) {
         ctx.problem = Some(Problem::Fallback(format!(
             "properties \"{first}\" and \"{second}\" of the object at {at} both map to the Rust field `{field}`"
         )));
+    }
+}
+
+/// Properties whose name has no letter or digit (`""`, `"_"`, `"-"`, `"$"`): typify would
+/// call the field `x` and name its type after the parent object (a clash with the parent:
+/// `Args` inside `Args`). They get a placeholder key spelling the name out (`dash`,
+/// `underscore`, `empty`, …), restored to the JSON name after typify.
+fn symbolic_property_names(obj: &mut Map<String, Value>, ctx: &mut Ctx) {
+    let Some(Value::Object(props)) = obj.get("properties") else {
+        return;
+    };
+    let symbolic: Vec<String> = props
+        .keys()
+        .filter(|n| !n.chars().any(char::is_alphanumeric))
+        .cloned()
+        .collect();
+    for name in symbolic {
+        let words: Vec<&str> = name
+            .chars()
+            .map(|c| match c {
+                '-' => "dash",
+                '_' => "underscore",
+                ' ' => "space",
+                '\'' => "apostrophe",
+                '"' => "quote",
+                '`' => "backtick",
+                '(' | ')' => "paren",
+                '[' | ']' => "bracket",
+                '{' | '}' => "brace",
+                '|' => "pipe",
+                '\\' => "backslash",
+                c => SYMBOL_WORDS
+                    .iter()
+                    .find(|(s, _)| *s == c)
+                    .map_or("symbol", |(_, w)| *w),
+            })
+            .collect();
+        let ident = if words.is_empty() {
+            "empty".to_string()
+        } else {
+            words.join("_")
+        };
+        let key = ctx.placeholder(&ident, &name);
+        if let Some(Value::Object(props)) = obj.get_mut("properties")
+            && let Some(schema) = props.remove(&name)
+        {
+            props.insert(key.clone(), schema);
+        }
+        if let Some(Value::Array(required)) = obj.get_mut("required") {
+            for r in required.iter_mut() {
+                if r == name.as_str() {
+                    *r = Value::String(key.clone());
+                }
+            }
+        }
+    }
+}
+
+/// Words for symbols in spelled-out names (shared by enum values and property names).
+const SYMBOL_WORDS: &[(char, &str)] = &[
+    ('+', "plus"),
+    ('*', "star"),
+    ('#', "hash"),
+    ('@', "at"),
+    ('!', "bang"),
+    ('$', "dollar"),
+    ('%', "percent"),
+    ('&', "and"),
+    ('=', "eq"),
+    ('<', "lt"),
+    ('>', "gt"),
+    ('~', "tilde"),
+    ('^', "caret"),
+    ('?', "question"),
+    ('/', "slash"),
+    ('.', "dot"),
+    (',', "comma"),
+    (':', "colon"),
+    (';', "semicolon"),
+];
+
+/// Whether a schema accepts every value (`true`, or only annotations).
+fn is_unconstrained(v: &Value) -> bool {
+    match v {
+        Value::Bool(true) => true,
+        Value::Object(m) => m.keys().all(|k| {
+            matches!(
+                k.as_str(),
+                "title"
+                    | "description"
+                    | "default"
+                    | "examples"
+                    | "$comment"
+                    | "deprecated"
+                    | "readOnly"
+                    | "writeOnly"
+            ) || k.starts_with("x-")
+        }),
+        _ => false,
+    }
+}
+
+/// `anyOf`/`oneOf` with an unconstrained branch accepts (almost) anything; typify would
+/// turn it into a struct of flattened optional fields that cannot hold a number or a
+/// string. The union is removed, so the value is typed as JSON.
+fn unconstrained_union(obj: &mut Map<String, Value>, at: &str, ctx: &mut Ctx) {
+    for key in ["anyOf", "oneOf"] {
+        let open = matches!(obj.get(key), Some(Value::Array(branches)) if branches.iter().any(is_unconstrained));
+        if open {
+            obj.remove(key);
+            let note = if key == "oneOf" {
+                " (`oneOf` would also reject values matching two branches; the server checks that)"
+            } else {
+                ""
+            };
+            ctx.warn(
+                at,
+                format!(
+                    "`{key}` with an unconstrained branch accepts any value; typed as JSON{note}"
+                ),
+            );
+        }
+    }
+}
+
+/// `not` on a schema without a `type`: typify takes the excluded schema's type as the
+/// value's type (`{"not": {"type": "string", "enum": ["x"]}}` became a string, rejecting
+/// numbers and `null` that the schema allows). Dropped with a note: the value is typed by
+/// its other keywords, or as JSON.
+fn untyped_not(obj: &mut Map<String, Value>, at: &str, ctx: &mut Ctx) {
+    if obj.contains_key("not") && !obj.contains_key("type") {
+        obj.remove("not");
+        ctx.warn(
+            at,
+            "`not` without a `type` dropped; the excluded values are not checked by the generated types".into(),
+        );
     }
 }
 
@@ -1600,6 +1720,64 @@ mod tests {
             "$meta": {"type": "string"}, "@timestamp": {"type": "string"}, "repo-name": {"type": "string"}
         }}));
         assert_eq!(n.root["properties"].as_object().unwrap().len(), 6);
+    }
+
+    #[test]
+    fn symbol_only_property_names_get_spelled_out_placeholders() {
+        let n = norm(json!({"type": "object", "required": ["-"], "properties": {
+            "": {"enum": ["a", "b"]}, "-": {"type": "string"}, "_": {"type": "integer"},
+            "$": {"type": "object", "properties": {"?": {"type": "string"}}}
+        }}));
+        let props = n.root["properties"].as_object().unwrap();
+        let fields: BTreeSet<String> = props.keys().map(|k| typify_sanitize(k, false)).collect();
+        let want: BTreeSet<String> = ["empty", "dash", "underscore", "dollar"]
+            .map(String::from)
+            .into();
+        assert_eq!(fields, want);
+        // Restored to the JSON names after typify; `required` follows the rename.
+        let originals: BTreeSet<&str> = n.literals.values().map(String::as_str).collect();
+        assert!(
+            ["", "-", "_", "$", "?"]
+                .iter()
+                .all(|o| originals.contains(o)),
+            "{originals:?}"
+        );
+        let req = n.root["required"][0].as_str().unwrap();
+        assert_eq!(n.literals[req], "-");
+    }
+
+    #[test]
+    fn unions_with_an_unconstrained_branch_become_json() {
+        let n = norm(json!({"type": "object", "properties": {
+            "a": {"anyOf": [{"type": "integer"}, {}]},
+            "b": {"oneOf": [{"type": "string"}, {"description": "anything"}]},
+            "c": {"anyOf": [{"type": "integer"}, {"type": "string"}]}
+        }}));
+        let p = &n.root["properties"];
+        assert!(p["a"].get("anyOf").is_none() && p["b"].get("oneOf").is_none());
+        assert!(p["c"].get("anyOf").is_some(), "constrained unions stay");
+        assert!(
+            n.warnings
+                .iter()
+                .any(|w| w.contains("`anyOf` with an unconstrained branch")),
+            "{:?}",
+            n.warnings
+        );
+    }
+
+    #[test]
+    fn untyped_not_is_dropped_typed_not_kept() {
+        let n = norm(json!({"type": "object", "properties": {
+            "a": {"not": {"type": "string", "enum": ["x"]}},
+            "b": {"type": "string", "not": {"enum": ["x"]}}
+        }}));
+        assert!(n.root["properties"]["a"].get("not").is_none());
+        assert!(n.root["properties"]["b"].get("not").is_some());
+        assert!(
+            n.warnings
+                .iter()
+                .any(|w| w.starts_with("`not` without a `type` dropped"))
+        );
     }
 
     #[test]

@@ -78,8 +78,25 @@ pub(crate) fn typify(input: &TypifyInput<'_>) -> Result<TokenStream, String> {
         Ok(space.to_stream())
     });
     match outcome {
-        Ok(result) => result,
-        Err(panic) => Err(format!("typify 0.8 panicked: {}", panic.trim())),
+        Ok(result) => result.map_err(|e| shorten(&e)),
+        Err(panic) => Err(shorten(&format!("typify 0.8 panicked: {}", panic.trim()))),
+    }
+}
+
+/// Longest fallback reason kept (typify embeds whole `{:#?}` schema dumps in some errors;
+/// the reason ends up in a compile-time warning and a constant).
+const MAX_REASON: usize = 300;
+
+/// The reason on one line, cut at [`MAX_REASON`] characters with a note.
+fn shorten(reason: &str) -> String {
+    let one_line = reason.split_whitespace().collect::<Vec<_>>().join(" ");
+    match one_line.char_indices().nth(MAX_REASON) {
+        None => one_line,
+        Some((cut, _)) => format!(
+            "{}… ({} more characters; `cargo xtask verify` lists the tool)",
+            &one_line[..cut],
+            one_line[cut..].chars().count()
+        ),
     }
 }
 
@@ -90,6 +107,15 @@ fn to_schema(value: &Value) -> Result<schemars::schema::Schema, serde_json::Erro
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_reasons_are_cut_to_one_line() {
+        assert_eq!(shorten("short\n  reason"), "short reason");
+        let long = format!("typify: unhandled array validation {}", "x ".repeat(2000));
+        let cut = shorten(&long);
+        assert!(cut.chars().count() < MAX_REASON + 80, "{cut}");
+        assert!(cut.contains("more characters"), "{cut}");
+    }
 
     #[test]
     fn panics_become_errors_and_the_hook_is_restored() {

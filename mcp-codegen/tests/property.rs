@@ -3,12 +3,21 @@
 //!
 //! Case count: `PROPTEST_CASES` (default 256 in debug builds, 10 000 in release builds:
 //! `cargo test -p mcp-codegen --release --test property`).
+//!
+//! A sample of them is compiled: `sampled_fixtures_are_current` draws 28 tools from the same
+//! strategy with a fixed seed (24 fully typed, 4 fallbacks, covering every shape the
+//! strategy produces) and checks them in as fixtures of the `mcp-bindgen-tests` package,
+//! with a trybuild pass file that binds them with `mcp_tools!` (see "The compiled sample"
+//! below).
 
-use std::path::Path;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
 
-use mcp_codegen::fixture::Fixture;
-use mcp_codegen::{Options, generate};
+use mcp_codegen::fixture::{Fixture, build_document, canonical_json};
+use mcp_codegen::{Generated, Options, Typing, generate, naming};
 use proptest::prelude::*;
+use proptest::strategy::ValueTree;
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use serde_json::{Map, Value, json};
 
 const NAMES: &[&str] = &[
@@ -254,6 +263,15 @@ fn tool_name() -> impl Strategy<Value = String> {
     ]
 }
 
+/// One tool object of a fixture.
+fn tool_value((name, input, output): (String, Value, Option<Value>)) -> Value {
+    let mut t = json!({"name": name, "description": "random", "inputSchema": input});
+    if let Some(o) = output {
+        t["outputSchema"] = o;
+    }
+    t
+}
+
 fn cases() -> u32 {
     std::env::var("PROPTEST_CASES")
         .ok()
@@ -268,16 +286,7 @@ proptest! {
     fn generator_never_panics(
         tools in prop::collection::vec((tool_name(), root(), prop::option::of(root())), 1..4),
     ) {
-        let tools: Vec<Value> = tools
-            .into_iter()
-            .map(|(name, input, output)| {
-                let mut t = json!({"name": name, "description": "random", "inputSchema": input});
-                if let Some(o) = output {
-                    t["outputSchema"] = o;
-                }
-                t
-            })
-            .collect();
+        let tools: Vec<Value> = tools.into_iter().map(tool_value).collect();
         let doc = json!({ "tools": tools });
         if let Some(dump) = std::env::var_os("MCPBG_DUMP_CASE") {
             // Debugging aid: the last case survives a crash (stack overflow aborts).
@@ -295,5 +304,570 @@ proptest! {
                 prop_assert!(!text.is_empty());
             }
         }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The compiled sample.
+//
+// A fixed-seed draw from the same strategy picks tools that cover the strategy's shapes
+// (mostly fully typed, a few fallbacks) and commits them as fixtures under
+// `tests/ui/property/fixtures/` of the `mcp-bindgen-tests` package, together with the
+// trybuild pass file `tests/ui/property/sampled.rs` that expands `mcp_tools!` for each of
+// them and round-trips sample instances through every generated argument and result type
+// (run by `tests/tests/goldens_compile.rs`). `sampled_fixtures_are_current` regenerates
+// both and compares; `UPDATE_GOLDENS=1 cargo test -p mcp-codegen --test property` rewrites
+// them (needed after a generator change that moves a sampled tool between typed and
+// fallback, or a proptest update that changes the draw).
+// ---------------------------------------------------------------------------------------
+
+/// Fully typed tools in the sample.
+const SAMPLE_TYPED: usize = 24;
+/// Tools with untyped arguments or result in the sample.
+const SAMPLE_FALLBACK: usize = 4;
+/// Tools per sampled fixture file.
+const SAMPLE_PER_FILE: usize = 7;
+/// Each shape in at least this many typed tools (when the draw allows).
+const SAMPLE_COVER: usize = 3;
+/// After this many draws, take any typed tool (not only one adding coverage).
+const SAMPLE_PICKY_DRAWS: usize = 500;
+/// Give up after this many draws.
+const SAMPLE_MAX_DRAWS: usize = 5_000;
+/// Candidate instances per schema.
+const SAMPLE_INSTANCES: usize = 4;
+/// The sampler's ChaCha seed.
+const SAMPLE_SEED: [u8; 32] = *b"mcp-bindgen property sample seed";
+
+fn sample_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/ui/property")
+}
+
+/// Shapes a tool's schemas show (the sample covers each of them).
+fn shapes(tool: &Value, report: &mcp_codegen::ToolReport) -> BTreeSet<&'static str> {
+    let mut out = BTreeSet::new();
+    if !naming::is_plain_ident(tool["name"].as_str().unwrap_or("")) {
+        out.insert("odd tool name");
+    }
+    match &report.args {
+        Typing::NoArgs => {
+            out.insert("no arguments");
+        }
+        Typing::Untyped(_) => {
+            out.insert("untyped arguments");
+        }
+        Typing::Typed => {}
+    }
+    match &report.output {
+        Some(Typing::Untyped(_)) => {
+            out.insert("untyped output");
+        }
+        Some(_) => {
+            out.insert("typed output");
+        }
+        None => {}
+    }
+    shapes_of(&tool["inputSchema"], 0, &mut out);
+    if let Some(o) = tool.get("outputSchema") {
+        shapes_of(o, 0, &mut out);
+    }
+    out
+}
+
+fn shapes_of(schema: &Value, depth: usize, out: &mut BTreeSet<&'static str>) {
+    match schema {
+        Value::Object(m) => {
+            if let Some(Value::Object(props)) = m.get("properties") {
+                if depth > 0 {
+                    out.insert("nested object");
+                }
+                if props.keys().any(|k| !naming::is_plain_ident(k)) {
+                    out.insert("odd property name");
+                }
+                let required = m.get("required").and_then(Value::as_array);
+                if required.is_some_and(|r| !r.is_empty()) {
+                    out.insert("required property");
+                }
+            }
+            match m.get("type") {
+                Some(Value::String(t)) if t == "array" => {
+                    out.insert("array");
+                }
+                Some(Value::String(t)) if t == "null" => {
+                    out.insert("null");
+                }
+                Some(Value::Array(ts)) if ts.contains(&json!("null")) => {
+                    out.insert("nullable");
+                }
+                Some(Value::Array(_)) => {
+                    out.insert("type list");
+                }
+                _ => {}
+            }
+            if let Some(Value::Array(branches)) = m.get("anyOf")
+                && branches.contains(&json!({"type": "null"}))
+            {
+                out.insert("nullable");
+            }
+            if m.contains_key("prefixItems") || m.get("items").is_some_and(Value::is_array) {
+                out.insert("tuple");
+            }
+            if matches!(m.get("additionalProperties"), Some(Value::Object(_))) {
+                out.insert("map");
+            }
+            if m.contains_key("minimum") || m.contains_key("maximum") {
+                out.insert("bounds");
+            }
+            for (key, shape) in [
+                ("enum", "enum"),
+                ("const", "const"),
+                ("$ref", "$ref"),
+                ("$defs", "$defs"),
+                ("anyOf", "anyOf"),
+                ("oneOf", "oneOf"),
+                ("allOf", "allOf"),
+                ("not", "not"),
+                ("if", "if/then/else"),
+                ("format", "format"),
+                ("pattern", "pattern"),
+                ("default", "default"),
+                ("title", "title"),
+                ("$anchor", "$anchor"),
+            ] {
+                if m.contains_key(key) {
+                    out.insert(shape);
+                }
+            }
+            for (k, v) in m {
+                if !matches!(k.as_str(), "enum" | "const" | "default") {
+                    shapes_of(v, depth + 1, out);
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| shapes_of(v, depth, out)),
+        _ => {}
+    }
+}
+
+fn generate_doc(doc: &Value, alias: &str) -> Option<(Fixture, Generated)> {
+    let fixture = Fixture::from_slice(doc.to_string().as_bytes(), Path::new("sample.json")).ok()?;
+    let generated = generate(&fixture, alias, &Options::default()).ok()?;
+    syn::parse2::<syn::File>(generated.tokens.clone()).ok()?;
+    Some((fixture, generated))
+}
+
+/// The sampled fixtures (alias, tools), by a fixed-seed draw from the strategy.
+fn draw_sample() -> Vec<(String, Vec<Value>)> {
+    let config = Config {
+        rng_algorithm: RngAlgorithm::ChaCha,
+        failure_persistence: None,
+        ..Config::default()
+    };
+    let rng = TestRng::from_seed(RngAlgorithm::ChaCha, &SAMPLE_SEED);
+    let mut runner = TestRunner::new_with_rng(config, rng);
+    let strategy = (tool_name(), root(), prop::option::of(root()));
+    let files = (SAMPLE_TYPED + SAMPLE_FALLBACK).div_ceil(SAMPLE_PER_FILE);
+    let mut groups: Vec<Vec<Value>> = vec![Vec::new(); files];
+    let (mut typed, mut fallback) = (0, 0);
+    let mut covered: BTreeMap<&'static str, usize> = BTreeMap::new();
+    let mut fallback_reasons: BTreeSet<String> = BTreeSet::new();
+    let mut draws = 0;
+    for draw in 0..SAMPLE_MAX_DRAWS {
+        if typed == SAMPLE_TYPED && fallback == SAMPLE_FALLBACK {
+            break;
+        }
+        draws = draw + 1;
+        let tool = tool_value(strategy.new_tree(&mut runner).expect("draw").current());
+        let Some((_, g)) = generate_doc(&json!({ "tools": [tool.clone()] }), "sample") else {
+            continue;
+        };
+        let report = &g.tools[0];
+        let found = shapes(&tool, report);
+        if report.fully_typed() {
+            let new = found.iter().any(|s| {
+                *s != "no arguments" && covered.get(s).copied().unwrap_or(0) < SAMPLE_COVER
+            });
+            let no_args = matches!(report.args, Typing::NoArgs);
+            if typed == SAMPLE_TYPED || (no_args && covered.contains_key("no arguments")) {
+                continue;
+            }
+            if !new && draw < SAMPLE_PICKY_DRAWS {
+                continue;
+            }
+        } else {
+            // One fallback per distinct reason kind (the reason's first words).
+            let reason = report.reasons().join("; ");
+            let kind: String = reason.split(' ').take(4).collect::<Vec<_>>().join(" ");
+            if fallback == SAMPLE_FALLBACK || fallback_reasons.contains(&kind) {
+                continue;
+            }
+            fallback_reasons.insert(kind);
+        }
+        // Into the first file where it does not clash with the tools already there.
+        let mut placed = false;
+        for (i, group) in groups.iter_mut().enumerate() {
+            if group.len() == SAMPLE_PER_FILE {
+                continue;
+            }
+            let mut tools = group.clone();
+            tools.push(tool.clone());
+            let alias = format!("sample_{}", i + 1);
+            if let Some((_, g2)) = generate_doc(&json!({ "tools": tools }), &alias) {
+                let before: usize = group.len();
+                let typed_now = g2.tools.iter().filter(|t| t.fully_typed()).count();
+                let typed_before = generate_doc(&json!({ "tools": group.clone() }), &alias)
+                    .map(|(_, g)| g.tools.iter().filter(|t| t.fully_typed()).count())
+                    .unwrap_or(0);
+                let expected = typed_before + usize::from(report.fully_typed());
+                if g2.tools.len() == before + 1 && typed_now == expected {
+                    group.push(tool.clone());
+                    placed = true;
+                    break;
+                }
+            }
+        }
+        if !placed {
+            continue;
+        }
+        if report.fully_typed() {
+            typed += 1;
+        } else {
+            fallback += 1;
+        }
+        for s in found {
+            *covered.entry(s).or_default() += 1;
+        }
+    }
+    println!("sample: {draws} draws; shapes (tools covering each): {covered:?}");
+    groups
+        .into_iter()
+        .enumerate()
+        .filter(|(_, g)| !g.is_empty())
+        .map(|(i, tools)| (format!("sample_{}", i + 1), tools))
+        .collect()
+}
+
+/// Resolves a same-document `$ref`.
+fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
+    let pointer = reference.strip_prefix('#')?;
+    if pointer.is_empty() {
+        return Some(root);
+    }
+    let pointer = pointer.strip_prefix('/')?;
+    let mut at = root;
+    for part in pointer.split('/') {
+        let part = part
+            .replace("%24", "$")
+            .replace("~1", "/")
+            .replace("~0", "~");
+        at = match at {
+            Value::Object(m) => m.get(&part)?,
+            Value::Array(a) => a.get(part.parse::<usize>().ok()?)?,
+            _ => return None,
+        };
+    }
+    Some(at)
+}
+
+/// A plausible instance of `schema` (not always valid: the pass file keeps the valid ones).
+/// `full` fills optional properties and arrays; `branch` picks enum values, `anyOf`/`oneOf`
+/// branches and `type` list entries.
+fn instance(root: &Value, schema: &Value, depth: usize, full: bool, branch: usize) -> Value {
+    let Some(m) = schema.as_object() else {
+        return Value::Null;
+    };
+    if depth > 10 {
+        return Value::Null;
+    }
+    let next = |s: &Value| instance(root, s, depth + 1, full, branch);
+    if let Some(Value::String(r)) = m.get("$ref") {
+        return resolve(root, r).map(next).unwrap_or(Value::Null);
+    }
+    if let Some(c) = m.get("const") {
+        return c.clone();
+    }
+    if let Some(Value::Array(e)) = m.get("enum")
+        && !e.is_empty()
+    {
+        return e[branch % e.len()].clone();
+    }
+    for key in ["oneOf", "anyOf"] {
+        if let Some(Value::Array(v)) = m.get(key)
+            && !v.is_empty()
+        {
+            return instance(
+                root,
+                &v[branch % v.len()],
+                depth + 1,
+                full,
+                branch / v.len(),
+            );
+        }
+    }
+    if let Some(Value::Array(parts)) = m.get("allOf") {
+        let mut rest = m.clone();
+        rest.remove("allOf");
+        let mut merged = Map::new();
+        let mut first = None;
+        for v in parts.iter().map(next).chain([next(&Value::Object(rest))]) {
+            match v {
+                Value::Object(o) => merged.extend(o),
+                other => {
+                    first.get_or_insert(other);
+                }
+            }
+        }
+        return if merged.is_empty() {
+            first.unwrap_or(Value::Null)
+        } else {
+            Value::Object(merged)
+        };
+    }
+    let ty = match m.get("type") {
+        Some(Value::String(t)) => t.as_str(),
+        Some(Value::Array(ts)) if !ts.is_empty() => ts[branch % ts.len()].as_str().unwrap_or(""),
+        _ if m.contains_key("properties") => "object",
+        _ if m.contains_key("items") || m.contains_key("prefixItems") => "array",
+        _ => "",
+    };
+    let bounded = |v: f64| {
+        let min = m.get("minimum").and_then(Value::as_f64);
+        let max = m.get("maximum").and_then(Value::as_f64);
+        let v = min.map_or(v, |lo| v.max(lo));
+        max.map_or(v, |hi| v.min(hi))
+    };
+    match ty {
+        "boolean" => json!(true),
+        "integer" => json!(bounded(1.0).ceil() as i64),
+        "number" => json!(bounded(1.5)),
+        "string" => {
+            let format = m.get("format").and_then(Value::as_str).unwrap_or("");
+            let pattern = m.get("pattern").and_then(Value::as_str).unwrap_or("");
+            let s = match (format, pattern) {
+                ("date-time", _) => "2024-01-02T03:04:05Z",
+                ("date", _) => "2024-01-02",
+                ("uuid", _) => "01234567-89ab-cdef-0123-456789abcdef",
+                ("email", _) => "a@example.com",
+                ("ipv4" | "ip", _) => "127.0.0.1",
+                ("ipv6", _) => "::1",
+                (_, "^[a-z]+$") => "abc",
+                (_, "\\d+") => "42",
+                _ => "x",
+            };
+            json!(s)
+        }
+        "object" => {
+            let empty = Map::new();
+            let props = m
+                .get("properties")
+                .and_then(Value::as_object)
+                .unwrap_or(&empty);
+            let required: BTreeSet<&str> = m
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|r| r.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            let mut out = Map::new();
+            for (k, v) in props {
+                if full || required.contains(k.as_str()) {
+                    out.insert(k.clone(), next(v));
+                }
+            }
+            let extra = m.get("additionalProperties").unwrap_or(&Value::Bool(true));
+            for k in required {
+                if !out.contains_key(k) {
+                    out.insert(k.to_string(), next(extra));
+                }
+            }
+            Value::Object(out)
+        }
+        "array" => {
+            if let Some(Value::Array(prefix)) = m.get("prefixItems").or(m.get("items")) {
+                return Value::Array(prefix.iter().map(next).collect());
+            }
+            let min = m.get("minItems").and_then(Value::as_u64).unwrap_or(0) as usize;
+            let n = if full { min.max(1) } else { min };
+            let item = m.get("items").map(next).unwrap_or(Value::Null);
+            Value::Array(vec![item; n])
+        }
+        _ => Value::Null,
+    }
+}
+
+/// Up to [`SAMPLE_INSTANCES`] distinct candidate instances of a schema.
+fn instances(schema: &Value) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for (full, branch) in [
+        (false, 0),
+        (true, 0),
+        (false, 1),
+        (true, 1),
+        (true, 2),
+        (false, 3),
+    ] {
+        let text = instance(schema, schema, 0, full, branch).to_string();
+        if !out.contains(&text) && out.len() < SAMPLE_INSTANCES {
+            out.push(text);
+        }
+    }
+    out
+}
+
+fn raw_string(text: &str) -> String {
+    let mut hashes = String::from("#");
+    while text.contains(&format!("\"{hashes}")) {
+        hashes.push('#');
+    }
+    format!("r{hashes}\"{text}\"{hashes}")
+}
+
+fn instance_list(schema: &Value) -> String {
+    let items: Vec<String> = instances(schema)
+        .iter()
+        .map(|i| format!("            {},\n", raw_string(i)))
+        .collect();
+    format!("&[\n{}        ]", items.concat())
+}
+
+/// The trybuild pass file for the sampled fixtures.
+fn pass_file(samples: &[(String, Fixture, Generated)]) -> String {
+    let mut out = String::new();
+    out.push_str(
+        "//! Generated by `mcp-codegen/tests/property.rs` (`UPDATE_GOLDENS=1 cargo test -p\n\
+         //! mcp-codegen --test property`); do not edit. `mcp_tools!` over the sampled random\n\
+         //! fixtures in `fixtures/` compiles without warnings, and every generated argument and\n\
+         //! result type round-trips the sample instances that are valid for its schema.\n",
+    );
+    let warns = samples.iter().any(|(_, _, g)| {
+        g.warnings
+            .iter()
+            .any(|w| !matches!(w.kind, mcp_codegen::WarningKind::Note))
+    });
+    out.push_str("#![deny(warnings)]\n");
+    if warns {
+        out.push_str("// Fallbacks are reported as deprecation warnings by the macro.\n#![allow(deprecated)]\n");
+    }
+    out.push('\n');
+    for (alias, _, _) in samples {
+        out.push_str(&format!("mcp_runtime::mcp_tools!(\"{alias}\");\n"));
+    }
+    out.push_str("\n#[path = \"support/check.rs\"]\nmod check;\n\nfn main() {\n    let mut c = check::Checks::default();\n");
+    for (alias, fixture, g) in samples {
+        let module = naming::alias_module(alias);
+        for (tool, report) in fixture.tools.iter().zip(&g.tools) {
+            let path = format!("{module}::{}", report.function);
+            out.push_str(&format!("    // {alias}: {:?}\n", tool.name));
+            match &report.args {
+                Typing::NoArgs => {}
+                typing => out.push_str(&format!(
+                    "    c.args::<{path}::Args>(\n        {path}::NAME,\n        {},\n        {path}::INPUT_SCHEMA,\n        {},\n    );\n",
+                    matches!(typing, Typing::Typed),
+                    instance_list(&tool.input_schema)
+                )),
+            }
+            if let (Some(Typing::Typed), Some(schema)) = (&report.output, &tool.output_schema) {
+                out.push_str(&format!(
+                    "    c.output::<{path}::Output>(\n        {path}::NAME,\n        {path}::OUTPUT_SCHEMA,\n        {},\n    );\n",
+                    instance_list(schema)
+                ));
+            }
+        }
+    }
+    out.push_str("    c.finish();\n}\n");
+    for (alias, _, g) in samples {
+        let module = naming::alias_module(alias);
+        out.push_str(&format!(
+            "\n/// Every client method, with its argument and result types (compiled, never run).\n#[allow(dead_code)]\nasync fn api_{module}(client: &{module}::Client) {{\n"
+        ));
+        for report in &g.tools {
+            let f = &report.function;
+            let with = format!("{}_with", naming::unraw(f));
+            let result = match &report.output {
+                Some(Typing::Typed) => format!("{module}::{f}::Output"),
+                _ => "::mcp_runtime::ToolOutput".to_string(),
+            };
+            let (args, args_with) = match report.args {
+                Typing::NoArgs => (String::new(), String::new()),
+                _ => ("check::any()".to_string(), "check::any(), ".to_string()),
+            };
+            out.push_str(&format!(
+                "    let _: ::mcp_runtime::Result<{result}> = client.{f}({args}).await;\n    let _: ::mcp_runtime::Result<{result}> = client\n        .{with}({args_with}::mcp_runtime::CallOptions::default())\n        .await;\n"
+            ));
+        }
+        out.push_str("}\n");
+    }
+    out
+}
+
+/// The sampled fixture files and the pass file: (path, content).
+fn sample_files() -> Vec<(PathBuf, String)> {
+    let dir = sample_dir();
+    let mut files = Vec::new();
+    let mut samples = Vec::new();
+    let (mut typed, mut fallback) = (0, 0);
+    for (alias, tools) in draw_sample() {
+        let server =
+            json!({"alias": alias, "name": "property-test sample (mcp-codegen/tests/property.rs)"});
+        let doc = build_document(server, tools, Map::new());
+        let text = canonical_json(&doc);
+        let (fixture, g) = generate_doc(&doc, &alias).expect("sampled fixture generates");
+        typed += g.stats.typed;
+        fallback += g.stats.fallback;
+        println!(
+            "{alias}: {} tools, {} typed, {} fallback",
+            g.stats.tools, g.stats.typed, g.stats.fallback
+        );
+        files.push((dir.join("fixtures").join(format!("{alias}.json")), text));
+        samples.push((alias, fixture, g));
+    }
+    println!("sample: {typed} fully typed, {fallback} fallback");
+    assert!(
+        typed >= 20 && typed >= 4 * fallback,
+        "the sample is mostly typed"
+    );
+    files.push((dir.join("sampled.rs"), pass_file(&samples)));
+    files
+}
+
+/// The committed sample is what the fixed-seed draw gives (`UPDATE_GOLDENS=1` rewrites it).
+#[test]
+fn sampled_fixtures_are_current() {
+    let files = sample_files();
+    let update = std::env::var_os("UPDATE_GOLDENS").is_some();
+    let fixtures = sample_dir().join("fixtures");
+    if update {
+        std::fs::create_dir_all(&fixtures).expect("create the sample dir");
+        for entry in std::fs::read_dir(&fixtures).expect("sample dir").flatten() {
+            if entry.path().extension().is_some_and(|e| e == "json") {
+                std::fs::remove_file(entry.path()).expect("remove a stale sample");
+            }
+        }
+    }
+    let mut on_disk: Vec<PathBuf> = std::fs::read_dir(&fixtures)
+        .map(|d| d.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    on_disk.sort();
+    for (path, content) in &files {
+        if update {
+            std::fs::write(path, content).expect("write the sample");
+            continue;
+        }
+        let committed = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(
+            committed == *content,
+            "{} is stale; run `UPDATE_GOLDENS=1 cargo test -p mcp-codegen --test property` and review the diff",
+            path.display()
+        );
+    }
+    if !update {
+        let expected: Vec<&PathBuf> = files
+            .iter()
+            .map(|(p, _)| p)
+            .filter(|p| p.starts_with(&fixtures))
+            .collect();
+        assert_eq!(
+            on_disk.iter().collect::<Vec<_>>(),
+            expected,
+            "stale sampled fixtures"
+        );
     }
 }
