@@ -2,7 +2,8 @@
 //!
 //! 1. installs the pinned npm/PyPI servers, Node 22 and the conformance suite into
 //!    `target/mcp-servers` (idempotent);
-//! 2. runs `cargo test --workspace` with the registry's environment set;
+//! 2. runs `cargo test --workspace` with the registry's environment set (and
+//!    `PROPTEST_CASES=10000`: the generator's property test sees 10 000 random schemas);
 //! 3. runs `verify` over the committed fixtures (codegen, no network);
 //! 4. runs `snapshot --check --all-required`: every default server must reproduce its
 //!    committed fixture byte for byte;
@@ -144,12 +145,21 @@ fn record(
 }
 
 /// Runs `cargo test --workspace`, echoing its output and summing its result lines.
+/// Random schemas the property test of `mcp-codegen` generates per `cargo xtask test` run.
+const PROPERTY_CASES: u32 = 10_000;
+
 fn cargo_test(extra: &[String]) -> Result<(u64, u64), String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
     let mut child = Command::new(cargo)
         .args(["test", "--workspace", "--no-fail-fast"])
         .args(extra)
         .current_dir(crate::workspace_root())
+        // Issue 3: at least 10 000 random schemas per run (about 80 s in a debug build),
+        // unless the caller chose a count.
+        .env(
+            "PROPTEST_CASES",
+            std::env::var("PROPTEST_CASES").unwrap_or_else(|_| PROPERTY_CASES.to_string()),
+        )
         .stdout(Stdio::piped())
         .spawn()
         .map_err(|e| format!("cannot run cargo test: {e}"))?;
