@@ -263,6 +263,29 @@ pub enum Content {
 }
 
 impl Content {
+    /// Converts rmcp's content block, moving its data (`None` for a kind we do not model).
+    fn from_rmcp(block: rmcp::model::ContentBlock) -> Option<Content> {
+        use rmcp::model::ContentBlock;
+        match block {
+            ContentBlock::Text(t) => Some(Content::Text { text: t.text }),
+            ContentBlock::Image(i) => Some(Content::Image {
+                data: i.data,
+                mime_type: i.mime_type,
+            }),
+            ContentBlock::Audio(a) => Some(Content::Audio {
+                data: a.data,
+                mime_type: a.mime_type,
+            }),
+            ContentBlock::ResourceLink(r) => Some(Content::ResourceLink {
+                uri: r.uri,
+                name: r.name,
+            }),
+            other => serde_json::to_value(&other)
+                .ok()
+                .and_then(|v| serde_json::from_value::<Content>(v).ok()),
+        }
+    }
+
     /// The block as text: text as is, JSON-free summaries for binary content.
     pub fn to_text(&self) -> String {
         match self {
@@ -345,7 +368,12 @@ struct RouterState {
     subscribers: HashMap<ProgressToken, ProgressFn>,
     /// Updates that arrived before their call registered (bounded).
     early: Vec<(ProgressToken, Progress)>,
+    /// When progress last arrived, per token: a call's idle deadline counts from it
+    /// (removed when the call ends; bounded).
+    last_progress: HashMap<ProgressToken, Instant>,
 }
+
+const LAST_PROGRESS_MAX: usize = 4096;
 
 const EARLY_PROGRESS_MAX: usize = 256;
 
@@ -375,7 +403,18 @@ impl ProgressRouter {
     fn unsubscribe(&self, token: &ProgressToken) {
         if let Ok(mut st) = self.inner.lock() {
             st.subscribers.remove(token);
+            if !st.last_progress.is_empty() {
+                st.last_progress.remove(token);
+            }
         }
+    }
+
+    /// When progress for `token` last arrived.
+    fn last_progress(&self, token: &ProgressToken) -> Option<Instant> {
+        self.inner
+            .lock()
+            .ok()
+            .and_then(|st| st.last_progress.get(token).copied())
     }
 
     fn dispatch(&self, params: ProgressNotificationParam) {
@@ -385,16 +424,25 @@ impl ProgressRouter {
             message: params.message,
         };
         let f = match self.inner.lock() {
-            Ok(mut st) => match st.subscribers.get(&params.progress_token) {
-                Some(f) => Some(f.clone()),
-                None => {
-                    if st.early.len() == EARLY_PROGRESS_MAX {
-                        st.early.remove(0);
-                    }
-                    st.early.push((params.progress_token, p.clone()));
-                    None
+            Ok(mut st) => {
+                if st.last_progress.len() >= LAST_PROGRESS_MAX
+                    && !st.last_progress.contains_key(&params.progress_token)
+                {
+                    st.last_progress.clear();
                 }
-            },
+                st.last_progress
+                    .insert(params.progress_token.clone(), Instant::now());
+                match st.subscribers.get(&params.progress_token) {
+                    Some(f) => Some(f.clone()),
+                    None => {
+                        if st.early.len() == EARLY_PROGRESS_MAX {
+                            st.early.remove(0);
+                        }
+                        st.early.push((params.progress_token, p.clone()));
+                        None
+                    }
+                }
+            }
             Err(_) => None,
         };
         if let Some(f) = f {
@@ -709,6 +757,13 @@ impl Session {
         if let Some(c) = self.current().filter(|c| c.alive()) {
             return Ok(c);
         }
+        // Boxed: connecting is a large future, and every call's future would carry (and
+        // move) its size otherwise.
+        Box::pin(self.reconnect()).await
+    }
+
+    /// The slow path of [`Session::conn`]: connects or reconnects.
+    async fn reconnect(&self) -> Result<Arc<Conn>> {
         let seen = self.inner.attempts.load(Ordering::Acquire);
         let mut state = self.inner.reconnect.lock().await;
         if self.inner.closed.load(Ordering::Acquire) {
@@ -1281,24 +1336,8 @@ impl Session {
         args: &A,
         options: CallOptions,
     ) -> Result<ToolOutput> {
-        let arguments = match serde_json::to_value(args) {
-            Ok(Value::Object(map)) => map,
-            Ok(Value::Null) => serde_json::Map::new(),
-            Ok(other) => {
-                return Err(Error::Encode {
-                    server: self.inner.alias.clone(),
-                    tool: tool.to_string(),
-                    message: format!("found {}", json_kind(&other)),
-                });
-            }
-            Err(e) => {
-                return Err(Error::Encode {
-                    server: self.inner.alias.clone(),
-                    tool: tool.to_string(),
-                    message: e.to_string(),
-                });
-            }
-        };
+        // Encoded per attempt (a replay needs the arguments again) instead of cloning them.
+        let mut arguments = Some(self.encode_arguments(tool, args)?);
         let (idle, total) = self.limits(tool, &options);
         let (mut resent, mut replayed) = (false, false);
         loop {
@@ -1310,8 +1349,12 @@ impl Session {
                 });
             }
             let conn = self.conn().await?;
+            let attempt = match arguments.take() {
+                Some(a) => a,
+                None => self.encode_arguments(tool, args)?,
+            };
             match self
-                .call_once(&conn, tool, arguments.clone(), idle, total, &options)
+                .call_once(&conn, tool, attempt, idle, total, &options)
                 .await
             {
                 Ok(output) => return Ok(output),
@@ -1320,7 +1363,10 @@ impl Session {
                     resent = true;
                 }
                 Err(CallFailure::InFlight(e)) => {
-                    if replayed || !options.retry_if_idempotent || !self.replay_safe(tool).await {
+                    if replayed
+                        || !options.retry_if_idempotent
+                        || !Box::pin(self.replay_safe(tool)).await
+                    {
                         return Err(e);
                     }
                     tracing::info!(server = %self.inner.alias, tool, "the connection died mid-call; replaying the read-only/idempotent call once: {e}");
@@ -1328,6 +1374,25 @@ impl Session {
                 }
                 Err(CallFailure::NotSent(e) | CallFailure::Final(e)) => return Err(e),
             }
+        }
+    }
+
+    /// `args` as the JSON object of a `tools/call` (`null` is `{}`).
+    fn encode_arguments<A: Serialize + ?Sized>(
+        &self,
+        tool: &str,
+        args: &A,
+    ) -> Result<serde_json::Map<String, Value>> {
+        let encode_error = |message: String| Error::Encode {
+            server: self.inner.alias.clone(),
+            tool: tool.to_string(),
+            message,
+        };
+        match serde_json::to_value(args) {
+            Ok(Value::Object(map)) => Ok(map),
+            Ok(Value::Null) => Ok(serde_json::Map::new()),
+            Ok(other) => Err(encode_error(format!("found {}", json_kind(&other)))),
+            Err(e) => Err(encode_error(e.to_string())),
         }
     }
 
@@ -1340,27 +1405,29 @@ impl Session {
         total: Duration,
         options: &CallOptions,
     ) -> std::result::Result<ToolOutput, CallFailure> {
-        let what = format!("tools/call \"{tool}\"");
+        // Only error messages name the request: built when one is needed.
+        let what = || format!("tools/call \"{tool}\"");
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(
             CallToolRequestParams::new(tool.to_string()).with_arguments(arguments),
         ));
-        let peer_options = PeerRequestOptions::with_timeout(idle)
-            .reset_timeout_on_progress()
-            .with_max_total_timeout(total);
+        // The deadlines are ours (one timer, see below), not rmcp's: its per-request progress
+        // watcher (a channel and two async lock round trips) and two boxed timers cost more
+        // than the rest of the client's side of a small call.
+        let started = tokio::time::Instant::now();
         let handle = match conn
             .peer
-            .send_cancellable_request(request, peer_options)
+            .send_cancellable_request(request, PeerRequestOptions::no_options())
             .await
         {
             Ok(h) => h,
             Err(e @ ServiceError::TransportClosed) => {
                 return Err(CallFailure::NotSent(
-                    self.map_service_error(conn, &what, idle, e).await,
+                    Box::pin(self.map_service_error(conn, &what(), idle, e)).await,
                 ));
             }
             Err(e) => {
                 return Err(CallFailure::Final(
-                    self.map_service_error(conn, &what, idle, e).await,
+                    Box::pin(self.map_service_error(conn, &what(), idle, e)).await,
                 ));
             }
         };
@@ -1374,37 +1441,74 @@ impl Session {
             shared: self.inner.shared.clone(),
             token,
         };
-        let response = handle.await_response().await;
+        // Idle deadline (pushed back by progress) and total deadline on one timer: when it
+        // fires, the idle deadline is recomputed from the last progress update of this call
+        // and the timer re-armed if that moved it.
+        let total_deadline = later(started, total);
+        let response = {
+            let response = handle.await_response();
+            tokio::pin!(response);
+            let timer = tokio::time::sleep_until(later(started, idle).min(total_deadline));
+            tokio::pin!(timer);
+            loop {
+                tokio::select! {
+                    biased;
+                    r = &mut response => break r,
+                    () = &mut timer => {
+                        let active = self
+                            .inner
+                            .shared
+                            .progress
+                            .last_progress(&guard.token)
+                            .map(tokio::time::Instant::from_std)
+                            .filter(|t| *t > started)
+                            .unwrap_or(started);
+                        let idle_deadline = later(active, idle);
+                        let deadline = idle_deadline.min(total_deadline);
+                        if deadline > tokio::time::Instant::now() {
+                            timer.as_mut().reset(deadline);
+                            continue;
+                        }
+                        let (limit, kind, reason) = if idle_deadline <= total_deadline {
+                            (idle, "idle timeout", "request timeout")
+                        } else {
+                            (total, "total timeout", "maximum total timeout exceeded")
+                        };
+                        guard.cancel(reason).await;
+                        return Err(CallFailure::Final(Error::Timeout {
+                            server: self.inner.alias.clone(),
+                            what: what(),
+                            limit,
+                            kind,
+                        }));
+                    }
+                }
+            }
+        };
         guard.disarm();
         match response {
-            Ok(ServerResult::CallToolResult(r)) => {
-                let content = r
+            Ok(ServerResult::CallToolResult(r)) => Ok(ToolOutput {
+                content: r
                     .content
-                    .iter()
-                    .filter_map(|c| {
-                        serde_json::to_value(c)
-                            .ok()
-                            .and_then(|v| serde_json::from_value::<Content>(v).ok())
-                    })
-                    .collect();
-                Ok(ToolOutput {
-                    content,
-                    structured: r.structured_content,
-                    is_error: r.is_error.unwrap_or(false),
-                })
-            }
+                    .into_iter()
+                    .filter_map(Content::from_rmcp)
+                    .collect(),
+                structured: r.structured_content,
+                is_error: r.is_error.unwrap_or(false),
+            }),
             Ok(_) => Err(CallFailure::Final(Error::Transport {
                 server: self.inner.alias.clone(),
                 message: format!(
-                    "{what}: unexpected answer (not a tool result; tasks and input requests are not supported)"
+                    "{}: unexpected answer (not a tool result; tasks and input requests are not supported)",
+                    what()
                 ),
                 stderr_tail: Vec::new(),
             })),
             Err(e @ ServiceError::TransportClosed) => Err(CallFailure::InFlight(
-                self.map_service_error(conn, &what, idle, e).await,
+                Box::pin(self.map_service_error(conn, &what(), idle, e)).await,
             )),
             Err(e) => Err(CallFailure::Final(
-                self.map_service_error(conn, &what, idle, e).await,
+                Box::pin(self.map_service_error(conn, &what(), idle, e)).await,
             )),
         }
     }
@@ -1430,13 +1534,21 @@ impl Session {
                 output,
             });
         }
-        let json = output.json().unwrap_or(Value::Null);
-        serde_json::from_value::<O>(json.clone()).map_err(|e| Error::Decode {
+        // Read from a reference: the structured result is not copied.
+        let parsed;
+        let json = match &output.structured {
+            Some(v) => v,
+            None => {
+                parsed = output.json().unwrap_or(Value::Null);
+                &parsed
+            }
+        };
+        O::deserialize(json).map_err(|e| Error::Decode {
             server: self.inner.alias.clone(),
             tool: tool.to_string(),
             type_name: std::any::type_name::<O>(),
             message: e.to_string(),
-            excerpt: excerpt(&json),
+            excerpt: excerpt(json),
         })
     }
 
@@ -1468,6 +1580,12 @@ async fn watch_list_changed(session: Weak<Inner>, shared: Arc<Shared>) {
     }
 }
 
+/// `t + d`, or about 30 years after `t` when that overflows (like `tokio::time::sleep`).
+fn later(t: tokio::time::Instant, d: Duration) -> tokio::time::Instant {
+    t.checked_add(d)
+        .unwrap_or_else(|| t + Duration::from_secs(86400 * 365 * 30))
+}
+
 fn backoff(failures: u32) -> Duration {
     if failures == 0 {
         return Duration::ZERO;
@@ -1489,6 +1607,20 @@ struct CancelOnDrop {
 impl CancelOnDrop {
     fn disarm(mut self) {
         self.peer = None;
+    }
+
+    /// Sends `notifications/cancelled` with `reason` now (a deadline expired), instead of
+    /// on drop.
+    async fn cancel(mut self, reason: &str) {
+        if let Some(peer) = self.peer.take() {
+            let n = rmcp::model::CancelledNotification::new(
+                rmcp::model::CancelledNotificationParam::new(
+                    Some(self.id.clone()),
+                    Some(reason.to_string()),
+                ),
+            );
+            let _ = peer.send_notification(n.into()).await;
+        }
     }
 }
 

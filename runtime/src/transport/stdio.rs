@@ -1,8 +1,13 @@
 //! stdio: a child process speaking newline-delimited JSON-RPC.
 
-use std::collections::VecDeque;
+use std::collections::{HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
 
+use rmcp::model::{
+    CallToolResult, ClientNotification, ClientRequest, JsonRpcMessage, JsonRpcResponse,
+    JsonRpcVersion2_0, RequestId, ServerResult,
+};
+use serde::de::DeserializeSeed as _;
 use tokio::io::AsyncBufReadExt;
 
 use super::RawTap;
@@ -104,18 +109,186 @@ const EXIT_GRACE: std::time::Duration = std::time::Duration::from_millis(1500);
 /// growing buffer (rmcp's codec scans byte by byte), lines that are not JSON-RPC (a server
 /// printing garbage to stdout) are logged and skipped instead of ending the session, and
 /// every raw line is shown to the [`RawTap`].
+///
+/// Two shortcuts keep the call path close to a hand-written client:
+///
+/// * **answers to `tools/call`** — the ids of pending `tools/call` requests are remembered
+///   when they are sent, and an answer to one of them is parsed straight into
+///   `CallToolResult` ([`CallAnswer`]) instead of through rmcp's general message parser
+///   (which buffers the whole message and tries the untagged variants of `ServerResult` in
+///   turn). Anything else — error answers, notifications, requests, other results, a result
+///   that is not a complete `CallToolResult` — goes through rmcp's parser as before.
+/// * **coalesced writes** — messages are encoded into a shared queue in the order rmcp sends
+///   them; whichever send future gets the pipe first writes everything queued so far in one
+///   `write`, so many calls in flight cost one syscall per batch instead of one per message.
 pub(crate) struct StdioTransport {
     alias: Arc<str>,
     child: tokio::process::Child,
-    stdin: Arc<tokio::sync::Mutex<Option<tokio::process::ChildStdin>>>,
+    writer: Arc<Writer>,
     stdout: tokio::process::ChildStdout,
     buf: Vec<u8>,
     /// Start of unconsumed data in `buf`.
     start: usize,
     /// Bytes of `buf[start..]` already known to hold no newline.
     scanned: usize,
+    /// Ids of `tools/call` requests sent and not answered (nor cancelled) yet.
+    calls: HashSet<RequestId>,
     tap: Arc<RawTap>,
     stderr_tail: StderrTail,
+}
+
+/// The write side: a queue of encoded messages and the pipe they go to.
+struct Writer {
+    /// Encoded messages not yet handed to the pipe. `send` appends synchronously, so the
+    /// order on the wire is the order rmcp sent them in.
+    queue: Mutex<Queue>,
+    /// The pipe; whoever holds it writes the whole queue.
+    pipe: tokio::sync::Mutex<Pipe>,
+}
+
+struct Queue {
+    buf: Vec<u8>,
+    /// Bytes ever queued (the end of the last message): a send's ticket.
+    queued: u64,
+}
+
+struct Pipe {
+    /// `None` once [`StdioTransport`] is closed.
+    stdin: Option<tokio::process::ChildStdin>,
+    /// The batch being written (swapped with the queue's buffer; both keep their capacity).
+    out: Vec<u8>,
+    /// Bytes ever written: every ticket up to this is on the wire.
+    written: u64,
+    /// Why a write failed; later messages fail with it too (the pipe is broken).
+    failed: Option<String>,
+}
+
+/// Largest buffer kept for reuse after a write (a huge message's buffer is given back).
+const WRITE_BUF_KEEP: usize = 4 * 1024 * 1024;
+
+impl Writer {
+    /// Writes everything queued up to at least `ticket` (unless another send already did).
+    async fn flush_to(&self, ticket: u64) -> std::result::Result<(), String> {
+        use tokio::io::AsyncWriteExt;
+        let mut pipe = self.pipe.lock().await;
+        if pipe.written >= ticket {
+            return Ok(());
+        }
+        if let Some(why) = &pipe.failed {
+            return Err(why.clone());
+        }
+        let Pipe {
+            stdin,
+            out,
+            written,
+            failed,
+        } = &mut *pipe;
+        let Some(stdin) = stdin.as_mut() else {
+            return Err("stdin is closed".to_string());
+        };
+        out.clear();
+        let upto = match self.queue.lock() {
+            Ok(mut q) => {
+                std::mem::swap(&mut q.buf, out);
+                q.queued
+            }
+            Err(_) => return Err("the write queue is poisoned".to_string()),
+        };
+        let result = match stdin.write_all(out).await {
+            Ok(()) => stdin.flush().await,
+            Err(e) => Err(e),
+        };
+        if out.capacity() > WRITE_BUF_KEEP {
+            *out = Vec::new();
+        }
+        match result {
+            Ok(()) => {
+                *written = upto;
+                Ok(())
+            }
+            Err(e) => {
+                let why = format!("cannot write to the server's stdin: {e}");
+                *failed = Some(why.clone());
+                Err(why)
+            }
+        }
+    }
+}
+
+/// The fields of a JSON-RPC message that decide whether it is an answer to a pending
+/// `tools/call` (other keys are skipped).
+#[derive(serde::Deserialize)]
+#[serde(field_identifier, rename_all = "lowercase")]
+enum Key {
+    Jsonrpc,
+    Id,
+    Result,
+    Method,
+    Error,
+    #[serde(other)]
+    Other,
+}
+
+/// Parses `{"jsonrpc": "2.0", "id": <pending tools/call id>, "result": {…}}` straight into
+/// `CallToolResult`. Fails (and the caller falls back to rmcp's parser) as soon as the
+/// message is anything else: a method, an error, an id that is not a pending call, a
+/// `result` before the `id`, or a result rmcp would not read as a complete tool result.
+struct CallAnswer<'a> {
+    pending: &'a HashSet<RequestId>,
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for CallAnswer<'_> {
+    type Value = (RequestId, CallToolResult);
+
+    fn deserialize<D: serde::Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> std::result::Result<Self::Value, D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for CallAnswer<'_> {
+    type Value = (RequestId, CallToolResult);
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an answer to a pending tools/call")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(
+        self,
+        mut map: A,
+    ) -> std::result::Result<Self::Value, A::Error> {
+        use serde::de::Error as _;
+        let not_ours = || A::Error::custom("not an answer to a pending tools/call");
+        let (mut version, mut id, mut result) = (false, None, None);
+        while let Some(key) = map.next_key::<Key>()? {
+            match key {
+                Key::Jsonrpc if !version => {
+                    map.next_value::<JsonRpcVersion2_0>()?;
+                    version = true;
+                }
+                Key::Id if id.is_none() => {
+                    let value: RequestId = map.next_value()?;
+                    if !self.pending.contains(&value) {
+                        return Err(not_ours());
+                    }
+                    id = Some(value);
+                }
+                Key::Result if id.is_some() && result.is_none() => {
+                    result = Some(map.next_value::<CallToolResult>()?);
+                }
+                Key::Other => {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                }
+                _ => return Err(not_ours()),
+            }
+        }
+        match (version, id, result) {
+            (true, Some(id), Some(result)) => Ok((id, result)),
+            _ => Err(not_ours()),
+        }
+    }
 }
 
 impl StdioTransport {
@@ -142,11 +315,23 @@ impl StdioTransport {
             StdioTransport {
                 alias: alias.into(),
                 child,
-                stdin: Arc::new(tokio::sync::Mutex::new(Some(stdin))),
+                writer: Arc::new(Writer {
+                    queue: Mutex::new(Queue {
+                        buf: Vec::new(),
+                        queued: 0,
+                    }),
+                    pipe: tokio::sync::Mutex::new(Pipe {
+                        stdin: Some(stdin),
+                        out: Vec::new(),
+                        written: 0,
+                        failed: None,
+                    }),
+                }),
                 stdout,
                 buf: Vec::with_capacity(READ_CHUNK),
                 start: 0,
                 scanned: 0,
+                calls: HashSet::new(),
                 tap,
                 stderr_tail: tail.clone(),
             },
@@ -194,30 +379,54 @@ impl rmcp::transport::Transport<rmcp::RoleClient> for StdioTransport {
         &mut self,
         item: rmcp::service::TxJsonRpcMessage<rmcp::RoleClient>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
-        use tokio::io::AsyncWriteExt;
         self.tap.on_send(&item);
-        let stdin = self.stdin.clone();
+        match &item {
+            JsonRpcMessage::Request(r)
+                if matches!(r.request, ClientRequest::CallToolRequest(_)) =>
+            {
+                self.calls.insert(r.id.clone());
+            }
+            JsonRpcMessage::Notification(n) => {
+                if let ClientNotification::CancelledNotification(c) = &n.notification
+                    && let Some(id) = &c.params.request_id
+                {
+                    self.calls.remove(id);
+                }
+            }
+            _ => {}
+        }
+        // Encoded straight into the queue: rmcp calls `send` from its one service loop, so
+        // the queue's order is the order of the messages.
+        let ticket = match self.writer.queue.lock() {
+            Ok(mut q) => {
+                let start = q.buf.len();
+                match serde_json::to_writer(&mut q.buf, &item) {
+                    Ok(()) => {
+                        q.buf.push(b'\n');
+                        q.queued += (q.buf.len() - start) as u64;
+                        Ok(q.queued)
+                    }
+                    Err(e) => {
+                        q.buf.truncate(start);
+                        Err(format!("cannot encode a message: {e}"))
+                    }
+                }
+            }
+            Err(_) => Err("the write queue is poisoned".to_string()),
+        };
+        let writer = self.writer.clone();
         let alias = self.alias.clone();
         let tail = self.stderr_tail.clone();
-        let encoded = serde_json::to_vec(&item);
         async move {
-            let err = |message: String| crate::error::Error::Transport {
+            let result = match ticket {
+                Ok(ticket) => writer.flush_to(ticket).await,
+                Err(e) => Err(e),
+            };
+            result.map_err(|message| crate::error::Error::Transport {
                 server: alias.to_string(),
                 message,
                 stderr_tail: tail.lines(),
-            };
-            let mut line = encoded.map_err(|e| err(format!("cannot encode a message: {e}")))?;
-            line.push(b'\n');
-            let mut guard = stdin.lock().await;
-            let pipe = guard
-                .as_mut()
-                .ok_or_else(|| err("stdin is closed".to_string()))?;
-            pipe.write_all(&line)
-                .await
-                .map_err(|e| err(format!("cannot write to the server's stdin: {e}")))?;
-            pipe.flush()
-                .await
-                .map_err(|e| err(format!("cannot write to the server's stdin: {e}")))
+            })
         }
     }
 
@@ -230,8 +439,37 @@ impl rmcp::transport::Transport<rmcp::RoleClient> for StdioTransport {
                 continue;
             }
             self.tap.on_receive(line);
-            match serde_json::from_slice(line) {
-                Ok(message) => return Some(message),
+            if !self.calls.is_empty() {
+                let mut de = serde_json::Deserializer::from_slice(line);
+                let answer = CallAnswer {
+                    pending: &self.calls,
+                }
+                .deserialize(&mut de)
+                .and_then(|answer| de.end().map(|()| answer));
+                if let Ok((id, result)) = answer {
+                    self.calls.remove(&id);
+                    return Some(JsonRpcMessage::Response(JsonRpcResponse {
+                        jsonrpc: JsonRpcVersion2_0,
+                        id,
+                        result: ServerResult::CallToolResult(result),
+                    }));
+                }
+            }
+            match serde_json::from_slice::<rmcp::service::RxJsonRpcMessage<rmcp::RoleClient>>(line)
+            {
+                Ok(message) => {
+                    if !self.calls.is_empty() {
+                        let answered = match &message {
+                            JsonRpcMessage::Response(r) => Some(&r.id),
+                            JsonRpcMessage::Error(e) => e.id.as_ref(),
+                            _ => None,
+                        };
+                        if let Some(id) = answered {
+                            self.calls.remove(id);
+                        }
+                    }
+                    return Some(message);
+                }
                 Err(e) => {
                     let shown = String::from_utf8_lossy(&line[..line.len().min(120)]).into_owned();
                     tracing::warn!(server = %self.alias, "skipping a stdout line that is not JSON-RPC ({e}): {shown}");
@@ -242,7 +480,7 @@ impl rmcp::transport::Transport<rmcp::RoleClient> for StdioTransport {
 
     async fn close(&mut self) -> Result<(), Self::Error> {
         // Graceful: close stdin, wait; SIGTERM, wait; SIGKILL.
-        self.stdin.lock().await.take();
+        self.writer.pipe.lock().await.stdin.take();
         if tokio::time::timeout(EXIT_GRACE, self.child.wait())
             .await
             .is_ok()
@@ -269,6 +507,107 @@ impl rmcp::transport::Transport<rmcp::RoleClient> for StdioTransport {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rmcp::transport::Transport as _;
+
+    fn answer(pending: &[i64], line: &str) -> Option<(RequestId, CallToolResult)> {
+        let pending: HashSet<RequestId> = pending.iter().map(|&n| RequestId::Number(n)).collect();
+        let mut de = serde_json::Deserializer::from_str(line);
+        CallAnswer { pending: &pending }
+            .deserialize(&mut de)
+            .and_then(|a| de.end().map(|()| a))
+            .ok()
+    }
+
+    #[test]
+    fn only_answers_to_pending_calls_take_the_fast_path() {
+        let ok = r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hi"}],"structuredContent":{"n":1},"isError":false}}"#;
+        let (id, result) = answer(&[1], ok).expect("fast path");
+        assert_eq!(id, RequestId::Number(1));
+        assert_eq!(result.structured_content, Some(serde_json::json!({"n": 1})));
+        assert_eq!(result.content.len(), 1);
+        // Not pending, an error, a notification, a result before its id, no version, not a
+        // tool result, trailing garbage: all left to rmcp's parser.
+        assert!(answer(&[2], ok).is_none());
+        assert!(
+            answer(
+                &[1],
+                r#"{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":"no"}}"#
+            )
+            .is_none()
+        );
+        assert!(
+            answer(
+                &[1],
+                r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{}}"#
+            )
+            .is_none()
+        );
+        assert!(answer(&[1], r#"{"jsonrpc":"2.0","result":{"content":[]},"id":1}"#).is_none());
+        assert!(answer(&[1], r#"{"id":1,"result":{"content":[]}}"#).is_none());
+        assert!(
+            answer(
+                &[1],
+                r#"{"jsonrpc":"2.0","id":1,"result":{"task":{"taskId":"t"}}}"#
+            )
+            .is_none()
+        );
+        assert!(answer(&[1], &format!("{ok} x")).is_none());
+    }
+
+    /// A scripted "server": errors, notifications and other answers go through rmcp's
+    /// parser, tool results through the fast path, and an id can be reused once answered.
+    #[tokio::test]
+    async fn receive_handles_errors_notifications_and_reused_ids() {
+        let script = r#"read a; printf '%s\n' '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}' '{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"bad"}}'
+read b; printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"ok"}],"structuredContent":{"n":1}}}'
+read c; printf '%s\n' '{"jsonrpc":"2.0","id":2,"result":{}}'
+read d"#;
+        let mut cmd = tokio::process::Command::new("sh");
+        cmd.arg("-c").arg(script);
+        let (mut t, _eof) = StdioTransport::spawn(
+            "script",
+            cmd,
+            Arc::new(RawTap::default()),
+            &StderrTail::default(),
+        )
+        .expect("sh");
+        let call = |id: i64| -> rmcp::service::TxJsonRpcMessage<rmcp::RoleClient> {
+            serde_json::from_value(serde_json::json!({
+                "jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": {"name": "t", "arguments": {}}
+            }))
+            .expect("request")
+        };
+        t.send(call(1)).await.expect("send");
+        assert!(matches!(
+            t.receive().await,
+            Some(JsonRpcMessage::Notification(_))
+        ));
+        match t.receive().await {
+            Some(JsonRpcMessage::Error(e)) => assert_eq!(e.id, Some(RequestId::Number(1))),
+            other => panic!("expected the error answer, got {other:?}"),
+        }
+        assert!(t.calls.is_empty());
+        t.send(call(1)).await.expect("send");
+        match t.receive().await {
+            Some(JsonRpcMessage::Response(r)) => match r.result {
+                ServerResult::CallToolResult(c) => {
+                    assert_eq!(c.structured_content, Some(serde_json::json!({"n": 1})))
+                }
+                other => panic!("expected a tool result, got {other:?}"),
+            },
+            other => panic!("expected the tool result, got {other:?}"),
+        }
+        assert!(t.calls.is_empty());
+        let ping: rmcp::service::TxJsonRpcMessage<rmcp::RoleClient> =
+            serde_json::from_str(r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#).expect("ping");
+        t.send(ping).await.expect("send");
+        match t.receive().await {
+            Some(JsonRpcMessage::Response(r)) => assert_eq!(r.id, RequestId::Number(2)),
+            other => panic!("expected the ping answer, got {other:?}"),
+        }
+        let _ = t.close().await;
+    }
 
     #[test]
     fn stderr_tail_keeps_the_last_lines() {
