@@ -22,7 +22,7 @@ use serde_json::Value;
 use crate::config::{Resolved, ServerConfig, TransportConfig};
 use crate::drift::{self, DriftPolicy};
 use crate::error::{Error, Result};
-use crate::transport::{RawTap, SseTransport, StderrEof, StderrTail, StdioTransport};
+use crate::transport::{Direct, RawTap, SseTransport, StderrEof, StderrTail, StdioTransport};
 
 /// Idle deadline of a request when neither the call nor the registry sets one.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -584,6 +584,8 @@ struct Conn {
     peer: rmcp::Peer<RoleClient>,
     service: tokio::sync::Mutex<Option<RunningService<RoleClient, Handler>>>,
     stderr_eof: Option<StderrEof>,
+    /// stdio: `tools/call` past rmcp's service loop.
+    direct: Option<Arc<Direct>>,
     dead: AtomicBool,
 }
 
@@ -842,6 +844,7 @@ impl Session {
             transport_err(format!("initialize failed: {e}"))
         };
         let mut stderr_eof: Option<StderrEof> = None;
+        let mut direct: Option<Arc<Direct>> = None;
         let serving = async {
             match &inner.resolved.transport {
                 TransportConfig::Stdio {
@@ -859,6 +862,7 @@ impl Session {
                         StdioTransport::spawn(alias, cmd, tap.clone(), stderr)
                             .map_err(|e| transport_err(format!("cannot start `{command}`: {e}")))?;
                     stderr_eof = Some(eof.clone());
+                    direct = Some(transport.direct());
                     match handler.serve(transport).await {
                         Ok(service) => Ok(service),
                         Err(e) => {
@@ -916,6 +920,7 @@ impl Session {
             peer,
             service: tokio::sync::Mutex::new(Some(service)),
             stderr_eof,
+            direct,
             dead: AtomicBool::new(false),
         });
         // A new server process may have other tools.
@@ -1407,19 +1412,44 @@ impl Session {
     ) -> std::result::Result<ToolOutput, CallFailure> {
         // Only error messages name the request: built when one is needed.
         let what = || format!("tools/call \"{tool}\"");
-        let request = ClientRequest::CallToolRequest(CallToolRequest::new(
-            CallToolRequestParams::new(tool.to_string()).with_arguments(arguments),
-        ));
         // The deadlines are ours (one timer, see below), not rmcp's: its per-request progress
         // watcher (a channel and two async lock round trips) and two boxed timers cost more
-        // than the rest of the client's side of a small call.
+        // than the rest of the client's side of a small call. Over stdio the request skips
+        // rmcp's service loop altogether (see `Direct`).
         let started = tokio::time::Instant::now();
-        let handle = match conn
-            .peer
-            .send_cancellable_request(request, PeerRequestOptions::no_options())
-            .await
-        {
-            Ok(h) => h,
+        let sent = match &conn.direct {
+            // Queued now, written below once the guard can cancel it.
+            Some(direct) => direct.call(tool, &arguments).map(|call| {
+                (
+                    call.id.clone(),
+                    call.token.clone(),
+                    futures::future::Either::Left(async move {
+                        let mut call = call;
+                        call.flush().await;
+                        call.answer
+                            .await
+                            .unwrap_or(Err(ServiceError::TransportClosed))
+                    }),
+                )
+            }),
+            None => {
+                let request = ClientRequest::CallToolRequest(CallToolRequest::new(
+                    CallToolRequestParams::new(tool.to_string()).with_arguments(arguments),
+                ));
+                conn.peer
+                    .send_cancellable_request(request, PeerRequestOptions::no_options())
+                    .await
+                    .map(|handle| {
+                        (
+                            handle.id.clone(),
+                            handle.progress_token.clone(),
+                            futures::future::Either::Right(handle.await_response()),
+                        )
+                    })
+            }
+        };
+        let (id, token, response) = match sent {
+            Ok(sent) => sent,
             Err(e @ ServiceError::TransportClosed) => {
                 return Err(CallFailure::NotSent(
                     Box::pin(self.map_service_error(conn, &what(), idle, e)).await,
@@ -1431,13 +1461,13 @@ impl Session {
                 ));
             }
         };
-        let token = handle.progress_token.clone();
         if let Some(f) = options.on_progress.clone() {
             self.inner.shared.progress.subscribe(token.clone(), f);
         }
         let guard = CancelOnDrop {
             peer: Some(conn.peer.clone()),
-            id: handle.id.clone(),
+            direct: conn.direct.clone(),
+            id,
             shared: self.inner.shared.clone(),
             token,
         };
@@ -1446,7 +1476,6 @@ impl Session {
         // and the timer re-armed if that moved it.
         let total_deadline = later(started, total);
         let response = {
-            let response = handle.await_response();
             tokio::pin!(response);
             let timer = tokio::time::sleep_until(later(started, idle).min(total_deadline));
             tokio::pin!(timer);
@@ -1599,6 +1628,8 @@ fn backoff(failures: u32) -> Duration {
 /// Sends `notifications/cancelled` when a call future is dropped before its answer.
 struct CancelOnDrop {
     peer: Option<rmcp::Peer<RoleClient>>,
+    /// Set for direct calls: their pending entry is removed on cancel.
+    direct: Option<Arc<Direct>>,
     id: rmcp::model::RequestId,
     shared: Arc<Shared>,
     token: ProgressToken,
@@ -1612,6 +1643,9 @@ impl CancelOnDrop {
     /// Sends `notifications/cancelled` with `reason` now (a deadline expired), instead of
     /// on drop.
     async fn cancel(mut self, reason: &str) {
+        if let Some(direct) = &self.direct {
+            direct.forget(&self.id);
+        }
         if let Some(peer) = self.peer.take() {
             let n = rmcp::model::CancelledNotification::new(
                 rmcp::model::CancelledNotificationParam::new(
@@ -1628,6 +1662,9 @@ impl Drop for CancelOnDrop {
     fn drop(&mut self) {
         self.shared.progress.unsubscribe(&self.token);
         if let Some(peer) = self.peer.take() {
+            if let Some(direct) = &self.direct {
+                direct.forget(&self.id);
+            }
             let id = self.id.clone();
             if let Ok(rt) = tokio::runtime::Handle::try_current() {
                 rt.spawn(async move {

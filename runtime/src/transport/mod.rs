@@ -15,5 +15,5 @@ mod tap;
 
 pub(crate) use http::streamable_http;
 pub(crate) use sse::SseTransport;
-pub(crate) use stdio::{StderrEof, StderrTail, StdioTransport};
+pub(crate) use stdio::{Direct, StderrEof, StderrTail, StdioTransport};
 pub(crate) use tap::RawTap;

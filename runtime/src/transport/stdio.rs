@@ -1,12 +1,13 @@
 //! stdio: a child process speaking newline-delimited JSON-RPC.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
 
 use rmcp::model::{
     CallToolResult, ClientNotification, ClientRequest, JsonRpcMessage, JsonRpcResponse,
-    JsonRpcVersion2_0, RequestId, ServerResult,
+    JsonRpcVersion2_0, NumberOrString, ProgressToken, RequestId, ServerResult,
 };
+use rmcp::service::ServiceError;
 use serde::de::DeserializeSeed as _;
 use tokio::io::AsyncBufReadExt;
 
@@ -133,8 +134,213 @@ pub(crate) struct StdioTransport {
     scanned: usize,
     /// Ids of `tools/call` requests sent and not answered (nor cancelled) yet.
     calls: HashSet<RequestId>,
+    /// `tools/call` requests sent past rmcp's service loop.
+    direct: Arc<Direct>,
     tap: Arc<RawTap>,
     stderr_tail: StderrTail,
+}
+
+/// What a direct call is answered with: rmcp's own result type, so the session handles
+/// both paths alike.
+pub(crate) type DirectAnswer = std::result::Result<ServerResult, ServiceError>;
+
+/// The first id of direct calls. rmcp numbers its requests (and progress tokens) with one
+/// counter from 0, so ids from here on (2^40) are never rmcp's; they stay below 2^53,
+/// exact in servers that read JSON numbers as doubles.
+const DIRECT_ID_BASE: i64 = 1 << 40;
+
+/// `tools/call` without rmcp's service loop (its channel, per-send task, join set and
+/// pending map cost more than the rest of the client's side of a small call): the request
+/// is encoded straight into the transport's write queue under an id of our own (from
+/// [`DIRECT_ID_BASE`] up; also its progress token), and [`StdioTransport::receive`] hands
+/// the answer to the call's oneshot instead of to rmcp. Progress is routed by the tap as
+/// for every call. When the transport ends (EOF, read error, close, drop) every pending
+/// call gets [`ServiceError::TransportClosed`], like rmcp's own calls.
+pub(crate) struct Direct {
+    writer: Arc<Writer>,
+    state: Mutex<DirectState>,
+}
+
+#[derive(Default)]
+struct DirectState {
+    /// Direct calls so far (the next id is `DIRECT_ID_BASE + next`).
+    next: i64,
+    pending: HashMap<i64, tokio::sync::oneshot::Sender<DirectAnswer>>,
+    /// Set when the transport ended: later calls fail at once.
+    closed: bool,
+}
+
+/// A queued direct call: its id and progress token, and where its answer arrives.
+pub(crate) struct DirectCall {
+    pub(crate) id: RequestId,
+    pub(crate) token: ProgressToken,
+    pub(crate) answer: tokio::sync::oneshot::Receiver<DirectAnswer>,
+    direct: Arc<Direct>,
+    /// Where the request ends in the write queue, or why it could not be queued.
+    ticket: std::result::Result<u64, String>,
+    /// Other direct calls were pending when this one was queued.
+    busy: bool,
+}
+
+impl DirectCall {
+    /// Writes the request (with whatever else is queued by then). A failure is delivered
+    /// to the call's answer as [`ServiceError::TransportClosed`].
+    pub(crate) async fn flush(&mut self) {
+        let ticket = std::mem::replace(&mut self.ticket, Ok(0));
+        let flushed = match ticket {
+            Ok(ticket) => {
+                // With other calls in flight, let those woken with this one queue theirs
+                // first: one `write` for all of them. A lone call is written at once.
+                if self.busy {
+                    tokio::task::yield_now().await;
+                }
+                self.direct.writer.flush_to(ticket).await
+            }
+            Err(e) => Err(e),
+        };
+        if let (Err(why), RequestId::Number(id)) = (flushed, &self.id) {
+            tracing::debug!("direct tools/call not written: {why}");
+            self.direct.answer(*id, Err(ServiceError::TransportClosed));
+        }
+    }
+}
+
+/// A `tools/call` request as rmcp would write it (with `_meta.progressToken`), written
+/// without building rmcp's request model.
+struct CallRequest<'a> {
+    id: i64,
+    tool: &'a str,
+    arguments: &'a serde_json::Map<String, serde_json::Value>,
+}
+
+impl serde::Serialize for CallRequest<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap as _;
+        struct Params<'a>(&'a CallRequest<'a>);
+        impl serde::Serialize for Params<'_> {
+            fn serialize<S: serde::Serializer>(
+                &self,
+                s: S,
+            ) -> std::result::Result<S::Ok, S::Error> {
+                struct Meta(i64);
+                impl serde::Serialize for Meta {
+                    fn serialize<S: serde::Serializer>(
+                        &self,
+                        s: S,
+                    ) -> std::result::Result<S::Ok, S::Error> {
+                        let mut m = s.serialize_map(Some(1))?;
+                        m.serialize_entry("progressToken", &self.0)?;
+                        m.end()
+                    }
+                }
+                let mut m = s.serialize_map(Some(3))?;
+                m.serialize_entry("name", self.0.tool)?;
+                m.serialize_entry("arguments", self.0.arguments)?;
+                m.serialize_entry("_meta", &Meta(self.0.id))?;
+                m.end()
+            }
+        }
+        let mut m = s.serialize_map(Some(4))?;
+        m.serialize_entry("jsonrpc", "2.0")?;
+        m.serialize_entry("id", &self.id)?;
+        m.serialize_entry("method", "tools/call")?;
+        m.serialize_entry("params", &Params(self))?;
+        m.end()
+    }
+}
+
+impl Direct {
+    /// Queues `tools/call` for `tool` (written by [`DirectCall::flush`]).
+    /// `Err(TransportClosed)` when the transport has ended: nothing was sent.
+    pub(crate) fn call(
+        self: &Arc<Self>,
+        tool: &str,
+        arguments: &serde_json::Map<String, serde_json::Value>,
+    ) -> std::result::Result<DirectCall, ServiceError> {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let (id, busy) = {
+            let Ok(mut st) = self.state.lock() else {
+                return Err(ServiceError::TransportClosed);
+            };
+            if st.closed {
+                return Err(ServiceError::TransportClosed);
+            }
+            st.next += 1;
+            let id = DIRECT_ID_BASE + st.next;
+            st.pending.insert(id, tx);
+            (id, st.pending.len() > 1)
+        };
+        let ticket = self.writer.enqueue(&CallRequest {
+            id,
+            tool,
+            arguments,
+        });
+        Ok(DirectCall {
+            id: RequestId::Number(id),
+            token: ProgressToken(NumberOrString::Number(id)),
+            answer: rx,
+            direct: self.clone(),
+            ticket,
+            busy,
+        })
+    }
+
+    /// Forgets a call (cancelled or timed out): a late answer is dropped.
+    pub(crate) fn forget(&self, id: &RequestId) {
+        if let RequestId::Number(id) = id
+            && let Ok(mut st) = self.state.lock()
+        {
+            st.pending.remove(id);
+        }
+    }
+
+    fn has_pending(&self) -> bool {
+        self.state
+            .lock()
+            .map(|st| !st.pending.is_empty())
+            .unwrap_or(false)
+    }
+
+    fn is_pending(&self, id: &RequestId) -> bool {
+        match id {
+            RequestId::Number(id) if *id > DIRECT_ID_BASE => self
+                .state
+                .lock()
+                .map(|st| st.pending.contains_key(id))
+                .unwrap_or(false),
+            _ => false,
+        }
+    }
+
+    /// Delivers `answer` to the call `id`; false when no such call is pending.
+    fn answer(&self, id: i64, answer: DirectAnswer) -> bool {
+        let tx = self
+            .state
+            .lock()
+            .ok()
+            .and_then(|mut st| st.pending.remove(&id));
+        match tx {
+            Some(tx) => {
+                let _ = tx.send(answer);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The transport ended: every pending call fails, later calls are refused.
+    fn close(&self) {
+        let pending = match self.state.lock() {
+            Ok(mut st) => {
+                st.closed = true;
+                std::mem::take(&mut st.pending)
+            }
+            Err(_) => HashMap::new(),
+        };
+        for (_, tx) in pending {
+            let _ = tx.send(Err(ServiceError::TransportClosed));
+        }
+    }
 }
 
 /// The write side: a queue of encoded messages and the pipe they go to.
@@ -167,6 +373,27 @@ struct Pipe {
 const WRITE_BUF_KEEP: usize = 4 * 1024 * 1024;
 
 impl Writer {
+    /// Encodes `message` at the end of the queue; returns its ticket.
+    fn enqueue(&self, message: &impl serde::Serialize) -> std::result::Result<u64, String> {
+        match self.queue.lock() {
+            Ok(mut q) => {
+                let start = q.buf.len();
+                match serde_json::to_writer(&mut q.buf, message) {
+                    Ok(()) => {
+                        q.buf.push(b'\n');
+                        q.queued += (q.buf.len() - start) as u64;
+                        Ok(q.queued)
+                    }
+                    Err(e) => {
+                        q.buf.truncate(start);
+                        Err(format!("cannot encode a message: {e}"))
+                    }
+                }
+            }
+            Err(_) => Err("the write queue is poisoned".to_string()),
+        }
+    }
+
     /// Writes everything queued up to at least `ticket` (unless another send already did).
     async fn flush_to(&self, ticket: u64) -> std::result::Result<(), String> {
         use tokio::io::AsyncWriteExt;
@@ -235,6 +462,8 @@ enum Key {
 /// `result` before the `id`, or a result rmcp would not read as a complete tool result.
 struct CallAnswer<'a> {
     pending: &'a HashSet<RequestId>,
+    /// Direct calls, also pending.
+    direct: Option<&'a Direct>,
 }
 
 impl<'de> serde::de::DeserializeSeed<'de> for CallAnswer<'_> {
@@ -270,7 +499,9 @@ impl<'de> serde::de::Visitor<'de> for CallAnswer<'_> {
                 }
                 Key::Id if id.is_none() => {
                     let value: RequestId = map.next_value()?;
-                    if !self.pending.contains(&value) {
+                    if !self.pending.contains(&value)
+                        && !self.direct.is_some_and(|d| d.is_pending(&value))
+                    {
                         return Err(not_ours());
                     }
                     id = Some(value);
@@ -291,7 +522,18 @@ impl<'de> serde::de::Visitor<'de> for CallAnswer<'_> {
     }
 }
 
+impl Drop for StdioTransport {
+    fn drop(&mut self) {
+        self.direct.close();
+    }
+}
+
 impl StdioTransport {
+    /// The handle for `tools/call` past rmcp's service loop (see [`Direct`]).
+    pub(crate) fn direct(&self) -> Arc<Direct> {
+        self.direct.clone()
+    }
+
     /// Spawns `command` with piped stdio; stderr goes to `tail`.
     pub(crate) fn spawn(
         alias: &str,
@@ -311,22 +553,27 @@ impl StdioTransport {
             return Err(std::io::Error::other("child stdio was not piped"));
         };
         let reader = tail.spawn_reader(alias.to_string(), stderr);
+        let writer = Arc::new(Writer {
+            queue: Mutex::new(Queue {
+                buf: Vec::new(),
+                queued: 0,
+            }),
+            pipe: tokio::sync::Mutex::new(Pipe {
+                stdin: Some(stdin),
+                out: Vec::new(),
+                written: 0,
+                failed: None,
+            }),
+        });
         Ok((
             StdioTransport {
                 alias: alias.into(),
                 child,
-                writer: Arc::new(Writer {
-                    queue: Mutex::new(Queue {
-                        buf: Vec::new(),
-                        queued: 0,
-                    }),
-                    pipe: tokio::sync::Mutex::new(Pipe {
-                        stdin: Some(stdin),
-                        out: Vec::new(),
-                        written: 0,
-                        failed: None,
-                    }),
+                direct: Arc::new(Direct {
+                    writer: writer.clone(),
+                    state: Mutex::new(DirectState::default()),
                 }),
+                writer,
                 stdout,
                 buf: Vec::with_capacity(READ_CHUNK),
                 start: 0,
@@ -397,23 +644,7 @@ impl rmcp::transport::Transport<rmcp::RoleClient> for StdioTransport {
         }
         // Encoded straight into the queue: rmcp calls `send` from its one service loop, so
         // the queue's order is the order of the messages.
-        let ticket = match self.writer.queue.lock() {
-            Ok(mut q) => {
-                let start = q.buf.len();
-                match serde_json::to_writer(&mut q.buf, &item) {
-                    Ok(()) => {
-                        q.buf.push(b'\n');
-                        q.queued += (q.buf.len() - start) as u64;
-                        Ok(q.queued)
-                    }
-                    Err(e) => {
-                        q.buf.truncate(start);
-                        Err(format!("cannot encode a message: {e}"))
-                    }
-                }
-            }
-            Err(_) => Err("the write queue is poisoned".to_string()),
-        };
+        let ticket = self.writer.enqueue(&item);
         let writer = self.writer.clone();
         let alias = self.alias.clone();
         let tail = self.stderr_tail.clone();
@@ -432,21 +663,34 @@ impl rmcp::transport::Transport<rmcp::RoleClient> for StdioTransport {
 
     async fn receive(&mut self) -> Option<rmcp::service::RxJsonRpcMessage<rmcp::RoleClient>> {
         loop {
-            let range = self.next_line().await?;
+            let Some(range) = self.next_line().await else {
+                self.direct.close();
+                return None;
+            };
             let line = &self.buf[range];
             let line = line.strip_suffix(b"\r").unwrap_or(line);
             if line.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
             self.tap.on_receive(line);
-            if !self.calls.is_empty() {
+            let direct = self.direct.has_pending();
+            if direct || !self.calls.is_empty() {
                 let mut de = serde_json::Deserializer::from_slice(line);
                 let answer = CallAnswer {
                     pending: &self.calls,
+                    direct: direct.then_some(&*self.direct),
                 }
                 .deserialize(&mut de)
                 .and_then(|answer| de.end().map(|()| answer));
                 if let Ok((id, result)) = answer {
+                    if let RequestId::Number(n) = id
+                        && n > DIRECT_ID_BASE
+                    {
+                        // Ours (or forgotten meanwhile: dropped like rmcp drops it).
+                        self.direct
+                            .answer(n, Ok(ServerResult::CallToolResult(result)));
+                        continue;
+                    }
                     self.calls.remove(&id);
                     return Some(JsonRpcMessage::Response(JsonRpcResponse {
                         jsonrpc: JsonRpcVersion2_0,
@@ -458,6 +702,27 @@ impl rmcp::transport::Transport<rmcp::RoleClient> for StdioTransport {
             match serde_json::from_slice::<rmcp::service::RxJsonRpcMessage<rmcp::RoleClient>>(line)
             {
                 Ok(message) => {
+                    // Ids past `DIRECT_ID_BASE` are ours: a direct call's answer.
+                    // (Like rmcp, an id echoed as a numeric string counts as the number.)
+                    let numeric = |id: &RequestId| match id {
+                        RequestId::Number(n) => Some(*n),
+                        RequestId::String(s) => s.parse::<i64>().ok(),
+                    };
+                    let key = match &message {
+                        JsonRpcMessage::Response(r) => numeric(&r.id),
+                        JsonRpcMessage::Error(e) => e.id.as_ref().and_then(numeric),
+                        _ => None,
+                    }
+                    .filter(|n| *n > DIRECT_ID_BASE);
+                    if let Some(key) = key {
+                        let answer = match message {
+                            JsonRpcMessage::Response(r) => Ok(r.result),
+                            JsonRpcMessage::Error(e) => Err(ServiceError::McpError(e.error)),
+                            _ => continue,
+                        };
+                        self.direct.answer(key, answer);
+                        continue;
+                    }
                     if !self.calls.is_empty() {
                         let answered = match &message {
                             JsonRpcMessage::Response(r) => Some(&r.id),
@@ -512,10 +777,13 @@ mod tests {
     fn answer(pending: &[i64], line: &str) -> Option<(RequestId, CallToolResult)> {
         let pending: HashSet<RequestId> = pending.iter().map(|&n| RequestId::Number(n)).collect();
         let mut de = serde_json::Deserializer::from_str(line);
-        CallAnswer { pending: &pending }
-            .deserialize(&mut de)
-            .and_then(|a| de.end().map(|()| a))
-            .ok()
+        CallAnswer {
+            pending: &pending,
+            direct: None,
+        }
+        .deserialize(&mut de)
+        .and_then(|a| de.end().map(|()| a))
+        .ok()
     }
 
     #[test]
@@ -606,6 +874,66 @@ read d"#;
             Some(JsonRpcMessage::Response(r)) => assert_eq!(r.id, RequestId::Number(2)),
             other => panic!("expected the ping answer, got {other:?}"),
         }
+        let _ = t.close().await;
+    }
+
+    /// Direct calls: answers (result or error) go to the call, never to rmcp, rmcp's own
+    /// messages still reach it, and EOF fails what is still pending and later calls.
+    #[tokio::test]
+    async fn direct_calls_get_their_answers_and_fail_at_eof() {
+        let a = DIRECT_ID_BASE + 1;
+        let b = DIRECT_ID_BASE + 2;
+        let script = format!(
+            r#"read x; read y; printf '%s\n' '{{"jsonrpc":"2.0","id":{b},"error":{{"code":-32602,"message":"bad"}}}}' '{{"jsonrpc":"2.0","method":"notifications/message","params":{{"level":"info","data":"x"}}}}' '{{"jsonrpc":"2.0","id":{a},"result":{{"content":[{{"type":"text","text":"ok"}}]}}}}'
+read z"#
+        );
+        let mut cmd = tokio::process::Command::new("sh");
+        cmd.arg("-c").arg(script);
+        let (mut t, _eof) = StdioTransport::spawn(
+            "script",
+            cmd,
+            Arc::new(RawTap::default()),
+            &StderrTail::default(),
+        )
+        .expect("sh");
+        let direct = t.direct();
+        let args = serde_json::Map::new();
+        let mut first = direct.call("t", &args).expect("queued");
+        let mut second = direct.call("t", &args).expect("queued");
+        first.flush().await;
+        second.flush().await;
+        assert_eq!(first.id, RequestId::Number(a));
+        assert_eq!(first.token, ProgressToken(NumberOrString::Number(a)));
+        // Only the notification reaches rmcp; both answers go to their calls.
+        assert!(matches!(
+            t.receive().await,
+            Some(JsonRpcMessage::Notification(_))
+        ));
+        match second.answer.await {
+            Ok(Err(ServiceError::McpError(e))) => assert_eq!(e.code.0, -32602),
+            other => panic!("expected the error answer, got {other:?}"),
+        }
+        let mut third = direct.call("t", &args).expect("queued");
+        third.flush().await;
+        let receiving = tokio::spawn(async move {
+            let next = t.receive().await;
+            (t, next.is_none())
+        });
+        match first.answer.await {
+            Ok(Ok(ServerResult::CallToolResult(r))) => assert_eq!(r.content.len(), 1),
+            other => panic!("expected the tool result, got {other:?}"),
+        }
+        // The script exits after a third line: EOF fails the pending call and later ones.
+        match third.answer.await {
+            Ok(Err(ServiceError::TransportClosed)) => {}
+            other => panic!("expected TransportClosed, got {other:?}"),
+        }
+        let (mut t, eof) = receiving.await.expect("receive task");
+        assert!(eof);
+        assert!(matches!(
+            direct.call("t", &args),
+            Err(ServiceError::TransportClosed)
+        ));
         let _ = t.close().await;
     }
 
