@@ -822,6 +822,20 @@ mod tests {
         assert!(answer(&[1], &format!("{ok} x")).is_none());
     }
 
+    /// A transport to `sh -c script` (a scripted "server").
+    fn scripted(script: &str) -> StdioTransport {
+        let mut cmd = tokio::process::Command::new("sh");
+        cmd.arg("-c").arg(script);
+        StdioTransport::spawn(
+            "script",
+            cmd,
+            Arc::new(RawTap::default()),
+            &StderrTail::default(),
+        )
+        .expect("sh")
+        .0
+    }
+
     /// A scripted "server": errors, notifications and other answers go through rmcp's
     /// parser, tool results through the fast path, and an id can be reused once answered.
     #[tokio::test]
@@ -830,15 +844,7 @@ mod tests {
 read b; printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"ok"}],"structuredContent":{"n":1}}}'
 read c; printf '%s\n' '{"jsonrpc":"2.0","id":2,"result":{}}'
 read d"#;
-        let mut cmd = tokio::process::Command::new("sh");
-        cmd.arg("-c").arg(script);
-        let (mut t, _eof) = StdioTransport::spawn(
-            "script",
-            cmd,
-            Arc::new(RawTap::default()),
-            &StderrTail::default(),
-        )
-        .expect("sh");
+        let mut t = scripted(&script);
         let call = |id: i64| -> rmcp::service::TxJsonRpcMessage<rmcp::RoleClient> {
             serde_json::from_value(serde_json::json!({
                 "jsonrpc": "2.0", "id": id, "method": "tools/call",
@@ -887,15 +893,7 @@ read d"#;
             r#"read x; read y; printf '%s\n' '{{"jsonrpc":"2.0","id":{b},"error":{{"code":-32602,"message":"bad"}}}}' '{{"jsonrpc":"2.0","method":"notifications/message","params":{{"level":"info","data":"x"}}}}' '{{"jsonrpc":"2.0","id":{a},"result":{{"content":[{{"type":"text","text":"ok"}}]}}}}'
 read z"#
         );
-        let mut cmd = tokio::process::Command::new("sh");
-        cmd.arg("-c").arg(script);
-        let (mut t, _eof) = StdioTransport::spawn(
-            "script",
-            cmd,
-            Arc::new(RawTap::default()),
-            &StderrTail::default(),
-        )
-        .expect("sh");
+        let mut t = scripted(&script);
         let direct = t.direct();
         let args = serde_json::Map::new();
         let mut first = direct.call("t", &args).expect("queued");
