@@ -844,7 +844,7 @@ mod tests {
 read b; printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"ok"}],"structuredContent":{"n":1}}}'
 read c; printf '%s\n' '{"jsonrpc":"2.0","id":2,"result":{}}'
 read d"#;
-        let mut t = scripted(&script);
+        let mut t = scripted(script);
         let call = |id: i64| -> rmcp::service::TxJsonRpcMessage<rmcp::RoleClient> {
             serde_json::from_value(serde_json::json!({
                 "jsonrpc": "2.0", "id": id, "method": "tools/call",
