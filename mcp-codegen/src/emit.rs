@@ -525,10 +525,7 @@ const RESERVED_METHODS: [&str; 4] = ["new", "connect", "session", "prompts"];
 
 fn typed_tool_entry(tool: &Tool, fn_name: &str, args: &Typing) -> TokenStream {
     let m = ident(fn_name);
-    let description = match &tool.description {
-        Some(d) => quote!(::core::option::Option::Some(#d)),
-        None => quote!(::core::option::Option::None),
-    };
+    let description = opt_str(tool.description.as_deref());
     let validate = if *args == Typing::NoArgs {
         quote!(::mcp_runtime::toolbox::validate_no_args)
     } else {
@@ -605,6 +602,14 @@ pub(crate) fn safe_doc(text: &str) -> String {
         out.push("```".to_string());
     }
     out.join("\n")
+}
+
+/// `::core::option::Option<&str>` as a constant expression.
+pub(crate) fn opt_str(value: Option<&str>) -> TokenStream {
+    match value {
+        Some(s) => quote!(::core::option::Option::Some(#s)),
+        None => quote!(::core::option::Option::None),
+    }
 }
 
 fn compact(v: &Value) -> String {
@@ -769,13 +774,7 @@ fn emit_tool(tool: &Tool, alias: &str, fn_name: &str, topts: &ToolOptions) -> Re
     // Constants.
     let name = &tool.name;
     let input_schema = compact(&tool.input_schema);
-    let output_schema = match &tool.output_schema {
-        Some(s) => {
-            let s = compact(s);
-            quote!(::core::option::Option::Some(#s))
-        }
-        None => quote!(::core::option::Option::None),
-    };
+    let output_schema = opt_str(tool.output_schema.as_ref().map(compact).as_deref());
     let description = tool.description.as_deref();
     let openai_fn = compact(&openai::function_definition(
         alias,
@@ -785,22 +784,13 @@ fn emit_tool(tool: &Tool, alias: &str, fn_name: &str, topts: &ToolOptions) -> Re
     ));
     let (strict, strict_reason) =
         match openai::strict_function_definition(alias, name, description, &tool.input_schema) {
-            Ok(v) => {
-                let s = compact(&v);
-                (
-                    quote!(::core::option::Option::Some(#s)),
-                    quote!(::core::option::Option::None),
-                )
-            }
-            Err(reason) => (
-                quote!(::core::option::Option::None),
-                quote!(::core::option::Option::Some(#reason)),
-            ),
+            Ok(v) => (opt_str(Some(&compact(&v))), opt_str(None)),
+            Err(reason) => (opt_str(None), opt_str(Some(&reason))),
         };
-    let untyped = match &args_typing {
-        Typing::Untyped(r) => quote!(::core::option::Option::Some(#r)),
-        _ => quote!(::core::option::Option::None),
-    };
+    let untyped = opt_str(match &args_typing {
+        Typing::Untyped(r) => Some(r),
+        _ => None,
+    });
     let openai_name = naming::openai_name(alias, name);
 
     let mod_ident = ident(fn_name);

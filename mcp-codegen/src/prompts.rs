@@ -23,7 +23,7 @@ use std::collections::BTreeMap;
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use crate::emit::{Warning, WarningKind, doc_lines, ident};
+use crate::emit::{Warning, WarningKind, doc_lines, ident, opt_str};
 use crate::fixture::{Prompt, PromptArgument};
 use crate::naming;
 
@@ -132,12 +132,8 @@ fn emit_prompt(prompt: &Prompt, rust: &str) -> Result<(TokenStream, TokenStream)
 
     let name = &prompt.name;
     let m = ident(rust);
-    let opt = |v: &Option<String>| match v {
-        Some(s) => quote!(::core::option::Option::Some(#s)),
-        None => quote!(::core::option::Option::None),
-    };
-    let title = opt(&prompt.title);
-    let description = opt(&prompt.description);
+    let title = opt_str(prompt.title.as_deref());
+    let description = opt_str(prompt.description.as_deref());
     let module_doc = doc_lines(&format!("Types and constants of the prompt `{name}`."));
     let no_args = prompt.arguments.is_empty();
     let args_item = if no_args {

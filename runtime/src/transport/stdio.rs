@@ -1,11 +1,11 @@
 //! stdio: a child process speaking newline-delimited JSON-RPC.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 
 use rmcp::model::{
-    CallToolResult, ClientNotification, ClientRequest, JsonRpcMessage, JsonRpcResponse,
-    JsonRpcVersion2_0, NumberOrString, ProgressToken, RequestId, ServerResult,
+    CallToolResult, JsonRpcMessage, JsonRpcVersion2_0, NumberOrString, ProgressToken, RequestId,
+    ServerResult,
 };
 use rmcp::service::ServiceError;
 use serde::de::DeserializeSeed as _;
@@ -113,12 +113,12 @@ const EXIT_GRACE: std::time::Duration = std::time::Duration::from_millis(1500);
 ///
 /// Two shortcuts keep the call path close to a hand-written client:
 ///
-/// * **answers to `tools/call`** — the ids of pending `tools/call` requests are remembered
-///   when they are sent, and an answer to one of them is parsed straight into
-///   `CallToolResult` ([`CallAnswer`]) instead of through rmcp's general message parser
-///   (which buffers the whole message and tries the untagged variants of `ServerResult` in
-///   turn). Anything else — error answers, notifications, requests, other results, a result
-///   that is not a complete `CallToolResult` — goes through rmcp's parser as before.
+/// * **`tools/call` past rmcp** — calls go out on the [`Direct`] path under ids of our own,
+///   and an answer to one of them is parsed straight into `CallToolResult` ([`CallAnswer`])
+///   instead of through rmcp's general message parser (which buffers the whole message and
+///   tries the untagged variants of `ServerResult` in turn). Anything else — error answers,
+///   notifications, requests, other results, a result that is not a complete
+///   `CallToolResult` — goes through rmcp's parser.
 /// * **coalesced writes** — messages are encoded into a shared queue in the order rmcp sends
 ///   them; whichever send future gets the pipe first writes everything queued so far in one
 ///   `write`, so many calls in flight cost one syscall per batch instead of one per message.
@@ -132,8 +132,6 @@ pub(crate) struct StdioTransport {
     start: usize,
     /// Bytes of `buf[start..]` already known to hold no newline.
     scanned: usize,
-    /// Ids of `tools/call` requests sent and not answered (nor cancelled) yet.
-    calls: HashSet<RequestId>,
     /// `tools/call` requests sent past rmcp's service loop.
     direct: Arc<Direct>,
     tap: Arc<RawTap>,
@@ -456,14 +454,12 @@ enum Key {
     Other,
 }
 
-/// Parses `{"jsonrpc": "2.0", "id": <pending tools/call id>, "result": {…}}` straight into
+/// Parses `{"jsonrpc": "2.0", "id": <pending direct call id>, "result": {…}}` straight into
 /// `CallToolResult`. Fails (and the caller falls back to rmcp's parser) as soon as the
 /// message is anything else: a method, an error, an id that is not a pending call, a
 /// `result` before the `id`, or a result rmcp would not read as a complete tool result.
 struct CallAnswer<'a> {
-    pending: &'a HashSet<RequestId>,
-    /// Direct calls, also pending.
-    direct: Option<&'a Direct>,
+    direct: &'a Direct,
 }
 
 impl<'de> serde::de::DeserializeSeed<'de> for CallAnswer<'_> {
@@ -499,9 +495,7 @@ impl<'de> serde::de::Visitor<'de> for CallAnswer<'_> {
                 }
                 Key::Id if id.is_none() => {
                     let value: RequestId = map.next_value()?;
-                    if !self.pending.contains(&value)
-                        && !self.direct.is_some_and(|d| d.is_pending(&value))
-                    {
+                    if !self.direct.is_pending(&value) {
                         return Err(not_ours());
                     }
                     id = Some(value);
@@ -578,7 +572,6 @@ impl StdioTransport {
                 buf: Vec::with_capacity(READ_CHUNK),
                 start: 0,
                 scanned: 0,
-                calls: HashSet::new(),
                 tap,
                 stderr_tail: tail.clone(),
             },
@@ -627,21 +620,6 @@ impl rmcp::transport::Transport<rmcp::RoleClient> for StdioTransport {
         item: rmcp::service::TxJsonRpcMessage<rmcp::RoleClient>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         self.tap.on_send(&item);
-        match &item {
-            JsonRpcMessage::Request(r)
-                if matches!(r.request, ClientRequest::CallToolRequest(_)) =>
-            {
-                self.calls.insert(r.id.clone());
-            }
-            JsonRpcMessage::Notification(n) => {
-                if let ClientNotification::CancelledNotification(c) = &n.notification
-                    && let Some(id) = &c.params.request_id
-                {
-                    self.calls.remove(id);
-                }
-            }
-            _ => {}
-        }
         // Encoded straight into the queue: rmcp calls `send` from its one service loop, so
         // the queue's order is the order of the messages.
         let ticket = self.writer.enqueue(&item);
@@ -673,30 +651,18 @@ impl rmcp::transport::Transport<rmcp::RoleClient> for StdioTransport {
                 continue;
             }
             self.tap.on_receive(line);
-            let direct = self.direct.has_pending();
-            if direct || !self.calls.is_empty() {
+            if self.direct.has_pending() {
                 let mut de = serde_json::Deserializer::from_slice(line);
                 let answer = CallAnswer {
-                    pending: &self.calls,
-                    direct: direct.then_some(&*self.direct),
+                    direct: &self.direct,
                 }
                 .deserialize(&mut de)
                 .and_then(|answer| de.end().map(|()| answer));
-                if let Ok((id, result)) = answer {
-                    if let RequestId::Number(n) = id
-                        && n > DIRECT_ID_BASE
-                    {
-                        // Ours (or forgotten meanwhile: dropped like rmcp drops it).
-                        self.direct
-                            .answer(n, Ok(ServerResult::CallToolResult(result)));
-                        continue;
-                    }
-                    self.calls.remove(&id);
-                    return Some(JsonRpcMessage::Response(JsonRpcResponse {
-                        jsonrpc: JsonRpcVersion2_0,
-                        id,
-                        result: ServerResult::CallToolResult(result),
-                    }));
+                if let Ok((RequestId::Number(n), result)) = answer {
+                    // Ours (or forgotten meanwhile: dropped like rmcp drops it).
+                    self.direct
+                        .answer(n, Ok(ServerResult::CallToolResult(result)));
+                    continue;
                 }
             }
             match serde_json::from_slice::<rmcp::service::RxJsonRpcMessage<rmcp::RoleClient>>(line)
@@ -722,16 +688,6 @@ impl rmcp::transport::Transport<rmcp::RoleClient> for StdioTransport {
                         };
                         self.direct.answer(key, answer);
                         continue;
-                    }
-                    if !self.calls.is_empty() {
-                        let answered = match &message {
-                            JsonRpcMessage::Response(r) => Some(&r.id),
-                            JsonRpcMessage::Error(e) => e.id.as_ref(),
-                            _ => None,
-                        };
-                        if let Some(id) = answered {
-                            self.calls.remove(id);
-                        }
                     }
                     return Some(message);
                 }
@@ -774,23 +730,43 @@ mod tests {
     use super::*;
     use rmcp::transport::Transport as _;
 
+    /// The fast-path parse of `line` (`ID` stands for the first direct id) with the direct
+    /// calls `pending` (offsets from [`DIRECT_ID_BASE`]) waiting.
     fn answer(pending: &[i64], line: &str) -> Option<(RequestId, CallToolResult)> {
-        let pending: HashSet<RequestId> = pending.iter().map(|&n| RequestId::Number(n)).collect();
-        let mut de = serde_json::Deserializer::from_str(line);
-        CallAnswer {
-            pending: &pending,
-            direct: None,
+        let direct = Direct {
+            writer: Arc::new(Writer {
+                queue: Mutex::new(Queue {
+                    buf: Vec::new(),
+                    queued: 0,
+                }),
+                pipe: tokio::sync::Mutex::new(Pipe {
+                    stdin: None,
+                    out: Vec::new(),
+                    written: 0,
+                    failed: None,
+                }),
+            }),
+            state: Mutex::new(DirectState::default()),
+        };
+        if let Ok(mut st) = direct.state.lock() {
+            for &n in pending {
+                st.pending
+                    .insert(DIRECT_ID_BASE + n, tokio::sync::oneshot::channel().0);
+            }
         }
-        .deserialize(&mut de)
-        .and_then(|a| de.end().map(|()| a))
-        .ok()
+        let line = line.replace("ID", &(DIRECT_ID_BASE + 1).to_string());
+        let mut de = serde_json::Deserializer::from_str(&line);
+        CallAnswer { direct: &direct }
+            .deserialize(&mut de)
+            .and_then(|a| de.end().map(|()| a))
+            .ok()
     }
 
     #[test]
     fn only_answers_to_pending_calls_take_the_fast_path() {
-        let ok = r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hi"}],"structuredContent":{"n":1},"isError":false}}"#;
+        let ok = r#"{"jsonrpc":"2.0","id":ID,"result":{"content":[{"type":"text","text":"hi"}],"structuredContent":{"n":1},"isError":false}}"#;
         let (id, result) = answer(&[1], ok).expect("fast path");
-        assert_eq!(id, RequestId::Number(1));
+        assert_eq!(id, RequestId::Number(DIRECT_ID_BASE + 1));
         assert_eq!(result.structured_content, Some(serde_json::json!({"n": 1})));
         assert_eq!(result.content.len(), 1);
         // Not pending, an error, a notification, a result before its id, no version, not a
@@ -799,7 +775,7 @@ mod tests {
         assert!(
             answer(
                 &[1],
-                r#"{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":"no"}}"#
+                r#"{"jsonrpc":"2.0","id":ID,"error":{"code":-1,"message":"no"}}"#
             )
             .is_none()
         );
@@ -810,12 +786,12 @@ mod tests {
             )
             .is_none()
         );
-        assert!(answer(&[1], r#"{"jsonrpc":"2.0","result":{"content":[]},"id":1}"#).is_none());
-        assert!(answer(&[1], r#"{"id":1,"result":{"content":[]}}"#).is_none());
+        assert!(answer(&[1], r#"{"jsonrpc":"2.0","result":{"content":[]},"id":ID}"#).is_none());
+        assert!(answer(&[1], r#"{"id":ID,"result":{"content":[]}}"#).is_none());
         assert!(
             answer(
                 &[1],
-                r#"{"jsonrpc":"2.0","id":1,"result":{"task":{"taskId":"t"}}}"#
+                r#"{"jsonrpc":"2.0","id":ID,"result":{"task":{"taskId":"t"}}}"#
             )
             .is_none()
         );
@@ -836,8 +812,8 @@ mod tests {
         .0
     }
 
-    /// A scripted "server": errors, notifications and other answers go through rmcp's
-    /// parser, tool results through the fast path, and an id can be reused once answered.
+    /// A scripted "server": requests rmcp sends itself (not on the direct path) get their
+    /// answers, errors and notifications through rmcp's parser, and ids can be reused.
     #[tokio::test]
     async fn receive_handles_errors_notifications_and_reused_ids() {
         let script = r#"read a; printf '%s\n' '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}' '{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"bad"}}'
@@ -861,7 +837,6 @@ read d"#;
             Some(JsonRpcMessage::Error(e)) => assert_eq!(e.id, Some(RequestId::Number(1))),
             other => panic!("expected the error answer, got {other:?}"),
         }
-        assert!(t.calls.is_empty());
         t.send(call(1)).await.expect("send");
         match t.receive().await {
             Some(JsonRpcMessage::Response(r)) => match r.result {
@@ -872,7 +847,6 @@ read d"#;
             },
             other => panic!("expected the tool result, got {other:?}"),
         }
-        assert!(t.calls.is_empty());
         let ping: rmcp::service::TxJsonRpcMessage<rmcp::RoleClient> =
             serde_json::from_str(r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#).expect("ping");
         t.send(ping).await.expect("send");
