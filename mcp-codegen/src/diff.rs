@@ -1,6 +1,6 @@
 //! Schema drift classifier behind `cargo xtask snapshot --check`.
 //!
-//! [`classify`] compares two fixture documents (BRIEF §3.1: the committed one and a fresh
+//! [`classify`] compares two fixture documents (the committed one and a fresh
 //! snapshot) as JSON values and says, tool by tool, what changed and how much it matters to
 //! callers of the generated code:
 //!

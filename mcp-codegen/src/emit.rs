@@ -1,4 +1,4 @@
-//! The emitter: one server module (BRIEF §3.4) from a fixture.
+//! The emitter: one server module from a fixture.
 //!
 //! ```text
 //! pub mod <alias> {
@@ -251,6 +251,17 @@ fn split_target<'a>(key: &'a str, tools: &BTreeSet<&str>) -> Option<(&'a str, Op
         .map(|(tool, arg)| (tool, Some(arg)))
 }
 
+/// `3 tools: a, b, c`, naming up to 12, then `… and N more`.
+fn list_names(names: &BTreeSet<&str>) -> String {
+    const SHOWN: usize = 12;
+    let shown = names.iter().take(SHOWN).copied().collect::<Vec<_>>();
+    let mut out = format!("{} tools: {}", names.len(), shown.join(", "));
+    if names.len() > SHOWN {
+        out.push_str(&format!(" … and {} more", names.len() - SHOWN));
+    }
+    out
+}
+
 pub(crate) fn plan(fixture: &Fixture, alias: &str, options: &Options) -> Result<Plan> {
     let all: BTreeSet<&str> = fixture.tools.iter().map(|t| t.name.as_str()).collect();
     let unknown_tool = |option: &'static str, tool: &str| Error::UnknownTool {
@@ -258,7 +269,7 @@ pub(crate) fn plan(fixture: &Fixture, alias: &str, options: &Options) -> Result<
         option,
         tool: tool.to_string(),
         hint: did_you_mean(tool, all.iter().copied()),
-        count: all.len(),
+        listed: list_names(&all),
     };
     if let Some(only) = &options.only {
         for t in only {

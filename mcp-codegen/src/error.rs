@@ -26,7 +26,7 @@ pub enum Error {
     },
     /// A tool named in an option (`only`, `skip`, `rename`, `types`) is not in the fixture.
     #[error(
-        "server \"{alias}\": unknown tool \"{tool}\" in `{option}`{hint}; the fixture has {count} tools (run `cargo xtask expand {alias}` to list them)"
+        "server \"{alias}\": unknown tool \"{tool}\" in `{option}`{hint}; the fixture has {listed}"
     )]
     UnknownTool {
         /// Server alias.
@@ -37,8 +37,9 @@ pub enum Error {
         tool: String,
         /// " (did you mean …?)" or empty.
         hint: String,
-        /// Number of tools in the fixture.
-        count: usize,
+        /// `N tools: a, b, …`: the fixture's tool count and names (the first 12, then
+        /// "… and N more").
+        listed: String,
     },
     /// An argument named in `rename` or `types` is not a top-level property of the tool.
     #[error(

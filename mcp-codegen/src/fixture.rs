@@ -1,6 +1,6 @@
 //! Fixtures: the committed snapshot of one server's `tools/list` (`fixtures/<alias>.json`).
 //!
-//! The format (BRIEF §3.1):
+//! The format:
 //!
 //! ```json
 //! {
@@ -186,6 +186,41 @@ impl Fixture {
     pub fn tools_hash(&self) -> String {
         tools_hash(self.tools.iter().map(|t| &t.raw))
     }
+}
+
+/// Every fixture of `dir`, sorted by file name: each `*.json` file, read and parsed. JSON
+/// files that are not fixtures (an object without a `tools` key, such as an `mcpServers`
+/// config) are passed over; other files (e.g. `servers.toml`) are ignored. A file that
+/// cannot be read or parsed is returned as its error, so a caller reports it and goes on.
+pub fn load_dir(dir: &Path) -> Result<Vec<(PathBuf, Result<Fixture>)>> {
+    let entries = std::fs::read_dir(dir).map_err(|source| Error::Read {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json") && p.is_file())
+        .collect();
+    files.sort();
+    let mut out = Vec::with_capacity(files.len());
+    for path in files {
+        let loaded = match std::fs::read(&path) {
+            Ok(bytes) => {
+                if let Ok(Value::Object(map)) = serde_json::from_slice::<Value>(&bytes)
+                    && !map.contains_key("tools")
+                {
+                    continue;
+                }
+                Fixture::from_slice(&bytes, &path)
+            }
+            Err(source) => Err(Error::Read {
+                path: path.clone(),
+                source,
+            }),
+        };
+        out.push((path, loaded));
+    }
+    Ok(out)
 }
 
 /// Builds a fixture document in the canonical form: tools sorted by name, keys sorted.

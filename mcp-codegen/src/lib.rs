@@ -1,17 +1,23 @@
 //! # mcp-codegen
 //!
 //! The code generation library behind mcp-bindgen. It has no `proc_macro` dependency so the
-//! proc macro (`mcp-macros`), the `xtask` commands and the tests share it:
+//! proc macro (`mcp-macros`), the command line (`mcp-bindgen-cli`) and the tests share it:
 //!
 //! * [`fixture`] — the fixture model (`fixtures/<alias>.json`), its loader and its canonical
 //!   JSON form (sorted keys, 2-space indent, trailing newline) and hash;
-//! * [`emit`] — [`generate`]: fixture → the typed server module (BRIEF §3.4), with
-//!   [`Options`] (`only`, `skip`, `rename`, `types`) and per-tool fallbacks instead of
-//!   failures; [`expand_to_string`] formats it;
 //! * [`naming`] — tool names → Rust names, [`naming::openai_name`];
 //! * [`openai`] — OpenAI function definitions (non-strict and strict);
-//! * [`verify`] — the per-fixture report behind `cargo xtask verify`;
-//! * [`diff`] — the schema drift classifier behind `cargo xtask snapshot --check`.
+//! * [`diff`] — the schema drift classifier behind `snapshot --check`;
+//! * [`project`] — where a project's registry and fixtures live (the rule `mcp_tools!` and
+//!   the command line share) and how to name a command in the user's vocabulary.
+//!
+//! With the default feature `generate` (typify, syn, prettyplease; `mcp-runtime` does without
+//! it):
+//!
+//! * `emit` — `generate`: fixture → the typed server module, with `Options` (`only`,
+//!   `skip`, `rename`, `types`) and per-tool fallbacks instead of failures;
+//!   `expand_to_string` formats it;
+//! * `verify` — the per-fixture report behind the `verify` command.
 //!
 //! Internally, `normalize` rewrites each schema into what typify 0.8 handles, the
 //! `typify_driver` (the only module calling typify) converts it inside `catch_unwind`, and
@@ -27,6 +33,7 @@ pub mod naming;
 #[cfg(feature = "generate")]
 mod normalize;
 pub mod openai;
+pub mod project;
 #[cfg(feature = "generate")]
 mod prompts;
 #[cfg(feature = "generate")]

@@ -2,8 +2,8 @@
 //!
 //! One [`TypeSpace`](typify::TypeSpace) per tool schema (input and output get their own, the
 //! output one is emitted in a nested module), so `$defs` names of different tools and of a
-//! tool's input and output never meet. typify panics on several inputs (see
-//! `notes/schema-pitfalls.md`); every call runs inside [`std::panic::catch_unwind`] with the
+//! tool's input and output never meet. typify panics on several inputs (unions of
+//! `$ref`s with `null`, reference cycles without an object between them, …); every call runs inside [`std::panic::catch_unwind`] with the
 //! panic hook silenced, and a panic or error becomes a human-readable reason that the caller
 //! turns into a per-tool fallback.
 
@@ -93,7 +93,7 @@ fn shorten(reason: &str) -> String {
     match one_line.char_indices().nth(MAX_REASON) {
         None => one_line,
         Some((cut, _)) => format!(
-            "{}… ({} more characters; `cargo xtask verify` lists the tool)",
+            "{}… ({} more characters; the `verify` command prints the tool)",
             &one_line[..cut],
             one_line[cut..].chars().count()
         ),

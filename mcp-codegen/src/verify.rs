@@ -5,11 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
-
+use crate::Result;
 use crate::emit::{Options, plan};
 use crate::fixture::Fixture;
-use crate::{Error, Result};
 
 /// The outcome for one tool.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -158,43 +156,13 @@ pub fn alias_of(fixture: &Fixture) -> String {
         .unwrap_or_else(|| "server".to_string())
 }
 
-/// Verifies every `*.json` fixture in `dir` (sorted by name). JSON files that are not
-/// fixtures (an object without a `tools` key, such as an `mcpServers` config) are skipped;
-/// other files (e.g. `servers.toml`) are ignored.
+/// Verifies every fixture in `dir` ([`crate::fixture::load_dir`]: `*.json` files with a
+/// `tools` key, sorted by name); a file that cannot be read or parsed counts as one error.
 pub fn verify_dir(dir: &Path) -> Result<Summary> {
-    let entries = std::fs::read_dir(dir).map_err(|source| Error::Read {
-        path: dir.to_path_buf(),
-        source,
-    })?;
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "json") && p.is_file())
-        .collect();
-    files.sort();
     let mut summary = Summary::default();
-    for path in files {
-        let bytes = match std::fs::read(&path) {
-            Ok(b) => b,
-            Err(source) => {
-                let e = Error::Read {
-                    path: path.clone(),
-                    source,
-                };
-                summary.tools.push(ToolStatus {
-                    fixture: path,
-                    tool: String::new(),
-                    status: Status::Error(e.to_string()),
-                });
-                continue;
-            }
-        };
-        if let Ok(Value::Object(map)) = serde_json::from_slice::<Value>(&bytes)
-            && !map.contains_key("tools")
-        {
-            continue;
-        }
+    for (path, loaded) in crate::fixture::load_dir(dir)? {
         summary.fixtures += 1;
-        match Fixture::from_slice(&bytes, &path) {
+        match loaded {
             Ok(fixture) => {
                 let alias = alias_of(&fixture);
                 summary.tools.extend(verify_fixture(&fixture, &alias));

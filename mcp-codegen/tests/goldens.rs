@@ -1,5 +1,5 @@
 //! Golden files: the generated code (prettyplease) for every hand-made edge-case fixture in
-//! `tests/fixtures/` (each row of `notes/schema-pitfalls.md` is covered) and for the GitHub
+//! `tests/fixtures/` (one per known schema pitfall) and for the GitHub
 //! corpus, compared with `tests/goldens/<name>.rs`. `UPDATE_GOLDENS=1 cargo test -p
 //! mcp-codegen --test goldens` rewrites them. The goldens are compiled (and round-tripped)
 //! by `tests/tests/goldens_compile.rs` in the `mcp-bindgen-tests` package.

@@ -26,9 +26,11 @@ use syn::{Ident, LitStr, Token};
 /// );
 /// ```
 ///
-/// The fixture is looked up as `fixtures/<alias>.json` in `$MCP_FIXTURES_DIR` when set
-/// (relative to the crate's manifest directory), else in the crate's directory and then in
-/// each parent directory (so a workspace member finds the workspace's `fixtures/`).
+/// The fixture is `<alias>.json` in `$MCP_FIXTURES_DIR` when set (relative to the crate's
+/// manifest directory), else in the project's `fixtures/` folder: the one next to the
+/// nearest `Cargo.toml`, from the crate's directory up, whose `fixtures/` holds
+/// `servers.toml` or `<alias>.json` (so a workspace member finds the workspace's
+/// `fixtures/`; the command line finds it by the same rule from the current directory).
 /// Editing the fixture recompiles the crate.
 ///
 /// With `MCP_BINDGEN_TIMINGS=1` in the environment of the build, each expansion prints its
@@ -164,7 +166,8 @@ fn expand(call: &MacroCall) -> TokenStream {
             return error_at(
                 span,
                 &format!(
-                    "cannot read the fixture of MCP server \"{alias}\" at {shown}: {e}; run `cargo xtask snapshot {alias}`"
+                    "cannot read the fixture of MCP server \"{alias}\" at {shown}: {e}; run {}",
+                    snapshot_hint(&path, &alias)
                 ),
             );
         }
@@ -174,7 +177,10 @@ fn expand(call: &MacroCall) -> TokenStream {
         Err(e) => {
             return error_at(
                 span,
-                &format!("{e}; fix the file or run `cargo xtask snapshot {alias}` to rewrite it"),
+                &format!(
+                    "{e}; fix the file or run {} to rewrite it",
+                    snapshot_hint(&path, &alias)
+                ),
             );
         }
     };
@@ -304,41 +310,18 @@ fn option_span(call: &MacroCall, message: &str) -> Option<Span> {
     None
 }
 
-/// `$MCP_FIXTURES_DIR/<alias>.json`, else `fixtures/<alias>.json` in the manifest directory
-/// or the nearest parent that has it.
+/// `$MCP_FIXTURES_DIR/<alias>.json`, else `fixtures/<alias>.json` of the project the crate
+/// belongs to ([`mcp_codegen::project::find_fixture`], the rule the command line uses).
 fn find_fixture(alias: &str) -> Result<PathBuf, String> {
     let manifest = std::env::var_os("CARGO_MANIFEST_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("."));
-    let file = format!("{alias}.json");
-    if alias.is_empty() || alias.contains(['/', '\\']) || alias.starts_with('.') {
-        return Err(format!(
-            "\"{alias}\" is not a server alias (aliases match [a-z][a-z0-9_-]*, as in fixtures/servers.toml)"
-        ));
-    }
-    if let Some(dir) = std::env::var_os("MCP_FIXTURES_DIR") {
-        let dir = manifest.join(dir);
-        let path = dir.join(&file);
-        return if path.is_file() {
-            Ok(path)
-        } else {
-            Err(format!(
-                "no fixture for MCP server \"{alias}\" at {} (MCP_FIXTURES_DIR={}); run `cargo xtask snapshot {alias}`",
-                path.display(),
-                dir.display()
-            ))
-        };
-    }
-    let mut dir: Option<&Path> = Some(&manifest);
-    while let Some(d) = dir {
-        let path = d.join("fixtures").join(&file);
-        if path.is_file() {
-            return Ok(path);
-        }
-        dir = d.parent();
-    }
-    Err(format!(
-        "no fixture for MCP server \"{alias}\" at {} (resolved from CARGO_MANIFEST_DIR, also searched its parents); run `cargo xtask snapshot {alias}`",
-        manifest.join("fixtures").join(&file).display()
-    ))
+    let fixtures_dir = std::env::var_os("MCP_FIXTURES_DIR").map(PathBuf::from);
+    mcp_codegen::project::find_fixture(&manifest, fixtures_dir.as_deref(), alias)
+}
+
+/// The command that (re)writes the fixture of `alias`, in the vocabulary of the user whose
+/// project is at `dir`.
+fn snapshot_hint(dir: &Path, alias: &str) -> String {
+    mcp_codegen::project::Runner::detect(dir).command(&format!("snapshot {alias}"))
 }

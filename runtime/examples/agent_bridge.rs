@@ -2,8 +2,8 @@
 //! calls for a model without MCP support, dispatched from model-style tool calls, and handed
 //! over natively (tool definitions + session) to a model with MCP support.
 //!
-//! Uses the default registry `fixtures/servers.toml` (servers `demo`, `everything`, `time`).
-//! `cargo xtask test` sets what it needs; by hand:
+//! Uses the default registry `fixtures/servers.toml` (servers `demo`, `everything`, `time`),
+//! whose paths default to where these commands put the servers:
 //!
 //! ```sh
 //! cargo xtask install-servers everything time
@@ -11,10 +11,10 @@
 //! cargo run -p mcp-runtime --example agent_bridge
 //! ```
 //!
-//! `MCP_SERVERS_DIR` defaults to `<workspace>/target/mcp-servers` and `MCP_DEMO_SERVER` to
-//! `<workspace>/target/debug/mcp-demo-server`.
+//! (`MCP_SERVERS_DIR` and `MCP_DEMO_SERVER` override `target/mcp-servers` and
+//! `target/debug/mcp-demo-server`.)
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use mcp_runtime::Registry;
 use mcp_runtime::toolbox::{AgentConfig, AgentTools, ModelPolicy, ModelRef, Toolbox};
@@ -22,35 +22,9 @@ use mcp_runtime::toolbox::{AgentConfig, AgentTools, ModelPolicy, ModelRef, Toolb
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace.join("target"));
-    let servers_dir = std::env::var("MCP_SERVERS_DIR").unwrap_or_else(|_| {
-        workspace
-            .join("target/mcp-servers")
-            .to_string_lossy()
-            .into_owned()
-    });
-    let demo_server = std::env::var("MCP_DEMO_SERVER").unwrap_or_else(|_| {
-        target
-            .join("debug/mcp-demo-server")
-            .to_string_lossy()
-            .into_owned()
-    });
-    if !Path::new(&demo_server).exists() {
-        eprintln!(
-            "note: no demo server at {demo_server}; build it with `cargo build -p mcp-bindgen-tests --bin mcp-demo-server` (it will be skipped)"
-        );
-    }
-
     let registry = Registry::load(workspace.join("fixtures/servers.toml"))?;
     let toolbox = Toolbox::builder(&registry)
         .only(["demo", "everything", "time"])
-        .env(move |name| match name {
-            "MCP_SERVERS_DIR" => Some(servers_dir.clone()),
-            "MCP_DEMO_SERVER" => Some(demo_server.clone()),
-            other => std::env::var(other).ok(),
-        })
         // `demo` and `time` may be offered to models without MCP as function calls.
         .function_call_wrapper("demo", true)
         .function_call_wrapper("time", true)
@@ -116,7 +90,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!("  {name}({args})\n    → {text}");
     }
 
-    println!("\n== agents (BRIEF §5 rules)");
+    println!("\n== agents (model/server rules)");
     let policy = ModelPolicy::new()
         .provider("anthropic", true)
         .model("openai", "gpt-4o-mcp", true);

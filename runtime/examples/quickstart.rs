@@ -6,8 +6,11 @@
 //!
 //! ```sh
 //! cargo build -p mcp-bindgen-tests --bin mcp-demo-server
-//! MCP_DEMO_SERVER=$PWD/target/debug/mcp-demo-server cargo run -p mcp-runtime --example quickstart
+//! cargo run -p mcp-runtime --example quickstart
 //! ```
+//!
+//! The registry `fixtures/servers.toml` starts `target/debug/mcp-demo-server` (set
+//! `MCP_DEMO_SERVER` to use another build).
 
 use std::path::Path;
 

@@ -190,6 +190,30 @@ impl fmt::Debug for Redacted<'_> {
 }
 
 impl Registry {
+    /// Finds and reads the project's registry by the rule the command line and
+    /// `mcp_tools!` use: `fixtures/servers.toml` next to the nearest `Cargo.toml`, from the
+    /// current directory up. So a program run anywhere in its project (`cargo run`, tests)
+    /// starts its servers exactly as `snapshot` did. A program deployed outside its project
+    /// loads its registry with [`Registry::load`].
+    pub fn discover() -> Result<Self> {
+        let not_found = |path: PathBuf, why: String| Error::RegistryRead {
+            path,
+            source: std::io::Error::new(std::io::ErrorKind::NotFound, why),
+        };
+        let cwd = std::env::current_dir()
+            .map_err(|e| not_found(PathBuf::from("."), format!("no current directory: {e}")))?;
+        match mcp_codegen::project::find_registry(&cwd) {
+            Some(path) => Self::load(path),
+            None => Err(not_found(
+                cwd.join(mcp_codegen::project::FIXTURES_DIR)
+                    .join(mcp_codegen::project::REGISTRY_FILE),
+                "no fixtures/servers.toml next to a Cargo.toml in this directory or its parents \
+                 (run the program inside its project, or read the registry with Registry::load(path))"
+                    .to_string(),
+            )),
+        }
+    }
+
     /// Reads a registry: TOML (`servers.toml`) or JSON (`{"mcpServers": …}`), chosen by the
     /// file's extension (`.json` → JSON).
     pub fn load(path: impl AsRef<Path>) -> Result<Self> {

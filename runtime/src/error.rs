@@ -138,7 +138,8 @@ pub enum Error {
     },
     /// The live server's tools differ from the fixture the code was generated from.
     #[error(
-        "server \"{server}\" drifted from its fixture: {summary}; run `cargo xtask snapshot --check {server}` to see the changes"
+        "server \"{server}\" drifted from its fixture: {summary}; run {} to see the changes",
+        mcp_codegen::project::either_command(&format!("snapshot --check {server}"))
     )]
     Drift {
         /// The server's alias.
@@ -207,7 +208,7 @@ pub enum ErrorKind {
     Drift,
     /// A server marked `required = true` could not be started.
     RequiredServer,
-    /// BRIEF §5: a model without MCP support was given a server without a function-call
+    /// A model without MCP support was given a server without a function-call
     /// wrapper.
     ModelServerMismatch,
     /// The registry, toolbox or agent configuration is invalid (unreadable registry, unknown

@@ -22,7 +22,9 @@ use serde_json::Value;
 use crate::config::{Resolved, ServerConfig, TransportConfig};
 use crate::drift::{self, DriftPolicy};
 use crate::error::{Error, Result};
-use crate::transport::{Direct, RawTap, SseTransport, StderrEof, StderrTail, StdioTransport};
+#[cfg(feature = "http")]
+use crate::transport::SseTransport;
+use crate::transport::{Direct, RawTap, StderrEof, StderrTail, StdioTransport};
 
 /// Idle deadline of a request when neither the call nor the registry sets one.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -872,15 +874,24 @@ impl Session {
                         }
                     }
                 }
+                #[cfg(feature = "http")]
                 TransportConfig::StreamableHttp { url, headers } => {
                     let t = crate::transport::streamable_http(alias, url, headers, tap.clone())?;
                     handler.serve(t).await.map_err(init_err)
                 }
+                #[cfg(feature = "http")]
                 TransportConfig::Sse { url, headers } => {
                     let t =
                         SseTransport::connect(alias, url, headers, connect_timeout, tap.clone())
                             .await?;
                     handler.serve(t).await.map_err(init_err)
+                }
+                #[cfg(not(feature = "http"))]
+                TransportConfig::StreamableHttp { .. } | TransportConfig::Sse { .. } => {
+                    Err(transport_err(format!(
+                        "this build of mcp-runtime has no HTTP transports, so `transport = \"{}\"` cannot connect; enable the `http` feature of mcp-runtime (on by default)",
+                        inner.kind
+                    )))
                 }
             }
         };
@@ -1237,7 +1248,11 @@ impl Session {
         match (summary, policy) {
             (None, _) | (_, DriftPolicy::Ignore) => Ok(false),
             (Some(summary), DriftPolicy::Warn) => {
-                tracing::warn!(server = %self.inner.alias, "server drifted from its fixture: {summary}; run `cargo xtask snapshot --check {}` to see the changes", self.inner.alias);
+                tracing::warn!(
+                    server = %self.inner.alias,
+                    "server drifted from its fixture: {summary}; run {} to see the changes",
+                    mcp_codegen::project::either_command(&format!("snapshot --check {}", self.inner.alias))
+                );
                 Ok(true)
             }
             (Some(summary), DriftPolicy::Error) => Err(Error::Drift {

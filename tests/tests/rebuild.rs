@@ -55,8 +55,8 @@ fn editing_a_fixture_rebuilds_the_user_crate() {
         )
         .expect("fixture");
     };
-    // Share compiled dependencies with the trybuild tests.
-    let target = root().join("target/tests/rebuild");
+    // Shared with the other scratch crates of the tests (`stdio_only.rs`).
+    let target = root().join("target/tests/scratch");
     let cargo = || {
         let mut c = Command::new(env!("CARGO"));
         c.args(["run", "--quiet", "--offline"])

@@ -1,4 +1,4 @@
-//! `cargo xtask bench [--smoke] [--skip SECTION…]`: the benchmark suite (BRIEF §6, issue 7).
+//! `cargo xtask bench [--smoke] [--skip SECTION…]`: the benchmark suite.
 //!
 //! One run, contenders side by side, results as medians of per-round ratios:
 //!
@@ -17,12 +17,15 @@
 //!    workspace's `Cargo.lock`, `--offline`, dependencies warmed first, medians of 3);
 //! 4. **snapshot** — `cargo xtask snapshot` of every default server in parallel against the
 //!    slowest server alone (wall-clock time of this binary's `snapshot` command, fixtures
-//!    written under `target/bench`, never into `fixtures/`).
+//!    written under `target/bench`, never into `fixtures/`);
+//! 5. **features** — what a stdio-only user crate (`mcp-runtime` with
+//!    `default-features = false`) saves against the default: its dependency count
+//!    (`cargo tree`) and a cold `cargo check` (empty target dir).
 //!
 //! Outputs: a table on stdout, `target/bench/results.json`, and `BENCHMARKS.md` at the
 //! workspace root (hand-written notes below its `<!-- notes -->` marker are kept).
 //! `--smoke` runs tiny iteration counts only to check that every contender works (sections
-//! `check` and `snapshot` are skipped; `snapshot --check` is part of the test command) and
+//! `check`, `snapshot` and `features` are skipped; `snapshot --check` is part of the test command) and
 //! writes `target/bench/results-smoke.json` only.
 
 use std::fmt::Write as _;
@@ -34,7 +37,8 @@ use mcp_codegen::fixture::Fixture;
 use mcp_codegen::{Options, format_tokens, generate};
 use serde_json::{Map, Value, json};
 
-const USAGE: &str = "usage: cargo xtask bench [--smoke] [--skip calls|expand|check|snapshot]…
+const USAGE: &str =
+    "usage: cargo xtask bench [--smoke] [--skip calls|expand|check|snapshot|features]…
 
   --smoke          tiny iteration counts: only checks that every contender works
   --skip SECTION   leave a section out (repeatable)";
@@ -53,7 +57,7 @@ const GITHUB_CORPUS: &str = "../shared/corpus/github-official/tools.json";
 const NOTES_MARKER: &str =
     "<!-- notes: everything below this line is kept by `cargo xtask bench` -->";
 
-const SECTIONS: [&str; 4] = ["calls", "expand", "check", "snapshot"];
+const SECTIONS: [&str; 5] = ["calls", "expand", "check", "snapshot", "features"];
 
 struct Args {
     smoke: bool,
@@ -82,7 +86,7 @@ fn parse(args: &[String]) -> Result<Args, String> {
     }
     if out.smoke {
         out.skip
-            .extend(["check".to_string(), "snapshot".to_string()]);
+            .extend(["check", "snapshot", "features"].map(String::from));
     }
     Ok(out)
 }
@@ -141,6 +145,9 @@ fn run_inner(args: &Args) -> Result<(), String> {
     }
     if runs("snapshot") {
         results.insert("snapshot".into(), snapshot(&dir)?);
+    }
+    if runs("features") {
+        results.insert("features".into(), features(&root, &dir)?);
     }
     let load_after = load_average();
     let machine = machine_facts(load_before.as_deref(), load_after.as_deref());
@@ -544,12 +551,16 @@ fn main() {
 }
 "#;
 
+/// A scratch crate `dir/name` outside the workspace: `mcp-runtime` as a path dependency
+/// (with `runtime_options`, e.g. `, default-features = false`), the workspace's
+/// `Cargo.lock`, `main` as `src/main.rs` and `fixture` as `fixtures/github_official.json`.
 fn scratch_crate(
     dir: &Path,
     name: &str,
     main: &str,
     root: &Path,
     fixture: &[u8],
+    runtime_options: &str,
 ) -> Result<PathBuf, String> {
     let krate = dir.join(name);
     let src = krate.join("src");
@@ -561,7 +572,7 @@ fn scratch_crate(
         std::path::absolute(root.join("runtime")).unwrap_or_else(|_| root.join("runtime"));
     let manifest = format!(
         "[package]\nname = \"{name}\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
-         [dependencies]\nmcp-runtime = {{ path = {:?} }}\n\n# Not part of the mcp-bindgen workspace.\n[workspace]\n",
+         [dependencies]\nmcp-runtime = {{ path = {:?}{runtime_options} }}\n\n# Not part of the mcp-bindgen workspace.\n[workspace]\n",
         runtime.to_string_lossy()
     );
     let write = |path: PathBuf, text: &[u8]| {
@@ -616,8 +627,8 @@ fn check_overhead(root: &Path, dir: &Path) -> Result<Value, String> {
     let (_, corpus) = github_corpus(root)?;
     let check_dir = dir.join("check");
     let target = check_dir.join("target");
-    let base = scratch_crate(&check_dir, "bench_base", SCRATCH_BASE, root, &corpus)?;
-    let with = scratch_crate(&check_dir, "bench_github", SCRATCH_WITH, root, &corpus)?;
+    let base = scratch_crate(&check_dir, "bench_base", SCRATCH_BASE, root, &corpus, "")?;
+    let with = scratch_crate(&check_dir, "bench_github", SCRATCH_WITH, root, &corpus, "")?;
     eprintln!(
         "bench: warming the scratch crates' dependencies (cargo check in {}; slow the first time)",
         target.display()
@@ -651,6 +662,76 @@ fn check_overhead(root: &Path, dir: &Path) -> Result<Value, String> {
         "macro_expansion_ms": macro_ms,
         "macro_expansion_median_ms": median(&macro_ms),
     }))
+}
+
+// ---------------------------------------------------------------------------------------
+// 5. features: a stdio-only user crate against the default
+// ---------------------------------------------------------------------------------------
+
+/// The packages in `krate`'s build (`cargo tree`, normal and build dependencies, each
+/// package once), not counting the crate itself.
+fn dependency_count(krate: &Path) -> Result<usize, String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let out = Command::new(cargo)
+        .args([
+            "tree",
+            "--offline",
+            "-e",
+            "normal,build",
+            "--prefix",
+            "none",
+        ])
+        .current_dir(krate)
+        .output()
+        .map_err(|e| format!("cannot run cargo tree: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "cargo tree in {} failed:\n{}",
+            krate.display(),
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let packages: std::collections::BTreeSet<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| {
+            let mut words = l.split_whitespace();
+            Some(format!("{} {}", words.next()?, words.next()?))
+        })
+        .collect();
+    Ok(packages.len().saturating_sub(1))
+}
+
+fn features(root: &Path, dir: &Path) -> Result<Value, String> {
+    let (_, corpus) = github_corpus(root)?;
+    let features_dir = dir.join("features");
+    let mut out = Map::new();
+    for (kind, options) in [
+        ("stdio_only", ", default-features = false"),
+        ("default", ""),
+    ] {
+        let krate = scratch_crate(
+            &features_dir,
+            &format!("bench_{kind}"),
+            SCRATCH_BASE,
+            root,
+            &corpus,
+            options,
+        )?;
+        let dependencies = dependency_count(&krate)?;
+        let target = features_dir.join(format!("target-{kind}"));
+        if target.exists() {
+            std::fs::remove_dir_all(&target)
+                .map_err(|e| format!("cannot empty {}: {e}", target.display()))?;
+        }
+        eprintln!("bench: cold cargo check of a {kind} user crate ({dependencies} dependencies)");
+        let (elapsed, _) = cargo_check(&krate, &target)?;
+        eprintln!("bench: {kind}: {:.1} s", elapsed.as_secs_f64());
+        out.insert(
+            kind.to_string(),
+            json!({ "dependencies": dependencies, "cold_check_s": elapsed.as_secs_f64() }),
+        );
+    }
+    Ok(Value::Object(out))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1005,6 +1086,31 @@ fn summary_rows(results: &Map<String, Value>) -> Vec<Row> {
             ),
         });
     }
+    if let Some(features) = results.get("features") {
+        let get = |kind: &str, key: &str| features.pointer(&format!("/{kind}/{key}"))?.as_f64();
+        rows.push(Row {
+            key: "deps_stdio_only",
+            what: "dependencies of a user crate, stdio only (`default-features = false`)",
+            value: get("stdio_only", "dependencies"),
+            unit: "crates",
+            target: None,
+            detail: format!(
+                "default features (HTTP transports, rustls): {} crates",
+                get("default", "dependencies").unwrap_or(f64::NAN)
+            ),
+        });
+        rows.push(Row {
+            key: "cold_check_stdio_only_s",
+            what: "cold `cargo check` of a user crate, stdio only",
+            value: get("stdio_only", "cold_check_s"),
+            unit: "s",
+            target: None,
+            detail: format!(
+                "default features: {:.1} s (empty target dir, `--offline`, one run each)",
+                get("default", "cold_check_s").unwrap_or(f64::NAN)
+            ),
+        });
+    }
     rows
 }
 
@@ -1013,6 +1119,7 @@ fn fmt_value(v: Option<f64>, unit: &str) -> String {
         None => "-".to_string(),
         Some(v) if unit == "×" => format!("{v:.2}×"),
         Some(v) if unit == "ms" => format!("{v:.1} ms"),
+        Some(v) if unit == "crates" => format!("{v:.0} crates"),
         Some(v) => format!("{v:.2} {unit}"),
     }
 }
@@ -1166,7 +1273,10 @@ fn write_markdown(
          `src/main.rs`, dependencies warm, own target dir under `target/bench/check`, median of 3.\n\
          * **Snapshot**: wall time of `cargo xtask snapshot` (the xtask binary, fixtures written \
          under `target/bench`) for every default server at once, against the slowest server \
-         alone, 3 rounds.\n"
+         alone, 3 rounds.\n\
+         * **Features**: a scratch user crate on `mcp-runtime` with default features and with \
+         `default-features = false` (stdio only): packages in `cargo tree -e normal,build`, and \
+         `cargo check --offline` into an empty target dir, once each.\n"
     );
     text.push_str(NOTES_MARKER);
     text.push_str(&notes);

@@ -1,12 +1,14 @@
-//! Project commands, run as `cargo xtask <command>` from anywhere in the workspace.
+//! This repository's dev runner, `cargo xtask <command>`.
+//!
+//! The user-facing commands (`snapshot`, `verify`, `expand`, `tools`, `call`) are
+//! `mcp-bindgen-cli`'s, run exactly as a user's own 3-line xtask runs them: paths resolve
+//! from the current directory like cargo's. Before `snapshot` and `call` this runner installs
+//! the pinned servers and builds the demo server they select (`prepare`). The rest are this
+//! repository's own tasks:
 //!
 //! | command | what it does |
 //! |---|---|
-//! | `snapshot [ALIAS…] [--config PATH] [--fixtures DIR] [--check] [--all-required]` | connect to servers, write or check fixtures |
-//! | `verify [--fixtures DIR]` | codegen over every fixture, no network |
-//! | `expand ALIAS\|PATH` | print the generated Rust |
 //! | `install-servers [ALIAS…] [--conformance]` | install the pinned npm/PyPI servers into `target/mcp-servers` |
-//! | `tools [--fixtures DIR] [--strict] [--prefix]` | OpenAI function-call export of every fixture |
 //! | `conformance [--scenario NAME]…` | the official MCP conformance client scenarios |
 //! | `bench [--smoke]` | the benchmark suite; writes `BENCHMARKS.md` and `target/bench/results.json` |
 //! | `demo` | the quickstart: snapshot the embedded demo server, run the typed example |
@@ -17,26 +19,26 @@ use std::process::ExitCode;
 
 mod bench;
 mod conformance;
-mod expand;
+mod prepare;
 mod servers;
-mod snapshot;
 mod test;
-mod tools;
-mod verify;
+
+/// How the user runs this program, for usage texts and hints.
+const INVOKED_AS: &str = "cargo xtask";
 
 const USAGE: &str = "usage: cargo xtask <command> [args]
 
-commands:
-  snapshot [ALIAS…] [--config PATH] [--fixtures DIR] [--check] [--all-required]
-                      connect to the registry's servers and write fixtures/<alias>.json;
-                      with --check write nothing, classify every change, exit 1 on drift
-  verify [--fixtures DIR]
-                      generate code for every fixture (no network); exit 1 on errors
-  expand ALIAS|PATH   print the code mcp_tools! generates for a fixture
+the mcp-bindgen commands (mcp-bindgen-cli; `cargo xtask <command> --help` for options):
+  snapshot [ALIAS…] [--check]   connect to the registry's servers and write fixtures/<alias>.json;
+                                with --check write nothing, classify every change, exit 1 on drift
+  verify [--fixtures DIR]       generate code for every fixture (no network); exit 1 on errors
+  expand ALIAS|PATH             print the code mcp_tools!(\"ALIAS\") generates
+  tools [--strict]              print the OpenAI function-call `tools` array of every fixture
+  call ALIAS TOOL [JSON]        call one tool of a configured server, print the result
+
+this repository's tasks:
   install-servers [ALIAS…] [--conformance]
                       install the pinned npm/PyPI servers into target/mcp-servers
-  tools [--fixtures DIR] [--strict] [--prefix]
-                      print the OpenAI function-call `tools` array of every fixture
   conformance [--scenario NAME]…
                       run the official MCP conformance client scenarios
                       (installs Node 22 and the pinned suite into target/mcp-servers)
@@ -49,28 +51,43 @@ commands:
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let root = workspace_root();
-    if let Err(e) = std::env::set_current_dir(&root) {
-        eprintln!(
-            "error: cannot enter the workspace root {}: {e}",
-            root.display()
-        );
-        return ExitCode::FAILURE;
-    }
     let Some((command, rest)) = args.split_first() else {
         eprintln!("{USAGE}");
         return ExitCode::from(2);
     };
     match command.as_str() {
-        "snapshot" => snapshot::run(rest),
-        "verify" => verify::run(rest),
-        "expand" => expand::run(rest),
-        "install-servers" => servers::run(rest),
-        "demo" => demo(),
-        "test" => test::run(rest),
-        "tools" => tools::run(rest),
-        "conformance" => conformance::run(rest),
-        "bench" => bench::run(rest),
+        "snapshot" | "call" => {
+            let help = rest.iter().any(|a| a == "-h" || a == "--help");
+            if let Some(aliases) = prepare::selected(command, rest)
+                && !help
+                && let Err(e) = prepare::prepare(&aliases)
+            {
+                eprintln!("{command}: error: {e}");
+                return ExitCode::FAILURE;
+            }
+            mcp_bindgen_cli::run(INVOKED_AS, &args)
+        }
+        "verify" | "expand" | "tools" | "-V" | "--version" => {
+            mcp_bindgen_cli::run(INVOKED_AS, &args)
+        }
+        "install-servers" | "demo" | "test" | "conformance" | "bench" => {
+            // This repository's tasks run from the workspace root.
+            let root = workspace_root();
+            if let Err(e) = std::env::set_current_dir(&root) {
+                eprintln!(
+                    "error: cannot enter the workspace root {}: {e}",
+                    root.display()
+                );
+                return ExitCode::FAILURE;
+            }
+            match command.as_str() {
+                "install-servers" => servers::run(rest),
+                "demo" => demo(),
+                "test" => test::run(rest),
+                "conformance" => conformance::run(rest),
+                _ => bench::run(rest),
+            }
+        }
         "-h" | "--help" | "help" => {
             println!("{USAGE}");
             ExitCode::SUCCESS
@@ -84,12 +101,24 @@ fn main() -> ExitCode {
 
 /// The quickstart: snapshot the embedded demo server, then run the typed example on it.
 fn demo() -> ExitCode {
-    let code = snapshot::run(&["demo".to_string()]);
+    let root = workspace_root();
+    let example = root.join("runtime/examples/quickstart.rs");
+    println!(
+        "==> cargo xtask demo: build the embedded demo MCP server, snapshot it into fixtures/demo.json,\n    then build and run {} (typed calls through mcp_tools!(\"demo\")).\n    The first build compiles the whole dependency tree: a few minutes on a small machine.\n",
+        example.display()
+    );
+    if let Err(e) = prepare::prepare(&["demo".to_string()]) {
+        eprintln!("demo: {e}");
+        return ExitCode::FAILURE;
+    }
+    let code = mcp_bindgen_cli::run(INVOKED_AS, &["snapshot".to_string(), "demo".to_string()]);
     if code != ExitCode::SUCCESS {
         return code;
     }
-    println!("\n==> cargo run -p mcp-runtime --example quickstart   (mcp_tools!(\"demo\"))\n");
-    // `snapshot` set MCP_DEMO_SERVER for this process; the example inherits it.
+    println!(
+        "\n==> cargo run -p mcp-runtime --example quickstart   ({})\n",
+        example.display()
+    );
     match cargo(&[
         "run",
         "--quiet",
@@ -98,7 +127,13 @@ fn demo() -> ExitCode {
         "--example",
         "quickstart",
     ]) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(()) => {
+            println!(
+                "\n==> done: the program above is {}; `cargo xtask expand demo` prints the code mcp_tools!(\"demo\") generated.",
+                example.display()
+            );
+            ExitCode::SUCCESS
+        }
         Err(e) => {
             eprintln!("demo: {e}");
             ExitCode::FAILURE

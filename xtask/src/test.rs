@@ -4,10 +4,13 @@
 //!    `target/mcp-servers` (idempotent);
 //! 2. runs `cargo test --workspace` with the registry's environment set (and
 //!    `PROPTEST_CASES=10000`: the generator's property test sees 10 000 random schemas);
-//! 3. runs `verify` over the committed fixtures (codegen, no network);
-//! 4. runs `snapshot --check --all-required`: every default server must reproduce its
-//!    committed fixture byte for byte;
-//! 5. runs `bench --smoke`: every benchmark contender works (tiny iteration counts).
+//! 3. runs `verify` over the committed fixtures (codegen, no network; `mcp-bindgen-cli`);
+//! 4. runs `snapshot --check --all-required` (`mcp-bindgen-cli`, as `cargo xtask snapshot`
+//!    runs it): every default server must reproduce its committed fixture byte for byte;
+//! 5. runs `cargo package` of `mcp-codegen`, `mcp-macros`, `mcp-runtime` and
+//!    `mcp-bindgen-cli`: each is packaged and built from its `.crate` file, the others
+//!    resolved from the packages (what crates.io would hold);
+//! 6. runs `bench --smoke`: every benchmark contender works (tiny iteration counts).
 //!
 //! It ends with one line `N passed, M failed` counting the tests of step 2 plus one check
 //! per later step.
@@ -18,7 +21,8 @@ use std::time::Instant;
 
 const USAGE: &str = "usage: cargo xtask test [-- CARGO_TEST_ARGS…]
 
-Installs the pinned servers, runs `cargo test --workspace`, `verify` and `snapshot --check`.";
+Installs the pinned servers, runs `cargo test --workspace`, `verify`, `snapshot --check`,
+`cargo package` of the four publishable crates and `bench --smoke`.";
 
 /// Entry point.
 pub fn run(args: &[String]) -> ExitCode {
@@ -55,12 +59,11 @@ pub fn run(args: &[String]) -> ExitCode {
         println!("0 passed, 1 failed");
         return ExitCode::FAILURE;
     }
-    for (k, v) in crate::servers::env_vars(&root) {
-        // SAFETY: single-threaded here.
-        unsafe { std::env::set_var(k, v) };
-    }
-    match crate::snapshot::build_demo_server() {
-        Ok(path) => unsafe { std::env::set_var("MCP_DEMO_SERVER", path) },
+    // The tests get the registry's variables explicitly (the registry's defaults point at
+    // the same places; a non-default CARGO_TARGET_DIR moves the demo server).
+    let mut env = crate::servers::env_vars(&root);
+    match crate::prepare::build_demo_server() {
+        Ok(path) => env.push(("MCP_DEMO_SERVER".to_string(), path.display().to_string())),
         Err(e) => {
             eprintln!("test: {e}");
             println!("0 passed, 1 failed");
@@ -69,7 +72,7 @@ pub fn run(args: &[String]) -> ExitCode {
     }
 
     step("cargo test --workspace");
-    match cargo_test(&extra) {
+    match cargo_test(&extra, &env) {
         Ok((p, f)) => {
             passed += p;
             failed += f;
@@ -85,7 +88,7 @@ pub fn run(args: &[String]) -> ExitCode {
 
     step("verify (codegen over every committed fixture)");
     record(
-        crate::verify::run(&[]),
+        mcp_bindgen_cli::run(crate::INVOKED_AS, &["verify".to_string()]),
         "verify",
         &mut passed,
         &mut failed,
@@ -93,9 +96,41 @@ pub fn run(args: &[String]) -> ExitCode {
     );
 
     step("snapshot --check --all-required (drift against the live servers)");
+    let check = ["snapshot", "--check", "--all-required"].map(String::from);
+    if let Err(e) = crate::prepare::prepare(&[]) {
+        eprintln!("test: {e}");
+    }
     record(
-        crate::snapshot::run(&["--check".to_string(), "--all-required".to_string()]),
+        mcp_bindgen_cli::run(crate::INVOKED_AS, &check),
         "snapshot --check",
+        &mut passed,
+        &mut failed,
+        &mut failures,
+    );
+
+    step("cargo package of the publishable crates (each built from its .crate file)");
+    let package = crate::cargo(&[
+        "package",
+        "--allow-dirty",
+        "--package",
+        "mcp-codegen",
+        "--package",
+        "mcp-macros",
+        "--package",
+        "mcp-runtime",
+        "--package",
+        "mcp-bindgen-cli",
+    ]);
+    if let Err(e) = &package {
+        eprintln!("test: {e}");
+    }
+    record(
+        if package.is_ok() {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        },
+        "cargo package",
         &mut passed,
         &mut failed,
         &mut failures,
@@ -148,11 +183,12 @@ fn record(
 /// Random schemas the property test of `mcp-codegen` generates per `cargo xtask test` run.
 const PROPERTY_CASES: u32 = 10_000;
 
-fn cargo_test(extra: &[String]) -> Result<(u64, u64), String> {
+fn cargo_test(extra: &[String], env: &[(String, String)]) -> Result<(u64, u64), String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
     let mut child = Command::new(cargo)
         .args(["test", "--workspace", "--no-fail-fast"])
         .args(extra)
+        .envs(env.iter().map(|(k, v)| (k, v)))
         .current_dir(crate::workspace_root())
         // Issue 3: at least 10 000 random schemas per run (about 80 s in a debug build),
         // unless the caller chose a count.

@@ -1,4 +1,4 @@
-//! Agents: which model, which servers and tools; BRIEF §5's model/server rules; the
+//! Agents: which model, which servers and tools; the model/server rules; the
 //! restricted view each agent gets.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -147,7 +147,7 @@ pub struct RuleCheck {
     pub warnings: Vec<String>,
 }
 
-/// Checks BRIEF §5 for one agent against the servers' configuration:
+/// Checks the model/server rules for one agent against the servers' configuration:
 ///
 /// * model without MCP support + server without `function_call_wrapper` → error
 ///   ([`ErrorKind::ModelServerMismatch`]) naming the model, the server and both fixes

@@ -21,7 +21,7 @@
 //!   and the typed result for code. Failures are short model-readable texts, never panics.
 //! * **Native MCP.** [`Toolbox::native_servers`]: raw MCP tool definitions and the live
 //!   [`Session`] of each server, for models that speak MCP.
-//! * **Agents.** BRIEF §5: [`ModelPolicy`] says which models support MCP;
+//! * **Agents.** [`ModelPolicy`] says which models support MCP;
 //!   `function_call_wrapper` (per server, registry key or
 //!   [`ToolboxBuilder::function_call_wrapper`]) says which servers may be offered as function
 //!   calls. [`Toolbox::agent`] checks an [`AgentConfig`] against both (error or warning) and
@@ -688,7 +688,8 @@ fn server_candidates(slot: &Slot) -> Vec<Candidate> {
                     None => {
                         tracing::warn!(
                             server = %alias, tool = t.name,
-                            "typed tool is not in the server's live tools/list (drift); run `cargo xtask snapshot --check {alias}`"
+                            "typed tool is not in the server's live tools/list (drift); run {}",
+                            mcp_codegen::project::either_command(&format!("snapshot --check {alias}"))
                         );
                         let mut d = json!({"name": t.name, "inputSchema": input_schema});
                         if let Some(desc) = t.description {
@@ -1132,7 +1133,7 @@ impl Toolbox {
         }
     }
 
-    /// Creates the view of one agent: checks BRIEF §5's model/server rules (an error for a
+    /// Creates the view of one agent: checks the model/server rules (an error for a
     /// model without MCP support and a server without `function_call_wrapper`; a warning,
     /// logged and kept in [`AgentView::warnings`], for an MCP model and a wrapper server) and
     /// restricts everything to the agent's servers and tools.

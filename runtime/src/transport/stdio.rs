@@ -700,7 +700,7 @@ impl rmcp::transport::Transport<rmcp::RoleClient> for StdioTransport {
     }
 
     async fn close(&mut self) -> Result<(), Self::Error> {
-        // Graceful: close stdin, wait; SIGTERM, wait; SIGKILL.
+        // Graceful: close stdin, wait; SIGTERM, wait (Unix); kill.
         self.writer.pipe.lock().await.stdin.take();
         if tokio::time::timeout(EXIT_GRACE, self.child.wait())
             .await
@@ -708,6 +708,7 @@ impl rmcp::transport::Transport<rmcp::RoleClient> for StdioTransport {
         {
             return Ok(());
         }
+        #[cfg(unix)]
         if let Some(pid) = self.child.id() {
             // SAFETY: sending a signal to our own child process; no memory is touched.
             unsafe {

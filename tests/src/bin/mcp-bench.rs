@@ -1,4 +1,4 @@
-//! `mcp-bench`: the client side of `cargo xtask bench` (BRIEF §6), built in release.
+//! `mcp-bench`: the client side of `cargo xtask bench`, built in release.
 //!
 //! ```text
 //! mcp-bench --server PATH --payload-out FILE [--python PY --python-client SCRIPT]

@@ -1,5 +1,6 @@
-//! `cargo xtask snapshot --check` against the embedded demo server: an untouched fixture
-//! passes, a fixture edited to lack a required argument fails with a BREAKING report.
+//! `snapshot --check` (the `cargo-mcp-bindgen` binary, run from this repository) against the
+//! embedded demo server: an untouched fixture passes, a fixture edited to lack a required
+//! argument fails with a BREAKING report, a missing fixture is drift with the fix named.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -31,13 +32,14 @@ fn demo_server() -> PathBuf {
 }
 
 fn check(fixtures: &Path) -> (i32, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+    let out = Command::new(env!("CARGO_BIN_EXE_cargo-mcp-bindgen"))
         .args(["snapshot", "demo", "--check", "--fixtures"])
         .arg(fixtures)
+        .current_dir(root())
         .env("MCP_DEMO_SERVER", demo_server())
         .env("NO_COLOR", "1")
         .output()
-        .expect("run xtask");
+        .expect("run cargo-mcp-bindgen");
     let text = format!(
         "{}{}",
         String::from_utf8_lossy(&out.stdout),
@@ -100,5 +102,6 @@ fn missing_fixture_is_drift() {
     let (code, out) = check(dir.path());
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("no committed fixture"), "{out}");
-    assert!(out.contains("cargo xtask snapshot demo"), "{out}");
+    // Run directly (not through cargo), the binary names the fix as `cargo mcp-bindgen`.
+    assert!(out.contains("`cargo mcp-bindgen snapshot demo`"), "{out}");
 }

@@ -1,0 +1,238 @@
+//! `call ALIAS TOOL [JSON] [--json] [--timeout SECS]`: calls one tool of a configured server
+//! and prints the result — the quickest way to try a server.
+//!
+//! The arguments are a JSON object (default `{}`; `-` reads them from stdin). The result is
+//! printed as text (every content block; binary blocks summarized), or with `--json` as the
+//! MCP result object `{"content": […], "structuredContent": …, "isError": …}`. Progress
+//! goes to stderr. Exits 1 when the tool reports an error (`isError`), after printing it.
+
+use std::io::Read;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use mcp_runtime::{CallOptions, Registry, Session, ToolOutput};
+use serde_json::{Map, Value, json};
+
+use crate::args::{Arg, Parser};
+use crate::paths::{LOCATE_USAGE, Locate};
+use crate::{Cli, Error, Result};
+
+fn usage(cli: &Cli) -> String {
+    format!(
+        "usage: {} call ALIAS TOOL [JSON] [--json] [--timeout SECS]
+
+Calls one tool of a server of the registry and prints the result.
+
+  JSON                   the arguments, a JSON object (default {{}}); `-` reads them from stdin
+  --json                 print the whole result as JSON (content, structuredContent, isError)
+  --timeout SECS         idle deadline of the call (default: the registry's, else 60 s)
+{LOCATE_USAGE}",
+        cli.invoked_as
+    )
+}
+
+struct Args {
+    alias: String,
+    tool: String,
+    arguments: Option<String>,
+    json: bool,
+    timeout: Option<Duration>,
+    locate: Locate,
+}
+
+fn parse(cli: &Cli, words: &[String]) -> Result<Args> {
+    let mut p = Parser::new(words, usage(cli));
+    let mut positional = Vec::new();
+    let mut json = false;
+    let mut timeout = None;
+    let mut locate = Locate::default();
+    while let Some(arg) = p.next()? {
+        match arg {
+            Arg::Word(w) => positional.push(w),
+            Arg::Flag(f) if f == "--json" => json = true,
+            Arg::Flag(f) if f == "--timeout" => {
+                let value = p.value(&f)?;
+                let secs: f64 = value
+                    .parse()
+                    .ok()
+                    .filter(|s: &f64| s.is_finite() && *s > 0.0)
+                    .ok_or_else(|| {
+                        p.error(&format!(
+                            "--timeout takes a positive number of seconds, not `{value}`"
+                        ))
+                    })?;
+                timeout = Some(Duration::from_secs_f64(secs));
+            }
+            Arg::Flag(f) => {
+                if !locate.take(&f, &mut p)? {
+                    return Err(p.unknown(&f));
+                }
+            }
+        }
+    }
+    let mut positional = positional.into_iter();
+    let (Some(alias), Some(tool)) = (positional.next(), positional.next()) else {
+        return Err(p.error("which server and tool? give ALIAS and TOOL"));
+    };
+    let arguments = positional.next();
+    if let Some(extra) = positional.next() {
+        return Err(p.error(&format!(
+            "unexpected argument `{extra}` (the arguments are one JSON object: quote it)"
+        )));
+    }
+    Ok(Args {
+        alias,
+        tool,
+        arguments,
+        json,
+        timeout,
+        locate,
+    })
+}
+
+/// The arguments as a JSON object.
+fn arguments(text: Option<&str>) -> Result<Map<String, Value>> {
+    let text = match text {
+        None => return Ok(Map::new()),
+        Some("-") => {
+            let mut buf = String::new();
+            std::io::stdin()
+                .read_to_string(&mut buf)
+                .map_err(|e| Error::Other(format!("cannot read the arguments from stdin: {e}")))?;
+            buf
+        }
+        Some(t) => t.to_string(),
+    };
+    match serde_json::from_str::<Value>(&text) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(other) => Err(Error::Other(format!(
+            "the arguments must be a JSON object like {{\"name\": \"value\"}}, not {}",
+            kind(&other)
+        ))),
+        Err(e) => Err(Error::Other(format!(
+            "the arguments are not valid JSON (line {}, column {}): {e}",
+            e.line(),
+            e.column()
+        ))),
+    }
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Entry point; `words` are the words after `call`.
+pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
+    let args = parse(cli, words)?;
+    let arguments = arguments(args.arguments.as_deref())?;
+    let registry = Registry::load(args.locate.registry(cli)?)?;
+    let server = registry.get(&args.alias)?.clone();
+    let output = crate::async_runtime()?.block_on(async {
+        let session = Session::connect(&server).await?;
+        let result = call(&session, &args, &arguments).await;
+        let _ = session.close().await;
+        result
+    })?;
+    if args.json {
+        let mut result = json!({ "content": output.content, "isError": output.is_error });
+        if let Some(structured) = &output.structured {
+            result["structuredContent"] = structured.clone();
+        }
+        let text = serde_json::to_string_pretty(&result)
+            .map_err(|e| Error::Other(format!("cannot print JSON: {e}")))?;
+        println!("{text}");
+    } else {
+        println!("{}", as_text(&output));
+    }
+    if output.is_error {
+        eprintln!(
+            "call: tool \"{}\" of server \"{}\" reported an error (isError)",
+            args.tool, args.alias
+        );
+        return Ok(ExitCode::FAILURE);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Checks that the server has the tool (with a hint when it does not), then calls it.
+async fn call(
+    session: &Session,
+    args: &Args,
+    arguments: &Map<String, Value>,
+) -> Result<ToolOutput> {
+    let tools = session.list_tools().await?;
+    let names: Vec<&str> = tools
+        .iter()
+        .filter_map(|t| t.get("name").and_then(Value::as_str))
+        .collect();
+    if !names.contains(&args.tool.as_str()) {
+        let close = mcp_codegen::naming::close_matches(&args.tool, names.iter().copied());
+        let hint = match close.first() {
+            Some(best) => format!(" (did you mean \"{best}\"?)"),
+            None => String::new(),
+        };
+        return Err(Error::Other(format!(
+            "server \"{}\" has no tool \"{}\"{hint}; its tools: {}",
+            args.alias,
+            args.tool,
+            names.join(", ")
+        )));
+    }
+    let mut options = CallOptions::new().on_progress(|p| match (p.total, p.message) {
+        (Some(total), Some(m)) => eprintln!("  progress {}/{total}: {m}", p.progress),
+        (Some(total), None) => eprintln!("  progress {}/{total}", p.progress),
+        (None, Some(m)) => eprintln!("  progress {}: {m}", p.progress),
+        (None, None) => eprintln!("  progress {}", p.progress),
+    });
+    if let Some(t) = args.timeout {
+        options = options.with_timeout(t);
+    }
+    Ok(session.call_with(&args.tool, arguments, options).await?)
+}
+
+/// The result as a person reads it: the content blocks as text; when there are none, the
+/// structured result as indented JSON.
+fn as_text(output: &ToolOutput) -> String {
+    if output.content.is_empty()
+        && let Some(structured) = &output.structured
+    {
+        return serde_json::to_string_pretty(structured).unwrap_or_else(|_| structured.to_string());
+    }
+    output.text()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arguments_must_be_one_json_object() {
+        assert!(arguments(None).expect("none").is_empty());
+        let map = arguments(Some(r#"{"a": 1}"#)).expect("object");
+        assert_eq!(map["a"], json!(1));
+        let e = arguments(Some("[1]")).expect_err("array").to_string();
+        assert!(
+            e.contains("must be a JSON object") && e.contains("an array"),
+            "{e}"
+        );
+        let e = arguments(Some("{\"a\":")).expect_err("broken").to_string();
+        assert!(e.contains("not valid JSON (line 1"), "{e}");
+    }
+
+    #[test]
+    fn structured_only_results_print_as_json() {
+        let out = ToolOutput {
+            content: Vec::new(),
+            structured: Some(json!({"x": 1})),
+            is_error: false,
+        };
+        assert_eq!(as_text(&out), "{\n  \"x\": 1\n}");
+    }
+}

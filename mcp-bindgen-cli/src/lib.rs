@@ -1,0 +1,246 @@
+//! # mcp-bindgen-cli
+//!
+//! The commands of [mcp-bindgen](https://github.com/mcp-bindgen/mcp-bindgen), for your own
+//! workspace. Two ways to run them:
+//!
+//! * **installed**: `cargo install mcp-bindgen-cli` gives `cargo mcp-bindgen …`;
+//! * **a 3-line xtask** (pinned with your other dependencies, nothing to install): a crate
+//!   `xtask` with `mcp-bindgen-cli` as its dependency, the alias
+//!   `xtask = "run --quiet --package xtask --"` in `.cargo/config.toml`, and
+//!
+//! ```no_run
+//! fn main() -> std::process::ExitCode {
+//!     mcp_bindgen_cli::main()
+//! }
+//! ```
+//!
+//! which gives `cargo xtask snapshot`, `cargo xtask verify`, … exactly as in mcp-bindgen's
+//! own repository.
+//!
+//! | command | what it does |
+//! |---|---|
+//! | `snapshot [ALIAS…] [--check]` | connect to the registry's servers and write `fixtures/<alias>.json`; with `--check` write nothing, classify every change, exit 1 on drift |
+//! | `verify [--fixtures DIR]` | generate code for every fixture (no network); exit 1 on errors |
+//! | `expand ALIAS\|PATH` | print the Rust code `mcp_tools!` generates for a fixture |
+//! | `tools [--strict]` | the OpenAI function-call `tools` array of every fixture |
+//! | `call ALIAS TOOL [JSON]` | call one tool of a configured server and print the result |
+//!
+//! Paths work like cargo's: the project is found from the current directory (or
+//! `--manifest-path`), its registry is `fixtures/servers.toml` and its fixtures are
+//! `fixtures/*.json` next to the nearest `Cargo.toml` that has them — the rule `mcp_tools!`
+//! uses ([`mcp_codegen::project`]). Paths given on the command line are relative to the
+//! current directory. The commands never set environment variables: a server sees at
+//! snapshot time exactly what your program gives it at run time.
+#![deny(missing_docs)]
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+mod args;
+mod call;
+mod error;
+mod expand;
+mod paths;
+mod snapshot;
+mod tools;
+mod verify;
+
+pub use error::{Error, Result};
+
+/// Runs the command line of the current process and returns its exit code: 0 on success,
+/// 1 when a command fails (drift, errors, an unreachable required server), 2 on a usage
+/// error.
+///
+/// Works both as `cargo-mcp-bindgen` (run by cargo as `cargo mcp-bindgen …`, or directly)
+/// and from a user's own xtask binary (`cargo xtask …`); messages name the fix in the form
+/// the user ran.
+pub fn main() -> ExitCode {
+    restore_sigpipe();
+    let mut argv = std::env::args_os();
+    let program = argv.next().unwrap_or_default();
+    let mut args = Vec::new();
+    for arg in argv {
+        match arg.into_string() {
+            Ok(a) => args.push(a),
+            Err(bad) => {
+                eprintln!("error: argument {bad:?} is not valid UTF-8");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let stem = Path::new(&program)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let invoked_as = if stem == "cargo-mcp-bindgen" {
+        // cargo runs `cargo-mcp-bindgen mcp-bindgen <args>`.
+        if args.first().is_some_and(|a| a == "mcp-bindgen") {
+            args.remove(0);
+        }
+        "cargo mcp-bindgen".to_string()
+    } else if stem.is_empty() {
+        "cargo xtask".to_string()
+    } else {
+        format!("cargo {stem}")
+    };
+    run(&invoked_as, &args)
+}
+
+/// A command piped into `head` ends quietly when `head` exits, as `cat` would, instead of
+/// panicking on a write to a closed pipe: the process gets the default `SIGPIPE` action back
+/// (Rust programs start with it ignored). Only in [`main`], which owns the process.
+fn restore_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: resets one signal's disposition at start-up, before any thread is spawned.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+/// Runs one command: `args` are the words after the program (`["snapshot", "github"]`),
+/// `invoked_as` is how the user runs this program (`"cargo xtask"`, `"cargo mcp-bindgen"`),
+/// used in usage texts and hints. Relative paths resolve against the current directory.
+pub fn run(invoked_as: &str, args: &[String]) -> ExitCode {
+    init_logging();
+    let cwd = match std::env::current_dir() {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("error: cannot read the current directory: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let cli = Cli {
+        invoked_as: invoked_as.to_string(),
+        cwd,
+    };
+    cli.dispatch(args)
+}
+
+/// The context every command gets: how the user runs us, and where they are.
+pub(crate) struct Cli {
+    /// `cargo xtask` or `cargo mcp-bindgen`.
+    pub invoked_as: String,
+    /// The directory relative paths resolve against.
+    pub cwd: PathBuf,
+}
+
+impl Cli {
+    /// `` `cargo xtask snapshot github` `` (in backticks) for `args = "snapshot github"`.
+    pub fn hint(&self, args: &str) -> String {
+        format!("`{} {args}`", self.invoked_as)
+    }
+
+    fn usage(&self) -> String {
+        let p = &self.invoked_as;
+        format!(
+            "usage: {p} <command> [options]
+
+commands:
+  snapshot [ALIAS…] [--check]   connect to the registry's servers, write fixtures/<alias>.json;
+                                with --check write nothing, classify every change, exit 1 on drift
+  verify [--fixtures DIR]       generate code for every fixture (no network); exit 1 on errors
+  expand ALIAS|PATH             print the Rust code mcp_tools!(\"ALIAS\") generates
+  tools [--strict]              print the OpenAI function-call `tools` array of every fixture
+  call ALIAS TOOL [JSON]        call one tool of a configured server, print the result
+
+options of every command:
+  --manifest-path PATH          find the project from this Cargo.toml instead of the current directory
+  -h, --help                    the command's own options
+
+The project's registry is fixtures/servers.toml and its fixtures fixtures/<alias>.json, next to
+the nearest Cargo.toml (from the current directory up) that has them."
+        )
+    }
+
+    fn dispatch(&self, args: &[String]) -> ExitCode {
+        let Some((command, rest)) = args.split_first() else {
+            eprintln!("{}", self.usage());
+            return ExitCode::from(2);
+        };
+        let result = match command.as_str() {
+            "snapshot" => snapshot::run(self, rest),
+            "verify" => verify::run(self, rest),
+            "expand" => expand::run(self, rest),
+            "tools" => tools::run(self, rest),
+            "call" => call::run(self, rest),
+            "-h" | "--help" | "help" => {
+                println!("{}", self.usage());
+                return ExitCode::SUCCESS;
+            }
+            "-V" | "--version" => {
+                println!("mcp-bindgen-cli {}", env!("CARGO_PKG_VERSION"));
+                return ExitCode::SUCCESS;
+            }
+            other => Err(Error::Usage(format!(
+                "unknown command `{other}`\n\n{}",
+                self.usage()
+            ))),
+        };
+        match result {
+            Ok(code) => code,
+            Err(Error::Help(text)) => {
+                println!("{text}");
+                ExitCode::SUCCESS
+            }
+            Err(e @ Error::Usage(_)) => {
+                eprintln!("{command}: {e}");
+                ExitCode::from(2)
+            }
+            Err(e) => {
+                eprintln!("{command}: error: {e}");
+                ExitCode::FAILURE
+            }
+        }
+    }
+
+    /// `path` relative to the current directory (absolute paths stay as they are).
+    pub fn resolve(&self, path: impl Into<PathBuf>) -> PathBuf {
+        self.cwd.join(path.into())
+    }
+
+    /// `path` as the user should read it: relative to the current directory when it is
+    /// below it, else as is.
+    pub fn show(&self, path: &Path) -> String {
+        path.strip_prefix(&self.cwd)
+            .unwrap_or(path)
+            .display()
+            .to_string()
+    }
+}
+
+/// Warnings of the runtime (a server's non-JSON output, skipped servers' details) go to
+/// stderr; `MCP_BINDGEN_LOG=debug` (or `info`, `trace`, `error`, `off`) changes the level,
+/// and `debug` shows every server's stderr.
+fn init_logging() {
+    use tracing_subscriber::filter::LevelFilter;
+    let level = match std::env::var_os("MCP_BINDGEN_LOG")
+        .map(OsString::into_string)
+        .and_then(Result::ok)
+        .as_deref()
+        .map(str::to_ascii_lowercase)
+        .as_deref()
+    {
+        Some("off") => LevelFilter::OFF,
+        Some("error") => LevelFilter::ERROR,
+        Some("info") => LevelFilter::INFO,
+        Some("debug") => LevelFilter::DEBUG,
+        Some("trace") => LevelFilter::TRACE,
+        _ => LevelFilter::WARN,
+    };
+    // A second `run` in the same process keeps the first subscriber.
+    let _ = tracing_subscriber::fmt()
+        .with_max_level(level)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .without_time()
+        .try_init();
+}
+
+/// A multi-threaded tokio runtime for the commands that talk to servers.
+pub(crate) fn async_runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::Other(format!("cannot start the async runtime: {e}")))
+}

@@ -1,0 +1,386 @@
+//! `snapshot [ALIAS…] [--check] [--all-required]`: list the tools of the registry's servers
+//! into fixtures, or check the committed fixtures against them.
+//!
+//! Connects to the selected servers in parallel, lists their tools (all pages, response
+//! cache off), prompts and resource templates, and writes `fixtures/<alias>.json` in
+//! canonical form (sorted keys, 2-space indent, trailing newline: an unchanged server gives
+//! a byte-identical file). With `--check` nothing is written: each live answer is compared
+//! with the committed fixture, every change is classified (BREAKING / ADDITIVE / DOCS) tool
+//! by tool, a unified diff follows, and the exit code is 1 on drift.
+//!
+//! The command never changes the environment: a server is started exactly as the user's
+//! program would start it from the same registry.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use mcp_codegen::fixture::{build_document, canonical_json};
+use mcp_runtime::{Registry, ServerConfig, Session};
+use serde_json::{Map, Value, json};
+
+use crate::args::{Arg, Parser};
+use crate::paths::{LOCATE_USAGE, Locate};
+use crate::{Cli, Error, Result};
+
+fn usage(cli: &Cli) -> String {
+    format!(
+        "usage: {} snapshot [ALIAS…] [--check] [--all-required] [--config PATH] [--fixtures DIR]
+
+  ALIAS…                 servers to snapshot (default: every server of the registry)
+  --check                write nothing; compare with the committed fixtures, exit 1 on drift
+  --all-required         treat every selected server as `required = true`
+{LOCATE_USAGE}",
+        cli.invoked_as
+    )
+}
+
+/// The parsed command line.
+struct Args {
+    aliases: Vec<String>,
+    locate: Locate,
+    check: bool,
+    all_required: bool,
+}
+
+fn parse(cli: &Cli, words: &[String]) -> Result<Args> {
+    let mut p = Parser::new(words, usage(cli));
+    let mut out = Args {
+        aliases: Vec::new(),
+        locate: Locate::default(),
+        check: false,
+        all_required: false,
+    };
+    while let Some(arg) = p.next()? {
+        match arg {
+            Arg::Word(alias) => out.aliases.push(alias),
+            Arg::Flag(f) if f == "--check" => out.check = true,
+            Arg::Flag(f) if f == "--all-required" => out.all_required = true,
+            Arg::Flag(f) => {
+                if !out.locate.take(&f, &mut p)? {
+                    return Err(p.unknown(&f));
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// What happened to one server.
+enum Outcome {
+    /// Connected and listed.
+    Listed(Listing),
+    /// Not reached; `required` decides whether this fails the command.
+    Failed(mcp_runtime::Error),
+}
+
+/// One server's tools as a canonical fixture text.
+pub(crate) struct Listing {
+    /// The fixture, canonical JSON.
+    pub text: String,
+    /// Number of tools.
+    pub tools: usize,
+    /// The protocol revision the server answered with.
+    pub protocol: String,
+}
+
+struct Row {
+    alias: String,
+    transport: &'static str,
+    required: bool,
+    elapsed: Duration,
+    outcome: Outcome,
+}
+
+/// Entry point; `words` are the words after `snapshot`.
+pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
+    let args = parse(cli, words)?;
+    let registry_path = args.locate.registry(cli)?;
+    let registry = Registry::load(&registry_path)?;
+    let fixtures_dir = args.locate.fixtures_dir(cli, Some(&registry_path))?;
+    let selected: Vec<ServerConfig> = if args.aliases.is_empty() {
+        registry.servers().to_vec()
+    } else {
+        args.aliases
+            .iter()
+            .map(|a| registry.get(a).cloned())
+            .collect::<std::result::Result<_, _>>()?
+    };
+    if selected.is_empty() {
+        return Err(Error::Project(format!(
+            "the registry {} lists no servers; add a [servers.<alias>] table",
+            cli.show(&registry_path)
+        )));
+    }
+
+    let started = Instant::now();
+    let names: Vec<&str> = selected.iter().map(|s| s.alias.as_str()).collect();
+    eprintln!(
+        "snapshot: {} server(s) of {}, in parallel: {}",
+        selected.len(),
+        cli.show(&registry_path),
+        names.join(", ")
+    );
+    let rows = crate::async_runtime()?.block_on(snapshot_all(&selected, args.all_required));
+    let total = started.elapsed();
+
+    let mut failed_required = false;
+    let mut drift = false;
+    let mut statuses = Vec::with_capacity(rows.len());
+    for row in &rows {
+        let path = fixtures_dir.join(format!("{}.json", row.alias));
+        let status = match &row.outcome {
+            Outcome::Failed(error) => {
+                if row.required {
+                    failed_required = true;
+                    eprintln!("error: server \"{}\" (required): {error}", row.alias);
+                    "FAILED (required)".to_string()
+                } else {
+                    eprintln!("warning: server \"{}\" skipped: {error}", row.alias);
+                    "skipped".to_string()
+                }
+            }
+            Outcome::Listed(listing) => {
+                let old = std::fs::read_to_string(&path).ok();
+                if args.check {
+                    match old {
+                        Some(old) if old == listing.text => "unchanged".to_string(),
+                        Some(old) => {
+                            drift = true;
+                            print_drift(cli, &row.alias, &path, &old, &listing.text);
+                            "DRIFT".to_string()
+                        }
+                        None => {
+                            drift = true;
+                            println!(
+                                "{}: no committed fixture at {}; run {}",
+                                row.alias,
+                                cli.show(&path),
+                                cli.hint(&format!("snapshot {}", row.alias))
+                            );
+                            "DRIFT (no fixture)".to_string()
+                        }
+                    }
+                } else if old.as_deref() == Some(listing.text.as_str()) {
+                    "unchanged".to_string()
+                } else {
+                    write_fixture(&path, &listing.text)?;
+                    if old.is_some() { "updated" } else { "written" }.to_string()
+                }
+            }
+        };
+        statuses.push((status, path));
+    }
+    print_table(cli, &rows, &statuses, total);
+    Ok(if failed_required || drift {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn write_fixture(path: &Path, text: &str) -> Result<()> {
+    let write = || {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        std::fs::write(path, text)
+    };
+    write().map_err(|source| Error::Write {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+async fn snapshot_all(selected: &[ServerConfig], all_required: bool) -> Vec<Row> {
+    let pending = std::sync::Arc::new(std::sync::Mutex::new(
+        selected.iter().map(|s| s.alias.clone()).collect::<Vec<_>>(),
+    ));
+    let ticker = {
+        let pending = pending.clone();
+        tokio::spawn(async move {
+            let started = Instant::now();
+            loop {
+                tokio::time::sleep(Duration::from_secs(5)).await;
+                let waiting = pending.lock().map(|p| p.join(", ")).unwrap_or_default();
+                if !waiting.is_empty() {
+                    eprintln!(
+                        "  … still waiting for: {waiting} ({:.0} s)",
+                        started.elapsed().as_secs_f64()
+                    );
+                }
+            }
+        })
+    };
+    let tasks = selected.iter().cloned().map(|server| {
+        let pending = pending.clone();
+        tokio::spawn(async move {
+            let started = Instant::now();
+            let outcome = match snapshot_one(&server).await {
+                Ok(listing) => Outcome::Listed(listing),
+                Err(error) => Outcome::Failed(error),
+            };
+            let elapsed = started.elapsed();
+            if let Ok(mut p) = pending.lock() {
+                p.retain(|a| *a != server.alias);
+            }
+            match &outcome {
+                Outcome::Listed(listing) => eprintln!(
+                    "  ✓ {:<20} {} tools in {:.1} s",
+                    server.alias,
+                    listing.tools,
+                    elapsed.as_secs_f64()
+                ),
+                Outcome::Failed(_) => eprintln!(
+                    "  ✗ {:<20} failed after {:.1} s",
+                    server.alias,
+                    elapsed.as_secs_f64()
+                ),
+            }
+            Row {
+                transport: server.transport.kind(),
+                required: server.required || all_required,
+                alias: server.alias,
+                elapsed,
+                outcome,
+            }
+        })
+    });
+    let results = futures::future::join_all(tasks).await;
+    ticker.abort();
+    results
+        .into_iter()
+        .zip(selected)
+        .map(|(task, server)| {
+            task.unwrap_or_else(|e| Row {
+                alias: server.alias.clone(),
+                transport: server.transport.kind(),
+                required: server.required || all_required,
+                elapsed: Duration::ZERO,
+                outcome: Outcome::Failed(mcp_runtime::Error::Transport {
+                    server: server.alias.clone(),
+                    message: format!("snapshot task failed: {e}"),
+                    stderr_tail: Vec::new(),
+                }),
+            })
+        })
+        .collect()
+}
+
+/// Connects, lists tools, prompts and resource templates, and renders the fixture.
+pub(crate) async fn snapshot_one(server: &ServerConfig) -> mcp_runtime::Result<Listing> {
+    let session = Session::connect(server).await?;
+    let result = async {
+        let tools = session.list_tools().await?;
+        let prompts = session.list_prompts().await?;
+        let templates = session.list_resource_templates().await?;
+        Ok::<_, mcp_runtime::Error>((tools, prompts, templates))
+    }
+    .await;
+    let _ = session.close().await;
+    let (tools, prompts, templates) = result?;
+    let info = session.server_info();
+    let count = tools.len();
+    let mut extra = Map::new();
+    extra.insert("prompts".into(), sorted_by(prompts, "name"));
+    extra.insert(
+        "resourceTemplates".into(),
+        sorted_by(templates, "uriTemplate"),
+    );
+    let doc = build_document(
+        json!({
+            "alias": server.alias,
+            "name": info.name,
+            "version": info.version,
+            "protocolVersion": info.protocol_version,
+        }),
+        tools,
+        extra,
+    );
+    Ok(Listing {
+        text: canonical_json(&doc),
+        tools: count,
+        protocol: info.protocol_version.clone(),
+    })
+}
+
+fn sorted_by(mut items: Vec<Value>, key: &str) -> Value {
+    items.sort_by(|a, b| {
+        let k = |v: &Value| v.get(key).and_then(Value::as_str).unwrap_or("").to_string();
+        k(a).cmp(&k(b))
+    });
+    Value::Array(items)
+}
+
+fn print_drift(cli: &Cli, alias: &str, path: &Path, old: &str, new: &str) {
+    let shown = cli.show(path);
+    println!("── {alias}: drift against {shown}");
+    match (
+        serde_json::from_str::<Value>(old),
+        serde_json::from_str::<Value>(new),
+    ) {
+        (Ok(o), Ok(n)) => {
+            let report = mcp_codegen::diff::classify(&o, &n);
+            if report.is_empty() {
+                println!(
+                    "{alias}: only formatting differs (run {})",
+                    cli.hint(&format!("snapshot {alias}"))
+                );
+            } else {
+                print!("{report}");
+            }
+        }
+        _ => println!("{alias}: the committed fixture is not valid JSON"),
+    }
+    let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let label_old = format!("{shown} (committed)");
+    let label_new = format!("{shown} (live)");
+    let text = similar::TextDiff::from_lines(old, new)
+        .unified_diff()
+        .context_radius(3)
+        .header(&label_old, &label_new)
+        .to_string();
+    let mut out = std::io::stdout().lock();
+    for line in text.lines() {
+        let paint = |code: &str| format!("\x1b[{code}m{line}\x1b[0m");
+        let painted = if !color {
+            line.to_string()
+        } else if line.starts_with("+++") || line.starts_with("---") {
+            paint("1")
+        } else if line.starts_with('+') {
+            paint("32")
+        } else if line.starts_with('-') {
+            paint("31")
+        } else if line.starts_with("@@") {
+            paint("36")
+        } else {
+            line.to_string()
+        };
+        let _ = writeln!(out, "{painted}");
+    }
+}
+
+fn print_table(cli: &Cli, rows: &[Row], statuses: &[(String, PathBuf)], total: Duration) {
+    println!();
+    println!(
+        "{:<20} {:<16} {:>5}  {:<10} {:>7}  {:<18} fixture",
+        "server", "transport", "tools", "protocol", "time", "status"
+    );
+    for (row, (status, path)) in rows.iter().zip(statuses) {
+        let (tools, protocol) = match &row.outcome {
+            Outcome::Listed(listing) => (listing.tools.to_string(), listing.protocol.clone()),
+            Outcome::Failed(_) => ("-".into(), "-".into()),
+        };
+        println!(
+            "{:<20} {:<16} {:>5}  {:<10} {:>6.1}s  {status:<18} {}",
+            row.alias,
+            row.transport,
+            tools,
+            protocol,
+            row.elapsed.as_secs_f64(),
+            cli.show(path)
+        );
+    }
+    println!("total {:.1} s", total.as_secs_f64());
+}
