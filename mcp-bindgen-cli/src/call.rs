@@ -107,24 +107,13 @@ fn arguments(text: Option<&str>) -> Result<Map<String, Value>> {
         Ok(Value::Object(map)) => Ok(map),
         Ok(other) => Err(Error::Other(format!(
             "the arguments must be a JSON object like {{\"name\": \"value\"}}, not {}",
-            kind(&other)
+            mcp_codegen::fixture::json_kind(&other)
         ))),
         Err(e) => Err(Error::Other(format!(
             "the arguments are not valid JSON (line {}, column {}): {e}",
             e.line(),
             e.column()
         ))),
-    }
-}
-
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

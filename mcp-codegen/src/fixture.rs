@@ -111,7 +111,7 @@ impl Fixture {
         let obj = document.as_object().ok_or_else(|| {
             malformed(
                 "",
-                format!("expected a JSON object, found {}", kind(&document)),
+                format!("expected a JSON object, found {}", json_kind(&document)),
             )
         })?;
         let tools = obj
@@ -121,14 +121,17 @@ impl Fixture {
             .ok_or_else(|| {
                 malformed(
                     "/tools",
-                    format!("expected an array, found {}", kind(&obj["tools"])),
+                    format!("expected an array, found {}", json_kind(&obj["tools"])),
                 )
             })?;
         let mut out = Vec::with_capacity(tools.len());
         for (i, tool) in tools.iter().enumerate() {
             let at = format!("/tools/{i}");
             let t = tool.as_object().ok_or_else(|| {
-                malformed(&at, format!("expected a tool object, found {}", kind(tool)))
+                malformed(
+                    &at,
+                    format!("expected a tool object, found {}", json_kind(tool)),
+                )
             })?;
             let name = t
                 .get("name")
@@ -140,7 +143,7 @@ impl Fixture {
                     Some(v @ (Value::Object(_) | Value::Bool(_))) => Ok(Some(v.clone())),
                     Some(other) => Err(malformed(
                         &format!("{at}/{key}"),
-                        format!("expected a JSON Schema object, found {}", kind(other)),
+                        format!("expected a JSON Schema object, found {}", json_kind(other)),
                     )),
                 }
             };
@@ -163,7 +166,7 @@ impl Fixture {
             Some(other) => {
                 return Err(malformed(
                     "/prompts",
-                    format!("expected an array, found {}", kind(other)),
+                    format!("expected an array, found {}", json_kind(other)),
                 ));
             }
         };
@@ -301,7 +304,7 @@ fn opt_string(
         Some(Value::String(s)) => Ok(Some(s.clone())),
         Some(other) => Err(malformed(
             &format!("{at}/{key}"),
-            format!("expected a string, found {}", kind(other)),
+            format!("expected a string, found {}", json_kind(other)),
         )),
     }
 }
@@ -317,8 +320,12 @@ fn parse_prompt(
         what: &str,
         malformed: &impl Fn(&str, String) -> Error,
     ) -> Result<&'v Map<String, Value>> {
-        v.as_object()
-            .ok_or_else(|| malformed(at, format!("expected {what} object, found {}", kind(v))))
+        v.as_object().ok_or_else(|| {
+            malformed(
+                at,
+                format!("expected {what} object, found {}", json_kind(v)),
+            )
+        })
     }
     let p = object(value, at, "a prompt", malformed)?;
     let name = p
@@ -343,7 +350,7 @@ fn parse_prompt(
                     Some(other) => {
                         return Err(malformed(
                             &format!("{at}/required"),
-                            format!("expected a boolean, found {}", kind(other)),
+                            format!("expected a boolean, found {}", json_kind(other)),
                         ));
                     }
                 };
@@ -358,7 +365,7 @@ fn parse_prompt(
         Some(other) => {
             return Err(malformed(
                 &format!("{at}/arguments"),
-                format!("expected an array, found {}", kind(other)),
+                format!("expected an array, found {}", json_kind(other)),
             ));
         }
     };
@@ -370,7 +377,9 @@ fn parse_prompt(
     })
 }
 
-fn kind(v: &Value) -> &'static str {
+/// What a JSON value is, for messages: `null`, `a boolean`, `a number`, `a string`,
+/// `an array`, `an object`.
+pub fn json_kind(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

@@ -1411,7 +1411,10 @@ impl Session {
         match serde_json::to_value(args) {
             Ok(Value::Object(map)) => Ok(map),
             Ok(Value::Null) => Ok(serde_json::Map::new()),
-            Ok(other) => Err(encode_error(format!("found {}", json_kind(&other)))),
+            Ok(other) => Err(encode_error(format!(
+                "found {}",
+                mcp_codegen::fixture::json_kind(&other)
+            ))),
             Err(e) => Err(encode_error(e.to_string())),
         }
     }
@@ -1693,17 +1696,6 @@ impl Drop for CancelOnDrop {
                 });
             }
         }
-    }
-}
-
-fn json_kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

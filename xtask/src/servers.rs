@@ -975,8 +975,44 @@ mod tests {
                 "{} missing from servers.toml",
                 pinned.alias
             );
-            let entry = format!("${{MCP_SERVERS_DIR}}/{}/{}", pinned.alias, pinned.entry);
-            assert!(registry.contains(&entry), "servers.toml lacks {entry}");
+            // `${MCP_SERVERS_DIR:-<default>}/<alias>/<entry>`, where the default is this
+            // checkout's install folder: relative to the repository root in `args` (the
+            // servers run with `cwd = ".."`), relative to `fixtures/` in `command`.
+            let tail = format!("}}/{}/{}", pinned.alias, pinned.entry);
+            let at = registry
+                .find(&tail)
+                .unwrap_or_else(|| panic!("servers.toml lacks …{tail}"));
+            let head = &registry[..at];
+            let start = head
+                .rfind("${MCP_SERVERS_DIR:-")
+                .unwrap_or_else(|| panic!("{} is not under ${{MCP_SERVERS_DIR…}}", pinned.alias));
+            let default = &head[start + "${MCP_SERVERS_DIR:-".len()..];
+            let in_command = head[..start]
+                .rsplit('\n')
+                .next()
+                .is_some_and(|line| line.starts_with("command"));
+            let base = if in_command {
+                root.join("fixtures")
+            } else {
+                root.clone()
+            };
+            assert_eq!(
+                std::path::absolute(base.join(default))
+                    .expect("absolute")
+                    .components()
+                    .fold(PathBuf::new(), |mut p, c| {
+                        match c {
+                            std::path::Component::ParentDir => {
+                                p.pop();
+                            }
+                            other => p.push(other),
+                        }
+                        p
+                    }),
+                servers_dir(&root),
+                "{}: the default {default} is not the install folder",
+                pinned.alias
+            );
         }
     }
 

@@ -1312,12 +1312,7 @@ fn parse_arguments(text: &str, exported: &str) -> Result<Value, Error> {
         Ok(v @ Value::Object(_)) => Ok(v),
         Ok(other) => Err(invalid(format!(
             "invalid arguments for {exported}: expected a JSON object, found {}",
-            match other {
-                Value::Bool(_) => "a boolean",
-                Value::Number(_) => "a number",
-                Value::String(_) => "a string",
-                _ => "an array",
-            }
+            mcp_codegen::fixture::json_kind(&other)
         ))),
         Err(e) => Err(invalid(format!(
             "invalid arguments for {exported}: not valid JSON ({e}); send a JSON object"
