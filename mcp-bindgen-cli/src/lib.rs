@@ -20,7 +20,7 @@
 //! | command | what it does |
 //! |---|---|
 //! | `snapshot [ALIAS…] [--check]` | connect to the registry's servers and write `fixtures/<alias>.json`; with `--check` write nothing, classify every change, exit 1 on drift |
-//! | `verify [--fixtures DIR]` | generate code for every fixture (no network); exit 1 on errors |
+//! | `verify [--deep] [--fixtures DIR]` | generate code for every fixture (no network); with `--deep`, check that every valid value of every schema survives the generated types; exit 1 on errors or failures |
 //! | `expand ALIAS\|PATH` | print the Rust code `mcp_tools!` generates for a fixture |
 //! | `tools [--strict]` | the OpenAI function-call `tools` array of every fixture |
 //! | `call ALIAS TOOL [JSON]` | call one tool of a configured server and print the result |
@@ -39,6 +39,7 @@ use std::process::ExitCode;
 
 mod args;
 mod call;
+mod deep;
 mod error;
 mod expand;
 mod paths;
@@ -139,7 +140,9 @@ impl Cli {
 commands:
   snapshot [ALIAS…] [--check]   connect to the registry's servers, write fixtures/<alias>.json;
                                 with --check write nothing, classify every change, exit 1 on drift
-  verify [--fixtures DIR]       generate code for every fixture (no network); exit 1 on errors
+  verify [--deep] [--fixtures DIR]
+                                generate code for every fixture (no network); --deep: round-trip
+                                valid values through the generated types; exit 1 on errors
   expand ALIAS|PATH             print the Rust code mcp_tools!(\"ALIAS\") generates
   tools [--strict]              print the OpenAI function-call `tools` array of every fixture
   call ALIAS TOOL [JSON]        call one tool of a configured server, print the result

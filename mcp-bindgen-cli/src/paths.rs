@@ -44,7 +44,7 @@ impl Locate {
     }
 
     /// The directory the project is searched from.
-    fn start(&self, cli: &Cli) -> Result<PathBuf> {
+    pub fn start(&self, cli: &Cli) -> Result<PathBuf> {
         let Some(manifest) = &self.manifest_path else {
             return Ok(cli.cwd.clone());
         };

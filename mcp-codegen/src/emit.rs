@@ -419,7 +419,7 @@ pub(crate) fn plan(fixture: &Fixture, alias: &str, options: &Options) -> Result<
                     stats.typed_outputs += 1;
                 }
                 warnings.extend(out.warnings);
-                typed_tools.push(typed_tool_entry(tool, fn_name, &out.report.args));
+                typed_tools.push(typed_tool_entry(tool, fn_name, &out.report.args, out.report.output.as_ref()));
                 tool_items.push(out.module);
                 methods.push(out.methods);
                 reports.push(out.report);
@@ -534,23 +534,40 @@ pub(crate) fn plan(fixture: &Fixture, alias: &str, options: &Options) -> Result<
 /// `Client` methods (and, for `prompts`, the module) that tools cannot take.
 const RESERVED_METHODS: [&str; 4] = ["new", "connect", "session", "prompts"];
 
-fn typed_tool_entry(tool: &Tool, fn_name: &str, args: &Typing) -> TokenStream {
+fn typed_tool_entry(
+    tool: &Tool,
+    fn_name: &str,
+    args: &Typing,
+    output: Option<&Typing>,
+) -> TokenStream {
     let m = ident(fn_name);
     let description = opt_str(tool.description.as_deref());
-    let validate = if *args == Typing::NoArgs {
-        quote!(::mcp_runtime::toolbox::validate_no_args)
-    } else {
-        quote!(::mcp_runtime::toolbox::validate_as::<#m::Args>)
+    let normalize = match args {
+        Typing::NoArgs => quote!(::core::option::Option::Some(
+            ::mcp_runtime::toolbox::normalize_no_args
+        )),
+        Typing::Typed => quote!(::core::option::Option::Some(
+            ::mcp_runtime::toolbox::normalize_as::<#m::Args>
+        )),
+        Typing::Untyped(_) => quote!(::core::option::Option::None),
+    };
+    let normalize_output = match output {
+        Some(Typing::Typed) => quote!(::core::option::Option::Some(
+            ::mcp_runtime::toolbox::normalize_as::<#m::Output>
+        )),
+        _ => quote!(::core::option::Option::None),
     };
     quote! {
         ::mcp_runtime::toolbox::TypedTool {
             name: #m::NAME,
             description: #description,
             input_schema: #m::INPUT_SCHEMA,
+            output_schema: #m::OUTPUT_SCHEMA,
             openai_function: #m::OPENAI_FUNCTION,
             openai_function_strict: #m::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: #m::OPENAI_STRICT_UNAVAILABLE,
-            validate: #validate,
+            normalize: #normalize,
+            normalize_output: #normalize_output,
         }
     }
 }
@@ -920,6 +937,7 @@ fn typed_module(
     if !lenient {
         tokens::double_option(&mut file, "Args", &n.nullable_optional);
     }
+    tokens::optional_units(&mut file);
     check_types(&file, root_name)?;
     Ok(quote::ToTokens::into_token_stream(file))
 }

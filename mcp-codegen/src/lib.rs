@@ -29,10 +29,13 @@ pub mod diff;
 pub mod emit;
 mod error;
 pub mod fixture;
+pub mod instances;
 pub mod naming;
 #[cfg(feature = "generate")]
 mod normalize;
 pub mod openai;
+#[cfg(feature = "oracle")]
+pub mod oracle;
 pub mod project;
 #[cfg(feature = "generate")]
 mod prompts;

@@ -21,7 +21,7 @@
 //! | `const` | a one-value enum (type-checked, serializes the constant) |
 //! | `format` (`date-time`, `uuid`, …), `pattern`, string lengths | removed: plain `String`, no `chrono`/`uuid`/`regress` in the user's crate |
 //! | integer bounds | `minimum ≥ 0` → `u64`, otherwise `i64`; never `NonZeroU64` (callers would need `NonZeroU64::new(…)` for every page number) |
-//! | optional array/map arguments | `Option<Vec<_>>` / `Option<BTreeMap<_>>` so an empty list can be sent |
+//! | optional array/map properties (arguments and results; a map is an object without properties) | `Option<Vec<_>>` / `Option<Map<_>>` so an empty list is a value, distinct from an absent one |
 //! | output schemas | `additionalProperties: false` removed (unknown fields allowed) |
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -1154,9 +1154,8 @@ fn object_rules(obj: &mut Map<String, Value>, at: &str, ctx: &mut Ctx) {
         _ => BTreeSet::new(),
     };
 
-    if ctx.role == Role::Input
-        && let Some(Value::Object(props)) = obj.get_mut("properties")
-    {
+    // Arguments and results alike: `[]` and "absent" are different values.
+    if let Some(Value::Object(props)) = obj.get_mut("properties") {
         for (name, schema) in props.iter_mut() {
             if !required.contains(name) {
                 optional_list_or_map(schema);
@@ -1317,7 +1316,10 @@ fn optional_list_or_map(schema: &mut Value) {
         return;
     };
     let kind = obj.get("type").and_then(Value::as_str).unwrap_or("");
-    let map_like = kind == "object" && !obj.contains_key("properties");
+    let no_properties = obj
+        .get("properties")
+        .is_none_or(|p| p.as_object().is_some_and(Map::is_empty));
+    let map_like = kind == "object" && no_properties;
     if kind == "array" || map_like {
         let kind = kind.to_string();
         obj.insert("type".into(), json!([kind, "null"]));

@@ -234,6 +234,40 @@ pub(crate) fn double_option(
     }
 }
 
+/// Optional properties whose only value is `null` (typify: a `()` field with
+/// `#[serde(default)]`, which always sends `null`) become `Option<()>` left out when `None`:
+/// "absent" and `null` are different values.
+pub(crate) fn optional_units(file: &mut syn::File) {
+    for item in &mut file.items {
+        let syn::Item::Struct(s) = item else { continue };
+        let syn::Fields::Named(fields) = &mut s.fields else {
+            continue;
+        };
+        for field in &mut fields.named {
+            let is_unit = matches!(&field.ty, syn::Type::Tuple(t) if t.elems.is_empty());
+            if !is_unit || !has_serde_default(&field.attrs) {
+                continue;
+            }
+            field.ty = syn::parse_quote!(::std::option::Option<()>);
+            field.attrs.push(syn::parse_quote!(
+                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+            ));
+            let doc = " `None` leaves it out; `Some(())` sends `null`.";
+            field.attrs.push(syn::parse_quote!(#[doc = ""]));
+            field.attrs.push(syn::parse_quote!(#[doc = #doc]));
+        }
+    }
+}
+
+/// Whether a field has `#[serde(default)]` (or `default = …`).
+fn has_serde_default(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|attr| {
+        attr.path().is_ident("serde")
+            && matches!(&attr.meta, syn::Meta::List(list)
+                if list.tokens.clone().into_iter().any(|t| matches!(t, TokenTree::Ident(i) if i == "default")))
+    })
+}
+
 /// The `rename = "…"` value of a field's `#[serde(…)]` attributes.
 fn serde_rename(attrs: &[syn::Attribute]) -> Option<String> {
     for attr in attrs {

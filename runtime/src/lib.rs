@@ -41,4 +41,6 @@ pub use session::{
 pub mod __private {
     pub use ::serde;
     pub use ::serde_json;
+
+    pub use crate::toolbox::typed::roundtrip_stdio;
 }

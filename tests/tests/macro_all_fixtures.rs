@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use mcp_codegen::fixture::Fixture;
+use serde_json::Value;
 
 mcp_runtime::mcp_tools!("demo");
 mcp_runtime::mcp_tools!("everything");
@@ -67,4 +68,103 @@ fn every_committed_fixture_is_bound() {
         assert_eq!(names, expected.as_slice(), "{alias}");
         assert_eq!(hash, f.tools_hash(), "{alias}");
     }
+}
+
+/// Every committed fixture's `TYPED_TOOLS`.
+fn typed_servers() -> [(&'static str, &'static [mcp_runtime::toolbox::TypedTool]); 9] {
+    [
+        ("demo", demo::TYPED_TOOLS),
+        ("everything", everything::TYPED_TOOLS),
+        ("fetch", fetch::TYPED_TOOLS),
+        ("filesystem", filesystem::TYPED_TOOLS),
+        ("git", git::TYPED_TOOLS),
+        ("github", github::TYPED_TOOLS),
+        ("memory", memory::TYPED_TOOLS),
+        ("sequential-thinking", sequential_thinking::TYPED_TOOLS),
+        ("time", time::TYPED_TOOLS),
+    ]
+}
+
+/// `value` as a strict-mode model sends it: every property of every object present, the
+/// ones it leaves out as `null` (strict mode makes all properties required and the optional
+/// ones nullable).
+fn strict_shape(root: &Value, schema: &Value, value: Value, depth: usize) -> Value {
+    let mut schema = schema;
+    while let Some(r) = schema.get("$ref").and_then(Value::as_str) {
+        match r.strip_prefix('#').and_then(|p| root.pointer(p)) {
+            Some(s) if depth < 16 => schema = s,
+            _ => return value,
+        }
+    }
+    match value {
+        Value::Object(mut map) => {
+            if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+                for (key, sub) in props {
+                    let v = map.remove(key).unwrap_or(Value::Null);
+                    let v = strict_shape(root, sub, v, depth + 1);
+                    map.insert(key.clone(), v);
+                }
+            }
+            Value::Object(map)
+        }
+        Value::Array(items) => match schema.get("items") {
+            Some(item) if item.is_object() => Value::Array(
+                items
+                    .into_iter()
+                    .map(|v| strict_shape(root, item, v, depth + 1))
+                    .collect(),
+            ),
+            _ => Value::Array(items),
+        },
+        other => other,
+    }
+}
+
+/// Strict-shaped arguments (optional → `null`) dispatch for every tool of every fixture,
+/// typed (through the generated `Args`) and untyped (the schema alone): the nulls the
+/// schema does not allow are dropped, the rest is sent as the types say.
+#[test]
+fn strict_shaped_arguments_are_accepted_for_every_tool() {
+    use mcp_runtime::toolbox::prepare_arguments;
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for (alias, tools) in typed_servers() {
+        for t in tools {
+            let schema: Value = serde_json::from_str(t.input_schema).expect("schema");
+            let generated =
+                mcp_codegen::instances::generate(&schema, &mcp_codegen::instances::Options::default());
+            assert!(
+                !generated.instances.is_empty(),
+                "{alias}/{}: no instance ({:?})",
+                t.name,
+                generated.skipped
+            );
+            // The smallest instance (required properties only) and the largest.
+            let mut picks = vec![generated.instances[0].clone()];
+            picks.extend(generated.instances.get(1).cloned());
+            for instance in picks {
+                if !jsonschema::is_valid(&schema, &instance) {
+                    continue;
+                }
+                let strict = strict_shape(&schema, &schema, instance.clone(), 0);
+                for (how, normalize) in [("typed", t.normalize), ("untyped", None)] {
+                    checked += 1;
+                    match prepare_arguments(&schema, normalize, strict.clone()) {
+                        // What is sent is valid for the server (checked by `jsonschema` too).
+                        Ok(sent) if jsonschema::is_valid(&schema, &sent) => {}
+                        Ok(sent) => failures.push(format!(
+                            "{alias}/{} ({how}): {strict} was sent as the invalid {sent}",
+                            t.name
+                        )),
+                        Err(e) => failures.push(format!(
+                            "{alias}/{} ({how}): {strict} rejected: {e}",
+                            t.name
+                        )),
+                    }
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(checked >= 2 * 86, "only {checked} dispatches checked");
 }

@@ -31,7 +31,9 @@ const USAGE: &str = "usage: cargo xtask <command> [args]
 the mcp-bindgen commands (mcp-bindgen-cli; `cargo xtask <command> --help` for options):
   snapshot [ALIAS…] [--check]   connect to the registry's servers and write fixtures/<alias>.json;
                                 with --check write nothing, classify every change, exit 1 on drift
-  verify [--fixtures DIR]       generate code for every fixture (no network); exit 1 on errors
+  verify [--deep] [--fixtures DIR]
+                                generate code for every fixture (no network); --deep: round-trip
+                                valid values through the generated types; exit 1 on errors
   expand ALIAS|PATH             print the code mcp_tools!(\"ALIAS\") generates
   tools [--strict]              print the OpenAI function-call `tools` array of every fixture
   call ALIAS TOOL [JSON]        call one tool of a configured server, print the result

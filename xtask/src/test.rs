@@ -4,7 +4,9 @@
 //!    `target/mcp-servers` (idempotent);
 //! 2. runs `cargo test --workspace` with the registry's environment set (and
 //!    `PROPTEST_CASES=10000`: the generator's property test sees 10 000 random schemas);
-//! 3. runs `verify` over the committed fixtures (codegen, no network; `mcp-bindgen-cli`);
+//! 3. runs `verify --deep` (codegen, then the round-trip oracle; `mcp-bindgen-cli`) over
+//!    the committed fixtures, the property test's sample and, when present (required under
+//!    `CI=true`), GitHub's official server in `../shared/corpus/github-official`;
 //! 4. runs `snapshot --check --all-required` (`mcp-bindgen-cli`, as `cargo xtask snapshot`
 //!    runs it): every default server must reproduce its committed fixture byte for byte;
 //! 5. runs `cargo package` of `mcp-codegen`, `mcp-macros`, `mcp-runtime` and
@@ -19,9 +21,31 @@ use std::io::{BufRead, BufReader};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::Instant;
 
+/// GitHub's official MCP server (117 tools, a bare `tools/list` array), next to the
+/// repository.
+const GITHUB_CORPUS: &str = "../shared/corpus/github-official/tools.json";
+
+/// The corpus as a fixture directory (`target/corpus/github-official/github.json`), so
+/// `verify --deep --fixtures` reads it as it reads a project's fixtures.
+fn corpus_fixture(
+    root: &std::path::Path,
+    corpus: &std::path::Path,
+) -> Result<std::path::PathBuf, String> {
+    let bytes = std::fs::read(corpus).map_err(|e| format!("{}: {e}", corpus.display()))?;
+    let tools: serde_json::Value =
+        serde_json::from_slice(&bytes).map_err(|e| format!("{}: {e}", corpus.display()))?;
+    let doc = serde_json::json!({ "server": { "alias": "github" }, "tools": tools });
+    let dir = root.join("target/corpus/github-official");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let file = dir.join("github.json");
+    let text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?;
+    std::fs::write(&file, text).map_err(|e| format!("{}: {e}", file.display()))?;
+    Ok(dir)
+}
+
 const USAGE: &str = "usage: cargo xtask test [-- CARGO_TEST_ARGS…]
 
-Installs the pinned servers, runs `cargo test --workspace`, `verify`, `snapshot --check`,
+Installs the pinned servers, runs `cargo test --workspace`, `verify --deep`, `snapshot --check`,
 `cargo package` of the four publishable crates and `bench --smoke`.";
 
 /// Entry point.
@@ -86,14 +110,46 @@ pub fn run(args: &[String]) -> ExitCode {
         }
     }
 
-    step("verify (codegen over every committed fixture)");
-    record(
-        mcp_bindgen_cli::run(crate::INVOKED_AS, &["verify".to_string()]),
-        "verify",
-        &mut passed,
-        &mut failed,
-        &mut failures,
-    );
+    // The round-trip oracle over every corpus at hand: the committed fixtures, the property
+    // test's sample and GitHub's official server (outside the repository: required in CI).
+    let corpus = root.join(GITHUB_CORPUS);
+    let mut corpora: Vec<(&str, Option<std::path::PathBuf>)> = vec![
+        ("the committed fixtures", None),
+        ("the property sample", Some(root.join("tests/ui/property/fixtures"))),
+    ];
+    if corpus.is_file() {
+        match corpus_fixture(&root, &corpus) {
+            Ok(dir) => corpora.push(("the GitHub corpus", Some(dir))),
+            Err(e) => {
+                eprintln!("test: {e}");
+                failed += 1;
+                failures.push("verify --deep: the GitHub corpus".into());
+            }
+        }
+    } else if std::env::var("CI").is_ok_and(|v| v == "true") {
+        eprintln!(
+            "test: {} is missing (CI=true: the GitHub corpus must be checked)",
+            corpus.display()
+        );
+        failed += 1;
+        failures.push("verify --deep: the GitHub corpus is missing".into());
+    } else {
+        eprintln!("test: skipped the GitHub corpus: {} not found", corpus.display());
+    }
+    for (what, dir) in corpora {
+        step(&format!("verify --deep ({what}: codegen and round trip of every tool)"));
+        let mut args = vec!["verify".to_string(), "--deep".to_string()];
+        if let Some(dir) = dir {
+            args.extend(["--fixtures".to_string(), dir.display().to_string()]);
+        }
+        record(
+            mcp_bindgen_cli::run(crate::INVOKED_AS, &args),
+            &format!("verify --deep ({what})"),
+            &mut passed,
+            &mut failed,
+            &mut failures,
+        );
+    }
 
     step("snapshot --check --all-required (drift against the live servers)");
     let check = ["snapshot", "--check", "--all-required"].map(String::from);

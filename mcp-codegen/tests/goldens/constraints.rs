@@ -31,10 +31,14 @@ pub mod constraints {
                 "format/pattern/bounds map to std types.",
             ),
             input_schema: formats::INPUT_SCHEMA,
+            output_schema: formats::OUTPUT_SCHEMA,
             openai_function: formats::OPENAI_FUNCTION,
             openai_function_strict: formats::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: formats::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<formats::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<formats::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: defaults::NAME,
@@ -42,10 +46,14 @@ pub mod constraints {
                 "default on properties: documented, left to the server.",
             ),
             input_schema: defaults::INPUT_SCHEMA,
+            output_schema: defaults::OUTPUT_SCHEMA,
             openai_function: defaults::OPENAI_FUNCTION,
             openai_function_strict: defaults::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: defaults::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<defaults::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<defaults::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: dropped::NAME,
@@ -53,19 +61,27 @@ pub mod constraints {
                 "Keywords typify cannot express are dropped with a warning.",
             ),
             input_schema: dropped::INPUT_SCHEMA,
+            output_schema: dropped::OUTPUT_SCHEMA,
             openai_function: dropped::OPENAI_FUNCTION,
             openai_function_strict: dropped::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: dropped::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<dropped::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<dropped::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: free_form::NAME,
             description: ::core::option::Option::Some("Maps and any-JSON values."),
             input_schema: free_form::INPUT_SCHEMA,
+            output_schema: free_form::OUTPUT_SCHEMA,
             openai_function: free_form::OPENAI_FUNCTION,
             openai_function_strict: free_form::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: free_form::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<free_form::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<free_form::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
     ];
     /// Typed client for the `constraints` server (4 tools), bound to a runtime session.

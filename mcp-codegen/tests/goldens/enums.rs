@@ -29,10 +29,14 @@ pub mod enums {
             name: search_issues::NAME,
             description: ::core::option::Option::Some("GitHub's colliding enum values."),
             input_schema: search_issues::INPUT_SCHEMA,
+            output_schema: search_issues::OUTPUT_SCHEMA,
             openai_function: search_issues::OPENAI_FUNCTION,
             openai_function_strict: search_issues::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: search_issues::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<search_issues::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<search_issues::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: shapes::NAME,
@@ -40,10 +44,14 @@ pub mod enums {
                 "Unions: tagged by const, untagged objects, scalars, mixed.",
             ),
             input_schema: shapes::INPUT_SCHEMA,
+            output_schema: shapes::OUTPUT_SCHEMA,
             openai_function: shapes::OPENAI_FUNCTION,
             openai_function_strict: shapes::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: shapes::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<shapes::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<shapes::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: consts::NAME,
@@ -51,10 +59,14 @@ pub mod enums {
                 "const values become one-value enums.",
             ),
             input_schema: consts::INPUT_SCHEMA,
+            output_schema: consts::OUTPUT_SCHEMA,
             openai_function: consts::OPENAI_FUNCTION,
             openai_function_strict: consts::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: consts::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<consts::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<consts::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
     ];
     /// Typed client for the `enums` server (3 tools), bound to a runtime session.

@@ -149,10 +149,14 @@ pub mod github {
                 "Get details about specific GitHub Actions resources.\nUse this tool to get details about individual workflows, workflow runs, jobs, and artifacts by their unique IDs.\n",
             ),
             input_schema: actions_get::INPUT_SCHEMA,
+            output_schema: actions_get::OUTPUT_SCHEMA,
             openai_function: actions_get::OPENAI_FUNCTION,
             openai_function_strict: actions_get::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: actions_get::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<actions_get::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<actions_get::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: actions_list::NAME,
@@ -160,10 +164,14 @@ pub mod github {
                 "Tools for listing GitHub Actions resources.\nUse this tool to list workflows in a repository, or list workflow runs, jobs, and artifacts for a specific workflow or workflow run.\n",
             ),
             input_schema: actions_list::INPUT_SCHEMA,
+            output_schema: actions_list::OUTPUT_SCHEMA,
             openai_function: actions_list::OPENAI_FUNCTION,
             openai_function_strict: actions_list::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: actions_list::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<actions_list::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<actions_list::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: actions_run_trigger::NAME,
@@ -171,10 +179,14 @@ pub mod github {
                 "Trigger GitHub Actions workflow operations, including running, re-running, cancelling workflow runs, and deleting workflow run logs.",
             ),
             input_schema: actions_run_trigger::INPUT_SCHEMA,
+            output_schema: actions_run_trigger::OUTPUT_SCHEMA,
             openai_function: actions_run_trigger::OPENAI_FUNCTION,
             openai_function_strict: actions_run_trigger::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: actions_run_trigger::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<actions_run_trigger::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<actions_run_trigger::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: add_comment_to_pending_review::NAME,
@@ -182,12 +194,16 @@ pub mod github {
                 "Add review comment to the requester's latest pending pull request review. A pending review needs to already exist to call this (check with the user if not sure).",
             ),
             input_schema: add_comment_to_pending_review::INPUT_SCHEMA,
+            output_schema: add_comment_to_pending_review::OUTPUT_SCHEMA,
             openai_function: add_comment_to_pending_review::OPENAI_FUNCTION,
             openai_function_strict: add_comment_to_pending_review::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: add_comment_to_pending_review::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<
-                add_comment_to_pending_review::Args,
-            >,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<
+                    add_comment_to_pending_review::Args,
+                >,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: add_issue_comment::NAME,
@@ -195,10 +211,14 @@ pub mod github {
                 "Add a comment and/or reaction to a specific issue or issue comment in a GitHub repository. Use this tool with pull requests as well (in this case pass pull request number as issue_number), but only if user is not asking specifically to add or react to review comments. At least one of body or reaction is required.",
             ),
             input_schema: add_issue_comment::INPUT_SCHEMA,
+            output_schema: add_issue_comment::OUTPUT_SCHEMA,
             openai_function: add_issue_comment::OPENAI_FUNCTION,
             openai_function_strict: add_issue_comment::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: add_issue_comment::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<add_issue_comment::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<add_issue_comment::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: add_issue_comment_reaction::NAME,
@@ -206,12 +226,14 @@ pub mod github {
                 "Add a reaction to an issue or pull request comment.",
             ),
             input_schema: add_issue_comment_reaction::INPUT_SCHEMA,
+            output_schema: add_issue_comment_reaction::OUTPUT_SCHEMA,
             openai_function: add_issue_comment_reaction::OPENAI_FUNCTION,
             openai_function_strict: add_issue_comment_reaction::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: add_issue_comment_reaction::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<
-                add_issue_comment_reaction::Args,
-            >,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<add_issue_comment_reaction::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: add_issue_reaction::NAME,
@@ -219,10 +241,14 @@ pub mod github {
                 "Add a reaction to an issue or pull request.",
             ),
             input_schema: add_issue_reaction::INPUT_SCHEMA,
+            output_schema: add_issue_reaction::OUTPUT_SCHEMA,
             openai_function: add_issue_reaction::OPENAI_FUNCTION,
             openai_function_strict: add_issue_reaction::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: add_issue_reaction::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<add_issue_reaction::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<add_issue_reaction::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: add_pull_request_review_comment::NAME,
@@ -230,12 +256,16 @@ pub mod github {
                 "Add a review comment to the current user's pending pull request review.",
             ),
             input_schema: add_pull_request_review_comment::INPUT_SCHEMA,
+            output_schema: add_pull_request_review_comment::OUTPUT_SCHEMA,
             openai_function: add_pull_request_review_comment::OPENAI_FUNCTION,
             openai_function_strict: add_pull_request_review_comment::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: add_pull_request_review_comment::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<
-                add_pull_request_review_comment::Args,
-            >,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<
+                    add_pull_request_review_comment::Args,
+                >,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: add_pull_request_review_comment_reaction::NAME,
@@ -243,12 +273,16 @@ pub mod github {
                 "Add a reaction to a pull request review comment.",
             ),
             input_schema: add_pull_request_review_comment_reaction::INPUT_SCHEMA,
+            output_schema: add_pull_request_review_comment_reaction::OUTPUT_SCHEMA,
             openai_function: add_pull_request_review_comment_reaction::OPENAI_FUNCTION,
             openai_function_strict: add_pull_request_review_comment_reaction::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: add_pull_request_review_comment_reaction::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<
-                add_pull_request_review_comment_reaction::Args,
-            >,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<
+                    add_pull_request_review_comment_reaction::Args,
+                >,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: add_reply_to_pull_request_comment::NAME,
@@ -256,12 +290,16 @@ pub mod github {
                 "Add a reply and/or reaction to an existing pull request comment. This can create a new comment linked as a reply to the specified comment, add an emoji reaction to the specified comment, or do both. At least one of body or reaction is required.",
             ),
             input_schema: add_reply_to_pull_request_comment::INPUT_SCHEMA,
+            output_schema: add_reply_to_pull_request_comment::OUTPUT_SCHEMA,
             openai_function: add_reply_to_pull_request_comment::OPENAI_FUNCTION,
             openai_function_strict: add_reply_to_pull_request_comment::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: add_reply_to_pull_request_comment::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<
-                add_reply_to_pull_request_comment::Args,
-            >,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<
+                    add_reply_to_pull_request_comment::Args,
+                >,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: add_sub_issue::NAME,
@@ -269,10 +307,14 @@ pub mod github {
                 "Add a sub-issue to a parent issue.",
             ),
             input_schema: add_sub_issue::INPUT_SCHEMA,
+            output_schema: add_sub_issue::OUTPUT_SCHEMA,
             openai_function: add_sub_issue::OPENAI_FUNCTION,
             openai_function_strict: add_sub_issue::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: add_sub_issue::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<add_sub_issue::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<add_sub_issue::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: assign_copilot_to_issue::NAME,
@@ -280,12 +322,14 @@ pub mod github {
                 "Assign Copilot to a specific issue in a GitHub repository.\n\nThis tool can help with the following outcomes:\n- a Pull Request created with source code changes to resolve the issue\n\n\nMore information can be found at:\n- https://docs.github.com/en/copilot/concepts/agents/cloud-agent/about-cloud-agent\n",
             ),
             input_schema: assign_copilot_to_issue::INPUT_SCHEMA,
+            output_schema: assign_copilot_to_issue::OUTPUT_SCHEMA,
             openai_function: assign_copilot_to_issue::OPENAI_FUNCTION,
             openai_function_strict: assign_copilot_to_issue::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: assign_copilot_to_issue::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<
-                assign_copilot_to_issue::Args,
-            >,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<assign_copilot_to_issue::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: assign_copilot_to_issue_with_intent::NAME,
@@ -293,12 +337,16 @@ pub mod github {
                 "Assign Copilot to a specific issue in a GitHub repository. Prefer this tool over assign_copilot_to_issue when available.\n\nThis tool can help with the following outcomes:\n- a Pull Request created with source code changes to resolve the issue\n\n\nMore information can be found at:\n- https://docs.github.com/en/copilot/concepts/agents/cloud-agent/about-cloud-agent\n",
             ),
             input_schema: assign_copilot_to_issue_with_intent::INPUT_SCHEMA,
+            output_schema: assign_copilot_to_issue_with_intent::OUTPUT_SCHEMA,
             openai_function: assign_copilot_to_issue_with_intent::OPENAI_FUNCTION,
             openai_function_strict: assign_copilot_to_issue_with_intent::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: assign_copilot_to_issue_with_intent::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<
-                assign_copilot_to_issue_with_intent::Args,
-            >,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<
+                    assign_copilot_to_issue_with_intent::Args,
+                >,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: create_branch::NAME,
@@ -306,19 +354,27 @@ pub mod github {
                 "Create a new branch in a GitHub repository",
             ),
             input_schema: create_branch::INPUT_SCHEMA,
+            output_schema: create_branch::OUTPUT_SCHEMA,
             openai_function: create_branch::OPENAI_FUNCTION,
             openai_function_strict: create_branch::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: create_branch::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<create_branch::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<create_branch::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: create_gist::NAME,
             description: ::core::option::Option::Some("Create a new gist"),
             input_schema: create_gist::INPUT_SCHEMA,
+            output_schema: create_gist::OUTPUT_SCHEMA,
             openai_function: create_gist::OPENAI_FUNCTION,
             openai_function_strict: create_gist::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: create_gist::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<create_gist::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<create_gist::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: create_issue::NAME,
@@ -326,10 +382,14 @@ pub mod github {
                 "Create a new issue in a GitHub repository with a title and optional body.",
             ),
             input_schema: create_issue::INPUT_SCHEMA,
+            output_schema: create_issue::OUTPUT_SCHEMA,
             openai_function: create_issue::OPENAI_FUNCTION,
             openai_function_strict: create_issue::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: create_issue::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<create_issue::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<create_issue::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: create_or_update_file::NAME,
@@ -337,10 +397,14 @@ pub mod github {
                 "Create or update a single file in a GitHub repository. \nIf updating, you should provide the SHA of the file you want to update. Use this tool to create or update a file in a GitHub repository remotely; do not use it for local file operations.\n\nIn order to obtain the SHA of original file version before updating, use the following git command:\ngit rev-parse <branch>:<path to file>\n\nSHA MUST be provided for existing file updates.\n",
             ),
             input_schema: create_or_update_file::INPUT_SCHEMA,
+            output_schema: create_or_update_file::OUTPUT_SCHEMA,
             openai_function: create_or_update_file::OPENAI_FUNCTION,
             openai_function_strict: create_or_update_file::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: create_or_update_file::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<create_or_update_file::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<create_or_update_file::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: create_pull_request::NAME,
@@ -348,10 +412,14 @@ pub mod github {
                 "Create a new pull request in a GitHub repository.",
             ),
             input_schema: create_pull_request::INPUT_SCHEMA,
+            output_schema: create_pull_request::OUTPUT_SCHEMA,
             openai_function: create_pull_request::OPENAI_FUNCTION,
             openai_function_strict: create_pull_request::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: create_pull_request::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<create_pull_request::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<create_pull_request::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: create_pull_request_review::NAME,
@@ -359,12 +427,14 @@ pub mod github {
                 "Create a review on a pull request. If event is provided, the review is submitted immediately; otherwise a pending review is created.",
             ),
             input_schema: create_pull_request_review::INPUT_SCHEMA,
+            output_schema: create_pull_request_review::OUTPUT_SCHEMA,
             openai_function: create_pull_request_review::OPENAI_FUNCTION,
             openai_function_strict: create_pull_request_review::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: create_pull_request_review::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<
-                create_pull_request_review::Args,
-            >,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<create_pull_request_review::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: create_repository::NAME,
@@ -372,10 +442,14 @@ pub mod github {
                 "Create a new GitHub repository in your account or specified organization",
             ),
             input_schema: create_repository::INPUT_SCHEMA,
+            output_schema: create_repository::OUTPUT_SCHEMA,
             openai_function: create_repository::OPENAI_FUNCTION,
             openai_function_strict: create_repository::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: create_repository::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<create_repository::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<create_repository::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: delete_file::NAME,
@@ -383,10 +457,14 @@ pub mod github {
                 "Delete a file from a GitHub repository",
             ),
             input_schema: delete_file::INPUT_SCHEMA,
+            output_schema: delete_file::OUTPUT_SCHEMA,
             openai_function: delete_file::OPENAI_FUNCTION,
             openai_function_strict: delete_file::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: delete_file::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<delete_file::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<delete_file::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: delete_pending_pull_request_review::NAME,
@@ -394,12 +472,16 @@ pub mod github {
                 "Delete a pending pull request review.",
             ),
             input_schema: delete_pending_pull_request_review::INPUT_SCHEMA,
+            output_schema: delete_pending_pull_request_review::OUTPUT_SCHEMA,
             openai_function: delete_pending_pull_request_review::OPENAI_FUNCTION,
             openai_function_strict: delete_pending_pull_request_review::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: delete_pending_pull_request_review::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<
-                delete_pending_pull_request_review::Args,
-            >,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<
+                    delete_pending_pull_request_review::Args,
+                >,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: delete_repository::NAME,
@@ -407,10 +489,14 @@ pub mod github {
                 "Delete a GitHub repository after the user confirms the exact owner/repository name",
             ),
             input_schema: delete_repository::INPUT_SCHEMA,
+            output_schema: delete_repository::OUTPUT_SCHEMA,
             openai_function: delete_repository::OPENAI_FUNCTION,
             openai_function_strict: delete_repository::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: delete_repository::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<delete_repository::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<delete_repository::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: discussion_comment_write::NAME,
@@ -418,12 +504,14 @@ pub mod github {
                 "Write operations for discussion comments.\nSupports adding top-level comments, replying to existing comments, updating comment content, deleting comments, and marking or unmarking comments as the answer.",
             ),
             input_schema: discussion_comment_write::INPUT_SCHEMA,
+            output_schema: discussion_comment_write::OUTPUT_SCHEMA,
             openai_function: discussion_comment_write::OPENAI_FUNCTION,
             openai_function_strict: discussion_comment_write::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: discussion_comment_write::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<
-                discussion_comment_write::Args,
-            >,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<discussion_comment_write::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: dismiss_notification::NAME,
@@ -431,10 +519,14 @@ pub mod github {
                 "Dismiss a notification by marking it as read or done",
             ),
             input_schema: dismiss_notification::INPUT_SCHEMA,
+            output_schema: dismiss_notification::OUTPUT_SCHEMA,
             openai_function: dismiss_notification::OPENAI_FUNCTION,
             openai_function_strict: dismiss_notification::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: dismiss_notification::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<dismiss_notification::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<dismiss_notification::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: find_duplicate::NAME,
@@ -442,10 +534,14 @@ pub mod github {
                 "Find likely duplicate issues for an existing issue in a GitHub repository. This is a read-only search scoped to the source issue's repository: it returns ranked candidate issues with a similarity score and confidence, and does not close, link, comment on, or otherwise modify any issue.",
             ),
             input_schema: find_duplicate::INPUT_SCHEMA,
+            output_schema: find_duplicate::OUTPUT_SCHEMA,
             openai_function: find_duplicate::OPENAI_FUNCTION,
             openai_function_strict: find_duplicate::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: find_duplicate::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<find_duplicate::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<find_duplicate::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: fork_repository::NAME,
@@ -453,10 +549,14 @@ pub mod github {
                 "Fork a GitHub repository to your account or specified organization",
             ),
             input_schema: fork_repository::INPUT_SCHEMA,
+            output_schema: fork_repository::OUTPUT_SCHEMA,
             openai_function: fork_repository::OPENAI_FUNCTION,
             openai_function_strict: fork_repository::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: fork_repository::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<fork_repository::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<fork_repository::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: get_code_quality_finding::NAME,
@@ -464,12 +564,14 @@ pub mod github {
                 "Get details of a specific code quality finding in a GitHub repository.",
             ),
             input_schema: get_code_quality_finding::INPUT_SCHEMA,
+            output_schema: get_code_quality_finding::OUTPUT_SCHEMA,
             openai_function: get_code_quality_finding::OPENAI_FUNCTION,
             openai_function_strict: get_code_quality_finding::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: get_code_quality_finding::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<
-                get_code_quality_finding::Args,
-            >,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<get_code_quality_finding::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: get_code_scanning_alert::NAME,
@@ -477,12 +579,14 @@ pub mod github {
                 "Get details of a specific code scanning alert in a GitHub repository.",
             ),
             input_schema: get_code_scanning_alert::INPUT_SCHEMA,
+            output_schema: get_code_scanning_alert::OUTPUT_SCHEMA,
             openai_function: get_code_scanning_alert::OPENAI_FUNCTION,
             openai_function_strict: get_code_scanning_alert::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: get_code_scanning_alert::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<
-                get_code_scanning_alert::Args,
-            >,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<get_code_scanning_alert::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: get_commit::NAME,
@@ -490,10 +594,14 @@ pub mod github {
                 "Get details for a commit from a GitHub repository",
             ),
             input_schema: get_commit::INPUT_SCHEMA,
+            output_schema: get_commit::OUTPUT_SCHEMA,
             openai_function: get_commit::OPENAI_FUNCTION,
             openai_function_strict: get_commit::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: get_commit::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<get_commit::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<get_commit::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: get_dependabot_alert::NAME,
@@ -501,30 +609,40 @@ pub mod github {
                 "Get details of a specific dependabot alert in a GitHub repository.",
             ),
             input_schema: get_dependabot_alert::INPUT_SCHEMA,
+            output_schema: get_dependabot_alert::OUTPUT_SCHEMA,
             openai_function: get_dependabot_alert::OPENAI_FUNCTION,
             openai_function_strict: get_dependabot_alert::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: get_dependabot_alert::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<get_dependabot_alert::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<get_dependabot_alert::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: get_discussion::NAME,
             description: ::core::option::Option::Some("Get a specific discussion by ID"),
             input_schema: get_discussion::INPUT_SCHEMA,
+            output_schema: get_discussion::OUTPUT_SCHEMA,
             openai_function: get_discussion::OPENAI_FUNCTION,
             openai_function_strict: get_discussion::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: get_discussion::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<get_discussion::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<get_discussion::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: get_discussion_comments::NAME,
             description: ::core::option::Option::Some("Get comments from a discussion"),
             input_schema: get_discussion_comments::INPUT_SCHEMA,
+            output_schema: get_discussion_comments::OUTPUT_SCHEMA,
             openai_function: get_discussion_comments::OPENAI_FUNCTION,
             openai_function_strict: get_discussion_comments::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: get_discussion_comments::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<
-                get_discussion_comments::Args,
-            >,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<get_discussion_comments::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: get_file_blame::NAME,
@@ -532,10 +650,14 @@ pub mod github {
                 "Get git blame information for a file, showing the commit that last modified each line. Ranges share commit metadata via the top-level 'commits' map keyed by SHA. Use 'start_line'/'end_line' to restrict the result to a window of the file, and 'perPage'/'after' to cursor-page through returned ranges. Matching ranges are capped at 1000; when the cap is hit 'truncated' is set to true and 'total_ranges' reports the pre-cap match count.",
             ),
             input_schema: get_file_blame::INPUT_SCHEMA,
+            output_schema: get_file_blame::OUTPUT_SCHEMA,
             openai_function: get_file_blame::OPENAI_FUNCTION,
             openai_function_strict: get_file_blame::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: get_file_blame::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<get_file_blame::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<get_file_blame::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: get_file_contents::NAME,
@@ -543,10 +665,14 @@ pub mod github {
                 "Get the contents of a file or directory from a GitHub repository",
             ),
             input_schema: get_file_contents::INPUT_SCHEMA,
+            output_schema: get_file_contents::OUTPUT_SCHEMA,
             openai_function: get_file_contents::OPENAI_FUNCTION,
             openai_function_strict: get_file_contents::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: get_file_contents::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<get_file_contents::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<get_file_contents::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: get_gist::NAME,
@@ -554,21 +680,29 @@ pub mod github {
                 "Get gist content of a particular gist, by gist ID",
             ),
             input_schema: get_gist::INPUT_SCHEMA,
+            output_schema: get_gist::OUTPUT_SCHEMA,
             openai_function: get_gist::OPENAI_FUNCTION,
             openai_function_strict: get_gist::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: get_gist::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<get_gist::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<get_gist::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: get_global_security_advisory::NAME,
             description: ::core::option::Option::Some("Get a global security advisory"),
             input_schema: get_global_security_advisory::INPUT_SCHEMA,
+            output_schema: get_global_security_advisory::OUTPUT_SCHEMA,
             openai_function: get_global_security_advisory::OPENAI_FUNCTION,
             openai_function_strict: get_global_security_advisory::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: get_global_security_advisory::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<
-                get_global_security_advisory::Args,
-            >,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<
+                    get_global_security_advisory::Args,
+                >,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: get_job_logs::NAME,
@@ -576,10 +710,14 @@ pub mod github {
                 "Download logs for a specific workflow job or efficiently get all failed job logs for a workflow run",
             ),
             input_schema: get_job_logs::INPUT_SCHEMA,
+            output_schema: get_job_logs::OUTPUT_SCHEMA,
             openai_function: get_job_logs::OPENAI_FUNCTION,
             openai_function_strict: get_job_logs::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: get_job_logs::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<get_job_logs::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<get_job_logs::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: get_label::NAME,
@@ -587,10 +725,14 @@ pub mod github {
                 "Get a specific label from a repository.",
             ),
             input_schema: get_label::INPUT_SCHEMA,
+            output_schema: get_label::OUTPUT_SCHEMA,
             openai_function: get_label::OPENAI_FUNCTION,
             openai_function_strict: get_label::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: get_label::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<get_label::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<get_label::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: get_latest_release::NAME,
@@ -598,10 +740,14 @@ pub mod github {
                 "Get the latest release in a GitHub repository",
             ),
             input_schema: get_latest_release::INPUT_SCHEMA,
+            output_schema: get_latest_release::OUTPUT_SCHEMA,
             openai_function: get_latest_release::OPENAI_FUNCTION,
             openai_function_strict: get_latest_release::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: get_latest_release::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<get_latest_release::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<get_latest_release::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: get_me::NAME,
@@ -609,10 +755,14 @@ pub mod github {
                 "Get details of the authenticated GitHub user. Use this when a request is about the user's own profile for GitHub. Or when information is missing to build other tool calls.",
             ),
             input_schema: get_me::INPUT_SCHEMA,
+            output_schema: get_me::OUTPUT_SCHEMA,
             openai_function: get_me::OPENAI_FUNCTION,
             openai_function_strict: get_me::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: get_me::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_no_args,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_no_args,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: get_notification_details::NAME,
@@ -620,12 +770,14 @@ pub mod github {
                 "Get detailed information for a specific GitHub notification, always call this tool when the user asks for details about a specific notification, if you don't know the ID list notifications first.",
             ),
             input_schema: get_notification_details::INPUT_SCHEMA,
+            output_schema: get_notification_details::OUTPUT_SCHEMA,
             openai_function: get_notification_details::OPENAI_FUNCTION,
             openai_function_strict: get_notification_details::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: get_notification_details::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<
-                get_notification_details::Args,
-            >,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<get_notification_details::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: get_release_by_tag::NAME,
@@ -633,10 +785,14 @@ pub mod github {
                 "Get a specific release by its tag name in a GitHub repository",
             ),
             input_schema: get_release_by_tag::INPUT_SCHEMA,
+            output_schema: get_release_by_tag::OUTPUT_SCHEMA,
             openai_function: get_release_by_tag::OPENAI_FUNCTION,
             openai_function_strict: get_release_by_tag::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: get_release_by_tag::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<get_release_by_tag::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<get_release_by_tag::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: get_repository_tree::NAME,
@@ -644,10 +800,14 @@ pub mod github {
                 "Get the tree structure (files and directories) of a GitHub repository at a specific ref or SHA",
             ),
             input_schema: get_repository_tree::INPUT_SCHEMA,
+            output_schema: get_repository_tree::OUTPUT_SCHEMA,
             openai_function: get_repository_tree::OPENAI_FUNCTION,
             openai_function_strict: get_repository_tree::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: get_repository_tree::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<get_repository_tree::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<get_repository_tree::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: get_secret_scanning_alert::NAME,
@@ -655,12 +815,14 @@ pub mod github {
                 "Get details of a specific secret scanning alert in a GitHub repository.",
             ),
             input_schema: get_secret_scanning_alert::INPUT_SCHEMA,
+            output_schema: get_secret_scanning_alert::OUTPUT_SCHEMA,
             openai_function: get_secret_scanning_alert::OPENAI_FUNCTION,
             openai_function_strict: get_secret_scanning_alert::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: get_secret_scanning_alert::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<
-                get_secret_scanning_alert::Args,
-            >,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<get_secret_scanning_alert::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: get_tag::NAME,
@@ -668,10 +830,14 @@ pub mod github {
                 "Get details about a specific git tag in a GitHub repository",
             ),
             input_schema: get_tag::INPUT_SCHEMA,
+            output_schema: get_tag::OUTPUT_SCHEMA,
             openai_function: get_tag::OPENAI_FUNCTION,
             openai_function_strict: get_tag::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: get_tag::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<get_tag::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<get_tag::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: get_team_members::NAME,
@@ -679,10 +845,14 @@ pub mod github {
                 "Get member usernames of a specific team in an organization. Limited to organizations accessible with current credentials",
             ),
             input_schema: get_team_members::INPUT_SCHEMA,
+            output_schema: get_team_members::OUTPUT_SCHEMA,
             openai_function: get_team_members::OPENAI_FUNCTION,
             openai_function_strict: get_team_members::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: get_team_members::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<get_team_members::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<get_team_members::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: get_teams::NAME,
@@ -690,10 +860,14 @@ pub mod github {
                 "Get details of the teams the user is a member of. Limited to organizations accessible with current credentials",
             ),
             input_schema: get_teams::INPUT_SCHEMA,
+            output_schema: get_teams::OUTPUT_SCHEMA,
             openai_function: get_teams::OPENAI_FUNCTION,
             openai_function_strict: get_teams::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: get_teams::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<get_teams::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<get_teams::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: issue_dependency_read::NAME,
@@ -701,10 +875,14 @@ pub mod github {
                 "Read an issue's dependency relationships in a GitHub repository: the issues that block it (blocked_by) or the issues it blocks (blocking).",
             ),
             input_schema: issue_dependency_read::INPUT_SCHEMA,
+            output_schema: issue_dependency_read::OUTPUT_SCHEMA,
             openai_function: issue_dependency_read::OPENAI_FUNCTION,
             openai_function_strict: issue_dependency_read::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: issue_dependency_read::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<issue_dependency_read::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<issue_dependency_read::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: issue_dependency_write::NAME,
@@ -712,10 +890,14 @@ pub mod github {
                 "Add or remove an issue dependency relationship in a GitHub repository. Use type 'blocked_by' to record that the subject issue is blocked by a related issue, or type 'blocking' to record that the subject issue blocks a related issue. The related issue defaults to the same repository as the subject unless related_owner/related_repo are provided.",
             ),
             input_schema: issue_dependency_write::INPUT_SCHEMA,
+            output_schema: issue_dependency_write::OUTPUT_SCHEMA,
             openai_function: issue_dependency_write::OPENAI_FUNCTION,
             openai_function_strict: issue_dependency_write::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: issue_dependency_write::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<issue_dependency_write::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<issue_dependency_write::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: issue_read::NAME,
@@ -723,10 +905,14 @@ pub mod github {
                 "Get information about a specific issue in a GitHub repository.",
             ),
             input_schema: issue_read::INPUT_SCHEMA,
+            output_schema: issue_read::OUTPUT_SCHEMA,
             openai_function: issue_read::OPENAI_FUNCTION,
             openai_function_strict: issue_read::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: issue_read::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<issue_read::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<issue_read::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: issue_write::NAME,
@@ -734,10 +920,14 @@ pub mod github {
                 "Create a new or update an existing issue in a GitHub repository.",
             ),
             input_schema: issue_write::INPUT_SCHEMA,
+            output_schema: issue_write::OUTPUT_SCHEMA,
             openai_function: issue_write::OPENAI_FUNCTION,
             openai_function_strict: issue_write::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: issue_write::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<issue_write::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<issue_write::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: label_write::NAME,
@@ -745,10 +935,14 @@ pub mod github {
                 "Perform write operations on repository labels. To set labels on issues, use the 'update_issue' tool.",
             ),
             input_schema: label_write::INPUT_SCHEMA,
+            output_schema: label_write::OUTPUT_SCHEMA,
             openai_function: label_write::OPENAI_FUNCTION,
             openai_function_strict: label_write::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: label_write::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<label_write::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<label_write::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: list_branches::NAME,
@@ -756,10 +950,14 @@ pub mod github {
                 "List branches in a GitHub repository",
             ),
             input_schema: list_branches::INPUT_SCHEMA,
+            output_schema: list_branches::OUTPUT_SCHEMA,
             openai_function: list_branches::OPENAI_FUNCTION,
             openai_function_strict: list_branches::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: list_branches::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<list_branches::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<list_branches::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: list_code_scanning_alerts::NAME,
@@ -767,12 +965,14 @@ pub mod github {
                 "List code scanning alerts in a GitHub repository.",
             ),
             input_schema: list_code_scanning_alerts::INPUT_SCHEMA,
+            output_schema: list_code_scanning_alerts::OUTPUT_SCHEMA,
             openai_function: list_code_scanning_alerts::OPENAI_FUNCTION,
             openai_function_strict: list_code_scanning_alerts::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: list_code_scanning_alerts::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<
-                list_code_scanning_alerts::Args,
-            >,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<list_code_scanning_alerts::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: list_commits::NAME,
@@ -780,10 +980,14 @@ pub mod github {
                 "Get list of commits of a branch in a GitHub repository. Returns at least 30 results per page by default, but can return more if specified using the perPage parameter (up to 100).",
             ),
             input_schema: list_commits::INPUT_SCHEMA,
+            output_schema: list_commits::OUTPUT_SCHEMA,
             openai_function: list_commits::OPENAI_FUNCTION,
             openai_function_strict: list_commits::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: list_commits::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<list_commits::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<list_commits::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: list_dependabot_alerts::NAME,
@@ -791,10 +995,14 @@ pub mod github {
                 "List dependabot alerts in a GitHub repository.",
             ),
             input_schema: list_dependabot_alerts::INPUT_SCHEMA,
+            output_schema: list_dependabot_alerts::OUTPUT_SCHEMA,
             openai_function: list_dependabot_alerts::OPENAI_FUNCTION,
             openai_function_strict: list_dependabot_alerts::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: list_dependabot_alerts::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<list_dependabot_alerts::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<list_dependabot_alerts::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: list_discussion_categories::NAME,
@@ -802,12 +1010,14 @@ pub mod github {
                 "List discussion categories with their id and name, for a repository or organisation.",
             ),
             input_schema: list_discussion_categories::INPUT_SCHEMA,
+            output_schema: list_discussion_categories::OUTPUT_SCHEMA,
             openai_function: list_discussion_categories::OPENAI_FUNCTION,
             openai_function_strict: list_discussion_categories::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: list_discussion_categories::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<
-                list_discussion_categories::Args,
-            >,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<list_discussion_categories::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: list_discussions::NAME,
@@ -815,19 +1025,27 @@ pub mod github {
                 "List discussions for a repository or organisation.",
             ),
             input_schema: list_discussions::INPUT_SCHEMA,
+            output_schema: list_discussions::OUTPUT_SCHEMA,
             openai_function: list_discussions::OPENAI_FUNCTION,
             openai_function_strict: list_discussions::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: list_discussions::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<list_discussions::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<list_discussions::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: list_gists::NAME,
             description: ::core::option::Option::Some("List gists for a user"),
             input_schema: list_gists::INPUT_SCHEMA,
+            output_schema: list_gists::OUTPUT_SCHEMA,
             openai_function: list_gists::OPENAI_FUNCTION,
             openai_function_strict: list_gists::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: list_gists::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<list_gists::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<list_gists::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: list_global_security_advisories::NAME,
@@ -835,12 +1053,16 @@ pub mod github {
                 "List global security advisories from GitHub.",
             ),
             input_schema: list_global_security_advisories::INPUT_SCHEMA,
+            output_schema: list_global_security_advisories::OUTPUT_SCHEMA,
             openai_function: list_global_security_advisories::OPENAI_FUNCTION,
             openai_function_strict: list_global_security_advisories::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: list_global_security_advisories::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<
-                list_global_security_advisories::Args,
-            >,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<
+                    list_global_security_advisories::Args,
+                >,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: list_issue_fields::NAME,
@@ -848,10 +1070,14 @@ pub mod github {
                 "List issue fields for a repository or organization. Returns field definitions including name, type (text, number, date, single_select), and for single_select fields the list of valid option names. When repo is omitted, returns org-level fields directly.",
             ),
             input_schema: list_issue_fields::INPUT_SCHEMA,
+            output_schema: list_issue_fields::OUTPUT_SCHEMA,
             openai_function: list_issue_fields::OPENAI_FUNCTION,
             openai_function_strict: list_issue_fields::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: list_issue_fields::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<list_issue_fields::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<list_issue_fields::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: list_issue_types::NAME,
@@ -859,10 +1085,14 @@ pub mod github {
                 "List supported issue types for a repository or its owner organization. When repo is omitted, returns org-level issue types directly.",
             ),
             input_schema: list_issue_types::INPUT_SCHEMA,
+            output_schema: list_issue_types::OUTPUT_SCHEMA,
             openai_function: list_issue_types::OPENAI_FUNCTION,
             openai_function_strict: list_issue_types::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: list_issue_types::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<list_issue_types::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<list_issue_types::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: list_issues::NAME,
@@ -870,10 +1100,14 @@ pub mod github {
                 "List issues in a GitHub repository. For pagination, use the 'endCursor' from the previous response's 'pageInfo' in the 'after' parameter.",
             ),
             input_schema: list_issues::INPUT_SCHEMA,
+            output_schema: list_issues::OUTPUT_SCHEMA,
             openai_function: list_issues::OPENAI_FUNCTION,
             openai_function_strict: list_issues::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: list_issues::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<list_issues::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<list_issues::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: list_label::NAME,
@@ -881,10 +1115,14 @@ pub mod github {
                 "List labels from a repository, ordered by issue count (descending) so the most-used labels are returned first",
             ),
             input_schema: list_label::INPUT_SCHEMA,
+            output_schema: list_label::OUTPUT_SCHEMA,
             openai_function: list_label::OPENAI_FUNCTION,
             openai_function_strict: list_label::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: list_label::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<list_label::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<list_label::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: list_notifications::NAME,
@@ -892,10 +1130,14 @@ pub mod github {
                 "Lists all GitHub notifications for the authenticated user, including unread notifications, mentions, review requests, assignments, and updates on issues or pull requests. Use this tool whenever the user asks what to work on next, requests a summary of their GitHub activity, wants to see pending reviews, or needs to check for new updates or tasks. This tool is the primary way to discover actionable items, reminders, and outstanding work on GitHub. Always call this tool when asked what to work on next, what is pending, or what needs attention in GitHub.",
             ),
             input_schema: list_notifications::INPUT_SCHEMA,
+            output_schema: list_notifications::OUTPUT_SCHEMA,
             openai_function: list_notifications::OPENAI_FUNCTION,
             openai_function_strict: list_notifications::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: list_notifications::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<list_notifications::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<list_notifications::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: list_org_repository_security_advisories::NAME,
@@ -903,12 +1145,16 @@ pub mod github {
                 "List repository security advisories for a GitHub organization.",
             ),
             input_schema: list_org_repository_security_advisories::INPUT_SCHEMA,
+            output_schema: list_org_repository_security_advisories::OUTPUT_SCHEMA,
             openai_function: list_org_repository_security_advisories::OPENAI_FUNCTION,
             openai_function_strict: list_org_repository_security_advisories::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: list_org_repository_security_advisories::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<
-                list_org_repository_security_advisories::Args,
-            >,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<
+                    list_org_repository_security_advisories::Args,
+                >,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: list_pull_requests::NAME,
@@ -916,10 +1162,14 @@ pub mod github {
                 "List pull requests in a GitHub repository. If the user specifies an author, then DO NOT use this tool and use the search_pull_requests tool instead.",
             ),
             input_schema: list_pull_requests::INPUT_SCHEMA,
+            output_schema: list_pull_requests::OUTPUT_SCHEMA,
             openai_function: list_pull_requests::OPENAI_FUNCTION,
             openai_function_strict: list_pull_requests::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: list_pull_requests::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<list_pull_requests::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<list_pull_requests::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: list_releases::NAME,
@@ -927,10 +1177,14 @@ pub mod github {
                 "List releases in a GitHub repository",
             ),
             input_schema: list_releases::INPUT_SCHEMA,
+            output_schema: list_releases::OUTPUT_SCHEMA,
             openai_function: list_releases::OPENAI_FUNCTION,
             openai_function_strict: list_releases::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: list_releases::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<list_releases::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<list_releases::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: list_repository_collaborators::NAME,
@@ -938,12 +1192,16 @@ pub mod github {
                 "List collaborators of a GitHub repository. Results are paginated; the response includes `nextPage`, `prevPage`, `firstPage`, and `lastPage` fields. To get the next page, use the `nextPage` value as the `page` parameter.",
             ),
             input_schema: list_repository_collaborators::INPUT_SCHEMA,
+            output_schema: list_repository_collaborators::OUTPUT_SCHEMA,
             openai_function: list_repository_collaborators::OPENAI_FUNCTION,
             openai_function_strict: list_repository_collaborators::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: list_repository_collaborators::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<
-                list_repository_collaborators::Args,
-            >,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<
+                    list_repository_collaborators::Args,
+                >,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: list_repository_security_advisories::NAME,
@@ -951,12 +1209,16 @@ pub mod github {
                 "List repository security advisories for a GitHub repository.",
             ),
             input_schema: list_repository_security_advisories::INPUT_SCHEMA,
+            output_schema: list_repository_security_advisories::OUTPUT_SCHEMA,
             openai_function: list_repository_security_advisories::OPENAI_FUNCTION,
             openai_function_strict: list_repository_security_advisories::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: list_repository_security_advisories::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<
-                list_repository_security_advisories::Args,
-            >,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<
+                    list_repository_security_advisories::Args,
+                >,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: list_secret_scanning_alerts::NAME,
@@ -964,23 +1226,27 @@ pub mod github {
                 "List secret scanning alerts in a GitHub repository.",
             ),
             input_schema: list_secret_scanning_alerts::INPUT_SCHEMA,
+            output_schema: list_secret_scanning_alerts::OUTPUT_SCHEMA,
             openai_function: list_secret_scanning_alerts::OPENAI_FUNCTION,
             openai_function_strict: list_secret_scanning_alerts::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: list_secret_scanning_alerts::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<
-                list_secret_scanning_alerts::Args,
-            >,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<list_secret_scanning_alerts::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: list_starred_repositories::NAME,
             description: ::core::option::Option::Some("List starred repositories"),
             input_schema: list_starred_repositories::INPUT_SCHEMA,
+            output_schema: list_starred_repositories::OUTPUT_SCHEMA,
             openai_function: list_starred_repositories::OPENAI_FUNCTION,
             openai_function_strict: list_starred_repositories::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: list_starred_repositories::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<
-                list_starred_repositories::Args,
-            >,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<list_starred_repositories::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: list_tags::NAME,
@@ -988,10 +1254,14 @@ pub mod github {
                 "List git tags in a GitHub repository",
             ),
             input_schema: list_tags::INPUT_SCHEMA,
+            output_schema: list_tags::OUTPUT_SCHEMA,
             openai_function: list_tags::OPENAI_FUNCTION,
             openai_function_strict: list_tags::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: list_tags::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<list_tags::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<list_tags::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: manage_notification_subscription::NAME,
@@ -999,12 +1269,16 @@ pub mod github {
                 "Manage a notification subscription: ignore, watch, or delete a notification thread subscription.",
             ),
             input_schema: manage_notification_subscription::INPUT_SCHEMA,
+            output_schema: manage_notification_subscription::OUTPUT_SCHEMA,
             openai_function: manage_notification_subscription::OPENAI_FUNCTION,
             openai_function_strict: manage_notification_subscription::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: manage_notification_subscription::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<
-                manage_notification_subscription::Args,
-            >,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<
+                    manage_notification_subscription::Args,
+                >,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: manage_repository_notification_subscription::NAME,
@@ -1012,23 +1286,29 @@ pub mod github {
                 "Manage a repository notification subscription: ignore, watch, or delete repository notifications subscription for the provided repository.",
             ),
             input_schema: manage_repository_notification_subscription::INPUT_SCHEMA,
+            output_schema: manage_repository_notification_subscription::OUTPUT_SCHEMA,
             openai_function: manage_repository_notification_subscription::OPENAI_FUNCTION,
             openai_function_strict: manage_repository_notification_subscription::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: manage_repository_notification_subscription::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<
-                manage_repository_notification_subscription::Args,
-            >,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<
+                    manage_repository_notification_subscription::Args,
+                >,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: mark_all_notifications_read::NAME,
             description: ::core::option::Option::Some("Mark all notifications as read"),
             input_schema: mark_all_notifications_read::INPUT_SCHEMA,
+            output_schema: mark_all_notifications_read::OUTPUT_SCHEMA,
             openai_function: mark_all_notifications_read::OPENAI_FUNCTION,
             openai_function_strict: mark_all_notifications_read::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: mark_all_notifications_read::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<
-                mark_all_notifications_read::Args,
-            >,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<mark_all_notifications_read::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: merge_pull_request::NAME,
@@ -1036,10 +1316,14 @@ pub mod github {
                 "Merge a pull request in a GitHub repository.",
             ),
             input_schema: merge_pull_request::INPUT_SCHEMA,
+            output_schema: merge_pull_request::OUTPUT_SCHEMA,
             openai_function: merge_pull_request::OPENAI_FUNCTION,
             openai_function_strict: merge_pull_request::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: merge_pull_request::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<merge_pull_request::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<merge_pull_request::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: projects_get::NAME,
@@ -1047,10 +1331,14 @@ pub mod github {
                 "Get details about specific GitHub Projects resources.\nUse this tool to get details about individual projects, project fields, project items, and project views by their unique IDs.\n",
             ),
             input_schema: projects_get::INPUT_SCHEMA,
+            output_schema: projects_get::OUTPUT_SCHEMA,
             openai_function: projects_get::OPENAI_FUNCTION,
             openai_function_strict: projects_get::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: projects_get::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<projects_get::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<projects_get::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: projects_list::NAME,
@@ -1058,10 +1346,14 @@ pub mod github {
                 "Tools for listing GitHub Projects resources.\nUse this tool to list projects for a user or organization, or list project fields, items, views, and status updates for a specific project.\n",
             ),
             input_schema: projects_list::INPUT_SCHEMA,
+            output_schema: projects_list::OUTPUT_SCHEMA,
             openai_function: projects_list::OPENAI_FUNCTION,
             openai_function_strict: projects_list::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: projects_list::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<projects_list::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<projects_list::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: projects_write::NAME,
@@ -1069,10 +1361,14 @@ pub mod github {
                 "Create and manage GitHub Projects: create projects, add/update/delete items, bulk-update many items at once, manage views, create status updates, and add iteration fields.",
             ),
             input_schema: projects_write::INPUT_SCHEMA,
+            output_schema: projects_write::OUTPUT_SCHEMA,
             openai_function: projects_write::OPENAI_FUNCTION,
             openai_function_strict: projects_write::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: projects_write::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<projects_write::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<projects_write::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: pull_request_read::NAME,
@@ -1080,10 +1376,14 @@ pub mod github {
                 "Get information on a specific pull request in GitHub repository.",
             ),
             input_schema: pull_request_read::INPUT_SCHEMA,
+            output_schema: pull_request_read::OUTPUT_SCHEMA,
             openai_function: pull_request_read::OPENAI_FUNCTION,
             openai_function_strict: pull_request_read::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: pull_request_read::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<pull_request_read::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<pull_request_read::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: pull_request_review_write::NAME,
@@ -1091,12 +1391,14 @@ pub mod github {
                 "Create and/or submit, delete review of a pull request.\n\nAvailable methods:\n- create: Create a new review of a pull request. If \"event\" parameter is provided, the review is submitted. If \"event\" is omitted, a pending review is created.\n- submit_pending: Submit an existing pending review of a pull request. This requires that a pending review exists for the current user on the specified pull request. The \"body\" and \"event\" parameters are used when submitting the review.\n- delete_pending: Delete an existing pending review of a pull request. This requires that a pending review exists for the current user on the specified pull request.\n- resolve_thread: Resolve a review thread. Requires only \"threadId\" parameter with the thread's node ID (e.g., PRRT_kwDOxxx). The owner, repo, and pullNumber parameters are not used for this method. Resolving an already-resolved thread is a no-op.\n- unresolve_thread: Unresolve a previously resolved review thread. Requires only \"threadId\" parameter. The owner, repo, and pullNumber parameters are not used for this method. Unresolving an already-unresolved thread is a no-op.\n",
             ),
             input_schema: pull_request_review_write::INPUT_SCHEMA,
+            output_schema: pull_request_review_write::OUTPUT_SCHEMA,
             openai_function: pull_request_review_write::OPENAI_FUNCTION,
             openai_function_strict: pull_request_review_write::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: pull_request_review_write::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<
-                pull_request_review_write::Args,
-            >,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<pull_request_review_write::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: push_files::NAME,
@@ -1104,10 +1406,14 @@ pub mod github {
                 "Push multiple files to a GitHub repository in a single commit",
             ),
             input_schema: push_files::INPUT_SCHEMA,
+            output_schema: push_files::OUTPUT_SCHEMA,
             openai_function: push_files::OPENAI_FUNCTION,
             openai_function_strict: push_files::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: push_files::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<push_files::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<push_files::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: remove_sub_issue::NAME,
@@ -1115,10 +1421,14 @@ pub mod github {
                 "Remove a sub-issue from a parent issue.",
             ),
             input_schema: remove_sub_issue::INPUT_SCHEMA,
+            output_schema: remove_sub_issue::OUTPUT_SCHEMA,
             openai_function: remove_sub_issue::OPENAI_FUNCTION,
             openai_function_strict: remove_sub_issue::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: remove_sub_issue::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<remove_sub_issue::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<remove_sub_issue::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: reprioritize_sub_issue::NAME,
@@ -1126,10 +1436,14 @@ pub mod github {
                 "Reprioritize (reorder) a sub-issue relative to other sub-issues.",
             ),
             input_schema: reprioritize_sub_issue::INPUT_SCHEMA,
+            output_schema: reprioritize_sub_issue::OUTPUT_SCHEMA,
             openai_function: reprioritize_sub_issue::OPENAI_FUNCTION,
             openai_function_strict: reprioritize_sub_issue::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: reprioritize_sub_issue::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<reprioritize_sub_issue::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<reprioritize_sub_issue::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: request_copilot_review::NAME,
@@ -1137,10 +1451,14 @@ pub mod github {
                 "Request a GitHub Copilot code review for a pull request. Use this for automated feedback on pull requests, usually before requesting a human reviewer.",
             ),
             input_schema: request_copilot_review::INPUT_SCHEMA,
+            output_schema: request_copilot_review::OUTPUT_SCHEMA,
             openai_function: request_copilot_review::OPENAI_FUNCTION,
             openai_function_strict: request_copilot_review::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: request_copilot_review::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<request_copilot_review::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<request_copilot_review::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: request_pull_request_reviewers::NAME,
@@ -1148,12 +1466,16 @@ pub mod github {
                 "Request reviewers for a pull request.",
             ),
             input_schema: request_pull_request_reviewers::INPUT_SCHEMA,
+            output_schema: request_pull_request_reviewers::OUTPUT_SCHEMA,
             openai_function: request_pull_request_reviewers::OPENAI_FUNCTION,
             openai_function_strict: request_pull_request_reviewers::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: request_pull_request_reviewers::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<
-                request_pull_request_reviewers::Args,
-            >,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<
+                    request_pull_request_reviewers::Args,
+                >,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: resolve_review_thread::NAME,
@@ -1161,10 +1483,14 @@ pub mod github {
                 "Resolve a review thread on a pull request. Resolving an already-resolved thread is a no-op.",
             ),
             input_schema: resolve_review_thread::INPUT_SCHEMA,
+            output_schema: resolve_review_thread::OUTPUT_SCHEMA,
             openai_function: resolve_review_thread::OPENAI_FUNCTION,
             openai_function_strict: resolve_review_thread::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: resolve_review_thread::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<resolve_review_thread::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<resolve_review_thread::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: search_code::NAME,
@@ -1172,10 +1498,14 @@ pub mod github {
                 "Fast and precise code search across ALL GitHub repositories using GitHub's native search engine. Best for finding exact symbols, functions, classes, or specific code patterns.",
             ),
             input_schema: search_code::INPUT_SCHEMA,
+            output_schema: search_code::OUTPUT_SCHEMA,
             openai_function: search_code::OPENAI_FUNCTION,
             openai_function_strict: search_code::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: search_code::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<search_code::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<search_code::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: search_commits::NAME,
@@ -1183,10 +1513,14 @@ pub mod github {
                 "Search for commits across GitHub repositories using GitHub's commit search syntax. Useful for finding specific changes, authors, or messages across one or many repositories. Searches the default branch only.",
             ),
             input_schema: search_commits::INPUT_SCHEMA,
+            output_schema: search_commits::OUTPUT_SCHEMA,
             openai_function: search_commits::OPENAI_FUNCTION,
             openai_function_strict: search_commits::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: search_commits::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<search_commits::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<search_commits::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: search_issues::NAME,
@@ -1194,10 +1528,14 @@ pub mod github {
                 "Search issues using natural-language semantic matching. Best for conceptual or paraphrased queries (e.g. \"login fails after password reset\"). Already scoped to is:issue.",
             ),
             input_schema: search_issues::INPUT_SCHEMA,
+            output_schema: search_issues::OUTPUT_SCHEMA,
             openai_function: search_issues::OPENAI_FUNCTION,
             openai_function_strict: search_issues::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: search_issues::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<search_issues::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<search_issues::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: search_orgs::NAME,
@@ -1205,10 +1543,14 @@ pub mod github {
                 "Find GitHub organizations by name, location, or other organization metadata. Ideal for discovering companies, open source foundations, or teams.",
             ),
             input_schema: search_orgs::INPUT_SCHEMA,
+            output_schema: search_orgs::OUTPUT_SCHEMA,
             openai_function: search_orgs::OPENAI_FUNCTION,
             openai_function_strict: search_orgs::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: search_orgs::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<search_orgs::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<search_orgs::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: search_pull_requests::NAME,
@@ -1216,10 +1558,14 @@ pub mod github {
                 "Search for pull requests in GitHub repositories using issues search syntax already scoped to is:pr",
             ),
             input_schema: search_pull_requests::INPUT_SCHEMA,
+            output_schema: search_pull_requests::OUTPUT_SCHEMA,
             openai_function: search_pull_requests::OPENAI_FUNCTION,
             openai_function_strict: search_pull_requests::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: search_pull_requests::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<search_pull_requests::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<search_pull_requests::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: search_repositories::NAME,
@@ -1227,10 +1573,14 @@ pub mod github {
                 "Find GitHub repositories by name, description, readme, topics, or other metadata. Perfect for discovering projects, finding examples, or locating specific repositories across GitHub.",
             ),
             input_schema: search_repositories::INPUT_SCHEMA,
+            output_schema: search_repositories::OUTPUT_SCHEMA,
             openai_function: search_repositories::OPENAI_FUNCTION,
             openai_function_strict: search_repositories::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: search_repositories::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<search_repositories::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<search_repositories::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: search_users::NAME,
@@ -1238,10 +1588,14 @@ pub mod github {
                 "Find GitHub users by username, real name, or other profile information. Useful for locating developers, contributors, or team members.",
             ),
             input_schema: search_users::INPUT_SCHEMA,
+            output_schema: search_users::OUTPUT_SCHEMA,
             openai_function: search_users::OPENAI_FUNCTION,
             openai_function_strict: search_users::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: search_users::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<search_users::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<search_users::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: set_issue_fields::NAME,
@@ -1249,19 +1603,27 @@ pub mod github {
                 "Set issue field values for an issue. Fields are organization-level custom fields (text, number, date, or single select). Use this to create or update field values on an issue.",
             ),
             input_schema: set_issue_fields::INPUT_SCHEMA,
+            output_schema: set_issue_fields::OUTPUT_SCHEMA,
             openai_function: set_issue_fields::OPENAI_FUNCTION,
             openai_function_strict: set_issue_fields::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: set_issue_fields::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<set_issue_fields::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<set_issue_fields::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: star_repository::NAME,
             description: ::core::option::Option::Some("Star a GitHub repository"),
             input_schema: star_repository::INPUT_SCHEMA,
+            output_schema: star_repository::OUTPUT_SCHEMA,
             openai_function: star_repository::OPENAI_FUNCTION,
             openai_function_strict: star_repository::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: star_repository::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<star_repository::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<star_repository::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: sub_issue_write::NAME,
@@ -1269,10 +1631,14 @@ pub mod github {
                 "Add a sub-issue to a parent issue in a GitHub repository.",
             ),
             input_schema: sub_issue_write::INPUT_SCHEMA,
+            output_schema: sub_issue_write::OUTPUT_SCHEMA,
             openai_function: sub_issue_write::OPENAI_FUNCTION,
             openai_function_strict: sub_issue_write::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: sub_issue_write::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<sub_issue_write::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<sub_issue_write::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: submit_pending_pull_request_review::NAME,
@@ -1280,12 +1646,16 @@ pub mod github {
                 "Submit a pending pull request review.",
             ),
             input_schema: submit_pending_pull_request_review::INPUT_SCHEMA,
+            output_schema: submit_pending_pull_request_review::OUTPUT_SCHEMA,
             openai_function: submit_pending_pull_request_review::OPENAI_FUNCTION,
             openai_function_strict: submit_pending_pull_request_review::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: submit_pending_pull_request_review::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<
-                submit_pending_pull_request_review::Args,
-            >,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<
+                    submit_pending_pull_request_review::Args,
+                >,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: ui_get::NAME,
@@ -1293,10 +1663,14 @@ pub mod github {
                 "Fetch UI data for MCP Apps (labels, assignees, milestones, issue types, branches, issue fields, reviewers).",
             ),
             input_schema: ui_get::INPUT_SCHEMA,
+            output_schema: ui_get::OUTPUT_SCHEMA,
             openai_function: ui_get::OPENAI_FUNCTION,
             openai_function_strict: ui_get::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: ui_get::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<ui_get::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<ui_get::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: unresolve_review_thread::NAME,
@@ -1304,30 +1678,40 @@ pub mod github {
                 "Unresolve a previously resolved review thread on a pull request. Unresolving an already-unresolved thread is a no-op.",
             ),
             input_schema: unresolve_review_thread::INPUT_SCHEMA,
+            output_schema: unresolve_review_thread::OUTPUT_SCHEMA,
             openai_function: unresolve_review_thread::OPENAI_FUNCTION,
             openai_function_strict: unresolve_review_thread::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: unresolve_review_thread::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<
-                unresolve_review_thread::Args,
-            >,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<unresolve_review_thread::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: unstar_repository::NAME,
             description: ::core::option::Option::Some("Unstar a GitHub repository"),
             input_schema: unstar_repository::INPUT_SCHEMA,
+            output_schema: unstar_repository::OUTPUT_SCHEMA,
             openai_function: unstar_repository::OPENAI_FUNCTION,
             openai_function_strict: unstar_repository::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: unstar_repository::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<unstar_repository::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<unstar_repository::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: update_gist::NAME,
             description: ::core::option::Option::Some("Update an existing gist"),
             input_schema: update_gist::INPUT_SCHEMA,
+            output_schema: update_gist::OUTPUT_SCHEMA,
             openai_function: update_gist::OPENAI_FUNCTION,
             openai_function_strict: update_gist::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: update_gist::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<update_gist::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<update_gist::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: update_issue_assignees::NAME,
@@ -1335,10 +1719,14 @@ pub mod github {
                 "Update the assignees of an existing issue. This replaces the current assignees with the provided list. When setting values, include a confidence level (LOW, MEDIUM, or HIGH) reflecting how certain you are about the choice.",
             ),
             input_schema: update_issue_assignees::INPUT_SCHEMA,
+            output_schema: update_issue_assignees::OUTPUT_SCHEMA,
             openai_function: update_issue_assignees::OPENAI_FUNCTION,
             openai_function_strict: update_issue_assignees::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: update_issue_assignees::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<update_issue_assignees::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<update_issue_assignees::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: update_issue_body::NAME,
@@ -1346,10 +1734,14 @@ pub mod github {
                 "Update the body content of an existing issue.",
             ),
             input_schema: update_issue_body::INPUT_SCHEMA,
+            output_schema: update_issue_body::OUTPUT_SCHEMA,
             openai_function: update_issue_body::OPENAI_FUNCTION,
             openai_function_strict: update_issue_body::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: update_issue_body::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<update_issue_body::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<update_issue_body::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: update_issue_labels::NAME,
@@ -1357,10 +1749,14 @@ pub mod github {
                 "Update the labels of an existing issue. This replaces the current labels with the provided list. When setting values, include a confidence level (LOW, MEDIUM, or HIGH) reflecting how certain you are about the choice.",
             ),
             input_schema: update_issue_labels::INPUT_SCHEMA,
+            output_schema: update_issue_labels::OUTPUT_SCHEMA,
             openai_function: update_issue_labels::OPENAI_FUNCTION,
             openai_function_strict: update_issue_labels::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: update_issue_labels::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<update_issue_labels::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<update_issue_labels::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: update_issue_milestone::NAME,
@@ -1368,10 +1764,14 @@ pub mod github {
                 "Update the milestone of an existing issue.",
             ),
             input_schema: update_issue_milestone::INPUT_SCHEMA,
+            output_schema: update_issue_milestone::OUTPUT_SCHEMA,
             openai_function: update_issue_milestone::OPENAI_FUNCTION,
             openai_function_strict: update_issue_milestone::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: update_issue_milestone::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<update_issue_milestone::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<update_issue_milestone::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: update_issue_state::NAME,
@@ -1379,10 +1779,14 @@ pub mod github {
                 "Update the state of an existing issue (open or closed), with an optional state reason. When closing, include a confidence level (LOW, MEDIUM, or HIGH) reflecting how certain you are about the decision. Use is_suggestion to propose the change without applying it directly.",
             ),
             input_schema: update_issue_state::INPUT_SCHEMA,
+            output_schema: update_issue_state::OUTPUT_SCHEMA,
             openai_function: update_issue_state::OPENAI_FUNCTION,
             openai_function_strict: update_issue_state::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: update_issue_state::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<update_issue_state::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<update_issue_state::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: update_issue_title::NAME,
@@ -1390,10 +1794,14 @@ pub mod github {
                 "Update the title of an existing issue.",
             ),
             input_schema: update_issue_title::INPUT_SCHEMA,
+            output_schema: update_issue_title::OUTPUT_SCHEMA,
             openai_function: update_issue_title::OPENAI_FUNCTION,
             openai_function_strict: update_issue_title::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: update_issue_title::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<update_issue_title::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<update_issue_title::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: update_issue_type::NAME,
@@ -1401,10 +1809,14 @@ pub mod github {
                 "Set or remove the type of an existing issue. Pass null to remove the current type. When setting a value, include a confidence level (LOW, MEDIUM, or HIGH) reflecting how certain you are about the choice.",
             ),
             input_schema: update_issue_type::INPUT_SCHEMA,
+            output_schema: update_issue_type::OUTPUT_SCHEMA,
             openai_function: update_issue_type::OPENAI_FUNCTION,
             openai_function_strict: update_issue_type::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: update_issue_type::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<update_issue_type::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<update_issue_type::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: update_pull_request::NAME,
@@ -1412,10 +1824,14 @@ pub mod github {
                 "Update an existing pull request in a GitHub repository.",
             ),
             input_schema: update_pull_request::INPUT_SCHEMA,
+            output_schema: update_pull_request::OUTPUT_SCHEMA,
             openai_function: update_pull_request::OPENAI_FUNCTION,
             openai_function_strict: update_pull_request::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: update_pull_request::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<update_pull_request::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<update_pull_request::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: update_pull_request_body::NAME,
@@ -1423,12 +1839,14 @@ pub mod github {
                 "Update the body description of an existing pull request.",
             ),
             input_schema: update_pull_request_body::INPUT_SCHEMA,
+            output_schema: update_pull_request_body::OUTPUT_SCHEMA,
             openai_function: update_pull_request_body::OPENAI_FUNCTION,
             openai_function_strict: update_pull_request_body::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: update_pull_request_body::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<
-                update_pull_request_body::Args,
-            >,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<update_pull_request_body::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: update_pull_request_branch::NAME,
@@ -1436,12 +1854,14 @@ pub mod github {
                 "Update the branch of a pull request with the latest changes from the base branch.",
             ),
             input_schema: update_pull_request_branch::INPUT_SCHEMA,
+            output_schema: update_pull_request_branch::OUTPUT_SCHEMA,
             openai_function: update_pull_request_branch::OPENAI_FUNCTION,
             openai_function_strict: update_pull_request_branch::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: update_pull_request_branch::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<
-                update_pull_request_branch::Args,
-            >,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<update_pull_request_branch::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: update_pull_request_draft_state::NAME,
@@ -1449,12 +1869,16 @@ pub mod github {
                 "Mark a pull request as draft or ready for review.",
             ),
             input_schema: update_pull_request_draft_state::INPUT_SCHEMA,
+            output_schema: update_pull_request_draft_state::OUTPUT_SCHEMA,
             openai_function: update_pull_request_draft_state::OPENAI_FUNCTION,
             openai_function_strict: update_pull_request_draft_state::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: update_pull_request_draft_state::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<
-                update_pull_request_draft_state::Args,
-            >,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<
+                    update_pull_request_draft_state::Args,
+                >,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: update_pull_request_state::NAME,
@@ -1462,12 +1886,14 @@ pub mod github {
                 "Update the state of an existing pull request (open or closed).",
             ),
             input_schema: update_pull_request_state::INPUT_SCHEMA,
+            output_schema: update_pull_request_state::OUTPUT_SCHEMA,
             openai_function: update_pull_request_state::OPENAI_FUNCTION,
             openai_function_strict: update_pull_request_state::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: update_pull_request_state::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<
-                update_pull_request_state::Args,
-            >,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<update_pull_request_state::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: update_pull_request_title::NAME,
@@ -1475,12 +1901,14 @@ pub mod github {
                 "Update the title of an existing pull request.",
             ),
             input_schema: update_pull_request_title::INPUT_SCHEMA,
+            output_schema: update_pull_request_title::OUTPUT_SCHEMA,
             openai_function: update_pull_request_title::OPENAI_FUNCTION,
             openai_function_strict: update_pull_request_title::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: update_pull_request_title::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<
-                update_pull_request_title::Args,
-            >,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<update_pull_request_title::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
     ];
     /// Typed client for the `github` server (117 tools), bound to a runtime session.
@@ -4248,13 +4676,12 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Inputs the workflow accepts. Only used for 'run_workflow' method.
-            #[serde(
-                default,
-                skip_serializing_if = "::mcp_runtime::__private::serde_json::Map::is_empty"
-            )]
-            pub inputs: ::mcp_runtime::__private::serde_json::Map<
-                ::std::string::String,
-                ::mcp_runtime::__private::serde_json::Value,
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+            pub inputs: ::std::option::Option<
+                ::mcp_runtime::__private::serde_json::Map<
+                    ::std::string::String,
+                    ::mcp_runtime::__private::serde_json::Value,
+                >,
             >,
             ///The method to execute
             pub method: ArgsMethod,

@@ -31,10 +31,14 @@ pub mod nullable {
                 "The three nullable spellings, required and optional.",
             ),
             input_schema: update::INPUT_SCHEMA,
+            output_schema: update::OUTPUT_SCHEMA,
             openai_function: update::OPENAI_FUNCTION,
             openai_function_strict: update::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: update::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<update::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<update::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
     ];
     /// Typed client for the `nullable` server (1 tools), bound to a runtime session.

@@ -37,10 +37,16 @@ pub mod outputs {
                 "Typed result; unknown fields are accepted.",
             ),
             input_schema: get_weather::INPUT_SCHEMA,
+            output_schema: get_weather::OUTPUT_SCHEMA,
             openai_function: get_weather::OPENAI_FUNCTION,
             openai_function_strict: get_weather::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: get_weather::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<get_weather::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<get_weather::Args>,
+            ),
+            normalize_output: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<get_weather::Output>,
+            ),
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: ping::NAME,
@@ -48,10 +54,14 @@ pub mod outputs {
                 "No arguments: {\"type\":\"object\"}.",
             ),
             input_schema: ping::INPUT_SCHEMA,
+            output_schema: ping::OUTPUT_SCHEMA,
             openai_function: ping::OPENAI_FUNCTION,
             openai_function_strict: ping::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: ping::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_no_args,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_no_args,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: status::NAME,
@@ -59,19 +69,29 @@ pub mod outputs {
                 "No arguments: empty properties, typed result.",
             ),
             input_schema: status::INPUT_SCHEMA,
+            output_schema: status::OUTPUT_SCHEMA,
             openai_function: status::OPENAI_FUNCTION,
             openai_function_strict: status::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: status::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_no_args,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_no_args,
+            ),
+            normalize_output: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<status::Output>,
+            ),
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: bare::NAME,
             description: ::core::option::Option::None,
             input_schema: bare::INPUT_SCHEMA,
+            output_schema: bare::OUTPUT_SCHEMA,
             openai_function: bare::OPENAI_FUNCTION,
             openai_function_strict: bare::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: bare::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_no_args,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_no_args,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: remote_output::NAME,
@@ -79,10 +99,14 @@ pub mod outputs {
                 "Output schema with an external $ref: result stays untyped.",
             ),
             input_schema: remote_output::INPUT_SCHEMA,
+            output_schema: remote_output::OUTPUT_SCHEMA,
             openai_function: remote_output::OPENAI_FUNCTION,
             openai_function_strict: remote_output::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: remote_output::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<remote_output::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<remote_output::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
     ];
     /// Typed client for the `outputs` server (5 tools), bound to a runtime session.

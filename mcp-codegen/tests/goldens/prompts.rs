@@ -31,10 +31,14 @@ pub mod prompts {
                 "A tool whose name is taken by Client::connect.",
             ),
             input_schema: connect_tool::INPUT_SCHEMA,
+            output_schema: connect_tool::OUTPUT_SCHEMA,
             openai_function: connect_tool::OPENAI_FUNCTION,
             openai_function_strict: connect_tool::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: connect_tool::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_no_args,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_no_args,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: prompts_tool::NAME,
@@ -42,10 +46,14 @@ pub mod prompts {
                 "A tool whose name is taken by Client::prompts.",
             ),
             input_schema: prompts_tool::INPUT_SCHEMA,
+            output_schema: prompts_tool::OUTPUT_SCHEMA,
             openai_function: prompts_tool::OPENAI_FUNCTION,
             openai_function_strict: prompts_tool::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: prompts_tool::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<prompts_tool::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<prompts_tool::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
     ];
     /// Typed client for the `prompts` server (2 tools), bound to a runtime session.

@@ -35,10 +35,14 @@ pub mod refs {
             name: first::NAME,
             description: ::core::option::Option::Some("$defs.Item here ..."),
             input_schema: first::INPUT_SCHEMA,
+            output_schema: first::OUTPUT_SCHEMA,
             openai_function: first::OPENAI_FUNCTION,
             openai_function_strict: first::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: first::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<first::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<first::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: second::NAME,
@@ -46,10 +50,14 @@ pub mod refs {
                 "... and a different $defs.Item here (own module).",
             ),
             input_schema: second::INPUT_SCHEMA,
+            output_schema: second::OUTPUT_SCHEMA,
             openai_function: second::OPENAI_FUNCTION,
             openai_function_strict: second::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: second::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<second::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<second::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: zod_pointers::NAME,
@@ -57,10 +65,14 @@ pub mod refs {
                 "zod-to-json-schema pointer refs.",
             ),
             input_schema: zod_pointers::INPUT_SCHEMA,
+            output_schema: zod_pointers::OUTPUT_SCHEMA,
             openai_function: zod_pointers::OPENAI_FUNCTION,
             openai_function_strict: zod_pointers::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: zod_pointers::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<zod_pointers::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<zod_pointers::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: tree::NAME,
@@ -68,10 +80,14 @@ pub mod refs {
                 "Recursion through $ref \"#\" and an $anchor.",
             ),
             input_schema: tree::INPUT_SCHEMA,
+            output_schema: tree::OUTPUT_SCHEMA,
             openai_function: tree::OPENAI_FUNCTION,
             openai_function_strict: tree::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: tree::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<tree::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<tree::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
         ::mcp_runtime::toolbox::TypedTool {
             name: pydantic_allof::NAME,
@@ -79,10 +95,14 @@ pub mod refs {
                 "allOf with one $ref and a description.",
             ),
             input_schema: pydantic_allof::INPUT_SCHEMA,
+            output_schema: pydantic_allof::OUTPUT_SCHEMA,
             openai_function: pydantic_allof::OPENAI_FUNCTION,
             openai_function_strict: pydantic_allof::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: pydantic_allof::OPENAI_STRICT_UNAVAILABLE,
-            validate: ::mcp_runtime::toolbox::validate_as::<pydantic_allof::Args>,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<pydantic_allof::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
         },
     ];
     /// Typed client for the `refs` server (5 tools), bound to a runtime session.

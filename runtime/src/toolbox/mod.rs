@@ -35,7 +35,7 @@ mod agent;
 pub mod names;
 pub mod openai;
 mod text;
-mod typed;
+pub(crate) mod typed;
 pub mod validate;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -54,7 +54,7 @@ pub use agent::{
 };
 pub use names::{MAX_NAME_LEN, NameCollision, exported_name};
 pub use text::{Truncation, truncate_middle};
-pub use typed::{TypedTool, validate_as, validate_no_args};
+pub use typed::{TypedTool, normalize_as, normalize_no_args, prepare_arguments};
 
 /// Looks up `${NAME}` placeholders.
 pub type EnvLookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
@@ -1184,24 +1184,26 @@ impl Toolbox {
             Ok(a) => a,
             Err(e) => return fail(e, Some(target)),
         };
-        let checked = match entry.typed {
-            Some(t) => (t.validate)(&arguments),
-            None => {
-                validate::validate(&entry.tool.input_schema, &arguments).map_err(|e| e.join("; "))
+        let arguments = typed::prepare_arguments(
+            &entry.tool.input_schema,
+            entry.typed.and_then(|t| t.normalize),
+            arguments,
+        );
+        let arguments = match arguments {
+            Ok(a) => a,
+            Err(problems) => {
+                return fail(
+                    Error::toolbox(
+                        ErrorKind::InvalidArguments,
+                        format!(
+                            "invalid arguments for {}: {problems}. Fix the arguments and call it again.",
+                            target.exported
+                        ),
+                    ),
+                    Some(target),
+                );
             }
         };
-        if let Err(problems) = checked {
-            return fail(
-                Error::toolbox(
-                    ErrorKind::InvalidArguments,
-                    format!(
-                        "invalid arguments for {}: {problems}. Fix the arguments and call it again.",
-                        target.exported
-                    ),
-                ),
-                Some(target),
-            );
-        }
         let Some(slot) = snap.slots.get(&target.server) else {
             return fail(
                 Error::toolbox(

@@ -41,6 +41,20 @@ pub fn validate(schema: &Value, instance: &Value) -> Result<(), Vec<String>> {
     }
 }
 
+/// `arguments` without the `null`s the schema does not allow where a property is optional,
+/// at any depth: what a strict-mode model sends for every optional argument it leaves out
+/// (strict mode makes all properties required and the optional ones nullable). A `null` the
+/// schema accepts, or one of a required property, is kept (a required `null` the schema
+/// rejects is the model's mistake, reported by [`validate`]).
+pub fn strip_disallowed_nulls(schema: &Value, arguments: Value) -> Value {
+    let mut v = Validator {
+        root: schema,
+        errors: Vec::new(),
+        ref_depth: 0,
+    };
+    v.strip(schema, arguments, 0)
+}
+
 struct Validator<'a> {
     root: &'a Value,
     errors: Vec<String>,
@@ -91,7 +105,7 @@ fn escape(name: &str) -> String {
     name.replace('~', "~0").replace('/', "~1")
 }
 
-impl Validator<'_> {
+impl<'a> Validator<'a> {
     fn fail(&mut self, path: &str, message: String) {
         if self.errors.len() <= MAX_ERRORS {
             self.errors.push(format!("{}: {message}", at(path)));
@@ -187,6 +201,96 @@ impl Validator<'_> {
             _ => {}
         }
         self.check_combinators(obj, instance, path);
+    }
+
+    /// `schema` with its `$ref` chain followed (at most [`MAX_REF_DEPTH`] steps); a ref that
+    /// points to nothing or elsewhere leaves the schema as it is.
+    fn deref<'s>(&self, mut schema: &'s Value) -> &'s Value
+    where
+        'a: 's,
+    {
+        for _ in 0..MAX_REF_DEPTH {
+            let Some(r) = schema.get("$ref").and_then(Value::as_str) else {
+                break;
+            };
+            let Some(pointer) = r.strip_prefix('#') else {
+                break;
+            };
+            let target = if pointer.is_empty() {
+                Some(self.root)
+            } else {
+                self.root.pointer(pointer)
+            };
+            match target {
+                Some(t) => schema = t,
+                None => break,
+            }
+        }
+        schema
+    }
+
+    /// See [`strip_disallowed_nulls`]. `depth` bounds recursion through `$ref` cycles.
+    fn strip(&mut self, schema: &Value, value: Value, depth: usize) -> Value {
+        if depth > MAX_REF_DEPTH {
+            return value;
+        }
+        let schema = self.deref(schema);
+        let Some(obj) = schema.as_object() else {
+            return value;
+        };
+        // Unions: the first branch whose stripped value the whole schema accepts.
+        for key in ["anyOf", "oneOf"] {
+            if let Some(Value::Array(branches)) = obj.get(key) {
+                for branch in branches {
+                    let stripped = self.strip(branch, value.clone(), depth + 1);
+                    if stripped != value && self.is_valid(schema, &stripped, "") {
+                        return stripped;
+                    }
+                }
+            }
+        }
+        let mut value = value;
+        if let Some(Value::Array(all)) = obj.get("allOf") {
+            for part in all {
+                value = self.strip(part, value, depth + 1);
+            }
+        }
+        match value {
+            Value::Object(mut map) => {
+                let properties = obj.get("properties").and_then(Value::as_object);
+                let required: Vec<&str> = obj
+                    .get("required")
+                    .and_then(Value::as_array)
+                    .map(|r| r.iter().filter_map(Value::as_str).collect())
+                    .unwrap_or_default();
+                let keys: Vec<String> = map.keys().cloned().collect();
+                for key in keys {
+                    let Some(sub) = properties.and_then(|p| p.get(&key)) else {
+                        continue;
+                    };
+                    if map.get(&key).is_some_and(Value::is_null) {
+                        if !required.contains(&key.as_str()) && !self.is_valid(sub, &Value::Null, "")
+                        {
+                            map.remove(&key);
+                        }
+                    } else if let Some(v) = map.remove(&key) {
+                        let v = self.strip(sub, v, depth + 1);
+                        map.insert(key, v);
+                    }
+                }
+                Value::Object(map)
+            }
+            Value::Array(items) => match obj.get("items") {
+                Some(item) if item.is_object() => Value::Array(
+                    items
+                        .into_iter()
+                        .map(|v| self.strip(item, v, depth + 1))
+                        .collect(),
+                ),
+                _ => Value::Array(items),
+            },
+            other => other,
+        }
     }
 
     fn check_ref(&mut self, r: &str, instance: &Value, path: &str) {
@@ -516,6 +620,48 @@ mod tests {
                 .any(|e| e.starts_with("/t: expected string or null")),
             "{e:?}"
         );
+    }
+
+    #[test]
+    fn strict_nulls_of_optional_properties_are_dropped_at_any_depth() {
+        let schema = json!({
+            "type": "object",
+            "$defs": {"Page": {"type": "object", "properties": {
+                "size": {"type": "integer"}, "cursor": {"type": ["string", "null"]}}}},
+            "properties": {
+                "q": {"type": "string"},
+                "limit": {"type": "integer"},
+                "note": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+                "page": {"$ref": "#/$defs/Page"},
+                "tags": {"type": "array", "items": {"type": "object", "properties": {
+                    "name": {"type": "string"}, "color": {"type": "string"}}}},
+                "filter": {"anyOf": [
+                    {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]},
+                    {"type": "string"}
+                ]},
+                "must": {"type": "string"}
+            },
+            "required": ["q", "must"]
+        });
+        let strict = json!({
+            "q": "x", "limit": null, "note": null, "must": null,
+            "page": {"size": null, "cursor": null},
+            "tags": [{"name": "n", "color": null}],
+            "filter": {"a": "1"}
+        });
+        let out = strip_disallowed_nulls(&schema, strict);
+        assert_eq!(
+            out,
+            json!({
+                "q": "x", "note": null, "must": null,
+                "page": {"cursor": null},
+                "tags": [{"name": "n"}],
+                "filter": {"a": "1"}
+            })
+        );
+        // The required null stays, and validation names it.
+        let e = validate(&schema, &out).unwrap_err();
+        assert!(e[0].starts_with("/must"), "{e:?}");
     }
 
     #[test]

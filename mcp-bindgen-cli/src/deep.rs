@@ -1,0 +1,471 @@
+//! `verify --deep`: the round-trip oracle over every tool of the fixtures.
+//!
+//! 1. For every tool, valid instances of its input (and output) schema are generated
+//!    ([`mcp_codegen::instances`]) and checked against the schema.
+//! 2. A scratch crate under the project's target directory, `<target>/mcp-bindgen/deep`,
+//!    binds every fixture with `mcp_tools!` (depending only on `mcp-runtime`, the version
+//!    the project uses) and runs each instance through the generated types.
+//! 3. What comes back is checked by [`mcp_codegen::oracle::Oracle`]: valid, and equal to
+//!    what was sent up to optional nulls and defaults.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use mcp_codegen::fixture::Fixture;
+use mcp_codegen::instances;
+use mcp_codegen::oracle::{Failure, Oracle, RoundTrip, Side, ToolRoundTrip, Verdict};
+use serde_json::{Value, json};
+
+use crate::{Cli, Error, Result};
+
+/// Instances generated per schema.
+const MAX_INSTANCES: usize = 40;
+
+/// How the scratch crate depends on `mcp-runtime`.
+#[derive(Debug, Clone, PartialEq)]
+enum RuntimeDep {
+    Path(PathBuf),
+    Version(String),
+}
+
+/// What `cargo metadata` says about the project.
+struct Project {
+    target: PathBuf,
+    lock: Option<PathBuf>,
+    runtime: RuntimeDep,
+}
+
+/// One schema's instances, checked before the round trip.
+struct Planned {
+    side: Side,
+    oracle: Oracle,
+    instances: Vec<Value>,
+}
+
+/// One tool's plan.
+struct ToolPlan {
+    server: String,
+    tool: String,
+    sides: Vec<Planned>,
+    skipped: Vec<String>,
+}
+
+/// Runs the oracle over the fixtures of `dir` (those whose code could be generated:
+/// `usable`), building the scratch crate from the project found at `start`.
+pub(crate) fn run(
+    cli: &Cli,
+    dir: &Path,
+    fixtures: &[(String, Fixture)],
+    start: &Path,
+) -> Result<RoundTrip> {
+    let plans: Vec<ToolPlan> = fixtures
+        .iter()
+        .flat_map(|(alias, f)| f.tools.iter().map(move |t| plan_tool(alias, t)))
+        .collect();
+    if plans.is_empty() {
+        return Ok(RoundTrip::default());
+    }
+    let project = project(start)?;
+    let binary = build(cli, dir, fixtures, &project)?;
+    let mut requests = String::new();
+    for p in &plans {
+        for s in &p.sides {
+            for instance in &s.instances {
+                let request = json!({
+                    "server": p.server,
+                    "tool": p.tool,
+                    "output": s.side == Side::Output,
+                    "value": instance,
+                });
+                requests.push_str(&request.to_string());
+                requests.push('\n');
+            }
+        }
+    }
+    let answers = exchange(&binary, requests)?;
+    let mut answers = answers.into_iter();
+    let mut report = RoundTrip::default();
+    for p in plans {
+        let mut failures = Vec::new();
+        let mut checked = 0;
+        for s in &p.sides {
+            for instance in &s.instances {
+                let answer = answers.next().unwrap_or(Value::Null);
+                checked += 1;
+                if let Some(f) = judge(s, instance, &answer) {
+                    failures.push(f);
+                }
+            }
+        }
+        let verdict = if !failures.is_empty() {
+            Verdict::Failed(failures)
+        } else if checked == 0 {
+            Verdict::Skipped(p.skipped.join("; "))
+        } else {
+            Verdict::Passed(checked)
+        };
+        report.tools.push(ToolRoundTrip {
+            server: p.server,
+            tool: p.tool,
+            verdict,
+        });
+    }
+    Ok(report)
+}
+
+/// The instances of one tool, valid for its schemas.
+fn plan_tool(alias: &str, tool: &mcp_codegen::fixture::Tool) -> ToolPlan {
+    let mut plan = ToolPlan {
+        server: alias.to_string(),
+        tool: tool.name.clone(),
+        sides: Vec::new(),
+        skipped: Vec::new(),
+    };
+    let schemas = [
+        (Side::Input, Some(&tool.input_schema)),
+        (Side::Output, tool.output_schema.as_ref()),
+    ];
+    let options = instances::Options {
+        max_instances: MAX_INSTANCES,
+        ..instances::Options::default()
+    };
+    for (side, schema) in schemas {
+        let Some(schema) = schema else { continue };
+        let oracle = match Oracle::new(schema) {
+            Ok(o) => o,
+            Err(e) => {
+                plan.skipped.push(format!("{}: {e}", side.as_str()));
+                continue;
+            }
+        };
+        let generated = instances::generate(schema, &options);
+        let total = generated.instances.len();
+        let mut first_invalid = None;
+        let valid: Vec<Value> = generated
+            .instances
+            .into_iter()
+            .filter(|i| match oracle.validate(i) {
+                Ok(()) => true,
+                Err(p) => {
+                    first_invalid.get_or_insert(p);
+                    false
+                }
+            })
+            .collect();
+        if valid.is_empty() {
+            let why = match (generated.skipped, first_invalid) {
+                (Some(why), _) => why,
+                (None, Some(p)) => {
+                    format!("none of the {total} generated instances is valid ({p})")
+                }
+                (None, None) => "no instance could be generated".to_string(),
+            };
+            plan.skipped.push(format!("{}: {why}", side.as_str()));
+            continue;
+        }
+        plan.sides.push(Planned {
+            side,
+            oracle,
+            instances: valid,
+        });
+    }
+    plan
+}
+
+/// The verdict on one answer of the round-trip program.
+fn judge(planned: &Planned, instance: &Value, answer: &Value) -> Option<Failure> {
+    let failure = |returned: Result<Value, String>, pointer: String, message: String| Failure {
+        side: planned.side,
+        instance: instance.clone(),
+        returned,
+        problem: mcp_codegen::oracle::Problem { pointer, message },
+    };
+    if answer.get("untyped").is_some() {
+        // Carried as JSON, unchanged.
+        return None;
+    }
+    if let Some(v) = answer.get("ok") {
+        return planned
+            .oracle
+            .check(instance, v)
+            .err()
+            .map(|p| failure(Ok(v.clone()), p.pointer, p.message));
+    }
+    if let Some(e) = answer.get("err").and_then(Value::as_str) {
+        return Some(failure(
+            Err(e.to_string()),
+            String::new(),
+            "a valid value the generated type rejects".into(),
+        ));
+    }
+    let message = if answer.get("unknown").is_some() {
+        "the tool is not in the generated module".to_string()
+    } else {
+        format!("no answer from the round-trip program ({answer})")
+    };
+    Some(failure(Err(message.clone()), String::new(), message))
+}
+
+/// The project's target directory, lock file and `mcp-runtime` dependency.
+fn project(start: &Path) -> Result<Project> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let out = Command::new(&cargo)
+        .args(["metadata", "--format-version", "1", "--no-deps"])
+        .current_dir(start)
+        .stderr(Stdio::piped())
+        .output();
+    let own = RuntimeDep::Version(format!("={}", env!("CARGO_PKG_VERSION")));
+    let meta: Value = match out {
+        Ok(o) if o.status.success() => serde_json::from_slice(&o.stdout)
+            .map_err(|e| Error::Other(format!("cargo metadata printed no JSON: {e}")))?,
+        // Outside a cargo project: a target directory of our own.
+        _ => {
+            return Ok(Project {
+                target: start.join("target"),
+                lock: None,
+                runtime: own,
+            });
+        }
+    };
+    let target = meta
+        .get("target_directory")
+        .and_then(Value::as_str)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| start.join("target"));
+    let lock = meta
+        .get("workspace_root")
+        .and_then(Value::as_str)
+        .map(|r| Path::new(r).join("Cargo.lock"))
+        .filter(|l| l.is_file());
+    let packages = meta
+        .get("packages")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let runtime = runtime_dep(&packages).unwrap_or(own);
+    Ok(Project {
+        target,
+        lock,
+        runtime,
+    })
+}
+
+/// The `mcp-runtime` the project builds with: the workspace's own package, else a path or
+/// version requirement of a member's dependency.
+fn runtime_dep(packages: &[Value]) -> Option<RuntimeDep> {
+    let manifest_dir = |p: &Value| {
+        p.get("manifest_path")
+            .and_then(Value::as_str)
+            .and_then(|m| Path::new(m).parent().map(Path::to_path_buf))
+    };
+    if let Some(p) = packages
+        .iter()
+        .find(|p| p.get("name").and_then(Value::as_str) == Some("mcp-runtime"))
+    {
+        return manifest_dir(p).map(RuntimeDep::Path);
+    }
+    let deps = packages
+        .iter()
+        .filter_map(|p| p.get("dependencies").and_then(Value::as_array))
+        .flatten();
+    for d in deps {
+        if d.get("name").and_then(Value::as_str) != Some("mcp-runtime") {
+            continue;
+        }
+        if let Some(path) = d.get("path").and_then(Value::as_str) {
+            return Some(RuntimeDep::Path(PathBuf::from(path)));
+        }
+        if let Some(req) = d.get("req").and_then(Value::as_str) {
+            return Some(RuntimeDep::Version(req.to_string()));
+        }
+    }
+    None
+}
+
+/// Writes and builds the scratch crate; returns its binary.
+fn build(
+    cli: &Cli,
+    dir: &Path,
+    fixtures: &[(String, Fixture)],
+    project: &Project,
+) -> Result<PathBuf> {
+    let crate_dir = project.target.join("mcp-bindgen").join("deep");
+    let src = crate_dir.join("src");
+    std::fs::create_dir_all(&src).map_err(|source| Error::Write {
+        path: src.clone(),
+        source,
+    })?;
+    let dep = match &project.runtime {
+        RuntimeDep::Path(p) => format!("path = {}", toml_string(&p.display().to_string())),
+        RuntimeDep::Version(v) => format!("version = {}", toml_string(v)),
+    };
+    let manifest = format!(
+        "# Written by `verify --deep`: the round trip of every fixture's generated types.\n\
+         [package]\nname = \"mcp-bindgen-deep\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\
+         publish = false\n\n[dependencies]\nmcp-runtime = {{ {dep}, default-features = false }}\n\n\
+         [workspace]\n"
+    );
+    let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let mut main = format!(
+        "//! Written by `verify --deep` for the fixtures in {}.\n\
+         #![allow(deprecated, dead_code, unused)]\n\n",
+        dir.display()
+    );
+    let mut table = String::new();
+    for (alias, _) in fixtures {
+        let module = mcp_codegen::naming::alias_module(alias);
+        main.push_str(&format!("mcp_runtime::mcp_tools!({alias:?});\n"));
+        table.push_str(&format!("        ({alias:?}, {module}::TYPED_TOOLS),\n"));
+    }
+    main.push_str(&format!(
+        "\nfn main() -> std::process::ExitCode {{\n    mcp_runtime::__private::roundtrip_stdio(&[\n{table}    ])\n}}\n"
+    ));
+    write_if_changed(&crate_dir.join("Cargo.toml"), &manifest)?;
+    write_if_changed(&src.join("main.rs"), &main)?;
+    if let Some(lock) = &project.lock
+        && !crate_dir.join("Cargo.lock").is_file()
+    {
+        let to = crate_dir.join("Cargo.lock");
+        std::fs::copy(lock, &to).map_err(|source| Error::Write { path: to, source })?;
+    }
+    eprintln!(
+        "verify: building the round-trip program in {}",
+        cli.show(&crate_dir)
+    );
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let out = Command::new(&cargo)
+        .args(["build", "--quiet", "--message-format", "short"])
+        .current_dir(&crate_dir)
+        .env("CARGO_TARGET_DIR", &project.target)
+        .env("MCP_FIXTURES_DIR", &dir)
+        .env_remove("RUSTFLAGS")
+        .output()
+        .map_err(|e| Error::Other(format!("cannot run cargo: {e}")))?;
+    if !out.status.success() {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let lines: Vec<&str> = stderr.lines().collect();
+        let tail = lines[lines.len().saturating_sub(60)..].join("\n");
+        return Err(Error::Other(format!(
+            "the round-trip program in {} does not build:\n{tail}",
+            crate_dir.display()
+        )));
+    }
+    let exe = format!("mcp-bindgen-deep{}", std::env::consts::EXE_SUFFIX);
+    Ok(project.target.join("debug").join(exe))
+}
+
+/// Sends `requests` (one per line) to the round-trip program and reads its answers.
+fn exchange(binary: &Path, requests: String) -> Result<Vec<Value>> {
+    let mut child = Command::new(binary)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .map_err(|e| Error::Other(format!("cannot run {}: {e}", binary.display())))?;
+    let mut stdin = child
+        .stdin
+        .take()
+        .ok_or_else(|| Error::Other("the round-trip program has no stdin".into()))?;
+    let writer = std::thread::spawn(move || stdin.write_all(requests.as_bytes()));
+    let stdout = child
+        .stdout
+        .take()
+        .ok_or_else(|| Error::Other("the round-trip program has no stdout".into()))?;
+    let mut answers = Vec::new();
+    for line in BufReader::new(stdout).lines() {
+        let line = line.map_err(|e| Error::Other(format!("reading the round trip: {e}")))?;
+        answers.push(serde_json::from_str(&line).unwrap_or(Value::Null));
+    }
+    let wrote = writer.join();
+    let status = child
+        .wait()
+        .map_err(|e| Error::Other(format!("the round-trip program: {e}")))?;
+    if !status.success() || !matches!(wrote, Ok(Ok(()))) {
+        return Err(Error::Other(format!(
+            "the round-trip program {} failed ({status})",
+            binary.display()
+        )));
+    }
+    Ok(answers)
+}
+
+fn write_if_changed(path: &Path, text: &str) -> Result<()> {
+    if std::fs::read_to_string(path).is_ok_and(|old| old == text) {
+        return Ok(());
+    }
+    std::fs::write(path, text).map_err(|source| Error::Write {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// A TOML basic string.
+fn toml_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// The fixtures of `dir` whose every tool could be generated, by alias; the others are
+/// reported by the first summary line.
+pub(crate) fn usable(dir: &Path, summary: &mcp_codegen::verify::Summary) -> Result<Vec<(String, Fixture)>> {
+    let broken: BTreeMap<&Path, ()> = summary
+        .tools
+        .iter()
+        .filter(|t| matches!(t.status, mcp_codegen::verify::Status::Error(_)))
+        .map(|t| (t.fixture.as_path(), ()))
+        .collect();
+    let mut out = Vec::new();
+    for (path, fixture) in mcp_codegen::fixture::load_dir(dir)? {
+        let Ok(fixture) = fixture else { continue };
+        if broken.contains_key(path.as_path()) {
+            continue;
+        }
+        let Some(alias) = path.file_stem().map(|s| s.to_string_lossy().into_owned()) else {
+            continue;
+        };
+        out.push((alias, fixture));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runtime_dependency_from_metadata() {
+        let own_workspace = [json!({"name": "mcp-runtime", "manifest_path": "/w/runtime/Cargo.toml"})];
+        assert_eq!(
+            runtime_dep(&own_workspace),
+            Some(RuntimeDep::Path(PathBuf::from("/w/runtime")))
+        );
+        let user = [json!({"name": "app", "manifest_path": "/u/Cargo.toml", "dependencies": [
+            {"name": "tokio", "req": "^1"},
+            {"name": "mcp-runtime", "req": "^0.3"}
+        ]})];
+        assert_eq!(
+            runtime_dep(&user),
+            Some(RuntimeDep::Version("^0.3".into()))
+        );
+        let path = [json!({"name": "app", "dependencies": [
+            {"name": "mcp-runtime", "req": "*", "path": "/src/mcp/runtime"}
+        ]})];
+        assert_eq!(
+            runtime_dep(&path),
+            Some(RuntimeDep::Path(PathBuf::from("/src/mcp/runtime")))
+        );
+        assert_eq!(runtime_dep(&[json!({"name": "app"})]), None);
+        assert_eq!(toml_string("C:\\a \"b\""), "\"C:\\\\a \\\"b\\\"\"");
+    }
+}
