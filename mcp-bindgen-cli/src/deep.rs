@@ -418,7 +418,10 @@ fn toml_string(s: &str) -> String {
 
 /// The fixtures of `dir` whose every tool could be generated, by alias; the others are
 /// reported by the first summary line.
-pub(crate) fn usable(dir: &Path, summary: &mcp_codegen::verify::Summary) -> Result<Vec<(String, Fixture)>> {
+pub(crate) fn usable(
+    dir: &Path,
+    summary: &mcp_codegen::verify::Summary,
+) -> Result<Vec<(String, Fixture)>> {
     let broken: BTreeMap<&Path, ()> = summary
         .tools
         .iter()
@@ -445,19 +448,19 @@ mod tests {
 
     #[test]
     fn runtime_dependency_from_metadata() {
-        let own_workspace = [json!({"name": "mcp-runtime", "manifest_path": "/w/runtime/Cargo.toml"})];
+        let own_workspace =
+            [json!({"name": "mcp-runtime", "manifest_path": "/w/runtime/Cargo.toml"})];
         assert_eq!(
             runtime_dep(&own_workspace),
             Some(RuntimeDep::Path(PathBuf::from("/w/runtime")))
         );
-        let user = [json!({"name": "app", "manifest_path": "/u/Cargo.toml", "dependencies": [
-            {"name": "tokio", "req": "^1"},
-            {"name": "mcp-runtime", "req": "^0.3"}
-        ]})];
-        assert_eq!(
-            runtime_dep(&user),
-            Some(RuntimeDep::Version("^0.3".into()))
-        );
+        let user = [
+            json!({"name": "app", "manifest_path": "/u/Cargo.toml", "dependencies": [
+                {"name": "tokio", "req": "^1"},
+                {"name": "mcp-runtime", "req": "^0.3"}
+            ]}),
+        ];
+        assert_eq!(runtime_dep(&user), Some(RuntimeDep::Version("^0.3".into())));
         let path = [json!({"name": "app", "dependencies": [
             {"name": "mcp-runtime", "req": "*", "path": "/src/mcp/runtime"}
         ]})];

@@ -419,7 +419,12 @@ pub(crate) fn plan(fixture: &Fixture, alias: &str, options: &Options) -> Result<
                     stats.typed_outputs += 1;
                 }
                 warnings.extend(out.warnings);
-                typed_tools.push(typed_tool_entry(tool, fn_name, &out.report.args, out.report.output.as_ref()));
+                typed_tools.push(typed_tool_entry(
+                    tool,
+                    fn_name,
+                    &out.report.args,
+                    out.report.output.as_ref(),
+                ));
                 tool_items.push(out.module);
                 methods.push(out.methods);
                 reports.push(out.report);

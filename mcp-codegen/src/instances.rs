@@ -217,7 +217,8 @@ impl<'a> Gen<'a> {
             _ => None,
         };
         if let Some(tuple) = tuple {
-            let lists: Vec<Vec<Value>> = tuple.iter().map(|s| self.variants(s, depth + 1)).collect();
+            let lists: Vec<Vec<Value>> =
+                tuple.iter().map(|s| self.variants(s, depth + 1)).collect();
             if lists.iter().any(Vec::is_empty) {
                 return Vec::new();
             }
@@ -341,8 +342,14 @@ impl<'a> Gen<'a> {
                 }
             }
         }
-        let min_props = obj.get("minProperties").and_then(Value::as_u64).unwrap_or(0) as usize;
-        let max_props = obj.get("maxProperties").and_then(Value::as_u64).map(|m| m as usize);
+        let min_props = obj
+            .get("minProperties")
+            .and_then(Value::as_u64)
+            .unwrap_or(0) as usize;
+        let max_props = obj
+            .get("maxProperties")
+            .and_then(Value::as_u64)
+            .map(|m| m as usize);
         let build = |pick: &dyn Fn(usize, &Vec<Value>) -> Option<Value>, with_optional: bool| {
             let mut m = Map::new();
             for (i, (name, is_required, vs)) in fields.iter().enumerate() {
@@ -379,14 +386,15 @@ impl<'a> Gen<'a> {
                 &|j, vs| vs.get((i + j * seed) % vs.len()).cloned(),
                 true,
             ));
-            out.push(build(&|j, vs| vs.get((i + j * seed) % vs.len()).cloned(), false));
+            out.push(build(
+                &|j, vs| vs.get((i + j * seed) % vs.len()).cloned(),
+                false,
+            ));
         }
         // 4. Without any object variant, an empty object is still one.
         let mut values: Vec<Value> = out
             .into_iter()
-            .filter(|m| {
-                m.len() >= min_props && max_props.is_none_or(|max| m.len() <= max)
-            })
+            .filter(|m| m.len() >= min_props && max_props.is_none_or(|max| m.len() <= max))
             .map(Value::Object)
             .collect();
         if values.is_empty() && max_props.is_some() {
@@ -411,36 +419,49 @@ fn any_values() -> Vec<Value> {
     ]
 }
 
-/// Keywords that do not constrain values.
-fn is_annotation(key: &str) -> bool {
-    matches!(
-        key,
-        "description"
-            | "title"
-            | "default"
-            | "examples"
-            | "$comment"
-            | "deprecated"
-            | "readOnly"
-            | "writeOnly"
-            | "$schema"
-            | "$id"
-            | "$defs"
-            | "definitions"
-            | "markdownDescription"
-    )
+/// Keywords that do not constrain values (annotations, identifiers, definitions, `x-…`
+/// extensions).
+pub(crate) fn is_annotation(key: &str) -> bool {
+    key.starts_with("x-")
+        || matches!(
+            key,
+            "description"
+                | "title"
+                | "default"
+                | "examples"
+                | "$comment"
+                | "deprecated"
+                | "readOnly"
+                | "writeOnly"
+                | "$schema"
+                | "$id"
+                | "$defs"
+                | "definitions"
+                | "markdownDescription"
+        )
 }
 
 /// The type a schema without `type` implies by its keywords.
 fn infer_type(obj: &Map<String, Value>) -> Option<&'static str> {
     let has = |keys: &[&str]| keys.iter().any(|k| obj.contains_key(*k));
-    if has(&["properties", "required", "additionalProperties", "patternProperties"]) {
+    if has(&[
+        "properties",
+        "required",
+        "additionalProperties",
+        "patternProperties",
+    ]) {
         Some("object")
     } else if has(&["items", "prefixItems", "minItems", "maxItems"]) {
         Some("array")
     } else if has(&["minLength", "maxLength", "pattern", "format"]) {
         Some("string")
-    } else if has(&["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"]) {
+    } else if has(&[
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+    ]) {
         Some("number")
     } else {
         None
@@ -480,15 +501,27 @@ fn merge(a: &Value, b: &Value) -> Value {
                 let set = |t: &Value| -> Vec<String> {
                     match t {
                         Value::String(s) => vec![s.clone()],
-                        Value::Array(a) => a.iter().filter_map(|x| x.as_str().map(String::from)).collect(),
+                        Value::Array(a) => a
+                            .iter()
+                            .filter_map(|x| x.as_str().map(String::from))
+                            .collect(),
                         _ => Vec::new(),
                     }
                 };
                 let (x, y) = (set(mine), set(v));
                 let mut both: Vec<String> = x
                     .iter()
-                    .filter(|t| y.contains(t) || (t.as_str() == "number" && y.iter().any(|u| u == "integer")))
-                    .map(|t| if t == "number" && y.iter().any(|u| u == "integer") { "integer".to_string() } else { t.clone() })
+                    .filter(|t| {
+                        y.contains(t)
+                            || (t.as_str() == "number" && y.iter().any(|u| u == "integer"))
+                    })
+                    .map(|t| {
+                        if t == "number" && y.iter().any(|u| u == "integer") {
+                            "integer".to_string()
+                        } else {
+                            t.clone()
+                        }
+                    })
                     .collect();
                 both.extend(
                     y.iter()
@@ -569,7 +602,11 @@ fn strings(obj: &Map<String, Value>) -> Vec<Value> {
     } else if let Some(f) = obj.get("format").and_then(Value::as_str) {
         vec![format_example(f).to_string()]
     } else {
-        vec![TEXT.to_string(), "Zoë \"quoted\" \\ text".to_string(), String::new()]
+        vec![
+            TEXT.to_string(),
+            "Zoë \"quoted\" \\ text".to_string(),
+            String::new(),
+        ]
     };
     let mut out = Vec::new();
     for s in base {
@@ -842,9 +879,7 @@ impl Regex {
         // Prefer a letter or digit inside the class.
         members
             .iter()
-            .find_map(|(lo, hi)| {
-                ['a', 'A', '0'].into_iter().find(|c| lo <= c && c <= hi)
-            })
+            .find_map(|(lo, hi)| ['a', 'A', '0'].into_iter().find(|c| lo <= c && c <= hi))
             .or_else(|| members.first().map(|(lo, _)| *lo))
     }
 
@@ -935,20 +970,37 @@ mod tests {
         "allOf": [{"$ref": "#/$defs/Node"}, {"properties": {"root": {"type": "boolean"}}, "required": ["root"]}]});
         let out = valid(&s);
         assert!(out.iter().all(|i| i["root"].is_boolean()), "{out:?}");
-        assert!(out.iter().any(|i| i["children"].as_array().is_some_and(|c| !c.is_empty())));
+        assert!(
+            out.iter()
+                .any(|i| i["children"].as_array().is_some_and(|c| !c.is_empty()))
+        );
     }
 
     #[test]
     fn numbers_strings_and_arrays_respect_bounds() {
-        let out = valid(&json!({"type": "number", "exclusiveMinimum": 0, "maximum": 10, "multipleOf": 0.5}));
-        assert!(out.contains(&json!(10)) && out.contains(&json!(0.5)), "{out:?}");
+        let out = valid(
+            &json!({"type": "number", "exclusiveMinimum": 0, "maximum": 10, "multipleOf": 0.5}),
+        );
+        assert!(
+            out.contains(&json!(10)) && out.contains(&json!(0.5)),
+            "{out:?}"
+        );
         let out = valid(&json!({"type": "string", "pattern": "^[A-Z]{2}-\\d{3}(?:-[a-z]+)?$"}));
         assert_eq!(out, vec![json!("AA-000")]);
         let out = valid(&json!({"type": "string", "minLength": 8, "format": "date"}));
         assert_eq!(out, vec![json!("2024-01-02")]);
-        let out = valid(&json!({"type": "array", "items": {"type": "integer"}, "minItems": 2, "uniqueItems": true}));
-        assert!(!out.is_empty() && out.iter().all(|a| a.as_array().is_some_and(|a| a.len() >= 2)));
-        let out = valid(&json!({"type": "array", "prefixItems": [{"type": "string"}, {"type": "number"}]}));
+        let out = valid(
+            &json!({"type": "array", "items": {"type": "integer"}, "minItems": 2, "uniqueItems": true}),
+        );
+        assert!(
+            !out.is_empty()
+                && out
+                    .iter()
+                    .all(|a| a.as_array().is_some_and(|a| a.len() >= 2))
+        );
+        let out = valid(
+            &json!({"type": "array", "prefixItems": [{"type": "string"}, {"type": "number"}]}),
+        );
         assert!(out.contains(&json!(["text", 1])), "{out:?}");
     }
 
@@ -961,7 +1013,13 @@ mod tests {
         let g = generate(&forever, &Options::default());
         assert!(g.instances.is_empty() && g.skipped.is_some());
         // Nothing panics on odd input.
-        for s in [json!(null), json!(3), json!({"type": 7}), json!({"minItems": 1000000, "items": {}}), json!({"pattern": "(?=x)"})] {
+        for s in [
+            json!(null),
+            json!(3),
+            json!({"type": 7}),
+            json!({"minItems": 1000000, "items": {}}),
+            json!({"pattern": "(?=x)"}),
+        ] {
             let _ = generate(&s, &Options::default());
         }
     }
@@ -969,6 +1027,9 @@ mod tests {
     #[test]
     fn deterministic() {
         let s = json!({"type": "object", "properties": {"a": {"type": ["string", "integer", "null"]}, "b": {"type": "boolean"}}});
-        assert_eq!(generate(&s, &Options::default()), generate(&s, &Options::default()));
+        assert_eq!(
+            generate(&s, &Options::default()),
+            generate(&s, &Options::default())
+        );
     }
 }

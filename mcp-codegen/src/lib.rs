@@ -44,6 +44,8 @@ mod tokens;
 #[cfg(feature = "generate")]
 mod typify_driver;
 #[cfg(feature = "generate")]
+mod unions;
+#[cfg(feature = "generate")]
 pub mod verify;
 
 #[cfg(feature = "generate")]

@@ -837,12 +837,17 @@ fn clean(v: &mut Value, at: &str, ctx: &mut Ctx, is_root: bool) {
     let Some(obj) = v.as_object_mut() else { return };
     drop_keywords(obj, at, ctx);
     annotations_to_docs(obj, is_root);
+    if let Some(title) = obj.remove(crate::unions::VARIANT_TITLE) {
+        obj.insert("title".into(), title);
+    }
     ref_siblings(obj, at, ctx);
     single_all_of(obj);
     const_to_enum(obj, at, ctx);
     integer_bounds(obj);
     nullable_union(obj);
     unconstrained_union(obj, at, ctx);
+    crate::unions::shape_unions(obj, at, ctx.role.root_name());
+    nullable_union(obj);
     untyped_not(obj, at, ctx);
     enum_variants(obj, at, ctx);
     object_rules(obj, at, ctx);
@@ -1255,19 +1260,7 @@ const SYMBOL_WORDS: &[(char, &str)] = &[
 fn is_unconstrained(v: &Value) -> bool {
     match v {
         Value::Bool(true) => true,
-        Value::Object(m) => m.keys().all(|k| {
-            matches!(
-                k.as_str(),
-                "title"
-                    | "description"
-                    | "default"
-                    | "examples"
-                    | "$comment"
-                    | "deprecated"
-                    | "readOnly"
-                    | "writeOnly"
-            ) || k.starts_with("x-")
-        }),
+        Value::Object(m) => m.keys().all(|k| crate::instances::is_annotation(k)),
         _ => false,
     }
 }
@@ -1757,7 +1750,7 @@ mod tests {
         }}));
         let p = &n.root["properties"];
         assert!(p["a"].get("anyOf").is_none() && p["b"].get("oneOf").is_none());
-        assert!(p["c"].get("anyOf").is_some(), "constrained unions stay");
+        assert!(p["c"].get("oneOf").is_some(), "constrained unions stay");
         assert!(
             n.warnings
                 .iter()

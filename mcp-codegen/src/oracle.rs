@@ -284,8 +284,7 @@ fn find_anchor<'v>(schema: &'v Value, anchor: &str, depth: usize) -> Option<&'v 
             if map.get("$anchor").and_then(Value::as_str) == Some(anchor) {
                 return Some(schema);
             }
-            map.values()
-                .find_map(|v| find_anchor(v, anchor, depth + 1))
+            map.values().find_map(|v| find_anchor(v, anchor, depth + 1))
         }
         Value::Array(items) => items.iter().find_map(|v| find_anchor(v, anchor, depth + 1)),
         _ => None,
@@ -470,14 +469,18 @@ mod tests {
         assert!(p.message.contains("left out"), "{p}");
         let p = o.check(&json!({"tags": []}), &json!({})).unwrap_err();
         assert_eq!(p.pointer, "/tags");
-        let p = o.check(&json!({"x": 1}), &json!({"x": {"1": null}})).unwrap_err();
+        let p = o
+            .check(&json!({"x": 1}), &json!({"x": {"1": null}}))
+            .unwrap_err();
         assert_eq!(p.pointer, "/x");
     }
 
     #[test]
     fn invalid_output_is_a_problem_under_either_draft() {
-        let o = oracle(json!({"type": "object", "properties": {"n": {"type": "integer",
-            "minimum": 1}}, "required": ["n"]}));
+        let o = oracle(
+            json!({"type": "object", "properties": {"n": {"type": "integer",
+            "minimum": 1}}, "required": ["n"]}),
+        );
         let p = o.check(&json!({"n": 1}), &json!({})).unwrap_err();
         assert!(p.message.contains("invalid"), "{p}");
         let p = o.check(&json!({"n": 1}), &json!({"n": 0})).unwrap_err();

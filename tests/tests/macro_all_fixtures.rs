@@ -131,8 +131,10 @@ fn strict_shaped_arguments_are_accepted_for_every_tool() {
     for (alias, tools) in typed_servers() {
         for t in tools {
             let schema: Value = serde_json::from_str(t.input_schema).expect("schema");
-            let generated =
-                mcp_codegen::instances::generate(&schema, &mcp_codegen::instances::Options::default());
+            let generated = mcp_codegen::instances::generate(
+                &schema,
+                &mcp_codegen::instances::Options::default(),
+            );
             assert!(
                 !generated.instances.is_empty(),
                 "{alias}/{}: no instance ({:?})",

@@ -115,7 +115,10 @@ pub fn run(args: &[String]) -> ExitCode {
     let corpus = root.join(GITHUB_CORPUS);
     let mut corpora: Vec<(&str, Option<std::path::PathBuf>)> = vec![
         ("the committed fixtures", None),
-        ("the property sample", Some(root.join("tests/ui/property/fixtures"))),
+        (
+            "the property sample",
+            Some(root.join("tests/ui/property/fixtures")),
+        ),
     ];
     if corpus.is_file() {
         match corpus_fixture(&root, &corpus) {
@@ -134,10 +137,15 @@ pub fn run(args: &[String]) -> ExitCode {
         failed += 1;
         failures.push("verify --deep: the GitHub corpus is missing".into());
     } else {
-        eprintln!("test: skipped the GitHub corpus: {} not found", corpus.display());
+        eprintln!(
+            "test: skipped the GitHub corpus: {} not found",
+            corpus.display()
+        );
     }
     for (what, dir) in corpora {
-        step(&format!("verify --deep ({what}: codegen and round trip of every tool)"));
+        step(&format!(
+            "verify --deep ({what}: codegen and round trip of every tool)"
+        ));
         let mut args = vec!["verify".to_string(), "--deep".to_string()];
         if let Some(dir) = dir {
             args.extend(["--fixtures".to_string(), dir.display().to_string()]);

@@ -15307,15 +15307,15 @@ Use this tool to list projects for a user or organization, or list project field
         #[serde(crate = "::mcp_runtime::__private::serde")]
         #[serde(untagged, deny_unknown_fields)]
         pub enum ArgsItemsItem {
-            Variant0 {
+            NodeId {
                 ///The project item's GraphQL node ID, as returned by 'list_project_items' or 'add_project_item'.
                 node_id: ::std::string::String,
             },
-            Variant1 {
+            ItemId {
                 ///The numeric project item ID.
                 item_id: i64,
             },
-            Variant2 {
+            ItemOwner {
                 ///Issue number used to resolve the project item.
                 issue_number: i64,
                 ///Owner of the repository containing the issue.
@@ -15627,13 +15627,13 @@ Use this tool to list projects for a user or organization, or list project field
         #[serde(crate = "::mcp_runtime::__private::serde")]
         #[serde(untagged, deny_unknown_fields)]
         pub enum ArgsUpdatedField {
-            Variant0 {
+            Id {
                 ///The numeric project field ID.
                 id: i64,
                 ///The value to apply. Any JSON value is accepted; use null to clear the field.
                 value: ::mcp_runtime::__private::serde_json::Value,
             },
-            Variant1 {
+            Name {
                 ///The project field name. Matching is case-insensitive.
                 name: ::std::string::String,
                 ///The value to apply. Any JSON value is accepted; use null to clear the field.

@@ -124,7 +124,10 @@ pub fn roundtrip_stdio(servers: &[(&str, &[TypedTool])]) -> std::process::ExitCo
 fn roundtrip_one(servers: &[(&str, &[TypedTool])], request: &Value) -> Value {
     let server = request.get("server").and_then(Value::as_str).unwrap_or("");
     let tool = request.get("tool").and_then(Value::as_str).unwrap_or("");
-    let output = request.get("output").and_then(Value::as_bool).unwrap_or(false);
+    let output = request
+        .get("output")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
     let value = request.get("value").unwrap_or(&Value::Null);
     let Some(t) = servers
         .iter()
@@ -134,7 +137,11 @@ fn roundtrip_one(servers: &[(&str, &[TypedTool])], request: &Value) -> Value {
     else {
         return serde_json::json!({"unknown": true});
     };
-    let normalize = if output { t.normalize_output } else { t.normalize };
+    let normalize = if output {
+        t.normalize_output
+    } else {
+        t.normalize
+    };
     match normalize {
         None => serde_json::json!({"untyped": true}),
         Some(f) => match f(value) {

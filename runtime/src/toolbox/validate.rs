@@ -269,7 +269,8 @@ impl<'a> Validator<'a> {
                         continue;
                     };
                     if map.get(&key).is_some_and(Value::is_null) {
-                        if !required.contains(&key.as_str()) && !self.is_valid(sub, &Value::Null, "")
+                        if !required.contains(&key.as_str())
+                            && !self.is_valid(sub, &Value::Null, "")
                         {
                             map.remove(&key);
                         }

@@ -19,7 +19,7 @@ fn main() {
     // sample_1: ".z0PmqT.t._0Uy.EIfz"
     c.args::<sample_1::z0_pmq_t_t_0uy_e_ifz::Args>(
         sample_1::z0_pmq_t_t_0uy_e_ifz::NAME,
-        false,
+        true,
         sample_1::z0_pmq_t_t_0uy_e_ifz::INPUT_SCHEMA,
         &[
             r#"{}"#,
@@ -336,16 +336,6 @@ fn main() {
             r#"{"a":null}"#,
         ],
     );
-    // sample_4: "GZ8r-oN_u"
-    c.args::<sample_4::gz8r_o_n_u::Args>(
-        sample_4::gz8r_o_n_u::NAME,
-        true,
-        sample_4::gz8r_o_n_u::INPUT_SCHEMA,
-        &[
-            r#"{}"#,
-            r#"{"a":[{},-2]}"#,
-        ],
-    );
     // sample_4: "H-7."
     c.args::<sample_4::h_7::Args>(
         sample_4::h_7::NAME,
@@ -405,6 +395,26 @@ fn main() {
             r#"{"a":"+1"}"#,
             r#"{"a":null}"#,
             r#"{"a":"reactions-+1"}"#,
+        ],
+    );
+    // sample_4: "é"
+    c.args::<sample_4::u00e9::Args>(
+        sample_4::u00e9::NAME,
+        true,
+        sample_4::u00e9::INPUT_SCHEMA,
+        &[
+            r#"{}"#,
+            r#"{"a":[976.4992363165044]}"#,
+            r#"{"a":["A"]}"#,
+            r#"{"a":[-158.95463807185297]}"#,
+        ],
+    );
+    c.output::<sample_4::u00e9::Output>(
+        sample_4::u00e9::NAME,
+        sample_4::u00e9::OUTPUT_SCHEMA,
+        &[
+            r#"{}"#,
+            r#"{"a":[1.5]}"#,
         ],
     );
     c.finish();
@@ -516,10 +526,6 @@ async fn api_sample_4(client: &sample_4::Client) {
     let _: ::mcp_runtime::Result<::mcp_runtime::ToolOutput> = client
         .d_sfbn2p_d_e_m_au_ho_sm_with(check::any(), ::mcp_runtime::CallOptions::default())
         .await;
-    let _: ::mcp_runtime::Result<::mcp_runtime::ToolOutput> = client.gz8r_o_n_u(check::any()).await;
-    let _: ::mcp_runtime::Result<::mcp_runtime::ToolOutput> = client
-        .gz8r_o_n_u_with(check::any(), ::mcp_runtime::CallOptions::default())
-        .await;
     let _: ::mcp_runtime::Result<::mcp_runtime::ToolOutput> = client.h_7(check::any()).await;
     let _: ::mcp_runtime::Result<::mcp_runtime::ToolOutput> = client
         .h_7_with(check::any(), ::mcp_runtime::CallOptions::default())
@@ -539,5 +545,9 @@ async fn api_sample_4(client: &sample_4::Client) {
     let _: ::mcp_runtime::Result<::mcp_runtime::ToolOutput> = client.xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx(check::any()).await;
     let _: ::mcp_runtime::Result<::mcp_runtime::ToolOutput> = client
         .xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx_with(check::any(), ::mcp_runtime::CallOptions::default())
+        .await;
+    let _: ::mcp_runtime::Result<sample_4::u00e9::Output> = client.u00e9(check::any()).await;
+    let _: ::mcp_runtime::Result<sample_4::u00e9::Output> = client
+        .u00e9_with(check::any(), ::mcp_runtime::CallOptions::default())
         .await;
 }

@@ -1,0 +1,671 @@
+//! Unions typify 0.8 types faithfully, with variant names a reader can use.
+//!
+//! typify turns an `anyOf` whose branches it cannot prove exclusive into a struct of
+//! `#[serde(flatten)]` options: right for objects (a value may match any subset of the
+//! branches), wrong as soon as a branch is a scalar or an array (serde flattens only maps, so
+//! `1` cannot be serialized and `"asc"` becomes `{"asc": null}`). It panics on an `enum`
+//! whose values have several JSON types, and names the variants of an untagged enum
+//! `Variant0…` unless it can name every branch. This step runs on each schema node before
+//! typify sees it:
+//!
+//! 1. an `enum` whose values have several JSON types becomes a `oneOf` of one typed enum per
+//!    JSON type;
+//! 2. in `anyOf`/`oneOf`, `const`/`enum`-only branches get their `type`: one branch per JSON
+//!    type, merged across the union (`1`, `-1`, `"asc"`, `"desc"` → an integer enum and a
+//!    string enum);
+//! 3. an `anyOf` with a scalar or array branch becomes a `oneOf` (an untagged enum: the first
+//!    branch that accepts a value wins); several object branches stay together in one nested
+//!    `anyOf` (still a flattened struct, which carries any subset of them); a `null` branch
+//!    beside two or more others makes the union optional (`Option<enum>`);
+//! 4. the branches of a union are named: by `title`; objects by a discriminating property's
+//!    constant, else by a required property only that branch has, else `Object` when it is
+//!    the only one; scalars after their type. A name reaches typify as a title prefixed by the
+//!    union's path, which typify removes again as the variants' common prefix (the prefix
+//!    keeps the types nested in a branch unique, as typify's own names are).
+
+use serde_json::{Map, Value, json};
+
+use crate::instances::is_annotation;
+use crate::naming::typify_sanitize;
+
+/// Key holding a branch's computed title until the branch's own cleaning has turned its
+/// original `title` into documentation; then it becomes the `title` typify reads.
+pub(crate) const VARIANT_TITLE: &str = "$mcpBindgenVariantTitle";
+
+/// The JSON type of a value, as a union branch is typed.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Kind {
+    Null,
+    Boolean,
+    Number,
+    String,
+    Array,
+    Object,
+}
+
+fn kind_of(v: &Value) -> Kind {
+    match v {
+        Value::Null => Kind::Null,
+        Value::Bool(_) => Kind::Boolean,
+        Value::Number(_) => Kind::Number,
+        Value::String(_) => Kind::String,
+        Value::Array(_) => Kind::Array,
+        Value::Object(_) => Kind::Object,
+    }
+}
+
+/// The values of a branch that is only a `const` or an `enum` (plus `type` and annotations).
+fn value_list(branch: &Value) -> Option<Vec<Value>> {
+    let obj = branch.as_object()?;
+    if !obj
+        .keys()
+        .all(|k| matches!(k.as_str(), "const" | "enum" | "type") || is_annotation(k))
+    {
+        return None;
+    }
+    match (obj.get("const"), obj.get("enum")) {
+        (Some(c), None) => Some(vec![c.clone()]),
+        (None, Some(Value::Array(values))) if !values.is_empty() => Some(values.clone()),
+        _ => None,
+    }
+}
+
+/// One typed branch holding `values`, all of kind `kind`.
+fn typed_branch(kind: Kind, values: Vec<Value>) -> Value {
+    match kind {
+        Kind::Null => json!({"type": "null"}),
+        Kind::Boolean => {
+            if values.contains(&json!(true)) && values.contains(&json!(false)) {
+                json!({"type": "boolean"})
+            } else {
+                json!({"type": "boolean", "enum": values})
+            }
+        }
+        Kind::Number => {
+            let integral = values
+                .iter()
+                .all(|v| v.as_i64().is_some() || v.as_u64().is_some());
+            let ty = if integral { "integer" } else { "number" };
+            json!({"type": ty, "enum": values})
+        }
+        Kind::String => json!({"type": "string", "enum": values}),
+        Kind::Array | Kind::Object => json!({"enum": values}),
+    }
+}
+
+/// Groups `values` by kind, in order of first appearance, without duplicates.
+fn group(values: impl IntoIterator<Item = Value>, into: &mut Vec<(Kind, Vec<Value>)>) {
+    for v in values {
+        let kind = kind_of(&v);
+        match into.iter_mut().find(|(k, _)| *k == kind) {
+            Some((_, list)) => {
+                if !list.contains(&v) {
+                    list.push(v);
+                }
+            }
+            None => into.push((kind, vec![v])),
+        }
+    }
+}
+
+/// Step 1: a mixed-type `enum` → `oneOf` of typed enums.
+fn split_mixed_enum(obj: &mut Map<String, Value>) {
+    if obj.contains_key("anyOf") || obj.contains_key("oneOf") {
+        return;
+    }
+    let Some(Value::Array(values)) = obj.get("enum") else {
+        return;
+    };
+    let mut groups = Vec::new();
+    group(values.iter().cloned(), &mut groups);
+    if groups.iter().filter(|(k, _)| *k != Kind::Null).count() < 2 {
+        return;
+    }
+    obj.remove("enum");
+    obj.remove("type");
+    let branches = groups
+        .into_iter()
+        .map(|(kind, values)| typed_branch(kind, values))
+        .collect();
+    obj.insert("oneOf".into(), Value::Array(branches));
+}
+
+/// Step 2: value-only branches typed, one per kind, merged across the union. Returns the
+/// new list when anything changed.
+fn type_value_branches(list: &[Value]) -> Option<Vec<Value>> {
+    let lists: Vec<Option<Vec<Value>>> = list.iter().map(value_list).collect();
+    let mut kinds_seen = Vec::new();
+    let mut needed = false;
+    for (branch, values) in list.iter().zip(&lists) {
+        let Some(values) = values else { continue };
+        let mut groups = Vec::new();
+        group(values.iter().cloned(), &mut groups);
+        let typed = matches!(branch.get("type"), Some(Value::String(_)));
+        if groups.len() > 1 || !typed {
+            needed = true;
+        }
+        for (kind, _) in groups {
+            if kinds_seen.contains(&kind) {
+                needed = true;
+            }
+            kinds_seen.push(kind);
+        }
+    }
+    // Typed constants of one JSON type and nothing else (`oneOf: [{"type": "string",
+    // "const": "celsius", "description": …}, …]`): typify makes one enum of them and keeps
+    // each value's description.
+    let one_typed_kind = kinds_seen.iter().all(|k| Some(k) == kinds_seen.first())
+        && list.iter().zip(&lists).all(|(branch, values)| {
+            values.is_some() && matches!(branch.get("type"), Some(Value::String(_)))
+        });
+    if !needed || one_typed_kind {
+        return None;
+    }
+    // Slots in order: a passed-through branch, or the merged branch of one kind.
+    enum Slot {
+        Keep(Value),
+        Kind(Kind),
+    }
+    let mut slots = Vec::new();
+    let mut groups: Vec<(Kind, Vec<Value>)> = Vec::new();
+    for (branch, values) in list.iter().zip(lists) {
+        match values {
+            None => slots.push(Slot::Keep(branch.clone())),
+            Some(values) => {
+                let before: Vec<Kind> = groups.iter().map(|(k, _)| *k).collect();
+                group(values, &mut groups);
+                for (kind, _) in &groups {
+                    if !before.contains(kind) {
+                        slots.push(Slot::Kind(*kind));
+                    }
+                }
+            }
+        }
+    }
+    Some(
+        slots
+            .into_iter()
+            .map(|slot| match slot {
+                Slot::Keep(v) => v,
+                Slot::Kind(kind) => {
+                    let values = groups
+                        .iter()
+                        .find(|(k, _)| *k == kind)
+                        .map(|(_, v)| v.clone())
+                        .unwrap_or_default();
+                    typed_branch(kind, values)
+                }
+            })
+            .collect(),
+    )
+}
+
+/// What a branch accepts, as far as the shape of the union goes.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Shape {
+    /// Only objects.
+    Object,
+    /// Only values that are not objects (scalars, arrays, `null`).
+    NotObject,
+    /// A reference, a nested union, or anything else.
+    Unknown,
+}
+
+fn shape(branch: &Value) -> Shape {
+    let Some(obj) = branch.as_object() else {
+        return Shape::Unknown;
+    };
+    if let Some(values) = value_list(branch) {
+        return if values.iter().any(Value::is_object) {
+            Shape::Unknown
+        } else {
+            Shape::NotObject
+        };
+    }
+    match obj.get("type") {
+        Some(Value::String(t)) if t == "object" => Shape::Object,
+        Some(Value::String(_)) => Shape::NotObject,
+        Some(Value::Array(ts)) if !ts.iter().any(|t| t == "object") => Shape::NotObject,
+        Some(_) => Shape::Unknown,
+        None => {
+            let object_keywords = ["properties", "required", "additionalProperties"];
+            let composed = ["$ref", "anyOf", "oneOf", "allOf", "not"];
+            if object_keywords.iter().any(|k| obj.contains_key(*k))
+                && !composed.iter().any(|k| obj.contains_key(*k))
+            {
+                Shape::Object
+            } else {
+                Shape::Unknown
+            }
+        }
+    }
+}
+
+fn is_null_branch(branch: &Value) -> bool {
+    branch.get("type").and_then(Value::as_str) == Some("null")
+        || value_list(branch).is_some_and(|v| v.iter().all(Value::is_null))
+}
+
+/// Steps 1–4 on one node; `at` is the node's JSON pointer, `root` the root type's name.
+pub(crate) fn shape_unions(obj: &mut Map<String, Value>, at: &str, root: &str) {
+    split_mixed_enum(obj);
+    for key in ["anyOf", "oneOf"] {
+        let Some(Value::Array(list)) = obj.get(key) else {
+            continue;
+        };
+        if let Some(typed) = type_value_branches(list) {
+            obj.insert(key.into(), Value::Array(typed));
+        }
+    }
+    scalar_any_of(obj);
+    if let Some(Value::Array(list)) = obj.get_mut("oneOf") {
+        name_branches(list, at, "oneOf", root);
+    }
+    if let Some(Value::Array(list)) = obj.get_mut("anyOf") {
+        // `Option<union>`: the inner union's variants are named after this position, not
+        // after the wrapper's `anyOf/0`.
+        if list.len() == 2 && is_null_branch(&list[1]) {
+            if let Some(inner) = list[0].as_object_mut() {
+                for key in ["oneOf", "anyOf"] {
+                    if let Some(Value::Array(branches)) = inner.get_mut(key) {
+                        name_branches(branches, at, key, root);
+                    }
+                }
+            }
+        }
+        name_branches(list, at, "anyOf", root);
+    }
+}
+
+/// Step 3.
+fn scalar_any_of(obj: &mut Map<String, Value>) {
+    if obj.contains_key("oneOf") && obj.contains_key("anyOf") {
+        return;
+    }
+    for key in ["anyOf", "oneOf"] {
+        let Some(Value::Array(list)) = obj.get(key) else {
+            continue;
+        };
+        let nulls = list.iter().filter(|b| is_null_branch(b)).count();
+        if nulls == 0 || list.len() - nulls < 2 {
+            continue;
+        }
+        // `Option<union of the others>`.
+        let rest: Vec<Value> = list
+            .iter()
+            .filter(|b| !is_null_branch(b))
+            .cloned()
+            .collect();
+        obj.remove(key);
+        let mut inner = Map::new();
+        inner.insert(key.into(), Value::Array(rest));
+        scalar_any_of(&mut inner);
+        obj.insert(
+            "anyOf".into(),
+            json!([Value::Object(inner), {"type": "null"}]),
+        );
+        return;
+    }
+    if obj.contains_key("oneOf") {
+        return;
+    }
+    let Some(Value::Array(list)) = obj.get("anyOf") else {
+        return;
+    };
+    let shapes: Vec<Shape> = list.iter().map(shape).collect();
+    let nulls = list.iter().filter(|b| is_null_branch(b)).count();
+    if !shapes.contains(&Shape::NotObject) || nulls > 0 {
+        return;
+    }
+    let objects = shapes.iter().filter(|s| **s == Shape::Object).count();
+    let Some(Value::Array(list)) = obj.remove("anyOf") else {
+        return;
+    };
+    let mut out = Vec::with_capacity(list.len());
+    let mut grouped: Vec<Value> = Vec::new();
+    let mut group_at = None;
+    for (branch, shape) in list.into_iter().zip(shapes) {
+        if shape == Shape::Object && objects >= 2 {
+            group_at.get_or_insert(out.len());
+            grouped.push(branch);
+        } else {
+            out.push(branch);
+        }
+    }
+    if let Some(i) = group_at {
+        out.insert(i, json!({ "anyOf": grouped }));
+    }
+    obj.insert("oneOf".into(), Value::Array(out));
+}
+
+/// Step 4: marks each branch with its variant title, or leaves the union alone when not every
+/// branch can be named distinctly.
+fn name_branches(list: &mut [Value], at: &str, key: &str, root: &str) {
+    // `[X, null]` is an `Option`, not an enum.
+    if list.len() < 2 || (list.len() == 2 && list.iter().any(is_null_branch)) {
+        return;
+    }
+    // Already named from an enclosing position, or tagged by typify itself.
+    let named = list
+        .iter()
+        .any(|b| b.as_object().is_some_and(|o| o.contains_key(VARIANT_TITLE)));
+    if named || internally_tagged(list) {
+        return;
+    }
+    let Some(names) = branch_names(list) else {
+        return;
+    };
+    let prefix = path_words(&format!("{at}/{key}"), root);
+    for (branch, name) in list.iter_mut().zip(names) {
+        if let Some(obj) = branch.as_object_mut() {
+            obj.insert(VARIANT_TITLE.into(), Value::String(format!("{prefix} {name}")));
+        }
+    }
+}
+
+/// Whether typify tags the union by a property itself (`#[serde(tag = "kind")]`, variants
+/// named after the tag's values): every branch an object that requires one common property
+/// fixed to a single, distinct string.
+fn internally_tagged(list: &[Value]) -> bool {
+    let objects: Vec<&Map<String, Value>> = list
+        .iter()
+        .filter(|b| shape(b) == Shape::Object)
+        .filter_map(Value::as_object)
+        .collect();
+    if objects.len() != list.len() {
+        return false;
+    }
+    let Some(property) = discriminator(&objects) else {
+        return false;
+    };
+    objects.iter().all(|obj| {
+        let required = obj
+            .get("required")
+            .and_then(Value::as_array)
+            .is_some_and(|r| r.iter().any(|p| p == property.as_str()));
+        required && fixed_values(obj, &property).is_some_and(|v| v.len() == 1)
+    })
+}
+
+/// A name per branch, distinct as typify spells them, or `None`.
+fn branch_names(list: &[Value]) -> Option<Vec<String>> {
+    let shapes: Vec<Shape> = list.iter().map(shape).collect();
+    let objects: Vec<&Map<String, Value>> = list
+        .iter()
+        .zip(&shapes)
+        .filter(|(_, s)| **s == Shape::Object)
+        .filter_map(|(b, _)| b.as_object())
+        .collect();
+    let discriminator = if objects.len() >= 2 {
+        discriminator(&objects)
+    } else {
+        None
+    };
+    let mut names = Vec::with_capacity(list.len());
+    for (branch, shape) in list.iter().zip(&shapes) {
+        let obj = branch.as_object()?;
+        let title = obj
+            .get("title")
+            .and_then(Value::as_str)
+            .filter(|t| !t.trim().is_empty());
+        let name = match (title, shape) {
+            (Some(t), _) => t.to_string(),
+            (None, Shape::Object) if objects.len() == 1 => "Object".to_string(),
+            (None, Shape::Object) => match &discriminator {
+                Some(property) => constant_name(obj, property)?,
+                None => unique_property(obj, &objects)?,
+            },
+            (None, Shape::NotObject) => type_name(obj)?.to_string(),
+            (None, Shape::Unknown) if obj.contains_key("anyOf") => "Object".to_string(),
+            (None, Shape::Unknown) => return None,
+        };
+        names.push(name);
+    }
+    let sanitized: Vec<String> = names.iter().map(|n| typify_sanitize(n, true)).collect();
+    let mut unique = sanitized.clone();
+    unique.sort();
+    unique.dedup();
+    (unique.len() == sanitized.len()).then_some(names)
+}
+
+/// The values a branch fixes for a property (`const` or `enum`), if it does.
+fn fixed_values(obj: &Map<String, Value>, property: &str) -> Option<Vec<Value>> {
+    let schema = obj.get("properties")?.get(property)?;
+    value_list(schema)
+}
+
+/// A property every object branch fixes to distinct constants (at most 3 per branch).
+fn discriminator(objects: &[&Map<String, Value>]) -> Option<String> {
+    let first = objects.first()?.get("properties")?.as_object()?;
+    'candidates: for property in first.keys() {
+        let mut seen: Vec<Value> = Vec::new();
+        for obj in objects {
+            let Some(values) = fixed_values(obj, property) else {
+                continue 'candidates;
+            };
+            if values.len() > 3 || values.iter().any(|v| !v.is_string()) {
+                continue 'candidates;
+            }
+            for v in values {
+                if seen.contains(&v) {
+                    continue 'candidates;
+                }
+                seen.push(v);
+            }
+        }
+        return Some(property.clone());
+    }
+    None
+}
+
+/// `"image" or "audio"` → `ImageOrAudio`.
+fn constant_name(obj: &Map<String, Value>, property: &str) -> Option<String> {
+    let values = fixed_values(obj, property)?;
+    let words: Vec<&str> = values.iter().filter_map(Value::as_str).collect();
+    (!words.is_empty()).then(|| words.join(" or "))
+}
+
+/// The first required property of `obj` that no other object branch mentions, else its first
+/// such property.
+fn unique_property(obj: &Map<String, Value>, objects: &[&Map<String, Value>]) -> Option<String> {
+    let mentions = |other: &Map<String, Value>, p: &str| {
+        other.get("properties").and_then(|m| m.get(p)).is_some()
+            || other
+                .get("required")
+                .and_then(Value::as_array)
+                .is_some_and(|r| r.iter().any(|x| x == p))
+    };
+    let others: Vec<&&Map<String, Value>> = objects
+        .iter()
+        .filter(|o| !std::ptr::eq(**o, obj))
+        .collect();
+    let unique = |p: &str| !others.iter().any(|o| mentions(o, p));
+    let required = obj
+        .get("required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str);
+    let properties = obj
+        .get("properties")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flat_map(|m| m.keys().map(String::as_str));
+    required
+        .chain(properties)
+        .find(|p| unique(p))
+        .map(str::to_string)
+}
+
+/// typify's name for a branch of one scalar type.
+fn type_name(obj: &Map<String, Value>) -> Option<&'static str> {
+    Some(match obj.get("type")?.as_str()? {
+        "string" => "String",
+        "integer" => "Integer",
+        "number" => "Number",
+        "boolean" => "Boolean",
+        "array" => "Array",
+        "null" => "Null",
+        _ => return None,
+    })
+}
+
+/// Words naming the position `at` (a JSON pointer into the tool's schema), starting with the
+/// root type's name or the definition holding it: `/properties/items/items/oneOf` under
+/// `Args` → `Args items item`.
+fn path_words(at: &str, root: &str) -> String {
+    let segments: Vec<String> = at
+        .split('/')
+        .skip(1)
+        .map(|s| s.replace("~1", "/").replace("~0", "~"))
+        .collect();
+    let mut words = vec![root.to_string()];
+    let mut i = 0;
+    while i < segments.len() {
+        let next = segments.get(i + 1).cloned().unwrap_or_default();
+        match segments[i].as_str() {
+            "$defs" | "definitions" => {
+                words = vec![next];
+                i += 1;
+            }
+            "properties" => {
+                words.push(next);
+                i += 1;
+            }
+            "patternProperties" => {
+                words.push("value".into());
+                i += 1;
+            }
+            "items" => {
+                words.push("item".into());
+                if next.parse::<usize>().is_ok() {
+                    i += 1;
+                }
+            }
+            "additionalProperties" => words.push("value".into()),
+            "anyOf" | "oneOf" | "allOf" if next.parse::<usize>().is_ok() => {
+                words.push(format!("variant {next}"));
+                i += 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    words.join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shaped(mut v: Value) -> Value {
+        if let Some(obj) = v.as_object_mut() {
+            shape_unions(obj, "/properties/sort", "Args");
+        }
+        v
+    }
+
+    #[test]
+    fn constants_of_several_types_become_one_typed_branch_per_type() {
+        let v = shaped(json!({"anyOf": [
+            {"const": 1}, {"const": -1}, {"const": "asc"}, {"const": "desc"},
+            {"type": "object", "properties": {"$meta": {"type": "string"}}, "required": ["$meta"]}
+        ]}));
+        let list = v["oneOf"].as_array().expect("anyOf with scalars becomes oneOf");
+        assert_eq!(list.len(), 3);
+        assert_eq!(list[0]["type"], "integer");
+        assert_eq!(list[0]["enum"], json!([1, -1]));
+        assert_eq!(list[1]["type"], "string");
+        assert_eq!(list[1]["enum"], json!(["asc", "desc"]));
+        assert_eq!(list[2][VARIANT_TITLE], "Args sort Object");
+        assert_eq!(list[0][VARIANT_TITLE], "Args sort Integer");
+    }
+
+    #[test]
+    fn a_mixed_enum_becomes_a_union_of_typed_enums() {
+        let v = shaped(json!({"enum": [1, "a", null, 2.5]}));
+        assert!(v.get("enum").is_none());
+        // `null` beside two typed enums: `Option<enum>`, its variants named after the
+        // property.
+        assert_eq!(v["anyOf"][1], json!({"type": "null"}));
+        assert_eq!(v["anyOf"][0]["oneOf"][0]["enum"], json!([1, 2.5]));
+        assert_eq!(v["anyOf"][0]["oneOf"][1]["enum"], json!(["a"]));
+        let inner = &v["anyOf"][0];
+        assert_eq!(inner["oneOf"][0][VARIANT_TITLE], "Args sort Number");
+        assert_eq!(inner["oneOf"][1][VARIANT_TITLE], "Args sort String");
+        // One type (plus null) is left to typify's enum handling.
+        let v = shaped(json!({"enum": ["a", null]}));
+        assert_eq!(v["enum"], json!(["a", null]));
+    }
+
+    #[test]
+    fn object_branches_stay_a_flattened_any_of_beside_scalars() {
+        let v = shaped(json!({"anyOf": [
+            {"type": "string"},
+            {"type": "object", "properties": {"a": {"type": "string"}}},
+            {"type": "object", "properties": {"b": {"type": "string"}}}
+        ]}));
+        let list = v["oneOf"].as_array().expect("oneOf");
+        assert_eq!(list.len(), 2);
+        assert_eq!(list[1]["anyOf"].as_array().map(Vec::len), Some(2));
+        assert_eq!(list[1][VARIANT_TITLE], "Args sort Object");
+        // Objects alone keep typify's any-subset struct.
+        let objects = json!({"anyOf": [
+            {"type": "object", "properties": {"a": {"type": "string"}}},
+            {"type": "object", "properties": {"b": {"type": "string"}}}
+        ]});
+        assert!(shaped(objects)["anyOf"].is_array());
+    }
+
+    #[test]
+    fn null_beside_several_branches_makes_the_union_optional() {
+        let v = shaped(json!({"anyOf": [{"type": "string"}, {"type": "integer"}, {"type": "null"}]}));
+        let list = v["anyOf"].as_array().expect("anyOf");
+        assert_eq!(list.len(), 2);
+        assert_eq!(list[1], json!({"type": "null"}));
+        assert_eq!(list[0]["oneOf"].as_array().map(Vec::len), Some(2));
+    }
+
+    #[test]
+    fn branches_are_named_by_title_discriminator_or_unique_property() {
+        let by_title = shaped(json!({"oneOf": [
+            {"title": "By name", "type": "object", "properties": {"name": {"type": "string"}}},
+            {"title": "By id", "type": "object", "properties": {"id": {"type": "integer"}}}
+        ]}));
+        assert_eq!(by_title["oneOf"][0][VARIANT_TITLE], "Args sort By name");
+        let by_const = shaped(json!({"anyOf": [
+            {"type": "object", "properties": {"type": {"enum": ["image", "audio"]}}},
+            {"type": "object", "properties": {"type": {"const": "resource"}}}
+        ]}));
+        assert_eq!(by_const["anyOf"][0][VARIANT_TITLE], "Args sort image or audio");
+        assert_eq!(by_const["anyOf"][1][VARIANT_TITLE], "Args sort resource");
+        let by_property = shaped(json!({"anyOf": [
+            {"type": "object", "properties": {"node_id": {"type": "string"}}, "required": ["node_id"]},
+            {"type": "object", "properties": {"item_id": {"type": "integer"}}, "required": ["item_id"]},
+            {"type": "object", "properties": {"owner": {}, "issue_number": {}}, "required": ["issue_number", "owner"]}
+        ]}));
+        assert_eq!(by_property["anyOf"][0][VARIANT_TITLE], "Args sort node_id");
+        assert_eq!(by_property["anyOf"][2][VARIANT_TITLE], "Args sort issue_number");
+    }
+
+    #[test]
+    fn unions_that_cannot_be_named_distinctly_are_left_alone() {
+        let same = shaped(json!({"oneOf": [
+            {"type": "object", "properties": {"a": {"type": "string"}}},
+            {"type": "object", "properties": {"a": {"type": "integer"}}}
+        ]}));
+        assert!(same["oneOf"][0].get(VARIANT_TITLE).is_none());
+        let refs = shaped(json!({"oneOf": [{"$ref": "#/$defs/A"}, {"type": "string"}]}));
+        assert!(refs["oneOf"][1].get(VARIANT_TITLE).is_none());
+    }
+
+    #[test]
+    fn path_words_follow_properties_items_and_definitions() {
+        assert_eq!(path_words("/properties/items/items/oneOf", "Args"), "Args items item");
+        assert_eq!(path_words("/$defs/Sort/anyOf", "Args"), "Sort");
+        assert_eq!(
+            path_words("/properties/m/additionalProperties/anyOf/1/oneOf", "Output"),
+            "Output m value variant 1"
+        );
+    }
+}
