@@ -44,7 +44,8 @@ pub struct Options {
     pub skip: Vec<String>,
     /// `"tool"` → new function name; `"tool.arg"` → new field name.
     pub rename: BTreeMap<String, String>,
-    /// `"tool.arg"` → Rust type path used for that argument (e.g. `u64`).
+    /// `"tool.arg"` → Rust type used for that argument (`u64`, `std::num::NonZeroU8`,
+    /// `crate::Sha`); `*` in a key matches any run of characters (`"*.issue_number"`).
     pub types: BTreeMap<String, String>,
 }
 
@@ -67,7 +68,8 @@ impl Options {
         self
     }
 
-    /// Uses the Rust type `rust_type` for argument `"tool.arg"`.
+    /// Uses the Rust type `rust_type` for argument `"tool.arg"` (a glob such as
+    /// `"*.issue_number"` names that argument of every tool that has it).
     pub fn with_type(mut self, target: impl Into<String>, rust_type: impl Into<String>) -> Self {
         self.types.insert(target.into(), rust_type.into());
         self
@@ -251,6 +253,63 @@ fn split_target<'a>(key: &'a str, tools: &BTreeSet<&str>) -> Option<(&'a str, Op
         .map(|(tool, arg)| (tool, Some(arg)))
 }
 
+/// The `types` option with every glob key (`"*.issue_number"`, `"list_*.page"`: `*` matches
+/// any run of characters) replaced by the `"tool.argument"` keys it matches among the
+/// top-level arguments of the fixture's tools. A plain key wins over a glob; two globs that
+/// give one argument different types, or a glob that matches nothing, are errors.
+fn expand_type_globs(
+    fixture: &Fixture,
+    alias: &str,
+    types: &BTreeMap<String, String>,
+) -> Result<BTreeMap<String, String>> {
+    let mut out: BTreeMap<String, String> = types
+        .iter()
+        .filter(|(k, _)| !k.contains('*'))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let mut from_glob: BTreeMap<String, &str> = BTreeMap::new();
+    for (pattern, rust_type) in types.iter().filter(|(k, _)| k.contains('*')) {
+        let mut matched = false;
+        for tool in &fixture.tools {
+            let properties = tool
+                .input_schema
+                .get("properties")
+                .and_then(Value::as_object);
+            for property in properties.into_iter().flat_map(|p| p.keys()) {
+                let key = format!("{}.{property}", tool.name);
+                if !naming::glob_match(pattern, &key) {
+                    continue;
+                }
+                matched = true;
+                if types.contains_key(&key) {
+                    continue;
+                }
+                if let Some(other) = from_glob.get(&key)
+                    && out.get(&key) != Some(rust_type)
+                {
+                    return Err(Error::InvalidOption {
+                        alias: alias.to_string(),
+                        message: format!(
+                            "types: \"{pattern}\" and \"{other}\" both match \"{key}\" with different types; name it exactly"
+                        ),
+                    });
+                }
+                from_glob.insert(key.clone(), pattern);
+                out.insert(key, rust_type.clone());
+            }
+        }
+        if !matched {
+            return Err(Error::InvalidOption {
+                alias: alias.to_string(),
+                message: format!(
+                    "types = {{ \"{pattern}\" = … }} matches no argument of the fixture's tools (a glob matches \"tool.argument\" of top-level arguments)"
+                ),
+            });
+        }
+    }
+    Ok(out)
+}
+
 /// `3 tools: a, b, c`, naming up to 12, then `… and N more`.
 fn list_names(names: &BTreeSet<&str>) -> String {
     const SHOWN: usize = 12;
@@ -306,7 +365,8 @@ pub(crate) fn plan(fixture: &Fixture, alias: &str, options: &Options) -> Result<
             }
         }
     }
-    for (key, value) in &options.types {
+    let type_targets = expand_type_globs(fixture, alias, &options.types)?;
+    for (key, value) in &type_targets {
         let Some((tool, Some(arg))) = split_target(key, &all) else {
             if all.contains(key.as_str()) {
                 return Err(Error::InvalidOption {
@@ -944,6 +1004,18 @@ fn typed_module(
     }
     tokens::optional_units(&mut file);
     check_types(&file, root_name)?;
+    if !lenient {
+        let required: Vec<String> = n
+            .root
+            .get("required")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .map(|r| n.literals.get(r).cloned().unwrap_or_else(|| r.to_string()))
+            .collect();
+        tokens::constructor(&mut file, "Args", &required);
+    }
     Ok(quote::ToTokens::into_token_stream(file))
 }
 

@@ -245,6 +245,27 @@ pub(crate) fn did_you_mean<'a>(
     }
 }
 
+/// Whether `text` matches `pattern`, where `*` matches any run of characters (none too) and
+/// every other character itself.
+pub fn glob_match(pattern: &str, text: &str) -> bool {
+    let mut parts = pattern.split('*');
+    let first = parts.next().unwrap_or("");
+    let Some(mut rest) = text.strip_prefix(first) else {
+        return false;
+    };
+    let parts: Vec<&str> = parts.collect();
+    let Some((last, middle)) = parts.split_last() else {
+        return rest.is_empty();
+    };
+    for part in middle {
+        match rest.find(part) {
+            Some(i) => rest = &rest[i + part.len()..],
+            None => return false,
+        }
+    }
+    rest.len() >= last.len() && rest.ends_with(last)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -316,5 +337,17 @@ mod tests {
         );
         assert!(close_matches("zzzzzzzzzzzzzz", c).is_empty());
         assert_eq!(did_you_mean("get_mee", c), " (did you mean \"get_me\"?)");
+    }
+
+    #[test]
+    fn globs_match_any_run_of_characters() {
+        assert!(glob_match("*.issue_number", "get_issue.issue_number"));
+        assert!(glob_match("list_*.page", "list_issues.page"));
+        assert!(glob_match("*", "a.b"));
+        assert!(glob_match("a*b*c", "abc"));
+        assert!(!glob_match("*.issue_number", "get_issue.issue_numbers"));
+        assert!(!glob_match("list_*.page", "get_issues.page"));
+        assert!(!glob_match("a*b*c", "acb"));
+        assert!(glob_match("exact", "exact") && !glob_match("exact", "exactly"));
     }
 }

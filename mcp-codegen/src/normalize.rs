@@ -835,6 +835,7 @@ fn clean(v: &mut Value, at: &str, ctx: &mut Ctx, is_root: bool) {
         *v = json!({});
     }
     let Some(obj) = v.as_object_mut() else { return };
+    integral_numbers(obj);
     drop_keywords(obj, at, ctx);
     annotations_to_docs(obj, is_root);
     if let Some(title) = obj.remove(crate::unions::VARIANT_TITLE) {
@@ -985,6 +986,32 @@ fn integer_bounds(obj: &mut Map<String, Value>) {
         if matches!(lower, Some(l) if l >= 0.0) {
             obj.insert("minimum".into(), json!(0));
         }
+    }
+}
+
+/// `type: number` with an integral `multipleOf` → `type: integer`: every value it allows is
+/// a whole number. (Whole-number bounds alone do not make one: `temperature` from 0 to 2
+/// allows 0.7.)
+fn integral_numbers(obj: &mut Map<String, Value>) {
+    let integral_step = obj
+        .get("multipleOf")
+        .and_then(Value::as_f64)
+        .is_some_and(|m| m >= 1.0 && m.fract() == 0.0);
+    if !integral_step {
+        return;
+    }
+    match obj.get_mut("type") {
+        Some(t @ Value::String(_)) if t == "number" => *t = json!("integer"),
+        Some(Value::Array(types)) => {
+            let has_integer = types.iter().any(|t| t == "integer");
+            types.retain(|t| !(has_integer && t == "number"));
+            for t in types.iter_mut() {
+                if t == "number" {
+                    *t = json!("integer");
+                }
+            }
+        }
+        _ => {}
     }
 }
 

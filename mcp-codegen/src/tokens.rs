@@ -259,13 +259,138 @@ pub(crate) fn optional_units(file: &mut syn::File) {
     }
 }
 
-/// Whether a field has `#[serde(default)]` (or `default = …`).
-fn has_serde_default(attrs: &[syn::Attribute]) -> bool {
+/// `impl Args { pub fn new(required…) -> Self }` for a struct `Args` with required fields
+/// (those serde requires: no `#[serde(default)]`), so a call names only what it must:
+/// `Args { head: Some(3), ..Args::new(path) }`. Parameters follow `required` (the schema's
+/// order, JSON names), then any other required field in field order; `String` parameters
+/// take `impl Into<String>`. The other fields get their serde default.
+pub(crate) fn constructor(file: &mut syn::File, struct_name: &str, required: &[String]) {
+    let Some(fields) = file.items.iter().find_map(|item| match item {
+        syn::Item::Struct(s) if s.ident == struct_name => match &s.fields {
+            syn::Fields::Named(f) => Some(f.named.clone()),
+            _ => None,
+        },
+        _ => None,
+    }) else {
+        return;
+    };
+    let json_name = |f: &syn::Field| {
+        serde_rename(&f.attrs).unwrap_or_else(|| {
+            let s = f
+                .ident
+                .as_ref()
+                .map(ToString::to_string)
+                .unwrap_or_default();
+            s.strip_prefix("r#").unwrap_or(&s).to_string()
+        })
+    };
+    let mut params: Vec<&syn::Field> = required
+        .iter()
+        .filter_map(|r| fields.iter().find(|f| json_name(f) == *r))
+        .filter(|f| serde_requires(f))
+        .collect();
+    for f in &fields {
+        if serde_requires(f) && !params.iter().any(|p| std::ptr::eq(*p, f)) {
+            params.push(f);
+        }
+    }
+    if params.is_empty() {
+        return;
+    }
+    let mut args = Vec::new();
+    let mut inits = Vec::new();
+    for f in &fields {
+        let Some(ident) = &f.ident else { return };
+        if params.iter().any(|p| std::ptr::eq(*p, f)) {
+            continue;
+        }
+        let value = match serde_default_path(&f.attrs) {
+            Some(path) => quote!(#path()),
+            None => quote!(::std::default::Default::default()),
+        };
+        inits.push(quote!(#ident: #value));
+    }
+    let mut names = Vec::new();
+    for p in &params {
+        let Some(ident) = &p.ident else { return };
+        let ty = &p.ty;
+        let is_string =
+            ty.to_token_stream().to_string().replace(' ', "") == "::std::string::String";
+        if is_string {
+            args.push(quote!(#ident: impl ::std::convert::Into<::std::string::String>));
+            inits.push(quote!(#ident: #ident.into()));
+        } else {
+            args.push(quote!(#ident: #ty));
+            inits.push(quote!(#ident));
+        }
+        names.push(format!("`{}`", json_name(p)));
+    }
+    let doc = format!(
+        " The required arguments ({}); every optional one left out. Set others with \
+         `{struct_name} {{ field: Some(…), ..{struct_name}::new(…) }}`.",
+        names.join(", ")
+    );
+    let name = syn::Ident::new(struct_name, Span::call_site());
+    file.items.push(syn::parse_quote! {
+        impl #name {
+            #[doc = #doc]
+            pub fn new(#(#args),*) -> Self {
+                Self { #(#inits),* }
+            }
+        }
+    });
+}
+
+/// Whether serde fails to decode the struct without this field: no `#[serde(default)]`, and
+/// not an `Option` (serde reads a missing `Option` as `None`) unless decoded with
+/// `deserialize_with` (a required property that accepts `null`).
+fn serde_requires(field: &syn::Field) -> bool {
+    if has_serde_default(&field.attrs) {
+        return false;
+    }
+    let ty = field.ty.to_token_stream().to_string().replace(' ', "");
+    !ty.starts_with("::std::option::Option<") || serde_word(&field.attrs, "deserialize_with")
+}
+
+/// Whether a `#[serde(…)]` attribute names `word`.
+fn serde_word(attrs: &[syn::Attribute], word: &str) -> bool {
     attrs.iter().any(|attr| {
         attr.path().is_ident("serde")
             && matches!(&attr.meta, syn::Meta::List(list)
-                if list.tokens.clone().into_iter().any(|t| matches!(t, TokenTree::Ident(i) if i == "default")))
+                if list.tokens.clone().into_iter().any(|t| matches!(t, TokenTree::Ident(i) if i == word)))
     })
+}
+
+/// The function of a field's `#[serde(default = "path")]`, as a path.
+fn serde_default_path(attrs: &[syn::Attribute]) -> Option<syn::Path> {
+    for attr in attrs {
+        if !attr.path().is_ident("serde") {
+            continue;
+        }
+        let syn::Meta::List(list) = &attr.meta else {
+            continue;
+        };
+        let tokens: Vec<TokenTree> = list.tokens.clone().into_iter().collect();
+        for w in tokens.windows(3) {
+            if let [
+                TokenTree::Ident(id),
+                TokenTree::Punct(eq),
+                TokenTree::Literal(lit),
+            ] = w
+                && id == "default"
+                && eq.as_char() == '='
+                && let Ok(s) = syn::parse_str::<syn::LitStr>(&lit.to_string())
+            {
+                return s.parse().ok();
+            }
+        }
+    }
+    None
+}
+
+/// Whether a field has `#[serde(default)]` (or `default = …`).
+fn has_serde_default(attrs: &[syn::Attribute]) -> bool {
+    serde_word(attrs, "default")
 }
 
 /// The `rename = "…"` value of a field's `#[serde(…)]` attributes.

@@ -358,7 +358,10 @@ fn name_branches(list: &mut [Value], at: &str, key: &str, root: &str) {
     let prefix = path_words(&format!("{at}/{key}"), root);
     for (branch, name) in list.iter_mut().zip(names) {
         if let Some(obj) = branch.as_object_mut() {
-            obj.insert(VARIANT_TITLE.into(), Value::String(format!("{prefix} {name}")));
+            obj.insert(
+                VARIANT_TITLE.into(),
+                Value::String(format!("{prefix} {name}")),
+            );
         }
     }
 }
@@ -475,10 +478,8 @@ fn unique_property(obj: &Map<String, Value>, objects: &[&Map<String, Value>]) ->
                 .and_then(Value::as_array)
                 .is_some_and(|r| r.iter().any(|x| x == p))
     };
-    let others: Vec<&&Map<String, Value>> = objects
-        .iter()
-        .filter(|o| !std::ptr::eq(**o, obj))
-        .collect();
+    let others: Vec<&&Map<String, Value>> =
+        objects.iter().filter(|o| !std::ptr::eq(**o, obj)).collect();
     let unique = |p: &str| !others.iter().any(|o| mentions(o, p));
     let required = obj
         .get("required")
@@ -571,7 +572,9 @@ mod tests {
             {"const": 1}, {"const": -1}, {"const": "asc"}, {"const": "desc"},
             {"type": "object", "properties": {"$meta": {"type": "string"}}, "required": ["$meta"]}
         ]}));
-        let list = v["oneOf"].as_array().expect("anyOf with scalars becomes oneOf");
+        let list = v["oneOf"]
+            .as_array()
+            .expect("anyOf with scalars becomes oneOf");
         assert_eq!(list.len(), 3);
         assert_eq!(list[0]["type"], "integer");
         assert_eq!(list[0]["enum"], json!([1, -1]));
@@ -619,7 +622,8 @@ mod tests {
 
     #[test]
     fn null_beside_several_branches_makes_the_union_optional() {
-        let v = shaped(json!({"anyOf": [{"type": "string"}, {"type": "integer"}, {"type": "null"}]}));
+        let v =
+            shaped(json!({"anyOf": [{"type": "string"}, {"type": "integer"}, {"type": "null"}]}));
         let list = v["anyOf"].as_array().expect("anyOf");
         assert_eq!(list.len(), 2);
         assert_eq!(list[1], json!({"type": "null"}));
@@ -637,7 +641,10 @@ mod tests {
             {"type": "object", "properties": {"type": {"enum": ["image", "audio"]}}},
             {"type": "object", "properties": {"type": {"const": "resource"}}}
         ]}));
-        assert_eq!(by_const["anyOf"][0][VARIANT_TITLE], "Args sort image or audio");
+        assert_eq!(
+            by_const["anyOf"][0][VARIANT_TITLE],
+            "Args sort image or audio"
+        );
         assert_eq!(by_const["anyOf"][1][VARIANT_TITLE], "Args sort resource");
         let by_property = shaped(json!({"anyOf": [
             {"type": "object", "properties": {"node_id": {"type": "string"}}, "required": ["node_id"]},
@@ -645,7 +652,10 @@ mod tests {
             {"type": "object", "properties": {"owner": {}, "issue_number": {}}, "required": ["issue_number", "owner"]}
         ]}));
         assert_eq!(by_property["anyOf"][0][VARIANT_TITLE], "Args sort node_id");
-        assert_eq!(by_property["anyOf"][2][VARIANT_TITLE], "Args sort issue_number");
+        assert_eq!(
+            by_property["anyOf"][2][VARIANT_TITLE],
+            "Args sort issue_number"
+        );
     }
 
     #[test]
@@ -661,7 +671,10 @@ mod tests {
 
     #[test]
     fn path_words_follow_properties_items_and_definitions() {
-        assert_eq!(path_words("/properties/items/items/oneOf", "Args"), "Args items item");
+        assert_eq!(
+            path_words("/properties/items/items/oneOf", "Args"),
+            "Args items item"
+        );
         assert_eq!(path_words("/$defs/Sort/anyOf", "Args"), "Sort");
         assert_eq!(
             path_words("/properties/m/additionalProperties/anyOf/1/oneOf", "Output"),

@@ -16,7 +16,7 @@
 pub mod constraints {
     /// SHA-256 of the canonical tool list of the fixture (all tools, before `only`/`skip`);
     /// the runtime compares it with the live server to detect drift.
-    pub const FIXTURE_HASH: &str = "8fd75be1390d1a6d2ab158be8edd5758161faddd4a7b270b1009d9b91cdb553a";
+    pub const FIXTURE_HASH: &str = "575114a992a0f9e392fafd37b0dc0f24e6c295805bce5f274fce6075f15cea61";
     /// The server alias.
     pub const ALIAS: &str = "constraints";
     /// Original names of the generated tools, in fixture order.
@@ -181,16 +181,16 @@ pub mod constraints {
         /// The tool's name on the server.
         pub const NAME: &str = "formats";
         /// The tool's `inputSchema`, as the server sent it.
-        pub const INPUT_SCHEMA: &str = "{\"properties\":{\"day\":{\"format\":\"date\",\"type\":\"string\"},\"email\":{\"format\":\"email\",\"type\":\"string\"},\"id\":{\"format\":\"uuid\",\"type\":\"string\"},\"ip\":{\"format\":\"ipv4\",\"type\":\"string\"},\"offset\":{\"exclusiveMinimum\":-1,\"type\":\"integer\"},\"page\":{\"minimum\":1,\"type\":\"integer\"},\"per_page\":{\"default\":30,\"maximum\":100,\"minimum\":1,\"type\":\"integer\"},\"ratio\":{\"maximum\":1,\"minimum\":0,\"type\":\"number\"},\"slug\":{\"maxLength\":40,\"minLength\":1,\"pattern\":\"^[a-z-]+$\",\"type\":\"string\"},\"small\":{\"format\":\"int32\",\"type\":\"integer\"},\"when\":{\"format\":\"date-time\",\"type\":\"string\"},\"zod_int\":{\"maximum\":9007199254740991,\"minimum\":-9007199254740991,\"type\":\"integer\"}},\"required\":[\"when\"],\"type\":\"object\"}";
+        pub const INPUT_SCHEMA: &str = "{\"properties\":{\"count\":{\"minimum\":0,\"multipleOf\":1,\"type\":\"number\"},\"day\":{\"format\":\"date\",\"type\":\"string\"},\"email\":{\"format\":\"email\",\"type\":\"string\"},\"half\":{\"multipleOf\":0.5,\"type\":\"number\"},\"id\":{\"format\":\"uuid\",\"type\":\"string\"},\"ip\":{\"format\":\"ipv4\",\"type\":\"string\"},\"offset\":{\"exclusiveMinimum\":-1,\"type\":\"integer\"},\"page\":{\"minimum\":1,\"type\":\"integer\"},\"per_page\":{\"default\":30,\"maximum\":100,\"minimum\":1,\"type\":\"integer\"},\"ratio\":{\"maximum\":1,\"minimum\":0,\"type\":\"number\"},\"slug\":{\"maxLength\":40,\"minLength\":1,\"pattern\":\"^[a-z-]+$\",\"type\":\"string\"},\"small\":{\"format\":\"int32\",\"type\":\"integer\"},\"step\":{\"multipleOf\":5,\"type\":[\"number\",\"null\"]},\"when\":{\"format\":\"date-time\",\"type\":\"string\"},\"zod_int\":{\"maximum\":9007199254740991,\"minimum\":-9007199254740991,\"type\":\"integer\"}},\"required\":[\"when\"],\"type\":\"object\"}";
         /// The tool's `outputSchema`, as the server sent it.
         pub const OUTPUT_SCHEMA: ::core::option::Option<&str> = ::core::option::Option::None;
         /// The tool's OpenAI function name (`mcp_<alias>_<tool>`, sanitized, ≤ 64 chars).
         pub const OPENAI_NAME: &str = "mcp_constraints_formats";
         /// OpenAI function-call definition (non-strict).
-        pub const OPENAI_FUNCTION: &str = "{\"function\":{\"description\":\"format/pattern/bounds map to std types.\",\"name\":\"mcp_constraints_formats\",\"parameters\":{\"properties\":{\"day\":{\"format\":\"date\",\"type\":\"string\"},\"email\":{\"format\":\"email\",\"type\":\"string\"},\"id\":{\"format\":\"uuid\",\"type\":\"string\"},\"ip\":{\"format\":\"ipv4\",\"type\":\"string\"},\"offset\":{\"exclusiveMinimum\":-1,\"type\":\"integer\"},\"page\":{\"minimum\":1,\"type\":\"integer\"},\"per_page\":{\"default\":30,\"maximum\":100,\"minimum\":1,\"type\":\"integer\"},\"ratio\":{\"maximum\":1,\"minimum\":0,\"type\":\"number\"},\"slug\":{\"maxLength\":40,\"minLength\":1,\"pattern\":\"^[a-z-]+$\",\"type\":\"string\"},\"small\":{\"format\":\"int32\",\"type\":\"integer\"},\"when\":{\"format\":\"date-time\",\"type\":\"string\"},\"zod_int\":{\"maximum\":9007199254740991,\"minimum\":-9007199254740991,\"type\":\"integer\"}},\"required\":[\"when\"],\"type\":\"object\"}},\"type\":\"function\"}";
+        pub const OPENAI_FUNCTION: &str = "{\"function\":{\"description\":\"format/pattern/bounds map to std types.\",\"name\":\"mcp_constraints_formats\",\"parameters\":{\"properties\":{\"count\":{\"minimum\":0,\"multipleOf\":1,\"type\":\"number\"},\"day\":{\"format\":\"date\",\"type\":\"string\"},\"email\":{\"format\":\"email\",\"type\":\"string\"},\"half\":{\"multipleOf\":0.5,\"type\":\"number\"},\"id\":{\"format\":\"uuid\",\"type\":\"string\"},\"ip\":{\"format\":\"ipv4\",\"type\":\"string\"},\"offset\":{\"exclusiveMinimum\":-1,\"type\":\"integer\"},\"page\":{\"minimum\":1,\"type\":\"integer\"},\"per_page\":{\"default\":30,\"maximum\":100,\"minimum\":1,\"type\":\"integer\"},\"ratio\":{\"maximum\":1,\"minimum\":0,\"type\":\"number\"},\"slug\":{\"maxLength\":40,\"minLength\":1,\"pattern\":\"^[a-z-]+$\",\"type\":\"string\"},\"small\":{\"format\":\"int32\",\"type\":\"integer\"},\"step\":{\"multipleOf\":5,\"type\":[\"number\",\"null\"]},\"when\":{\"format\":\"date-time\",\"type\":\"string\"},\"zod_int\":{\"maximum\":9007199254740991,\"minimum\":-9007199254740991,\"type\":\"integer\"}},\"required\":[\"when\"],\"type\":\"object\"}},\"type\":\"function\"}";
         /// OpenAI function-call definition with `strict: true`, when the schema allows it.
         pub const OPENAI_FUNCTION_STRICT: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "{\"function\":{\"description\":\"format/pattern/bounds map to std types.\",\"name\":\"mcp_constraints_formats\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"day\":{\"type\":[\"string\",\"null\"]},\"email\":{\"type\":[\"string\",\"null\"]},\"id\":{\"type\":[\"string\",\"null\"]},\"ip\":{\"type\":[\"string\",\"null\"]},\"offset\":{\"type\":[\"integer\",\"null\"]},\"page\":{\"type\":[\"integer\",\"null\"]},\"per_page\":{\"type\":[\"integer\",\"null\"]},\"ratio\":{\"type\":[\"number\",\"null\"]},\"slug\":{\"type\":[\"string\",\"null\"]},\"small\":{\"type\":[\"integer\",\"null\"]},\"when\":{\"type\":\"string\"},\"zod_int\":{\"type\":[\"integer\",\"null\"]}},\"required\":[\"day\",\"email\",\"id\",\"ip\",\"offset\",\"page\",\"per_page\",\"ratio\",\"slug\",\"small\",\"when\",\"zod_int\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
+            "{\"function\":{\"description\":\"format/pattern/bounds map to std types.\",\"name\":\"mcp_constraints_formats\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"count\":{\"type\":[\"number\",\"null\"]},\"day\":{\"type\":[\"string\",\"null\"]},\"email\":{\"type\":[\"string\",\"null\"]},\"half\":{\"type\":[\"number\",\"null\"]},\"id\":{\"type\":[\"string\",\"null\"]},\"ip\":{\"type\":[\"string\",\"null\"]},\"offset\":{\"type\":[\"integer\",\"null\"]},\"page\":{\"type\":[\"integer\",\"null\"]},\"per_page\":{\"type\":[\"integer\",\"null\"]},\"ratio\":{\"type\":[\"number\",\"null\"]},\"slug\":{\"type\":[\"string\",\"null\"]},\"small\":{\"type\":[\"integer\",\"null\"]},\"step\":{\"type\":[\"number\",\"null\"]},\"when\":{\"type\":\"string\"},\"zod_int\":{\"type\":[\"integer\",\"null\"]}},\"required\":[\"count\",\"day\",\"email\",\"half\",\"id\",\"ip\",\"offset\",\"page\",\"per_page\",\"ratio\",\"slug\",\"small\",\"step\",\"when\",\"zod_int\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
         );
         /// Why there is no strict definition.
         pub const OPENAI_STRICT_UNAVAILABLE: ::core::option::Option<&str> = ::core::option::Option::None;
@@ -207,9 +207,13 @@ pub mod constraints {
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+            pub count: ::std::option::Option<u64>,
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub day: ::std::option::Option<::std::string::String>,
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub email: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+            pub half: ::std::option::Option<f64>,
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub id: ::std::option::Option<::std::string::String>,
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -227,6 +231,10 @@ pub mod constraints {
             pub slug: ::std::option::Option<::std::string::String>,
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub small: ::std::option::Option<i64>,
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+            ///
+            /// `None` leaves the argument out; `Some(None)` sends `null`.
+            pub step: ::std::option::Option<::std::option::Option<i64>>,
             pub when: ::std::string::String,
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub zod_int: ::std::option::Option<i64>,
@@ -260,6 +268,28 @@ pub mod constraints {
             impl From<String> for ConversionError {
                 fn from(value: String) -> Self {
                     Self(value.into())
+                }
+            }
+        }
+        impl Args {
+            /// The required arguments (`when`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(when: impl ::std::convert::Into<::std::string::String>) -> Self {
+                Self {
+                    count: ::std::default::Default::default(),
+                    day: ::std::default::Default::default(),
+                    email: ::std::default::Default::default(),
+                    half: ::std::default::Default::default(),
+                    id: ::std::default::Default::default(),
+                    ip: ::std::default::Default::default(),
+                    offset: ::std::default::Default::default(),
+                    page: ::std::default::Default::default(),
+                    per_page: ::std::default::Default::default(),
+                    ratio: ::std::default::Default::default(),
+                    slug: ::std::default::Default::default(),
+                    small: ::std::default::Default::default(),
+                    step: ::std::default::Default::default(),
+                    zod_int: ::std::default::Default::default(),
+                    when: when.into(),
                 }
             }
         }
@@ -600,6 +630,18 @@ pub mod constraints {
             impl From<String> for ConversionError {
                 fn from(value: String) -> Self {
                     Self(value.into())
+                }
+            }
+        }
+        impl Args {
+            /// The required arguments (`data`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(data: ::mcp_runtime::__private::serde_json::Value) -> Self {
+                Self {
+                    extra: ::std::default::Default::default(),
+                    headers: ::std::default::Default::default(),
+                    loose: ::std::default::Default::default(),
+                    nested: ::std::default::Default::default(),
+                    data,
                 }
             }
         }

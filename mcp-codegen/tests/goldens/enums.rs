@@ -389,6 +389,17 @@ pub mod enums {
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`q`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(q: impl ::std::convert::Into<::std::string::String>) -> Self {
+                Self {
+                    encoding: ::std::default::Default::default(),
+                    level: ::std::default::Default::default(),
+                    sort: ::std::default::Default::default(),
+                    q: q.into(),
+                }
+            }
+        }
     }
     /// Types and constants of the tool `shapes`.
     pub mod shapes {
@@ -537,6 +548,17 @@ pub mod enums {
             impl From<String> for ConversionError {
                 fn from(value: String) -> Self {
                     Self(value.into())
+                }
+            }
+        }
+        impl Args {
+            /// The required arguments (`shape`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(shape: ArgsShape) -> Self {
+                Self {
+                    flag: ::std::default::Default::default(),
+                    target: ::std::default::Default::default(),
+                    value: ::std::default::Default::default(),
+                    shape,
                 }
             }
         }
@@ -752,6 +774,17 @@ pub mod enums {
             impl From<String> for ConversionError {
                 fn from(value: String) -> Self {
                     Self(value.into())
+                }
+            }
+        }
+        impl Args {
+            /// The required arguments (`version`, `kind`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(version: ArgsVersion, kind: ArgsKind) -> Self {
+                Self {
+                    answer: ::std::default::Default::default(),
+                    yes: ::std::default::Default::default(),
+                    version,
+                    kind,
                 }
             }
         }

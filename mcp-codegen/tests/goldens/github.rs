@@ -4146,6 +4146,22 @@ Use this tool to get details about individual workflows, workflow runs, jobs, an
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`method`, `owner`, `repo`, `resource_id`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                method: ArgsMethod,
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                resource_id: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    method,
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    resource_id: resource_id.into(),
+                }
+            }
+        }
     }
     /// Types and constants of the tool `actions_list`.
     pub mod actions_list {
@@ -4644,6 +4660,25 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`method`, `owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                method: ArgsMethod,
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    page: ::std::default::Default::default(),
+                    per_page: ::std::default::Default::default(),
+                    resource_id: ::std::default::Default::default(),
+                    workflow_jobs_filter: ::std::default::Default::default(),
+                    workflow_runs_filter: ::std::default::Default::default(),
+                    method,
+                    owner: owner.into(),
+                    repo: repo.into(),
+                }
+            }
+        }
     }
     /// Types and constants of the tool `actions_run_trigger`.
     pub mod actions_run_trigger {
@@ -4801,6 +4836,24 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             impl From<String> for ConversionError {
                 fn from(value: String) -> Self {
                     Self(value.into())
+                }
+            }
+        }
+        impl Args {
+            /// The required arguments (`method`, `owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                method: ArgsMethod,
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    inputs: ::std::default::Default::default(),
+                    ref_: ::std::default::Default::default(),
+                    run_id: ::std::default::Default::default(),
+                    workflow_id: ::std::default::Default::default(),
+                    method,
+                    owner: owner.into(),
+                    repo: repo.into(),
                 }
             }
         }
@@ -5068,6 +5121,30 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`owner`, `repo`, `pullNumber`, `path`, `body`, `subjectType`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                pull_number: f64,
+                path: impl ::std::convert::Into<::std::string::String>,
+                body: impl ::std::convert::Into<::std::string::String>,
+                subject_type: ArgsSubjectType,
+            ) -> Self {
+                Self {
+                    line: ::std::default::Default::default(),
+                    side: ::std::default::Default::default(),
+                    start_line: ::std::default::Default::default(),
+                    start_side: ::std::default::Default::default(),
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    pull_number,
+                    path: path.into(),
+                    body: body.into(),
+                    subject_type,
+                }
+            }
+        }
     }
     /// Types and constants of the tool `add_issue_comment`.
     pub mod add_issue_comment {
@@ -5227,6 +5304,23 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`owner`, `repo`, `issue_number`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                issue_number: f64,
+            ) -> Self {
+                Self {
+                    body: ::std::default::Default::default(),
+                    comment_id: ::std::default::Default::default(),
+                    reaction: ::std::default::Default::default(),
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    issue_number,
+                }
+            }
+        }
     }
     /// Types and constants of the tool `add_issue_comment_reaction`.
     pub mod add_issue_comment_reaction {
@@ -5379,6 +5473,22 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`owner`, `repo`, `comment_id`, `content`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                comment_id: f64,
+                content: ArgsContent,
+            ) -> Self {
+                Self {
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    comment_id,
+                    content,
+                }
+            }
+        }
     }
     /// Types and constants of the tool `add_issue_reaction`.
     pub mod add_issue_reaction {
@@ -5528,6 +5638,22 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             impl From<String> for ConversionError {
                 fn from(value: String) -> Self {
                     Self(value.into())
+                }
+            }
+        }
+        impl Args {
+            /// The required arguments (`owner`, `repo`, `issue_number`, `content`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                issue_number: f64,
+                content: ArgsContent,
+            ) -> Self {
+                Self {
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    issue_number,
+                    content,
                 }
             }
         }
@@ -5795,6 +5921,30 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`owner`, `repo`, `pullNumber`, `path`, `body`, `subjectType`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                pull_number: f64,
+                path: impl ::std::convert::Into<::std::string::String>,
+                body: impl ::std::convert::Into<::std::string::String>,
+                subject_type: ArgsSubjectType,
+            ) -> Self {
+                Self {
+                    line: ::std::default::Default::default(),
+                    side: ::std::default::Default::default(),
+                    start_line: ::std::default::Default::default(),
+                    start_side: ::std::default::Default::default(),
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    pull_number,
+                    path: path.into(),
+                    body: body.into(),
+                    subject_type,
+                }
+            }
+        }
     }
     /// Types and constants of the tool `add_pull_request_review_comment_reaction`.
     pub mod add_pull_request_review_comment_reaction {
@@ -5944,6 +6094,22 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             impl From<String> for ConversionError {
                 fn from(value: String) -> Self {
                     Self(value.into())
+                }
+            }
+        }
+        impl Args {
+            /// The required arguments (`owner`, `repo`, `comment_id`, `content`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                comment_id: f64,
+                content: ArgsContent,
+            ) -> Self {
+                Self {
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    comment_id,
+                    content,
                 }
             }
         }
@@ -6110,6 +6276,23 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`owner`, `repo`, `commentId`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                comment_id: f64,
+            ) -> Self {
+                Self {
+                    body: ::std::default::Default::default(),
+                    pull_number: ::std::default::Default::default(),
+                    reaction: ::std::default::Default::default(),
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    comment_id,
+                }
+            }
+        }
     }
     /// Types and constants of the tool `add_sub_issue`.
     pub mod add_sub_issue {
@@ -6182,6 +6365,23 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             impl From<String> for ConversionError {
                 fn from(value: String) -> Self {
                     Self(value.into())
+                }
+            }
+        }
+        impl Args {
+            /// The required arguments (`owner`, `repo`, `issue_number`, `sub_issue_id`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                issue_number: f64,
+                sub_issue_id: f64,
+            ) -> Self {
+                Self {
+                    replace_parent: ::std::default::Default::default(),
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    issue_number,
+                    sub_issue_id,
                 }
             }
         }
@@ -6265,6 +6465,22 @@ More information can be found at:
             impl From<String> for ConversionError {
                 fn from(value: String) -> Self {
                     Self(value.into())
+                }
+            }
+        }
+        impl Args {
+            /// The required arguments (`owner`, `repo`, `issue_number`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                issue_number: f64,
+            ) -> Self {
+                Self {
+                    base_ref: ::std::default::Default::default(),
+                    custom_instructions: ::std::default::Default::default(),
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    issue_number,
                 }
             }
         }
@@ -6417,6 +6633,28 @@ More information can be found at:
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`owner`, `repo`, `issue_number`, `rationale`, `confidence`, `is_suggestion`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                issue_number: f64,
+                rationale: impl ::std::convert::Into<::std::string::String>,
+                confidence: ArgsConfidence,
+                is_suggestion: bool,
+            ) -> Self {
+                Self {
+                    base_ref: ::std::default::Default::default(),
+                    custom_instructions: ::std::default::Default::default(),
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    issue_number,
+                    rationale: rationale.into(),
+                    confidence,
+                    is_suggestion,
+                }
+            }
+        }
     }
     /// Types and constants of the tool `create_branch`.
     pub mod create_branch {
@@ -6487,6 +6725,21 @@ More information can be found at:
             impl From<String> for ConversionError {
                 fn from(value: String) -> Self {
                     Self(value.into())
+                }
+            }
+        }
+        impl Args {
+            /// The required arguments (`owner`, `repo`, `branch`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                branch: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    from_branch: ::std::default::Default::default(),
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    branch: branch.into(),
                 }
             }
         }
@@ -6566,6 +6819,20 @@ Default: `false`.*/
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`filename`, `content`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                filename: impl ::std::convert::Into<::std::string::String>,
+                content: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    description: ::std::default::Default::default(),
+                    public: ::std::default::Default::default(),
+                    filename: filename.into(),
+                    content: content.into(),
+                }
+            }
+        }
     }
     /// Types and constants of the tool `create_issue`.
     pub mod create_issue {
@@ -6636,6 +6903,21 @@ Default: `false`.*/
             impl From<String> for ConversionError {
                 fn from(value: String) -> Self {
                     Self(value.into())
+                }
+            }
+        }
+        impl Args {
+            /// The required arguments (`owner`, `repo`, `title`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                title: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    body: ::std::default::Default::default(),
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    title: title.into(),
                 }
             }
         }
@@ -6729,6 +7011,28 @@ Default: `false`.*/
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`owner`, `repo`, `path`, `content`, `message`, `branch`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                path: impl ::std::convert::Into<::std::string::String>,
+                content: impl ::std::convert::Into<::std::string::String>,
+                message: impl ::std::convert::Into<::std::string::String>,
+                branch: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    allow_symlink_write: ::std::default::Default::default(),
+                    sha: ::std::default::Default::default(),
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    path: path.into(),
+                    content: content.into(),
+                    message: message.into(),
+                    branch: branch.into(),
+                }
+            }
+        }
     }
     /// Types and constants of the tool `create_pull_request`.
     pub mod create_pull_request {
@@ -6812,6 +7116,28 @@ Default: `false`.*/
             impl From<String> for ConversionError {
                 fn from(value: String) -> Self {
                     Self(value.into())
+                }
+            }
+        }
+        impl Args {
+            /// The required arguments (`owner`, `repo`, `title`, `head`, `base`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                title: impl ::std::convert::Into<::std::string::String>,
+                head: impl ::std::convert::Into<::std::string::String>,
+                base: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    body: ::std::default::Default::default(),
+                    draft: ::std::default::Default::default(),
+                    maintainer_can_modify: ::std::default::Default::default(),
+                    reviewers: ::std::default::Default::default(),
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    title: title.into(),
+                    head: head.into(),
+                    base: base.into(),
                 }
             }
         }
@@ -6958,6 +7284,23 @@ Default: `false`.*/
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`owner`, `repo`, `pullNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                pull_number: f64,
+            ) -> Self {
+                Self {
+                    body: ::std::default::Default::default(),
+                    commit_id: ::std::default::Default::default(),
+                    event: ::std::default::Default::default(),
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    pull_number,
+                }
+            }
+        }
     }
     /// Types and constants of the tool `create_repository`.
     pub mod create_repository {
@@ -7041,6 +7384,18 @@ Default: `true`.*/
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`name`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(name: impl ::std::convert::Into<::std::string::String>) -> Self {
+                Self {
+                    auto_init: ::std::default::Default::default(),
+                    description: ::std::default::Default::default(),
+                    organization: ::std::default::Default::default(),
+                    private: ::std::default::Default::default(),
+                    name: name.into(),
+                }
+            }
+        }
     }
     /// Types and constants of the tool `delete_file`.
     pub mod delete_file {
@@ -7115,6 +7470,24 @@ Default: `true`.*/
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`owner`, `repo`, `path`, `message`, `branch`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                path: impl ::std::convert::Into<::std::string::String>,
+                message: impl ::std::convert::Into<::std::string::String>,
+                branch: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    path: path.into(),
+                    message: message.into(),
+                    branch: branch.into(),
+                }
+            }
+        }
     }
     /// Types and constants of the tool `delete_pending_pull_request_review`.
     pub mod delete_pending_pull_request_review {
@@ -7186,6 +7559,20 @@ Default: `true`.*/
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`owner`, `repo`, `pullNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                pull_number: f64,
+            ) -> Self {
+                Self {
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    pull_number,
+                }
+            }
+        }
     }
     /// Types and constants of the tool `delete_repository`.
     pub mod delete_repository {
@@ -7251,6 +7638,18 @@ Default: `true`.*/
             impl From<String> for ConversionError {
                 fn from(value: String) -> Self {
                     Self(value.into())
+                }
+            }
+        }
+        impl Args {
+            /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    owner: owner.into(),
+                    repo: repo.into(),
                 }
             }
         }
@@ -7430,6 +7829,19 @@ Options are:
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`method`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(method: ArgsMethod) -> Self {
+                Self {
+                    body: ::std::default::Default::default(),
+                    comment_node_id: ::std::default::Default::default(),
+                    discussion_number: ::std::default::Default::default(),
+                    owner: ::std::default::Default::default(),
+                    repo: ::std::default::Default::default(),
+                    method,
+                }
+            }
+        }
     }
     /// Types and constants of the tool `dismiss_notification`.
     pub mod dismiss_notification {
@@ -7555,6 +7967,18 @@ Options are:
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`threadID`, `state`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                thread_id: impl ::std::convert::Into<::std::string::String>,
+                state: ArgsState,
+            ) -> Self {
+                Self {
+                    thread_id: thread_id.into(),
+                    state,
+                }
+            }
+        }
     }
     /// Types and constants of the tool `find_duplicate`.
     pub mod find_duplicate {
@@ -7637,6 +8061,23 @@ Options are:
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`owner`, `repo`, `issue_number`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                issue_number: f64,
+            ) -> Self {
+                Self {
+                    confidence_threshold: ::std::default::Default::default(),
+                    page: ::std::default::Default::default(),
+                    per_page: ::std::default::Default::default(),
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    issue_number,
+                }
+            }
+        }
     }
     /// Types and constants of the tool `fork_repository`.
     pub mod fork_repository {
@@ -7705,6 +8146,19 @@ Options are:
             impl From<String> for ConversionError {
                 fn from(value: String) -> Self {
                     Self(value.into())
+                }
+            }
+        }
+        impl Args {
+            /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    organization: ::std::default::Default::default(),
+                    owner: owner.into(),
+                    repo: repo.into(),
                 }
             }
         }
@@ -7779,6 +8233,20 @@ Options are:
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`owner`, `repo`, `findingNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                finding_number: f64,
+            ) -> Self {
+                Self {
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    finding_number,
+                }
+            }
+        }
     }
     /// Types and constants of the tool `get_code_scanning_alert`.
     pub mod get_code_scanning_alert {
@@ -7847,6 +8315,20 @@ Options are:
             impl From<String> for ConversionError {
                 fn from(value: String) -> Self {
                     Self(value.into())
+                }
+            }
+        }
+        impl Args {
+            /// The required arguments (`owner`, `repo`, `alertNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                alert_number: f64,
+            ) -> Self {
+                Self {
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    alert_number,
                 }
             }
         }
@@ -7996,6 +8478,23 @@ Default: `"stats"`.*/
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`owner`, `repo`, `sha`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                sha: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    detail: ::std::default::Default::default(),
+                    page: ::std::default::Default::default(),
+                    per_page: ::std::default::Default::default(),
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    sha: sha.into(),
+                }
+            }
+        }
     }
     /// Types and constants of the tool `get_dependabot_alert`.
     pub mod get_dependabot_alert {
@@ -8067,6 +8566,20 @@ Default: `"stats"`.*/
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`owner`, `repo`, `alertNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                alert_number: f64,
+            ) -> Self {
+                Self {
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    alert_number,
+                }
+            }
+        }
     }
     /// Types and constants of the tool `get_discussion`.
     pub mod get_discussion {
@@ -8135,6 +8648,20 @@ Default: `"stats"`.*/
             impl From<String> for ConversionError {
                 fn from(value: String) -> Self {
                     Self(value.into())
+                }
+            }
+        }
+        impl Args {
+            /// The required arguments (`owner`, `repo`, `discussionNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                discussion_number: f64,
+            ) -> Self {
+                Self {
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    discussion_number,
                 }
             }
         }
@@ -8221,6 +8748,23 @@ Default: `"stats"`.*/
             impl From<String> for ConversionError {
                 fn from(value: String) -> Self {
                     Self(value.into())
+                }
+            }
+        }
+        impl Args {
+            /// The required arguments (`owner`, `repo`, `discussionNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                discussion_number: f64,
+            ) -> Self {
+                Self {
+                    after: ::std::default::Default::default(),
+                    include_replies: ::std::default::Default::default(),
+                    per_page: ::std::default::Default::default(),
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    discussion_number,
                 }
             }
         }
@@ -8312,6 +8856,25 @@ Default: `"stats"`.*/
             impl From<String> for ConversionError {
                 fn from(value: String) -> Self {
                     Self(value.into())
+                }
+            }
+        }
+        impl Args {
+            /// The required arguments (`owner`, `repo`, `path`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                path: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    after: ::std::default::Default::default(),
+                    end_line: ::std::default::Default::default(),
+                    per_page: ::std::default::Default::default(),
+                    ref_: ::std::default::Default::default(),
+                    start_line: ::std::default::Default::default(),
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    path: path.into(),
                 }
             }
         }
@@ -8484,6 +9047,22 @@ Default: `"/"`.*/
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    fields: ::std::default::Default::default(),
+                    path: ::std::default::Default::default(),
+                    ref_: ::std::default::Default::default(),
+                    sha: ::std::default::Default::default(),
+                    owner: owner.into(),
+                    repo: repo.into(),
+                }
+            }
+        }
     }
     /// Types and constants of the tool `get_gist`.
     pub mod get_gist {
@@ -8548,6 +9127,14 @@ Default: `"/"`.*/
                 fn from(value: String) -> Self {
                     Self(value.into())
                 }
+            }
+        }
+        impl Args {
+            /// The required arguments (`gist_id`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                gist_id: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self { gist_id: gist_id.into() }
             }
         }
     }
@@ -8615,6 +9202,14 @@ Default: `"/"`.*/
                 fn from(value: String) -> Self {
                     Self(value.into())
                 }
+            }
+        }
+        impl Args {
+            /// The required arguments (`ghsaId`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                ghsa_id: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self { ghsa_id: ghsa_id.into() }
             }
         }
     }
@@ -8702,6 +9297,23 @@ Default: `500`.*/
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    failed_only: ::std::default::Default::default(),
+                    job_id: ::std::default::Default::default(),
+                    return_content: ::std::default::Default::default(),
+                    run_id: ::std::default::Default::default(),
+                    tail_lines: ::std::default::Default::default(),
+                    owner: owner.into(),
+                    repo: repo.into(),
+                }
+            }
+        }
     }
     /// Types and constants of the tool `get_label`.
     pub mod get_label {
@@ -8772,6 +9384,20 @@ Default: `500`.*/
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`owner`, `repo`, `name`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                name: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    name: name.into(),
+                }
+            }
+        }
     }
     /// Types and constants of the tool `get_latest_release`.
     pub mod get_latest_release {
@@ -8837,6 +9463,18 @@ Default: `500`.*/
             impl From<String> for ConversionError {
                 fn from(value: String) -> Self {
                     Self(value.into())
+                }
+            }
+        }
+        impl Args {
+            /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    owner: owner.into(),
+                    repo: repo.into(),
                 }
             }
         }
@@ -8930,6 +9568,16 @@ Default: `500`.*/
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`notificationID`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                notification_id: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    notification_id: notification_id.into(),
+                }
+            }
+        }
     }
     /// Types and constants of the tool `get_release_by_tag`.
     pub mod get_release_by_tag {
@@ -8997,6 +9645,20 @@ Default: `500`.*/
             impl From<String> for ConversionError {
                 fn from(value: String) -> Self {
                     Self(value.into())
+                }
+            }
+        }
+        impl Args {
+            /// The required arguments (`owner`, `repo`, `tag`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                tag: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    tag: tag.into(),
                 }
             }
         }
@@ -9079,6 +9741,21 @@ Default: `false`.*/
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    path_filter: ::std::default::Default::default(),
+                    recursive: ::std::default::Default::default(),
+                    tree_sha: ::std::default::Default::default(),
+                    owner: owner.into(),
+                    repo: repo.into(),
+                }
+            }
+        }
     }
     /// Types and constants of the tool `get_secret_scanning_alert`.
     pub mod get_secret_scanning_alert {
@@ -9147,6 +9824,20 @@ Default: `false`.*/
             impl From<String> for ConversionError {
                 fn from(value: String) -> Self {
                     Self(value.into())
+                }
+            }
+        }
+        impl Args {
+            /// The required arguments (`owner`, `repo`, `alertNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                alert_number: f64,
+            ) -> Self {
+                Self {
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    alert_number,
                 }
             }
         }
@@ -9220,6 +9911,20 @@ Default: `false`.*/
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`owner`, `repo`, `tag`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                tag: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    tag: tag.into(),
+                }
+            }
+        }
     }
     /// Types and constants of the tool `get_team_members`.
     pub mod get_team_members {
@@ -9285,6 +9990,18 @@ Default: `false`.*/
             impl From<String> for ConversionError {
                 fn from(value: String) -> Self {
                     Self(value.into())
+                }
+            }
+        }
+        impl Args {
+            /// The required arguments (`org`, `team_slug`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                org: impl ::std::convert::Into<::std::string::String>,
+                team_slug: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    org: org.into(),
+                    team_slug: team_slug.into(),
                 }
             }
         }
@@ -9501,6 +10218,24 @@ Options are:
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`method`, `owner`, `repo`, `issue_number`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                method: ArgsMethod,
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                issue_number: f64,
+            ) -> Self {
+                Self {
+                    page: ::std::default::Default::default(),
+                    per_page: ::std::default::Default::default(),
+                    method,
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    issue_number,
+                }
+            }
+        }
     }
     /// Types and constants of the tool `issue_dependency_write`.
     pub mod issue_dependency_write {
@@ -9708,6 +10443,28 @@ Options are:
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`method`, `type`, `owner`, `repo`, `issue_number`, `related_issue_number`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                method: ArgsMethod,
+                type_: ArgsType,
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                issue_number: f64,
+                related_issue_number: f64,
+            ) -> Self {
+                Self {
+                    related_owner: ::std::default::Default::default(),
+                    related_repo: ::std::default::Default::default(),
+                    method,
+                    type_,
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    issue_number,
+                    related_issue_number,
+                }
+            }
+        }
     }
     /// Types and constants of the tool `issue_read`.
     pub mod issue_read {
@@ -9868,6 +10625,24 @@ Options are:
             impl From<String> for ConversionError {
                 fn from(value: String) -> Self {
                     Self(value.into())
+                }
+            }
+        }
+        impl Args {
+            /// The required arguments (`method`, `owner`, `repo`, `issue_number`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                method: ArgsMethod,
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                issue_number: f64,
+            ) -> Self {
+                Self {
+                    page: ::std::default::Default::default(),
+                    per_page: ::std::default::Default::default(),
+                    method,
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    issue_number,
                 }
             }
         }
@@ -10220,6 +10995,31 @@ Options are:
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`method`, `owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                method: ArgsMethod,
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    assignees: ::std::default::Default::default(),
+                    body: ::std::default::Default::default(),
+                    duplicate_of: ::std::default::Default::default(),
+                    issue_fields: ::std::default::Default::default(),
+                    issue_number: ::std::default::Default::default(),
+                    labels: ::std::default::Default::default(),
+                    milestone: ::std::default::Default::default(),
+                    state: ::std::default::Default::default(),
+                    state_reason: ::std::default::Default::default(),
+                    title: ::std::default::Default::default(),
+                    type_: ::std::default::Default::default(),
+                    method,
+                    owner: owner.into(),
+                    repo: repo.into(),
+                }
+            }
+        }
     }
     /// Types and constants of the tool `label_write`.
     pub mod label_write {
@@ -10361,6 +11161,25 @@ Options are:
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`method`, `owner`, `repo`, `name`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                method: ArgsMethod,
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                name: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    color: ::std::default::Default::default(),
+                    description: ::std::default::Default::default(),
+                    new_name: ::std::default::Default::default(),
+                    method,
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    name: name.into(),
+                }
+            }
+        }
     }
     /// Types and constants of the tool `list_branches`.
     pub mod list_branches {
@@ -10435,6 +11254,20 @@ Options are:
             impl From<String> for ConversionError {
                 fn from(value: String) -> Self {
                     Self(value.into())
+                }
+            }
+        }
+        impl Args {
+            /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    page: ::std::default::Default::default(),
+                    per_page: ::std::default::Default::default(),
+                    owner: owner.into(),
+                    repo: repo.into(),
                 }
             }
         }
@@ -10674,6 +11507,24 @@ Default: `"open"`.*/
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    page: ::std::default::Default::default(),
+                    per_page: ::std::default::Default::default(),
+                    ref_: ::std::default::Default::default(),
+                    severity: ::std::default::Default::default(),
+                    state: ::std::default::Default::default(),
+                    tool_name: ::std::default::Default::default(),
+                    owner: owner.into(),
+                    repo: repo.into(),
+                }
+            }
+        }
     }
     /// Types and constants of the tool `list_commits`.
     pub mod list_commits {
@@ -10834,6 +11685,26 @@ Default: `"open"`.*/
             impl From<String> for ConversionError {
                 fn from(value: String) -> Self {
                     Self(value.into())
+                }
+            }
+        }
+        impl Args {
+            /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    author: ::std::default::Default::default(),
+                    fields: ::std::default::Default::default(),
+                    page: ::std::default::Default::default(),
+                    path: ::std::default::Default::default(),
+                    per_page: ::std::default::Default::default(),
+                    sha: ::std::default::Default::default(),
+                    since: ::std::default::Default::default(),
+                    until: ::std::default::Default::default(),
+                    owner: owner.into(),
+                    repo: repo.into(),
                 }
             }
         }
@@ -11052,6 +11923,22 @@ Default: `"open"`.*/
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    after: ::std::default::Default::default(),
+                    per_page: ::std::default::Default::default(),
+                    severity: ::std::default::Default::default(),
+                    state: ::std::default::Default::default(),
+                    owner: owner.into(),
+                    repo: repo.into(),
+                }
+            }
+        }
     }
     /// Types and constants of the tool `list_discussion_categories`.
     pub mod list_discussion_categories {
@@ -11118,6 +12005,15 @@ Default: `"open"`.*/
             impl From<String> for ConversionError {
                 fn from(value: String) -> Self {
                     Self(value.into())
+                }
+            }
+        }
+        impl Args {
+            /// The required arguments (`owner`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(owner: impl ::std::convert::Into<::std::string::String>) -> Self {
+                Self {
+                    repo: ::std::default::Default::default(),
+                    owner: owner.into(),
                 }
             }
         }
@@ -11320,6 +12216,20 @@ Default: `"open"`.*/
             impl From<String> for ConversionError {
                 fn from(value: String) -> Self {
                     Self(value.into())
+                }
+            }
+        }
+        impl Args {
+            /// The required arguments (`owner`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(owner: impl ::std::convert::Into<::std::string::String>) -> Self {
+                Self {
+                    after: ::std::default::Default::default(),
+                    category: ::std::default::Default::default(),
+                    direction: ::std::default::Default::default(),
+                    order_by: ::std::default::Default::default(),
+                    per_page: ::std::default::Default::default(),
+                    repo: ::std::default::Default::default(),
+                    owner: owner.into(),
                 }
             }
         }
@@ -11810,6 +12720,15 @@ Default: `"reviewed"`.*/
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`owner`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(owner: impl ::std::convert::Into<::std::string::String>) -> Self {
+                Self {
+                    repo: ::std::default::Default::default(),
+                    owner: owner.into(),
+                }
+            }
+        }
     }
     /// Types and constants of the tool `list_issue_types`.
     pub mod list_issue_types {
@@ -11876,6 +12795,15 @@ Default: `"reviewed"`.*/
             impl From<String> for ConversionError {
                 fn from(value: String) -> Self {
                     Self(value.into())
+                }
+            }
+        }
+        impl Args {
+            /// The required arguments (`owner`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(owner: impl ::std::convert::Into<::std::string::String>) -> Self {
+                Self {
+                    repo: ::std::default::Default::default(),
+                    owner: owner.into(),
                 }
             }
         }
@@ -12261,6 +13189,27 @@ Default: `"reviewed"`.*/
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    after: ::std::default::Default::default(),
+                    direction: ::std::default::Default::default(),
+                    field_filters: ::std::default::Default::default(),
+                    fields: ::std::default::Default::default(),
+                    labels: ::std::default::Default::default(),
+                    order_by: ::std::default::Default::default(),
+                    per_page: ::std::default::Default::default(),
+                    since: ::std::default::Default::default(),
+                    state: ::std::default::Default::default(),
+                    owner: owner.into(),
+                    repo: repo.into(),
+                }
+            }
+        }
     }
     /// Types and constants of the tool `list_label`.
     pub mod list_label {
@@ -12326,6 +13275,18 @@ Default: `"reviewed"`.*/
             impl From<String> for ConversionError {
                 fn from(value: String) -> Self {
                     Self(value.into())
+                }
+            }
+        }
+        impl Args {
+            /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    owner: owner.into(),
+                    repo: repo.into(),
                 }
             }
         }
@@ -12732,6 +13693,17 @@ Default: `"reviewed"`.*/
             impl From<String> for ConversionError {
                 fn from(value: String) -> Self {
                     Self(value.into())
+                }
+            }
+        }
+        impl Args {
+            /// The required arguments (`org`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(org: impl ::std::convert::Into<::std::string::String>) -> Self {
+                Self {
+                    direction: ::std::default::Default::default(),
+                    sort: ::std::default::Default::default(),
+                    state: ::std::default::Default::default(),
+                    org: org.into(),
                 }
             }
         }
@@ -13158,6 +14130,26 @@ Default: `"reviewed"`.*/
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    base: ::std::default::Default::default(),
+                    direction: ::std::default::Default::default(),
+                    fields: ::std::default::Default::default(),
+                    head: ::std::default::Default::default(),
+                    page: ::std::default::Default::default(),
+                    per_page: ::std::default::Default::default(),
+                    sort: ::std::default::Default::default(),
+                    state: ::std::default::Default::default(),
+                    owner: owner.into(),
+                    repo: repo.into(),
+                }
+            }
+        }
     }
     /// Types and constants of the tool `list_releases`.
     pub mod list_releases {
@@ -13322,6 +14314,21 @@ Default: `"reviewed"`.*/
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    fields: ::std::default::Default::default(),
+                    page: ::std::default::Default::default(),
+                    per_page: ::std::default::Default::default(),
+                    owner: owner.into(),
+                    repo: repo.into(),
+                }
+            }
+        }
     }
     /// Types and constants of the tool `list_repository_collaborators`.
     pub mod list_repository_collaborators {
@@ -13459,6 +14466,21 @@ Default: `"reviewed"`.*/
             impl From<String> for ConversionError {
                 fn from(value: String) -> Self {
                     Self(value.into())
+                }
+            }
+        }
+        impl Args {
+            /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    affiliation: ::std::default::Default::default(),
+                    page: ::std::default::Default::default(),
+                    per_page: ::std::default::Default::default(),
+                    owner: owner.into(),
+                    repo: repo.into(),
                 }
             }
         }
@@ -13719,6 +14741,21 @@ Default: `"reviewed"`.*/
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    direction: ::std::default::Default::default(),
+                    sort: ::std::default::Default::default(),
+                    state: ::std::default::Default::default(),
+                    owner: owner.into(),
+                    repo: repo.into(),
+                }
+            }
+        }
     }
     /// Types and constants of the tool `list_secret_scanning_alerts`.
     pub mod list_secret_scanning_alerts {
@@ -13930,6 +14967,23 @@ Default: `"reviewed"`.*/
             impl From<String> for ConversionError {
                 fn from(value: String) -> Self {
                     Self(value.into())
+                }
+            }
+        }
+        impl Args {
+            /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    page: ::std::default::Default::default(),
+                    per_page: ::std::default::Default::default(),
+                    resolution: ::std::default::Default::default(),
+                    secret_type: ::std::default::Default::default(),
+                    state: ::std::default::Default::default(),
+                    owner: owner.into(),
+                    repo: repo.into(),
                 }
             }
         }
@@ -14205,6 +15259,20 @@ Default: `"reviewed"`.*/
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    page: ::std::default::Default::default(),
+                    per_page: ::std::default::Default::default(),
+                    owner: owner.into(),
+                    repo: repo.into(),
+                }
+            }
+        }
     }
     /// Types and constants of the tool `manage_notification_subscription`.
     pub mod manage_notification_subscription {
@@ -14331,6 +15399,18 @@ Default: `"reviewed"`.*/
             impl From<String> for ConversionError {
                 fn from(value: String) -> Self {
                     Self(value.into())
+                }
+            }
+        }
+        impl Args {
+            /// The required arguments (`notificationID`, `action`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                notification_id: impl ::std::convert::Into<::std::string::String>,
+                action: ArgsAction,
+            ) -> Self {
+                Self {
+                    notification_id: notification_id.into(),
+                    action,
                 }
             }
         }
@@ -14461,6 +15541,20 @@ Default: `"reviewed"`.*/
             impl From<String> for ConversionError {
                 fn from(value: String) -> Self {
                     Self(value.into())
+                }
+            }
+        }
+        impl Args {
+            /// The required arguments (`owner`, `repo`, `action`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                action: ArgsAction,
+            ) -> Self {
+                Self {
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    action,
                 }
             }
         }
@@ -14678,6 +15772,23 @@ Default: `"reviewed"`.*/
             impl From<String> for ConversionError {
                 fn from(value: String) -> Self {
                     Self(value.into())
+                }
+            }
+        }
+        impl Args {
+            /// The required arguments (`owner`, `repo`, `pullNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                pull_number: f64,
+            ) -> Self {
+                Self {
+                    commit_message: ::std::default::Default::default(),
+                    commit_title: ::std::default::Default::default(),
+                    merge_method: ::std::default::Default::default(),
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    pull_number,
                 }
             }
         }
@@ -14903,6 +16014,23 @@ Use this tool to get details about individual projects, project fields, project 
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`method`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(method: ArgsMethod) -> Self {
+                Self {
+                    field_id: ::std::default::Default::default(),
+                    field_names: ::std::default::Default::default(),
+                    fields: ::std::default::Default::default(),
+                    item_id: ::std::default::Default::default(),
+                    owner: ::std::default::Default::default(),
+                    owner_type: ::std::default::Default::default(),
+                    project_number: ::std::default::Default::default(),
+                    status_update_id: ::std::default::Default::default(),
+                    view_id: ::std::default::Default::default(),
+                    method,
+                }
+            }
+        }
     }
     /// Types and constants of the tool `projects_list`.
     pub mod projects_list {
@@ -15121,6 +16249,26 @@ Use this tool to list projects for a user or organization, or list project field
             impl From<String> for ConversionError {
                 fn from(value: String) -> Self {
                     Self(value.into())
+                }
+            }
+        }
+        impl Args {
+            /// The required arguments (`method`, `owner`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                method: ArgsMethod,
+                owner: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    after: ::std::default::Default::default(),
+                    before: ::std::default::Default::default(),
+                    field_names: ::std::default::Default::default(),
+                    fields: ::std::default::Default::default(),
+                    owner_type: ::std::default::Default::default(),
+                    per_page: ::std::default::Default::default(),
+                    project_number: ::std::default::Default::default(),
+                    query: ::std::default::Default::default(),
+                    method,
+                    owner: owner.into(),
                 }
             }
         }
@@ -15672,6 +16820,42 @@ Use this tool to list projects for a user or organization, or list project field
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`method`, `owner`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                method: ArgsMethod,
+                owner: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    body: ::std::default::Default::default(),
+                    field_name: ::std::default::Default::default(),
+                    filter: ::std::default::Default::default(),
+                    issue_number: ::std::default::Default::default(),
+                    item_id: ::std::default::Default::default(),
+                    item_owner: ::std::default::Default::default(),
+                    item_repo: ::std::default::Default::default(),
+                    item_type: ::std::default::Default::default(),
+                    items: ::std::default::Default::default(),
+                    iteration_duration: ::std::default::Default::default(),
+                    iterations: ::std::default::Default::default(),
+                    layout: ::std::default::Default::default(),
+                    name: ::std::default::Default::default(),
+                    owner_type: ::std::default::Default::default(),
+                    project_number: ::std::default::Default::default(),
+                    pull_request_number: ::std::default::Default::default(),
+                    start_date: ::std::default::Default::default(),
+                    status: ::std::default::Default::default(),
+                    target_date: ::std::default::Default::default(),
+                    title: ::std::default::Default::default(),
+                    updated_field: ::std::default::Default::default(),
+                    view_id: ::std::default::Default::default(),
+                    visible_field_names: ::std::default::Default::default(),
+                    visible_fields: ::std::default::Default::default(),
+                    method,
+                    owner: owner.into(),
+                }
+            }
+        }
     }
     /// Types and constants of the tool `pull_request_read`.
     pub mod pull_request_read {
@@ -15860,6 +17044,25 @@ Possible options:
             impl From<String> for ConversionError {
                 fn from(value: String) -> Self {
                     Self(value.into())
+                }
+            }
+        }
+        impl Args {
+            /// The required arguments (`method`, `owner`, `repo`, `pullNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                method: ArgsMethod,
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                pull_number: f64,
+            ) -> Self {
+                Self {
+                    after: ::std::default::Default::default(),
+                    page: ::std::default::Default::default(),
+                    per_page: ::std::default::Default::default(),
+                    method,
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    pull_number,
                 }
             }
         }
@@ -16089,6 +17292,26 @@ Available methods:
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`method`, `owner`, `repo`, `pullNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                method: ArgsMethod,
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                pull_number: f64,
+            ) -> Self {
+                Self {
+                    body: ::std::default::Default::default(),
+                    commit_id: ::std::default::Default::default(),
+                    event: ::std::default::Default::default(),
+                    thread_id: ::std::default::Default::default(),
+                    method,
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    pull_number,
+                }
+            }
+        }
     }
     /// Types and constants of the tool `push_files`.
     pub mod push_files {
@@ -16179,6 +17402,24 @@ Available methods:
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`owner`, `repo`, `branch`, `files`, `message`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                branch: impl ::std::convert::Into<::std::string::String>,
+                files: ::std::vec::Vec<ArgsFilesItem>,
+                message: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    branch: branch.into(),
+                    files,
+                    message: message.into(),
+                }
+            }
+        }
     }
     /// Types and constants of the tool `remove_sub_issue`.
     pub mod remove_sub_issue {
@@ -16248,6 +17489,22 @@ Available methods:
             impl From<String> for ConversionError {
                 fn from(value: String) -> Self {
                     Self(value.into())
+                }
+            }
+        }
+        impl Args {
+            /// The required arguments (`owner`, `repo`, `issue_number`, `sub_issue_id`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                issue_number: f64,
+                sub_issue_id: f64,
+            ) -> Self {
+                Self {
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    issue_number,
+                    sub_issue_id,
                 }
             }
         }
@@ -16329,6 +17586,24 @@ Available methods:
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`owner`, `repo`, `issue_number`, `sub_issue_id`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                issue_number: f64,
+                sub_issue_id: f64,
+            ) -> Self {
+                Self {
+                    after_id: ::std::default::Default::default(),
+                    before_id: ::std::default::Default::default(),
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    issue_number,
+                    sub_issue_id,
+                }
+            }
+        }
     }
     /// Types and constants of the tool `request_copilot_review`.
     pub mod request_copilot_review {
@@ -16397,6 +17672,20 @@ Available methods:
             impl From<String> for ConversionError {
                 fn from(value: String) -> Self {
                     Self(value.into())
+                }
+            }
+        }
+        impl Args {
+            /// The required arguments (`owner`, `repo`, `pullNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                pull_number: f64,
+            ) -> Self {
+                Self {
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    pull_number,
                 }
             }
         }
@@ -16473,6 +17762,22 @@ Available methods:
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`owner`, `repo`, `pullNumber`, `reviewers`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                pull_number: f64,
+                reviewers: ::std::vec::Vec<::std::string::String>,
+            ) -> Self {
+                Self {
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    pull_number,
+                    reviewers,
+                }
+            }
+        }
     }
     /// Types and constants of the tool `resolve_review_thread`.
     pub mod resolve_review_thread {
@@ -16537,6 +17842,16 @@ Available methods:
             impl From<String> for ConversionError {
                 fn from(value: String) -> Self {
                     Self(value.into())
+                }
+            }
+        }
+        impl Args {
+            /// The required arguments (`threadID`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                thread_id: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    thread_id: thread_id.into(),
                 }
             }
         }
@@ -16748,6 +18063,19 @@ Available methods:
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`query`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(query: impl ::std::convert::Into<::std::string::String>) -> Self {
+                Self {
+                    fields: ::std::default::Default::default(),
+                    order: ::std::default::Default::default(),
+                    page: ::std::default::Default::default(),
+                    per_page: ::std::default::Default::default(),
+                    sort: ::std::default::Default::default(),
+                    query: query.into(),
+                }
+            }
+        }
     }
     /// Types and constants of the tool `search_commits`.
     pub mod search_commits {
@@ -16938,6 +18266,18 @@ Available methods:
             impl From<String> for ConversionError {
                 fn from(value: String) -> Self {
                     Self(value.into())
+                }
+            }
+        }
+        impl Args {
+            /// The required arguments (`query`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(query: impl ::std::convert::Into<::std::string::String>) -> Self {
+                Self {
+                    order: ::std::default::Default::default(),
+                    page: ::std::default::Default::default(),
+                    per_page: ::std::default::Default::default(),
+                    sort: ::std::default::Default::default(),
+                    query: query.into(),
                 }
             }
         }
@@ -17323,6 +18663,21 @@ Available methods:
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`query`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(query: impl ::std::convert::Into<::std::string::String>) -> Self {
+                Self {
+                    fields: ::std::default::Default::default(),
+                    order: ::std::default::Default::default(),
+                    owner: ::std::default::Default::default(),
+                    page: ::std::default::Default::default(),
+                    per_page: ::std::default::Default::default(),
+                    repo: ::std::default::Default::default(),
+                    sort: ::std::default::Default::default(),
+                    query: query.into(),
+                }
+            }
+        }
     }
     /// Types and constants of the tool `search_orgs`.
     pub mod search_orgs {
@@ -17517,6 +18872,18 @@ Available methods:
             impl From<String> for ConversionError {
                 fn from(value: String) -> Self {
                     Self(value.into())
+                }
+            }
+        }
+        impl Args {
+            /// The required arguments (`query`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(query: impl ::std::convert::Into<::std::string::String>) -> Self {
+                Self {
+                    order: ::std::default::Default::default(),
+                    page: ::std::default::Default::default(),
+                    per_page: ::std::default::Default::default(),
+                    sort: ::std::default::Default::default(),
+                    query: query.into(),
                 }
             }
         }
@@ -17894,6 +19261,21 @@ Available methods:
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`query`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(query: impl ::std::convert::Into<::std::string::String>) -> Self {
+                Self {
+                    fields: ::std::default::Default::default(),
+                    order: ::std::default::Default::default(),
+                    owner: ::std::default::Default::default(),
+                    page: ::std::default::Default::default(),
+                    per_page: ::std::default::Default::default(),
+                    repo: ::std::default::Default::default(),
+                    sort: ::std::default::Default::default(),
+                    query: query.into(),
+                }
+            }
+        }
     }
     /// Types and constants of the tool `search_repositories`.
     pub mod search_repositories {
@@ -18100,6 +19482,19 @@ Default: `true`.*/
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`query`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(query: impl ::std::convert::Into<::std::string::String>) -> Self {
+                Self {
+                    minimal_output: ::std::default::Default::default(),
+                    order: ::std::default::Default::default(),
+                    page: ::std::default::Default::default(),
+                    per_page: ::std::default::Default::default(),
+                    sort: ::std::default::Default::default(),
+                    query: query.into(),
+                }
+            }
+        }
     }
     /// Types and constants of the tool `search_users`.
     pub mod search_users {
@@ -18297,6 +19692,18 @@ Default: `true`.*/
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`query`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(query: impl ::std::convert::Into<::std::string::String>) -> Self {
+                Self {
+                    order: ::std::default::Default::default(),
+                    page: ::std::default::Default::default(),
+                    per_page: ::std::default::Default::default(),
+                    sort: ::std::default::Default::default(),
+                    query: query.into(),
+                }
+            }
+        }
     }
     /// Types and constants of the tool `set_issue_fields`.
     pub mod set_issue_fields {
@@ -18467,6 +19874,22 @@ Default: `true`.*/
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`owner`, `repo`, `issue_number`, `fields`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                issue_number: f64,
+                fields: ::std::vec::Vec<ArgsFieldsItem>,
+            ) -> Self {
+                Self {
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    issue_number,
+                    fields,
+                }
+            }
+        }
     }
     /// Types and constants of the tool `star_repository`.
     pub mod star_repository {
@@ -18532,6 +19955,18 @@ Default: `true`.*/
             impl From<String> for ConversionError {
                 fn from(value: String) -> Self {
                     Self(value.into())
+                }
+            }
+        }
+        impl Args {
+            /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    owner: owner.into(),
+                    repo: repo.into(),
                 }
             }
         }
@@ -18621,6 +20056,27 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             impl From<String> for ConversionError {
                 fn from(value: String) -> Self {
                     Self(value.into())
+                }
+            }
+        }
+        impl Args {
+            /// The required arguments (`method`, `owner`, `repo`, `issue_number`, `sub_issue_id`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                method: impl ::std::convert::Into<::std::string::String>,
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                issue_number: f64,
+                sub_issue_id: f64,
+            ) -> Self {
+                Self {
+                    after_id: ::std::default::Default::default(),
+                    before_id: ::std::default::Default::default(),
+                    replace_parent: ::std::default::Default::default(),
+                    method: method.into(),
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    issue_number,
+                    sub_issue_id,
                 }
             }
         }
@@ -18757,6 +20213,23 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             impl From<String> for ConversionError {
                 fn from(value: String) -> Self {
                     Self(value.into())
+                }
+            }
+        }
+        impl Args {
+            /// The required arguments (`owner`, `repo`, `pullNumber`, `event`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                pull_number: f64,
+                event: ArgsEvent,
+            ) -> Self {
+                Self {
+                    body: ::std::default::Default::default(),
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    pull_number,
+                    event,
                 }
             }
         }
@@ -18907,6 +20380,19 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`method`, `owner`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                method: ArgsMethod,
+                owner: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    repo: ::std::default::Default::default(),
+                    method,
+                    owner: owner.into(),
+                }
+            }
+        }
     }
     /// Types and constants of the tool `unresolve_review_thread`.
     pub mod unresolve_review_thread {
@@ -18971,6 +20457,16 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             impl From<String> for ConversionError {
                 fn from(value: String) -> Self {
                     Self(value.into())
+                }
+            }
+        }
+        impl Args {
+            /// The required arguments (`threadID`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                thread_id: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    thread_id: thread_id.into(),
                 }
             }
         }
@@ -19039,6 +20535,18 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             impl From<String> for ConversionError {
                 fn from(value: String) -> Self {
                     Self(value.into())
+                }
+            }
+        }
+        impl Args {
+            /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    owner: owner.into(),
+                    repo: repo.into(),
                 }
             }
         }
@@ -19112,6 +20620,21 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             impl From<String> for ConversionError {
                 fn from(value: String) -> Self {
                     Self(value.into())
+                }
+            }
+        }
+        impl Args {
+            /// The required arguments (`gist_id`, `filename`, `content`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                gist_id: impl ::std::convert::Into<::std::string::String>,
+                filename: impl ::std::convert::Into<::std::string::String>,
+                content: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    description: ::std::default::Default::default(),
+                    gist_id: gist_id.into(),
+                    filename: filename.into(),
+                    content: content.into(),
                 }
             }
         }
@@ -19274,6 +20797,22 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`owner`, `repo`, `issue_number`, `assignees`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                issue_number: f64,
+                assignees: ::std::vec::Vec<ArgsAssigneesItem>,
+            ) -> Self {
+                Self {
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    issue_number,
+                    assignees,
+                }
+            }
+        }
     }
     /// Types and constants of the tool `update_issue_body`.
     pub mod update_issue_body {
@@ -19343,6 +20882,22 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             impl From<String> for ConversionError {
                 fn from(value: String) -> Self {
                     Self(value.into())
+                }
+            }
+        }
+        impl Args {
+            /// The required arguments (`owner`, `repo`, `issue_number`, `body`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                issue_number: f64,
+                body: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    issue_number,
+                    body: body.into(),
                 }
             }
         }
@@ -19505,6 +21060,22 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`owner`, `repo`, `issue_number`, `labels`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                issue_number: f64,
+                labels: ::std::vec::Vec<ArgsLabelsItem>,
+            ) -> Self {
+                Self {
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    issue_number,
+                    labels,
+                }
+            }
+        }
     }
     /// Types and constants of the tool `update_issue_milestone`.
     pub mod update_issue_milestone {
@@ -19574,6 +21145,22 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             impl From<String> for ConversionError {
                 fn from(value: String) -> Self {
                     Self(value.into())
+                }
+            }
+        }
+        impl Args {
+            /// The required arguments (`owner`, `repo`, `issue_number`, `milestone`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                issue_number: f64,
+                milestone: u64,
+            ) -> Self {
+                Self {
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    issue_number,
+                    milestone,
                 }
             }
         }
@@ -19840,6 +21427,27 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`owner`, `repo`, `issue_number`, `state`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                issue_number: f64,
+                state: ArgsState,
+            ) -> Self {
+                Self {
+                    confidence: ::std::default::Default::default(),
+                    duplicate_of: ::std::default::Default::default(),
+                    is_suggestion: ::std::default::Default::default(),
+                    rationale: ::std::default::Default::default(),
+                    state_reason: ::std::default::Default::default(),
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    issue_number,
+                    state,
+                }
+            }
+        }
     }
     /// Types and constants of the tool `update_issue_title`.
     pub mod update_issue_title {
@@ -19909,6 +21517,22 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             impl From<String> for ConversionError {
                 fn from(value: String) -> Self {
                     Self(value.into())
+                }
+            }
+        }
+        impl Args {
+            /// The required arguments (`owner`, `repo`, `issue_number`, `title`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                issue_number: f64,
+                title: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    issue_number,
+                    title: title.into(),
                 }
             }
         }
@@ -20051,6 +21675,25 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             impl From<String> for ConversionError {
                 fn from(value: String) -> Self {
                     Self(value.into())
+                }
+            }
+        }
+        impl Args {
+            /// The required arguments (`owner`, `repo`, `issue_number`, `issue_type`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                issue_number: f64,
+                issue_type: ::std::option::Option<::std::string::String>,
+            ) -> Self {
+                Self {
+                    confidence: ::std::default::Default::default(),
+                    is_suggestion: ::std::default::Default::default(),
+                    rationale: ::std::default::Default::default(),
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    issue_number,
+                    issue_type,
                 }
             }
         }
@@ -20202,6 +21845,27 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`owner`, `repo`, `pullNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                pull_number: f64,
+            ) -> Self {
+                Self {
+                    base: ::std::default::Default::default(),
+                    body: ::std::default::Default::default(),
+                    draft: ::std::default::Default::default(),
+                    maintainer_can_modify: ::std::default::Default::default(),
+                    reviewers: ::std::default::Default::default(),
+                    state: ::std::default::Default::default(),
+                    title: ::std::default::Default::default(),
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    pull_number,
+                }
+            }
+        }
     }
     /// Types and constants of the tool `update_pull_request_body`.
     pub mod update_pull_request_body {
@@ -20272,6 +21936,22 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             impl From<String> for ConversionError {
                 fn from(value: String) -> Self {
                     Self(value.into())
+                }
+            }
+        }
+        impl Args {
+            /// The required arguments (`owner`, `repo`, `pullNumber`, `body`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                pull_number: f64,
+                body: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    pull_number,
+                    body: body.into(),
                 }
             }
         }
@@ -20352,6 +22032,21 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`owner`, `repo`, `pullNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                pull_number: f64,
+            ) -> Self {
+                Self {
+                    expected_head_sha: ::std::default::Default::default(),
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    pull_number,
+                }
+            }
+        }
     }
     /// Types and constants of the tool `update_pull_request_draft_state`.
     pub mod update_pull_request_draft_state {
@@ -20422,6 +22117,22 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             impl From<String> for ConversionError {
                 fn from(value: String) -> Self {
                     Self(value.into())
+                }
+            }
+        }
+        impl Args {
+            /// The required arguments (`owner`, `repo`, `pullNumber`, `draft`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                pull_number: f64,
+                draft: bool,
+            ) -> Self {
+                Self {
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    pull_number,
+                    draft,
                 }
             }
         }
@@ -20554,6 +22265,22 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`owner`, `repo`, `pullNumber`, `state`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                pull_number: f64,
+                state: ArgsState,
+            ) -> Self {
+                Self {
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    pull_number,
+                    state,
+                }
+            }
+        }
     }
     /// Types and constants of the tool `update_pull_request_title`.
     pub mod update_pull_request_title {
@@ -20624,6 +22351,22 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             impl From<String> for ConversionError {
                 fn from(value: String) -> Self {
                     Self(value.into())
+                }
+            }
+        }
+        impl Args {
+            /// The required arguments (`owner`, `repo`, `pullNumber`, `title`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                owner: impl ::std::convert::Into<::std::string::String>,
+                repo: impl ::std::convert::Into<::std::string::String>,
+                pull_number: f64,
+                title: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    owner: owner.into(),
+                    repo: repo.into(),
+                    pull_number,
+                    title: title.into(),
                 }
             }
         }

@@ -16,7 +16,7 @@
 pub mod names {
     /// SHA-256 of the canonical tool list of the fixture (all tools, before `only`/`skip`);
     /// the runtime compares it with the live server to detect drift.
-    pub const FIXTURE_HASH: &str = "3265e8f097ff0e89bee9514b507d8a021d9d7f8905c816c461922e4c8f5d21eb";
+    pub const FIXTURE_HASH: &str = "7050d755d5e5e9a4989fbbfd6b3eb074b87fddb92124c6d5a9ca4681dd909d79";
     /// The server alias.
     pub const ALIAS: &str = "names";
     /// Original names of the generated tools, in fixture order.
@@ -351,7 +351,7 @@ pub mod names {
                 rename = "perPage",
                 skip_serializing_if = "::std::option::Option::is_none"
             )]
-            pub per_page: ::std::option::Option<f64>,
+            pub per_page: ::std::option::Option<std::num::NonZeroU8>,
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub raw: ::std::option::Option<::std::string::String>,
             #[serde(
@@ -412,22 +412,43 @@ pub mod names {
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`type`, `repo-name`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                type_: impl ::std::convert::Into<::std::string::String>,
+                repo_name: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    box_: ::std::default::Default::default(),
+                    count: ::std::default::Default::default(),
+                    meta: ::std::default::Default::default(),
+                    per_page: ::std::default::Default::default(),
+                    raw: ::std::default::Default::default(),
+                    ref_: ::std::default::Default::default(),
+                    self_: ::std::default::Default::default(),
+                    static_: ::std::default::Default::default(),
+                    timestamp: ::std::default::Default::default(),
+                    type_: type_.into(),
+                    repo_name: repo_name.into(),
+                }
+            }
+        }
     }
     /// Types and constants of the tool `repo.list`.
     pub mod list_repos {
         /// The tool's name on the server.
         pub const NAME: &str = "repo.list";
         /// The tool's `inputSchema`, as the server sent it.
-        pub const INPUT_SCHEMA: &str = "{\"properties\":{\"owner\":{\"type\":\"string\"}},\"type\":\"object\"}";
+        pub const INPUT_SCHEMA: &str = "{\"properties\":{\"owner\":{\"type\":\"string\"},\"perPage\":{\"description\":\"Overridden by the glob `*.perPage`.\",\"type\":\"number\"}},\"type\":\"object\"}";
         /// The tool's `outputSchema`, as the server sent it.
         pub const OUTPUT_SCHEMA: ::core::option::Option<&str> = ::core::option::Option::None;
         /// The tool's OpenAI function name (`mcp_<alias>_<tool>`, sanitized, ≤ 64 chars).
         pub const OPENAI_NAME: &str = "mcp_names_repo_list";
         /// OpenAI function-call definition (non-strict).
-        pub const OPENAI_FUNCTION: &str = "{\"function\":{\"description\":\"Dotted name, renamed to `list_repos`.\",\"name\":\"mcp_names_repo_list\",\"parameters\":{\"properties\":{\"owner\":{\"type\":\"string\"}},\"type\":\"object\"}},\"type\":\"function\"}";
+        pub const OPENAI_FUNCTION: &str = "{\"function\":{\"description\":\"Dotted name, renamed to `list_repos`.\",\"name\":\"mcp_names_repo_list\",\"parameters\":{\"properties\":{\"owner\":{\"type\":\"string\"},\"perPage\":{\"description\":\"Overridden by the glob `*.perPage`.\",\"type\":\"number\"}},\"type\":\"object\"}},\"type\":\"function\"}";
         /// OpenAI function-call definition with `strict: true`, when the schema allows it.
         pub const OPENAI_FUNCTION_STRICT: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "{\"function\":{\"description\":\"Dotted name, renamed to `list_repos`.\",\"name\":\"mcp_names_repo_list\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"owner\":{\"type\":[\"string\",\"null\"]}},\"required\":[\"owner\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
+            "{\"function\":{\"description\":\"Dotted name, renamed to `list_repos`.\",\"name\":\"mcp_names_repo_list\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"owner\":{\"type\":[\"string\",\"null\"]},\"perPage\":{\"description\":\"Overridden by the glob `*.perPage`.\",\"type\":[\"number\",\"null\"]}},\"required\":[\"owner\",\"perPage\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
         );
         /// Why there is no strict definition.
         pub const OPENAI_STRICT_UNAVAILABLE: ::core::option::Option<&str> = ::core::option::Option::None;
@@ -446,6 +467,12 @@ pub mod names {
         pub struct Args {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub owner: ::std::option::Option<::std::string::String>,
+            ///Overridden by the glob `*.perPage`.
+            #[serde(
+                rename = "perPage",
+                skip_serializing_if = "::std::option::Option::is_none"
+            )]
+            pub per_page: ::std::option::Option<std::num::NonZeroU8>,
         }
         /// Error types.
         pub mod error {
@@ -542,6 +569,12 @@ pub mod names {
                 fn from(value: String) -> Self {
                     Self(value.into())
                 }
+            }
+        }
+        impl Args {
+            /// The required arguments (`text`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(text: impl ::std::convert::Into<::std::string::String>) -> Self {
+                Self { text: text.into() }
             }
         }
     }
@@ -701,6 +734,17 @@ pub mod names {
             impl From<String> for ConversionError {
                 fn from(value: String) -> Self {
                     Self(value.into())
+                }
+            }
+        }
+        impl Args {
+            /// The required arguments (`fooBar`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                foo_bar_camel: impl ::std::convert::Into<::std::string::String>,
+            ) -> Self {
+                Self {
+                    foo_bar: ::std::default::Default::default(),
+                    foo_bar_camel: foo_bar_camel.into(),
                 }
             }
         }

@@ -203,6 +203,25 @@ pub mod nullable {
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`id`, `must_send`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                id: u64,
+                must_send: ::std::option::Option<::std::string::String>,
+            ) -> Self {
+                Self {
+                    fastmcp: ::std::default::Default::default(),
+                    labels: ::std::default::Default::default(),
+                    milestone: ::std::default::Default::default(),
+                    object_or_null: ::std::default::Default::default(),
+                    pydantic: ::std::default::Default::default(),
+                    tags: ::std::default::Default::default(),
+                    type_array: ::std::default::Default::default(),
+                    id,
+                    must_send,
+                }
+            }
+        }
     }
     /// Typed arguments of the server's prompts (`prompts/get`), as recorded in the
     /// fixture; call them through [`super::Client::prompts`].

@@ -284,6 +284,12 @@ pub mod outputs {
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`city`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(city: impl ::std::convert::Into<::std::string::String>) -> Self {
+                Self { city: city.into() }
+            }
+        }
         /// Types of the tool's structured result (`outputSchema`).
         pub mod output {
             ///Structured result of the tool `get_weather`.

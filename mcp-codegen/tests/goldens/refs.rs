@@ -290,6 +290,15 @@ pub mod refs {
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`item`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(item: Item) -> Self {
+                Self {
+                    items: ::std::default::Default::default(),
+                    item,
+                }
+            }
+        }
     }
     /// Types and constants of the tool `second`.
     pub mod second {
@@ -453,6 +462,16 @@ pub mod refs {
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`from`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(from: FromDef) -> Self {
+                Self {
+                    to: ::std::default::Default::default(),
+                    via: ::std::default::Default::default(),
+                    from,
+                }
+            }
+        }
     }
     /// Types and constants of the tool `tree`.
     pub mod tree {
@@ -533,6 +552,16 @@ pub mod refs {
             impl From<String> for ConversionError {
                 fn from(value: String) -> Self {
                     Self(value.into())
+                }
+            }
+        }
+        impl Args {
+            /// The required arguments (`label`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(label: impl ::std::convert::Into<::std::string::String>) -> Self {
+                Self {
+                    children: ::std::default::Default::default(),
+                    meta: ::std::default::Default::default(),
+                    label: label.into(),
                 }
             }
         }

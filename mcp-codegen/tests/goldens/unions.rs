@@ -476,6 +476,18 @@ pub mod unions {
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`field`, `direction`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(
+                field: impl ::std::convert::Into<::std::string::String>,
+                direction: ArgsDirection,
+            ) -> Self {
+                Self {
+                    field: field.into(),
+                    direction,
+                }
+            }
+        }
     }
     /// Types and constants of the tool `scalars`.
     pub mod scalars {
@@ -1131,6 +1143,15 @@ pub mod unions {
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`cursor`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(cursor: ::std::option::Option<ArgsCursor>) -> Self {
+                Self {
+                    page: ::std::default::Default::default(),
+                    cursor,
+                }
+            }
+        }
     }
     /// Types and constants of the tool `scalar_or_objects`.
     pub mod scalar_or_objects {
@@ -1233,6 +1254,12 @@ pub mod unions {
                 fn from(value: String) -> Self {
                     Self(value.into())
                 }
+            }
+        }
+        impl Args {
+            /// The required arguments (`target`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(target: ArgsTarget) -> Self {
+                Self { target }
             }
         }
     }
@@ -1434,6 +1461,12 @@ pub mod unions {
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`content`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(content: ::std::vec::Vec<ArgsContentItem>) -> Self {
+                Self { content }
+            }
+        }
     }
     /// Types and constants of the tool `unique_property`.
     pub mod unique_property {
@@ -1522,6 +1555,12 @@ pub mod unions {
                 }
             }
         }
+        impl Args {
+            /// The required arguments (`item`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(item: ArgsItem) -> Self {
+                Self { item }
+            }
+        }
     }
     /// Types and constants of the tool `titled`.
     pub mod titled {
@@ -1607,6 +1646,12 @@ pub mod unions {
                 fn from(value: String) -> Self {
                     Self(value.into())
                 }
+            }
+        }
+        impl Args {
+            /// The required arguments (`who`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
+            pub fn new(who: ArgsWho) -> Self {
+                Self { who }
             }
         }
     }

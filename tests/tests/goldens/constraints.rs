@@ -19,9 +19,22 @@ fn main() {
         zod_int: Some(-5),
         offset: Some(0),
         ratio: Some(0.5),
+        // `number` with an integral `multipleOf`: every allowed value is whole.
+        count: Some(3u64),
+        step: Some(Some(-10i64)),
+        half: Some(2.5f64),
         small: Some(7),
     };
     roundtrip::check(formats::NAME, formats::INPUT_SCHEMA, &f);
+    // `Args::new` takes the required arguments; the rest by struct update.
+    let g = formats::Args {
+        page: Some(2),
+        ..formats::Args::new("2024-05-01T12:00:00Z")
+    };
+    assert_eq!(
+        roundtrip::check(formats::NAME, formats::INPUT_SCHEMA, &g),
+        json!({"when": "2024-05-01T12:00:00Z", "page": 2})
+    );
     // What the types do not enforce (documented): the server's bounds.
     roundtrip::rejects(formats::INPUT_SCHEMA, json!({"when": "x", "page": 0}));
 

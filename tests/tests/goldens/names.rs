@@ -17,14 +17,28 @@ fn main() {
         meta: Some("m".into()),
         timestamp: Some("t".into()),
         repo_name: "r".into(),
-        per_page: None,
+        // `types = { "*.perPage" = "std::num::NonZeroU8" }`: a glob key and a full path.
+        per_page: std::num::NonZeroU8::new(50),
         count: Some(3u32),
     };
     let v = roundtrip::check(create_issue::NAME, create_issue::INPUT_SCHEMA, &args);
     assert_eq!(
         v,
-        json!({"type": "bug", "ref": "main", "static": true, "$meta": "m", "@timestamp": "t", "repo-name": "r", "count": 3})
+        json!({"type": "bug", "ref": "main", "static": true, "$meta": "m", "@timestamp": "t", "repo-name": "r", "perPage": 50, "count": 3})
     );
+    let args = names::list_repos::Args {
+        per_page: std::num::NonZeroU8::new(7),
+        ..Default::default()
+    };
+    let v = roundtrip::check(names::list_repos::NAME, names::list_repos::INPUT_SCHEMA, &args);
+    assert_eq!(v, json!({"perPage": 7}));
+    // `Args::new` takes the required arguments, in the schema's order.
+    let args = create_issue::Args {
+        ref_: Some("dev".into()),
+        ..create_issue::Args::new("bug", "r")
+    };
+    let v = roundtrip::check(create_issue::NAME, create_issue::INPUT_SCHEMA, &args);
+    assert_eq!(v, json!({"type": "bug", "repo-name": "r", "ref": "dev"}));
 
     let args = collide::Args {
         foo_bar_camel: "a".into(),
