@@ -15,6 +15,8 @@
 
 use serde_json::{Map, Number, Value, json};
 
+use crate::schema::is_annotation;
+
 /// How many instances, and how deep.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Options {
@@ -120,10 +122,17 @@ impl<'a> Gen<'a> {
             return self.variants(&merged, depth + 1);
         }
         if let Some(c) = obj.get("const") {
-            return vec![c.clone()];
+            return vec![c.clone()]
+                .into_iter()
+                .filter(|v| type_allows(obj, v))
+                .collect();
         }
         if let Some(Value::Array(values)) = obj.get("enum") {
-            return values.clone();
+            return values
+                .iter()
+                .filter(|v| type_allows(obj, v))
+                .cloned()
+                .collect();
         }
         for key in ["anyOf", "oneOf"] {
             if let Some(Value::Array(branches)) = obj.get(key) {
@@ -178,15 +187,7 @@ impl<'a> Gen<'a> {
     }
 
     fn resolve(&self, r: &str) -> Option<&'a Value> {
-        let pointer = r.strip_prefix('#')?;
-        if pointer.is_empty() {
-            return Some(self.root);
-        }
-        if pointer.starts_with('/') {
-            let decoded = pointer.replace("%25", "%");
-            return self.root.pointer(&decoded);
-        }
-        find_anchor(self.root, pointer, 0)
+        crate::schema::resolve_local(self.root, r)
     }
 
     fn typed(&mut self, t: &str, obj: &Map<String, Value>, depth: usize) -> Vec<Value> {
@@ -419,26 +420,23 @@ fn any_values() -> Vec<Value> {
     ]
 }
 
-/// Keywords that do not constrain values (annotations, identifiers, definitions, `x-…`
-/// extensions).
-pub(crate) fn is_annotation(key: &str) -> bool {
-    key.starts_with("x-")
-        || matches!(
-            key,
-            "description"
-                | "title"
-                | "default"
-                | "examples"
-                | "$comment"
-                | "deprecated"
-                | "readOnly"
-                | "writeOnly"
-                | "$schema"
-                | "$id"
-                | "$defs"
-                | "definitions"
-                | "markdownDescription"
-        )
+/// Whether `value` has one of the schema's `type`s (any value when it has none).
+fn type_allows(obj: &Map<String, Value>, value: &Value) -> bool {
+    let allows = |t: &str| match (t, value) {
+        ("null", Value::Null)
+        | ("boolean", Value::Bool(_))
+        | ("number", Value::Number(_))
+        | ("string", Value::String(_))
+        | ("array", Value::Array(_))
+        | ("object", Value::Object(_)) => true,
+        ("integer", Value::Number(n)) => n.as_f64().is_some_and(|f| f.fract() == 0.0),
+        _ => false,
+    };
+    match obj.get("type") {
+        Some(Value::String(t)) => allows(t),
+        Some(Value::Array(types)) => types.iter().filter_map(Value::as_str).any(allows),
+        _ => true,
+    }
 }
 
 /// The type a schema without `type` implies by its keywords.
@@ -471,6 +469,12 @@ fn infer_type(obj: &Map<String, Value>) -> Option<&'static str> {
 /// `a` and `b` as one schema: properties and `required` united, `type` intersected, other
 /// keywords of `b` over `a`'s.
 fn merge(a: &Value, b: &Value) -> Value {
+    match (a, b) {
+        (Value::Bool(false), _) | (_, Value::Bool(false)) => return Value::Bool(false),
+        (Value::Bool(true), _) => return b.clone(),
+        (_, Value::Bool(true)) => return a.clone(),
+        _ => {}
+    }
     let (Some(a), Some(b)) = (a.as_object(), b.as_object()) else {
         return if b.is_object() { b.clone() } else { a.clone() };
     };
@@ -568,23 +572,6 @@ fn dedupe(values: &mut Vec<Value>) {
             true
         }
     });
-}
-
-/// The sub-schema with `"$anchor": anchor`.
-fn find_anchor<'v>(schema: &'v Value, anchor: &str, depth: usize) -> Option<&'v Value> {
-    if depth > 32 {
-        return None;
-    }
-    match schema {
-        Value::Object(map) => {
-            if map.get("$anchor").and_then(Value::as_str) == Some(anchor) {
-                return Some(schema);
-            }
-            map.values().find_map(|v| find_anchor(v, anchor, depth + 1))
-        }
-        Value::Array(items) => items.iter().find_map(|v| find_anchor(v, anchor, depth + 1)),
-        _ => None,
-    }
 }
 
 /// String variants: the format's or pattern's example, fitted to the length bounds.

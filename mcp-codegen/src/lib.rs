@@ -19,6 +19,10 @@
 //!   `expand_to_string` formats it;
 //! * `verify` — the per-fixture report behind the `verify` command.
 //!
+//! With the default feature `oracle` (`jsonschema`): `instances` (valid instances of a
+//! schema) and `oracle` (is a generated type faithful to its schema?), behind
+//! `verify --deep`.
+//!
 //! Internally, `normalize` rewrites each schema into what typify 0.8 handles, the
 //! `typify_driver` (the only module calling typify) converts it inside `catch_unwind`, and
 //! `tokens` rewrites the result so it needs only `mcp-runtime`.
@@ -29,6 +33,7 @@ pub mod diff;
 pub mod emit;
 mod error;
 pub mod fixture;
+#[cfg(feature = "oracle")]
 pub mod instances;
 pub mod naming;
 #[cfg(feature = "generate")]
@@ -39,6 +44,8 @@ pub mod oracle;
 pub mod project;
 #[cfg(feature = "generate")]
 mod prompts;
+#[cfg(any(feature = "generate", feature = "oracle"))]
+mod schema;
 #[cfg(feature = "generate")]
 mod tokens;
 #[cfg(feature = "generate")]

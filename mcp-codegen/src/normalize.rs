@@ -29,7 +29,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{Map, Value, json};
 
 use crate::naming::typify_sanitize;
-use crate::openai::percent_decode;
+use crate::schema::{self, LIST_KEYWORDS, MAP_KEYWORDS, ONE_KEYWORDS, escape, for_each_child};
 
 /// Whether a schema describes a tool's arguments or its structured result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -182,59 +182,6 @@ pub(crate) fn normalize(
     })
 }
 
-// ---------------------------------------------------------------------------------------
-// Walking schema positions.
-
-/// Keywords whose value is a map of name → schema.
-const MAP_KEYWORDS: &[&str] = &[
-    "properties",
-    "patternProperties",
-    "$defs",
-    "definitions",
-    "dependentSchemas",
-];
-/// Keywords whose value is one schema.
-const ONE_KEYWORDS: &[&str] = &[
-    "additionalProperties",
-    "additionalItems",
-    "contains",
-    "propertyNames",
-    "not",
-    "if",
-    "then",
-    "else",
-    "unevaluatedItems",
-    "unevaluatedProperties",
-    "contentSchema",
-];
-/// Keywords whose value is a list of schemas.
-const LIST_KEYWORDS: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems"];
-
-/// Calls `f(pointer_suffix, subschema)` for every direct subschema of `schema`.
-fn for_each_child<'a>(schema: &'a Value, f: &mut dyn FnMut(String, &'a Value)) {
-    let Some(obj) = schema.as_object() else {
-        return;
-    };
-    for (key, value) in obj {
-        let k = key.as_str();
-        if MAP_KEYWORDS.contains(&k) {
-            if let Some(map) = value.as_object() {
-                for (name, sub) in map {
-                    f(format!("/{}/{}", escape(k), escape(name)), sub);
-                }
-            }
-        } else if ONE_KEYWORDS.contains(&k) || (k == "items" && !value.is_array()) {
-            f(format!("/{}", escape(k)), value);
-        } else if (LIST_KEYWORDS.contains(&k) || k == "items")
-            && let Some(list) = value.as_array()
-        {
-            for (i, sub) in list.iter().enumerate() {
-                f(format!("/{k}/{i}"), sub);
-            }
-        }
-    }
-}
-
 /// Mutable variant of [`for_each_child`].
 fn for_each_child_mut(schema: &mut Value, f: &mut dyn FnMut(String, &mut Value)) {
     let Some(obj) = schema.as_object_mut() else {
@@ -258,11 +205,6 @@ fn for_each_child_mut(schema: &mut Value, f: &mut dyn FnMut(String, &mut Value))
             }
         }
     }
-}
-
-/// JSON-pointer escaping of one segment.
-fn escape(segment: &str) -> String {
-    segment.replace('~', "~0").replace('/', "~1")
 }
 
 /// Every `$ref` string in schema positions, with the pointer of the schema holding it.
@@ -296,37 +238,18 @@ pub(crate) fn external_refs(schema: &Value) -> Vec<String> {
 // ---------------------------------------------------------------------------------------
 // Step: hoisting every reference target into one namespace.
 
-/// Finds the pointer of the subschema declaring `$anchor: name` (or draft-07 `$id: "#name"`).
-fn find_anchor(schema: &Value, name: &str) -> Option<String> {
-    fn go(v: &Value, at: String, name: &str) -> Option<String> {
-        let hit = v.get("$anchor").and_then(Value::as_str) == Some(name)
-            || v.get("$id").and_then(Value::as_str) == Some(&format!("#{name}"));
-        if hit {
-            return Some(at);
-        }
-        let mut found = None;
-        for_each_child(v, &mut |suffix, sub| {
-            if found.is_none() {
-                found = go(sub, format!("{at}{suffix}"), name);
-            }
-        });
-        found
-    }
-    go(schema, String::new(), name)
-}
-
 /// The JSON pointer a local `$ref` designates (`""` for the root).
 fn ref_target(schema: &Value, reference: &str) -> Result<String, String> {
-    let fragment = &reference[1..];
-    if fragment.is_empty() || fragment == "/" {
+    if reference.get(1..).is_some_and(|f| f.is_empty() || f == "/") {
         return Ok(String::new());
     }
-    let pointer = if fragment.starts_with('/') {
-        percent_decode(fragment)
-    } else {
-        find_anchor(schema, &percent_decode(fragment))
-            .ok_or_else(|| format!("$ref \"{reference}\" names an anchor that does not exist"))?
-    };
+    let pointer = schema::ref_pointer(schema, reference).ok_or_else(|| {
+        if reference.starts_with("#/") {
+            format!("$ref \"{reference}\" does not resolve in the tool's schema")
+        } else {
+            format!("$ref \"{reference}\" names an anchor that does not exist")
+        }
+    })?;
     match schema.pointer(&pointer) {
         Some(Value::Object(_) | Value::Bool(_)) => Ok(pointer),
         Some(_) => Err(format!("$ref \"{reference}\" does not point at a schema")),
@@ -1287,7 +1210,7 @@ const SYMBOL_WORDS: &[(char, &str)] = &[
 fn is_unconstrained(v: &Value) -> bool {
     match v {
         Value::Bool(true) => true,
-        Value::Object(m) => m.keys().all(|k| crate::instances::is_annotation(k)),
+        Value::Object(m) => m.keys().all(|k| crate::schema::is_annotation(k)),
         _ => false,
     }
 }

@@ -53,6 +53,12 @@ const MODERN: [&str; 5] = [
 impl Oracle {
     /// Builds the validators; `Err` when no draft accepts the schema.
     pub fn new(schema: &Value) -> Result<Self, String> {
+        if let Some(at) = crate::schema::same_value_cycle(schema) {
+            return Err(format!(
+                "the schema at {} refers to itself without reaching into the value (a `$ref` cycle through anyOf/allOf/oneOf/not): no validator can check it",
+                if at.is_empty() { "/" } else { &at }
+            ));
+        }
         let text = schema.to_string();
         let modern = MODERN.iter().any(|k| text.contains(k));
         let mut validators = Vec::new();
@@ -187,13 +193,7 @@ impl<'a> Compare<'a> {
             let Some(r) = schema.get("$ref").and_then(Value::as_str) else {
                 break;
             };
-            let target = match r.strip_prefix('#') {
-                Some("") => Some(self.root),
-                Some(p) if p.starts_with('/') => self.root.pointer(p),
-                Some(anchor) => find_anchor(self.root, anchor, 0),
-                None => None,
-            };
-            match target {
+            match crate::schema::resolve_local(self.root, r) {
                 Some(t) => schema = t,
                 None => break,
             }
@@ -271,23 +271,6 @@ impl<'a> Compare<'a> {
                 };
                 c.compare(&[], d, value).is_none()
             })
-    }
-}
-
-/// The sub-schema with `"$anchor": anchor`.
-fn find_anchor<'v>(schema: &'v Value, anchor: &str, depth: usize) -> Option<&'v Value> {
-    if depth > MAX_REF {
-        return None;
-    }
-    match schema {
-        Value::Object(map) => {
-            if map.get("$anchor").and_then(Value::as_str) == Some(anchor) {
-                return Some(schema);
-            }
-            map.values().find_map(|v| find_anchor(v, anchor, depth + 1))
-        }
-        Value::Array(items) => items.iter().find_map(|v| find_anchor(v, anchor, depth + 1)),
-        _ => None,
     }
 }
 

@@ -25,8 +25,8 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::instances::is_annotation;
 use crate::naming::typify_sanitize;
+use crate::schema::is_annotation;
 
 /// Key holding a branch's computed title until the branch's own cleaning has turned its
 /// original `title` into documentation; then it becomes the `title` typify reads.

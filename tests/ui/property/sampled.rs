@@ -23,8 +23,9 @@ fn main() {
         sample_1::z0_pmq_t_t_0uy_e_ifz::INPUT_SCHEMA,
         &[
             r#"{}"#,
-            r#"{"a b":null,"items":-4,"repo-name":["x","x"],"static":1}"#,
-            r#"{"a b":null,"items":false,"repo-name":["x","x"],"static":1}"#,
+            r#"{"a b":"text","items":-4,"repo-name":["text","Zoë \"quoted\" \\ text"],"static":206}"#,
+            r#"{"a b":1,"items":false,"repo-name":["Zoë \"quoted\" \\ text",""],"static":1}"#,
+            r#"{"a b":true,"items":-4,"repo-name":["","text"],"static":0}"#,
         ],
     );
     // sample_1: "1gD-_2-"
@@ -34,7 +35,9 @@ fn main() {
         sample_1::tool_1g_d_2::INPUT_SCHEMA,
         &[
             r#"{}"#,
+            r#"{"a":"text"}"#,
             r#"{"a":null}"#,
+            r#"{"a":1}"#,
         ],
     );
     // sample_1: "UTF-8"
@@ -43,8 +46,10 @@ fn main() {
         true,
         sample_1::utf_8::INPUT_SCHEMA,
         &[
-            r#"{"ref":[],"x-y":null}"#,
-            r#"{"Self":{"kind":"1","v":null},"ref":[1.5],"x-y":null}"#,
+            r#"{"ref":[],"x-y":"text"}"#,
+            r#"{"Self":{"kind":"1"},"ref":[],"x-y":"text"}"#,
+            r#"{"Self":{"kind":"1","v":null},"ref":[1],"x-y":1}"#,
+            r#"{"ref":[1],"x-y":1}"#,
         ],
     );
     // sample_1: "fl.qhZga7_"
@@ -54,7 +59,9 @@ fn main() {
         sample_1::fl_qh_zga7::INPUT_SCHEMA,
         &[
             r#"{}"#,
-            r#"{"a":[[["x","x"],"x"]]}"#,
+            r#"{"a":[]}"#,
+            r#"{"a":[[["text","Zoë \"quoted\" \\ text"],"text"]]}"#,
+            r#"{"a":[[["Zoë \"quoted\" \\ text",""],"Zoë \"quoted\" \\ text"]]}"#,
         ],
     );
     c.output::<sample_1::fl_qh_zga7::Output>(
@@ -64,7 +71,7 @@ fn main() {
             r#"{}"#,
             r#"{"a":936.8426059614044}"#,
             r#"{"a":{}}"#,
-            r#"{"a":null}"#,
+            r#"{"a":"text"}"#,
         ],
     );
     // sample_1: "new"
@@ -74,7 +81,9 @@ fn main() {
         sample_1::new_tool::INPUT_SCHEMA,
         &[
             r#"{}"#,
-            r#"{"a":[null,null]}"#,
+            r#"{"a":["text","text"]}"#,
+            r#"{"a":[1,1]}"#,
+            r#"{"a":[true,true]}"#,
         ],
     );
     c.output::<sample_1::new_tool::Output>(
@@ -82,7 +91,9 @@ fn main() {
         sample_1::new_tool::OUTPUT_SCHEMA,
         &[
             r#"{}"#,
-            r#"{"a":["x","x"]}"#,
+            r#"{"a":["text","Zoë \"quoted\" \\ text"]}"#,
+            r#"{"a":["Zoë \"quoted\" \\ text",""]}"#,
+            r#"{"a":["","text"]}"#,
         ],
     );
     // sample_1: "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
@@ -103,6 +114,7 @@ fn main() {
         &[
             r#"{}"#,
             r#"{"a":true}"#,
+            r#"{"a":false}"#,
         ],
     );
     c.output::<sample_1::y50_ia_b_8::Output>(
@@ -110,7 +122,9 @@ fn main() {
         sample_1::y50_ia_b_8::OUTPUT_SCHEMA,
         &[
             r#"{}"#,
-            r#"{"a":["x","x"]}"#,
+            r#"{"a":["text","Zoë \"quoted\" \\ text"]}"#,
+            r#"{"a":["Zoë \"quoted\" \\ text",""]}"#,
+            r#"{"a":["","text"]}"#,
         ],
     );
     // sample_2: ""
@@ -120,8 +134,9 @@ fn main() {
         sample_2::tool_::INPUT_SCHEMA,
         &[
             r#"{}"#,
-            r#"{"a":["x",{}]}"#,
-            r#"{"a":[null,{}]}"#,
+            r#"{"a":["text",{}]}"#,
+            r#"{"a":[null,{"extra_key":"text"}]}"#,
+            r#"{"a":["Zoë \"quoted\" \\ text",{"extra_key":"Zoë \"quoted\" \\ text"}]}"#,
         ],
     );
     c.output::<sample_2::tool_::Output>(
@@ -129,7 +144,9 @@ fn main() {
         sample_2::tool_::OUTPUT_SCHEMA,
         &[
             r#"{}"#,
-            r#"{"a":null}"#,
+            r#"{"a":"text"}"#,
+            r#"{"a":1}"#,
+            r#"{"a":true}"#,
         ],
     );
     // sample_2: "-1"
@@ -139,7 +156,9 @@ fn main() {
         sample_2::tool_1::INPUT_SCHEMA,
         &[
             r#"{}"#,
-            r#"{"a":["x","x"]}"#,
+            r#"{"a":["text","Zoë \"quoted\" \\ text"]}"#,
+            r#"{"a":["Zoë \"quoted\" \\ text",""]}"#,
+            r#"{"a":["","text"]}"#,
         ],
     );
     c.output::<sample_2::tool_1::Output>(
@@ -147,7 +166,9 @@ fn main() {
         sample_2::tool_1::OUTPUT_SCHEMA,
         &[
             r#"{}"#,
+            r#"{"a":"text"}"#,
             r#"{"a":null}"#,
+            r#"{"a":1}"#,
         ],
     );
     // sample_2: "53o.4"
@@ -175,7 +196,6 @@ fn main() {
         sample_2::new_tool::INPUT_SCHEMA,
         &[
             r#"{}"#,
-            r#"{"a":null}"#,
         ],
     );
     // sample_2: "rxOv19EX5A_.M"
@@ -186,7 +206,7 @@ fn main() {
         &[
             r#"{}"#,
             r#"{"a":true}"#,
-            r#"{"a":"x"}"#,
+            r#"{"a":"text"}"#,
             r#"{"a":1}"#,
         ],
     );
@@ -195,8 +215,9 @@ fn main() {
         sample_2::rx_ov19_ex5a_m::OUTPUT_SCHEMA,
         &[
             r#"{"kind":"Self"}"#,
-            r#"{"kind":"Self","v":[["abc"],"x"]}"#,
+            r#"{"kind":"Self","v":[[],"text"]}"#,
             r#"{"kind":"Self","v":[null,null]}"#,
+            r#"{"kind":"Self","v":[["a"],"Zoë \"quoted\" \\ text"]}"#,
         ],
     );
     // sample_2: "x'y"
@@ -206,7 +227,8 @@ fn main() {
         sample_2::x_y::INPUT_SCHEMA,
         &[
             r#"{}"#,
-            r#"{"a":["127.0.0.1"]}"#,
+            r#"{"a":[]}"#,
+            r#"{"a":["192.0.2.1"]}"#,
         ],
     );
     // sample_2: "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
@@ -216,7 +238,9 @@ fn main() {
         sample_2::xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx::INPUT_SCHEMA,
         &[
             r#"{}"#,
-            r#"{"a":null}"#,
+            r#"{"a":"text"}"#,
+            r#"{"a":1}"#,
+            r#"{"a":true}"#,
         ],
     );
     // sample_3: "A"
@@ -226,7 +250,6 @@ fn main() {
         sample_3::a::INPUT_SCHEMA,
         &[
             r#"{}"#,
-            r#"{"a":true}"#,
         ],
     );
     c.output::<sample_3::a::Output>(
@@ -234,7 +257,7 @@ fn main() {
         sample_3::a::OUTPUT_SCHEMA,
         &[
             r#"{}"#,
-            r#"{"a":"x"}"#,
+            r#"{"a":"text"}"#,
         ],
     );
     // sample_3: "QmABwqSOwQUDdhU--2h"
@@ -244,7 +267,9 @@ fn main() {
         sample_3::qm_a_bwq_s_ow_qu_ddh_u_2h::INPUT_SCHEMA,
         &[
             r#"{}"#,
+            r#"{"a":[]}"#,
             r#"{"a":[true]}"#,
+            r#"{"a":[false]}"#,
         ],
     );
     // sample_3: "n-l-J_.0OAw"
@@ -255,7 +280,7 @@ fn main() {
         &[
             r#"{}"#,
             r#"{"a":true}"#,
-            r#"{"a":"x"}"#,
+            r#"{"a":"text"}"#,
             r#"{"a":1}"#,
         ],
     );
@@ -264,9 +289,9 @@ fn main() {
         sample_3::n_l_j_0o_aw::OUTPUT_SCHEMA,
         &[
             r#"{}"#,
-            r#"{"a":1}"#,
-            r#"{"a":null}"#,
-            r#"{"a":{"kind":"+1","v":{}}}"#,
+            r#"{"a":-2}"#,
+            r#"{"a":"text"}"#,
+            r#"{"a":{"kind":"+1"}}"#,
         ],
     );
     // sample_3: "new"
@@ -275,10 +300,10 @@ fn main() {
         true,
         sample_3::new_tool::INPUT_SCHEMA,
         &[
-            r#"{"":true,"foo_bar":"x"}"#,
-            r#"{"":true,"a":null,"foo_bar":"x"}"#,
-            r#"{"":"x","foo_bar":"x"}"#,
-            r#"{"":"x","a":null,"foo_bar":"x"}"#,
+            r#"{"":true,"foo_bar":"text"}"#,
+            r#"{"":true,"a":null,"extra_key":"text","foo_bar":"text"}"#,
+            r#"{"":"text","a":null,"extra_key":1,"foo_bar":"Zoë \"quoted\" \\ text"}"#,
+            r#"{"":"text","foo_bar":"Zoë \"quoted\" \\ text"}"#,
         ],
     );
     c.output::<sample_3::new_tool::Output>(
@@ -286,7 +311,9 @@ fn main() {
         sample_3::new_tool::OUTPUT_SCHEMA,
         &[
             r#"{}"#,
-            r#"{"a":[[null],1.5]}"#,
+            r#"{"a":[[],1]}"#,
+            r#"{"a":[[],0]}"#,
+            r#"{"a":[[],42]}"#,
         ],
     );
     // sample_3: "null"
@@ -296,7 +323,9 @@ fn main() {
         sample_3::null::INPUT_SCHEMA,
         &[
             r#"{}"#,
-            r#"{"a":[1.5]}"#,
+            r#"{"a":[]}"#,
+            r#"{"a":[1]}"#,
+            r#"{"a":[0]}"#,
         ],
     );
     // sample_3: "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
@@ -315,7 +344,7 @@ fn main() {
         sample_3::zih_p_s_gr_u_l_p::INPUT_SCHEMA,
         &[
             r#"{}"#,
-            r#"{"a":"42"}"#,
+            r#"{"a":"0"}"#,
         ],
     );
     c.output::<sample_3::zih_p_s_gr_u_l_p::Output>(
@@ -323,7 +352,6 @@ fn main() {
         sample_3::zih_p_s_gr_u_l_p::OUTPUT_SCHEMA,
         &[
             r#"{}"#,
-            r#"{"a":["x","x"]}"#,
         ],
     );
     // sample_4: ".dSFBN2p-D.eMAuHOSm_"
@@ -333,6 +361,7 @@ fn main() {
         sample_4::d_sfbn2p_d_e_m_au_ho_sm::INPUT_SCHEMA,
         &[
             r#"{}"#,
+            r#"{"a":{}}"#,
             r#"{"a":null}"#,
         ],
     );
@@ -344,7 +373,8 @@ fn main() {
         &[
             r#"{}"#,
             r#"{"a":{}}"#,
-            r#"{"a":[null]}"#,
+            r#"{"a":["text"]}"#,
+            r#"{"a":[1]}"#,
         ],
     );
     // sample_4: "H_64"
@@ -354,7 +384,6 @@ fn main() {
         sample_4::h_64::INPUT_SCHEMA,
         &[
             r#"{}"#,
-            r#"{"a":null}"#,
         ],
     );
     // sample_4: "OMwX.ei1.UUI"
@@ -364,7 +393,9 @@ fn main() {
         sample_4::o_mw_x_ei1_uui::INPUT_SCHEMA,
         &[
             r#"{}"#,
-            r#"{"a":[{},null]}"#,
+            r#"{"a":[{},"text"]}"#,
+            r#"{"a":[{},1]}"#,
+            r#"{"a":[{},true]}"#,
         ],
     );
     // sample_4: "new"
@@ -374,7 +405,8 @@ fn main() {
         sample_4::new_tool::INPUT_SCHEMA,
         &[
             r#"{}"#,
-            r#"{"a":["x"]}"#,
+            r#"{"a":[]}"#,
+            r#"{"a":["text"]}"#,
         ],
     );
     c.output::<sample_4::new_tool::Output>(
@@ -382,7 +414,9 @@ fn main() {
         sample_4::new_tool::OUTPUT_SCHEMA,
         &[
             r#"{}"#,
-            r#"{"a":null}"#,
+            r#"{"a":"text"}"#,
+            r#"{"a":1}"#,
+            r#"{"a":true}"#,
         ],
     );
     // sample_4: "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
@@ -404,9 +438,9 @@ fn main() {
         sample_4::u00e9::INPUT_SCHEMA,
         &[
             r#"{}"#,
+            r#"{"a":[]}"#,
             r#"{"a":[976.4992363165044]}"#,
             r#"{"a":["A"]}"#,
-            r#"{"a":[-158.95463807185297]}"#,
         ],
     );
     c.output::<sample_4::u00e9::Output>(
@@ -414,7 +448,9 @@ fn main() {
         sample_4::u00e9::OUTPUT_SCHEMA,
         &[
             r#"{}"#,
-            r#"{"a":[1.5]}"#,
+            r#"{"a":[]}"#,
+            r#"{"a":[1]}"#,
+            r#"{"a":[0]}"#,
         ],
     );
     c.finish();
