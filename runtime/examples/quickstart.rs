@@ -41,12 +41,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let now = demo.server_time().await?;
     println!("server_time()         → {}", now.text());
 
-    // Structured output: typed from the tool's outputSchema.
+    // Structured output: typed from the tool's outputSchema. `Args::new` takes the required
+    // arguments; optional ones by struct update.
     let weather = demo
         .get_weather(demo::get_weather::Args {
-            city: "Lisbon".into(),
             days: Some(2),
-            units: None,
+            ..demo::get_weather::Args::new("Lisbon")
         })
         .await?;
     println!(

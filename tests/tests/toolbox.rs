@@ -467,6 +467,63 @@ async fn typed_and_untyped_servers_side_by_side() {
     .await;
 }
 
+/// A strict-mode model sends every property, the optional ones as `null`. Dispatch drops the
+/// nulls a schema does not allow (untyped servers) or decodes them as "left out" (typed
+/// servers, through the generated `Args`), so the server sees what it accepts; nulls a
+/// schema allows (`assignee: null`) reach it.
+#[tokio::test]
+async fn strict_mode_arguments_dispatch_to_typed_and_untyped_servers() {
+    limited(async {
+        let tb = Toolbox::from_servers(vec![
+            common::demo_config("demo"),
+            common::demo_config("untyped"),
+        ])
+        .add_typed("demo", DEMO_TYPED)
+        .connect()
+        .await
+        .expect("connect");
+        for server in ["demo", "untyped"] {
+            for (tool, args, want) in [
+                ("echo", r#"{"message": "hi", "repeat": null}"#, "hi"),
+                (
+                    "get_weather",
+                    r#"{"city": "Lisbon", "days": null, "units": null}"#,
+                    "Lisbon",
+                ),
+                (
+                    "create_issue",
+                    r#"{"repository": {"owner": "octo", "name": "r"}, "title": "Strict",
+                        "assignee": null, "body": null, "draft": null, "due_date": null,
+                        "labels": [{"name": "bug", "color": null}], "metadata": null,
+                        "milestone": null, "parent": null, "priority": null}"#,
+                    "octo/r",
+                ),
+                ("long_task", r#"{"steps": 1, "delay_ms": null}"#, ""),
+            ] {
+                let d = tb.call(&format!("mcp_{server}_{tool}"), args).await;
+                assert!(d.is_ok(), "{server}/{tool}: {}", d.text);
+                assert!(d.text.contains(want), "{server}/{tool}: {}", d.text);
+            }
+        }
+        // What is still wrong after the nulls are dropped is still rejected.
+        for server in ["demo", "untyped"] {
+            let d = tb
+                .call(
+                    &format!("mcp_{server}_echo"),
+                    r#"{"message": null, "repeat": null}"#,
+                )
+                .await;
+            assert_eq!(
+                d.error_kind(),
+                Some(ErrorKind::InvalidArguments),
+                "{server}: {}",
+                d.text
+            );
+        }
+    })
+    .await;
+}
+
 #[tokio::test]
 async fn agents_model_server_rules_routing_and_scope() {
     limited(async {
