@@ -140,12 +140,22 @@ fn plan_tool(alias: &str, tool: &mcp_codegen::fixture::Tool) -> ToolPlan {
                 continue;
             }
         };
-        let generated = instances::generate(schema, &options);
+        // Arguments are an object: an unconstrained input schema (`{}`, `true`) declares none.
+        let object = json!({"type": "object"});
+        let unconstrained = schema == &Value::Bool(true) || schema == &json!({});
+        let from = if side == Side::Input && unconstrained {
+            &object
+        } else {
+            schema
+        };
+        let generated = instances::generate(from, &options);
         let total = generated.instances.len();
         let mut first_invalid = None;
         let valid: Vec<Value> = generated
             .instances
             .into_iter()
+            // MCP arguments are a JSON object, whatever else the schema allows.
+            .filter(|i| side == Side::Output || i.is_object())
             .filter(|i| match oracle.validate(i) {
                 Ok(()) => true,
                 Err(p) => {
@@ -160,6 +170,9 @@ fn plan_tool(alias: &str, tool: &mcp_codegen::fixture::Tool) -> ToolPlan {
                 (None, Some(p)) => {
                     format!("none of the {total} generated instances is valid ({p})")
                 }
+                (None, None) if total > 0 => format!(
+                    "none of the {total} values the schema allows is a JSON object (MCP arguments are one)"
+                ),
                 (None, None) => "no instance could be generated".to_string(),
             };
             plan.skipped.push(format!("{}: {why}", side.as_str()));

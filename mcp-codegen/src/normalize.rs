@@ -23,6 +23,10 @@
 //! | integer bounds | `minimum ≥ 0` → `u64`, otherwise `i64`; never `NonZeroU64` (callers would need `NonZeroU64::new(…)` for every page number) |
 //! | optional array/map properties (arguments and results; a map is an object without properties) | `Option<Vec<_>>` / `Option<Map<_>>` so an empty list is a value, distinct from an absent one |
 //! | output schemas | `additionalProperties: false` removed (unknown fields allowed) |
+//! | `additionalProperties: {schema}` beside `properties` | typify's flattened `extra` map; a property whose field would be `extra` becomes `extra_property` |
+//! | `patternProperties` beside `properties` | their value schemas join `additionalProperties` (the flattened `extra` map carries those keys); alone, a map |
+//! | `number` with an integral `multipleOf` | `integer` (every allowed value is whole) |
+//! | unions (see `unions`) | untagged enums for unions with scalar or array branches; variants named by title, discriminator, unique property or type |
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -759,6 +763,7 @@ fn clean(v: &mut Value, at: &str, ctx: &mut Ctx, is_root: bool) {
     }
     let Some(obj) = v.as_object_mut() else { return };
     integral_numbers(obj);
+    pattern_properties(obj);
     drop_keywords(obj, at, ctx);
     annotations_to_docs(obj, is_root);
     if let Some(title) = obj.remove(crate::unions::VARIANT_TITLE) {
@@ -910,6 +915,34 @@ fn integer_bounds(obj: &mut Map<String, Value>) {
             obj.insert("minimum".into(), json!(0));
         }
     }
+}
+
+/// `patternProperties` beside declared `properties` → the values they allow kept in the
+/// flattened map of extra properties (`additionalProperties`), which typify types; alone
+/// they leave a map of JSON values. The key patterns are not checked by the types.
+fn pattern_properties(obj: &mut Map<String, Value>) {
+    let Some(Value::Object(patterns)) = obj.remove("patternProperties") else {
+        return;
+    };
+    let has_properties = obj
+        .get("properties")
+        .and_then(Value::as_object)
+        .is_some_and(|p| !p.is_empty());
+    if !has_properties || patterns.is_empty() {
+        return;
+    }
+    let mut branches: Vec<Value> = patterns.into_iter().map(|(_, s)| s).collect();
+    let extra = match obj.remove("additionalProperties") {
+        // Other keys are allowed too: any value.
+        None | Some(Value::Bool(true)) => json!({}),
+        Some(Value::Bool(false)) if branches.len() == 1 => branches.remove(0),
+        Some(Value::Bool(false)) => json!({ "anyOf": branches }),
+        Some(other) => {
+            branches.push(other);
+            json!({ "anyOf": branches })
+        }
+    };
+    obj.insert("additionalProperties".into(), extra);
 }
 
 /// `type: number` with an integral `multipleOf` → `type: integer`: every value it allows is
@@ -1077,16 +1110,22 @@ fn object_rules(obj: &mut Map<String, Value>, at: &str, ctx: &mut Ctx) {
     };
     let names: Vec<String> = props.keys().cloned().collect();
 
-    // typify puts a schema-typed `additionalProperties` into a flattened field `extra`.
+    // typify puts a schema-typed `additionalProperties` into a flattened field `extra`: a
+    // property of that Rust name becomes `extra_property` (its JSON name kept).
     let map_extra =
         matches!(obj.get("additionalProperties"), Some(Value::Object(m)) if !m.is_empty());
-    if map_extra && names.iter().any(|n| typify_sanitize(n, false) == "extra") {
-        obj.remove("additionalProperties");
-        ctx.warn(
-            at,
-            "additionalProperties dropped: a property is already named `extra`".into(),
-        );
+    if map_extra {
+        for name in names
+            .iter()
+            .filter(|n| typify_sanitize(n, false) == "extra")
+        {
+            rename_property(obj, ctx, name, "extra_property");
+        }
     }
+    let Some(Value::Object(props)) = obj.get("properties") else {
+        return;
+    };
+    let names: Vec<String> = props.keys().cloned().collect();
 
     if let Some(Value::Array(required)) = obj.get_mut("required") {
         let before = required.len();
@@ -1167,17 +1206,23 @@ fn symbolic_property_names(obj: &mut Map<String, Value>, ctx: &mut Ctx) {
         } else {
             words.join("_")
         };
-        let key = ctx.placeholder(&ident, &name);
-        if let Some(Value::Object(props)) = obj.get_mut("properties")
-            && let Some(schema) = props.remove(&name)
-        {
-            props.insert(key.clone(), schema);
-        }
-        if let Some(Value::Array(required)) = obj.get_mut("required") {
-            for r in required.iter_mut() {
-                if r == name.as_str() {
-                    *r = Value::String(key.clone());
-                }
+        rename_property(obj, ctx, &name, &ident);
+    }
+}
+
+/// Gives property `name` of `obj` the Rust field name `ident` (a placeholder key, restored to
+/// `name` after typify), in `properties` and `required`.
+fn rename_property(obj: &mut Map<String, Value>, ctx: &mut Ctx, name: &str, ident: &str) {
+    let key = ctx.placeholder(ident, name);
+    if let Some(Value::Object(props)) = obj.get_mut("properties")
+        && let Some(schema) = props.remove(name)
+    {
+        props.insert(key.clone(), schema);
+    }
+    if let Some(Value::Array(required)) = obj.get_mut("required") {
+        for r in required.iter_mut() {
+            if r == name {
+                *r = Value::String(key.clone());
             }
         }
     }

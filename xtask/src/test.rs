@@ -5,8 +5,9 @@
 //! 2. runs `cargo test --workspace` with the registry's environment set (and
 //!    `PROPTEST_CASES=10000`: the generator's property test sees 10 000 random schemas);
 //! 3. runs `verify --deep` (codegen, then the round-trip oracle; `mcp-bindgen-cli`) over
-//!    the committed fixtures, the property test's sample and, when present (required under
-//!    `CI=true`), GitHub's official server in `../shared/corpus/github-official`;
+//!    the committed fixtures, the property test's sample, the generator's edge-case fixtures
+//!    and, when present (required under `CI=true`), GitHub's official server in
+//!    `../shared/corpus/github-official`;
 //! 4. runs `snapshot --check --all-required` (`mcp-bindgen-cli`, as `cargo xtask snapshot`
 //!    runs it): every default server must reproduce its committed fixture byte for byte;
 //! 5. runs `cargo package` of `mcp-codegen`, `mcp-macros`, `mcp-runtime` and
@@ -40,6 +41,29 @@ fn corpus_fixture(
     let file = dir.join("github.json");
     let text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?;
     std::fs::write(&file, text).map_err(|e| format!("{}: {e}", file.display()))?;
+    Ok(dir)
+}
+
+/// The generator's hand-made edge-case fixtures (`mcp-codegen/tests/fixtures`) that generate
+/// without macro options (those with an `<name>.options.json` sidecar need them), copied to
+/// `target/corpus/edge-cases` for `verify --deep --fixtures`.
+fn edge_case_fixtures(root: &std::path::Path) -> Result<std::path::PathBuf, String> {
+    let from = root.join("mcp-codegen/tests/fixtures");
+    let dir = root.join("target/corpus/edge-cases");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let entries = std::fs::read_dir(&from).map_err(|e| format!("{}: {e}", from.display()))?;
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(stem) = name.strip_suffix(".json") else {
+            continue;
+        };
+        if stem.ends_with(".options") || from.join(format!("{stem}.options.json")).exists() {
+            continue;
+        }
+        std::fs::copy(&path, dir.join(&name)).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
     Ok(dir)
 }
 
@@ -120,6 +144,14 @@ pub fn run(args: &[String]) -> ExitCode {
             Some(root.join("tests/ui/property/fixtures")),
         ),
     ];
+    match edge_case_fixtures(&root) {
+        Ok(dir) => corpora.push(("the generator's edge cases", Some(dir))),
+        Err(e) => {
+            eprintln!("test: {e}");
+            failed += 1;
+            failures.push("verify --deep: the edge-case fixtures".into());
+        }
+    }
     if corpus.is_file() {
         match corpus_fixture(&root, &corpus) {
             Ok(dir) => corpora.push(("the GitHub corpus", Some(dir))),

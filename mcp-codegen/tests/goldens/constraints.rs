@@ -16,7 +16,7 @@
 pub mod constraints {
     /// SHA-256 of the canonical tool list of the fixture (all tools, before `only`/`skip`);
     /// the runtime compares it with the live server to detect drift.
-    pub const FIXTURE_HASH: &str = "575114a992a0f9e392fafd37b0dc0f24e6c295805bce5f274fce6075f15cea61";
+    pub const FIXTURE_HASH: &str = "9a21fd2323d71f827634b9828c6de01d0931e3d4ee48217d30e9defcab6c9823";
     /// The server alias.
     pub const ALIAS: &str = "constraints";
     /// Original names of the generated tools, in fixture order.
@@ -537,13 +537,13 @@ pub mod constraints {
         /// The tool's name on the server.
         pub const NAME: &str = "free_form";
         /// The tool's `inputSchema`, as the server sent it.
-        pub const INPUT_SCHEMA: &str = "{\"properties\":{\"data\":{},\"extra\":{\"additionalProperties\":true,\"type\":\"object\"},\"headers\":{\"additionalProperties\":{\"type\":\"string\"},\"propertyNames\":{\"pattern\":\"^[A-Za-z-]+$\"},\"type\":\"object\"},\"loose\":{\"type\":\"object\"},\"nested\":{\"additionalProperties\":{\"type\":\"integer\"},\"properties\":{\"extra\":{\"type\":\"string\"}},\"type\":\"object\"}},\"required\":[\"data\"],\"type\":\"object\"}";
+        pub const INPUT_SCHEMA: &str = "{\"properties\":{\"data\":{},\"env\":{\"patternProperties\":{\"^[A-Z_]+$\":{\"type\":\"string\"}},\"type\":\"object\"},\"extra\":{\"additionalProperties\":true,\"type\":\"object\"},\"headers\":{\"additionalProperties\":{\"type\":\"string\"},\"propertyNames\":{\"pattern\":\"^[A-Za-z-]+$\"},\"type\":\"object\"},\"labels\":{\"additionalProperties\":false,\"patternProperties\":{\"^x-\":{\"type\":\"string\"}},\"properties\":{\"name\":{\"type\":\"string\"}},\"type\":\"object\"},\"loose\":{\"type\":\"object\"},\"nested\":{\"additionalProperties\":{\"type\":\"integer\"},\"properties\":{\"extra\":{\"type\":\"string\"}},\"type\":\"object\"}},\"required\":[\"data\"],\"type\":\"object\"}";
         /// The tool's `outputSchema`, as the server sent it.
         pub const OUTPUT_SCHEMA: ::core::option::Option<&str> = ::core::option::Option::None;
         /// The tool's OpenAI function name (`mcp_<alias>_<tool>`, sanitized, ≤ 64 chars).
         pub const OPENAI_NAME: &str = "mcp_constraints_free_form";
         /// OpenAI function-call definition (non-strict).
-        pub const OPENAI_FUNCTION: &str = "{\"function\":{\"description\":\"Maps and any-JSON values.\",\"name\":\"mcp_constraints_free_form\",\"parameters\":{\"properties\":{\"data\":{},\"extra\":{\"additionalProperties\":true,\"type\":\"object\"},\"headers\":{\"additionalProperties\":{\"type\":\"string\"},\"propertyNames\":{\"pattern\":\"^[A-Za-z-]+$\"},\"type\":\"object\"},\"loose\":{\"type\":\"object\"},\"nested\":{\"additionalProperties\":{\"type\":\"integer\"},\"properties\":{\"extra\":{\"type\":\"string\"}},\"type\":\"object\"}},\"required\":[\"data\"],\"type\":\"object\"}},\"type\":\"function\"}";
+        pub const OPENAI_FUNCTION: &str = "{\"function\":{\"description\":\"Maps and any-JSON values.\",\"name\":\"mcp_constraints_free_form\",\"parameters\":{\"properties\":{\"data\":{},\"env\":{\"patternProperties\":{\"^[A-Z_]+$\":{\"type\":\"string\"}},\"type\":\"object\"},\"extra\":{\"additionalProperties\":true,\"type\":\"object\"},\"headers\":{\"additionalProperties\":{\"type\":\"string\"},\"propertyNames\":{\"pattern\":\"^[A-Za-z-]+$\"},\"type\":\"object\"},\"labels\":{\"additionalProperties\":false,\"patternProperties\":{\"^x-\":{\"type\":\"string\"}},\"properties\":{\"name\":{\"type\":\"string\"}},\"type\":\"object\"},\"loose\":{\"type\":\"object\"},\"nested\":{\"additionalProperties\":{\"type\":\"integer\"},\"properties\":{\"extra\":{\"type\":\"string\"}},\"type\":\"object\"}},\"required\":[\"data\"],\"type\":\"object\"}},\"type\":\"function\"}";
         /// OpenAI function-call definition with `strict: true`, when the schema allows it.
         pub const OPENAI_FUNCTION_STRICT: ::core::option::Option<&str> = ::core::option::Option::None;
         /// Why there is no strict definition.
@@ -564,6 +564,13 @@ pub mod constraints {
         pub struct Args {
             pub data: ::mcp_runtime::__private::serde_json::Value,
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+            pub env: ::std::option::Option<
+                ::mcp_runtime::__private::serde_json::Map<
+                    ::std::string::String,
+                    ::mcp_runtime::__private::serde_json::Value,
+                >,
+            >,
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub extra: ::std::option::Option<
                 ::mcp_runtime::__private::serde_json::Map<
                     ::std::string::String,
@@ -578,6 +585,8 @@ pub mod constraints {
                 >,
             >,
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+            pub labels: ::std::option::Option<ArgsLabels>,
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub loose: ::std::option::Option<
                 ::mcp_runtime::__private::serde_json::Map<
                     ::std::string::String,
@@ -587,19 +596,41 @@ pub mod constraints {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub nested: ::std::option::Option<ArgsNested>,
         }
+        ///`ArgsLabels`
+        #[derive(
+            ::mcp_runtime::__private::serde::Deserialize,
+            ::mcp_runtime::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(crate = "::mcp_runtime::__private::serde")]
+        pub struct ArgsLabels {
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+            pub name: ::std::option::Option<::std::string::String>,
+            #[serde(flatten)]
+            pub extra: ::std::collections::BTreeMap<
+                ::std::string::String,
+                ::std::string::String,
+            >,
+        }
         ///`ArgsNested`
         #[derive(
             ::mcp_runtime::__private::serde::Deserialize,
             ::mcp_runtime::__private::serde::Serialize,
             Clone,
             Debug,
-            Default,
             PartialEq
         )]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct ArgsNested {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub extra: ::std::option::Option<::std::string::String>,
+            #[serde(
+                rename = "extra",
+                skip_serializing_if = "::std::option::Option::is_none"
+            )]
+            pub extra_property: ::std::option::Option<::std::string::String>,
+            #[serde(flatten)]
+            pub extra: ::std::collections::BTreeMap<::std::string::String, i64>,
         }
         /// Error types.
         pub mod error {
@@ -637,8 +668,10 @@ pub mod constraints {
             /// The required arguments (`data`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(data: ::mcp_runtime::__private::serde_json::Value) -> Self {
                 Self {
+                    env: ::std::default::Default::default(),
                     extra: ::std::default::Default::default(),
                     headers: ::std::default::Default::default(),
+                    labels: ::std::default::Default::default(),
                     loose: ::std::default::Default::default(),
                     nested: ::std::default::Default::default(),
                     data,

@@ -70,9 +70,28 @@ fn main() {
         headers: Some(headers),
         extra: None,
         loose: None,
+        // A property named `extra` beside typify's flattened `extra` map.
         nested: Some(free_form::ArgsNested {
-            extra: Some("e".into()),
+            extra_property: Some("e".into()),
+            extra: [("k".to_string(), 7i64)].into_iter().collect(),
         }),
+        // `patternProperties` keys land in the flattened map; alone, a JSON map.
+        labels: Some(free_form::ArgsLabels {
+            name: Some("n".into()),
+            extra: [("x-team".to_string(), "core".to_string())].into_iter().collect(),
+        }),
+        env: Some(
+            [("HOME".to_string(), json!("/root"))]
+                .into_iter()
+                .collect(),
+        ),
     };
-    roundtrip::check(free_form::NAME, free_form::INPUT_SCHEMA, &ff);
+    assert_eq!(
+        roundtrip::check(free_form::NAME, free_form::INPUT_SCHEMA, &ff)["nested"],
+        json!({"extra": "e", "k": 7})
+    );
+    let back: free_form::Args =
+        serde_json::from_value(roundtrip::check(free_form::NAME, free_form::INPUT_SCHEMA, &ff))
+            .expect("decodes");
+    assert_eq!(back, ff);
 }
