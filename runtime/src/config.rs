@@ -103,6 +103,8 @@ pub enum TransportConfig {
         env: BTreeMap<String, String>,
         /// Working directory (relative to the registry file's directory).
         cwd: Option<String>,
+        /// Which variables of the parent process the server sees besides `env`.
+        inherit: InheritEnv,
     },
     /// The legacy HTTP+SSE transport (protocol 2024-11-05): GET an event stream, POST messages.
     Sse {
@@ -118,6 +120,49 @@ pub enum TransportConfig {
         /// Extra request headers.
         headers: BTreeMap<String, String>,
     },
+}
+
+/// Which variables of the parent process a stdio server sees, besides its configured `env`.
+///
+/// By default a server gets only what the official MCP SDKs pass: [`InheritEnv::ALLOWLIST`]
+/// (`HOME`, `LOGNAME`, `PATH`, `SHELL`, `TERM`, `USER`; on Windows its own essentials), so
+/// no secret of the host process reaches a server (or a model calling a tool that prints its
+/// environment) unless the registry names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum InheritEnv {
+    /// The allowlist plus these names (`env_passthrough = ["AWS_PROFILE"]`; default: none).
+    Allowlist(Vec<String>),
+    /// Every variable of the parent process (`inherit_env = true`).
+    All,
+}
+
+impl InheritEnv {
+    /// The variables every stdio server gets from its parent process (when set).
+    #[cfg(not(windows))]
+    pub const ALLOWLIST: &[&str] = &["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"];
+    /// The variables every stdio server gets from its parent process (when set).
+    #[cfg(windows)]
+    pub const ALLOWLIST: &[&str] = &[
+        "APPDATA",
+        "HOMEDRIVE",
+        "HOMEPATH",
+        "LOCALAPPDATA",
+        "PATH",
+        "PROCESSOR_ARCHITECTURE",
+        "PROGRAMFILES",
+        "SYSTEMDRIVE",
+        "SYSTEMROOT",
+        "TEMP",
+        "USERNAME",
+        "USERPROFILE",
+    ];
+}
+
+impl Default for InheritEnv {
+    fn default() -> Self {
+        InheritEnv::Allowlist(Vec::new())
+    }
 }
 
 impl TransportConfig {
@@ -140,12 +185,14 @@ impl fmt::Debug for TransportConfig {
                 args,
                 env,
                 cwd,
+                inherit,
             } => f
                 .debug_struct("Stdio")
                 .field("command", command)
                 .field("args", args)
                 .field("env", &Redacted(env))
                 .field("cwd", cwd)
+                .field("inherit", inherit)
                 .finish(),
             TransportConfig::Sse { url, headers } => f
                 .debug_struct("Sse")
@@ -269,6 +316,8 @@ impl Registry {
                     command: raw.command,
                     args: raw.args,
                     env: raw.env,
+                    inherit_env: raw.inherit_env,
+                    env_passthrough: raw.env_passthrough,
                     cwd: raw.cwd,
                     url: raw.url,
                     headers: raw.headers,
@@ -331,6 +380,8 @@ impl Registry {
                     command: raw.command,
                     args: raw.args,
                     env: raw.env,
+                    inherit_env: raw.inherit_env,
+                    env_passthrough: raw.env_passthrough,
                     cwd: raw.cwd,
                     url: raw.url,
                     headers: raw.headers,
@@ -389,6 +440,42 @@ impl Registry {
 #[derive(Clone)]
 pub(crate) struct Resolved {
     pub(crate) transport: TransportConfig,
+    /// Every value that came from the environment (a `${NAME}` substituted, a passed-on
+    /// variable) or sits in a header: what must never appear in a log line or an error.
+    pub(crate) secrets: Vec<String>,
+}
+
+/// Secrets shorter than this are not redacted: replacing every `1` or `on` in a line would
+/// hide the line, not a secret.
+const MIN_SECRET_LEN: usize = 4;
+
+/// `text` with every one of `secrets` replaced by `<redacted>` (longest first, so a secret
+/// that contains another is replaced whole).
+pub(crate) fn redact(secrets: &[String], text: &str) -> String {
+    let mut out = text.to_string();
+    for secret in secrets {
+        if out.contains(secret.as_str()) {
+            out = out.replace(secret.as_str(), "<redacted>");
+        }
+    }
+    out
+}
+
+/// The values `template`'s `${NAME}` references take from `lookup` (defaults are written in
+/// the registry: not secrets).
+fn looked_up(template: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = template;
+    while let Some(i) = rest.find("${") {
+        let body = &rest[i + 2..];
+        let Some(end) = body.find('}') else { break };
+        let name = body[..end].split(":-").next().unwrap_or("");
+        if let Some(v) = lookup(name).filter(|v| !v.is_empty()) {
+            out.push(v);
+        }
+        rest = &body[end + 1..];
+    }
+    out
 }
 
 impl fmt::Debug for Resolved {
@@ -407,6 +494,7 @@ impl ServerConfig {
                 args,
                 env: BTreeMap::new(),
                 cwd: None,
+                inherit: InheritEnv::default(),
             },
             timeout: None,
             required: false,
@@ -472,6 +560,15 @@ impl ServerConfig {
         self
     }
 
+    /// Sets which variables of the parent process a stdio server sees besides its `env`
+    /// (no effect on HTTP servers).
+    pub fn with_inherit_env(mut self, policy: InheritEnv) -> Self {
+        if let TransportConfig::Stdio { inherit, .. } = &mut self.transport {
+            *inherit = policy;
+        }
+        self
+    }
+
     /// Sets [`ServerConfig::function_call_wrapper`].
     pub fn with_function_call_wrapper(mut self, wrapper: bool) -> Self {
         self.function_call_wrapper = wrapper;
@@ -512,12 +609,34 @@ impl ServerConfig {
                     .map(|(k, v)| Ok((k.clone(), sub(v, &format!("{what}.{k}"))?)))
                     .collect()
             };
+        let mut secrets: Vec<String> = Vec::new();
+        let mut from_env = |template: &str| secrets.extend(looked_up(template, lookup));
+        match &self.transport {
+            TransportConfig::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+                ..
+            } => {
+                from_env(command);
+                cwd.iter().for_each(|c| from_env(c));
+                args.iter().for_each(|a| from_env(a));
+                env.values().for_each(|v| from_env(v));
+            }
+            TransportConfig::Sse { url, headers }
+            | TransportConfig::StreamableHttp { url, headers } => {
+                from_env(url);
+                headers.values().for_each(|v| from_env(v));
+            }
+        }
         let transport = match &self.transport {
             TransportConfig::Stdio {
                 command,
                 args,
                 env,
                 cwd,
+                inherit,
             } => {
                 let command = sub(command, "command")?;
                 let command = if command.contains('/') && Path::new(&command).is_relative() {
@@ -532,6 +651,23 @@ impl ServerConfig {
                     }
                     None => None,
                 };
+                // The server's whole environment: the allowlist and the passthrough names
+                // from the parent (through `lookup`), then the configured `env`.
+                let mut full = BTreeMap::new();
+                if let InheritEnv::Allowlist(passthrough) = inherit {
+                    for name in InheritEnv::ALLOWLIST {
+                        if let Some(value) = lookup(name) {
+                            full.insert(name.to_string(), value);
+                        }
+                    }
+                    for name in passthrough {
+                        if let Some(value) = lookup(name) {
+                            secrets.push(value.clone());
+                            full.insert(name.clone(), value);
+                        }
+                    }
+                }
+                full.extend(sub_map(env, "env")?);
                 TransportConfig::Stdio {
                     command,
                     args: args
@@ -539,8 +675,9 @@ impl ServerConfig {
                         .enumerate()
                         .map(|(i, a)| sub(a, &format!("args[{i}]")))
                         .collect::<Result<_>>()?,
-                    env: sub_map(env, "env")?,
+                    env: full,
                     cwd,
+                    inherit: inherit.clone(),
                 }
             }
             TransportConfig::Sse { url, headers } => TransportConfig::Sse {
@@ -552,7 +689,16 @@ impl ServerConfig {
                 headers: sub_map(headers, "headers")?,
             },
         };
-        Ok(Resolved { transport })
+        // Header values are credentials more often than not, written in or substituted.
+        if let TransportConfig::Sse { headers, .. }
+        | TransportConfig::StreamableHttp { headers, .. } = &transport
+        {
+            secrets.extend(headers.values().cloned());
+        }
+        secrets.retain(|s| s.chars().count() >= MIN_SECRET_LEN);
+        secrets.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+        secrets.dedup();
+        Ok(Resolved { transport, secrets })
     }
 }
 
@@ -619,6 +765,8 @@ struct Fields {
     command: Option<String>,
     args: Vec<String>,
     env: BTreeMap<String, String>,
+    inherit_env: bool,
+    env_passthrough: Vec<String>,
     cwd: Option<String>,
     url: Option<String>,
     headers: BTreeMap<String, String>,
@@ -648,9 +796,15 @@ fn build_server(
         check(v, k)?;
     }
     let http_only = |kind: &str| -> std::result::Result<(), String> {
-        if f.command.is_some() || !f.args.is_empty() || !f.env.is_empty() || f.cwd.is_some() {
+        if f.command.is_some()
+            || !f.args.is_empty()
+            || !f.env.is_empty()
+            || f.cwd.is_some()
+            || f.inherit_env
+            || !f.env_passthrough.is_empty()
+        {
             return Err(format!(
-                "`command`, `args`, `env` and `cwd` are for stdio servers, not `transport = \"{kind}\"`"
+                "`command`, `args`, `env`, `cwd`, `inherit_env` and `env_passthrough` are for stdio servers, not `transport = \"{kind}\"`"
             ));
         }
         Ok(())
@@ -666,11 +820,30 @@ fn build_server(
             let command = f.command.filter(|c| !c.trim().is_empty()).ok_or(
                 "stdio server without `command`: add `command = \"…\"` (and `args = […]`)",
             )?;
+            if f.inherit_env && !f.env_passthrough.is_empty() {
+                return Err(
+                    "`env_passthrough` names variables to pass on, but `inherit_env = true` passes them all: keep one of the two".into(),
+                );
+            }
+            if let Some(bad) = f
+                .env_passthrough
+                .iter()
+                .find(|n| n.is_empty() || n.contains('=') || n.contains('\0'))
+            {
+                return Err(format!(
+                    "`env_passthrough`: \"{bad}\" is not a variable name"
+                ));
+            }
             TransportConfig::Stdio {
                 command,
                 args: f.args,
                 env: f.env,
                 cwd: f.cwd,
+                inherit: if f.inherit_env {
+                    InheritEnv::All
+                } else {
+                    InheritEnv::Allowlist(f.env_passthrough)
+                },
             }
         }
         "sse" | "streamable-http" => {
@@ -767,6 +940,10 @@ struct TomlServer {
     args: Vec<String>,
     #[serde(default)]
     env: BTreeMap<String, String>,
+    #[serde(default)]
+    inherit_env: bool,
+    #[serde(default)]
+    env_passthrough: Vec<String>,
     cwd: Option<String>,
     url: Option<String>,
     #[serde(default)]
@@ -817,6 +994,10 @@ struct JsonServer {
     args: Vec<String>,
     #[serde(default)]
     env: BTreeMap<String, String>,
+    #[serde(default, alias = "inheritEnv")]
+    inherit_env: bool,
+    #[serde(default, alias = "envPassthrough")]
+    env_passthrough: Vec<String>,
     cwd: Option<String>,
     url: Option<String>,
     #[serde(default)]

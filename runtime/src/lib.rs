@@ -24,7 +24,7 @@ pub mod toolbox;
 mod transport;
 mod typed;
 
-pub use config::{Registry, ServerConfig, TransportConfig};
+pub use config::{InheritEnv, Registry, ServerConfig, TransportConfig};
 pub use drift::DriftPolicy;
 pub use error::{Error, ErrorKind, Result};
 pub use mcp_macros::mcp_tools;

@@ -692,9 +692,9 @@ impl Session {
             alias: config.alias.clone(),
             kind: resolved.transport.kind(),
             config: config.clone(),
+            stderr: StderrTail::redacting(resolved.secrets.clone()),
             resolved,
             shared,
-            stderr: StderrTail::default(),
             tap: Arc::new(RawTap::default()),
             conn: Mutex::new(None),
             reconnect: tokio::sync::Mutex::new(Reconnect::default()),
@@ -854,8 +854,13 @@ impl Session {
                     args,
                     env,
                     cwd,
+                    inherit,
                 } => {
                     let mut cmd = tokio::process::Command::new(command);
+                    // `env` is the server's whole environment unless it inherits everything.
+                    if *inherit != crate::config::InheritEnv::All {
+                        cmd.env_clear();
+                    }
                     cmd.args(args).envs(env);
                     if let Some(dir) = cwd {
                         cmd.current_dir(dir);

@@ -31,6 +31,11 @@ transport = "streamable-http"
 url = "{url}"
 headers = {{ Authorization = "Bearer ${{TEST_SECRET_TOKEN}}", X-Api-Key = "${{TEST_SECRET_TOKEN}}" }}
 
+[servers.noisy]
+command = "sh"
+args = ["-c", "echo \"starting with token $API_TOKEN and arg $1\" >&2; exec \"$0\"", "{demo}", "${{TEST_SECRET_TOKEN}}"]
+env = {{ API_TOKEN = "${{TEST_SECRET_TOKEN}}" }}
+
 [servers.missing]
 command = "{demo}"
 env = {{ OTHER = "${{TEST_SECRET_TOKEN}}", NEVER_SET = "${{MCP_BINDGEN_TEST_UNSET_VARIABLE}}" }}
@@ -47,6 +52,27 @@ env = {{ OTHER = "${{TEST_SECRET_TOKEN}}", NEVER_SET = "${{MCP_BINDGEN_TEST_UNSE
 
     let mut seen = String::new();
     seen.push_str(&format!("{registry:?}"));
+    // A server that prints its secrets to stderr: the log line and the kept tail say
+    // `<redacted>` (issue: stderr went verbatim to `tracing` and into errors).
+    let noisy = registry.get("noisy").expect("alias").clone();
+    let session = runtime
+        .block_on(Session::connect_with_env(&noisy, &lookup))
+        .unwrap_or_else(|e| panic!("noisy: {e}"));
+    // The stderr reader runs on its own task: give it a moment.
+    let mut tail = String::new();
+    for _ in 0..100 {
+        tail = session.stderr_tail().join("\n");
+        if !tail.is_empty() {
+            break;
+        }
+        runtime.block_on(tokio::time::sleep(std::time::Duration::from_millis(20)));
+    }
+    assert!(
+        tail.contains("starting with token <redacted> and arg <redacted>"),
+        "{tail}"
+    );
+    seen.push_str(&tail);
+    runtime.block_on(session.close()).expect("close");
     for alias in ["stdio", "http"] {
         let config = registry.get(alias).expect("alias").clone();
         let session = runtime

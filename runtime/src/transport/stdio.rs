@@ -18,21 +18,41 @@ const STDERR_TAIL_LINES: usize = 20;
 /// Longest stderr line kept (longer lines are cut).
 const STDERR_LINE_MAX: usize = 400;
 
-/// The last lines a stdio server wrote to stderr.
-#[derive(Debug, Default, Clone)]
-pub(crate) struct StderrTail(Arc<Mutex<VecDeque<String>>>);
+/// The last lines a stdio server wrote to stderr, with the server's secrets redacted.
+#[derive(Default, Clone)]
+pub(crate) struct StderrTail {
+    lines: Arc<Mutex<VecDeque<String>>>,
+    /// Values replaced by `<redacted>` in every line before it is logged or kept.
+    secrets: Arc<Vec<String>>,
+}
+
+impl std::fmt::Debug for StderrTail {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StderrTail")
+            .field("lines", &self.lines())
+            .finish_non_exhaustive()
+    }
+}
 
 impl StderrTail {
+    /// A tail that redacts `secrets` (the resolved values of the server's configuration).
+    pub(crate) fn redacting(secrets: Vec<String>) -> Self {
+        StderrTail {
+            lines: Arc::default(),
+            secrets: Arc::new(secrets),
+        }
+    }
+
     /// A copy of the kept lines, oldest first.
     pub(crate) fn lines(&self) -> Vec<String> {
-        self.0
+        self.lines
             .lock()
             .map(|q| q.iter().cloned().collect())
             .unwrap_or_default()
     }
 
     fn push(&self, line: String) {
-        if let Ok(mut q) = self.0.lock() {
+        if let Ok(mut q) = self.lines.lock() {
             if q.len() == STDERR_TAIL_LINES {
                 q.pop_front();
             }
@@ -58,7 +78,8 @@ impl StderrTail {
                 match reader.read_until(b'\n', &mut buf).await {
                     Ok(0) | Err(_) => break,
                     Ok(_) => {
-                        let mut line = String::from_utf8_lossy(&buf).trim_end().to_string();
+                        let line = String::from_utf8_lossy(&buf);
+                        let mut line = crate::config::redact(&tail.secrets, line.trim_end());
                         if line.len() > STDERR_LINE_MAX {
                             let mut cut = STDERR_LINE_MAX;
                             while !line.is_char_boundary(cut) {
