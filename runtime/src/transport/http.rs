@@ -78,7 +78,7 @@ impl TappedClient {
 }
 
 /// Follows up to 10 redirects, only within the original origin (headers may hold secrets).
-fn same_origin_redirects() -> reqwest::redirect::Policy {
+pub(crate) fn same_origin_redirects() -> reqwest::redirect::Policy {
     reqwest::redirect::Policy::custom(|attempt| {
         let same_origin = attempt
             .previous()

@@ -46,6 +46,7 @@ impl SseTransport {
             header_map.insert(n, v);
         }
         let client = reqwest::Client::builder()
+            .redirect(super::http::same_origin_redirects())
             .build()
             .map_err(|e| err(format!("cannot build HTTP client: {e}")))?;
         let response = tokio::time::timeout(
@@ -93,6 +94,15 @@ impl SseTransport {
         let post_url = sse_url
             .join(&endpoint)
             .map_err(|e| err(format!("invalid endpoint \"{endpoint}\": {e}")))?;
+        // The configured headers (credentials, often) go only where the user pointed them.
+        if post_url.origin() != sse_url.origin() {
+            reader.abort();
+            return Err(err(format!(
+                "the server's `endpoint` event points at {}, another origin than {}: messages (and the configured headers) are only sent to the origin of the configured url",
+                post_url.origin().ascii_serialization(),
+                sse_url.origin().ascii_serialization()
+            )));
+        }
         Ok(SseTransport {
             alias: reader_alias,
             client,
