@@ -26,10 +26,13 @@ use crate::{Cli, Error, Result};
 
 fn usage(cli: &Cli) -> String {
     format!(
-        "usage: {} snapshot [ALIAS…] [--check] [--all-required] [--config PATH] [--fixtures DIR]
+        "usage: {} snapshot [ALIAS…] [--check] [--allow-unreachable] [--all-required] [--config PATH] [--fixtures DIR]
 
   ALIAS…                 servers to snapshot (default: every server of the registry)
   --check                write nothing; compare with the committed fixtures, exit 1 on drift
+                         or when a server could not be checked
+  --allow-unreachable    with --check: a server that cannot be reached (not started, an
+                         undefined variable) is a warning, not a failure
   --all-required         treat every selected server as `required = true`
 {LOCATE_USAGE}",
         cli.invoked_as
@@ -41,6 +44,7 @@ struct Args {
     aliases: Vec<String>,
     locate: Locate,
     check: bool,
+    allow_unreachable: bool,
     all_required: bool,
 }
 
@@ -50,6 +54,7 @@ fn parse(cli: &Cli, words: &[String]) -> Result<Args> {
         aliases: Vec::new(),
         locate: Locate::default(),
         check: false,
+        allow_unreachable: false,
         all_required: false,
     };
     while let Some(arg) = p.next()? {
@@ -57,12 +62,16 @@ fn parse(cli: &Cli, words: &[String]) -> Result<Args> {
             Arg::Word(alias) => out.aliases.push(alias),
             Arg::Flag(f) if f == "--check" => out.check = true,
             Arg::Flag(f) if f == "--all-required" => out.all_required = true,
+            Arg::Flag(f) if f == "--allow-unreachable" => out.allow_unreachable = true,
             Arg::Flag(f) => {
                 if !out.locate.take(&f, &mut p)? {
                     return Err(p.unknown(&f));
                 }
             }
         }
+    }
+    if out.allow_unreachable && !out.check {
+        return Err(p.error("--allow-unreachable is for --check"));
     }
     Ok(out)
 }
@@ -125,21 +134,29 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
     let rows = crate::async_runtime()?.block_on(snapshot_all(&selected, args.all_required));
     let total = started.elapsed();
 
-    let mut failed_required = false;
+    let mut failed = false;
     let mut drift = false;
     let mut statuses = Vec::with_capacity(rows.len());
     for row in &rows {
         let path = fixtures_dir.join(format!("{}.json", row.alias));
         let status = match &row.outcome {
+            Outcome::Failed(error) if row.required => {
+                failed = true;
+                eprintln!("error: server \"{}\" (required): {error}", row.alias);
+                "FAILED (required)".to_string()
+            }
+            // A gate that skips what it cannot reach passes by accident.
+            Outcome::Failed(error) if args.check && !args.allow_unreachable => {
+                failed = true;
+                eprintln!(
+                    "error: {error}\n       so \"{}\" was not checked (pass --allow-unreachable to check only the servers that answer)",
+                    row.alias
+                );
+                "NOT CHECKED".to_string()
+            }
             Outcome::Failed(error) => {
-                if row.required {
-                    failed_required = true;
-                    eprintln!("error: server \"{}\" (required): {error}", row.alias);
-                    "FAILED (required)".to_string()
-                } else {
-                    eprintln!("warning: server \"{}\" skipped: {error}", row.alias);
-                    "skipped".to_string()
-                }
+                eprintln!("warning: {error}; skipped");
+                "skipped".to_string()
             }
             Outcome::Listed(listing) => {
                 let old = std::fs::read_to_string(&path).ok();
@@ -173,7 +190,20 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
         statuses.push((status, path));
     }
     print_table(cli, &rows, &statuses, total);
-    Ok(if failed_required || drift {
+    let none_answered = rows.iter().all(|r| matches!(r.outcome, Outcome::Failed(_)));
+    if none_answered {
+        eprintln!(
+            "error: none of the {} selected server(s) answered; {}",
+            rows.len(),
+            if args.check {
+                "nothing was checked"
+            } else {
+                "no fixture was written"
+            }
+        );
+        failed = true;
+    }
+    Ok(if failed || drift {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS

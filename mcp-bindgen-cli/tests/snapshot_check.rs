@@ -105,3 +105,72 @@ fn missing_fixture_is_drift() {
     // Run directly (not through cargo), the binary names the fix as `cargo mcp-bindgen`.
     assert!(out.contains("`cargo mcp-bindgen snapshot demo`"), "{out}");
 }
+
+/// `cargo-mcp-bindgen snapshot <args>` with a registry of the demo server and a server that
+/// cannot start, fixtures in `fixtures`.
+fn with_unreachable(fixtures: &Path, args: &[&str]) -> (i32, String) {
+    let registry = fixtures.join("servers.toml");
+    std::fs::write(
+        &registry,
+        format!(
+            "[servers.demo]\ncommand = {:?}\n\n[servers.gone]\ncommand = \"/nonexistent/mcp-server\"\n",
+            demo_server().display().to_string()
+        ),
+    )
+    .expect("write registry");
+    let out = Command::new(env!("CARGO_BIN_EXE_cargo-mcp-bindgen"))
+        .arg("snapshot")
+        .args(args)
+        .arg("--config")
+        .arg(&registry)
+        .arg("--fixtures")
+        .arg(fixtures)
+        .current_dir(root())
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run cargo-mcp-bindgen");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.code().unwrap_or(-1), text)
+}
+
+/// A drift gate cannot pass by accident: a server it could not reach fails `--check` unless
+/// the user says `--allow-unreachable`; a snapshot in which no server answered fails.
+#[test]
+fn unreachable_servers_fail_the_gate_unless_allowed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::copy(
+        root().join("fixtures/demo.json"),
+        dir.path().join("demo.json"),
+    )
+    .expect("copy fixture");
+    let (code, out) = with_unreachable(dir.path(), &["--check"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("error: server \"gone\": cannot start"),
+        "{out}"
+    );
+    assert!(out.contains("so \"gone\" was not checked"), "{out}");
+    assert!(out.contains("--allow-unreachable"), "{out}");
+    assert!(out.contains("NOT CHECKED"), "{out}");
+
+    let (code, out) = with_unreachable(dir.path(), &["--check", "--allow-unreachable"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("warning: server \"gone\": cannot start"),
+        "{out}"
+    );
+    assert!(out.contains("; skipped"), "{out}");
+
+    // Nothing answered: a plain snapshot fails too, and writes nothing.
+    let (code, out) = with_unreachable(dir.path(), &["gone"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("none of the 1 selected server(s) answered; no fixture was written"),
+        "{out}"
+    );
+    assert!(!dir.path().join("gone.json").exists());
+}

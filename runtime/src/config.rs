@@ -1220,7 +1220,7 @@ exclude_tools = ["rm"]
         let e = r.get("gh").unwrap().resolve(&env(&[])).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "server \"gh\" skipped: GH_TOKEN is not set (used in env.TOKEN); set it or write ${GH_TOKEN:-default}"
+            "server \"gh\": GH_TOKEN is not set (used in env.TOKEN); set it or write ${GH_TOKEN:-default}"
         );
     }
 

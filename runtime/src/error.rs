@@ -46,7 +46,7 @@ pub enum Error {
     },
     /// A `${NAME}` used by a server's configuration is not set.
     #[error(
-        "server \"{alias}\" skipped: {variable} is not set (used in {location}); set it or write ${{{variable}:-default}}"
+        "server \"{alias}\": {variable} is not set (used in {location}); set it or write ${{{variable}:-default}}"
     )]
     UndefinedVariable {
         /// The server's alias.

@@ -254,11 +254,11 @@ required = {required_secret}
             .await
             .expect_err("required down");
         assert_eq!(e.kind(), ErrorKind::RequiredServer);
-        assert!(
-            e.to_string()
-                .starts_with("required server \"down\" could not be started"),
-            "{e}"
-        );
+        let text = e.to_string();
+        assert!(text.starts_with("server \"down\": "), "{text}");
+        assert!(text.contains("the server is required"), "{text}");
+        // Named once, not `server "down" …: server "down": …`.
+        assert_eq!(text.matches("\"down\"").count(), 1, "{text}");
 
         let (_d, r) = registry(&text(false, true));
         let e = Toolbox::builder(&r)

@@ -376,8 +376,7 @@ impl ToolboxBuilder {
                         return Err(Error::toolbox(
                             ErrorKind::RequiredServer,
                             format!(
-                                "required server \"{}\" could not be started: {e} (fix it, or set `required = false` to skip it instead)",
-                                cfg.alias
+                                "{e} (the server is required: fix it, or set `required = false` to skip it instead)"
                             ),
                         )
                         .with_source(e));
