@@ -8,15 +8,10 @@ use mcp_codegen::fixture::Fixture;
 use mcp_codegen::verify::{Summary, verify_fixture};
 use mcp_codegen::{Options, generate};
 
-const CORPUS: &str = "../../shared/corpus/github-official/tools.json";
+mod support;
 
 fn corpus() -> Option<Fixture> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(CORPUS);
-    let Ok(bytes) = std::fs::read(&path) else {
-        println!("skipped: {} not found", path.display());
-        return None;
-    };
-    let tools: serde_json::Value = serde_json::from_slice(&bytes).expect("corpus is JSON");
+    let tools = support::github_corpus()?;
     let doc = serde_json::json!({ "server": { "alias": "github" }, "tools": tools });
     Some(
         Fixture::from_slice(

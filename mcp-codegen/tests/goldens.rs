@@ -8,6 +8,8 @@
 
 use std::path::{Path, PathBuf};
 
+mod support;
+
 use mcp_codegen::fixture::Fixture;
 use mcp_codegen::{Options, expand_to_string, generate};
 
@@ -127,13 +129,9 @@ fn edge_case_goldens() {
 
 #[test]
 fn github_golden() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/corpus/github-official/tools.json");
-    let Ok(bytes) = std::fs::read(&path) else {
-        println!("skipped: {} not found", path.display());
+    let Some(tools) = support::github_corpus() else {
         return;
     };
-    let tools: serde_json::Value = serde_json::from_slice(&bytes).expect("corpus JSON");
     let doc = serde_json::json!({ "server": { "alias": "github" }, "tools": tools });
     let fixture =
         Fixture::from_slice(doc.to_string().as_bytes(), Path::new("github.json")).expect("fixture");
