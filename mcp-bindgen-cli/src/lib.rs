@@ -231,12 +231,27 @@ fn init_logging() {
         Some("trace") => LevelFilter::TRACE,
         _ => LevelFilter::WARN,
     };
+    // rmcp logs its own view of failures (with library type names) that our errors
+    // already report in words: shown from `debug` on.
+    let rmcp = if level >= LevelFilter::DEBUG {
+        level
+    } else {
+        LevelFilter::OFF
+    };
+    let filter = tracing_subscriber::filter::Targets::new()
+        .with_default(level)
+        .with_target("rmcp", rmcp);
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
     // A second `run` in the same process keeps the first subscriber.
-    let _ = tracing_subscriber::fmt()
-        .with_max_level(level)
-        .with_writer(std::io::stderr)
-        .with_target(false)
-        .without_time()
+    let _ = tracing_subscriber::registry()
+        .with(
+            tracing_subscriber::fmt::layer()
+                .with_writer(std::io::stderr)
+                .with_target(false)
+                .without_time(),
+        )
+        .with(filter)
         .try_init();
 }
 

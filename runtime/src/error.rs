@@ -87,7 +87,11 @@ pub enum Error {
         message: String,
     },
     /// A request did not complete in time; the server was sent `notifications/cancelled`.
-    #[error("server \"{server}\": {what} timed out after {} ({kind})", fmt_duration(*.limit))]
+    #[error(
+        "server \"{server}\": {what} timed out after {} ({kind}){}",
+        fmt_duration(*.limit),
+        diagnosis_suffix(.diagnosis)
+    )]
     Timeout {
         /// The server's alias.
         server: String,
@@ -97,6 +101,9 @@ pub enum Error {
         limit: Duration,
         /// Which limit: `idle timeout` or `total timeout`.
         kind: &'static str,
+        /// What the server did meanwhile that may explain it (lines it wrote to stdout that
+        /// are not JSON-RPC, …).
+        diagnosis: Option<String>,
     },
     /// The tool ran and reported an error (`isError: true`).
     #[error("tool \"{tool}\" of server \"{server}\" failed: {}", .output.text())]
@@ -320,6 +327,57 @@ impl Error {
     }
 }
 
+/// What went wrong at the bottom of an error chain, in words: the innermost error's message,
+/// an operating-system error as its plain description (`connection refused`, not
+/// `Connection refused (os error 111)`). Library wrappers above it (their messages name
+/// their types) are skipped.
+pub(crate) fn cause(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut innermost = error;
+    while let Some(next) = innermost.source() {
+        innermost = next;
+    }
+    // rmcp's Streamable HTTP errors hold the HTTP client's error without exposing it as
+    // their source.
+    #[cfg(feature = "http")]
+    if let Some(rmcp::transport::streamable_http_client::StreamableHttpError::Client(inner)) =
+        innermost.downcast_ref::<rmcp::transport::streamable_http_client::StreamableHttpError<
+            reqwest::Error,
+        >>()
+    {
+        return cause(inner);
+    }
+    let text = innermost.to_string();
+    let text = match text.find(" (os error ") {
+        Some(i) if innermost.downcast_ref::<std::io::Error>().is_some() => text[..i].to_string(),
+        _ => text,
+    };
+    let mut chars = text.chars();
+    match chars.next() {
+        // `Connection refused` → `connection refused`; keep acronyms (`DNS …`).
+        Some(c) if c.is_uppercase() && chars.next().is_some_and(char::is_lowercase) => {
+            c.to_lowercase().chain(text.chars().skip(1)).collect()
+        }
+        _ => text,
+    }
+}
+
+/// `text` cut to at most `max_chars` characters, the cut marked with `…`.
+pub(crate) fn ellipsize(text: &str, max_chars: usize) -> String {
+    if text.chars().count() <= max_chars {
+        return text.to_string();
+    }
+    let mut cut: String = text.chars().take(max_chars.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
+}
+
+fn diagnosis_suffix(diagnosis: &Option<String>) -> String {
+    diagnosis
+        .as_deref()
+        .map(|d| format!("; {d}"))
+        .unwrap_or_default()
+}
+
 fn stderr_suffix(tail: &[String]) -> String {
     if tail.is_empty() {
         String::new()
@@ -362,6 +420,7 @@ mod tests {
             what: "tools/call \"hang\"".into(),
             limit: Duration::from_secs(1),
             kind: "idle timeout",
+            diagnosis: None,
         };
         assert_eq!(timeout.kind(), ErrorKind::Timeout);
         let bad_args = Error::Protocol {
@@ -395,6 +454,7 @@ mod tests {
             what: "tools/call \"hang\"".into(),
             limit: Duration::from_millis(1500),
             kind: "idle timeout",
+            diagnosis: None,
         };
         assert_eq!(
             e.to_string(),

@@ -24,7 +24,7 @@ use crate::drift::{self, DriftPolicy};
 use crate::error::{Error, Result};
 #[cfg(feature = "http")]
 use crate::transport::SseTransport;
-use crate::transport::{Direct, RawTap, StderrEof, StderrTail, StdioTransport};
+use crate::transport::{Direct, RawTap, StderrEof, StderrTail, StdioTransport, StdoutNoise};
 
 /// Idle deadline of a request when neither the call nor the registry sets one.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -543,6 +543,8 @@ struct Inner {
     options: ConnectOptions,
     shared: Arc<Shared>,
     stderr: StderrTail,
+    /// What a stdio server wrote to stdout besides JSON-RPC (quoted by errors).
+    noise: StdoutNoise,
     tap: Arc<RawTap>,
     conn: Mutex<Option<Arc<Conn>>>,
     /// One connection attempt at a time.
@@ -693,6 +695,7 @@ impl Session {
             kind: resolved.transport.kind(),
             config: config.clone(),
             stderr: StderrTail::redacting(resolved.secrets.clone()),
+            noise: StdoutNoise::default(),
             resolved,
             shared,
             tap: Arc::new(RawTap::default()),
@@ -839,11 +842,20 @@ impl Session {
         let tap = inner.tap.clone();
         let transport_err = |message: String| Error::Transport {
             server: alias.to_string(),
-            message,
+            message: match inner.noise.summary() {
+                Some(noise) => format!("{message}; {noise}"),
+                None => message,
+            },
             stderr_tail: stderr.lines(),
         };
+        let target = match &inner.resolved.transport {
+            TransportConfig::Stdio { command, .. } => format!("`{command}`"),
+            TransportConfig::Sse { url, .. } | TransportConfig::StreamableHttp { url, .. } => {
+                url.clone()
+            }
+        };
         let init_err = |e: rmcp::service::ClientInitializeError| {
-            transport_err(format!("initialize failed: {e}"))
+            transport_err(describe_initialize_error(&e, &target))
         };
         let mut stderr_eof: Option<StderrEof> = None;
         let mut direct: Option<Arc<Direct>> = None;
@@ -866,7 +878,7 @@ impl Session {
                         cmd.current_dir(dir);
                     }
                     let (transport, eof) =
-                        StdioTransport::spawn(alias, cmd, tap.clone(), stderr)
+                        StdioTransport::spawn(alias, cmd, tap.clone(), stderr, &inner.noise)
                             .map_err(|e| transport_err(format!("cannot start `{command}`: {e}")))?;
                     stderr_eof = Some(eof.clone());
                     direct = Some(transport.direct());
@@ -1025,6 +1037,7 @@ impl Session {
                 server: self.inner.alias.clone(),
                 what: what.to_string(),
                 limit: timeout,
+                diagnosis: self.inner.noise.summary(),
                 kind: if timeout == idle {
                     "idle timeout"
                 } else {
@@ -1041,12 +1054,31 @@ impl Session {
                 } else {
                     "the server closed the connection"
                 };
+                let noise = self
+                    .inner
+                    .noise
+                    .summary()
+                    .map(|n| format!("; {n}"))
+                    .unwrap_or_default();
                 Error::Transport {
                     server: self.inner.alias.clone(),
-                    message: format!("{what} failed: {why} before answering"),
+                    message: format!("{what} failed: {why} before answering{noise}"),
                     stderr_tail: self.inner.stderr.lines(),
                 }
             }
+            ServiceError::TransportSend(e) => Error::Transport {
+                server: self.inner.alias.clone(),
+                message: format!(
+                    "{what} could not be sent: {}",
+                    crate::error::cause(&*e.error)
+                ),
+                stderr_tail: self.inner.stderr.lines(),
+            },
+            ServiceError::UnexpectedResponse => Error::Transport {
+                server: self.inner.alias.clone(),
+                message: format!("{what}: the server answered with a message of another kind"),
+                stderr_tail: self.inner.stderr.lines(),
+            },
             other => Error::Transport {
                 server: self.inner.alias.clone(),
                 message: format!("{what}: {other}"),
@@ -1074,6 +1106,7 @@ impl Session {
                 what: what.to_string(),
                 limit,
                 kind: "total timeout",
+                diagnosis: self.inner.noise.summary(),
             }),
         }
     }
@@ -1532,6 +1565,7 @@ impl Session {
                             what: what(),
                             limit,
                             kind,
+                            diagnosis: self.inner.noise.summary(),
                         }));
                     }
                 }
@@ -1548,11 +1582,12 @@ impl Session {
                 structured: r.structured_content,
                 is_error: r.is_error.unwrap_or(false),
             }),
-            Ok(_) => Err(CallFailure::Final(Error::Transport {
+            Ok(other) => Err(CallFailure::Final(Error::Transport {
                 server: self.inner.alias.clone(),
                 message: format!(
-                    "{}: unexpected answer (not a tool result; tasks and input requests are not supported)",
-                    what()
+                    "the server answered {} with a result that is not a CallToolResult: {}",
+                    what(),
+                    excerpt(&other)
                 ),
                 stderr_tail: Vec::new(),
             })),
@@ -1704,8 +1739,9 @@ impl Drop for CancelOnDrop {
     }
 }
 
-fn excerpt(v: &Value) -> String {
-    let s = v.to_string();
+/// A JSON excerpt of what a server sent (at most 200 bytes, then its size).
+fn excerpt(v: &impl Serialize) -> String {
+    let s = serde_json::to_string(v).unwrap_or_else(|e| format!("<{e}>"));
     if s.len() <= 200 {
         s
     } else {
@@ -1714,6 +1750,34 @@ fn excerpt(v: &Value) -> String {
             cut -= 1;
         }
         format!("{}… ({} bytes)", &s[..cut], s.len())
+    }
+}
+
+/// Why `initialize` failed, in words (rmcp's messages name its transport types and print
+/// messages with `Debug`).
+fn describe_initialize_error(e: &rmcp::service::ClientInitializeError, target: &str) -> String {
+    use rmcp::service::ClientInitializeError as E;
+    match e {
+        E::TransportError { error, .. } => format!(
+            "could not connect to {target}: {}",
+            crate::error::cause(&*error.error)
+        ),
+        E::ConnectionClosed(_) => {
+            "the server closed the connection before answering initialize".to_string()
+        }
+        E::ExpectedInitResponse(Some(message)) => format!(
+            "the server answered initialize with something else: {}",
+            excerpt(message)
+        ),
+        E::ExpectedInitResult(Some(result)) => format!(
+            "the server answered initialize with a result that is not an InitializeResult: {}",
+            excerpt(result)
+        ),
+        E::JsonRpcError(data) => format!(
+            "the server rejected initialize: {} (JSON-RPC error {})",
+            data.message, data.code.0
+        ),
+        other => format!("initialize failed: {other}"),
     }
 }
 

@@ -82,12 +82,14 @@ async fn hang_times_out_with_the_idle_limit_and_the_server_is_cancelled() {
                 what,
                 limit: l,
                 kind,
+                diagnosis,
             } => {
                 assert_eq!(
                     (server.as_str(), what.as_str()),
                     ("faults", "tools/call \"hang\"")
                 );
                 assert_eq!((*l, *kind), (limit, "idle timeout"));
+                assert_eq!(diagnosis, &None, "the server wrote nothing odd");
             }
             other => panic!("expected Timeout, got {other:?}"),
         }
@@ -177,6 +179,26 @@ async fn garbage_on_stdout_is_skipped() {
         assert!(!out.is_error);
         assert_eq!(out.text(), "wrote 7 garbage line(s) before this answer");
         assert_eq!(echo(&session, "clean").await.unwrap(), "clean");
+        // A later time-out says what the server wrote to stdout instead of JSON-RPC.
+        let err = session
+            .call_with(
+                "hang",
+                &json!({}),
+                CallOptions::new().with_timeout(Duration::from_millis(300)),
+            )
+            .await
+            .expect_err("hang never answers");
+        let text = err.to_string();
+        assert!(
+            text.contains("the server wrote 7 lines to stdout that are not JSON-RPC"),
+            "{text}"
+        );
+        assert!(
+            text.contains("\"this is not JSON\" (not JSON: expected ident at line 1 column 2)"),
+            "{text}"
+        );
+        assert!(text.contains("and 4 more"), "{text}");
+        assert!(text.contains("log to stderr"), "{text}");
     })
     .await;
 }

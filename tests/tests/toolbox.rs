@@ -254,11 +254,11 @@ required = {required_secret}
             .await
             .expect_err("required down");
         assert_eq!(e.kind(), ErrorKind::RequiredServer);
-        let text = e.to_string();
-        assert!(text.starts_with("server \"down\": "), "{text}");
-        assert!(text.contains("the server is required"), "{text}");
+        let message = e.to_string();
+        assert!(message.starts_with("server \"down\": "), "{message}");
+        assert!(message.contains("the server is required"), "{message}");
         // Named once, not `server "down" …: server "down": …`.
-        assert_eq!(text.matches("\"down\"").count(), 1, "{text}");
+        assert_eq!(message.matches("\"down\"").count(), 1, "{message}");
 
         let (_d, r) = registry(&text(false, true));
         let e = Toolbox::builder(&r)

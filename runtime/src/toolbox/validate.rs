@@ -79,13 +79,7 @@ fn kind(v: &Value) -> &'static str {
 }
 
 fn short(v: &Value) -> String {
-    let s = v.to_string();
-    if s.chars().count() <= 60 {
-        s
-    } else {
-        let cut: String = s.chars().take(57).collect();
-        format!("{cut}…")
-    }
+    crate::error::ellipsize(&v.to_string(), 58)
 }
 
 fn type_matches(t: &str, v: &Value) -> bool {

@@ -21,5 +21,5 @@ mod tap;
 pub(crate) use http::streamable_http;
 #[cfg(feature = "http")]
 pub(crate) use sse::SseTransport;
-pub(crate) use stdio::{Direct, StderrEof, StderrTail, StdioTransport};
+pub(crate) use stdio::{Direct, StderrEof, StderrTail, StdioTransport, StdoutNoise};
 pub(crate) use tap::RawTap;

@@ -59,7 +59,12 @@ impl SseTransport {
         )
         .await
         .map_err(|_| err(format!("no answer from GET {sse_url} within {timeout:?}")))?
-        .map_err(|e| err(format!("GET {sse_url} failed: {e}")))?;
+        .map_err(|e| {
+            err(format!(
+                "could not connect to {sse_url}: {}",
+                crate::error::cause(&e)
+            ))
+        })?;
         if !response.status().is_success() {
             return Err(err(format!(
                 "GET {sse_url} answered HTTP {}",
@@ -183,7 +188,13 @@ impl Transport<RoleClient> for SseTransport {
                 .body(body)
                 .send()
                 .await
-                .map_err(|e| err(format!("POST {} failed: {e}", url.path())))?;
+                .map_err(|e| {
+                    err(format!(
+                        "POST {} failed: {}",
+                        url.path(),
+                        crate::error::cause(&e)
+                    ))
+                })?;
             if response.status().is_success() {
                 Ok(())
             } else {

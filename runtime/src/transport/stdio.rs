@@ -98,6 +98,70 @@ impl StderrTail {
     }
 }
 
+/// Lines a stdio server wrote to stdout that are not JSON-RPC messages (logging on the wrong
+/// stream, mostly): the first few, with why they were skipped, for the errors that follow.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct StdoutNoise(Arc<Mutex<NoiseRecord>>);
+
+#[derive(Debug, Default)]
+struct NoiseRecord {
+    /// The first skipped lines (excerpt, reason).
+    first: Vec<(String, String)>,
+    /// How many lines were skipped in all.
+    count: usize,
+}
+
+/// Skipped lines quoted in an error.
+const NOISE_QUOTED: usize = 3;
+
+impl StdoutNoise {
+    fn record(&self, line: &[u8], reason: String) {
+        if let Ok(mut r) = self.0.lock() {
+            r.count += 1;
+            if r.first.len() < NOISE_QUOTED {
+                let text = String::from_utf8_lossy(line);
+                r.first
+                    .push((crate::error::ellipsize(text.trim(), 120), reason));
+            }
+        }
+    }
+
+    /// What the server wrote besides JSON-RPC, for an error message; `None` when nothing.
+    pub(crate) fn summary(&self) -> Option<String> {
+        let r = self.0.lock().ok()?;
+        if r.count == 0 {
+            return None;
+        }
+        let quoted: Vec<String> = r
+            .first
+            .iter()
+            .map(|(line, why)| format!("\"{line}\" ({why})"))
+            .collect();
+        let more = if r.count > r.first.len() {
+            format!(" and {} more", r.count - r.first.len())
+        } else {
+            String::new()
+        };
+        Some(format!(
+            "the server wrote {} line{} to stdout that {} not JSON-RPC and {} skipped: {}{more}; an MCP stdio server must write only JSON-RPC messages to stdout and log to stderr",
+            r.count,
+            if r.count == 1 { "" } else { "s" },
+            if r.count == 1 { "is" } else { "are" },
+            if r.count == 1 { "was" } else { "were" },
+            quoted.join(", ")
+        ))
+    }
+}
+
+/// Why `line` is not a JSON-RPC message, in words.
+fn not_json_rpc(line: &[u8], error: &serde_json::Error) -> String {
+    match std::str::from_utf8(line) {
+        Err(e) => format!("invalid UTF-8 at byte {}", e.valid_up_to()),
+        Ok(_) if error.is_syntax() || error.is_eof() => format!("not JSON: {error}"),
+        Ok(_) => format!("JSON, but not a JSON-RPC message: {error}"),
+    }
+}
+
 /// Completes when a server's stderr reached end of file (the process exited or closed it).
 #[derive(Debug, Clone)]
 pub(crate) struct StderrEof(tokio::sync::watch::Receiver<bool>);
@@ -157,6 +221,7 @@ pub(crate) struct StdioTransport {
     direct: Arc<Direct>,
     tap: Arc<RawTap>,
     stderr_tail: StderrTail,
+    noise: StdoutNoise,
 }
 
 /// What a direct call is answered with: rmcp's own result type, so the session handles
@@ -549,12 +614,14 @@ impl StdioTransport {
         self.direct.clone()
     }
 
-    /// Spawns `command` with piped stdio; stderr goes to `tail`.
+    /// Spawns `command` with piped stdio; stderr goes to `tail`, skipped stdout lines to
+    /// `noise`.
     pub(crate) fn spawn(
         alias: &str,
         mut command: tokio::process::Command,
         tap: Arc<RawTap>,
         tail: &StderrTail,
+        noise: &StdoutNoise,
     ) -> std::io::Result<(Self, StderrEof)> {
         command
             .stdin(std::process::Stdio::piped())
@@ -595,6 +662,7 @@ impl StdioTransport {
                 scanned: 0,
                 tap,
                 stderr_tail: tail.clone(),
+                noise: noise.clone(),
             },
             reader,
         ))
@@ -713,8 +781,10 @@ impl rmcp::transport::Transport<rmcp::RoleClient> for StdioTransport {
                     return Some(message);
                 }
                 Err(e) => {
+                    let why = not_json_rpc(line, &e);
                     let shown = String::from_utf8_lossy(&line[..line.len().min(120)]).into_owned();
-                    tracing::warn!(server = %self.alias, "skipping a stdout line that is not JSON-RPC ({e}): {shown}");
+                    tracing::warn!(server = %self.alias, "skipping a stdout line ({why}): {shown}");
+                    self.noise.record(line, why);
                 }
             }
         }
@@ -829,6 +899,7 @@ mod tests {
             cmd,
             Arc::new(RawTap::default()),
             &StderrTail::default(),
+            &StdoutNoise::default(),
         )
         .expect("sh")
         .0
