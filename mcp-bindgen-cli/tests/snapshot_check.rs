@@ -174,3 +174,61 @@ fn unreachable_servers_fail_the_gate_unless_allowed() {
     );
     assert!(!dir.path().join("gone.json").exists());
 }
+
+/// Servers of older SDKs declare `resources` (or `prompts`) but answer the listing with
+/// "method not found": the snapshot still records their tools (it skipped such servers).
+#[test]
+fn a_listing_the_server_does_not_know_is_empty_not_fatal() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let script = dir.path().join("old_sdk.py");
+    std::fs::write(
+        &script,
+        r#"import sys, json
+for line in sys.stdin:
+    m = json.loads(line)
+    if "id" not in m:
+        continue
+    method = m.get("method")
+    if method == "initialize":
+        out = {"result": {"protocolVersion": "2024-11-05", "capabilities": {"tools": {}, "resources": {}, "prompts": {}}, "serverInfo": {"name": "old-sdk", "version": "0.6.2"}}}
+    elif method == "tools/list":
+        out = {"result": {"tools": [{"name": "query", "inputSchema": {"type": "object", "properties": {"sql": {"type": "string"}}, "required": ["sql"]}}]}}
+    else:
+        out = {"error": {"code": -32601, "message": "Method not found"}}
+    print(json.dumps(dict(jsonrpc="2.0", id=m["id"], **out)), flush=True)
+"#,
+    )
+    .expect("script");
+    let python = std::env::var("MCP_PYTHON").unwrap_or_else(|_| "python3".into());
+    let registry = dir.path().join("servers.toml");
+    std::fs::write(
+        &registry,
+        format!(
+            "[servers.old]\ncommand = {python:?}\nargs = [{:?}]\n",
+            script.display().to_string()
+        ),
+    )
+    .expect("registry");
+    let out = Command::new(env!("CARGO_BIN_EXE_cargo-mcp-bindgen"))
+        .args(["snapshot", "--config"])
+        .arg(&registry)
+        .arg("--fixtures")
+        .arg(dir.path())
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run cargo-mcp-bindgen");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    let fixture: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("old.json")).expect("fixture written"),
+    )
+    .expect("json");
+    assert_eq!(fixture["tools"][0]["name"], "query");
+    // Nothing to list: the optional keys are left out.
+    assert!(fixture.get("prompts").is_none(), "{fixture}");
+    assert!(fixture.get("resourceTemplates").is_none(), "{fixture}");
+}

@@ -1142,7 +1142,8 @@ impl Session {
             .collect()
     }
 
-    /// Every prompt (all pages); empty when the server has no `prompts` capability.
+    /// Every prompt (all pages); empty when the server has no `prompts` capability or does
+    /// not know the method (`-32601`).
     pub async fn list_prompts(&self) -> Result<Vec<Value>> {
         let conn = self.conn().await?;
         if !self.server_info().has_prompts {
@@ -1150,14 +1151,19 @@ impl Session {
         }
         let prompts = self
             .with_deadline(&conn, "prompts/list", conn.peer.list_all_prompts())
-            .await?;
+            .await;
+        let Some(prompts) = unless_method_not_found(prompts)? else {
+            return Ok(Vec::new());
+        };
         prompts
             .iter()
             .map(|t| self.to_json("prompts/list", t))
             .collect()
     }
 
-    /// Every resource template (all pages); empty without the `resources` capability.
+    /// Every resource template (all pages); empty without the `resources` capability or
+    /// when the server does not know the method (`-32601`; servers of older SDKs declare
+    /// `resources` without templates).
     pub async fn list_resource_templates(&self) -> Result<Vec<Value>> {
         let conn = self.conn().await?;
         if !self.server_info().has_resources {
@@ -1169,7 +1175,10 @@ impl Session {
                 "resources/templates/list",
                 conn.peer.list_all_resource_templates(),
             )
-            .await?;
+            .await;
+        let Some(templates) = unless_method_not_found(templates)? else {
+            return Ok(Vec::new());
+        };
         templates
             .iter()
             .map(|t| self.to_json("resources/templates/list", t))
@@ -1736,6 +1745,16 @@ impl Drop for CancelOnDrop {
                 });
             }
         }
+    }
+}
+
+/// `None` for a JSON-RPC "method not found" answer (an optional listing a server declares a
+/// capability for but does not implement: nothing to list).
+fn unless_method_not_found<T>(result: Result<T>) -> Result<Option<T>> {
+    match result {
+        Ok(v) => Ok(Some(v)),
+        Err(Error::Protocol { code: -32601, .. }) => Ok(None),
+        Err(e) => Err(e),
     }
 }
 
