@@ -140,15 +140,12 @@ fn plan_tool(alias: &str, tool: &mcp_codegen::fixture::Tool) -> ToolPlan {
                 continue;
             }
         };
-        // Arguments are an object: an unconstrained input schema (`{}`, `true`) declares none.
-        let object = json!({"type": "object"});
-        let unconstrained = schema == &Value::Bool(true) || schema == &json!({});
-        let from = if side == Side::Input && unconstrained {
-            &object
-        } else {
-            schema
+        // Arguments are an object; a schema that declares nothing about them means any.
+        let from = match side {
+            Side::Input => instances::arguments_schema(schema),
+            Side::Output => schema.clone(),
         };
-        let generated = instances::generate(from, &options);
+        let generated = instances::generate(&from, &options);
         let total = generated.instances.len();
         let mut first_invalid = None;
         let valid: Vec<Value> = generated

@@ -752,63 +752,83 @@ fn emit_tool(tool: &Tool, alias: &str, fn_name: &str, topts: &ToolOptions) -> Re
             _ => format!("Arguments of the tool `{}`.", tool.name),
         }),
     };
-    let (args_typing, args_tokens) =
-        match normalize::normalize(&tool.input_schema, Role::Input, &request) {
-            Ok(n) if n.no_args => {
-                for w in &n.warnings {
-                    note(WarningKind::Note, w.clone());
-                }
-                (
-                    Typing::NoArgs,
-                    quote! {
-                        /// This tool takes no arguments; the call sends `{}`.
-                        pub type Args = ::mcp_runtime::NoArgs;
-                    },
-                )
+    let (args_typing, args_tokens) = match normalize::normalize(
+        &tool.input_schema,
+        Role::Input,
+        &request,
+    ) {
+        Ok(n) if n.no_args => {
+            for w in &n.warnings {
+                note(WarningKind::Note, w.clone());
             }
-            Ok(n) => {
-                for w in &n.warnings {
-                    note(WarningKind::Note, w.clone());
-                }
-                match typed_module(&n, false) {
-                    Ok(tokens) => (Typing::Typed, tokens),
-                    Err(reason) => (Typing::Untyped(reason), TokenStream::new()),
-                }
+            (
+                Typing::NoArgs,
+                quote! {
+                    /// This tool takes no arguments; the call sends `{}`.
+                    pub type Args = ::mcp_runtime::NoArgs;
+                },
+            )
+        }
+        Ok(n) if n.free_form => {
+            note(
+                    WarningKind::Note,
+                    "the inputSchema names no arguments but does not rule any out: arguments are a free-form JSON object".into(),
+                );
+            (
+                Typing::Typed,
+                quote! {
+                    /// The tool's schema names no arguments but allows any: a free-form
+                    /// JSON object (`serde_json::Map`).
+                    pub type Args = ::mcp_runtime::__private::serde_json::Map<
+                        ::std::string::String,
+                        ::mcp_runtime::__private::serde_json::Value,
+                    >;
+                },
+            )
+        }
+        Ok(n) => {
+            for w in &n.warnings {
+                note(WarningKind::Note, w.clone());
             }
-            Err(Problem::Fallback(reason)) => (Typing::Untyped(reason), TokenStream::new()),
-            Err(Problem::Collision {
-                first,
-                second,
-                field,
-                ..
-            }) => {
-                let mut suggestion = format!("{field}_2");
-                let mut n = 3;
-                while props
-                    .iter()
-                    .any(|p| naming::typify_sanitize(p, false) == suggestion)
-                {
-                    suggestion = format!("{field}_{n}");
-                    n += 1;
-                }
-                return Err(Error::ArgumentCollision(Box::new(
-                    crate::error::ArgumentCollision {
-                        alias: alias.to_string(),
-                        tool: tool.name.clone(),
-                        first,
-                        second,
-                        field,
-                        suggestion,
-                    },
-                )));
+            match typed_module(&n, false) {
+                Ok(tokens) => (Typing::Typed, tokens),
+                Err(reason) => (Typing::Untyped(reason), TokenStream::new()),
             }
-            Err(Problem::BadOption(message)) => {
-                return Err(Error::InvalidOption {
+        }
+        Err(Problem::Fallback(reason)) => (Typing::Untyped(reason), TokenStream::new()),
+        Err(Problem::Collision {
+            first,
+            second,
+            field,
+            ..
+        }) => {
+            let mut suggestion = format!("{field}_2");
+            let mut n = 3;
+            while props
+                .iter()
+                .any(|p| naming::typify_sanitize(p, false) == suggestion)
+            {
+                suggestion = format!("{field}_{n}");
+                n += 1;
+            }
+            return Err(Error::ArgumentCollision(Box::new(
+                crate::error::ArgumentCollision {
                     alias: alias.to_string(),
-                    message: format!("tool \"{}\": {message}", tool.name),
-                });
-            }
-        };
+                    tool: tool.name.clone(),
+                    first,
+                    second,
+                    field,
+                    suggestion,
+                },
+            )));
+        }
+        Err(Problem::BadOption(message)) => {
+            return Err(Error::InvalidOption {
+                alias: alias.to_string(),
+                message: format!("tool \"{}\": {message}", tool.name),
+            });
+        }
+    };
     let args_tokens = match &args_typing {
         Typing::Untyped(reason) => {
             note(WarningKind::ArgsFallback, reason.clone());

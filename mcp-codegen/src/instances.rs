@@ -73,6 +73,18 @@ pub fn generate(schema: &Value, options: &Options) -> Generated {
     Generated { instances, skipped }
 }
 
+/// The schema to generate a tool's *arguments* from: MCP arguments are a JSON object, so a
+/// schema that declares nothing about them (`{}`, annotations only) or allows any property
+/// without naming one is "any object" (the generated `Args` is a JSON map), and any other
+/// schema is itself.
+pub fn arguments_schema(input_schema: &Value) -> Value {
+    if crate::schema::free_form_arguments(input_schema) {
+        json!({"type": "object", "additionalProperties": {}})
+    } else {
+        input_schema.clone()
+    }
+}
+
 /// The smallest valid-looking string when nothing else is known.
 const TEXT: &str = "text";
 /// Sizes are capped: strings and arrays never grow past these.

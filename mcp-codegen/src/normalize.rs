@@ -81,6 +81,9 @@ pub(crate) struct Normalized {
     pub warnings: Vec<String>,
     /// The tool takes no arguments (input only).
     pub no_args: bool,
+    /// The tool's arguments are any JSON object: its schema declares nothing about them, or
+    /// allows any property and names none (input only).
+    pub free_form: bool,
     /// Optional top-level properties that accept `null` (input only).
     pub nullable_optional: BTreeSet<String>,
 }
@@ -135,6 +138,7 @@ pub(crate) fn normalize(
     }
 
     let mut ctx = Ctx::new(role, &schema);
+    ctx.defs = defs.clone();
     let nullable_optional = if role == Role::Input {
         nullable_optional(&root)
     } else {
@@ -156,7 +160,8 @@ pub(crate) fn normalize(
             "inputSchema is not an object schema (MCP arguments are a JSON object)".into(),
         ));
     }
-    let no_args = role == Role::Input && is_empty_object(&root);
+    let free_form = role == Role::Input && schema::free_form_arguments(&schema);
+    let no_args = role == Role::Input && !free_form && is_empty_object(&root);
 
     let mut replacements = BTreeMap::new();
     apply_types(&mut root, &mut defs, &mut replacements, &request.types)?;
@@ -182,6 +187,7 @@ pub(crate) fn normalize(
         literals: ctx.literals,
         warnings: ctx.warnings,
         no_args,
+        free_form,
         nullable_optional,
     })
 }
@@ -635,6 +641,8 @@ struct Ctx {
     /// in the schema makes a placeholder that cannot clash with a real string.
     next_marker: usize,
     problem: Option<Problem>,
+    /// The tool's definitions as hoisted, before cleaning (what `$ref` branches look like).
+    defs: BTreeMap<String, Value>,
 }
 
 impl Ctx {
@@ -656,6 +664,7 @@ impl Ctx {
             literals: BTreeMap::new(),
             next_marker: longest + 1,
             problem: None,
+            defs: BTreeMap::new(),
         }
     }
 
@@ -775,7 +784,7 @@ fn clean(v: &mut Value, at: &str, ctx: &mut Ctx, is_root: bool) {
     integer_bounds(obj);
     nullable_union(obj);
     unconstrained_union(obj, at, ctx);
-    crate::unions::shape_unions(obj, at, ctx.role.root_name());
+    crate::unions::shape_unions(obj, at, ctx.role.root_name(), &ctx.defs);
     nullable_union(obj);
     untyped_not(obj, at, ctx);
     enum_variants(obj, at, ctx);
@@ -1808,7 +1817,14 @@ mod tests {
     fn no_argument_tools() {
         assert!(norm(json!({"type": "object"})).no_args);
         assert!(norm(json!({"type": "object", "properties": {}})).no_args);
-        assert!(norm(json!({})).no_args);
+        // A schema that declares nothing (a failed conversion, often) allows any arguments.
+        for free in [
+            json!({}),
+            json!({"$schema": "http://json-schema.org/draft-07/schema#"}),
+        ] {
+            let n = norm(free);
+            assert!(n.free_form && !n.no_args);
+        }
         assert!(
             norm(json!({"type": "object", "properties": {}, "additionalProperties": false}))
                 .no_args

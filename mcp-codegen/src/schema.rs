@@ -1,7 +1,7 @@
 //! JSON-Schema facts shared by the normalizer, the union shaping, the instance generator
 //! and the oracle.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// Keywords that do not constrain values: annotations, identifiers, definitions and `x-…`
 /// extensions.
@@ -23,6 +23,40 @@ pub(crate) fn is_annotation(key: &str) -> bool {
                 | "definitions"
                 | "markdownDescription"
         )
+}
+
+/// Whether a tool's `inputSchema` leaves its arguments free-form: it declares nothing (`{}`,
+/// `true`, only annotations such as `$schema` — what a server whose schema conversion failed
+/// sends), or it is an object without properties that explicitly allows any
+/// (`additionalProperties: true` or `{}`). The arguments are then any JSON object. An object
+/// without properties and without `additionalProperties` is the usual way to declare *no*
+/// arguments and is not free-form.
+pub(crate) fn free_form_arguments(schema: &Value) -> bool {
+    let Some(obj) = schema.as_object() else {
+        return schema == &Value::Bool(true);
+    };
+    if obj.keys().all(|k| is_annotation(k)) {
+        return true;
+    }
+    let no_properties = obj
+        .get("properties")
+        .is_none_or(|p| p.as_object().is_some_and(Map::is_empty));
+    let open = matches!(obj.get("additionalProperties"), Some(Value::Bool(true)))
+        || matches!(obj.get("additionalProperties"), Some(Value::Object(m)) if m.keys().all(|k| is_annotation(k)));
+    let structural = [
+        "anyOf",
+        "oneOf",
+        "allOf",
+        "$ref",
+        "not",
+        "enum",
+        "const",
+        "patternProperties",
+    ];
+    obj.get("type").is_none_or(|t| t == "object")
+        && no_properties
+        && open
+        && !structural.iter().any(|k| obj.contains_key(*k))
 }
 
 /// Keywords whose value is a map of name → schema.
@@ -192,6 +226,30 @@ pub(crate) fn same_value_cycle(root: &Value) -> Option<String> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn free_form_arguments_are_told_from_no_arguments() {
+        for free in [
+            json!({}),
+            json!(true),
+            json!({"$schema": "http://json-schema.org/draft-07/schema#"}),
+            json!({"title": "x", "description": "y"}),
+            json!({"type": "object", "additionalProperties": true}),
+            json!({"type": "object", "properties": {}, "additionalProperties": {}}),
+        ] {
+            assert!(free_form_arguments(&free), "{free}");
+        }
+        for not_free in [
+            json!({"type": "object"}),
+            json!({"type": "object", "properties": {}}),
+            json!({"type": "object", "additionalProperties": false}),
+            json!({"type": "object", "properties": {"a": {}}, "additionalProperties": true}),
+            json!({"type": "object", "additionalProperties": {"type": "string"}}),
+            json!({"type": "string"}),
+        ] {
+            assert!(!free_form_arguments(&not_free), "{not_free}");
+        }
+    }
 
     #[test]
     fn same_value_cycles_are_found() {

@@ -23,6 +23,8 @@
 //!    union's path, which typify removes again as the variants' common prefix (the prefix
 //!    keeps the types nested in a branch unique, as typify's own names are).
 
+use std::collections::BTreeMap;
+
 use serde_json::{Map, Value, json};
 
 use crate::naming::typify_sanitize;
@@ -246,8 +248,14 @@ fn is_null_branch(branch: &Value) -> bool {
         || value_list(branch).is_some_and(|v| v.iter().all(Value::is_null))
 }
 
-/// Steps 1–4 on one node; `at` is the node's JSON pointer, `root` the root type's name.
-pub(crate) fn shape_unions(obj: &mut Map<String, Value>, at: &str, root: &str) {
+/// Steps 1–4 on one node; `at` is the node's JSON pointer, `root` the root type's name,
+/// `defs` the tool's definitions (`#/$defs/<name>` targets, as the server wrote them).
+pub(crate) fn shape_unions(
+    obj: &mut Map<String, Value>,
+    at: &str,
+    root: &str,
+    defs: &BTreeMap<String, Value>,
+) {
     split_mixed_enum(obj);
     for key in ["anyOf", "oneOf"] {
         let Some(Value::Array(list)) = obj.get(key) else {
@@ -258,6 +266,7 @@ pub(crate) fn shape_unions(obj: &mut Map<String, Value>, at: &str, root: &str) {
         }
     }
     scalar_any_of(obj);
+    closed_objects_any_of(obj, defs);
     if let Some(Value::Array(list)) = obj.get_mut("oneOf") {
         name_branches(list, at, "oneOf", root);
     }
@@ -336,6 +345,65 @@ fn scalar_any_of(obj: &mut Map<String, Value>) {
         out.insert(i, json!({ "anyOf": grouped }));
     }
     obj.insert("oneOf".into(), Value::Array(out));
+}
+
+/// Step 3b: an `anyOf` of closed objects (`additionalProperties: false`) that share a
+/// property name becomes a `oneOf`. typify's struct of flattened options cannot carry it
+/// (serde hands the shared key to the first branch, which takes it even when that branch
+/// then fails: `{"type": "bulleted_list_item", …}` lost its `type`), while an untagged enum
+/// can: a closed branch rejects every value of another branch, so the first branch that
+/// accepts a value is one that carries all of it.
+fn closed_objects_any_of(obj: &mut Map<String, Value>, defs: &BTreeMap<String, Value>) {
+    if obj.contains_key("oneOf") {
+        return;
+    }
+    let Some(Value::Array(list)) = obj.get("anyOf") else {
+        return;
+    };
+    if list.len() < 2 {
+        return;
+    }
+    let mut seen: Vec<&str> = Vec::new();
+    let mut shared = false;
+    for branch in list {
+        let Some(target) = through_refs(branch, defs) else {
+            return;
+        };
+        let closed = target.get("additionalProperties") == Some(&Value::Bool(false));
+        let Some(props) = target.get("properties").and_then(Value::as_object) else {
+            return;
+        };
+        if !closed || shape(target) != Shape::Object {
+            return;
+        }
+        for name in props.keys() {
+            if seen.contains(&name.as_str()) {
+                shared = true;
+            }
+        }
+        seen.extend(props.keys().map(String::as_str));
+    }
+    if shared && let Some(list) = obj.remove("anyOf") {
+        obj.insert("oneOf".into(), list);
+    }
+}
+
+/// `branch`, or the definition a `$ref` branch (nothing else but annotations) names.
+fn through_refs<'v>(branch: &'v Value, defs: &'v BTreeMap<String, Value>) -> Option<&'v Value> {
+    let mut at = branch;
+    for _ in 0..8 {
+        let Some(r) = at.get("$ref").and_then(Value::as_str) else {
+            return Some(at);
+        };
+        let only_ref = at
+            .as_object()
+            .is_some_and(|o| o.keys().all(|k| k == "$ref" || is_annotation(k)));
+        if !only_ref {
+            return None;
+        }
+        at = defs.get(r.strip_prefix("#/$defs/")?)?;
+    }
+    None
 }
 
 /// Step 4: marks each branch with its variant title, or leaves the union alone when not every
@@ -561,7 +629,7 @@ mod tests {
 
     fn shaped(mut v: Value) -> Value {
         if let Some(obj) = v.as_object_mut() {
-            shape_unions(obj, "/properties/sort", "Args");
+            shape_unions(obj, "/properties/sort", "Args", &BTreeMap::new());
         }
         v
     }
@@ -667,6 +735,36 @@ mod tests {
         assert!(same["oneOf"][0].get(VARIANT_TITLE).is_none());
         let refs = shaped(json!({"oneOf": [{"$ref": "#/$defs/A"}, {"type": "string"}]}));
         assert!(refs["oneOf"][1].get(VARIANT_TITLE).is_none());
+    }
+
+    #[test]
+    fn closed_objects_sharing_a_property_become_one_of() {
+        let defs: BTreeMap<String, Value> = [
+            ("Paragraph".to_string(), json!({"type": "object", "additionalProperties": false,
+                "properties": {"paragraph": {"type": "object"}, "type": {"enum": ["paragraph"]}}})),
+            ("Bullet".to_string(), json!({"type": "object", "additionalProperties": false,
+                "properties": {"bulleted_list_item": {"type": "object"}, "type": {"enum": ["bulleted_list_item"]}}})),
+        ]
+        .into_iter()
+        .collect();
+        let mut v = json!({"anyOf": [{"$ref": "#/$defs/Paragraph"}, {"$ref": "#/$defs/Bullet"}]});
+        if let Some(obj) = v.as_object_mut() {
+            shape_unions(obj, "/properties/block", "Args", &defs);
+        }
+        assert!(v.get("anyOf").is_none() && v["oneOf"].is_array(), "{v}");
+        // Open objects, or closed ones without a shared property, stay typify's flattened
+        // struct (which carries any subset of them).
+        for branches in [
+            json!([{"type": "object", "properties": {"a": {}, "t": {}}}, {"type": "object", "properties": {"b": {}, "t": {}}}]),
+            json!([{"type": "object", "additionalProperties": false, "properties": {"a": {}}},
+                   {"type": "object", "additionalProperties": false, "properties": {"b": {}}}]),
+        ] {
+            let mut v = json!({ "anyOf": branches });
+            if let Some(obj) = v.as_object_mut() {
+                shape_unions(obj, "/properties/x", "Args", &defs);
+            }
+            assert!(v["anyOf"].is_array(), "{v}");
+        }
     }
 
     #[test]

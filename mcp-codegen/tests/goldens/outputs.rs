@@ -89,7 +89,7 @@ pub mod outputs {
             openai_function_strict: bare::OPENAI_FUNCTION_STRICT,
             openai_strict_unavailable: bare::OPENAI_STRICT_UNAVAILABLE,
             normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_no_args,
+                ::mcp_runtime::toolbox::normalize_as::<bare::Args>,
             ),
             normalize_output: ::core::option::Option::None,
         },
@@ -190,17 +190,19 @@ pub mod outputs {
                 .await
         }
         /// Calls the tool `bare`.
-        pub async fn bare(&self) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.bare_with(::mcp_runtime::CallOptions::default()).await
+        pub async fn bare(
+            &self,
+            args: bare::Args,
+        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
+            self.bare_with(args, ::mcp_runtime::CallOptions::default()).await
         }
         /// Like [`Self::bare`], with per-call options (deadlines, progress).
         pub async fn bare_with(
             &self,
+            args: bare::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session
-                .call_checked(bare::NAME, &::mcp_runtime::NoArgs {}, options)
-                .await
+            self.session.call_checked(bare::NAME, &args, options).await
         }
         /// Output schema with an external $ref: result stays untyped.
         pub async fn remote_output(
@@ -531,8 +533,12 @@ pub mod outputs {
         pub const OPENAI_STRICT_UNAVAILABLE: ::core::option::Option<&str> = ::core::option::Option::None;
         /// Why the arguments are untyped JSON, if they are.
         pub const UNTYPED_ARGS_REASON: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// This tool takes no arguments; the call sends `{}`.
-        pub type Args = ::mcp_runtime::NoArgs;
+        /// The tool's schema names no arguments but allows any: a free-form
+        /// JSON object (`serde_json::Map`).
+        pub type Args = ::mcp_runtime::__private::serde_json::Map<
+            ::std::string::String,
+            ::mcp_runtime::__private::serde_json::Value,
+        >;
     }
     /// Types and constants of the tool `remote_output`.
     pub mod remote_output {

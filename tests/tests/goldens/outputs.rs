@@ -37,7 +37,10 @@ async fn api(c: &outputs::Client) -> ::mcp_runtime::Result<()> {
         .await?;
     let _status: status::Output = c.status().await?;
     let _raw: ::mcp_runtime::ToolOutput = c.ping().await?;
-    let _raw: ::mcp_runtime::ToolOutput = c.bare().await?;
+    // `inputSchema: {}` names no arguments but allows any: a JSON map.
+    let mut free = outputs::bare::Args::new();
+    free.insert("anything".into(), serde_json::json!(1));
+    let _raw: ::mcp_runtime::ToolOutput = c.bare(free).await?;
     let _raw: ::mcp_runtime::ToolOutput = c
         .remote_output(outputs::remote_output::Args { q: None })
         .await?;

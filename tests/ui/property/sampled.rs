@@ -189,20 +189,18 @@ fn main() {
             r#"{"a":"2024-01-02T03:04:05Z"}"#,
         ],
     );
-    // sample_2: "new"
-    c.args::<sample_2::new_tool::Args>(
-        sample_2::new_tool::NAME,
+    // sample_2: "_2P"
+    c.args::<sample_2::tool_2p::Args>(
+        sample_2::tool_2p::NAME,
         true,
-        sample_2::new_tool::INPUT_SCHEMA,
+        sample_2::tool_2p::INPUT_SCHEMA,
         &[
             r#"{}"#,
         ],
     );
-    // sample_2: "rxOv19EX5A_.M"
-    c.args::<sample_2::rx_ov19_ex5a_m::Args>(
-        sample_2::rx_ov19_ex5a_m::NAME,
-        true,
-        sample_2::rx_ov19_ex5a_m::INPUT_SCHEMA,
+    c.output::<sample_2::tool_2p::Output>(
+        sample_2::tool_2p::NAME,
+        sample_2::tool_2p::OUTPUT_SCHEMA,
         &[
             r#"{}"#,
             r#"{"a":true}"#,
@@ -210,14 +208,13 @@ fn main() {
             r#"{"a":1}"#,
         ],
     );
-    c.output::<sample_2::rx_ov19_ex5a_m::Output>(
-        sample_2::rx_ov19_ex5a_m::NAME,
-        sample_2::rx_ov19_ex5a_m::OUTPUT_SCHEMA,
+    // sample_2: "new"
+    c.args::<sample_2::new_tool::Args>(
+        sample_2::new_tool::NAME,
+        true,
+        sample_2::new_tool::INPUT_SCHEMA,
         &[
-            r#"{"kind":"Self"}"#,
-            r#"{"kind":"Self","v":[[],"text"]}"#,
-            r#"{"kind":"Self","v":[null,null]}"#,
-            r#"{"kind":"Self","v":[["a"],"Zoë \"quoted\" \\ text"]}"#,
+            r#"{}"#,
         ],
     );
     // sample_2: "x'y"
@@ -258,18 +255,6 @@ fn main() {
         &[
             r#"{}"#,
             r#"{"a":"text"}"#,
-        ],
-    );
-    // sample_3: "QmABwqSOwQUDdhU--2h"
-    c.args::<sample_3::qm_a_bwq_s_ow_qu_ddh_u_2h::Args>(
-        sample_3::qm_a_bwq_s_ow_qu_ddh_u_2h::NAME,
-        true,
-        sample_3::qm_a_bwq_s_ow_qu_ddh_u_2h::INPUT_SCHEMA,
-        &[
-            r#"{}"#,
-            r#"{"a":[]}"#,
-            r#"{"a":[true]}"#,
-            r#"{"a":[false]}"#,
         ],
     );
     // sample_3: "n-l-J_.0OAw"
@@ -328,7 +313,37 @@ fn main() {
             r#"{"a":[0]}"#,
         ],
     );
+    // sample_3: "rxOv19EX5A_.M"
+    c.args::<sample_3::rx_ov19_ex5a_m::Args>(
+        sample_3::rx_ov19_ex5a_m::NAME,
+        true,
+        sample_3::rx_ov19_ex5a_m::INPUT_SCHEMA,
+        &[
+            r#"{}"#,
+            r#"{"a":true}"#,
+            r#"{"a":"text"}"#,
+            r#"{"a":1}"#,
+        ],
+    );
+    c.output::<sample_3::rx_ov19_ex5a_m::Output>(
+        sample_3::rx_ov19_ex5a_m::NAME,
+        sample_3::rx_ov19_ex5a_m::OUTPUT_SCHEMA,
+        &[
+            r#"{"kind":"Self"}"#,
+            r#"{"kind":"Self","v":[[],"text"]}"#,
+            r#"{"kind":"Self","v":[null,null]}"#,
+            r#"{"kind":"Self","v":[["a"],"Zoë \"quoted\" \\ text"]}"#,
+        ],
+    );
     // sample_3: "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+    c.args::<sample_3::xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx::Args>(
+        sample_3::xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx::NAME,
+        true,
+        sample_3::xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx::INPUT_SCHEMA,
+        &[
+            r#"{}"#,
+        ],
+    );
     c.output::<sample_3::xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx::Output>(
         sample_3::xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx::NAME,
         sample_3::xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx::OUTPUT_SCHEMA,
@@ -504,13 +519,13 @@ async fn api_sample_2(client: &sample_2::Client) {
     let _: ::mcp_runtime::Result<sample_2::tool_53o_4::Output> = client
         .tool_53o_4_with(check::any(), ::mcp_runtime::CallOptions::default())
         .await;
+    let _: ::mcp_runtime::Result<sample_2::tool_2p::Output> = client.tool_2p(check::any()).await;
+    let _: ::mcp_runtime::Result<sample_2::tool_2p::Output> = client
+        .tool_2p_with(check::any(), ::mcp_runtime::CallOptions::default())
+        .await;
     let _: ::mcp_runtime::Result<::mcp_runtime::ToolOutput> = client.new_tool(check::any()).await;
     let _: ::mcp_runtime::Result<::mcp_runtime::ToolOutput> = client
         .new_tool_with(check::any(), ::mcp_runtime::CallOptions::default())
-        .await;
-    let _: ::mcp_runtime::Result<sample_2::rx_ov19_ex5a_m::Output> = client.rx_ov19_ex5a_m(check::any()).await;
-    let _: ::mcp_runtime::Result<sample_2::rx_ov19_ex5a_m::Output> = client
-        .rx_ov19_ex5a_m_with(check::any(), ::mcp_runtime::CallOptions::default())
         .await;
     let _: ::mcp_runtime::Result<::mcp_runtime::ToolOutput> = client.x_y(check::any()).await;
     let _: ::mcp_runtime::Result<::mcp_runtime::ToolOutput> = client
@@ -529,10 +544,6 @@ async fn api_sample_3(client: &sample_3::Client) {
     let _: ::mcp_runtime::Result<sample_3::a::Output> = client
         .a_with(check::any(), ::mcp_runtime::CallOptions::default())
         .await;
-    let _: ::mcp_runtime::Result<::mcp_runtime::ToolOutput> = client.qm_a_bwq_s_ow_qu_ddh_u_2h(check::any()).await;
-    let _: ::mcp_runtime::Result<::mcp_runtime::ToolOutput> = client
-        .qm_a_bwq_s_ow_qu_ddh_u_2h_with(check::any(), ::mcp_runtime::CallOptions::default())
-        .await;
     let _: ::mcp_runtime::Result<sample_3::n_l_j_0o_aw::Output> = client.n_l_j_0o_aw(check::any()).await;
     let _: ::mcp_runtime::Result<sample_3::n_l_j_0o_aw::Output> = client
         .n_l_j_0o_aw_with(check::any(), ::mcp_runtime::CallOptions::default())
@@ -545,9 +556,13 @@ async fn api_sample_3(client: &sample_3::Client) {
     let _: ::mcp_runtime::Result<::mcp_runtime::ToolOutput> = client
         .null_with(check::any(), ::mcp_runtime::CallOptions::default())
         .await;
-    let _: ::mcp_runtime::Result<sample_3::xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx::Output> = client.xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx().await;
+    let _: ::mcp_runtime::Result<sample_3::rx_ov19_ex5a_m::Output> = client.rx_ov19_ex5a_m(check::any()).await;
+    let _: ::mcp_runtime::Result<sample_3::rx_ov19_ex5a_m::Output> = client
+        .rx_ov19_ex5a_m_with(check::any(), ::mcp_runtime::CallOptions::default())
+        .await;
+    let _: ::mcp_runtime::Result<sample_3::xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx::Output> = client.xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx(check::any()).await;
     let _: ::mcp_runtime::Result<sample_3::xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx::Output> = client
-        .xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx_with(::mcp_runtime::CallOptions::default())
+        .xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx_with(check::any(), ::mcp_runtime::CallOptions::default())
         .await;
     let _: ::mcp_runtime::Result<sample_3::zih_p_s_gr_u_l_p::Output> = client.zih_p_s_gr_u_l_p(check::any()).await;
     let _: ::mcp_runtime::Result<sample_3::zih_p_s_gr_u_l_p::Output> = client
