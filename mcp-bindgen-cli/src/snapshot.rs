@@ -359,6 +359,11 @@ fn print_drift(cli: &Cli, alias: &str, path: &Path, old: &str, new: &str) {
                 );
             } else {
                 print!("{report}");
+                println!(
+                    "{alias}: {}; accept them with {}",
+                    report.totals(),
+                    cli.hint(&format!("snapshot {alias}"))
+                );
             }
         }
         _ => println!("{alias}: the committed fixture is not valid JSON"),

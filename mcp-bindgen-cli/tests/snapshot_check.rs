@@ -91,6 +91,18 @@ fn fixture_without_a_required_argument_is_breaking_drift() {
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("add: BREAKING"), "{out}");
     assert!(out.contains("\"b\""), "{out}");
+    // Each reason once, the totals, and the command that accepts the change.
+    assert_eq!(
+        out.matches("new required argument \"b\"").count(),
+        1,
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "demo: 1 tool changed: 1 BREAKING; accept them with `cargo mcp-bindgen snapshot demo`"
+        ),
+        "{out}"
+    );
     assert!(out.contains("DRIFT"), "{out}");
     // The unified diff follows the classification.
     assert!(out.contains("@@"), "{out}");

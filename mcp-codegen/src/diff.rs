@@ -151,6 +151,36 @@ impl Report {
         self.changes.is_empty() && self.server.is_empty()
     }
 
+    /// `3 tools changed: 1 BREAKING, 2 DOCS` (tools counted by their worst change; changes
+    /// outside the tool list counted as `the server`); `no changes` when empty.
+    pub fn totals(&self) -> String {
+        if self.is_empty() {
+            return "no changes".to_string();
+        }
+        let mut parts = Vec::new();
+        for severity in [Severity::Breaking, Severity::Additive, Severity::Docs] {
+            let n = self
+                .changes
+                .iter()
+                .filter(|c| c.severity == severity)
+                .count();
+            if n > 0 {
+                parts.push(format!("{n} {severity}"));
+            }
+        }
+        let tools = self.changes.len();
+        let mut out = format!(
+            "{tools} tool{} changed{}{}",
+            if tools == 1 { "" } else { "s" },
+            if parts.is_empty() { "" } else { ": " },
+            parts.join(", ")
+        );
+        if let Some(worst) = self.server.iter().map(|d| d.severity).max() {
+            out.push_str(&format!("; the server: {worst}"));
+        }
+        out
+    }
+
     /// The worst severity in the report, `None` when it is empty.
     pub fn worst(&self) -> Option<Severity> {
         self.changes
@@ -161,11 +191,11 @@ impl Report {
     }
 }
 
-/// One block per changed tool, then one `(server)` block, e.g.
+/// One block per changed tool, then one `(server)` block: the worst reason as the headline,
+/// then the others, e.g.
 ///
 /// ```text
 /// create_issue: BREAKING — new required argument "type"
-///   - BREAKING new required argument "type"
 ///   - ADDITIVE new optional argument "labels"
 /// ```
 ///
@@ -193,7 +223,8 @@ fn write_block(
 ) -> fmt::Result {
     let headline = details.first().map_or("", |d| d.message.as_str());
     writeln!(f, "{title}: {severity} — {headline}")?;
-    for d in details {
+    // The headline is the first detail: each reason once.
+    for d in details.iter().skip(1) {
         writeln!(f, "  - {d}")?;
     }
     Ok(())
@@ -2294,9 +2325,9 @@ mod tests {
         assert_eq!(
             r.to_string(),
             "create_issue: BREAKING — new required argument \"type\"\n\
-             \x20 - BREAKING new required argument \"type\"\n\
              \x20 - ADDITIVE new optional argument \"labels\"\n"
         );
+        assert_eq!(r.totals(), "1 tool changed: 1 BREAKING");
         assert_eq!(r.worst(), Some(Severity::Breaking));
         assert_eq!(r.changes[0].severity, Severity::Breaking);
         assert_eq!(r.changes[0].headline(), "new required argument \"type\"");

@@ -65,7 +65,31 @@ pub fn tools_hash<'a>(tools: impl IntoIterator<Item = &'a Value>) -> String {
 }
 
 /// A short, secret-free description of a drift, for warnings and [`crate::Error::Drift`].
-pub(crate) fn summary(expected: &str, live: &str, live_tools: &[Value]) -> String {
+///
+/// With the tools the program was generated with (`fixture`), the tools it uses are
+/// classified as `snapshot --check` classifies them, one clause per changed tool; without
+/// them (or when none of those changed: another tool or a field the bindings do not read
+/// did), the hashes and the live tool names say what is known.
+pub(crate) fn summary(
+    expected: &str,
+    live: &str,
+    live_tools: &[Value],
+    fixture: Option<&[crate::toolbox::TypedTool]>,
+) -> String {
+    if let Some(fixture) = fixture {
+        let report = classify(fixture, live_tools);
+        if !report.is_empty() {
+            let clauses: Vec<String> = report
+                .changes
+                .iter()
+                .map(|c| {
+                    let headline = c.details.first().map_or("", |d| d.message.as_str());
+                    format!("{}: {} — {headline}", c.tool, c.severity)
+                })
+                .collect();
+            return clauses.join("; ");
+        }
+    }
     let mut names: Vec<&str> = live_tools
         .iter()
         .map(|t| t.get("name").and_then(Value::as_str).unwrap_or(""))
@@ -77,12 +101,68 @@ pub(crate) fn summary(expected: &str, live: &str, live_tools: &[Value]) -> Strin
     } else {
         String::new()
     };
+    let which = if fixture.is_some() {
+        "the tools this program uses are unchanged, but "
+    } else {
+        ""
+    };
     format!(
-        "the live tool list (hash {}, {} tools: {}{more}) differs from the fixture (hash {})",
+        "{which}the live tool list (hash {}, {} tools: {}{more}) differs from the fixture (hash {})",
         short(live),
         names.len(),
         shown.join(", "),
         short(expected)
+    )
+}
+
+/// `snapshot --check`'s classification of the program's tools against the live ones: the
+/// fields the generated bindings were made from (name, description, input and output
+/// schema), for the tools the program has.
+fn classify(
+    fixture: &[crate::toolbox::TypedTool],
+    live_tools: &[Value],
+) -> mcp_codegen::diff::Report {
+    let parse = |text: &str| serde_json::from_str::<Value>(text).unwrap_or(Value::Null);
+    let view = |name: &str, description: Option<&str>, input: Value, output: Option<Value>| {
+        let mut tool = serde_json::Map::new();
+        tool.insert("name".into(), Value::from(name));
+        if let Some(d) = description {
+            tool.insert("description".into(), Value::from(d));
+        }
+        tool.insert("inputSchema".into(), input);
+        if let Some(o) = output {
+            tool.insert("outputSchema".into(), o);
+        }
+        Value::Object(tool)
+    };
+    let old: Vec<Value> = fixture
+        .iter()
+        .map(|t| {
+            view(
+                t.name,
+                t.description,
+                parse(t.input_schema),
+                t.output_schema.map(parse),
+            )
+        })
+        .collect();
+    let new: Vec<Value> = live_tools
+        .iter()
+        .filter_map(|t| {
+            let name = t.get("name")?.as_str()?;
+            fixture.iter().any(|f| f.name == name).then(|| {
+                view(
+                    name,
+                    t.get("description").and_then(Value::as_str),
+                    t.get("inputSchema").cloned().unwrap_or(Value::Null),
+                    t.get("outputSchema").cloned(),
+                )
+            })
+        })
+        .collect();
+    mcp_codegen::diff::classify(
+        &serde_json::json!({ "tools": old }),
+        &serde_json::json!({ "tools": new }),
     )
 }
 

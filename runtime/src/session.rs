@@ -118,6 +118,7 @@ pub struct ConnectOptions {
     lazy: bool,
     connect_timeout: Option<Duration>,
     fixture_hash: Option<String>,
+    fixture_tools: Option<&'static [crate::toolbox::TypedTool]>,
     drift: Option<DriftPolicy>,
     elicitation_defaults: bool,
 }
@@ -131,6 +132,7 @@ impl std::fmt::Debug for ConnectOptions {
             .field("lazy", &self.lazy)
             .field("connect_timeout", &self.connect_timeout)
             .field("fixture_hash", &self.fixture_hash)
+            .field("fixture_tools", &self.fixture_tools.map(<[_]>::len))
             .field("drift", &self.drift)
             .field("elicitation_defaults", &self.elicitation_defaults)
             .finish()
@@ -170,6 +172,15 @@ impl ConnectOptions {
     /// `FIXTURE_HASH`) after every (re)connection and on `tools/list_changed`.
     pub fn with_fixture_hash(mut self, hash: impl Into<String>) -> Self {
         self.fixture_hash = Some(hash.into());
+        self
+    }
+
+    /// The tools the program was generated with (generated code's `TYPED_TOOLS`): a drift
+    /// is then reported tool by tool, classified as `snapshot --check` classifies it
+    /// (`create_issue: BREAKING — new required argument "type"`), for the tools the program
+    /// uses.
+    pub fn with_fixture_tools(mut self, tools: &'static [crate::toolbox::TypedTool]) -> Self {
+        self.fixture_tools = Some(tools);
         self
     }
 
@@ -581,6 +592,9 @@ struct DriftState {
     policy: DriftPolicy,
     /// With policy `error`: why calls are refused.
     drifted: Option<String>,
+    /// A drift warning reached stderr already (shown once per session when the program has
+    /// no `tracing` subscriber).
+    shown_on_stderr: bool,
 }
 
 /// One established connection.
@@ -709,6 +723,7 @@ impl Session {
                 expected: options.fixture_hash.clone(),
                 policy,
                 drifted: None,
+                shown_on_stderr: false,
             }),
             replay_safe: Mutex::new(None),
             options,
@@ -1285,7 +1300,8 @@ impl Session {
     fn apply_drift(&self, expected: &str, policy: DriftPolicy, tools: &[Value]) -> Result<bool> {
         let live = drift::tools_hash(tools);
         let drifted = live != expected;
-        let summary = drifted.then(|| drift::summary(expected, &live, tools));
+        let summary = drifted
+            .then(|| drift::summary(expected, &live, tools, self.inner.options.fixture_tools));
         if let Ok(mut d) = self.inner.drift.lock() {
             d.drifted = match policy {
                 DriftPolicy::Error => summary.clone(),
@@ -1295,11 +1311,27 @@ impl Session {
         match (summary, policy) {
             (None, _) | (_, DriftPolicy::Ignore) => Ok(false),
             (Some(summary), DriftPolicy::Warn) => {
+                let fix = mcp_codegen::project::either_command(&format!(
+                    "snapshot --check {}",
+                    self.inner.alias
+                ));
                 tracing::warn!(
                     server = %self.inner.alias,
-                    "server drifted from its fixture: {summary}; run {} to see the changes",
-                    mcp_codegen::project::either_command(&format!("snapshot --check {}", self.inner.alias))
+                    "server drifted from its fixture: {summary}; run {fix} to see the changes"
                 );
+                // A program without a `tracing` subscriber would never see the warning.
+                let first = self
+                    .inner
+                    .drift
+                    .lock()
+                    .map(|mut d| !std::mem::replace(&mut d.shown_on_stderr, true))
+                    .unwrap_or(false);
+                if first && !tracing::dispatcher::has_been_set() {
+                    eprintln!(
+                        "warning: server \"{}\" drifted from its fixture: {summary}; run {fix} to see the changes",
+                        self.inner.alias
+                    );
+                }
                 Ok(true)
             }
             (Some(summary), DriftPolicy::Error) => Err(Error::Drift {

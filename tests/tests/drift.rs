@@ -248,3 +248,112 @@ async fn tools_list_changed_rechecks_drift() {
     })
     .await;
 }
+
+mcp_runtime::mcp_tools!("demo");
+
+/// The program's tools as if generated before the server made `add`'s `b` required (and the
+/// fixture hash that goes with them).
+fn stale_program() -> (&'static [mcp_runtime::toolbox::TypedTool], String) {
+    let mut tools: Vec<mcp_runtime::toolbox::TypedTool> = demo::TYPED_TOOLS.to_vec();
+    let add = tools.iter_mut().find(|t| t.name == "add").expect("add");
+    let mut schema: Value = serde_json::from_str(add.input_schema).expect("schema");
+    schema["properties"]
+        .as_object_mut()
+        .expect("properties")
+        .remove("b");
+    schema["required"] = serde_json::json!(["a"]);
+    add.input_schema = Box::leak(schema.to_string().into_boxed_str());
+    let mut f = fixture("demo");
+    let raw = &mut f
+        .tools
+        .iter_mut()
+        .find(|t| t.name == "add")
+        .expect("add")
+        .raw;
+    raw["inputSchema"] = schema;
+    (Box::leak(tools.into_boxed_slice()), f.tools_hash())
+}
+
+/// The warning and the error name the changed tool and the change, classified as
+/// `snapshot --check` classifies it, not two hashes.
+#[tokio::test]
+async fn drift_is_reported_tool_by_tool() {
+    bounded(Duration::from_secs(20), async {
+        let (tools, stale) = stale_program();
+        let logs = Logs::default();
+        let _guard = logs.capture();
+        let options = || {
+            ConnectOptions::new()
+                .with_fixture_hash(&stale)
+                .with_fixture_tools(tools)
+        };
+        let session = Session::connect_with(&demo(), options())
+            .await
+            .expect("warn");
+        let text = logs.text();
+        assert!(
+            text.contains(
+                "server drifted from its fixture: add: BREAKING — new required argument \"b\""
+            ),
+            "{text}"
+        );
+        assert!(!text.contains("hash"), "{text}");
+        session.close().await.expect("close");
+
+        let err = Session::connect_with(&demo().with_drift(DriftPolicy::Error), options())
+            .await
+            .expect_err("error policy");
+        let shown = err.to_string();
+        assert!(
+            shown.contains("add: BREAKING — new required argument \"b\""),
+            "{shown}"
+        );
+    })
+    .await;
+}
+
+/// A program without a `tracing` subscriber still sees the warning, once per server, on
+/// stderr. (Run in a child process: the test harness installs no global subscriber there.)
+#[test]
+fn a_program_without_a_subscriber_sees_the_warning_on_stderr() {
+    if std::env::var_os("MCP_DRIFT_CHILD").is_some() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        runtime.block_on(async {
+            let (tools, stale) = stale_program();
+            let session = Session::connect_with(
+                &demo(),
+                ConnectOptions::new()
+                    .with_fixture_hash(&stale)
+                    .with_fixture_tools(tools),
+            )
+            .await
+            .expect("connect");
+            // A second check of the same session does not repeat it.
+            assert!(
+                session
+                    .check_drift(&stale, DriftPolicy::Warn)
+                    .await
+                    .expect("check")
+            );
+            session.close().await.expect("close");
+        });
+        return;
+    }
+    let out = std::process::Command::new(std::env::current_exe().expect("test binary"))
+        .args([
+            "--exact",
+            "a_program_without_a_subscriber_sees_the_warning_on_stderr",
+            "--nocapture",
+        ])
+        .env("MCP_DRIFT_CHILD", "1")
+        .output()
+        .expect("run the child");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let warning = "warning: server \"demo\" drifted from its fixture: add: BREAKING — new required argument \"b\"";
+    assert_eq!(stderr.matches(warning).count(), 1, "{stderr}");
+    assert!(stderr.contains("snapshot --check demo"), "{stderr}");
+}
