@@ -223,6 +223,7 @@ pub fn expand_to_string(fixture: &Fixture, alias: &str, options: &Options) -> Re
 pub fn format_tokens(alias: &str, tokens: TokenStream) -> Result<String> {
     let file: syn::File = syn::parse2(tokens).map_err(|e| Error::InvalidOption {
         alias: alias.to_string(),
+        entry: None,
         message: format!("internal error: generated code does not parse: {e}"),
     })?;
     Ok(prettyplease::unparse(&file))
@@ -289,6 +290,7 @@ fn expand_type_globs(
                 {
                     return Err(Error::InvalidOption {
                         alias: alias.to_string(),
+                        entry: Some(("types", pattern.clone())),
                         message: format!(
                             "types: \"{pattern}\" and \"{other}\" both match \"{key}\" with different types; name it exactly"
                         ),
@@ -301,6 +303,7 @@ fn expand_type_globs(
         if !matched {
             return Err(Error::InvalidOption {
                 alias: alias.to_string(),
+                entry: Some(("types", pattern.clone())),
                 message: format!(
                     "types = {{ \"{pattern}\" = … }} matches no argument of the fixture's tools (a glob matches \"tool.argument\" of top-level arguments)"
                 ),
@@ -353,6 +356,7 @@ pub(crate) fn plan(fixture: &Fixture, alias: &str, options: &Options) -> Result<
                 if !naming::is_plain_ident(value) {
                     return Err(Error::InvalidOption {
                         alias: alias.to_string(),
+                        entry: Some(("rename", key.clone())),
                         message: format!(
                             "rename = {{ \"{key}\" = \"{value}\" }}: the new function name must be a snake_case Rust identifier (not a keyword)"
                         ),
@@ -371,6 +375,7 @@ pub(crate) fn plan(fixture: &Fixture, alias: &str, options: &Options) -> Result<
             if all.contains(key.as_str()) {
                 return Err(Error::InvalidOption {
                     alias: alias.to_string(),
+                    entry: Some(("types", key.clone())),
                     message: format!(
                         "types = {{ \"{key}\" = … }}: name an argument as \"tool.argument\""
                     ),
@@ -381,6 +386,7 @@ pub(crate) fn plan(fixture: &Fixture, alias: &str, options: &Options) -> Result<
         if syn::parse_str::<syn::Type>(value).is_err() {
             return Err(Error::InvalidOption {
                 alias: alias.to_string(),
+                entry: Some(("types", key.clone())),
                 message: format!("types = {{ \"{key}\" = \"{value}\" }}: not a Rust type"),
             });
         }
@@ -416,6 +422,19 @@ pub(crate) fn plan(fixture: &Fixture, alias: &str, options: &Options) -> Result<
         let mut name = renamed
             .clone()
             .unwrap_or_else(|| naming::fn_name(&tool.name));
+        if let Some(target) = &renamed
+            && RESERVED_METHODS.contains(&target.as_str())
+        {
+            return Err(Error::InvalidOption {
+                alias: alias.to_string(),
+                entry: Some(("rename", tool.name.clone())),
+                message: format!(
+                    "rename = {{ \"{}\" = \"{target}\" }}: `{target}` is a method of every generated `Client`; choose another name, e.g. \"{target}_{}\"",
+                    tool.name,
+                    naming::fn_name(&tool.name)
+                ),
+            });
+        }
         if renamed.is_none() && RESERVED_METHODS.contains(&name.as_str()) {
             let new = format!("{name}_tool");
             warnings.push(Warning {
@@ -440,16 +459,46 @@ pub(crate) fn plan(fixture: &Fixture, alias: &str, options: &Options) -> Result<
                     suggestion = format!("{base}_{n}");
                     n += 1;
                 }
-                errors.push((
-                    selected[i].name.clone(),
-                    Error::ToolNameCollision {
+                let renamed = |k: usize| {
+                    per_tool
+                        .get(selected[k].name.as_str())
+                        .is_some_and(|o| o.fn_rename.is_some())
+                };
+                // A rename that collides is the rename's fault: say so on that entry.
+                let error = match [i, j].into_iter().find(|&k| renamed(k)) {
+                    Some(k) => {
+                        let other = if k == i { j } else { i };
+                        let own = naming::unraw(&fn_names[k]).to_string();
+                        let mut suggestion = format!("{own}_2");
+                        let mut n = 3;
+                        while fn_names.iter().any(|f| {
+                            let f = naming::unraw(f);
+                            f == suggestion || format!("{f}_with") == suggestion
+                        }) {
+                            suggestion = format!("{own}_{n}");
+                            n += 1;
+                        }
+                        Error::InvalidOption {
+                            alias: alias.to_string(),
+                            entry: Some(("rename", selected[k].name.clone())),
+                            message: format!(
+                                "rename = {{ \"{}\" = \"{}\" }}: `{variant}` is taken by tool \"{}\" (its functions `{other_fn}` and `{other_fn}_with`); choose another name, e.g. \"{suggestion}\"",
+                                selected[k].name,
+                                naming::unraw(&fn_names[k]),
+                                selected[other].name,
+                                other_fn = naming::unraw(&fn_names[other]),
+                            ),
+                        }
+                    }
+                    None => Error::ToolNameCollision {
                         alias: alias.to_string(),
                         first: selected[j].name.clone(),
                         second: selected[i].name.clone(),
                         function: variant.clone(),
                         suggestion,
                     },
-                ));
+                };
+                errors.push((selected[i].name.clone(), error));
             }
         }
         taken.insert(base.clone(), i);
@@ -825,9 +874,14 @@ fn emit_tool(tool: &Tool, alias: &str, fn_name: &str, topts: &ToolOptions) -> Re
                 },
             )));
         }
-        Err(Problem::BadOption(message)) => {
+        Err(Problem::BadOption {
+            option,
+            property,
+            message,
+        }) => {
             return Err(Error::InvalidOption {
                 alias: alias.to_string(),
+                entry: Some((option, format!("{}.{property}", tool.name))),
                 message: format!("tool \"{}\": {message}", tool.name),
             });
         }
@@ -856,7 +910,7 @@ fn emit_tool(tool: &Tool, alias: &str, fn_name: &str, topts: &ToolOptions) -> Re
             };
             let result = normalize::normalize(schema, Role::Output, &request)
                 .map_err(|p| match p {
-                    Problem::Fallback(r) | Problem::BadOption(r) => r,
+                    Problem::Fallback(r) | Problem::BadOption { message: r, .. } => r,
                     Problem::Collision { first, second, field, pointer } => format!(
                         "properties \"{first}\" and \"{second}\" at {} both map to the Rust field `{field}`",
                         if pointer.is_empty() { "/" } else { &pointer }

@@ -62,6 +62,9 @@ pub enum Error {
     InvalidOption {
         /// Server alias.
         alias: String,
+        /// The entry it is about: the option (`rename`, `types`) and the entry's key as
+        /// written; `None` when no single entry is to blame.
+        entry: Option<(&'static str, String)>,
         /// What is wrong and how to fix it.
         message: String,
     },
@@ -84,6 +87,27 @@ pub enum Error {
     /// Two top-level arguments of a tool map to the same Rust field name.
     #[error("{0}")]
     ArgumentCollision(Box<ArgumentCollision>),
+}
+
+impl Error {
+    /// The macro option entry an error is about, for pointing at it: the option (`only`,
+    /// `skip`, `rename`, `types`) and the key that names it. For an unknown tool the key is
+    /// the tool's name (a `rename`/`types` key then starts with it and a `.`); for an unknown
+    /// argument `tool.argument`.
+    pub fn option_entry(&self) -> Option<(&'static str, String)> {
+        match self {
+            Error::UnknownTool { option, tool, .. } => Some((option, tool.clone())),
+            Error::UnknownArgument {
+                option,
+                tool,
+                argument,
+                ..
+            } => Some((option, format!("{tool}.{argument}"))),
+            Error::InvalidOption { entry, .. } => entry.clone(),
+            Error::ToolNameCollision { second, .. } => Some(("rename", second.clone())),
+            _ => None,
+        }
+    }
 }
 
 /// `Result` with this crate's [`Error`].

@@ -201,11 +201,13 @@ pub fn close_matches<'a>(
     name: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Vec<&'a str> {
-    let lower = name.to_lowercase();
+    // `brave_search` and `brave-search` are the same name to a reader.
+    let fold = |s: &str| s.to_lowercase().replace('_', "-");
+    let lower = fold(name);
     let mut scored: Vec<(usize, &str)> = candidates
         .into_iter()
         .filter_map(|c| {
-            let cl = c.to_lowercase();
+            let cl = fold(c);
             let d = levenshtein(&lower, &cl);
             let contains = !lower.is_empty() && (cl.contains(&lower) || lower.contains(&cl));
             (d <= 3.max(lower.len() / 3) || contains)

@@ -105,7 +105,14 @@ pub(crate) enum Problem {
         field: String,
     },
     /// A `rename` or `types` entry names a property the schema does not have, or is invalid.
-    BadOption(String),
+    BadOption {
+        /// `rename` or `types`.
+        option: &'static str,
+        /// The top-level property the entry names.
+        property: String,
+        /// What is wrong.
+        message: String,
+    },
 }
 
 /// Normalizes one schema. See the module documentation for the steps.
@@ -1411,10 +1418,18 @@ fn apply_types(
 ) -> Result<(), Problem> {
     for (property, rust_type) in types {
         let Some(Value::Object(props)) = root.get_mut("properties") else {
-            return Err(Problem::BadOption(format!("no argument \"{property}\"")));
+            return Err(Problem::BadOption {
+                option: "types",
+                property: property.clone(),
+                message: format!("no argument \"{property}\""),
+            });
         };
         let Some(schema) = props.get_mut(property) else {
-            return Err(Problem::BadOption(format!("no argument \"{property}\"")));
+            return Err(Problem::BadOption {
+                option: "types",
+                property: property.clone(),
+                message: format!("no argument \"{property}\""),
+            });
         };
         let base = format!("{}Override", typify_sanitize(property, true));
         let mut name = base.clone();
@@ -1443,15 +1458,27 @@ fn apply_renames(
 ) -> Result<(), Problem> {
     for (property, field) in renames {
         if !crate::naming::is_plain_ident(field) || typify_sanitize(field, false) != *field {
-            return Err(Problem::BadOption(format!(
-                "rename target \"{field}\" for argument \"{property}\" must be a snake_case Rust identifier (not a keyword)"
-            )));
+            return Err(Problem::BadOption {
+                option: "rename",
+                property: property.clone(),
+                message: format!(
+                    "rename target \"{field}\" for argument \"{property}\" must be a snake_case Rust identifier (not a keyword)"
+                ),
+            });
         }
         let Some(Value::Object(props)) = root.get_mut("properties") else {
-            return Err(Problem::BadOption(format!("no argument \"{property}\"")));
+            return Err(Problem::BadOption {
+                option: "rename",
+                property: property.clone(),
+                message: format!("no argument \"{property}\""),
+            });
         };
         let Some(schema) = props.remove(property) else {
-            return Err(Problem::BadOption(format!("no argument \"{property}\"")));
+            return Err(Problem::BadOption {
+                option: "rename",
+                property: property.clone(),
+                message: format!("no argument \"{property}\""),
+            });
         };
         let key = ctx.placeholder(field, property);
         props.insert(key.clone(), schema);
@@ -1881,7 +1908,7 @@ mod tests {
         req.types.insert("missing".into(), "u64".into());
         assert!(matches!(
             normalize(&s, Role::Input, &req),
-            Err(Problem::BadOption(_))
+            Err(Problem::BadOption { .. })
         ));
     }
 

@@ -84,22 +84,53 @@ pub fn find_fixture(
     if path.is_file() {
         return Ok(path);
     }
-    let others = fixture_aliases(&dir);
-    let close = crate::naming::close_matches(alias, others.iter().map(String::as_str));
-    let fix = match close.first() {
-        Some(best) => format!(
-            "did you mean mcp_tools!(\"{best}\")? Otherwise run {}",
-            Runner::detect(&dir).command(&format!("snapshot {alias}"))
-        ),
-        None => format!(
-            "run {}",
-            Runner::detect(&dir).command(&format!("snapshot {alias}"))
-        ),
+    let fixtures = fixture_aliases(&dir);
+    let registry = dir.join(REGISTRY_FILE);
+    let configured = registry_aliases(&registry);
+    let mut known: Vec<&str> = fixtures
+        .iter()
+        .chain(&configured)
+        .map(String::as_str)
+        .collect();
+    known.sort_unstable();
+    known.dedup();
+    let runner = Runner::detect(&dir);
+    let snapshot = |a: &str| runner.command(&format!("snapshot {a}"));
+    let has = |list: &[String], a: &str| list.iter().any(|x| x == a);
+    // Only commands that can work: `snapshot X` for a server the registry lists.
+    let fix = if has(&configured, alias) {
+        format!("run {}", snapshot(alias))
+    } else if let Some(best) = crate::naming::close_matches(alias, known).first() {
+        let then = if !has(&fixtures, best) && has(&configured, best) {
+            format!(" (then run {})", snapshot(best))
+        } else {
+            String::new()
+        };
+        format!("did you mean mcp_tools!(\"{best}\")?{then}")
+    } else {
+        format!(
+            "add a [servers.{alias}] table to {}, then run {}",
+            registry.display(),
+            snapshot(alias)
+        )
     };
     Err(format!(
         "no fixture for MCP server \"{alias}\" at {} ({whence}); {fix}",
         path.display()
     ))
+}
+
+/// The aliases a registry file lists (`[servers.<alias>]` table headers), without parsing
+/// TOML: good enough to suggest a name. Empty when the file cannot be read.
+fn registry_aliases(registry: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(registry).unwrap_or_default();
+    text.lines()
+        .filter_map(|line| {
+            let header = line.trim().strip_prefix("[servers.")?;
+            let name = header.split(']').next()?.trim().trim_matches('"');
+            (!name.is_empty() && !name.contains('.')).then(|| name.to_string())
+        })
+        .collect()
 }
 
 /// The aliases of the `*.json` files in `dir` (file stems), sorted.
@@ -262,20 +293,44 @@ mod tests {
             &root.join("xtask/Cargo.toml"),
             "[dependencies]\nmcp-bindgen-cli = \"0.1\"\n",
         );
-        touch(&root.join("fixtures/servers.toml"), "");
+        touch(
+            &root.join("fixtures/servers.toml"),
+            "[servers.memory]\ncommand = \"x\"\n\n[servers.brave-search]\ncommand = \"y\"\n\n[servers.time]\ncommand = \"z\"\n",
+        );
         touch(&root.join("fixtures/memory.json"), "{}");
+        touch(&root.join("fixtures/brave-search.json"), "{}");
         touch(&root.join("app/Cargo.toml"), "[package]\n");
         let app = root.join("app");
         assert_eq!(
             find_fixture(&app, None, "memory"),
             Ok(root.join("fixtures/memory.json"))
         );
+        // A close alias; the command named is one that can work (no `snapshot memry`).
         let e = find_fixture(&app, None, "memry").unwrap_err();
         assert!(e.contains("fixtures/memry.json"), "{e}");
-        assert!(e.contains("did you mean mcp_tools!(\"memory\")?"), "{e}");
-        assert!(e.contains("`cargo xtask snapshot memry`"), "{e}");
+        assert!(e.ends_with("did you mean mcp_tools!(\"memory\")?"), "{e}");
+        // `_` for `-` is the closest match there is.
+        let e = find_fixture(&app, None, "brave_search").unwrap_err();
+        assert!(
+            e.contains("did you mean mcp_tools!(\"brave-search\")?"),
+            "{e}"
+        );
+        // In the registry, not snapshotted yet: the command that writes it.
+        let e = find_fixture(&app, None, "time").unwrap_err();
+        assert!(e.ends_with("run `cargo xtask snapshot time`"), "{e}");
+        let e = find_fixture(&app, None, "tme").unwrap_err();
+        assert!(
+            e.contains("did you mean mcp_tools!(\"time\")? (then run `cargo xtask snapshot time`)"),
+            "{e}"
+        );
+        // Nowhere: say where to list it.
         let e = find_fixture(&app, None, "github").unwrap_err();
         assert!(!e.contains("did you mean"), "{e}");
+        assert!(
+            e.contains("add a [servers.github] table to")
+                && e.contains("`cargo xtask snapshot github`"),
+            "{e}"
+        );
         // MCP_FIXTURES_DIR, relative to the crate.
         touch(&root.join("app/other/memory.json"), "{}");
         assert_eq!(

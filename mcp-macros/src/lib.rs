@@ -199,6 +199,35 @@ fn expand(call: &MacroCall) -> TokenStream {
     };
     options.rename = map(&call.rename);
     options.types = map(&call.types);
+    // `types` values are written in the caller's scope, but used two modules down
+    // (`alias::tool::Args`): a path that only resolves there goes through a type alias
+    // declared where `mcp_tools!` is written, spanned on the entry (so a name that does not
+    // resolve is an error on it).
+    let mut type_aliases = Vec::new();
+    for (i, (key, value)) in call.types.iter().flat_map(|(_, kv)| kv).enumerate() {
+        let Ok(ty) = syn::parse_str::<syn::Type>(&value.value()) else {
+            continue; // reported by the generator, on the entry
+        };
+        if resolves_anywhere(&ty) {
+            continue;
+        }
+        let name = syn::Ident::new(
+            &format!(
+                "__mcp_tools_{}_type_{i}",
+                mcp_codegen::naming::alias_module(&alias)
+            ),
+            value.span(),
+        );
+        let ty = respan(quote!(#ty), value.span());
+        type_aliases.push(quote_spanned! {value.span()=>
+            #[doc(hidden)]
+            #[allow(non_camel_case_types, dead_code)]
+            type #name = #ty;
+        });
+        options
+            .types
+            .insert(key.value(), format!("super::super::{name}"));
+    }
 
     // typify runs inside the generator behind its own panic guard; this one catches
     // anything else, so the user never sees "proc macro panicked".
@@ -206,8 +235,11 @@ fn expand(call: &MacroCall) -> TokenStream {
     let (code, warnings) = match generated {
         Ok(Ok(g)) => g,
         Ok(Err(e)) => {
-            // Point at the option that names the problem when there is one.
-            let at = option_span(call, &e.to_string()).unwrap_or(span);
+            // Point at the option entry the error is about, when there is one.
+            let at = e
+                .option_entry()
+                .and_then(|(option, key)| entry_span(call, option, &key))
+                .unwrap_or(span);
             return error_at(at, &format!("mcp_tools!(\"{alias}\") with {shown}: {e}"));
         }
         Err(panic) => {
@@ -253,6 +285,7 @@ fn expand(call: &MacroCall) -> TokenStream {
         }
     });
     quote! {
+        #(#type_aliases)*
         #tokens
         #[doc(hidden)]
         #[allow(dead_code)]
@@ -290,24 +323,84 @@ fn generate_detached(
     Ok((generated.tokens.to_string(), generated.warnings))
 }
 
-/// The span of the `only`/`skip`/`rename`/`types` literal an error message quotes.
-fn option_span(call: &MacroCall, message: &str) -> Option<Span> {
-    let lists = call.only.iter().chain(call.skip.iter());
-    for (_, items) in lists {
-        for lit in items {
-            if message.contains(&format!("\"{}\"", lit.value())) {
-                return Some(lit.span());
-            }
-        }
+/// The span of the entry of `option` whose key is `key`: the key itself, a `tool.argument`
+/// key of tool `key`, or (for `types`) a glob that matches `key`.
+fn entry_span(call: &MacroCall, option: &str, key: &str) -> Option<Span> {
+    let list = match option {
+        "only" => &call.only,
+        "skip" => &call.skip,
+        _ => &None,
+    };
+    if let Some((_, items)) = list {
+        return items.iter().find(|l| l.value() == key).map(LitStr::span);
     }
-    for (_, items) in call.rename.iter().chain(call.types.iter()) {
-        for (k, _) in items {
-            if message.contains(&format!("\"{}\"", k.value())) {
-                return Some(k.span());
-            }
+    let map = match option {
+        "rename" => &call.rename,
+        "types" => &call.types,
+        _ => return None,
+    };
+    let (_, entries) = map.as_ref()?;
+    let keys = || entries.iter().map(|(k, _)| k);
+    keys()
+        .find(|k| k.value() == key)
+        .or_else(|| keys().find(|k| k.value().starts_with(&format!("{key}."))))
+        .or_else(|| keys().find(|k| mcp_codegen::naming::glob_match(&k.value(), key)))
+        .map(LitStr::span)
+}
+
+/// Whether `ty` means the same in any module: primitives and prelude types (`u64`,
+/// `String`, `Vec<…>`, `Option<…>`), and paths from a crate root (`std::…`, `core::…`,
+/// `alloc::…`, `crate::…`, `::…`), with arguments that do too.
+fn resolves_anywhere(ty: &syn::Type) -> bool {
+    const PRELUDE: &[&str] = &[
+        "bool", "char", "str", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32",
+        "u64", "u128", "usize", "f32", "f64", "String", "Vec", "Option", "Box", "Result",
+    ];
+    const ROOTS: &[&str] = &["std", "core", "alloc", "crate"];
+    match ty {
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let path = &p.path;
+            let Some(first) = path.segments.first() else {
+                return false;
+            };
+            let first = first.ident.to_string();
+            let rooted = path.leading_colon.is_some()
+                || (path.segments.len() > 1 && ROOTS.contains(&first.as_str()))
+                || (path.segments.len() == 1 && PRELUDE.contains(&first.as_str()));
+            rooted
+                && path.segments.iter().all(|seg| match &seg.arguments {
+                    syn::PathArguments::None => true,
+                    syn::PathArguments::AngleBracketed(args) => args.args.iter().all(|a| match a {
+                        syn::GenericArgument::Type(t) => resolves_anywhere(t),
+                        _ => true,
+                    }),
+                    syn::PathArguments::Parenthesized(_) => false,
+                })
         }
+        syn::Type::Reference(r) => resolves_anywhere(&r.elem),
+        syn::Type::Slice(s) => resolves_anywhere(&s.elem),
+        syn::Type::Array(a) => resolves_anywhere(&a.elem),
+        syn::Type::Tuple(t) => t.elems.iter().all(resolves_anywhere),
+        syn::Type::Paren(p) => resolves_anywhere(&p.elem),
+        _ => false,
     }
-    None
+}
+
+/// `tokens` with every span set to `span`.
+fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut t| {
+            if let proc_macro2::TokenTree::Group(g) = &t {
+                let mut group = proc_macro2::Group::new(g.delimiter(), respan(g.stream(), span));
+                group.set_span(span);
+                t = proc_macro2::TokenTree::Group(group);
+            } else {
+                t.set_span(span);
+            }
+            t
+        })
+        .collect()
 }
 
 /// `$MCP_FIXTURES_DIR/<alias>.json`, else `fixtures/<alias>.json` of the project the crate

@@ -170,3 +170,31 @@ fn strict_shaped_arguments_are_accepted_for_every_tool() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(checked >= 2 * 86, "only {checked} dispatches checked");
 }
+
+/// `types` values resolve where `mcp_tools!` is written (here: a module's own type alias and
+/// a relative module path), not only from a crate root.
+mod callers_types {
+    pub type IssueNumber = u64;
+    pub mod ids {
+        pub type Owner = String;
+    }
+    mcp_runtime::mcp_tools!("github",
+        only = ["get_issue"],
+        types = { "get_issue.issue_number" = "IssueNumber", "get_issue.owner" = "ids::Owner" }
+    );
+}
+
+#[test]
+fn types_resolve_in_the_callers_scope() {
+    use callers_types::github::get_issue;
+    let number: callers_types::IssueNumber = 42;
+    let args = get_issue::Args {
+        issue_number: number,
+        ..get_issue::Args::new(String::from("octo"), "hello-world", number)
+    };
+    let sent = serde_json::to_value(&args).expect("encodes");
+    assert_eq!(
+        sent,
+        serde_json::json!({"owner": "octo", "repo": "hello-world", "issue_number": 42})
+    );
+}
