@@ -366,10 +366,10 @@ impl<'a> Gen<'a> {
         let build = |pick: &dyn Fn(usize, &Vec<Value>) -> Option<Value>, with_optional: bool| {
             let mut m = Map::new();
             for (i, (name, is_required, vs)) in fields.iter().enumerate() {
-                if *is_required || with_optional {
-                    if let Some(v) = pick(i, vs) {
-                        m.insert(name.clone(), v);
-                    }
+                if (*is_required || with_optional)
+                    && let Some(v) = pick(i, vs)
+                {
+                    m.insert(name.clone(), v);
                 }
             }
             if with_optional {

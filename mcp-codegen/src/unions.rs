@@ -273,12 +273,13 @@ pub(crate) fn shape_unions(
     if let Some(Value::Array(list)) = obj.get_mut("anyOf") {
         // `Option<union>`: the inner union's variants are named after this position, not
         // after the wrapper's `anyOf/0`.
-        if list.len() == 2 && is_null_branch(&list[1]) {
-            if let Some(inner) = list[0].as_object_mut() {
-                for key in ["oneOf", "anyOf"] {
-                    if let Some(Value::Array(branches)) = inner.get_mut(key) {
-                        name_branches(branches, at, key, root);
-                    }
+        if list.len() == 2
+            && is_null_branch(&list[1])
+            && let Some(inner) = list[0].as_object_mut()
+        {
+            for key in ["oneOf", "anyOf"] {
+                if let Some(Value::Array(branches)) = inner.get_mut(key) {
+                    name_branches(branches, at, key, root);
                 }
             }
         }

@@ -54,7 +54,7 @@ pub use agent::{
 };
 pub use names::{MAX_NAME_LEN, NameCollision, exported_name};
 pub use text::{Truncation, truncate_middle};
-pub use typed::{TypedTool, normalize_as, normalize_no_args, prepare_arguments};
+pub use typed::{Normalize, TypedTool, normalize_as, normalize_no_args, prepare_arguments};
 
 /// Looks up `${NAME}` placeholders.
 pub type EnvLookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;

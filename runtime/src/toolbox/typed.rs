@@ -39,11 +39,15 @@ pub struct TypedTool {
     /// serialized back, so what is sent is what the types say. `Err` says what is wrong
     /// (a `serde_json` message naming the field). `None` when the tool's arguments are
     /// untyped JSON (its schema could not be typed); they are checked against the schema.
-    pub normalize: Option<fn(&Value) -> Result<Value, String>>,
+    pub normalize: Option<Normalize>,
     /// The same round trip through the generated `Output` type, when the tool's structured
     /// result is typed.
-    pub normalize_output: Option<fn(&Value) -> Result<Value, String>>,
+    pub normalize_output: Option<Normalize>,
 }
+
+/// A round trip through a generated type ([`TypedTool::normalize`]): the value as the type
+/// carries it, or what is wrong with it.
+pub type Normalize = fn(&Value) -> Result<Value, String>;
 
 /// A [`TypedTool::normalize`]: deserializes `value` into `T` and serializes it back.
 pub fn normalize_as<T: DeserializeOwned + Serialize>(value: &Value) -> Result<Value, String> {
@@ -78,7 +82,7 @@ pub fn normalize_no_args(arguments: &Value) -> Result<Value, String> {
 /// ```
 pub fn prepare_arguments(
     input_schema: &Value,
-    normalize: Option<fn(&Value) -> Result<Value, String>>,
+    normalize: Option<Normalize>,
     arguments: Value,
 ) -> Result<Value, String> {
     let arguments = super::validate::strip_disallowed_nulls(input_schema, arguments);
