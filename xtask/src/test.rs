@@ -5,8 +5,9 @@
 //! 2. runs `cargo test --workspace` with the registry's environment set (and
 //!    `PROPTEST_CASES=10000`: the generator's property test sees 10 000 random schemas);
 //! 3. runs `verify --deep` (codegen, then the round-trip oracle; `mcp-bindgen-cli`) over
-//!    the committed fixtures, the property test's sample, the generator's edge-case fixtures
-//!    and, when present (required under `CI=true`), GitHub's official server in
+//!    the committed fixtures, the property test's sample, 46 real servers' tool schemas
+//!    (`tests/corpus/real-servers`), the generator's edge-case fixtures and, when present
+//!    (required under `CI=true`), GitHub's official server in
 //!    `../shared/corpus/github-official`;
 //! 4. runs `snapshot --check --all-required` (`mcp-bindgen-cli`, as `cargo xtask snapshot`
 //!    runs it): every default server must reproduce its committed fixture byte for byte;
@@ -142,6 +143,10 @@ pub fn run(args: &[String]) -> ExitCode {
         (
             "the property sample",
             Some(root.join("tests/ui/property/fixtures")),
+        ),
+        (
+            "46 real servers' tool schemas",
+            Some(root.join("tests/corpus/real-servers")),
         ),
     ];
     match edge_case_fixtures(&root) {
