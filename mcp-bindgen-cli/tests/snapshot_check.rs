@@ -31,10 +31,11 @@ fn demo_server() -> PathBuf {
     path
 }
 
-fn check(fixtures: &Path) -> (i32, String) {
+/// Runs `cargo-mcp-bindgen` with `args` from the repository root: exit code, stdout and
+/// stderr.
+fn run<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> (i32, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_cargo-mcp-bindgen"))
-        .args(["snapshot", "demo", "--check", "--fixtures"])
-        .arg(fixtures)
+        .args(args)
         .current_dir(root())
         .env("MCP_DEMO_SERVER", demo_server())
         .env("NO_COLOR", "1")
@@ -46,6 +47,11 @@ fn check(fixtures: &Path) -> (i32, String) {
         String::from_utf8_lossy(&out.stderr)
     );
     (out.status.code().unwrap_or(-1), text)
+}
+
+fn check(fixtures: &Path) -> (i32, String) {
+    let fixtures = fixtures.display().to_string();
+    run(&["snapshot", "demo", "--check", "--fixtures", &fixtures])
 }
 
 #[test]
@@ -130,23 +136,14 @@ fn with_unreachable(fixtures: &Path, args: &[&str]) -> (i32, String) {
         ),
     )
     .expect("write registry");
-    let out = Command::new(env!("CARGO_BIN_EXE_cargo-mcp-bindgen"))
-        .arg("snapshot")
-        .args(args)
-        .arg("--config")
-        .arg(&registry)
-        .arg("--fixtures")
-        .arg(fixtures)
-        .current_dir(root())
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("run cargo-mcp-bindgen");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
+    let (registry, fixtures) = (
+        registry.display().to_string(),
+        fixtures.display().to_string(),
     );
-    (out.status.code().unwrap_or(-1), text)
+    let mut words = vec!["snapshot"];
+    words.extend(args);
+    words.extend(["--config", &registry, "--fixtures", &fixtures]);
+    run(&words)
 }
 
 /// A drift gate cannot pass by accident: a server it could not reach fails `--check` unless
@@ -221,20 +218,14 @@ for line in sys.stdin:
         ),
     )
     .expect("registry");
-    let out = Command::new(env!("CARGO_BIN_EXE_cargo-mcp-bindgen"))
-        .args(["snapshot", "--config"])
-        .arg(&registry)
-        .arg("--fixtures")
-        .arg(dir.path())
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("run cargo-mcp-bindgen");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(out.status.code(), Some(0), "{text}");
+    let (code, text) = run(&[
+        "snapshot".as_ref(),
+        "--config".as_ref(),
+        registry.as_os_str(),
+        "--fixtures".as_ref(),
+        dir.path().as_os_str(),
+    ]);
+    assert_eq!(code, 0, "{text}");
     let fixture: Value = serde_json::from_str(
         &std::fs::read_to_string(dir.path().join("old.json")).expect("fixture written"),
     )

@@ -363,29 +363,7 @@ fn serde_word(attrs: &[syn::Attribute], word: &str) -> bool {
 
 /// The function of a field's `#[serde(default = "path")]`, as a path.
 fn serde_default_path(attrs: &[syn::Attribute]) -> Option<syn::Path> {
-    for attr in attrs {
-        if !attr.path().is_ident("serde") {
-            continue;
-        }
-        let syn::Meta::List(list) = &attr.meta else {
-            continue;
-        };
-        let tokens: Vec<TokenTree> = list.tokens.clone().into_iter().collect();
-        for w in tokens.windows(3) {
-            if let [
-                TokenTree::Ident(id),
-                TokenTree::Punct(eq),
-                TokenTree::Literal(lit),
-            ] = w
-                && id == "default"
-                && eq.as_char() == '='
-                && let Ok(s) = syn::parse_str::<syn::LitStr>(&lit.to_string())
-            {
-                return s.parse().ok();
-            }
-        }
-    }
-    None
+    serde_string(attrs, "default")?.parse().ok()
 }
 
 /// Whether a field has `#[serde(default)]` (or `default = …`).
@@ -395,6 +373,11 @@ fn has_serde_default(attrs: &[syn::Attribute]) -> bool {
 
 /// The `rename = "…"` value of a field's `#[serde(…)]` attributes.
 fn serde_rename(attrs: &[syn::Attribute]) -> Option<String> {
+    serde_string(attrs, "rename").map(|s| s.value())
+}
+
+/// The string value of `key = "…"` in a field's `#[serde(…)]` attributes.
+fn serde_string(attrs: &[syn::Attribute], key: &str) -> Option<syn::LitStr> {
     for attr in attrs {
         if !attr.path().is_ident("serde") {
             continue;
@@ -409,11 +392,11 @@ fn serde_rename(attrs: &[syn::Attribute]) -> Option<String> {
                 TokenTree::Punct(eq),
                 TokenTree::Literal(lit),
             ] = w
-                && id == "rename"
+                && id == key
                 && eq.as_char() == '='
                 && let Ok(s) = syn::parse_str::<syn::LitStr>(&lit.to_string())
             {
-                return Some(s.value());
+                return Some(s);
             }
         }
     }
