@@ -156,13 +156,15 @@ pub mod names {
             Self { session }
         }
         /// Connects to the server and checks its live tools against the fixture this
-        /// code was generated from ([`FIXTURE_HASH`]); the registry's `drift` policy
-        /// decides between a warning (default), an error and nothing.
+        /// code was generated from ([`FIXTURE_HASH`]; a drift is reported tool by tool
+        /// for the tools of this module); the registry's `drift` policy decides between
+        /// a warning (default), an error and nothing.
         pub async fn connect(
             config: &::mcp_runtime::ServerConfig,
         ) -> ::mcp_runtime::Result<Self> {
             let options = ::mcp_runtime::ConnectOptions::new()
-                .with_fixture_hash(FIXTURE_HASH);
+                .with_fixture_hash(FIXTURE_HASH)
+                .with_fixture_tools(TYPED_TOOLS);
             ::mcp_runtime::Session::connect_with(config, options).await.map(Self::new)
         }
         /// The underlying session (untyped calls, server info, close).
