@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::session::ToolOutput;
+use crate::output::ToolOutput;
 
 /// Everything that can go wrong in `mcp-runtime`.
 #[derive(Debug, thiserror::Error)]

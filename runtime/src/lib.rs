@@ -18,6 +18,7 @@
 pub mod config;
 pub mod drift;
 mod error;
+mod output;
 mod prompt;
 mod session;
 pub mod toolbox;
@@ -28,11 +29,11 @@ pub use config::{InheritEnv, Registry, ServerConfig, TransportConfig};
 pub use drift::DriftPolicy;
 pub use error::{Error, ErrorKind, Result};
 pub use mcp_macros::mcp_tools;
+pub use output::{Content, Health, NoArgs, ServerInfo, ToolOutput};
 pub use prompt::{PromptMessage, PromptResult, Role};
-pub use session::{CallOptions, Content, NoArgs, Progress, ServerInfo, Session, ToolOutput};
 pub use session::{
-    ConnectOptions, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_TOTAL, DEFAULT_TIMEOUT, HEALTH_TIMEOUT,
-    Health,
+    CallOptions, ConnectOptions, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_TOTAL, DEFAULT_TIMEOUT,
+    HEALTH_TIMEOUT, Progress, Session,
 };
 
 /// Items used by code that `mcp_tools!` generates. Not a public API: names and shapes

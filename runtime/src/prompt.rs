@@ -5,7 +5,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
-use crate::session::{Content, Session};
+use crate::output::Content;
+use crate::session::Session;
 
 /// Who speaks a [`PromptMessage`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize)]

@@ -3,7 +3,8 @@
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::session::{CallOptions, Session, ToolOutput};
+use crate::output::ToolOutput;
+use crate::session::{CallOptions, Session};
 
 impl Session {
     /// Calls a tool and turns a tool-level error (`isError: true`) into [`Error::Tool`]; the

@@ -47,7 +47,8 @@ use tracing::Instrument;
 
 use crate::config::{Registry, ServerConfig};
 use crate::error::{Error, ErrorKind};
-use crate::session::{CallOptions, Session, ToolOutput};
+use crate::output::ToolOutput;
+use crate::session::{CallOptions, Session};
 
 pub use agent::{
     AgentConfig, AgentTools, AgentView, ModelPolicy, ModelRef, Route, RuleCheck, check_rules,

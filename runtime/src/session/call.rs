@@ -1,0 +1,305 @@
+//! The `tools/call` path: deadlines, progress, cancellation, replay and decoding.
+
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use rmcp::model::ServerResult;
+use rmcp::service::ServiceError;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use super::*;
+use crate::error::{Error, Result};
+
+/// What went wrong with one attempt of a call.
+pub(super) enum CallFailure {
+    /// The request never left (the transport was already closed): safe to send again.
+    NotSent(Error),
+    /// The connection died while the request was in flight.
+    InFlight(Error),
+    /// Anything else (timeout, protocol error, …): final.
+    Final(Error),
+}
+
+impl Session {
+    /// Whether the server annotates `tool` `readOnlyHint` or `idempotentHint`.
+    pub(super) async fn replay_safe(&self, tool: &str) -> bool {
+        let known = self
+            .inner
+            .replay_safe
+            .lock()
+            .ok()
+            .and_then(|h| h.as_ref().map(|h| h.get(tool).copied().unwrap_or(false)));
+        if let Some(safe) = known {
+            return safe;
+        }
+        let Ok(tools) = self.list_tools().await else {
+            return false;
+        };
+        let hints: HashMap<String, bool> = tools
+            .iter()
+            .filter_map(|t| {
+                let name = t.get("name")?.as_str()?.to_string();
+                let ann = t.get("annotations");
+                let hint =
+                    |k: &str| ann.and_then(|a| a.get(k)).and_then(Value::as_bool) == Some(true);
+                Some((name, hint("readOnlyHint") || hint("idempotentHint")))
+            })
+            .collect();
+        let safe = hints.get(tool).copied().unwrap_or(false);
+        if let Ok(mut h) = self.inner.replay_safe.lock() {
+            *h = Some(hints);
+        }
+        safe
+    }
+
+    /// Calls a tool with default options.
+    pub async fn call<A: Serialize + ?Sized>(&self, tool: &str, args: &A) -> Result<ToolOutput> {
+        self.call_with(tool, args, CallOptions::default()).await
+    }
+
+    /// The idle and total deadlines of a call: the call's options, else the registry's
+    /// `tool_timeouts`, else the server's `timeout`, else [`DEFAULT_TIMEOUT`]; the total
+    /// defaults to [`DEFAULT_MAX_TOTAL`] (at least the idle deadline).
+    pub(super) fn limits(&self, tool: &str, options: &CallOptions) -> (Duration, Duration) {
+        let config = &self.inner.config;
+        let idle = options
+            .timeout
+            .or_else(|| config.tool_timeouts.get(tool).copied())
+            .or(config.timeout)
+            .unwrap_or(DEFAULT_TIMEOUT);
+        let total = options.max_total.unwrap_or(DEFAULT_MAX_TOTAL.max(idle));
+        (idle, total)
+    }
+
+    /// Calls a tool. `args` must serialize to a JSON object. A tool-level error
+    /// (`isError: true`) is returned as `Ok` with [`ToolOutput::is_error`] set; use
+    /// [`Session::call_structured`] or check the flag.
+    ///
+    /// The call has an idle deadline (reset by progress) and a total deadline; when one
+    /// expires the server is sent `notifications/cancelled` and the call returns
+    /// [`Error::Timeout`]. Dropping the returned future also cancels the request. A dead
+    /// transport is reconnected first; see [`CallOptions::with_retry_if_idempotent`] for
+    /// calls cut off mid-flight.
+    pub async fn call_with<A: Serialize + ?Sized>(
+        &self,
+        tool: &str,
+        args: &A,
+        options: CallOptions,
+    ) -> Result<ToolOutput> {
+        // Encoded per attempt (a replay needs the arguments again) instead of cloning them.
+        let mut arguments = Some(self.encode_arguments(tool, args)?);
+        let (idle, total) = self.limits(tool, &options);
+        let (mut resent, mut replayed) = (false, false);
+        loop {
+            let drifted = self.inner.drift.lock().ok().and_then(|d| d.drifted.clone());
+            if let Some(summary) = drifted {
+                return Err(Error::Drift {
+                    server: self.inner.alias.clone(),
+                    summary,
+                });
+            }
+            let conn = self.conn().await?;
+            let attempt = match arguments.take() {
+                Some(a) => a,
+                None => self.encode_arguments(tool, args)?,
+            };
+            match self
+                .call_once(&conn, tool, attempt, idle, total, &options)
+                .await
+            {
+                Ok(output) => return Ok(output),
+                Err(CallFailure::NotSent(_)) if !resent => {
+                    conn.dead.store(true, Ordering::Release);
+                    resent = true;
+                }
+                Err(CallFailure::InFlight(e)) => {
+                    if replayed
+                        || !options.retry_if_idempotent
+                        || !Box::pin(self.replay_safe(tool)).await
+                    {
+                        return Err(e);
+                    }
+                    tracing::info!(server = %self.inner.alias, tool, "the connection died mid-call; replaying the read-only/idempotent call once: {e}");
+                    replayed = true;
+                }
+                Err(CallFailure::NotSent(e) | CallFailure::Final(e)) => return Err(e),
+            }
+        }
+    }
+
+    /// `args` as the JSON object of a `tools/call` (`null` is `{}`).
+    pub(super) fn encode_arguments<A: Serialize + ?Sized>(
+        &self,
+        tool: &str,
+        args: &A,
+    ) -> Result<serde_json::Map<String, Value>> {
+        let encode_error = |message: String| Error::Encode {
+            server: self.inner.alias.clone(),
+            tool: tool.to_string(),
+            message,
+        };
+        match serde_json::to_value(args) {
+            Ok(Value::Object(map)) => Ok(map),
+            Ok(Value::Null) => Ok(serde_json::Map::new()),
+            Ok(other) => Err(encode_error(format!(
+                "found {}",
+                mcp_codegen::fixture::json_kind(&other)
+            ))),
+            Err(e) => Err(encode_error(e.to_string())),
+        }
+    }
+
+    pub(super) async fn call_once(
+        &self,
+        conn: &Conn,
+        tool: &str,
+        arguments: serde_json::Map<String, Value>,
+        idle: Duration,
+        total: Duration,
+        options: &CallOptions,
+    ) -> std::result::Result<ToolOutput, CallFailure> {
+        // Only error messages name the request: built when one is needed.
+        let what = || format!("tools/call \"{tool}\"");
+        // The deadlines are ours (one timer, see below), not rmcp's: its per-request progress
+        // watcher (a channel and two async lock round trips) and two boxed timers cost more
+        // than the rest of the client's side of a small call.
+        let started = tokio::time::Instant::now();
+        let sent = conn.send_call(tool, arguments).await;
+        let (id, token, response) = match sent {
+            Ok(sent) => sent,
+            Err(e @ ServiceError::TransportClosed) => {
+                return Err(CallFailure::NotSent(
+                    Box::pin(self.map_service_error(conn, &what(), idle, e)).await,
+                ));
+            }
+            Err(e) => {
+                return Err(CallFailure::Final(
+                    Box::pin(self.map_service_error(conn, &what(), idle, e)).await,
+                ));
+            }
+        };
+        if let Some(f) = options.on_progress.clone() {
+            self.inner.shared.progress.subscribe(token.clone(), f);
+        }
+        let guard = conn.cancel_guard(id, token, self.inner.shared.clone());
+        // Idle deadline (pushed back by progress) and total deadline on one timer: when it
+        // fires, the idle deadline is recomputed from the last progress update of this call
+        // and the timer re-armed if that moved it.
+        let total_deadline = later(started, total);
+        let response = {
+            tokio::pin!(response);
+            let timer = tokio::time::sleep_until(later(started, idle).min(total_deadline));
+            tokio::pin!(timer);
+            loop {
+                tokio::select! {
+                    biased;
+                    r = &mut response => break r,
+                    () = &mut timer => {
+                        let active = self
+                            .inner
+                            .shared
+                            .progress
+                            .last_progress(&guard.token)
+                            .map(tokio::time::Instant::from_std)
+                            .filter(|t| *t > started)
+                            .unwrap_or(started);
+                        let idle_deadline = later(active, idle);
+                        let deadline = idle_deadline.min(total_deadline);
+                        if deadline > tokio::time::Instant::now() {
+                            timer.as_mut().reset(deadline);
+                            continue;
+                        }
+                        let (limit, kind, reason) = if idle_deadline <= total_deadline {
+                            (idle, "idle timeout", "request timeout")
+                        } else {
+                            (total, "total timeout", "maximum total timeout exceeded")
+                        };
+                        guard.cancel(reason).await;
+                        return Err(CallFailure::Final(Error::Timeout {
+                            server: self.inner.alias.clone(),
+                            what: what(),
+                            limit,
+                            kind,
+                            diagnosis: self.inner.noise.summary(),
+                        }));
+                    }
+                }
+            }
+        };
+        guard.disarm();
+        match response {
+            Ok(ServerResult::CallToolResult(r)) => Ok(ToolOutput {
+                content: r
+                    .content
+                    .into_iter()
+                    .filter_map(Content::from_rmcp)
+                    .collect(),
+                structured: r.structured_content,
+                is_error: r.is_error.unwrap_or(false),
+            }),
+            Ok(other) => Err(CallFailure::Final(Error::Transport {
+                server: self.inner.alias.clone(),
+                message: format!(
+                    "the server answered {} with a result that is not a CallToolResult: {}",
+                    what(),
+                    excerpt(&other)
+                ),
+                stderr_tail: Vec::new(),
+            })),
+            Err(e @ ServiceError::TransportClosed) => Err(CallFailure::InFlight(
+                Box::pin(self.map_service_error(conn, &what(), idle, e)).await,
+            )),
+            Err(e) => Err(CallFailure::Final(
+                Box::pin(self.map_service_error(conn, &what(), idle, e)).await,
+            )),
+        }
+    }
+
+    /// Calls a tool and decodes its structured result into `O`: `structuredContent`,
+    /// falling back to JSON in the first text block. `isError: true` is [`Error::Tool`].
+    pub async fn call_structured<A: Serialize + ?Sized, O: DeserializeOwned>(
+        &self,
+        tool: &str,
+        args: &A,
+        options: CallOptions,
+    ) -> Result<O> {
+        let output = self.call_with(tool, args, options).await?;
+        self.decode(tool, output)
+    }
+
+    /// Checks `isError` and decodes a tool result into `O`.
+    pub fn decode<O: DeserializeOwned>(&self, tool: &str, output: ToolOutput) -> Result<O> {
+        if output.is_error {
+            return Err(Error::Tool {
+                server: self.inner.alias.clone(),
+                tool: tool.to_string(),
+                output,
+            });
+        }
+        // Read from a reference: the structured result is not copied.
+        let parsed;
+        let json = match &output.structured {
+            Some(v) => v,
+            None => {
+                parsed = output.json().unwrap_or(Value::Null);
+                &parsed
+            }
+        };
+        O::deserialize(json).map_err(|e| Error::Decode {
+            server: self.inner.alias.clone(),
+            tool: tool.to_string(),
+            type_name: std::any::type_name::<O>(),
+            message: e.to_string(),
+            excerpt: excerpt(json),
+        })
+    }
+}
+
+/// `t + d`, or about 30 years after `t` when that overflows (like `tokio::time::sleep`).
+pub(super) fn later(t: tokio::time::Instant, d: Duration) -> tokio::time::Instant {
+    t.checked_add(d)
+        .unwrap_or_else(|| t + Duration::from_secs(86400 * 365 * 30))
+}

@@ -1,0 +1,407 @@
+//! One established connection: the only place that knows how a request travels (over
+//! stdio, `tools/call` skips rmcp's service loop), how it is cancelled, and what a failed
+//! transport means in words.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, ClientRequest, ProgressToken, RequestId, ServerResult,
+};
+use rmcp::service::{PeerRequestOptions, RunningService, ServiceError};
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::Value;
+
+use super::*;
+use crate::config::TransportConfig;
+use crate::drift::DriftPolicy;
+use crate::error::{Error, Result};
+#[cfg(feature = "http")]
+use crate::transport::SseTransport;
+use crate::transport::{Direct, StderrEof, StdioTransport};
+
+/// How long a failed connect or call waits for a dying server's stderr to reach the tail.
+pub(super) const STDERR_DRAIN: Duration = Duration::from_millis(500);
+/// One established connection.
+pub(super) struct Conn {
+    pub(super) peer: rmcp::Peer<RoleClient>,
+    pub(super) service: tokio::sync::Mutex<Option<RunningService<RoleClient, Handler>>>,
+    pub(super) stderr_eof: Option<StderrEof>,
+    /// stdio: `tools/call` past rmcp's service loop (known to this file only).
+    direct: Option<Arc<Direct>>,
+    pub(super) dead: AtomicBool,
+}
+
+impl Conn {
+    pub(super) fn alive(&self) -> bool {
+        !self.dead.load(Ordering::Acquire) && !self.peer.is_transport_closed()
+    }
+
+    /// Sends `tools/call`: the request's id and progress token, and its answer to await.
+    /// Over stdio the request skips rmcp's service loop: it is queued now and written when
+    /// the answer is first awaited, so the caller can arm its [`CancelOnDrop`] in between.
+    pub(super) async fn send_call(
+        &self,
+        tool: &str,
+        arguments: serde_json::Map<String, Value>,
+    ) -> std::result::Result<
+        (
+            RequestId,
+            ProgressToken,
+            impl Future<Output = std::result::Result<ServerResult, ServiceError>> + Send + use<>,
+        ),
+        ServiceError,
+    > {
+        match &self.direct {
+            Some(direct) => direct.call(tool, &arguments).map(|call| {
+                (
+                    call.id.clone(),
+                    call.token.clone(),
+                    futures::future::Either::Left(async move {
+                        let mut call = call;
+                        call.flush().await;
+                        call.answer
+                            .await
+                            .unwrap_or(Err(ServiceError::TransportClosed))
+                    }),
+                )
+            }),
+            None => {
+                let request = ClientRequest::CallToolRequest(CallToolRequest::new(
+                    CallToolRequestParams::new(tool.to_string()).with_arguments(arguments),
+                ));
+                self.peer
+                    .send_cancellable_request(request, PeerRequestOptions::no_options())
+                    .await
+                    .map(|handle| {
+                        (
+                            handle.id.clone(),
+                            handle.progress_token.clone(),
+                            futures::future::Either::Right(handle.await_response()),
+                        )
+                    })
+            }
+        }
+    }
+
+    /// A guard that cancels request `id` (and stops its progress) unless disarmed.
+    pub(super) fn cancel_guard(
+        &self,
+        id: RequestId,
+        token: ProgressToken,
+        shared: Arc<Shared>,
+    ) -> CancelOnDrop {
+        CancelOnDrop {
+            peer: Some(self.peer.clone()),
+            direct: self.direct.clone(),
+            id,
+            shared,
+            token,
+        }
+    }
+}
+
+impl Session {
+    /// Starts or reaches the server, runs `initialize`, and checks drift.
+    pub(super) async fn establish(&self) -> Result<Arc<Conn>> {
+        let inner = &self.inner;
+        let alias = inner.alias.as_str();
+        let connect_timeout = self.connect_timeout();
+        let handler = Handler {
+            config: client_config(inner.options.elicitation_defaults),
+            shared: inner.shared.clone(),
+            elicitation_defaults: inner.options.elicitation_defaults,
+        };
+        let stderr = &inner.stderr;
+        let tap = inner.tap.clone();
+        let transport_err = |message: String| Error::Transport {
+            server: alias.to_string(),
+            message: match inner.noise.summary() {
+                Some(noise) => format!("{message}; {noise}"),
+                None => message,
+            },
+            stderr_tail: stderr.lines(),
+        };
+        let target = match &inner.resolved.transport {
+            TransportConfig::Stdio { command, .. } => format!("`{command}`"),
+            TransportConfig::Sse { url, .. } | TransportConfig::StreamableHttp { url, .. } => {
+                url.clone()
+            }
+        };
+        let init_err = |e: rmcp::service::ClientInitializeError| {
+            transport_err(describe_initialize_error(&e, &target))
+        };
+        let mut stderr_eof: Option<StderrEof> = None;
+        let mut direct: Option<Arc<Direct>> = None;
+        let serving = async {
+            match &inner.resolved.transport {
+                TransportConfig::Stdio {
+                    command,
+                    args,
+                    env,
+                    cwd,
+                    inherit,
+                } => {
+                    let mut cmd = tokio::process::Command::new(command);
+                    // `env` is the server's whole environment unless it inherits everything.
+                    if *inherit != crate::config::InheritEnv::All {
+                        cmd.env_clear();
+                    }
+                    cmd.args(args).envs(env);
+                    if let Some(dir) = cwd {
+                        cmd.current_dir(dir);
+                    }
+                    let (transport, eof) =
+                        StdioTransport::spawn(alias, cmd, tap.clone(), stderr, &inner.noise)
+                            .map_err(|e| transport_err(format!("cannot start `{command}`: {e}")))?;
+                    stderr_eof = Some(eof.clone());
+                    direct = Some(transport.direct());
+                    match handler.serve(transport).await {
+                        Ok(service) => Ok(service),
+                        Err(e) => {
+                            // The server probably died: let its last words reach the tail.
+                            eof.wait(STDERR_DRAIN).await;
+                            Err(init_err(e))
+                        }
+                    }
+                }
+                #[cfg(feature = "http")]
+                TransportConfig::StreamableHttp { url, headers } => {
+                    let t = crate::transport::streamable_http(alias, url, headers, tap.clone())?;
+                    handler.serve(t).await.map_err(init_err)
+                }
+                #[cfg(feature = "http")]
+                TransportConfig::Sse { url, headers } => {
+                    let t =
+                        SseTransport::connect(alias, url, headers, connect_timeout, tap.clone())
+                            .await?;
+                    handler.serve(t).await.map_err(init_err)
+                }
+                #[cfg(not(feature = "http"))]
+                TransportConfig::StreamableHttp { .. } | TransportConfig::Sse { .. } => {
+                    Err(transport_err(format!(
+                        "this build of mcp-runtime has no HTTP transports, so `transport = \"{}\"` cannot connect; enable the `http` feature of mcp-runtime (on by default)",
+                        inner.kind
+                    )))
+                }
+            }
+        };
+        let service = match tokio::time::timeout(connect_timeout, serving).await {
+            Ok(r) => r?,
+            Err(_) => {
+                return Err(transport_err(format!(
+                    "no answer to initialize within {} (raise `connect_timeout` in the registry if the server starts slowly)",
+                    crate::error::fmt_duration(connect_timeout)
+                )));
+            }
+        };
+        let peer = service.peer().clone();
+        peer.set_response_cache_config(rmcp::ClientCacheConfig::disabled())
+            .await;
+        let info = match peer.peer_info() {
+            Some(i) => ServerInfo {
+                name: i
+                    .server_info
+                    .as_ref()
+                    .map(|s| s.name.clone())
+                    .unwrap_or_default(),
+                version: i
+                    .server_info
+                    .as_ref()
+                    .map(|s| s.version.clone())
+                    .unwrap_or_default(),
+                protocol_version: i.protocol_version.to_string(),
+                has_prompts: i.capabilities.prompts.is_some(),
+                has_resources: i.capabilities.resources.is_some(),
+            },
+            None => ServerInfo::default(),
+        };
+        tracing::debug!(server = %alias, transport = inner.kind, name = %info.name, version = %info.version, protocol = %info.protocol_version, "connected");
+        let _ = inner.info.set(info);
+        let conn = Arc::new(Conn {
+            peer,
+            service: tokio::sync::Mutex::new(Some(service)),
+            stderr_eof,
+            direct,
+            dead: AtomicBool::new(false),
+        });
+        // A new server process may have other tools.
+        if let Ok(mut hints) = inner.replay_safe.lock() {
+            *hints = None;
+        }
+        let (expected, policy) = match inner.drift.lock() {
+            Ok(d) => (d.expected.clone(), d.policy),
+            Err(_) => (None, DriftPolicy::Ignore),
+        };
+        if let Some(expected) = expected
+            && policy != DriftPolicy::Ignore
+        {
+            let tools = self.list_tools_on(&conn).await?;
+            if let Err(e) = self.apply_drift(&expected, policy, &tools) {
+                if let Some(mut s) = conn.service.lock().await.take() {
+                    let _ = s.close_with_timeout(Duration::from_secs(5)).await;
+                }
+                return Err(e);
+            }
+        }
+        Ok(conn)
+    }
+
+    /// Maps an rmcp error; transport failures wait briefly for the server's stderr to end so
+    /// its last lines are in the error.
+    pub(super) async fn map_service_error(
+        &self,
+        conn: &Conn,
+        what: &str,
+        idle: Duration,
+        e: ServiceError,
+    ) -> Error {
+        match e {
+            ServiceError::McpError(data) => Error::Protocol {
+                server: self.inner.alias.clone(),
+                method: what.to_string(),
+                code: data.code.0,
+                message: data.message.to_string(),
+            },
+            ServiceError::Timeout { timeout } => Error::Timeout {
+                server: self.inner.alias.clone(),
+                what: what.to_string(),
+                limit: timeout,
+                diagnosis: self.inner.noise.summary(),
+                kind: if timeout == idle {
+                    "idle timeout"
+                } else {
+                    "total timeout"
+                },
+            },
+            ServiceError::TransportClosed => {
+                conn.dead.store(true, Ordering::Release);
+                if let Some(eof) = &conn.stderr_eof {
+                    eof.wait(STDERR_DRAIN).await;
+                }
+                let why = if self.inner.kind == "stdio" {
+                    "the server exited or closed its stdout"
+                } else {
+                    "the server closed the connection"
+                };
+                let noise = self
+                    .inner
+                    .noise
+                    .summary()
+                    .map(|n| format!("; {n}"))
+                    .unwrap_or_default();
+                Error::Transport {
+                    server: self.inner.alias.clone(),
+                    message: format!("{what} failed: {why} before answering{noise}"),
+                    stderr_tail: self.inner.stderr.lines(),
+                }
+            }
+            ServiceError::TransportSend(e) => Error::Transport {
+                server: self.inner.alias.clone(),
+                message: format!(
+                    "{what} could not be sent: {}",
+                    crate::error::cause(&*e.error)
+                ),
+                stderr_tail: self.inner.stderr.lines(),
+            },
+            ServiceError::UnexpectedResponse => Error::Transport {
+                server: self.inner.alias.clone(),
+                message: format!("{what}: the server answered with a message of another kind"),
+                stderr_tail: self.inner.stderr.lines(),
+            },
+            other => Error::Transport {
+                server: self.inner.alias.clone(),
+                message: format!("{what}: {other}"),
+                stderr_tail: self.inner.stderr.lines(),
+            },
+        }
+    }
+}
+
+/// Sends `notifications/cancelled` when a call future is dropped before its answer.
+pub(super) struct CancelOnDrop {
+    peer: Option<rmcp::Peer<RoleClient>>,
+    /// Set for direct calls: their pending entry is removed on cancel.
+    direct: Option<Arc<Direct>>,
+    id: rmcp::model::RequestId,
+    shared: Arc<Shared>,
+    pub(super) token: ProgressToken,
+}
+
+impl CancelOnDrop {
+    pub(super) fn disarm(mut self) {
+        self.peer = None;
+    }
+
+    /// Sends `notifications/cancelled` with `reason` now (a deadline expired), instead of
+    /// on drop.
+    pub(super) async fn cancel(mut self, reason: &str) {
+        if let Some(direct) = &self.direct {
+            direct.forget(&self.id);
+        }
+        if let Some(peer) = self.peer.take() {
+            let n = rmcp::model::CancelledNotification::new(
+                rmcp::model::CancelledNotificationParam::new(
+                    Some(self.id.clone()),
+                    Some(reason.to_string()),
+                ),
+            );
+            let _ = peer.send_notification(n.into()).await;
+        }
+    }
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.shared.progress.unsubscribe(&self.token);
+        if let Some(peer) = self.peer.take() {
+            if let Some(direct) = &self.direct {
+                direct.forget(&self.id);
+            }
+            let id = self.id.clone();
+            if let Ok(rt) = tokio::runtime::Handle::try_current() {
+                rt.spawn(async move {
+                    let n = rmcp::model::CancelledNotification::new(
+                        rmcp::model::CancelledNotificationParam::new(
+                            Some(id),
+                            Some("the caller dropped the call".into()),
+                        ),
+                    );
+                    let _ = peer.send_notification(n.into()).await;
+                });
+            }
+        }
+    }
+}
+
+/// Why `initialize` failed, in words (rmcp's messages name its transport types and print
+/// messages with `Debug`).
+pub(super) fn describe_initialize_error(
+    e: &rmcp::service::ClientInitializeError,
+    target: &str,
+) -> String {
+    use rmcp::service::ClientInitializeError as E;
+    match e {
+        E::TransportError { error, .. } => format!(
+            "could not connect to {target}: {}",
+            crate::error::cause(&*error.error)
+        ),
+        E::ConnectionClosed(_) => {
+            "the server closed the connection before answering initialize".to_string()
+        }
+        E::ExpectedInitResponse(Some(message)) => format!(
+            "the server answered initialize with something else: {}",
+            excerpt(message)
+        ),
+        E::ExpectedInitResult(Some(result)) => format!(
+            "the server answered initialize with a result that is not an InitializeResult: {}",
+            excerpt(result)
+        ),
+        E::JsonRpcError(data) => format!(
+            "the server rejected initialize: {} (JSON-RPC error {})",
+            data.message, data.code.0
+        ),
+        other => format!("initialize failed: {other}"),
+    }
+}

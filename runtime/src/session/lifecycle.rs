@@ -1,0 +1,212 @@
+//! Connecting, reconnecting with backoff, and closing.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use super::*;
+use crate::config::{Resolved, ServerConfig};
+use crate::error::{Error, Result};
+use crate::transport::{RawTap, StderrTail, StdoutNoise};
+
+/// Longest wait between two reconnection attempts.
+pub(super) const MAX_BACKOFF: Duration = Duration::from_secs(5);
+
+#[derive(Default)]
+pub(super) struct Reconnect {
+    /// Consecutive failed attempts.
+    pub(super) failures: u32,
+    /// When the last attempt failed, and why.
+    pub(super) last_failure: Option<(Instant, String)>,
+}
+
+impl Session {
+    pub(super) fn new_unconnected(
+        config: &ServerConfig,
+        resolved: Resolved,
+        options: ConnectOptions,
+    ) -> Session {
+        let policy = options.drift.unwrap_or(config.drift);
+        let shared = Arc::new(Shared {
+            alias: config.alias.as_str().into(),
+            progress: ProgressRouter::default(),
+            list_changed: tokio::sync::Notify::new(),
+        });
+        let inner = Arc::new(Inner {
+            alias: config.alias.clone(),
+            kind: resolved.transport.kind(),
+            config: config.clone(),
+            stderr: StderrTail::redacting(resolved.secrets.clone()),
+            noise: StdoutNoise::default(),
+            resolved,
+            shared,
+            tap: Arc::new(RawTap::default()),
+            conn: Mutex::new(None),
+            reconnect: tokio::sync::Mutex::new(Reconnect::default()),
+            attempts: AtomicU64::new(0),
+            info: OnceLock::new(),
+            listing: tokio::sync::Mutex::new(()),
+            closed: AtomicBool::new(false),
+            drift: Mutex::new(DriftState {
+                expected: options.fixture_hash.clone(),
+                policy,
+                drifted: None,
+                shown_on_stderr: false,
+            }),
+            replay_safe: Mutex::new(None),
+            options,
+        });
+        let router = Arc::downgrade(&inner.shared);
+        inner.tap.set_progress_sink(Arc::new(move |params| {
+            if let Some(shared) = router.upgrade() {
+                shared.progress.dispatch(params);
+            }
+        }));
+        if tokio::runtime::Handle::try_current().is_ok() {
+            tokio::spawn(watch_list_changed(
+                Arc::downgrade(&inner),
+                inner.shared.clone(),
+            ));
+        }
+        Session { inner }
+    }
+
+    pub(super) async fn start(
+        config: &ServerConfig,
+        resolved: Resolved,
+        options: ConnectOptions,
+    ) -> Result<Session> {
+        let lazy = options.lazy;
+        let session = Self::new_unconnected(config, resolved, options);
+        if !lazy {
+            session.conn().await?;
+        }
+        Ok(session)
+    }
+
+    pub(super) fn current(&self) -> Option<Arc<Conn>> {
+        self.inner.conn.lock().ok().and_then(|c| c.clone())
+    }
+
+    pub(super) fn closed_error(&self) -> Error {
+        Error::Transport {
+            server: self.inner.alias.clone(),
+            message: "the session was closed (Session::close); connect again".into(),
+            stderr_tail: Vec::new(),
+        }
+    }
+
+    /// The live connection: the current one, or a new one when there is none or its
+    /// transport died. One attempt at a time; after failures, attempts are spaced by a
+    /// backoff (100 ms doubling up to 5 s), and callers that waited for a failed attempt get
+    /// its error instead of starting another.
+    pub(super) async fn conn(&self) -> Result<Arc<Conn>> {
+        if self.inner.closed.load(Ordering::Acquire) {
+            return Err(self.closed_error());
+        }
+        if let Some(c) = self.current().filter(|c| c.alive()) {
+            return Ok(c);
+        }
+        // Boxed: connecting is a large future, and every call's future would carry (and
+        // move) its size otherwise.
+        Box::pin(self.reconnect()).await
+    }
+
+    /// The slow path of [`Session::conn`]: connects or reconnects.
+    pub(super) async fn reconnect(&self) -> Result<Arc<Conn>> {
+        let seen = self.inner.attempts.load(Ordering::Acquire);
+        let mut state = self.inner.reconnect.lock().await;
+        if self.inner.closed.load(Ordering::Acquire) {
+            return Err(self.closed_error());
+        }
+        if let Some(c) = self.current().filter(|c| c.alive()) {
+            return Ok(c);
+        }
+        if let Some((at, why)) = &state.last_failure {
+            if self.inner.attempts.load(Ordering::Acquire) != seen {
+                return Err(Error::Transport {
+                    server: self.inner.alias.clone(),
+                    message: format!("reconnecting failed: {why}"),
+                    stderr_tail: self.inner.stderr.lines(),
+                });
+            }
+            let backoff = backoff(state.failures);
+            if let Some(wait) = backoff.checked_sub(at.elapsed()) {
+                tokio::time::sleep(wait).await;
+            }
+        }
+        let reconnecting = self.current().is_some();
+        self.inner.attempts.fetch_add(1, Ordering::AcqRel);
+        match self.establish().await {
+            Ok(conn) => {
+                if reconnecting {
+                    tracing::info!(server = %self.inner.alias, "reconnected");
+                }
+                state.failures = 0;
+                state.last_failure = None;
+                if let Ok(mut slot) = self.inner.conn.lock() {
+                    *slot = Some(conn.clone());
+                }
+                Ok(conn)
+            }
+            Err(e) => {
+                state.failures = state.failures.saturating_add(1);
+                state.last_failure = Some((Instant::now(), e.to_string()));
+                Err(e)
+            }
+        }
+    }
+
+    pub(super) fn connect_timeout(&self) -> Duration {
+        let config = &self.inner.config;
+        self.inner
+            .options
+            .connect_timeout
+            .or(config.connect_timeout)
+            .unwrap_or_else(|| {
+                config
+                    .timeout
+                    .unwrap_or(DEFAULT_CONNECT_TIMEOUT)
+                    .max(DEFAULT_CONNECT_TIMEOUT)
+            })
+    }
+
+    /// Closes the connection: stdio servers get their stdin closed, then SIGTERM, then
+    /// SIGKILL. Requests afterwards (from any clone) fail with [`Error::Transport`]; the
+    /// session does not reconnect.
+    pub async fn close(&self) -> Result<()> {
+        self.inner.closed.store(true, Ordering::Release);
+        let _no_reconnect = self.inner.reconnect.lock().await;
+        let conn = self.inner.conn.lock().ok().and_then(|mut c| c.take());
+        if let Some(conn) = conn {
+            let service = conn.service.lock().await.take();
+            if let Some(mut s) = service {
+                let _ = s.close_with_timeout(Duration::from_secs(5)).await;
+            }
+        }
+        Ok(())
+    }
+}
+
+pub(super) fn backoff(failures: u32) -> Duration {
+    if failures == 0 {
+        return Duration::ZERO;
+    }
+    let exp = failures.saturating_sub(1).min(16);
+    Duration::from_millis(100)
+        .saturating_mul(1 << exp)
+        .min(MAX_BACKOFF)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_up_to_the_cap() {
+        assert_eq!(backoff(0), Duration::ZERO);
+        assert_eq!(backoff(1), Duration::from_millis(100));
+        assert_eq!(backoff(3), Duration::from_millis(400));
+        assert_eq!(backoff(40), MAX_BACKOFF);
+    }
+}

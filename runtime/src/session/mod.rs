@@ -1,0 +1,164 @@
+//! A connected MCP server: [`Session`], the typed call path and its result types.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use serde::Serialize;
+
+use crate::config::{Resolved, ServerConfig};
+use crate::error::Result;
+use crate::output::*;
+use crate::transport::{RawTap, StderrTail, StdoutNoise};
+
+mod call;
+mod conn;
+mod drift_guard;
+mod handler;
+mod lifecycle;
+mod options;
+mod progress;
+mod requests;
+
+pub use options::*;
+
+use conn::*;
+use drift_guard::*;
+use handler::*;
+use lifecycle::*;
+use progress::*;
+
+/// A live connection to one MCP server. Cheap to clone; the connection closes when the
+/// last clone is dropped (stdio servers are terminated) or on [`Session::close`].
+///
+/// When the transport dies (the server crashed or exited), the next request reconnects
+/// (one attempt at a time, with backoff after failures); a call that was in flight fails
+/// with [`Error::Transport`] and is only replayed when the caller opted in
+/// ([`CallOptions::with_retry_if_idempotent`]) and the tool is annotated read-only or
+/// idempotent.
+#[derive(Clone)]
+pub struct Session {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    alias: String,
+    kind: &'static str,
+    config: ServerConfig,
+    /// The substituted settings, kept for reconnections (`Debug` redacts them).
+    resolved: Resolved,
+    options: ConnectOptions,
+    shared: Arc<Shared>,
+    stderr: StderrTail,
+    /// What a stdio server wrote to stdout besides JSON-RPC (quoted by errors).
+    noise: StdoutNoise,
+    tap: Arc<RawTap>,
+    conn: Mutex<Option<Arc<Conn>>>,
+    /// One connection attempt at a time.
+    reconnect: tokio::sync::Mutex<Reconnect>,
+    /// Connection attempts so far (successful or not).
+    attempts: AtomicU64,
+    info: OnceLock<ServerInfo>,
+    /// One listing at a time, so the tap's pages belong to it.
+    listing: tokio::sync::Mutex<()>,
+    closed: AtomicBool,
+    drift: Mutex<DriftState>,
+    /// Tool name → annotated `readOnlyHint` or `idempotentHint` (fetched on demand).
+    replay_safe: Mutex<Option<HashMap<String, bool>>>,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        // Lets the drift watcher see that the session is gone.
+        self.shared.list_changed.notify_one();
+    }
+}
+
+static NO_INFO: ServerInfo = ServerInfo {
+    name: String::new(),
+    version: String::new(),
+    protocol_version: String::new(),
+    has_prompts: false,
+    has_resources: false,
+};
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("alias", &self.inner.alias)
+            .field("transport", &self.inner.kind)
+            .field("server", self.server_info())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Session {
+    /// Connects to a server of the registry: substitutes `${NAME}` placeholders from the
+    /// process environment, starts or reaches the server, and runs `initialize`.
+    pub async fn connect(config: &ServerConfig) -> Result<Session> {
+        Self::connect_with(config, ConnectOptions::default()).await
+    }
+
+    /// Like [`Session::connect`], with placeholders looked up in `lookup`.
+    pub fn connect_with_env<'a>(
+        config: &'a ServerConfig,
+        lookup: &dyn Fn(&str) -> Option<String>,
+    ) -> impl Future<Output = Result<Session>> + Send + 'a {
+        let resolved = config.resolve(lookup);
+        async move { Self::start(config, resolved?, ConnectOptions::default()).await }
+    }
+
+    /// Like [`Session::connect`], with options (lazy, connect deadline, drift check,
+    /// elicitation).
+    pub async fn connect_with(config: &ServerConfig, options: ConnectOptions) -> Result<Session> {
+        let resolved = match &options.lookup {
+            Some(lookup) => config.resolve(&|name| lookup(name))?,
+            None => config.resolve(&|name| std::env::var(name).ok())?,
+        };
+        Self::start(config, resolved, options).await
+    }
+
+    /// A session that connects on its first request. Placeholders are substituted now.
+    pub fn connect_lazy(config: &ServerConfig) -> Result<Session> {
+        let resolved = config.resolve(&|name| std::env::var(name).ok())?;
+        Ok(Self::new_unconnected(
+            config,
+            resolved,
+            ConnectOptions::default().lazy(),
+        ))
+    }
+
+    /// The server's alias in the registry.
+    pub fn alias(&self) -> &str {
+        &self.inner.alias
+    }
+
+    /// The transport's name: `stdio`, `sse` or `streamable-http`.
+    pub fn transport(&self) -> &'static str {
+        self.inner.kind
+    }
+
+    /// What the server reported in `initialize` (empty before a lazy session connected).
+    pub fn server_info(&self) -> &ServerInfo {
+        self.inner.info.get().unwrap_or(&NO_INFO)
+    }
+
+    /// The last lines the server wrote to stderr (stdio servers).
+    pub fn stderr_tail(&self) -> Vec<String> {
+        self.inner.stderr.lines()
+    }
+}
+
+/// A JSON excerpt of what a server sent (at most 200 bytes, then its size).
+fn excerpt(v: &impl Serialize) -> String {
+    let s = serde_json::to_string(v).unwrap_or_else(|e| format!("<{e}>"));
+    if s.len() <= 200 {
+        s
+    } else {
+        let mut cut = 200;
+        while !s.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        format!("{}… ({} bytes)", &s[..cut], s.len())
+    }
+}

@@ -1,0 +1,175 @@
+//! Settings of a session and of one call.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::drift::DriftPolicy;
+
+/// Idle deadline of a request when neither the call nor the registry sets one.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+/// Upper bound of a request however much progress it reports, unless the call sets one.
+pub const DEFAULT_MAX_TOTAL: Duration = Duration::from_secs(600);
+/// How long connecting (spawn or HTTP handshake, then `initialize`) may take by default.
+pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+/// The ping deadline of [`Session::health`].
+pub const HEALTH_TIMEOUT: Duration = Duration::from_secs(2);
+/// A progress update of a running call (`notifications/progress`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Progress {
+    /// Progress so far; increases with every update.
+    pub progress: f64,
+    /// The total, when the server knows it.
+    pub total: Option<f64>,
+    /// A human-readable message.
+    pub message: Option<String>,
+}
+
+pub(super) type ProgressFn = Arc<dyn Fn(Progress) + Send + Sync>;
+
+/// Per-call settings: deadlines and progress observer.
+#[derive(Clone, Default)]
+pub struct CallOptions {
+    pub(super) timeout: Option<Duration>,
+    pub(super) max_total: Option<Duration>,
+    pub(super) on_progress: Option<ProgressFn>,
+    pub(super) retry_if_idempotent: bool,
+}
+
+impl std::fmt::Debug for CallOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CallOptions")
+            .field("timeout", &self.timeout)
+            .field("max_total", &self.max_total)
+            .field("on_progress", &self.on_progress.is_some())
+            .field("retry_if_idempotent", &self.retry_if_idempotent)
+            .finish()
+    }
+}
+
+impl CallOptions {
+    /// Default options: the tool's or server's configured deadline (or
+    /// [`DEFAULT_TIMEOUT`]), no progress observer, no replay.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Idle deadline: the call fails with [`Error::Timeout`] when the server neither
+    /// answers nor reports progress for this long.
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Total deadline, however much progress the server reports.
+    pub fn with_max_total(mut self, max_total: Duration) -> Self {
+        self.max_total = Some(max_total);
+        self
+    }
+
+    /// Calls `f` for every progress notification of this call, in arrival order, before
+    /// the call returns. `f` runs on the connection's reader: keep it short (send to a
+    /// channel for anything slow).
+    pub fn on_progress(mut self, f: impl Fn(Progress) + Send + Sync + 'static) -> Self {
+        self.on_progress = Some(Arc::new(f));
+        self
+    }
+
+    /// Opts in to replaying the call once, on a fresh connection, when the connection dies
+    /// while the call is in flight — only if the server annotates the tool `readOnlyHint` or
+    /// `idempotentHint` (read from the live `tools/list`). Without this option, or for other
+    /// tools, such a call fails with [`Error::Transport`] and is never sent twice.
+    pub fn with_retry_if_idempotent(mut self) -> Self {
+        self.retry_if_idempotent = true;
+        self
+    }
+}
+
+/// Options of [`Session::connect_with`]: lazy connection, connect deadline, drift check and
+/// optional client capabilities.
+#[derive(Clone, Default)]
+pub struct ConnectOptions {
+    pub(super) lookup: Option<Lookup>,
+    pub(super) lazy: bool,
+    pub(super) connect_timeout: Option<Duration>,
+    pub(super) fixture_hash: Option<String>,
+    pub(super) fixture_tools: Option<&'static [crate::toolbox::TypedTool]>,
+    pub(super) drift: Option<DriftPolicy>,
+    pub(super) elicitation_defaults: bool,
+}
+
+pub(super) type Lookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
+
+impl std::fmt::Debug for ConnectOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ConnectOptions")
+            .field("lookup", &self.lookup.is_some())
+            .field("lazy", &self.lazy)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("fixture_hash", &self.fixture_hash)
+            .field("fixture_tools", &self.fixture_tools.map(<[_]>::len))
+            .field("drift", &self.drift)
+            .field("elicitation_defaults", &self.elicitation_defaults)
+            .finish()
+    }
+}
+
+impl ConnectOptions {
+    /// Eager connection, the registry's deadlines and drift policy, no extra capabilities.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Looks `${NAME}` placeholders up with `lookup` instead of the process environment.
+    pub fn with_env_lookup(
+        mut self,
+        lookup: impl Fn(&str) -> Option<String> + Send + Sync + 'static,
+    ) -> Self {
+        self.lookup = Some(Arc::new(lookup));
+        self
+    }
+
+    /// Connects on the first request instead of in [`Session::connect_with`] (placeholders
+    /// are still substituted right away, so a missing variable fails early).
+    pub fn lazy(mut self) -> Self {
+        self.lazy = true;
+        self
+    }
+
+    /// How long starting the server and `initialize` may take (overrides the registry's
+    /// `connect_timeout`).
+    pub fn with_connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = Some(timeout);
+        self
+    }
+
+    /// Compares the live tool list with this fixture hash (generated code's
+    /// `FIXTURE_HASH`) after every (re)connection and on `tools/list_changed`.
+    pub fn with_fixture_hash(mut self, hash: impl Into<String>) -> Self {
+        self.fixture_hash = Some(hash.into());
+        self
+    }
+
+    /// The tools the program was generated with (generated code's `TYPED_TOOLS`): a drift
+    /// is then reported tool by tool, classified as `snapshot --check` classifies it
+    /// (`create_issue: BREAKING — new required argument "type"`), for the tools the program
+    /// uses.
+    pub fn with_fixture_tools(mut self, tools: &'static [crate::toolbox::TypedTool]) -> Self {
+        self.fixture_tools = Some(tools);
+        self
+    }
+
+    /// The drift policy (overrides the registry's `drift`).
+    pub fn with_drift_policy(mut self, policy: DriftPolicy) -> Self {
+        self.drift = Some(policy);
+        self
+    }
+
+    /// Declares the `elicitation` (form) capability and accepts every `elicitation/create`
+    /// with the defaults of the requested schema (fields without a default are left out).
+    /// URL elicitations are declined. Off by default: servers may offer other tools to
+    /// clients that can elicit.
+    pub fn accept_elicitation_defaults(mut self) -> Self {
+        self.elicitation_defaults = true;
+        self
+    }
+}

@@ -1,0 +1,225 @@
+//! Requests other than `tools/call`: listings, resources, prompts, ping and health.
+
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use rmcp::model::{ClientRequest, PingRequest};
+use rmcp::service::{PeerRequestOptions, ServiceError};
+use serde::Serialize;
+use serde_json::Value;
+
+use super::*;
+use crate::error::{Error, Result};
+
+impl Session {
+    /// Ping with a short deadline ([`HEALTH_TIMEOUT`]) plus the transport's state. Never
+    /// connects or reconnects.
+    pub async fn health(&self) -> Health {
+        if self.inner.closed.load(Ordering::Acquire) {
+            return Health::Closed;
+        }
+        let Some(conn) = self.current() else {
+            return Health::NotConnected;
+        };
+        if !conn.alive() {
+            return Health::TransportClosed;
+        }
+        let started = Instant::now();
+        match self.ping_on(&conn, HEALTH_TIMEOUT).await {
+            Ok(()) => Health::Ok {
+                latency: started.elapsed(),
+            },
+            Err(_) if !conn.alive() => Health::TransportClosed,
+            Err(e) => Health::Unresponsive {
+                error: e.to_string(),
+            },
+        }
+    }
+
+    pub(super) fn request_timeout(&self) -> Duration {
+        self.inner.config.timeout.unwrap_or(DEFAULT_TIMEOUT)
+    }
+
+    pub(super) async fn with_deadline<T>(
+        &self,
+        conn: &Conn,
+        what: &str,
+        fut: impl Future<Output = std::result::Result<T, ServiceError>>,
+    ) -> Result<T> {
+        let limit = self.request_timeout();
+        match tokio::time::timeout(limit, fut).await {
+            Ok(Ok(v)) => Ok(v),
+            Ok(Err(e)) => Err(self.map_service_error(conn, what, limit, e).await),
+            Err(_) => Err(Error::Timeout {
+                server: self.inner.alias.clone(),
+                what: what.to_string(),
+                limit,
+                kind: "total timeout",
+                diagnosis: self.inner.noise.summary(),
+            }),
+        }
+    }
+
+    /// Every tool of the server (all pages), as JSON objects in the server's order, exactly
+    /// as the server sent them (fields rmcp's model does not know, such as `execution`,
+    /// included) — except over Streamable HTTP answered with `application/json`, where
+    /// rmcp's model is all there is (a debug event says so).
+    pub async fn list_tools(&self) -> Result<Vec<Value>> {
+        let conn = self.conn().await?;
+        self.list_tools_on(&conn).await
+    }
+
+    pub(super) async fn list_tools_on(&self, conn: &Conn) -> Result<Vec<Value>> {
+        let _one_at_a_time = self.inner.listing.lock().await;
+        self.inner.tap.reset();
+        let tools = self
+            .with_deadline(conn, "tools/list", conn.peer.list_all_tools())
+            .await?;
+        let raw: Vec<Value> = self.inner.tap.take_pages().into_iter().flatten().collect();
+        let same = raw.len() == tools.len()
+            && raw
+                .iter()
+                .zip(&tools)
+                .all(|(r, t)| r.get("name").and_then(Value::as_str) == Some(&*t.name));
+        if same {
+            return Ok(raw);
+        }
+        tracing::debug!(server = %self.inner.alias, "raw tools/list not captured; using rmcp's tool model");
+        tools
+            .iter()
+            .map(|t| self.to_json("tools/list", t))
+            .collect()
+    }
+
+    /// Every prompt (all pages); empty when the server has no `prompts` capability or does
+    /// not know the method (`-32601`).
+    pub async fn list_prompts(&self) -> Result<Vec<Value>> {
+        let conn = self.conn().await?;
+        if !self.server_info().has_prompts {
+            return Ok(Vec::new());
+        }
+        let prompts = self
+            .with_deadline(&conn, "prompts/list", conn.peer.list_all_prompts())
+            .await;
+        let Some(prompts) = unless_method_not_found(prompts)? else {
+            return Ok(Vec::new());
+        };
+        prompts
+            .iter()
+            .map(|t| self.to_json("prompts/list", t))
+            .collect()
+    }
+
+    /// Every resource template (all pages); empty without the `resources` capability or
+    /// when the server does not know the method (`-32601`; servers of older SDKs declare
+    /// `resources` without templates).
+    pub async fn list_resource_templates(&self) -> Result<Vec<Value>> {
+        let conn = self.conn().await?;
+        if !self.server_info().has_resources {
+            return Ok(Vec::new());
+        }
+        let templates = self
+            .with_deadline(
+                &conn,
+                "resources/templates/list",
+                conn.peer.list_all_resource_templates(),
+            )
+            .await;
+        let Some(templates) = unless_method_not_found(templates)? else {
+            return Ok(Vec::new());
+        };
+        templates
+            .iter()
+            .map(|t| self.to_json("resources/templates/list", t))
+            .collect()
+    }
+
+    /// Every resource (all pages); empty without the `resources` capability.
+    pub async fn list_resources(&self) -> Result<Vec<Value>> {
+        let conn = self.conn().await?;
+        if !self.server_info().has_resources {
+            return Ok(Vec::new());
+        }
+        let resources = self
+            .with_deadline(&conn, "resources/list", conn.peer.list_all_resources())
+            .await?;
+        resources
+            .iter()
+            .map(|r| self.to_json("resources/list", r))
+            .collect()
+    }
+
+    /// Reads a resource: the `resources/read` result (`{"contents": [...]}`) as JSON.
+    pub async fn read_resource(&self, uri: &str) -> Result<Value> {
+        let conn = self.conn().await?;
+        let what = format!("resources/read \"{uri}\"");
+        let result = self
+            .with_deadline(
+                &conn,
+                &what,
+                conn.peer
+                    .read_resource(rmcp::model::ReadResourceRequestParams::new(uri)),
+            )
+            .await?;
+        self.to_json(&what, &result)
+    }
+
+    /// Gets a prompt with its arguments: the `prompts/get` result (`{"messages": [...]}`)
+    /// as JSON.
+    pub async fn get_prompt(
+        &self,
+        name: &str,
+        arguments: serde_json::Map<String, Value>,
+    ) -> Result<Value> {
+        let conn = self.conn().await?;
+        let what = format!("prompts/get \"{name}\"");
+        let params = rmcp::model::GetPromptRequestParams::new(name).with_arguments(arguments);
+        let result = self
+            .with_deadline(&conn, &what, conn.peer.get_prompt(params))
+            .await?;
+        self.to_json(&what, &result)
+    }
+
+    pub(super) fn to_json(&self, what: &str, item: &impl Serialize) -> Result<Value> {
+        serde_json::to_value(item).map_err(|e| Error::Transport {
+            server: self.inner.alias.clone(),
+            message: format!("{what}: cannot re-encode an item: {e}"),
+            stderr_tail: Vec::new(),
+        })
+    }
+
+    /// Sends `ping` and waits up to `timeout` for the answer (connects or reconnects first
+    /// when needed; [`Session::health`] never does).
+    pub async fn ping(&self, timeout: Duration) -> Result<()> {
+        let conn = self.conn().await?;
+        self.ping_on(&conn, timeout).await
+    }
+
+    pub(super) async fn ping_on(&self, conn: &Conn, timeout: Duration) -> Result<()> {
+        let handle = match conn
+            .peer
+            .send_cancellable_request(
+                ClientRequest::PingRequest(PingRequest::default()),
+                PeerRequestOptions::with_timeout(timeout),
+            )
+            .await
+        {
+            Ok(h) => h,
+            Err(e) => return Err(self.map_service_error(conn, "ping", timeout, e).await),
+        };
+        match handle.await_response().await {
+            Ok(_) => Ok(()),
+            Err(e) => Err(self.map_service_error(conn, "ping", timeout, e).await),
+        }
+    }
+}
+
+/// `None` for a JSON-RPC "method not found" answer (an optional listing a server declares a
+/// capability for but does not implement: nothing to list).
+pub(super) fn unless_method_not_found<T>(result: Result<T>) -> Result<Option<T>> {
+    match result {
+        Ok(v) => Ok(Some(v)),
+        Err(Error::Protocol { code: -32601, .. }) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
