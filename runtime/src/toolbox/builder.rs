@@ -1,0 +1,207 @@
+//! Start-up: which servers, which options; connecting them all in parallel.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, RwLock};
+
+use serde_json::Value;
+
+use super::*;
+use crate::config::ServerConfig;
+use crate::error::{Error, ErrorKind};
+use crate::session::{CallOptions, Session};
+
+/// Configures and connects a [`Toolbox`].
+pub struct ToolboxBuilder {
+    pub(super) servers: Vec<ServerConfig>,
+    pub(super) only: Option<Vec<String>>,
+    pub(super) typed: BTreeMap<String, &'static [TypedTool]>,
+    pub(super) wrappers: BTreeMap<String, bool>,
+    pub(super) lookup: Option<EnvLookup>,
+    pub(super) options: ToolboxOptions,
+}
+
+impl std::fmt::Debug for ToolboxBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolboxBuilder")
+            .field("servers", &self.servers)
+            .field("only", &self.only)
+            .field("typed", &self.typed.keys().collect::<Vec<_>>())
+            .field("wrappers", &self.wrappers)
+            .field("options", &self.options)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ToolboxBuilder {
+    /// Only these servers of the registry (default: all).
+    pub fn only<I, S>(mut self, aliases: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.only = Some(aliases.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Registers a typed server: its exported tools are `tools` (from `mcp_tools!`), its
+    /// arguments are checked by each tool's validator.
+    pub fn add_typed(mut self, alias: impl Into<String>, tools: &'static [TypedTool]) -> Self {
+        self.typed.insert(alias.into(), tools);
+        self
+    }
+
+    /// Overrides a server's `function_call_wrapper` setting.
+    pub fn function_call_wrapper(mut self, alias: impl Into<String>, wrapper: bool) -> Self {
+        self.wrappers.insert(alias.into(), wrapper);
+        self
+    }
+
+    /// Looks up `${NAME}` placeholders with `lookup` instead of the process environment.
+    pub fn env(mut self, lookup: impl Fn(&str) -> Option<String> + Send + Sync + 'static) -> Self {
+        self.lookup = Some(Arc::new(lookup));
+        self
+    }
+
+    /// Sets [`ToolboxOptions::max_output_bytes`].
+    pub fn max_output_bytes(mut self, max: usize) -> Self {
+        self.options.max_output_bytes = max;
+        self
+    }
+
+    /// Sets [`ToolboxOptions::description_prefix`].
+    pub fn description_prefix(mut self, on: bool) -> Self {
+        self.options.description_prefix = on;
+        self
+    }
+
+    /// Sets [`ToolboxOptions::call_options`].
+    pub fn call_options(mut self, options: CallOptions) -> Self {
+        self.options.call_options = options;
+        self
+    }
+
+    /// Connects every selected server in parallel and lists its tools.
+    ///
+    /// Fails ([`ErrorKind::RequiredServer`]) when a `required` server cannot be
+    /// started, and ([`ErrorKind::Config`]) for an unknown alias in
+    /// [`ToolboxBuilder::only`], [`ToolboxBuilder::add_typed`] or
+    /// [`ToolboxBuilder::function_call_wrapper`]. Other servers that fail are skipped and
+    /// reported.
+    pub async fn connect(self) -> Result<Toolbox, Error> {
+        let known: Vec<&str> = self.servers.iter().map(|s| s.alias.as_str()).collect();
+        let unknown = |what: &str, alias: &str| {
+            Error::toolbox(
+                ErrorKind::Config,
+                format!(
+                    "{what} names server \"{alias}\", which the registry does not define (known: {})",
+                    known.join(", ")
+                ),
+            )
+        };
+        let mut servers: Vec<ServerConfig> = match &self.only {
+            None => self.servers.clone(),
+            Some(only) => {
+                let mut out = Vec::new();
+                for alias in only {
+                    match self.servers.iter().find(|s| &s.alias == alias) {
+                        Some(s) => out.push(s.clone()),
+                        None => return Err(unknown("the server selection", alias)),
+                    }
+                }
+                out.sort_by(|a, b| a.alias.cmp(&b.alias));
+                out.dedup_by(|a, b| a.alias == b.alias);
+                out
+            }
+        };
+        for (alias, wrapper) in &self.wrappers {
+            match servers.iter_mut().find(|s| &s.alias == alias) {
+                Some(s) => s.function_call_wrapper = *wrapper,
+                None => return Err(unknown("a function_call_wrapper override", alias)),
+            }
+        }
+        for alias in self.typed.keys() {
+            if !servers.iter().any(|s| &s.alias == alias) {
+                return Err(unknown("a typed server", alias));
+            }
+        }
+        let lookup: EnvLookup = self
+            .lookup
+            .clone()
+            .unwrap_or_else(|| Arc::new(|name: &str| std::env::var(name).ok()));
+        let results =
+            futures::future::join_all(servers.iter().map(|cfg| connect_one(cfg, &lookup))).await;
+        let mut slots = BTreeMap::new();
+        let mut skipped = Vec::new();
+        for (cfg, result) in servers.into_iter().zip(results) {
+            let typed = self.typed.get(&cfg.alias).copied();
+            let slot = match result {
+                Ok((session, tools)) => Slot {
+                    session: Some(session),
+                    tools,
+                    typed,
+                    health: Arc::new(Mutex::new(Health {
+                        state: ServerState::Active,
+                        last_error: None,
+                    })),
+                    config: cfg,
+                },
+                Err(e) => {
+                    if cfg.required {
+                        return Err(Error::toolbox(
+                            ErrorKind::RequiredServer,
+                            format!(
+                                "{e} (the server is required: fix it, or set `required = false` to skip it instead)"
+                            ),
+                        )
+                        .with_source(e));
+                    }
+                    let reason = e.to_string();
+                    tracing::warn!(server = %cfg.alias, reason = %reason, "server skipped");
+                    skipped.push(SkippedServer {
+                        alias: cfg.alias.clone(),
+                        reason: reason.clone(),
+                    });
+                    Slot {
+                        session: None,
+                        tools: Vec::new(),
+                        typed,
+                        health: Arc::new(Mutex::new(Health {
+                            state: ServerState::Failed,
+                            last_error: Some(reason),
+                        })),
+                        config: cfg,
+                    }
+                }
+            };
+            slots.insert(slot.config.alias.clone(), Arc::new(slot));
+        }
+        let snapshot = Snapshot::build(slots, &self.options);
+        Ok(Toolbox {
+            inner: Arc::new(Inner {
+                options: self.options,
+                lookup,
+                skipped,
+                state: RwLock::new(Arc::new(snapshot)),
+                reconnecting: tokio::sync::Mutex::new(()),
+            }),
+        })
+    }
+}
+
+pub(super) async fn connect_one(
+    cfg: &ServerConfig,
+    lookup: &EnvLookup,
+) -> Result<(Session, Vec<Value>), Error> {
+    let session = Session::connect_with_env(cfg, &|name| lookup(name)).await?;
+    match session.list_tools().await {
+        Ok(tools) => Ok((session, tools)),
+        Err(e) => {
+            let _ = session.close().await;
+            Err(e)
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// State
+// ---------------------------------------------------------------------------------------

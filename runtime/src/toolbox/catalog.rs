@@ -1,0 +1,419 @@
+//! The catalog: each server's slot and health, its exported tools, and the resolution of a
+//! model's tool name back to (server, tool).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Value, json};
+
+use super::*;
+use crate::config::ServerConfig;
+use crate::error::{Error, ErrorKind};
+use crate::session::Session;
+
+/// Where an exported name leads.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ToolRef {
+    /// The server's alias.
+    pub server: String,
+    /// The tool's name on the server.
+    pub tool: String,
+    /// The exported name.
+    pub exported: String,
+}
+
+#[derive(Debug)]
+pub(super) struct Health {
+    pub(super) state: ServerState,
+    pub(super) last_error: Option<String>,
+}
+
+pub(super) struct Slot {
+    pub(super) config: ServerConfig,
+    pub(super) session: Option<Session>,
+    /// The live `tools/list`, unfiltered.
+    pub(super) tools: Vec<Value>,
+    pub(super) typed: Option<&'static [TypedTool]>,
+    /// Shared by every version of the slot.
+    pub(super) health: Arc<Mutex<Health>>,
+}
+
+impl Slot {
+    pub(super) fn set_health(&self, state: ServerState, error: Option<String>) {
+        if let Ok(mut h) = self.health.lock() {
+            h.state = state;
+            if error.is_some() {
+                h.last_error = error;
+            }
+        }
+    }
+
+    pub(super) fn health(&self) -> (ServerState, Option<String>) {
+        match self.health.lock() {
+            Ok(h) => (h.state, h.last_error.clone()),
+            Err(_) => (ServerState::Failed, Some("health lock poisoned".into())),
+        }
+    }
+}
+
+pub(super) struct Entry {
+    pub(super) tool: ExportedTool,
+    pub(super) typed: Option<&'static TypedTool>,
+}
+
+/// An immutable view of the servers and the exported tools; replaced as a whole.
+pub(super) struct Snapshot {
+    pub(super) slots: BTreeMap<String, Arc<Slot>>,
+    pub(super) entries: Vec<Entry>,
+    pub(super) by_exported: BTreeMap<String, usize>,
+    pub(super) by_pair: BTreeMap<(String, String), usize>,
+    pub(super) by_short: BTreeMap<String, Vec<usize>>,
+    pub(super) collisions: Vec<NameCollision>,
+}
+
+pub(super) struct Candidate {
+    pub(super) server: String,
+    pub(super) tool: String,
+    pub(super) description: Option<String>,
+    pub(super) definition: Value,
+    pub(super) input_schema: Value,
+    pub(super) typed: Option<&'static TypedTool>,
+}
+
+impl Snapshot {
+    pub(super) fn build(slots: BTreeMap<String, Arc<Slot>>, options: &ToolboxOptions) -> Snapshot {
+        let mut candidates: Vec<Candidate> = Vec::new();
+        for slot in slots.values() {
+            if slot.session.is_none() {
+                continue;
+            }
+            candidates.extend(server_candidates(slot));
+        }
+        Snapshot::build_from(slots, candidates, options)
+    }
+
+    pub(super) fn build_from(
+        slots: BTreeMap<String, Arc<Slot>>,
+        mut candidates: Vec<Candidate>,
+        options: &ToolboxOptions,
+    ) -> Snapshot {
+        candidates.sort_by(|a, b| (&a.server, &a.tool).cmp(&(&b.server, &b.tool)));
+        let assignment = names::assign_names(
+            candidates
+                .iter()
+                .map(|c| (c.server.as_str(), c.tool.as_str())),
+        );
+        for c in &assignment.collisions {
+            tracing::warn!(name = %c.name, "{c}");
+        }
+        let mut snapshot = Snapshot {
+            slots,
+            entries: Vec::new(),
+            by_exported: BTreeMap::new(),
+            by_pair: BTreeMap::new(),
+            by_short: BTreeMap::new(),
+            collisions: assignment.collisions.clone(),
+        };
+        for c in candidates {
+            let key = (c.server.clone(), c.tool.clone());
+            let Some(exported) = assignment.names.get(&key).cloned() else {
+                continue;
+            };
+            let description = match (&c.description, options.description_prefix) {
+                (Some(d), true) => Some(format!("[MCP: {}] {d}", c.server)),
+                (None, true) => Some(format!("[MCP: {}]", c.server)),
+                (d, false) => d.clone(),
+            };
+            let (function, strict_function) = match c.typed {
+                Some(t) => typed_functions(t, &exported, description.as_deref(), &c.input_schema),
+                None => (
+                    openai::function_definition(&exported, description.as_deref(), &c.input_schema),
+                    openai::strict_function_definition(
+                        &exported,
+                        description.as_deref(),
+                        &c.input_schema,
+                    ),
+                ),
+            };
+            let index = snapshot.entries.len();
+            snapshot.by_exported.insert(exported.clone(), index);
+            snapshot.by_pair.insert(key, index);
+            snapshot
+                .by_short
+                .entry(c.tool.clone())
+                .or_default()
+                .push(index);
+            snapshot.entries.push(Entry {
+                tool: ExportedTool {
+                    server: c.server,
+                    tool: c.tool,
+                    exported,
+                    description: c.description,
+                    typed: c.typed.is_some(),
+                    definition: c.definition,
+                    input_schema: c.input_schema,
+                    function,
+                    strict_function,
+                },
+                typed: c.typed,
+            });
+        }
+        snapshot
+    }
+
+    pub(super) fn entry(&self, index: usize) -> Option<&Entry> {
+        self.entries.get(index)
+    }
+
+    /// Resolves a name among the tools `visible` accepts. Tools outside it are reported as
+    /// [`ErrorKind::NotAllowed`] (with `scope` naming the agent).
+    pub(super) fn resolve(&self, name: &str, scope: Option<&agent::Scope>) -> Result<usize, Error> {
+        let visible = |i: usize| {
+            scope.is_none_or(|s| {
+                self.entries
+                    .get(i)
+                    .is_some_and(|e| s.allows(&e.tool.server, &e.tool.tool))
+            })
+        };
+        let refuse = |i: usize| -> Error {
+            let (server, tool) = self
+                .entries
+                .get(i)
+                .map(|e| (e.tool.server.as_str(), e.tool.tool.as_str()))
+                .unwrap_or(("?", "?"));
+            match scope {
+                Some(s) => s.refusal(name, server, tool),
+                None => Error::toolbox(ErrorKind::NotAllowed, "not allowed"),
+            }
+        };
+        let exact = self.by_exported.get(name).copied().or_else(|| {
+            name.split_once('.').and_then(|(alias, tool)| {
+                self.by_pair
+                    .get(&(alias.to_string(), tool.to_string()))
+                    .copied()
+            })
+        });
+        if let Some(i) = exact {
+            return if visible(i) { Ok(i) } else { Err(refuse(i)) };
+        }
+        if let Some((alias, tool)) = name.split_once('.')
+            && let Some(s) = scope
+            && !s.allows(alias, tool)
+            && self.slots.contains_key(alias)
+        {
+            return Err(s.refusal(name, alias, tool));
+        }
+        if let Some(list) = self.by_short.get(name) {
+            let mine: Vec<usize> = list.iter().copied().filter(|&i| visible(i)).collect();
+            match mine.len() {
+                1 => return Ok(mine[0]),
+                0 => return Err(refuse(list[0])),
+                _ => {
+                    let names: Vec<String> = mine
+                        .iter()
+                        .filter_map(|&i| self.entries.get(i))
+                        .map(|e| {
+                            format!(
+                                "{}.{} (\"{}\")",
+                                e.tool.server, e.tool.tool, e.tool.exported
+                            )
+                        })
+                        .collect();
+                    return Err(Error::toolbox(
+                        ErrorKind::AmbiguousTool,
+                        format!(
+                            "tool name \"{name}\" is ambiguous: it matches {}; use one of the exported names or alias.tool",
+                            names.join(", ")
+                        ),
+                    ));
+                }
+            }
+        }
+        let names: Vec<&str> = self
+            .entries
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| visible(*i))
+            .map(|(_, e)| e.tool.exported.as_str())
+            .collect();
+        let hint = mcp_codegen::naming::close_matches(name, names.iter().copied());
+        Err(Error::toolbox(
+            ErrorKind::UnknownTool,
+            if hint.is_empty() {
+                format!("unknown tool \"{name}\"; call one of the tools you were given")
+            } else {
+                format!(
+                    "unknown tool \"{name}\" (did you mean {}?)",
+                    hint.iter()
+                        .map(|h| format!("\"{h}\""))
+                        .collect::<Vec<_>>()
+                        .join(" or ")
+                )
+            },
+        ))
+    }
+}
+
+/// The tools a connected server exports, before naming.
+pub(super) fn server_candidates(slot: &Slot) -> Vec<Candidate> {
+    let alias = &slot.config.alias;
+    let live: BTreeMap<&str, &Value> = slot
+        .tools
+        .iter()
+        .filter_map(|t| t.get("name").and_then(Value::as_str).map(|n| (n, t)))
+        .collect();
+    let mut out: Vec<Candidate> = Vec::new();
+    let mut seen = BTreeSet::new();
+    match slot.typed {
+        Some(typed) => {
+            for t in typed {
+                if !slot.config.allows_tool(t.name) || !seen.insert(t.name.to_string()) {
+                    continue;
+                }
+                let input_schema: Value =
+                    serde_json::from_str(t.input_schema).unwrap_or_else(|_| json!({}));
+                let definition = match live.get(t.name) {
+                    Some(d) => (*d).clone(),
+                    None => {
+                        tracing::warn!(
+                            server = %alias, tool = t.name,
+                            "typed tool is not in the server's live tools/list (drift); run {}",
+                            mcp_codegen::project::either_command(&format!("snapshot --check {alias}"))
+                        );
+                        let mut d = json!({"name": t.name, "inputSchema": input_schema});
+                        if let Some(desc) = t.description {
+                            d["description"] = json!(desc);
+                        }
+                        d
+                    }
+                };
+                out.push(Candidate {
+                    server: alias.clone(),
+                    tool: t.name.to_string(),
+                    description: t.description.map(str::to_string),
+                    definition,
+                    input_schema,
+                    typed: Some(t),
+                });
+            }
+        }
+        None => {
+            for t in &slot.tools {
+                let Some(name) = t.get("name").and_then(Value::as_str) else {
+                    continue;
+                };
+                if !slot.config.allows_tool(name) {
+                    continue;
+                }
+                if !seen.insert(name.to_string()) {
+                    tracing::warn!(server = %alias, tool = name, "server lists the tool twice; the first definition is used");
+                    continue;
+                }
+                out.push(Candidate {
+                    server: alias.clone(),
+                    tool: name.to_string(),
+                    description: t
+                        .get("description")
+                        .and_then(Value::as_str)
+                        .map(str::to_string),
+                    definition: t.clone(),
+                    input_schema: match t.get("inputSchema") {
+                        Some(s @ (Value::Object(_) | Value::Bool(_))) => s.clone(),
+                        _ => json!({}),
+                    },
+                    typed: None,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The function definitions of a typed tool: its compile-time constants, renamed when the
+/// toolbox had to (collisions) and prefixed when asked.
+pub(super) fn typed_functions(
+    t: &TypedTool,
+    exported: &str,
+    description: Option<&str>,
+    input_schema: &Value,
+) -> (Value, Result<Value, String>) {
+    let patch = |text: &str| -> Option<Value> {
+        let mut v: Value = serde_json::from_str(text).ok()?;
+        let f = v.get_mut("function")?.as_object_mut()?;
+        f.insert("name".into(), json!(exported));
+        match description {
+            Some(d) => {
+                f.insert("description".into(), json!(d));
+            }
+            None => {
+                f.remove("description");
+            }
+        }
+        Some(v)
+    };
+    let function = patch(t.openai_function)
+        .unwrap_or_else(|| openai::function_definition(exported, description, input_schema));
+    let strict = match (t.openai_function_strict, t.openai_strict_unavailable) {
+        (Some(text), _) => {
+            patch(text).ok_or_else(|| "invalid compile-time strict definition".to_string())
+        }
+        (None, Some(reason)) => Err(reason.to_string()),
+        (None, None) => Err("no strict definition was generated".to_string()),
+    };
+    (function, strict)
+}
+
+// ---------------------------------------------------------------------------------------
+// Toolbox
+// ---------------------------------------------------------------------------------------
+
+pub(super) fn unavailable(slot: &Slot) -> Error {
+    let (_, last) = slot.health();
+    Error::toolbox(
+        ErrorKind::Unavailable,
+        format!(
+            "server \"{}\" is not connected{}; its tools cannot be called right now",
+            slot.config.alias,
+            last.map(|l| format!(" (last error: {l})"))
+                .unwrap_or_default()
+        ),
+    )
+}
+
+pub(super) fn tool_ref(snap: &Snapshot, index: usize) -> ToolRef {
+    match snap.entry(index) {
+        Some(e) => ToolRef {
+            server: e.tool.server.clone(),
+            tool: e.tool.tool.clone(),
+            exported: e.tool.exported.clone(),
+        },
+        None => ToolRef {
+            server: String::new(),
+            tool: String::new(),
+            exported: String::new(),
+        },
+    }
+}
+
+impl Toolbox {
+    /// Every exported tool, sorted by server and tool.
+    pub fn tools(&self) -> Vec<ExportedTool> {
+        self.snapshot()
+            .entries
+            .iter()
+            .map(|e| e.tool.clone())
+            .collect()
+    }
+
+    /// Collisions of exported names and how they were resolved.
+    pub fn collisions(&self) -> Vec<NameCollision> {
+        self.snapshot().collisions.clone()
+    }
+
+    /// Resolves an exported name, `alias.tool`, or an unambiguous short tool name.
+    pub fn resolve(&self, name: &str) -> Result<ToolRef, Error> {
+        let snap = self.snapshot();
+        let i = snap.resolve(name, None)?;
+        Ok(tool_ref(&snap, i))
+    }
+}

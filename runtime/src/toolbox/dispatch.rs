@@ -1,0 +1,252 @@
+//! Dispatch of a model's tool call: arguments parsed and validated, the call, and the text
+//! the model gets back.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use tracing::Instrument;
+
+use super::*;
+use crate::error::{Error, ErrorKind};
+use crate::output::ToolOutput;
+use crate::session::CallOptions;
+
+/// The outcome of a dispatched tool call.
+#[derive(Debug)]
+pub struct Dispatch {
+    /// What to give the model: the result as text (cut in the middle when longer than
+    /// [`ToolboxOptions::max_output_bytes`]) or a short error starting with `Error:`.
+    pub text: String,
+    /// The full result for code.
+    pub result: Result<ToolOutput, Error>,
+    /// The tool the name resolved to, if it did.
+    pub tool: Option<ToolRef>,
+    /// What was cut from `text`, if anything.
+    pub truncation: Option<Truncation>,
+    /// How long the dispatch took.
+    pub duration: Duration,
+}
+
+impl Dispatch {
+    /// Whether the call succeeded (`isError` false).
+    pub fn is_ok(&self) -> bool {
+        self.result.is_ok()
+    }
+
+    /// The error kind, if it failed.
+    pub fn error_kind(&self) -> Option<ErrorKind> {
+        self.result.as_ref().err().map(Error::kind)
+    }
+
+    /// The tool's output: on success, and for a tool error (`isError: true`).
+    pub fn output(&self) -> Option<&ToolOutput> {
+        match &self.result {
+            Ok(o) => Some(o),
+            Err(e) => e.output(),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Builder
+// ---------------------------------------------------------------------------------------
+
+impl Toolbox {
+    /// Dispatches a model's tool call: `name` as exported (or `alias.tool`, or an
+    /// unambiguous short name), `arguments_json` the model's arguments string (empty means
+    /// `{}`).
+    pub async fn call(&self, name: &str, arguments_json: &str) -> Dispatch {
+        self.dispatch(
+            name,
+            arguments_json,
+            None,
+            self.inner.options.call_options.clone(),
+        )
+        .await
+    }
+
+    /// [`Toolbox::call`] with per-call options.
+    pub async fn call_with(
+        &self,
+        name: &str,
+        arguments_json: &str,
+        options: CallOptions,
+    ) -> Dispatch {
+        self.dispatch(name, arguments_json, None, options).await
+    }
+
+    /// [`Toolbox::call`] with arguments already parsed.
+    pub async fn call_value(&self, name: &str, arguments: &Value) -> Dispatch {
+        self.dispatch(
+            name,
+            &arguments.to_string(),
+            None,
+            self.inner.options.call_options.clone(),
+        )
+        .await
+    }
+}
+
+impl Toolbox {
+    pub(super) async fn dispatch(
+        &self,
+        name: &str,
+        arguments_json: &str,
+        scope: Option<&agent::Scope>,
+        options: CallOptions,
+    ) -> Dispatch {
+        let start = Instant::now();
+        let snap = self.snapshot();
+        let max = self.inner.options.max_output_bytes;
+        let fail = |e: Error, tool: Option<ToolRef>| {
+            let (server, tool_name) = tool
+                .as_ref()
+                .map(|t| (t.server.as_str(), t.tool.as_str()))
+                .unwrap_or(("", ""));
+            tracing::warn!(server, tool = tool_name, name, kind = e.kind().as_str(), error = %e, "tool failed");
+            let (text, truncation) = truncate_middle(&format!("Error: {e}"), max);
+            Dispatch {
+                text,
+                result: Err(e),
+                tool,
+                truncation,
+                duration: start.elapsed(),
+            }
+        };
+        let index = match snap.resolve(name, scope) {
+            Ok(i) => i,
+            Err(e) => return fail(e, None),
+        };
+        let Some(entry) = snap.entry(index) else {
+            return fail(
+                Error::toolbox(ErrorKind::UnknownTool, format!("unknown tool \"{name}\"")),
+                None,
+            );
+        };
+        let target = tool_ref(&snap, index);
+        let arguments = match parse_arguments(arguments_json, &target.exported) {
+            Ok(a) => a,
+            Err(e) => return fail(e, Some(target)),
+        };
+        let arguments = typed::prepare_arguments(
+            &entry.tool.input_schema,
+            entry.typed.and_then(|t| t.normalize),
+            arguments,
+        );
+        let arguments = match arguments {
+            Ok(a) => a,
+            Err(problems) => {
+                return fail(
+                    Error::toolbox(
+                        ErrorKind::InvalidArguments,
+                        format!(
+                            "invalid arguments for {}: {problems}. Fix the arguments and call it again.",
+                            target.exported
+                        ),
+                    ),
+                    Some(target),
+                );
+            }
+        };
+        let Some(slot) = snap.slots.get(&target.server) else {
+            return fail(
+                Error::toolbox(
+                    ErrorKind::Unavailable,
+                    format!("server \"{}\" is not in the toolbox", target.server),
+                ),
+                Some(target),
+            );
+        };
+        let Some(session) = slot.session.clone() else {
+            return fail(unavailable(slot), Some(target));
+        };
+        let span = tracing::info_span!(
+            "mcp_tool_call",
+            server = %target.server,
+            tool = %target.tool,
+            exported = %target.exported,
+            duration_ms = tracing::field::Empty,
+            outcome = tracing::field::Empty,
+        );
+        let call = async {
+            tracing::info!(server = %target.server, tool = %target.tool, "tool called");
+            session.call_with(&target.tool, &arguments, options).await
+        };
+        let result = call.instrument(span.clone()).await;
+        let elapsed = start.elapsed();
+        span.record("duration_ms", elapsed.as_millis() as u64);
+        let _entered = span.enter();
+        match result {
+            Ok(output) if !output.is_error => {
+                span.record("outcome", "ok");
+                slot.set_health(ServerState::Active, None);
+                tracing::debug!(duration_ms = elapsed.as_millis() as u64, "tool returned");
+                let (text, truncation) = truncate_middle(&model_text(&output), max);
+                Dispatch {
+                    text,
+                    result: Ok(output),
+                    tool: Some(target),
+                    truncation,
+                    duration: elapsed,
+                }
+            }
+            Ok(output) => {
+                span.record("outcome", "tool_error");
+                let body = output.text();
+                let e = Error::toolbox(
+                    ErrorKind::ToolFailed,
+                    format!(
+                        "tool {} failed: {}",
+                        target.exported,
+                        if body.trim().is_empty() {
+                            "(no message)"
+                        } else {
+                            body.trim()
+                        }
+                    ),
+                )
+                .with_output(output);
+                fail(e, Some(target))
+            }
+            Err(e) => {
+                let e = e.into_toolbox();
+                span.record("outcome", e.kind().as_str());
+                if e.kind() == ErrorKind::Transport {
+                    slot.set_health(ServerState::Failed, Some(e.to_string()));
+                }
+                fail(e, Some(target))
+            }
+        }
+    }
+}
+
+pub(super) fn parse_arguments(text: &str, exported: &str) -> Result<Value, Error> {
+    let invalid = |m: String| Error::toolbox(ErrorKind::InvalidArguments, m);
+    if text.trim().is_empty() {
+        return Ok(json!({}));
+    }
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Null) => Ok(json!({})),
+        Ok(v @ Value::Object(_)) => Ok(v),
+        Ok(other) => Err(invalid(format!(
+            "invalid arguments for {exported}: expected a JSON object, found {}",
+            mcp_codegen::fixture::json_kind(&other)
+        ))),
+        Err(e) => Err(invalid(format!(
+            "invalid arguments for {exported}: not valid JSON ({e}); send a JSON object"
+        ))),
+    }
+}
+
+/// The model's view of a result: the content blocks as text; the structured result when
+/// there is no content.
+pub(super) fn model_text(output: &ToolOutput) -> String {
+    let text = output.text();
+    if !text.is_empty() {
+        return text;
+    }
+    match &output.structured {
+        Some(v) => v.to_string(),
+        None => "(the tool returned no content)".to_string(),
+    }
+}

@@ -1,0 +1,170 @@
+//! What models see: OpenAI function definitions (strict or not) and native MCP servers.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
+
+use super::*;
+use crate::config::ServerConfig;
+use crate::session::Session;
+
+/// A tool as the toolbox exports it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExportedTool {
+    /// The server's alias.
+    pub server: String,
+    /// The tool's name on the server.
+    pub tool: String,
+    /// The exported (function) name.
+    pub exported: String,
+    /// The tool's description.
+    pub description: Option<String>,
+    /// Whether the definition comes from `mcp_tools!` (typed) rather than the live list.
+    pub typed: bool,
+    /// The MCP tool definition (`name`, `description`, `inputSchema`, …).
+    pub definition: Value,
+    /// The tool's input schema.
+    pub input_schema: Value,
+    /// The non-strict OpenAI function definition.
+    pub function: Value,
+    /// The strict OpenAI function definition, or why there is none.
+    pub strict_function: Result<Value, String>,
+}
+
+/// A tool whose strict definition fell back to the non-strict one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StrictFallback {
+    /// The exported name.
+    pub exported: String,
+    /// The server's alias.
+    pub server: String,
+    /// The tool's name.
+    pub tool: String,
+    /// Why strict mode is unavailable.
+    pub reason: String,
+}
+
+/// The `tools` array of a chat-completions request, with the strict fallbacks.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OpenAiExport {
+    /// Function definitions, sorted by exported name.
+    pub tools: Vec<Value>,
+    /// Tools exported non-strict although strict mode was asked for.
+    pub fallbacks: Vec<StrictFallback>,
+}
+
+/// A server for a model with native MCP support: its tool definitions as MCP defines them,
+/// and the live session to call them on.
+#[derive(Debug, Clone)]
+pub struct NativeServer {
+    /// The server's alias.
+    pub alias: String,
+    /// The raw MCP tool definitions (after allow/deny lists and agent restrictions).
+    pub tools: Vec<Value>,
+    /// The session.
+    pub session: Session,
+}
+
+impl Toolbox {
+    /// The `tools` array of a chat-completions request: non-strict definitions, or strict
+    /// ones where possible (the others non-strict; see [`Toolbox::openai_export`]).
+    pub fn openai_tools(&self, strict: bool) -> Vec<Value> {
+        self.openai_export(strict).tools
+    }
+
+    /// [`Toolbox::openai_tools`] with the list of strict fallbacks.
+    pub fn openai_export(&self, strict: bool) -> OpenAiExport {
+        export(&self.snapshot(), strict, None)
+    }
+
+    /// Raw MCP tool definitions and the live session of every connected server.
+    pub fn native_servers(&self) -> Vec<NativeServer> {
+        native(&self.snapshot(), None)
+    }
+}
+
+pub(super) fn export(snap: &Snapshot, strict: bool, scope: Option<&agent::Scope>) -> OpenAiExport {
+    let mut entries: Vec<&Entry> = snap
+        .entries
+        .iter()
+        .filter(|e| scope.is_none_or(|s| s.allows(&e.tool.server, &e.tool.tool)))
+        .collect();
+    entries.sort_by(|a, b| a.tool.exported.cmp(&b.tool.exported));
+    let mut out = OpenAiExport {
+        tools: Vec::with_capacity(entries.len()),
+        fallbacks: Vec::new(),
+    };
+    for e in entries {
+        match (&e.tool.strict_function, strict) {
+            (Ok(s), true) => out.tools.push(s.clone()),
+            (Err(reason), true) => {
+                out.fallbacks.push(StrictFallback {
+                    exported: e.tool.exported.clone(),
+                    server: e.tool.server.clone(),
+                    tool: e.tool.tool.clone(),
+                    reason: reason.clone(),
+                });
+                out.tools.push(e.tool.function.clone());
+            }
+            (_, false) => out.tools.push(e.tool.function.clone()),
+        }
+    }
+    out
+}
+
+pub(super) fn native(snap: &Snapshot, scope: Option<&agent::Scope>) -> Vec<NativeServer> {
+    snap.slots
+        .values()
+        .filter(|slot| scope.is_none_or(|s| s.has_server(&slot.config.alias)))
+        .filter_map(|slot| {
+            let session = slot.session.clone()?;
+            let tools = snap
+                .entries
+                .iter()
+                .filter(|e| e.tool.server == slot.config.alias)
+                .filter(|e| scope.is_none_or(|s| s.allows(&e.tool.server, &e.tool.tool)))
+                .map(|e| e.tool.definition.clone())
+                .collect();
+            Some(NativeServer {
+                alias: slot.config.alias.clone(),
+                tools,
+                session,
+            })
+        })
+        .collect()
+}
+
+/// Exports the tools of several servers offline (from fixtures or any tool lists), exactly
+/// as a [`Toolbox`] over live servers with the same tools would: used by
+/// `cargo xtask tools`.
+pub fn export_offline(
+    servers: &[(String, Vec<Value>)],
+    options: &ToolboxOptions,
+    strict: bool,
+) -> (OpenAiExport, Vec<NameCollision>) {
+    let slots: BTreeMap<String, Arc<Slot>> = servers
+        .iter()
+        .map(|(alias, tools)| {
+            (
+                alias.clone(),
+                Arc::new(Slot {
+                    config: ServerConfig::stdio(alias.clone(), "", Vec::new()),
+                    session: None,
+                    tools: tools.clone(),
+                    typed: None,
+                    health: Arc::new(Mutex::new(Health {
+                        state: ServerState::Active,
+                        last_error: None,
+                    })),
+                }),
+            )
+        })
+        .collect();
+    let mut candidates = Vec::new();
+    for slot in slots.values() {
+        candidates.extend(server_candidates(slot));
+    }
+    let snap = Snapshot::build_from(slots, candidates, options);
+    (export(&snap, strict, None), snap.collisions.clone())
+}
