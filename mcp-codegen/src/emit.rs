@@ -31,7 +31,8 @@ use serde_json::Value;
 use crate::fixture::{Fixture, Tool};
 use crate::naming::{self, did_you_mean};
 use crate::normalize::{self, Problem, Request, Role};
-use crate::tokens::{self, Rewrite};
+use crate::tokens::{self, Rewrite, doc_lines, ident, opt_str, safe_doc};
+use crate::warning::{Warning, WarningKind};
 use crate::typify_driver::{self, TypifyInput};
 use crate::{Error, Result, openai};
 
@@ -87,58 +88,6 @@ pub enum Typing {
     Untyped(String),
 }
 
-/// The kind of a [`Warning`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum WarningKind {
-    /// The arguments fell back to `serde_json::Value`.
-    ArgsFallback,
-    /// The `outputSchema` could not be typed; the function returns `ToolOutput`.
-    OutputFallback,
-    /// A schema constraint is not enforced by the types (dropped keyword, renamed variant…).
-    Note,
-    /// A prompt got no typed method (name or argument collision); `tool` holds the prompt's
-    /// name.
-    PromptSkipped,
-}
-
-/// Something the user should know about one tool or prompt (the macro shows everything but
-/// notes as warnings).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Warning {
-    /// The tool's original name (the prompt's, for [`WarningKind::PromptSkipped`]).
-    pub tool: String,
-    /// What kind of warning.
-    pub kind: WarningKind,
-    /// Human-readable reason.
-    pub message: String,
-}
-
-impl std::fmt::Display for Warning {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.kind {
-            WarningKind::ArgsFallback => {
-                write!(
-                    f,
-                    "tool \"{}\": arguments are untyped JSON: {}",
-                    self.tool, self.message
-                )
-            }
-            WarningKind::OutputFallback => {
-                write!(
-                    f,
-                    "tool \"{}\": result is untyped (ToolOutput): {}",
-                    self.tool, self.message
-                )
-            }
-            WarningKind::Note => write!(f, "tool \"{}\": {}", self.tool, self.message),
-            WarningKind::PromptSkipped => write!(
-                f,
-                "prompt \"{}\" is not generated: {}",
-                self.tool, self.message
-            ),
-        }
-    }
-}
 
 /// Per-tool outcome.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -694,67 +643,6 @@ struct ToolOut {
     methods: TokenStream,
     report: ToolReport,
     warnings: Vec<Warning>,
-}
-
-pub(crate) fn ident(name: &str) -> proc_macro2::Ident {
-    match name.strip_prefix("r#") {
-        Some(raw) => proc_macro2::Ident::new_raw(raw, proc_macro2::Span::call_site()),
-        None => format_ident!("{}", name),
-    }
-}
-
-/// `#[doc = " line"]` attributes for a text, made safe for rustdoc: code fences without a
-/// language become `text` (no doctests from server strings) and deep indentation is cut so
-/// nothing becomes an indented code block.
-pub(crate) fn doc_lines(text: &str) -> Vec<TokenStream> {
-    safe_doc(text)
-        .lines()
-        .map(|line| {
-            let line = if line.is_empty() {
-                String::new()
-            } else {
-                format!(" {line}")
-            };
-            quote!(#[doc = #line])
-        })
-        .collect()
-}
-
-/// See [`doc_lines`].
-pub(crate) fn safe_doc(text: &str) -> String {
-    let mut out = Vec::new();
-    let mut in_fence = false;
-    for line in text.trim_end().lines() {
-        let trimmed = line.trim_start();
-        let indent = (line.len() - trimmed.len()).min(3);
-        let mut l = format!("{}{}", " ".repeat(indent), trimmed.trim_end());
-        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
-            if !in_fence {
-                let info = trimmed.trim_start_matches(['`', '~']).trim();
-                if info.is_empty() || info == "rust" {
-                    l = format!("{}```text", " ".repeat(indent));
-                } else {
-                    l = format!("{}```{info}", " ".repeat(indent));
-                }
-            } else {
-                l = format!("{}```", " ".repeat(indent));
-            }
-            in_fence = !in_fence;
-        }
-        out.push(l);
-    }
-    if in_fence {
-        out.push("```".to_string());
-    }
-    out.join("\n")
-}
-
-/// `::core::option::Option<&str>` as a constant expression.
-pub(crate) fn opt_str(value: Option<&str>) -> TokenStream {
-    match value {
-        Some(s) => quote!(::core::option::Option::Some(#s)),
-        None => quote!(::core::option::Option::None),
-    }
 }
 
 fn compact(v: &Value) -> String {

@@ -54,10 +54,13 @@ mod typify_driver;
 mod unions;
 #[cfg(feature = "generate")]
 pub mod verify;
+#[cfg(feature = "generate")]
+mod warning;
 
 #[cfg(feature = "generate")]
 pub use emit::{
-    Generated, Options, Stats, ToolReport, Typing, Warning, WarningKind, expand_to_string,
-    format_tokens, generate,
+    Generated, Options, Stats, ToolReport, Typing, expand_to_string, format_tokens, generate,
 };
+#[cfg(feature = "generate")]
+pub use warning::{Warning, WarningKind};
 pub use error::{ArgumentCollision, Error, Result};

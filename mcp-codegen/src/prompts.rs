@@ -23,7 +23,8 @@ use std::collections::BTreeMap;
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use crate::emit::{Warning, WarningKind, doc_lines, ident, opt_str};
+use crate::tokens::{doc_lines, ident, opt_str};
+use crate::warning::{Warning, WarningKind};
 use crate::fixture::{Prompt, PromptArgument};
 use crate::naming;
 

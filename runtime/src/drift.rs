@@ -74,7 +74,7 @@ pub(crate) fn summary(
     expected: &str,
     live: &str,
     live_tools: &[Value],
-    fixture: Option<&[crate::toolbox::TypedTool]>,
+    fixture: Option<&[crate::typed::TypedTool]>,
 ) -> String {
     if let Some(fixture) = fixture {
         let report = classify(fixture, live_tools);
@@ -119,7 +119,7 @@ pub(crate) fn summary(
 /// fields the generated bindings were made from (name, description, input and output
 /// schema), for the tools the program has.
 fn classify(
-    fixture: &[crate::toolbox::TypedTool],
+    fixture: &[crate::typed::TypedTool],
     live_tools: &[Value],
 ) -> mcp_codegen::diff::Report {
     let parse = |text: &str| serde_json::from_str::<Value>(text).unwrap_or(Value::Null);

@@ -1,29 +1,67 @@
-//! Entry points of generated code that are not plain session calls.
+//! What generated code hands the runtime: one [`TypedTool`] per tool, the definitions
+//! `mcp_tools!` fixed at compile time, with round trips through the generated types.
 
 use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
 
-use crate::error::{Error, Result};
-use crate::output::ToolOutput;
-use crate::session::{CallOptions, Session};
+/// One tool of a typed server, built from the constants `mcp_tools!` generates per tool
+/// (`NAME`, `INPUT_SCHEMA`, `OPENAI_FUNCTION`, `OPENAI_FUNCTION_STRICT`,
+/// `OPENAI_STRICT_UNAVAILABLE`) plus round trips through the generated types
+/// ([`normalize_as`]). The macro emits the whole list per server as `TYPED_TOOLS`:
+///
+/// ```no_run
+/// # async fn run(registry: mcp_runtime::Registry) -> Result<(), Box<dyn std::error::Error>> {
+/// use mcp_runtime::toolbox::{Toolbox, TypedTool};
+///
+/// mcp_runtime::mcp_tools!("demo");
+///
+/// const DEMO: &[TypedTool] = demo::TYPED_TOOLS;
+/// let toolbox = Toolbox::builder(&registry).add_typed("demo", DEMO).connect().await?;
+/// # Ok(()) }
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct TypedTool {
+    /// The tool's name on the server.
+    pub name: &'static str,
+    /// The tool's description.
+    pub description: Option<&'static str>,
+    /// The tool's `inputSchema` (JSON text).
+    pub input_schema: &'static str,
+    /// The tool's `outputSchema` (JSON text), when it has one.
+    pub output_schema: Option<&'static str>,
+    /// The non-strict OpenAI function definition (JSON text).
+    pub openai_function: &'static str,
+    /// The strict OpenAI function definition (JSON text), when the schema allows one.
+    pub openai_function_strict: Option<&'static str>,
+    /// Why there is no strict definition.
+    pub openai_strict_unavailable: Option<&'static str>,
+    /// The arguments as the generated `Args` type carries them: deserialized into it and
+    /// serialized back, so what is sent is what the types say. `Err` says what is wrong
+    /// (a `serde_json` message naming the field). `None` when the tool's arguments are
+    /// untyped JSON (its schema could not be typed); they are checked against the schema.
+    pub normalize: Option<Normalize>,
+    /// The same round trip through the generated `Output` type, when the tool's structured
+    /// result is typed.
+    pub normalize_output: Option<Normalize>,
+}
 
-impl Session {
-    /// Calls a tool and turns a tool-level error (`isError: true`) into [`Error::Tool`]; the
-    /// call path of generated functions for tools without a typed `outputSchema`.
-    pub async fn call_checked<A: Serialize + ?Sized>(
-        &self,
-        tool: &str,
-        args: &A,
-        options: CallOptions,
-    ) -> Result<ToolOutput> {
-        let output = self.call_with(tool, args, options).await?;
-        if output.is_error {
-            Err(Error::Tool {
-                server: self.alias().to_string(),
-                tool: tool.to_string(),
-                output,
-            })
-        } else {
-            Ok(output)
-        }
+/// A round trip through a generated type ([`TypedTool::normalize`]): the value as the type
+/// carries it, or what is wrong with it.
+pub type Normalize = fn(&Value) -> Result<Value, String>;
+
+/// A [`TypedTool::normalize`]: deserializes `value` into `T` and serializes it back.
+pub fn normalize_as<T: DeserializeOwned + Serialize>(value: &Value) -> Result<Value, String> {
+    let typed = T::deserialize(value).map_err(|e| e.to_string())?;
+    serde_json::to_value(&typed).map_err(|e| format!("cannot serialize the arguments back: {e}"))
+}
+
+/// A [`TypedTool::normalize`] for tools without parameters: any object (or nothing) is
+/// accepted and `{}` is sent.
+pub fn normalize_no_args(arguments: &Value) -> Result<Value, String> {
+    if arguments.is_object() || arguments.is_null() {
+        Ok(Value::Object(serde_json::Map::new()))
+    } else {
+        Err("this tool takes no arguments; send {}".into())
     }
 }

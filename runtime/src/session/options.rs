@@ -92,7 +92,7 @@ pub struct ConnectOptions {
     pub(super) lazy: bool,
     pub(super) connect_timeout: Option<Duration>,
     pub(super) fixture_hash: Option<String>,
-    pub(super) fixture_tools: Option<&'static [crate::toolbox::TypedTool]>,
+    pub(super) fixture_tools: Option<&'static [crate::typed::TypedTool]>,
     pub(super) drift: Option<DriftPolicy>,
     pub(super) elicitation_defaults: bool,
 }
@@ -153,7 +153,7 @@ impl ConnectOptions {
     /// is then reported tool by tool, classified as `snapshot --check` classifies it
     /// (`create_issue: BREAKING — new required argument "type"`), for the tools the program
     /// uses.
-    pub fn with_fixture_tools(mut self, tools: &'static [crate::toolbox::TypedTool]) -> Self {
+    pub fn with_fixture_tools(mut self, tools: &'static [crate::typed::TypedTool]) -> Self {
         self.fixture_tools = Some(tools);
         self
     }

@@ -51,6 +51,7 @@ use crate::config::{Registry, ServerConfig};
 use crate::error::{Error, ErrorKind};
 use crate::session::{CallOptions, Session};
 
+pub use crate::typed::{Normalize, TypedTool, normalize_as, normalize_no_args};
 pub use agent::{
     AgentConfig, AgentTools, AgentView, ModelPolicy, ModelRef, Route, RuleCheck, check_rules,
 };
@@ -60,7 +61,7 @@ pub use dispatch::Dispatch;
 pub use export::{ExportedTool, NativeServer, OpenAiExport, StrictFallback, export_offline};
 pub use names::{MAX_NAME_LEN, NameCollision, exported_name};
 pub use text::{Truncation, truncate_middle};
-pub use typed::{Normalize, TypedTool, normalize_as, normalize_no_args, prepare_arguments};
+pub use typed::prepare_arguments;
 
 /// Looks up `${NAME}` placeholders.
 pub type EnvLookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
