@@ -107,7 +107,7 @@ fn arguments(text: Option<&str>) -> Result<Map<String, Value>> {
         Ok(Value::Object(map)) => Ok(map),
         Ok(other) => Err(Error::Other(format!(
             "the arguments must be a JSON object like {{\"name\": \"value\"}}, not {}",
-            mcp_codegen::fixture::json_kind(&other)
+            mcp_codegen::schema::json_kind(&other)
         ))),
         Err(e) => Err(Error::Other(format!(
             "the arguments are not valid JSON (line {}, column {}): {e}",

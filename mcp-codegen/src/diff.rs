@@ -57,6 +57,7 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
+use crate::schema::{escape, json_type, local_pointer, truncate, unescape};
 use serde_json::{Map, Value};
 
 use crate::fixture::sort_keys;
@@ -1686,7 +1687,7 @@ impl<'r> SchemaDiff<'r> {
                 if x == y {
                     continue;
                 }
-                let pointer = format!("/{key}/{}", name.replace('~', "~0").replace('/', "~1"));
+                let pointer = format!("/{key}/{}", escape(name));
                 let nested = format!("{pointer}/");
                 if self
                     .visited
@@ -1792,39 +1793,8 @@ fn def_name(refs: &[String]) -> Option<String> {
         let rest = r
             .strip_prefix("/$defs/")
             .or_else(|| r.strip_prefix("/definitions/"))?;
-        (!rest.contains('/')).then(|| rest.replace("~1", "/").replace("~0", "~"))
+        (!rest.contains('/')).then(|| unescape(rest))
     })
-}
-
-/// A `#…` reference as a JSON pointer (percent-decoded); `None` for other documents.
-fn local_pointer(r: &str) -> Option<String> {
-    let fragment = r.strip_prefix('#')?;
-    if !(fragment.is_empty() || fragment.starts_with('/')) {
-        return None; // `$anchor` names are not resolved
-    }
-    Some(percent_decode(fragment))
-}
-
-fn percent_decode(s: &str) -> String {
-    if !s.contains('%') {
-        return s.to_string();
-    }
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
-            let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).ok();
-            if let Some(b) = hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
-                out.push(b);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 fn contains_ref(v: &Value) -> bool {
@@ -1943,20 +1913,6 @@ fn overlapping(types: &[String]) -> bool {
     seen.contains("integer") && seen.contains("number")
 }
 
-/// The JSON Schema type of a value (`integer` for whole numbers).
-fn json_type(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
-        Value::Number(n) if n.as_f64().is_some_and(|f| f.fract() == 0.0) => "integer",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
-}
-
 const ALL_TYPES: &[&str] = &["array", "boolean", "null", "number", "object", "string"];
 
 /// `a ⊆ b` for type sets, `None` meaning every type.
@@ -2047,16 +2003,6 @@ fn branch_shape(v: &Value) -> String {
 /// Canonical compact JSON (keys sorted).
 fn compact(v: &Value) -> String {
     serde_json::to_string(&sort_keys(v)).unwrap_or_default()
-}
-
-fn truncate(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        s.to_string()
-    } else {
-        let mut t: String = s.chars().take(max).collect();
-        t.push('…');
-        t
-    }
 }
 
 fn short(v: &Value) -> String {

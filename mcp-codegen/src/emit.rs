@@ -32,8 +32,8 @@ use crate::fixture::{Fixture, Tool};
 use crate::naming::{self, did_you_mean};
 use crate::normalize::{self, Problem, Request, Role};
 use crate::tokens::{self, Rewrite, doc_lines, ident, opt_str, safe_doc};
-use crate::warning::{Warning, WarningKind};
 use crate::typify_driver::{self, TypifyInput};
+use crate::warning::{Warning, WarningKind};
 use crate::{Error, Result, openai};
 
 /// What to generate: tool selection, renames and type overrides (the macro's options).
@@ -87,7 +87,6 @@ pub enum Typing {
     /// Untyped JSON (`serde_json::Value` arguments / `ToolOutput` result), with the reason.
     Untyped(String),
 }
-
 
 /// Per-tool outcome.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -17,6 +17,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::schema::json_kind;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
@@ -375,19 +376,6 @@ fn parse_prompt(
         description: opt_string(p, at, "description", malformed)?,
         arguments,
     })
-}
-
-/// What a JSON value is, for messages: `null`, `a boolean`, `a number`, `a string`,
-/// `an array`, `an object`.
-pub fn json_kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 #[cfg(test)]

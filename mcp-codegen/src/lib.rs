@@ -44,8 +44,7 @@ pub mod oracle;
 pub mod project;
 #[cfg(feature = "generate")]
 mod prompts;
-#[cfg(any(feature = "generate", feature = "oracle"))]
-mod schema;
+pub mod schema;
 #[cfg(feature = "generate")]
 mod tokens;
 #[cfg(feature = "generate")]
@@ -61,6 +60,6 @@ mod warning;
 pub use emit::{
     Generated, Options, Stats, ToolReport, Typing, expand_to_string, format_tokens, generate,
 };
+pub use error::{ArgumentCollision, Error, Result};
 #[cfg(feature = "generate")]
 pub use warning::{Warning, WarningKind};
-pub use error::{ArgumentCollision, Error, Result};

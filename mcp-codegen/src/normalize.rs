@@ -281,7 +281,7 @@ fn stem(pointer: &str) -> String {
     let segments: Vec<String> = pointer
         .split('/')
         .skip(1)
-        .map(|s| s.replace("~1", "/").replace("~0", "~"))
+        .map(crate::schema::unescape)
         .collect();
     let keywords = [
         "properties",

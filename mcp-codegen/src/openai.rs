@@ -241,7 +241,7 @@ impl<'a> Inline<'a> {
                 where_(at)
             ));
         };
-        let pointer = percent_decode(pointer);
+        let pointer = crate::schema::percent_decode(pointer);
         if pointer.is_empty() {
             return Ok(self.root);
         }
@@ -255,29 +255,6 @@ impl<'a> Inline<'a> {
         root.pointer(&pointer)
             .ok_or_else(|| format!("$ref \"{r}\" at {} points to nothing", where_(at)))
     }
-}
-
-/// Decodes `%XX` escapes of a URI fragment (invalid escapes are kept as they are).
-pub(crate) fn percent_decode(s: &str) -> String {
-    fn hex(b: u8) -> Option<u8> {
-        (b as char).to_digit(16).and_then(|d| u8::try_from(d).ok())
-    }
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && i + 2 < bytes.len()
-            && let (Some(h), Some(l)) = (hex(bytes[i + 1]), hex(bytes[i + 2]))
-        {
-            out.push(h * 16 + l);
-            i += 3;
-            continue;
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 fn where_(at: &str) -> String {

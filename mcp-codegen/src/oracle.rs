@@ -162,8 +162,7 @@ impl<'a> Compare<'a> {
                     let props = self.property(schemas, key);
                     let len = self.pointer.len();
                     self.pointer.push('/');
-                    self.pointer
-                        .push_str(&key.replace('~', "~0").replace('/', "~1"));
+                    self.pointer.push_str(&crate::schema::escape(key));
                     let verdict = match (a.get(key), b.get(key)) {
                         (Some(x), Some(y)) => self.compare(&props, x, y),
                         // A null left out: the output is validated, so a required one

@@ -23,10 +23,10 @@ use std::collections::BTreeMap;
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use crate::tokens::{doc_lines, ident, opt_str};
-use crate::warning::{Warning, WarningKind};
 use crate::fixture::{Prompt, PromptArgument};
 use crate::naming;
+use crate::tokens::{doc_lines, ident, opt_str};
+use crate::warning::{Warning, WarningKind};
 
 /// The generated `prompts` module and the `Client::prompts` accessor.
 pub(crate) struct PromptsOut {

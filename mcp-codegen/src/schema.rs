@@ -1,10 +1,13 @@
-//! JSON-Schema facts shared by the normalizer, the union shaping, the instance generator
-//! and the oracle.
+//! JSON-Schema plumbing shared by every part of mcp-bindgen that reads schemas: the
+//! normalizer, union shaping, the instance generator and the oracle, the drift classifier,
+//! the OpenAI export and the runtime's argument validator. JSON pointers and same-document
+//! `$ref`s, value kinds, and cutting text for messages.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// Keywords that do not constrain values: annotations, identifiers, definitions and `x-…`
 /// extensions.
+#[cfg(any(feature = "generate", feature = "oracle"))]
 pub(crate) fn is_annotation(key: &str) -> bool {
     key.starts_with("x-")
         || matches!(
@@ -31,6 +34,7 @@ pub(crate) fn is_annotation(key: &str) -> bool {
 /// (`additionalProperties: true` or `{}`). The arguments are then any JSON object. An object
 /// without properties and without `additionalProperties` is the usual way to declare *no*
 /// arguments and is not free-form.
+#[cfg(any(feature = "generate", feature = "oracle"))]
 pub(crate) fn free_form_arguments(schema: &Value) -> bool {
     let Some(obj) = schema.as_object() else {
         return schema == &Value::Bool(true);
@@ -40,7 +44,7 @@ pub(crate) fn free_form_arguments(schema: &Value) -> bool {
     }
     let no_properties = obj
         .get("properties")
-        .is_none_or(|p| p.as_object().is_some_and(Map::is_empty));
+        .is_none_or(|p| p.as_object().is_some_and(serde_json::Map::is_empty));
     let open = matches!(obj.get("additionalProperties"), Some(Value::Bool(true)))
         || matches!(obj.get("additionalProperties"), Some(Value::Object(m)) if m.keys().all(|k| is_annotation(k)));
     let structural = [
@@ -109,20 +113,58 @@ pub(crate) fn for_each_child<'a>(schema: &'a Value, f: &mut dyn FnMut(String, &'
     }
 }
 
-/// JSON-pointer escaping of one segment.
-pub(crate) fn escape(segment: &str) -> String {
+/// JSON-pointer escaping of one segment (`a/b` → `a~1b`).
+pub fn escape(segment: &str) -> String {
     segment.replace('~', "~0").replace('/', "~1")
+}
+
+/// The inverse of [`escape`] (`a~1b` → `a/b`).
+pub fn unescape(segment: &str) -> String {
+    segment.replace("~1", "/").replace("~0", "~")
+}
+
+/// Decodes the `%XX` escapes of a URI fragment (invalid escapes are kept as they are).
+pub fn percent_decode(s: &str) -> String {
+    fn hex(b: u8) -> Option<u8> {
+        (b as char).to_digit(16).and_then(|d| u8::try_from(d).ok())
+    }
+    if !s.contains('%') {
+        return s.to_string();
+    }
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && i + 2 < bytes.len()
+            && let (Some(h), Some(l)) = (hex(bytes[i + 1]), hex(bytes[i + 2]))
+        {
+            out.push(h * 16 + l);
+            i += 3;
+            continue;
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// A `#…` reference written as a JSON pointer (`#`, `#/$defs/Item`, percent escapes
+/// decoded), as that pointer; `None` for anchors (`#item`) and other documents.
+pub fn local_pointer(reference: &str) -> Option<String> {
+    let fragment = percent_decode(reference.strip_prefix('#')?);
+    (fragment.is_empty() || fragment.starts_with('/')).then_some(fragment)
 }
 
 /// The JSON pointer a same-document `$ref` designates in `root`: `""` or `#` (the
 /// document), a JSON pointer (`#/$defs/Item`, percent escapes decoded: `#/%24defs/Item`) or
 /// an anchor name (`#item`: `$anchor`, or draft-07's `$id: "#item"`). `None` for other
 /// references and for targets that do not exist.
-pub(crate) fn ref_pointer(root: &Value, reference: &str) -> Option<String> {
+pub fn ref_pointer(root: &Value, reference: &str) -> Option<String> {
     if reference.is_empty() {
         return Some(String::new());
     }
-    let fragment = crate::openai::percent_decode(reference.strip_prefix('#')?);
+    let fragment = percent_decode(reference.strip_prefix('#')?);
     if fragment.is_empty() || fragment.starts_with('/') {
         return root.pointer(&fragment).map(|_| fragment);
     }
@@ -130,8 +172,7 @@ pub(crate) fn ref_pointer(root: &Value, reference: &str) -> Option<String> {
 }
 
 /// The schema a same-document `$ref` designates (see [`ref_pointer`]).
-#[cfg(feature = "oracle")]
-pub(crate) fn resolve_local<'v>(root: &'v Value, reference: &str) -> Option<&'v Value> {
+pub fn resolve_local<'v>(root: &'v Value, reference: &str) -> Option<&'v Value> {
     root.pointer(&ref_pointer(root, reference)?)
 }
 
@@ -222,6 +263,51 @@ pub(crate) fn same_value_cycle(root: &Value) -> Option<String> {
     None
 }
 
+/// The JSON Schema type of a value: `null`, `boolean`, `integer` (whole numbers, `1.0`
+/// included), `number`, `string`, `array` or `object`.
+pub fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(n) if n.as_f64().is_some_and(|f| f.fract() == 0.0) => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// What a JSON value is, for messages: `null`, `a boolean`, `a number`, `a string`,
+/// `an array`, `an object`.
+pub fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// `s` cut to at most `max` characters, `…` marking the cut.
+pub fn truncate(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        None => s.to_string(),
+        Some((end, _)) => format!("{}…", &s[..end]),
+    }
+}
+
+/// The longest prefix of `s` of at most `max` bytes that ends on a character boundary.
+pub fn prefix_bytes(s: &str, max: usize) -> &str {
+    let mut end = max.min(s.len());
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
 #[cfg(all(test, feature = "oracle"))]
 mod tests {
     use super::*;
@@ -285,5 +371,39 @@ mod tests {
         assert_eq!(resolve_local(&root, "#/$defs/Missing"), None);
         assert_eq!(resolve_local(&root, ""), Some(&root));
         assert_eq!(resolve_local(&root, "other.json#/x"), None);
+    }
+}
+
+#[cfg(test)]
+mod plumbing_tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn pointers_escape_and_decode() {
+        assert_eq!(escape("a/b~c"), "a~1b~0c");
+        assert_eq!(unescape("a~1b~0c"), "a/b~c");
+        assert_eq!(percent_decode("%24defs/%7e%zz%2"), "$defs/~%zz%2");
+        assert_eq!(local_pointer("#/%24defs/A").as_deref(), Some("/$defs/A"));
+        assert_eq!(local_pointer("#").as_deref(), Some(""));
+        assert_eq!(local_pointer("#anchor"), None);
+        assert_eq!(local_pointer("other.json#/a"), None);
+    }
+
+    #[test]
+    fn kinds_of_values() {
+        assert_eq!(json_type(&json!(1.0)), "integer");
+        assert_eq!(json_type(&json!(1.5)), "number");
+        assert_eq!(json_type(&json!(null)), "null");
+        assert_eq!(json_kind(&json!([])), "an array");
+        assert_eq!(json_kind(&json!({})), "an object");
+    }
+
+    #[test]
+    fn cuts_fall_on_characters() {
+        assert_eq!(truncate("héllo", 2), "hé…");
+        assert_eq!(truncate("hé", 2), "hé");
+        assert_eq!(prefix_bytes("hé", 2), "h");
+        assert_eq!(prefix_bytes("hé", 9), "hé");
     }
 }

@@ -573,4 +573,3 @@ pub(crate) fn opt_str(value: Option<&str>) -> TokenStream {
         None => quote!(::core::option::Option::None),
     }
 }
-

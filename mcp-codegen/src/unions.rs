@@ -584,11 +584,7 @@ fn type_name(obj: &Map<String, Value>) -> Option<&'static str> {
 /// root type's name or the definition holding it: `/properties/items/items/oneOf` under
 /// `Args` → `Args items item`.
 fn path_words(at: &str, root: &str) -> String {
-    let segments: Vec<String> = at
-        .split('/')
-        .skip(1)
-        .map(|s| s.replace("~1", "/").replace("~0", "~"))
-        .collect();
+    let segments: Vec<String> = at.split('/').skip(1).map(crate::schema::unescape).collect();
     let mut words = vec![root.to_string()];
     let mut i = 0;
     while i < segments.len() {

@@ -155,10 +155,10 @@ fn excerpt(v: &impl Serialize) -> String {
     if s.len() <= 200 {
         s
     } else {
-        let mut cut = 200;
-        while !s.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        format!("{}… ({} bytes)", &s[..cut], s.len())
+        format!(
+            "{}… ({} bytes)",
+            mcp_codegen::schema::prefix_bytes(&s, 200),
+            s.len()
+        )
     }
 }

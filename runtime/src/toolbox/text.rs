@@ -13,12 +13,8 @@ pub struct Truncation {
     pub cut_bytes: usize,
 }
 
-fn floor_boundary(s: &str, mut i: usize) -> usize {
-    i = i.min(s.len());
-    while !s.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
+fn floor_boundary(s: &str, i: usize) -> usize {
+    mcp_codegen::schema::prefix_bytes(s, i).len()
 }
 
 fn ceil_boundary(s: &str, mut i: usize) -> usize {

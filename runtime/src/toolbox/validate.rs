@@ -17,6 +17,7 @@
 //! `contains`, `unevaluated*`, remote `$ref`s and `$anchor`s. The server validates again; this
 //! check exists to give the model a precise, early message.
 
+use mcp_codegen::schema::{escape, json_type, resolve_local};
 use serde_json::{Map, Value};
 
 /// At most this many problems are reported per call.
@@ -65,26 +66,13 @@ fn at(path: &str) -> &str {
     if path.is_empty() { "/" } else { path }
 }
 
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
-        Value::Number(n) if n.as_f64().is_some_and(|f| f.fract() == 0.0) => "integer",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
-}
-
 fn short(v: &Value) -> String {
     crate::error::ellipsize(&v.to_string(), 58)
 }
 
 fn type_matches(t: &str, v: &Value) -> bool {
     match t {
-        "integer" => kind(v) == "integer",
+        "integer" => json_type(v) == "integer",
         "number" => v.is_number(),
         "string" => v.is_string(),
         "boolean" => v.is_boolean(),
@@ -93,10 +81,6 @@ fn type_matches(t: &str, v: &Value) -> bool {
         "object" => v.is_object(),
         _ => true,
     }
-}
-
-fn escape(name: &str) -> String {
-    name.replace('~', "~0").replace('/', "~1")
 }
 
 impl<'a> Validator<'a> {
@@ -161,7 +145,7 @@ impl<'a> Validator<'a> {
                     path,
                     format!(
                         "expected {expected}, found {} {}",
-                        kind(instance),
+                        json_type(instance),
                         short(instance)
                     ),
                 );
@@ -207,15 +191,7 @@ impl<'a> Validator<'a> {
             let Some(r) = schema.get("$ref").and_then(Value::as_str) else {
                 break;
             };
-            let Some(pointer) = r.strip_prefix('#') else {
-                break;
-            };
-            let target = if pointer.is_empty() {
-                Some(self.root)
-            } else {
-                self.root.pointer(pointer)
-            };
-            match target {
+            match resolve_local(self.root, r) {
                 Some(t) => schema = t,
                 None => break,
             }
@@ -289,15 +265,10 @@ impl<'a> Validator<'a> {
     }
 
     fn check_ref(&mut self, r: &str, instance: &Value, path: &str) {
-        let Some(pointer) = r.strip_prefix('#') else {
-            return;
-        };
-        let target = if pointer.is_empty() {
-            Some(self.root)
-        } else {
-            self.root.pointer(pointer)
-        };
-        let Some(target) = target else {
+        if !r.starts_with('#') {
+            return; // another document: not resolved here
+        }
+        let Some(target) = resolve_local(self.root, r) else {
             self.fail(path, format!("the schema's $ref \"{r}\" points to nothing"));
             return;
         };

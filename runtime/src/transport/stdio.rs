@@ -81,10 +81,8 @@ impl StderrTail {
                         let line = String::from_utf8_lossy(&buf);
                         let mut line = crate::config::redact(&tail.secrets, line.trim_end());
                         if line.len() > STDERR_LINE_MAX {
-                            let mut cut = STDERR_LINE_MAX;
-                            while !line.is_char_boundary(cut) {
-                                cut -= 1;
-                            }
+                            let cut =
+                                mcp_codegen::schema::prefix_bytes(&line, STDERR_LINE_MAX).len();
                             line.truncate(cut);
                             line.push('…');
                         }
