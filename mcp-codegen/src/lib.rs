@@ -28,6 +28,7 @@
 //! `tokens` rewrites the result so it needs only `mcp-runtime`.
 #![deny(missing_docs)]
 
+#[cfg(feature = "diff")]
 pub mod diff;
 #[cfg(feature = "generate")]
 pub mod emit;

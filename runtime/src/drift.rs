@@ -77,16 +77,8 @@ pub(crate) fn summary(
     fixture: Option<&[crate::typed::TypedTool]>,
 ) -> String {
     if let Some(fixture) = fixture {
-        let report = classify(fixture, live_tools);
-        if !report.is_empty() {
-            let clauses: Vec<String> = report
-                .changes
-                .iter()
-                .map(|c| {
-                    let headline = c.details.first().map_or("", |d| d.message.as_str());
-                    format!("{}: {} — {headline}", c.tool, c.severity)
-                })
-                .collect();
+        let clauses = changed_tools(fixture, live_tools);
+        if !clauses.is_empty() {
             return clauses.join("; ");
         }
     }
@@ -115,13 +107,45 @@ pub(crate) fn summary(
     )
 }
 
-/// `snapshot --check`'s classification of the program's tools against the live ones: the
-/// fields the generated bindings were made from (name, description, input and output
-/// schema), for the tools the program has.
-fn classify(
-    fixture: &[crate::typed::TypedTool],
-    live_tools: &[Value],
-) -> mcp_codegen::diff::Report {
+/// One clause per tool of the program that changed on the server: `snapshot --check`'s
+/// classification (`add: BREAKING — new required argument "b"`).
+#[cfg(feature = "drift-details")]
+fn changed_tools(fixture: &[crate::typed::TypedTool], live_tools: &[Value]) -> Vec<String> {
+    let (old, new) = views(fixture, live_tools);
+    let report = mcp_codegen::diff::classify(
+        &serde_json::json!({ "tools": old }),
+        &serde_json::json!({ "tools": new }),
+    );
+    report
+        .changes
+        .iter()
+        .map(|c| {
+            let headline = c.details.first().map_or("", |d| d.message.as_str());
+            format!("{}: {} — {headline}", c.tool, c.severity)
+        })
+        .collect()
+}
+
+/// One clause per tool of the program that changed on the server, without the classifier
+/// (feature `drift-details` off): `add: changed`, `sub: removed`.
+#[cfg(not(feature = "drift-details"))]
+fn changed_tools(fixture: &[crate::typed::TypedTool], live_tools: &[Value]) -> Vec<String> {
+    let (old, new) = views(fixture, live_tools);
+    old.iter()
+        .filter_map(|o| {
+            let name = o.get("name").and_then(Value::as_str).unwrap_or("");
+            match new.iter().find(|n| n.get("name") == o.get("name")) {
+                None => Some(format!("{name}: removed")),
+                Some(n) if n != o => Some(format!("{name}: changed")),
+                Some(_) => None,
+            }
+        })
+        .collect()
+}
+
+/// The program's tools and their live counterparts, reduced to the fields the generated
+/// bindings were made from (name, description, input and output schema).
+fn views(fixture: &[crate::typed::TypedTool], live_tools: &[Value]) -> (Vec<Value>, Vec<Value>) {
     let parse = |text: &str| serde_json::from_str::<Value>(text).unwrap_or(Value::Null);
     let view = |name: &str, description: Option<&str>, input: Value, output: Option<Value>| {
         let mut tool = serde_json::Map::new();
@@ -160,10 +184,7 @@ fn classify(
             })
         })
         .collect();
-    mcp_codegen::diff::classify(
-        &serde_json::json!({ "tools": old }),
-        &serde_json::json!({ "tools": new }),
-    )
+    (old, new)
 }
 
 fn short(hash: &str) -> &str {
@@ -196,5 +217,40 @@ mod tests {
         assert_eq!(DriftPolicy::default(), DriftPolicy::Warn);
         let e = "loud".parse::<DriftPolicy>().unwrap_err();
         assert!(e.contains("\"warn\", \"error\" or \"ignore\""), "{e}");
+    }
+
+    #[test]
+    fn changed_tools_are_named_one_clause_each() {
+        let tool = |name: &'static str, input: &'static str| crate::typed::TypedTool {
+            name,
+            description: None,
+            input_schema: input,
+            output_schema: None,
+            openai_function: "{}",
+            openai_function_strict: None,
+            openai_strict_unavailable: None,
+            normalize: None,
+            normalize_output: None,
+        };
+        let fixture = [
+            tool("same", r#"{"type":"object"}"#),
+            tool("add", r#"{"type":"object","properties":{"a":{"type":"number"}}}"#),
+            tool("gone", r#"{"type":"object"}"#),
+        ];
+        let live = [
+            json!({"name": "same", "inputSchema": {"type": "object"}}),
+            json!({"name": "add", "inputSchema": {"type": "object", "properties": {
+                "a": {"type": "number"}, "b": {"type": "number"}}, "required": ["b"]}}),
+            json!({"name": "new", "inputSchema": {"type": "object"}}),
+        ];
+        let clauses = changed_tools(&fixture, &live);
+        assert_eq!(clauses.len(), 2, "{clauses:?}");
+        #[cfg(feature = "drift-details")]
+        {
+            assert!(clauses[0].starts_with("add: BREAKING"), "{clauses:?}");
+            assert!(clauses[1].starts_with("gone: BREAKING"), "{clauses:?}");
+        }
+        #[cfg(not(feature = "drift-details"))]
+        assert_eq!(clauses, ["add: changed", "gone: removed"]);
     }
 }
