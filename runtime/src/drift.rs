@@ -234,7 +234,10 @@ mod tests {
         };
         let fixture = [
             tool("same", r#"{"type":"object"}"#),
-            tool("add", r#"{"type":"object","properties":{"a":{"type":"number"}}}"#),
+            tool(
+                "add",
+                r#"{"type":"object","properties":{"a":{"type":"number"}}}"#,
+            ),
             tool("gone", r#"{"type":"object"}"#),
         ];
         let live = [
