@@ -103,6 +103,13 @@ fn restore_sigpipe() {
 /// `invoked_as` is how the user runs this program (`"cargo xtask"`, `"cargo mcp-bindgen"`),
 /// used in usage texts and hints. Relative paths resolve against the current directory.
 pub fn run(invoked_as: &str, args: &[String]) -> ExitCode {
+    run_with_env(invoked_as, args, &[])
+}
+
+/// Like [`run`], with the registry's `${NAME}` placeholders looked up in `env` before the
+/// process environment (how a task runner hands values to the servers it starts without
+/// changing its own environment).
+pub fn run_with_env(invoked_as: &str, args: &[String], env: &[(String, String)]) -> ExitCode {
     init_logging();
     let cwd = match std::env::current_dir() {
         Ok(d) => d,
@@ -114,6 +121,7 @@ pub fn run(invoked_as: &str, args: &[String]) -> ExitCode {
     let cli = Cli {
         invoked_as: invoked_as.to_string(),
         cwd,
+        env: std::sync::Arc::new(env.to_vec()),
     };
     cli.dispatch(args)
 }
@@ -124,9 +132,23 @@ pub(crate) struct Cli {
     pub invoked_as: String,
     /// The directory relative paths resolve against.
     pub cwd: PathBuf,
+    /// Placeholder values that take precedence over the process environment.
+    pub env: std::sync::Arc<Vec<(String, String)>>,
 }
 
 impl Cli {
+    /// How commands connect to servers: placeholders from [`Cli::env`], then the process
+    /// environment.
+    pub fn connect_options(&self) -> mcp_runtime::ConnectOptions {
+        let env = self.env.clone();
+        mcp_runtime::ConnectOptions::new().with_env_lookup(move |name| {
+            env.iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.clone())
+                .or_else(|| std::env::var(name).ok())
+        })
+    }
+
     /// `` `cargo xtask snapshot github` `` (in backticks) for `args = "snapshot github"`.
     pub fn hint(&self, args: &str) -> String {
         format!("`{} {args}`", self.invoked_as)

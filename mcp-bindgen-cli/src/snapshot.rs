@@ -131,7 +131,11 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
         cli.show(&registry_path),
         names.join(", ")
     );
-    let rows = crate::async_runtime()?.block_on(snapshot_all(&selected, args.all_required));
+    let rows = crate::async_runtime()?.block_on(snapshot_all(
+        &selected,
+        args.all_required,
+        cli.connect_options(),
+    ));
     let total = started.elapsed();
 
     let mut failed = false;
@@ -223,7 +227,11 @@ fn write_fixture(path: &Path, text: &str) -> Result<()> {
     })
 }
 
-async fn snapshot_all(selected: &[ServerConfig], all_required: bool) -> Vec<Row> {
+async fn snapshot_all(
+    selected: &[ServerConfig],
+    all_required: bool,
+    options: mcp_runtime::ConnectOptions,
+) -> Vec<Row> {
     let pending = std::sync::Arc::new(std::sync::Mutex::new(
         selected.iter().map(|s| s.alias.clone()).collect::<Vec<_>>(),
     ));
@@ -245,9 +253,10 @@ async fn snapshot_all(selected: &[ServerConfig], all_required: bool) -> Vec<Row>
     };
     let tasks = selected.iter().cloned().map(|server| {
         let pending = pending.clone();
+        let options = options.clone();
         tokio::spawn(async move {
             let started = Instant::now();
-            let outcome = match snapshot_one(&server).await {
+            let outcome = match snapshot_one(&server, options).await {
                 Ok(listing) => Outcome::Listed(listing),
                 Err(error) => Outcome::Failed(error),
             };
@@ -299,8 +308,11 @@ async fn snapshot_all(selected: &[ServerConfig], all_required: bool) -> Vec<Row>
 }
 
 /// Connects, lists tools, prompts and resource templates, and renders the fixture.
-pub(crate) async fn snapshot_one(server: &ServerConfig) -> mcp_runtime::Result<Listing> {
-    let session = Session::connect(server).await?;
+pub(crate) async fn snapshot_one(
+    server: &ServerConfig,
+    options: mcp_runtime::ConnectOptions,
+) -> mcp_runtime::Result<Listing> {
+    let session = Session::connect_with(server, options).await?;
     let result = async {
         let tools = session.list_tools().await?;
         let prompts = session.list_prompts().await?;

@@ -286,7 +286,7 @@ fn calls(root: &Path, dir: &Path, smoke: bool) -> Result<Value, String> {
     for (flag, value) in counts {
         cmd.args([flag, value]);
     }
-    eprintln!("bench: running {}", describe(&cmd));
+    eprintln!("bench: running {}", crate::process::describe(&cmd));
     let output = cmd
         .stderr(Stdio::inherit())
         .output()
@@ -313,7 +313,10 @@ fn python_venv(root: &Path, dir: &Path) -> Result<PathBuf, String> {
         ));
     }
     let stamp_path = venv.join(".mcp-bench-installed");
-    let stamp = format!("{PYTHON_SDK} {:016x}\n", fnv1a(pins.as_bytes()));
+    let stamp = format!(
+        "{PYTHON_SDK} {:016x}\n",
+        crate::process::fnv1a(pins.as_bytes())
+    );
     if python.is_file() && std::fs::read_to_string(&stamp_path).ok().as_deref() == Some(&stamp) {
         return Ok(python);
     }
@@ -325,7 +328,7 @@ fn python_venv(root: &Path, dir: &Path) -> Result<PathBuf, String> {
     let base = std::env::var("MCP_PYTHON").unwrap_or_else(|_| "python3".to_string());
     let mut cmd = Command::new(&base);
     cmd.args(["-m", "venv"]).arg(&venv);
-    run_with_timeout(&mut cmd, Duration::from_secs(120))?;
+    run_command(&mut cmd, Duration::from_secs(120))?;
     let mut last = String::new();
     for attempt in 1..=PIP_ATTEMPTS {
         if attempt > 1 {
@@ -340,8 +343,8 @@ fn python_venv(root: &Path, dir: &Path) -> Result<PathBuf, String> {
             "-r",
         ])
         .arg(&requirements);
-        match run_with_timeout(&mut cmd, PIP_TIMEOUT) {
-            Ok(()) => {
+        match run_command(&mut cmd, PIP_TIMEOUT) {
+            Ok(_) => {
                 last.clear();
                 break;
             }
@@ -356,68 +359,11 @@ fn python_venv(root: &Path, dir: &Path) -> Result<PathBuf, String> {
     }
     let mut cmd = Command::new(&python);
     cmd.args(["-c", "import mcp, anyio"]);
-    run_with_timeout(&mut cmd, Duration::from_secs(60))
+    run_command(&mut cmd, Duration::from_secs(60))
         .map_err(|e| format!("the Python SDK was installed but does not import:\n{e}"))?;
     std::fs::write(&stamp_path, stamp)
         .map_err(|e| format!("cannot write {}: {e}", stamp_path.display()))?;
     Ok(python)
-}
-
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
-    })
-}
-
-fn describe(cmd: &Command) -> String {
-    std::iter::once(cmd.get_program())
-        .chain(cmd.get_args())
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// Runs `cmd` (output captured), killing it after `timeout`; the error names the command and
-/// quotes the end of its output.
-fn run_with_timeout(cmd: &mut Command, timeout: Duration) -> Result<(), String> {
-    let shown = describe(cmd);
-    let out_path = bench_dir().join("last-command.log");
-    let log = std::fs::File::create(&out_path)
-        .map_err(|e| format!("cannot create {}: {e}", out_path.display()))?;
-    let log2 = log
-        .try_clone()
-        .map_err(|e| format!("cannot reuse {}: {e}", out_path.display()))?;
-    let mut child = cmd
-        .stdin(Stdio::null())
-        .stdout(log)
-        .stderr(log2)
-        .spawn()
-        .map_err(|e| format!("cannot start `{shown}`: {e}"))?;
-    let started = Instant::now();
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break Ok(status),
-            Ok(None) if started.elapsed() >= timeout => {
-                let _ = child.kill();
-                let _ = child.wait();
-                break Err(format!("timed out after {} s (killed)", timeout.as_secs()));
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(50)),
-            Err(e) => break Err(format!("cannot wait: {e}")),
-        }
-    };
-    let failure = match status {
-        Ok(s) if s.success() => return Ok(()),
-        Ok(s) => format!("exited with {s}"),
-        Err(e) => e,
-    };
-    let text = std::fs::read_to_string(&out_path).unwrap_or_default();
-    let tail: Vec<&str> = text.lines().rev().take(15).collect();
-    let mut message = format!("`{shown}` {failure}; last output lines:");
-    for line in tail.into_iter().rev() {
-        let _ = write!(message, "\n    | {line}");
-    }
-    Err(message)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -600,10 +546,16 @@ fn cargo_check(krate: &Path, target: &Path) -> Result<(Duration, Option<f64>), S
         .env_remove("RUSTC_WRAPPER")
         .env_remove("CARGO_BUILD_RUSTC_WRAPPER");
     let started = Instant::now();
-    run_with_timeout(&mut cmd, Duration::from_secs(1800))?;
+    let out = run_command(&mut cmd, Duration::from_secs(1800))?;
     let elapsed = started.elapsed();
-    let log = std::fs::read_to_string(bench_dir().join("last-command.log")).unwrap_or_default();
+    let log = out.stderr.join("\n") + "\n" + &out.stdout.join("\n");
     Ok((elapsed, macro_expansion_ms(&log)))
+}
+
+/// [`crate::process::run`], the error naming the command.
+fn run_command(cmd: &mut Command, timeout: Duration) -> Result<crate::process::Captured, String> {
+    crate::process::run(cmd, timeout)
+        .map_err(|e| format!("`{}` {}", crate::process::describe(cmd), e.trim_start()))
 }
 
 /// The time of the `mcp_tools!(…): expanded in N ms` line in a build log.
@@ -773,13 +725,13 @@ fn snapshot(dir: &Path) -> Result<Value, String> {
         let output = cmd
             .stdin(Stdio::null())
             .output()
-            .map_err(|e| format!("cannot run {}: {e}", describe(&cmd)))?;
+            .map_err(|e| format!("cannot run {}: {e}", crate::process::describe(&cmd)))?;
         let wall = started.elapsed().as_secs_f64();
         let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
         if !output.status.success() || stdout.contains("skipped") || stdout.contains("FAILED") {
             return Err(format!(
                 "`{}` did not list every server:\n{stdout}{}",
-                describe(&cmd),
+                crate::process::describe(&cmd),
                 String::from_utf8_lossy(&output.stderr)
             ));
         }

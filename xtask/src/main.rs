@@ -20,6 +20,7 @@ use std::process::ExitCode;
 mod bench;
 mod conformance;
 mod prepare;
+mod process;
 mod servers;
 mod test;
 
@@ -60,14 +61,19 @@ fn main() -> ExitCode {
     match command.as_str() {
         "snapshot" | "call" => {
             let help = rest.iter().any(|a| a == "-h" || a == "--help");
+            let mut env = Vec::new();
             if let Some(aliases) = prepare::selected(command, rest)
                 && !help
-                && let Err(e) = prepare::prepare(&aliases)
             {
-                eprintln!("{command}: error: {e}");
-                return ExitCode::FAILURE;
+                match prepare::prepare(&aliases) {
+                    Ok(prepared) => env = prepared,
+                    Err(e) => {
+                        eprintln!("{command}: error: {e}");
+                        return ExitCode::FAILURE;
+                    }
+                }
             }
-            mcp_bindgen_cli::run(INVOKED_AS, &args)
+            mcp_bindgen_cli::run_with_env(INVOKED_AS, &args, &env)
         }
         "verify" | "expand" | "tools" | "-V" | "--version" => {
             mcp_bindgen_cli::run(INVOKED_AS, &args)
@@ -109,11 +115,18 @@ fn demo() -> ExitCode {
         "==> cargo xtask demo: build the embedded demo MCP server, snapshot it into fixtures/demo.json,\n    then build and run {} (typed calls through mcp_tools!(\"demo\")).\n    The first build compiles the whole dependency tree: a few minutes on a small machine.\n",
         example.display()
     );
-    if let Err(e) = prepare::prepare(&["demo".to_string()]) {
-        eprintln!("demo: {e}");
-        return ExitCode::FAILURE;
-    }
-    let code = mcp_bindgen_cli::run(INVOKED_AS, &["snapshot".to_string(), "demo".to_string()]);
+    let env = match prepare::prepare(&["demo".to_string()]) {
+        Ok(env) => env,
+        Err(e) => {
+            eprintln!("demo: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let code = mcp_bindgen_cli::run_with_env(
+        INVOKED_AS,
+        &["snapshot".to_string(), "demo".to_string()],
+        &env,
+    );
     if code != ExitCode::SUCCESS {
         return code;
     }
@@ -121,14 +134,17 @@ fn demo() -> ExitCode {
         "\n==> cargo run -p mcp-runtime --example quickstart   ({})\n",
         example.display()
     );
-    match cargo(&[
-        "run",
-        "--quiet",
-        "--package",
-        "mcp-runtime",
-        "--example",
-        "quickstart",
-    ]) {
+    match cargo_with_env(
+        &[
+            "run",
+            "--quiet",
+            "--package",
+            "mcp-runtime",
+            "--example",
+            "quickstart",
+        ],
+        &env,
+    ) {
         Ok(()) => {
             println!(
                 "\n==> done: the program above is {}; `cargo xtask expand demo` prints the code mcp_tools!(\"demo\") generated.",
@@ -151,9 +167,15 @@ pub fn workspace_root() -> PathBuf {
 
 /// Runs `cargo <args>` in the workspace root, inheriting stdio; `Err` names the command.
 pub fn cargo(args: &[&str]) -> Result<(), String> {
+    cargo_with_env(args, &[])
+}
+
+/// [`cargo`] with extra environment variables for it (and what it runs).
+pub fn cargo_with_env(args: &[&str], env: &[(String, String)]) -> Result<(), String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
     let status = std::process::Command::new(&cargo)
         .args(args)
+        .envs(env.iter().map(|(k, v)| (k, v)))
         .current_dir(workspace_root())
         .status()
         .map_err(|e| format!("cannot run `cargo {}`: {e}", args.join(" ")))?;

@@ -5,7 +5,8 @@
 //! (`${MCP_SERVERS_DIR:-…}`, `${MCP_DEMO_SERVER:-…}`) to where this module puts things, so
 //! the snapshot, the examples and the tests start the same servers the same way. The one
 //! exception is a non-default `CARGO_TARGET_DIR`, where the demo server is elsewhere: then
-//! `MCP_DEMO_SERVER` is set, and said.
+//! [`prepare`] returns `MCP_DEMO_SERVER` for the commands it readies (this process's own
+//! environment is never changed), and says so.
 
 use std::path::PathBuf;
 
@@ -34,8 +35,10 @@ pub fn selected(command: &str, words: &[String]) -> Option<Vec<String>> {
 }
 
 /// Installs the pinned servers among `aliases` (all when empty) and builds the demo server
-/// when it is among them.
-pub fn prepare(aliases: &[String]) -> Result<(), String> {
+/// when it is among them. Returns the placeholder values the commands that use them need
+/// (`MCP_DEMO_SERVER` when the demo server is not where the registry looks by default).
+pub fn prepare(aliases: &[String]) -> Result<Vec<(String, String)>, String> {
+    let mut env = Vec::new();
     let root = crate::workspace_root();
     let wants = |alias: &str| aliases.is_empty() || aliases.iter().any(|a| a == alias);
     let pinned: Vec<&str> = crate::servers::SERVERS
@@ -54,11 +57,10 @@ pub fn prepare(aliases: &[String]) -> Result<(), String> {
                 "note: CARGO_TARGET_DIR is not target/: MCP_DEMO_SERVER={}",
                 path.display()
             );
-            // SAFETY: single-threaded here (no runtime started yet).
-            unsafe { std::env::set_var("MCP_DEMO_SERVER", &path) };
+            env.push(("MCP_DEMO_SERVER".to_string(), path.display().to_string()));
         }
     }
-    Ok(())
+    Ok(env)
 }
 
 /// Builds the embedded demo server (debug) and returns its path.

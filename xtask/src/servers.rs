@@ -19,11 +19,9 @@
 use std::collections::VecDeque;
 use std::fmt::{self, Write as _};
 use std::fs;
-use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::sync::Mutex;
-use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -245,8 +243,6 @@ const DOWNLOAD_TIMEOUT: Duration = Duration::from_secs(300);
 const LOCAL_TIMEOUT: Duration = Duration::from_secs(120);
 /// Installs running at the same time.
 const PARALLEL: usize = 4;
-/// Output lines kept for error messages.
-const TAIL_LINES: usize = 20;
 
 /// Installs the packages named in `which` (all of [`SERVERS`] when empty) into
 /// `<root>/target/mcp-servers/<alias>`, in parallel, printing one line per package.
@@ -344,20 +340,13 @@ fn expected_stamp(root: &Path, pinned: &Pinned) -> Result<String, String> {
         let path = pinned.lock_dir(root).join(file);
         match fs::read(&path) {
             Ok(bytes) => {
-                let _ = writeln!(stamp, "{file} {:016x}", fnv1a(&bytes));
+                let _ = writeln!(stamp, "{file} {:016x}", crate::process::fnv1a(&bytes));
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
         }
     }
     Ok(stamp)
-}
-
-/// 64-bit FNV-1a: enough to notice an edited lock file.
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
-        (hash ^ u64::from(*byte)).wrapping_mul(0x0000_0100_0000_01b3)
-    })
 }
 
 fn install_one(root: &Path, pinned: &Pinned) -> Result<Outcome, String> {
@@ -539,7 +528,7 @@ fn run_with_retries(
         if attempt > 1 {
             thread::sleep(Duration::from_secs(2u64.pow(attempt - 1)));
         }
-        match run_command(cmd, timeout) {
+        match crate::process::run(cmd, timeout).map(drop) {
             Ok(()) => return Ok(()),
             Err(error) => last = error,
         }
@@ -548,116 +537,8 @@ fn run_with_retries(
         "installing {} ({}) failed after {attempts} attempt(s)\n  command: {}\n{last}",
         pinned.spec(),
         pinned.alias,
-        describe(cmd)
+        crate::process::describe(cmd)
     ))
-}
-
-fn describe(cmd: &Command) -> String {
-    std::iter::once(cmd.get_program())
-        .chain(cmd.get_args())
-        .map(|arg| arg.to_string_lossy().into_owned())
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// Runs `cmd` with no input, killing it after `timeout`. On failure, returns the exit status and
-/// the last lines of its stderr (or stdout when stderr is empty).
-fn run_command(cmd: &mut Command, timeout: Duration) -> Result<(), String> {
-    cmd.stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = cmd.spawn().map_err(|e| {
-        format!(
-            "  cannot start {}: {e}",
-            cmd.get_program().to_string_lossy()
-        )
-    })?;
-    let (sender, receiver) = mpsc::channel::<(bool, Option<String>)>();
-    let readers = [
-        child
-            .stdout
-            .take()
-            .map(|out| spawn_reader(out, false, sender.clone())),
-        child
-            .stderr
-            .take()
-            .map(|err| spawn_reader(err, true, sender.clone())),
-    ];
-    drop(sender);
-    let started = Instant::now();
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break Ok(status),
-            Ok(None) if started.elapsed() >= timeout => {
-                // Ignore errors: the child may have exited in between.
-                let _ = child.kill();
-                let _ = child.wait();
-                break Err(format!("timed out after {} s (killed)", timeout.as_secs()));
-            }
-            Ok(None) => thread::sleep(Duration::from_millis(50)),
-            Err(e) => break Err(format!("cannot wait for the child: {e}")),
-        }
-    };
-    // Collect output; a grandchild holding the pipes open must not hang us.
-    let mut stdout = VecDeque::new();
-    let mut stderr = VecDeque::new();
-    let mut open = readers.iter().flatten().count();
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while open > 0 {
-        let left = deadline.saturating_duration_since(Instant::now());
-        match receiver.recv_timeout(left) {
-            Ok((is_err, Some(line))) => {
-                let buffer = if is_err { &mut stderr } else { &mut stdout };
-                if buffer.len() == TAIL_LINES {
-                    buffer.pop_front();
-                }
-                buffer.push_back(line);
-            }
-            Ok((_, None)) => open -= 1,
-            Err(_) => break,
-        }
-    }
-    let failure = match status {
-        Ok(status) if status.success() => return Ok(()),
-        Ok(status) => format!("exited with {status}"),
-        Err(error) => error,
-    };
-    let (label, tail) = if stderr.is_empty() {
-        ("stdout", stdout)
-    } else {
-        ("stderr", stderr)
-    };
-    let mut message = format!("  {failure}; last {label} lines:");
-    for line in tail {
-        message.push_str("\n    | ");
-        message.push_str(&line);
-    }
-    Err(message)
-}
-
-/// Forwards the lines of `pipe` to `sender`, then `None`.
-fn spawn_reader(
-    pipe: impl Read + Send + 'static,
-    is_err: bool,
-    sender: mpsc::Sender<(bool, Option<String>)>,
-) -> thread::JoinHandle<()> {
-    thread::spawn(move || {
-        let mut reader = BufReader::new(pipe);
-        let mut buffer = Vec::new();
-        loop {
-            buffer.clear();
-            match reader.read_until(b'\n', &mut buffer) {
-                Ok(0) | Err(_) => break,
-                Ok(_) => {
-                    let line = String::from_utf8_lossy(&buffer).trim_end().to_owned();
-                    if sender.send((is_err, Some(line))).is_err() {
-                        return;
-                    }
-                }
-            }
-        }
-        let _ = sender.send((is_err, None));
-    })
 }
 
 /// Regenerates the committed lock files `xtask/servers/<alias>/…` from a clean install of the
@@ -770,11 +651,11 @@ fn capture(cmd: &mut Command) -> Result<String, String> {
     let output = cmd
         .stdin(Stdio::null())
         .output()
-        .map_err(|e| format!("cannot run {}: {e}", describe(cmd)))?;
+        .map_err(|e| format!("cannot run {}: {e}", crate::process::describe(cmd)))?;
     if !output.status.success() {
         return Err(format!(
             "{} exited with {}: {}",
-            describe(cmd),
+            crate::process::describe(cmd),
             output.status,
             String::from_utf8_lossy(&output.stderr).trim_end()
         ));
@@ -1044,23 +925,6 @@ mod tests {
     fn unknown_alias_is_rejected_before_installing() {
         let error = install(Path::new("/nonexistent"), &["everything", "nope"]).unwrap_err();
         assert!(error.contains("unknown server alias nope"), "{error}");
-    }
-
-    #[test]
-    fn slow_command_is_killed_and_failure_shows_stderr() {
-        let started = Instant::now();
-        let error =
-            run_command(Command::new("sleep").arg("30"), Duration::from_millis(300)).unwrap_err();
-        assert!(error.contains("timed out"), "{error}");
-        assert!(started.elapsed() < Duration::from_secs(10));
-        let mut cmd = Command::new("sh");
-        cmd.args(["-c", "echo out; echo first >&2; echo last >&2; exit 3"]);
-        let error = run_command(&mut cmd, Duration::from_secs(10)).unwrap_err();
-        assert!(error.contains("last stderr lines"), "{error}");
-        assert!(
-            error.contains("| last") && !error.contains("out"),
-            "{error}"
-        );
     }
 
     #[test]

@@ -198,11 +198,12 @@ pub fn run(args: &[String]) -> ExitCode {
 
     step("snapshot --check --all-required (drift against the live servers)");
     let check = ["snapshot", "--check", "--all-required"].map(String::from);
-    if let Err(e) = crate::prepare::prepare(&[]) {
+    let prepared = crate::prepare::prepare(&[]).unwrap_or_else(|e| {
         eprintln!("test: {e}");
-    }
+        Vec::new()
+    });
     record(
-        mcp_bindgen_cli::run(crate::INVOKED_AS, &check),
+        mcp_bindgen_cli::run_with_env(crate::INVOKED_AS, &check, &prepared),
         "snapshot --check",
         &mut passed,
         &mut failed,
