@@ -208,7 +208,7 @@ pub fn close_matches<'a>(
         .into_iter()
         .filter_map(|c| {
             let cl = fold(c);
-            let d = levenshtein(&lower, &cl);
+            let d = strsim::levenshtein(&lower, &cl);
             let contains = !lower.is_empty() && (cl.contains(&lower) || lower.contains(&cl));
             (d <= 3.max(lower.len() / 3) || contains)
                 .then_some((if contains { d.min(2) } else { d }, c))
@@ -216,20 +216,6 @@ pub fn close_matches<'a>(
         .collect();
     scored.sort();
     scored.into_iter().take(3).map(|(_, c)| c).collect()
-}
-
-fn levenshtein(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != *cb);
-            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }
 
 /// The " (did you mean …?)" suffix for an unknown name, or an empty string.
