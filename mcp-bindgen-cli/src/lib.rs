@@ -6,7 +6,7 @@
 //! * **installed**: `cargo install mcp-bindgen-cli` gives `cargo mcp-bindgen …`;
 //! * **a 3-line xtask** (pinned with your other dependencies, nothing to install): a crate
 //!   `xtask` with `mcp-bindgen-cli` as its dependency, the alias
-//!   `xtask = "run --quiet --package xtask --"` in `.cargo/config.toml`, and
+//!   `xtask = "run --package xtask --"` in `.cargo/config.toml`, and
 //!
 //! ```no_run
 //! fn main() -> std::process::ExitCode {

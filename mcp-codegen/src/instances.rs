@@ -162,7 +162,18 @@ impl<'a> Gen<'a> {
                         self.variants(&merged, depth + 1)
                     })
                     .collect();
-                return interleave(lists, self.max);
+                // `anyOf` accepts a value that matches several branches at once: one object
+                // holding the properties of every object branch (dropped by the caller when
+                // the branches are closed or disagree).
+                let combined = (key == "anyOf").then(|| combine_objects(&lists)).flatten();
+                let mut out = interleave(lists, self.max);
+                if let Some(combined) = combined {
+                    out.truncate(self.max.saturating_sub(1));
+                    if !out.contains(&combined) {
+                        out.push(combined);
+                    }
+                }
+                return out;
             }
         }
         match obj.get("type") {
@@ -559,6 +570,28 @@ fn merge(a: &Value, b: &Value) -> Value {
 }
 
 /// Each list's first values first, then their seconds, … (at most `max`).
+/// One object with the properties of the first object instance of each list, when at least
+/// two lists have one and no property is given two different values.
+fn combine_objects(lists: &[Vec<Value>]) -> Option<Value> {
+    let mut combined = serde_json::Map::new();
+    let mut parts = 0;
+    for list in lists {
+        let Some(Value::Object(obj)) = list.iter().find(|v| v.is_object()) else {
+            continue;
+        };
+        for (k, v) in obj {
+            match combined.get(k) {
+                Some(existing) if existing != v => return None,
+                _ => {
+                    combined.insert(k.clone(), v.clone());
+                }
+            }
+        }
+        parts += 1;
+    }
+    (parts >= 2).then_some(Value::Object(combined))
+}
+
 fn interleave(lists: Vec<Vec<Value>>, max: usize) -> Vec<Value> {
     let longest = lists.iter().map(Vec::len).max().unwrap_or(0);
     let mut out = Vec::new();
@@ -959,6 +992,32 @@ mod tests {
             assert!(out.iter().any(|i| i["sort"] == v), "{v}: {out:?}");
         }
         assert!(out.iter().any(|i| i["sort"].is_object()), "{out:?}");
+    }
+
+    #[test]
+    fn any_of_open_objects_gives_a_value_matching_both() {
+        let s = json!({"type": "object", "properties": {"target": {"anyOf": [
+            {"type": "string"},
+            {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
+            {"type": "object", "properties": {"line": {"type": "integer"}}, "required": ["line"]}
+        ]}}, "required": ["target"]});
+        let out = valid(&s);
+        assert!(
+            out.iter()
+                .any(|i| i["target"].get("path").is_some() && i["target"].get("line").is_some()),
+            "{out:?}"
+        );
+        // `oneOf` forbids matching both.
+        let one_of = json!({"oneOf": [
+            {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
+            {"type": "object", "properties": {"line": {"type": "integer"}}, "required": ["line"]}
+        ]});
+        let g = generate(&one_of, &Options::default());
+        assert!(
+            g.instances
+                .iter()
+                .all(|i| i.as_object().is_some_and(|o| o.len() == 1))
+        );
     }
 
     #[test]

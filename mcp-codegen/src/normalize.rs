@@ -20,7 +20,7 @@
 //! | no-argument tool | `no_args`: the function takes no arguments and sends `{}` |
 //! | `const` | a one-value enum (type-checked, serializes the constant) |
 //! | `format` (`date-time`, `uuid`, …), `pattern`, string lengths | removed: plain `String`, no `chrono`/`uuid`/`regress` in the user's crate |
-//! | integer bounds | `minimum ≥ 0` → `u64`, otherwise `i64`; never `NonZeroU64` (callers would need `NonZeroU64::new(…)` for every page number) |
+//! | integer bounds | past 64 bits (`maximum: 1e300`) → `number` (`f64`); `minimum ≥ 0` → `u64`, otherwise `i64`; never `NonZeroU64` (callers would need `NonZeroU64::new(…)` for every page number) |
 //! | optional array/map properties (arguments and results; a map is an object without properties) | `Option<Vec<_>>` / `Option<Map<_>>` so an empty list is a value, distinct from an absent one |
 //! | output schemas | `additionalProperties: false` removed (unknown fields allowed) |
 //! | `additionalProperties: {schema}` beside `properties` | typify's flattened `extra` map; a property whose field would be `extra` becomes `extra_property` |
@@ -779,6 +779,7 @@ fn clean(v: &mut Value, at: &str, ctx: &mut Ctx, is_root: bool) {
     }
     let Some(obj) = v.as_object_mut() else { return };
     integral_numbers(obj);
+    wide_integers(obj);
     pattern_properties(obj);
     drop_keywords(obj, at, ctx);
     annotations_to_docs(obj, is_root);
@@ -915,21 +916,57 @@ fn const_to_enum(obj: &mut Map<String, Value>, at: &str, ctx: &mut Ctx) {
 /// Integer bounds → `minimum: 0` when the value can never be negative (`u64`), nothing
 /// otherwise (`i64`). Number bounds are removed (typify drops them anyway).
 fn integer_bounds(obj: &mut Map<String, Value>) {
-    let is_integer = match obj.get("type") {
+    let minimum = obj.remove("minimum").and_then(|v| v.as_f64());
+    let exclusive = obj.remove("exclusiveMinimum").and_then(|v| v.as_f64());
+    if is_integer(obj) && matches!(lower_bound(minimum, exclusive), Some(l) if l >= 0.0) {
+        obj.insert("minimum".into(), json!(0));
+    }
+}
+
+fn is_integer(obj: &Map<String, Value>) -> bool {
+    match obj.get("type") {
         Some(Value::String(t)) => t == "integer",
         Some(Value::Array(ts)) => ts.iter().any(|t| t == "integer"),
         _ => false,
+    }
+}
+
+fn lower_bound(minimum: Option<f64>, exclusive: Option<f64>) -> Option<f64> {
+    match (minimum, exclusive) {
+        (Some(a), Some(b)) => Some(a.max(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// An integer whose bounds reach past 64 bits (`maximum: 1e300`) → a `number` (`f64`), the
+/// one Rust number that carries such values (runs before the bounds are dropped).
+fn wide_integers(obj: &mut Map<String, Value>) {
+    if !is_integer(obj) {
+        return;
+    }
+    let bound = |k: &str| obj.get(k).and_then(Value::as_f64);
+    let lower = lower_bound(bound("minimum"), bound("exclusiveMinimum"));
+    let upper = match (bound("maximum"), bound("exclusiveMaximum")) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
     };
-    let minimum = obj.remove("minimum").and_then(|v| v.as_f64());
-    let exclusive = obj.remove("exclusiveMinimum").and_then(|v| v.as_f64());
-    if is_integer {
-        let lower = match (minimum, exclusive) {
-            (Some(a), Some(b)) => Some(a.max(b)),
-            (a, b) => a.or(b),
-        };
-        if matches!(lower, Some(l) if l >= 0.0) {
-            obj.insert("minimum".into(), json!(0));
+    let limit = if lower.is_some_and(|l| l >= 0.0) {
+        u64::MAX as f64
+    } else {
+        i64::MAX as f64
+    };
+    if !(lower.is_some_and(|l| l < i64::MIN as f64) || upper.is_some_and(|u| u > limit)) {
+        return;
+    }
+    match obj.get_mut("type") {
+        Some(Value::Array(types)) => {
+            types.retain(|t| t != "integer");
+            if !types.iter().any(|t| t == "number") {
+                types.push(json!("number"));
+            }
         }
+        Some(t) => *t = json!("number"),
+        None => {}
     }
 }
 
@@ -1681,6 +1718,8 @@ mod tests {
             "page": {"type": "integer", "minimum": 1, "maximum": 100},
             "delta": {"type": "integer", "minimum": -5},
             "big": {"type": "integer", "minimum": -9007199254740991i64, "maximum": 9007199254740991i64},
+            "huge": {"type": "integer", "minimum": 0, "maximum": 1e300},
+            "deep": {"type": ["integer", "null"], "minimum": -1e20},
             "x": {"type": "number", "exclusiveMinimum": 0}
         }}));
         let p = &n.root["properties"];
@@ -1689,6 +1728,9 @@ mod tests {
         assert_eq!(p["page"], json!({"type": "integer", "minimum": 0}));
         assert_eq!(p["delta"], json!({"type": "integer"}));
         assert_eq!(p["big"], json!({"type": "integer"}));
+        // Past 64 bits: only `f64` carries the values.
+        assert_eq!(p["huge"], json!({"type": "number"}));
+        assert_eq!(p["deep"], json!({"type": ["null", "number"]}));
         assert_eq!(p["x"], json!({"type": "number"}));
     }
 

@@ -403,6 +403,67 @@ fn serde_string(attrs: &[syn::Attribute], key: &str) -> Option<syn::LitStr> {
     None
 }
 
+pub(crate) fn ident(name: &str) -> proc_macro2::Ident {
+    match name.strip_prefix("r#") {
+        Some(raw) => proc_macro2::Ident::new_raw(raw, proc_macro2::Span::call_site()),
+        None => format_ident!("{}", name),
+    }
+}
+
+/// `#[doc = " line"]` attributes for a text, made safe for rustdoc: code fences without a
+/// language become `text` (no doctests from server strings) and deep indentation is cut so
+/// nothing becomes an indented code block.
+pub(crate) fn doc_lines(text: &str) -> Vec<TokenStream> {
+    safe_doc(text)
+        .lines()
+        .map(|line| {
+            let line = if line.is_empty() {
+                String::new()
+            } else {
+                format!(" {line}")
+            };
+            quote!(#[doc = #line])
+        })
+        .collect()
+}
+
+/// See [`doc_lines`].
+pub(crate) fn safe_doc(text: &str) -> String {
+    let mut out = Vec::new();
+    let mut in_fence = false;
+    for line in text.trim_end().lines() {
+        let trimmed = line.trim_start();
+        let indent = (line.len() - trimmed.len()).min(3);
+        let mut l = format!("{}{}", " ".repeat(indent), trimmed.trim_end());
+        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+            if !in_fence {
+                let info = trimmed.trim_start_matches(['`', '~']).trim();
+                if info.is_empty() || info == "rust" {
+                    l = format!("{}```text", " ".repeat(indent));
+                } else {
+                    l = format!("{}```{info}", " ".repeat(indent));
+                }
+            } else {
+                l = format!("{}```", " ".repeat(indent));
+            }
+            in_fence = !in_fence;
+        }
+        out.push(l);
+    }
+    if in_fence {
+        out.push("```".to_string());
+    }
+    out.join("\n")
+}
+
+/// `::core::option::Option<&str>` as a constant expression.
+pub(crate) fn opt_str(value: Option<&str>) -> TokenStream {
+    match value {
+        Some(s) => quote!(::core::option::Option::Some(#s)),
+        None => quote!(::core::option::Option::None),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -510,66 +571,5 @@ mod tests {
             text.contains("pubother:::std::option::Option<i64>"),
             "{text}"
         );
-    }
-}
-
-pub(crate) fn ident(name: &str) -> proc_macro2::Ident {
-    match name.strip_prefix("r#") {
-        Some(raw) => proc_macro2::Ident::new_raw(raw, proc_macro2::Span::call_site()),
-        None => format_ident!("{}", name),
-    }
-}
-
-/// `#[doc = " line"]` attributes for a text, made safe for rustdoc: code fences without a
-/// language become `text` (no doctests from server strings) and deep indentation is cut so
-/// nothing becomes an indented code block.
-pub(crate) fn doc_lines(text: &str) -> Vec<TokenStream> {
-    safe_doc(text)
-        .lines()
-        .map(|line| {
-            let line = if line.is_empty() {
-                String::new()
-            } else {
-                format!(" {line}")
-            };
-            quote!(#[doc = #line])
-        })
-        .collect()
-}
-
-/// See [`doc_lines`].
-pub(crate) fn safe_doc(text: &str) -> String {
-    let mut out = Vec::new();
-    let mut in_fence = false;
-    for line in text.trim_end().lines() {
-        let trimmed = line.trim_start();
-        let indent = (line.len() - trimmed.len()).min(3);
-        let mut l = format!("{}{}", " ".repeat(indent), trimmed.trim_end());
-        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
-            if !in_fence {
-                let info = trimmed.trim_start_matches(['`', '~']).trim();
-                if info.is_empty() || info == "rust" {
-                    l = format!("{}```text", " ".repeat(indent));
-                } else {
-                    l = format!("{}```{info}", " ".repeat(indent));
-                }
-            } else {
-                l = format!("{}```", " ".repeat(indent));
-            }
-            in_fence = !in_fence;
-        }
-        out.push(l);
-    }
-    if in_fence {
-        out.push("```".to_string());
-    }
-    out.join("\n")
-}
-
-/// `::core::option::Option<&str>` as a constant expression.
-pub(crate) fn opt_str(value: Option<&str>) -> TokenStream {
-    match value {
-        Some(s) => quote!(::core::option::Option::Some(#s)),
-        None => quote!(::core::option::Option::None),
     }
 }

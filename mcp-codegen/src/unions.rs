@@ -267,6 +267,7 @@ pub(crate) fn shape_unions(
     }
     scalar_any_of(obj);
     closed_objects_any_of(obj, defs);
+    open_single_property_any_of(obj, defs);
     if let Some(Value::Array(list)) = obj.get_mut("oneOf") {
         name_branches(list, at, "oneOf", root);
     }
@@ -387,6 +388,65 @@ fn closed_objects_any_of(obj: &mut Map<String, Value>, defs: &BTreeMap<String, V
     if shared && let Some(list) = obj.remove("anyOf") {
         obj.insert("oneOf".into(), list);
     }
+}
+
+/// Step 3c: an `anyOf` of objects that each have one property, required, becomes one object
+/// with every such property optional, unless every branch is closed. typify reads that shape
+/// as an externally tagged enum (`{"path": …}` or `{"line": …}`), which cannot carry a value
+/// matching several branches (`{"path": "a", "line": 1}`, valid for `anyOf` when a branch is
+/// open); a struct of options carries every combination.
+fn open_single_property_any_of(obj: &mut Map<String, Value>, defs: &BTreeMap<String, Value>) {
+    if obj.contains_key("oneOf") || obj.contains_key("properties") {
+        return;
+    }
+    if obj.get("type").is_some_and(|t| t != "object") {
+        return;
+    }
+    let Some(Value::Array(list)) = obj.get("anyOf") else {
+        return;
+    };
+    if list.len() < 2 {
+        return;
+    }
+    let mut properties = Map::new();
+    let mut all_closed = true;
+    for branch in list {
+        let Some(value) = through_refs(branch, defs) else {
+            return;
+        };
+        let Some(target) = value.as_object() else {
+            return;
+        };
+        let single = target
+            .get("properties")
+            .and_then(Value::as_object)
+            .filter(|p| p.len() == 1);
+        let required = target.get("required").and_then(Value::as_array);
+        let Some((name, schema)) = single.and_then(|p| p.iter().next()) else {
+            return;
+        };
+        let only_keys = target.keys().all(|k| {
+            matches!(
+                k.as_str(),
+                "type" | "properties" | "required" | "additionalProperties"
+            ) || is_annotation(k)
+        });
+        if !only_keys
+            || shape(value) != Shape::Object
+            || required.is_none_or(|r| r.len() != 1 || r[0] != *name.as_str())
+            || properties.contains_key(name)
+        {
+            return;
+        }
+        all_closed &= target.get("additionalProperties") == Some(&Value::Bool(false));
+        properties.insert(name.clone(), schema.clone());
+    }
+    if all_closed {
+        return;
+    }
+    obj.remove("anyOf");
+    obj.insert("type".into(), Value::String("object".into()));
+    obj.insert("properties".into(), Value::Object(properties));
 }
 
 /// `branch`, or the definition a `$ref` branch (nothing else but annotations) names.
@@ -732,6 +792,33 @@ mod tests {
         assert!(same["oneOf"][0].get(VARIANT_TITLE).is_none());
         let refs = shaped(json!({"oneOf": [{"$ref": "#/$defs/A"}, {"type": "string"}]}));
         assert!(refs["oneOf"][1].get(VARIANT_TITLE).is_none());
+    }
+
+    #[test]
+    fn open_single_property_objects_become_one_struct_of_options() {
+        let branches = json!([
+            {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
+            {"type": "object", "properties": {"line": {"type": "integer"}}, "required": ["line"]}
+        ]);
+        let v = shaped(json!({ "anyOf": branches.clone() }));
+        assert_eq!(
+            v,
+            json!({"type": "object", "properties": {"path": {"type": "string"}, "line": {"type": "integer"}}})
+        );
+        // Closed branches cannot both match: typify's tagged enum carries them.
+        let closed: Vec<Value> = branches
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|b| {
+                let mut b = b.clone();
+                b["additionalProperties"] = json!(false);
+                b
+            })
+            .collect();
+        assert!(shaped(json!({ "anyOf": closed }))["anyOf"].is_array());
+        // `oneOf` forbids a value matching both.
+        assert!(shaped(json!({ "oneOf": branches }))["oneOf"].is_array());
     }
 
     #[test]

@@ -56,15 +56,13 @@ fn assert_golden(name: &str, actual: &str) {
     }
     let expected = std::fs::read_to_string(&path).unwrap_or_default();
     if expected != actual {
-        let first = expected
-            .lines()
-            .zip(actual.lines())
-            .position(|(a, b)| a != b)
-            .unwrap_or(expected.lines().count().min(actual.lines().count()));
+        let diff = similar::TextDiff::from_lines(expected.as_str(), actual);
         panic!(
-            "golden {} differs from the generated code (first difference at line {}); run `UPDATE_GOLDENS=1 cargo test -p mcp-codegen --test goldens` and review the diff",
+            "golden {} differs from the generated code; run `UPDATE_GOLDENS=1 cargo test -p mcp-codegen --test goldens` and review the diff:\n{}",
             path.display(),
-            first + 1
+            diff.unified_diff()
+                .context_radius(3)
+                .header("golden", "generated")
         );
     }
 }

@@ -35,6 +35,18 @@ impl Health {
     }
 }
 
+impl std::fmt::Display for Health {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Health::Ok { latency } => write!(f, "answered ping in {latency:.1?}"),
+            Health::NotConnected => f.write_str("not connected yet"),
+            Health::TransportClosed => f.write_str("the connection is closed"),
+            Health::Closed => f.write_str("the session was closed"),
+            Health::Unresponsive { error } => write!(f, "no answer to ping: {error}"),
+        }
+    }
+}
+
 /// Arguments of a tool that takes none: serializes as `{}`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct NoArgs {}

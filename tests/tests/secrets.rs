@@ -1,5 +1,5 @@
-//! A `${TOKEN}` used in `env` or `headers` never appears in a fixture, a log line, an error
-//! or a `Debug` print.
+//! A `${TOKEN}` used in `env`, `args` or `headers` never appears in a fixture, a log line, an
+//! error or a `Debug` print, even when the server itself writes it to stderr or stdout.
 
 mod common;
 
@@ -35,6 +35,12 @@ headers = {{ Authorization = "Bearer ${{TEST_SECRET_TOKEN}}", X-Api-Key = "${{TE
 command = "sh"
 args = ["-c", "echo \"starting with token $API_TOKEN and arg $1\" >&2; exec \"$0\"", "{demo}", "${{TEST_SECRET_TOKEN}}"]
 env = {{ API_TOKEN = "${{TEST_SECRET_TOKEN}}" }}
+
+[servers.chatty]
+command = "sh"
+args = ["-c", "echo \"booting with token $API_TOKEN\"; exec cat > /dev/null"]
+env = {{ API_TOKEN = "${{TEST_SECRET_TOKEN}}" }}
+connect_timeout = 1.5
 
 [servers.missing]
 command = "{demo}"
@@ -89,6 +95,15 @@ env = {{ OTHER = "${{TEST_SECRET_TOKEN}}", NEVER_SET = "${{MCP_BINDGEN_TEST_UNSE
         seen.push_str(&format!("{err} {err:?}"));
         runtime.block_on(session.close()).expect("close");
     }
+    // A server that prints its secret to stdout and never answers: the error quotes the
+    // line, redacted, and so does the warning logged for it.
+    let chatty = registry.get("chatty").expect("alias").clone();
+    let err = runtime
+        .block_on(Session::connect_with_env(&chatty, &lookup))
+        .expect_err("no answer to initialize");
+    let text = err.to_string();
+    assert!(text.contains("\"booting with token <redacted>\""), "{text}");
+    seen.push_str(&format!("{text} {err:?}"));
     // A server whose other variable is missing: the error names the variable, not the secret.
     let missing = registry.get("missing").expect("alias").clone();
     let err = runtime

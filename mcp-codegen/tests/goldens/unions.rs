@@ -1199,32 +1199,12 @@ pub mod unions {
         #[serde(untagged)]
         pub enum ArgsTarget {
             String(::std::string::String),
-            Object(ArgsTargetObject),
-        }
-        impl ::std::convert::From<ArgsTargetObject> for ArgsTarget {
-            fn from(value: ArgsTargetObject) -> Self {
-                Self::Object(value)
-            }
-        }
-        ///`ArgsTargetObject`
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
-        pub enum ArgsTargetObject {
-            #[serde(rename = "path")]
-            Path(::std::string::String),
-            #[serde(rename = "line")]
-            Line(i64),
-        }
-        impl ::std::convert::From<i64> for ArgsTargetObject {
-            fn from(value: i64) -> Self {
-                Self::Line(value)
-            }
+            Object {
+                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                line: ::std::option::Option<i64>,
+                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                path: ::std::option::Option<::std::string::String>,
+            },
         }
         /// Error types.
         pub mod error {

@@ -37,7 +37,7 @@ impl Session {
             kind: resolved.transport.kind(),
             config: config.clone(),
             stderr: StderrTail::redacting(resolved.secrets.clone()),
-            noise: StdoutNoise::default(),
+            noise: StdoutNoise::redacting(resolved.secrets.clone()),
             resolved,
             shared,
             tap: Arc::new(RawTap::default()),

@@ -248,8 +248,8 @@ impl Toolbox {
             match health {
                 Some(h) if h.is_ok() => slot.set_health(ServerState::Active, None),
                 Some(h) => {
-                    let why = format!("health check: {h:?}");
-                    tracing::warn!(server = %slot.config.alias, health = ?h, "server unhealthy");
+                    let why = format!("health check: {h}");
+                    tracing::warn!(server = %slot.config.alias, "server unhealthy: {h}");
                     slot.set_health(ServerState::Failed, Some(why));
                 }
                 None => {}

@@ -101,8 +101,10 @@ impl StderrTail {
 #[derive(Debug, Default, Clone)]
 pub(crate) struct StdoutNoise(Arc<Mutex<NoiseRecord>>);
 
-#[derive(Debug, Default)]
+#[derive(Default)]
 struct NoiseRecord {
+    /// Values replaced by `<redacted>` in every quoted line.
+    secrets: Vec<String>,
     /// The first skipped lines (excerpt, reason).
     first: Vec<(String, String)>,
     /// How many lines were skipped in all.
@@ -112,16 +114,38 @@ struct NoiseRecord {
 /// Skipped lines quoted in an error.
 const NOISE_QUOTED: usize = 3;
 
+impl std::fmt::Debug for NoiseRecord {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NoiseRecord")
+            .field("first", &self.first)
+            .field("count", &self.count)
+            .finish_non_exhaustive()
+    }
+}
+
 impl StdoutNoise {
-    fn record(&self, line: &[u8], reason: String) {
-        if let Ok(mut r) = self.0.lock() {
-            r.count += 1;
-            if r.first.len() < NOISE_QUOTED {
-                let text = String::from_utf8_lossy(line);
-                r.first
-                    .push((crate::error::ellipsize(text.trim(), 120), reason));
-            }
+    /// A record that redacts `secrets` (the resolved values of the server's configuration)
+    /// in the lines it quotes.
+    pub(crate) fn redacting(secrets: Vec<String>) -> Self {
+        StdoutNoise(Arc::new(Mutex::new(NoiseRecord {
+            secrets,
+            ..NoiseRecord::default()
+        })))
+    }
+
+    /// Counts a skipped line and keeps it if it is among the first; returns the excerpt to
+    /// log (secrets redacted before the line is cut, so no part of one survives the cut).
+    fn record(&self, line: &[u8], reason: &str) -> String {
+        let text = String::from_utf8_lossy(line);
+        let Ok(mut r) = self.0.lock() else {
+            return String::new();
+        };
+        let excerpt = crate::error::ellipsize(&crate::config::redact(&r.secrets, text.trim()), 120);
+        r.count += 1;
+        if r.first.len() < NOISE_QUOTED {
+            r.first.push((excerpt.clone(), reason.to_string()));
         }
+        excerpt
     }
 
     /// What the server wrote besides JSON-RPC, for an error message; `None` when nothing.
@@ -780,9 +804,8 @@ impl rmcp::transport::Transport<rmcp::RoleClient> for StdioTransport {
                 }
                 Err(e) => {
                     let why = not_json_rpc(line, &e);
-                    let shown = String::from_utf8_lossy(&line[..line.len().min(120)]).into_owned();
+                    let shown = self.noise.record(line, &why);
                     tracing::warn!(server = %self.alias, "skipping a stdout line ({why}): {shown}");
-                    self.noise.record(line, why);
                 }
             }
         }

@@ -111,6 +111,8 @@ fn main() {
         json!({"target": "src/lib.rs"}),
         json!({"target": {"path": "a.rs"}}),
         json!({"target": {"line": 3}}),
+        // `anyOf`: a value may match both object branches.
+        json!({"target": {"path": "a.rs", "line": 3}}),
     ] {
         let a: scalar_or_objects::Args = same(v);
         roundtrip::check(scalar_or_objects::NAME, scalar_or_objects::INPUT_SCHEMA, &a);

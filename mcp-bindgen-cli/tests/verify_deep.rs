@@ -1,0 +1,57 @@
+//! `verify --deep` (the `cargo-mcp-bindgen` binary, run from this repository): the two
+//! summary lines, verbatim, a reason for every skipped tool, and tools that once came back
+//! changed (a value matching two open object branches of an `anyOf`, an integer bound past
+//! 64 bits) round-tripping now.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the crate has a parent")
+        .to_path_buf()
+}
+
+#[test]
+fn deep_verify_reports_passes_skips_and_the_summary_lines() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        dir.path().join("probe.json"),
+        r#"{"tools": [
+  {"name": "huge", "inputSchema": {"type": "object", "required": ["n"],
+    "properties": {"n": {"type": "integer", "minimum": 0, "maximum": 1e300}}}},
+  {"name": "impossible", "inputSchema": {"type": "object", "required": ["x"],
+    "properties": {"x": false}}},
+  {"name": "target", "inputSchema": {"type": "object", "required": ["target"],
+    "properties": {"target": {"anyOf": [
+      {"type": "string"},
+      {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
+      {"type": "object", "properties": {"line": {"type": "integer"}}, "required": ["line"]}]}}}}
+]}"#,
+    )
+    .expect("write fixture");
+    let out = Command::new(env!("CARGO_BIN_EXE_cargo-mcp-bindgen"))
+        .args(["verify", "--deep", "--fixtures"])
+        .arg(dir.path())
+        .current_dir(root())
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run cargo-mcp-bindgen");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let text = format!("{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert!(
+        lines.ends_with(&[
+            "3 tools: 3 typed, 0 fallback, 0 errors",
+            "round-trip: 3 tools, 2 passed, 0 failed, 1 skipped",
+        ]),
+        "{text}"
+    );
+    assert!(
+        text.contains("probe/impossible: skipped: arguments: no value satisfies the schema"),
+        "{text}"
+    );
+    assert!(!text.contains("FAILED"), "{text}");
+}
