@@ -128,35 +128,39 @@ async fn read_events(
     tap: Arc<RawTap>,
 ) {
     let mut endpoint_tx = Some(endpoint_tx);
-    let mut parser = SseParser::default();
-    let mut body = response.bytes_stream();
-    while let Some(chunk) = body.next().await {
-        let Ok(chunk) = chunk else { break };
-        for event in parser.feed(&chunk) {
-            match event.event.as_deref() {
-                Some("endpoint") => {
-                    if let Some(tx) = endpoint_tx.take() {
-                        let _ = tx.send(event.data.trim().to_string());
-                    }
-                }
-                None | Some("message") => {
-                    if event.data.trim().is_empty() {
-                        continue; // priming or keep-alive event
-                    }
-                    tap.on_receive(event.data.as_bytes());
-                    match serde_json::from_str::<RxJsonRpcMessage<RoleClient>>(&event.data) {
-                        Ok(msg) => {
-                            if msg_tx.send(msg).await.is_err() {
-                                return;
-                            }
-                        }
-                        Err(e) => {
-                            tracing::warn!(server = %alias, "ignoring an SSE message that is not JSON-RPC: {e}");
-                        }
-                    }
-                }
-                Some(_) => {} // ping and unknown events
+    let mut events = sse_stream::SseStream::from_bytes_stream(response.bytes_stream());
+    while let Some(event) = events.next().await {
+        let event = match event {
+            Ok(event) => event,
+            Err(e) => {
+                tracing::warn!(server = %alias, "the SSE stream broke off: {e}");
+                break;
             }
+        };
+        let data = event.data.unwrap_or_default();
+        match event.event.as_deref() {
+            Some("endpoint") => {
+                if let Some(tx) = endpoint_tx.take() {
+                    let _ = tx.send(data.trim().to_string());
+                }
+            }
+            None | Some("message") => {
+                if data.trim().is_empty() {
+                    continue; // priming or keep-alive event
+                }
+                tap.on_receive(data.as_bytes());
+                match serde_json::from_str::<RxJsonRpcMessage<RoleClient>>(&data) {
+                    Ok(msg) => {
+                        if msg_tx.send(msg).await.is_err() {
+                            return;
+                        }
+                    }
+                    Err(e) => {
+                        tracing::warn!(server = %alias, "ignoring an SSE message that is not JSON-RPC: {e}");
+                    }
+                }
+            }
+            Some(_) => {} // ping and unknown events
         }
     }
     tracing::debug!(server = %alias, "SSE stream ended");
@@ -221,103 +225,5 @@ impl Transport<RoleClient> for SseTransport {
 impl Drop for SseTransport {
     fn drop(&mut self) {
         self.reader.abort();
-    }
-}
-
-/// One dispatched server-sent event.
-#[derive(Debug, Default, PartialEq)]
-pub(crate) struct SseEvent {
-    pub(crate) event: Option<String>,
-    pub(crate) data: String,
-    pub(crate) id: Option<String>,
-}
-
-/// Incremental parser of the `text/event-stream` format (WHATWG HTML §9.2).
-#[derive(Debug, Default)]
-pub(crate) struct SseParser {
-    buf: Vec<u8>,
-    current: SseEvent,
-    has_data: bool,
-}
-
-impl SseParser {
-    /// Feeds bytes; returns the events completed by them.
-    pub(crate) fn feed(&mut self, bytes: &[u8]) -> Vec<SseEvent> {
-        self.buf.extend_from_slice(bytes);
-        let mut events = Vec::new();
-        let mut start = 0;
-        while let Some(pos) = memchr_newline(&self.buf[start..]) {
-            let end = start + pos;
-            let mut line = &self.buf[start..end];
-            if line.last() == Some(&b'\r') {
-                line = &line[..line.len() - 1];
-            }
-            let line = String::from_utf8_lossy(line).into_owned();
-            start = end + 1;
-            if line.is_empty() {
-                let ev = std::mem::take(&mut self.current);
-                if self.has_data || ev.event.is_some() {
-                    events.push(ev);
-                }
-                self.has_data = false;
-                continue;
-            }
-            if line.starts_with(':') {
-                continue; // comment
-            }
-            let (field, value) = match line.split_once(':') {
-                Some((f, v)) => (f.to_string(), v.strip_prefix(' ').unwrap_or(v).to_string()),
-                None => (line, String::new()),
-            };
-            match field.as_str() {
-                "event" => self.current.event = Some(value),
-                "data" => {
-                    if self.has_data {
-                        self.current.data.push('\n');
-                    }
-                    self.current.data.push_str(&value);
-                    self.has_data = true;
-                }
-                "id" => self.current.id = Some(value),
-                _ => {} // retry and unknown fields
-            }
-        }
-        self.buf.drain(..start);
-        events
-    }
-}
-
-fn memchr_newline(haystack: &[u8]) -> Option<usize> {
-    memchr::memchr(b'\n', haystack)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sse_parser_handles_split_chunks_crlf_comments_and_multiline_data() {
-        let mut p = SseParser::default();
-        assert!(p.feed(b"event: endpoint\r\nda").is_empty());
-        let evs = p.feed(
-            b"ta: /message?sessionId=1\r\n\r\n: keep-alive\n\ndata: {\"a\":\ndata: 1}\nid: 7\n\n",
-        );
-        assert_eq!(
-            evs,
-            vec![
-                SseEvent {
-                    event: Some("endpoint".into()),
-                    data: "/message?sessionId=1".into(),
-                    id: None
-                },
-                SseEvent {
-                    event: None,
-                    data: "{\"a\":\n1}".into(),
-                    id: Some("7".into())
-                },
-            ]
-        );
-        // An event with an id but no data (a priming event) is not dispatched.
-        assert!(p.feed(b"id: 9\n\n").is_empty());
     }
 }
