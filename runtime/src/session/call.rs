@@ -10,8 +10,10 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::*;
+use super::conn::Conn;
+use super::{CallOptions, DEFAULT_MAX_TOTAL, DEFAULT_TIMEOUT, Session, excerpt};
 use crate::error::{Error, Result};
+use crate::output::{Content, ToolOutput};
 
 /// What went wrong with one attempt of a call.
 pub(super) enum CallFailure {

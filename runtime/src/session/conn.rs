@@ -13,10 +13,12 @@ use rmcp::service::{PeerRequestOptions, RunningService, ServiceError};
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::Value;
 
-use super::*;
+use super::handler::{Handler, Shared, client_config};
+use super::{Session, excerpt};
 use crate::config::TransportConfig;
 use crate::drift::DriftPolicy;
 use crate::error::{Error, Result};
+use crate::output::ServerInfo;
 #[cfg(feature = "http")]
 use crate::transport::SseTransport;
 use crate::transport::{Direct, StderrEof, StdioTransport};

@@ -5,7 +5,8 @@ use std::sync::{Arc, Weak};
 
 use serde_json::Value;
 
-use super::*;
+use super::handler::Shared;
+use super::{Inner, Session};
 use crate::drift::{self, DriftPolicy};
 use crate::error::{Error, Result};
 

@@ -10,7 +10,7 @@ use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ClientHandler, RoleClient};
 use serde_json::Value;
 
-use super::*;
+use super::progress::ProgressRouter;
 
 /// State the rmcp client handler shares with its session (and every reconnection).
 pub(super) struct Shared {

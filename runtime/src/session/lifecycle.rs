@@ -4,7 +4,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use super::*;
+use super::conn::Conn;
+use super::drift_guard::{DriftState, watch_list_changed};
+use super::handler::Shared;
+use super::progress::ProgressRouter;
+use super::{ConnectOptions, DEFAULT_CONNECT_TIMEOUT, Inner, Session};
 use crate::config::{Resolved, ServerConfig};
 use crate::error::{Error, Result};
 use crate::transport::{RawTap, StderrTail, StdoutNoise};

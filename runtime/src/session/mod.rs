@@ -22,11 +22,10 @@ mod requests;
 
 pub use options::*;
 
-use conn::*;
-use drift_guard::*;
-use handler::*;
-use lifecycle::*;
-use progress::*;
+use conn::Conn;
+use drift_guard::DriftState;
+use handler::Shared;
+use lifecycle::Reconnect;
 
 /// A live connection to one MCP server. Cheap to clone; the connection closes when the
 /// last clone is dropped (stdio servers are terminated) or on [`Session::close`].

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use rmcp::model::{ProgressNotificationParam, ProgressToken};
 
-use super::*;
+use super::{Progress, ProgressFn};
 
 /// Routes `notifications/progress` to the call that asked for it.
 #[derive(Default)]

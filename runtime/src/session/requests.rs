@@ -8,8 +8,10 @@ use rmcp::service::{PeerRequestOptions, ServiceError};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::*;
+use super::conn::Conn;
+use super::{DEFAULT_TIMEOUT, HEALTH_TIMEOUT, Session};
 use crate::error::{Error, Result};
+use crate::output::Health;
 
 impl Session {
     /// Ping with a short deadline ([`HEALTH_TIMEOUT`]) plus the transport's state. Never

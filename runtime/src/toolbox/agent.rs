@@ -6,11 +6,13 @@ use std::fmt;
 
 use serde_json::Value;
 
-use super::{
-    Dispatch, Error, ErrorKind, ExportedTool, NativeServer, OpenAiExport, Snapshot, ToolRef,
-    Toolbox, export, native, tool_ref,
-};
+use super::Toolbox;
+use super::catalog::{ExportedTool, Snapshot, ToolRef, tool_ref};
+use super::dispatch::Dispatch;
+use super::export::{NativeServer, OpenAiExport, export, native};
+use super::scope::Scope;
 use crate::config::ServerConfig;
+use crate::error::{Error, ErrorKind};
 use crate::session::{CallOptions, Session};
 
 /// A model: its provider and its name (`openai` / `gpt-4o`).
@@ -220,81 +222,52 @@ pub fn check_rules(
     })
 }
 
-/// The servers and tools an agent may use.
-#[derive(Debug, Clone)]
-pub(super) struct Scope {
-    agent: String,
-    servers: BTreeSet<String>,
-    tools: Option<BTreeSet<(String, String)>>,
-}
-
-impl Scope {
-    pub(super) fn new(config: &AgentConfig, snap: &Snapshot) -> Result<Scope, Error> {
-        let mut scope = Scope {
-            agent: config.name.clone(),
-            servers: config.servers.iter().cloned().collect(),
-            tools: None,
-        };
-        let Some(list) = &config.tools else {
-            return Ok(scope);
-        };
-        let mut tools = BTreeSet::new();
-        for name in list {
-            if let Some((alias, tool)) = name.split_once('.')
-                && scope.servers.contains(alias)
-            {
-                tools.insert((alias.to_string(), tool.to_string()));
-                continue;
+/// The scope of an agent: its servers, and its tool list resolved against the toolbox's
+/// names (`alias.tool`, an exported name or an unambiguous short name).
+fn scope_of(config: &AgentConfig, snap: &Snapshot) -> Result<Scope, Error> {
+    let mut scope = Scope::new(&config.name, config.servers.iter().cloned().collect());
+    let Some(list) = &config.tools else {
+        return Ok(scope);
+    };
+    let mut tools = BTreeSet::new();
+    for name in list {
+        if let Some((alias, tool)) = name.split_once('.')
+            && scope.has_server(alias)
+        {
+            tools.insert((alias.to_string(), tool.to_string()));
+            continue;
+        }
+        match snap.resolve(name, Some(&scope)) {
+            Ok(i) => {
+                let r = tool_ref(snap, i);
+                tools.insert((r.server, r.tool));
             }
-            match snap.resolve(name, Some(&scope)) {
-                Ok(i) => {
-                    let r = tool_ref(snap, i);
-                    tools.insert((r.server, r.tool));
-                }
-                Err(e) => {
-                    return Err(Error::toolbox(
-                        ErrorKind::Config,
-                        format!(
-                            "agent \"{}\": tool \"{name}\" of its tool list does not name one tool of its servers ({}): {e}; write it as alias.tool",
-                            config.name,
-                            config.servers.join(", ")
-                        ),
-                    ));
-                }
+            Err(e) => {
+                return Err(Error::toolbox(
+                    ErrorKind::Config,
+                    format!(
+                        "agent \"{}\": tool \"{name}\" of its tool list does not name one tool of its servers ({}): {e}; write it as alias.tool",
+                        config.name,
+                        config.servers.join(", ")
+                    ),
+                ));
             }
         }
-        scope.tools = Some(tools);
-        Ok(scope)
     }
+    scope.restrict_to(tools);
+    Ok(scope)
+}
 
-    pub(super) fn has_server(&self, alias: &str) -> bool {
-        self.servers.contains(alias)
-    }
-
-    pub(super) fn allows(&self, server: &str, tool: &str) -> bool {
-        self.servers.contains(server)
-            && self
-                .tools
-                .as_ref()
-                .is_none_or(|t| t.contains(&(server.to_string(), tool.to_string())))
-    }
-
-    pub(super) fn refusal(&self, name: &str, server: &str, tool: &str) -> Error {
-        let why = if self.servers.contains(server) {
-            format!("tool \"{tool}\" of server \"{server}\" is not in its tool list")
-        } else {
-            format!(
-                "server \"{server}\" is not one of its servers ({})",
-                self.servers.iter().cloned().collect::<Vec<_>>().join(", ")
-            )
-        };
-        Error::toolbox(
-            ErrorKind::NotAllowed,
-            format!(
-                "tool \"{name}\" is not available to agent \"{}\": {why}; call one of the tools you were given",
-                self.agent
-            ),
-        )
+impl Toolbox {
+    /// Creates the view of one agent: checks the model/server rules (an error for a
+    /// model without MCP support and a server without `function_call_wrapper`; a warning,
+    /// logged and kept in [`AgentView::warnings`], for an MCP model and a wrapper server) and
+    /// restricts everything to the agent's servers and tools.
+    pub fn agent(&self, config: &AgentConfig, policy: &ModelPolicy) -> Result<AgentView, Error> {
+        let servers = self.server_configs();
+        let check = check_rules(config, policy, &servers)?;
+        let scope = scope_of(config, &self.snapshot())?;
+        Ok(AgentView::new(self.clone(), config.clone(), check, scope))
     }
 }
 

@@ -5,7 +5,8 @@ use std::sync::{Arc, Mutex, RwLock};
 
 use serde_json::Value;
 
-use super::*;
+use super::catalog::{Health, Slot, Snapshot};
+use super::{EnvLookup, Inner, ServerState, SkippedServer, Toolbox, ToolboxOptions, TypedTool};
 use crate::config::ServerConfig;
 use crate::error::{Error, ErrorKind};
 use crate::session::{CallOptions, Session};

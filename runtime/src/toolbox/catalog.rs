@@ -6,7 +6,9 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 
-use super::*;
+use super::names::{self, NameCollision};
+use super::scope::Scope;
+use super::{ServerState, Toolbox, ToolboxOptions, TypedTool, openai};
 use crate::config::ServerConfig;
 use crate::error::{Error, ErrorKind};
 use crate::session::Session;
@@ -20,6 +22,29 @@ pub struct ToolRef {
     pub tool: String,
     /// The exported name.
     pub exported: String,
+}
+
+/// A tool as the toolbox exports it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExportedTool {
+    /// The server's alias.
+    pub server: String,
+    /// The tool's name on the server.
+    pub tool: String,
+    /// The exported (function) name.
+    pub exported: String,
+    /// The tool's description.
+    pub description: Option<String>,
+    /// Whether the definition comes from `mcp_tools!` (typed) rather than the live list.
+    pub typed: bool,
+    /// The MCP tool definition (`name`, `description`, `inputSchema`, …).
+    pub definition: Value,
+    /// The tool's input schema.
+    pub input_schema: Value,
+    /// The non-strict OpenAI function definition.
+    pub function: Value,
+    /// The strict OpenAI function definition, or why there is none.
+    pub strict_function: Result<Value, String>,
 }
 
 #[derive(Debug)]
@@ -167,7 +192,7 @@ impl Snapshot {
 
     /// Resolves a name among the tools `visible` accepts. Tools outside it are reported as
     /// [`ErrorKind::NotAllowed`] (with `scope` naming the agent).
-    pub(super) fn resolve(&self, name: &str, scope: Option<&agent::Scope>) -> Result<usize, Error> {
+    pub(super) fn resolve(&self, name: &str, scope: Option<&Scope>) -> Result<usize, Error> {
         let visible = |i: usize| {
             scope.is_none_or(|s| {
                 self.entries

@@ -6,7 +6,10 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use tracing::Instrument;
 
-use super::*;
+use super::catalog::{ToolRef, tool_ref, unavailable};
+use super::scope::Scope;
+use super::text::{Truncation, truncate_middle};
+use super::{ServerState, Toolbox, typed};
 use crate::error::{Error, ErrorKind};
 use crate::output::ToolOutput;
 use crate::session::CallOptions;
@@ -92,7 +95,7 @@ impl Toolbox {
         &self,
         name: &str,
         arguments_json: &str,
-        scope: Option<&agent::Scope>,
+        scope: Option<&Scope>,
         options: CallOptions,
     ) -> Dispatch {
         let start = Instant::now();

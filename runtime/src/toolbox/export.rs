@@ -5,32 +5,12 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
-use super::*;
+use super::catalog::{Entry, Health, Slot, Snapshot, server_candidates};
+use super::names::NameCollision;
+use super::scope::Scope;
+use super::{ServerState, Toolbox, ToolboxOptions};
 use crate::config::ServerConfig;
 use crate::session::Session;
-
-/// A tool as the toolbox exports it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ExportedTool {
-    /// The server's alias.
-    pub server: String,
-    /// The tool's name on the server.
-    pub tool: String,
-    /// The exported (function) name.
-    pub exported: String,
-    /// The tool's description.
-    pub description: Option<String>,
-    /// Whether the definition comes from `mcp_tools!` (typed) rather than the live list.
-    pub typed: bool,
-    /// The MCP tool definition (`name`, `description`, `inputSchema`, …).
-    pub definition: Value,
-    /// The tool's input schema.
-    pub input_schema: Value,
-    /// The non-strict OpenAI function definition.
-    pub function: Value,
-    /// The strict OpenAI function definition, or why there is none.
-    pub strict_function: Result<Value, String>,
-}
 
 /// A tool whose strict definition fell back to the non-strict one.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -84,7 +64,7 @@ impl Toolbox {
     }
 }
 
-pub(super) fn export(snap: &Snapshot, strict: bool, scope: Option<&agent::Scope>) -> OpenAiExport {
+pub(super) fn export(snap: &Snapshot, strict: bool, scope: Option<&Scope>) -> OpenAiExport {
     let mut entries: Vec<&Entry> = snap
         .entries
         .iter()
@@ -113,7 +93,7 @@ pub(super) fn export(snap: &Snapshot, strict: bool, scope: Option<&agent::Scope>
     out
 }
 
-pub(super) fn native(snap: &Snapshot, scope: Option<&agent::Scope>) -> Vec<NativeServer> {
+pub(super) fn native(snap: &Snapshot, scope: Option<&Scope>) -> Vec<NativeServer> {
     snap.slots
         .values()
         .filter(|slot| scope.is_none_or(|s| s.has_server(&slot.config.alias)))

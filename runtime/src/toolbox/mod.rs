@@ -38,6 +38,7 @@ mod dispatch;
 mod export;
 pub mod names;
 pub mod openai;
+mod scope;
 mod text;
 pub(crate) mod typed;
 pub mod validate;
@@ -50,15 +51,17 @@ use serde_json::Value;
 use crate::config::{Registry, ServerConfig};
 use crate::error::{Error, ErrorKind};
 use crate::session::{CallOptions, Session};
+use builder::connect_one;
+use catalog::{Slot, Snapshot, unavailable};
 
 pub use crate::typed::{Normalize, TypedTool, normalize_as, normalize_no_args};
 pub use agent::{
     AgentConfig, AgentTools, AgentView, ModelPolicy, ModelRef, Route, RuleCheck, check_rules,
 };
 pub use builder::ToolboxBuilder;
-pub use catalog::ToolRef;
+pub use catalog::{ExportedTool, ToolRef};
 pub use dispatch::Dispatch;
-pub use export::{ExportedTool, NativeServer, OpenAiExport, StrictFallback, export_offline};
+pub use export::{NativeServer, OpenAiExport, StrictFallback, export_offline};
 pub use names::{MAX_NAME_LEN, NameCollision, exported_name};
 pub use text::{Truncation, truncate_middle};
 pub use typed::prepare_arguments;
@@ -418,18 +421,4 @@ impl Toolbox {
             Some(slot) => slot.session.clone().ok_or_else(|| unavailable(slot)),
         }
     }
-
-    /// Creates the view of one agent: checks the model/server rules (an error for a
-    /// model without MCP support and a server without `function_call_wrapper`; a warning,
-    /// logged and kept in [`AgentView::warnings`], for an MCP model and a wrapper server) and
-    /// restricts everything to the agent's servers and tools.
-    pub fn agent(&self, config: &AgentConfig, policy: &ModelPolicy) -> Result<AgentView, Error> {
-        let servers = self.server_configs();
-        let check = check_rules(config, policy, &servers)?;
-        let scope = agent::Scope::new(config, &self.snapshot())?;
-        Ok(AgentView::new(self.clone(), config.clone(), check, scope))
-    }
 }
-use builder::*;
-use catalog::*;
-use export::*;

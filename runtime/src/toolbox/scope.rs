@@ -1,0 +1,60 @@
+//! The servers and tools one agent may use: what the catalog, the export and the dispatch
+//! consult to hide or refuse everything else.
+
+use std::collections::BTreeSet;
+
+use crate::error::{Error, ErrorKind};
+
+/// The servers and tools an agent may use.
+#[derive(Debug, Clone)]
+pub(super) struct Scope {
+    agent: String,
+    servers: BTreeSet<String>,
+    tools: Option<BTreeSet<(String, String)>>,
+}
+
+impl Scope {
+    /// Every tool of `servers`, for the agent named `agent`.
+    pub(super) fn new(agent: &str, servers: BTreeSet<String>) -> Scope {
+        Scope {
+            agent: agent.to_string(),
+            servers,
+            tools: None,
+        }
+    }
+
+    /// Only these `(server, tool)` pairs.
+    pub(super) fn restrict_to(&mut self, tools: BTreeSet<(String, String)>) {
+        self.tools = Some(tools);
+    }
+
+    pub(super) fn has_server(&self, alias: &str) -> bool {
+        self.servers.contains(alias)
+    }
+
+    pub(super) fn allows(&self, server: &str, tool: &str) -> bool {
+        self.servers.contains(server)
+            && self
+                .tools
+                .as_ref()
+                .is_none_or(|t| t.contains(&(server.to_string(), tool.to_string())))
+    }
+
+    pub(super) fn refusal(&self, name: &str, server: &str, tool: &str) -> Error {
+        let why = if self.servers.contains(server) {
+            format!("tool \"{tool}\" of server \"{server}\" is not in its tool list")
+        } else {
+            format!(
+                "server \"{server}\" is not one of its servers ({})",
+                self.servers.iter().cloned().collect::<Vec<_>>().join(", ")
+            )
+        };
+        Error::toolbox(
+            ErrorKind::NotAllowed,
+            format!(
+                "tool \"{name}\" is not available to agent \"{}\": {why}; call one of the tools you were given",
+                self.agent
+            ),
+        )
+    }
+}
