@@ -1,0 +1,231 @@
+//! The emitter: one server module from a fixture.
+//!
+//! ```text
+//! pub mod <alias> {
+//!     pub const FIXTURE_HASH, ALIAS, TOOL_NAMES;
+//!     pub struct Client { session }            // one async fn (+ `_with`) per tool
+//!     pub mod <tool> {                         // one module per tool
+//!         pub const NAME, INPUT_SCHEMA, OUTPUT_SCHEMA, OPENAI_FUNCTION, …;
+//!         pub struct Args { … }                // typify's types for this tool only
+//!         pub mod output { pub struct Output { … } }  pub use self::output::Output;
+//!     }
+//!     pub mod prompts {                        // Client::prompts(): one async fn per prompt
+//!         pub mod <prompt> { pub const NAME; pub struct Args { … } }  // string arguments
+//!     }
+//! }
+//! ```
+//!
+//! **Argument style.** Arguments are plain structs with public fields (required fields
+//! plain, optional ones `Option<T>`), built with a struct literal: argument names are
+//! visible at the call site and a missing, misspelled or mistyped argument is a compile
+//! error. `Default` is derived only when every field is optional, so
+//! `Args { owner: …, ..Default::default() }` compiles exactly when nothing required is
+//! left out. (typify's builders would move those errors to run time.)
+
+// One concern per file: `options` (the macro's options, checked and sorted per tool),
+// `report` (what generation reports), `names` (the tools' function names and their
+// collisions), `tool` (one tool's module and `Client` methods), `typed` (typify, rewrites and
+// checks for one schema) and `client` (the server module with its `Client`); `plan` puts
+// them together.
+mod client;
+mod names;
+mod options;
+mod report;
+mod tool;
+mod typed;
+
+use proc_macro2::TokenStream;
+
+use crate::fixture::{Fixture, Tool};
+use crate::{Error, Result};
+
+use client::typed_tool_entry;
+pub use options::Options;
+use options::ToolOptions;
+pub use report::{Generated, Stats, ToolReport, Typing};
+use tool::emit_tool;
+
+/// Generates the module for `fixture` under `alias` (the macro's and xtask's entry point).
+///
+/// Tools that cannot be typed fall back individually (see [`Generated::warnings`]); errors
+/// are reserved for what the user must fix: unknown names in `options`, two tools or two
+/// arguments mapping to one Rust name.
+pub fn generate(fixture: &Fixture, alias: &str, options: &Options) -> Result<Generated> {
+    let plan = plan(fixture, alias, options)?;
+    if let Some((_, err)) = plan.errors.into_iter().next() {
+        return Err(err);
+    }
+    Ok(plan.generated)
+}
+
+/// [`generate`], formatted with prettyplease (what `cargo xtask expand` prints).
+pub fn expand_to_string(fixture: &Fixture, alias: &str, options: &Options) -> Result<String> {
+    let generated = generate(fixture, alias, options)?;
+    format_tokens(alias, generated.tokens)
+}
+
+/// Formats a token stream as a Rust file with prettyplease.
+pub fn format_tokens(alias: &str, tokens: TokenStream) -> Result<String> {
+    let file: syn::File = syn::parse2(tokens).map_err(|e| Error::InvalidOption {
+        alias: alias.to_string(),
+        entry: None,
+        message: format!("internal error: generated code does not parse: {e}"),
+    })?;
+    Ok(prettyplease::unparse(&file))
+}
+
+/// The outcome of planning: what was generated, plus per-tool errors (tool name, error).
+pub(crate) struct Plan {
+    pub generated: Generated,
+    pub errors: Vec<(String, Error)>,
+}
+
+/// Checks `options`, names the selected tools' functions and emits each tool (a tool that
+/// fails is an error of its own, the others are still generated), then the server module.
+pub(crate) fn plan(fixture: &Fixture, alias: &str, options: &Options) -> Result<Plan> {
+    let per_tool = options::per_tool_options(fixture, alias, options)?;
+
+    // Selected tools, fixture order.
+    let selected: Vec<&Tool> = fixture
+        .tools
+        .iter()
+        .filter(|t| {
+            options
+                .only
+                .as_ref()
+                .is_none_or(|only| only.iter().any(|o| o == &t.name))
+        })
+        .filter(|t| !options.skip.iter().any(|s| s == &t.name))
+        .collect();
+
+    let mut warnings = Vec::new();
+
+    // Function names, collisions.
+    let fn_names = names::function_names(alias, &selected, &per_tool, &mut warnings)?;
+    let mut errors: Vec<(String, Error)> =
+        names::collisions(alias, &selected, &per_tool, &fn_names);
+
+    let mut tool_items = Vec::new();
+    let mut methods = Vec::new();
+    let mut reports = Vec::new();
+    let mut typed_tools = Vec::new();
+    let mut stats = Stats::default();
+    for (tool, fn_name) in selected.iter().zip(&fn_names) {
+        let no_options = ToolOptions::default();
+        let topts = per_tool.get(tool.name.as_str()).unwrap_or(&no_options);
+        match emit_tool(tool, alias, fn_name, topts) {
+            Ok(out) => {
+                stats.tools += 1;
+                if out.report.fully_typed() {
+                    stats.typed += 1;
+                } else {
+                    stats.fallback += 1;
+                }
+                if out.report.args == Typing::NoArgs {
+                    stats.no_args += 1;
+                }
+                if out.report.output == Some(Typing::Typed) {
+                    stats.typed_outputs += 1;
+                }
+                warnings.extend(out.warnings);
+                typed_tools.push(typed_tool_entry(
+                    tool,
+                    fn_name,
+                    &out.report.args,
+                    out.report.output.as_ref(),
+                ));
+                tool_items.push(out.module);
+                methods.push(out.methods);
+                reports.push(out.report);
+            }
+            Err(e) => errors.push((tool.name.clone(), e)),
+        }
+    }
+
+    let prompts = crate::prompts::emit(&fixture.prompts);
+    warnings.extend(prompts.warnings);
+
+    let tokens = client::server_module(
+        fixture,
+        alias,
+        &selected,
+        &typed_tools,
+        &methods,
+        &tool_items,
+        &prompts.module,
+    );
+    Ok(Plan {
+        generated: Generated {
+            tokens,
+            warnings,
+            stats,
+            tools: reports,
+        },
+        errors,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tokens::safe_doc;
+    use crate::warning::WarningKind;
+    use serde_json::Value;
+    use std::path::Path;
+
+    /// A fixture with these tools (shared by the emitter's tests).
+    pub(super) fn fixture(tools: Value) -> Fixture {
+        let doc = serde_json::json!({ "tools": tools });
+        Fixture::from_slice(doc.to_string().as_bytes(), Path::new("mem.json")).unwrap()
+    }
+
+    #[test]
+    fn doc_text_is_made_safe() {
+        assert_eq!(
+            safe_doc("a\n```\nlet x;\n```\n        deep"),
+            "a\n```text\nlet x;\n```\n   deep"
+        );
+        assert_eq!(safe_doc("```json\n{}"), "```json\n{}\n```");
+    }
+
+    #[test]
+    fn generates_parsable_code_with_typed_and_fallback_tools() {
+        let f = fixture(serde_json::json!([
+            {"name": "get_me", "description": "Me", "inputSchema": {"type": "object", "properties": {}}},
+            {"name": "create-issue", "inputSchema": {"type": "object", "required": ["title"], "properties": {"title": {"type": "string"}}},
+             "outputSchema": {"type": "object", "properties": {"id": {"type": "integer"}}}},
+            {"name": "bad", "inputSchema": {"type": "object", "properties": {"a": {"$ref": "http://x"}}}}
+        ]));
+        let g = generate(&f, "demo", &Options::default()).unwrap();
+        assert_eq!(g.stats.tools, 3);
+        assert_eq!(g.stats.typed, 2);
+        assert_eq!(g.stats.fallback, 1);
+        assert_eq!(g.stats.no_args, 1);
+        assert_eq!(g.stats.typed_outputs, 1);
+        assert!(
+            g.warnings
+                .iter()
+                .any(|w| w.tool == "bad" && w.kind == WarningKind::ArgsFallback)
+        );
+        let text = format_tokens("demo", g.tokens).unwrap();
+        assert!(text.contains("pub mod demo"));
+        assert!(text.contains("pub async fn get_me(&self)"));
+        assert!(text.contains("pub async fn create_issue(\n"), "{text}");
+        assert!(text.contains("args: create_issue::Args,"));
+        assert!(text.contains("-> ::mcp_runtime::Result<create_issue::Output>"));
+        assert!(
+            !text.contains(" ::serde::") && !text.contains("(::serde::"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn output_is_deterministic() {
+        let f = fixture(serde_json::json!([
+            {"name": "a", "inputSchema": {"type": "object", "properties": {"x": {"type": "string", "enum": ["b", "a"]}, "y": {"$ref": "#/$defs/Y"}}, "$defs": {"Y": {"type": "object", "properties": {"z": {"type": "integer"}}}}}}
+        ]));
+        let a = expand_to_string(&f, "d", &Options::default()).unwrap();
+        let b = expand_to_string(&f, "d", &Options::default()).unwrap();
+        assert_eq!(a, b);
+    }
+}

@@ -1,0 +1,355 @@
+//! One tool: its module (constants, argument and result types) and its `Client` methods.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use serde_json::Value;
+
+use super::options::ToolOptions;
+use super::report::{ToolReport, Typing};
+use super::typed::typed_module;
+use crate::fixture::Tool;
+use crate::naming::{self, did_you_mean};
+use crate::normalize::{self, Problem, Request, Role};
+use crate::tokens::{doc_lines, ident, opt_str, safe_doc};
+use crate::warning::{Warning, WarningKind};
+use crate::{Error, Result, openai};
+
+/// One tool's share of the server module.
+pub(super) struct ToolOut {
+    /// `pub mod <tool> { … }`.
+    pub(super) module: TokenStream,
+    /// The tool's `Client` methods.
+    pub(super) methods: TokenStream,
+    /// How the tool got typed.
+    pub(super) report: ToolReport,
+    /// Fallbacks and notes.
+    pub(super) warnings: Vec<Warning>,
+}
+
+fn compact(v: &Value) -> String {
+    serde_json::to_string(v).unwrap_or_else(|_| "null".to_string())
+}
+
+pub(super) fn emit_tool(
+    tool: &Tool,
+    alias: &str,
+    fn_name: &str,
+    topts: &ToolOptions,
+) -> Result<ToolOut> {
+    let mut warnings = Vec::new();
+    let mut note = |kind, message: String| {
+        warnings.push(Warning {
+            tool: tool.name.clone(),
+            kind,
+            message,
+        });
+    };
+
+    // Unknown arguments in rename/types.
+    let props: Vec<String> = tool
+        .input_schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|p| p.keys().cloned().collect())
+        .unwrap_or_default();
+    for (option, keys) in [
+        ("rename", topts.arg_renames.keys()),
+        ("types", topts.arg_types.keys()),
+    ] {
+        for arg in keys {
+            if !props.contains(arg) {
+                return Err(Error::UnknownArgument {
+                    alias: alias.to_string(),
+                    tool: tool.name.clone(),
+                    option,
+                    argument: arg.clone(),
+                    hint: did_you_mean(arg, props.iter().map(String::as_str)),
+                });
+            }
+        }
+    }
+
+    // Arguments.
+    let request = Request {
+        renames: topts.arg_renames.clone(),
+        types: topts.arg_types.clone(),
+        description: Some(match tool.description.as_deref() {
+            Some(d) if !d.trim().is_empty() => safe_doc(d),
+            _ => format!("Arguments of the tool `{}`.", tool.name),
+        }),
+    };
+    let (args_typing, args_tokens) = match normalize::normalize(
+        &tool.input_schema,
+        Role::Input,
+        &request,
+    ) {
+        Ok(n) if n.no_args => {
+            for w in &n.warnings {
+                note(WarningKind::Note, w.clone());
+            }
+            (
+                Typing::NoArgs,
+                quote! {
+                    /// This tool takes no arguments; the call sends `{}`.
+                    pub type Args = ::mcp_runtime::NoArgs;
+                },
+            )
+        }
+        Ok(n) if n.free_form => {
+            note(
+                    WarningKind::Note,
+                    "the inputSchema names no arguments but does not rule any out: arguments are a free-form JSON object".into(),
+                );
+            (
+                Typing::Typed,
+                quote! {
+                    /// The tool's schema names no arguments but allows any: a free-form
+                    /// JSON object (`serde_json::Map`).
+                    pub type Args = ::mcp_runtime::__private::serde_json::Map<
+                        ::std::string::String,
+                        ::mcp_runtime::__private::serde_json::Value,
+                    >;
+                },
+            )
+        }
+        Ok(n) => {
+            for w in &n.warnings {
+                note(WarningKind::Note, w.clone());
+            }
+            match typed_module(&n, false) {
+                Ok(tokens) => (Typing::Typed, tokens),
+                Err(reason) => (Typing::Untyped(reason), TokenStream::new()),
+            }
+        }
+        Err(Problem::Fallback(reason)) => (Typing::Untyped(reason), TokenStream::new()),
+        Err(Problem::Collision {
+            first,
+            second,
+            field,
+            ..
+        }) => {
+            let mut suggestion = format!("{field}_2");
+            let mut n = 3;
+            while props
+                .iter()
+                .any(|p| naming::typify_sanitize(p, false) == suggestion)
+            {
+                suggestion = format!("{field}_{n}");
+                n += 1;
+            }
+            return Err(Error::ArgumentCollision(Box::new(
+                crate::error::ArgumentCollision {
+                    alias: alias.to_string(),
+                    tool: tool.name.clone(),
+                    first,
+                    second,
+                    field,
+                    suggestion,
+                },
+            )));
+        }
+        Err(Problem::BadOption {
+            option,
+            property,
+            message,
+        }) => {
+            return Err(Error::InvalidOption {
+                alias: alias.to_string(),
+                entry: Some((option, format!("{}.{property}", tool.name))),
+                message: format!("tool \"{}\": {message}", tool.name),
+            });
+        }
+    };
+    let args_tokens = match &args_typing {
+        Typing::Untyped(reason) => {
+            note(WarningKind::ArgsFallback, reason.clone());
+            let doc = doc_lines(&format!(
+                "Arguments as untyped JSON: mcp-bindgen could not type this tool's schema ({reason})."
+            ));
+            quote! {
+                #(#doc)*
+                pub type Args = ::mcp_runtime::__private::serde_json::Value;
+            }
+        }
+        _ => args_tokens,
+    };
+
+    // Output.
+    let (output_typing, output_tokens) = match &tool.output_schema {
+        None => (None, TokenStream::new()),
+        Some(schema) => {
+            let request = Request {
+                description: Some(format!("Structured result of the tool `{}`.", tool.name)),
+                ..Request::default()
+            };
+            let result = normalize::normalize(schema, Role::Output, &request)
+                .map_err(|p| match p {
+                    Problem::Fallback(r) | Problem::BadOption { message: r, .. } => r,
+                    Problem::Collision { first, second, field, pointer } => format!(
+                        "properties \"{first}\" and \"{second}\" at {} both map to the Rust field `{field}`",
+                        if pointer.is_empty() { "/" } else { &pointer }
+                    ),
+                })
+                .and_then(|n| {
+                    for w in &n.warnings {
+                        note(WarningKind::Note, format!("outputSchema: {w}"));
+                    }
+                    typed_module(&n, true)
+                });
+            match result {
+                Ok(tokens) => (
+                    Some(Typing::Typed),
+                    quote! {
+                        /// Types of the tool's structured result (`outputSchema`).
+                        pub mod output {
+                            #tokens
+                        }
+                        pub use self::output::Output;
+                    },
+                ),
+                Err(reason) => {
+                    note(WarningKind::OutputFallback, reason.clone());
+                    (Some(Typing::Untyped(reason)), TokenStream::new())
+                }
+            }
+        }
+    };
+
+    // Constants.
+    let name = &tool.name;
+    let input_schema = compact(&tool.input_schema);
+    let output_schema = opt_str(tool.output_schema.as_ref().map(compact).as_deref());
+    let description = tool.description.as_deref();
+    let openai_fn = compact(&openai::function_definition(
+        alias,
+        name,
+        description,
+        &tool.input_schema,
+    ));
+    let (strict, strict_reason) =
+        match openai::strict_function_definition(alias, name, description, &tool.input_schema) {
+            Ok(v) => (opt_str(Some(&compact(&v))), opt_str(None)),
+            Err(reason) => (opt_str(None), opt_str(Some(&reason))),
+        };
+    let untyped = opt_str(match &args_typing {
+        Typing::Untyped(r) => Some(r),
+        _ => None,
+    });
+    let openai_name = naming::openai_name(alias, name);
+
+    let mod_ident = ident(fn_name);
+    let module_doc = doc_lines(&format!("Types and constants of the tool `{name}`."));
+    let module = quote! {
+        #(#module_doc)*
+        pub mod #mod_ident {
+            /// The tool's name on the server.
+            pub const NAME: &str = #name;
+            /// The tool's `inputSchema`, as the server sent it.
+            pub const INPUT_SCHEMA: &str = #input_schema;
+            /// The tool's `outputSchema`, as the server sent it.
+            pub const OUTPUT_SCHEMA: ::core::option::Option<&str> = #output_schema;
+            /// The tool's OpenAI function name (`mcp_<alias>_<tool>`, sanitized, ≤ 64 chars).
+            pub const OPENAI_NAME: &str = #openai_name;
+            /// OpenAI function-call definition (non-strict).
+            pub const OPENAI_FUNCTION: &str = #openai_fn;
+            /// OpenAI function-call definition with `strict: true`, when the schema allows it.
+            pub const OPENAI_FUNCTION_STRICT: ::core::option::Option<&str> = #strict;
+            /// Why there is no strict definition.
+            pub const OPENAI_STRICT_UNAVAILABLE: ::core::option::Option<&str> = #strict_reason;
+            /// Why the arguments are untyped JSON, if they are.
+            pub const UNTYPED_ARGS_REASON: ::core::option::Option<&str> = #untyped;
+
+            #args_tokens
+            #output_tokens
+        }
+    };
+
+    // Methods.
+    let method = ident(fn_name);
+    let with = format_ident!("{}_with", naming::unraw(fn_name));
+    let ret = if output_typing == Some(Typing::Typed) {
+        quote!(#mod_ident::Output)
+    } else {
+        quote!(::mcp_runtime::ToolOutput)
+    };
+    let call = if output_typing == Some(Typing::Typed) {
+        quote!(call_structured::<_, #mod_ident::Output>)
+    } else {
+        quote!(call_checked)
+    };
+    let mut doc_text = tool.description.clone().unwrap_or_default();
+    if doc_text.trim().is_empty() {
+        doc_text = format!("Calls the tool `{name}`.");
+    }
+    if let Typing::Untyped(reason) = &args_typing {
+        doc_text.push_str(&format!("\n\nArguments are untyped JSON: {reason}."));
+    }
+    let doc = doc_lines(&doc_text);
+    let with_doc = doc_lines(&format!(
+        "Like [`Self::{}`], with per-call options (deadlines, progress).",
+        naming::unraw(fn_name)
+    ));
+    let methods = if args_typing == Typing::NoArgs {
+        quote! {
+            #(#doc)*
+            pub async fn #method(&self) -> ::mcp_runtime::Result<#ret> {
+                self.#with(::mcp_runtime::CallOptions::default()).await
+            }
+            #(#with_doc)*
+            pub async fn #with(&self, options: ::mcp_runtime::CallOptions) -> ::mcp_runtime::Result<#ret> {
+                self.session.#call(#mod_ident::NAME, &::mcp_runtime::NoArgs {}, options).await
+            }
+        }
+    } else {
+        quote! {
+            #(#doc)*
+            pub async fn #method(&self, args: #mod_ident::Args) -> ::mcp_runtime::Result<#ret> {
+                self.#with(args, ::mcp_runtime::CallOptions::default()).await
+            }
+            #(#with_doc)*
+            pub async fn #with(&self, args: #mod_ident::Args, options: ::mcp_runtime::CallOptions) -> ::mcp_runtime::Result<#ret> {
+                self.session.#call(#mod_ident::NAME, &args, options).await
+            }
+        }
+    };
+
+    Ok(ToolOut {
+        module,
+        methods,
+        report: ToolReport {
+            name: name.clone(),
+            function: fn_name.to_string(),
+            args: args_typing,
+            output: output_typing,
+        },
+        warnings,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::emit::tests::fixture;
+    use crate::emit::{Options, generate};
+
+    #[test]
+    fn argument_collisions_are_errors_with_a_hint() {
+        let f = fixture(serde_json::json!([
+            {"name": "t", "inputSchema": {"type": "object", "properties": {"fooBar": {"type": "string"}, "foo_bar": {"type": "string"}}}}
+        ]));
+        let e = generate(&f, "gh", &Options::default())
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "tool \"t\" of server \"gh\": arguments \"fooBar\" and \"foo_bar\" both map to the Rust field `foo_bar`; add rename = { \"t.foo_bar\" = \"foo_bar_2\" }"
+        );
+        assert!(
+            generate(
+                &f,
+                "gh",
+                &Options::default().with_rename("t.foo_bar", "foo_bar_2")
+            )
+            .is_ok()
+        );
+    }
+}

@@ -1,0 +1,174 @@
+//! `anyOf`/`oneOf`/`allOf`/`not` shapes typify mishandles: a single `allOf` inlined, unions
+//! with `null` spelled one way, unions with an unconstrained branch and untyped `not`
+//! dropped with a note.
+
+use serde_json::{Map, Value, json};
+
+use super::Ctx;
+
+/// `allOf: [X]` (pydantic's way to attach a description to a reference) → `X`.
+pub(super) fn single_all_of(obj: &mut Map<String, Value>) {
+    let only_one = matches!(obj.get("allOf"), Some(Value::Array(list)) if list.len() == 1);
+    let others = obj
+        .keys()
+        .any(|k| !["allOf", "description"].contains(&k.as_str()));
+    if !only_one || others {
+        return;
+    }
+    let Some(Value::Array(mut list)) = obj.remove("allOf") else {
+        return;
+    };
+    let description = obj.remove("description");
+    match list.pop() {
+        Some(Value::Object(inner)) => {
+            obj.extend(inner);
+            if let Some(d) = description {
+                obj.insert("description".into(), d);
+            }
+        }
+        Some(other) => {
+            obj.insert("allOf".into(), Value::Array(vec![other]));
+            if let Some(d) = description {
+                obj.insert("description".into(), d);
+            }
+        }
+        None => {}
+    }
+}
+
+pub(super) fn is_null_schema(v: &Value) -> bool {
+    v.get("type").and_then(Value::as_str) == Some("null")
+        || v.get("const").is_some_and(Value::is_null)
+        || matches!(v.get("enum"), Some(Value::Array(a)) if a.len() == 1 && a[0].is_null())
+}
+
+/// `anyOf`/`oneOf` of one schema and `null`, in any order → `anyOf: [X, {"type": "null"}]`.
+pub(super) fn nullable_union(obj: &mut Map<String, Value>) {
+    for key in ["anyOf", "oneOf"] {
+        let Some(Value::Array(list)) = obj.get(key) else {
+            continue;
+        };
+        if list.len() != 2 {
+            continue;
+        }
+        let nulls = list.iter().filter(|s| is_null_schema(s)).count();
+        if nulls != 1 {
+            continue;
+        }
+        let Some(Value::Array(list)) = obj.remove(key) else {
+            continue;
+        };
+        let other = list
+            .into_iter()
+            .find(|s| !is_null_schema(s))
+            .unwrap_or(json!({}));
+        obj.insert("anyOf".into(), json!([other, {"type": "null"}]));
+    }
+}
+
+/// Whether a schema accepts every value (`true`, or only annotations).
+fn is_unconstrained(v: &Value) -> bool {
+    match v {
+        Value::Bool(true) => true,
+        Value::Object(m) => m.keys().all(|k| crate::schema::is_annotation(k)),
+        _ => false,
+    }
+}
+
+/// `anyOf`/`oneOf` with an unconstrained branch accepts (almost) anything; typify would
+/// turn it into a struct of flattened optional fields that cannot hold a number or a
+/// string. The union is removed, so the value is typed as JSON.
+pub(super) fn unconstrained_union(obj: &mut Map<String, Value>, at: &str, ctx: &mut Ctx) {
+    for key in ["anyOf", "oneOf"] {
+        let open = matches!(obj.get(key), Some(Value::Array(branches)) if branches.iter().any(is_unconstrained));
+        if open {
+            obj.remove(key);
+            let note = if key == "oneOf" {
+                " (`oneOf` would also reject values matching two branches; the server checks that)"
+            } else {
+                ""
+            };
+            ctx.warn(
+                at,
+                format!(
+                    "`{key}` with an unconstrained branch accepts any value; typed as JSON{note}"
+                ),
+            );
+        }
+    }
+}
+
+/// `not` on a schema without a `type`: typify takes the excluded schema's type as the
+/// value's type (`{"not": {"type": "string", "enum": ["x"]}}` became a string, rejecting
+/// numbers and `null` that the schema allows). Dropped with a note: the value is typed by
+/// its other keywords, or as JSON.
+pub(super) fn untyped_not(obj: &mut Map<String, Value>, at: &str, ctx: &mut Ctx) {
+    if obj.contains_key("not") && !obj.contains_key("type") {
+        obj.remove("not");
+        ctx.warn(
+            at,
+            "`not` without a `type` dropped; the excluded values are not checked by the generated types".into(),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::normalize::tests::norm;
+    use std::collections::BTreeSet;
+
+    #[test]
+    fn three_nullable_spellings() {
+        let n = norm(json!({"type": "object", "properties": {
+            "a": {"anyOf": [{"type": "null"}, {"type": "string"}]},
+            "b": {"type": ["string", "null"]},
+            "c": {"type": "string", "default": null},
+            "d": {"oneOf": [{"type": "integer"}, {"const": null}]}
+        }}));
+        let p = &n.root["properties"];
+        assert_eq!(
+            p["a"],
+            json!({"anyOf": [{"type": "string"}, {"type": "null"}]})
+        );
+        assert_eq!(p["b"], json!({"type": ["string", "null"]}));
+        assert_eq!(p["c"], json!({"type": "string"}));
+        assert_eq!(p["d"]["anyOf"][1], json!({"type": "null"}));
+        let expected: BTreeSet<String> = ["a", "b", "d"].iter().map(|s| s.to_string()).collect();
+        assert_eq!(n.nullable_optional, expected);
+    }
+
+    #[test]
+    fn unions_with_an_unconstrained_branch_become_json() {
+        let n = norm(json!({"type": "object", "properties": {
+            "a": {"anyOf": [{"type": "integer"}, {}]},
+            "b": {"oneOf": [{"type": "string"}, {"description": "anything"}]},
+            "c": {"anyOf": [{"type": "integer"}, {"type": "string"}]}
+        }}));
+        let p = &n.root["properties"];
+        assert!(p["a"].get("anyOf").is_none() && p["b"].get("oneOf").is_none());
+        assert!(p["c"].get("oneOf").is_some(), "constrained unions stay");
+        assert!(
+            n.warnings
+                .iter()
+                .any(|w| w.contains("`anyOf` with an unconstrained branch")),
+            "{:?}",
+            n.warnings
+        );
+    }
+
+    #[test]
+    fn untyped_not_is_dropped_typed_not_kept() {
+        let n = norm(json!({"type": "object", "properties": {
+            "a": {"not": {"type": "string", "enum": ["x"]}},
+            "b": {"type": "string", "not": {"enum": ["x"]}}
+        }}));
+        assert!(n.root["properties"]["a"].get("not").is_none());
+        assert!(n.root["properties"]["b"].get("not").is_some());
+        assert!(
+            n.warnings
+                .iter()
+                .any(|w| w.starts_with("`not` without a `type` dropped"))
+        );
+    }
+}

@@ -1,0 +1,348 @@
+//! The schema normalizer: rewrites one tool schema (as the server sent it) into the subset
+//! typify 0.8 turns into compiling, ergonomic Rust — or explains why it cannot.
+//!
+//! Every step is a pure function over [`serde_json::Value`] and has its own unit test. What
+//! each step does and why (what real servers' schemas contain, and where typify 0.8 breaks):
+//!
+//! | input | normalized to |
+//! |---|---|
+//! | root `title`, root name | the root is added to typify under a forced name (`Args`/`Output`) and every `title` becomes documentation (typify names types after titles, and two equal titles would silently merge two types) |
+//! | `$defs` / `definitions` | hoisted into one per-tool namespace with unique PascalCase names (`Args`/`Output` reserved) |
+//! | `$ref: "#/properties/…"`, `$anchor`, any in-document pointer | target copied into the namespace, reference repointed |
+//! | `$ref: "#"` | points at the root type (recursion is boxed by typify) |
+//! | external `$ref` | the tool falls back (never fetched) |
+//! | `if/then/else`, `prefixItems`, `$dynamicRef`, `unevaluated*`, `dependentSchemas` | dropped with a warning: the constraint is not enforced by the types |
+//! | `anyOf/oneOf [X, null]`, `type: [X, "null"]` | `Option<X>`; an optional top-level argument that may be null becomes `Option<Option<X>>` (`None` omits it, `Some(None)` sends `null`) |
+//! | `default: null` on a non-null type, any `default` | removed (the server applies defaults); the value is documented |
+//! | keywords / non-identifiers as property names | typify's `type_` / `meta` + `#[serde(rename)]` |
+//! | `fooBar` + `foo_bar` in one object | [`Problem::Collision`] (top level: fixable with `rename`) |
+//! | enum values with colliding variant names (`reactions-+1`/`reactions--1`) | distinct names (`ReactionsPlus1`/`ReactionsMinus1`) via placeholder values restored after typify |
+//! | no-argument tool | `no_args`: the function takes no arguments and sends `{}` |
+//! | `const` | a one-value enum (type-checked, serializes the constant) |
+//! | `format` (`date-time`, `uuid`, …), `pattern`, string lengths | removed: plain `String`, no `chrono`/`uuid`/`regress` in the user's crate |
+//! | integer bounds | past 64 bits (`maximum: 1e300`) → `number` (`f64`); `minimum ≥ 0` → `u64`, otherwise `i64`; never `NonZeroU64` (callers would need `NonZeroU64::new(…)` for every page number) |
+//! | optional array/map properties (arguments and results; a map is an object without properties) | `Option<Vec<_>>` / `Option<Map<_>>` so an empty list is a value, distinct from an absent one |
+//! | output schemas | `additionalProperties: false` removed (unknown fields allowed) |
+//! | `additionalProperties: {schema}` beside `properties` | typify's flattened `extra` map; a property whose field would be `extra` becomes `extra_property` |
+//! | `patternProperties` beside `properties` | their value schemas join `additionalProperties` (the flattened `extra` map carries those keys); alone, a map |
+//! | `number` with an integral `multipleOf` | `integer` (every allowed value is whole) |
+//! | unions (see `unions`) | untagged enums for unions with scalar or array branches; variants named by title, discriminator, unique property or type |
+//!
+//! The passes live one concern per file: `refs` (external references, hoisting into one
+//! namespace), `cycles` (reference cycles typify cannot break), `keywords` (dropped keywords,
+//! annotations), `numbers`, `composition` (`anyOf`/`oneOf`/`allOf`/`not`), `enums`, `objects`
+//! and `root` (root-level steps and the `rename`/`types` options); `clean` runs the
+//! per-node passes in order.
+
+mod composition;
+mod cycles;
+mod enums;
+mod keywords;
+mod numbers;
+mod objects;
+mod refs;
+mod root;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::{Value, json};
+
+use crate::schema::{self, LIST_KEYWORDS, MAP_KEYWORDS, ONE_KEYWORDS, escape};
+
+use composition::{nullable_union, single_all_of, unconstrained_union, untyped_not};
+use cycles::unboxed_cycle;
+use enums::{const_to_enum, enum_variants};
+use keywords::{annotations_to_docs, drop_keywords, ref_siblings};
+use numbers::{integer_bounds, integral_numbers, wide_integers};
+use objects::{first_collision, object_rules, pattern_properties};
+use refs::{external_refs, hoist_refs};
+use root::{apply_renames, apply_types, is_empty_object, is_object_like, nullable_optional};
+
+/// Whether a schema describes a tool's arguments or its structured result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Role {
+    /// `inputSchema` → `Args`.
+    Input,
+    /// `outputSchema` → `Output` (lenient).
+    Output,
+}
+
+impl Role {
+    /// The forced name of the root type.
+    pub(crate) fn root_name(self) -> &'static str {
+        match self {
+            Role::Input => "Args",
+            Role::Output => "Output",
+        }
+    }
+}
+
+/// What the caller asks for besides the schema (from `Options`): renames and type
+/// overrides of top-level arguments.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Request {
+    /// Top-level property → new field identifier.
+    pub renames: BTreeMap<String, String>,
+    /// Top-level property → Rust type path.
+    pub types: BTreeMap<String, String>,
+    /// Documentation for the root type (the tool's description).
+    pub description: Option<String>,
+}
+
+/// A schema ready for typify.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Normalized {
+    /// The root schema; references point to `#/$defs/<name>` of [`Normalized::defs`].
+    pub root: Value,
+    /// The per-tool namespace: unique PascalCase names → schemas.
+    pub defs: BTreeMap<String, Value>,
+    /// Definitions typify must not generate but replace by a Rust type path.
+    pub replacements: BTreeMap<String, String>,
+    /// Placeholder string → original string, to restore in typify's output.
+    pub literals: BTreeMap<String, String>,
+    /// Human-readable notes about dropped constraints.
+    pub warnings: Vec<String>,
+    /// The tool takes no arguments (input only).
+    pub no_args: bool,
+    /// The tool's arguments are any JSON object: its schema declares nothing about them, or
+    /// allows any property and names none (input only).
+    pub free_form: bool,
+    /// Optional top-level properties that accept `null` (input only).
+    pub nullable_optional: BTreeSet<String>,
+}
+
+/// Why a schema cannot be normalized.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Problem {
+    /// The tool falls back to untyped JSON for this reason.
+    Fallback(String),
+    /// Two properties of one object map to the same Rust field name.
+    Collision {
+        /// JSON pointer of the object (`""` for the top level).
+        pointer: String,
+        /// First property.
+        first: String,
+        /// Second property.
+        second: String,
+        /// The field name both map to.
+        field: String,
+    },
+    /// A `rename` or `types` entry names a property the schema does not have, or is invalid.
+    BadOption {
+        /// `rename` or `types`.
+        option: &'static str,
+        /// The top-level property the entry names.
+        property: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// Normalizes one schema. See the module documentation for the steps.
+pub(crate) fn normalize(
+    schema: &Value,
+    role: Role,
+    request: &Request,
+) -> Result<Normalized, Problem> {
+    let schema = match schema {
+        Value::Bool(true) => json!({}),
+        Value::Object(_) => schema.clone(),
+        other => {
+            return Err(Problem::Fallback(format!(
+                "schema is not an object: {other}"
+            )));
+        }
+    };
+    if let Some(reference) = external_refs(&schema).into_iter().next() {
+        return Err(Problem::Fallback(format!(
+            "external $ref \"{reference}\" is not supported (mcp-bindgen never fetches schemas)"
+        )));
+    }
+    let root_name = role.root_name();
+    let (mut root, mut defs) = hoist_refs(&schema, root_name).map_err(Problem::Fallback)?;
+
+    if let Some(cycle) = unboxed_cycle(&root, &defs, root_name) {
+        return Err(Problem::Fallback(format!(
+            "reference cycle {cycle} without an object property or array in between (no finite Rust type; typify would recurse forever)"
+        )));
+    }
+
+    let mut ctx = Ctx::new(role, &schema);
+    ctx.defs = defs.clone();
+    let nullable_optional = if role == Role::Input {
+        nullable_optional(&root)
+    } else {
+        BTreeSet::new()
+    };
+    clean(&mut root, "", &mut ctx, true);
+    let names: Vec<String> = defs.keys().cloned().collect();
+    for name in names {
+        if let Some(def) = defs.get_mut(&name) {
+            clean(def, &format!("/$defs/{name}"), &mut ctx, false);
+        }
+    }
+    if let Some(problem) = ctx.problem.take() {
+        return Err(problem);
+    }
+
+    if role == Role::Input && !is_object_like(&root) {
+        return Err(Problem::Fallback(
+            "inputSchema is not an object schema (MCP arguments are a JSON object)".into(),
+        ));
+    }
+    let free_form = role == Role::Input && schema::free_form_arguments(&schema);
+    let no_args = role == Role::Input && !free_form && is_empty_object(&root);
+
+    let mut replacements = BTreeMap::new();
+    apply_types(&mut root, &mut defs, &mut replacements, &request.types)?;
+    apply_renames(&mut root, &mut ctx, &request.renames)?;
+    if let Some(c) = first_collision(&root) {
+        return Err(Problem::Collision {
+            pointer: String::new(),
+            first: c.0,
+            second: c.1,
+            field: c.2,
+        });
+    }
+    if let Some(description) = &request.description
+        && let Some(obj) = root.as_object_mut()
+        && !description.trim().is_empty()
+    {
+        obj.insert("description".into(), Value::String(description.clone()));
+    }
+    Ok(Normalized {
+        root,
+        defs,
+        replacements,
+        literals: ctx.literals,
+        warnings: ctx.warnings,
+        no_args,
+        free_form,
+        nullable_optional,
+    })
+}
+
+/// Mutable variant of [`for_each_child`].
+pub(super) fn for_each_child_mut(schema: &mut Value, f: &mut dyn FnMut(String, &mut Value)) {
+    let Some(obj) = schema.as_object_mut() else {
+        return;
+    };
+    for (key, value) in obj.iter_mut() {
+        let k = key.as_str();
+        if MAP_KEYWORDS.contains(&k) {
+            if let Some(map) = value.as_object_mut() {
+                for (name, sub) in map.iter_mut() {
+                    f(format!("/{}/{}", escape(k), escape(name)), sub);
+                }
+            }
+        } else if ONE_KEYWORDS.contains(&k) || (k == "items" && !value.is_array()) {
+            f(format!("/{}", escape(k)), value);
+        } else if (LIST_KEYWORDS.contains(&k) || k == "items")
+            && let Some(list) = value.as_array_mut()
+        {
+            for (i, sub) in list.iter_mut().enumerate() {
+                f(format!("/{k}/{i}"), sub);
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Step: cleaning every node.
+
+struct Ctx {
+    role: Role,
+    warnings: Vec<String>,
+    literals: BTreeMap<String, String>,
+    /// Apostrophes are removed by typify's identifier rule; a run of them longer than any run
+    /// in the schema makes a placeholder that cannot clash with a real string.
+    next_marker: usize,
+    problem: Option<Problem>,
+    /// The tool's definitions as hoisted, before cleaning (what `$ref` branches look like).
+    defs: BTreeMap<String, Value>,
+}
+
+impl Ctx {
+    fn new(role: Role, schema: &Value) -> Self {
+        let text = schema.to_string();
+        let mut longest = 0;
+        let mut run = 0;
+        for c in text.chars() {
+            if c == '\'' {
+                run += 1;
+                longest = longest.max(run);
+            } else {
+                run = 0;
+            }
+        }
+        Ctx {
+            role,
+            warnings: Vec::new(),
+            literals: BTreeMap::new(),
+            next_marker: longest + 1,
+            problem: None,
+            defs: BTreeMap::new(),
+        }
+    }
+
+    fn warn(&mut self, pointer: &str, message: String) {
+        let at = if pointer.is_empty() {
+            "/".to_string()
+        } else {
+            pointer.to_string()
+        };
+        let line = format!("{message} (at {at})");
+        if !self.warnings.contains(&line) {
+            self.warnings.push(line);
+        }
+    }
+
+    /// A fresh placeholder whose typify identifier is `ident`; `original` is restored later.
+    fn placeholder(&mut self, ident: &str, original: &str) -> String {
+        let p = format!("{}{ident}", "'".repeat(self.next_marker));
+        self.next_marker += 1;
+        self.literals.insert(p.clone(), original.to_string());
+        p
+    }
+}
+
+/// Cleans one node and, recursively, its subschemas.
+fn clean(v: &mut Value, at: &str, ctx: &mut Ctx, is_root: bool) {
+    if let Value::Bool(true) = v {
+        *v = json!({});
+    }
+    let Some(obj) = v.as_object_mut() else { return };
+    integral_numbers(obj);
+    wide_integers(obj);
+    pattern_properties(obj);
+    drop_keywords(obj, at, ctx);
+    annotations_to_docs(obj, is_root);
+    if let Some(title) = obj.remove(crate::unions::VARIANT_TITLE) {
+        obj.insert("title".into(), title);
+    }
+    ref_siblings(obj, at, ctx);
+    single_all_of(obj);
+    const_to_enum(obj, at, ctx);
+    integer_bounds(obj);
+    nullable_union(obj);
+    unconstrained_union(obj, at, ctx);
+    crate::unions::shape_unions(obj, at, ctx.role.root_name(), &ctx.defs);
+    nullable_union(obj);
+    untyped_not(obj, at, ctx);
+    enum_variants(obj, at, ctx);
+    object_rules(obj, at, ctx);
+
+    for_each_child_mut(v, &mut |suffix, sub| {
+        clean(sub, &format!("{at}{suffix}"), ctx, false)
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An input schema normalized without options (shared by the passes' tests).
+    pub(super) fn norm(schema: Value) -> Normalized {
+        normalize(&schema, Role::Input, &Request::default()).unwrap()
+    }
+}
