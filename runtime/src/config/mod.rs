@@ -1,0 +1,360 @@
+//! The server registry: which MCP servers exist and how to reach them.
+//!
+//! Two shapes are accepted:
+//!
+//! * `fixtures/servers.toml` (the project's own format):
+//!
+//!   ```toml
+//!   [servers.github]
+//!   transport = "stdio"              # "stdio" | "sse" | "streamable-http"
+//!   command = "node"
+//!   args = ["${MCP_SERVERS_DIR}/github/node_modules/@modelcontextprotocol/server-github/dist/index.js"]
+//!   env = { GITHUB_PERSONAL_ACCESS_TOKEN = "${GITHUB_TOKEN:-dummy}" }
+//!   timeout = 30                     # seconds per request (idle; progress resets it)
+//!   tool_timeouts = { search_code = 120 }  # per-tool idle deadlines (seconds)
+//!   connect_timeout = 10             # seconds for start-up + initialize (default 30)
+//!   drift = "warn"                   # live tools ≠ fixture: "warn" | "error" | "ignore"
+//!   required = false                 # a failure to connect is an error, not a warning
+//!   tools = ["create_issue"]         # optional allowlist
+//!   exclude_tools = ["delete_repo"]  # optional denylist
+//!   function_call_wrapper = false    # offer the tools to non-MCP models as function calls
+//!
+//!   [servers.remote]
+//!   transport = "streamable-http"
+//!   url = "https://example.com/mcp"
+//!   headers = { Authorization = "Bearer ${TOKEN}" }
+//!   ```
+//!
+//! * the Claude-Desktop / Cursor JSON shape `{"mcpServers": {"name": {"command": …}}}`, where
+//!   `"type"` (`"stdio"`, `"sse"`, `"http"`/`"streamable-http"`) is optional: `command`
+//!   means stdio and `url` means Streamable HTTP. Every other key of the TOML form is
+//!   accepted too, in snake_case or camelCase (`excludeTools`, `toolTimeouts`,
+//!   `connectTimeout`, `functionCallWrapper`). Both shapes are read through one set of keys,
+//!   so the TOML shape takes these spellings (and `type`) as well.
+//!
+//! `${NAME}` and `${NAME:-default}` are substituted in `command`, `args`, `env`, `cwd`,
+//! `url` and `headers` **at connect time only** (in [`crate::Session::connect`]); the registry
+//! keeps the templates, so nothing read from the environment is ever stored, printed by
+//! `Debug`, or written into a fixture. `$$` is a literal `$`.
+//!
+//! The parts: `registry` finds and reads the file, `raw` holds the serde shape of one server
+//! entry and builds a [`ServerConfig`] from it, `resolve` substitutes the placeholders and
+//! collects the secrets to redact.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::PathBuf;
+use std::time::Duration;
+
+pub use crate::drift::DriftPolicy;
+
+mod raw;
+mod registry;
+mod resolve;
+
+pub use raw::check_alias;
+pub use registry::Registry;
+pub(crate) use resolve::{Resolved, redact};
+
+/// One server of the registry, with its values still unsubstituted.
+#[derive(Clone, PartialEq)]
+pub struct ServerConfig {
+    /// The alias: `[a-z][a-z0-9_-]*`, unique in the registry.
+    pub alias: String,
+    /// How to reach the server.
+    pub transport: TransportConfig,
+    /// Default idle deadline of each request (progress notifications reset it).
+    pub timeout: Option<Duration>,
+    /// Whether a failure to connect (or a missing variable) is an error rather than a skip.
+    pub required: bool,
+    /// Tool allowlist (`None`: every tool).
+    pub tools: Option<Vec<String>>,
+    /// Tool denylist.
+    pub exclude_tools: Vec<String>,
+    /// The directory relative `command` and `cwd` paths are resolved against
+    /// (the registry file's directory).
+    pub base_dir: PathBuf,
+    /// Whether the agent layer may offer this server's tools to models without native MCP
+    /// support as function calls (`function_call_wrapper = true`; default false). See
+    /// [`crate::toolbox`] for the model/server rules that read it.
+    pub function_call_wrapper: bool,
+    /// Per-tool idle deadlines that override [`ServerConfig::timeout`]
+    /// (`tool_timeouts = { slow_tool = 300 }`, seconds).
+    pub tool_timeouts: BTreeMap<String, Duration>,
+    /// How long connecting (start, handshake, `initialize`) may take
+    /// (`connect_timeout = 10`; default [`crate::DEFAULT_CONNECT_TIMEOUT`]).
+    pub connect_timeout: Option<Duration>,
+    /// What a drift between the live tool list and the compiled fixture does
+    /// (`drift = "warn" | "error" | "ignore"`; default `warn`).
+    pub drift: DriftPolicy,
+}
+
+/// How to reach a server. String values may contain `${NAME}` placeholders.
+#[derive(Clone, PartialEq)]
+#[non_exhaustive]
+pub enum TransportConfig {
+    /// A child process speaking newline-delimited JSON-RPC on stdin/stdout.
+    Stdio {
+        /// The program.
+        command: String,
+        /// Its arguments.
+        args: Vec<String>,
+        /// Extra environment variables.
+        env: BTreeMap<String, String>,
+        /// Working directory (relative to the registry file's directory).
+        cwd: Option<String>,
+        /// Which variables of the parent process the server sees besides `env`.
+        inherit: InheritEnv,
+    },
+    /// The legacy HTTP+SSE transport (protocol 2024-11-05): GET an event stream, POST messages.
+    Sse {
+        /// The event-stream URL (e.g. `http://127.0.0.1:3001/sse`).
+        url: String,
+        /// Extra request headers.
+        headers: BTreeMap<String, String>,
+    },
+    /// The Streamable HTTP transport (protocol 2025-03-26 and later).
+    StreamableHttp {
+        /// The endpoint URL (e.g. `http://127.0.0.1:3001/mcp`).
+        url: String,
+        /// Extra request headers.
+        headers: BTreeMap<String, String>,
+    },
+}
+
+/// Which variables of the parent process a stdio server sees, besides its configured `env`.
+///
+/// By default a server gets only what the official MCP SDKs pass: [`InheritEnv::ALLOWLIST`]
+/// (`HOME`, `LOGNAME`, `PATH`, `SHELL`, `TERM`, `USER`; on Windows its own essentials), so
+/// no secret of the host process reaches a server (or a model calling a tool that prints its
+/// environment) unless the registry names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum InheritEnv {
+    /// The allowlist plus these names (`env_passthrough = ["AWS_PROFILE"]`; default: none).
+    Allowlist(Vec<String>),
+    /// Every variable of the parent process (`inherit_env = true`).
+    All,
+}
+
+impl InheritEnv {
+    /// The variables every stdio server gets from its parent process (when set).
+    #[cfg(not(windows))]
+    pub const ALLOWLIST: &[&str] = &["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"];
+    /// The variables every stdio server gets from its parent process (when set).
+    #[cfg(windows)]
+    pub const ALLOWLIST: &[&str] = &[
+        "APPDATA",
+        "HOMEDRIVE",
+        "HOMEPATH",
+        "LOCALAPPDATA",
+        "PATH",
+        "PROCESSOR_ARCHITECTURE",
+        "PROGRAMFILES",
+        "SYSTEMDRIVE",
+        "SYSTEMROOT",
+        "TEMP",
+        "USERNAME",
+        "USERPROFILE",
+    ];
+}
+
+impl Default for InheritEnv {
+    fn default() -> Self {
+        InheritEnv::Allowlist(Vec::new())
+    }
+}
+
+impl TransportConfig {
+    /// The transport's name as written in the registry.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            TransportConfig::Stdio { .. } => "stdio",
+            TransportConfig::Sse { .. } => "sse",
+            TransportConfig::StreamableHttp { .. } => "streamable-http",
+        }
+    }
+}
+
+// Debug never shows env or header values: they are where secrets live.
+impl fmt::Debug for TransportConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TransportConfig::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+                inherit,
+            } => f
+                .debug_struct("Stdio")
+                .field("command", command)
+                .field("args", args)
+                .field("env", &Redacted(env))
+                .field("cwd", cwd)
+                .field("inherit", inherit)
+                .finish(),
+            TransportConfig::Sse { url, headers } => f
+                .debug_struct("Sse")
+                .field("url", url)
+                .field("headers", &Redacted(headers))
+                .finish(),
+            TransportConfig::StreamableHttp { url, headers } => f
+                .debug_struct("StreamableHttp")
+                .field("url", url)
+                .field("headers", &Redacted(headers))
+                .finish(),
+        }
+    }
+}
+
+impl fmt::Debug for ServerConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ServerConfig")
+            .field("alias", &self.alias)
+            .field("transport", &self.transport)
+            .field("timeout", &self.timeout)
+            .field("required", &self.required)
+            .field("tools", &self.tools)
+            .field("exclude_tools", &self.exclude_tools)
+            .field("function_call_wrapper", &self.function_call_wrapper)
+            .field("tool_timeouts", &self.tool_timeouts)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("drift", &self.drift)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Shows a map's keys with every value replaced by `<redacted>`.
+pub(crate) struct Redacted<'a>(pub(crate) &'a BTreeMap<String, String>);
+
+impl fmt::Debug for Redacted<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map()
+            .entries(self.0.keys().map(|k| (k, "<redacted>")))
+            .finish()
+    }
+}
+
+impl ServerConfig {
+    /// Builds a stdio server entry (for programmatic use and tests).
+    pub fn stdio(alias: impl Into<String>, command: impl Into<String>, args: Vec<String>) -> Self {
+        ServerConfig {
+            alias: alias.into(),
+            transport: TransportConfig::Stdio {
+                command: command.into(),
+                args,
+                env: BTreeMap::new(),
+                cwd: None,
+                inherit: InheritEnv::default(),
+            },
+            timeout: None,
+            required: false,
+            tools: None,
+            exclude_tools: Vec::new(),
+            base_dir: PathBuf::from("."),
+            function_call_wrapper: false,
+            tool_timeouts: BTreeMap::new(),
+            connect_timeout: None,
+            drift: DriftPolicy::default(),
+        }
+    }
+
+    /// Builds an HTTP server entry: `kind` is `"sse"` or `"streamable-http"`.
+    pub fn http(alias: impl Into<String>, sse: bool, url: impl Into<String>) -> Self {
+        let url = url.into();
+        let headers = BTreeMap::new();
+        ServerConfig {
+            transport: if sse {
+                TransportConfig::Sse { url, headers }
+            } else {
+                TransportConfig::StreamableHttp { url, headers }
+            },
+            ..ServerConfig::stdio(alias, "", Vec::new())
+        }
+    }
+
+    /// Sets the idle deadline of one tool's calls (overrides [`ServerConfig::timeout`]).
+    pub fn with_tool_timeout(mut self, tool: impl Into<String>, timeout: Duration) -> Self {
+        self.tool_timeouts.insert(tool.into(), timeout);
+        self
+    }
+
+    /// Sets how long connecting may take.
+    pub fn with_connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = Some(timeout);
+        self
+    }
+
+    /// Sets the drift policy.
+    pub fn with_drift(mut self, policy: DriftPolicy) -> Self {
+        self.drift = policy;
+        self
+    }
+
+    /// Sets the default idle deadline of each request.
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Adds an environment variable (stdio) or a header (HTTP).
+    pub fn with_env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        match &mut self.transport {
+            TransportConfig::Stdio { env, .. } => {
+                env.insert(key.into(), value.into());
+            }
+            TransportConfig::Sse { headers, .. }
+            | TransportConfig::StreamableHttp { headers, .. } => {
+                headers.insert(key.into(), value.into());
+            }
+        }
+        self
+    }
+
+    /// Sets which variables of the parent process a stdio server sees besides its `env`
+    /// (no effect on HTTP servers).
+    pub fn with_inherit_env(mut self, policy: InheritEnv) -> Self {
+        if let TransportConfig::Stdio { inherit, .. } = &mut self.transport {
+            *inherit = policy;
+        }
+        self
+    }
+
+    /// Sets [`ServerConfig::function_call_wrapper`].
+    pub fn with_function_call_wrapper(mut self, wrapper: bool) -> Self {
+        self.function_call_wrapper = wrapper;
+        self
+    }
+
+    /// Whether the tool passes this server's allowlist and denylist.
+    pub fn allows_tool(&self, tool: &str) -> bool {
+        self.tools
+            .as_ref()
+            .is_none_or(|allow| allow.iter().any(|t| t == tool))
+            && !self.exclude_tools.iter().any(|t| t == tool)
+    }
+}
+
+#[cfg(test)]
+mod test_support {
+    use std::path::Path;
+
+    use super::Registry;
+
+    /// The error message of loading `text` as `fixtures/servers.toml`.
+    pub(super) fn toml_err(text: &str) -> String {
+        Registry::from_toml_str(text, Path::new("fixtures/servers.toml"))
+            .unwrap_err()
+            .to_string()
+    }
+
+    /// A lookup that knows exactly `vars`.
+    pub(super) fn env(vars: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+        let vars: Vec<(String, String)> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        move |name| vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
+    }
+}

@@ -1,0 +1,309 @@
+//! Connect-time substitution of `${NAME}` / `${NAME:-default}` ([`ServerConfig::resolve`]),
+//! its result [`Resolved`], and the redaction of the secrets it collects ([`redact`]).
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use super::{InheritEnv, ServerConfig, TransportConfig};
+use crate::error::{Error, Result};
+
+/// A server's connection settings with every placeholder substituted. Kept in memory by
+/// its session (for reconnects) and never written anywhere; its `Debug` redacts env and
+/// header values.
+#[derive(Clone)]
+pub(crate) struct Resolved {
+    pub(crate) transport: TransportConfig,
+    /// Every value that came from the environment (a `${NAME}` substituted, a passed-on
+    /// variable) or sits in a header: what must never appear in a log line or an error.
+    pub(crate) secrets: Vec<String>,
+}
+
+/// Secrets shorter than this are not redacted: replacing every `1` or `on` in a line would
+/// hide the line, not a secret.
+const MIN_SECRET_LEN: usize = 4;
+
+/// `text` with every one of `secrets` replaced by `<redacted>` (longest first, so a secret
+/// that contains another is replaced whole).
+pub(crate) fn redact(secrets: &[String], text: &str) -> String {
+    let mut out = text.to_string();
+    for secret in secrets {
+        if out.contains(secret.as_str()) {
+            out = out.replace(secret.as_str(), "<redacted>");
+        }
+    }
+    out
+}
+
+/// The values `template`'s `${NAME}` references take from `lookup` (defaults are written in
+/// the registry: not secrets).
+fn looked_up(template: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = template;
+    while let Some(i) = rest.find("${") {
+        let body = &rest[i + 2..];
+        let Some(end) = body.find('}') else { break };
+        let name = body[..end].split(":-").next().unwrap_or("");
+        if let Some(v) = lookup(name).filter(|v| !v.is_empty()) {
+            out.push(v);
+        }
+        rest = &body[end + 1..];
+    }
+    out
+}
+
+impl fmt::Debug for Resolved {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.transport.fmt(f)
+    }
+}
+
+impl ServerConfig {
+    /// Substitutes every `${NAME}` / `${NAME:-default}` from `lookup`.
+    ///
+    /// An undefined variable without a default is [`Error::UndefinedVariable`], naming the
+    /// variable and where it is used.
+    pub(crate) fn resolve(&self, lookup: &dyn Fn(&str) -> Option<String>) -> Result<Resolved> {
+        let sub = |value: &str, location: &str| -> Result<String> {
+            substitute(value, lookup).map_err(|e| match e {
+                SubstError::Undefined(variable) => Error::UndefinedVariable {
+                    alias: self.alias.clone(),
+                    variable,
+                    location: location.to_string(),
+                },
+                // Templates are validated at load time; programmatic configs land here.
+                SubstError::Syntax(message) => Error::InvalidServer {
+                    path: PathBuf::new(),
+                    alias: self.alias.clone(),
+                    message: format!("{location}: {message}"),
+                },
+            })
+        };
+        let sub_map =
+            |map: &BTreeMap<String, String>, what: &str| -> Result<BTreeMap<String, String>> {
+                map.iter()
+                    .map(|(k, v)| Ok((k.clone(), sub(v, &format!("{what}.{k}"))?)))
+                    .collect()
+            };
+        let mut secrets: Vec<String> = Vec::new();
+        let mut from_env = |template: &str| secrets.extend(looked_up(template, lookup));
+        match &self.transport {
+            TransportConfig::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+                ..
+            } => {
+                from_env(command);
+                cwd.iter().for_each(|c| from_env(c));
+                args.iter().for_each(|a| from_env(a));
+                env.values().for_each(|v| from_env(v));
+            }
+            TransportConfig::Sse { url, headers }
+            | TransportConfig::StreamableHttp { url, headers } => {
+                from_env(url);
+                headers.values().for_each(|v| from_env(v));
+            }
+        }
+        let transport = match &self.transport {
+            TransportConfig::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+                inherit,
+            } => {
+                let command = sub(command, "command")?;
+                let command = if command.contains('/') && Path::new(&command).is_relative() {
+                    self.base_dir.join(&command).to_string_lossy().into_owned()
+                } else {
+                    command
+                };
+                let cwd = match cwd {
+                    Some(c) => {
+                        let c = sub(c, "cwd")?;
+                        Some(self.base_dir.join(c).to_string_lossy().into_owned())
+                    }
+                    None => None,
+                };
+                // The server's whole environment: the allowlist and the passthrough names
+                // from the parent (through `lookup`), then the configured `env`.
+                let mut full = BTreeMap::new();
+                if let InheritEnv::Allowlist(passthrough) = inherit {
+                    for name in InheritEnv::ALLOWLIST {
+                        if let Some(value) = lookup(name) {
+                            full.insert(name.to_string(), value);
+                        }
+                    }
+                    for name in passthrough {
+                        if let Some(value) = lookup(name) {
+                            secrets.push(value.clone());
+                            full.insert(name.clone(), value);
+                        }
+                    }
+                }
+                full.extend(sub_map(env, "env")?);
+                TransportConfig::Stdio {
+                    command,
+                    args: args
+                        .iter()
+                        .enumerate()
+                        .map(|(i, a)| sub(a, &format!("args[{i}]")))
+                        .collect::<Result<_>>()?,
+                    env: full,
+                    cwd,
+                    inherit: inherit.clone(),
+                }
+            }
+            TransportConfig::Sse { url, headers } => TransportConfig::Sse {
+                url: sub(url, "url")?,
+                headers: sub_map(headers, "headers")?,
+            },
+            TransportConfig::StreamableHttp { url, headers } => TransportConfig::StreamableHttp {
+                url: sub(url, "url")?,
+                headers: sub_map(headers, "headers")?,
+            },
+        };
+        // Header values are credentials more often than not, written in or substituted.
+        if let TransportConfig::Sse { headers, .. }
+        | TransportConfig::StreamableHttp { headers, .. } = &transport
+        {
+            secrets.extend(headers.values().cloned());
+        }
+        secrets.retain(|s| s.chars().count() >= MIN_SECRET_LEN);
+        secrets.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+        secrets.dedup();
+        Ok(Resolved { transport, secrets })
+    }
+}
+
+/// Why a template could not be substituted.
+#[derive(Debug, PartialEq)]
+pub(crate) enum SubstError {
+    /// `${NAME}` is not set and has no default.
+    Undefined(String),
+    /// The template itself is malformed.
+    Syntax(String),
+}
+
+/// Substitutes `${NAME}` and `${NAME:-default}` (the default is used when NAME is unset or
+/// empty); `$$` is a literal `$`; any other `$` is kept as is.
+pub(crate) fn substitute(
+    template: &str,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> std::result::Result<String, SubstError> {
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(i) = rest.find('$') {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 1..];
+        if let Some(tail) = after.strip_prefix('$') {
+            out.push('$');
+            rest = tail;
+        } else if let Some(body) = after.strip_prefix('{') {
+            let end = body.find('}').ok_or_else(|| {
+                SubstError::Syntax(format!("unterminated `${{` in \"{template}\""))
+            })?;
+            let inner = &body[..end];
+            let (name, default) = match inner.split_once(":-") {
+                Some((n, d)) => (n, Some(d)),
+                None => (inner, None),
+            };
+            if name.is_empty()
+                || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                || name.starts_with(|c: char| c.is_ascii_digit())
+            {
+                return Err(SubstError::Syntax(format!(
+                    "`${{{inner}}}` is not a variable reference (expected ${{NAME}} or ${{NAME:-default}})"
+                )));
+            }
+            match (
+                lookup(name).filter(|v| !v.is_empty() || default.is_none()),
+                default,
+            ) {
+                (Some(v), _) => out.push_str(&v),
+                (None, Some(d)) => out.push_str(d),
+                (None, None) => return Err(SubstError::Undefined(name.to_string())),
+            }
+            rest = &body[end + 1..];
+        } else {
+            out.push('$');
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Registry;
+    use crate::config::test_support::env;
+
+    #[test]
+    fn substitution_rules() {
+        let look = env(&[("A", "1"), ("EMPTY", "")]);
+        assert_eq!(substitute("x${A}y", &look).unwrap(), "x1y");
+        assert_eq!(substitute("${B:-dflt}", &look).unwrap(), "dflt");
+        assert_eq!(substitute("${EMPTY:-dflt}", &look).unwrap(), "dflt");
+        assert_eq!(substitute("${EMPTY}", &look).unwrap(), "");
+        assert_eq!(substitute("$$A $A", &look).unwrap(), "$A $A");
+        assert_eq!(
+            substitute("${B}", &look),
+            Err(SubstError::Undefined("B".into()))
+        );
+        assert!(matches!(
+            substitute("${1X}", &look),
+            Err(SubstError::Syntax(_))
+        ));
+    }
+
+    #[test]
+    fn undefined_variable_names_the_variable_and_place() {
+        let r = Registry::from_toml_str(
+            "[servers.gh]\ncommand = \"x\"\nenv = { TOKEN = \"${GH_TOKEN}\" }\n",
+            Path::new("s.toml"),
+        )
+        .unwrap();
+        let e = r.get("gh").unwrap().resolve(&env(&[])).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "server \"gh\": GH_TOKEN is not set (used in env.TOKEN); set it or write ${GH_TOKEN:-default}"
+        );
+    }
+
+    #[test]
+    fn secrets_never_appear_in_debug() {
+        let r = Registry::from_toml_str(
+            "[servers.gh]\ntransport = \"streamable-http\"\nurl = \"http://h/mcp\"\nheaders = { Authorization = \"Bearer ${T}\" }\n[servers.s]\ncommand = \"x\"\nenv = { K = \"${T}\" }\n",
+            Path::new("s.toml"),
+        )
+        .unwrap();
+        let secret = "sekrit-value-123";
+        for s in r.servers() {
+            let resolved = s.resolve(&env(&[("T", secret)])).unwrap();
+            let dbg = format!("{resolved:?} {s:?} {r:?}");
+            assert!(!dbg.contains(secret), "{dbg}");
+            assert!(dbg.contains("<redacted>"), "{dbg}");
+        }
+    }
+
+    #[test]
+    fn relative_command_and_cwd_resolve_against_the_registry_dir() {
+        let r = Registry::from_toml_str(
+            "[servers.a]\ncommand = \"./bin/srv\"\ncwd = \"work\"\n",
+            Path::new("/etc/mcp/servers.toml"),
+        )
+        .unwrap();
+        let res = r.get("a").unwrap().resolve(&env(&[])).unwrap();
+        match res.transport {
+            TransportConfig::Stdio { command, cwd, .. } => {
+                assert_eq!(command, "/etc/mcp/./bin/srv");
+                assert_eq!(cwd.as_deref(), Some("/etc/mcp/work"));
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}
