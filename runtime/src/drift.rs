@@ -3,9 +3,9 @@
 //! Generated code embeds `FIXTURE_HASH`, the SHA-256 of the fixture's canonical tool list
 //! (`mcp_codegen::fixture::tools_hash`). [`tools_hash`] computes the same hash from a live
 //! `tools/list`; [`crate::Session::check_drift`] compares the two and applies a
-//! [`DriftPolicy`]. The runtime cannot depend on `mcp-codegen`, so the algorithm is
-//! repeated here; a test (`tests/tests/drift.rs`) asserts both agree on every committed
-//! fixture.
+//! [`DriftPolicy`]. Both sides call the same function of `mcp-codegen` (its lean part,
+//! without typify or syn), so the hashes cannot disagree; `tests/tests/drift.rs` checks them
+//! on every committed fixture.
 
 use std::fmt;
 use std::str::FromStr;

@@ -1,14 +1,21 @@
 //! The three transports behind [`crate::Session::connect`]:
 //!
-//! * **stdio** — rmcp's child-process transport; the server's stderr is piped, each line is
-//!   forwarded to `tracing` (target `mcp_runtime::server_stderr`) and the last lines are kept
-//!   for error messages ([`StderrTail`]).
+//! * **stdio** — our own [`StdioTransport`] over the child's pipes: `memchr` line framing,
+//!   lines that are not JSON-RPC skipped and remembered for errors ([`StdoutNoise`]), and a
+//!   direct path for `tools/call` past rmcp's service loop ([`Direct`]: own ids, answers
+//!   routed to the waiting call). The server's stderr is forwarded to `tracing` (target
+//!   `mcp_runtime::server_stderr`) and its last lines are kept for error messages
+//!   ([`StderrTail`]); both redact the server's resolved secrets.
 //! * **Streamable HTTP** — rmcp's reqwest client with our custom headers.
 //! * **legacy HTTP+SSE** — our own [`SseTransport`] (rmcp removed its SSE client in 0.11):
 //!   GET an event stream, wait for the `endpoint` event, POST every message there, read the
 //!   answers from the stream.
 //!
 //! The two HTTP transports are behind the default-on `http` feature.
+//!
+//! Every transport hands what it receives to a [`RawTap`]: it keeps the raw `tools/list`
+//! answers (rmcp's model drops fields it does not know; fixtures keep them) and routes
+//! `notifications/progress` to the session's progress delivery.
 
 #[cfg(feature = "http")]
 mod http;
