@@ -51,8 +51,6 @@ const PYTHON_CLIENT: &str = include_str!("../bench/python_client.py");
 /// Attempts and per-attempt time-out of the Python SDK download.
 const PIP_ATTEMPTS: u32 = 3;
 const PIP_TIMEOUT: Duration = Duration::from_secs(300);
-/// Where the GitHub corpus lives, relative to the workspace root.
-const GITHUB_CORPUS: &str = "../shared/corpus/github-official/tools.json";
 /// Marker in `BENCHMARKS.md` after which hand-written notes survive a re-run.
 const NOTES_MARKER: &str =
     "<!-- notes: everything below this line is kept by `cargo xtask bench` -->";
@@ -372,7 +370,7 @@ fn python_venv(root: &Path, dir: &Path) -> Result<PathBuf, String> {
 
 /// The GitHub corpus as a fixture, and as fixture JSON text (`{"tools": [...]}`).
 fn github_corpus(root: &Path) -> Result<(Fixture, Vec<u8>), String> {
-    let path = root.join(GITHUB_CORPUS);
+    let path = root.join(crate::GITHUB_CORPUS);
     let text = std::fs::read(&path).map_err(|e| {
         format!(
             "cannot read the GitHub corpus at {} ({e}); it lives in the shared folder beside the repository",

@@ -11,7 +11,9 @@
 //!
 //! The runner starts a mock server, appends its URL to the command and names the scenario
 //! in `MCP_CONFORMANCE_SCENARIO`. It exits 0 even when checks fail, so a scenario passes when
-//! the suite prints `OVERALL: PASSED`.
+//! the suite prints `OVERALL: PASSED` (on stderr; both streams are read).
+//!
+//! `cargo xtask test` runs this same function: CI and a developer see one runner.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -105,7 +107,7 @@ pub fn run(args: &[String]) -> ExitCode {
         return ExitCode::FAILURE;
     };
     let out_dir = root.join("target").join("conformance");
-    let (mut passed, mut failed) = (0u32, 0u32);
+    let (mut passed, mut failed) = (0u64, 0u64);
     let mut failures = Vec::new();
     let plan = STABLE
         .iter()
@@ -129,15 +131,7 @@ pub fn run(args: &[String]) -> ExitCode {
             }
         }
     }
-    for f in &failures {
-        eprintln!("  failed: {f}");
-    }
-    println!("{passed} passed, {failed} failed");
-    if failed == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    }
+    crate::summary(passed, failed, &failures)
 }
 
 fn all() -> impl Iterator<Item = &'static str> {
@@ -198,5 +192,33 @@ fn run_scenario(
     let stderr = String::from_utf8_lossy(&output.stderr);
     print!("{stdout}");
     eprint!("{stderr}");
-    Ok(output.status.success() && stdout.contains("OVERALL: PASSED"))
+    Ok(output.status.success() && passed(&stdout, &stderr))
+}
+
+/// Whether the runner's verdict is `OVERALL: PASSED`. It prints the verdict on stderr (the
+/// check list on stdout), so both streams are read: looking at stdout alone counted every
+/// passing scenario as failed.
+fn passed(stdout: &str, stderr: &str) -> bool {
+    verdict(stderr).or_else(|| verdict(stdout)) == Some("PASSED")
+}
+
+/// The last `OVERALL: …` verdict of `text` (the runner prints `✅ OVERALL: PASSED`).
+fn verdict(text: &str) -> Option<&str> {
+    text.lines()
+        .rev()
+        .find_map(|l| l.split_once("OVERALL: ").map(|(_, v)| v.trim()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::passed;
+
+    #[test]
+    fn the_verdict_is_read_from_either_stream() {
+        assert!(passed("checks…\n", "\u{2705} OVERALL: PASSED\n"));
+        assert!(passed("OVERALL: PASSED\n", ""));
+        assert!(!passed("checks…\n", "\u{274c} OVERALL: FAILED\n"));
+        assert!(!passed("OVERALL: PASSED\n", "OVERALL: FAILED\n"));
+        assert!(!passed("", ""));
+    }
 }

@@ -27,6 +27,24 @@ mod test;
 /// How the user runs this program, for usage texts and hints.
 const INVOKED_AS: &str = "cargo xtask";
 
+/// GitHub's official MCP server (117 tools, a bare `tools/list` array), beside the
+/// repository: read by `test` (required under `CI=true`) and `bench` when present.
+const GITHUB_CORPUS: &str = "../shared/corpus/github-official/tools.json";
+
+/// Prints the failures and the closing line `N passed, M failed` (on stdout: what CI
+/// reads), and the exit code that goes with it.
+fn summary(passed: u64, failed: u64, failures: &[String]) -> ExitCode {
+    for f in failures {
+        eprintln!("  failed: {f}");
+    }
+    println!("{passed} passed, {failed} failed");
+    if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
 const USAGE: &str = "usage: cargo xtask <command> [args]
 
 the mcp-bindgen commands (mcp-bindgen-cli; `cargo xtask <command> --help` for options):

@@ -11,10 +11,12 @@
 //!    `../shared/corpus/github-official`;
 //! 4. runs `snapshot --check --all-required` (`mcp-bindgen-cli`, as `cargo xtask snapshot`
 //!    runs it): every default server must reproduce its committed fixture byte for byte;
-//! 5. runs `cargo package` of `mcp-codegen`, `mcp-macros`, `mcp-runtime` and
+//! 5. runs `conformance` (the same function as `cargo xtask conformance`): every client
+//!    scenario of the pinned official suite;
+//! 6. runs `cargo package` of `mcp-codegen`, `mcp-macros`, `mcp-runtime` and
 //!    `mcp-bindgen-cli`: each is packaged and built from its `.crate` file, the others
 //!    resolved from the packages (what crates.io would hold);
-//! 6. runs `bench --smoke`: every benchmark contender works (tiny iteration counts).
+//! 7. runs `bench --smoke`: every benchmark contender works (tiny iteration counts).
 //!
 //! It ends with one line `N passed, M failed` counting the tests of step 2 plus one check
 //! per later step.
@@ -22,10 +24,6 @@
 use std::io::{BufRead, BufReader};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::Instant;
-
-/// GitHub's official MCP server (117 tools, a bare `tools/list` array), next to the
-/// repository.
-const GITHUB_CORPUS: &str = "../shared/corpus/github-official/tools.json";
 
 /// The corpus as a fixture directory (`target/corpus/github-official/github.json`), so
 /// `verify --deep --fixtures` reads it as it reads a project's fixtures.
@@ -71,7 +69,7 @@ fn edge_case_fixtures(root: &std::path::Path) -> Result<std::path::PathBuf, Stri
 const USAGE: &str = "usage: cargo xtask test [-- CARGO_TEST_ARGS…]
 
 Installs the pinned servers, runs `cargo test --workspace`, `verify --deep`, `snapshot --check`,
-`cargo package` of the four publishable crates and `bench --smoke`.";
+`conformance`, `cargo package` of the four publishable crates and `bench --smoke`.";
 
 /// Entry point.
 pub fn run(args: &[String]) -> ExitCode {
@@ -137,7 +135,7 @@ pub fn run(args: &[String]) -> ExitCode {
 
     // The round-trip oracle over every corpus at hand: the committed fixtures, the property
     // test's sample and GitHub's official server (outside the repository: required in CI).
-    let corpus = root.join(GITHUB_CORPUS);
+    let corpus = root.join(crate::GITHUB_CORPUS);
     let mut corpora: Vec<(&str, Option<std::path::PathBuf>)> = vec![
         ("the committed fixtures", None),
         (
@@ -210,6 +208,15 @@ pub fn run(args: &[String]) -> ExitCode {
         &mut failures,
     );
 
+    step("conformance (cargo xtask conformance: the official suite's client scenarios)");
+    record(
+        crate::conformance::run(&[]),
+        "conformance",
+        &mut passed,
+        &mut failed,
+        &mut failures,
+    );
+
     step("cargo package of the publishable crates (each built from its .crate file)");
     let package = crate::cargo(&[
         "package",
@@ -251,15 +258,7 @@ pub fn run(args: &[String]) -> ExitCode {
         "\nxtask test finished in {:.0} s",
         started.elapsed().as_secs_f64()
     );
-    for f in &failures {
-        eprintln!("  failed: {f}");
-    }
-    println!("{passed} passed, {failed} failed");
-    if failed == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    }
+    crate::summary(passed, failed, &failures)
 }
 
 fn step(name: &str) {

@@ -15,7 +15,6 @@ use std::time::Duration;
 use mcp_runtime::{CallOptions, ConnectOptions, ServerConfig, Session};
 use serde_json::{Value, json};
 
-#[allow(dead_code)] // unused when `tests/conformance.rs` includes this file as a module
 fn main() -> ExitCode {
     client_main(std::env::args().skip(1).collect())
 }
