@@ -1,0 +1,223 @@
+//! Sections `check` and `features`: the extra `cargo check` of a crate binding the GitHub
+//! corpus, and what a stdio-only user crate saves.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use serde_json::{Map, Value, json};
+
+use super::expand::github_corpus;
+use super::*;
+
+pub(super) const SCRATCH_BASE: &str = r#"//! Scratch crate of `cargo xtask bench` (no bindings).
+pub(super) fn main() {
+    let config = mcp_runtime::ServerConfig::stdio("github_official", "github-mcp-server", vec![]);
+    println!("{}", config.alias);
+}
+"#;
+
+pub(super) const SCRATCH_WITH: &str = r#"//! Scratch crate of `cargo xtask bench` (binds the 117 GitHub tools).
+mcp_runtime::mcp_tools!("github_official");
+
+pub(super) fn main() {
+    let config = mcp_runtime::ServerConfig::stdio("github_official", "github-mcp-server", vec![]);
+    println!("{} {}", config.alias, github_official::TOOL_NAMES.len());
+}
+"#;
+
+/// A scratch crate `dir/name` outside the workspace: `mcp-runtime` as a path dependency
+/// (with `runtime_options`, e.g. `, default-features = false`), the workspace's
+/// `Cargo.lock`, `main` as `src/main.rs` and `fixture` as `fixtures/github_official.json`.
+pub(super) fn scratch_crate(
+    dir: &Path,
+    name: &str,
+    main: &str,
+    root: &Path,
+    fixture: &[u8],
+    runtime_options: &str,
+) -> Result<PathBuf, String> {
+    let krate = dir.join(name);
+    let src = krate.join("src");
+    let fixtures = krate.join("fixtures");
+    std::fs::create_dir_all(&src).map_err(|e| format!("cannot create {}: {e}", src.display()))?;
+    std::fs::create_dir_all(&fixtures)
+        .map_err(|e| format!("cannot create {}: {e}", fixtures.display()))?;
+    let runtime =
+        std::path::absolute(root.join("runtime")).unwrap_or_else(|_| root.join("runtime"));
+    let manifest = format!(
+        "[package]\nname = \"{name}\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
+         [dependencies]\nmcp-runtime = {{ path = {:?}{runtime_options} }}\n\n# Not part of the mcp-bindgen workspace.\n[workspace]\n",
+        runtime.to_string_lossy()
+    );
+    let write = |path: PathBuf, text: &[u8]| {
+        std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    };
+    write(krate.join("Cargo.toml"), manifest.as_bytes())?;
+    write(src.join("main.rs"), main.as_bytes())?;
+    let lock = std::fs::read(root.join("Cargo.lock"))
+        .map_err(|e| format!("cannot read the workspace Cargo.lock: {e}"))?;
+    write(krate.join("Cargo.lock"), &lock)?;
+    write(fixtures.join("github_official.json"), fixture)?;
+    Ok(krate)
+}
+
+/// `cargo check --offline` of `krate` with `target`; returns the wall time and the
+/// expansion time `mcp_tools!` reported inside rustc (`MCP_BINDGEN_TIMINGS`), if it ran.
+pub(super) fn cargo_check(krate: &Path, target: &Path) -> Result<(Duration, Option<f64>), String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let mut cmd = Command::new(cargo);
+    cmd.args(["check", "--offline", "--quiet"])
+        .current_dir(krate)
+        .env("CARGO_TARGET_DIR", target)
+        .env("MCP_BINDGEN_TIMINGS", "1")
+        .env_remove("MCP_FIXTURES_DIR")
+        .env_remove("RUSTC_WRAPPER")
+        .env_remove("CARGO_BUILD_RUSTC_WRAPPER");
+    let started = Instant::now();
+    let out = run_command(&mut cmd, Duration::from_secs(1800))?;
+    let elapsed = started.elapsed();
+    let log = out.stderr.join("\n") + "\n" + &out.stdout.join("\n");
+    Ok((elapsed, macro_expansion_ms(&log)))
+}
+
+/// [`crate::process::run`], the error naming the command.
+pub(super) fn run_command(
+    cmd: &mut Command,
+    timeout: Duration,
+) -> Result<crate::process::Captured, String> {
+    crate::process::run(cmd, timeout)
+        .map_err(|e| format!("`{}` {}", crate::process::describe(cmd), e.trim_start()))
+}
+
+/// The time of the `mcp_tools!(…): expanded in N ms` line in a build log.
+pub(super) fn macro_expansion_ms(log: &str) -> Option<f64> {
+    log.lines().find_map(|line| {
+        let rest = line.split("): expanded in ").nth(1)?;
+        rest.strip_suffix(" ms")?.trim().parse().ok()
+    })
+}
+
+pub(super) fn touch(path: &Path) -> Result<(), String> {
+    let file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(path)
+        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    file.set_modified(std::time::SystemTime::now())
+        .map_err(|e| format!("cannot touch {}: {e}", path.display()))
+}
+
+pub(super) fn check_overhead(root: &Path, dir: &Path) -> Result<Value, String> {
+    let (_, corpus) = github_corpus(root)?;
+    let check_dir = dir.join("check");
+    let target = check_dir.join("target");
+    let base = scratch_crate(&check_dir, "bench_base", SCRATCH_BASE, root, &corpus, "")?;
+    let with = scratch_crate(&check_dir, "bench_github", SCRATCH_WITH, root, &corpus, "")?;
+    eprintln!(
+        "bench: warming the scratch crates' dependencies (cargo check in {}; slow the first time)",
+        target.display()
+    );
+    cargo_check(&base, &target)?;
+    cargo_check(&with, &target)?;
+    let mut base_s = Vec::new();
+    let mut with_s = Vec::new();
+    let mut macro_ms = Vec::new();
+    for round in 1..=3 {
+        touch(&with.join("src/main.rs"))?;
+        let (with_time, expansion) = cargo_check(&with, &target)?;
+        with_s.push(with_time.as_secs_f64());
+        macro_ms.extend(expansion);
+        touch(&base.join("src/main.rs"))?;
+        base_s.push(cargo_check(&base, &target)?.0.as_secs_f64());
+        eprintln!(
+            "bench: cargo check round {round}/3: with tools {:.2} s (mcp_tools! {:.0} ms), without {:.2} s",
+            with_s[round - 1],
+            expansion.unwrap_or(f64::NAN),
+            base_s[round - 1]
+        );
+    }
+    let diffs: Vec<f64> = with_s.iter().zip(&base_s).map(|(w, b)| w - b).collect();
+    Ok(json!({
+        "with_tools_s": with_s,
+        "without_s": base_s,
+        "overhead_s": median(&diffs),
+        "with_tools_median_s": median(&with_s),
+        "without_median_s": median(&base_s),
+        "macro_expansion_ms": macro_ms,
+        "macro_expansion_median_ms": median(&macro_ms),
+    }))
+}
+
+// ---------------------------------------------------------------------------------------
+// 5. features: a stdio-only user crate against the default
+// ---------------------------------------------------------------------------------------
+
+/// The packages in `krate`'s build (`cargo tree`, normal and build dependencies, each
+/// package once), not counting the crate itself.
+pub(super) fn dependency_count(krate: &Path) -> Result<usize, String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let out = Command::new(cargo)
+        .args([
+            "tree",
+            "--offline",
+            "-e",
+            "normal,build",
+            "--prefix",
+            "none",
+        ])
+        .current_dir(krate)
+        .output()
+        .map_err(|e| format!("cannot run cargo tree: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "cargo tree in {} failed:\n{}",
+            krate.display(),
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let packages: std::collections::BTreeSet<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| {
+            let mut words = l.split_whitespace();
+            Some(format!("{} {}", words.next()?, words.next()?))
+        })
+        .collect();
+    Ok(packages.len().saturating_sub(1))
+}
+
+pub(super) fn features(root: &Path, dir: &Path) -> Result<Value, String> {
+    let (_, corpus) = github_corpus(root)?;
+    let features_dir = dir.join("features");
+    let mut out = Map::new();
+    for (kind, options) in [
+        ("stdio_only", ", default-features = false"),
+        ("default", ""),
+    ] {
+        let krate = scratch_crate(
+            &features_dir,
+            &format!("bench_{kind}"),
+            SCRATCH_BASE,
+            root,
+            &corpus,
+            options,
+        )?;
+        let dependencies = dependency_count(&krate)?;
+        let target = features_dir.join(format!("target-{kind}"));
+        if target.exists() {
+            std::fs::remove_dir_all(&target)
+                .map_err(|e| format!("cannot empty {}: {e}", target.display()))?;
+        }
+        eprintln!("bench: cold cargo check of a {kind} user crate ({dependencies} dependencies)");
+        let (elapsed, _) = cargo_check(&krate, &target)?;
+        eprintln!("bench: {kind}: {:.1} s", elapsed.as_secs_f64());
+        out.insert(
+            kind.to_string(),
+            json!({ "dependencies": dependencies, "cold_check_s": elapsed.as_secs_f64() }),
+        );
+    }
+    Ok(Value::Object(out))
+}
+
+// ---------------------------------------------------------------------------------------
+// 4. snapshot: all default servers in parallel vs the slowest alone
+// ---------------------------------------------------------------------------------------

@@ -1,0 +1,265 @@
+//! `cargo xtask bench [--smoke] [--skip SECTION…]`: the benchmark suite.
+//!
+//! One run, contenders side by side, results as medians of per-round ratios:
+//!
+//! 1. **calls** — the `mcp-bench` binary (package `mcp-bindgen-tests`, feature `bench`, built in
+//!    release with the demo server) times the typed generated client, raw rmcp, a minimal
+//!    hand-written JSON-RPC pipe client and the official Python SDK (installed here into
+//!    `target/bench/venv` from `xtask/bench/requirements.txt`) against the same
+//!    `mcp-demo-server --pipes`, interleaved per round, small and ≈100 KiB payloads, and
+//!    throughput at 1, 16 and 64 calls in flight;
+//! 2. **expand** — `mcp_codegen::generate` (the proc macro's work; the key figure) and
+//!    generate + formatting (`cargo xtask expand`) for the 117 tools of
+//!    `../shared/corpus/github-official` and for every committed fixture, in this process
+//!    (unoptimized, like the proc macro in a normal build);
+//! 3. **check** — the extra `cargo check` seconds of a scratch crate binding those 117 tools
+//!    against the same crate without them (own target dir under `target/bench`, the
+//!    workspace's `Cargo.lock`, `--offline`, dependencies warmed first, medians of 3);
+//! 4. **snapshot** — `cargo xtask snapshot` of every default server in parallel against the
+//!    slowest server alone (wall-clock time of this binary's `snapshot` command, fixtures
+//!    written under `target/bench`, never into `fixtures/`);
+//! 5. **features** — what a stdio-only user crate (`mcp-runtime` with
+//!    `default-features = false`) saves against the default: its dependency count
+//!    (`cargo tree`) and a cold `cargo check` (empty target dir).
+//!
+//! Outputs: a table on stdout, `target/bench/results.json`, and `BENCHMARKS.md` at the
+//! workspace root (hand-written notes below its `<!-- notes -->` marker are kept).
+//! `--smoke` runs tiny iteration counts only to check that every contender works (sections
+//! `check`, `snapshot` and `features` are skipped; `snapshot --check` is part of the test command) and
+//! writes `target/bench/results-smoke.json` only.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use serde_json::{Map, Value, json};
+
+mod calls;
+mod check;
+mod expand;
+mod report;
+mod snapshot;
+
+use check::{check_overhead, features};
+use report::{
+    load_average, machine_facts, render_table, summary_json, summary_rows, write_markdown,
+};
+
+const USAGE: &str =
+    "usage: cargo xtask bench [--smoke] [--skip calls|expand|check|snapshot|features]…
+
+  --smoke          tiny iteration counts: only checks that every contender works
+  --skip SECTION   leave a section out (repeatable)";
+
+/// Exact Python SDK pin of the Python contender (the full transitive set is in
+/// `xtask/bench/requirements.txt`).
+const PYTHON_SDK: &str = "mcp==2.3.0";
+/// The Python contender's script, written into `target/bench` at run time.
+const PYTHON_CLIENT: &str = include_str!("../../bench/python_client.py");
+/// Attempts and per-attempt time-out of the Python SDK download.
+const PIP_ATTEMPTS: u32 = 3;
+const PIP_TIMEOUT: Duration = Duration::from_secs(300);
+/// Marker in `BENCHMARKS.md` after which hand-written notes survive a re-run.
+const NOTES_MARKER: &str =
+    "<!-- notes: everything below this line is kept by `cargo xtask bench` -->";
+
+const SECTIONS: [&str; 5] = ["calls", "expand", "check", "snapshot", "features"];
+
+struct Args {
+    smoke: bool,
+    skip: Vec<String>,
+}
+
+fn parse(args: &[String]) -> Result<Args, String> {
+    let mut out = Args {
+        smoke: false,
+        skip: Vec::new(),
+    };
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--smoke" => out.smoke = true,
+            "--skip" => {
+                let section = it.next().ok_or("--skip needs a section")?;
+                if !SECTIONS.contains(&section.as_str()) {
+                    return Err(format!("unknown section {section}"));
+                }
+                out.skip.push(section.clone());
+            }
+            "-h" | "--help" => return Err(String::new()),
+            other => return Err(format!("unknown argument {other}")),
+        }
+    }
+    if out.smoke {
+        out.skip
+            .extend(["check", "snapshot", "features"].map(String::from));
+    }
+    Ok(out)
+}
+
+/// Entry point; `args` are the words after `bench`.
+pub fn run(args: &[String]) -> ExitCode {
+    let args = match parse(args) {
+        Ok(a) => a,
+        Err(e) if e.is_empty() => {
+            println!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            eprintln!("bench: {e}\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match run_inner(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("bench: error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Where the bench keeps its files: `<workspace>/target/bench`.
+fn bench_dir() -> PathBuf {
+    crate::workspace_root().join("target").join("bench")
+}
+
+/// Cargo's target directory for the binaries it builds (honours `CARGO_TARGET_DIR`).
+fn cargo_target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| crate::workspace_root().join("target"))
+}
+
+fn run_inner(args: &Args) -> Result<(), String> {
+    let root = crate::workspace_root();
+    let dir = bench_dir();
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let runs = |s: &str| !args.skip.iter().any(|k| k == s);
+    let load_before = load_average();
+    let started = Instant::now();
+    let mut results = Map::new();
+
+    if runs("calls") {
+        results.insert("calls".into(), calls::calls(&root, &dir, args.smoke)?);
+    }
+    if runs("expand") {
+        results.insert("expand".into(), expand::expand(&root, &dir, args.smoke)?);
+    }
+    if runs("check") {
+        results.insert("check".into(), check_overhead(&root, &dir)?);
+    }
+    if runs("snapshot") {
+        results.insert("snapshot".into(), snapshot::snapshot(&dir)?);
+    }
+    if runs("features") {
+        results.insert("features".into(), features(&root, &dir)?);
+    }
+    let load_after = load_average();
+    let machine = machine_facts(load_before.as_deref(), load_after.as_deref());
+    let rows = summary_rows(&results);
+    let table = render_table(&rows);
+    println!("\n{table}");
+    println!("{}", machine.lines);
+
+    let mut json = summary_json(&rows);
+    json.insert("machine".into(), machine.json.clone());
+    json.insert("smoke".into(), json!(args.smoke));
+    json.insert("elapsed_s".into(), json!(started.elapsed().as_secs_f64()));
+    json.insert("raw".into(), Value::Object(results));
+    let name = if args.smoke {
+        "results-smoke.json"
+    } else {
+        "results.json"
+    };
+    let path = dir.join(name);
+    let text = serde_json::to_string_pretty(&Value::Object(json))
+        .map_err(|e| format!("cannot encode the results: {e}"))?;
+    std::fs::write(&path, text + "\n")
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    println!("wrote {}", path.display());
+    if !args.smoke {
+        let md = root.join("BENCHMARKS.md");
+        write_markdown(&md, &table, &machine, &args.skip)?;
+        println!("wrote {}", md.display());
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------
+// Statistics
+// ---------------------------------------------------------------------------------------
+
+/// The median (mean of the middle two for an even count); `None` when empty.
+fn median(values: &[f64]) -> Option<f64> {
+    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    Some(if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    })
+}
+
+/// Median of the per-round ratios `a[i] / b[i]`.
+fn median_ratio(a: &[f64], b: &[f64]) -> Option<f64> {
+    let ratios: Vec<f64> = a.iter().zip(b).map(|(x, y)| x / y).collect();
+    median(&ratios)
+}
+
+fn series(v: &Value, path: &str) -> Vec<f64> {
+    v.pointer(path)
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_f64).collect())
+        .unwrap_or_default()
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+// ---------------------------------------------------------------------------------------
+// 1. calls: mcp-bench against the release demo server
+// ---------------------------------------------------------------------------------------
+
+#[cfg(test)]
+mod tests {
+    use super::check::macro_expansion_ms;
+    use super::report::Row;
+    use super::*;
+
+    #[test]
+    fn median_and_ratios() {
+        assert_eq!(median(&[]), None);
+        assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), Some(2.5));
+        assert_eq!(median_ratio(&[2.0, 4.0, 9.0], &[1.0, 2.0, 3.0]), Some(2.0));
+    }
+
+    #[test]
+    fn macro_timing_line_is_found() {
+        let log = "warning: x\nmcp_tools!(\"github_official\"): expanded in 61.5 ms\n";
+        assert_eq!(macro_expansion_ms(log), Some(61.5));
+        assert_eq!(macro_expansion_ms("nothing"), None);
+    }
+
+    #[test]
+    fn verdicts() {
+        let row = |value, target| Row {
+            key: "k",
+            what: "w",
+            value,
+            unit: "×",
+            target,
+            detail: String::new(),
+        };
+        assert_eq!(row(Some(1.1), Some(("≤", 1.15))).verdict(), "met");
+        assert_eq!(row(Some(1.2), Some(("≤", 1.15))).verdict(), "MISSED");
+        assert_eq!(row(Some(3.6), Some(("≥", 3.5))).verdict(), "met");
+        assert_eq!(row(None, Some(("≥", 3.5))).verdict(), "n/a");
+    }
+}

@@ -1,0 +1,444 @@
+//! The summary: rows with targets and verdicts, the table, `results.json` and
+//! `BENCHMARKS.md`.
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::{Map, Value, json};
+
+use super::*;
+
+/// One line of the summary table.
+pub(super) struct Row {
+    pub(super) key: &'static str,
+    pub(super) what: &'static str,
+    pub(super) value: Option<f64>,
+    pub(super) unit: &'static str,
+    /// Target: (≤ or ≥, bound).
+    pub(super) target: Option<(&'static str, f64)>,
+    pub(super) detail: String,
+}
+
+impl Row {
+    pub(super) fn verdict(&self) -> &'static str {
+        match (self.value, self.target) {
+            (None, _) => "n/a",
+            (_, None) => "",
+            (Some(v), Some(("≤", t))) if v <= t => "met",
+            (Some(v), Some(("≥", t))) if v >= t => "met",
+            _ => "MISSED",
+        }
+    }
+}
+
+pub(super) fn summary_rows(results: &Map<String, Value>) -> Vec<Row> {
+    let mut rows = Vec::new();
+    if let Some(calls) = results.get("calls") {
+        let med = |p: &str| median(&series(calls, p));
+        for (kind, sfx) in [("small", ""), ("large", "_large")] {
+            let lat = |who: &str| series(calls, &format!("/latency/{kind}/{who}"));
+            let (t, r, p, py) = (lat("typed"), lat("raw_rmcp"), lat("pipe"), lat("python"));
+            let us = |who: &str| {
+                med(&format!("/latency/{kind}/{who}"))
+                    .map_or("-".to_string(), |v| format!("{v:.0} µs"))
+            };
+            let detail = format!(
+                "typed {}, raw rmcp {}, pipe {}, python {}",
+                us("typed"),
+                us("raw_rmcp"),
+                us("pipe"),
+                us("python")
+            );
+            let label = |small: &'static str, large: &'static str| {
+                if sfx.is_empty() { small } else { large }
+            };
+            rows.push(Row {
+                key: label("typed_vs_raw_rmcp", "typed_vs_raw_rmcp_large"),
+                what: label(
+                    "typed / raw rmcp, small call",
+                    "typed / raw rmcp, 100 KiB echo",
+                ),
+                value: median_ratio(&t, &r),
+                unit: "×",
+                target: Some(("≤", 1.0)),
+                detail: detail.clone(),
+            });
+            rows.push(Row {
+                key: label("typed_vs_pipe", "typed_vs_pipe_large"),
+                what: label(
+                    "typed / pipe floor, small call",
+                    "typed / pipe floor, 100 KiB echo",
+                ),
+                value: median_ratio(&t, &p),
+                unit: "×",
+                target: Some(("≤", 1.15)),
+                detail: String::new(),
+            });
+            rows.push(Row {
+                key: label("raw_rmcp_vs_pipe", "raw_rmcp_vs_pipe_large"),
+                what: label(
+                    "raw rmcp / pipe floor, small call",
+                    "raw rmcp / pipe floor, 100 KiB echo",
+                ),
+                value: median_ratio(&r, &p),
+                unit: "×",
+                target: None,
+                detail: String::new(),
+            });
+            rows.push(Row {
+                key: label("python_vs_typed", "python_vs_typed_large"),
+                what: label(
+                    "Python SDK / typed, small call",
+                    "Python SDK / typed, 100 KiB echo",
+                ),
+                value: median_ratio(&py, &t),
+                unit: "×",
+                target: Some(("≥", if sfx.is_empty() { 3.5 } else { 1.6 })),
+                detail: String::new(),
+            });
+        }
+        for k in ["1", "16", "64"] {
+            let th = |who: &str| series(calls, &format!("/throughput/{k}/{who}"));
+            let (t, r, p) = (th("typed"), th("raw_rmcp"), th("pipe"));
+            let rate = |v: &[f64]| median(v).map_or("-".to_string(), |x| format!("{x:.0}/s"));
+            let detail = format!(
+                "typed {}, raw rmcp {}, pipe {}",
+                rate(&t),
+                rate(&r),
+                rate(&p)
+            );
+            let (key, what, target) = match k {
+                "1" => (
+                    "typed_vs_pipe_throughput_1",
+                    "typed / pipe calls/s, 1 in flight",
+                    None,
+                ),
+                "16" => (
+                    "typed_vs_pipe_throughput_16",
+                    "typed / pipe calls/s, 16 in flight",
+                    None,
+                ),
+                _ => (
+                    "typed_vs_pipe_throughput_64",
+                    "typed / pipe calls/s, 64 in flight",
+                    Some(("≥", 0.9)),
+                ),
+            };
+            rows.push(Row {
+                key,
+                what,
+                value: median_ratio(&t, &p),
+                unit: "×",
+                target,
+                detail,
+            });
+            if k == "64" {
+                rows.push(Row {
+                    key: "raw_rmcp_vs_pipe_throughput_64",
+                    what: "raw rmcp / pipe calls/s, 64 in flight",
+                    value: median_ratio(&r, &p),
+                    unit: "×",
+                    target: None,
+                    detail: String::new(),
+                });
+            }
+        }
+    }
+    if let Some(expand) = results.get("expand") {
+        let slowest_fixture = expand
+            .get("fixtures")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+            .filter_map(|(a, v)| {
+                Some((
+                    a.clone(),
+                    v.get("generate_and_format_ms")?.as_f64()?,
+                    v.get("tools")?.as_u64()?,
+                ))
+            })
+            .map(|(a, t, n)| format!("{a} {t:.0} ms ({n} tools)"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        rows.push(Row {
+            key: "expand_github_official_ms",
+            what: "`mcp_tools!` expansion, 117 GitHub tools (generate, unoptimized like the proc macro)",
+            value: expand
+                .pointer("/github_official/generate_ms")
+                .and_then(Value::as_f64),
+            unit: "ms",
+            target: Some(("≤", 100.0)),
+            detail: format!(
+                "with prettyplease formatting (`cargo xtask expand`) {:.0} ms; fixtures (generate + format): {slowest_fixture}",
+                expand
+                    .pointer("/github_official/generate_and_format_ms")
+                    .and_then(Value::as_f64)
+                    .unwrap_or(f64::NAN)
+            ),
+        });
+    }
+    if let Some(expand) = results.get("expand") {
+        let release = |p: &str| expand.pointer(p).and_then(Value::as_f64);
+        rows.push(Row {
+            key: "expand_github_official_release_ms",
+            what: "expansion, 117 GitHub tools, optimized build",
+            value: release("/github_official/release/generate_ms"),
+            unit: "ms",
+            target: None,
+            detail: format!(
+                "what the proc macro costs with `[profile.dev.build-override] opt-level = 3`; with formatting {:.1} ms",
+                release("/github_official/release/generate_and_format_ms").unwrap_or(f64::NAN)
+            ),
+        });
+    }
+    if let Some(ms) = results
+        .get("check")
+        .and_then(|c| c.get("macro_expansion_median_ms"))
+        .and_then(Value::as_f64)
+    {
+        rows.push(Row {
+            key: "expand_github_official_rustc_ms",
+            what: "`mcp_tools!` expansion inside rustc, 117 GitHub tools (`cargo check`)",
+            value: Some(ms),
+            unit: "ms",
+            target: None,
+            detail: "reported by the macro itself (`MCP_BINDGEN_TIMINGS=1`), median of 3 builds"
+                .to_string(),
+        });
+    }
+    if let Some(check) = results.get("check") {
+        rows.push(Row {
+            key: "check_overhead_github_official_s",
+            what: "extra `cargo check`, crate binding 117 tools",
+            value: check.get("overhead_s").and_then(Value::as_f64),
+            unit: "s",
+            target: Some(("≤", 5.0)),
+            detail: format!(
+                "with {:.2} s, without {:.2} s (medians of 3)",
+                check
+                    .get("with_tools_median_s")
+                    .and_then(Value::as_f64)
+                    .unwrap_or(f64::NAN),
+                check
+                    .get("without_median_s")
+                    .and_then(Value::as_f64)
+                    .unwrap_or(f64::NAN)
+            ),
+        });
+    }
+    if let Some(snap) = results.get("snapshot") {
+        rows.push(Row {
+            key: "snapshot_parallel_vs_slowest",
+            what: "snapshot, all servers in parallel / slowest alone",
+            value: snap.get("ratio").and_then(Value::as_f64),
+            unit: "×",
+            target: Some(("≤", 1.3)),
+            detail: format!(
+                "all {:.2} s, slowest ({}) {:.2} s (medians of 3); the parallel run needs {:.1} CPU-s, \
+                 so {} cores cannot do better than {:.2}×",
+                median(&series(snap, "/parallel_s")).unwrap_or(f64::NAN),
+                snap.get("slowest_alias").and_then(Value::as_str).unwrap_or("?"),
+                median(&series(snap, "/slowest_single_s")).unwrap_or(f64::NAN),
+                median(&series(snap, "/parallel_cpu_s")).unwrap_or(f64::NAN),
+                std::thread::available_parallelism().map_or(1, |n| n.get()),
+                snap.get("cpu_floor_ratio").and_then(Value::as_f64).unwrap_or(f64::NAN)
+            ),
+        });
+    }
+    if let Some(features) = results.get("features") {
+        let get = |kind: &str, key: &str| features.pointer(&format!("/{kind}/{key}"))?.as_f64();
+        rows.push(Row {
+            key: "deps_stdio_only",
+            what: "dependencies of a user crate, stdio only (`default-features = false`)",
+            value: get("stdio_only", "dependencies"),
+            unit: "crates",
+            target: None,
+            detail: format!(
+                "default features (HTTP transports, rustls): {} crates",
+                get("default", "dependencies").unwrap_or(f64::NAN)
+            ),
+        });
+        rows.push(Row {
+            key: "cold_check_stdio_only_s",
+            what: "cold `cargo check` of a user crate, stdio only",
+            value: get("stdio_only", "cold_check_s"),
+            unit: "s",
+            target: None,
+            detail: format!(
+                "default features: {:.1} s (empty target dir, `--offline`, one run each)",
+                get("default", "cold_check_s").unwrap_or(f64::NAN)
+            ),
+        });
+    }
+    rows
+}
+
+pub(super) fn fmt_value(v: Option<f64>, unit: &str) -> String {
+    match v {
+        None => "-".to_string(),
+        Some(v) if unit == "×" => format!("{v:.2}×"),
+        Some(v) if unit == "ms" => format!("{v:.1} ms"),
+        Some(v) if unit == "crates" => format!("{v:.0} crates"),
+        Some(v) => format!("{v:.2} {unit}"),
+    }
+}
+
+pub(super) fn render_table(rows: &[Row]) -> String {
+    let mut out = String::from(
+        "| metric | key | value | target | verdict | details |\n|---|---|---|---|---|---|\n",
+    );
+    for r in rows {
+        let target = r
+            .target
+            .map(|(op, t)| format!("{op} {}", fmt_value(Some(t), r.unit)))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "| {} | `{}` | {} | {} | {} | {} |",
+            r.what,
+            r.key,
+            fmt_value(r.value, r.unit),
+            target,
+            r.verdict(),
+            r.detail
+        );
+    }
+    out
+}
+
+pub(super) fn summary_json(rows: &[Row]) -> Map<String, Value> {
+    let mut m = Map::new();
+    for r in rows {
+        m.insert(r.key.to_string(), r.value.map_or(Value::Null, |v| json!(v)));
+    }
+    m
+}
+
+pub(super) struct Machine {
+    pub(super) lines: String,
+    pub(super) json: Value,
+}
+
+pub(super) fn load_average() -> Option<String> {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+}
+
+pub(super) fn capture(program: &str, args: &[&str]) -> Option<String> {
+    let out = Command::new(program).args(args).output().ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+pub(super) fn machine_facts(load_before: Option<&str>, load_after: Option<&str>) -> Machine {
+    let cpus = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown".to_string());
+    let rustc = capture(
+        &std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_string()),
+        &["-V"],
+    )
+    .unwrap_or_else(|| "unknown".to_string());
+    let commit = capture("git", &["describe", "--always", "--dirty"]).unwrap_or_default();
+    let before = load_before.unwrap_or("?");
+    let after = load_after.unwrap_or("?");
+    let lines = format!(
+        "machine: {cpus} CPUs ({cpu}); {rustc}; load average (1/5/15 min) {before} before, {after} after; commit {commit}"
+    );
+    Machine {
+        lines,
+        json: json!({
+            "nproc": cpus,
+            "cpu": cpu,
+            "rustc": rustc,
+            "load_before": before,
+            "load_after": after,
+            "commit": commit,
+        }),
+    }
+}
+
+pub(super) fn write_markdown(
+    path: &Path,
+    table: &str,
+    machine: &Machine,
+    skipped: &[String],
+) -> Result<(), String> {
+    let notes = std::fs::read_to_string(path)
+        .ok()
+        .and_then(|old| old.split_once(NOTES_MARKER).map(|(_, n)| n.to_string()))
+        .unwrap_or_else(|| "\n".to_string());
+    let m = &machine.json;
+    let get = |k: &str| m.get(k).and_then(Value::as_str).unwrap_or("?").to_string();
+    let mut text = String::new();
+    let _ = writeln!(
+        text,
+        "# Benchmarks\n\nGenerated by `cargo xtask bench` (xtask/src/bench.rs); reproduce with:\n\n\
+         ```sh\ncargo xtask bench\n```\n\n\
+         Ratios are \"first / second\" and medians of per-round ratios; each round runs every \
+         contender once, interleaved. The raw per-round figures are in `target/bench/results.json`.\n"
+    );
+    let _ = writeln!(
+        text,
+        "## Machine\n\n| | |\n|---|---|\n| CPUs (nproc) | {} |\n| CPU model | {} |\n| rustc | {} |\n\
+         | load average (1/5/15 min) before / after the run | {} / {} |\n| commit | `{}` |\n",
+        m.get("nproc").and_then(Value::as_u64).unwrap_or(0),
+        get("cpu"),
+        get("rustc"),
+        get("load_before"),
+        get("load_after"),
+        get("commit"),
+    );
+    let _ = writeln!(text, "## Results\n\n{table}");
+    if !skipped.is_empty() {
+        let _ = writeln!(
+            text,
+            "Sections skipped in this run: {}.\n",
+            skipped.join(", ")
+        );
+    }
+    let _ = writeln!(
+        text,
+        "## What is measured\n\n\
+         * **Calls** (`mcp-bench`, release): one `mcp-demo-server --pipes` child per contender \
+         (rmcp's `stdio_pipes()` on the server side), started once, warmed up, then rounds of \
+         `add` (small) or `echo_structured` with ≈100 KiB of records (large), sequential calls. \
+         Contenders: **typed** — the generated `demo::Client` of `mcp_tools!(\"demo\")` over \
+         mcp-runtime; **raw rmcp** — rmcp's `TokioChildProcess` client, `call_tool` with \
+         `serde_json` maps; **pipe** — a minimal hand-written JSON-RPC client on the child's \
+         stdin/stdout (the transport's floor; it still parses every answer into a \
+         `serde_json::Value`); **python** — the official SDK ({PYTHON_SDK}, `stdio_client` + \
+         `ClientSession.call_tool`, timed by its own clock). Arguments start from the same \
+         pre-built data in each contender's own form; APIs that take them by value (typed, raw \
+         rmcp) are handed a clone. All Rust contenders share one current-thread tokio runtime.\n\
+         * **Throughput**: small calls with 1, 16 and 64 in flight on one session (typed and raw \
+         rmcp: that many concurrent call futures; pipe: a window of that many outstanding requests).\n\
+         * **Expansion**: `mcp_codegen::generate` (what `mcp_tools!` runs; the key figure) and \
+         generate + prettyplease (`cargo xtask expand`) for the 117 tools of \
+         `../shared/corpus/github-official` and each committed fixture, in the unoptimized xtask \
+         process (Cargo builds proc macros unoptimized by default), median of 15; the same in \
+         the optimized `mcp-bench expand`.\n\
+         * **Check overhead**: `cargo check --offline` of a scratch crate with \
+         `mcp_tools!(\"github_official\")` minus the same crate without it, after touching \
+         `src/main.rs`, dependencies warm, own target dir under `target/bench/check`, median of 3.\n\
+         * **Snapshot**: wall time of `cargo xtask snapshot` (the xtask binary, fixtures written \
+         under `target/bench`) for every default server at once, against the slowest server \
+         alone, 3 rounds.\n\
+         * **Features**: a scratch user crate on `mcp-runtime` with default features and with \
+         `default-features = false` (stdio only): packages in `cargo tree -e normal,build`, and \
+         `cargo check --offline` into an empty target dir, once each.\n"
+    );
+    text.push_str(NOTES_MARKER);
+    text.push_str(&notes);
+    std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
