@@ -19,6 +19,7 @@
 
 #[cfg(feature = "http")]
 mod http;
+mod server_output;
 #[cfg(feature = "http")]
 mod sse;
 mod stdio;
@@ -26,7 +27,8 @@ mod tap;
 
 #[cfg(feature = "http")]
 pub(crate) use http::streamable_http;
+pub(crate) use server_output::{StderrEof, StderrTail, StdoutNoise};
 #[cfg(feature = "http")]
 pub(crate) use sse::SseTransport;
-pub(crate) use stdio::{Direct, StderrEof, StderrTail, StdioTransport, StdoutNoise};
+pub(crate) use stdio::{Direct, StdioTransport};
 pub(crate) use tap::RawTap;

@@ -1,6 +1,6 @@
 //! stdio: a child process speaking newline-delimited JSON-RPC.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use rmcp::model::{
@@ -9,202 +9,9 @@ use rmcp::model::{
 };
 use rmcp::service::ServiceError;
 use serde::de::DeserializeSeed as _;
-use tokio::io::AsyncBufReadExt;
 
 use super::RawTap;
-
-/// How many stderr lines of a stdio server are kept for error messages.
-const STDERR_TAIL_LINES: usize = 20;
-/// Longest stderr line kept (longer lines are cut).
-const STDERR_LINE_MAX: usize = 400;
-
-/// The last lines a stdio server wrote to stderr, with the server's secrets redacted.
-#[derive(Default, Clone)]
-pub(crate) struct StderrTail {
-    lines: Arc<Mutex<VecDeque<String>>>,
-    /// Values replaced by `<redacted>` in every line before it is logged or kept.
-    secrets: Arc<Vec<String>>,
-}
-
-impl std::fmt::Debug for StderrTail {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("StderrTail")
-            .field("lines", &self.lines())
-            .finish_non_exhaustive()
-    }
-}
-
-impl StderrTail {
-    /// A tail that redacts `secrets` (the resolved values of the server's configuration).
-    pub(crate) fn redacting(secrets: Vec<String>) -> Self {
-        StderrTail {
-            lines: Arc::default(),
-            secrets: Arc::new(secrets),
-        }
-    }
-
-    /// A copy of the kept lines, oldest first.
-    pub(crate) fn lines(&self) -> Vec<String> {
-        self.lines
-            .lock()
-            .map(|q| q.iter().cloned().collect())
-            .unwrap_or_default()
-    }
-
-    fn push(&self, line: String) {
-        if let Ok(mut q) = self.lines.lock() {
-            if q.len() == STDERR_TAIL_LINES {
-                q.pop_front();
-            }
-            q.push_back(line);
-        }
-    }
-
-    /// Forwards every line of `stderr` to `tracing` and keeps the tail. Ends at EOF; the
-    /// returned [`StderrEof`] completes then.
-    pub(crate) fn spawn_reader(
-        &self,
-        alias: String,
-        stderr: tokio::process::ChildStderr,
-    ) -> StderrEof {
-        let tail = self.clone();
-        let (eof_tx, eof_rx) = tokio::sync::watch::channel(false);
-        tokio::spawn(async move {
-            let _eof = EofOnDrop(eof_tx);
-            let mut reader = tokio::io::BufReader::new(stderr);
-            let mut buf = Vec::new();
-            loop {
-                buf.clear();
-                match reader.read_until(b'\n', &mut buf).await {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) => {
-                        let line = String::from_utf8_lossy(&buf);
-                        let mut line = crate::config::redact(&tail.secrets, line.trim_end());
-                        if line.len() > STDERR_LINE_MAX {
-                            let cut =
-                                mcp_codegen::schema::prefix_bytes(&line, STDERR_LINE_MAX).len();
-                            line.truncate(cut);
-                            line.push('…');
-                        }
-                        tracing::debug!(target: "mcp_runtime::server_stderr", server = %alias, "{line}");
-                        tail.push(line);
-                    }
-                }
-            }
-        });
-        StderrEof(eof_rx)
-    }
-}
-
-/// Lines a stdio server wrote to stdout that are not JSON-RPC messages (logging on the wrong
-/// stream, mostly): the first few, with why they were skipped, for the errors that follow.
-#[derive(Debug, Default, Clone)]
-pub(crate) struct StdoutNoise(Arc<Mutex<NoiseRecord>>);
-
-#[derive(Default)]
-struct NoiseRecord {
-    /// Values replaced by `<redacted>` in every quoted line.
-    secrets: Vec<String>,
-    /// The first skipped lines (excerpt, reason).
-    first: Vec<(String, String)>,
-    /// How many lines were skipped in all.
-    count: usize,
-}
-
-/// Skipped lines quoted in an error.
-const NOISE_QUOTED: usize = 3;
-
-impl std::fmt::Debug for NoiseRecord {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("NoiseRecord")
-            .field("first", &self.first)
-            .field("count", &self.count)
-            .finish_non_exhaustive()
-    }
-}
-
-impl StdoutNoise {
-    /// A record that redacts `secrets` (the resolved values of the server's configuration)
-    /// in the lines it quotes.
-    pub(crate) fn redacting(secrets: Vec<String>) -> Self {
-        StdoutNoise(Arc::new(Mutex::new(NoiseRecord {
-            secrets,
-            ..NoiseRecord::default()
-        })))
-    }
-
-    /// Counts a skipped line and keeps it if it is among the first; returns the excerpt to
-    /// log (secrets redacted before the line is cut, so no part of one survives the cut).
-    fn record(&self, line: &[u8], reason: &str) -> String {
-        let text = String::from_utf8_lossy(line);
-        let Ok(mut r) = self.0.lock() else {
-            return String::new();
-        };
-        let excerpt = crate::error::ellipsize(&crate::config::redact(&r.secrets, text.trim()), 120);
-        r.count += 1;
-        if r.first.len() < NOISE_QUOTED {
-            r.first.push((excerpt.clone(), reason.to_string()));
-        }
-        excerpt
-    }
-
-    /// What the server wrote besides JSON-RPC, for an error message; `None` when nothing.
-    pub(crate) fn summary(&self) -> Option<String> {
-        let r = self.0.lock().ok()?;
-        if r.count == 0 {
-            return None;
-        }
-        let quoted: Vec<String> = r
-            .first
-            .iter()
-            .map(|(line, why)| format!("\"{line}\" ({why})"))
-            .collect();
-        let more = if r.count > r.first.len() {
-            format!(" and {} more", r.count - r.first.len())
-        } else {
-            String::new()
-        };
-        Some(format!(
-            "the server wrote {} line{} to stdout that {} not JSON-RPC and {} skipped: {}{more}; an MCP stdio server must write only JSON-RPC messages to stdout and log to stderr",
-            r.count,
-            if r.count == 1 { "" } else { "s" },
-            if r.count == 1 { "is" } else { "are" },
-            if r.count == 1 { "was" } else { "were" },
-            quoted.join(", ")
-        ))
-    }
-}
-
-/// Why `line` is not a JSON-RPC message, in words.
-fn not_json_rpc(line: &[u8], error: &serde_json::Error) -> String {
-    match std::str::from_utf8(line) {
-        Err(e) => format!("invalid UTF-8 at byte {}", e.valid_up_to()),
-        Ok(_) if error.is_syntax() || error.is_eof() => format!("not JSON: {error}"),
-        Ok(_) => format!("JSON, but not a JSON-RPC message: {error}"),
-    }
-}
-
-/// Completes when a server's stderr reached end of file (the process exited or closed it).
-#[derive(Debug, Clone)]
-pub(crate) struct StderrEof(tokio::sync::watch::Receiver<bool>);
-
-impl StderrEof {
-    /// Waits up to `limit` for the end of stderr, so a dying server's last words are in the
-    /// tail before an error quotes it.
-    pub(crate) async fn wait(&self, limit: std::time::Duration) {
-        let mut rx = self.0.clone();
-        let _ = tokio::time::timeout(limit, rx.wait_for(|eof| *eof)).await;
-    }
-}
-
-/// Marks stderr as finished when the reader task ends (or panics).
-struct EofOnDrop(tokio::sync::watch::Sender<bool>);
-
-impl Drop for EofOnDrop {
-    fn drop(&mut self) {
-        self.0.send_replace(true);
-    }
-}
+use super::server_output::{StderrEof, StderrTail, StdoutNoise, not_json_rpc};
 
 /// Initial capacity of the stdout read buffer.
 const READ_CHUNK: usize = 64 * 1024;
@@ -1021,16 +828,5 @@ read z"#
             Err(ServiceError::TransportClosed)
         ));
         let _ = t.close().await;
-    }
-
-    #[test]
-    fn stderr_tail_keeps_the_last_lines() {
-        let t = StderrTail::default();
-        for i in 0..(STDERR_TAIL_LINES + 5) {
-            t.push(format!("line {i}"));
-        }
-        let lines = t.lines();
-        assert_eq!(lines.len(), STDERR_TAIL_LINES);
-        assert_eq!(lines[0], "line 5");
     }
 }
