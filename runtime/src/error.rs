@@ -361,16 +361,6 @@ pub(crate) fn cause(error: &(dyn std::error::Error + 'static)) -> String {
     }
 }
 
-/// `text` cut to at most `max_chars` characters, the cut marked with `…`.
-pub(crate) fn ellipsize(text: &str, max_chars: usize) -> String {
-    if text.chars().count() <= max_chars {
-        return text.to_string();
-    }
-    let mut cut: String = text.chars().take(max_chars.saturating_sub(1)).collect();
-    cut.push('…');
-    cut
-}
-
 fn diagnosis_suffix(diagnosis: &Option<String>) -> String {
     diagnosis
         .as_deref()

@@ -67,7 +67,7 @@ fn at(path: &str) -> &str {
 }
 
 fn short(v: &Value) -> String {
-    crate::error::ellipsize(&v.to_string(), 58)
+    mcp_codegen::schema::truncate(&v.to_string(), 57)
 }
 
 fn type_matches(t: &str, v: &Value) -> bool {

@@ -134,7 +134,8 @@ impl StdoutNoise {
         let Ok(mut r) = self.0.lock() else {
             return String::new();
         };
-        let excerpt = crate::error::ellipsize(&crate::config::redact(&r.secrets, text.trim()), 120);
+        let excerpt =
+            mcp_codegen::schema::truncate(&crate::config::redact(&r.secrets, text.trim()), 119);
         r.count += 1;
         if r.first.len() < NOISE_QUOTED {
             r.first.push((excerpt.clone(), reason.to_string()));
