@@ -158,29 +158,38 @@ pub(super) fn diff_server(x: Option<&Value>, y: Option<&Value>, out: &mut Vec<De
     });
 }
 
+type Object = Map<String, Value>;
+
+/// A listed item's change: removed (breaking) and added (additive) are reported here; for a
+/// changed item, the old and new objects (or `None` after reporting what cannot be
+/// classified).
+fn changed_objects<'v>(
+    change: Change<'v>,
+    path: &str,
+    subject: &str,
+    out: &mut Vec<Detail>,
+) -> Option<(&'v Object, &'v Object)> {
+    let (severity, message) = match change {
+        Change::Removed => (Severity::Breaking, format!("{subject} removed")),
+        Change::Added(_) => (Severity::Additive, format!("new {subject}")),
+        Change::Changed(p, q) => match (p.as_object(), q.as_object()) {
+            (Some(p), Some(q)) => return Some((p, q)),
+            _ => (
+                Severity::Breaking,
+                format!("{subject} changed (cannot classify)"),
+            ),
+        },
+    };
+    out.push(detail(severity, path.to_string(), message));
+    None
+}
+
 pub(super) fn diff_prompts(x: Option<&Value>, y: Option<&Value>, out: &mut Vec<Detail>) {
     each_change(x, y, &["name"], |name, change| {
         let path = format!("prompts.{name}");
         let subject = format!("prompt \"{name}\"");
-        let (p, q) = match change {
-            Change::Removed => {
-                return out.push(detail(
-                    Severity::Breaking,
-                    path,
-                    format!("{subject} removed"),
-                ));
-            }
-            Change::Added(_) => {
-                return out.push(detail(Severity::Additive, path, format!("new {subject}")));
-            }
-            Change::Changed(p, q) => (p, q),
-        };
-        let (Some(p), Some(q)) = (p.as_object(), q.as_object()) else {
-            return out.push(detail(
-                Severity::Breaking,
-                path,
-                format!("{subject} changed (cannot classify)"),
-            ));
+        let Some((p, q)) = changed_objects(change, &path, &subject, out) else {
+            return;
         };
         each_field(p, q, |key, x, y| {
             let at = format!("{path}.{key}");
@@ -270,25 +279,8 @@ pub(super) fn diff_templates(x: Option<&Value>, y: Option<&Value>, out: &mut Vec
     each_change(x, y, &["name", "uriTemplate"], |name, change| {
         let path = format!("resourceTemplates.{name}");
         let subject = format!("resource template \"{name}\"");
-        let (p, q) = match change {
-            Change::Removed => {
-                return out.push(detail(
-                    Severity::Breaking,
-                    path,
-                    format!("{subject} removed"),
-                ));
-            }
-            Change::Added(_) => {
-                return out.push(detail(Severity::Additive, path, format!("new {subject}")));
-            }
-            Change::Changed(p, q) => (p, q),
-        };
-        let (Some(p), Some(q)) = (p.as_object(), q.as_object()) else {
-            return out.push(detail(
-                Severity::Breaking,
-                path,
-                format!("{subject} changed (cannot classify)"),
-            ));
+        let Some((p, q)) = changed_objects(change, &path, &subject, out) else {
+            return;
         };
         each_field(p, q, |key, x, y| {
             let severity = match key {
