@@ -124,7 +124,7 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
     let registry = Registry::load(args.locate.registry(cli)?)?;
     let server = registry.get(&args.alias)?.clone();
     let output = crate::async_runtime()?.block_on(async {
-        let session = Session::connect_with(&server, cli.connect_options()).await?;
+        let session = cli.connect_options().connect(&server).await?;
         let result = call(&session, &args, &arguments).await;
         let _ = session.close().await;
         result

@@ -17,7 +17,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use mcp_codegen::fixture::{build_document, canonical_json};
-use mcp_runtime::{Registry, ServerConfig, Session};
+use mcp_runtime::{Registry, ServerConfig};
 use serde_json::{Map, Value, json};
 
 use crate::args::{Arg, Parser};
@@ -312,7 +312,7 @@ pub(crate) async fn snapshot_one(
     server: &ServerConfig,
     options: mcp_runtime::ConnectOptions,
 ) -> mcp_runtime::Result<Listing> {
-    let session = Session::connect_with(server, options).await?;
+    let session = options.connect(server).await?;
     let result = async {
         let tools = session.list_tools().await?;
         let prompts = session.list_prompts().await?;

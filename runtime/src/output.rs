@@ -5,7 +5,7 @@ use std::time::Duration;
 use serde::Serialize;
 use serde_json::Value;
 
-/// The state of a session's connection, from [`Session::health`].
+/// The state of a session's connection, from [`Session::health`](crate::Session::health).
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum Health {
@@ -19,7 +19,7 @@ pub enum Health {
     /// The transport is closed (the server exited or dropped the connection); the next
     /// request reconnects.
     TransportClosed,
-    /// [`Session::close`] was called.
+    /// [`Session::close`](crate::Session::close) was called.
     Closed,
     /// The transport is open but `ping` failed or timed out.
     Unresponsive {

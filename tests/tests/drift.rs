@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use mcp_codegen::fixture::Fixture;
-use mcp_runtime::{ConnectOptions, DriftPolicy, Error, ServerConfig, Session};
+use mcp_runtime::{ConnectOptions, DriftPolicy, Error, ServerConfig};
 use serde_json::Value;
 
 async fn bounded<F: std::future::Future<Output = ()>>(limit: Duration, body: F) {
@@ -104,14 +104,12 @@ fn runtime_and_codegen_hash_every_committed_fixture_alike() {
 async fn the_live_demo_server_matches_its_fixture() {
     bounded(Duration::from_secs(20), async {
         let hash = fixture("demo").tools_hash();
-        let session = Session::connect_with(
-            &demo(),
-            ConnectOptions::new()
-                .with_fixture_hash(&hash)
-                .with_drift_policy(DriftPolicy::Error),
-        )
-        .await
-        .expect("no drift");
+        let session = ConnectOptions::new()
+            .with_fixture_hash(&hash)
+            .with_drift_policy(DriftPolicy::Error)
+            .connect(&demo())
+            .await
+            .expect("no drift");
         assert!(
             !session
                 .check_drift(&hash, DriftPolicy::Error)
@@ -137,10 +135,11 @@ async fn an_edited_fixture_warns_errors_or_is_ignored_by_policy() {
 
         let logs = Logs::default();
         let _guard = logs.capture();
-        let session =
-            Session::connect_with(&demo(), ConnectOptions::new().with_fixture_hash(&stale))
-                .await
-                .expect("warn is the default: connect succeeds");
+        let session = ConnectOptions::new()
+            .with_fixture_hash(&stale)
+            .connect(&demo())
+            .await
+            .expect("warn is the default: connect succeeds");
         let text = logs.text();
         assert!(text.contains("WARN"), "{text}");
         assert!(text.contains("server drifted from its fixture"), "{text}");
@@ -152,12 +151,11 @@ async fn an_edited_fixture_warns_errors_or_is_ignored_by_policy() {
 
         // Registry policy `drift = "error"`.
         let started = Instant::now();
-        let err = Session::connect_with(
-            &demo().with_drift(DriftPolicy::Error),
-            ConnectOptions::new().with_fixture_hash(&stale),
-        )
-        .await
-        .expect_err("error policy");
+        let err = ConnectOptions::new()
+            .with_fixture_hash(&stale)
+            .connect(&demo().with_drift(DriftPolicy::Error))
+            .await
+            .expect_err("error policy");
         assert!(started.elapsed() < Duration::from_secs(10));
         assert!(
             matches!(&err, Error::Drift { server, .. } if server == "demo"),
@@ -175,14 +173,12 @@ async fn an_edited_fixture_warns_errors_or_is_ignored_by_policy() {
 
         // `ignore`: not even compared.
         let logs_before = logs.text().len();
-        Session::connect_with(
-            &demo(),
-            ConnectOptions::new()
-                .with_fixture_hash(&stale)
-                .with_drift_policy(DriftPolicy::Ignore),
-        )
-        .await
-        .expect("ignored");
+        ConnectOptions::new()
+            .with_fixture_hash(&stale)
+            .with_drift_policy(DriftPolicy::Ignore)
+            .connect(&demo())
+            .await
+            .expect("ignored");
         assert_eq!(logs.text().len(), logs_before, "{}", logs.text());
 
         // An explicit check with policy error refuses calls until the tools match again.
@@ -220,14 +216,12 @@ async fn tools_list_changed_rechecks_drift() {
         let config = common::installed("everything");
         let logs = Logs::default();
         let _guard = logs.capture();
-        let session = Session::connect_with(
-            &config,
-            ConnectOptions::new()
-                .with_env_lookup(common::lookup)
-                .with_fixture_hash("0000"),
-        )
-        .await
-        .unwrap();
+        let session = ConnectOptions::new()
+            .with_env_lookup(common::lookup)
+            .with_fixture_hash("0000")
+            .connect(&config)
+            .await
+            .unwrap();
         let deadline = Instant::now() + Duration::from_secs(5);
         while logs
             .text()
@@ -287,9 +281,7 @@ async fn drift_is_reported_tool_by_tool() {
                 .with_fixture_hash(&stale)
                 .with_fixture_tools(tools)
         };
-        let session = Session::connect_with(&demo(), options())
-            .await
-            .expect("warn");
+        let session = options().connect(&demo()).await.expect("warn");
         let text = logs.text();
         assert!(
             text.contains(
@@ -300,7 +292,8 @@ async fn drift_is_reported_tool_by_tool() {
         assert!(!text.contains("hash"), "{text}");
         session.close().await.expect("close");
 
-        let err = Session::connect_with(&demo().with_drift(DriftPolicy::Error), options())
+        let err = options()
+            .connect(&demo().with_drift(DriftPolicy::Error))
             .await
             .expect_err("error policy");
         let shown = err.to_string();
@@ -323,14 +316,12 @@ fn a_program_without_a_subscriber_sees_the_warning_on_stderr() {
             .expect("runtime");
         runtime.block_on(async {
             let (tools, stale) = stale_program();
-            let session = Session::connect_with(
-                &demo(),
-                ConnectOptions::new()
-                    .with_fixture_hash(&stale)
-                    .with_fixture_tools(tools),
-            )
-            .await
-            .expect("connect");
+            let session = ConnectOptions::new()
+                .with_fixture_hash(&stale)
+                .with_fixture_tools(tools)
+                .connect(&demo())
+                .await
+                .expect("connect");
             // A second check of the same session does not repeat it.
             assert!(
                 session

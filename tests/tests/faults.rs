@@ -402,7 +402,9 @@ async fn slow_start_beyond_the_connect_timeout_is_a_clear_error() {
         let config = faults(&["--startup-delay-ms", "5000"]);
         let limit = Duration::from_millis(700);
         let started = Instant::now();
-        let err = Session::connect_with(&config, ConnectOptions::new().with_connect_timeout(limit))
+        let err = ConnectOptions::new()
+            .with_connect_timeout(limit)
+            .connect(&config)
             .await
             .expect_err("the server starts too slowly");
         assert!(
@@ -428,7 +430,11 @@ async fn slow_start_beyond_the_connect_timeout_is_a_clear_error() {
 #[tokio::test]
 async fn lazy_sessions_connect_on_first_use_and_closed_ones_stay_closed() {
     bounded(Duration::from_secs(20), async {
-        let session = Session::connect_lazy(&faults(&[])).unwrap();
+        let session = ConnectOptions::new()
+            .lazy()
+            .connect(&faults(&[]))
+            .await
+            .unwrap();
         assert_eq!(session.health().await, Health::NotConnected);
         assert_eq!(session.server_info().name, "");
         assert_eq!(echo(&session, "lazy").await.unwrap(), "lazy");
@@ -441,7 +447,7 @@ async fn lazy_sessions_connect_on_first_use_and_closed_ones_stay_closed() {
         assert!(err.to_string().contains("session was closed"), "{err}");
         // A server that cannot start: the lazy session reports it on first use.
         let broken = ServerConfig::stdio("broken", "/nonexistent/mcp-server", vec![]);
-        let session = Session::connect_lazy(&broken).unwrap();
+        let session = ConnectOptions::new().lazy().connect(&broken).await.unwrap();
         let err = session.list_tools().await.expect_err("cannot start");
         assert!(
             err.to_string()

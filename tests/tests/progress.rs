@@ -7,7 +7,7 @@ mod common;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcp_runtime::{CallOptions, Progress, ServerConfig, Session};
+use mcp_runtime::{CallOptions, ConnectOptions, Progress, ServerConfig, Session};
 use serde_json::json;
 
 async fn bounded<F: std::future::Future<Output = ()>>(limit: Duration, body: F) {
@@ -80,7 +80,9 @@ async fn demo_long_task_progress_over_stdio_and_http() {
 async fn everything_long_running_operation_reports_progress_in_order() {
     bounded(Duration::from_secs(30), async {
         let config = common::installed("everything");
-        let session = Session::connect_with_env(&config, &common::lookup)
+        let session = ConnectOptions::new()
+            .with_env_lookup(common::lookup)
+            .connect(&config)
             .await
             .unwrap();
         let (out, seen) = with_progress(

@@ -3,7 +3,7 @@
 
 mod common;
 
-use mcp_runtime::{Registry, Session};
+use mcp_runtime::{ConnectOptions, Registry};
 
 const SECRET: &str = "ghp_s3cr3t-token-value-0123456789";
 
@@ -56,13 +56,15 @@ env = {{ OTHER = "${{TEST_SECRET_TOKEN}}", NEVER_SET = "${{MCP_BINDGEN_TEST_UNSE
         other => common::lookup(other),
     };
 
+    let options = || ConnectOptions::new().with_env_lookup(lookup);
+
     let mut seen = String::new();
     seen.push_str(&format!("{registry:?}"));
     // A server that prints its secrets to stderr: the log line and the kept tail say
     // `<redacted>` (issue: stderr went verbatim to `tracing` and into errors).
     let noisy = registry.get("noisy").expect("alias").clone();
     let session = runtime
-        .block_on(Session::connect_with_env(&noisy, &lookup))
+        .block_on(options().connect(&noisy))
         .unwrap_or_else(|e| panic!("noisy: {e}"));
     // The stderr reader runs on its own task: give it a moment.
     let mut tail = String::new();
@@ -82,7 +84,7 @@ env = {{ OTHER = "${{TEST_SECRET_TOKEN}}", NEVER_SET = "${{MCP_BINDGEN_TEST_UNSE
     for alias in ["stdio", "http"] {
         let config = registry.get(alias).expect("alias").clone();
         let session = runtime
-            .block_on(Session::connect_with_env(&config, &lookup))
+            .block_on(options().connect(&config))
             .unwrap_or_else(|e| panic!("{alias}: {e}"));
         let tools = runtime.block_on(session.list_tools()).expect("tools/list");
         assert!(!tools.is_empty());
@@ -99,7 +101,7 @@ env = {{ OTHER = "${{TEST_SECRET_TOKEN}}", NEVER_SET = "${{MCP_BINDGEN_TEST_UNSE
     // line, redacted, and so does the warning logged for it.
     let chatty = registry.get("chatty").expect("alias").clone();
     let err = runtime
-        .block_on(Session::connect_with_env(&chatty, &lookup))
+        .block_on(options().connect(&chatty))
         .expect_err("no answer to initialize");
     let text = err.to_string();
     assert!(text.contains("\"booting with token <redacted>\""), "{text}");
@@ -107,7 +109,7 @@ env = {{ OTHER = "${{TEST_SECRET_TOKEN}}", NEVER_SET = "${{MCP_BINDGEN_TEST_UNSE
     // A server whose other variable is missing: the error names the variable, not the secret.
     let missing = registry.get("missing").expect("alias").clone();
     let err = runtime
-        .block_on(Session::connect_with_env(&missing, &lookup))
+        .block_on(options().connect(&missing))
         .expect_err("undefined variable");
     let text = err.to_string();
     assert!(text.contains("MCP_BINDGEN_TEST_UNSET_VARIABLE"), "{text}");

@@ -6,7 +6,7 @@
 mod common;
 
 use common::limited;
-use mcp_runtime::{InheritEnv, Registry, ServerConfig, Session};
+use mcp_runtime::{ConnectOptions, InheritEnv, Registry, ServerConfig};
 use serde_json::{Map, Value};
 
 const SECRET: &str = "host-secret-7c1f0e2a9b";
@@ -36,7 +36,9 @@ fn everything(policy: InheritEnv) -> ServerConfig {
 
 /// The environment the server reports.
 async fn server_env(config: &ServerConfig) -> Map<String, Value> {
-    let session = Session::connect_with_env(config, &lookup)
+    let session = ConnectOptions::new()
+        .with_env_lookup(lookup)
+        .connect(config)
         .await
         .expect("connect");
     let out = session

@@ -8,7 +8,7 @@ use common::limited;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use mcp_runtime::{CallOptions, Error, ServerConfig, Session};
+use mcp_runtime::{CallOptions, ConnectOptions, Error, ServerConfig, Session};
 
 mcp_runtime::mcp_tools!("demo");
 mcp_runtime::mcp_tools!("everything");
@@ -18,7 +18,9 @@ mcp_runtime::mcp_tools!("time");
 mcp_runtime::mcp_tools!("git");
 
 async fn connect(config: &ServerConfig) -> Session {
-    Session::connect_with_env(config, &common::lookup)
+    ConnectOptions::new()
+        .with_env_lookup(common::lookup)
+        .connect(config)
         .await
         .unwrap_or_else(|e| panic!("connect {}: {e}", config.alias))
 }

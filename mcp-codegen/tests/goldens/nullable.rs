@@ -61,7 +61,7 @@ pub mod nullable {
             let options = ::mcp_runtime::ConnectOptions::new()
                 .with_fixture_hash(FIXTURE_HASH)
                 .with_fixture_tools(TYPED_TOOLS);
-            ::mcp_runtime::Session::connect_with(config, options).await.map(Self::new)
+            options.connect(config).await.map(Self::new)
         }
         /// The underlying session (untyped calls, server info, close).
         pub fn session(&self) -> &::mcp_runtime::Session {

@@ -46,7 +46,7 @@ use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
-pub use crate::drift::DriftPolicy;
+use crate::drift::DriftPolicy;
 
 mod raw;
 mod registry;

@@ -14,7 +14,8 @@ use serde::de::{MapAccess, Visitor};
 use toml::Spanned;
 
 use super::resolve::{SubstError, substitute};
-use super::{DriftPolicy, InheritEnv, ServerConfig, TransportConfig};
+use super::{InheritEnv, ServerConfig, TransportConfig};
+use crate::drift::DriftPolicy;
 
 /// `fixtures/servers.toml`: `[servers.<alias>]` tables.
 #[derive(Deserialize)]

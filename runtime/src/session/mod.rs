@@ -32,7 +32,7 @@ use lifecycle::Reconnect;
 ///
 /// When the transport dies (the server crashed or exited), the next request reconnects
 /// (one attempt at a time, with backoff after failures); a call that was in flight fails
-/// with [`Error::Transport`] and is only replayed when the caller opted in
+/// with [`Error::Transport`](crate::Error::Transport) and is only replayed when the caller opted in
 /// ([`CallOptions::with_retry_if_idempotent`]) and the tool is annotated read-only or
 /// idempotent.
 #[derive(Clone)]
@@ -94,37 +94,12 @@ impl std::fmt::Debug for Session {
 impl Session {
     /// Connects to a server of the registry: substitutes `${NAME}` placeholders from the
     /// process environment, starts or reaches the server, and runs `initialize`.
+    ///
+    /// For anything else (placeholders from another source, lazy connection, connect
+    /// deadline, drift check, elicitation), build [`ConnectOptions`] and call
+    /// [`ConnectOptions::connect`].
     pub async fn connect(config: &ServerConfig) -> Result<Session> {
-        Self::connect_with(config, ConnectOptions::default()).await
-    }
-
-    /// Like [`Session::connect`], with placeholders looked up in `lookup`.
-    pub fn connect_with_env<'a>(
-        config: &'a ServerConfig,
-        lookup: &dyn Fn(&str) -> Option<String>,
-    ) -> impl Future<Output = Result<Session>> + Send + 'a {
-        let resolved = config.resolve(lookup);
-        async move { Self::start(config, resolved?, ConnectOptions::default()).await }
-    }
-
-    /// Like [`Session::connect`], with options (lazy, connect deadline, drift check,
-    /// elicitation).
-    pub async fn connect_with(config: &ServerConfig, options: ConnectOptions) -> Result<Session> {
-        let resolved = match &options.lookup {
-            Some(lookup) => config.resolve(&|name| lookup(name))?,
-            None => config.resolve(&|name| std::env::var(name).ok())?,
-        };
-        Self::start(config, resolved, options).await
-    }
-
-    /// A session that connects on its first request. Placeholders are substituted now.
-    pub fn connect_lazy(config: &ServerConfig) -> Result<Session> {
-        let resolved = config.resolve(&|name| std::env::var(name).ok())?;
-        Ok(Self::new_unconnected(
-            config,
-            resolved,
-            ConnectOptions::default().lazy(),
-        ))
+        ConnectOptions::new().connect(config).await
     }
 
     /// The server's alias in the registry.
@@ -148,6 +123,41 @@ impl Session {
     }
 }
 
+impl ConnectOptions {
+    /// Connects to a server of the registry with these options: substitutes `${NAME}`
+    /// placeholders (from [`ConnectOptions::with_env_lookup`], or the process environment),
+    /// starts or reaches the server, and runs `initialize`.
+    ///
+    /// With [`ConnectOptions::lazy`], the placeholders are substituted now (a missing
+    /// variable fails here) and the session is returned at once, unconnected: it connects on
+    /// its first request.
+    ///
+    /// ```no_run
+    /// # async fn demo(config: &mcp_runtime::ServerConfig) -> mcp_runtime::Result<()> {
+    /// use std::time::Duration;
+    /// use mcp_runtime::ConnectOptions;
+    ///
+    /// let session = ConnectOptions::new()
+    ///     .with_connect_timeout(Duration::from_secs(5))
+    ///     .with_env_lookup(|name| (name == "TOKEN").then(|| "secret".to_string()))
+    ///     .connect(config)
+    ///     .await?;
+    /// # let _ = session;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn connect(
+        self,
+        config: &ServerConfig,
+    ) -> impl Future<Output = Result<Session>> + Send + '_ {
+        let resolved = match &self.lookup {
+            Some(lookup) => config.resolve(&|name| lookup(name)),
+            None => config.resolve(&|name| std::env::var(name).ok()),
+        };
+        async move { Session::start(config, resolved?, self).await }
+    }
+}
+
 /// A JSON excerpt of what a server sent (at most 200 bytes, then its size).
 fn excerpt(v: &impl Serialize) -> String {
     let s = serde_json::to_string(v).unwrap_or_else(|e| format!("<{e}>"));
@@ -159,5 +169,25 @@ fn excerpt(v: &impl Serialize) -> String {
             mcp_codegen::schema::prefix_bytes(&s, 200),
             s.len()
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_send<T: Send>(_: &T) {}
+
+    /// Both ways to connect give `Send` futures (the toolbox and users spawn them).
+    #[test]
+    fn connecting_futures_are_send() {
+        let config = ServerConfig::stdio("send", "/nonexistent/mcp-server", vec![]);
+        assert_send(&Session::connect(&config));
+        assert_send(&ConnectOptions::new().connect(&config));
+        let options = ConnectOptions::new()
+            .lazy()
+            .with_env_lookup(|_| None)
+            .with_connect_timeout(std::time::Duration::from_secs(1));
+        assert_send(&options.connect(&config));
     }
 }

@@ -11,7 +11,7 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 pub const DEFAULT_MAX_TOTAL: Duration = Duration::from_secs(600);
 /// How long connecting (spawn or HTTP handshake, then `initialize`) may take by default.
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
-/// The ping deadline of [`Session::health`].
+/// The ping deadline of [`Session::health`](crate::Session::health).
 pub const HEALTH_TIMEOUT: Duration = Duration::from_secs(2);
 /// A progress update of a running call (`notifications/progress`).
 #[derive(Debug, Clone, PartialEq)]
@@ -55,6 +55,8 @@ impl CallOptions {
 
     /// Idle deadline: the call fails with [`Error::Timeout`] when the server neither
     /// answers nor reports progress for this long.
+    ///
+    /// [`Error::Timeout`]: crate::Error::Timeout
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
         self
@@ -78,14 +80,17 @@ impl CallOptions {
     /// while the call is in flight — only if the server annotates the tool `readOnlyHint` or
     /// `idempotentHint` (read from the live `tools/list`). Without this option, or for other
     /// tools, such a call fails with [`Error::Transport`] and is never sent twice.
+    ///
+    /// [`Error::Transport`]: crate::Error::Transport
     pub fn with_retry_if_idempotent(mut self) -> Self {
         self.retry_if_idempotent = true;
         self
     }
 }
 
-/// Options of [`Session::connect_with`]: lazy connection, connect deadline, drift check and
-/// optional client capabilities.
+/// How to connect a session: placeholder lookup, lazy connection, connect deadline, drift
+/// check and optional client capabilities. Build them, then call [`ConnectOptions::connect`]
+/// ([`Session::connect`](crate::Session::connect) is `ConnectOptions::new().connect(config)`).
 #[derive(Clone, Default)]
 pub struct ConnectOptions {
     pub(super) lookup: Option<Lookup>,
@@ -114,7 +119,8 @@ impl std::fmt::Debug for ConnectOptions {
 }
 
 impl ConnectOptions {
-    /// Eager connection, the registry's deadlines and drift policy, no extra capabilities.
+    /// Placeholders from the process environment, eager connection, the registry's deadlines
+    /// and drift policy, no extra capabilities.
     pub fn new() -> Self {
         Self::default()
     }
@@ -128,7 +134,14 @@ impl ConnectOptions {
         self
     }
 
-    /// Connects on the first request instead of in [`Session::connect_with`] (placeholders
+    /// [`ConnectOptions::with_env_lookup`] with a lookup that is already shared (the
+    /// toolbox's).
+    pub(crate) fn with_shared_env_lookup(mut self, lookup: Lookup) -> Self {
+        self.lookup = Some(lookup);
+        self
+    }
+
+    /// Connects on the first request instead of in [`ConnectOptions::connect`] (placeholders
     /// are still substituted right away, so a missing variable fails early).
     pub fn lazy(mut self) -> Self {
         self.lazy = true;

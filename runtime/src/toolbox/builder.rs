@@ -9,7 +9,7 @@ use super::catalog::{Health, Slot, Snapshot};
 use super::{EnvLookup, Inner, ServerState, SkippedServer, Toolbox, ToolboxOptions, TypedTool};
 use crate::config::ServerConfig;
 use crate::error::{Error, ErrorKind};
-use crate::session::{CallOptions, Session};
+use crate::session::{CallOptions, ConnectOptions, Session};
 
 /// Configures and connects a [`Toolbox`].
 pub struct ToolboxBuilder {
@@ -193,7 +193,10 @@ pub(super) async fn connect_one(
     cfg: &ServerConfig,
     lookup: &EnvLookup,
 ) -> Result<(Session, Vec<Value>), Error> {
-    let session = Session::connect_with_env(cfg, &|name| lookup(name)).await?;
+    let session = ConnectOptions::new()
+        .with_shared_env_lookup(lookup.clone())
+        .connect(cfg)
+        .await?;
     match session.list_tools().await {
         Ok(tools) => Ok((session, tools)),
         Err(e) => {

@@ -19,6 +19,8 @@ use crate::session::CallOptions;
 pub struct Dispatch {
     /// What to give the model: the result as text (cut in the middle when longer than
     /// [`ToolboxOptions::max_output_bytes`]) or a short error starting with `Error:`.
+    ///
+    /// [`ToolboxOptions::max_output_bytes`]: super::ToolboxOptions::max_output_bytes
     pub text: String,
     /// The full result for code.
     pub result: Result<ToolOutput, Error>,

@@ -60,9 +60,7 @@ async fn run(scenario: &str, url: &str) -> Result<(), String> {
     if scenario.starts_with("elicitation") {
         options = options.accept_elicitation_defaults();
     }
-    let session = Session::connect_with(&config, options)
-        .await
-        .map_err(|e| e.to_string())?;
+    let session = options.connect(&config).await.map_err(|e| e.to_string())?;
     let result = scenario_steps(&session, scenario).await;
     let _ = session.close().await;
     result
