@@ -38,26 +38,28 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
     let mut locate = Locate::default();
     let mut target: Option<String> = None;
     let mut options = Options::default();
+    // `--only` may be repeated: the lists add up.
+    let mut only: Option<Vec<String>> = None;
     while let Some(arg) = p.next()? {
         match arg {
             Arg::Word(w) if target.is_none() => target = Some(w),
             Arg::Word(w) => return Err(p.error(&format!("unexpected argument `{w}`"))),
             Arg::Flag(f) if f == "--only" => {
                 let tools = list(&p.value(&f)?);
-                options.only.get_or_insert_with(Vec::new).extend(tools);
+                only.get_or_insert_with(Vec::new).extend(tools);
             }
-            Arg::Flag(f) if f == "--skip" => options.skip.extend(list(&p.value(&f)?)),
+            Arg::Flag(f) if f == "--skip" => options = options.with_skip(list(&p.value(&f)?)),
             Arg::Flag(f) if f == "--rename" || f == "--type" => {
                 let value = p.value(&f)?;
                 let Some((from, to)) = value.split_once('=') else {
                     return Err(p.error(&format!("{f} takes KEY=VALUE, not `{value}`")));
                 };
-                let map = if f == "--rename" {
-                    &mut options.rename
+                let (from, to) = (from.trim(), to.trim());
+                options = if f == "--rename" {
+                    options.with_rename(from, to)
                 } else {
-                    &mut options.types
+                    options.with_type(from, to)
                 };
-                map.insert(from.trim().to_string(), to.trim().to_string());
             }
             Arg::Flag(f) => {
                 if !locate.take(&f, &mut p)? {
@@ -65,6 +67,9 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
                 }
             }
         }
+    }
+    if let Some(only) = only {
+        options = options.with_only(only);
     }
     let Some(target) = target else {
         return Err(p.error("which fixture? give an ALIAS or a PATH"));

@@ -124,7 +124,7 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
     }
 
     let started = Instant::now();
-    let names: Vec<&str> = selected.iter().map(|s| s.alias.as_str()).collect();
+    let names: Vec<&str> = selected.iter().map(|s| s.alias()).collect();
     eprintln!(
         "snapshot: {} server(s) of {}, in parallel: {}",
         selected.len(),
@@ -233,7 +233,10 @@ async fn snapshot_all(
     options: mcp_runtime::ConnectOptions,
 ) -> Vec<Row> {
     let pending = std::sync::Arc::new(std::sync::Mutex::new(
-        selected.iter().map(|s| s.alias.clone()).collect::<Vec<_>>(),
+        selected
+            .iter()
+            .map(|s| s.alias().to_string())
+            .collect::<Vec<_>>(),
     ));
     let ticker = {
         let pending = pending.clone();
@@ -262,25 +265,25 @@ async fn snapshot_all(
             };
             let elapsed = started.elapsed();
             if let Ok(mut p) = pending.lock() {
-                p.retain(|a| *a != server.alias);
+                p.retain(|a| a != server.alias());
             }
             match &outcome {
                 Outcome::Listed(listing) => eprintln!(
                     "  ✓ {:<20} {} tools in {:.1} s",
-                    server.alias,
+                    server.alias(),
                     listing.tools,
                     elapsed.as_secs_f64()
                 ),
                 Outcome::Failed(_) => eprintln!(
                     "  ✗ {:<20} failed after {:.1} s",
-                    server.alias,
+                    server.alias(),
                     elapsed.as_secs_f64()
                 ),
             }
             Row {
-                transport: server.transport.kind(),
-                required: server.required || all_required,
-                alias: server.alias,
+                transport: server.transport().kind(),
+                required: server.required() || all_required,
+                alias: server.alias().to_string(),
                 elapsed,
                 outcome,
             }
@@ -293,12 +296,12 @@ async fn snapshot_all(
         .zip(selected)
         .map(|(task, server)| {
             task.unwrap_or_else(|e| Row {
-                alias: server.alias.clone(),
-                transport: server.transport.kind(),
-                required: server.required || all_required,
+                alias: server.alias().to_string(),
+                transport: server.transport().kind(),
+                required: server.required() || all_required,
                 elapsed: Duration::ZERO,
                 outcome: Outcome::Failed(mcp_runtime::Error::Transport {
-                    server: server.alias.clone(),
+                    server: server.alias().to_string(),
                     message: format!("snapshot task failed: {e}"),
                     stderr_tail: Vec::new(),
                 }),
@@ -332,7 +335,7 @@ pub(crate) async fn snapshot_one(
     );
     let doc = build_document(
         json!({
-            "alias": server.alias,
+            "alias": server.alias(),
             "name": info.name,
             "version": info.version,
             "protocolVersion": info.protocol_version,

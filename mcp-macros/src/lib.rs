@@ -6,7 +6,6 @@
 //! on the user's literal. It never talks to a server and never writes a file.
 #![deny(missing_docs)]
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use proc_macro2::{Span, TokenStream};
@@ -187,18 +186,22 @@ fn expand(call: &MacroCall) -> TokenStream {
 
     let mut options = mcp_codegen::Options::default();
     if let Some((_, only)) = &call.only {
-        options.only = Some(only.iter().map(LitStr::value).collect());
+        options = options.with_only(only.iter().map(LitStr::value));
     }
     if let Some((_, skip)) = &call.skip {
-        options.skip = skip.iter().map(LitStr::value).collect();
+        options = options.with_skip(skip.iter().map(LitStr::value));
     }
-    let map = |m: &Option<(Ident, Vec<(LitStr, LitStr)>)>| -> BTreeMap<String, String> {
+    let entries = |m: &Option<(Ident, Vec<(LitStr, LitStr)>)>| -> Vec<(String, String)> {
         m.iter()
             .flat_map(|(_, kv)| kv.iter().map(|(k, v)| (k.value(), v.value())))
             .collect()
     };
-    options.rename = map(&call.rename);
-    options.types = map(&call.types);
+    for (from, to) in entries(&call.rename) {
+        options = options.with_rename(from, to);
+    }
+    for (target, rust_type) in entries(&call.types) {
+        options = options.with_type(target, rust_type);
+    }
     // `types` values are written in the caller's scope, but used two modules down
     // (`alias::tool::Args`): a path that only resolves there goes through a type alias
     // declared where `mcp_tools!` is written, spanned on the entry (so a name that does not
@@ -224,9 +227,7 @@ fn expand(call: &MacroCall) -> TokenStream {
             #[allow(non_camel_case_types, dead_code)]
             type #name = #ty;
         });
-        options
-            .types
-            .insert(key.value(), format!("super::super::{name}"));
+        options = options.with_type(key.value(), format!("super::super::{name}"));
     }
 
     // typify runs inside the generator behind its own panic guard; this one catches

@@ -116,7 +116,7 @@ inherit_env = true
     )
     .expect("write");
     let r = Registry::load(&path).expect("loads");
-    let inherit = |alias: &str| match &r.get(alias).expect("alias").transport {
+    let inherit = |alias: &str| match r.get(alias).expect("alias").transport() {
         mcp_runtime::TransportConfig::Stdio { inherit, .. } => inherit.clone(),
         other => panic!("{other:?}"),
     };
@@ -136,7 +136,7 @@ inherit_env = true
     .expect("write");
     let r = Registry::load(&json).expect("loads");
     assert!(matches!(
-        &r.get("a").expect("a").transport,
+        r.get("a").expect("a").transport(),
         mcp_runtime::TransportConfig::Stdio { inherit: InheritEnv::Allowlist(v), .. } if v == &["X".to_string()]
     ));
 

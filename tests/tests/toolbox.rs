@@ -278,9 +278,9 @@ required = {required_secret}
 async fn names_resolution_collisions_allowlists_and_long_aliases() {
     limited(async {
         let long_alias = "a-very-long-server-alias-that-pushes-exported-names-past-the-cap";
-        let mut only_echo = common::demo_config("allow");
-        only_echo.tools = Some(vec!["echo".into(), "add".into()]);
-        only_echo.exclude_tools = vec!["add".into()];
+        let only_echo = common::demo_config("allow")
+            .with_tools(["echo", "add"])
+            .with_exclude_tools(["add"]);
         let tb = Toolbox::from_servers(vec![
             common::demo_config("demo"),
             common::demo_config("demo2"),

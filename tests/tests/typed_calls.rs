@@ -22,7 +22,7 @@ async fn connect(config: &ServerConfig) -> Session {
         .with_env_lookup(common::lookup)
         .connect(config)
         .await
-        .unwrap_or_else(|e| panic!("connect {}: {e}", config.alias))
+        .unwrap_or_else(|e| panic!("connect {}: {e}", config.alias()))
 }
 
 #[tokio::test]

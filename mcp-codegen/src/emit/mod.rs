@@ -89,13 +89,7 @@ pub(crate) fn plan(fixture: &Fixture, alias: &str, options: &Options) -> Result<
     let selected: Vec<&Tool> = fixture
         .tools
         .iter()
-        .filter(|t| {
-            options
-                .only
-                .as_ref()
-                .is_none_or(|only| only.iter().any(|o| o == &t.name))
-        })
-        .filter(|t| !options.skip.iter().any(|s| s == &t.name))
+        .filter(|t| options.selects(&t.name))
         .collect();
 
     let mut warnings = Vec::new();

@@ -10,43 +10,64 @@ use crate::naming::{self, did_you_mean};
 use crate::{Error, Result};
 
 /// What to generate: tool selection, renames and type overrides (the macro's options).
+///
+/// Built with the `with_*` methods, each the counterpart of one option of `mcp_tools!`:
+///
+/// ```
+/// use mcp_codegen::Options;
+///
+/// let options = Options::default()
+///     .with_skip(["delete_repo"])
+///     .with_rename("search_code", "search")
+///     .with_type("*.issue_number", "u64");
+/// # let _ = options;
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Options {
     /// Generate only these tools (original names); `None` = all.
-    pub only: Option<Vec<String>>,
+    only: Option<Vec<String>>,
     /// Leave these tools out (original names).
-    pub skip: Vec<String>,
+    skip: Vec<String>,
     /// `"tool"` → new function name; `"tool.arg"` → new field name.
-    pub rename: BTreeMap<String, String>,
+    rename: BTreeMap<String, String>,
     /// `"tool.arg"` → Rust type used for that argument (`u64`, `std::num::NonZeroU8`,
     /// `crate::Sha`); `*` in a key matches any run of characters (`"*.issue_number"`).
-    pub types: BTreeMap<String, String>,
+    types: BTreeMap<String, String>,
 }
 
 impl Options {
-    /// Generate only these tools.
+    /// Generate only these tools (original names; `only = [...]`). Replaces an earlier list.
     pub fn with_only<I: IntoIterator<Item = S>, S: Into<String>>(mut self, tools: I) -> Self {
         self.only = Some(tools.into_iter().map(Into::into).collect());
         self
     }
 
-    /// Leave these tools out.
+    /// Leave these tools out (original names; `skip = [...]`). Adds to an earlier list.
     pub fn with_skip<I: IntoIterator<Item = S>, S: Into<String>>(mut self, tools: I) -> Self {
         self.skip.extend(tools.into_iter().map(Into::into));
         self
     }
 
-    /// Renames a tool's function (`"tool"`) or an argument's field (`"tool.arg"`).
+    /// Renames a tool's function (`"tool"`) or an argument's field (`"tool.arg"`;
+    /// `rename = { ... }`).
     pub fn with_rename(mut self, from: impl Into<String>, to: impl Into<String>) -> Self {
         self.rename.insert(from.into(), to.into());
         self
     }
 
     /// Uses the Rust type `rust_type` for argument `"tool.arg"` (a glob such as
-    /// `"*.issue_number"` names that argument of every tool that has it).
+    /// `"*.issue_number"` names that argument of every tool that has it; `types = { ... }`).
     pub fn with_type(mut self, target: impl Into<String>, rust_type: impl Into<String>) -> Self {
         self.types.insert(target.into(), rust_type.into());
         self
+    }
+
+    /// Whether tool `name` is generated: named by `only` (when set) and not by `skip`.
+    pub(super) fn selects(&self, name: &str) -> bool {
+        self.only
+            .as_ref()
+            .is_none_or(|only| only.iter().any(|o| o == name))
+            && !self.skip.iter().any(|s| s == name)
     }
 }
 

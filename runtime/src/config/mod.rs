@@ -43,7 +43,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::drift::DriftPolicy;
@@ -57,36 +57,49 @@ pub use registry::Registry;
 pub(crate) use resolve::{Resolved, redact};
 
 /// One server of the registry, with its values still unsubstituted.
+///
+/// Built by [`Registry`] from the registry file, or in code from a constructor
+/// ([`ServerConfig::stdio`], [`ServerConfig::http`]) and the `with_*` builders; each setting
+/// is read back through the method of the same name.
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp_runtime::{DriftPolicy, ServerConfig};
+///
+/// let config = ServerConfig::stdio("demo", "mcp-demo-server", vec![])
+///     .with_timeout(Duration::from_secs(30))
+///     .with_drift(DriftPolicy::Error)
+///     .with_exclude_tools(["delete_everything"]);
+/// assert_eq!(config.alias(), "demo");
+/// assert_eq!(config.timeout(), Some(Duration::from_secs(30)));
+/// assert!(!config.allows_tool("delete_everything"));
+/// ```
 #[derive(Clone, PartialEq)]
 pub struct ServerConfig {
     /// The alias: `[a-z][a-z0-9_-]*`, unique in the registry.
-    pub alias: String,
+    alias: String,
     /// How to reach the server.
-    pub transport: TransportConfig,
+    transport: TransportConfig,
     /// Default idle deadline of each request (progress notifications reset it).
-    pub timeout: Option<Duration>,
+    timeout: Option<Duration>,
     /// Whether a failure to connect (or a missing variable) is an error rather than a skip.
-    pub required: bool,
+    required: bool,
     /// Tool allowlist (`None`: every tool).
-    pub tools: Option<Vec<String>>,
+    tools: Option<Vec<String>>,
     /// Tool denylist.
-    pub exclude_tools: Vec<String>,
+    exclude_tools: Vec<String>,
     /// The directory relative `command` and `cwd` paths are resolved against
     /// (the registry file's directory).
-    pub base_dir: PathBuf,
+    base_dir: PathBuf,
     /// Whether the agent layer may offer this server's tools to models without native MCP
-    /// support as function calls (`function_call_wrapper = true`; default false). See
-    /// [`crate::toolbox`] for the model/server rules that read it.
-    pub function_call_wrapper: bool,
-    /// Per-tool idle deadlines that override [`ServerConfig::timeout`]
-    /// (`tool_timeouts = { slow_tool = 300 }`, seconds).
-    pub tool_timeouts: BTreeMap<String, Duration>,
-    /// How long connecting (start, handshake, `initialize`) may take
-    /// (`connect_timeout = 10`; default [`crate::DEFAULT_CONNECT_TIMEOUT`]).
-    pub connect_timeout: Option<Duration>,
-    /// What a drift between the live tool list and the compiled fixture does
-    /// (`drift = "warn" | "error" | "ignore"`; default `warn`).
-    pub drift: DriftPolicy,
+    /// support as function calls.
+    function_call_wrapper: bool,
+    /// Per-tool idle deadlines that override `timeout`.
+    tool_timeouts: BTreeMap<String, Duration>,
+    /// How long connecting (start, handshake, `initialize`) may take.
+    connect_timeout: Option<Duration>,
+    /// What a drift between the live tool list and the compiled fixture does.
+    drift: DriftPolicy,
 }
 
 /// How to reach a server. String values may contain `${NAME}` placeholders.
@@ -274,27 +287,129 @@ impl ServerConfig {
         }
     }
 
+    /// The alias: `[a-z][a-z0-9_-]*`, unique in the registry.
+    pub fn alias(&self) -> &str {
+        &self.alias
+    }
+
+    /// How to reach the server (values still unsubstituted).
+    pub fn transport(&self) -> &TransportConfig {
+        &self.transport
+    }
+
+    /// The default idle deadline of each request (progress notifications reset it);
+    /// `None`: [`crate::DEFAULT_TIMEOUT`].
+    pub fn timeout(&self) -> Option<Duration> {
+        self.timeout
+    }
+
+    /// The idle deadlines of single tools that override [`ServerConfig::timeout`]
+    /// (`tool_timeouts = { slow_tool = 300 }`, seconds).
+    pub fn tool_timeouts(&self) -> &BTreeMap<String, Duration> {
+        &self.tool_timeouts
+    }
+
+    /// How long connecting (start, handshake, `initialize`) may take (`connect_timeout = 10`);
+    /// `None`: [`crate::DEFAULT_CONNECT_TIMEOUT`].
+    pub fn connect_timeout(&self) -> Option<Duration> {
+        self.connect_timeout
+    }
+
+    /// Whether a failure to connect (or a missing variable) is an error rather than a skip
+    /// (`required = true`; default false).
+    pub fn required(&self) -> bool {
+        self.required
+    }
+
+    /// The tool allowlist (`tools = [...]`); `None`: every tool.
+    pub fn tools(&self) -> Option<&[String]> {
+        self.tools.as_deref()
+    }
+
+    /// The tool denylist (`exclude_tools = [...]`).
+    pub fn exclude_tools(&self) -> &[String] {
+        &self.exclude_tools
+    }
+
+    /// The directory relative `command` and `cwd` paths are resolved against (the registry
+    /// file's directory; `.` for a config built in code).
+    pub fn base_dir(&self) -> &Path {
+        &self.base_dir
+    }
+
+    /// Whether the agent layer may offer this server's tools to models without native MCP
+    /// support as function calls (`function_call_wrapper = true`; default false). See
+    /// [`crate::toolbox`] for the model/server rules that read it.
+    pub fn function_call_wrapper(&self) -> bool {
+        self.function_call_wrapper
+    }
+
+    /// What a drift between the live tool list and the compiled fixture does
+    /// (`drift = "warn" | "error" | "ignore"`; default `warn`).
+    pub fn drift(&self) -> DriftPolicy {
+        self.drift
+    }
+
+    /// Sets the default idle deadline of each request ([`ServerConfig::timeout`]).
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
     /// Sets the idle deadline of one tool's calls (overrides [`ServerConfig::timeout`]).
     pub fn with_tool_timeout(mut self, tool: impl Into<String>, timeout: Duration) -> Self {
         self.tool_timeouts.insert(tool.into(), timeout);
         self
     }
 
-    /// Sets how long connecting may take.
+    /// Sets how long connecting may take ([`ServerConfig::connect_timeout`]).
     pub fn with_connect_timeout(mut self, timeout: Duration) -> Self {
         self.connect_timeout = Some(timeout);
         self
     }
 
-    /// Sets the drift policy.
-    pub fn with_drift(mut self, policy: DriftPolicy) -> Self {
-        self.drift = policy;
+    /// Sets whether a failure to connect is an error ([`ServerConfig::required`]).
+    pub fn with_required(mut self, required: bool) -> Self {
+        self.required = required;
         self
     }
 
-    /// Sets the default idle deadline of each request.
-    pub fn with_timeout(mut self, timeout: Duration) -> Self {
-        self.timeout = Some(timeout);
+    /// Sets the tool allowlist ([`ServerConfig::tools`]): only these tools are offered.
+    pub fn with_tools<I, S>(mut self, tools: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.tools = Some(tools.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Sets the tool denylist ([`ServerConfig::exclude_tools`]).
+    pub fn with_exclude_tools<I, S>(mut self, tools: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.exclude_tools = tools.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Sets the directory relative `command` and `cwd` paths are resolved against
+    /// ([`ServerConfig::base_dir`]).
+    pub fn with_base_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.base_dir = dir.into();
+        self
+    }
+
+    /// Sets [`ServerConfig::function_call_wrapper`].
+    pub fn with_function_call_wrapper(mut self, wrapper: bool) -> Self {
+        self.function_call_wrapper = wrapper;
+        self
+    }
+
+    /// Sets the drift policy ([`ServerConfig::drift`]).
+    pub fn with_drift(mut self, policy: DriftPolicy) -> Self {
+        self.drift = policy;
         self
     }
 
@@ -321,10 +436,10 @@ impl ServerConfig {
         self
     }
 
-    /// Sets [`ServerConfig::function_call_wrapper`].
-    pub fn with_function_call_wrapper(mut self, wrapper: bool) -> Self {
+    /// Sets [`ServerConfig::function_call_wrapper`] in place (the toolbox builder's
+    /// per-server override).
+    pub(crate) fn set_function_call_wrapper(&mut self, wrapper: bool) {
         self.function_call_wrapper = wrapper;
-        self
     }
 
     /// Whether the tool passes this server's allowlist and denylist.

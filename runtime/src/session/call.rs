@@ -89,8 +89,8 @@ impl Session {
         let config = &self.inner.config;
         let idle = options
             .timeout
-            .or_else(|| config.tool_timeouts.get(tool).copied())
-            .or(config.timeout)
+            .or_else(|| config.tool_timeouts().get(tool).copied())
+            .or(config.timeout())
             .unwrap_or(DEFAULT_TIMEOUT);
         let total = options.max_total.unwrap_or(DEFAULT_MAX_TOTAL.max(idle));
         (idle, total)

@@ -30,14 +30,14 @@ impl Session {
         resolved: Resolved,
         options: ConnectOptions,
     ) -> Session {
-        let policy = options.drift.unwrap_or(config.drift);
+        let policy = options.drift.unwrap_or(config.drift());
         let shared = Arc::new(Shared {
-            alias: config.alias.as_str().into(),
+            alias: config.alias().into(),
             progress: ProgressRouter::default(),
             list_changed: tokio::sync::Notify::new(),
         });
         let inner = Arc::new(Inner {
-            alias: config.alias.clone(),
+            alias: config.alias().to_string(),
             kind: resolved.transport.kind(),
             config: config.clone(),
             stderr: StderrTail::redacting(resolved.secrets.clone()),
@@ -166,10 +166,10 @@ impl Session {
         self.inner
             .options
             .connect_timeout
-            .or(config.connect_timeout)
+            .or(config.connect_timeout())
             .unwrap_or_else(|| {
                 config
-                    .timeout
+                    .timeout()
                     .unwrap_or(DEFAULT_CONNECT_TIMEOUT)
                     .max(DEFAULT_CONNECT_TIMEOUT)
             })

@@ -39,7 +39,7 @@ impl Session {
     }
 
     pub(super) fn request_timeout(&self) -> Duration {
-        self.inner.config.timeout.unwrap_or(DEFAULT_TIMEOUT)
+        self.inner.config.timeout().unwrap_or(DEFAULT_TIMEOUT)
     }
 
     pub(super) async fn with_deadline<T>(

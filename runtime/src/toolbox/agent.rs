@@ -173,7 +173,7 @@ pub fn check_rules(
         if !seen.insert(alias.as_str()) {
             continue;
         }
-        let Some(server) = servers.iter().find(|s| &s.alias == alias) else {
+        let Some(server) = servers.iter().find(|s| s.alias() == alias) else {
             return Err(Error::toolbox(
                 ErrorKind::Config,
                 format!(
@@ -181,13 +181,13 @@ pub fn check_rules(
                     agent.name,
                     servers
                         .iter()
-                        .map(|s| s.alias.as_str())
+                        .map(|s| s.alias())
                         .collect::<Vec<_>>()
                         .join(", ")
                 ),
             ));
         };
-        match (supports, server.function_call_wrapper) {
+        match (supports, server.function_call_wrapper()) {
             (false, false) => errors.push(format!(
                 "agent \"{agent_name}\": model \"{model}\" does not support MCP and server \"{alias}\" has no function-call wrapper. Fix either: set `function_call_wrapper = true` for server \"{alias}\" (in [servers.{alias}]) so its tools are offered as function calls, or use a model with MCP support (or declare it: supports_mcp = true for provider \"{provider}\" or for model \"{name}\").",
                 agent_name = agent.name,

@@ -89,7 +89,7 @@ impl ToolboxBuilder {
     /// [`ToolboxBuilder::function_call_wrapper`]. Other servers that fail are skipped and
     /// reported.
     pub async fn connect(self) -> Result<Toolbox, Error> {
-        let known: Vec<&str> = self.servers.iter().map(|s| s.alias.as_str()).collect();
+        let known: Vec<&str> = self.servers.iter().map(|s| s.alias()).collect();
         let unknown = |what: &str, alias: &str| {
             Error::toolbox(
                 ErrorKind::Config,
@@ -104,24 +104,24 @@ impl ToolboxBuilder {
             Some(only) => {
                 let mut out = Vec::new();
                 for alias in only {
-                    match self.servers.iter().find(|s| &s.alias == alias) {
+                    match self.servers.iter().find(|s| s.alias() == alias) {
                         Some(s) => out.push(s.clone()),
                         None => return Err(unknown("the server selection", alias)),
                     }
                 }
-                out.sort_by(|a, b| a.alias.cmp(&b.alias));
-                out.dedup_by(|a, b| a.alias == b.alias);
+                out.sort_by(|a, b| a.alias().cmp(b.alias()));
+                out.dedup_by(|a, b| a.alias() == b.alias());
                 out
             }
         };
         for (alias, wrapper) in &self.wrappers {
-            match servers.iter_mut().find(|s| &s.alias == alias) {
-                Some(s) => s.function_call_wrapper = *wrapper,
+            match servers.iter_mut().find(|s| s.alias() == alias) {
+                Some(s) => s.set_function_call_wrapper(*wrapper),
                 None => return Err(unknown("a function_call_wrapper override", alias)),
             }
         }
         for alias in self.typed.keys() {
-            if !servers.iter().any(|s| &s.alias == alias) {
+            if !servers.iter().any(|s| s.alias() == alias) {
                 return Err(unknown("a typed server", alias));
             }
         }
@@ -134,7 +134,7 @@ impl ToolboxBuilder {
         let mut slots = BTreeMap::new();
         let mut skipped = Vec::new();
         for (cfg, result) in servers.into_iter().zip(results) {
-            let typed = self.typed.get(&cfg.alias).copied();
+            let typed = self.typed.get(cfg.alias()).copied();
             let slot = match result {
                 Ok((session, tools)) => Slot {
                     session: Some(session),
@@ -147,7 +147,7 @@ impl ToolboxBuilder {
                     config: cfg,
                 },
                 Err(e) => {
-                    if cfg.required {
+                    if cfg.required() {
                         return Err(Error::toolbox(
                             ErrorKind::RequiredServer,
                             format!(
@@ -157,9 +157,9 @@ impl ToolboxBuilder {
                         .with_source(e));
                     }
                     let reason = e.to_string();
-                    tracing::warn!(server = %cfg.alias, reason = %reason, "server skipped");
+                    tracing::warn!(server = %cfg.alias(), reason = %reason, "server skipped");
                     skipped.push(SkippedServer {
-                        alias: cfg.alias.clone(),
+                        alias: cfg.alias().to_string(),
                         reason: reason.clone(),
                     });
                     Slot {
@@ -174,7 +174,7 @@ impl ToolboxBuilder {
                     }
                 }
             };
-            slots.insert(slot.config.alias.clone(), Arc::new(slot));
+            slots.insert(slot.config.alias().to_string(), Arc::new(slot));
         }
         let snapshot = Snapshot::build(slots, &self.options);
         Ok(Toolbox {

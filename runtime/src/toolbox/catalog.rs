@@ -281,7 +281,7 @@ impl Snapshot {
 
 /// The tools a connected server exports, before naming.
 pub(super) fn server_candidates(slot: &Slot) -> Vec<Candidate> {
-    let alias = &slot.config.alias;
+    let alias = slot.config.alias();
     let live: BTreeMap<&str, &Value> = slot
         .tools
         .iter()
@@ -313,7 +313,7 @@ pub(super) fn server_candidates(slot: &Slot) -> Vec<Candidate> {
                     }
                 };
                 out.push(Candidate {
-                    server: alias.clone(),
+                    server: alias.to_string(),
                     tool: t.name.to_string(),
                     description: t.description.map(str::to_string),
                     definition,
@@ -335,7 +335,7 @@ pub(super) fn server_candidates(slot: &Slot) -> Vec<Candidate> {
                     continue;
                 }
                 out.push(Candidate {
-                    server: alias.clone(),
+                    server: alias.to_string(),
                     tool: name.to_string(),
                     description: t
                         .get("description")
@@ -398,7 +398,7 @@ pub(super) fn unavailable(slot: &Slot) -> Error {
         ErrorKind::Unavailable,
         format!(
             "server \"{}\" is not connected{}; its tools cannot be called right now",
-            slot.config.alias,
+            slot.config.alias(),
             last.map(|l| format!(" (last error: {l})"))
                 .unwrap_or_default()
         ),

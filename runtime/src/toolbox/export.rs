@@ -96,18 +96,18 @@ pub(super) fn export(snap: &Snapshot, strict: bool, scope: Option<&Scope>) -> Op
 pub(super) fn native(snap: &Snapshot, scope: Option<&Scope>) -> Vec<NativeServer> {
     snap.slots
         .values()
-        .filter(|slot| scope.is_none_or(|s| s.has_server(&slot.config.alias)))
+        .filter(|slot| scope.is_none_or(|s| s.has_server(slot.config.alias())))
         .filter_map(|slot| {
             let session = slot.session.clone()?;
             let tools = snap
                 .entries
                 .iter()
-                .filter(|e| e.tool.server == slot.config.alias)
+                .filter(|e| e.tool.server == slot.config.alias())
                 .filter(|e| scope.is_none_or(|s| s.allows(&e.tool.server, &e.tool.tool)))
                 .map(|e| e.tool.definition.clone())
                 .collect();
             Some(NativeServer {
-                alias: slot.config.alias.clone(),
+                alias: slot.config.alias().to_string(),
                 tools,
                 session,
             })

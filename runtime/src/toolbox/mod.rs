@@ -212,7 +212,7 @@ impl Toolbox {
             .map(|slot| {
                 let (state, last_error) = slot.health();
                 ServerStatus {
-                    alias: slot.config.alias.clone(),
+                    alias: slot.config.alias().to_string(),
                     state: if slot.session.is_none() {
                         ServerState::Failed
                     } else {
@@ -222,10 +222,10 @@ impl Toolbox {
                     tools: snap
                         .entries
                         .iter()
-                        .filter(|e| e.tool.server == slot.config.alias)
+                        .filter(|e| e.tool.server == slot.config.alias())
                         .count(),
                     typed: slot.typed.is_some(),
-                    transport: slot.config.transport.kind(),
+                    transport: slot.config.transport().kind(),
                 }
             })
             .collect()
@@ -252,7 +252,7 @@ impl Toolbox {
                 Some(h) if h.is_ok() => slot.set_health(ServerState::Active, None),
                 Some(h) => {
                     let why = format!("health check: {h}");
-                    tracing::warn!(server = %slot.config.alias, "server unhealthy: {h}");
+                    tracing::warn!(server = %slot.config.alias(), "server unhealthy: {h}");
                     slot.set_health(ServerState::Failed, Some(why));
                 }
                 None => {}
@@ -331,7 +331,7 @@ impl Toolbox {
         let mut slots = snap.slots.clone();
         let mut report = ReconnectReport::default();
         for (slot, result) in targets.into_iter().zip(results) {
-            let alias = slot.config.alias.clone();
+            let alias = slot.config.alias().to_string();
             match result {
                 Ok((session, tools)) => {
                     if let Some(old) = &slot.session {

@@ -14,7 +14,11 @@ pub(super) fn snapshot(dir: &Path) -> Result<Value, String> {
     std::fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     let registry =
         mcp_runtime::Registry::load("fixtures/servers.toml").map_err(|e| e.to_string())?;
-    let aliases: Vec<String> = registry.servers().iter().map(|s| s.alias.clone()).collect();
+    let aliases: Vec<String> = registry
+        .servers()
+        .iter()
+        .map(|s| s.alias().to_string())
+        .collect();
     // The release demo server of the `calls` section when built, else snapshot builds its own.
     let demo = cargo_target_dir().join("release").join("mcp-demo-server");
     // CPU seconds (user + system) of every child this process waited for, and of their
