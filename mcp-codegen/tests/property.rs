@@ -647,14 +647,14 @@ fn pass_file(samples: &[(String, Fixture, Generated)]) -> String {
             match &report.args {
                 Typing::NoArgs => {}
                 typing => out.push_str(&format!(
-                    "    c.args::<{path}::Args>(\n        {path}::NAME,\n        {},\n        {path}::INPUT_SCHEMA,\n        {},\n    );\n",
+                    "    c.args::<{path}::Args>(\n        {path}::TOOL.name,\n        {},\n        {path}::TOOL.input_schema,\n        {},\n    );\n",
                     matches!(typing, Typing::Typed),
                     instance_list(&tool.input_schema)
                 )),
             }
             if let (Some(Typing::Typed), Some(schema)) = (&report.output, &tool.output_schema) {
                 out.push_str(&format!(
-                    "    c.output::<{path}::Output>(\n        {path}::NAME,\n        {path}::OUTPUT_SCHEMA,\n        {},\n    );\n",
+                    "    c.output::<{path}::Output>(\n        {path}::TOOL.name,\n        {path}::TOOL.output_schema,\n        {},\n    );\n",
                     instance_list(schema)
                 ));
             }

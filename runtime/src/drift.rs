@@ -226,9 +226,11 @@ mod tests {
             description: None,
             input_schema: input,
             output_schema: None,
+            openai_name: name,
             openai_function: "{}",
             openai_function_strict: None,
             openai_strict_unavailable: None,
+            untyped_args_reason: None,
             normalize: None,
             normalize_output: None,
         };

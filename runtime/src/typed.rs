@@ -5,10 +5,10 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-/// One tool of a typed server, built from the constants `mcp_tools!` generates per tool
-/// (`NAME`, `INPUT_SCHEMA`, `OPENAI_FUNCTION`, `OPENAI_FUNCTION_STRICT`,
-/// `OPENAI_STRICT_UNAVAILABLE`) plus round trips through the generated types
-/// ([`normalize_as`]). The macro emits the whole list per server as `TYPED_TOOLS`:
+/// One tool of a typed server: everything `mcp_tools!` fixes at compile time about the
+/// tool (name, schemas, OpenAI definitions) plus round trips through the generated types
+/// ([`normalize_as`]). The macro emits one per tool module as `<tool>::TOOL` (a `const`),
+/// and the whole list per server as `TYPED_TOOLS`:
 ///
 /// ```no_run
 /// # async fn run(registry: mcp_runtime::Registry) -> Result<(), Box<dyn std::error::Error>> {
@@ -17,6 +17,7 @@ use serde_json::Value;
 /// mcp_runtime::mcp_tools!("demo");
 ///
 /// const DEMO: &[TypedTool] = demo::TYPED_TOOLS;
+/// assert_eq!(demo::echo::TOOL.name, "echo");
 /// let toolbox = Toolbox::builder(&registry).add_typed("demo", DEMO).connect().await?;
 /// # Ok(()) }
 /// ```
@@ -30,12 +31,18 @@ pub struct TypedTool {
     pub input_schema: &'static str,
     /// The tool's `outputSchema` (JSON text), when it has one.
     pub output_schema: Option<&'static str>,
+    /// The tool's OpenAI function name (`mcp_<alias>_<tool>`, sanitized, at most 64
+    /// characters), as it appears in [`openai_function`](Self::openai_function).
+    pub openai_name: &'static str,
     /// The non-strict OpenAI function definition (JSON text).
     pub openai_function: &'static str,
     /// The strict OpenAI function definition (JSON text), when the schema allows one.
     pub openai_function_strict: Option<&'static str>,
     /// Why there is no strict definition.
     pub openai_strict_unavailable: Option<&'static str>,
+    /// Why the arguments are untyped JSON (the generated `Args` is `serde_json::Value`),
+    /// if they are.
+    pub untyped_args_reason: Option<&'static str>,
     /// The arguments as the generated `Args` type carries them: deserialized into it and
     /// serialized back, so what is sent is what the types say. `Err` says what is wrong
     /// (a `serde_json` message naming the field). `None` when the tool's arguments are

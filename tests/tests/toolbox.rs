@@ -421,12 +421,12 @@ async fn typed_and_untyped_servers_side_by_side() {
         assert_eq!(tb.tools().iter().filter(|t| t.server == "untyped").count(), 8);
         // The typed definitions are the compile-time constants.
         let echo = tb.tools().into_iter().find(|t| t.exported == "mcp_demo_echo").expect("echo");
-        let constant: Value = serde_json::from_str(demo::echo::OPENAI_FUNCTION).expect("json");
+        let constant: Value = serde_json::from_str(demo::echo::TOOL.openai_function).expect("json");
         assert_eq!(echo.function, constant);
         let issue = tb.tools().into_iter().find(|t| t.exported == "mcp_demo_create_issue").expect("issue");
         assert_eq!(
             issue.strict_function.as_ref().err().map(String::as_str),
-            demo::create_issue::OPENAI_STRICT_UNAVAILABLE
+            demo::create_issue::TOOL.openai_strict_unavailable
         );
 
         // Typed validation: the generated argument type's own message.

@@ -149,8 +149,13 @@ async fn demo_every_tool_typed() {
         assert_eq!(demo::ALIAS, "demo");
         assert_eq!(demo::TOOL_NAMES.len(), 8);
         assert_eq!(demo::FIXTURE_HASH.len(), 64);
-        assert_eq!(demo::add::NAME, "add");
-        assert!(demo::add::OPENAI_FUNCTION.contains("\"mcp_demo_add\""));
+        assert_eq!(demo::add::TOOL.name, "add");
+        assert!(demo::add::TOOL.openai_function.contains("\"mcp_demo_add\""));
+        assert_eq!(demo::add::TOOL.openai_name, "mcp_demo_add");
+        assert_eq!(demo::add::TOOL.untyped_args_reason, None);
+        // `TYPED_TOOLS` lists the tools' `TOOL` constants, in fixture order.
+        let listed: Vec<&str> = demo::TYPED_TOOLS.iter().map(|t| t.name).collect();
+        assert_eq!(listed, demo::TOOL_NAMES);
     })
     .await;
 }

@@ -5,10 +5,9 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use serde_json::Value;
 
-use super::report::Typing;
 use crate::fixture::{Fixture, Tool};
 use crate::naming;
-use crate::tokens::{doc_lines, ident, opt_str};
+use crate::tokens::{doc_lines, ident};
 
 /// `pub mod <alias> { … }` around the tools' modules, `Client` methods and `TYPED_TOOLS`
 /// entries, and the prompts module.
@@ -113,41 +112,8 @@ pub(super) fn server_module(
     }
 }
 
-/// One `::mcp_runtime::toolbox::TypedTool` literal of `TYPED_TOOLS`.
-pub(super) fn typed_tool_entry(
-    tool: &Tool,
-    fn_name: &str,
-    args: &Typing,
-    output: Option<&Typing>,
-) -> TokenStream {
+/// One entry of `TYPED_TOOLS`: the tool module's `TOOL` constant.
+pub(super) fn typed_tool_entry(fn_name: &str) -> TokenStream {
     let m = ident(fn_name);
-    let description = opt_str(tool.description.as_deref());
-    let normalize = match args {
-        Typing::NoArgs => quote!(::core::option::Option::Some(
-            ::mcp_runtime::toolbox::normalize_no_args
-        )),
-        Typing::Typed => quote!(::core::option::Option::Some(
-            ::mcp_runtime::toolbox::normalize_as::<#m::Args>
-        )),
-        Typing::Untyped(_) => quote!(::core::option::Option::None),
-    };
-    let normalize_output = match output {
-        Some(Typing::Typed) => quote!(::core::option::Option::Some(
-            ::mcp_runtime::toolbox::normalize_as::<#m::Output>
-        )),
-        _ => quote!(::core::option::Option::None),
-    };
-    quote! {
-        ::mcp_runtime::toolbox::TypedTool {
-            name: #m::NAME,
-            description: #description,
-            input_schema: #m::INPUT_SCHEMA,
-            output_schema: #m::OUTPUT_SCHEMA,
-            openai_function: #m::OPENAI_FUNCTION,
-            openai_function_strict: #m::OPENAI_FUNCTION_STRICT,
-            openai_strict_unavailable: #m::OPENAI_STRICT_UNAVAILABLE,
-            normalize: #normalize,
-            normalize_output: #normalize_output,
-        }
-    }
+    quote!(#m::TOOL)
 }

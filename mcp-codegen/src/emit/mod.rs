@@ -2,10 +2,10 @@
 //!
 //! ```text
 //! pub mod <alias> {
-//!     pub const FIXTURE_HASH, ALIAS, TOOL_NAMES;
+//!     pub const FIXTURE_HASH, ALIAS, TOOL_NAMES, TYPED_TOOLS;  // TYPED_TOOLS = &[<tool>::TOOL, …]
 //!     pub struct Client { session }            // one async fn (+ `_with`) per tool
 //!     pub mod <tool> {                         // one module per tool
-//!         pub const NAME, INPUT_SCHEMA, OUTPUT_SCHEMA, OPENAI_FUNCTION, …;
+//!         pub const TOOL: TypedTool = TypedTool { name, input_schema, openai_function, … };
 //!         pub struct Args { … }                // typify's types for this tool only
 //!         pub mod output { pub struct Output { … } }  pub use self::output::Output;
 //!     }
@@ -122,12 +122,7 @@ pub(crate) fn plan(fixture: &Fixture, alias: &str, options: &Options) -> Result<
                     stats.typed_outputs += 1;
                 }
                 warnings.extend(out.warnings);
-                typed_tools.push(typed_tool_entry(
-                    tool,
-                    fn_name,
-                    &out.report.args,
-                    out.report.output.as_ref(),
-                ));
+                typed_tools.push(typed_tool_entry(fn_name));
                 tool_items.push(out.module);
                 methods.push(out.methods);
                 reports.push(out.report);

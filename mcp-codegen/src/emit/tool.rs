@@ -1,4 +1,4 @@
-//! One tool: its module (constants, argument and result types) and its `Client` methods.
+//! One tool: its module (its `TOOL` definition, argument and result types) and its `Client` methods.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -237,27 +237,44 @@ pub(super) fn emit_tool(
     });
     let openai_name = naming::openai_name(alias, name);
 
+    let description = opt_str(description);
+    let normalize = match &args_typing {
+        Typing::NoArgs => quote!(::core::option::Option::Some(
+            ::mcp_runtime::toolbox::normalize_no_args
+        )),
+        Typing::Typed => quote!(::core::option::Option::Some(
+            ::mcp_runtime::toolbox::normalize_as::<self::Args>
+        )),
+        Typing::Untyped(_) => quote!(::core::option::Option::None),
+    };
+    let normalize_output = match &output_typing {
+        Some(Typing::Typed) => quote!(::core::option::Option::Some(
+            ::mcp_runtime::toolbox::normalize_as::<self::Output>
+        )),
+        _ => quote!(::core::option::Option::None),
+    };
+
     let mod_ident = ident(fn_name);
-    let module_doc = doc_lines(&format!("Types and constants of the tool `{name}`."));
+    let module_doc = doc_lines(&format!("Types and definition of the tool `{name}`."));
     let module = quote! {
         #(#module_doc)*
         pub mod #mod_ident {
-            /// The tool's name on the server.
-            pub const NAME: &str = #name;
-            /// The tool's `inputSchema`, as the server sent it.
-            pub const INPUT_SCHEMA: &str = #input_schema;
-            /// The tool's `outputSchema`, as the server sent it.
-            pub const OUTPUT_SCHEMA: ::core::option::Option<&str> = #output_schema;
-            /// The tool's OpenAI function name (`mcp_<alias>_<tool>`, sanitized, ≤ 64 chars).
-            pub const OPENAI_NAME: &str = #openai_name;
-            /// OpenAI function-call definition (non-strict).
-            pub const OPENAI_FUNCTION: &str = #openai_fn;
-            /// OpenAI function-call definition with `strict: true`, when the schema allows it.
-            pub const OPENAI_FUNCTION_STRICT: ::core::option::Option<&str> = #strict;
-            /// Why there is no strict definition.
-            pub const OPENAI_STRICT_UNAVAILABLE: ::core::option::Option<&str> = #strict_reason;
-            /// Why the arguments are untyped JSON, if they are.
-            pub const UNTYPED_ARGS_REASON: ::core::option::Option<&str> = #untyped;
+            /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
+            /// fixed at compile time, with round trips through the generated types (the
+            /// server's `TYPED_TOOLS` lists it).
+            pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
+                name: #name,
+                description: #description,
+                input_schema: #input_schema,
+                output_schema: #output_schema,
+                openai_name: #openai_name,
+                openai_function: #openai_fn,
+                openai_function_strict: #strict,
+                openai_strict_unavailable: #strict_reason,
+                untyped_args_reason: #untyped,
+                normalize: #normalize,
+                normalize_output: #normalize_output,
+            };
 
             #args_tokens
             #output_tokens
@@ -297,7 +314,7 @@ pub(super) fn emit_tool(
             }
             #(#with_doc)*
             pub async fn #with(&self, options: ::mcp_runtime::CallOptions) -> ::mcp_runtime::Result<#ret> {
-                self.session.#call(#mod_ident::NAME, &::mcp_runtime::NoArgs {}, options).await
+                self.session.#call(#mod_ident::TOOL.name, &::mcp_runtime::NoArgs {}, options).await
             }
         }
     } else {
@@ -308,7 +325,7 @@ pub(super) fn emit_tool(
             }
             #(#with_doc)*
             pub async fn #with(&self, args: #mod_ident::Args, options: ::mcp_runtime::CallOptions) -> ::mcp_runtime::Result<#ret> {
-                self.session.#call(#mod_ident::NAME, &args, options).await
+                self.session.#call(#mod_ident::TOOL.name, &args, options).await
             }
         }
     };

@@ -25,64 +25,10 @@ pub mod constraints {
     /// argument validation through the generated types
     /// (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
     pub const TYPED_TOOLS: &[::mcp_runtime::toolbox::TypedTool] = &[
-        ::mcp_runtime::toolbox::TypedTool {
-            name: formats::NAME,
-            description: ::core::option::Option::Some(
-                "format/pattern/bounds map to std types.",
-            ),
-            input_schema: formats::INPUT_SCHEMA,
-            output_schema: formats::OUTPUT_SCHEMA,
-            openai_function: formats::OPENAI_FUNCTION,
-            openai_function_strict: formats::OPENAI_FUNCTION_STRICT,
-            openai_strict_unavailable: formats::OPENAI_STRICT_UNAVAILABLE,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<formats::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        },
-        ::mcp_runtime::toolbox::TypedTool {
-            name: defaults::NAME,
-            description: ::core::option::Option::Some(
-                "default on properties: documented, left to the server.",
-            ),
-            input_schema: defaults::INPUT_SCHEMA,
-            output_schema: defaults::OUTPUT_SCHEMA,
-            openai_function: defaults::OPENAI_FUNCTION,
-            openai_function_strict: defaults::OPENAI_FUNCTION_STRICT,
-            openai_strict_unavailable: defaults::OPENAI_STRICT_UNAVAILABLE,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<defaults::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        },
-        ::mcp_runtime::toolbox::TypedTool {
-            name: dropped::NAME,
-            description: ::core::option::Option::Some(
-                "Keywords typify cannot express are dropped with a warning.",
-            ),
-            input_schema: dropped::INPUT_SCHEMA,
-            output_schema: dropped::OUTPUT_SCHEMA,
-            openai_function: dropped::OPENAI_FUNCTION,
-            openai_function_strict: dropped::OPENAI_FUNCTION_STRICT,
-            openai_strict_unavailable: dropped::OPENAI_STRICT_UNAVAILABLE,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<dropped::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        },
-        ::mcp_runtime::toolbox::TypedTool {
-            name: free_form::NAME,
-            description: ::core::option::Option::Some("Maps and any-JSON values."),
-            input_schema: free_form::INPUT_SCHEMA,
-            output_schema: free_form::OUTPUT_SCHEMA,
-            openai_function: free_form::OPENAI_FUNCTION,
-            openai_function_strict: free_form::OPENAI_FUNCTION_STRICT,
-            openai_strict_unavailable: free_form::OPENAI_STRICT_UNAVAILABLE,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<free_form::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        },
+        formats::TOOL,
+        defaults::TOOL,
+        dropped::TOOL,
+        free_form::TOOL,
     ];
     /// Typed client for the `constraints` server (4 tools), bound to a runtime session.
     #[derive(Clone, Debug)]
@@ -130,7 +76,7 @@ pub mod constraints {
             args: formats::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_checked(formats::NAME, &args, options).await
+            self.session.call_checked(formats::TOOL.name, &args, options).await
         }
         /// default on properties: documented, left to the server.
         pub async fn defaults(
@@ -145,7 +91,7 @@ pub mod constraints {
             args: defaults::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_checked(defaults::NAME, &args, options).await
+            self.session.call_checked(defaults::TOOL.name, &args, options).await
         }
         /// Keywords typify cannot express are dropped with a warning.
         pub async fn dropped(
@@ -160,7 +106,7 @@ pub mod constraints {
             args: dropped::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_checked(dropped::NAME, &args, options).await
+            self.session.call_checked(dropped::TOOL.name, &args, options).await
         }
         /// Maps and any-JSON values.
         pub async fn free_form(
@@ -175,29 +121,33 @@ pub mod constraints {
             args: free_form::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_checked(free_form::NAME, &args, options).await
+            self.session.call_checked(free_form::TOOL.name, &args, options).await
         }
     }
-    /// Types and constants of the tool `formats`.
+    /// Types and definition of the tool `formats`.
     pub mod formats {
-        /// The tool's name on the server.
-        pub const NAME: &str = "formats";
-        /// The tool's `inputSchema`, as the server sent it.
-        pub const INPUT_SCHEMA: &str = "{\"properties\":{\"count\":{\"minimum\":0,\"multipleOf\":1,\"type\":\"number\"},\"day\":{\"format\":\"date\",\"type\":\"string\"},\"email\":{\"format\":\"email\",\"type\":\"string\"},\"half\":{\"multipleOf\":0.5,\"type\":\"number\"},\"id\":{\"format\":\"uuid\",\"type\":\"string\"},\"ip\":{\"format\":\"ipv4\",\"type\":\"string\"},\"offset\":{\"exclusiveMinimum\":-1,\"type\":\"integer\"},\"page\":{\"minimum\":1,\"type\":\"integer\"},\"per_page\":{\"default\":30,\"maximum\":100,\"minimum\":1,\"type\":\"integer\"},\"ratio\":{\"maximum\":1,\"minimum\":0,\"type\":\"number\"},\"slug\":{\"maxLength\":40,\"minLength\":1,\"pattern\":\"^[a-z-]+$\",\"type\":\"string\"},\"small\":{\"format\":\"int32\",\"type\":\"integer\"},\"step\":{\"multipleOf\":5,\"type\":[\"number\",\"null\"]},\"when\":{\"format\":\"date-time\",\"type\":\"string\"},\"zod_int\":{\"maximum\":9007199254740991,\"minimum\":-9007199254740991,\"type\":\"integer\"}},\"required\":[\"when\"],\"type\":\"object\"}";
-        /// The tool's `outputSchema`, as the server sent it.
-        pub const OUTPUT_SCHEMA: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// The tool's OpenAI function name (`mcp_<alias>_<tool>`, sanitized, ≤ 64 chars).
-        pub const OPENAI_NAME: &str = "mcp_constraints_formats";
-        /// OpenAI function-call definition (non-strict).
-        pub const OPENAI_FUNCTION: &str = "{\"function\":{\"description\":\"format/pattern/bounds map to std types.\",\"name\":\"mcp_constraints_formats\",\"parameters\":{\"properties\":{\"count\":{\"minimum\":0,\"multipleOf\":1,\"type\":\"number\"},\"day\":{\"format\":\"date\",\"type\":\"string\"},\"email\":{\"format\":\"email\",\"type\":\"string\"},\"half\":{\"multipleOf\":0.5,\"type\":\"number\"},\"id\":{\"format\":\"uuid\",\"type\":\"string\"},\"ip\":{\"format\":\"ipv4\",\"type\":\"string\"},\"offset\":{\"exclusiveMinimum\":-1,\"type\":\"integer\"},\"page\":{\"minimum\":1,\"type\":\"integer\"},\"per_page\":{\"default\":30,\"maximum\":100,\"minimum\":1,\"type\":\"integer\"},\"ratio\":{\"maximum\":1,\"minimum\":0,\"type\":\"number\"},\"slug\":{\"maxLength\":40,\"minLength\":1,\"pattern\":\"^[a-z-]+$\",\"type\":\"string\"},\"small\":{\"format\":\"int32\",\"type\":\"integer\"},\"step\":{\"multipleOf\":5,\"type\":[\"number\",\"null\"]},\"when\":{\"format\":\"date-time\",\"type\":\"string\"},\"zod_int\":{\"maximum\":9007199254740991,\"minimum\":-9007199254740991,\"type\":\"integer\"}},\"required\":[\"when\"],\"type\":\"object\"}},\"type\":\"function\"}";
-        /// OpenAI function-call definition with `strict: true`, when the schema allows it.
-        pub const OPENAI_FUNCTION_STRICT: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "{\"function\":{\"description\":\"format/pattern/bounds map to std types.\",\"name\":\"mcp_constraints_formats\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"count\":{\"type\":[\"number\",\"null\"]},\"day\":{\"type\":[\"string\",\"null\"]},\"email\":{\"type\":[\"string\",\"null\"]},\"half\":{\"type\":[\"number\",\"null\"]},\"id\":{\"type\":[\"string\",\"null\"]},\"ip\":{\"type\":[\"string\",\"null\"]},\"offset\":{\"type\":[\"integer\",\"null\"]},\"page\":{\"type\":[\"integer\",\"null\"]},\"per_page\":{\"type\":[\"integer\",\"null\"]},\"ratio\":{\"type\":[\"number\",\"null\"]},\"slug\":{\"type\":[\"string\",\"null\"]},\"small\":{\"type\":[\"integer\",\"null\"]},\"step\":{\"type\":[\"number\",\"null\"]},\"when\":{\"type\":\"string\"},\"zod_int\":{\"type\":[\"integer\",\"null\"]}},\"required\":[\"count\",\"day\",\"email\",\"half\",\"id\",\"ip\",\"offset\",\"page\",\"per_page\",\"ratio\",\"slug\",\"small\",\"step\",\"when\",\"zod_int\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-        );
-        /// Why there is no strict definition.
-        pub const OPENAI_STRICT_UNAVAILABLE: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// Why the arguments are untyped JSON, if they are.
-        pub const UNTYPED_ARGS_REASON: ::core::option::Option<&str> = ::core::option::Option::None;
+        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
+        /// fixed at compile time, with round trips through the generated types (the
+        /// server's `TYPED_TOOLS` lists it).
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
+            name: "formats",
+            description: ::core::option::Option::Some(
+                "format/pattern/bounds map to std types.",
+            ),
+            input_schema: "{\"properties\":{\"count\":{\"minimum\":0,\"multipleOf\":1,\"type\":\"number\"},\"day\":{\"format\":\"date\",\"type\":\"string\"},\"email\":{\"format\":\"email\",\"type\":\"string\"},\"half\":{\"multipleOf\":0.5,\"type\":\"number\"},\"id\":{\"format\":\"uuid\",\"type\":\"string\"},\"ip\":{\"format\":\"ipv4\",\"type\":\"string\"},\"offset\":{\"exclusiveMinimum\":-1,\"type\":\"integer\"},\"page\":{\"minimum\":1,\"type\":\"integer\"},\"per_page\":{\"default\":30,\"maximum\":100,\"minimum\":1,\"type\":\"integer\"},\"ratio\":{\"maximum\":1,\"minimum\":0,\"type\":\"number\"},\"slug\":{\"maxLength\":40,\"minLength\":1,\"pattern\":\"^[a-z-]+$\",\"type\":\"string\"},\"small\":{\"format\":\"int32\",\"type\":\"integer\"},\"step\":{\"multipleOf\":5,\"type\":[\"number\",\"null\"]},\"when\":{\"format\":\"date-time\",\"type\":\"string\"},\"zod_int\":{\"maximum\":9007199254740991,\"minimum\":-9007199254740991,\"type\":\"integer\"}},\"required\":[\"when\"],\"type\":\"object\"}",
+            output_schema: ::core::option::Option::None,
+            openai_name: "mcp_constraints_formats",
+            openai_function: "{\"function\":{\"description\":\"format/pattern/bounds map to std types.\",\"name\":\"mcp_constraints_formats\",\"parameters\":{\"properties\":{\"count\":{\"minimum\":0,\"multipleOf\":1,\"type\":\"number\"},\"day\":{\"format\":\"date\",\"type\":\"string\"},\"email\":{\"format\":\"email\",\"type\":\"string\"},\"half\":{\"multipleOf\":0.5,\"type\":\"number\"},\"id\":{\"format\":\"uuid\",\"type\":\"string\"},\"ip\":{\"format\":\"ipv4\",\"type\":\"string\"},\"offset\":{\"exclusiveMinimum\":-1,\"type\":\"integer\"},\"page\":{\"minimum\":1,\"type\":\"integer\"},\"per_page\":{\"default\":30,\"maximum\":100,\"minimum\":1,\"type\":\"integer\"},\"ratio\":{\"maximum\":1,\"minimum\":0,\"type\":\"number\"},\"slug\":{\"maxLength\":40,\"minLength\":1,\"pattern\":\"^[a-z-]+$\",\"type\":\"string\"},\"small\":{\"format\":\"int32\",\"type\":\"integer\"},\"step\":{\"multipleOf\":5,\"type\":[\"number\",\"null\"]},\"when\":{\"format\":\"date-time\",\"type\":\"string\"},\"zod_int\":{\"maximum\":9007199254740991,\"minimum\":-9007199254740991,\"type\":\"integer\"}},\"required\":[\"when\"],\"type\":\"object\"}},\"type\":\"function\"}",
+            openai_function_strict: ::core::option::Option::Some(
+                "{\"function\":{\"description\":\"format/pattern/bounds map to std types.\",\"name\":\"mcp_constraints_formats\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"count\":{\"type\":[\"number\",\"null\"]},\"day\":{\"type\":[\"string\",\"null\"]},\"email\":{\"type\":[\"string\",\"null\"]},\"half\":{\"type\":[\"number\",\"null\"]},\"id\":{\"type\":[\"string\",\"null\"]},\"ip\":{\"type\":[\"string\",\"null\"]},\"offset\":{\"type\":[\"integer\",\"null\"]},\"page\":{\"type\":[\"integer\",\"null\"]},\"per_page\":{\"type\":[\"integer\",\"null\"]},\"ratio\":{\"type\":[\"number\",\"null\"]},\"slug\":{\"type\":[\"string\",\"null\"]},\"small\":{\"type\":[\"integer\",\"null\"]},\"step\":{\"type\":[\"number\",\"null\"]},\"when\":{\"type\":\"string\"},\"zod_int\":{\"type\":[\"integer\",\"null\"]}},\"required\":[\"count\",\"day\",\"email\",\"half\",\"id\",\"ip\",\"offset\",\"page\",\"per_page\",\"ratio\",\"slug\",\"small\",\"step\",\"when\",\"zod_int\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
+            ),
+            openai_strict_unavailable: ::core::option::Option::None,
+            untyped_args_reason: ::core::option::Option::None,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
+        };
         ///format/pattern/bounds map to std types.
         #[derive(
             ::mcp_runtime::__private::serde::Deserialize,
@@ -296,26 +246,30 @@ pub mod constraints {
             }
         }
     }
-    /// Types and constants of the tool `defaults`.
+    /// Types and definition of the tool `defaults`.
     pub mod defaults {
-        /// The tool's name on the server.
-        pub const NAME: &str = "defaults";
-        /// The tool's `inputSchema`, as the server sent it.
-        pub const INPUT_SCHEMA: &str = "{\"properties\":{\"path\":{\"default\":\"/\",\"type\":\"string\"},\"public\":{\"default\":false,\"type\":\"boolean\"},\"state\":{\"default\":\"open\",\"enum\":[\"open\",\"closed\"],\"type\":\"string\"}},\"type\":\"object\"}";
-        /// The tool's `outputSchema`, as the server sent it.
-        pub const OUTPUT_SCHEMA: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// The tool's OpenAI function name (`mcp_<alias>_<tool>`, sanitized, ≤ 64 chars).
-        pub const OPENAI_NAME: &str = "mcp_constraints_defaults";
-        /// OpenAI function-call definition (non-strict).
-        pub const OPENAI_FUNCTION: &str = "{\"function\":{\"description\":\"default on properties: documented, left to the server.\",\"name\":\"mcp_constraints_defaults\",\"parameters\":{\"properties\":{\"path\":{\"default\":\"/\",\"type\":\"string\"},\"public\":{\"default\":false,\"type\":\"boolean\"},\"state\":{\"default\":\"open\",\"enum\":[\"open\",\"closed\"],\"type\":\"string\"}},\"type\":\"object\"}},\"type\":\"function\"}";
-        /// OpenAI function-call definition with `strict: true`, when the schema allows it.
-        pub const OPENAI_FUNCTION_STRICT: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "{\"function\":{\"description\":\"default on properties: documented, left to the server.\",\"name\":\"mcp_constraints_defaults\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"path\":{\"type\":[\"string\",\"null\"]},\"public\":{\"type\":[\"boolean\",\"null\"]},\"state\":{\"anyOf\":[{\"enum\":[\"open\",\"closed\"],\"type\":\"string\"},{\"type\":\"null\"}]}},\"required\":[\"path\",\"public\",\"state\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-        );
-        /// Why there is no strict definition.
-        pub const OPENAI_STRICT_UNAVAILABLE: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// Why the arguments are untyped JSON, if they are.
-        pub const UNTYPED_ARGS_REASON: ::core::option::Option<&str> = ::core::option::Option::None;
+        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
+        /// fixed at compile time, with round trips through the generated types (the
+        /// server's `TYPED_TOOLS` lists it).
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
+            name: "defaults",
+            description: ::core::option::Option::Some(
+                "default on properties: documented, left to the server.",
+            ),
+            input_schema: "{\"properties\":{\"path\":{\"default\":\"/\",\"type\":\"string\"},\"public\":{\"default\":false,\"type\":\"boolean\"},\"state\":{\"default\":\"open\",\"enum\":[\"open\",\"closed\"],\"type\":\"string\"}},\"type\":\"object\"}",
+            output_schema: ::core::option::Option::None,
+            openai_name: "mcp_constraints_defaults",
+            openai_function: "{\"function\":{\"description\":\"default on properties: documented, left to the server.\",\"name\":\"mcp_constraints_defaults\",\"parameters\":{\"properties\":{\"path\":{\"default\":\"/\",\"type\":\"string\"},\"public\":{\"default\":false,\"type\":\"boolean\"},\"state\":{\"default\":\"open\",\"enum\":[\"open\",\"closed\"],\"type\":\"string\"}},\"type\":\"object\"}},\"type\":\"function\"}",
+            openai_function_strict: ::core::option::Option::Some(
+                "{\"function\":{\"description\":\"default on properties: documented, left to the server.\",\"name\":\"mcp_constraints_defaults\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"path\":{\"type\":[\"string\",\"null\"]},\"public\":{\"type\":[\"boolean\",\"null\"]},\"state\":{\"anyOf\":[{\"enum\":[\"open\",\"closed\"],\"type\":\"string\"},{\"type\":\"null\"}]}},\"required\":[\"path\",\"public\",\"state\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
+            ),
+            openai_strict_unavailable: ::core::option::Option::None,
+            untyped_args_reason: ::core::option::Option::None,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
+        };
         ///default on properties: documented, left to the server.
         #[derive(
             ::mcp_runtime::__private::serde::Deserialize,
@@ -426,26 +380,30 @@ pub mod constraints {
             }
         }
     }
-    /// Types and constants of the tool `dropped`.
+    /// Types and definition of the tool `dropped`.
     pub mod dropped {
-        /// The tool's name on the server.
-        pub const NAME: &str = "dropped";
-        /// The tool's `inputSchema`, as the server sent it.
-        pub const INPUT_SCHEMA: &str = "{\"$defs\":{\"Node\":{\"$dynamicAnchor\":\"node\",\"type\":\"string\"}},\"properties\":{\"cond\":{\"else\":{},\"if\":{\"required\":[\"a\"]},\"properties\":{\"a\":{\"type\":\"string\"}},\"then\":{\"required\":[\"a\"]},\"type\":\"object\"},\"dyn\":{\"$dynamicRef\":\"#node\"},\"ext\":{\"type\":\"string\",\"x-rust-type\":{\"crate\":\"evil\",\"path\":\"evil::T\",\"version\":\"1\"}},\"strict\":{\"properties\":{\"x\":{\"type\":\"string\"}},\"type\":\"object\",\"unevaluatedProperties\":false},\"tuple\":{\"prefixItems\":[{\"type\":\"string\"},{\"type\":\"integer\"}],\"type\":\"array\"}},\"type\":\"object\"}";
-        /// The tool's `outputSchema`, as the server sent it.
-        pub const OUTPUT_SCHEMA: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// The tool's OpenAI function name (`mcp_<alias>_<tool>`, sanitized, ≤ 64 chars).
-        pub const OPENAI_NAME: &str = "mcp_constraints_dropped";
-        /// OpenAI function-call definition (non-strict).
-        pub const OPENAI_FUNCTION: &str = "{\"function\":{\"description\":\"Keywords typify cannot express are dropped with a warning.\",\"name\":\"mcp_constraints_dropped\",\"parameters\":{\"$defs\":{\"Node\":{\"$dynamicAnchor\":\"node\",\"type\":\"string\"}},\"properties\":{\"cond\":{\"else\":{},\"if\":{\"required\":[\"a\"]},\"properties\":{\"a\":{\"type\":\"string\"}},\"then\":{\"required\":[\"a\"]},\"type\":\"object\"},\"dyn\":{\"$dynamicRef\":\"#node\"},\"ext\":{\"type\":\"string\",\"x-rust-type\":{\"crate\":\"evil\",\"path\":\"evil::T\",\"version\":\"1\"}},\"strict\":{\"properties\":{\"x\":{\"type\":\"string\"}},\"type\":\"object\",\"unevaluatedProperties\":false},\"tuple\":{\"prefixItems\":[{\"type\":\"string\"},{\"type\":\"integer\"}],\"type\":\"array\"}},\"type\":\"object\"}},\"type\":\"function\"}";
-        /// OpenAI function-call definition with `strict: true`, when the schema allows it.
-        pub const OPENAI_FUNCTION_STRICT: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// Why there is no strict definition.
-        pub const OPENAI_STRICT_UNAVAILABLE: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "keyword `else` at /properties/cond is not supported in strict mode",
-        );
-        /// Why the arguments are untyped JSON, if they are.
-        pub const UNTYPED_ARGS_REASON: ::core::option::Option<&str> = ::core::option::Option::None;
+        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
+        /// fixed at compile time, with round trips through the generated types (the
+        /// server's `TYPED_TOOLS` lists it).
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
+            name: "dropped",
+            description: ::core::option::Option::Some(
+                "Keywords typify cannot express are dropped with a warning.",
+            ),
+            input_schema: "{\"$defs\":{\"Node\":{\"$dynamicAnchor\":\"node\",\"type\":\"string\"}},\"properties\":{\"cond\":{\"else\":{},\"if\":{\"required\":[\"a\"]},\"properties\":{\"a\":{\"type\":\"string\"}},\"then\":{\"required\":[\"a\"]},\"type\":\"object\"},\"dyn\":{\"$dynamicRef\":\"#node\"},\"ext\":{\"type\":\"string\",\"x-rust-type\":{\"crate\":\"evil\",\"path\":\"evil::T\",\"version\":\"1\"}},\"strict\":{\"properties\":{\"x\":{\"type\":\"string\"}},\"type\":\"object\",\"unevaluatedProperties\":false},\"tuple\":{\"prefixItems\":[{\"type\":\"string\"},{\"type\":\"integer\"}],\"type\":\"array\"}},\"type\":\"object\"}",
+            output_schema: ::core::option::Option::None,
+            openai_name: "mcp_constraints_dropped",
+            openai_function: "{\"function\":{\"description\":\"Keywords typify cannot express are dropped with a warning.\",\"name\":\"mcp_constraints_dropped\",\"parameters\":{\"$defs\":{\"Node\":{\"$dynamicAnchor\":\"node\",\"type\":\"string\"}},\"properties\":{\"cond\":{\"else\":{},\"if\":{\"required\":[\"a\"]},\"properties\":{\"a\":{\"type\":\"string\"}},\"then\":{\"required\":[\"a\"]},\"type\":\"object\"},\"dyn\":{\"$dynamicRef\":\"#node\"},\"ext\":{\"type\":\"string\",\"x-rust-type\":{\"crate\":\"evil\",\"path\":\"evil::T\",\"version\":\"1\"}},\"strict\":{\"properties\":{\"x\":{\"type\":\"string\"}},\"type\":\"object\",\"unevaluatedProperties\":false},\"tuple\":{\"prefixItems\":[{\"type\":\"string\"},{\"type\":\"integer\"}],\"type\":\"array\"}},\"type\":\"object\"}},\"type\":\"function\"}",
+            openai_function_strict: ::core::option::Option::None,
+            openai_strict_unavailable: ::core::option::Option::Some(
+                "keyword `else` at /properties/cond is not supported in strict mode",
+            ),
+            untyped_args_reason: ::core::option::Option::None,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
+        };
         ///Keywords typify cannot express are dropped with a warning.
         #[derive(
             ::mcp_runtime::__private::serde::Deserialize,
@@ -534,26 +492,28 @@ pub mod constraints {
             }
         }
     }
-    /// Types and constants of the tool `free_form`.
+    /// Types and definition of the tool `free_form`.
     pub mod free_form {
-        /// The tool's name on the server.
-        pub const NAME: &str = "free_form";
-        /// The tool's `inputSchema`, as the server sent it.
-        pub const INPUT_SCHEMA: &str = "{\"properties\":{\"data\":{},\"env\":{\"patternProperties\":{\"^[A-Z_]+$\":{\"type\":\"string\"}},\"type\":\"object\"},\"extra\":{\"additionalProperties\":true,\"type\":\"object\"},\"headers\":{\"additionalProperties\":{\"type\":\"string\"},\"propertyNames\":{\"pattern\":\"^[A-Za-z-]+$\"},\"type\":\"object\"},\"labels\":{\"additionalProperties\":false,\"patternProperties\":{\"^x-\":{\"type\":\"string\"}},\"properties\":{\"name\":{\"type\":\"string\"}},\"type\":\"object\"},\"loose\":{\"type\":\"object\"},\"nested\":{\"additionalProperties\":{\"type\":\"integer\"},\"properties\":{\"extra\":{\"type\":\"string\"}},\"type\":\"object\"}},\"required\":[\"data\"],\"type\":\"object\"}";
-        /// The tool's `outputSchema`, as the server sent it.
-        pub const OUTPUT_SCHEMA: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// The tool's OpenAI function name (`mcp_<alias>_<tool>`, sanitized, ≤ 64 chars).
-        pub const OPENAI_NAME: &str = "mcp_constraints_free_form";
-        /// OpenAI function-call definition (non-strict).
-        pub const OPENAI_FUNCTION: &str = "{\"function\":{\"description\":\"Maps and any-JSON values.\",\"name\":\"mcp_constraints_free_form\",\"parameters\":{\"properties\":{\"data\":{},\"env\":{\"patternProperties\":{\"^[A-Z_]+$\":{\"type\":\"string\"}},\"type\":\"object\"},\"extra\":{\"additionalProperties\":true,\"type\":\"object\"},\"headers\":{\"additionalProperties\":{\"type\":\"string\"},\"propertyNames\":{\"pattern\":\"^[A-Za-z-]+$\"},\"type\":\"object\"},\"labels\":{\"additionalProperties\":false,\"patternProperties\":{\"^x-\":{\"type\":\"string\"}},\"properties\":{\"name\":{\"type\":\"string\"}},\"type\":\"object\"},\"loose\":{\"type\":\"object\"},\"nested\":{\"additionalProperties\":{\"type\":\"integer\"},\"properties\":{\"extra\":{\"type\":\"string\"}},\"type\":\"object\"}},\"required\":[\"data\"],\"type\":\"object\"}},\"type\":\"function\"}";
-        /// OpenAI function-call definition with `strict: true`, when the schema allows it.
-        pub const OPENAI_FUNCTION_STRICT: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// Why there is no strict definition.
-        pub const OPENAI_STRICT_UNAVAILABLE: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "any-JSON value at /properties/data is not allowed in strict mode",
-        );
-        /// Why the arguments are untyped JSON, if they are.
-        pub const UNTYPED_ARGS_REASON: ::core::option::Option<&str> = ::core::option::Option::None;
+        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
+        /// fixed at compile time, with round trips through the generated types (the
+        /// server's `TYPED_TOOLS` lists it).
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
+            name: "free_form",
+            description: ::core::option::Option::Some("Maps and any-JSON values."),
+            input_schema: "{\"properties\":{\"data\":{},\"env\":{\"patternProperties\":{\"^[A-Z_]+$\":{\"type\":\"string\"}},\"type\":\"object\"},\"extra\":{\"additionalProperties\":true,\"type\":\"object\"},\"headers\":{\"additionalProperties\":{\"type\":\"string\"},\"propertyNames\":{\"pattern\":\"^[A-Za-z-]+$\"},\"type\":\"object\"},\"labels\":{\"additionalProperties\":false,\"patternProperties\":{\"^x-\":{\"type\":\"string\"}},\"properties\":{\"name\":{\"type\":\"string\"}},\"type\":\"object\"},\"loose\":{\"type\":\"object\"},\"nested\":{\"additionalProperties\":{\"type\":\"integer\"},\"properties\":{\"extra\":{\"type\":\"string\"}},\"type\":\"object\"}},\"required\":[\"data\"],\"type\":\"object\"}",
+            output_schema: ::core::option::Option::None,
+            openai_name: "mcp_constraints_free_form",
+            openai_function: "{\"function\":{\"description\":\"Maps and any-JSON values.\",\"name\":\"mcp_constraints_free_form\",\"parameters\":{\"properties\":{\"data\":{},\"env\":{\"patternProperties\":{\"^[A-Z_]+$\":{\"type\":\"string\"}},\"type\":\"object\"},\"extra\":{\"additionalProperties\":true,\"type\":\"object\"},\"headers\":{\"additionalProperties\":{\"type\":\"string\"},\"propertyNames\":{\"pattern\":\"^[A-Za-z-]+$\"},\"type\":\"object\"},\"labels\":{\"additionalProperties\":false,\"patternProperties\":{\"^x-\":{\"type\":\"string\"}},\"properties\":{\"name\":{\"type\":\"string\"}},\"type\":\"object\"},\"loose\":{\"type\":\"object\"},\"nested\":{\"additionalProperties\":{\"type\":\"integer\"},\"properties\":{\"extra\":{\"type\":\"string\"}},\"type\":\"object\"}},\"required\":[\"data\"],\"type\":\"object\"}},\"type\":\"function\"}",
+            openai_function_strict: ::core::option::Option::None,
+            openai_strict_unavailable: ::core::option::Option::Some(
+                "any-JSON value at /properties/data is not allowed in strict mode",
+            ),
+            untyped_args_reason: ::core::option::Option::None,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
+        };
         ///Maps and any-JSON values.
         #[derive(
             ::mcp_runtime::__private::serde::Deserialize,

@@ -25,49 +25,9 @@ pub mod enums {
     /// argument validation through the generated types
     /// (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
     pub const TYPED_TOOLS: &[::mcp_runtime::toolbox::TypedTool] = &[
-        ::mcp_runtime::toolbox::TypedTool {
-            name: search_issues::NAME,
-            description: ::core::option::Option::Some("GitHub's colliding enum values."),
-            input_schema: search_issues::INPUT_SCHEMA,
-            output_schema: search_issues::OUTPUT_SCHEMA,
-            openai_function: search_issues::OPENAI_FUNCTION,
-            openai_function_strict: search_issues::OPENAI_FUNCTION_STRICT,
-            openai_strict_unavailable: search_issues::OPENAI_STRICT_UNAVAILABLE,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<search_issues::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        },
-        ::mcp_runtime::toolbox::TypedTool {
-            name: shapes::NAME,
-            description: ::core::option::Option::Some(
-                "Unions: tagged by const, untagged objects, scalars, mixed.",
-            ),
-            input_schema: shapes::INPUT_SCHEMA,
-            output_schema: shapes::OUTPUT_SCHEMA,
-            openai_function: shapes::OPENAI_FUNCTION,
-            openai_function_strict: shapes::OPENAI_FUNCTION_STRICT,
-            openai_strict_unavailable: shapes::OPENAI_STRICT_UNAVAILABLE,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<shapes::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        },
-        ::mcp_runtime::toolbox::TypedTool {
-            name: consts::NAME,
-            description: ::core::option::Option::Some(
-                "const values become one-value enums.",
-            ),
-            input_schema: consts::INPUT_SCHEMA,
-            output_schema: consts::OUTPUT_SCHEMA,
-            openai_function: consts::OPENAI_FUNCTION,
-            openai_function_strict: consts::OPENAI_FUNCTION_STRICT,
-            openai_strict_unavailable: consts::OPENAI_STRICT_UNAVAILABLE,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<consts::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        },
+        search_issues::TOOL,
+        shapes::TOOL,
+        consts::TOOL,
     ];
     /// Typed client for the `enums` server (3 tools), bound to a runtime session.
     #[derive(Clone, Debug)]
@@ -115,7 +75,7 @@ pub mod enums {
             args: search_issues::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_checked(search_issues::NAME, &args, options).await
+            self.session.call_checked(search_issues::TOOL.name, &args, options).await
         }
         /// Unions: tagged by const, untagged objects, scalars, mixed.
         pub async fn shapes(
@@ -130,7 +90,7 @@ pub mod enums {
             args: shapes::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_checked(shapes::NAME, &args, options).await
+            self.session.call_checked(shapes::TOOL.name, &args, options).await
         }
         /// const values become one-value enums.
         pub async fn consts(
@@ -145,29 +105,31 @@ pub mod enums {
             args: consts::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_checked(consts::NAME, &args, options).await
+            self.session.call_checked(consts::TOOL.name, &args, options).await
         }
     }
-    /// Types and constants of the tool `search_issues`.
+    /// Types and definition of the tool `search_issues`.
     pub mod search_issues {
-        /// The tool's name on the server.
-        pub const NAME: &str = "search_issues";
-        /// The tool's `inputSchema`, as the server sent it.
-        pub const INPUT_SCHEMA: &str = "{\"properties\":{\"encoding\":{\"enum\":[\"utf-8\",\"\",\"latin1\",\"UTF-8\"],\"type\":\"string\"},\"level\":{\"enum\":[1,2,3],\"type\":\"integer\"},\"q\":{\"type\":\"string\"},\"sort\":{\"enum\":[\"comments\",\"reactions\",\"reactions-+1\",\"reactions--1\",\"created\"],\"type\":\"string\"}},\"required\":[\"q\"],\"type\":\"object\"}";
-        /// The tool's `outputSchema`, as the server sent it.
-        pub const OUTPUT_SCHEMA: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// The tool's OpenAI function name (`mcp_<alias>_<tool>`, sanitized, ≤ 64 chars).
-        pub const OPENAI_NAME: &str = "mcp_enums_search_issues";
-        /// OpenAI function-call definition (non-strict).
-        pub const OPENAI_FUNCTION: &str = "{\"function\":{\"description\":\"GitHub's colliding enum values.\",\"name\":\"mcp_enums_search_issues\",\"parameters\":{\"properties\":{\"encoding\":{\"enum\":[\"utf-8\",\"\",\"latin1\",\"UTF-8\"],\"type\":\"string\"},\"level\":{\"enum\":[1,2,3],\"type\":\"integer\"},\"q\":{\"type\":\"string\"},\"sort\":{\"enum\":[\"comments\",\"reactions\",\"reactions-+1\",\"reactions--1\",\"created\"],\"type\":\"string\"}},\"required\":[\"q\"],\"type\":\"object\"}},\"type\":\"function\"}";
-        /// OpenAI function-call definition with `strict: true`, when the schema allows it.
-        pub const OPENAI_FUNCTION_STRICT: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "{\"function\":{\"description\":\"GitHub's colliding enum values.\",\"name\":\"mcp_enums_search_issues\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"encoding\":{\"anyOf\":[{\"enum\":[\"utf-8\",\"\",\"latin1\",\"UTF-8\"],\"type\":\"string\"},{\"type\":\"null\"}]},\"level\":{\"anyOf\":[{\"enum\":[1,2,3],\"type\":\"integer\"},{\"type\":\"null\"}]},\"q\":{\"type\":\"string\"},\"sort\":{\"anyOf\":[{\"enum\":[\"comments\",\"reactions\",\"reactions-+1\",\"reactions--1\",\"created\"],\"type\":\"string\"},{\"type\":\"null\"}]}},\"required\":[\"encoding\",\"level\",\"q\",\"sort\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-        );
-        /// Why there is no strict definition.
-        pub const OPENAI_STRICT_UNAVAILABLE: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// Why the arguments are untyped JSON, if they are.
-        pub const UNTYPED_ARGS_REASON: ::core::option::Option<&str> = ::core::option::Option::None;
+        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
+        /// fixed at compile time, with round trips through the generated types (the
+        /// server's `TYPED_TOOLS` lists it).
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
+            name: "search_issues",
+            description: ::core::option::Option::Some("GitHub's colliding enum values."),
+            input_schema: "{\"properties\":{\"encoding\":{\"enum\":[\"utf-8\",\"\",\"latin1\",\"UTF-8\"],\"type\":\"string\"},\"level\":{\"enum\":[1,2,3],\"type\":\"integer\"},\"q\":{\"type\":\"string\"},\"sort\":{\"enum\":[\"comments\",\"reactions\",\"reactions-+1\",\"reactions--1\",\"created\"],\"type\":\"string\"}},\"required\":[\"q\"],\"type\":\"object\"}",
+            output_schema: ::core::option::Option::None,
+            openai_name: "mcp_enums_search_issues",
+            openai_function: "{\"function\":{\"description\":\"GitHub's colliding enum values.\",\"name\":\"mcp_enums_search_issues\",\"parameters\":{\"properties\":{\"encoding\":{\"enum\":[\"utf-8\",\"\",\"latin1\",\"UTF-8\"],\"type\":\"string\"},\"level\":{\"enum\":[1,2,3],\"type\":\"integer\"},\"q\":{\"type\":\"string\"},\"sort\":{\"enum\":[\"comments\",\"reactions\",\"reactions-+1\",\"reactions--1\",\"created\"],\"type\":\"string\"}},\"required\":[\"q\"],\"type\":\"object\"}},\"type\":\"function\"}",
+            openai_function_strict: ::core::option::Option::Some(
+                "{\"function\":{\"description\":\"GitHub's colliding enum values.\",\"name\":\"mcp_enums_search_issues\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"encoding\":{\"anyOf\":[{\"enum\":[\"utf-8\",\"\",\"latin1\",\"UTF-8\"],\"type\":\"string\"},{\"type\":\"null\"}]},\"level\":{\"anyOf\":[{\"enum\":[1,2,3],\"type\":\"integer\"},{\"type\":\"null\"}]},\"q\":{\"type\":\"string\"},\"sort\":{\"anyOf\":[{\"enum\":[\"comments\",\"reactions\",\"reactions-+1\",\"reactions--1\",\"created\"],\"type\":\"string\"},{\"type\":\"null\"}]}},\"required\":[\"encoding\",\"level\",\"q\",\"sort\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
+            ),
+            openai_strict_unavailable: ::core::option::Option::None,
+            untyped_args_reason: ::core::option::Option::None,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
+        };
         ///GitHub's colliding enum values.
         #[derive(
             ::mcp_runtime::__private::serde::Deserialize,
@@ -403,26 +365,30 @@ pub mod enums {
             }
         }
     }
-    /// Types and constants of the tool `shapes`.
+    /// Types and definition of the tool `shapes`.
     pub mod shapes {
-        /// The tool's name on the server.
-        pub const NAME: &str = "shapes";
-        /// The tool's `inputSchema`, as the server sent it.
-        pub const INPUT_SCHEMA: &str = "{\"properties\":{\"flag\":{\"type\":[\"boolean\",\"string\"]},\"shape\":{\"oneOf\":[{\"properties\":{\"kind\":{\"const\":\"circle\"},\"radius\":{\"type\":\"number\"}},\"required\":[\"kind\",\"radius\"],\"type\":\"object\"},{\"properties\":{\"kind\":{\"const\":\"square\"},\"side\":{\"type\":\"number\"}},\"required\":[\"kind\",\"side\"],\"type\":\"object\"}]},\"target\":{\"anyOf\":[{\"additionalProperties\":false,\"properties\":{\"node_id\":{\"type\":\"string\"}},\"required\":[\"node_id\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"item_id\":{\"type\":\"integer\"}},\"required\":[\"item_id\"],\"type\":\"object\"}]},\"value\":{\"anyOf\":[{\"type\":\"string\"},{\"properties\":{\"v\":{\"type\":\"number\"}},\"type\":\"object\"}]}},\"required\":[\"shape\"],\"type\":\"object\"}";
-        /// The tool's `outputSchema`, as the server sent it.
-        pub const OUTPUT_SCHEMA: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// The tool's OpenAI function name (`mcp_<alias>_<tool>`, sanitized, ≤ 64 chars).
-        pub const OPENAI_NAME: &str = "mcp_enums_shapes";
-        /// OpenAI function-call definition (non-strict).
-        pub const OPENAI_FUNCTION: &str = "{\"function\":{\"description\":\"Unions: tagged by const, untagged objects, scalars, mixed.\",\"name\":\"mcp_enums_shapes\",\"parameters\":{\"properties\":{\"flag\":{\"type\":[\"boolean\",\"string\"]},\"shape\":{\"oneOf\":[{\"properties\":{\"kind\":{\"const\":\"circle\"},\"radius\":{\"type\":\"number\"}},\"required\":[\"kind\",\"radius\"],\"type\":\"object\"},{\"properties\":{\"kind\":{\"const\":\"square\"},\"side\":{\"type\":\"number\"}},\"required\":[\"kind\",\"side\"],\"type\":\"object\"}]},\"target\":{\"anyOf\":[{\"additionalProperties\":false,\"properties\":{\"node_id\":{\"type\":\"string\"}},\"required\":[\"node_id\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"item_id\":{\"type\":\"integer\"}},\"required\":[\"item_id\"],\"type\":\"object\"}]},\"value\":{\"anyOf\":[{\"type\":\"string\"},{\"properties\":{\"v\":{\"type\":\"number\"}},\"type\":\"object\"}]}},\"required\":[\"shape\"],\"type\":\"object\"}},\"type\":\"function\"}";
-        /// OpenAI function-call definition with `strict: true`, when the schema allows it.
-        pub const OPENAI_FUNCTION_STRICT: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "{\"function\":{\"description\":\"Unions: tagged by const, untagged objects, scalars, mixed.\",\"name\":\"mcp_enums_shapes\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"flag\":{\"type\":[\"boolean\",\"string\",\"null\"]},\"shape\":{\"anyOf\":[{\"additionalProperties\":false,\"properties\":{\"kind\":{\"const\":\"circle\"},\"radius\":{\"type\":\"number\"}},\"required\":[\"kind\",\"radius\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"kind\":{\"const\":\"square\"},\"side\":{\"type\":\"number\"}},\"required\":[\"kind\",\"side\"],\"type\":\"object\"}]},\"target\":{\"anyOf\":[{\"anyOf\":[{\"additionalProperties\":false,\"properties\":{\"node_id\":{\"type\":\"string\"}},\"required\":[\"node_id\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"item_id\":{\"type\":\"integer\"}},\"required\":[\"item_id\"],\"type\":\"object\"}]},{\"type\":\"null\"}]},\"value\":{\"anyOf\":[{\"anyOf\":[{\"type\":\"string\"},{\"additionalProperties\":false,\"properties\":{\"v\":{\"type\":[\"number\",\"null\"]}},\"required\":[\"v\"],\"type\":\"object\"}]},{\"type\":\"null\"}]}},\"required\":[\"flag\",\"shape\",\"target\",\"value\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-        );
-        /// Why there is no strict definition.
-        pub const OPENAI_STRICT_UNAVAILABLE: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// Why the arguments are untyped JSON, if they are.
-        pub const UNTYPED_ARGS_REASON: ::core::option::Option<&str> = ::core::option::Option::None;
+        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
+        /// fixed at compile time, with round trips through the generated types (the
+        /// server's `TYPED_TOOLS` lists it).
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
+            name: "shapes",
+            description: ::core::option::Option::Some(
+                "Unions: tagged by const, untagged objects, scalars, mixed.",
+            ),
+            input_schema: "{\"properties\":{\"flag\":{\"type\":[\"boolean\",\"string\"]},\"shape\":{\"oneOf\":[{\"properties\":{\"kind\":{\"const\":\"circle\"},\"radius\":{\"type\":\"number\"}},\"required\":[\"kind\",\"radius\"],\"type\":\"object\"},{\"properties\":{\"kind\":{\"const\":\"square\"},\"side\":{\"type\":\"number\"}},\"required\":[\"kind\",\"side\"],\"type\":\"object\"}]},\"target\":{\"anyOf\":[{\"additionalProperties\":false,\"properties\":{\"node_id\":{\"type\":\"string\"}},\"required\":[\"node_id\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"item_id\":{\"type\":\"integer\"}},\"required\":[\"item_id\"],\"type\":\"object\"}]},\"value\":{\"anyOf\":[{\"type\":\"string\"},{\"properties\":{\"v\":{\"type\":\"number\"}},\"type\":\"object\"}]}},\"required\":[\"shape\"],\"type\":\"object\"}",
+            output_schema: ::core::option::Option::None,
+            openai_name: "mcp_enums_shapes",
+            openai_function: "{\"function\":{\"description\":\"Unions: tagged by const, untagged objects, scalars, mixed.\",\"name\":\"mcp_enums_shapes\",\"parameters\":{\"properties\":{\"flag\":{\"type\":[\"boolean\",\"string\"]},\"shape\":{\"oneOf\":[{\"properties\":{\"kind\":{\"const\":\"circle\"},\"radius\":{\"type\":\"number\"}},\"required\":[\"kind\",\"radius\"],\"type\":\"object\"},{\"properties\":{\"kind\":{\"const\":\"square\"},\"side\":{\"type\":\"number\"}},\"required\":[\"kind\",\"side\"],\"type\":\"object\"}]},\"target\":{\"anyOf\":[{\"additionalProperties\":false,\"properties\":{\"node_id\":{\"type\":\"string\"}},\"required\":[\"node_id\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"item_id\":{\"type\":\"integer\"}},\"required\":[\"item_id\"],\"type\":\"object\"}]},\"value\":{\"anyOf\":[{\"type\":\"string\"},{\"properties\":{\"v\":{\"type\":\"number\"}},\"type\":\"object\"}]}},\"required\":[\"shape\"],\"type\":\"object\"}},\"type\":\"function\"}",
+            openai_function_strict: ::core::option::Option::Some(
+                "{\"function\":{\"description\":\"Unions: tagged by const, untagged objects, scalars, mixed.\",\"name\":\"mcp_enums_shapes\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"flag\":{\"type\":[\"boolean\",\"string\",\"null\"]},\"shape\":{\"anyOf\":[{\"additionalProperties\":false,\"properties\":{\"kind\":{\"const\":\"circle\"},\"radius\":{\"type\":\"number\"}},\"required\":[\"kind\",\"radius\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"kind\":{\"const\":\"square\"},\"side\":{\"type\":\"number\"}},\"required\":[\"kind\",\"side\"],\"type\":\"object\"}]},\"target\":{\"anyOf\":[{\"anyOf\":[{\"additionalProperties\":false,\"properties\":{\"node_id\":{\"type\":\"string\"}},\"required\":[\"node_id\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"item_id\":{\"type\":\"integer\"}},\"required\":[\"item_id\"],\"type\":\"object\"}]},{\"type\":\"null\"}]},\"value\":{\"anyOf\":[{\"anyOf\":[{\"type\":\"string\"},{\"additionalProperties\":false,\"properties\":{\"v\":{\"type\":[\"number\",\"null\"]}},\"required\":[\"v\"],\"type\":\"object\"}]},{\"type\":\"null\"}]}},\"required\":[\"flag\",\"shape\",\"target\",\"value\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
+            ),
+            openai_strict_unavailable: ::core::option::Option::None,
+            untyped_args_reason: ::core::option::Option::None,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
+        };
         ///Unions: tagged by const, untagged objects, scalars, mixed.
         #[derive(
             ::mcp_runtime::__private::serde::Deserialize,
@@ -565,26 +531,30 @@ pub mod enums {
             }
         }
     }
-    /// Types and constants of the tool `consts`.
+    /// Types and definition of the tool `consts`.
     pub mod consts {
-        /// The tool's name on the server.
-        pub const NAME: &str = "consts";
-        /// The tool's `inputSchema`, as the server sent it.
-        pub const INPUT_SCHEMA: &str = "{\"properties\":{\"answer\":{\"const\":42},\"kind\":{\"const\":\"issue\",\"type\":\"string\"},\"version\":{\"const\":\"2024-01\"},\"yes\":{\"const\":true}},\"required\":[\"version\",\"kind\"],\"type\":\"object\"}";
-        /// The tool's `outputSchema`, as the server sent it.
-        pub const OUTPUT_SCHEMA: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// The tool's OpenAI function name (`mcp_<alias>_<tool>`, sanitized, ≤ 64 chars).
-        pub const OPENAI_NAME: &str = "mcp_enums_consts";
-        /// OpenAI function-call definition (non-strict).
-        pub const OPENAI_FUNCTION: &str = "{\"function\":{\"description\":\"const values become one-value enums.\",\"name\":\"mcp_enums_consts\",\"parameters\":{\"properties\":{\"answer\":{\"const\":42},\"kind\":{\"const\":\"issue\",\"type\":\"string\"},\"version\":{\"const\":\"2024-01\"},\"yes\":{\"const\":true}},\"required\":[\"version\",\"kind\"],\"type\":\"object\"}},\"type\":\"function\"}";
-        /// OpenAI function-call definition with `strict: true`, when the schema allows it.
-        pub const OPENAI_FUNCTION_STRICT: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "{\"function\":{\"description\":\"const values become one-value enums.\",\"name\":\"mcp_enums_consts\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"answer\":{\"anyOf\":[{\"const\":42},{\"type\":\"null\"}]},\"kind\":{\"const\":\"issue\",\"type\":\"string\"},\"version\":{\"const\":\"2024-01\"},\"yes\":{\"anyOf\":[{\"const\":true},{\"type\":\"null\"}]}},\"required\":[\"answer\",\"kind\",\"version\",\"yes\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-        );
-        /// Why there is no strict definition.
-        pub const OPENAI_STRICT_UNAVAILABLE: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// Why the arguments are untyped JSON, if they are.
-        pub const UNTYPED_ARGS_REASON: ::core::option::Option<&str> = ::core::option::Option::None;
+        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
+        /// fixed at compile time, with round trips through the generated types (the
+        /// server's `TYPED_TOOLS` lists it).
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
+            name: "consts",
+            description: ::core::option::Option::Some(
+                "const values become one-value enums.",
+            ),
+            input_schema: "{\"properties\":{\"answer\":{\"const\":42},\"kind\":{\"const\":\"issue\",\"type\":\"string\"},\"version\":{\"const\":\"2024-01\"},\"yes\":{\"const\":true}},\"required\":[\"version\",\"kind\"],\"type\":\"object\"}",
+            output_schema: ::core::option::Option::None,
+            openai_name: "mcp_enums_consts",
+            openai_function: "{\"function\":{\"description\":\"const values become one-value enums.\",\"name\":\"mcp_enums_consts\",\"parameters\":{\"properties\":{\"answer\":{\"const\":42},\"kind\":{\"const\":\"issue\",\"type\":\"string\"},\"version\":{\"const\":\"2024-01\"},\"yes\":{\"const\":true}},\"required\":[\"version\",\"kind\"],\"type\":\"object\"}},\"type\":\"function\"}",
+            openai_function_strict: ::core::option::Option::Some(
+                "{\"function\":{\"description\":\"const values become one-value enums.\",\"name\":\"mcp_enums_consts\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"answer\":{\"anyOf\":[{\"const\":42},{\"type\":\"null\"}]},\"kind\":{\"const\":\"issue\",\"type\":\"string\"},\"version\":{\"const\":\"2024-01\"},\"yes\":{\"anyOf\":[{\"const\":true},{\"type\":\"null\"}]}},\"required\":[\"answer\",\"kind\",\"version\",\"yes\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
+            ),
+            openai_strict_unavailable: ::core::option::Option::None,
+            untyped_args_reason: ::core::option::Option::None,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
+        };
         ///const values become one-value enums.
         #[derive(
             ::mcp_runtime::__private::serde::Deserialize,

@@ -31,67 +31,11 @@ pub mod fallbacks {
     /// argument validation through the generated types
     /// (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
     pub const TYPED_TOOLS: &[::mcp_runtime::toolbox::TypedTool] = &[
-        ::mcp_runtime::toolbox::TypedTool {
-            name: remote_ref::NAME,
-            description: ::core::option::Option::Some(
-                "External $ref: never fetched, untyped for this tool only.",
-            ),
-            input_schema: remote_ref::INPUT_SCHEMA,
-            output_schema: remote_ref::OUTPUT_SCHEMA,
-            openai_function: remote_ref::OPENAI_FUNCTION,
-            openai_function_strict: remote_ref::OPENAI_FUNCTION_STRICT,
-            openai_strict_unavailable: remote_ref::OPENAI_STRICT_UNAVAILABLE,
-            normalize: ::core::option::Option::None,
-            normalize_output: ::core::option::Option::None,
-        },
-        ::mcp_runtime::toolbox::TypedTool {
-            name: dangling::NAME,
-            description: ::core::option::Option::None,
-            input_schema: dangling::INPUT_SCHEMA,
-            output_schema: dangling::OUTPUT_SCHEMA,
-            openai_function: dangling::OPENAI_FUNCTION,
-            openai_function_strict: dangling::OPENAI_FUNCTION_STRICT,
-            openai_strict_unavailable: dangling::OPENAI_STRICT_UNAVAILABLE,
-            normalize: ::core::option::Option::None,
-            normalize_output: ::core::option::Option::None,
-        },
-        ::mcp_runtime::toolbox::TypedTool {
-            name: not_object::NAME,
-            description: ::core::option::Option::None,
-            input_schema: not_object::INPUT_SCHEMA,
-            output_schema: not_object::OUTPUT_SCHEMA,
-            openai_function: not_object::OPENAI_FUNCTION,
-            openai_function_strict: not_object::OPENAI_FUNCTION_STRICT,
-            openai_strict_unavailable: not_object::OPENAI_STRICT_UNAVAILABLE,
-            normalize: ::core::option::Option::None,
-            normalize_output: ::core::option::Option::None,
-        },
-        ::mcp_runtime::toolbox::TypedTool {
-            name: nested_collision::NAME,
-            description: ::core::option::Option::None,
-            input_schema: nested_collision::INPUT_SCHEMA,
-            output_schema: nested_collision::OUTPUT_SCHEMA,
-            openai_function: nested_collision::OPENAI_FUNCTION,
-            openai_function_strict: nested_collision::OPENAI_FUNCTION_STRICT,
-            openai_strict_unavailable: nested_collision::OPENAI_STRICT_UNAVAILABLE,
-            normalize: ::core::option::Option::None,
-            normalize_output: ::core::option::Option::None,
-        },
-        ::mcp_runtime::toolbox::TypedTool {
-            name: fine::NAME,
-            description: ::core::option::Option::Some(
-                "The other tools of the server are unaffected.",
-            ),
-            input_schema: fine::INPUT_SCHEMA,
-            output_schema: fine::OUTPUT_SCHEMA,
-            openai_function: fine::OPENAI_FUNCTION,
-            openai_function_strict: fine::OPENAI_FUNCTION_STRICT,
-            openai_strict_unavailable: fine::OPENAI_STRICT_UNAVAILABLE,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<fine::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        },
+        remote_ref::TOOL,
+        dangling::TOOL,
+        not_object::TOOL,
+        nested_collision::TOOL,
+        fine::TOOL,
     ];
     /// Typed client for the `fallbacks` server (5 tools), bound to a runtime session.
     #[derive(Clone, Debug)]
@@ -141,7 +85,7 @@ pub mod fallbacks {
             args: remote_ref::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_checked(remote_ref::NAME, &args, options).await
+            self.session.call_checked(remote_ref::TOOL.name, &args, options).await
         }
         /// Calls the tool `dangling`.
         ///
@@ -158,7 +102,7 @@ pub mod fallbacks {
             args: dangling::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_checked(dangling::NAME, &args, options).await
+            self.session.call_checked(dangling::TOOL.name, &args, options).await
         }
         /// Calls the tool `not_object`.
         ///
@@ -175,7 +119,7 @@ pub mod fallbacks {
             args: not_object::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_checked(not_object::NAME, &args, options).await
+            self.session.call_checked(not_object::TOOL.name, &args, options).await
         }
         /// Calls the tool `nested_collision`.
         ///
@@ -192,7 +136,7 @@ pub mod fallbacks {
             args: nested_collision::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_checked(nested_collision::NAME, &args, options).await
+            self.session.call_checked(nested_collision::TOOL.name, &args, options).await
         }
         /// The other tools of the server are unaffected.
         pub async fn fine(
@@ -207,129 +151,135 @@ pub mod fallbacks {
             args: fine::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_checked(fine::NAME, &args, options).await
+            self.session.call_checked(fine::TOOL.name, &args, options).await
         }
     }
-    /// Types and constants of the tool `remote_ref`.
+    /// Types and definition of the tool `remote_ref`.
     pub mod remote_ref {
-        /// The tool's name on the server.
-        pub const NAME: &str = "remote_ref";
-        /// The tool's `inputSchema`, as the server sent it.
-        pub const INPUT_SCHEMA: &str = "{\"properties\":{\"cfg\":{\"$ref\":\"https://example.com/schema.json\"}},\"type\":\"object\"}";
-        /// The tool's `outputSchema`, as the server sent it.
-        pub const OUTPUT_SCHEMA: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// The tool's OpenAI function name (`mcp_<alias>_<tool>`, sanitized, ≤ 64 chars).
-        pub const OPENAI_NAME: &str = "mcp_fallbacks_remote_ref";
-        /// OpenAI function-call definition (non-strict).
-        pub const OPENAI_FUNCTION: &str = "{\"function\":{\"description\":\"External $ref: never fetched, untyped for this tool only.\",\"name\":\"mcp_fallbacks_remote_ref\",\"parameters\":{\"properties\":{\"cfg\":{\"$ref\":\"https://example.com/schema.json\"}},\"type\":\"object\"}},\"type\":\"function\"}";
-        /// OpenAI function-call definition with `strict: true`, when the schema allows it.
-        pub const OPENAI_FUNCTION_STRICT: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// Why there is no strict definition.
-        pub const OPENAI_STRICT_UNAVAILABLE: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "$ref \"https://example.com/schema.json\" at /properties/cfg is not a local reference and cannot be inlined",
-        );
-        /// Why the arguments are untyped JSON, if they are.
-        pub const UNTYPED_ARGS_REASON: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "external $ref \"https://example.com/schema.json\" is not supported (mcp-bindgen never fetches schemas)",
-        );
+        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
+        /// fixed at compile time, with round trips through the generated types (the
+        /// server's `TYPED_TOOLS` lists it).
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
+            name: "remote_ref",
+            description: ::core::option::Option::Some(
+                "External $ref: never fetched, untyped for this tool only.",
+            ),
+            input_schema: "{\"properties\":{\"cfg\":{\"$ref\":\"https://example.com/schema.json\"}},\"type\":\"object\"}",
+            output_schema: ::core::option::Option::None,
+            openai_name: "mcp_fallbacks_remote_ref",
+            openai_function: "{\"function\":{\"description\":\"External $ref: never fetched, untyped for this tool only.\",\"name\":\"mcp_fallbacks_remote_ref\",\"parameters\":{\"properties\":{\"cfg\":{\"$ref\":\"https://example.com/schema.json\"}},\"type\":\"object\"}},\"type\":\"function\"}",
+            openai_function_strict: ::core::option::Option::None,
+            openai_strict_unavailable: ::core::option::Option::Some(
+                "$ref \"https://example.com/schema.json\" at /properties/cfg is not a local reference and cannot be inlined",
+            ),
+            untyped_args_reason: ::core::option::Option::Some(
+                "external $ref \"https://example.com/schema.json\" is not supported (mcp-bindgen never fetches schemas)",
+            ),
+            normalize: ::core::option::Option::None,
+            normalize_output: ::core::option::Option::None,
+        };
         /// Arguments as untyped JSON: mcp-bindgen could not type this tool's schema (external $ref "https://example.com/schema.json" is not supported (mcp-bindgen never fetches schemas)).
         pub type Args = ::mcp_runtime::__private::serde_json::Value;
     }
-    /// Types and constants of the tool `dangling`.
+    /// Types and definition of the tool `dangling`.
     pub mod dangling {
-        /// The tool's name on the server.
-        pub const NAME: &str = "dangling";
-        /// The tool's `inputSchema`, as the server sent it.
-        pub const INPUT_SCHEMA: &str = "{\"properties\":{\"x\":{\"$ref\":\"#/$defs/Missing\"}},\"type\":\"object\"}";
-        /// The tool's `outputSchema`, as the server sent it.
-        pub const OUTPUT_SCHEMA: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// The tool's OpenAI function name (`mcp_<alias>_<tool>`, sanitized, ≤ 64 chars).
-        pub const OPENAI_NAME: &str = "mcp_fallbacks_dangling";
-        /// OpenAI function-call definition (non-strict).
-        pub const OPENAI_FUNCTION: &str = "{\"function\":{\"name\":\"mcp_fallbacks_dangling\",\"parameters\":{\"properties\":{\"x\":{\"$ref\":\"#/$defs/Missing\"}},\"type\":\"object\"}},\"type\":\"function\"}";
-        /// OpenAI function-call definition with `strict: true`, when the schema allows it.
-        pub const OPENAI_FUNCTION_STRICT: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// Why there is no strict definition.
-        pub const OPENAI_STRICT_UNAVAILABLE: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "$ref \"#/$defs/Missing\" at /properties/x points to nothing",
-        );
-        /// Why the arguments are untyped JSON, if they are.
-        pub const UNTYPED_ARGS_REASON: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "$ref \"#/$defs/Missing\" does not resolve in the tool's schema",
-        );
+        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
+        /// fixed at compile time, with round trips through the generated types (the
+        /// server's `TYPED_TOOLS` lists it).
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
+            name: "dangling",
+            description: ::core::option::Option::None,
+            input_schema: "{\"properties\":{\"x\":{\"$ref\":\"#/$defs/Missing\"}},\"type\":\"object\"}",
+            output_schema: ::core::option::Option::None,
+            openai_name: "mcp_fallbacks_dangling",
+            openai_function: "{\"function\":{\"name\":\"mcp_fallbacks_dangling\",\"parameters\":{\"properties\":{\"x\":{\"$ref\":\"#/$defs/Missing\"}},\"type\":\"object\"}},\"type\":\"function\"}",
+            openai_function_strict: ::core::option::Option::None,
+            openai_strict_unavailable: ::core::option::Option::Some(
+                "$ref \"#/$defs/Missing\" at /properties/x points to nothing",
+            ),
+            untyped_args_reason: ::core::option::Option::Some(
+                "$ref \"#/$defs/Missing\" does not resolve in the tool's schema",
+            ),
+            normalize: ::core::option::Option::None,
+            normalize_output: ::core::option::Option::None,
+        };
         /// Arguments as untyped JSON: mcp-bindgen could not type this tool's schema ($ref "#/$defs/Missing" does not resolve in the tool's schema).
         pub type Args = ::mcp_runtime::__private::serde_json::Value;
     }
-    /// Types and constants of the tool `not_object`.
+    /// Types and definition of the tool `not_object`.
     pub mod not_object {
-        /// The tool's name on the server.
-        pub const NAME: &str = "not_object";
-        /// The tool's `inputSchema`, as the server sent it.
-        pub const INPUT_SCHEMA: &str = "{\"type\":\"string\"}";
-        /// The tool's `outputSchema`, as the server sent it.
-        pub const OUTPUT_SCHEMA: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// The tool's OpenAI function name (`mcp_<alias>_<tool>`, sanitized, ≤ 64 chars).
-        pub const OPENAI_NAME: &str = "mcp_fallbacks_not_object";
-        /// OpenAI function-call definition (non-strict).
-        pub const OPENAI_FUNCTION: &str = "{\"function\":{\"name\":\"mcp_fallbacks_not_object\",\"parameters\":{\"type\":\"string\"}},\"type\":\"function\"}";
-        /// OpenAI function-call definition with `strict: true`, when the schema allows it.
-        pub const OPENAI_FUNCTION_STRICT: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "{\"function\":{\"name\":\"mcp_fallbacks_not_object\",\"parameters\":{\"type\":\"string\"},\"strict\":true},\"type\":\"function\"}",
-        );
-        /// Why there is no strict definition.
-        pub const OPENAI_STRICT_UNAVAILABLE: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// Why the arguments are untyped JSON, if they are.
-        pub const UNTYPED_ARGS_REASON: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "inputSchema is not an object schema (MCP arguments are a JSON object)",
-        );
+        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
+        /// fixed at compile time, with round trips through the generated types (the
+        /// server's `TYPED_TOOLS` lists it).
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
+            name: "not_object",
+            description: ::core::option::Option::None,
+            input_schema: "{\"type\":\"string\"}",
+            output_schema: ::core::option::Option::None,
+            openai_name: "mcp_fallbacks_not_object",
+            openai_function: "{\"function\":{\"name\":\"mcp_fallbacks_not_object\",\"parameters\":{\"type\":\"string\"}},\"type\":\"function\"}",
+            openai_function_strict: ::core::option::Option::Some(
+                "{\"function\":{\"name\":\"mcp_fallbacks_not_object\",\"parameters\":{\"type\":\"string\"},\"strict\":true},\"type\":\"function\"}",
+            ),
+            openai_strict_unavailable: ::core::option::Option::None,
+            untyped_args_reason: ::core::option::Option::Some(
+                "inputSchema is not an object schema (MCP arguments are a JSON object)",
+            ),
+            normalize: ::core::option::Option::None,
+            normalize_output: ::core::option::Option::None,
+        };
         /// Arguments as untyped JSON: mcp-bindgen could not type this tool's schema (inputSchema is not an object schema (MCP arguments are a JSON object)).
         pub type Args = ::mcp_runtime::__private::serde_json::Value;
     }
-    /// Types and constants of the tool `nested_collision`.
+    /// Types and definition of the tool `nested_collision`.
     pub mod nested_collision {
-        /// The tool's name on the server.
-        pub const NAME: &str = "nested_collision";
-        /// The tool's `inputSchema`, as the server sent it.
-        pub const INPUT_SCHEMA: &str = "{\"properties\":{\"o\":{\"properties\":{\"aB\":{\"type\":\"string\"},\"a_b\":{\"type\":\"string\"}},\"type\":\"object\"}},\"type\":\"object\"}";
-        /// The tool's `outputSchema`, as the server sent it.
-        pub const OUTPUT_SCHEMA: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// The tool's OpenAI function name (`mcp_<alias>_<tool>`, sanitized, ≤ 64 chars).
-        pub const OPENAI_NAME: &str = "mcp_fallbacks_nested_collision";
-        /// OpenAI function-call definition (non-strict).
-        pub const OPENAI_FUNCTION: &str = "{\"function\":{\"name\":\"mcp_fallbacks_nested_collision\",\"parameters\":{\"properties\":{\"o\":{\"properties\":{\"aB\":{\"type\":\"string\"},\"a_b\":{\"type\":\"string\"}},\"type\":\"object\"}},\"type\":\"object\"}},\"type\":\"function\"}";
-        /// OpenAI function-call definition with `strict: true`, when the schema allows it.
-        pub const OPENAI_FUNCTION_STRICT: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "{\"function\":{\"name\":\"mcp_fallbacks_nested_collision\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"o\":{\"additionalProperties\":false,\"properties\":{\"aB\":{\"type\":[\"string\",\"null\"]},\"a_b\":{\"type\":[\"string\",\"null\"]}},\"required\":[\"aB\",\"a_b\"],\"type\":[\"object\",\"null\"]}},\"required\":[\"o\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-        );
-        /// Why there is no strict definition.
-        pub const OPENAI_STRICT_UNAVAILABLE: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// Why the arguments are untyped JSON, if they are.
-        pub const UNTYPED_ARGS_REASON: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "properties \"aB\" and \"a_b\" of the object at /properties/o both map to the Rust field `a_b`",
-        );
+        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
+        /// fixed at compile time, with round trips through the generated types (the
+        /// server's `TYPED_TOOLS` lists it).
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
+            name: "nested_collision",
+            description: ::core::option::Option::None,
+            input_schema: "{\"properties\":{\"o\":{\"properties\":{\"aB\":{\"type\":\"string\"},\"a_b\":{\"type\":\"string\"}},\"type\":\"object\"}},\"type\":\"object\"}",
+            output_schema: ::core::option::Option::None,
+            openai_name: "mcp_fallbacks_nested_collision",
+            openai_function: "{\"function\":{\"name\":\"mcp_fallbacks_nested_collision\",\"parameters\":{\"properties\":{\"o\":{\"properties\":{\"aB\":{\"type\":\"string\"},\"a_b\":{\"type\":\"string\"}},\"type\":\"object\"}},\"type\":\"object\"}},\"type\":\"function\"}",
+            openai_function_strict: ::core::option::Option::Some(
+                "{\"function\":{\"name\":\"mcp_fallbacks_nested_collision\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"o\":{\"additionalProperties\":false,\"properties\":{\"aB\":{\"type\":[\"string\",\"null\"]},\"a_b\":{\"type\":[\"string\",\"null\"]}},\"required\":[\"aB\",\"a_b\"],\"type\":[\"object\",\"null\"]}},\"required\":[\"o\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
+            ),
+            openai_strict_unavailable: ::core::option::Option::None,
+            untyped_args_reason: ::core::option::Option::Some(
+                "properties \"aB\" and \"a_b\" of the object at /properties/o both map to the Rust field `a_b`",
+            ),
+            normalize: ::core::option::Option::None,
+            normalize_output: ::core::option::Option::None,
+        };
         /// Arguments as untyped JSON: mcp-bindgen could not type this tool's schema (properties "aB" and "a_b" of the object at /properties/o both map to the Rust field `a_b`).
         pub type Args = ::mcp_runtime::__private::serde_json::Value;
     }
-    /// Types and constants of the tool `fine`.
+    /// Types and definition of the tool `fine`.
     pub mod fine {
-        /// The tool's name on the server.
-        pub const NAME: &str = "fine";
-        /// The tool's `inputSchema`, as the server sent it.
-        pub const INPUT_SCHEMA: &str = "{\"properties\":{\"a\":{\"type\":\"string\"}},\"type\":\"object\"}";
-        /// The tool's `outputSchema`, as the server sent it.
-        pub const OUTPUT_SCHEMA: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// The tool's OpenAI function name (`mcp_<alias>_<tool>`, sanitized, ≤ 64 chars).
-        pub const OPENAI_NAME: &str = "mcp_fallbacks_fine";
-        /// OpenAI function-call definition (non-strict).
-        pub const OPENAI_FUNCTION: &str = "{\"function\":{\"description\":\"The other tools of the server are unaffected.\",\"name\":\"mcp_fallbacks_fine\",\"parameters\":{\"properties\":{\"a\":{\"type\":\"string\"}},\"type\":\"object\"}},\"type\":\"function\"}";
-        /// OpenAI function-call definition with `strict: true`, when the schema allows it.
-        pub const OPENAI_FUNCTION_STRICT: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "{\"function\":{\"description\":\"The other tools of the server are unaffected.\",\"name\":\"mcp_fallbacks_fine\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"type\":[\"string\",\"null\"]}},\"required\":[\"a\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-        );
-        /// Why there is no strict definition.
-        pub const OPENAI_STRICT_UNAVAILABLE: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// Why the arguments are untyped JSON, if they are.
-        pub const UNTYPED_ARGS_REASON: ::core::option::Option<&str> = ::core::option::Option::None;
+        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
+        /// fixed at compile time, with round trips through the generated types (the
+        /// server's `TYPED_TOOLS` lists it).
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
+            name: "fine",
+            description: ::core::option::Option::Some(
+                "The other tools of the server are unaffected.",
+            ),
+            input_schema: "{\"properties\":{\"a\":{\"type\":\"string\"}},\"type\":\"object\"}",
+            output_schema: ::core::option::Option::None,
+            openai_name: "mcp_fallbacks_fine",
+            openai_function: "{\"function\":{\"description\":\"The other tools of the server are unaffected.\",\"name\":\"mcp_fallbacks_fine\",\"parameters\":{\"properties\":{\"a\":{\"type\":\"string\"}},\"type\":\"object\"}},\"type\":\"function\"}",
+            openai_function_strict: ::core::option::Option::Some(
+                "{\"function\":{\"description\":\"The other tools of the server are unaffected.\",\"name\":\"mcp_fallbacks_fine\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"type\":[\"string\",\"null\"]}},\"required\":[\"a\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
+            ),
+            openai_strict_unavailable: ::core::option::Option::None,
+            untyped_args_reason: ::core::option::Option::None,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
+        };
         ///The other tools of the server are unaffected.
         #[derive(
             ::mcp_runtime::__private::serde::Deserialize,

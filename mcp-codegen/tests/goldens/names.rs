@@ -34,116 +34,14 @@ pub mod names {
     /// argument validation through the generated types
     /// (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
     pub const TYPED_TOOLS: &[::mcp_runtime::toolbox::TypedTool] = &[
-        ::mcp_runtime::toolbox::TypedTool {
-            name: create_issue::NAME,
-            description: ::core::option::Option::Some(
-                "Tool name with a dash; keyword and symbol argument names.",
-            ),
-            input_schema: create_issue::INPUT_SCHEMA,
-            output_schema: create_issue::OUTPUT_SCHEMA,
-            openai_function: create_issue::OPENAI_FUNCTION,
-            openai_function_strict: create_issue::OPENAI_FUNCTION_STRICT,
-            openai_strict_unavailable: create_issue::OPENAI_STRICT_UNAVAILABLE,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<create_issue::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        },
-        ::mcp_runtime::toolbox::TypedTool {
-            name: list_repos::NAME,
-            description: ::core::option::Option::Some(
-                "Dotted name, renamed to `list_repos`.",
-            ),
-            input_schema: list_repos::INPUT_SCHEMA,
-            output_schema: list_repos::OUTPUT_SCHEMA,
-            openai_function: list_repos::OPENAI_FUNCTION,
-            openai_function_strict: list_repos::OPENAI_FUNCTION_STRICT,
-            openai_strict_unavailable: list_repos::OPENAI_STRICT_UNAVAILABLE,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<list_repos::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        },
-        ::mcp_runtime::toolbox::TypedTool {
-            name: r#type::NAME,
-            description: ::core::option::Option::Some("A keyword as tool name."),
-            input_schema: r#type::INPUT_SCHEMA,
-            output_schema: r#type::OUTPUT_SCHEMA,
-            openai_function: r#type::OPENAI_FUNCTION,
-            openai_function_strict: r#type::OPENAI_FUNCTION_STRICT,
-            openai_strict_unavailable: r#type::OPENAI_STRICT_UNAVAILABLE,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<r#type::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        },
-        ::mcp_runtime::toolbox::TypedTool {
-            name: new_tool::NAME,
-            description: ::core::option::Option::Some("Clashes with Client::new."),
-            input_schema: new_tool::INPUT_SCHEMA,
-            output_schema: new_tool::OUTPUT_SCHEMA,
-            openai_function: new_tool::OPENAI_FUNCTION,
-            openai_function_strict: new_tool::OPENAI_FUNCTION_STRICT,
-            openai_strict_unavailable: new_tool::OPENAI_STRICT_UNAVAILABLE,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_no_args,
-            ),
-            normalize_output: ::core::option::Option::None,
-        },
-        ::mcp_runtime::toolbox::TypedTool {
-            name: caf_u00e9_lookup::NAME,
-            description: ::core::option::Option::Some("Non-ASCII name."),
-            input_schema: caf_u00e9_lookup::INPUT_SCHEMA,
-            output_schema: caf_u00e9_lookup::OUTPUT_SCHEMA,
-            openai_function: caf_u00e9_lookup::OPENAI_FUNCTION,
-            openai_function_strict: caf_u00e9_lookup::OPENAI_FUNCTION_STRICT,
-            openai_strict_unavailable: caf_u00e9_lookup::OPENAI_STRICT_UNAVAILABLE,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_no_args,
-            ),
-            normalize_output: ::core::option::Option::None,
-        },
-        ::mcp_runtime::toolbox::TypedTool {
-            name: get_http_status::NAME,
-            description: ::core::option::Option::None,
-            input_schema: get_http_status::INPUT_SCHEMA,
-            output_schema: get_http_status::OUTPUT_SCHEMA,
-            openai_function: get_http_status::OPENAI_FUNCTION,
-            openai_function_strict: get_http_status::OPENAI_FUNCTION_STRICT,
-            openai_strict_unavailable: get_http_status::OPENAI_STRICT_UNAVAILABLE,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_no_args,
-            ),
-            normalize_output: ::core::option::Option::None,
-        },
-        ::mcp_runtime::toolbox::TypedTool {
-            name: a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four::NAME,
-            description: ::core::option::Option::None,
-            input_schema: a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four::INPUT_SCHEMA,
-            output_schema: a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four::OUTPUT_SCHEMA,
-            openai_function: a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four::OPENAI_FUNCTION,
-            openai_function_strict: a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four::OPENAI_FUNCTION_STRICT,
-            openai_strict_unavailable: a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four::OPENAI_STRICT_UNAVAILABLE,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_no_args,
-            ),
-            normalize_output: ::core::option::Option::None,
-        },
-        ::mcp_runtime::toolbox::TypedTool {
-            name: collide::NAME,
-            description: ::core::option::Option::Some(
-                "fooBar and foo_bar collide; fixed by rename.",
-            ),
-            input_schema: collide::INPUT_SCHEMA,
-            output_schema: collide::OUTPUT_SCHEMA,
-            openai_function: collide::OPENAI_FUNCTION,
-            openai_function_strict: collide::OPENAI_FUNCTION_STRICT,
-            openai_strict_unavailable: collide::OPENAI_STRICT_UNAVAILABLE,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<collide::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        },
+        create_issue::TOOL,
+        list_repos::TOOL,
+        r#type::TOOL,
+        new_tool::TOOL,
+        caf_u00e9_lookup::TOOL,
+        get_http_status::TOOL,
+        a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four::TOOL,
+        collide::TOOL,
     ];
     /// Typed client for the `names` server (8 tools), bound to a runtime session.
     #[derive(Clone, Debug)]
@@ -191,7 +89,7 @@ pub mod names {
             args: create_issue::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_checked(create_issue::NAME, &args, options).await
+            self.session.call_checked(create_issue::TOOL.name, &args, options).await
         }
         /// Dotted name, renamed to `list_repos`.
         pub async fn list_repos(
@@ -206,7 +104,7 @@ pub mod names {
             args: list_repos::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_checked(list_repos::NAME, &args, options).await
+            self.session.call_checked(list_repos::TOOL.name, &args, options).await
         }
         /// A keyword as tool name.
         pub async fn r#type(
@@ -221,7 +119,7 @@ pub mod names {
             args: r#type::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_checked(r#type::NAME, &args, options).await
+            self.session.call_checked(r#type::TOOL.name, &args, options).await
         }
         /// Clashes with Client::new.
         pub async fn new_tool(
@@ -235,7 +133,7 @@ pub mod names {
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
             self.session
-                .call_checked(new_tool::NAME, &::mcp_runtime::NoArgs {}, options)
+                .call_checked(new_tool::TOOL.name, &::mcp_runtime::NoArgs {}, options)
                 .await
         }
         /// Non-ASCII name.
@@ -250,7 +148,11 @@ pub mod names {
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
             self.session
-                .call_checked(caf_u00e9_lookup::NAME, &::mcp_runtime::NoArgs {}, options)
+                .call_checked(
+                    caf_u00e9_lookup::TOOL.name,
+                    &::mcp_runtime::NoArgs {},
+                    options,
+                )
                 .await
         }
         /// Calls the tool `getHTTPStatus`.
@@ -265,7 +167,11 @@ pub mod names {
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
             self.session
-                .call_checked(get_http_status::NAME, &::mcp_runtime::NoArgs {}, options)
+                .call_checked(
+                    get_http_status::TOOL.name,
+                    &::mcp_runtime::NoArgs {},
+                    options,
+                )
                 .await
         }
         /// Calls the tool `a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four`.
@@ -284,7 +190,8 @@ pub mod names {
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
             self.session
                 .call_checked(
-                    a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four::NAME,
+                    a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four::TOOL
+                        .name,
                     &::mcp_runtime::NoArgs {},
                     options,
                 )
@@ -303,29 +210,33 @@ pub mod names {
             args: collide::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_checked(collide::NAME, &args, options).await
+            self.session.call_checked(collide::TOOL.name, &args, options).await
         }
     }
-    /// Types and constants of the tool `create-issue`.
+    /// Types and definition of the tool `create-issue`.
     pub mod create_issue {
-        /// The tool's name on the server.
-        pub const NAME: &str = "create-issue";
-        /// The tool's `inputSchema`, as the server sent it.
-        pub const INPUT_SCHEMA: &str = "{\"properties\":{\"$meta\":{\"type\":\"string\"},\"@timestamp\":{\"type\":\"string\"},\"box\":{\"type\":\"string\"},\"count\":{\"description\":\"Overridden to u32.\",\"type\":\"number\"},\"perPage\":{\"type\":\"number\"},\"raw\":{\"type\":\"string\"},\"ref\":{\"type\":\"string\"},\"repo-name\":{\"type\":\"string\"},\"self\":{\"type\":\"string\"},\"static\":{\"type\":\"boolean\"},\"type\":{\"description\":\"A Rust keyword.\",\"type\":\"string\"}},\"required\":[\"type\",\"repo-name\"],\"type\":\"object\"}";
-        /// The tool's `outputSchema`, as the server sent it.
-        pub const OUTPUT_SCHEMA: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// The tool's OpenAI function name (`mcp_<alias>_<tool>`, sanitized, ≤ 64 chars).
-        pub const OPENAI_NAME: &str = "mcp_names_create-issue";
-        /// OpenAI function-call definition (non-strict).
-        pub const OPENAI_FUNCTION: &str = "{\"function\":{\"description\":\"Tool name with a dash; keyword and symbol argument names.\",\"name\":\"mcp_names_create-issue\",\"parameters\":{\"properties\":{\"$meta\":{\"type\":\"string\"},\"@timestamp\":{\"type\":\"string\"},\"box\":{\"type\":\"string\"},\"count\":{\"description\":\"Overridden to u32.\",\"type\":\"number\"},\"perPage\":{\"type\":\"number\"},\"raw\":{\"type\":\"string\"},\"ref\":{\"type\":\"string\"},\"repo-name\":{\"type\":\"string\"},\"self\":{\"type\":\"string\"},\"static\":{\"type\":\"boolean\"},\"type\":{\"description\":\"A Rust keyword.\",\"type\":\"string\"}},\"required\":[\"type\",\"repo-name\"],\"type\":\"object\"}},\"type\":\"function\"}";
-        /// OpenAI function-call definition with `strict: true`, when the schema allows it.
-        pub const OPENAI_FUNCTION_STRICT: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "{\"function\":{\"description\":\"Tool name with a dash; keyword and symbol argument names.\",\"name\":\"mcp_names_create-issue\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"$meta\":{\"type\":[\"string\",\"null\"]},\"@timestamp\":{\"type\":[\"string\",\"null\"]},\"box\":{\"type\":[\"string\",\"null\"]},\"count\":{\"description\":\"Overridden to u32.\",\"type\":[\"number\",\"null\"]},\"perPage\":{\"type\":[\"number\",\"null\"]},\"raw\":{\"type\":[\"string\",\"null\"]},\"ref\":{\"type\":[\"string\",\"null\"]},\"repo-name\":{\"type\":\"string\"},\"self\":{\"type\":[\"string\",\"null\"]},\"static\":{\"type\":[\"boolean\",\"null\"]},\"type\":{\"description\":\"A Rust keyword.\",\"type\":\"string\"}},\"required\":[\"$meta\",\"@timestamp\",\"box\",\"count\",\"perPage\",\"raw\",\"ref\",\"repo-name\",\"self\",\"static\",\"type\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-        );
-        /// Why there is no strict definition.
-        pub const OPENAI_STRICT_UNAVAILABLE: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// Why the arguments are untyped JSON, if they are.
-        pub const UNTYPED_ARGS_REASON: ::core::option::Option<&str> = ::core::option::Option::None;
+        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
+        /// fixed at compile time, with round trips through the generated types (the
+        /// server's `TYPED_TOOLS` lists it).
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
+            name: "create-issue",
+            description: ::core::option::Option::Some(
+                "Tool name with a dash; keyword and symbol argument names.",
+            ),
+            input_schema: "{\"properties\":{\"$meta\":{\"type\":\"string\"},\"@timestamp\":{\"type\":\"string\"},\"box\":{\"type\":\"string\"},\"count\":{\"description\":\"Overridden to u32.\",\"type\":\"number\"},\"perPage\":{\"type\":\"number\"},\"raw\":{\"type\":\"string\"},\"ref\":{\"type\":\"string\"},\"repo-name\":{\"type\":\"string\"},\"self\":{\"type\":\"string\"},\"static\":{\"type\":\"boolean\"},\"type\":{\"description\":\"A Rust keyword.\",\"type\":\"string\"}},\"required\":[\"type\",\"repo-name\"],\"type\":\"object\"}",
+            output_schema: ::core::option::Option::None,
+            openai_name: "mcp_names_create-issue",
+            openai_function: "{\"function\":{\"description\":\"Tool name with a dash; keyword and symbol argument names.\",\"name\":\"mcp_names_create-issue\",\"parameters\":{\"properties\":{\"$meta\":{\"type\":\"string\"},\"@timestamp\":{\"type\":\"string\"},\"box\":{\"type\":\"string\"},\"count\":{\"description\":\"Overridden to u32.\",\"type\":\"number\"},\"perPage\":{\"type\":\"number\"},\"raw\":{\"type\":\"string\"},\"ref\":{\"type\":\"string\"},\"repo-name\":{\"type\":\"string\"},\"self\":{\"type\":\"string\"},\"static\":{\"type\":\"boolean\"},\"type\":{\"description\":\"A Rust keyword.\",\"type\":\"string\"}},\"required\":[\"type\",\"repo-name\"],\"type\":\"object\"}},\"type\":\"function\"}",
+            openai_function_strict: ::core::option::Option::Some(
+                "{\"function\":{\"description\":\"Tool name with a dash; keyword and symbol argument names.\",\"name\":\"mcp_names_create-issue\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"$meta\":{\"type\":[\"string\",\"null\"]},\"@timestamp\":{\"type\":[\"string\",\"null\"]},\"box\":{\"type\":[\"string\",\"null\"]},\"count\":{\"description\":\"Overridden to u32.\",\"type\":[\"number\",\"null\"]},\"perPage\":{\"type\":[\"number\",\"null\"]},\"raw\":{\"type\":[\"string\",\"null\"]},\"ref\":{\"type\":[\"string\",\"null\"]},\"repo-name\":{\"type\":\"string\"},\"self\":{\"type\":[\"string\",\"null\"]},\"static\":{\"type\":[\"boolean\",\"null\"]},\"type\":{\"description\":\"A Rust keyword.\",\"type\":\"string\"}},\"required\":[\"$meta\",\"@timestamp\",\"box\",\"count\",\"perPage\",\"raw\",\"ref\",\"repo-name\",\"self\",\"static\",\"type\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
+            ),
+            openai_strict_unavailable: ::core::option::Option::None,
+            untyped_args_reason: ::core::option::Option::None,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
+        };
         ///Tool name with a dash; keyword and symbol argument names.
         #[derive(
             ::mcp_runtime::__private::serde::Deserialize,
@@ -436,26 +347,30 @@ pub mod names {
             }
         }
     }
-    /// Types and constants of the tool `repo.list`.
+    /// Types and definition of the tool `repo.list`.
     pub mod list_repos {
-        /// The tool's name on the server.
-        pub const NAME: &str = "repo.list";
-        /// The tool's `inputSchema`, as the server sent it.
-        pub const INPUT_SCHEMA: &str = "{\"properties\":{\"owner\":{\"type\":\"string\"},\"perPage\":{\"description\":\"Overridden by the glob `*.perPage`.\",\"type\":\"number\"}},\"type\":\"object\"}";
-        /// The tool's `outputSchema`, as the server sent it.
-        pub const OUTPUT_SCHEMA: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// The tool's OpenAI function name (`mcp_<alias>_<tool>`, sanitized, ≤ 64 chars).
-        pub const OPENAI_NAME: &str = "mcp_names_repo_list";
-        /// OpenAI function-call definition (non-strict).
-        pub const OPENAI_FUNCTION: &str = "{\"function\":{\"description\":\"Dotted name, renamed to `list_repos`.\",\"name\":\"mcp_names_repo_list\",\"parameters\":{\"properties\":{\"owner\":{\"type\":\"string\"},\"perPage\":{\"description\":\"Overridden by the glob `*.perPage`.\",\"type\":\"number\"}},\"type\":\"object\"}},\"type\":\"function\"}";
-        /// OpenAI function-call definition with `strict: true`, when the schema allows it.
-        pub const OPENAI_FUNCTION_STRICT: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "{\"function\":{\"description\":\"Dotted name, renamed to `list_repos`.\",\"name\":\"mcp_names_repo_list\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"owner\":{\"type\":[\"string\",\"null\"]},\"perPage\":{\"description\":\"Overridden by the glob `*.perPage`.\",\"type\":[\"number\",\"null\"]}},\"required\":[\"owner\",\"perPage\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-        );
-        /// Why there is no strict definition.
-        pub const OPENAI_STRICT_UNAVAILABLE: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// Why the arguments are untyped JSON, if they are.
-        pub const UNTYPED_ARGS_REASON: ::core::option::Option<&str> = ::core::option::Option::None;
+        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
+        /// fixed at compile time, with round trips through the generated types (the
+        /// server's `TYPED_TOOLS` lists it).
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
+            name: "repo.list",
+            description: ::core::option::Option::Some(
+                "Dotted name, renamed to `list_repos`.",
+            ),
+            input_schema: "{\"properties\":{\"owner\":{\"type\":\"string\"},\"perPage\":{\"description\":\"Overridden by the glob `*.perPage`.\",\"type\":\"number\"}},\"type\":\"object\"}",
+            output_schema: ::core::option::Option::None,
+            openai_name: "mcp_names_repo_list",
+            openai_function: "{\"function\":{\"description\":\"Dotted name, renamed to `list_repos`.\",\"name\":\"mcp_names_repo_list\",\"parameters\":{\"properties\":{\"owner\":{\"type\":\"string\"},\"perPage\":{\"description\":\"Overridden by the glob `*.perPage`.\",\"type\":\"number\"}},\"type\":\"object\"}},\"type\":\"function\"}",
+            openai_function_strict: ::core::option::Option::Some(
+                "{\"function\":{\"description\":\"Dotted name, renamed to `list_repos`.\",\"name\":\"mcp_names_repo_list\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"owner\":{\"type\":[\"string\",\"null\"]},\"perPage\":{\"description\":\"Overridden by the glob `*.perPage`.\",\"type\":[\"number\",\"null\"]}},\"required\":[\"owner\",\"perPage\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
+            ),
+            openai_strict_unavailable: ::core::option::Option::None,
+            untyped_args_reason: ::core::option::Option::None,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
+        };
         ///Dotted name, renamed to `list_repos`.
         #[derive(
             ::mcp_runtime::__private::serde::Deserialize,
@@ -509,26 +424,28 @@ pub mod names {
             }
         }
     }
-    /// Types and constants of the tool `type`.
+    /// Types and definition of the tool `type`.
     pub mod r#type {
-        /// The tool's name on the server.
-        pub const NAME: &str = "type";
-        /// The tool's `inputSchema`, as the server sent it.
-        pub const INPUT_SCHEMA: &str = "{\"properties\":{\"text\":{\"type\":\"string\"}},\"required\":[\"text\"],\"type\":\"object\"}";
-        /// The tool's `outputSchema`, as the server sent it.
-        pub const OUTPUT_SCHEMA: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// The tool's OpenAI function name (`mcp_<alias>_<tool>`, sanitized, ≤ 64 chars).
-        pub const OPENAI_NAME: &str = "mcp_names_type";
-        /// OpenAI function-call definition (non-strict).
-        pub const OPENAI_FUNCTION: &str = "{\"function\":{\"description\":\"A keyword as tool name.\",\"name\":\"mcp_names_type\",\"parameters\":{\"properties\":{\"text\":{\"type\":\"string\"}},\"required\":[\"text\"],\"type\":\"object\"}},\"type\":\"function\"}";
-        /// OpenAI function-call definition with `strict: true`, when the schema allows it.
-        pub const OPENAI_FUNCTION_STRICT: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "{\"function\":{\"description\":\"A keyword as tool name.\",\"name\":\"mcp_names_type\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"text\":{\"type\":\"string\"}},\"required\":[\"text\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-        );
-        /// Why there is no strict definition.
-        pub const OPENAI_STRICT_UNAVAILABLE: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// Why the arguments are untyped JSON, if they are.
-        pub const UNTYPED_ARGS_REASON: ::core::option::Option<&str> = ::core::option::Option::None;
+        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
+        /// fixed at compile time, with round trips through the generated types (the
+        /// server's `TYPED_TOOLS` lists it).
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
+            name: "type",
+            description: ::core::option::Option::Some("A keyword as tool name."),
+            input_schema: "{\"properties\":{\"text\":{\"type\":\"string\"}},\"required\":[\"text\"],\"type\":\"object\"}",
+            output_schema: ::core::option::Option::None,
+            openai_name: "mcp_names_type",
+            openai_function: "{\"function\":{\"description\":\"A keyword as tool name.\",\"name\":\"mcp_names_type\",\"parameters\":{\"properties\":{\"text\":{\"type\":\"string\"}},\"required\":[\"text\"],\"type\":\"object\"}},\"type\":\"function\"}",
+            openai_function_strict: ::core::option::Option::Some(
+                "{\"function\":{\"description\":\"A keyword as tool name.\",\"name\":\"mcp_names_type\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"text\":{\"type\":\"string\"}},\"required\":[\"text\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
+            ),
+            openai_strict_unavailable: ::core::option::Option::None,
+            untyped_args_reason: ::core::option::Option::None,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
+        };
         ///A keyword as tool name.
         #[derive(
             ::mcp_runtime::__private::serde::Deserialize,
@@ -580,118 +497,130 @@ pub mod names {
             }
         }
     }
-    /// Types and constants of the tool `new`.
+    /// Types and definition of the tool `new`.
     pub mod new_tool {
-        /// The tool's name on the server.
-        pub const NAME: &str = "new";
-        /// The tool's `inputSchema`, as the server sent it.
-        pub const INPUT_SCHEMA: &str = "{\"type\":\"object\"}";
-        /// The tool's `outputSchema`, as the server sent it.
-        pub const OUTPUT_SCHEMA: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// The tool's OpenAI function name (`mcp_<alias>_<tool>`, sanitized, ≤ 64 chars).
-        pub const OPENAI_NAME: &str = "mcp_names_new";
-        /// OpenAI function-call definition (non-strict).
-        pub const OPENAI_FUNCTION: &str = "{\"function\":{\"description\":\"Clashes with Client::new.\",\"name\":\"mcp_names_new\",\"parameters\":{\"properties\":{},\"type\":\"object\"}},\"type\":\"function\"}";
-        /// OpenAI function-call definition with `strict: true`, when the schema allows it.
-        pub const OPENAI_FUNCTION_STRICT: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "{\"function\":{\"description\":\"Clashes with Client::new.\",\"name\":\"mcp_names_new\",\"parameters\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-        );
-        /// Why there is no strict definition.
-        pub const OPENAI_STRICT_UNAVAILABLE: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// Why the arguments are untyped JSON, if they are.
-        pub const UNTYPED_ARGS_REASON: ::core::option::Option<&str> = ::core::option::Option::None;
+        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
+        /// fixed at compile time, with round trips through the generated types (the
+        /// server's `TYPED_TOOLS` lists it).
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
+            name: "new",
+            description: ::core::option::Option::Some("Clashes with Client::new."),
+            input_schema: "{\"type\":\"object\"}",
+            output_schema: ::core::option::Option::None,
+            openai_name: "mcp_names_new",
+            openai_function: "{\"function\":{\"description\":\"Clashes with Client::new.\",\"name\":\"mcp_names_new\",\"parameters\":{\"properties\":{},\"type\":\"object\"}},\"type\":\"function\"}",
+            openai_function_strict: ::core::option::Option::Some(
+                "{\"function\":{\"description\":\"Clashes with Client::new.\",\"name\":\"mcp_names_new\",\"parameters\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
+            ),
+            openai_strict_unavailable: ::core::option::Option::None,
+            untyped_args_reason: ::core::option::Option::None,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_no_args,
+            ),
+            normalize_output: ::core::option::Option::None,
+        };
         /// This tool takes no arguments; the call sends `{}`.
         pub type Args = ::mcp_runtime::NoArgs;
     }
-    /// Types and constants of the tool `café.lookup`.
+    /// Types and definition of the tool `café.lookup`.
     pub mod caf_u00e9_lookup {
-        /// The tool's name on the server.
-        pub const NAME: &str = "café.lookup";
-        /// The tool's `inputSchema`, as the server sent it.
-        pub const INPUT_SCHEMA: &str = "{\"type\":\"object\"}";
-        /// The tool's `outputSchema`, as the server sent it.
-        pub const OUTPUT_SCHEMA: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// The tool's OpenAI function name (`mcp_<alias>_<tool>`, sanitized, ≤ 64 chars).
-        pub const OPENAI_NAME: &str = "mcp_names_caf__lookup";
-        /// OpenAI function-call definition (non-strict).
-        pub const OPENAI_FUNCTION: &str = "{\"function\":{\"description\":\"Non-ASCII name.\",\"name\":\"mcp_names_caf__lookup\",\"parameters\":{\"properties\":{},\"type\":\"object\"}},\"type\":\"function\"}";
-        /// OpenAI function-call definition with `strict: true`, when the schema allows it.
-        pub const OPENAI_FUNCTION_STRICT: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "{\"function\":{\"description\":\"Non-ASCII name.\",\"name\":\"mcp_names_caf__lookup\",\"parameters\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-        );
-        /// Why there is no strict definition.
-        pub const OPENAI_STRICT_UNAVAILABLE: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// Why the arguments are untyped JSON, if they are.
-        pub const UNTYPED_ARGS_REASON: ::core::option::Option<&str> = ::core::option::Option::None;
+        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
+        /// fixed at compile time, with round trips through the generated types (the
+        /// server's `TYPED_TOOLS` lists it).
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
+            name: "café.lookup",
+            description: ::core::option::Option::Some("Non-ASCII name."),
+            input_schema: "{\"type\":\"object\"}",
+            output_schema: ::core::option::Option::None,
+            openai_name: "mcp_names_caf__lookup",
+            openai_function: "{\"function\":{\"description\":\"Non-ASCII name.\",\"name\":\"mcp_names_caf__lookup\",\"parameters\":{\"properties\":{},\"type\":\"object\"}},\"type\":\"function\"}",
+            openai_function_strict: ::core::option::Option::Some(
+                "{\"function\":{\"description\":\"Non-ASCII name.\",\"name\":\"mcp_names_caf__lookup\",\"parameters\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
+            ),
+            openai_strict_unavailable: ::core::option::Option::None,
+            untyped_args_reason: ::core::option::Option::None,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_no_args,
+            ),
+            normalize_output: ::core::option::Option::None,
+        };
         /// This tool takes no arguments; the call sends `{}`.
         pub type Args = ::mcp_runtime::NoArgs;
     }
-    /// Types and constants of the tool `getHTTPStatus`.
+    /// Types and definition of the tool `getHTTPStatus`.
     pub mod get_http_status {
-        /// The tool's name on the server.
-        pub const NAME: &str = "getHTTPStatus";
-        /// The tool's `inputSchema`, as the server sent it.
-        pub const INPUT_SCHEMA: &str = "{\"type\":\"object\"}";
-        /// The tool's `outputSchema`, as the server sent it.
-        pub const OUTPUT_SCHEMA: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// The tool's OpenAI function name (`mcp_<alias>_<tool>`, sanitized, ≤ 64 chars).
-        pub const OPENAI_NAME: &str = "mcp_names_getHTTPStatus";
-        /// OpenAI function-call definition (non-strict).
-        pub const OPENAI_FUNCTION: &str = "{\"function\":{\"name\":\"mcp_names_getHTTPStatus\",\"parameters\":{\"properties\":{},\"type\":\"object\"}},\"type\":\"function\"}";
-        /// OpenAI function-call definition with `strict: true`, when the schema allows it.
-        pub const OPENAI_FUNCTION_STRICT: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "{\"function\":{\"name\":\"mcp_names_getHTTPStatus\",\"parameters\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-        );
-        /// Why there is no strict definition.
-        pub const OPENAI_STRICT_UNAVAILABLE: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// Why the arguments are untyped JSON, if they are.
-        pub const UNTYPED_ARGS_REASON: ::core::option::Option<&str> = ::core::option::Option::None;
+        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
+        /// fixed at compile time, with round trips through the generated types (the
+        /// server's `TYPED_TOOLS` lists it).
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
+            name: "getHTTPStatus",
+            description: ::core::option::Option::None,
+            input_schema: "{\"type\":\"object\"}",
+            output_schema: ::core::option::Option::None,
+            openai_name: "mcp_names_getHTTPStatus",
+            openai_function: "{\"function\":{\"name\":\"mcp_names_getHTTPStatus\",\"parameters\":{\"properties\":{},\"type\":\"object\"}},\"type\":\"function\"}",
+            openai_function_strict: ::core::option::Option::Some(
+                "{\"function\":{\"name\":\"mcp_names_getHTTPStatus\",\"parameters\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
+            ),
+            openai_strict_unavailable: ::core::option::Option::None,
+            untyped_args_reason: ::core::option::Option::None,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_no_args,
+            ),
+            normalize_output: ::core::option::Option::None,
+        };
         /// This tool takes no arguments; the call sends `{}`.
         pub type Args = ::mcp_runtime::NoArgs;
     }
-    /// Types and constants of the tool `a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four`.
+    /// Types and definition of the tool `a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four`.
     pub mod a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four {
-        /// The tool's name on the server.
-        pub const NAME: &str = "a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four";
-        /// The tool's `inputSchema`, as the server sent it.
-        pub const INPUT_SCHEMA: &str = "{\"type\":\"object\"}";
-        /// The tool's `outputSchema`, as the server sent it.
-        pub const OUTPUT_SCHEMA: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// The tool's OpenAI function name (`mcp_<alias>_<tool>`, sanitized, ≤ 64 chars).
-        pub const OPENAI_NAME: &str = "mcp_names_a_very_long_tool_name_that_goes_on_and_on_and_e60f105c";
-        /// OpenAI function-call definition (non-strict).
-        pub const OPENAI_FUNCTION: &str = "{\"function\":{\"name\":\"mcp_names_a_very_long_tool_name_that_goes_on_and_on_and_e60f105c\",\"parameters\":{\"properties\":{},\"type\":\"object\"}},\"type\":\"function\"}";
-        /// OpenAI function-call definition with `strict: true`, when the schema allows it.
-        pub const OPENAI_FUNCTION_STRICT: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "{\"function\":{\"name\":\"mcp_names_a_very_long_tool_name_that_goes_on_and_on_and_e60f105c\",\"parameters\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-        );
-        /// Why there is no strict definition.
-        pub const OPENAI_STRICT_UNAVAILABLE: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// Why the arguments are untyped JSON, if they are.
-        pub const UNTYPED_ARGS_REASON: ::core::option::Option<&str> = ::core::option::Option::None;
+        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
+        /// fixed at compile time, with round trips through the generated types (the
+        /// server's `TYPED_TOOLS` lists it).
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
+            name: "a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four",
+            description: ::core::option::Option::None,
+            input_schema: "{\"type\":\"object\"}",
+            output_schema: ::core::option::Option::None,
+            openai_name: "mcp_names_a_very_long_tool_name_that_goes_on_and_on_and_e60f105c",
+            openai_function: "{\"function\":{\"name\":\"mcp_names_a_very_long_tool_name_that_goes_on_and_on_and_e60f105c\",\"parameters\":{\"properties\":{},\"type\":\"object\"}},\"type\":\"function\"}",
+            openai_function_strict: ::core::option::Option::Some(
+                "{\"function\":{\"name\":\"mcp_names_a_very_long_tool_name_that_goes_on_and_on_and_e60f105c\",\"parameters\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
+            ),
+            openai_strict_unavailable: ::core::option::Option::None,
+            untyped_args_reason: ::core::option::Option::None,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_no_args,
+            ),
+            normalize_output: ::core::option::Option::None,
+        };
         /// This tool takes no arguments; the call sends `{}`.
         pub type Args = ::mcp_runtime::NoArgs;
     }
-    /// Types and constants of the tool `collide`.
+    /// Types and definition of the tool `collide`.
     pub mod collide {
-        /// The tool's name on the server.
-        pub const NAME: &str = "collide";
-        /// The tool's `inputSchema`, as the server sent it.
-        pub const INPUT_SCHEMA: &str = "{\"properties\":{\"fooBar\":{\"type\":\"string\"},\"foo_bar\":{\"type\":\"string\"}},\"required\":[\"fooBar\"],\"type\":\"object\"}";
-        /// The tool's `outputSchema`, as the server sent it.
-        pub const OUTPUT_SCHEMA: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// The tool's OpenAI function name (`mcp_<alias>_<tool>`, sanitized, ≤ 64 chars).
-        pub const OPENAI_NAME: &str = "mcp_names_collide";
-        /// OpenAI function-call definition (non-strict).
-        pub const OPENAI_FUNCTION: &str = "{\"function\":{\"description\":\"fooBar and foo_bar collide; fixed by rename.\",\"name\":\"mcp_names_collide\",\"parameters\":{\"properties\":{\"fooBar\":{\"type\":\"string\"},\"foo_bar\":{\"type\":\"string\"}},\"required\":[\"fooBar\"],\"type\":\"object\"}},\"type\":\"function\"}";
-        /// OpenAI function-call definition with `strict: true`, when the schema allows it.
-        pub const OPENAI_FUNCTION_STRICT: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "{\"function\":{\"description\":\"fooBar and foo_bar collide; fixed by rename.\",\"name\":\"mcp_names_collide\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"fooBar\":{\"type\":\"string\"},\"foo_bar\":{\"type\":[\"string\",\"null\"]}},\"required\":[\"fooBar\",\"foo_bar\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-        );
-        /// Why there is no strict definition.
-        pub const OPENAI_STRICT_UNAVAILABLE: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// Why the arguments are untyped JSON, if they are.
-        pub const UNTYPED_ARGS_REASON: ::core::option::Option<&str> = ::core::option::Option::None;
+        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
+        /// fixed at compile time, with round trips through the generated types (the
+        /// server's `TYPED_TOOLS` lists it).
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
+            name: "collide",
+            description: ::core::option::Option::Some(
+                "fooBar and foo_bar collide; fixed by rename.",
+            ),
+            input_schema: "{\"properties\":{\"fooBar\":{\"type\":\"string\"},\"foo_bar\":{\"type\":\"string\"}},\"required\":[\"fooBar\"],\"type\":\"object\"}",
+            output_schema: ::core::option::Option::None,
+            openai_name: "mcp_names_collide",
+            openai_function: "{\"function\":{\"description\":\"fooBar and foo_bar collide; fixed by rename.\",\"name\":\"mcp_names_collide\",\"parameters\":{\"properties\":{\"fooBar\":{\"type\":\"string\"},\"foo_bar\":{\"type\":\"string\"}},\"required\":[\"fooBar\"],\"type\":\"object\"}},\"type\":\"function\"}",
+            openai_function_strict: ::core::option::Option::Some(
+                "{\"function\":{\"description\":\"fooBar and foo_bar collide; fixed by rename.\",\"name\":\"mcp_names_collide\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"fooBar\":{\"type\":\"string\"},\"foo_bar\":{\"type\":[\"string\",\"null\"]}},\"required\":[\"fooBar\",\"foo_bar\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
+            ),
+            openai_strict_unavailable: ::core::option::Option::None,
+            untyped_args_reason: ::core::option::Option::None,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
+        };
         ///fooBar and foo_bar collide; fixed by rename.
         #[derive(
             ::mcp_runtime::__private::serde::Deserialize,

@@ -24,23 +24,7 @@ pub mod nullable {
     /// Every generated tool as a toolbox definition: compile-time OpenAI export and
     /// argument validation through the generated types
     /// (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
-    pub const TYPED_TOOLS: &[::mcp_runtime::toolbox::TypedTool] = &[
-        ::mcp_runtime::toolbox::TypedTool {
-            name: update::NAME,
-            description: ::core::option::Option::Some(
-                "The three nullable spellings, required and optional.",
-            ),
-            input_schema: update::INPUT_SCHEMA,
-            output_schema: update::OUTPUT_SCHEMA,
-            openai_function: update::OPENAI_FUNCTION,
-            openai_function_strict: update::OPENAI_FUNCTION_STRICT,
-            openai_strict_unavailable: update::OPENAI_STRICT_UNAVAILABLE,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<update::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        },
-    ];
+    pub const TYPED_TOOLS: &[::mcp_runtime::toolbox::TypedTool] = &[update::TOOL];
     /// Typed client for the `nullable` server (1 tools), bound to a runtime session.
     #[derive(Clone, Debug)]
     pub struct Client {
@@ -87,29 +71,33 @@ pub mod nullable {
             args: update::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_checked(update::NAME, &args, options).await
+            self.session.call_checked(update::TOOL.name, &args, options).await
         }
     }
-    /// Types and constants of the tool `update`.
+    /// Types and definition of the tool `update`.
     pub mod update {
-        /// The tool's name on the server.
-        pub const NAME: &str = "update";
-        /// The tool's `inputSchema`, as the server sent it.
-        pub const INPUT_SCHEMA: &str = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"fastmcp\":{\"default\":null,\"type\":\"string\"},\"id\":{\"minimum\":1,\"type\":\"integer\"},\"labels\":{\"description\":\"Optional list: an empty list can be sent.\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"milestone\":{\"description\":\"Pass null to clear, omit to keep.\",\"oneOf\":[{\"type\":\"null\"},{\"minimum\":0,\"type\":\"integer\"}]},\"must_send\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"description\":\"Required but nullable.\"},\"object_or_null\":{\"properties\":{\"a\":{\"type\":\"string\"}},\"type\":[\"object\",\"null\"]},\"pydantic\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"default\":null,\"title\":\"Pydantic\"},\"tags\":{\"additionalProperties\":{\"type\":\"string\"},\"type\":\"object\"},\"type_array\":{\"type\":[\"number\",\"null\"]}},\"required\":[\"id\",\"must_send\"],\"type\":\"object\"}";
-        /// The tool's `outputSchema`, as the server sent it.
-        pub const OUTPUT_SCHEMA: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// The tool's OpenAI function name (`mcp_<alias>_<tool>`, sanitized, ≤ 64 chars).
-        pub const OPENAI_NAME: &str = "mcp_nullable_update";
-        /// OpenAI function-call definition (non-strict).
-        pub const OPENAI_FUNCTION: &str = "{\"function\":{\"description\":\"The three nullable spellings, required and optional.\",\"name\":\"mcp_nullable_update\",\"parameters\":{\"properties\":{\"fastmcp\":{\"default\":null,\"type\":\"string\"},\"id\":{\"minimum\":1,\"type\":\"integer\"},\"labels\":{\"description\":\"Optional list: an empty list can be sent.\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"milestone\":{\"description\":\"Pass null to clear, omit to keep.\",\"oneOf\":[{\"type\":\"null\"},{\"minimum\":0,\"type\":\"integer\"}]},\"must_send\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"description\":\"Required but nullable.\"},\"object_or_null\":{\"properties\":{\"a\":{\"type\":\"string\"}},\"type\":[\"object\",\"null\"]},\"pydantic\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"default\":null,\"title\":\"Pydantic\"},\"tags\":{\"additionalProperties\":{\"type\":\"string\"},\"type\":\"object\"},\"type_array\":{\"type\":[\"number\",\"null\"]}},\"required\":[\"id\",\"must_send\"],\"type\":\"object\"}},\"type\":\"function\"}";
-        /// OpenAI function-call definition with `strict: true`, when the schema allows it.
-        pub const OPENAI_FUNCTION_STRICT: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// Why there is no strict definition.
-        pub const OPENAI_STRICT_UNAVAILABLE: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "free-form object (additionalProperties) at /properties/tags is not allowed in strict mode",
-        );
-        /// Why the arguments are untyped JSON, if they are.
-        pub const UNTYPED_ARGS_REASON: ::core::option::Option<&str> = ::core::option::Option::None;
+        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
+        /// fixed at compile time, with round trips through the generated types (the
+        /// server's `TYPED_TOOLS` lists it).
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
+            name: "update",
+            description: ::core::option::Option::Some(
+                "The three nullable spellings, required and optional.",
+            ),
+            input_schema: "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"fastmcp\":{\"default\":null,\"type\":\"string\"},\"id\":{\"minimum\":1,\"type\":\"integer\"},\"labels\":{\"description\":\"Optional list: an empty list can be sent.\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"milestone\":{\"description\":\"Pass null to clear, omit to keep.\",\"oneOf\":[{\"type\":\"null\"},{\"minimum\":0,\"type\":\"integer\"}]},\"must_send\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"description\":\"Required but nullable.\"},\"object_or_null\":{\"properties\":{\"a\":{\"type\":\"string\"}},\"type\":[\"object\",\"null\"]},\"pydantic\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"default\":null,\"title\":\"Pydantic\"},\"tags\":{\"additionalProperties\":{\"type\":\"string\"},\"type\":\"object\"},\"type_array\":{\"type\":[\"number\",\"null\"]}},\"required\":[\"id\",\"must_send\"],\"type\":\"object\"}",
+            output_schema: ::core::option::Option::None,
+            openai_name: "mcp_nullable_update",
+            openai_function: "{\"function\":{\"description\":\"The three nullable spellings, required and optional.\",\"name\":\"mcp_nullable_update\",\"parameters\":{\"properties\":{\"fastmcp\":{\"default\":null,\"type\":\"string\"},\"id\":{\"minimum\":1,\"type\":\"integer\"},\"labels\":{\"description\":\"Optional list: an empty list can be sent.\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"milestone\":{\"description\":\"Pass null to clear, omit to keep.\",\"oneOf\":[{\"type\":\"null\"},{\"minimum\":0,\"type\":\"integer\"}]},\"must_send\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"description\":\"Required but nullable.\"},\"object_or_null\":{\"properties\":{\"a\":{\"type\":\"string\"}},\"type\":[\"object\",\"null\"]},\"pydantic\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"default\":null,\"title\":\"Pydantic\"},\"tags\":{\"additionalProperties\":{\"type\":\"string\"},\"type\":\"object\"},\"type_array\":{\"type\":[\"number\",\"null\"]}},\"required\":[\"id\",\"must_send\"],\"type\":\"object\"}},\"type\":\"function\"}",
+            openai_function_strict: ::core::option::Option::None,
+            openai_strict_unavailable: ::core::option::Option::Some(
+                "free-form object (additionalProperties) at /properties/tags is not allowed in strict mode",
+            ),
+            untyped_args_reason: ::core::option::Option::None,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
+        };
         ///The three nullable spellings, required and optional.
         #[derive(
             ::mcp_runtime::__private::serde::Deserialize,

@@ -31,83 +31,11 @@ pub mod outputs {
     /// argument validation through the generated types
     /// (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
     pub const TYPED_TOOLS: &[::mcp_runtime::toolbox::TypedTool] = &[
-        ::mcp_runtime::toolbox::TypedTool {
-            name: get_weather::NAME,
-            description: ::core::option::Option::Some(
-                "Typed result; unknown fields are accepted.",
-            ),
-            input_schema: get_weather::INPUT_SCHEMA,
-            output_schema: get_weather::OUTPUT_SCHEMA,
-            openai_function: get_weather::OPENAI_FUNCTION,
-            openai_function_strict: get_weather::OPENAI_FUNCTION_STRICT,
-            openai_strict_unavailable: get_weather::OPENAI_STRICT_UNAVAILABLE,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<get_weather::Args>,
-            ),
-            normalize_output: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<get_weather::Output>,
-            ),
-        },
-        ::mcp_runtime::toolbox::TypedTool {
-            name: ping::NAME,
-            description: ::core::option::Option::Some(
-                "No arguments: {\"type\":\"object\"}.",
-            ),
-            input_schema: ping::INPUT_SCHEMA,
-            output_schema: ping::OUTPUT_SCHEMA,
-            openai_function: ping::OPENAI_FUNCTION,
-            openai_function_strict: ping::OPENAI_FUNCTION_STRICT,
-            openai_strict_unavailable: ping::OPENAI_STRICT_UNAVAILABLE,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_no_args,
-            ),
-            normalize_output: ::core::option::Option::None,
-        },
-        ::mcp_runtime::toolbox::TypedTool {
-            name: status::NAME,
-            description: ::core::option::Option::Some(
-                "No arguments: empty properties, typed result.",
-            ),
-            input_schema: status::INPUT_SCHEMA,
-            output_schema: status::OUTPUT_SCHEMA,
-            openai_function: status::OPENAI_FUNCTION,
-            openai_function_strict: status::OPENAI_FUNCTION_STRICT,
-            openai_strict_unavailable: status::OPENAI_STRICT_UNAVAILABLE,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_no_args,
-            ),
-            normalize_output: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<status::Output>,
-            ),
-        },
-        ::mcp_runtime::toolbox::TypedTool {
-            name: bare::NAME,
-            description: ::core::option::Option::None,
-            input_schema: bare::INPUT_SCHEMA,
-            output_schema: bare::OUTPUT_SCHEMA,
-            openai_function: bare::OPENAI_FUNCTION,
-            openai_function_strict: bare::OPENAI_FUNCTION_STRICT,
-            openai_strict_unavailable: bare::OPENAI_STRICT_UNAVAILABLE,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<bare::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        },
-        ::mcp_runtime::toolbox::TypedTool {
-            name: remote_output::NAME,
-            description: ::core::option::Option::Some(
-                "Output schema with an external $ref: result stays untyped.",
-            ),
-            input_schema: remote_output::INPUT_SCHEMA,
-            output_schema: remote_output::OUTPUT_SCHEMA,
-            openai_function: remote_output::OPENAI_FUNCTION,
-            openai_function_strict: remote_output::OPENAI_FUNCTION_STRICT,
-            openai_strict_unavailable: remote_output::OPENAI_STRICT_UNAVAILABLE,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<remote_output::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        },
+        get_weather::TOOL,
+        ping::TOOL,
+        status::TOOL,
+        bare::TOOL,
+        remote_output::TOOL,
     ];
     /// Typed client for the `outputs` server (5 tools), bound to a runtime session.
     #[derive(Clone, Debug)]
@@ -159,7 +87,7 @@ pub mod outputs {
                 .call_structured::<
                     _,
                     get_weather::Output,
-                >(get_weather::NAME, &args, options)
+                >(get_weather::TOOL.name, &args, options)
                 .await
         }
         /// No arguments: {"type":"object"}.
@@ -172,7 +100,7 @@ pub mod outputs {
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
             self.session
-                .call_checked(ping::NAME, &::mcp_runtime::NoArgs {}, options)
+                .call_checked(ping::TOOL.name, &::mcp_runtime::NoArgs {}, options)
                 .await
         }
         /// No arguments: empty properties, typed result.
@@ -188,7 +116,7 @@ pub mod outputs {
                 .call_structured::<
                     _,
                     status::Output,
-                >(status::NAME, &::mcp_runtime::NoArgs {}, options)
+                >(status::TOOL.name, &::mcp_runtime::NoArgs {}, options)
                 .await
         }
         /// Calls the tool `bare`.
@@ -204,7 +132,7 @@ pub mod outputs {
             args: bare::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_checked(bare::NAME, &args, options).await
+            self.session.call_checked(bare::TOOL.name, &args, options).await
         }
         /// Output schema with an external $ref: result stays untyped.
         pub async fn remote_output(
@@ -219,31 +147,37 @@ pub mod outputs {
             args: remote_output::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_checked(remote_output::NAME, &args, options).await
+            self.session.call_checked(remote_output::TOOL.name, &args, options).await
         }
     }
-    /// Types and constants of the tool `get_weather`.
+    /// Types and definition of the tool `get_weather`.
     pub mod get_weather {
-        /// The tool's name on the server.
-        pub const NAME: &str = "get_weather";
-        /// The tool's `inputSchema`, as the server sent it.
-        pub const INPUT_SCHEMA: &str = "{\"properties\":{\"city\":{\"type\":\"string\"}},\"required\":[\"city\"],\"type\":\"object\"}";
-        /// The tool's `outputSchema`, as the server sent it.
-        pub const OUTPUT_SCHEMA: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "{\"additionalProperties\":false,\"properties\":{\"conditions\":{\"enum\":[\"sunny\",\"cloudy\"],\"type\":\"string\"},\"observed\":{\"format\":\"date-time\",\"type\":\"string\"},\"station\":{\"additionalProperties\":false,\"properties\":{\"id\":{\"type\":\"string\"}},\"type\":\"object\"},\"temperature\":{\"type\":\"number\"}},\"required\":[\"temperature\"],\"type\":\"object\"}",
-        );
-        /// The tool's OpenAI function name (`mcp_<alias>_<tool>`, sanitized, ≤ 64 chars).
-        pub const OPENAI_NAME: &str = "mcp_outputs_get_weather";
-        /// OpenAI function-call definition (non-strict).
-        pub const OPENAI_FUNCTION: &str = "{\"function\":{\"description\":\"Typed result; unknown fields are accepted.\",\"name\":\"mcp_outputs_get_weather\",\"parameters\":{\"properties\":{\"city\":{\"type\":\"string\"}},\"required\":[\"city\"],\"type\":\"object\"}},\"type\":\"function\"}";
-        /// OpenAI function-call definition with `strict: true`, when the schema allows it.
-        pub const OPENAI_FUNCTION_STRICT: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "{\"function\":{\"description\":\"Typed result; unknown fields are accepted.\",\"name\":\"mcp_outputs_get_weather\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"city\":{\"type\":\"string\"}},\"required\":[\"city\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-        );
-        /// Why there is no strict definition.
-        pub const OPENAI_STRICT_UNAVAILABLE: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// Why the arguments are untyped JSON, if they are.
-        pub const UNTYPED_ARGS_REASON: ::core::option::Option<&str> = ::core::option::Option::None;
+        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
+        /// fixed at compile time, with round trips through the generated types (the
+        /// server's `TYPED_TOOLS` lists it).
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
+            name: "get_weather",
+            description: ::core::option::Option::Some(
+                "Typed result; unknown fields are accepted.",
+            ),
+            input_schema: "{\"properties\":{\"city\":{\"type\":\"string\"}},\"required\":[\"city\"],\"type\":\"object\"}",
+            output_schema: ::core::option::Option::Some(
+                "{\"additionalProperties\":false,\"properties\":{\"conditions\":{\"enum\":[\"sunny\",\"cloudy\"],\"type\":\"string\"},\"observed\":{\"format\":\"date-time\",\"type\":\"string\"},\"station\":{\"additionalProperties\":false,\"properties\":{\"id\":{\"type\":\"string\"}},\"type\":\"object\"},\"temperature\":{\"type\":\"number\"}},\"required\":[\"temperature\"],\"type\":\"object\"}",
+            ),
+            openai_name: "mcp_outputs_get_weather",
+            openai_function: "{\"function\":{\"description\":\"Typed result; unknown fields are accepted.\",\"name\":\"mcp_outputs_get_weather\",\"parameters\":{\"properties\":{\"city\":{\"type\":\"string\"}},\"required\":[\"city\"],\"type\":\"object\"}},\"type\":\"function\"}",
+            openai_function_strict: ::core::option::Option::Some(
+                "{\"function\":{\"description\":\"Typed result; unknown fields are accepted.\",\"name\":\"mcp_outputs_get_weather\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"city\":{\"type\":\"string\"}},\"required\":[\"city\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
+            ),
+            openai_strict_unavailable: ::core::option::Option::None,
+            untyped_args_reason: ::core::option::Option::None,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
+            ),
+            normalize_output: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<self::Output>,
+            ),
+        };
         ///Typed result; unknown fields are accepted.
         #[derive(
             ::mcp_runtime::__private::serde::Deserialize,
@@ -419,51 +353,61 @@ pub mod outputs {
         }
         pub use self::output::Output;
     }
-    /// Types and constants of the tool `ping`.
+    /// Types and definition of the tool `ping`.
     pub mod ping {
-        /// The tool's name on the server.
-        pub const NAME: &str = "ping";
-        /// The tool's `inputSchema`, as the server sent it.
-        pub const INPUT_SCHEMA: &str = "{\"type\":\"object\"}";
-        /// The tool's `outputSchema`, as the server sent it.
-        pub const OUTPUT_SCHEMA: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// The tool's OpenAI function name (`mcp_<alias>_<tool>`, sanitized, ≤ 64 chars).
-        pub const OPENAI_NAME: &str = "mcp_outputs_ping";
-        /// OpenAI function-call definition (non-strict).
-        pub const OPENAI_FUNCTION: &str = "{\"function\":{\"description\":\"No arguments: {\\\"type\\\":\\\"object\\\"}.\",\"name\":\"mcp_outputs_ping\",\"parameters\":{\"properties\":{},\"type\":\"object\"}},\"type\":\"function\"}";
-        /// OpenAI function-call definition with `strict: true`, when the schema allows it.
-        pub const OPENAI_FUNCTION_STRICT: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "{\"function\":{\"description\":\"No arguments: {\\\"type\\\":\\\"object\\\"}.\",\"name\":\"mcp_outputs_ping\",\"parameters\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-        );
-        /// Why there is no strict definition.
-        pub const OPENAI_STRICT_UNAVAILABLE: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// Why the arguments are untyped JSON, if they are.
-        pub const UNTYPED_ARGS_REASON: ::core::option::Option<&str> = ::core::option::Option::None;
+        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
+        /// fixed at compile time, with round trips through the generated types (the
+        /// server's `TYPED_TOOLS` lists it).
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
+            name: "ping",
+            description: ::core::option::Option::Some(
+                "No arguments: {\"type\":\"object\"}.",
+            ),
+            input_schema: "{\"type\":\"object\"}",
+            output_schema: ::core::option::Option::None,
+            openai_name: "mcp_outputs_ping",
+            openai_function: "{\"function\":{\"description\":\"No arguments: {\\\"type\\\":\\\"object\\\"}.\",\"name\":\"mcp_outputs_ping\",\"parameters\":{\"properties\":{},\"type\":\"object\"}},\"type\":\"function\"}",
+            openai_function_strict: ::core::option::Option::Some(
+                "{\"function\":{\"description\":\"No arguments: {\\\"type\\\":\\\"object\\\"}.\",\"name\":\"mcp_outputs_ping\",\"parameters\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
+            ),
+            openai_strict_unavailable: ::core::option::Option::None,
+            untyped_args_reason: ::core::option::Option::None,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_no_args,
+            ),
+            normalize_output: ::core::option::Option::None,
+        };
         /// This tool takes no arguments; the call sends `{}`.
         pub type Args = ::mcp_runtime::NoArgs;
     }
-    /// Types and constants of the tool `status`.
+    /// Types and definition of the tool `status`.
     pub mod status {
-        /// The tool's name on the server.
-        pub const NAME: &str = "status";
-        /// The tool's `inputSchema`, as the server sent it.
-        pub const INPUT_SCHEMA: &str = "{\"properties\":{},\"type\":\"object\"}";
-        /// The tool's `outputSchema`, as the server sent it.
-        pub const OUTPUT_SCHEMA: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "{\"properties\":{\"ok\":{\"type\":\"boolean\"}},\"required\":[\"ok\"],\"type\":\"object\"}",
-        );
-        /// The tool's OpenAI function name (`mcp_<alias>_<tool>`, sanitized, ≤ 64 chars).
-        pub const OPENAI_NAME: &str = "mcp_outputs_status";
-        /// OpenAI function-call definition (non-strict).
-        pub const OPENAI_FUNCTION: &str = "{\"function\":{\"description\":\"No arguments: empty properties, typed result.\",\"name\":\"mcp_outputs_status\",\"parameters\":{\"properties\":{},\"type\":\"object\"}},\"type\":\"function\"}";
-        /// OpenAI function-call definition with `strict: true`, when the schema allows it.
-        pub const OPENAI_FUNCTION_STRICT: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "{\"function\":{\"description\":\"No arguments: empty properties, typed result.\",\"name\":\"mcp_outputs_status\",\"parameters\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-        );
-        /// Why there is no strict definition.
-        pub const OPENAI_STRICT_UNAVAILABLE: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// Why the arguments are untyped JSON, if they are.
-        pub const UNTYPED_ARGS_REASON: ::core::option::Option<&str> = ::core::option::Option::None;
+        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
+        /// fixed at compile time, with round trips through the generated types (the
+        /// server's `TYPED_TOOLS` lists it).
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
+            name: "status",
+            description: ::core::option::Option::Some(
+                "No arguments: empty properties, typed result.",
+            ),
+            input_schema: "{\"properties\":{},\"type\":\"object\"}",
+            output_schema: ::core::option::Option::Some(
+                "{\"properties\":{\"ok\":{\"type\":\"boolean\"}},\"required\":[\"ok\"],\"type\":\"object\"}",
+            ),
+            openai_name: "mcp_outputs_status",
+            openai_function: "{\"function\":{\"description\":\"No arguments: empty properties, typed result.\",\"name\":\"mcp_outputs_status\",\"parameters\":{\"properties\":{},\"type\":\"object\"}},\"type\":\"function\"}",
+            openai_function_strict: ::core::option::Option::Some(
+                "{\"function\":{\"description\":\"No arguments: empty properties, typed result.\",\"name\":\"mcp_outputs_status\",\"parameters\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
+            ),
+            openai_strict_unavailable: ::core::option::Option::None,
+            untyped_args_reason: ::core::option::Option::None,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_no_args,
+            ),
+            normalize_output: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<self::Output>,
+            ),
+        };
         /// This tool takes no arguments; the call sends `{}`.
         pub type Args = ::mcp_runtime::NoArgs;
         /// Types of the tool's structured result (`outputSchema`).
@@ -515,26 +459,28 @@ pub mod outputs {
         }
         pub use self::output::Output;
     }
-    /// Types and constants of the tool `bare`.
+    /// Types and definition of the tool `bare`.
     pub mod bare {
-        /// The tool's name on the server.
-        pub const NAME: &str = "bare";
-        /// The tool's `inputSchema`, as the server sent it.
-        pub const INPUT_SCHEMA: &str = "{}";
-        /// The tool's `outputSchema`, as the server sent it.
-        pub const OUTPUT_SCHEMA: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// The tool's OpenAI function name (`mcp_<alias>_<tool>`, sanitized, ≤ 64 chars).
-        pub const OPENAI_NAME: &str = "mcp_outputs_bare";
-        /// OpenAI function-call definition (non-strict).
-        pub const OPENAI_FUNCTION: &str = "{\"function\":{\"name\":\"mcp_outputs_bare\",\"parameters\":{\"properties\":{},\"type\":\"object\"}},\"type\":\"function\"}";
-        /// OpenAI function-call definition with `strict: true`, when the schema allows it.
-        pub const OPENAI_FUNCTION_STRICT: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "{\"function\":{\"name\":\"mcp_outputs_bare\",\"parameters\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-        );
-        /// Why there is no strict definition.
-        pub const OPENAI_STRICT_UNAVAILABLE: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// Why the arguments are untyped JSON, if they are.
-        pub const UNTYPED_ARGS_REASON: ::core::option::Option<&str> = ::core::option::Option::None;
+        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
+        /// fixed at compile time, with round trips through the generated types (the
+        /// server's `TYPED_TOOLS` lists it).
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
+            name: "bare",
+            description: ::core::option::Option::None,
+            input_schema: "{}",
+            output_schema: ::core::option::Option::None,
+            openai_name: "mcp_outputs_bare",
+            openai_function: "{\"function\":{\"name\":\"mcp_outputs_bare\",\"parameters\":{\"properties\":{},\"type\":\"object\"}},\"type\":\"function\"}",
+            openai_function_strict: ::core::option::Option::Some(
+                "{\"function\":{\"name\":\"mcp_outputs_bare\",\"parameters\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
+            ),
+            openai_strict_unavailable: ::core::option::Option::None,
+            untyped_args_reason: ::core::option::Option::None,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
+        };
         /// The tool's schema names no arguments but allows any: a free-form
         /// JSON object (`serde_json::Map`).
         pub type Args = ::mcp_runtime::__private::serde_json::Map<
@@ -542,28 +488,32 @@ pub mod outputs {
             ::mcp_runtime::__private::serde_json::Value,
         >;
     }
-    /// Types and constants of the tool `remote_output`.
+    /// Types and definition of the tool `remote_output`.
     pub mod remote_output {
-        /// The tool's name on the server.
-        pub const NAME: &str = "remote_output";
-        /// The tool's `inputSchema`, as the server sent it.
-        pub const INPUT_SCHEMA: &str = "{\"properties\":{\"q\":{\"type\":\"string\"}},\"type\":\"object\"}";
-        /// The tool's `outputSchema`, as the server sent it.
-        pub const OUTPUT_SCHEMA: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "{\"properties\":{\"r\":{\"$ref\":\"https://example.com/r.json\"}},\"type\":\"object\"}",
-        );
-        /// The tool's OpenAI function name (`mcp_<alias>_<tool>`, sanitized, ≤ 64 chars).
-        pub const OPENAI_NAME: &str = "mcp_outputs_remote_output";
-        /// OpenAI function-call definition (non-strict).
-        pub const OPENAI_FUNCTION: &str = "{\"function\":{\"description\":\"Output schema with an external $ref: result stays untyped.\",\"name\":\"mcp_outputs_remote_output\",\"parameters\":{\"properties\":{\"q\":{\"type\":\"string\"}},\"type\":\"object\"}},\"type\":\"function\"}";
-        /// OpenAI function-call definition with `strict: true`, when the schema allows it.
-        pub const OPENAI_FUNCTION_STRICT: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "{\"function\":{\"description\":\"Output schema with an external $ref: result stays untyped.\",\"name\":\"mcp_outputs_remote_output\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"q\":{\"type\":[\"string\",\"null\"]}},\"required\":[\"q\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-        );
-        /// Why there is no strict definition.
-        pub const OPENAI_STRICT_UNAVAILABLE: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// Why the arguments are untyped JSON, if they are.
-        pub const UNTYPED_ARGS_REASON: ::core::option::Option<&str> = ::core::option::Option::None;
+        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
+        /// fixed at compile time, with round trips through the generated types (the
+        /// server's `TYPED_TOOLS` lists it).
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
+            name: "remote_output",
+            description: ::core::option::Option::Some(
+                "Output schema with an external $ref: result stays untyped.",
+            ),
+            input_schema: "{\"properties\":{\"q\":{\"type\":\"string\"}},\"type\":\"object\"}",
+            output_schema: ::core::option::Option::Some(
+                "{\"properties\":{\"r\":{\"$ref\":\"https://example.com/r.json\"}},\"type\":\"object\"}",
+            ),
+            openai_name: "mcp_outputs_remote_output",
+            openai_function: "{\"function\":{\"description\":\"Output schema with an external $ref: result stays untyped.\",\"name\":\"mcp_outputs_remote_output\",\"parameters\":{\"properties\":{\"q\":{\"type\":\"string\"}},\"type\":\"object\"}},\"type\":\"function\"}",
+            openai_function_strict: ::core::option::Option::Some(
+                "{\"function\":{\"description\":\"Output schema with an external $ref: result stays untyped.\",\"name\":\"mcp_outputs_remote_output\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"q\":{\"type\":[\"string\",\"null\"]}},\"required\":[\"q\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
+            ),
+            openai_strict_unavailable: ::core::option::Option::None,
+            untyped_args_reason: ::core::option::Option::None,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
+        };
         ///Output schema with an external $ref: result stays untyped.
         #[derive(
             ::mcp_runtime::__private::serde::Deserialize,

@@ -25,36 +25,8 @@ pub mod prompts {
     /// argument validation through the generated types
     /// (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
     pub const TYPED_TOOLS: &[::mcp_runtime::toolbox::TypedTool] = &[
-        ::mcp_runtime::toolbox::TypedTool {
-            name: connect_tool::NAME,
-            description: ::core::option::Option::Some(
-                "A tool whose name is taken by Client::connect.",
-            ),
-            input_schema: connect_tool::INPUT_SCHEMA,
-            output_schema: connect_tool::OUTPUT_SCHEMA,
-            openai_function: connect_tool::OPENAI_FUNCTION,
-            openai_function_strict: connect_tool::OPENAI_FUNCTION_STRICT,
-            openai_strict_unavailable: connect_tool::OPENAI_STRICT_UNAVAILABLE,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_no_args,
-            ),
-            normalize_output: ::core::option::Option::None,
-        },
-        ::mcp_runtime::toolbox::TypedTool {
-            name: prompts_tool::NAME,
-            description: ::core::option::Option::Some(
-                "A tool whose name is taken by Client::prompts.",
-            ),
-            input_schema: prompts_tool::INPUT_SCHEMA,
-            output_schema: prompts_tool::OUTPUT_SCHEMA,
-            openai_function: prompts_tool::OPENAI_FUNCTION,
-            openai_function_strict: prompts_tool::OPENAI_FUNCTION_STRICT,
-            openai_strict_unavailable: prompts_tool::OPENAI_STRICT_UNAVAILABLE,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<prompts_tool::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        },
+        connect_tool::TOOL,
+        prompts_tool::TOOL,
     ];
     /// Typed client for the `prompts` server (2 tools), bound to a runtime session.
     #[derive(Clone, Debug)]
@@ -101,7 +73,11 @@ pub mod prompts {
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
             self.session
-                .call_checked(connect_tool::NAME, &::mcp_runtime::NoArgs {}, options)
+                .call_checked(
+                    connect_tool::TOOL.name,
+                    &::mcp_runtime::NoArgs {},
+                    options,
+                )
                 .await
         }
         /// A tool whose name is taken by Client::prompts.
@@ -117,52 +93,60 @@ pub mod prompts {
             args: prompts_tool::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_checked(prompts_tool::NAME, &args, options).await
+            self.session.call_checked(prompts_tool::TOOL.name, &args, options).await
         }
     }
-    /// Types and constants of the tool `connect`.
+    /// Types and definition of the tool `connect`.
     pub mod connect_tool {
-        /// The tool's name on the server.
-        pub const NAME: &str = "connect";
-        /// The tool's `inputSchema`, as the server sent it.
-        pub const INPUT_SCHEMA: &str = "{\"type\":\"object\"}";
-        /// The tool's `outputSchema`, as the server sent it.
-        pub const OUTPUT_SCHEMA: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// The tool's OpenAI function name (`mcp_<alias>_<tool>`, sanitized, ≤ 64 chars).
-        pub const OPENAI_NAME: &str = "mcp_prompts_connect";
-        /// OpenAI function-call definition (non-strict).
-        pub const OPENAI_FUNCTION: &str = "{\"function\":{\"description\":\"A tool whose name is taken by Client::connect.\",\"name\":\"mcp_prompts_connect\",\"parameters\":{\"properties\":{},\"type\":\"object\"}},\"type\":\"function\"}";
-        /// OpenAI function-call definition with `strict: true`, when the schema allows it.
-        pub const OPENAI_FUNCTION_STRICT: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "{\"function\":{\"description\":\"A tool whose name is taken by Client::connect.\",\"name\":\"mcp_prompts_connect\",\"parameters\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-        );
-        /// Why there is no strict definition.
-        pub const OPENAI_STRICT_UNAVAILABLE: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// Why the arguments are untyped JSON, if they are.
-        pub const UNTYPED_ARGS_REASON: ::core::option::Option<&str> = ::core::option::Option::None;
+        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
+        /// fixed at compile time, with round trips through the generated types (the
+        /// server's `TYPED_TOOLS` lists it).
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
+            name: "connect",
+            description: ::core::option::Option::Some(
+                "A tool whose name is taken by Client::connect.",
+            ),
+            input_schema: "{\"type\":\"object\"}",
+            output_schema: ::core::option::Option::None,
+            openai_name: "mcp_prompts_connect",
+            openai_function: "{\"function\":{\"description\":\"A tool whose name is taken by Client::connect.\",\"name\":\"mcp_prompts_connect\",\"parameters\":{\"properties\":{},\"type\":\"object\"}},\"type\":\"function\"}",
+            openai_function_strict: ::core::option::Option::Some(
+                "{\"function\":{\"description\":\"A tool whose name is taken by Client::connect.\",\"name\":\"mcp_prompts_connect\",\"parameters\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
+            ),
+            openai_strict_unavailable: ::core::option::Option::None,
+            untyped_args_reason: ::core::option::Option::None,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_no_args,
+            ),
+            normalize_output: ::core::option::Option::None,
+        };
         /// This tool takes no arguments; the call sends `{}`.
         pub type Args = ::mcp_runtime::NoArgs;
     }
-    /// Types and constants of the tool `prompts`.
+    /// Types and definition of the tool `prompts`.
     pub mod prompts_tool {
-        /// The tool's name on the server.
-        pub const NAME: &str = "prompts";
-        /// The tool's `inputSchema`, as the server sent it.
-        pub const INPUT_SCHEMA: &str = "{\"properties\":{\"q\":{\"type\":\"string\"}},\"type\":\"object\"}";
-        /// The tool's `outputSchema`, as the server sent it.
-        pub const OUTPUT_SCHEMA: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// The tool's OpenAI function name (`mcp_<alias>_<tool>`, sanitized, ≤ 64 chars).
-        pub const OPENAI_NAME: &str = "mcp_prompts_prompts";
-        /// OpenAI function-call definition (non-strict).
-        pub const OPENAI_FUNCTION: &str = "{\"function\":{\"description\":\"A tool whose name is taken by Client::prompts.\",\"name\":\"mcp_prompts_prompts\",\"parameters\":{\"properties\":{\"q\":{\"type\":\"string\"}},\"type\":\"object\"}},\"type\":\"function\"}";
-        /// OpenAI function-call definition with `strict: true`, when the schema allows it.
-        pub const OPENAI_FUNCTION_STRICT: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "{\"function\":{\"description\":\"A tool whose name is taken by Client::prompts.\",\"name\":\"mcp_prompts_prompts\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"q\":{\"type\":[\"string\",\"null\"]}},\"required\":[\"q\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-        );
-        /// Why there is no strict definition.
-        pub const OPENAI_STRICT_UNAVAILABLE: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// Why the arguments are untyped JSON, if they are.
-        pub const UNTYPED_ARGS_REASON: ::core::option::Option<&str> = ::core::option::Option::None;
+        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
+        /// fixed at compile time, with round trips through the generated types (the
+        /// server's `TYPED_TOOLS` lists it).
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
+            name: "prompts",
+            description: ::core::option::Option::Some(
+                "A tool whose name is taken by Client::prompts.",
+            ),
+            input_schema: "{\"properties\":{\"q\":{\"type\":\"string\"}},\"type\":\"object\"}",
+            output_schema: ::core::option::Option::None,
+            openai_name: "mcp_prompts_prompts",
+            openai_function: "{\"function\":{\"description\":\"A tool whose name is taken by Client::prompts.\",\"name\":\"mcp_prompts_prompts\",\"parameters\":{\"properties\":{\"q\":{\"type\":\"string\"}},\"type\":\"object\"}},\"type\":\"function\"}",
+            openai_function_strict: ::core::option::Option::Some(
+                "{\"function\":{\"description\":\"A tool whose name is taken by Client::prompts.\",\"name\":\"mcp_prompts_prompts\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"q\":{\"type\":[\"string\",\"null\"]}},\"required\":[\"q\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
+            ),
+            openai_strict_unavailable: ::core::option::Option::None,
+            untyped_args_reason: ::core::option::Option::None,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
+        };
         ///A tool whose name is taken by Client::prompts.
         #[derive(
             ::mcp_runtime::__private::serde::Deserialize,

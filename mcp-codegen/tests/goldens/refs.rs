@@ -31,79 +31,11 @@ pub mod refs {
     /// argument validation through the generated types
     /// (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
     pub const TYPED_TOOLS: &[::mcp_runtime::toolbox::TypedTool] = &[
-        ::mcp_runtime::toolbox::TypedTool {
-            name: first::NAME,
-            description: ::core::option::Option::Some("$defs.Item here ..."),
-            input_schema: first::INPUT_SCHEMA,
-            output_schema: first::OUTPUT_SCHEMA,
-            openai_function: first::OPENAI_FUNCTION,
-            openai_function_strict: first::OPENAI_FUNCTION_STRICT,
-            openai_strict_unavailable: first::OPENAI_STRICT_UNAVAILABLE,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<first::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        },
-        ::mcp_runtime::toolbox::TypedTool {
-            name: second::NAME,
-            description: ::core::option::Option::Some(
-                "... and a different $defs.Item here (own module).",
-            ),
-            input_schema: second::INPUT_SCHEMA,
-            output_schema: second::OUTPUT_SCHEMA,
-            openai_function: second::OPENAI_FUNCTION,
-            openai_function_strict: second::OPENAI_FUNCTION_STRICT,
-            openai_strict_unavailable: second::OPENAI_STRICT_UNAVAILABLE,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<second::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        },
-        ::mcp_runtime::toolbox::TypedTool {
-            name: zod_pointers::NAME,
-            description: ::core::option::Option::Some(
-                "zod-to-json-schema pointer refs.",
-            ),
-            input_schema: zod_pointers::INPUT_SCHEMA,
-            output_schema: zod_pointers::OUTPUT_SCHEMA,
-            openai_function: zod_pointers::OPENAI_FUNCTION,
-            openai_function_strict: zod_pointers::OPENAI_FUNCTION_STRICT,
-            openai_strict_unavailable: zod_pointers::OPENAI_STRICT_UNAVAILABLE,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<zod_pointers::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        },
-        ::mcp_runtime::toolbox::TypedTool {
-            name: tree::NAME,
-            description: ::core::option::Option::Some(
-                "Recursion through $ref \"#\" and an $anchor.",
-            ),
-            input_schema: tree::INPUT_SCHEMA,
-            output_schema: tree::OUTPUT_SCHEMA,
-            openai_function: tree::OPENAI_FUNCTION,
-            openai_function_strict: tree::OPENAI_FUNCTION_STRICT,
-            openai_strict_unavailable: tree::OPENAI_STRICT_UNAVAILABLE,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<tree::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        },
-        ::mcp_runtime::toolbox::TypedTool {
-            name: pydantic_allof::NAME,
-            description: ::core::option::Option::Some(
-                "allOf with one $ref and a description.",
-            ),
-            input_schema: pydantic_allof::INPUT_SCHEMA,
-            output_schema: pydantic_allof::OUTPUT_SCHEMA,
-            openai_function: pydantic_allof::OPENAI_FUNCTION,
-            openai_function_strict: pydantic_allof::OPENAI_FUNCTION_STRICT,
-            openai_strict_unavailable: pydantic_allof::OPENAI_STRICT_UNAVAILABLE,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<pydantic_allof::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        },
+        first::TOOL,
+        second::TOOL,
+        zod_pointers::TOOL,
+        tree::TOOL,
+        pydantic_allof::TOOL,
     ];
     /// Typed client for the `refs` server (5 tools), bound to a runtime session.
     #[derive(Clone, Debug)]
@@ -151,7 +83,7 @@ pub mod refs {
             args: first::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_checked(first::NAME, &args, options).await
+            self.session.call_checked(first::TOOL.name, &args, options).await
         }
         /// ... and a different $defs.Item here (own module).
         pub async fn second(
@@ -166,7 +98,7 @@ pub mod refs {
             args: second::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_checked(second::NAME, &args, options).await
+            self.session.call_checked(second::TOOL.name, &args, options).await
         }
         /// zod-to-json-schema pointer refs.
         pub async fn zod_pointers(
@@ -181,7 +113,7 @@ pub mod refs {
             args: zod_pointers::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_checked(zod_pointers::NAME, &args, options).await
+            self.session.call_checked(zod_pointers::TOOL.name, &args, options).await
         }
         /// Recursion through $ref "#" and an $anchor.
         pub async fn tree(
@@ -196,7 +128,7 @@ pub mod refs {
             args: tree::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_checked(tree::NAME, &args, options).await
+            self.session.call_checked(tree::TOOL.name, &args, options).await
         }
         /// allOf with one $ref and a description.
         pub async fn pydantic_allof(
@@ -211,29 +143,31 @@ pub mod refs {
             args: pydantic_allof::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_checked(pydantic_allof::NAME, &args, options).await
+            self.session.call_checked(pydantic_allof::TOOL.name, &args, options).await
         }
     }
-    /// Types and constants of the tool `first`.
+    /// Types and definition of the tool `first`.
     pub mod first {
-        /// The tool's name on the server.
-        pub const NAME: &str = "first";
-        /// The tool's `inputSchema`, as the server sent it.
-        pub const INPUT_SCHEMA: &str = "{\"$defs\":{\"Item\":{\"properties\":{\"name\":{\"type\":\"string\"}},\"required\":[\"name\"],\"type\":\"object\"},\"Unused\":{\"type\":\"string\"}},\"properties\":{\"item\":{\"$ref\":\"#/$defs/Item\"},\"items\":{\"items\":{\"$ref\":\"#/$defs/Item\"},\"type\":\"array\"}},\"required\":[\"item\"],\"title\":\"Root Title Ignored\",\"type\":\"object\"}";
-        /// The tool's `outputSchema`, as the server sent it.
-        pub const OUTPUT_SCHEMA: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// The tool's OpenAI function name (`mcp_<alias>_<tool>`, sanitized, ≤ 64 chars).
-        pub const OPENAI_NAME: &str = "mcp_refs_first";
-        /// OpenAI function-call definition (non-strict).
-        pub const OPENAI_FUNCTION: &str = "{\"function\":{\"description\":\"$defs.Item here ...\",\"name\":\"mcp_refs_first\",\"parameters\":{\"$defs\":{\"Item\":{\"properties\":{\"name\":{\"type\":\"string\"}},\"required\":[\"name\"],\"type\":\"object\"},\"Unused\":{\"type\":\"string\"}},\"properties\":{\"item\":{\"$ref\":\"#/$defs/Item\"},\"items\":{\"items\":{\"$ref\":\"#/$defs/Item\"},\"type\":\"array\"}},\"required\":[\"item\"],\"title\":\"Root Title Ignored\",\"type\":\"object\"}},\"type\":\"function\"}";
-        /// OpenAI function-call definition with `strict: true`, when the schema allows it.
-        pub const OPENAI_FUNCTION_STRICT: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "{\"function\":{\"description\":\"$defs.Item here ...\",\"name\":\"mcp_refs_first\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"item\":{\"additionalProperties\":false,\"properties\":{\"name\":{\"type\":\"string\"}},\"required\":[\"name\"],\"type\":\"object\"},\"items\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"name\":{\"type\":\"string\"}},\"required\":[\"name\"],\"type\":\"object\"},\"type\":[\"array\",\"null\"]}},\"required\":[\"item\",\"items\"],\"title\":\"Root Title Ignored\",\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-        );
-        /// Why there is no strict definition.
-        pub const OPENAI_STRICT_UNAVAILABLE: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// Why the arguments are untyped JSON, if they are.
-        pub const UNTYPED_ARGS_REASON: ::core::option::Option<&str> = ::core::option::Option::None;
+        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
+        /// fixed at compile time, with round trips through the generated types (the
+        /// server's `TYPED_TOOLS` lists it).
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
+            name: "first",
+            description: ::core::option::Option::Some("$defs.Item here ..."),
+            input_schema: "{\"$defs\":{\"Item\":{\"properties\":{\"name\":{\"type\":\"string\"}},\"required\":[\"name\"],\"type\":\"object\"},\"Unused\":{\"type\":\"string\"}},\"properties\":{\"item\":{\"$ref\":\"#/$defs/Item\"},\"items\":{\"items\":{\"$ref\":\"#/$defs/Item\"},\"type\":\"array\"}},\"required\":[\"item\"],\"title\":\"Root Title Ignored\",\"type\":\"object\"}",
+            output_schema: ::core::option::Option::None,
+            openai_name: "mcp_refs_first",
+            openai_function: "{\"function\":{\"description\":\"$defs.Item here ...\",\"name\":\"mcp_refs_first\",\"parameters\":{\"$defs\":{\"Item\":{\"properties\":{\"name\":{\"type\":\"string\"}},\"required\":[\"name\"],\"type\":\"object\"},\"Unused\":{\"type\":\"string\"}},\"properties\":{\"item\":{\"$ref\":\"#/$defs/Item\"},\"items\":{\"items\":{\"$ref\":\"#/$defs/Item\"},\"type\":\"array\"}},\"required\":[\"item\"],\"title\":\"Root Title Ignored\",\"type\":\"object\"}},\"type\":\"function\"}",
+            openai_function_strict: ::core::option::Option::Some(
+                "{\"function\":{\"description\":\"$defs.Item here ...\",\"name\":\"mcp_refs_first\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"item\":{\"additionalProperties\":false,\"properties\":{\"name\":{\"type\":\"string\"}},\"required\":[\"name\"],\"type\":\"object\"},\"items\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"name\":{\"type\":\"string\"}},\"required\":[\"name\"],\"type\":\"object\"},\"type\":[\"array\",\"null\"]}},\"required\":[\"item\",\"items\"],\"title\":\"Root Title Ignored\",\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
+            ),
+            openai_strict_unavailable: ::core::option::Option::None,
+            untyped_args_reason: ::core::option::Option::None,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
+        };
         ///$defs.Item here ...
         #[derive(
             ::mcp_runtime::__private::serde::Deserialize,
@@ -302,26 +236,30 @@ pub mod refs {
             }
         }
     }
-    /// Types and constants of the tool `second`.
+    /// Types and definition of the tool `second`.
     pub mod second {
-        /// The tool's name on the server.
-        pub const NAME: &str = "second";
-        /// The tool's `inputSchema`, as the server sent it.
-        pub const INPUT_SCHEMA: &str = "{\"definitions\":{\"Item\":{\"properties\":{\"count\":{\"type\":\"integer\"}},\"type\":\"object\"}},\"properties\":{\"item\":{\"$ref\":\"#/definitions/Item\"}},\"type\":\"object\"}";
-        /// The tool's `outputSchema`, as the server sent it.
-        pub const OUTPUT_SCHEMA: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// The tool's OpenAI function name (`mcp_<alias>_<tool>`, sanitized, ≤ 64 chars).
-        pub const OPENAI_NAME: &str = "mcp_refs_second";
-        /// OpenAI function-call definition (non-strict).
-        pub const OPENAI_FUNCTION: &str = "{\"function\":{\"description\":\"... and a different $defs.Item here (own module).\",\"name\":\"mcp_refs_second\",\"parameters\":{\"definitions\":{\"Item\":{\"properties\":{\"count\":{\"type\":\"integer\"}},\"type\":\"object\"}},\"properties\":{\"item\":{\"$ref\":\"#/definitions/Item\"}},\"type\":\"object\"}},\"type\":\"function\"}";
-        /// OpenAI function-call definition with `strict: true`, when the schema allows it.
-        pub const OPENAI_FUNCTION_STRICT: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "{\"function\":{\"description\":\"... and a different $defs.Item here (own module).\",\"name\":\"mcp_refs_second\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"item\":{\"additionalProperties\":false,\"properties\":{\"count\":{\"type\":[\"integer\",\"null\"]}},\"required\":[\"count\"],\"type\":[\"object\",\"null\"]}},\"required\":[\"item\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-        );
-        /// Why there is no strict definition.
-        pub const OPENAI_STRICT_UNAVAILABLE: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// Why the arguments are untyped JSON, if they are.
-        pub const UNTYPED_ARGS_REASON: ::core::option::Option<&str> = ::core::option::Option::None;
+        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
+        /// fixed at compile time, with round trips through the generated types (the
+        /// server's `TYPED_TOOLS` lists it).
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
+            name: "second",
+            description: ::core::option::Option::Some(
+                "... and a different $defs.Item here (own module).",
+            ),
+            input_schema: "{\"definitions\":{\"Item\":{\"properties\":{\"count\":{\"type\":\"integer\"}},\"type\":\"object\"}},\"properties\":{\"item\":{\"$ref\":\"#/definitions/Item\"}},\"type\":\"object\"}",
+            output_schema: ::core::option::Option::None,
+            openai_name: "mcp_refs_second",
+            openai_function: "{\"function\":{\"description\":\"... and a different $defs.Item here (own module).\",\"name\":\"mcp_refs_second\",\"parameters\":{\"definitions\":{\"Item\":{\"properties\":{\"count\":{\"type\":\"integer\"}},\"type\":\"object\"}},\"properties\":{\"item\":{\"$ref\":\"#/definitions/Item\"}},\"type\":\"object\"}},\"type\":\"function\"}",
+            openai_function_strict: ::core::option::Option::Some(
+                "{\"function\":{\"description\":\"... and a different $defs.Item here (own module).\",\"name\":\"mcp_refs_second\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"item\":{\"additionalProperties\":false,\"properties\":{\"count\":{\"type\":[\"integer\",\"null\"]}},\"required\":[\"count\"],\"type\":[\"object\",\"null\"]}},\"required\":[\"item\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
+            ),
+            openai_strict_unavailable: ::core::option::Option::None,
+            untyped_args_reason: ::core::option::Option::None,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
+        };
         ///... and a different $defs.Item here (own module).
         #[derive(
             ::mcp_runtime::__private::serde::Deserialize,
@@ -383,26 +321,30 @@ pub mod refs {
             }
         }
     }
-    /// Types and constants of the tool `zod_pointers`.
+    /// Types and definition of the tool `zod_pointers`.
     pub mod zod_pointers {
-        /// The tool's name on the server.
-        pub const NAME: &str = "zod_pointers";
-        /// The tool's `inputSchema`, as the server sent it.
-        pub const INPUT_SCHEMA: &str = "{\"properties\":{\"from\":{\"properties\":{\"lat\":{\"type\":\"number\"},\"lon\":{\"type\":\"number\"}},\"required\":[\"lat\",\"lon\"],\"type\":\"object\"},\"to\":{\"$ref\":\"#/properties/from\"},\"via\":{\"items\":{\"$ref\":\"#/properties/from\"},\"type\":\"array\"}},\"required\":[\"from\"],\"type\":\"object\"}";
-        /// The tool's `outputSchema`, as the server sent it.
-        pub const OUTPUT_SCHEMA: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// The tool's OpenAI function name (`mcp_<alias>_<tool>`, sanitized, ≤ 64 chars).
-        pub const OPENAI_NAME: &str = "mcp_refs_zod_pointers";
-        /// OpenAI function-call definition (non-strict).
-        pub const OPENAI_FUNCTION: &str = "{\"function\":{\"description\":\"zod-to-json-schema pointer refs.\",\"name\":\"mcp_refs_zod_pointers\",\"parameters\":{\"properties\":{\"from\":{\"properties\":{\"lat\":{\"type\":\"number\"},\"lon\":{\"type\":\"number\"}},\"required\":[\"lat\",\"lon\"],\"type\":\"object\"},\"to\":{\"$ref\":\"#/properties/from\"},\"via\":{\"items\":{\"$ref\":\"#/properties/from\"},\"type\":\"array\"}},\"required\":[\"from\"],\"type\":\"object\"}},\"type\":\"function\"}";
-        /// OpenAI function-call definition with `strict: true`, when the schema allows it.
-        pub const OPENAI_FUNCTION_STRICT: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "{\"function\":{\"description\":\"zod-to-json-schema pointer refs.\",\"name\":\"mcp_refs_zod_pointers\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"from\":{\"additionalProperties\":false,\"properties\":{\"lat\":{\"type\":\"number\"},\"lon\":{\"type\":\"number\"}},\"required\":[\"lat\",\"lon\"],\"type\":\"object\"},\"to\":{\"additionalProperties\":false,\"properties\":{\"lat\":{\"type\":\"number\"},\"lon\":{\"type\":\"number\"}},\"required\":[\"lat\",\"lon\"],\"type\":[\"object\",\"null\"]},\"via\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"lat\":{\"type\":\"number\"},\"lon\":{\"type\":\"number\"}},\"required\":[\"lat\",\"lon\"],\"type\":\"object\"},\"type\":[\"array\",\"null\"]}},\"required\":[\"from\",\"to\",\"via\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-        );
-        /// Why there is no strict definition.
-        pub const OPENAI_STRICT_UNAVAILABLE: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// Why the arguments are untyped JSON, if they are.
-        pub const UNTYPED_ARGS_REASON: ::core::option::Option<&str> = ::core::option::Option::None;
+        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
+        /// fixed at compile time, with round trips through the generated types (the
+        /// server's `TYPED_TOOLS` lists it).
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
+            name: "zod_pointers",
+            description: ::core::option::Option::Some(
+                "zod-to-json-schema pointer refs.",
+            ),
+            input_schema: "{\"properties\":{\"from\":{\"properties\":{\"lat\":{\"type\":\"number\"},\"lon\":{\"type\":\"number\"}},\"required\":[\"lat\",\"lon\"],\"type\":\"object\"},\"to\":{\"$ref\":\"#/properties/from\"},\"via\":{\"items\":{\"$ref\":\"#/properties/from\"},\"type\":\"array\"}},\"required\":[\"from\"],\"type\":\"object\"}",
+            output_schema: ::core::option::Option::None,
+            openai_name: "mcp_refs_zod_pointers",
+            openai_function: "{\"function\":{\"description\":\"zod-to-json-schema pointer refs.\",\"name\":\"mcp_refs_zod_pointers\",\"parameters\":{\"properties\":{\"from\":{\"properties\":{\"lat\":{\"type\":\"number\"},\"lon\":{\"type\":\"number\"}},\"required\":[\"lat\",\"lon\"],\"type\":\"object\"},\"to\":{\"$ref\":\"#/properties/from\"},\"via\":{\"items\":{\"$ref\":\"#/properties/from\"},\"type\":\"array\"}},\"required\":[\"from\"],\"type\":\"object\"}},\"type\":\"function\"}",
+            openai_function_strict: ::core::option::Option::Some(
+                "{\"function\":{\"description\":\"zod-to-json-schema pointer refs.\",\"name\":\"mcp_refs_zod_pointers\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"from\":{\"additionalProperties\":false,\"properties\":{\"lat\":{\"type\":\"number\"},\"lon\":{\"type\":\"number\"}},\"required\":[\"lat\",\"lon\"],\"type\":\"object\"},\"to\":{\"additionalProperties\":false,\"properties\":{\"lat\":{\"type\":\"number\"},\"lon\":{\"type\":\"number\"}},\"required\":[\"lat\",\"lon\"],\"type\":[\"object\",\"null\"]},\"via\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"lat\":{\"type\":\"number\"},\"lon\":{\"type\":\"number\"}},\"required\":[\"lat\",\"lon\"],\"type\":\"object\"},\"type\":[\"array\",\"null\"]}},\"required\":[\"from\",\"to\",\"via\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
+            ),
+            openai_strict_unavailable: ::core::option::Option::None,
+            untyped_args_reason: ::core::option::Option::None,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
+        };
         ///zod-to-json-schema pointer refs.
         #[derive(
             ::mcp_runtime::__private::serde::Deserialize,
@@ -475,26 +417,30 @@ pub mod refs {
             }
         }
     }
-    /// Types and constants of the tool `tree`.
+    /// Types and definition of the tool `tree`.
     pub mod tree {
-        /// The tool's name on the server.
-        pub const NAME: &str = "tree";
-        /// The tool's `inputSchema`, as the server sent it.
-        pub const INPUT_SCHEMA: &str = "{\"$defs\":{\"M\":{\"$anchor\":\"meta\",\"properties\":{\"note\":{\"type\":\"string\"}},\"type\":\"object\"}},\"properties\":{\"children\":{\"items\":{\"$ref\":\"#\"},\"type\":\"array\"},\"label\":{\"type\":\"string\"},\"meta\":{\"$ref\":\"#meta\"}},\"required\":[\"label\"],\"type\":\"object\"}";
-        /// The tool's `outputSchema`, as the server sent it.
-        pub const OUTPUT_SCHEMA: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// The tool's OpenAI function name (`mcp_<alias>_<tool>`, sanitized, ≤ 64 chars).
-        pub const OPENAI_NAME: &str = "mcp_refs_tree";
-        /// OpenAI function-call definition (non-strict).
-        pub const OPENAI_FUNCTION: &str = "{\"function\":{\"description\":\"Recursion through $ref \\\"#\\\" and an $anchor.\",\"name\":\"mcp_refs_tree\",\"parameters\":{\"$defs\":{\"M\":{\"$anchor\":\"meta\",\"properties\":{\"note\":{\"type\":\"string\"}},\"type\":\"object\"}},\"properties\":{\"children\":{\"items\":{\"$ref\":\"#\"},\"type\":\"array\"},\"label\":{\"type\":\"string\"},\"meta\":{\"$ref\":\"#meta\"}},\"required\":[\"label\"],\"type\":\"object\"}},\"type\":\"function\"}";
-        /// OpenAI function-call definition with `strict: true`, when the schema allows it.
-        pub const OPENAI_FUNCTION_STRICT: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// Why there is no strict definition.
-        pub const OPENAI_STRICT_UNAVAILABLE: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "recursive $ref \"#\" at /properties/children/items/properties/children/items cannot be inlined",
-        );
-        /// Why the arguments are untyped JSON, if they are.
-        pub const UNTYPED_ARGS_REASON: ::core::option::Option<&str> = ::core::option::Option::None;
+        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
+        /// fixed at compile time, with round trips through the generated types (the
+        /// server's `TYPED_TOOLS` lists it).
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
+            name: "tree",
+            description: ::core::option::Option::Some(
+                "Recursion through $ref \"#\" and an $anchor.",
+            ),
+            input_schema: "{\"$defs\":{\"M\":{\"$anchor\":\"meta\",\"properties\":{\"note\":{\"type\":\"string\"}},\"type\":\"object\"}},\"properties\":{\"children\":{\"items\":{\"$ref\":\"#\"},\"type\":\"array\"},\"label\":{\"type\":\"string\"},\"meta\":{\"$ref\":\"#meta\"}},\"required\":[\"label\"],\"type\":\"object\"}",
+            output_schema: ::core::option::Option::None,
+            openai_name: "mcp_refs_tree",
+            openai_function: "{\"function\":{\"description\":\"Recursion through $ref \\\"#\\\" and an $anchor.\",\"name\":\"mcp_refs_tree\",\"parameters\":{\"$defs\":{\"M\":{\"$anchor\":\"meta\",\"properties\":{\"note\":{\"type\":\"string\"}},\"type\":\"object\"}},\"properties\":{\"children\":{\"items\":{\"$ref\":\"#\"},\"type\":\"array\"},\"label\":{\"type\":\"string\"},\"meta\":{\"$ref\":\"#meta\"}},\"required\":[\"label\"],\"type\":\"object\"}},\"type\":\"function\"}",
+            openai_function_strict: ::core::option::Option::None,
+            openai_strict_unavailable: ::core::option::Option::Some(
+                "recursive $ref \"#\" at /properties/children/items/properties/children/items cannot be inlined",
+            ),
+            untyped_args_reason: ::core::option::Option::None,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
+        };
         ///Recursion through $ref "#" and an $anchor.
         #[derive(
             ::mcp_runtime::__private::serde::Deserialize,
@@ -568,26 +514,30 @@ pub mod refs {
             }
         }
     }
-    /// Types and constants of the tool `pydantic_allof`.
+    /// Types and definition of the tool `pydantic_allof`.
     pub mod pydantic_allof {
-        /// The tool's name on the server.
-        pub const NAME: &str = "pydantic_allof";
-        /// The tool's `inputSchema`, as the server sent it.
-        pub const INPUT_SCHEMA: &str = "{\"$defs\":{\"Mode\":{\"enum\":[\"fast\",\"slow\"],\"title\":\"Mode\",\"type\":\"string\"}},\"properties\":{\"mode\":{\"allOf\":[{\"$ref\":\"#/$defs/Mode\"}],\"description\":\"The mode.\"}},\"type\":\"object\"}";
-        /// The tool's `outputSchema`, as the server sent it.
-        pub const OUTPUT_SCHEMA: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// The tool's OpenAI function name (`mcp_<alias>_<tool>`, sanitized, ≤ 64 chars).
-        pub const OPENAI_NAME: &str = "mcp_refs_pydantic_allof";
-        /// OpenAI function-call definition (non-strict).
-        pub const OPENAI_FUNCTION: &str = "{\"function\":{\"description\":\"allOf with one $ref and a description.\",\"name\":\"mcp_refs_pydantic_allof\",\"parameters\":{\"$defs\":{\"Mode\":{\"enum\":[\"fast\",\"slow\"],\"title\":\"Mode\",\"type\":\"string\"}},\"properties\":{\"mode\":{\"allOf\":[{\"$ref\":\"#/$defs/Mode\"}],\"description\":\"The mode.\"}},\"type\":\"object\"}},\"type\":\"function\"}";
-        /// OpenAI function-call definition with `strict: true`, when the schema allows it.
-        pub const OPENAI_FUNCTION_STRICT: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// Why there is no strict definition.
-        pub const OPENAI_STRICT_UNAVAILABLE: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "keyword `allOf` at /properties/mode is not supported in strict mode",
-        );
-        /// Why the arguments are untyped JSON, if they are.
-        pub const UNTYPED_ARGS_REASON: ::core::option::Option<&str> = ::core::option::Option::None;
+        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
+        /// fixed at compile time, with round trips through the generated types (the
+        /// server's `TYPED_TOOLS` lists it).
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
+            name: "pydantic_allof",
+            description: ::core::option::Option::Some(
+                "allOf with one $ref and a description.",
+            ),
+            input_schema: "{\"$defs\":{\"Mode\":{\"enum\":[\"fast\",\"slow\"],\"title\":\"Mode\",\"type\":\"string\"}},\"properties\":{\"mode\":{\"allOf\":[{\"$ref\":\"#/$defs/Mode\"}],\"description\":\"The mode.\"}},\"type\":\"object\"}",
+            output_schema: ::core::option::Option::None,
+            openai_name: "mcp_refs_pydantic_allof",
+            openai_function: "{\"function\":{\"description\":\"allOf with one $ref and a description.\",\"name\":\"mcp_refs_pydantic_allof\",\"parameters\":{\"$defs\":{\"Mode\":{\"enum\":[\"fast\",\"slow\"],\"title\":\"Mode\",\"type\":\"string\"}},\"properties\":{\"mode\":{\"allOf\":[{\"$ref\":\"#/$defs/Mode\"}],\"description\":\"The mode.\"}},\"type\":\"object\"}},\"type\":\"function\"}",
+            openai_function_strict: ::core::option::Option::None,
+            openai_strict_unavailable: ::core::option::Option::Some(
+                "keyword `allOf` at /properties/mode is not supported in strict mode",
+            ),
+            untyped_args_reason: ::core::option::Option::None,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
+        };
         ///allOf with one $ref and a description.
         #[derive(
             ::mcp_runtime::__private::serde::Deserialize,

@@ -33,111 +33,13 @@ pub mod unions {
     /// argument validation through the generated types
     /// (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
     pub const TYPED_TOOLS: &[::mcp_runtime::toolbox::TypedTool] = &[
-        ::mcp_runtime::toolbox::TypedTool {
-            name: sort_direction::NAME,
-            description: ::core::option::Option::Some(
-                "A sort direction as database servers declare it: numbers, words or a meta object.",
-            ),
-            input_schema: sort_direction::INPUT_SCHEMA,
-            output_schema: sort_direction::OUTPUT_SCHEMA,
-            openai_function: sort_direction::OPENAI_FUNCTION,
-            openai_function_strict: sort_direction::OPENAI_FUNCTION_STRICT,
-            openai_strict_unavailable: sort_direction::OPENAI_STRICT_UNAVAILABLE,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<sort_direction::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        },
-        ::mcp_runtime::toolbox::TypedTool {
-            name: scalars::NAME,
-            description: ::core::option::Option::Some(
-                "Unions of scalars, arrays and a mixed-type enum.",
-            ),
-            input_schema: scalars::INPUT_SCHEMA,
-            output_schema: scalars::OUTPUT_SCHEMA,
-            openai_function: scalars::OPENAI_FUNCTION,
-            openai_function_strict: scalars::OPENAI_FUNCTION_STRICT,
-            openai_strict_unavailable: scalars::OPENAI_STRICT_UNAVAILABLE,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<scalars::Args>,
-            ),
-            normalize_output: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<scalars::Output>,
-            ),
-        },
-        ::mcp_runtime::toolbox::TypedTool {
-            name: nullable_union::NAME,
-            description: ::core::option::Option::Some(
-                "A union of two types that also accepts null.",
-            ),
-            input_schema: nullable_union::INPUT_SCHEMA,
-            output_schema: nullable_union::OUTPUT_SCHEMA,
-            openai_function: nullable_union::OPENAI_FUNCTION,
-            openai_function_strict: nullable_union::OPENAI_FUNCTION_STRICT,
-            openai_strict_unavailable: nullable_union::OPENAI_STRICT_UNAVAILABLE,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<nullable_union::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        },
-        ::mcp_runtime::toolbox::TypedTool {
-            name: scalar_or_objects::NAME,
-            description: ::core::option::Option::Some(
-                "A string or any combination of two objects.",
-            ),
-            input_schema: scalar_or_objects::INPUT_SCHEMA,
-            output_schema: scalar_or_objects::OUTPUT_SCHEMA,
-            openai_function: scalar_or_objects::OPENAI_FUNCTION,
-            openai_function_strict: scalar_or_objects::OPENAI_FUNCTION_STRICT,
-            openai_strict_unavailable: scalar_or_objects::OPENAI_STRICT_UNAVAILABLE,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<scalar_or_objects::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        },
-        ::mcp_runtime::toolbox::TypedTool {
-            name: const_discriminator::NAME,
-            description: ::core::option::Option::Some(
-                "Content blocks told apart by a constant `type`.",
-            ),
-            input_schema: const_discriminator::INPUT_SCHEMA,
-            output_schema: const_discriminator::OUTPUT_SCHEMA,
-            openai_function: const_discriminator::OPENAI_FUNCTION,
-            openai_function_strict: const_discriminator::OPENAI_FUNCTION_STRICT,
-            openai_strict_unavailable: const_discriminator::OPENAI_STRICT_UNAVAILABLE,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<const_discriminator::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        },
-        ::mcp_runtime::toolbox::TypedTool {
-            name: unique_property::NAME,
-            description: ::core::option::Option::Some(
-                "A project item named by one of three keys.",
-            ),
-            input_schema: unique_property::INPUT_SCHEMA,
-            output_schema: unique_property::OUTPUT_SCHEMA,
-            openai_function: unique_property::OPENAI_FUNCTION,
-            openai_function_strict: unique_property::OPENAI_FUNCTION_STRICT,
-            openai_strict_unavailable: unique_property::OPENAI_STRICT_UNAVAILABLE,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<unique_property::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        },
-        ::mcp_runtime::toolbox::TypedTool {
-            name: titled::NAME,
-            description: ::core::option::Option::Some("Branches named by their titles."),
-            input_schema: titled::INPUT_SCHEMA,
-            output_schema: titled::OUTPUT_SCHEMA,
-            openai_function: titled::OPENAI_FUNCTION,
-            openai_function_strict: titled::OPENAI_FUNCTION_STRICT,
-            openai_strict_unavailable: titled::OPENAI_STRICT_UNAVAILABLE,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<titled::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        },
+        sort_direction::TOOL,
+        scalars::TOOL,
+        nullable_union::TOOL,
+        scalar_or_objects::TOOL,
+        const_discriminator::TOOL,
+        unique_property::TOOL,
+        titled::TOOL,
     ];
     /// Typed client for the `unions` server (7 tools), bound to a runtime session.
     #[derive(Clone, Debug)]
@@ -185,7 +87,7 @@ pub mod unions {
             args: sort_direction::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_checked(sort_direction::NAME, &args, options).await
+            self.session.call_checked(sort_direction::TOOL.name, &args, options).await
         }
         /// Unions of scalars, arrays and a mixed-type enum.
         pub async fn scalars(
@@ -201,7 +103,10 @@ pub mod unions {
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<scalars::Output> {
             self.session
-                .call_structured::<_, scalars::Output>(scalars::NAME, &args, options)
+                .call_structured::<
+                    _,
+                    scalars::Output,
+                >(scalars::TOOL.name, &args, options)
                 .await
         }
         /// A union of two types that also accepts null.
@@ -217,7 +122,7 @@ pub mod unions {
             args: nullable_union::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_checked(nullable_union::NAME, &args, options).await
+            self.session.call_checked(nullable_union::TOOL.name, &args, options).await
         }
         /// A string or any combination of two objects.
         pub async fn scalar_or_objects(
@@ -233,7 +138,7 @@ pub mod unions {
             args: scalar_or_objects::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_checked(scalar_or_objects::NAME, &args, options).await
+            self.session.call_checked(scalar_or_objects::TOOL.name, &args, options).await
         }
         /// Content blocks told apart by a constant `type`.
         pub async fn const_discriminator(
@@ -249,7 +154,9 @@ pub mod unions {
             args: const_discriminator::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_checked(const_discriminator::NAME, &args, options).await
+            self.session
+                .call_checked(const_discriminator::TOOL.name, &args, options)
+                .await
         }
         /// A project item named by one of three keys.
         pub async fn unique_property(
@@ -264,7 +171,7 @@ pub mod unions {
             args: unique_property::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_checked(unique_property::NAME, &args, options).await
+            self.session.call_checked(unique_property::TOOL.name, &args, options).await
         }
         /// Branches named by their titles.
         pub async fn titled(
@@ -279,29 +186,33 @@ pub mod unions {
             args: titled::Args,
             options: ::mcp_runtime::CallOptions,
         ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session.call_checked(titled::NAME, &args, options).await
+            self.session.call_checked(titled::TOOL.name, &args, options).await
         }
     }
-    /// Types and constants of the tool `sort_direction`.
+    /// Types and definition of the tool `sort_direction`.
     pub mod sort_direction {
-        /// The tool's name on the server.
-        pub const NAME: &str = "sort_direction";
-        /// The tool's `inputSchema`, as the server sent it.
-        pub const INPUT_SCHEMA: &str = "{\"properties\":{\"direction\":{\"anyOf\":[{\"const\":1},{\"const\":-1},{\"const\":\"asc\"},{\"const\":\"desc\"},{\"const\":\"ascending\"},{\"const\":\"descending\"},{\"properties\":{\"$meta\":{\"type\":\"string\"}},\"required\":[\"$meta\"],\"type\":\"object\"}]},\"field\":{\"type\":\"string\"}},\"required\":[\"field\",\"direction\"],\"type\":\"object\"}";
-        /// The tool's `outputSchema`, as the server sent it.
-        pub const OUTPUT_SCHEMA: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// The tool's OpenAI function name (`mcp_<alias>_<tool>`, sanitized, ≤ 64 chars).
-        pub const OPENAI_NAME: &str = "mcp_unions_sort_direction";
-        /// OpenAI function-call definition (non-strict).
-        pub const OPENAI_FUNCTION: &str = "{\"function\":{\"description\":\"A sort direction as database servers declare it: numbers, words or a meta object.\",\"name\":\"mcp_unions_sort_direction\",\"parameters\":{\"properties\":{\"direction\":{\"anyOf\":[{\"const\":1},{\"const\":-1},{\"const\":\"asc\"},{\"const\":\"desc\"},{\"const\":\"ascending\"},{\"const\":\"descending\"},{\"properties\":{\"$meta\":{\"type\":\"string\"}},\"required\":[\"$meta\"],\"type\":\"object\"}]},\"field\":{\"type\":\"string\"}},\"required\":[\"field\",\"direction\"],\"type\":\"object\"}},\"type\":\"function\"}";
-        /// OpenAI function-call definition with `strict: true`, when the schema allows it.
-        pub const OPENAI_FUNCTION_STRICT: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "{\"function\":{\"description\":\"A sort direction as database servers declare it: numbers, words or a meta object.\",\"name\":\"mcp_unions_sort_direction\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"direction\":{\"anyOf\":[{\"const\":1},{\"const\":-1},{\"const\":\"asc\"},{\"const\":\"desc\"},{\"const\":\"ascending\"},{\"const\":\"descending\"},{\"additionalProperties\":false,\"properties\":{\"$meta\":{\"type\":\"string\"}},\"required\":[\"$meta\"],\"type\":\"object\"}]},\"field\":{\"type\":\"string\"}},\"required\":[\"direction\",\"field\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-        );
-        /// Why there is no strict definition.
-        pub const OPENAI_STRICT_UNAVAILABLE: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// Why the arguments are untyped JSON, if they are.
-        pub const UNTYPED_ARGS_REASON: ::core::option::Option<&str> = ::core::option::Option::None;
+        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
+        /// fixed at compile time, with round trips through the generated types (the
+        /// server's `TYPED_TOOLS` lists it).
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
+            name: "sort_direction",
+            description: ::core::option::Option::Some(
+                "A sort direction as database servers declare it: numbers, words or a meta object.",
+            ),
+            input_schema: "{\"properties\":{\"direction\":{\"anyOf\":[{\"const\":1},{\"const\":-1},{\"const\":\"asc\"},{\"const\":\"desc\"},{\"const\":\"ascending\"},{\"const\":\"descending\"},{\"properties\":{\"$meta\":{\"type\":\"string\"}},\"required\":[\"$meta\"],\"type\":\"object\"}]},\"field\":{\"type\":\"string\"}},\"required\":[\"field\",\"direction\"],\"type\":\"object\"}",
+            output_schema: ::core::option::Option::None,
+            openai_name: "mcp_unions_sort_direction",
+            openai_function: "{\"function\":{\"description\":\"A sort direction as database servers declare it: numbers, words or a meta object.\",\"name\":\"mcp_unions_sort_direction\",\"parameters\":{\"properties\":{\"direction\":{\"anyOf\":[{\"const\":1},{\"const\":-1},{\"const\":\"asc\"},{\"const\":\"desc\"},{\"const\":\"ascending\"},{\"const\":\"descending\"},{\"properties\":{\"$meta\":{\"type\":\"string\"}},\"required\":[\"$meta\"],\"type\":\"object\"}]},\"field\":{\"type\":\"string\"}},\"required\":[\"field\",\"direction\"],\"type\":\"object\"}},\"type\":\"function\"}",
+            openai_function_strict: ::core::option::Option::Some(
+                "{\"function\":{\"description\":\"A sort direction as database servers declare it: numbers, words or a meta object.\",\"name\":\"mcp_unions_sort_direction\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"direction\":{\"anyOf\":[{\"const\":1},{\"const\":-1},{\"const\":\"asc\"},{\"const\":\"desc\"},{\"const\":\"ascending\"},{\"const\":\"descending\"},{\"additionalProperties\":false,\"properties\":{\"$meta\":{\"type\":\"string\"}},\"required\":[\"$meta\"],\"type\":\"object\"}]},\"field\":{\"type\":\"string\"}},\"required\":[\"direction\",\"field\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
+            ),
+            openai_strict_unavailable: ::core::option::Option::None,
+            untyped_args_reason: ::core::option::Option::None,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
+        };
         ///A sort direction as database servers declare it: numbers, words or a meta object.
         #[derive(
             ::mcp_runtime::__private::serde::Deserialize,
@@ -491,28 +402,34 @@ pub mod unions {
             }
         }
     }
-    /// Types and constants of the tool `scalars`.
+    /// Types and definition of the tool `scalars`.
     pub mod scalars {
-        /// The tool's name on the server.
-        pub const NAME: &str = "scalars";
-        /// The tool's `inputSchema`, as the server sent it.
-        pub const INPUT_SCHEMA: &str = "{\"properties\":{\"flag\":{\"enum\":[true,\"auto\",0]},\"id\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"integer\"}]},\"ids\":{\"anyOf\":[{\"type\":\"string\"},{\"items\":{\"type\":\"string\"},\"type\":\"array\"}]},\"limit\":{\"anyOf\":[{\"minimum\":1,\"type\":\"integer\"},{\"enum\":[\"all\"],\"type\":\"string\"}]}},\"type\":\"object\"}";
-        /// The tool's `outputSchema`, as the server sent it.
-        pub const OUTPUT_SCHEMA: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "{\"properties\":{\"value\":{\"anyOf\":[{\"type\":\"number\"},{\"type\":\"string\"},{\"type\":\"boolean\"}]}},\"required\":[\"value\"],\"type\":\"object\"}",
-        );
-        /// The tool's OpenAI function name (`mcp_<alias>_<tool>`, sanitized, ≤ 64 chars).
-        pub const OPENAI_NAME: &str = "mcp_unions_scalars";
-        /// OpenAI function-call definition (non-strict).
-        pub const OPENAI_FUNCTION: &str = "{\"function\":{\"description\":\"Unions of scalars, arrays and a mixed-type enum.\",\"name\":\"mcp_unions_scalars\",\"parameters\":{\"properties\":{\"flag\":{\"enum\":[true,\"auto\",0]},\"id\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"integer\"}]},\"ids\":{\"anyOf\":[{\"type\":\"string\"},{\"items\":{\"type\":\"string\"},\"type\":\"array\"}]},\"limit\":{\"anyOf\":[{\"minimum\":1,\"type\":\"integer\"},{\"enum\":[\"all\"],\"type\":\"string\"}]}},\"type\":\"object\"}},\"type\":\"function\"}";
-        /// OpenAI function-call definition with `strict: true`, when the schema allows it.
-        pub const OPENAI_FUNCTION_STRICT: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "{\"function\":{\"description\":\"Unions of scalars, arrays and a mixed-type enum.\",\"name\":\"mcp_unions_scalars\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"flag\":{\"anyOf\":[{\"enum\":[true,\"auto\",0]},{\"type\":\"null\"}]},\"id\":{\"anyOf\":[{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"integer\"}]},{\"type\":\"null\"}]},\"ids\":{\"anyOf\":[{\"anyOf\":[{\"type\":\"string\"},{\"items\":{\"type\":\"string\"},\"type\":\"array\"}]},{\"type\":\"null\"}]},\"limit\":{\"anyOf\":[{\"anyOf\":[{\"type\":\"integer\"},{\"enum\":[\"all\"],\"type\":\"string\"}]},{\"type\":\"null\"}]}},\"required\":[\"flag\",\"id\",\"ids\",\"limit\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-        );
-        /// Why there is no strict definition.
-        pub const OPENAI_STRICT_UNAVAILABLE: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// Why the arguments are untyped JSON, if they are.
-        pub const UNTYPED_ARGS_REASON: ::core::option::Option<&str> = ::core::option::Option::None;
+        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
+        /// fixed at compile time, with round trips through the generated types (the
+        /// server's `TYPED_TOOLS` lists it).
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
+            name: "scalars",
+            description: ::core::option::Option::Some(
+                "Unions of scalars, arrays and a mixed-type enum.",
+            ),
+            input_schema: "{\"properties\":{\"flag\":{\"enum\":[true,\"auto\",0]},\"id\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"integer\"}]},\"ids\":{\"anyOf\":[{\"type\":\"string\"},{\"items\":{\"type\":\"string\"},\"type\":\"array\"}]},\"limit\":{\"anyOf\":[{\"minimum\":1,\"type\":\"integer\"},{\"enum\":[\"all\"],\"type\":\"string\"}]}},\"type\":\"object\"}",
+            output_schema: ::core::option::Option::Some(
+                "{\"properties\":{\"value\":{\"anyOf\":[{\"type\":\"number\"},{\"type\":\"string\"},{\"type\":\"boolean\"}]}},\"required\":[\"value\"],\"type\":\"object\"}",
+            ),
+            openai_name: "mcp_unions_scalars",
+            openai_function: "{\"function\":{\"description\":\"Unions of scalars, arrays and a mixed-type enum.\",\"name\":\"mcp_unions_scalars\",\"parameters\":{\"properties\":{\"flag\":{\"enum\":[true,\"auto\",0]},\"id\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"integer\"}]},\"ids\":{\"anyOf\":[{\"type\":\"string\"},{\"items\":{\"type\":\"string\"},\"type\":\"array\"}]},\"limit\":{\"anyOf\":[{\"minimum\":1,\"type\":\"integer\"},{\"enum\":[\"all\"],\"type\":\"string\"}]}},\"type\":\"object\"}},\"type\":\"function\"}",
+            openai_function_strict: ::core::option::Option::Some(
+                "{\"function\":{\"description\":\"Unions of scalars, arrays and a mixed-type enum.\",\"name\":\"mcp_unions_scalars\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"flag\":{\"anyOf\":[{\"enum\":[true,\"auto\",0]},{\"type\":\"null\"}]},\"id\":{\"anyOf\":[{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"integer\"}]},{\"type\":\"null\"}]},\"ids\":{\"anyOf\":[{\"anyOf\":[{\"type\":\"string\"},{\"items\":{\"type\":\"string\"},\"type\":\"array\"}]},{\"type\":\"null\"}]},\"limit\":{\"anyOf\":[{\"anyOf\":[{\"type\":\"integer\"},{\"enum\":[\"all\"],\"type\":\"string\"}]},{\"type\":\"null\"}]}},\"required\":[\"flag\",\"id\",\"ids\",\"limit\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
+            ),
+            openai_strict_unavailable: ::core::option::Option::None,
+            untyped_args_reason: ::core::option::Option::None,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
+            ),
+            normalize_output: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<self::Output>,
+            ),
+        };
         ///Unions of scalars, arrays and a mixed-type enum.
         #[derive(
             ::mcp_runtime::__private::serde::Deserialize,
@@ -931,26 +848,30 @@ pub mod unions {
         }
         pub use self::output::Output;
     }
-    /// Types and constants of the tool `nullable_union`.
+    /// Types and definition of the tool `nullable_union`.
     pub mod nullable_union {
-        /// The tool's name on the server.
-        pub const NAME: &str = "nullable_union";
-        /// The tool's `inputSchema`, as the server sent it.
-        pub const INPUT_SCHEMA: &str = "{\"properties\":{\"cursor\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"integer\"},{\"type\":\"null\"}]},\"page\":{\"oneOf\":[{\"type\":\"null\"},{\"const\":\"first\"},{\"const\":\"last\"},{\"minimum\":1,\"type\":\"integer\"}]}},\"required\":[\"cursor\"],\"type\":\"object\"}";
-        /// The tool's `outputSchema`, as the server sent it.
-        pub const OUTPUT_SCHEMA: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// The tool's OpenAI function name (`mcp_<alias>_<tool>`, sanitized, ≤ 64 chars).
-        pub const OPENAI_NAME: &str = "mcp_unions_nullable_union";
-        /// OpenAI function-call definition (non-strict).
-        pub const OPENAI_FUNCTION: &str = "{\"function\":{\"description\":\"A union of two types that also accepts null.\",\"name\":\"mcp_unions_nullable_union\",\"parameters\":{\"properties\":{\"cursor\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"integer\"},{\"type\":\"null\"}]},\"page\":{\"oneOf\":[{\"type\":\"null\"},{\"const\":\"first\"},{\"const\":\"last\"},{\"minimum\":1,\"type\":\"integer\"}]}},\"required\":[\"cursor\"],\"type\":\"object\"}},\"type\":\"function\"}";
-        /// OpenAI function-call definition with `strict: true`, when the schema allows it.
-        pub const OPENAI_FUNCTION_STRICT: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "{\"function\":{\"description\":\"A union of two types that also accepts null.\",\"name\":\"mcp_unions_nullable_union\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"cursor\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"integer\"},{\"type\":\"null\"}]},\"page\":{\"anyOf\":[{\"anyOf\":[{\"type\":\"null\"},{\"const\":\"first\"},{\"const\":\"last\"},{\"type\":\"integer\"}]},{\"type\":\"null\"}]}},\"required\":[\"cursor\",\"page\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-        );
-        /// Why there is no strict definition.
-        pub const OPENAI_STRICT_UNAVAILABLE: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// Why the arguments are untyped JSON, if they are.
-        pub const UNTYPED_ARGS_REASON: ::core::option::Option<&str> = ::core::option::Option::None;
+        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
+        /// fixed at compile time, with round trips through the generated types (the
+        /// server's `TYPED_TOOLS` lists it).
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
+            name: "nullable_union",
+            description: ::core::option::Option::Some(
+                "A union of two types that also accepts null.",
+            ),
+            input_schema: "{\"properties\":{\"cursor\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"integer\"},{\"type\":\"null\"}]},\"page\":{\"oneOf\":[{\"type\":\"null\"},{\"const\":\"first\"},{\"const\":\"last\"},{\"minimum\":1,\"type\":\"integer\"}]}},\"required\":[\"cursor\"],\"type\":\"object\"}",
+            output_schema: ::core::option::Option::None,
+            openai_name: "mcp_unions_nullable_union",
+            openai_function: "{\"function\":{\"description\":\"A union of two types that also accepts null.\",\"name\":\"mcp_unions_nullable_union\",\"parameters\":{\"properties\":{\"cursor\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"integer\"},{\"type\":\"null\"}]},\"page\":{\"oneOf\":[{\"type\":\"null\"},{\"const\":\"first\"},{\"const\":\"last\"},{\"minimum\":1,\"type\":\"integer\"}]}},\"required\":[\"cursor\"],\"type\":\"object\"}},\"type\":\"function\"}",
+            openai_function_strict: ::core::option::Option::Some(
+                "{\"function\":{\"description\":\"A union of two types that also accepts null.\",\"name\":\"mcp_unions_nullable_union\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"cursor\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"integer\"},{\"type\":\"null\"}]},\"page\":{\"anyOf\":[{\"anyOf\":[{\"type\":\"null\"},{\"const\":\"first\"},{\"const\":\"last\"},{\"type\":\"integer\"}]},{\"type\":\"null\"}]}},\"required\":[\"cursor\",\"page\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
+            ),
+            openai_strict_unavailable: ::core::option::Option::None,
+            untyped_args_reason: ::core::option::Option::None,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
+        };
         ///A union of two types that also accepts null.
         #[derive(
             ::mcp_runtime::__private::serde::Deserialize,
@@ -1155,26 +1076,30 @@ pub mod unions {
             }
         }
     }
-    /// Types and constants of the tool `scalar_or_objects`.
+    /// Types and definition of the tool `scalar_or_objects`.
     pub mod scalar_or_objects {
-        /// The tool's name on the server.
-        pub const NAME: &str = "scalar_or_objects";
-        /// The tool's `inputSchema`, as the server sent it.
-        pub const INPUT_SCHEMA: &str = "{\"properties\":{\"target\":{\"anyOf\":[{\"type\":\"string\"},{\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},{\"properties\":{\"line\":{\"type\":\"integer\"}},\"required\":[\"line\"],\"type\":\"object\"}]}},\"required\":[\"target\"],\"type\":\"object\"}";
-        /// The tool's `outputSchema`, as the server sent it.
-        pub const OUTPUT_SCHEMA: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// The tool's OpenAI function name (`mcp_<alias>_<tool>`, sanitized, ≤ 64 chars).
-        pub const OPENAI_NAME: &str = "mcp_unions_scalar_or_objects";
-        /// OpenAI function-call definition (non-strict).
-        pub const OPENAI_FUNCTION: &str = "{\"function\":{\"description\":\"A string or any combination of two objects.\",\"name\":\"mcp_unions_scalar_or_objects\",\"parameters\":{\"properties\":{\"target\":{\"anyOf\":[{\"type\":\"string\"},{\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},{\"properties\":{\"line\":{\"type\":\"integer\"}},\"required\":[\"line\"],\"type\":\"object\"}]}},\"required\":[\"target\"],\"type\":\"object\"}},\"type\":\"function\"}";
-        /// OpenAI function-call definition with `strict: true`, when the schema allows it.
-        pub const OPENAI_FUNCTION_STRICT: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "{\"function\":{\"description\":\"A string or any combination of two objects.\",\"name\":\"mcp_unions_scalar_or_objects\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"target\":{\"anyOf\":[{\"type\":\"string\"},{\"additionalProperties\":false,\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"line\":{\"type\":\"integer\"}},\"required\":[\"line\"],\"type\":\"object\"}]}},\"required\":[\"target\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-        );
-        /// Why there is no strict definition.
-        pub const OPENAI_STRICT_UNAVAILABLE: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// Why the arguments are untyped JSON, if they are.
-        pub const UNTYPED_ARGS_REASON: ::core::option::Option<&str> = ::core::option::Option::None;
+        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
+        /// fixed at compile time, with round trips through the generated types (the
+        /// server's `TYPED_TOOLS` lists it).
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
+            name: "scalar_or_objects",
+            description: ::core::option::Option::Some(
+                "A string or any combination of two objects.",
+            ),
+            input_schema: "{\"properties\":{\"target\":{\"anyOf\":[{\"type\":\"string\"},{\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},{\"properties\":{\"line\":{\"type\":\"integer\"}},\"required\":[\"line\"],\"type\":\"object\"}]}},\"required\":[\"target\"],\"type\":\"object\"}",
+            output_schema: ::core::option::Option::None,
+            openai_name: "mcp_unions_scalar_or_objects",
+            openai_function: "{\"function\":{\"description\":\"A string or any combination of two objects.\",\"name\":\"mcp_unions_scalar_or_objects\",\"parameters\":{\"properties\":{\"target\":{\"anyOf\":[{\"type\":\"string\"},{\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},{\"properties\":{\"line\":{\"type\":\"integer\"}},\"required\":[\"line\"],\"type\":\"object\"}]}},\"required\":[\"target\"],\"type\":\"object\"}},\"type\":\"function\"}",
+            openai_function_strict: ::core::option::Option::Some(
+                "{\"function\":{\"description\":\"A string or any combination of two objects.\",\"name\":\"mcp_unions_scalar_or_objects\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"target\":{\"anyOf\":[{\"type\":\"string\"},{\"additionalProperties\":false,\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"line\":{\"type\":\"integer\"}},\"required\":[\"line\"],\"type\":\"object\"}]}},\"required\":[\"target\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
+            ),
+            openai_strict_unavailable: ::core::option::Option::None,
+            untyped_args_reason: ::core::option::Option::None,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
+        };
         ///A string or any combination of two objects.
         #[derive(
             ::mcp_runtime::__private::serde::Deserialize,
@@ -1245,26 +1170,30 @@ pub mod unions {
             }
         }
     }
-    /// Types and constants of the tool `const_discriminator`.
+    /// Types and definition of the tool `const_discriminator`.
     pub mod const_discriminator {
-        /// The tool's name on the server.
-        pub const NAME: &str = "const_discriminator";
-        /// The tool's `inputSchema`, as the server sent it.
-        pub const INPUT_SCHEMA: &str = "{\"properties\":{\"content\":{\"items\":{\"anyOf\":[{\"properties\":{\"data\":{\"type\":\"string\"},\"mimeType\":{\"type\":\"string\"},\"type\":{\"enum\":[\"image\",\"audio\"]}},\"required\":[\"type\",\"data\",\"mimeType\"],\"type\":\"object\"},{\"properties\":{\"type\":{\"const\":\"resource\"},\"uri\":{\"type\":\"string\"}},\"required\":[\"type\",\"uri\"],\"type\":\"object\"}]},\"type\":\"array\"}},\"required\":[\"content\"],\"type\":\"object\"}";
-        /// The tool's `outputSchema`, as the server sent it.
-        pub const OUTPUT_SCHEMA: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// The tool's OpenAI function name (`mcp_<alias>_<tool>`, sanitized, ≤ 64 chars).
-        pub const OPENAI_NAME: &str = "mcp_unions_const_discriminator";
-        /// OpenAI function-call definition (non-strict).
-        pub const OPENAI_FUNCTION: &str = "{\"function\":{\"description\":\"Content blocks told apart by a constant `type`.\",\"name\":\"mcp_unions_const_discriminator\",\"parameters\":{\"properties\":{\"content\":{\"items\":{\"anyOf\":[{\"properties\":{\"data\":{\"type\":\"string\"},\"mimeType\":{\"type\":\"string\"},\"type\":{\"enum\":[\"image\",\"audio\"]}},\"required\":[\"type\",\"data\",\"mimeType\"],\"type\":\"object\"},{\"properties\":{\"type\":{\"const\":\"resource\"},\"uri\":{\"type\":\"string\"}},\"required\":[\"type\",\"uri\"],\"type\":\"object\"}]},\"type\":\"array\"}},\"required\":[\"content\"],\"type\":\"object\"}},\"type\":\"function\"}";
-        /// OpenAI function-call definition with `strict: true`, when the schema allows it.
-        pub const OPENAI_FUNCTION_STRICT: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "{\"function\":{\"description\":\"Content blocks told apart by a constant `type`.\",\"name\":\"mcp_unions_const_discriminator\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"content\":{\"items\":{\"anyOf\":[{\"additionalProperties\":false,\"properties\":{\"data\":{\"type\":\"string\"},\"mimeType\":{\"type\":\"string\"},\"type\":{\"enum\":[\"image\",\"audio\"]}},\"required\":[\"data\",\"mimeType\",\"type\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"type\":{\"const\":\"resource\"},\"uri\":{\"type\":\"string\"}},\"required\":[\"type\",\"uri\"],\"type\":\"object\"}]},\"type\":\"array\"}},\"required\":[\"content\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-        );
-        /// Why there is no strict definition.
-        pub const OPENAI_STRICT_UNAVAILABLE: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// Why the arguments are untyped JSON, if they are.
-        pub const UNTYPED_ARGS_REASON: ::core::option::Option<&str> = ::core::option::Option::None;
+        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
+        /// fixed at compile time, with round trips through the generated types (the
+        /// server's `TYPED_TOOLS` lists it).
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
+            name: "const_discriminator",
+            description: ::core::option::Option::Some(
+                "Content blocks told apart by a constant `type`.",
+            ),
+            input_schema: "{\"properties\":{\"content\":{\"items\":{\"anyOf\":[{\"properties\":{\"data\":{\"type\":\"string\"},\"mimeType\":{\"type\":\"string\"},\"type\":{\"enum\":[\"image\",\"audio\"]}},\"required\":[\"type\",\"data\",\"mimeType\"],\"type\":\"object\"},{\"properties\":{\"type\":{\"const\":\"resource\"},\"uri\":{\"type\":\"string\"}},\"required\":[\"type\",\"uri\"],\"type\":\"object\"}]},\"type\":\"array\"}},\"required\":[\"content\"],\"type\":\"object\"}",
+            output_schema: ::core::option::Option::None,
+            openai_name: "mcp_unions_const_discriminator",
+            openai_function: "{\"function\":{\"description\":\"Content blocks told apart by a constant `type`.\",\"name\":\"mcp_unions_const_discriminator\",\"parameters\":{\"properties\":{\"content\":{\"items\":{\"anyOf\":[{\"properties\":{\"data\":{\"type\":\"string\"},\"mimeType\":{\"type\":\"string\"},\"type\":{\"enum\":[\"image\",\"audio\"]}},\"required\":[\"type\",\"data\",\"mimeType\"],\"type\":\"object\"},{\"properties\":{\"type\":{\"const\":\"resource\"},\"uri\":{\"type\":\"string\"}},\"required\":[\"type\",\"uri\"],\"type\":\"object\"}]},\"type\":\"array\"}},\"required\":[\"content\"],\"type\":\"object\"}},\"type\":\"function\"}",
+            openai_function_strict: ::core::option::Option::Some(
+                "{\"function\":{\"description\":\"Content blocks told apart by a constant `type`.\",\"name\":\"mcp_unions_const_discriminator\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"content\":{\"items\":{\"anyOf\":[{\"additionalProperties\":false,\"properties\":{\"data\":{\"type\":\"string\"},\"mimeType\":{\"type\":\"string\"},\"type\":{\"enum\":[\"image\",\"audio\"]}},\"required\":[\"data\",\"mimeType\",\"type\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"type\":{\"const\":\"resource\"},\"uri\":{\"type\":\"string\"}},\"required\":[\"type\",\"uri\"],\"type\":\"object\"}]},\"type\":\"array\"}},\"required\":[\"content\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
+            ),
+            openai_strict_unavailable: ::core::option::Option::None,
+            untyped_args_reason: ::core::option::Option::None,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
+        };
         ///Content blocks told apart by a constant `type`.
         #[derive(
             ::mcp_runtime::__private::serde::Deserialize,
@@ -1450,26 +1379,30 @@ pub mod unions {
             }
         }
     }
-    /// Types and constants of the tool `unique_property`.
+    /// Types and definition of the tool `unique_property`.
     pub mod unique_property {
-        /// The tool's name on the server.
-        pub const NAME: &str = "unique_property";
-        /// The tool's `inputSchema`, as the server sent it.
-        pub const INPUT_SCHEMA: &str = "{\"properties\":{\"item\":{\"oneOf\":[{\"additionalProperties\":false,\"properties\":{\"node_id\":{\"type\":\"string\"},\"note\":{\"type\":\"string\"}},\"required\":[\"node_id\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"item_id\":{\"type\":\"integer\"},\"note\":{\"type\":\"string\"}},\"required\":[\"item_id\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"issue_number\":{\"type\":\"integer\"},\"owner\":{\"type\":\"string\"}},\"required\":[\"issue_number\",\"owner\"],\"type\":\"object\"}]}},\"required\":[\"item\"],\"type\":\"object\"}";
-        /// The tool's `outputSchema`, as the server sent it.
-        pub const OUTPUT_SCHEMA: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// The tool's OpenAI function name (`mcp_<alias>_<tool>`, sanitized, ≤ 64 chars).
-        pub const OPENAI_NAME: &str = "mcp_unions_unique_property";
-        /// OpenAI function-call definition (non-strict).
-        pub const OPENAI_FUNCTION: &str = "{\"function\":{\"description\":\"A project item named by one of three keys.\",\"name\":\"mcp_unions_unique_property\",\"parameters\":{\"properties\":{\"item\":{\"oneOf\":[{\"additionalProperties\":false,\"properties\":{\"node_id\":{\"type\":\"string\"},\"note\":{\"type\":\"string\"}},\"required\":[\"node_id\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"item_id\":{\"type\":\"integer\"},\"note\":{\"type\":\"string\"}},\"required\":[\"item_id\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"issue_number\":{\"type\":\"integer\"},\"owner\":{\"type\":\"string\"}},\"required\":[\"issue_number\",\"owner\"],\"type\":\"object\"}]}},\"required\":[\"item\"],\"type\":\"object\"}},\"type\":\"function\"}";
-        /// OpenAI function-call definition with `strict: true`, when the schema allows it.
-        pub const OPENAI_FUNCTION_STRICT: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "{\"function\":{\"description\":\"A project item named by one of three keys.\",\"name\":\"mcp_unions_unique_property\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"item\":{\"anyOf\":[{\"additionalProperties\":false,\"properties\":{\"node_id\":{\"type\":\"string\"},\"note\":{\"type\":[\"string\",\"null\"]}},\"required\":[\"node_id\",\"note\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"item_id\":{\"type\":\"integer\"},\"note\":{\"type\":[\"string\",\"null\"]}},\"required\":[\"item_id\",\"note\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"issue_number\":{\"type\":\"integer\"},\"owner\":{\"type\":\"string\"}},\"required\":[\"issue_number\",\"owner\"],\"type\":\"object\"}]}},\"required\":[\"item\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-        );
-        /// Why there is no strict definition.
-        pub const OPENAI_STRICT_UNAVAILABLE: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// Why the arguments are untyped JSON, if they are.
-        pub const UNTYPED_ARGS_REASON: ::core::option::Option<&str> = ::core::option::Option::None;
+        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
+        /// fixed at compile time, with round trips through the generated types (the
+        /// server's `TYPED_TOOLS` lists it).
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
+            name: "unique_property",
+            description: ::core::option::Option::Some(
+                "A project item named by one of three keys.",
+            ),
+            input_schema: "{\"properties\":{\"item\":{\"oneOf\":[{\"additionalProperties\":false,\"properties\":{\"node_id\":{\"type\":\"string\"},\"note\":{\"type\":\"string\"}},\"required\":[\"node_id\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"item_id\":{\"type\":\"integer\"},\"note\":{\"type\":\"string\"}},\"required\":[\"item_id\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"issue_number\":{\"type\":\"integer\"},\"owner\":{\"type\":\"string\"}},\"required\":[\"issue_number\",\"owner\"],\"type\":\"object\"}]}},\"required\":[\"item\"],\"type\":\"object\"}",
+            output_schema: ::core::option::Option::None,
+            openai_name: "mcp_unions_unique_property",
+            openai_function: "{\"function\":{\"description\":\"A project item named by one of three keys.\",\"name\":\"mcp_unions_unique_property\",\"parameters\":{\"properties\":{\"item\":{\"oneOf\":[{\"additionalProperties\":false,\"properties\":{\"node_id\":{\"type\":\"string\"},\"note\":{\"type\":\"string\"}},\"required\":[\"node_id\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"item_id\":{\"type\":\"integer\"},\"note\":{\"type\":\"string\"}},\"required\":[\"item_id\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"issue_number\":{\"type\":\"integer\"},\"owner\":{\"type\":\"string\"}},\"required\":[\"issue_number\",\"owner\"],\"type\":\"object\"}]}},\"required\":[\"item\"],\"type\":\"object\"}},\"type\":\"function\"}",
+            openai_function_strict: ::core::option::Option::Some(
+                "{\"function\":{\"description\":\"A project item named by one of three keys.\",\"name\":\"mcp_unions_unique_property\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"item\":{\"anyOf\":[{\"additionalProperties\":false,\"properties\":{\"node_id\":{\"type\":\"string\"},\"note\":{\"type\":[\"string\",\"null\"]}},\"required\":[\"node_id\",\"note\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"item_id\":{\"type\":\"integer\"},\"note\":{\"type\":[\"string\",\"null\"]}},\"required\":[\"item_id\",\"note\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"issue_number\":{\"type\":\"integer\"},\"owner\":{\"type\":\"string\"}},\"required\":[\"issue_number\",\"owner\"],\"type\":\"object\"}]}},\"required\":[\"item\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
+            ),
+            openai_strict_unavailable: ::core::option::Option::None,
+            untyped_args_reason: ::core::option::Option::None,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
+        };
         ///A project item named by one of three keys.
         #[derive(
             ::mcp_runtime::__private::serde::Deserialize,
@@ -1544,26 +1477,28 @@ pub mod unions {
             }
         }
     }
-    /// Types and constants of the tool `titled`.
+    /// Types and definition of the tool `titled`.
     pub mod titled {
-        /// The tool's name on the server.
-        pub const NAME: &str = "titled";
-        /// The tool's `inputSchema`, as the server sent it.
-        pub const INPUT_SCHEMA: &str = "{\"properties\":{\"who\":{\"oneOf\":[{\"additionalProperties\":false,\"properties\":{\"host\":{\"type\":\"string\"},\"login\":{\"type\":\"string\"}},\"required\":[\"login\"],\"title\":\"By login\",\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"email\":{\"type\":\"string\"},\"verified\":{\"type\":\"boolean\"}},\"required\":[\"email\"],\"title\":\"By email\",\"type\":\"object\"}]}},\"required\":[\"who\"],\"type\":\"object\"}";
-        /// The tool's `outputSchema`, as the server sent it.
-        pub const OUTPUT_SCHEMA: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// The tool's OpenAI function name (`mcp_<alias>_<tool>`, sanitized, ≤ 64 chars).
-        pub const OPENAI_NAME: &str = "mcp_unions_titled";
-        /// OpenAI function-call definition (non-strict).
-        pub const OPENAI_FUNCTION: &str = "{\"function\":{\"description\":\"Branches named by their titles.\",\"name\":\"mcp_unions_titled\",\"parameters\":{\"properties\":{\"who\":{\"oneOf\":[{\"additionalProperties\":false,\"properties\":{\"host\":{\"type\":\"string\"},\"login\":{\"type\":\"string\"}},\"required\":[\"login\"],\"title\":\"By login\",\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"email\":{\"type\":\"string\"},\"verified\":{\"type\":\"boolean\"}},\"required\":[\"email\"],\"title\":\"By email\",\"type\":\"object\"}]}},\"required\":[\"who\"],\"type\":\"object\"}},\"type\":\"function\"}";
-        /// OpenAI function-call definition with `strict: true`, when the schema allows it.
-        pub const OPENAI_FUNCTION_STRICT: ::core::option::Option<&str> = ::core::option::Option::Some(
-            "{\"function\":{\"description\":\"Branches named by their titles.\",\"name\":\"mcp_unions_titled\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"who\":{\"anyOf\":[{\"additionalProperties\":false,\"properties\":{\"host\":{\"type\":[\"string\",\"null\"]},\"login\":{\"type\":\"string\"}},\"required\":[\"host\",\"login\"],\"title\":\"By login\",\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"email\":{\"type\":\"string\"},\"verified\":{\"type\":[\"boolean\",\"null\"]}},\"required\":[\"email\",\"verified\"],\"title\":\"By email\",\"type\":\"object\"}]}},\"required\":[\"who\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-        );
-        /// Why there is no strict definition.
-        pub const OPENAI_STRICT_UNAVAILABLE: ::core::option::Option<&str> = ::core::option::Option::None;
-        /// Why the arguments are untyped JSON, if they are.
-        pub const UNTYPED_ARGS_REASON: ::core::option::Option<&str> = ::core::option::Option::None;
+        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
+        /// fixed at compile time, with round trips through the generated types (the
+        /// server's `TYPED_TOOLS` lists it).
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
+            name: "titled",
+            description: ::core::option::Option::Some("Branches named by their titles."),
+            input_schema: "{\"properties\":{\"who\":{\"oneOf\":[{\"additionalProperties\":false,\"properties\":{\"host\":{\"type\":\"string\"},\"login\":{\"type\":\"string\"}},\"required\":[\"login\"],\"title\":\"By login\",\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"email\":{\"type\":\"string\"},\"verified\":{\"type\":\"boolean\"}},\"required\":[\"email\"],\"title\":\"By email\",\"type\":\"object\"}]}},\"required\":[\"who\"],\"type\":\"object\"}",
+            output_schema: ::core::option::Option::None,
+            openai_name: "mcp_unions_titled",
+            openai_function: "{\"function\":{\"description\":\"Branches named by their titles.\",\"name\":\"mcp_unions_titled\",\"parameters\":{\"properties\":{\"who\":{\"oneOf\":[{\"additionalProperties\":false,\"properties\":{\"host\":{\"type\":\"string\"},\"login\":{\"type\":\"string\"}},\"required\":[\"login\"],\"title\":\"By login\",\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"email\":{\"type\":\"string\"},\"verified\":{\"type\":\"boolean\"}},\"required\":[\"email\"],\"title\":\"By email\",\"type\":\"object\"}]}},\"required\":[\"who\"],\"type\":\"object\"}},\"type\":\"function\"}",
+            openai_function_strict: ::core::option::Option::Some(
+                "{\"function\":{\"description\":\"Branches named by their titles.\",\"name\":\"mcp_unions_titled\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"who\":{\"anyOf\":[{\"additionalProperties\":false,\"properties\":{\"host\":{\"type\":[\"string\",\"null\"]},\"login\":{\"type\":\"string\"}},\"required\":[\"host\",\"login\"],\"title\":\"By login\",\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"email\":{\"type\":\"string\"},\"verified\":{\"type\":[\"boolean\",\"null\"]}},\"required\":[\"email\",\"verified\"],\"title\":\"By email\",\"type\":\"object\"}]}},\"required\":[\"who\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
+            ),
+            openai_strict_unavailable: ::core::option::Option::None,
+            untyped_args_reason: ::core::option::Option::None,
+            normalize: ::core::option::Option::Some(
+                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
+            ),
+            normalize_output: ::core::option::Option::None,
+        };
         ///Branches named by their titles.
         #[derive(
             ::mcp_runtime::__private::serde::Deserialize,

@@ -25,22 +25,22 @@ fn main() {
         half: Some(2.5f64),
         small: Some(7),
     };
-    roundtrip::check(formats::NAME, formats::INPUT_SCHEMA, &f);
+    roundtrip::check(formats::TOOL.name, formats::TOOL.input_schema, &f);
     // `Args::new` takes the required arguments; the rest by struct update.
     let g = formats::Args {
         page: Some(2),
         ..formats::Args::new("2024-05-01T12:00:00Z")
     };
     assert_eq!(
-        roundtrip::check(formats::NAME, formats::INPUT_SCHEMA, &g),
+        roundtrip::check(formats::TOOL.name, formats::TOOL.input_schema, &g),
         json!({"when": "2024-05-01T12:00:00Z", "page": 2})
     );
     // What the types do not enforce (documented): the server's bounds.
-    roundtrip::rejects(formats::INPUT_SCHEMA, json!({"when": "x", "page": 0}));
+    roundtrip::rejects(formats::TOOL.input_schema, json!({"when": "x", "page": 0}));
 
     let d = defaults::Args::default();
     assert_eq!(
-        roundtrip::check(defaults::NAME, defaults::INPUT_SCHEMA, &d),
+        roundtrip::check(defaults::TOOL.name, defaults::TOOL.input_schema, &d),
         json!({})
     );
     let d = defaults::Args {
@@ -48,7 +48,7 @@ fn main() {
         path: None,
         state: Some(defaults::ArgsState::Closed),
     };
-    roundtrip::check(defaults::NAME, defaults::INPUT_SCHEMA, &d);
+    roundtrip::check(defaults::TOOL.name, defaults::TOOL.input_schema, &d);
 
     let x = dropped::Args {
         cond: Some(dropped::ArgsCond {
@@ -61,7 +61,7 @@ fn main() {
         }),
         ext: Some("plain string".into()),
     };
-    roundtrip::check(dropped::NAME, dropped::INPUT_SCHEMA, &x);
+    roundtrip::check(dropped::TOOL.name, dropped::TOOL.input_schema, &x);
 
     let mut headers = std::collections::BTreeMap::new();
     headers.insert("Accept".to_string(), "json".to_string());
@@ -78,20 +78,21 @@ fn main() {
         // `patternProperties` keys land in the flattened map; alone, a JSON map.
         labels: Some(free_form::ArgsLabels {
             name: Some("n".into()),
-            extra: [("x-team".to_string(), "core".to_string())].into_iter().collect(),
-        }),
-        env: Some(
-            [("HOME".to_string(), json!("/root"))]
+            extra: [("x-team".to_string(), "core".to_string())]
                 .into_iter()
                 .collect(),
-        ),
+        }),
+        env: Some([("HOME".to_string(), json!("/root"))].into_iter().collect()),
     };
     assert_eq!(
-        roundtrip::check(free_form::NAME, free_form::INPUT_SCHEMA, &ff)["nested"],
+        roundtrip::check(free_form::TOOL.name, free_form::TOOL.input_schema, &ff)["nested"],
         json!({"extra": "e", "k": 7})
     );
-    let back: free_form::Args =
-        serde_json::from_value(roundtrip::check(free_form::NAME, free_form::INPUT_SCHEMA, &ff))
-            .expect("decodes");
+    let back: free_form::Args = serde_json::from_value(roundtrip::check(
+        free_form::TOOL.name,
+        free_form::TOOL.input_schema,
+        &ff,
+    ))
+    .expect("decodes");
     assert_eq!(back, ff);
 }

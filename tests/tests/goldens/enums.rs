@@ -18,7 +18,11 @@ fn main() {
             encoding: None,
             level: None,
         };
-        let v = roundtrip::check(search_issues::NAME, search_issues::INPUT_SCHEMA, &a);
+        let v = roundtrip::check(
+            search_issues::TOOL.name,
+            search_issues::TOOL.input_schema,
+            &a,
+        );
         assert_eq!(v["sort"], text);
         assert_eq!(sort.to_string(), text);
         assert_eq!(text.parse::<search_issues::ArgsSort>().ok(), Some(sort));
@@ -30,7 +34,11 @@ fn main() {
         level: Some(search_issues::ArgsLevel::try_from(2i64).expect("valid level")),
     };
     assert_eq!(
-        roundtrip::check(search_issues::NAME, search_issues::INPUT_SCHEMA, &a),
+        roundtrip::check(
+            search_issues::TOOL.name,
+            search_issues::TOOL.input_schema,
+            &a
+        ),
         json!({"q": "x", "encoding": "UTF-8", "level": 2})
     );
     assert!(search_issues::ArgsLevel::try_from(9i64).is_err());
@@ -41,7 +49,7 @@ fn main() {
         flag: Some(shapes::ArgsFlag::Boolean(true)),
         value: Some(shapes::ArgsValue::Object { v: Some(1.0) }),
     };
-    let v = roundtrip::check(shapes::NAME, shapes::INPUT_SCHEMA, &s);
+    let v = roundtrip::check(shapes::TOOL.name, shapes::TOOL.input_schema, &s);
     assert_eq!(v["shape"], json!({"kind": "circle", "radius": 2.0}));
     assert_eq!(v["target"], json!({"item_id": 4}));
 
@@ -52,7 +60,7 @@ fn main() {
         yes: Some(true),
     };
     assert_eq!(
-        roundtrip::check(consts::NAME, consts::INPUT_SCHEMA, &c),
+        roundtrip::check(consts::TOOL.name, consts::TOOL.input_schema, &c),
         json!({"version": "2024-01", "kind": "issue", "answer": 42.0, "yes": true})
     );
 }

@@ -10,10 +10,14 @@ fn main() {
     // The untyped tool takes JSON; the rest of the server is typed.
     let args: remote_ref::Args = json!({"cfg": {"a": 1}});
     assert!(args.is_object());
-    assert!(remote_ref::UNTYPED_ARGS_REASON.is_some_and(|r| r.contains("never fetches")));
+    assert!(
+        remote_ref::TOOL
+            .untyped_args_reason
+            .is_some_and(|r| r.contains("never fetches"))
+    );
     roundtrip::check(
-        fine::NAME,
-        fine::INPUT_SCHEMA,
+        fine::TOOL.name,
+        fine::TOOL.input_schema,
         &fine::Args {
             a: Some("x".into()),
         },

@@ -16,7 +16,7 @@ fn main() {
         body: None,
     };
     assert_eq!(
-        roundtrip::check(create_issue::NAME, create_issue::INPUT_SCHEMA, &a),
+        roundtrip::check(create_issue::TOOL.name, create_issue::TOOL.input_schema, &a),
         json!({"owner": "o", "repo": "r", "title": "t"})
     );
     let s = search_issues::Args {
@@ -29,7 +29,11 @@ fn main() {
         per_page: Some(30.0),
         fields: None,
     };
-    let v = roundtrip::check(search_issues::NAME, search_issues::INPUT_SCHEMA, &s);
+    let v = roundtrip::check(
+        search_issues::TOOL.name,
+        search_issues::TOOL.input_schema,
+        &s,
+    );
     assert_eq!(v["sort"], "reactions-+1");
 }
 

@@ -21,7 +21,11 @@ fn main() {
         per_page: std::num::NonZeroU8::new(50),
         count: Some(3u32),
     };
-    let v = roundtrip::check(create_issue::NAME, create_issue::INPUT_SCHEMA, &args);
+    let v = roundtrip::check(
+        create_issue::TOOL.name,
+        create_issue::TOOL.input_schema,
+        &args,
+    );
     assert_eq!(
         v,
         json!({"type": "bug", "ref": "main", "static": true, "$meta": "m", "@timestamp": "t", "repo-name": "r", "perPage": 50, "count": 3})
@@ -30,33 +34,41 @@ fn main() {
         per_page: std::num::NonZeroU8::new(7),
         ..Default::default()
     };
-    let v = roundtrip::check(names::list_repos::NAME, names::list_repos::INPUT_SCHEMA, &args);
+    let v = roundtrip::check(
+        names::list_repos::TOOL.name,
+        names::list_repos::TOOL.input_schema,
+        &args,
+    );
     assert_eq!(v, json!({"perPage": 7}));
     // `Args::new` takes the required arguments, in the schema's order.
     let args = create_issue::Args {
         ref_: Some("dev".into()),
         ..create_issue::Args::new("bug", "r")
     };
-    let v = roundtrip::check(create_issue::NAME, create_issue::INPUT_SCHEMA, &args);
+    let v = roundtrip::check(
+        create_issue::TOOL.name,
+        create_issue::TOOL.input_schema,
+        &args,
+    );
     assert_eq!(v, json!({"type": "bug", "repo-name": "r", "ref": "dev"}));
 
     let args = collide::Args {
         foo_bar_camel: "a".into(),
         foo_bar: Some("b".into()),
     };
-    let v = roundtrip::check(collide::NAME, collide::INPUT_SCHEMA, &args);
+    let v = roundtrip::check(collide::TOOL.name, collide::TOOL.input_schema, &args);
     assert_eq!(v, json!({"fooBar": "a", "foo_bar": "b"}));
 
     let v = roundtrip::check(
-        r#type::NAME,
-        r#type::INPUT_SCHEMA,
+        r#type::TOOL.name,
+        r#type::TOOL.input_schema,
         &r#type::Args { text: "x".into() },
     );
     assert_eq!(v, json!({"text": "x"}));
 
     assert_eq!(names::TOOL_NAMES.len(), 8);
-    assert_eq!(names::list_repos::NAME, "repo.list");
-    let long = names::a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four::OPENAI_NAME;
+    assert_eq!(names::list_repos::TOOL.name, "repo.list");
+    let long = names::a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four::TOOL.openai_name;
     assert_eq!(long.len(), 64);
 }
 

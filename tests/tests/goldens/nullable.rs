@@ -18,7 +18,7 @@ fn main() {
         tags: None,
         type_array: Some(Some(1.5)),
     };
-    let v = roundtrip::check(update::NAME, update::INPUT_SCHEMA, &args);
+    let v = roundtrip::check(update::TOOL.name, update::TOOL.input_schema, &args);
     assert_eq!(
         v,
         json!({"id": 7, "must_send": null, "labels": [], "milestone": null, "pydantic": "p", "type_array": 1.5})
@@ -39,7 +39,7 @@ fn main() {
         tags: Some(tags),
         type_array: None,
     };
-    let v = roundtrip::check(update::NAME, update::INPUT_SCHEMA, &args);
+    let v = roundtrip::check(update::TOOL.name, update::TOOL.input_schema, &args);
     assert_eq!(v["milestone"], 3);
     assert!(v.get("labels").is_none(), "None leaves the argument out");
 }

@@ -8,8 +8,8 @@ use serde_json::json;
 
 fn main() {
     roundtrip::check(
-        get_weather::NAME,
-        get_weather::INPUT_SCHEMA,
+        get_weather::TOOL.name,
+        get_weather::TOOL.input_schema,
         &get_weather::Args {
             city: "Oslo".into(),
         },
@@ -27,7 +27,7 @@ fn main() {
     );
     let s: status::Output = serde_json::from_value(json!({"ok": true})).expect("status");
     assert!(s.ok);
-    assert!(outputs::remote_output::OUTPUT_SCHEMA.is_some());
+    assert!(outputs::remote_output::TOOL.output_schema.is_some());
 }
 
 #[allow(dead_code)]

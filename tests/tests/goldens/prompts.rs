@@ -42,8 +42,8 @@ fn main() {
     );
     assert_eq!(p::args_prompt::TITLE, Some("Arguments Prompt"));
     // Tools whose names are taken by `Client` methods were renamed.
-    assert_eq!(prompts::connect_tool::NAME, "connect");
-    assert_eq!(prompts::prompts_tool::NAME, "prompts");
+    assert_eq!(prompts::connect_tool::TOOL.name, "connect");
+    assert_eq!(prompts::prompts_tool::TOOL.name, "prompts");
 }
 
 #[allow(dead_code)]

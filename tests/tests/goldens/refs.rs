@@ -12,12 +12,12 @@ fn main() {
         item: first::Item { name: "n".into() },
         items: Some(vec![first::Item { name: "m".into() }]),
     };
-    roundtrip::check(first::NAME, first::INPUT_SCHEMA, &a);
+    roundtrip::check(first::TOOL.name, first::TOOL.input_schema, &a);
     let b = second::Args {
         item: Some(second::Item { count: Some(2) }),
     };
     assert_eq!(
-        roundtrip::check(second::NAME, second::INPUT_SCHEMA, &b),
+        roundtrip::check(second::TOOL.name, second::TOOL.input_schema, &b),
         json!({"item": {"count": 2}})
     );
 
@@ -27,7 +27,7 @@ fn main() {
         to: Some(p.clone()),
         via: Some(vec![p]),
     };
-    roundtrip::check(zod_pointers::NAME, zod_pointers::INPUT_SCHEMA, &z);
+    roundtrip::check(zod_pointers::TOOL.name, zod_pointers::TOOL.input_schema, &z);
 
     let t = tree::Args {
         label: "root".into(),
@@ -40,14 +40,18 @@ fn main() {
             note: Some("n".into()),
         }),
     };
-    let v = roundtrip::check(tree::NAME, tree::INPUT_SCHEMA, &t);
+    let v = roundtrip::check(tree::TOOL.name, tree::TOOL.input_schema, &t);
     assert_eq!(v["children"][0]["label"], "leaf");
 
     let m = pydantic_allof::Args {
         mode: Some(pydantic_allof::Mode::Slow),
     };
     assert_eq!(
-        roundtrip::check(pydantic_allof::NAME, pydantic_allof::INPUT_SCHEMA, &m),
+        roundtrip::check(
+            pydantic_allof::TOOL.name,
+            pydantic_allof::TOOL.input_schema,
+            &m
+        ),
         json!({"mode": "slow"})
     );
 }

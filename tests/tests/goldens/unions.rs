@@ -30,7 +30,10 @@ fn main() {
             ArgsDirection::Integer(ArgsDirectionInteger::try_from(-1).expect("-1 is allowed")),
             json!(-1),
         ),
-        (ArgsDirection::String(ArgsDirectionString::Desc), json!("desc")),
+        (
+            ArgsDirection::String(ArgsDirectionString::Desc),
+            json!("desc"),
+        ),
         (
             ArgsDirection::Object {
                 meta: "textScore".into(),
@@ -42,12 +45,19 @@ fn main() {
             field: "age".into(),
             direction,
         };
-        let v = roundtrip::check(sort_direction::NAME, sort_direction::INPUT_SCHEMA, &a);
+        let v = roundtrip::check(
+            sort_direction::TOOL.name,
+            sort_direction::TOOL.input_schema,
+            &a,
+        );
         assert_eq!(v["direction"], wire);
         assert_eq!(same::<sort_direction::Args>(v), a);
     }
     assert!(ArgsDirectionInteger::try_from(2).is_err());
-    assert!(serde_json::from_value::<sort_direction::Args>(json!({"field": "a", "direction": 2})).is_err());
+    assert!(
+        serde_json::from_value::<sort_direction::Args>(json!({"field": "a", "direction": 2}))
+            .is_err()
+    );
     assert!(
         serde_json::from_value::<sort_direction::Args>(json!({"field": "a", "direction": "up"}))
             .is_err()
@@ -61,13 +71,16 @@ fn main() {
         json!({}),
     ] {
         let a: scalars::Args = same(v);
-        roundtrip::check(scalars::NAME, scalars::INPUT_SCHEMA, &a);
+        roundtrip::check(scalars::TOOL.name, scalars::TOOL.input_schema, &a);
     }
     assert!(serde_json::from_value::<scalars::Args>(json!({"flag": 1})).is_err());
     // Integer bounds are left to the server (`minimum: 1` is `u64`, not `NonZeroU64`): the
     // type accepts 0, the schema does not.
     let loose: scalars::Args = same(json!({"limit": 0}));
-    roundtrip::rejects(scalars::INPUT_SCHEMA, serde_json::to_value(&loose).expect("encodes"));
+    roundtrip::rejects(
+        scalars::TOOL.input_schema,
+        serde_json::to_value(&loose).expect("encodes"),
+    );
     let a = scalars::Args {
         id: Some(scalars::ArgsId::Integer(3)),
         ids: Some(scalars::ArgsIds::Array(vec!["p".into()])),
@@ -75,7 +88,7 @@ fn main() {
         limit: Some(scalars::ArgsLimit::String(scalars::ArgsLimitString::All)),
     };
     assert_eq!(
-        roundtrip::check(scalars::NAME, scalars::INPUT_SCHEMA, &a),
+        roundtrip::check(scalars::TOOL.name, scalars::TOOL.input_schema, &a),
         json!({"id": 3, "ids": ["p"], "flag": "auto", "limit": "all"})
     );
     for value in [json!(1.5), json!("x"), json!(false)] {
@@ -90,7 +103,11 @@ fn main() {
         page: Some(None),
     };
     assert_eq!(
-        roundtrip::check(nullable_union::NAME, nullable_union::INPUT_SCHEMA, &a),
+        roundtrip::check(
+            nullable_union::TOOL.name,
+            nullable_union::TOOL.input_schema,
+            &a
+        ),
         json!({"cursor": null, "page": null})
     );
     for v in [
@@ -99,7 +116,11 @@ fn main() {
         json!({"cursor": null}),
     ] {
         let a: nullable_union::Args = same(v);
-        roundtrip::check(nullable_union::NAME, nullable_union::INPUT_SCHEMA, &a);
+        roundtrip::check(
+            nullable_union::TOOL.name,
+            nullable_union::TOOL.input_schema,
+            &a,
+        );
     }
     assert!(
         serde_json::from_value::<nullable_union::Args>(json!({"cursor": 1, "page": "middle"}))
@@ -115,13 +136,21 @@ fn main() {
         json!({"target": {"path": "a.rs", "line": 3}}),
     ] {
         let a: scalar_or_objects::Args = same(v);
-        roundtrip::check(scalar_or_objects::NAME, scalar_or_objects::INPUT_SCHEMA, &a);
+        roundtrip::check(
+            scalar_or_objects::TOOL.name,
+            scalar_or_objects::TOOL.input_schema,
+            &a,
+        );
     }
     let a = scalar_or_objects::Args {
         target: scalar_or_objects::ArgsTarget::String("README.md".into()),
     };
     assert_eq!(
-        roundtrip::check(scalar_or_objects::NAME, scalar_or_objects::INPUT_SCHEMA, &a),
+        roundtrip::check(
+            scalar_or_objects::TOOL.name,
+            scalar_or_objects::TOOL.input_schema,
+            &a
+        ),
         json!({"target": "README.md"})
     );
 
@@ -140,8 +169,15 @@ fn main() {
             },
         ],
     };
-    let v = roundtrip::check(const_discriminator::NAME, const_discriminator::INPUT_SCHEMA, &a);
-    assert_eq!(v["content"][1], json!({"type": "resource", "uri": "file:///a"}));
+    let v = roundtrip::check(
+        const_discriminator::TOOL.name,
+        const_discriminator::TOOL.input_schema,
+        &a,
+    );
+    assert_eq!(
+        v["content"][1],
+        json!({"type": "resource", "uri": "file:///a"})
+    );
     assert_eq!(same::<const_discriminator::Args>(v), a);
 
     for item in [
@@ -159,7 +195,11 @@ fn main() {
         },
     ] {
         let a = unique_property::Args { item };
-        let v = roundtrip::check(unique_property::NAME, unique_property::INPUT_SCHEMA, &a);
+        let v = roundtrip::check(
+            unique_property::TOOL.name,
+            unique_property::TOOL.input_schema,
+            &a,
+        );
         assert_eq!(same::<unique_property::Args>(v), a);
     }
 
@@ -174,7 +214,7 @@ fn main() {
         },
     ] {
         let a = titled::Args { who };
-        let v = roundtrip::check(titled::NAME, titled::INPUT_SCHEMA, &a);
+        let v = roundtrip::check(titled::TOOL.name, titled::TOOL.input_schema, &a);
         assert_eq!(same::<titled::Args>(v), a);
     }
 }

@@ -18,9 +18,9 @@ fn main() {
     let mut c = check::Checks::default();
     // sample_1: ".z0PmqT.t._0Uy.EIfz"
     c.args::<sample_1::z0_pmq_t_t_0uy_e_ifz::Args>(
-        sample_1::z0_pmq_t_t_0uy_e_ifz::NAME,
+        sample_1::z0_pmq_t_t_0uy_e_ifz::TOOL.name,
         true,
-        sample_1::z0_pmq_t_t_0uy_e_ifz::INPUT_SCHEMA,
+        sample_1::z0_pmq_t_t_0uy_e_ifz::TOOL.input_schema,
         &[
             r#"{}"#,
             r#"{"a b":"text","items":-4,"repo-name":["text","Zoë \"quoted\" \\ text"],"static":206}"#,
@@ -30,9 +30,9 @@ fn main() {
     );
     // sample_1: "1gD-_2-"
     c.args::<sample_1::tool_1g_d_2::Args>(
-        sample_1::tool_1g_d_2::NAME,
+        sample_1::tool_1g_d_2::TOOL.name,
         true,
-        sample_1::tool_1g_d_2::INPUT_SCHEMA,
+        sample_1::tool_1g_d_2::TOOL.input_schema,
         &[
             r#"{}"#,
             r#"{"a":"text"}"#,
@@ -42,9 +42,9 @@ fn main() {
     );
     // sample_1: "UTF-8"
     c.args::<sample_1::utf_8::Args>(
-        sample_1::utf_8::NAME,
+        sample_1::utf_8::TOOL.name,
         true,
-        sample_1::utf_8::INPUT_SCHEMA,
+        sample_1::utf_8::TOOL.input_schema,
         &[
             r#"{"ref":[],"x-y":"text"}"#,
             r#"{"Self":{"kind":"1"},"ref":[],"x-y":"text"}"#,
@@ -54,9 +54,9 @@ fn main() {
     );
     // sample_1: "fl.qhZga7_"
     c.args::<sample_1::fl_qh_zga7::Args>(
-        sample_1::fl_qh_zga7::NAME,
+        sample_1::fl_qh_zga7::TOOL.name,
         false,
-        sample_1::fl_qh_zga7::INPUT_SCHEMA,
+        sample_1::fl_qh_zga7::TOOL.input_schema,
         &[
             r#"{}"#,
             r#"{"a":[]}"#,
@@ -65,8 +65,8 @@ fn main() {
         ],
     );
     c.output::<sample_1::fl_qh_zga7::Output>(
-        sample_1::fl_qh_zga7::NAME,
-        sample_1::fl_qh_zga7::OUTPUT_SCHEMA,
+        sample_1::fl_qh_zga7::TOOL.name,
+        sample_1::fl_qh_zga7::TOOL.output_schema,
         &[
             r#"{}"#,
             r#"{"a":936.8426059614044}"#,
@@ -76,9 +76,9 @@ fn main() {
     );
     // sample_1: "new"
     c.args::<sample_1::new_tool::Args>(
-        sample_1::new_tool::NAME,
+        sample_1::new_tool::TOOL.name,
         false,
-        sample_1::new_tool::INPUT_SCHEMA,
+        sample_1::new_tool::TOOL.input_schema,
         &[
             r#"{}"#,
             r#"{"a":["text","text"]}"#,
@@ -87,8 +87,8 @@ fn main() {
         ],
     );
     c.output::<sample_1::new_tool::Output>(
-        sample_1::new_tool::NAME,
-        sample_1::new_tool::OUTPUT_SCHEMA,
+        sample_1::new_tool::TOOL.name,
+        sample_1::new_tool::TOOL.output_schema,
         &[
             r#"{}"#,
             r#"{"a":["text","Zoë \"quoted\" \\ text"]}"#,
@@ -98,9 +98,9 @@ fn main() {
     );
     // sample_1: "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
     c.args::<sample_1::xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx::Args>(
-        sample_1::xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx::NAME,
+        sample_1::xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx::TOOL.name,
         true,
-        sample_1::xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx::INPUT_SCHEMA,
+        sample_1::xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx::TOOL.input_schema,
         &[
             r#"{}"#,
             r#"{"a":null}"#,
@@ -108,9 +108,9 @@ fn main() {
     );
     // sample_1: "y50Ia-.B-8"
     c.args::<sample_1::y50_ia_b_8::Args>(
-        sample_1::y50_ia_b_8::NAME,
+        sample_1::y50_ia_b_8::TOOL.name,
         true,
-        sample_1::y50_ia_b_8::INPUT_SCHEMA,
+        sample_1::y50_ia_b_8::TOOL.input_schema,
         &[
             r#"{}"#,
             r#"{"a":true}"#,
@@ -118,8 +118,8 @@ fn main() {
         ],
     );
     c.output::<sample_1::y50_ia_b_8::Output>(
-        sample_1::y50_ia_b_8::NAME,
-        sample_1::y50_ia_b_8::OUTPUT_SCHEMA,
+        sample_1::y50_ia_b_8::TOOL.name,
+        sample_1::y50_ia_b_8::TOOL.output_schema,
         &[
             r#"{}"#,
             r#"{"a":["text","Zoë \"quoted\" \\ text"]}"#,
@@ -129,9 +129,9 @@ fn main() {
     );
     // sample_2: ""
     c.args::<sample_2::tool_::Args>(
-        sample_2::tool_::NAME,
+        sample_2::tool_::TOOL.name,
         true,
-        sample_2::tool_::INPUT_SCHEMA,
+        sample_2::tool_::TOOL.input_schema,
         &[
             r#"{}"#,
             r#"{"a":["text",{}]}"#,
@@ -140,8 +140,8 @@ fn main() {
         ],
     );
     c.output::<sample_2::tool_::Output>(
-        sample_2::tool_::NAME,
-        sample_2::tool_::OUTPUT_SCHEMA,
+        sample_2::tool_::TOOL.name,
+        sample_2::tool_::TOOL.output_schema,
         &[
             r#"{}"#,
             r#"{"a":"text"}"#,
@@ -151,9 +151,9 @@ fn main() {
     );
     // sample_2: "-1"
     c.args::<sample_2::tool_1::Args>(
-        sample_2::tool_1::NAME,
+        sample_2::tool_1::TOOL.name,
         true,
-        sample_2::tool_1::INPUT_SCHEMA,
+        sample_2::tool_1::TOOL.input_schema,
         &[
             r#"{}"#,
             r#"{"a":["text","Zoë \"quoted\" \\ text"]}"#,
@@ -162,8 +162,8 @@ fn main() {
         ],
     );
     c.output::<sample_2::tool_1::Output>(
-        sample_2::tool_1::NAME,
-        sample_2::tool_1::OUTPUT_SCHEMA,
+        sample_2::tool_1::TOOL.name,
+        sample_2::tool_1::TOOL.output_schema,
         &[
             r#"{}"#,
             r#"{"a":"text"}"#,
@@ -173,17 +173,17 @@ fn main() {
     );
     // sample_2: "53o.4"
     c.args::<sample_2::tool_53o_4::Args>(
-        sample_2::tool_53o_4::NAME,
+        sample_2::tool_53o_4::TOOL.name,
         true,
-        sample_2::tool_53o_4::INPUT_SCHEMA,
+        sample_2::tool_53o_4::TOOL.input_schema,
         &[
             r#"{}"#,
             r#"{"a":"x"}"#,
         ],
     );
     c.output::<sample_2::tool_53o_4::Output>(
-        sample_2::tool_53o_4::NAME,
-        sample_2::tool_53o_4::OUTPUT_SCHEMA,
+        sample_2::tool_53o_4::TOOL.name,
+        sample_2::tool_53o_4::TOOL.output_schema,
         &[
             r#"{}"#,
             r#"{"a":"2024-01-02T03:04:05Z"}"#,
@@ -191,16 +191,16 @@ fn main() {
     );
     // sample_2: "_2P"
     c.args::<sample_2::tool_2p::Args>(
-        sample_2::tool_2p::NAME,
+        sample_2::tool_2p::TOOL.name,
         true,
-        sample_2::tool_2p::INPUT_SCHEMA,
+        sample_2::tool_2p::TOOL.input_schema,
         &[
             r#"{}"#,
         ],
     );
     c.output::<sample_2::tool_2p::Output>(
-        sample_2::tool_2p::NAME,
-        sample_2::tool_2p::OUTPUT_SCHEMA,
+        sample_2::tool_2p::TOOL.name,
+        sample_2::tool_2p::TOOL.output_schema,
         &[
             r#"{}"#,
             r#"{"a":true}"#,
@@ -210,18 +210,18 @@ fn main() {
     );
     // sample_2: "new"
     c.args::<sample_2::new_tool::Args>(
-        sample_2::new_tool::NAME,
+        sample_2::new_tool::TOOL.name,
         true,
-        sample_2::new_tool::INPUT_SCHEMA,
+        sample_2::new_tool::TOOL.input_schema,
         &[
             r#"{}"#,
         ],
     );
     // sample_2: "x'y"
     c.args::<sample_2::x_y::Args>(
-        sample_2::x_y::NAME,
+        sample_2::x_y::TOOL.name,
         true,
-        sample_2::x_y::INPUT_SCHEMA,
+        sample_2::x_y::TOOL.input_schema,
         &[
             r#"{}"#,
             r#"{"a":[]}"#,
@@ -230,9 +230,9 @@ fn main() {
     );
     // sample_2: "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
     c.args::<sample_2::xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx::Args>(
-        sample_2::xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx::NAME,
+        sample_2::xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx::TOOL.name,
         false,
-        sample_2::xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx::INPUT_SCHEMA,
+        sample_2::xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx::TOOL.input_schema,
         &[
             r#"{}"#,
             r#"{"a":"text"}"#,
@@ -242,16 +242,16 @@ fn main() {
     );
     // sample_3: "A"
     c.args::<sample_3::a::Args>(
-        sample_3::a::NAME,
+        sample_3::a::TOOL.name,
         true,
-        sample_3::a::INPUT_SCHEMA,
+        sample_3::a::TOOL.input_schema,
         &[
             r#"{}"#,
         ],
     );
     c.output::<sample_3::a::Output>(
-        sample_3::a::NAME,
-        sample_3::a::OUTPUT_SCHEMA,
+        sample_3::a::TOOL.name,
+        sample_3::a::TOOL.output_schema,
         &[
             r#"{}"#,
             r#"{"a":"text"}"#,
@@ -259,9 +259,9 @@ fn main() {
     );
     // sample_3: "n-l-J_.0OAw"
     c.args::<sample_3::n_l_j_0o_aw::Args>(
-        sample_3::n_l_j_0o_aw::NAME,
+        sample_3::n_l_j_0o_aw::TOOL.name,
         true,
-        sample_3::n_l_j_0o_aw::INPUT_SCHEMA,
+        sample_3::n_l_j_0o_aw::TOOL.input_schema,
         &[
             r#"{}"#,
             r#"{"a":true}"#,
@@ -270,8 +270,8 @@ fn main() {
         ],
     );
     c.output::<sample_3::n_l_j_0o_aw::Output>(
-        sample_3::n_l_j_0o_aw::NAME,
-        sample_3::n_l_j_0o_aw::OUTPUT_SCHEMA,
+        sample_3::n_l_j_0o_aw::TOOL.name,
+        sample_3::n_l_j_0o_aw::TOOL.output_schema,
         &[
             r#"{}"#,
             r#"{"a":-2}"#,
@@ -281,9 +281,9 @@ fn main() {
     );
     // sample_3: "new"
     c.args::<sample_3::new_tool::Args>(
-        sample_3::new_tool::NAME,
+        sample_3::new_tool::TOOL.name,
         true,
-        sample_3::new_tool::INPUT_SCHEMA,
+        sample_3::new_tool::TOOL.input_schema,
         &[
             r#"{"":true,"foo_bar":"text"}"#,
             r#"{"":true,"a":null,"extra_key":"text","foo_bar":"text"}"#,
@@ -292,8 +292,8 @@ fn main() {
         ],
     );
     c.output::<sample_3::new_tool::Output>(
-        sample_3::new_tool::NAME,
-        sample_3::new_tool::OUTPUT_SCHEMA,
+        sample_3::new_tool::TOOL.name,
+        sample_3::new_tool::TOOL.output_schema,
         &[
             r#"{}"#,
             r#"{"a":[[],1]}"#,
@@ -303,9 +303,9 @@ fn main() {
     );
     // sample_3: "null"
     c.args::<sample_3::null::Args>(
-        sample_3::null::NAME,
+        sample_3::null::TOOL.name,
         true,
-        sample_3::null::INPUT_SCHEMA,
+        sample_3::null::TOOL.input_schema,
         &[
             r#"{}"#,
             r#"{"a":[]}"#,
@@ -315,9 +315,9 @@ fn main() {
     );
     // sample_3: "rxOv19EX5A_.M"
     c.args::<sample_3::rx_ov19_ex5a_m::Args>(
-        sample_3::rx_ov19_ex5a_m::NAME,
+        sample_3::rx_ov19_ex5a_m::TOOL.name,
         true,
-        sample_3::rx_ov19_ex5a_m::INPUT_SCHEMA,
+        sample_3::rx_ov19_ex5a_m::TOOL.input_schema,
         &[
             r#"{}"#,
             r#"{"a":true}"#,
@@ -326,8 +326,8 @@ fn main() {
         ],
     );
     c.output::<sample_3::rx_ov19_ex5a_m::Output>(
-        sample_3::rx_ov19_ex5a_m::NAME,
-        sample_3::rx_ov19_ex5a_m::OUTPUT_SCHEMA,
+        sample_3::rx_ov19_ex5a_m::TOOL.name,
+        sample_3::rx_ov19_ex5a_m::TOOL.output_schema,
         &[
             r#"{"kind":"Self"}"#,
             r#"{"kind":"Self","v":[[],"text"]}"#,
@@ -337,16 +337,16 @@ fn main() {
     );
     // sample_3: "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
     c.args::<sample_3::xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx::Args>(
-        sample_3::xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx::NAME,
+        sample_3::xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx::TOOL.name,
         true,
-        sample_3::xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx::INPUT_SCHEMA,
+        sample_3::xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx::TOOL.input_schema,
         &[
             r#"{}"#,
         ],
     );
     c.output::<sample_3::xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx::Output>(
-        sample_3::xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx::NAME,
-        sample_3::xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx::OUTPUT_SCHEMA,
+        sample_3::xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx::TOOL.name,
+        sample_3::xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx::TOOL.output_schema,
         &[
             r#"{"kind":"self"}"#,
             r#"{"kind":"self","v":-1}"#,
@@ -354,26 +354,26 @@ fn main() {
     );
     // sample_3: "zih-p_SGr_-u..lP"
     c.args::<sample_3::zih_p_s_gr_u_l_p::Args>(
-        sample_3::zih_p_s_gr_u_l_p::NAME,
+        sample_3::zih_p_s_gr_u_l_p::TOOL.name,
         true,
-        sample_3::zih_p_s_gr_u_l_p::INPUT_SCHEMA,
+        sample_3::zih_p_s_gr_u_l_p::TOOL.input_schema,
         &[
             r#"{}"#,
             r#"{"a":"0"}"#,
         ],
     );
     c.output::<sample_3::zih_p_s_gr_u_l_p::Output>(
-        sample_3::zih_p_s_gr_u_l_p::NAME,
-        sample_3::zih_p_s_gr_u_l_p::OUTPUT_SCHEMA,
+        sample_3::zih_p_s_gr_u_l_p::TOOL.name,
+        sample_3::zih_p_s_gr_u_l_p::TOOL.output_schema,
         &[
             r#"{}"#,
         ],
     );
     // sample_4: ".dSFBN2p-D.eMAuHOSm_"
     c.args::<sample_4::d_sfbn2p_d_e_m_au_ho_sm::Args>(
-        sample_4::d_sfbn2p_d_e_m_au_ho_sm::NAME,
+        sample_4::d_sfbn2p_d_e_m_au_ho_sm::TOOL.name,
         true,
-        sample_4::d_sfbn2p_d_e_m_au_ho_sm::INPUT_SCHEMA,
+        sample_4::d_sfbn2p_d_e_m_au_ho_sm::TOOL.input_schema,
         &[
             r#"{}"#,
             r#"{"a":{}}"#,
@@ -382,9 +382,9 @@ fn main() {
     );
     // sample_4: "H-7."
     c.args::<sample_4::h_7::Args>(
-        sample_4::h_7::NAME,
+        sample_4::h_7::TOOL.name,
         true,
-        sample_4::h_7::INPUT_SCHEMA,
+        sample_4::h_7::TOOL.input_schema,
         &[
             r#"{}"#,
             r#"{"a":{}}"#,
@@ -394,18 +394,18 @@ fn main() {
     );
     // sample_4: "H_64"
     c.args::<sample_4::h_64::Args>(
-        sample_4::h_64::NAME,
+        sample_4::h_64::TOOL.name,
         true,
-        sample_4::h_64::INPUT_SCHEMA,
+        sample_4::h_64::TOOL.input_schema,
         &[
             r#"{}"#,
         ],
     );
     // sample_4: "OMwX.ei1.UUI"
     c.args::<sample_4::o_mw_x_ei1_uui::Args>(
-        sample_4::o_mw_x_ei1_uui::NAME,
+        sample_4::o_mw_x_ei1_uui::TOOL.name,
         true,
-        sample_4::o_mw_x_ei1_uui::INPUT_SCHEMA,
+        sample_4::o_mw_x_ei1_uui::TOOL.input_schema,
         &[
             r#"{}"#,
             r#"{"a":[{},"text"]}"#,
@@ -415,9 +415,9 @@ fn main() {
     );
     // sample_4: "new"
     c.args::<sample_4::new_tool::Args>(
-        sample_4::new_tool::NAME,
+        sample_4::new_tool::TOOL.name,
         true,
-        sample_4::new_tool::INPUT_SCHEMA,
+        sample_4::new_tool::TOOL.input_schema,
         &[
             r#"{}"#,
             r#"{"a":[]}"#,
@@ -425,8 +425,8 @@ fn main() {
         ],
     );
     c.output::<sample_4::new_tool::Output>(
-        sample_4::new_tool::NAME,
-        sample_4::new_tool::OUTPUT_SCHEMA,
+        sample_4::new_tool::TOOL.name,
+        sample_4::new_tool::TOOL.output_schema,
         &[
             r#"{}"#,
             r#"{"a":"text"}"#,
@@ -436,9 +436,9 @@ fn main() {
     );
     // sample_4: "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
     c.args::<sample_4::xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx::Args>(
-        sample_4::xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx::NAME,
+        sample_4::xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx::TOOL.name,
         true,
-        sample_4::xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx::INPUT_SCHEMA,
+        sample_4::xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx::TOOL.input_schema,
         &[
             r#"{}"#,
             r#"{"a":"+1"}"#,
@@ -448,9 +448,9 @@ fn main() {
     );
     // sample_4: "é"
     c.args::<sample_4::u00e9::Args>(
-        sample_4::u00e9::NAME,
+        sample_4::u00e9::TOOL.name,
         true,
-        sample_4::u00e9::INPUT_SCHEMA,
+        sample_4::u00e9::TOOL.input_schema,
         &[
             r#"{}"#,
             r#"{"a":[]}"#,
@@ -459,8 +459,8 @@ fn main() {
         ],
     );
     c.output::<sample_4::u00e9::Output>(
-        sample_4::u00e9::NAME,
-        sample_4::u00e9::OUTPUT_SCHEMA,
+        sample_4::u00e9::TOOL.name,
+        sample_4::u00e9::TOOL.output_schema,
         &[
             r#"{}"#,
             r#"{"a":[]}"#,
