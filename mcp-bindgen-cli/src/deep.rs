@@ -35,6 +35,8 @@ struct Project {
     target: PathBuf,
     lock: Option<PathBuf>,
     runtime: RuntimeDep,
+    /// Whether `runtime` is the project's own (else this CLI's version, from crates.io).
+    runtime_from_project: bool,
 }
 
 /// One schema's instances, checked before the round trip.
@@ -236,6 +238,7 @@ fn project(start: &Path) -> Result<Project> {
                 target: start.join("target"),
                 lock: None,
                 runtime: own,
+                runtime_from_project: false,
             });
         }
     };
@@ -254,11 +257,12 @@ fn project(start: &Path) -> Result<Project> {
         .and_then(Value::as_array)
         .cloned()
         .unwrap_or_default();
-    let runtime = runtime_dep(&packages).unwrap_or(own);
+    let found = runtime_dep(&packages);
     Ok(Project {
         target,
         lock,
-        runtime,
+        runtime_from_project: found.is_some(),
+        runtime: found.unwrap_or(own),
     })
 }
 
@@ -357,8 +361,16 @@ fn build(
         let stderr = String::from_utf8_lossy(&out.stderr);
         let lines: Vec<&str> = stderr.lines().collect();
         let tail = lines[lines.len().saturating_sub(60)..].join("\n");
+        let hint = if project.runtime_from_project {
+            String::new()
+        } else {
+            format!(
+                "\n(this project does not depend on mcp-runtime, so the program asked crates.io for mcp-runtime {}: run `verify --deep` in a project that depends on mcp-runtime, or add it with `cargo add mcp-runtime`)",
+                env!("CARGO_PKG_VERSION")
+            )
+        };
         return Err(Error::Other(format!(
-            "the round-trip program in {} does not build:\n{tail}",
+            "the round-trip program in {} does not build:\n{tail}{hint}",
             crate_dir.display()
         )));
     }
