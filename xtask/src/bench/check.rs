@@ -11,18 +11,18 @@ use super::expand::github_corpus;
 use super::*;
 
 pub(super) const SCRATCH_BASE: &str = r#"//! Scratch crate of `cargo xtask bench` (no bindings).
-pub(super) fn main() {
+fn main() {
     let config = mcp_runtime::ServerConfig::stdio("github_official", "github-mcp-server", vec![]);
-    println!("{}", config.alias);
+    println!("{}", config.alias());
 }
 "#;
 
 pub(super) const SCRATCH_WITH: &str = r#"//! Scratch crate of `cargo xtask bench` (binds the 117 GitHub tools).
 mcp_runtime::mcp_tools!("github_official");
 
-pub(super) fn main() {
+fn main() {
     let config = mcp_runtime::ServerConfig::stdio("github_official", "github-mcp-server", vec![]);
-    println!("{} {}", config.alias, github_official::TOOL_NAMES.len());
+    println!("{} {}", config.alias(), github_official::TOOL_NAMES.len());
 }
 "#;
 
