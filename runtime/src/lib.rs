@@ -25,7 +25,7 @@ pub mod toolbox;
 mod transport;
 mod typed;
 
-pub use config::{InheritEnv, Registry, ServerConfig, TransportConfig};
+pub use config::{InheritEnv, Protocol, Registry, ServerConfig, TransportConfig};
 pub use drift::DriftPolicy;
 pub use error::{Error, ErrorKind, Result};
 pub use mcp_macros::mcp_tools;
@@ -33,7 +33,7 @@ pub use output::{Content, Health, NoArgs, ServerInfo, ToolOutput};
 pub use prompt::{PromptMessage, PromptResult, Role};
 pub use session::{
     CallOptions, ConnectOptions, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_TOTAL, DEFAULT_TIMEOUT,
-    HEALTH_TIMEOUT, Progress, Session,
+    Elicitation, ElicitationAnswer, ElicitationFuture, HEALTH_TIMEOUT, Progress, Session,
 };
 
 /// Items used by code that `mcp_tools!` generates. Not a public API: names and shapes

@@ -148,7 +148,7 @@ pub const SERVERS: &[Pinned] = &[
     ),
 ];
 
-/// Node 22 and the official conformance suite (stable and prerelease); installed only with
+/// Node 22 and the official conformance suite (pinned prerelease); installed only with
 /// `--conformance` or when named. The suite needs Node ≥ 22 (Debian's Node 20 cannot run it).
 pub const CONFORMANCE: &[Pinned] = &[
     Pinned {
@@ -160,13 +160,6 @@ pub const CONFORMANCE: &[Pinned] = &[
     },
     Pinned {
         alias: "conformance",
-        kind: Kind::NpmTool,
-        package: "@modelcontextprotocol/conformance",
-        version: "0.1.16",
-        entry: "node_modules/@modelcontextprotocol/conformance/dist/index.js",
-    },
-    Pinned {
-        alias: "conformance-alpha",
         kind: Kind::NpmTool,
         package: "@modelcontextprotocol/conformance",
         version: "0.2.0-alpha.12",
@@ -207,8 +200,8 @@ pub fn servers_dir(root: &Path) -> PathBuf {
 /// The environment `fixtures/servers.toml` and the conformance runner need:
 /// - `MCP_SERVERS_DIR`: `<root>/target/mcp-servers` (absolute);
 /// - `MCP_CONFORMANCE_NODE`: the pinned Node 22 binary;
-/// - `MCP_CONFORMANCE_JS` / `MCP_CONFORMANCE_ALPHA_JS`: the conformance suite's entry script
-///   (stable / prerelease), to run as `$MCP_CONFORMANCE_NODE $MCP_CONFORMANCE_JS …`.
+/// - `MCP_CONFORMANCE_JS`: the conformance suite's entry script, to run as
+///   `$MCP_CONFORMANCE_NODE $MCP_CONFORMANCE_JS …`.
 ///
 /// The paths are set whether or not the packages are installed yet.
 pub fn env_vars(root: &Path) -> Vec<(String, String)> {
@@ -217,7 +210,6 @@ pub fn env_vars(root: &Path) -> Vec<(String, String)> {
     for (name, alias) in [
         ("MCP_CONFORMANCE_NODE", "node22"),
         ("MCP_CONFORMANCE_JS", "conformance"),
-        ("MCP_CONFORMANCE_ALPHA_JS", "conformance-alpha"),
     ] {
         if let Some(pinned) = find(alias) {
             vars.push((

@@ -100,8 +100,7 @@ pub fn run(args: &[String]) -> ExitCode {
         println!("0 passed, 1 failed");
         return ExitCode::FAILURE;
     }
-    if let Err(e) = crate::servers::install(&root, &["node22", "conformance", "conformance-alpha"])
-    {
+    if let Err(e) = crate::servers::install(&root, &["node22", "conformance"]) {
         eprintln!("test: cannot install Node 22 and the conformance suite:\n{e}");
         println!("0 passed, 1 failed");
         return ExitCode::FAILURE;

@@ -14,6 +14,7 @@
 //!   tool_timeouts = { search_code = 120 }  # per-tool idle deadlines (seconds)
 //!   connect_timeout = 10             # seconds for start-up + initialize (default 30)
 //!   drift = "warn"                   # live tools ≠ fixture: "warn" | "error" | "ignore"
+//!   protocol = "auto"                # or "2025-11-25" (initialize) / "2026-07-28" (stateless)
 //!   required = false                 # a failure to connect is an error, not a warning
 //!   tools = ["create_issue"]         # optional allowlist
 //!   exclude_tools = ["delete_repo"]  # optional denylist
@@ -48,10 +49,12 @@ use std::time::Duration;
 
 use crate::drift::DriftPolicy;
 
+mod protocol;
 mod raw;
 mod registry;
 mod resolve;
 
+pub use protocol::{LAST_WITH_INITIALIZE, Protocol, REVISIONS};
 pub use raw::check_alias;
 pub use registry::Registry;
 pub(crate) use resolve::{Resolved, redact};
@@ -100,6 +103,8 @@ pub struct ServerConfig {
     connect_timeout: Option<Duration>,
     /// What a drift between the live tool list and the compiled fixture does.
     drift: DriftPolicy,
+    /// Which protocol revision to negotiate.
+    protocol: Protocol,
 }
 
 /// How to reach a server. String values may contain `${NAME}` placeholders.
@@ -234,6 +239,7 @@ impl fmt::Debug for ServerConfig {
             .field("tool_timeouts", &self.tool_timeouts)
             .field("connect_timeout", &self.connect_timeout)
             .field("drift", &self.drift)
+            .field("protocol", &self.protocol)
             .finish_non_exhaustive()
     }
 }
@@ -270,6 +276,7 @@ impl ServerConfig {
             tool_timeouts: BTreeMap::new(),
             connect_timeout: None,
             drift: DriftPolicy::default(),
+            protocol: Protocol::Auto,
         }
     }
 
@@ -348,6 +355,18 @@ impl ServerConfig {
     /// (`drift = "warn" | "error" | "ignore"`; default `warn`).
     pub fn drift(&self) -> DriftPolicy {
         self.drift
+    }
+
+    /// Which MCP protocol revision the session negotiates (`protocol = "auto"`, the
+    /// default, or a revision such as `"2025-11-25"` or `"2026-07-28"`); see [`Protocol`].
+    pub fn protocol(&self) -> Protocol {
+        self.protocol
+    }
+
+    /// Sets the protocol revision ([`ServerConfig::protocol`]).
+    pub fn with_protocol(mut self, protocol: Protocol) -> Self {
+        self.protocol = protocol;
+        self
     }
 
     /// Sets the default idle deadline of each request ([`ServerConfig::timeout`]).

@@ -14,7 +14,7 @@ use serde::de::{MapAccess, Visitor};
 use toml::Spanned;
 
 use super::resolve::{SubstError, substitute};
-use super::{InheritEnv, ServerConfig, TransportConfig};
+use super::{InheritEnv, Protocol, ServerConfig, TransportConfig};
 use crate::drift::DriftPolicy;
 
 /// `fixtures/servers.toml`: `[servers.<alias>]` tables.
@@ -73,6 +73,7 @@ pub(super) struct RawServer {
     #[serde(alias = "connectTimeout")]
     connect_timeout: Option<Seconds>,
     drift: Option<DriftPolicy>,
+    protocol: Option<Protocol>,
     /// Some clients write `"disabled": true`; accepted and ignored is worse than refused,
     /// so it is refused by `deny_unknown_fields` unless false.
     #[serde(default)]
@@ -184,6 +185,7 @@ impl RawServer {
                 .collect(),
             connect_timeout: self.connect_timeout.map(|t| t.0),
             drift: self.drift.unwrap_or_default(),
+            protocol: self.protocol.unwrap_or_default(),
         })
     }
 

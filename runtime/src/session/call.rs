@@ -14,6 +14,10 @@ use super::conn::Conn;
 use super::{CallOptions, DEFAULT_MAX_TOTAL, DEFAULT_TIMEOUT, Session, excerpt};
 use crate::error::{Error, Result};
 use crate::output::{Content, ToolOutput};
+use crate::transport::Round;
+
+/// How many `input_required` answers one call follows before it gives up.
+const MAX_INPUT_ROUNDS: usize = 10;
 
 /// What went wrong with one attempt of a call.
 pub(super) enum CallFailure {
@@ -189,95 +193,117 @@ impl Session {
         // watcher (a channel and two async lock round trips) and two boxed timers cost more
         // than the rest of the client's side of a small call.
         let started = tokio::time::Instant::now();
-        let sent = conn.send_call(tool, arguments).await;
-        let (id, token, response) = match sent {
-            Ok(sent) => sent,
-            Err(e @ ServiceError::TransportClosed) => {
-                return Err(CallFailure::NotSent(
-                    Box::pin(self.map_service_error(conn, &what(), idle, e)).await,
-                ));
+        // Protocol 2026-07-28: a server may answer `input_required`; the call is then sent
+        // again (a new request id) with the answers and the server's state, up to
+        // MAX_INPUT_ROUNDS times, under the same total deadline.
+        let mut round: Option<Round> = None;
+        for _ in 0..=MAX_INPUT_ROUNDS {
+            let sent = conn.send_call(tool, &arguments, round.as_ref()).await;
+            let (id, token, response) = match sent {
+                Ok(sent) => sent,
+                Err(e @ ServiceError::TransportClosed) => {
+                    return Err(CallFailure::NotSent(
+                        Box::pin(self.map_service_error(conn, &what(), idle, e)).await,
+                    ));
+                }
+                Err(e) => {
+                    return Err(CallFailure::Final(
+                        Box::pin(self.map_service_error(conn, &what(), idle, e)).await,
+                    ));
+                }
+            };
+            if let Some(f) = options.on_progress.clone() {
+                self.inner.shared.progress.subscribe(token.clone(), f);
             }
-            Err(e) => {
-                return Err(CallFailure::Final(
-                    Box::pin(self.map_service_error(conn, &what(), idle, e)).await,
-                ));
-            }
-        };
-        if let Some(f) = options.on_progress.clone() {
-            self.inner.shared.progress.subscribe(token.clone(), f);
-        }
-        let guard = conn.cancel_guard(id, token, self.inner.shared.clone());
-        // Idle deadline (pushed back by progress) and total deadline on one timer: when it
-        // fires, the idle deadline is recomputed from the last progress update of this call
-        // and the timer re-armed if that moved it.
-        let total_deadline = later(started, total);
-        let response = {
-            tokio::pin!(response);
-            let timer = tokio::time::sleep_until(later(started, idle).min(total_deadline));
-            tokio::pin!(timer);
-            loop {
-                tokio::select! {
-                    biased;
-                    r = &mut response => break r,
-                    () = &mut timer => {
-                        let active = self
-                            .inner
-                            .shared
-                            .progress
-                            .last_progress(&guard.token)
-                            .map(tokio::time::Instant::from_std)
-                            .filter(|t| *t > started)
-                            .unwrap_or(started);
-                        let idle_deadline = later(active, idle);
-                        let deadline = idle_deadline.min(total_deadline);
-                        if deadline > tokio::time::Instant::now() {
-                            timer.as_mut().reset(deadline);
-                            continue;
+            let guard = conn.cancel_guard(id, token, self.inner.shared.clone());
+            // Idle deadline (pushed back by progress) and total deadline on one timer: when it
+            // fires, the idle deadline is recomputed from the last progress update of this call
+            // and the timer re-armed if that moved it.
+            let total_deadline = later(started, total);
+            let response = {
+                tokio::pin!(response);
+                let timer = tokio::time::sleep_until(later(started, idle).min(total_deadline));
+                tokio::pin!(timer);
+                loop {
+                    tokio::select! {
+                        biased;
+                        r = &mut response => break r,
+                        () = &mut timer => {
+                            let active = self
+                                .inner
+                                .shared
+                                .progress
+                                .last_progress(&guard.token)
+                                .map(tokio::time::Instant::from_std)
+                                .filter(|t| *t > started)
+                                .unwrap_or(started);
+                            let idle_deadline = later(active, idle);
+                            let deadline = idle_deadline.min(total_deadline);
+                            if deadline > tokio::time::Instant::now() {
+                                timer.as_mut().reset(deadline);
+                                continue;
+                            }
+                            let (limit, kind, reason) = if idle_deadline <= total_deadline {
+                                (idle, "idle timeout", "request timeout")
+                            } else {
+                                (total, "total timeout", "maximum total timeout exceeded")
+                            };
+                            guard.cancel(reason).await;
+                            return Err(CallFailure::Final(Error::Timeout {
+                                server: self.inner.alias.clone(),
+                                what: what(),
+                                limit,
+                                kind,
+                                diagnosis: self.inner.noise.summary(),
+                            }));
                         }
-                        let (limit, kind, reason) = if idle_deadline <= total_deadline {
-                            (idle, "idle timeout", "request timeout")
-                        } else {
-                            (total, "total timeout", "maximum total timeout exceeded")
-                        };
-                        guard.cancel(reason).await;
-                        return Err(CallFailure::Final(Error::Timeout {
-                            server: self.inner.alias.clone(),
-                            what: what(),
-                            limit,
-                            kind,
-                            diagnosis: self.inner.noise.summary(),
-                        }));
                     }
                 }
-            }
-        };
-        guard.disarm();
-        match response {
-            Ok(ServerResult::CallToolResult(r)) => Ok(ToolOutput {
-                content: r
-                    .content
-                    .into_iter()
-                    .filter_map(Content::from_rmcp)
-                    .collect(),
-                structured: r.structured_content,
-                is_error: r.is_error.unwrap_or(false),
-            }),
-            Ok(other) => Err(CallFailure::Final(Error::Transport {
-                server: self.inner.alias.clone(),
-                message: format!(
-                    "the server answered {} with a result that is not a CallToolResult: {}",
-                    what(),
-                    excerpt(&other)
-                ),
-                stderr_tail: Vec::new(),
-            })),
-            Err(e @ ServiceError::TransportClosed) => Err(CallFailure::InFlight(
-                Box::pin(self.map_service_error(conn, &what(), idle, e)).await,
-            )),
-            Err(e) => Err(CallFailure::Final(
-                Box::pin(self.map_service_error(conn, &what(), idle, e)).await,
-            )),
+            };
+            guard.disarm();
+            return match response {
+                Ok(ServerResult::CallToolResult(r)) => Ok(ToolOutput {
+                    content: r
+                        .content
+                        .into_iter()
+                        .filter_map(Content::from_rmcp)
+                        .collect(),
+                    structured: r.structured_content,
+                    is_error: r.is_error.unwrap_or(false),
+                }),
+                Ok(ServerResult::InputRequiredResult(r)) => {
+                    round = Some(
+                        self.answer_input_required(tool, r)
+                            .await
+                            .map_err(CallFailure::Final)?,
+                    );
+                    continue;
+                }
+                Ok(other) => Err(CallFailure::Final(Error::Transport {
+                    server: self.inner.alias.clone(),
+                    message: format!(
+                        "the server answered {} with a result that is not a CallToolResult: {}",
+                        what(),
+                        excerpt(&other)
+                    ),
+                    stderr_tail: Vec::new(),
+                })),
+                Err(e @ ServiceError::TransportClosed) => Err(CallFailure::InFlight(
+                    Box::pin(self.map_service_error(conn, &what(), idle, e)).await,
+                )),
+                Err(e) => Err(CallFailure::Final(
+                    Box::pin(self.map_service_error(conn, &what(), idle, e)).await,
+                )),
+            };
         }
+        Err(CallFailure::Final(Error::Protocol {
+            server: self.inner.alias.clone(),
+            method: what(),
+            code: 0,
+            message: format!(
+                "the server still asked for input after {MAX_INPUT_ROUNDS} rounds of answers"
+            ),
+        }))
     }
 
     /// Calls a tool and decodes its structured result into `O`: `structuredContent`,

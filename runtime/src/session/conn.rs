@@ -10,10 +10,10 @@ use rmcp::model::{
     CallToolRequest, CallToolRequestParams, ClientRequest, ProgressToken, RequestId, ServerResult,
 };
 use rmcp::service::{PeerRequestOptions, RunningService, ServiceError};
-use rmcp::{RoleClient, ServiceExt};
+use rmcp::{ClientServiceExt, RoleClient};
 use serde_json::Value;
 
-use super::handler::{Handler, Shared, client_config};
+use super::handler::{Handler, Shared, client_config, lifecycle, stateless_meta};
 use super::{Session, excerpt};
 use crate::config::TransportConfig;
 use crate::drift::DriftPolicy;
@@ -21,7 +21,7 @@ use crate::error::{Error, Result};
 use crate::output::ServerInfo;
 #[cfg(feature = "http")]
 use crate::transport::SseTransport;
-use crate::transport::{Direct, StderrEof, StdioTransport};
+use crate::transport::{Direct, Round, StderrEof, StdioTransport};
 
 /// How long a failed connect or call waits for a dying server's stderr to reach the tail.
 pub(super) const STDERR_DRAIN: Duration = Duration::from_millis(500);
@@ -46,7 +46,8 @@ impl Conn {
     pub(super) async fn send_call(
         &self,
         tool: &str,
-        arguments: serde_json::Map<String, Value>,
+        arguments: &serde_json::Map<String, Value>,
+        round: Option<&Round>,
     ) -> std::result::Result<
         (
             RequestId,
@@ -56,7 +57,7 @@ impl Conn {
         ServiceError,
     > {
         match &self.direct {
-            Some(direct) => direct.call(tool, &arguments).map(|call| {
+            Some(direct) => direct.call(tool, arguments, round).map(|call| {
                 (
                     call.id.clone(),
                     call.token.clone(),
@@ -70,9 +71,16 @@ impl Conn {
                 )
             }),
             None => {
-                let request = ClientRequest::CallToolRequest(CallToolRequest::new(
-                    CallToolRequestParams::new(tool.to_string()).with_arguments(arguments),
-                ));
+                let mut params =
+                    CallToolRequestParams::new(tool.to_string()).with_arguments(arguments.clone());
+                if let Some(round) = round {
+                    params.input_responses = round
+                        .input_responses
+                        .clone()
+                        .map(|r| r.into_iter().collect());
+                    params.request_state = round.request_state.clone();
+                }
+                let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
                 self.peer
                     .send_cancellable_request(request, PeerRequestOptions::no_options())
                     .await
@@ -110,10 +118,19 @@ impl Session {
         let inner = &self.inner;
         let alias = inner.alias.as_str();
         let connect_timeout = self.connect_timeout();
+        let protocol = match (&inner.resolved.transport, inner.config.protocol()) {
+            // The legacy HTTP+SSE transport predates the stateless revision.
+            (TransportConfig::Sse { .. }, crate::config::Protocol::Auto) => {
+                crate::config::Protocol::Revision(crate::config::LAST_WITH_INITIALIZE)
+            }
+            (_, p) => p,
+        };
+        let mode = lifecycle(protocol);
+        let client = client_config(inner.options.elicit.is_some(), protocol);
         let handler = Handler {
-            config: client_config(inner.options.elicitation_defaults),
+            config: client.clone(),
             shared: inner.shared.clone(),
-            elicitation_defaults: inner.options.elicitation_defaults,
+            elicit: inner.options.elicit.clone(),
         };
         let stderr = &inner.stderr;
         let tap = inner.tap.clone();
@@ -159,7 +176,7 @@ impl Session {
                             .map_err(|e| transport_err(format!("cannot start `{command}`: {e}")))?;
                     stderr_eof = Some(eof.clone());
                     direct = Some(transport.direct());
-                    match handler.serve(transport).await {
+                    match handler.serve_with_lifecycle(transport, mode).await {
                         Ok(service) => Ok(service),
                         Err(e) => {
                             // The server probably died: let its last words reach the tail.
@@ -171,14 +188,20 @@ impl Session {
                 #[cfg(feature = "http")]
                 TransportConfig::StreamableHttp { url, headers } => {
                     let t = crate::transport::streamable_http(alias, url, headers, tap.clone())?;
-                    handler.serve(t).await.map_err(init_err)
+                    handler
+                        .serve_with_lifecycle(t, mode)
+                        .await
+                        .map_err(init_err)
                 }
                 #[cfg(feature = "http")]
                 TransportConfig::Sse { url, headers } => {
                     let t =
                         SseTransport::connect(alias, url, headers, connect_timeout, tap.clone())
                             .await?;
-                    handler.serve(t).await.map_err(init_err)
+                    handler
+                        .serve_with_lifecycle(t, mode)
+                        .await
+                        .map_err(init_err)
                 }
                 #[cfg(not(feature = "http"))]
                 TransportConfig::StreamableHttp { .. } | TransportConfig::Sse { .. } => {
@@ -202,21 +225,26 @@ impl Session {
         peer.set_response_cache_config(rmcp::ClientCacheConfig::disabled())
             .await;
         let info = match peer.peer_info() {
-            Some(i) => ServerInfo {
-                name: i
-                    .server_info
-                    .as_ref()
-                    .map(|s| s.name.clone())
-                    .unwrap_or_default(),
-                version: i
-                    .server_info
-                    .as_ref()
-                    .map(|s| s.version.clone())
-                    .unwrap_or_default(),
-                protocol_version: i.protocol_version.to_string(),
-                has_prompts: i.capabilities.prompts.is_some(),
-                has_resources: i.capabilities.resources.is_some(),
-            },
+            Some(i) => {
+                if let Some(direct) = &direct {
+                    direct.set_meta(stateless_meta(&client, &i.protocol_version));
+                }
+                ServerInfo {
+                    name: i
+                        .server_info
+                        .as_ref()
+                        .map(|s| s.name.clone())
+                        .unwrap_or_default(),
+                    version: i
+                        .server_info
+                        .as_ref()
+                        .map(|s| s.version.clone())
+                        .unwrap_or_default(),
+                    protocol_version: i.protocol_version.to_string(),
+                    has_prompts: i.capabilities.prompts.is_some(),
+                    has_resources: i.capabilities.resources.is_some(),
+                }
+            }
             None => ServerInfo::default(),
         };
         tracing::debug!(server = %alias, transport = inner.kind, name = %info.name, version = %info.version, protocol = %info.protocol_version, "connected");
@@ -377,6 +405,17 @@ impl Drop for CancelOnDrop {
     }
 }
 
+fn join_versions(versions: &[rmcp::model::ProtocolVersion]) -> String {
+    if versions.is_empty() {
+        return "(none named)".to_string();
+    }
+    versions
+        .iter()
+        .map(|v| v.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// Why `initialize` failed, in words (rmcp's messages name its transport types and print
 /// messages with `Debug`).
 pub(super) fn describe_initialize_error(
@@ -403,6 +442,19 @@ pub(super) fn describe_initialize_error(
         E::JsonRpcError(data) => format!(
             "the server rejected initialize: {} (JSON-RPC error {})",
             data.message, data.code.0
+        ),
+        E::NoCompatibleProtocolVersion {
+            client_supported,
+            server_supported,
+        } => format!(
+            "the server speaks protocol {} and this session asked for {} (set `protocol` in the registry to one the server speaks, or to \"auto\")",
+            join_versions(server_supported),
+            join_versions(client_supported)
+        ),
+        E::LegacyFallbackFailed { discover, fallback } => format!(
+            "the server answered server/discover with an error ({}) and then failed initialize: {}",
+            describe_initialize_error(discover, target),
+            describe_initialize_error(fallback, target)
         ),
         other => format!("initialize failed: {other}"),
     }

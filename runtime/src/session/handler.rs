@@ -2,15 +2,19 @@
 
 use std::sync::Arc;
 
+use rmcp::ClientLifecycleMode;
 use rmcp::model::{
-    ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
-    ElicitationCapability, FormElicitationCapability, Implementation, ProgressNotificationParam,
+    ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationCapability,
+    FormElicitationCapability, Implementation, ProgressNotificationParam, ProtocolVersion,
+    RequestMetaObject,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ClientHandler, RoleClient};
 use serde_json::Value;
 
+use super::input::{Elicit, answer_elicitation};
 use super::progress::ProgressRouter;
+use crate::config::Protocol;
 
 /// State the rmcp client handler shares with its session (and every reconnection).
 pub(super) struct Shared {
@@ -21,11 +25,11 @@ pub(super) struct Shared {
 }
 
 /// Our rmcp client handler: routes progress, reports `tools/list_changed`, and (opt-in)
-/// answers elicitations with the schema defaults.
+/// answers elicitations (with the schema defaults or the application's callback).
 pub(super) struct Handler {
     pub(super) config: ClientConfig,
     pub(super) shared: Arc<Shared>,
-    pub(super) elicitation_defaults: bool,
+    pub(super) elicit: Option<Elicit>,
 }
 
 impl ClientHandler for Handler {
@@ -51,36 +55,11 @@ impl ClientHandler for Handler {
         request: ElicitRequestParams,
         _context: RequestContext<RoleClient>,
     ) -> std::result::Result<ElicitResult, rmcp::ErrorData> {
-        if !self.elicitation_defaults {
-            return Ok(ElicitResult::new(ElicitationAction::Decline));
-        }
-        match request {
-            ElicitRequestParams::FormElicitationParams {
-                requested_schema, ..
-            } => {
-                let schema = serde_json::to_value(&requested_schema).unwrap_or(Value::Null);
-                Ok(ElicitResult::new(ElicitationAction::Accept)
-                    .with_content(schema_defaults(&schema)))
-            }
-            _ => Ok(ElicitResult::new(ElicitationAction::Decline)),
-        }
+        Ok(answer_elicitation(self.elicit.as_ref(), &self.shared.alias, request).await)
     }
 }
 
-/// `{property: default}` for every property of an object schema that has a default.
-pub(super) fn schema_defaults(schema: &Value) -> Value {
-    let mut content = serde_json::Map::new();
-    if let Some(props) = schema.get("properties").and_then(Value::as_object) {
-        for (name, prop) in props {
-            if let Some(default) = prop.get("default") {
-                content.insert(name.clone(), default.clone());
-            }
-        }
-    }
-    Value::Object(content)
-}
-
-pub(super) fn client_config(elicitation: bool) -> ClientConfig {
+pub(super) fn client_config(elicitation: bool, protocol: Protocol) -> ClientConfig {
     let mut capabilities = ClientCapabilities::default();
     if elicitation {
         capabilities.elicitation =
@@ -90,26 +69,57 @@ pub(super) fn client_config(elicitation: bool) -> ClientConfig {
         capabilities,
         Implementation::new("mcp-bindgen", env!("CARGO_PKG_VERSION")),
     );
-    // rmcp's default is `LATEST` (2026-07-28), a revision without `initialize`; the
-    // handshake we run must name the newest revision that has it (servers negotiate down).
-    config.protocol_version = rmcp::model::ProtocolVersion::LATEST_WITH_INITIALIZE;
+    // rmcp's default is `LATEST` (2026-07-28), a revision without `initialize`; a handshake
+    // must name the newest revision that has it (servers negotiate down), or the one pinned.
+    config.protocol_version = match protocol {
+        Protocol::Revision(r) if protocol.has_initialize() == Some(true) => version(r),
+        _ => ProtocolVersion::LATEST_WITH_INITIALIZE,
+    };
     config
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// rmcp's value of one of [`crate::config::REVISIONS`] (all of which rmcp knows).
+fn version(revision: &str) -> ProtocolVersion {
+    ProtocolVersion::KNOWN_VERSIONS
+        .iter()
+        .find(|v| v.as_str() == revision)
+        .cloned()
+        .unwrap_or(ProtocolVersion::LATEST_WITH_INITIALIZE)
+}
 
-    #[test]
-    fn elicitation_answer_holds_the_schema_defaults() {
-        let schema = serde_json::json!({"type": "object", "properties": {
-            "name": {"type": "string", "default": "John Doe"},
-            "age": {"type": "integer", "default": 30},
-            "nick": {"type": "string"}
-        }});
-        assert_eq!(
-            schema_defaults(&schema),
-            serde_json::json!({"name": "John Doe", "age": 30})
-        );
+/// How rmcp starts the session for `protocol`: `server/discover` first with a fallback to
+/// `initialize` (auto), `initialize` only (up to 2025-11-25), or `server/discover` only.
+pub(super) fn lifecycle(protocol: Protocol) -> ClientLifecycleMode {
+    match protocol {
+        Protocol::Auto => ClientLifecycleMode::Auto {
+            preferred_versions: vec![ProtocolVersion::LATEST],
+            legacy_version: Some(ProtocolVersion::LATEST_WITH_INITIALIZE),
+        },
+        Protocol::Revision(_) if protocol.has_initialize() == Some(true) => {
+            ClientLifecycleMode::Initialize
+        }
+        Protocol::Revision(r) => ClientLifecycleMode::Discover {
+            preferred_versions: vec![version(r)],
+        },
+    }
+}
+
+/// The `_meta` entries every request of a stateless session (2026-07-28 on) carries: the
+/// revision, the client's identity and capabilities. `None` on an `initialize` session.
+pub(super) fn stateless_meta(
+    config: &ClientConfig,
+    negotiated: &ProtocolVersion,
+) -> Option<serde_json::Map<String, Value>> {
+    if negotiated.has_initialize() {
+        return None;
+    }
+    let meta = RequestMetaObject::with_client_context(
+        negotiated.clone(),
+        config.client_info.clone(),
+        config.capabilities.clone(),
+    );
+    match serde_json::to_value(meta) {
+        Ok(Value::Object(map)) => Some(map),
+        _ => None,
     }
 }

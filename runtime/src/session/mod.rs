@@ -15,11 +15,13 @@ mod call;
 mod conn;
 mod drift_guard;
 mod handler;
+mod input;
 mod lifecycle;
 mod options;
 mod progress;
 mod requests;
 
+pub use input::{Elicitation, ElicitationAnswer, ElicitationFuture};
 pub use options::*;
 
 use conn::Conn;

@@ -3,6 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::input::{Elicit, Elicitation, ElicitationAnswer};
 use crate::drift::DriftPolicy;
 
 /// Idle deadline of a request when neither the call nor the registry sets one.
@@ -99,7 +100,7 @@ pub struct ConnectOptions {
     pub(super) fixture_hash: Option<String>,
     pub(super) fixture_tools: Option<&'static [crate::typed::TypedTool]>,
     pub(super) drift: Option<DriftPolicy>,
-    pub(super) elicitation_defaults: bool,
+    pub(super) elicit: Option<Elicit>,
 }
 
 pub(super) type Lookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
@@ -113,7 +114,13 @@ impl std::fmt::Debug for ConnectOptions {
             .field("fixture_hash", &self.fixture_hash)
             .field("fixture_tools", &self.fixture_tools.map(<[_]>::len))
             .field("drift", &self.drift)
-            .field("elicitation_defaults", &self.elicitation_defaults)
+            .field(
+                "elicitation",
+                &self.elicit.as_ref().map(|e| match e {
+                    Elicit::Defaults => "schema defaults",
+                    Elicit::Callback(_) => "callback",
+                }),
+            )
             .finish()
     }
 }
@@ -182,7 +189,31 @@ impl ConnectOptions {
     /// URL elicitations are declined. Off by default: servers may offer other tools to
     /// clients that can elicit.
     pub fn accept_elicitation_defaults(mut self) -> Self {
-        self.elicitation_defaults = true;
+        self.elicit = Some(Elicit::Defaults);
+        self
+    }
+
+    /// Declares the `elicitation` capability and asks `f` whenever the server needs input
+    /// from the user — as an `elicitation/create` request (protocol up to 2025-11-25) or as
+    /// an `input_required` answer to a call (2026-07-28), which the call then retries with
+    /// the answer. Without this (or [`ConnectOptions::accept_elicitation_defaults`]) the
+    /// capability is not declared and any such request is declined at once.
+    ///
+    /// ```
+    /// use mcp_runtime::{ConnectOptions, ElicitationAnswer};
+    ///
+    /// let options = ConnectOptions::new().on_elicitation(|request| async move {
+    ///     eprintln!("{} asks: {}", request.server, request.message);
+    ///     ElicitationAnswer::Accept(request.defaults())
+    /// });
+    /// # let _ = options;
+    /// ```
+    pub fn on_elicitation<F, Fut>(mut self, f: F) -> Self
+    where
+        F: Fn(Elicitation) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = ElicitationAnswer> + Send + 'static,
+    {
+        self.elicit = Some(Elicit::Callback(Arc::new(move |e| Box::pin(f(e)))));
         self
     }
 }

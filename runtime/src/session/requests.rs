@@ -78,13 +78,8 @@ impl Session {
             .with_deadline(conn, "tools/list", conn.peer.list_all_tools())
             .await?;
         let raw: Vec<Value> = self.inner.tap.take_pages().into_iter().flatten().collect();
-        let same = raw.len() == tools.len()
-            && raw
-                .iter()
-                .zip(&tools)
-                .all(|(r, t)| r.get("name").and_then(Value::as_str) == Some(&*t.name));
-        if same {
-            return Ok(raw);
+        if let Some(kept) = kept_raw(raw, &tools) {
+            return Ok(kept);
         }
         tracing::debug!(server = %self.inner.alias, "raw tools/list not captured; using rmcp's tool model");
         tools
@@ -224,4 +219,29 @@ pub(super) fn unless_method_not_found<T>(result: Result<T>) -> Result<Option<T>>
         Err(Error::Protocol { code: -32601, .. }) => Ok(None),
         Err(e) => Err(e),
     }
+}
+
+/// The raw tools (as the server sent them) that rmcp kept, in order: all of them, or fewer
+/// when rmcp's HTTP transport dropped tools with invalid `x-mcp-header` annotations
+/// (protocol 2026-07-28 requires that). `None` when the two lists do not match that way
+/// (the raw answer was not captured).
+fn kept_raw(raw: Vec<Value>, tools: &[rmcp::model::Tool]) -> Option<Vec<Value>> {
+    if raw.len() < tools.len() {
+        return None;
+    }
+    let mut wanted = tools.iter().map(|t| &*t.name).peekable();
+    let mut kept = Vec::with_capacity(tools.len());
+    for tool in raw {
+        let name = tool.get("name").and_then(Value::as_str);
+        if name.is_some() && name == wanted.peek().copied() {
+            wanted.next();
+            kept.push(tool);
+        } else if let Some(name) = name {
+            tracing::warn!(
+                tool = name,
+                "tool left out: its x-mcp-header annotations are invalid"
+            );
+        }
+    }
+    wanted.peek().is_none().then_some(kept)
 }

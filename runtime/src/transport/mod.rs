@@ -30,5 +30,5 @@ pub(crate) use http::streamable_http;
 pub(crate) use server_output::{StderrEof, StderrTail, StdoutNoise};
 #[cfg(feature = "http")]
 pub(crate) use sse::SseTransport;
-pub(crate) use stdio::{Direct, StdioTransport};
+pub(crate) use stdio::{Direct, Round, StdioTransport};
 pub(crate) use tap::RawTap;

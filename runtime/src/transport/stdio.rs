@@ -1,7 +1,7 @@
 //! stdio: a child process speaking newline-delimited JSON-RPC.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use rmcp::model::{
     CallToolResult, JsonRpcMessage, JsonRpcVersion2_0, NumberOrString, ProgressToken, RequestId,
@@ -72,6 +72,8 @@ const DIRECT_ID_BASE: i64 = 1 << 40;
 pub(crate) struct Direct {
     writer: Arc<Writer>,
     state: Mutex<DirectState>,
+    /// The `_meta` entries of a stateless session (set once connected).
+    meta: OnceLock<serde_json::Map<String, serde_json::Value>>,
 }
 
 #[derive(Default)]
@@ -118,12 +120,23 @@ impl DirectCall {
     }
 }
 
-/// A `tools/call` request as rmcp would write it (with `_meta.progressToken`), written
-/// without building rmcp's request model.
+/// A `tools/call` request as rmcp would write it (with `_meta.progressToken`, and on a
+/// stateless session the revision and client context), written without building rmcp's
+/// request model.
 struct CallRequest<'a> {
     id: i64,
     tool: &'a str,
     arguments: &'a serde_json::Map<String, serde_json::Value>,
+    meta: Option<&'a serde_json::Map<String, serde_json::Value>>,
+    round: Option<&'a Round>,
+}
+
+/// What a retried `tools/call` carries after an `input_required` answer (protocol
+/// 2026-07-28): the answers to the server's input requests and its opaque state.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Round {
+    pub(crate) input_responses: Option<serde_json::Map<String, serde_json::Value>>,
+    pub(crate) request_state: Option<String>,
 }
 
 impl serde::Serialize for CallRequest<'_> {
@@ -135,21 +148,32 @@ impl serde::Serialize for CallRequest<'_> {
                 &self,
                 s: S,
             ) -> std::result::Result<S::Ok, S::Error> {
-                struct Meta(i64);
-                impl serde::Serialize for Meta {
+                struct Meta<'a>(i64, Option<&'a serde_json::Map<String, serde_json::Value>>);
+                impl serde::Serialize for Meta<'_> {
                     fn serialize<S: serde::Serializer>(
                         &self,
                         s: S,
                     ) -> std::result::Result<S::Ok, S::Error> {
-                        let mut m = s.serialize_map(Some(1))?;
+                        let mut m = s.serialize_map(None)?;
                         m.serialize_entry("progressToken", &self.0)?;
+                        for (k, v) in self.1.into_iter().flatten() {
+                            m.serialize_entry(k, v)?;
+                        }
                         m.end()
                     }
                 }
-                let mut m = s.serialize_map(Some(3))?;
+                let mut m = s.serialize_map(None)?;
                 m.serialize_entry("name", self.0.tool)?;
                 m.serialize_entry("arguments", self.0.arguments)?;
-                m.serialize_entry("_meta", &Meta(self.0.id))?;
+                m.serialize_entry("_meta", &Meta(self.0.id, self.0.meta))?;
+                if let Some(round) = self.0.round {
+                    if let Some(r) = &round.input_responses {
+                        m.serialize_entry("inputResponses", r)?;
+                    }
+                    if let Some(state) = &round.request_state {
+                        m.serialize_entry("requestState", state)?;
+                    }
+                }
                 m.end()
             }
         }
@@ -169,6 +193,7 @@ impl Direct {
         self: &Arc<Self>,
         tool: &str,
         arguments: &serde_json::Map<String, serde_json::Value>,
+        round: Option<&Round>,
     ) -> std::result::Result<DirectCall, ServiceError> {
         let (tx, rx) = tokio::sync::oneshot::channel();
         let (id, busy) = {
@@ -187,6 +212,8 @@ impl Direct {
             id,
             tool,
             arguments,
+            meta: self.meta.get(),
+            round,
         });
         Ok(DirectCall {
             id: RequestId::Number(id),
@@ -196,6 +223,14 @@ impl Direct {
             ticket,
             busy,
         })
+    }
+
+    /// Sets the `_meta` entries every call of a stateless session carries (`None`: an
+    /// `initialize` session, nothing to add).
+    pub(crate) fn set_meta(&self, meta: Option<serde_json::Map<String, serde_json::Value>>) {
+        if let Some(meta) = meta {
+            let _ = self.meta.set(meta);
+        }
     }
 
     /// Forgets a call (cancelled or timed out): a late answer is dropped.
@@ -483,6 +518,7 @@ impl StdioTransport {
                 direct: Arc::new(Direct {
                     writer: writer.clone(),
                     state: Mutex::new(DirectState::default()),
+                    meta: OnceLock::new(),
                 }),
                 writer,
                 stdout,
@@ -667,6 +703,7 @@ mod tests {
                 }),
             }),
             state: Mutex::new(DirectState::default()),
+            meta: OnceLock::new(),
         };
         if let Ok(mut st) = direct.state.lock() {
             for &n in pending {
@@ -791,8 +828,8 @@ read z"#
         let mut t = scripted(&script);
         let direct = t.direct();
         let args = serde_json::Map::new();
-        let mut first = direct.call("t", &args).expect("queued");
-        let mut second = direct.call("t", &args).expect("queued");
+        let mut first = direct.call("t", &args, None).expect("queued");
+        let mut second = direct.call("t", &args, None).expect("queued");
         first.flush().await;
         second.flush().await;
         assert_eq!(first.id, RequestId::Number(a));
@@ -806,7 +843,7 @@ read z"#
             Ok(Err(ServiceError::McpError(e))) => assert_eq!(e.code.0, -32602),
             other => panic!("expected the error answer, got {other:?}"),
         }
-        let mut third = direct.call("t", &args).expect("queued");
+        let mut third = direct.call("t", &args, None).expect("queued");
         third.flush().await;
         let receiving = tokio::spawn(async move {
             let next = t.receive().await;
@@ -824,7 +861,7 @@ read z"#
         let (mut t, eof) = receiving.await.expect("receive task");
         assert!(eof);
         assert!(matches!(
-            direct.call("t", &args),
+            direct.call("t", &args, None),
             Err(ServiceError::TransportClosed)
         ));
         let _ = t.close().await;
