@@ -8,7 +8,7 @@ use common::limited;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use mcp_runtime::{CallOptions, ConnectOptions, Error, ServerConfig, Session};
+use mcp_runtime::{CallOptions, ConnectOptions, Error, Protocol, ServerConfig, Session};
 
 mcp_runtime::mcp_tools!("demo");
 mcp_runtime::mcp_tools!("everything");
@@ -25,15 +25,89 @@ async fn connect(config: &ServerConfig) -> Session {
         .unwrap_or_else(|e| panic!("connect {}: {e}", config.alias()))
 }
 
+/// The demo server over stdio with `server_args`, spoken to with `protocol`.
+fn demo_stdio(server_args: &[&str], protocol: Protocol) -> ServerConfig {
+    ServerConfig::stdio(
+        "demo",
+        common::demo_server().to_string_lossy(),
+        server_args.iter().map(|a| a.to_string()).collect(),
+    )
+    .with_drift(mcp_runtime::DriftPolicy::Error)
+    .with_protocol(protocol)
+}
+
+// Every typed call behaves the same on both protocol wires, over stdio (our fast path) and
+// Streamable HTTP: a server flag limits the demo server to one revision.
+
 #[tokio::test]
 async fn demo_every_tool_typed() {
+    // Auto against a server of both revisions: the current one.
+    demo_every_tool(demo_stdio(&[], Protocol::Auto), "2026-07-28").await;
+}
+
+#[tokio::test]
+async fn demo_every_tool_typed_on_the_initialize_wire() {
+    // Auto against a 2025-11-25 server falls back to `initialize`.
+    let config = demo_stdio(&["--protocol", "2025-11-25"], Protocol::Auto);
+    demo_every_tool(config, "2025-11-25").await;
+    let pinned = demo_stdio(&[], Protocol::V2025_11_25);
+    demo_every_tool(pinned, "2025-11-25").await;
+}
+
+#[tokio::test]
+async fn demo_every_tool_typed_on_the_stateless_wire() {
+    let config = demo_stdio(&["--protocol", "2026-07-28"], Protocol::V2026_07_28);
+    demo_every_tool(config, "2026-07-28").await;
+}
+
+#[tokio::test]
+async fn demo_every_tool_typed_over_http_on_both_wires() {
+    for (rev, protocol) in [
+        ("2025-11-25", Protocol::V2025_11_25),
+        ("2026-07-28", Protocol::V2026_07_28),
+    ] {
+        let (_guard, url) = common::start_demo_http_with(&["--protocol", rev]);
+        let config = ServerConfig::http("demo", false, url)
+            .with_drift(mcp_runtime::DriftPolicy::Error)
+            .with_protocol(Protocol::Auto);
+        demo_every_tool(config, rev).await;
+        let (_guard, url) = common::start_demo_http();
+        let config = ServerConfig::http("demo", false, url)
+            .with_drift(mcp_runtime::DriftPolicy::Error)
+            .with_protocol(protocol);
+        demo_every_tool(config, rev).await;
+    }
+}
+
+#[tokio::test]
+async fn a_pinned_revision_the_server_lacks_is_a_clear_error() {
+    limited(async {
+        for (server, client) in [
+            ("2025-11-25", Protocol::V2026_07_28),
+            ("2026-07-28", Protocol::V2025_11_25),
+        ] {
+            let config = demo_stdio(&["--protocol", server], client);
+            let err = match Session::connect(&config).await {
+                Ok(_) => panic!("{client} against a {server} server connected"),
+                Err(e) => e.to_string(),
+            };
+            // The error names what the server speaks.
+            assert!(err.contains("speaks") && err.contains(server), "{err}");
+        }
+    })
+    .await;
+}
+
+async fn demo_every_tool(config: ServerConfig, protocol: &str) {
     limited(async {
         // `Client::connect` also checks the live tools against the fixture's hash.
-        let config = ServerConfig::stdio("demo", common::demo_server().to_string_lossy(), vec![])
-            .with_drift(mcp_runtime::DriftPolicy::Error);
         let demo = demo::Client::connect(&config)
             .await
             .expect("connect without drift");
+        assert_eq!(demo.session().server_info().protocol_version, protocol);
+        // `ping` on the initialize wire, `server/discover` on the stateless one.
+        let health = demo.session().health().await;
+        assert!(matches!(health, mcp_runtime::Health::Ok { .. }), "{health}");
 
         let sum = demo
             .add(demo::add::Args { a: 1.5, b: 2.0 })

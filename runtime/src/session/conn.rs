@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use super::handler::{Handler, Shared, client_config, lifecycle, stateless_meta};
 use super::{Session, excerpt};
-use crate::config::TransportConfig;
+use crate::config::{Protocol, REVISIONS, TransportConfig};
 use crate::drift::DriftPolicy;
 use crate::error::{Error, Result};
 use crate::output::ServerInfo;
@@ -33,6 +33,8 @@ pub(super) struct Conn {
     /// stdio: `tools/call` past rmcp's service loop (known to this file only).
     direct: Option<Arc<Direct>>,
     pub(super) dead: AtomicBool,
+    /// The session speaks a stateless revision (2026-07-28 on): no `ping`, `_meta` per request.
+    pub(super) stateless: bool,
 }
 
 impl Conn {
@@ -118,108 +120,133 @@ impl Session {
         let inner = &self.inner;
         let alias = inner.alias.as_str();
         let connect_timeout = self.connect_timeout();
-        let protocol = match (&inner.resolved.transport, inner.config.protocol()) {
+        let mut protocol = match (&inner.resolved.transport, inner.config.protocol()) {
             // The legacy HTTP+SSE transport predates the stateless revision.
-            (TransportConfig::Sse { .. }, crate::config::Protocol::Auto) => {
-                crate::config::Protocol::Revision(crate::config::LAST_WITH_INITIALIZE)
+            (TransportConfig::Sse { .. }, Protocol::Auto) => {
+                Protocol::Revision(crate::config::LAST_WITH_INITIALIZE)
             }
             (_, p) => p,
         };
-        let mode = lifecycle(protocol);
-        let client = client_config(inner.options.elicit.is_some(), protocol);
-        let handler = Handler {
-            config: client.clone(),
-            shared: inner.shared.clone(),
-            elicit: inner.options.elicit.clone(),
-        };
-        let stderr = &inner.stderr;
-        let tap = inner.tap.clone();
-        let transport_err = |message: String| Error::Transport {
-            server: alias.to_string(),
-            message: match inner.noise.summary() {
-                Some(noise) => format!("{message}; {noise}"),
-                None => message,
-            },
-            stderr_tail: stderr.lines(),
-        };
-        let target = match &inner.resolved.transport {
-            TransportConfig::Stdio { command, .. } => format!("`{command}`"),
-            TransportConfig::Sse { url, .. } | TransportConfig::StreamableHttp { url, .. } => {
-                url.clone()
-            }
-        };
-        let init_err = |e: rmcp::service::ClientInitializeError| {
-            transport_err(describe_initialize_error(&e, &target))
-        };
-        let mut stderr_eof: Option<StderrEof> = None;
-        let mut direct: Option<Arc<Direct>> = None;
-        let serving = async {
-            match &inner.resolved.transport {
-                TransportConfig::Stdio {
-                    command,
-                    args,
-                    env,
-                    cwd,
-                    inherit,
-                } => {
-                    let mut cmd = tokio::process::Command::new(command);
-                    // `env` is the server's whole environment unless it inherits everything.
-                    if *inherit != crate::config::InheritEnv::All {
-                        cmd.env_clear();
-                    }
-                    cmd.args(args).envs(env);
-                    if let Some(dir) = cwd {
-                        cmd.current_dir(dir);
-                    }
-                    let (transport, eof) =
-                        StdioTransport::spawn(alias, cmd, tap.clone(), stderr, &inner.noise)
-                            .map_err(|e| transport_err(format!("cannot start `{command}`: {e}")))?;
-                    stderr_eof = Some(eof.clone());
-                    direct = Some(transport.direct());
-                    match handler.serve_with_lifecycle(transport, mode).await {
-                        Ok(service) => Ok(service),
-                        Err(e) => {
-                            // The server probably died: let its last words reach the tail.
-                            eof.wait(STDERR_DRAIN).await;
-                            Err(init_err(e))
+        let (service, client, stderr_eof, direct) = loop {
+            let mode = lifecycle(protocol);
+            let client = client_config(inner.options.elicit.is_some(), protocol);
+            let handler = Handler {
+                config: client.clone(),
+                shared: inner.shared.clone(),
+                elicit: inner.options.elicit.clone(),
+            };
+            let stderr = &inner.stderr;
+            let tap = inner.tap.clone();
+            let transport_err = |message: String| Error::Transport {
+                server: alias.to_string(),
+                message: match inner.noise.summary() {
+                    Some(noise) => format!("{message}; {noise}"),
+                    None => message,
+                },
+                stderr_tail: stderr.lines(),
+            };
+            let target = match &inner.resolved.transport {
+                TransportConfig::Stdio { command, .. } => format!("`{command}`"),
+                TransportConfig::Sse { url, .. } | TransportConfig::StreamableHttp { url, .. } => {
+                    url.clone()
+                }
+            };
+            // Auto: a server that knows `server/discover` but not the current revision
+            // names the revisions it speaks; the session then starts again with `initialize`.
+            let fallback: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
+            let init_err = |e: rmcp::service::ClientInitializeError| {
+                if protocol == Protocol::Auto
+                    && let Some(revision) = initialize_fallback(&e)
+                {
+                    let _ = fallback.set(revision);
+                }
+                transport_err(describe_initialize_error(&e, &target))
+            };
+            let mut stderr_eof: Option<StderrEof> = None;
+            let mut direct: Option<Arc<Direct>> = None;
+            let serving = async {
+                match &inner.resolved.transport {
+                    TransportConfig::Stdio {
+                        command,
+                        args,
+                        env,
+                        cwd,
+                        inherit,
+                    } => {
+                        let mut cmd = tokio::process::Command::new(command);
+                        // `env` is the server's whole environment unless it inherits everything.
+                        if *inherit != crate::config::InheritEnv::All {
+                            cmd.env_clear();
+                        }
+                        cmd.args(args).envs(env);
+                        if let Some(dir) = cwd {
+                            cmd.current_dir(dir);
+                        }
+                        let (transport, eof) =
+                            StdioTransport::spawn(alias, cmd, tap.clone(), stderr, &inner.noise)
+                                .map_err(|e| {
+                                    transport_err(format!("cannot start `{command}`: {e}"))
+                                })?;
+                        stderr_eof = Some(eof.clone());
+                        direct = Some(transport.direct());
+                        match handler.serve_with_lifecycle(transport, mode).await {
+                            Ok(service) => Ok(service),
+                            Err(e) => {
+                                // The server probably died: let its last words reach the tail.
+                                eof.wait(STDERR_DRAIN).await;
+                                Err(init_err(e))
+                            }
                         }
                     }
+                    #[cfg(feature = "http")]
+                    TransportConfig::StreamableHttp { url, headers } => {
+                        let t =
+                            crate::transport::streamable_http(alias, url, headers, tap.clone())?;
+                        handler
+                            .serve_with_lifecycle(t, mode)
+                            .await
+                            .map_err(init_err)
+                    }
+                    #[cfg(feature = "http")]
+                    TransportConfig::Sse { url, headers } => {
+                        let t = SseTransport::connect(
+                            alias,
+                            url,
+                            headers,
+                            connect_timeout,
+                            tap.clone(),
+                        )
+                        .await?;
+                        handler
+                            .serve_with_lifecycle(t, mode)
+                            .await
+                            .map_err(init_err)
+                    }
+                    #[cfg(not(feature = "http"))]
+                    TransportConfig::StreamableHttp { .. } | TransportConfig::Sse { .. } => {
+                        Err(transport_err(format!(
+                            "this build of mcp-runtime has no HTTP transports, so `transport = \"{}\"` cannot connect; enable the `http` feature of mcp-runtime (on by default)",
+                            inner.kind
+                        )))
+                    }
                 }
-                #[cfg(feature = "http")]
-                TransportConfig::StreamableHttp { url, headers } => {
-                    let t = crate::transport::streamable_http(alias, url, headers, tap.clone())?;
-                    handler
-                        .serve_with_lifecycle(t, mode)
-                        .await
-                        .map_err(init_err)
+            };
+            let service = match tokio::time::timeout(connect_timeout, serving).await {
+                Ok(Ok(service)) => service,
+                Ok(Err(_)) if let Some(&revision) = fallback.get() => {
+                    tracing::debug!(server = %alias, revision, "the server lacks the current revision; starting again with initialize");
+                    protocol = Protocol::Revision(revision);
+                    continue;
                 }
-                #[cfg(feature = "http")]
-                TransportConfig::Sse { url, headers } => {
-                    let t =
-                        SseTransport::connect(alias, url, headers, connect_timeout, tap.clone())
-                            .await?;
-                    handler
-                        .serve_with_lifecycle(t, mode)
-                        .await
-                        .map_err(init_err)
+                Ok(Err(e)) => return Err(e),
+                Err(_) => {
+                    return Err(transport_err(format!(
+                        "no answer to initialize within {} (raise `connect_timeout` in the registry if the server starts slowly)",
+                        crate::error::fmt_duration(connect_timeout)
+                    )));
                 }
-                #[cfg(not(feature = "http"))]
-                TransportConfig::StreamableHttp { .. } | TransportConfig::Sse { .. } => {
-                    Err(transport_err(format!(
-                        "this build of mcp-runtime has no HTTP transports, so `transport = \"{}\"` cannot connect; enable the `http` feature of mcp-runtime (on by default)",
-                        inner.kind
-                    )))
-                }
-            }
-        };
-        let service = match tokio::time::timeout(connect_timeout, serving).await {
-            Ok(r) => r?,
-            Err(_) => {
-                return Err(transport_err(format!(
-                    "no answer to initialize within {} (raise `connect_timeout` in the registry if the server starts slowly)",
-                    crate::error::fmt_duration(connect_timeout)
-                )));
-            }
+            };
+            break (service, client, stderr_eof, direct);
         };
         let peer = service.peer().clone();
         peer.set_response_cache_config(rmcp::ClientCacheConfig::disabled())
@@ -249,12 +276,16 @@ impl Session {
         };
         tracing::debug!(server = %alias, transport = inner.kind, name = %info.name, version = %info.version, protocol = %info.protocol_version, "connected");
         let _ = inner.info.set(info);
+        let stateless = !peer
+            .peer_info()
+            .is_none_or(|i| i.protocol_version.has_initialize());
         let conn = Arc::new(Conn {
             peer,
             service: tokio::sync::Mutex::new(Some(service)),
             stderr_eof,
             direct,
             dead: AtomicBool::new(false),
+            stateless,
         });
         // A new server process may have other tools.
         if let Ok(mut hints) = inner.replay_safe.lock() {
@@ -405,6 +436,28 @@ impl Drop for CancelOnDrop {
     }
 }
 
+/// The revision to start again with after `server/discover` failed under `protocol =
+/// "auto"`: the newest one with `initialize` that the server named, when it named its
+/// revisions; 2025-11-25 when it answered `server/discover` with something that is not a
+/// discover result (a server that answers every unknown method with `{}`).
+fn initialize_fallback(e: &rmcp::service::ClientInitializeError) -> Option<&'static str> {
+    use rmcp::service::ClientInitializeError as E;
+    match e {
+        E::NoCompatibleProtocolVersion {
+            server_supported, ..
+        } => REVISIONS
+            .iter()
+            .rev()
+            .filter(|r| **r <= crate::config::LAST_WITH_INITIALIZE)
+            .find(|r| server_supported.iter().any(|v| v.as_str() == **r))
+            .copied(),
+        E::ExpectedInitResult(_) | E::ExpectedInitResponse(_) => {
+            Some(crate::config::LAST_WITH_INITIALIZE)
+        }
+        _ => None,
+    }
+}
+
 fn join_versions(versions: &[rmcp::model::ProtocolVersion]) -> String {
     if versions.is_empty() {
         return "(none named)".to_string();
@@ -439,6 +492,20 @@ pub(super) fn describe_initialize_error(
             "the server answered initialize with a result that is not an InitializeResult: {}",
             excerpt(result)
         ),
+        E::JsonRpcError(data)
+            if data.code == rmcp::model::ErrorCode::UNSUPPORTED_PROTOCOL_VERSION =>
+        {
+            let list = |key: &str| {
+                data.data.as_ref().and_then(|d| d.get(key)).and_then(|v| {
+                    serde_json::from_value::<Vec<rmcp::model::ProtocolVersion>>(v.clone()).ok()
+                })
+            };
+            let supported = list("supported").unwrap_or_default();
+            format!(
+                "the server does not speak the protocol revision this session asked for (it speaks {}; set `protocol` in the registry to one of them, or to \"auto\")",
+                join_versions(&supported)
+            )
+        }
         E::JsonRpcError(data) => format!(
             "the server rejected initialize: {} (JSON-RPC error {})",
             data.message, data.code.0

@@ -193,20 +193,28 @@ impl Session {
     }
 
     pub(super) async fn ping_on(&self, conn: &Conn, timeout: Duration) -> Result<()> {
+        // Protocol 2026-07-28 has no `ping`; `server/discover` is the cheapest request there.
+        let (what, request) = if conn.stateless {
+            (
+                "server/discover",
+                ClientRequest::DiscoverRequest(rmcp::model::DiscoverRequest::new(
+                    rmcp::model::DiscoverRequestParams {},
+                )),
+            )
+        } else {
+            ("ping", ClientRequest::PingRequest(PingRequest::default()))
+        };
         let handle = match conn
             .peer
-            .send_cancellable_request(
-                ClientRequest::PingRequest(PingRequest::default()),
-                PeerRequestOptions::with_timeout(timeout),
-            )
+            .send_cancellable_request(request, PeerRequestOptions::with_timeout(timeout))
             .await
         {
             Ok(h) => h,
-            Err(e) => return Err(self.map_service_error(conn, "ping", timeout, e).await),
+            Err(e) => return Err(self.map_service_error(conn, what, timeout, e).await),
         };
         match handle.await_response().await {
             Ok(_) => Ok(()),
-            Err(e) => Err(self.map_service_error(conn, "ping", timeout, e).await),
+            Err(e) => Err(self.map_service_error(conn, what, timeout, e).await),
         }
     }
 }

@@ -7,6 +7,7 @@
 //! ```text
 //! mcp-demo-server [--transport stdio|http] [--host 127.0.0.1] [--port N] [--pipes]
 //!                 [--faults] [--exit-after N] [--startup-delay-ms N]
+//!                 [--protocol all|2025-11-25|2026-07-28]
 //! ```
 //!
 //! - stdio (default): newline-delimited JSON-RPC on stdin/stdout; `--pipes` uses rmcp's
@@ -50,6 +51,8 @@ OPTIONS:
     --faults                 also list the fault tools: crash, hang, garbage, huge, sleep
     --exit-after N           exit after N tool calls have been answered
     --startup-delay-ms N     sleep N ms before serving
+    --protocol REV           speak only this protocol revision: 2025-11-25 (the initialize
+                             lifecycle and older) or 2026-07-28 (stateless); default: all
     -h, --help               print this help
     -V, --version            print the version
 
@@ -84,6 +87,17 @@ pub struct Options {
     pub exit_after: Option<u64>,
     /// Sleep this long before serving.
     pub startup_delay: Duration,
+    /// The protocol revisions served: `None` all, else exactly one wire.
+    pub protocol: Option<Wire>,
+}
+
+/// One of the two protocol wires (`--protocol`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wire {
+    /// 2025-11-25 and older: the `initialize` lifecycle only.
+    Initialize,
+    /// 2026-07-28: stateless (`server/discover`, `_meta` per request) only.
+    Stateless,
 }
 
 impl Default for Options {
@@ -96,6 +110,7 @@ impl Default for Options {
             faults: false,
             exit_after: None,
             startup_delay: Duration::ZERO,
+            protocol: None,
         }
     }
 }
@@ -149,6 +164,18 @@ impl Options {
                     }
                 }
                 "--host" => options.host = value("--host")?,
+                "--protocol" => {
+                    options.protocol = match value("--protocol")?.as_str() {
+                        "all" => None,
+                        "2025-11-25" => Some(Wire::Initialize),
+                        "2026-07-28" => Some(Wire::Stateless),
+                        other => {
+                            return Err(format!(
+                                "unknown protocol {other:?} (expected all, 2025-11-25 or 2026-07-28)"
+                            ));
+                        }
+                    }
+                }
                 "--port" => options.port = number("--port", &value("--port")?)?,
                 "--exit-after" => {
                     options.exit_after = Some(number("--exit-after", &value("--exit-after")?)?)

@@ -13,7 +13,8 @@ use rmcp::{
     handler::server::{router::tool::ToolRouter, tool::ToolCallContext, wrapper::Parameters},
     model::{
         CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-        JsonObject, ProgressNotificationParam, ServerCapabilities, ServerConfig, Tool,
+        JsonObject, ProgressNotificationParam, ProtocolVersion, ServerCapabilities, ServerConfig,
+        Tool,
     },
     service::RequestContext,
     tool, tool_handler, tool_router,
@@ -55,6 +56,8 @@ pub struct DemoConfig {
     pub exit_after: Option<u64>,
     /// Where `garbage` queues its lines; `None` when there is no stdio stream (HTTP).
     pub garbage: Option<GarbageQueue>,
+    /// The protocol revisions served: `None` all, else exactly one wire.
+    pub protocol: Option<super::Wire>,
 }
 
 /// State shared by every session of one server process.
@@ -381,6 +384,18 @@ impl DemoServer {
 
 #[tool_handler(router = self.router)]
 impl ServerHandler for DemoServer {
+    fn supported_protocol_versions(&self) -> std::borrow::Cow<'static, [ProtocolVersion]> {
+        match self.shared.config.protocol {
+            None => std::borrow::Cow::Borrowed(ProtocolVersion::KNOWN_VERSIONS),
+            Some(super::Wire::Initialize) => std::borrow::Cow::Borrowed(
+                ProtocolVersion::known_up_to(&ProtocolVersion::LATEST_WITH_INITIALIZE),
+            ),
+            Some(super::Wire::Stateless) => {
+                std::borrow::Cow::Owned(vec![ProtocolVersion::V_2026_07_28])
+            }
+        }
+    }
+
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(

@@ -20,6 +20,7 @@ pub(super) async fn serve(options: &Options) -> io::Result<()> {
     let server = DemoServer::new(DemoConfig {
         faults: options.faults,
         exit_after: options.exit_after,
+        protocol: options.protocol,
         garbage: Some(queue.clone()),
     });
     if options.pipes {

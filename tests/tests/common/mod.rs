@@ -118,8 +118,15 @@ pub fn start_everything_http(mode: &str) -> (ChildGuard, u16) {
 
 /// Starts the demo server over Streamable HTTP on an ephemeral port; returns its URL.
 pub fn start_demo_http() -> (ChildGuard, String) {
+    start_demo_http_with(&[])
+}
+
+/// [`start_demo_http`] with more arguments for the server (e.g. `--protocol 2026-07-28`).
+#[allow(dead_code)]
+pub fn start_demo_http_with(args: &[&str]) -> (ChildGuard, String) {
     let mut child = Command::new(demo_server())
         .args(["--transport", "http", "--port", "0"])
+        .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
