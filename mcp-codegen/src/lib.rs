@@ -34,6 +34,7 @@ pub mod diff;
 pub mod emit;
 mod error;
 pub mod fixture;
+pub mod headers;
 #[cfg(feature = "oracle")]
 pub mod instances;
 pub mod naming;

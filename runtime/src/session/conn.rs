@@ -200,8 +200,13 @@ impl Session {
                     }
                     #[cfg(feature = "http")]
                     TransportConfig::StreamableHttp { url, headers } => {
-                        let t =
-                            crate::transport::streamable_http(alias, url, headers, tap.clone())?;
+                        let t = crate::transport::streamable_http(
+                            alias,
+                            url,
+                            headers,
+                            tap.clone(),
+                            inner.param_headers.clone(),
+                        )?;
                         handler
                             .serve_with_lifecycle(t, mode)
                             .await

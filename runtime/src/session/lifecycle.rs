@@ -11,6 +11,7 @@ use super::progress::ProgressRouter;
 use super::{ConnectOptions, DEFAULT_CONNECT_TIMEOUT, Inner, Session};
 use crate::config::{Resolved, ServerConfig};
 use crate::error::{Error, Result};
+use crate::transport::ParamHeaders;
 use crate::transport::{RawTap, StderrTail, StdoutNoise};
 
 /// Longest wait between two reconnection attempts.
@@ -36,6 +37,14 @@ impl Session {
             progress: ProgressRouter::default(),
             list_changed: tokio::sync::Notify::new(),
         });
+        let param_headers = Arc::new(ParamHeaders::default());
+        for tool in options.fixture_tools.into_iter().flatten() {
+            if let Ok(schema) = serde_json::from_str(tool.input_schema)
+                && let Ok(headers) = mcp_codegen::headers::param_headers(&schema)
+            {
+                param_headers.set_if_unknown(tool.name, headers);
+            }
+        }
         let inner = Arc::new(Inner {
             alias: config.alias().to_string(),
             kind: resolved.transport.kind(),
@@ -58,6 +67,8 @@ impl Session {
                 shown_on_stderr: false,
             }),
             replay_safe: Mutex::new(None),
+            rejected: Mutex::new(Vec::new()),
+            param_headers,
             options,
         });
         let router = Arc::downgrade(&inner.shared);

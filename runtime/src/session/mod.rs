@@ -9,7 +9,7 @@ use serde::Serialize;
 use crate::config::{Resolved, ServerConfig};
 use crate::error::Result;
 use crate::output::*;
-use crate::transport::{RawTap, StderrTail, StdoutNoise};
+use crate::transport::{ParamHeaders, RawTap, StderrTail, StdoutNoise};
 
 mod call;
 mod conn;
@@ -66,6 +66,10 @@ struct Inner {
     drift: Mutex<DriftState>,
     /// Tool name → annotated `readOnlyHint` or `idempotentHint` (fetched on demand).
     replay_safe: Mutex<Option<HashMap<String, bool>>>,
+    /// The tools the last listing left out, and why.
+    rejected: Mutex<Vec<(String, String)>>,
+    /// The valid `x-mcp-header` annotations by tool (shared with the HTTP transport).
+    param_headers: Arc<ParamHeaders>,
 }
 
 impl Drop for Inner {

@@ -78,14 +78,55 @@ impl Session {
             .with_deadline(conn, "tools/list", conn.peer.list_all_tools())
             .await?;
         let raw: Vec<Value> = self.inner.tap.take_pages().into_iter().flatten().collect();
-        if let Some(kept) = kept_raw(raw, &tools) {
-            return Ok(kept);
+        let listed = match kept_raw(raw, &tools) {
+            Some(kept) => kept,
+            None => {
+                tracing::debug!(server = %self.inner.alias, "raw tools/list not captured; using rmcp's tool model");
+                tools
+                    .iter()
+                    .map(|t| self.to_json("tools/list", t))
+                    .collect::<Result<Vec<_>>>()?
+            }
+        };
+        Ok(self.keep_valid_tools(listed))
+    }
+
+    /// Leaves out the tools whose `x-mcp-header` annotations break protocol 2026-07-28's
+    /// rules (a client must not call them), on every wire so that a snapshot is the same on
+    /// both; remembers why ([`Session::rejected_tools`]) and the valid annotations (mirrored
+    /// into `Mcp-Param-*` headers over Streamable HTTP).
+    fn keep_valid_tools(&self, tools: Vec<Value>) -> Vec<Value> {
+        let mut rejected = Vec::new();
+        let mut kept = Vec::with_capacity(tools.len());
+        for tool in tools {
+            let name = tool.get("name").and_then(Value::as_str).unwrap_or("");
+            match mcp_codegen::headers::param_headers(
+                tool.get("inputSchema").unwrap_or(&Value::Null),
+            ) {
+                Ok(headers) => {
+                    self.inner.param_headers.set(name, headers);
+                    kept.push(tool);
+                }
+                Err(rule) => {
+                    tracing::warn!(server = %self.inner.alias, tool = name, "tool left out: {rule}");
+                    rejected.push((name.to_string(), rule));
+                }
+            }
         }
-        tracing::debug!(server = %self.inner.alias, "raw tools/list not captured; using rmcp's tool model");
-        tools
-            .iter()
-            .map(|t| self.to_json("tools/list", t))
-            .collect()
+        if let Ok(mut r) = self.inner.rejected.lock() {
+            *r = rejected;
+        }
+        kept
+    }
+
+    /// The tools the last `tools/list` left out, with the rule each broke: tools whose
+    /// `x-mcp-header` annotations are invalid (protocol 2026-07-28 forbids calling them).
+    pub fn rejected_tools(&self) -> Vec<(String, String)> {
+        self.inner
+            .rejected
+            .lock()
+            .map(|r| r.clone())
+            .unwrap_or_default()
     }
 
     /// Every prompt (all pages); empty when the server has no `prompts` capability or does
@@ -230,25 +271,29 @@ pub(super) fn unless_method_not_found<T>(result: Result<T>) -> Result<Option<T>>
 }
 
 /// The raw tools (as the server sent them) that rmcp kept, in order: all of them, or fewer
-/// when rmcp's HTTP transport dropped tools with invalid `x-mcp-header` annotations
-/// (protocol 2026-07-28 requires that). `None` when the two lists do not match that way
-/// (the raw answer was not captured).
+/// when rmcp's HTTP transport dropped tools with invalid `x-mcp-header` annotations (the
+/// dropped ones are returned too, for [`Session::keep_valid_tools`] to name). `None` when
+/// the two lists do not match that way (the raw answer was not captured).
 fn kept_raw(raw: Vec<Value>, tools: &[rmcp::model::Tool]) -> Option<Vec<Value>> {
     if raw.len() < tools.len() {
         return None;
     }
     let mut wanted = tools.iter().map(|t| &*t.name).peekable();
-    let mut kept = Vec::with_capacity(tools.len());
+    let mut kept = Vec::with_capacity(raw.len());
     for tool in raw {
         let name = tool.get("name").and_then(Value::as_str);
         if name.is_some() && name == wanted.peek().copied() {
             wanted.next();
             kept.push(tool);
-        } else if let Some(name) = name {
-            tracing::warn!(
-                tool = name,
-                "tool left out: its x-mcp-header annotations are invalid"
-            );
+        } else if mcp_codegen::headers::param_headers(
+            tool.get("inputSchema").unwrap_or(&Value::Null),
+        )
+        .is_err()
+        {
+            // Dropped by rmcp for the same reason: kept here so that it is named.
+            kept.push(tool);
+        } else {
+            return None;
         }
     }
     wanted.peek().is_none().then_some(kept)

@@ -12,7 +12,7 @@ use rmcp::transport::streamable_http_client::{
 };
 use sse_stream::{Error as SseError, Sse};
 
-use super::RawTap;
+use super::{ParamHeaders, RawTap};
 use crate::error::{Error, Result};
 
 /// Builds rmcp's Streamable HTTP transport for `url` with extra headers.
@@ -21,6 +21,7 @@ pub(crate) fn streamable_http(
     url: &str,
     headers: &BTreeMap<String, String>,
     tap: Arc<RawTap>,
+    params: Arc<ParamHeaders>,
 ) -> Result<rmcp::transport::StreamableHttpClientTransport<TappedClient>> {
     use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
     let mut map = HashMap::new();
@@ -29,7 +30,7 @@ pub(crate) fn streamable_http(
         map.insert(name, value);
     }
     let config = StreamableHttpClientTransportConfig::with_uri(url.to_string()).custom_headers(map);
-    let client = TappedClient::new(tap).map_err(|e| Error::Transport {
+    let client = TappedClient::new(tap, params).map_err(|e| Error::Transport {
         server: alias.to_string(),
         message: format!("cannot build the HTTP client: {e}"),
         stderr_tail: Vec::new(),
@@ -64,16 +65,17 @@ pub(super) fn header_pair(
 pub(crate) struct TappedClient {
     inner: reqwest::Client,
     tap: Arc<RawTap>,
+    params: Arc<ParamHeaders>,
 }
 
 impl TappedClient {
-    pub(crate) fn new(tap: Arc<RawTap>) -> Result<Self, reqwest::Error> {
+    pub(crate) fn new(tap: Arc<RawTap>, params: Arc<ParamHeaders>) -> Result<Self, reqwest::Error> {
         let inner = reqwest::Client::builder()
             // rmcp's default: idle pooling stalls on Linux delayed ACKs.
             .pool_max_idle_per_host(0)
             .redirect(same_origin_redirects())
             .build()?;
-        Ok(TappedClient { inner, tap })
+        Ok(TappedClient { inner, tap, params })
     }
 }
 
@@ -105,9 +107,10 @@ impl StreamableHttpClient for TappedClient {
         message: ClientJsonRpcMessage,
         session_id: Option<Arc<str>>,
         auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
+        mut custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> HttpResult<StreamableHttpPostResponse> {
         self.tap.on_send(&message);
+        self.mirror_params(&message, &mut custom_headers);
         let response = self
             .inner
             .post_message(uri, message, session_id, auth_header, custom_headers)
@@ -121,10 +124,11 @@ impl StreamableHttpClient for TappedClient {
         message: ClientJsonRpcMessage,
         session_id: Option<Arc<str>>,
         auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
+        mut custom_headers: HashMap<HeaderName, HeaderValue>,
         max_sse_event_size: usize,
     ) -> HttpResult<StreamableHttpPostResponse> {
         self.tap.on_send(&message);
+        self.mirror_params(&message, &mut custom_headers);
         let response = self
             .inner
             .post_message_with_max_sse_event_size(
@@ -191,6 +195,51 @@ impl StreamableHttpClient for TappedClient {
 }
 
 impl TappedClient {
+    /// Adds the `Mcp-Param-*` headers of a `tools/call` (protocol 2026-07-28) when rmcp did
+    /// not (it knows only the tools of a `tools/list` it saw; a typed call may come first).
+    fn mirror_params(
+        &self,
+        message: &ClientJsonRpcMessage,
+        headers: &mut HashMap<HeaderName, HeaderValue>,
+    ) {
+        let rmcp::model::JsonRpcMessage::Request(request) = message else {
+            return;
+        };
+        let rmcp::model::ClientRequest::CallToolRequest(call) = &request.request else {
+            return;
+        };
+        // The revision is in the request's `_meta` on a stateless session.
+        let stateless = {
+            use rmcp::model::GetMeta as _;
+            request
+                .request
+                .get_meta()
+                .protocol_version()
+                .is_some_and(|v| !v.has_initialize())
+        };
+        if !stateless || headers.keys().any(|k| k.as_str().starts_with("mcp-param-")) {
+            return;
+        }
+        let Some(params) = self.params.get(&call.params.name) else {
+            return;
+        };
+        let arguments =
+            serde_json::Value::Object(call.params.arguments.clone().unwrap_or_default());
+        for p in params.iter() {
+            let Some(text) = mcp_codegen::headers::value_at(&arguments, &p.path)
+                .and_then(mcp_codegen::headers::header_value)
+            else {
+                continue;
+            };
+            if let (Ok(name), Ok(value)) = (
+                HeaderName::from_bytes(format!("mcp-param-{}", p.header).as_bytes()),
+                HeaderValue::from_str(&text),
+            ) {
+                headers.insert(name, value);
+            }
+        }
+    }
+
     fn tap_response(&self, response: StreamableHttpPostResponse) -> StreamableHttpPostResponse {
         match response {
             StreamableHttpPostResponse::Sse(stream, session) => {

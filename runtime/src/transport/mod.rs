@@ -19,6 +19,7 @@
 
 #[cfg(feature = "http")]
 mod http;
+mod param_headers;
 mod server_output;
 #[cfg(feature = "http")]
 mod sse;
@@ -27,6 +28,7 @@ mod tap;
 
 #[cfg(feature = "http")]
 pub(crate) use http::streamable_http;
+pub(crate) use param_headers::ParamHeaders;
 pub(crate) use server_output::{StderrEof, StderrTail, StdoutNoise};
 #[cfg(feature = "http")]
 pub(crate) use sse::SseTransport;

@@ -12,9 +12,9 @@ use rmcp::{
     ErrorData, Json, RoleServer, ServerHandler,
     handler::server::{router::tool::ToolRouter, tool::ToolCallContext, wrapper::Parameters},
     model::{
-        CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-        JsonObject, ProgressNotificationParam, ProtocolVersion, ServerCapabilities, ServerConfig,
-        Tool,
+        CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ElicitRequestParams,
+        Implementation, JsonObject, ProgressNotificationParam, ProtocolVersion, ServerCapabilities,
+        ServerConfig, Tool,
     },
     service::RequestContext,
     tool, tool_handler, tool_router,
@@ -29,7 +29,16 @@ pub const SERVER_NAME: &str = "mcp-demo-server";
 /// `serverInfo.version` of the demo server (the crate version).
 pub const SERVER_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// Names of the tools that are listed only with `--faults`, sorted.
-pub const FAULT_TOOLS: [&str; 5] = ["crash", "garbage", "hang", "huge", "sleep"];
+pub const FAULT_TOOLS: [&str; 8] = [
+    "ask",
+    "bad_header",
+    "crash",
+    "garbage",
+    "hang",
+    "huge",
+    "region",
+    "sleep",
+];
 /// Names of the demo tools (always listed), sorted.
 pub const DEMO_TOOLS: [&str; 8] = [
     "add",
@@ -363,6 +372,27 @@ impl DemoServer {
         text(huge_text(args.mib as usize * 1024 * 1024))
     }
 
+    /// Fault: echo `region`, which the schema mirrors into the `Mcp-Param-Region` header
+    /// (protocol 2026-07-28; over Streamable HTTP the server rejects a call without it).
+    #[tool(title = "Region")]
+    fn region(&self, Parameters(args): Parameters<RegionArgs>) -> String {
+        format!("region {}", args.region)
+    }
+
+    /// Fault: ask the user's name (an elicitation) and greet them. Served by [`ask`] (an
+    /// `input_required` answer needs `call_tool` itself); listed through this entry.
+    #[tool(title = "Ask")]
+    fn ask(&self) -> String {
+        "unreachable: call_tool answers ask".into()
+    }
+
+    /// Fault: a tool whose `x-mcp-header` annotation is invalid (on a `number`), which a
+    /// client must not call.
+    #[tool(title = "Bad header")]
+    fn bad_header(&self, Parameters(args): Parameters<BadHeaderArgs>) -> String {
+        format!("score {}", args.score)
+    }
+
     /// Fault: sleep for `ms` milliseconds, then answer. Honours cancellation.
     #[tool(title = "Sleep")]
     async fn sleep(
@@ -410,6 +440,9 @@ impl ServerHandler for DemoServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        if request.name == "ask" && self.shared.config.faults {
+            return ask(request, context).await;
+        }
         let ct = context.ct.clone();
         let name = request.name.clone();
         let result = self
@@ -422,6 +455,75 @@ impl ServerHandler for DemoServer {
         }
         result
     }
+}
+
+/// The elicitation `ask` sends: a form with one required string `name`.
+fn ask_params() -> Result<ElicitRequestParams, ErrorData> {
+    serde_json::from_value(serde_json::json!({
+        "mode": "form",
+        "message": "What is your name?",
+        "requestedSchema": {
+            "type": "object",
+            "properties": {"name": {"type": "string", "default": "Ada"}},
+            "required": ["name"]
+        }
+    }))
+    .map_err(|e| ErrorData::internal_error(format!("elicitation request: {e}"), None))
+}
+
+/// The fault tool `ask` (listed with `--faults`): asks the user's name with an elicitation
+/// and greets them. On a stateless session (2026-07-28) it answers `input_required` and
+/// reads the answer from the retried call's `inputResponses` (its `requestState` must come
+/// back unchanged); on an `initialize` session it sends `elicitation/create`.
+async fn ask(
+    request: CallToolRequestParams,
+    context: RequestContext<RoleServer>,
+) -> Result<CallToolResponse, ErrorData> {
+    let greet = |answer: &serde_json::Value| -> CallToolResponse {
+        let text = match answer.get("action").and_then(Value::as_str) {
+            Some("accept") => format!(
+                "hello {}",
+                answer
+                    .pointer("/content/name")
+                    .and_then(Value::as_str)
+                    .unwrap_or("?")
+            ),
+            Some(other) => format!("the user chose {other}"),
+            None => "no answer".into(),
+        };
+        CallToolResponse::Complete(CallToolResult::success(vec![ContentBlock::text(text)]))
+    };
+    let stateless = context
+        .meta
+        .protocol_version()
+        .is_some_and(|v| !v.has_initialize());
+    if stateless {
+        if let Some(answer) = request.input_responses.as_ref().and_then(|r| r.get("name")) {
+            if request.request_state.as_deref() != Some("ask-1") {
+                return Err(ErrorData::invalid_params(
+                    "requestState did not come back",
+                    None,
+                ));
+            }
+            return Ok(greet(answer));
+        }
+        let input: rmcp::model::InputRequests = serde_json::from_value(serde_json::json!({
+            "name": {"method": "elicitation/create", "params": ask_params()?}
+        }))
+        .map_err(|e| ErrorData::internal_error(format!("input request: {e}"), None))?;
+        return Ok(CallToolResponse::InputRequired(
+            rmcp::model::InputRequiredResult::new(Some(input), Some("ask-1".into())),
+        ));
+    }
+    let answer = context
+        .peer
+        .send_request(rmcp::model::ServerRequest::ElicitRequest(
+            rmcp::model::ElicitRequest::new(ask_params()?),
+        ))
+        .await
+        .map_err(|e| ErrorData::internal_error(format!("elicitation failed: {e}"), None))?;
+    let answer = serde_json::to_value(answer).unwrap_or(Value::Null);
+    Ok(greet(&answer))
 }
 
 // ---------------------------------------------------------------------------------------

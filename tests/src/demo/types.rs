@@ -364,6 +364,24 @@ fn default_huge_mib() -> u32 {
     16
 }
 
+/// Arguments of `region`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RegionArgs {
+    /// A region name, mirrored into the `Mcp-Param-Region` header.
+    #[schemars(extend("x-mcp-header" = "Region"))]
+    pub region: String,
+}
+
+/// Arguments of `bad_header`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BadHeaderArgs {
+    /// A number, annotated (invalidly: numbers cannot be mirrored) with `x-mcp-header`.
+    #[schemars(extend("x-mcp-header" = "Score"))]
+    pub score: f64,
+}
+
 /// Arguments of `sleep`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

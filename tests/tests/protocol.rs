@@ -1,0 +1,162 @@
+//! Behaviour that differs between the protocol wires, against the demo server's fault
+//! tools (`--faults`): elicitation answered by the application on both wires (a server
+//! request on 2025-11-25, `input_required` rounds on 2026-07-28), and the `x-mcp-header`
+//! rules (tools with invalid annotations left out; valid ones mirrored into `Mcp-Param-*`
+//! headers even before any `tools/list`).
+
+mod common;
+
+use common::limited;
+use mcp_runtime::toolbox::TypedTool;
+use mcp_runtime::{
+    ConnectOptions, DriftPolicy, ElicitationAnswer, Protocol, ServerConfig, Session,
+};
+use serde_json::json;
+
+/// The demo server with its fault tools, speaking only `revision`, over stdio.
+fn stdio(revision: &str) -> ServerConfig {
+    ServerConfig::stdio(
+        "faults",
+        common::demo_server().to_string_lossy(),
+        vec!["--faults".into(), "--protocol".into(), revision.into()],
+    )
+}
+
+/// The same over Streamable HTTP (the guard stops the server).
+fn http(revision: &str) -> (common::ChildGuard, ServerConfig) {
+    let (guard, url) = common::start_demo_http_with(&["--faults", "--protocol", revision]);
+    (guard, ServerConfig::http("faults", false, url))
+}
+
+const WIRES: [(&str, Protocol); 2] = [
+    ("2025-11-25", Protocol::V2025_11_25),
+    ("2026-07-28", Protocol::V2026_07_28),
+];
+
+async fn ask(config: &ServerConfig, options: ConnectOptions) -> String {
+    let session = options.connect(config).await.expect("connect");
+    let out = session.call("ask", &json!({})).await.expect("ask");
+    let _ = session.close().await;
+    out.text()
+}
+
+#[tokio::test]
+async fn elicitation_is_answered_by_the_application_on_both_wires() {
+    limited(async {
+        for (revision, protocol) in WIRES {
+            let (_guard, over_http) = http(revision);
+            for config in [stdio(revision), over_http] {
+                let config = config.with_protocol(protocol);
+                let what = format!("{} at {revision}", config.transport().kind());
+                let callback = ConnectOptions::new().on_elicitation(|request| async move {
+                    assert_eq!(request.message, "What is your name?");
+                    assert_eq!(request.server, "faults");
+                    let mut answer = request.defaults();
+                    assert_eq!(answer.get("name"), Some(&json!("Ada")));
+                    answer.insert("name".into(), json!("Grace"));
+                    ElicitationAnswer::Accept(answer)
+                });
+                assert_eq!(ask(&config, callback).await, "hello Grace", "{what}");
+                let defaults = ConnectOptions::new().accept_elicitation_defaults();
+                assert_eq!(ask(&config, defaults).await, "hello Ada", "{what}");
+                let declining =
+                    ConnectOptions::new().on_elicitation(|_| async { ElicitationAnswer::Decline });
+                assert_eq!(
+                    ask(&config, declining).await,
+                    "the user chose decline",
+                    "{what}"
+                );
+            }
+        }
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn without_a_callback_an_input_request_is_declined_at_once() {
+    limited(async {
+        // The stateless wire: the session answers the `input_required` round itself.
+        let config = stdio("2026-07-28").with_protocol(Protocol::V2026_07_28);
+        assert_eq!(
+            ask(&config, ConnectOptions::new()).await,
+            "the user chose decline"
+        );
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn tools_with_invalid_x_mcp_headers_are_left_out_on_every_wire() {
+    limited(async {
+        for (revision, protocol) in WIRES {
+            let (_guard, over_http) = http(revision);
+            for config in [stdio(revision), over_http] {
+                let what = format!("{} at {revision}", config.transport().kind());
+                let session = Session::connect(&config.with_protocol(protocol))
+                    .await
+                    .expect("connect");
+                let tools = session.list_tools().await.expect("tools/list");
+                let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
+                assert!(names.contains(&"region"), "{what}: {names:?}");
+                assert!(!names.contains(&"bad_header"), "{what}: {names:?}");
+                let rejected = session.rejected_tools();
+                assert_eq!(rejected.len(), 1, "{what}: {rejected:?}");
+                assert_eq!(rejected[0].0, "bad_header");
+                assert!(
+                    rejected[0].1.contains("property \"score\"")
+                        && rejected[0].1.contains("\"number\""),
+                    "{what}: {}",
+                    rejected[0].1
+                );
+                let _ = session.close().await;
+            }
+        }
+    })
+    .await;
+}
+
+/// The `region` tool as generated code describes it (its `TOOL` constant).
+static FIXTURE: [TypedTool; 1] = [TypedTool {
+    name: "region",
+    description: None,
+    input_schema: r#"{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}},"required":["region"]}"#,
+    output_schema: None,
+    openai_name: "mcp_faults_region",
+    openai_function: "{}",
+    openai_function_strict: None,
+    openai_strict_unavailable: None,
+    untyped_args_reason: None,
+    normalize: None,
+    normalize_output: None,
+}];
+
+#[tokio::test]
+async fn a_first_call_over_http_mirrors_its_header_from_the_fixture() {
+    limited(async {
+        let (_guard, config) = http("2026-07-28");
+        // No drift check, so no `tools/list` before the call.
+        let config = config
+            .with_protocol(Protocol::V2026_07_28)
+            .with_drift(DriftPolicy::Ignore);
+        let args = json!({"region": "eu west"});
+
+        // Without the fixture nothing knows the annotation: the server refuses the call.
+        let bare = Session::connect(&config).await.expect("connect");
+        let e = bare
+            .call("region", &args)
+            .await
+            .expect_err("no Mcp-Param-Region header");
+        assert!(e.to_string().contains("Mcp-Param-Region"), "{e}");
+        let _ = bare.close().await;
+
+        let typed = ConnectOptions::new()
+            .with_fixture_tools(&FIXTURE)
+            .connect(&config)
+            .await
+            .expect("connect");
+        let out = typed.call("region", &args).await.expect("region");
+        assert_eq!(out.text(), "region eu west");
+        let _ = typed.close().await;
+    })
+    .await;
+}
