@@ -92,6 +92,9 @@ pub(crate) struct Listing {
     pub tools: usize,
     /// The protocol revision the server answered with.
     pub protocol: String,
+    /// Tools the server listed that a client must not call (invalid `x-mcp-header`), with
+    /// the rule each breaks; not in the fixture.
+    pub rejected: Vec<(String, String)>,
 }
 
 struct Row {
@@ -268,12 +271,20 @@ async fn snapshot_all(
                 p.retain(|a| a != server.alias());
             }
             match &outcome {
-                Outcome::Listed(listing) => eprintln!(
-                    "  ✓ {:<20} {} tools in {:.1} s",
-                    server.alias(),
-                    listing.tools,
-                    elapsed.as_secs_f64()
-                ),
+                Outcome::Listed(listing) => {
+                    eprintln!(
+                        "  ✓ {:<20} {} tools in {:.1} s",
+                        server.alias(),
+                        listing.tools,
+                        elapsed.as_secs_f64()
+                    );
+                    for (tool, rule) in &listing.rejected {
+                        eprintln!(
+                            "warning: {}: tool \"{tool}\" left out of the fixture: {rule} (protocol 2026-07-28 forbids calling a tool with an invalid x-mcp-header)",
+                            server.alias()
+                        );
+                    }
+                }
                 Outcome::Failed(_) => eprintln!(
                     "  ✗ {:<20} failed after {:.1} s",
                     server.alias(),
@@ -323,6 +334,7 @@ pub(crate) async fn snapshot_one(
         Ok::<_, mcp_runtime::Error>((tools, prompts, templates))
     }
     .await;
+    let rejected = session.rejected_tools();
     let _ = session.close().await;
     let (tools, prompts, templates) = result?;
     let info = session.server_info();
@@ -347,6 +359,7 @@ pub(crate) async fn snapshot_one(
         text: canonical_json(&doc),
         tools: count,
         protocol: info.protocol_version.clone(),
+        rejected,
     })
 }
 

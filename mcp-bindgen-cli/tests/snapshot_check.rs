@@ -235,3 +235,46 @@ for line in sys.stdin:
     assert!(fixture.get("prompts").is_none(), "{fixture}");
     assert!(fixture.get("resourceTemplates").is_none(), "{fixture}");
 }
+
+/// A tool whose `x-mcp-header` annotation breaks the protocol's rules is reported by name and
+/// rule, and left out of the fixture; the valid one is written.
+#[test]
+fn a_tool_with_an_invalid_x_mcp_header_is_reported_and_left_out() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let registry = dir.path().join("servers.toml");
+    std::fs::write(
+        &registry,
+        format!(
+            "[servers.faults]\ncommand = {:?}\nargs = [\"--faults\"]\n",
+            demo_server().display().to_string()
+        ),
+    )
+    .expect("write registry");
+    let (code, text) = run(&[
+        "snapshot",
+        "faults",
+        "--config",
+        &registry.display().to_string(),
+        "--fixtures",
+        &dir.path().display().to_string(),
+    ]);
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains("tool \"bad_header\" left out of the fixture: property \"score\""),
+        "{text}"
+    );
+    let fixture: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("faults.json")).expect("fixture written"),
+    )
+    .expect("json");
+    let names: Vec<&str> = fixture["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert!(
+        names.contains(&"region") && !names.contains(&"bad_header"),
+        "{names:?}"
+    );
+}

@@ -87,6 +87,19 @@ pub enum Error {
     /// Two top-level arguments of a tool map to the same Rust field name.
     #[error("{0}")]
     ArgumentCollision(Box<ArgumentCollision>),
+    /// A tool's `x-mcp-header` annotations break the protocol's rules (see
+    /// [`crate::headers`]): a client must not call it.
+    #[error(
+        "tool \"{tool}\" of server \"{alias}\": {rule}; protocol 2026-07-28 forbids calling a tool with an invalid x-mcp-header: leave it out with skip = [\"{tool}\"], or snapshot the server again (a snapshot leaves such tools out)"
+    )]
+    InvalidHeaders {
+        /// Server alias.
+        alias: String,
+        /// The tool.
+        tool: String,
+        /// The rule the annotation breaks, naming the property.
+        rule: String,
+    },
 }
 
 impl Error {

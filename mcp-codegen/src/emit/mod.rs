@@ -105,6 +105,17 @@ pub(crate) fn plan(fixture: &Fixture, alias: &str, options: &Options) -> Result<
     let mut typed_tools = Vec::new();
     let mut stats = Stats::default();
     for (tool, fn_name) in selected.iter().zip(&fn_names) {
+        if let Err(rule) = crate::headers::param_headers(&tool.input_schema) {
+            errors.push((
+                tool.name.clone(),
+                Error::InvalidHeaders {
+                    alias: alias.to_string(),
+                    tool: tool.name.clone(),
+                    rule,
+                },
+            ));
+            continue;
+        }
         let no_options = ToolOptions::default();
         let topts = per_tool.get(tool.name.as_str()).unwrap_or(&no_options);
         match emit_tool(tool, alias, fn_name, topts) {
@@ -166,6 +177,25 @@ mod tests {
     pub(super) fn fixture(tools: Value) -> Fixture {
         let doc = serde_json::json!({ "tools": tools });
         Fixture::from_slice(doc.to_string().as_bytes(), Path::new("mem.json")).unwrap()
+    }
+
+    #[test]
+    fn a_tool_with_an_invalid_x_mcp_header_is_an_error_unless_skipped() {
+        let f = fixture(serde_json::json!([
+            {"name": "region", "inputSchema": {"type": "object", "properties": {
+                "region": {"type": "string", "x-mcp-header": "Region"}}}},
+            {"name": "score", "inputSchema": {"type": "object", "properties": {
+                "score": {"type": "number", "x-mcp-header": "Score"}}}}
+        ]));
+        let e = generate(&f, "h", &Options::default()).expect_err("invalid header");
+        let text = e.to_string();
+        assert!(
+            text.contains("tool \"score\"")
+                && text.contains("property \"score\"")
+                && text.contains("skip = [\"score\"]"),
+            "{text}"
+        );
+        generate(&f, "h", &Options::default().with_skip(["score"])).expect("valid ones generate");
     }
 
     #[test]

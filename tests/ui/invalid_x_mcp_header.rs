@@ -1,0 +1,3 @@
+mcp_runtime::mcp_tools!("headers");
+
+fn main() {}
