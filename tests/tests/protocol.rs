@@ -160,3 +160,86 @@ async fn a_first_call_over_http_mirrors_its_header_from_the_fixture() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn server_logs_reach_the_callback_on_both_wires() {
+    limited(async {
+        for (revision, protocol) in WIRES {
+            let (_guard, over_http) = http(revision);
+            for config in [stdio(revision), over_http] {
+                let what = format!("{} at {revision}", config.transport().kind());
+                let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+                let sink = seen.clone();
+                let session = ConnectOptions::new()
+                    .on_server_log(move |log| {
+                        if let Ok(mut v) = sink.lock() {
+                            v.push(log);
+                        }
+                    })
+                    .connect(&config.with_protocol(protocol))
+                    .await
+                    .expect("connect");
+                let out = session
+                    .call("log", &json!({"text": "disk almost full"}))
+                    .await
+                    .expect("log");
+                assert_eq!(out.text(), "logged");
+                // The notification travels before the answer, and is handled on its own task.
+                let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+                while seen.lock().map(|v| v.is_empty()).unwrap_or(true) {
+                    assert!(
+                        std::time::Instant::now() < deadline,
+                        "{what}: no log message"
+                    );
+                    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+                }
+                let logs = seen.lock().expect("logs").clone();
+                assert_eq!(logs[0].server, "faults", "{what}");
+                assert_eq!(logs[0].level, "warning", "{what}");
+                assert_eq!(logs[0].logger.as_deref(), Some("demo"), "{what}");
+                assert_eq!(logs[0].data, json!({"text": "disk almost full"}), "{what}");
+                let _ = session.close().await;
+            }
+        }
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_tool_list_change_triggers_the_drift_recheck_on_both_wires() {
+    limited(async {
+        for (revision, protocol) in WIRES {
+            let (_guard, over_http) = http(revision);
+            for config in [stdio(revision), over_http] {
+                let what = format!("{} at {revision}", config.transport().kind());
+                let (logs, _logging) = common::capture_logs(tracing::Level::INFO);
+                // A wrong expected hash: every drift check warns, so each one is counted.
+                let session = ConnectOptions::new()
+                    .with_fixture_hash("0000")
+                    .connect(&config.with_protocol(protocol))
+                    .await
+                    .expect("connect");
+                let checks = || {
+                    logs.text()
+                        .matches("server drifted from its fixture")
+                        .count()
+                };
+                assert_eq!(checks(), 1, "{what}: the connect-time check");
+                session.call("grow", &json!({})).await.expect("grow");
+                let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+                while checks() < 2 {
+                    assert!(
+                        std::time::Instant::now() < deadline,
+                        "{what}: no re-check after tools/list_changed: {}",
+                        logs.text()
+                    );
+                    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+                }
+                let tools = session.list_tools().await.expect("tools/list");
+                assert!(tools.iter().any(|t| t["name"] == "grown"), "{what}");
+                let _ = session.close().await;
+            }
+        }
+    })
+    .await;
+}

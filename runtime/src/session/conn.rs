@@ -284,6 +284,13 @@ impl Session {
         let stateless = !peer
             .peer_info()
             .is_none_or(|i| i.protocol_version.has_initialize());
+        let announces_changes = peer
+            .peer_info()
+            .and_then(|i| i.capabilities.tools.as_ref().and_then(|t| t.list_changed))
+            == Some(true);
+        if stateless && announces_changes {
+            super::notify::listen_for_tool_changes(peer.clone(), inner.shared.clone());
+        }
         let conn = Arc::new(Conn {
             peer,
             service: tokio::sync::Mutex::new(Some(service)),

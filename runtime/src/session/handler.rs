@@ -13,6 +13,7 @@ use rmcp::{ClientHandler, RoleClient};
 use serde_json::Value;
 
 use super::input::{Elicit, answer_elicitation};
+use super::notify::{LogFn, server_log};
 use super::progress::ProgressRouter;
 use crate::config::Protocol;
 
@@ -22,6 +23,8 @@ pub(super) struct Shared {
     pub(super) progress: ProgressRouter,
     /// Woken by `tools/list_changed` (and when the session is dropped).
     pub(super) list_changed: tokio::sync::Notify,
+    /// The application's receiver of server log messages.
+    pub(super) on_log: Option<LogFn>,
 }
 
 /// Our rmcp client handler: routes progress, reports `tools/list_changed`, and (opt-in)
@@ -43,6 +46,15 @@ impl ClientHandler for Handler {
         _context: NotificationContext<RoleClient>,
     ) {
         // Delivered by the transport's tap instead, in order and before the result.
+    }
+
+    #[allow(deprecated)] // Logging is deprecated by protocol 2026-07-28; servers still send it.
+    async fn on_logging_message(
+        &self,
+        params: rmcp::model::LoggingMessageNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        server_log(&self.shared, params);
     }
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {

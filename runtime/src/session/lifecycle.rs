@@ -36,6 +36,7 @@ impl Session {
             alias: config.alias().into(),
             progress: ProgressRouter::default(),
             list_changed: tokio::sync::Notify::new(),
+            on_log: options.on_log.clone(),
         });
         let param_headers = Arc::new(ParamHeaders::default());
         for tool in options.fixture_tools.into_iter().flatten() {

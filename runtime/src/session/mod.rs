@@ -17,11 +17,13 @@ mod drift_guard;
 mod handler;
 mod input;
 mod lifecycle;
+mod notify;
 mod options;
 mod progress;
 mod requests;
 
 pub use input::{Elicitation, ElicitationAnswer, ElicitationFuture};
+pub use notify::ServerLog;
 pub use options::*;
 
 use conn::Conn;

@@ -4,6 +4,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::input::{Elicit, Elicitation, ElicitationAnswer};
+use super::notify::{LogFn, ServerLog};
 use crate::drift::DriftPolicy;
 
 /// Idle deadline of a request when neither the call nor the registry sets one.
@@ -101,6 +102,7 @@ pub struct ConnectOptions {
     pub(super) fixture_tools: Option<&'static [crate::typed::TypedTool]>,
     pub(super) drift: Option<DriftPolicy>,
     pub(super) elicit: Option<Elicit>,
+    pub(super) on_log: Option<LogFn>,
 }
 
 pub(super) type Lookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
@@ -114,6 +116,7 @@ impl std::fmt::Debug for ConnectOptions {
             .field("fixture_hash", &self.fixture_hash)
             .field("fixture_tools", &self.fixture_tools.map(<[_]>::len))
             .field("drift", &self.drift)
+            .field("on_server_log", &self.on_log.is_some())
             .field(
                 "elicitation",
                 &self.elicit.as_ref().map(|e| match e {
@@ -190,6 +193,14 @@ impl ConnectOptions {
     /// clients that can elicit.
     pub fn accept_elicitation_defaults(mut self) -> Self {
         self.elicit = Some(Elicit::Defaults);
+        self
+    }
+
+    /// Calls `f` with every log message the server sends (`notifications/message`), besides
+    /// the `tracing` event each one becomes (target `mcp_runtime::server_log`, at the
+    /// server's level). `f` runs on the connection's task: keep it short.
+    pub fn on_server_log(mut self, f: impl Fn(ServerLog) + Send + Sync + 'static) -> Self {
+        self.on_log = Some(Arc::new(f));
         self
     }
 

@@ -29,13 +29,15 @@ pub const SERVER_NAME: &str = "mcp-demo-server";
 /// `serverInfo.version` of the demo server (the crate version).
 pub const SERVER_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// Names of the tools that are listed only with `--faults`, sorted.
-pub const FAULT_TOOLS: [&str; 8] = [
+pub const FAULT_TOOLS: [&str; 10] = [
     "ask",
     "bad_header",
     "crash",
     "garbage",
+    "grow",
     "hang",
     "huge",
+    "log",
     "region",
     "sleep",
 ];
@@ -75,6 +77,10 @@ struct Shared {
     config: DemoConfig,
     answered: AtomicU64,
     exit: Notify,
+    /// Set by `grow`: the tool list then also holds `grown`.
+    grown: std::sync::atomic::AtomicBool,
+    /// Open `subscriptions/listen` requests (protocol 2026-07-28).
+    listeners: std::sync::Mutex<Vec<rmcp::service::SubscriptionSink>>,
 }
 
 /// The demo MCP server: an rmcp [`ServerHandler`] with the demo tools and, optionally, the
@@ -109,6 +115,8 @@ impl DemoServer {
                 config,
                 answered: AtomicU64::new(0),
                 exit: Notify::new(),
+                grown: Default::default(),
+                listeners: Default::default(),
             }),
         }
     }
@@ -386,6 +394,55 @@ impl DemoServer {
         "unreachable: call_tool answers ask".into()
     }
 
+    /// Fault: add the tool `grown` to the tool list and announce it with
+    /// `notifications/tools/list_changed` (to `subscriptions/listen` requests on a stateless
+    /// session).
+    #[tool(title = "Grow")]
+    async fn grow(&self, context: RequestContext<RoleServer>) -> String {
+        self.shared.grown.store(true, Ordering::SeqCst);
+        let listeners = self
+            .shared
+            .listeners
+            .lock()
+            .map(|l| l.clone())
+            .unwrap_or_default();
+        let mut told = 0;
+        for sink in listeners {
+            let n =
+                rmcp::model::ServerNotification::ToolListChangedNotification(Default::default());
+            if sink.send(n).await.is_ok() {
+                told += 1;
+            }
+        }
+        if context.peer.notify_tool_list_changed().await.is_ok() {
+            told += 1;
+        }
+        format!("grew; told {told} listener(s)")
+    }
+
+    /// Fault: send `notifications/message` (level `warning`, logger `demo`) with `text`, then
+    /// answer.
+    #[tool(title = "Log")]
+    // Logging is deprecated by protocol 2026-07-28, and servers still send it.
+    #[allow(deprecated)]
+    async fn log(
+        &self,
+        Parameters(args): Parameters<LogArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> String {
+        let _ = context
+            .peer
+            .notify_logging_message(
+                rmcp::model::LoggingMessageNotificationParam::new(
+                    rmcp::model::LoggingLevel::Warning,
+                    serde_json::json!({ "text": args.text }),
+                )
+                .with_logger("demo"),
+            )
+            .await;
+        "logged".into()
+    }
+
     /// Fault: a tool whose `x-mcp-header` annotation is invalid (on a `number`), which a
     /// client must not call.
     #[tool(title = "Bad header")]
@@ -426,13 +483,54 @@ impl ServerHandler for DemoServer {
         }
     }
 
+    // Logging is deprecated by protocol 2026-07-28, and servers still declare it.
+    #[allow(deprecated)]
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(
-                Implementation::new(SERVER_NAME, SERVER_VERSION)
-                    .with_title("mcp-bindgen demo server"),
-            )
-            .with_instructions(INSTRUCTIONS)
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .enable_logging()
+                .build(),
+        )
+        .with_server_info(
+            Implementation::new(SERVER_NAME, SERVER_VERSION).with_title("mcp-bindgen demo server"),
+        )
+        .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<rmcp::model::PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ListToolsResult, ErrorData> {
+        let mut tools = self.router.list_all();
+        if self.shared.grown.load(Ordering::SeqCst) {
+            tools.push(Tool::new(
+                "grown",
+                "Added by grow.",
+                Arc::new(JsonObject::from_iter([(
+                    "type".to_string(),
+                    Value::from("object"),
+                )])),
+            ));
+        }
+        Ok(rmcp::model::ListToolsResult::with_all_items(tools))
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &rmcp::model::SubscriptionFilter,
+    ) -> Option<rmcp::model::SubscriptionFilter> {
+        Some(requested.clone())
+    }
+
+    async fn listen(&self, context: rmcp::service::SubscriptionContext) -> Result<(), ErrorData> {
+        if let Ok(mut l) = self.shared.listeners.lock() {
+            l.push(context.sink().clone());
+        }
+        context.cancelled().await;
+        Ok(())
     }
 
     async fn call_tool(

@@ -382,6 +382,14 @@ pub struct BadHeaderArgs {
     pub score: f64,
 }
 
+/// Arguments of `log`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LogArgs {
+    /// The message to log.
+    pub text: String,
+}
+
 /// Arguments of `sleep`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -1,0 +1,94 @@
+//! What a server tells the client on its own: log messages (`notifications/message`, to
+//! `tracing` and an optional callback) and tool-list changes (`notifications/tools/list_changed`
+//! on an `initialize` session, or through a `subscriptions/listen` request on a stateless
+//! one), which trigger the drift re-check.
+
+use std::sync::Arc;
+
+use rmcp::RoleClient;
+use rmcp::model::{ServerNotification, SubscriptionFilter};
+use serde_json::Value;
+
+use super::handler::Shared;
+
+/// A log message a server sent (`notifications/message`).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct ServerLog {
+    /// The server's alias.
+    pub server: String,
+    /// The syslog level the server gave: `debug`, `info`, `notice`, `warning`, `error`,
+    /// `critical`, `alert` or `emergency`.
+    pub level: String,
+    /// The logger's name, when the server gave one.
+    pub logger: Option<String>,
+    /// The message (any JSON; often a string).
+    pub data: Value,
+}
+
+/// Receives every [`ServerLog`] of a session.
+pub(super) type LogFn = Arc<dyn Fn(ServerLog) + Send + Sync>;
+
+/// Forwards a server's log message to `tracing` (target `mcp_runtime::server_log`, at the
+/// server's level) and to the application's callback.
+#[allow(deprecated)] // Logging is deprecated by protocol 2026-07-28; servers still send it.
+pub(super) fn server_log(shared: &Shared, params: rmcp::model::LoggingMessageNotificationParam) {
+    use rmcp::model::LoggingLevel as L;
+    let level = serde_json::to_value(params.level)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_else(|| "info".into());
+    let server = &*shared.alias;
+    let logger = params.logger.as_deref().unwrap_or("");
+    let data = &params.data;
+    match params.level {
+        L::Debug => {
+            tracing::debug!(target: "mcp_runtime::server_log", server, logger, %data, "server log")
+        }
+        L::Info | L::Notice => {
+            tracing::info!(target: "mcp_runtime::server_log", server, logger, %data, "server log")
+        }
+        L::Warning => {
+            tracing::warn!(target: "mcp_runtime::server_log", server, logger, %data, "server log")
+        }
+        _ => {
+            tracing::error!(target: "mcp_runtime::server_log", server, logger, %data, level, "server log")
+        }
+    }
+    if let Some(f) = &shared.on_log {
+        f(ServerLog {
+            server: server.to_string(),
+            level,
+            logger: params.logger,
+            data: params.data,
+        });
+    }
+}
+
+/// On a stateless session whose server announces tool-list changes: keeps a
+/// `subscriptions/listen` request open and wakes the drift re-check on each change. Ends
+/// with the connection.
+pub(super) fn listen_for_tool_changes(peer: rmcp::Peer<RoleClient>, shared: Arc<Shared>) {
+    let Ok(rt) = tokio::runtime::Handle::try_current() else {
+        return;
+    };
+    rt.spawn(async move {
+        let filter = SubscriptionFilter::builder().tools_list_changed().build();
+        let mut subscription = match peer.listen(filter).await {
+            Ok(s) => s,
+            Err(e) => {
+                tracing::debug!(server = %shared.alias, "subscriptions/listen failed: {e}");
+                return;
+            }
+        };
+        while let Ok(Some(notification)) = subscription.next().await {
+            if matches!(
+                notification,
+                ServerNotification::ToolListChangedNotification(_)
+            ) {
+                tracing::info!(server = %shared.alias, "server reported tools/list_changed");
+                shared.list_changed.notify_one();
+            }
+        }
+    });
+}
