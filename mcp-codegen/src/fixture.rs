@@ -82,6 +82,19 @@ pub struct Tool {
     pub raw: Value,
 }
 
+impl Tool {
+    /// Whether the server says the tool can run as a task (`execution.taskSupport` is
+    /// `"optional"` or `"required"`): the generated client then has a `*_task` method.
+    pub fn task_capable(&self) -> bool {
+        matches!(
+            self.raw
+                .pointer("/execution/taskSupport")
+                .and_then(Value::as_str),
+            Some("optional" | "required")
+        )
+    }
+}
+
 impl Fixture {
     /// Reads and parses a fixture file.
     pub fn load(path: &Path) -> Result<Self> {

@@ -34,7 +34,7 @@ pub use prompt::{PromptMessage, PromptResult, Role};
 pub use session::{
     CallOptions, ConnectOptions, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_TOTAL, DEFAULT_TIMEOUT,
     Elicitation, ElicitationAnswer, ElicitationFuture, HEALTH_TIMEOUT, Progress, ServerLog,
-    Session,
+    Session, TaskHandle, TaskState,
 };
 
 /// Items used by code that `mcp_tools!` generates. Not a public API: names and shapes

@@ -9,7 +9,8 @@ mod common;
 use common::limited;
 use mcp_runtime::toolbox::TypedTool;
 use mcp_runtime::{
-    ConnectOptions, DriftPolicy, ElicitationAnswer, Protocol, ServerConfig, Session,
+    CallOptions, ConnectOptions, DriftPolicy, ElicitationAnswer, Protocol, ServerConfig, Session,
+    TaskState,
 };
 use serde_json::json;
 
@@ -237,6 +238,74 @@ async fn a_tool_list_change_triggers_the_drift_recheck_on_both_wires() {
                 }
                 let tools = session.list_tools().await.expect("tools/list");
                 assert!(tools.iter().any(|t| t["name"] == "grown"), "{what}");
+                let _ = session.close().await;
+            }
+        }
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_call_the_server_runs_as_a_task_is_followed_to_its_result_on_both_wires() {
+    limited(async {
+        for (revision, protocol) in WIRES {
+            let (_guard, over_http) = http(revision);
+            for config in [stdio(revision), over_http] {
+                let what = format!("{} at {revision}", config.transport().kind());
+                let session = Session::connect(&config.with_protocol(protocol))
+                    .await
+                    .expect("connect");
+                let args = json!({"a": 40, "b": 2, "ms": 50});
+                // The direct call follows the task the server made of it.
+                let out = session.call("slow_sum", &args).await.expect("slow_sum");
+                assert_eq!(out.text(), "42", "{what}");
+
+                // As a handle: a task id, polled to the same result.
+                let handle = session
+                    .call_task("slow_sum", &args, CallOptions::new())
+                    .await
+                    .expect("call_task");
+                let id = handle.id().expect("the server made a task").to_string();
+                assert!(
+                    matches!(
+                        handle.status().await.expect("status"),
+                        TaskState::Working(_)
+                    ),
+                    "{what}"
+                );
+                assert_eq!(handle.wait().await.expect("wait").text(), "42", "{what}");
+                assert_eq!(
+                    session.task_status(&id).await.expect("status"),
+                    TaskState::Completed
+                );
+
+                // Cancelled explicitly, and by dropping the handle.
+                let slow = json!({"a": 1, "b": 1, "ms": 60000});
+                let mut handle = session
+                    .call_task("slow_sum", &slow, CallOptions::new())
+                    .await
+                    .expect("call_task");
+                handle.cancel().await.expect("cancel");
+                assert_eq!(handle.status().await.expect("status"), TaskState::Cancelled);
+                let e = handle
+                    .wait()
+                    .await
+                    .expect_err("a cancelled task has no result");
+                assert!(e.to_string().contains("cancelled"), "{what}: {e}");
+                let dropped = session
+                    .call_task("slow_sum", &slow, CallOptions::new())
+                    .await
+                    .expect("call_task");
+                let id = dropped.id().expect("a task").to_string();
+                drop(dropped);
+                let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+                while session.task_status(&id).await.expect("status") != TaskState::Cancelled {
+                    assert!(
+                        std::time::Instant::now() < deadline,
+                        "{what}: not cancelled on drop"
+                    );
+                    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+                }
                 let _ = session.close().await;
             }
         }

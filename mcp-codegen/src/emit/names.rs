@@ -55,7 +55,7 @@ pub(super) fn function_names(
     Ok(fn_names)
 }
 
-/// Two tools whose functions (or their `_with` variants) share a name: an error for the
+/// Two tools whose functions (or their `_with` and `_task` variants) share a name: an error for the
 /// later tool, blaming a `rename` entry when one caused it.
 pub(super) fn collisions(
     alias: &str,
@@ -67,7 +67,11 @@ pub(super) fn collisions(
     let mut taken: BTreeMap<String, usize> = BTreeMap::new();
     for (i, name) in fn_names.iter().enumerate() {
         let base = naming::unraw(name).to_string();
-        for variant in [base.clone(), format!("{base}_with")] {
+        let mut variants = vec![base.clone(), format!("{base}_with")];
+        if selected[i].task_capable() {
+            variants.push(format!("{base}_task"));
+        }
+        for variant in variants.clone() {
             if let Some(&j) = taken.get(&variant) {
                 let mut suggestion = format!("{base}_2");
                 let mut n = 3;
@@ -119,8 +123,9 @@ pub(super) fn collisions(
                 errors.push((selected[i].name.clone(), error));
             }
         }
-        taken.insert(base.clone(), i);
-        taken.insert(format!("{base}_with"), i);
+        for variant in variants {
+            taken.insert(variant, i);
+        }
     }
     errors
 }

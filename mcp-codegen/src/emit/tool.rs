@@ -306,6 +306,31 @@ pub(super) fn emit_tool(
         "Like [`Self::{}`], with per-call options (deadlines, progress).",
         naming::unraw(fn_name)
     ));
+    let task_call = if output_typing == Some(Typing::Typed) {
+        quote!(call_task_structured::<_, #mod_ident::Output>)
+    } else {
+        quote!(call_task)
+    };
+    let task_method = format_ident!("{}_task", naming::unraw(fn_name));
+    let task_doc = doc_lines(&format!(
+        "Runs [`Self::{}`] as a task (the server says it can): the handle's `wait()` gives the same result; `cancel()` or dropping the handle cancels it.",
+        naming::unraw(fn_name)
+    ));
+    let task_methods = match (tool.task_capable(), args_typing == Typing::NoArgs) {
+        (false, _) => quote!(),
+        (true, true) => quote! {
+            #(#task_doc)*
+            pub async fn #task_method(&self) -> ::mcp_runtime::Result<::mcp_runtime::TaskHandle<#ret>> {
+                self.session.#task_call(#mod_ident::TOOL.name, &::mcp_runtime::NoArgs {}, ::mcp_runtime::CallOptions::default()).await
+            }
+        },
+        (true, false) => quote! {
+            #(#task_doc)*
+            pub async fn #task_method(&self, args: #mod_ident::Args) -> ::mcp_runtime::Result<::mcp_runtime::TaskHandle<#ret>> {
+                self.session.#task_call(#mod_ident::TOOL.name, &args, ::mcp_runtime::CallOptions::default()).await
+            }
+        },
+    };
     let methods = if args_typing == Typing::NoArgs {
         quote! {
             #(#doc)*
@@ -316,6 +341,7 @@ pub(super) fn emit_tool(
             pub async fn #with(&self, options: ::mcp_runtime::CallOptions) -> ::mcp_runtime::Result<#ret> {
                 self.session.#call(#mod_ident::TOOL.name, &::mcp_runtime::NoArgs {}, options).await
             }
+            #task_methods
         }
     } else {
         quote! {
@@ -327,6 +353,7 @@ pub(super) fn emit_tool(
             pub async fn #with(&self, args: #mod_ident::Args, options: ::mcp_runtime::CallOptions) -> ::mcp_runtime::Result<#ret> {
                 self.session.#call(#mod_ident::TOOL.name, &args, options).await
             }
+            #task_methods
         }
     };
 

@@ -16,7 +16,7 @@
 pub mod outputs {
     /// SHA-256 of the canonical tool list of the fixture (all tools, before `only`/`skip`);
     /// the runtime compares it with the live server to detect drift.
-    pub const FIXTURE_HASH: &str = "8fcc62da30719e3ffbb6b4a84d2772ec95962af4b9aef0a63eb2e75386522d39";
+    pub const FIXTURE_HASH: &str = "1c68ecff29011b818d961ef85da12384f8d03fb5f82b968ed26f58119b17bbe6";
     /// The server alias.
     pub const ALIAS: &str = "outputs";
     /// Original names of the generated tools, in fixture order.
@@ -88,6 +88,18 @@ pub mod outputs {
                     _,
                     get_weather::Output,
                 >(get_weather::TOOL.name, &args, options)
+                .await
+        }
+        /// Runs [`Self::get_weather`] as a task (the server says it can): the handle's `wait()` gives the same result; `cancel()` or dropping the handle cancels it.
+        pub async fn get_weather_task(
+            &self,
+            args: get_weather::Args,
+        ) -> ::mcp_runtime::Result<::mcp_runtime::TaskHandle<get_weather::Output>> {
+            self.session
+                .call_task_structured::<
+                    _,
+                    get_weather::Output,
+                >(get_weather::TOOL.name, &args, ::mcp_runtime::CallOptions::default())
                 .await
         }
         /// No arguments: {"type":"object"}.

@@ -115,9 +115,24 @@ impl Session {
         args: &A,
         options: CallOptions,
     ) -> Result<ToolOutput> {
+        match self.start_call(tool, args, &options).await? {
+            Started::Done(output) => Ok(output),
+            // A server of the tasks extension may run any call as a task: follow it.
+            Started::Task(task) => self.follow_task(tool, task, &options).await,
+        }
+    }
+
+    /// Sends a call (reconnecting, replaying as [`Session::call_with`] says) and returns the
+    /// result, or the task the server made of the call (tasks extension).
+    pub(super) async fn start_call<A: Serialize + ?Sized>(
+        &self,
+        tool: &str,
+        args: &A,
+        options: &CallOptions,
+    ) -> Result<Started> {
         // Encoded per attempt (a replay needs the arguments again) instead of cloning them.
         let mut arguments = Some(self.encode_arguments(tool, args)?);
-        let (idle, total) = self.limits(tool, &options);
+        let (idle, total) = self.limits(tool, options);
         let (mut resent, mut replayed) = (false, false);
         loop {
             let drifted = self.inner.drift.lock().ok().and_then(|d| d.drifted.clone());
@@ -133,7 +148,7 @@ impl Session {
                 None => self.encode_arguments(tool, args)?,
             };
             match self
-                .call_once(&conn, tool, attempt, idle, total, &options)
+                .call_once(&conn, tool, attempt, idle, total, options)
                 .await
             {
                 Ok(output) => return Ok(output),
@@ -186,7 +201,7 @@ impl Session {
         idle: Duration,
         total: Duration,
         options: &CallOptions,
-    ) -> std::result::Result<ToolOutput, CallFailure> {
+    ) -> std::result::Result<Started, CallFailure> {
         // Only error messages name the request: built when one is needed.
         let what = || format!("tools/call \"{tool}\"");
         // The deadlines are ours (one timer, see below), not rmcp's: its per-request progress
@@ -262,15 +277,8 @@ impl Session {
             };
             guard.disarm();
             return match response {
-                Ok(ServerResult::CallToolResult(r)) => Ok(ToolOutput {
-                    content: r
-                        .content
-                        .into_iter()
-                        .filter_map(Content::from_rmcp)
-                        .collect(),
-                    structured: r.structured_content,
-                    is_error: r.is_error.unwrap_or(false),
-                }),
+                Ok(ServerResult::CallToolResult(r)) => Ok(Started::Done(output_of(r))),
+                Ok(ServerResult::CreateTaskResult(r)) => Ok(Started::Task(r.task)),
                 Ok(ServerResult::InputRequiredResult(r)) => {
                     round = Some(
                         self.answer_input_required(tool, r)
@@ -343,6 +351,27 @@ impl Session {
             message: e.to_string(),
             excerpt: excerpt(json),
         })
+    }
+}
+
+/// What sending a call gave: its result, or a task that will produce it.
+pub(super) enum Started {
+    /// The server answered.
+    Done(ToolOutput),
+    /// The server runs the call as a task (tasks extension).
+    Task(rmcp::model::Task),
+}
+
+/// A tool result as [`ToolOutput`].
+pub(super) fn output_of(r: rmcp::model::CallToolResult) -> ToolOutput {
+    ToolOutput {
+        content: r
+            .content
+            .into_iter()
+            .filter_map(Content::from_rmcp)
+            .collect(),
+        structured: r.structured_content,
+        is_error: r.is_error.unwrap_or(false),
     }
 }
 

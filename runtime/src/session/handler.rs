@@ -73,6 +73,15 @@ impl ClientHandler for Handler {
 
 pub(super) fn client_config(elicitation: bool, protocol: Protocol) -> ClientConfig {
     let mut capabilities = ClientCapabilities::default();
+    // The tasks extension: a server may run a call as a task, which the session follows.
+    capabilities.extensions = Some(
+        [(
+            rmcp::model::TASKS_EXTENSION_ID.to_string(),
+            serde_json::Map::new(),
+        )]
+        .into_iter()
+        .collect(),
+    );
     if elicitation {
         capabilities.elicitation =
             Some(ElicitationCapability::new().with_form(FormElicitationCapability::new()));

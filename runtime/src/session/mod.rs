@@ -21,10 +21,12 @@ mod notify;
 mod options;
 mod progress;
 mod requests;
+mod task;
 
 pub use input::{Elicitation, ElicitationAnswer, ElicitationFuture};
 pub use notify::ServerLog;
 pub use options::*;
+pub use task::{TaskHandle, TaskState};
 
 use conn::Conn;
 use drift_guard::DriftState;

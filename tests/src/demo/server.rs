@@ -29,7 +29,7 @@ pub const SERVER_NAME: &str = "mcp-demo-server";
 /// `serverInfo.version` of the demo server (the crate version).
 pub const SERVER_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// Names of the tools that are listed only with `--faults`, sorted.
-pub const FAULT_TOOLS: [&str; 10] = [
+pub const FAULT_TOOLS: [&str; 11] = [
     "ask",
     "bad_header",
     "crash",
@@ -40,6 +40,7 @@ pub const FAULT_TOOLS: [&str; 10] = [
     "log",
     "region",
     "sleep",
+    "slow_sum",
 ];
 /// Names of the demo tools (always listed), sorted.
 pub const DEMO_TOOLS: [&str; 8] = [
@@ -72,7 +73,6 @@ pub struct DemoConfig {
 }
 
 /// State shared by every session of one server process.
-#[derive(Debug)]
 struct Shared {
     config: DemoConfig,
     answered: AtomicU64,
@@ -81,6 +81,17 @@ struct Shared {
     grown: std::sync::atomic::AtomicBool,
     /// Open `subscriptions/listen` requests (protocol 2026-07-28).
     listeners: std::sync::Mutex<Vec<rmcp::service::SubscriptionSink>>,
+    /// The tasks `slow_sum` runs (tasks extension).
+    tasks: rmcp::task_manager::TaskManager,
+}
+
+impl std::fmt::Debug for Shared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Shared")
+            .field("config", &self.config)
+            .field("answered", &self.answered)
+            .finish_non_exhaustive()
+    }
 }
 
 /// The demo MCP server: an rmcp [`ServerHandler`] with the demo tools and, optionally, the
@@ -117,6 +128,7 @@ impl DemoServer {
                 exit: Notify::new(),
                 grown: Default::default(),
                 listeners: Default::default(),
+                tasks: rmcp::task_manager::TaskManager::new(),
             }),
         }
     }
@@ -443,6 +455,14 @@ impl DemoServer {
         "logged".into()
     }
 
+    /// Fault: add `a` and `b` after `ms` milliseconds. A client that declares the tasks
+    /// extension gets a task (polled every 20 ms); others wait for the answer.
+    #[tool(title = "Slow sum")]
+    async fn slow_sum(&self, Parameters(args): Parameters<SlowSumArgs>) -> String {
+        tokio::time::sleep(Duration::from_millis(args.ms)).await;
+        (args.a + args.b).to_string()
+    }
+
     /// Fault: a tool whose `x-mcp-header` annotation is invalid (on a `number`), which a
     /// client must not call.
     #[tool(title = "Bad header")]
@@ -491,6 +511,7 @@ impl ServerHandler for DemoServer {
                 .enable_tools()
                 .enable_tool_list_changed()
                 .enable_logging()
+                .enable_tasks()
                 .build(),
         )
         .with_server_info(
@@ -518,6 +539,34 @@ impl ServerHandler for DemoServer {
         Ok(rmcp::model::ListToolsResult::with_all_items(tools))
     }
 
+    async fn get_task(
+        &self,
+        request: rmcp::model::GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::GetTaskResult, ErrorData> {
+        Ok(rmcp::model::GetTaskResult::new(
+            self.shared.tasks.get_task(&request.task_id)?,
+        ))
+    }
+
+    async fn update_task(
+        &self,
+        request: rmcp::model::UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.shared
+            .tasks
+            .update_task(&request.task_id, request.input_responses)
+    }
+
+    async fn cancel_task(
+        &self,
+        request: rmcp::model::CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.shared.tasks.cancel_task(&request.task_id)
+    }
+
     fn accepted_subscription_filter(
         &self,
         requested: &rmcp::model::SubscriptionFilter,
@@ -540,6 +589,33 @@ impl ServerHandler for DemoServer {
     ) -> Result<CallToolResponse, ErrorData> {
         if request.name == "ask" && self.shared.config.faults {
             return ask(request, context).await;
+        }
+        let tasks_declared = context
+            .client_capabilities()
+            .is_some_and(|caps| caps.supports_tasks());
+        if request.name == "slow_sum" && self.shared.config.faults && tasks_declared {
+            let args: SlowSumArgs = serde_json::from_value(Value::Object(
+                request.arguments.clone().unwrap_or_default(),
+            ))
+            .map_err(|e| ErrorData::invalid_params(e.to_string(), None))?;
+            let task = self.shared.tasks.spawn(
+                rmcp::task_manager::TaskOptions::new().with_poll_interval_ms(20),
+                move |ctx| {
+                    Box::pin(async move {
+                        tokio::select! {
+                            _ = ctx.cancelled() => Err(rmcp::task_manager::TaskExit::Cancelled),
+                            _ = tokio::time::sleep(Duration::from_millis(args.ms)) => {
+                                Ok(CallToolResult::success(vec![ContentBlock::text(
+                                    (args.a + args.b).to_string(),
+                                )]))
+                            }
+                        }
+                    })
+                },
+            );
+            return Ok(CallToolResponse::Task(rmcp::model::CreateTaskResult::new(
+                task,
+            )));
         }
         let ct = context.ct.clone();
         let name = request.name.clone();

@@ -390,6 +390,19 @@ pub struct LogArgs {
     pub text: String,
 }
 
+/// Arguments of `slow_sum`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SlowSumArgs {
+    /// Left operand.
+    pub a: i64,
+    /// Right operand.
+    pub b: i64,
+    /// How long the sum takes, in milliseconds.
+    #[schemars(range(max = 600000))]
+    pub ms: u64,
+}
+
 /// Arguments of `sleep`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

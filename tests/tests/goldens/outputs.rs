@@ -36,6 +36,12 @@ async fn api(c: &outputs::Client) -> ::mcp_runtime::Result<()> {
         .get_weather(get_weather::Args { city: "x".into() })
         .await?;
     let _status: status::Output = c.status().await?;
+    // A task-capable tool (`execution.taskSupport`): the same typed output, through a handle.
+    let task: ::mcp_runtime::TaskHandle<get_weather::Output> = c
+        .get_weather_task(get_weather::Args { city: "x".into() })
+        .await?;
+    let _state: ::mcp_runtime::TaskState = task.status().await?;
+    let _weather: get_weather::Output = task.wait().await?;
     let _raw: ::mcp_runtime::ToolOutput = c.ping().await?;
     // `inputSchema: {}` names no arguments but allows any: a JSON map.
     let mut free = outputs::bare::Args::new();
