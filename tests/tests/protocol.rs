@@ -34,6 +34,22 @@ const WIRES: [(&str, Protocol); 2] = [
     ("2026-07-28", Protocol::V2026_07_28),
 ];
 
+/// The fault server on every wire — stdio and Streamable HTTP at each revision, the session
+/// pinned to it — with a name for messages; the guards keep the HTTP servers running.
+fn every_wire() -> (Vec<common::ChildGuard>, Vec<(ServerConfig, String)>) {
+    let mut guards = Vec::new();
+    let mut wires = Vec::new();
+    for (revision, protocol) in WIRES {
+        let (guard, over_http) = http(revision);
+        guards.push(guard);
+        for config in [stdio(revision), over_http] {
+            let what = format!("{} at {revision}", config.transport().kind());
+            wires.push((config.with_protocol(protocol), what));
+        }
+    }
+    (guards, wires)
+}
+
 async fn ask(config: &ServerConfig, options: ConnectOptions) -> String {
     let session = options.connect(config).await.expect("connect");
     let out = session.call("ask", &json!({})).await.expect("ask");
@@ -44,30 +60,26 @@ async fn ask(config: &ServerConfig, options: ConnectOptions) -> String {
 #[tokio::test]
 async fn elicitation_is_answered_by_the_application_on_both_wires() {
     limited(async {
-        for (revision, protocol) in WIRES {
-            let (_guard, over_http) = http(revision);
-            for config in [stdio(revision), over_http] {
-                let config = config.with_protocol(protocol);
-                let what = format!("{} at {revision}", config.transport().kind());
-                let callback = ConnectOptions::new().on_elicitation(|request| async move {
-                    assert_eq!(request.message, "What is your name?");
-                    assert_eq!(request.server, "faults");
-                    let mut answer = request.defaults();
-                    assert_eq!(answer.get("name"), Some(&json!("Ada")));
-                    answer.insert("name".into(), json!("Grace"));
-                    ElicitationAnswer::Accept(answer)
-                });
-                assert_eq!(ask(&config, callback).await, "hello Grace", "{what}");
-                let defaults = ConnectOptions::new().accept_elicitation_defaults();
-                assert_eq!(ask(&config, defaults).await, "hello Ada", "{what}");
-                let declining =
-                    ConnectOptions::new().on_elicitation(|_| async { ElicitationAnswer::Decline });
-                assert_eq!(
-                    ask(&config, declining).await,
-                    "the user chose decline",
-                    "{what}"
-                );
-            }
+        let (_servers, wires) = every_wire();
+        for (config, what) in wires {
+            let callback = ConnectOptions::new().on_elicitation(|request| async move {
+                assert_eq!(request.message, "What is your name?");
+                assert_eq!(request.server, "faults");
+                let mut answer = request.defaults();
+                assert_eq!(answer.get("name"), Some(&json!("Ada")));
+                answer.insert("name".into(), json!("Grace"));
+                ElicitationAnswer::Accept(answer)
+            });
+            assert_eq!(ask(&config, callback).await, "hello Grace", "{what}");
+            let defaults = ConnectOptions::new().accept_elicitation_defaults();
+            assert_eq!(ask(&config, defaults).await, "hello Ada", "{what}");
+            let declining =
+                ConnectOptions::new().on_elicitation(|_| async { ElicitationAnswer::Decline });
+            assert_eq!(
+                ask(&config, declining).await,
+                "the user chose decline",
+                "{what}"
+            );
         }
     })
     .await;
@@ -89,28 +101,23 @@ async fn without_a_callback_an_input_request_is_declined_at_once() {
 #[tokio::test]
 async fn tools_with_invalid_x_mcp_headers_are_left_out_on_every_wire() {
     limited(async {
-        for (revision, protocol) in WIRES {
-            let (_guard, over_http) = http(revision);
-            for config in [stdio(revision), over_http] {
-                let what = format!("{} at {revision}", config.transport().kind());
-                let session = Session::connect(&config.with_protocol(protocol))
-                    .await
-                    .expect("connect");
-                let tools = session.list_tools().await.expect("tools/list");
-                let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
-                assert!(names.contains(&"region"), "{what}: {names:?}");
-                assert!(!names.contains(&"bad_header"), "{what}: {names:?}");
-                let rejected = session.rejected_tools();
-                assert_eq!(rejected.len(), 1, "{what}: {rejected:?}");
-                assert_eq!(rejected[0].0, "bad_header");
-                assert!(
-                    rejected[0].1.contains("property \"score\"")
-                        && rejected[0].1.contains("\"number\""),
-                    "{what}: {}",
-                    rejected[0].1
-                );
-                let _ = session.close().await;
-            }
+        let (_servers, wires) = every_wire();
+        for (config, what) in wires {
+            let session = Session::connect(&config).await.expect("connect");
+            let tools = session.list_tools().await.expect("tools/list");
+            let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
+            assert!(names.contains(&"region"), "{what}: {names:?}");
+            assert!(!names.contains(&"bad_header"), "{what}: {names:?}");
+            let rejected = session.rejected_tools();
+            assert_eq!(rejected.len(), 1, "{what}: {rejected:?}");
+            assert_eq!(rejected[0].0, "bad_header");
+            assert!(
+                rejected[0].1.contains("property \"score\"")
+                    && rejected[0].1.contains("\"number\""),
+                "{what}: {}",
+                rejected[0].1
+            );
+            let _ = session.close().await;
         }
     })
     .await;
@@ -165,42 +172,39 @@ async fn a_first_call_over_http_mirrors_its_header_from_the_fixture() {
 #[tokio::test]
 async fn server_logs_reach_the_callback_on_both_wires() {
     limited(async {
-        for (revision, protocol) in WIRES {
-            let (_guard, over_http) = http(revision);
-            for config in [stdio(revision), over_http] {
-                let what = format!("{} at {revision}", config.transport().kind());
-                let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-                let sink = seen.clone();
-                let session = ConnectOptions::new()
-                    .on_server_log(move |log| {
-                        if let Ok(mut v) = sink.lock() {
-                            v.push(log);
-                        }
-                    })
-                    .connect(&config.with_protocol(protocol))
-                    .await
-                    .expect("connect");
-                let out = session
-                    .call("log", &json!({"text": "disk almost full"}))
-                    .await
-                    .expect("log");
-                assert_eq!(out.text(), "logged");
-                // The notification travels before the answer, and is handled on its own task.
-                let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
-                while seen.lock().map(|v| v.is_empty()).unwrap_or(true) {
-                    assert!(
-                        std::time::Instant::now() < deadline,
-                        "{what}: no log message"
-                    );
-                    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-                }
-                let logs = seen.lock().expect("logs").clone();
-                assert_eq!(logs[0].server, "faults", "{what}");
-                assert_eq!(logs[0].level, "warning", "{what}");
-                assert_eq!(logs[0].logger.as_deref(), Some("demo"), "{what}");
-                assert_eq!(logs[0].data, json!({"text": "disk almost full"}), "{what}");
-                let _ = session.close().await;
+        let (_servers, wires) = every_wire();
+        for (config, what) in wires {
+            let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+            let sink = seen.clone();
+            let session = ConnectOptions::new()
+                .on_server_log(move |log| {
+                    if let Ok(mut v) = sink.lock() {
+                        v.push(log);
+                    }
+                })
+                .connect(&config)
+                .await
+                .expect("connect");
+            let out = session
+                .call("log", &json!({"text": "disk almost full"}))
+                .await
+                .expect("log");
+            assert_eq!(out.text(), "logged");
+            // The notification travels before the answer, and is handled on its own task.
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+            while seen.lock().map(|v| v.is_empty()).unwrap_or(true) {
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "{what}: no log message"
+                );
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
             }
+            let logs = seen.lock().expect("logs").clone();
+            assert_eq!(logs[0].server, "faults", "{what}");
+            assert_eq!(logs[0].level, "warning", "{what}");
+            assert_eq!(logs[0].logger.as_deref(), Some("demo"), "{what}");
+            assert_eq!(logs[0].data, json!({"text": "disk almost full"}), "{what}");
+            let _ = session.close().await;
         }
     })
     .await;
@@ -209,37 +213,34 @@ async fn server_logs_reach_the_callback_on_both_wires() {
 #[tokio::test]
 async fn a_tool_list_change_triggers_the_drift_recheck_on_both_wires() {
     limited(async {
-        for (revision, protocol) in WIRES {
-            let (_guard, over_http) = http(revision);
-            for config in [stdio(revision), over_http] {
-                let what = format!("{} at {revision}", config.transport().kind());
-                let (logs, _logging) = common::capture_logs(tracing::Level::INFO);
-                // A wrong expected hash: every drift check warns, so each one is counted.
-                let session = ConnectOptions::new()
-                    .with_fixture_hash("0000")
-                    .connect(&config.with_protocol(protocol))
-                    .await
-                    .expect("connect");
-                let checks = || {
+        let (_servers, wires) = every_wire();
+        for (config, what) in wires {
+            let (logs, _logging) = common::capture_logs(tracing::Level::INFO);
+            // A wrong expected hash: every drift check warns, so each one is counted.
+            let session = ConnectOptions::new()
+                .with_fixture_hash("0000")
+                .connect(&config)
+                .await
+                .expect("connect");
+            let checks = || {
+                logs.text()
+                    .matches("server drifted from its fixture")
+                    .count()
+            };
+            assert_eq!(checks(), 1, "{what}: the connect-time check");
+            session.call("grow", &json!({})).await.expect("grow");
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+            while checks() < 2 {
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "{what}: no re-check after tools/list_changed: {}",
                     logs.text()
-                        .matches("server drifted from its fixture")
-                        .count()
-                };
-                assert_eq!(checks(), 1, "{what}: the connect-time check");
-                session.call("grow", &json!({})).await.expect("grow");
-                let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
-                while checks() < 2 {
-                    assert!(
-                        std::time::Instant::now() < deadline,
-                        "{what}: no re-check after tools/list_changed: {}",
-                        logs.text()
-                    );
-                    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-                }
-                let tools = session.list_tools().await.expect("tools/list");
-                assert!(tools.iter().any(|t| t["name"] == "grown"), "{what}");
-                let _ = session.close().await;
+                );
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
             }
+            let tools = session.list_tools().await.expect("tools/list");
+            assert!(tools.iter().any(|t| t["name"] == "grown"), "{what}");
+            let _ = session.close().await;
         }
     })
     .await;
@@ -248,66 +249,61 @@ async fn a_tool_list_change_triggers_the_drift_recheck_on_both_wires() {
 #[tokio::test]
 async fn a_call_the_server_runs_as_a_task_is_followed_to_its_result_on_both_wires() {
     limited(async {
-        for (revision, protocol) in WIRES {
-            let (_guard, over_http) = http(revision);
-            for config in [stdio(revision), over_http] {
-                let what = format!("{} at {revision}", config.transport().kind());
-                let session = Session::connect(&config.with_protocol(protocol))
-                    .await
-                    .expect("connect");
-                let args = json!({"a": 40, "b": 2, "ms": 50});
-                // The direct call follows the task the server made of it.
-                let out = session.call("slow_sum", &args).await.expect("slow_sum");
-                assert_eq!(out.text(), "42", "{what}");
+        let (_servers, wires) = every_wire();
+        for (config, what) in wires {
+            let session = Session::connect(&config).await.expect("connect");
+            let args = json!({"a": 40, "b": 2, "ms": 50});
+            // The direct call follows the task the server made of it.
+            let out = session.call("slow_sum", &args).await.expect("slow_sum");
+            assert_eq!(out.text(), "42", "{what}");
 
-                // As a handle: a task id, polled to the same result.
-                let handle = session
-                    .call_task("slow_sum", &args, CallOptions::new())
-                    .await
-                    .expect("call_task");
-                let id = handle.id().expect("the server made a task").to_string();
+            // As a handle: a task id, polled to the same result.
+            let handle = session
+                .call_task("slow_sum", &args, CallOptions::new())
+                .await
+                .expect("call_task");
+            let id = handle.id().expect("the server made a task").to_string();
+            assert!(
+                matches!(
+                    handle.status().await.expect("status"),
+                    TaskState::Working(_)
+                ),
+                "{what}"
+            );
+            assert_eq!(handle.wait().await.expect("wait").text(), "42", "{what}");
+            assert_eq!(
+                session.task_status(&id).await.expect("status"),
+                TaskState::Completed
+            );
+
+            // Cancelled explicitly, and by dropping the handle.
+            let slow = json!({"a": 1, "b": 1, "ms": 60000});
+            let mut handle = session
+                .call_task("slow_sum", &slow, CallOptions::new())
+                .await
+                .expect("call_task");
+            handle.cancel().await.expect("cancel");
+            assert_eq!(handle.status().await.expect("status"), TaskState::Cancelled);
+            let e = handle
+                .wait()
+                .await
+                .expect_err("a cancelled task has no result");
+            assert!(e.to_string().contains("cancelled"), "{what}: {e}");
+            let dropped = session
+                .call_task("slow_sum", &slow, CallOptions::new())
+                .await
+                .expect("call_task");
+            let id = dropped.id().expect("a task").to_string();
+            drop(dropped);
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+            while session.task_status(&id).await.expect("status") != TaskState::Cancelled {
                 assert!(
-                    matches!(
-                        handle.status().await.expect("status"),
-                        TaskState::Working(_)
-                    ),
-                    "{what}"
+                    std::time::Instant::now() < deadline,
+                    "{what}: not cancelled on drop"
                 );
-                assert_eq!(handle.wait().await.expect("wait").text(), "42", "{what}");
-                assert_eq!(
-                    session.task_status(&id).await.expect("status"),
-                    TaskState::Completed
-                );
-
-                // Cancelled explicitly, and by dropping the handle.
-                let slow = json!({"a": 1, "b": 1, "ms": 60000});
-                let mut handle = session
-                    .call_task("slow_sum", &slow, CallOptions::new())
-                    .await
-                    .expect("call_task");
-                handle.cancel().await.expect("cancel");
-                assert_eq!(handle.status().await.expect("status"), TaskState::Cancelled);
-                let e = handle
-                    .wait()
-                    .await
-                    .expect_err("a cancelled task has no result");
-                assert!(e.to_string().contains("cancelled"), "{what}: {e}");
-                let dropped = session
-                    .call_task("slow_sum", &slow, CallOptions::new())
-                    .await
-                    .expect("call_task");
-                let id = dropped.id().expect("a task").to_string();
-                drop(dropped);
-                let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
-                while session.task_status(&id).await.expect("status") != TaskState::Cancelled {
-                    assert!(
-                        std::time::Instant::now() < deadline,
-                        "{what}: not cancelled on drop"
-                    );
-                    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-                }
-                let _ = session.close().await;
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
             }
+            let _ = session.close().await;
         }
     })
     .await;

@@ -39,6 +39,11 @@ impl Session {
         options: CallOptions,
     ) -> Result<ToolOutput> {
         let output = self.call_with(tool, args, options).await?;
+        self.check_tool_error(tool, output)
+    }
+
+    /// `output`, or [`Error::Tool`] when the tool reported an error (`isError: true`).
+    pub(super) fn check_tool_error(&self, tool: &str, output: ToolOutput) -> Result<ToolOutput> {
         if output.is_error {
             Err(Error::Tool {
                 server: self.alias().to_string(),

@@ -162,7 +162,10 @@ impl Session {
         args: &A,
         options: CallOptions,
     ) -> Result<TaskHandle<ToolOutput>> {
-        self.task_handle(tool, args, options, checked).await
+        self.task_handle(tool, args, options, |s, tool, out| {
+            s.check_tool_error(tool, out)
+        })
+        .await
     }
 
     /// [`Session::call_task`] decoding the structured result into `O`, as
@@ -309,16 +312,4 @@ fn poll_interval(task: &Task) -> Duration {
         .map(Duration::from_millis)
         .unwrap_or(DEFAULT_POLL)
         .clamp(POLL_BOUNDS.0, POLL_BOUNDS.1)
-}
-
-fn checked(session: &Session, tool: &str, output: ToolOutput) -> Result<ToolOutput> {
-    if output.is_error {
-        Err(Error::Tool {
-            server: session.alias().to_string(),
-            tool: tool.to_string(),
-            output,
-        })
-    } else {
-        Ok(output)
-    }
 }
