@@ -278,3 +278,45 @@ fn a_tool_with_an_invalid_x_mcp_header_is_reported_and_left_out() {
         "{names:?}"
     );
 }
+
+/// A snapshot gives the same tool list on both protocol wires, and records the revision
+/// each one used.
+#[test]
+fn the_snapshot_is_the_same_on_both_wires() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let registry = dir.path().join("servers.toml");
+    let command = format!("{:?}", demo_server().display().to_string());
+    std::fs::write(
+        &registry,
+        format!(
+            "[servers.initialize]\ncommand = {command}\nprotocol = \"2025-11-25\"\n\n[servers.stateless]\ncommand = {command}\nprotocol = \"2026-07-28\"\n"
+        ),
+    )
+    .expect("write registry");
+    let (code, text) = run(&[
+        "snapshot",
+        "--config",
+        &registry.display().to_string(),
+        "--fixtures",
+        &dir.path().display().to_string(),
+    ]);
+    assert_eq!(code, 0, "{text}");
+    let read = |alias: &str| -> Value {
+        serde_json::from_str(
+            &std::fs::read_to_string(dir.path().join(format!("{alias}.json"))).expect("fixture"),
+        )
+        .expect("json")
+    };
+    let (old, new) = (read("initialize"), read("stateless"));
+    assert_eq!(old["server"]["protocolVersion"], "2025-11-25");
+    assert_eq!(new["server"]["protocolVersion"], "2026-07-28");
+    assert_eq!(old["tools"], new["tools"]);
+    let committed = read_committed("demo");
+    assert_eq!(new["tools"], committed["tools"]);
+}
+
+fn read_committed(alias: &str) -> Value {
+    let text = std::fs::read_to_string(root().join(format!("fixtures/{alias}.json")))
+        .expect("committed fixture");
+    serde_json::from_str(&text).expect("json")
+}
