@@ -433,7 +433,10 @@ struct Typed {
 
 impl Typed {
     async fn connect(server: &str, records: Vec<demo::echo_structured::Record>) -> Res<Self> {
-        let config = ServerConfig::stdio("demo", server, vec!["--pipes".to_string()]);
+        // The wire of the raw rmcp baseline (`serve`: the `initialize` lifecycle), so both
+        // sides send the same messages.
+        let config = ServerConfig::stdio("demo", server, vec!["--pipes".to_string()])
+            .with_protocol(mcp_runtime::Protocol::V2025_11_25);
         let session = Session::connect(&config).await?;
         Ok(Typed {
             client: demo::Client::new(session),
