@@ -217,18 +217,12 @@ pub fn run(args: &[String]) -> ExitCode {
     );
 
     step("cargo package of the publishable crates (each built from its .crate file)");
-    let package = crate::cargo(&[
-        "package",
-        "--allow-dirty",
-        "--package",
-        "mcp-codegen",
-        "--package",
-        "mcp-macros",
-        "--package",
-        "mcp-runtime",
-        "--package",
-        "mcp-bindgen-cli",
-    ]);
+    forget_packaged_sources();
+    let mut args = vec!["package", "--allow-dirty"];
+    for name in PUBLISHED {
+        args.extend(["--package", name]);
+    }
+    let package = crate::cargo(&args);
     if let Err(e) = &package {
         eprintln!("test: {e}");
     }
@@ -333,6 +327,52 @@ fn count(summary: &str, what: &str) -> u64 {
                 .and_then(|n| n.trim().parse().ok())
         })
         .unwrap_or(0)
+}
+
+/// The publishable crates, as `cargo package` names them.
+const PUBLISHED: [&str; 4] = [
+    "mcp-codegen",
+    "mcp-macros",
+    "mcp-runtime",
+    "mcp-bindgen-cli",
+];
+
+/// Removes what an earlier `cargo package` on this machine unpacked of our crates.
+///
+/// `cargo package` verifies each crate against the others through a temporary local
+/// registry, and cargo unpacks that registry's crates under
+/// `$CARGO_HOME/registry/src/-<hash>/<crate>-<version>`, keyed by the registry's path. It
+/// never unpacks a version again once it is there, so a second run from the same checkout
+/// path would verify against the first run's sources. Only our crates in such local
+/// registries (names starting with `-`; crates.io's start with `index.`) are removed.
+fn forget_packaged_sources() {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| std::path::Path::new(&h).join(".cargo")));
+    let Some(src) = home.map(|h| h.join("registry").join("src")) else {
+        return;
+    };
+    let Ok(registries) = std::fs::read_dir(&src) else {
+        return;
+    };
+    for registry in registries.flatten() {
+        if !registry.file_name().to_string_lossy().starts_with('-') {
+            continue;
+        }
+        let Ok(crates) = std::fs::read_dir(registry.path()) else {
+            continue;
+        };
+        for unpacked in crates.flatten() {
+            let name = unpacked.file_name().to_string_lossy().into_owned();
+            let ours = PUBLISHED.iter().any(|c| {
+                name.strip_prefix(c)
+                    .is_some_and(|v| v.starts_with("-0") || v.starts_with("-1"))
+            });
+            if ours && let Err(e) = std::fs::remove_dir_all(unpacked.path()) {
+                eprintln!("test: cannot remove {}: {e}", unpacked.path().display());
+            }
+        }
+    }
 }
 
 #[cfg(test)]
