@@ -82,6 +82,9 @@ enum Outcome {
     Listed(Listing),
     /// Not reached; `required` decides whether this fails the command.
     Failed(mcp_runtime::Error),
+    /// Reached, but what it answered had to be rejected (a pagination cycle, a tool listed
+    /// twice, lines that are not JSON-RPC): always fails the command; no fixture is written.
+    Rejected(mcp_runtime::Error),
 }
 
 /// One server's tools as a canonical fixture text.
@@ -165,6 +168,14 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
                 eprintln!("warning: {error}; skipped");
                 "skipped".to_string()
             }
+            Outcome::Rejected(error) => {
+                failed = true;
+                eprintln!(
+                    "error: {error}\n       so {} was not written",
+                    cli.show(&path)
+                );
+                "REJECTED".to_string()
+            }
             Outcome::Listed(listing) => {
                 let old = std::fs::read_to_string(&path).ok();
                 if args.check {
@@ -197,7 +208,9 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
         statuses.push((status, path));
     }
     print_table(cli, &rows, &statuses, total);
-    let none_answered = rows.iter().all(|r| matches!(r.outcome, Outcome::Failed(_)));
+    let none_answered = rows
+        .iter()
+        .all(|r| matches!(r.outcome, Outcome::Failed(_) | Outcome::Rejected(_)));
     if none_answered {
         eprintln!(
             "error: none of the {} selected server(s) answered; {}",
@@ -264,6 +277,7 @@ async fn snapshot_all(
             let started = Instant::now();
             let outcome = match snapshot_one(&server, options).await {
                 Ok(listing) => Outcome::Listed(listing),
+                Err(error) if rejected(&error) => Outcome::Rejected(error),
                 Err(error) => Outcome::Failed(error),
             };
             let elapsed = started.elapsed();
@@ -285,7 +299,7 @@ async fn snapshot_all(
                         );
                     }
                 }
-                Outcome::Failed(_) => eprintln!(
+                Outcome::Failed(_) | Outcome::Rejected(_) => eprintln!(
                     "  ✗ {:<20} failed after {:.1} s",
                     server.alias(),
                     elapsed.as_secs_f64()
@@ -321,6 +335,28 @@ async fn snapshot_all(
         .collect()
 }
 
+/// Whether a snapshot failed on what the server answered (not on reaching it): the server
+/// broke the protocol, or timed out after writing lines that are not JSON-RPC.
+fn rejected(error: &mcp_runtime::Error) -> bool {
+    matches!(
+        error,
+        mcp_runtime::Error::Misbehaved { .. }
+            | mcp_runtime::Error::Timeout {
+                diagnosis: Some(_),
+                ..
+            }
+    )
+}
+
+/// The first tool name listed twice, if any (a server bug: calls by name are ambiguous).
+fn duplicate_tool(tools: &[Value]) -> Option<&str> {
+    let mut seen = std::collections::HashSet::new();
+    tools
+        .iter()
+        .filter_map(|t| t.get("name").and_then(Value::as_str))
+        .find(|name| !seen.insert(*name))
+}
+
 /// Connects, lists tools, prompts and resource templates, and renders the fixture.
 pub(crate) async fn snapshot_one(
     server: &ServerConfig,
@@ -337,6 +373,13 @@ pub(crate) async fn snapshot_one(
     let rejected = session.rejected_tools();
     let _ = session.close().await;
     let (tools, prompts, templates) = result?;
+    if let Some(name) = duplicate_tool(&tools) {
+        return Err(mcp_runtime::Error::Misbehaved {
+            server: server.alias().to_string(),
+            method: "tools/list".into(),
+            message: format!("server lists tool \"{name}\" twice (a server bug)"),
+        });
+    }
     let info = session.server_info();
     let count = tools.len();
     let mut extra = Map::new();
@@ -433,7 +476,7 @@ fn print_table(cli: &Cli, rows: &[Row], statuses: &[(String, PathBuf)], total: D
     for (row, (status, path)) in rows.iter().zip(statuses) {
         let (tools, protocol) = match &row.outcome {
             Outcome::Listed(listing) => (listing.tools.to_string(), listing.protocol.clone()),
-            Outcome::Failed(_) => ("-".into(), "-".into()),
+            Outcome::Failed(_) | Outcome::Rejected(_) => ("-".into(), "-".into()),
         };
         println!(
             "{:<20} {:<16} {:>5}  {:<10} {:>6.1}s  {status:<18} {}",

@@ -320,3 +320,51 @@ fn read_committed(alias: &str) -> Value {
         .expect("committed fixture");
     serde_json::from_str(&text).expect("json")
 }
+
+/// A snapshot never writes a fixture from an answer it had to reject: a server listing a
+/// tool twice, or paging in a cycle, fails the command and leaves the fixture as it was.
+#[test]
+fn a_rejected_answer_fails_the_snapshot_and_leaves_the_fixture_alone() {
+    for (mode, says) in [
+        (
+            "duplicate-tool",
+            "server lists tool \"add\" twice (a server bug)",
+        ),
+        (
+            "cursor-cycle",
+            "server returned cursor \"page-2\" twice: pagination cycle",
+        ),
+    ] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let registry = dir.path().join("servers.toml");
+        std::fs::write(
+            &registry,
+            format!(
+                "[servers.broken]\ncommand = {:?}\nargs = [\"--misbehave\", \"{mode}\"]\n",
+                demo_server().display().to_string()
+            ),
+        )
+        .expect("write registry");
+        let fixture = dir.path().join("broken.json");
+        std::fs::write(&fixture, "{\"tools\": []}\n").expect("write fixture");
+        let (code, text) = run(&[
+            "snapshot",
+            "broken",
+            "--config",
+            &registry.display().to_string(),
+            "--fixtures",
+            &dir.path().display().to_string(),
+        ]);
+        assert_eq!(code, 1, "{mode}: {text}");
+        assert!(text.contains(says), "{mode}: {text}");
+        assert!(
+            text.contains("REJECTED") && text.contains("was not written"),
+            "{mode}: {text}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&fixture).expect("fixture"),
+            "{\"tools\": []}\n",
+            "{mode}: the fixture changed"
+        );
+    }
+}

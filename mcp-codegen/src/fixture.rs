@@ -151,6 +151,14 @@ impl Fixture {
                 .get("name")
                 .and_then(Value::as_str)
                 .ok_or_else(|| malformed(&at, "expected a string `name`".into()))?;
+            if out.iter().any(|t: &Tool| t.name == name) {
+                return Err(malformed(
+                    &format!("{at}/name"),
+                    format!(
+                        "server lists tool \"{name}\" twice (a server bug: a call by name is ambiguous); snapshot it again once the server is fixed"
+                    ),
+                ));
+            }
             let schema = |key: &str| -> Result<Option<Value>> {
                 match t.get(key) {
                     None | Some(Value::Null) => Ok(None),
@@ -395,6 +403,18 @@ fn parse_prompt(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_fixture_listing_a_tool_twice_is_refused() {
+        let doc = json!({"tools": [{"name": "same"}, {"name": "other"}, {"name": "same"}]});
+        let e = Fixture::from_slice(doc.to_string().as_bytes(), Path::new("x.json"))
+            .expect_err("duplicate names");
+        let text = e.to_string();
+        assert!(
+            text.contains("at /tools/2/name") && text.contains("server lists tool \"same\" twice"),
+            "{text}"
+        );
+    }
 
     #[test]
     fn canonical_json_sorts_keys_recursively_and_ends_with_newline() {

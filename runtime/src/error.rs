@@ -86,6 +86,17 @@ pub enum Error {
         /// The server's message.
         message: String,
     },
+    /// The server broke the protocol in a way the client caught (a pagination cycle, an
+    /// answer of the wrong kind, a request for a capability the client did not declare).
+    #[error("server \"{server}\": {method}: {message}")]
+    Misbehaved {
+        /// The server's alias.
+        server: String,
+        /// The request it happened in (with the tool for `tools/call`).
+        method: String,
+        /// What the server did.
+        message: String,
+    },
     /// A request did not complete in time; the server was sent `notifications/cancelled`.
     #[error(
         "server \"{server}\": {what} timed out after {} ({kind}){}",
@@ -266,7 +277,9 @@ impl Error {
             Error::Protocol { code: -32602, .. } | Error::Encode { .. } => {
                 ErrorKind::InvalidArguments
             }
-            Error::Protocol { .. } | Error::Prompt { .. } => ErrorKind::Protocol,
+            Error::Protocol { .. } | Error::Misbehaved { .. } | Error::Prompt { .. } => {
+                ErrorKind::Protocol
+            }
             Error::Timeout { .. } => ErrorKind::Timeout,
             Error::Tool { .. } => ErrorKind::ToolFailed,
             Error::Decode { .. } => ErrorKind::Decode,

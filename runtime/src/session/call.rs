@@ -309,10 +309,9 @@ impl Session {
                 )),
             };
         }
-        Err(CallFailure::Final(Error::Protocol {
+        Err(CallFailure::Final(Error::Misbehaved {
             server: self.inner.alias.clone(),
             method: what(),
-            code: 0,
             message: format!(
                 "the server still asked for input after {MAX_INPUT_ROUNDS} rounds of answers"
             ),

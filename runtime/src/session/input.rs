@@ -133,18 +133,16 @@ impl Session {
                 }
                 InputRequest::ListRoots(_) => serde_json::json!({ "roots": [] }),
                 InputRequest::CreateMessage(_) => {
-                    return Err(Error::Protocol {
+                    return Err(Error::Misbehaved {
                         server: alias.to_string(),
                         method: format!("tools/call \"{tool}\""),
-                        code: 0,
                         message: "the server asked for an LLM completion (sampling), which this client does not offer".into(),
                     });
                 }
                 other => {
-                    return Err(Error::Protocol {
+                    return Err(Error::Misbehaved {
                         server: alias.to_string(),
                         method: format!("tools/call \"{tool}\""),
-                        code: 0,
                         message: format!(
                             "the server asked for input of a kind this client does not know: {}",
                             super::excerpt(&other)

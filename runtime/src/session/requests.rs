@@ -74,9 +74,7 @@ impl Session {
     pub(super) async fn list_tools_on(&self, conn: &Conn) -> Result<Vec<Value>> {
         let _one_at_a_time = self.inner.listing.lock().await;
         self.inner.tap.reset();
-        let tools = self
-            .with_deadline(conn, "tools/list", conn.peer.list_all_tools())
-            .await?;
+        let tools = self.list_tool_pages(conn).await?;
         let raw: Vec<Value> = self.inner.tap.take_pages().into_iter().flatten().collect();
         let listed = match kept_raw(raw, &tools) {
             Some(kept) => kept,
@@ -89,6 +87,43 @@ impl Session {
             }
         };
         Ok(self.keep_valid_tools(listed))
+    }
+
+    /// Every page of `tools/list`, one request per page under the request deadline; a
+    /// cursor the server already sent (a pagination cycle) or more than [`MAX_PAGES`] pages
+    /// end the listing at once with an error saying so.
+    async fn list_tool_pages(&self, conn: &Conn) -> Result<Vec<rmcp::model::Tool>> {
+        let mut tools = Vec::new();
+        let mut cursor: Option<String> = None;
+        let mut seen = std::collections::HashSet::new();
+        for _ in 0..MAX_PAGES {
+            let params = rmcp::model::PaginatedRequestParams::default().with_cursor(cursor);
+            let page = self
+                .with_deadline(conn, "tools/list", conn.peer.list_tools(Some(params)))
+                .await?;
+            tools.extend(page.tools);
+            match page.next_cursor {
+                None => return Ok(tools),
+                Some(next) if !seen.insert(next.clone()) => {
+                    return Err(self.listing_error(format!(
+                        "server returned cursor \"{}\" twice: pagination cycle",
+                        mcp_codegen::schema::truncate(&next, 80)
+                    )));
+                }
+                Some(next) => cursor = Some(next),
+            }
+        }
+        Err(self.listing_error(format!(
+            "server kept sending next cursors after {MAX_PAGES} pages of tools; stopped listing"
+        )))
+    }
+
+    fn listing_error(&self, message: String) -> Error {
+        Error::Misbehaved {
+            server: self.inner.alias.clone(),
+            method: "tools/list".into(),
+            message,
+        }
     }
 
     /// Leaves out the tools whose `x-mcp-header` annotations break protocol 2026-07-28's
@@ -259,6 +294,9 @@ impl Session {
         }
     }
 }
+
+/// The most pages of one `tools/list` (a server that lists more is assumed to loop).
+const MAX_PAGES: usize = 1000;
 
 /// `None` for a JSON-RPC "method not found" answer (an optional listing a server declares a
 /// capability for but does not implement: nothing to list).

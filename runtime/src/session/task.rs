@@ -107,10 +107,9 @@ impl<O> TaskHandle<O> {
 }
 
 fn unreachable_state(session: &Session, tool: &str) -> Result<ToolOutput> {
-    Err(Error::Protocol {
+    Err(Error::Misbehaved {
         server: session.alias().to_string(),
         method: format!("tools/call \"{tool}\""),
-        code: 0,
         message: "the task handle holds neither a task nor a result".into(),
     })
 }
@@ -275,12 +274,26 @@ impl Session {
         }
     }
 
+    /// A task that ended without a result: the server's JSON-RPC error when it gave one.
     fn task_error(&self, tool: &str, id: &str, code: i32, message: String) -> Error {
-        Error::Protocol {
-            server: self.inner.alias.clone(),
-            method: format!("tools/call \"{tool}\""),
-            code,
-            message: format!("task {id} {message}"),
+        let (server, method, message) = (
+            self.inner.alias.clone(),
+            format!("tools/call \"{tool}\""),
+            format!("task {id} {message}"),
+        );
+        if code == 0 {
+            Error::Misbehaved {
+                server,
+                method,
+                message,
+            }
+        } else {
+            Error::Protocol {
+                server,
+                method,
+                code,
+                message,
+            }
         }
     }
 

@@ -103,6 +103,9 @@ struct NoiseRecord {
     first: Vec<(String, String)>,
     /// How many lines were skipped in all.
     count: usize,
+    /// Ids of answers to no request of the session (the first few), and how many there were.
+    unknown_ids: Vec<String>,
+    unknown_count: usize,
 }
 
 /// Skipped lines quoted in an error.
@@ -143,11 +146,34 @@ impl StdoutNoise {
         excerpt
     }
 
-    /// What the server wrote besides JSON-RPC, for an error message; `None` when nothing.
+    /// Counts an answer whose id no request of the session had (kept if among the first).
+    pub(super) fn unknown_id(&self, id: &str) {
+        if let Ok(mut r) = self.0.lock() {
+            r.unknown_count += 1;
+            if r.unknown_ids.len() < NOISE_QUOTED {
+                r.unknown_ids.push(mcp_codegen::schema::truncate(id, 40));
+            }
+        }
+    }
+
+    /// What the server wrote besides JSON-RPC, and answers to ids nobody asked for, for an
+    /// error message; `None` when nothing.
     pub(crate) fn summary(&self) -> Option<String> {
         let r = self.0.lock().ok()?;
+        let unknown = (r.unknown_count > 0).then(|| {
+            let more = if r.unknown_count > r.unknown_ids.len() {
+                format!(" and {} more", r.unknown_count - r.unknown_ids.len())
+            } else {
+                String::new()
+            };
+            format!(
+                "the server answered request id{} {}{more}, which no request of this session had (ignored)",
+                if r.unknown_count == 1 { "" } else { "s" },
+                r.unknown_ids.join(", ")
+            )
+        });
         if r.count == 0 {
-            return None;
+            return unknown;
         }
         let quoted: Vec<String> = r
             .first
@@ -159,21 +185,32 @@ impl StdoutNoise {
         } else {
             String::new()
         };
-        Some(format!(
+        let lines = format!(
             "the server wrote {} line{} to stdout that {} not JSON-RPC and {} skipped: {}{more}; an MCP stdio server must write only JSON-RPC messages to stdout and log to stderr",
             r.count,
             if r.count == 1 { "" } else { "s" },
             if r.count == 1 { "is" } else { "are" },
             if r.count == 1 { "was" } else { "were" },
             quoted.join(", ")
-        ))
+        );
+        Some(match unknown {
+            Some(unknown) => format!("{lines}; {unknown}"),
+            None => lines,
+        })
     }
 }
+
+/// serde_json's nesting limit.
+const JSON_DEPTH: usize = 128;
 
 /// Why `line` is not a JSON-RPC message, in words.
 pub(super) fn not_json_rpc(line: &[u8], error: &serde_json::Error) -> String {
     match std::str::from_utf8(line) {
         Err(e) => format!("invalid UTF-8 at byte {}", e.valid_up_to()),
+        Ok(_) if error.to_string().starts_with("recursion limit exceeded") => format!(
+            "nested deeper than {JSON_DEPTH} levels, the JSON parser's limit (at column {})",
+            error.column()
+        ),
         Ok(_) if error.is_syntax() || error.is_eof() => format!("not JSON: {error}"),
         Ok(_) => format!("JSON, but not a JSON-RPC message: {error}"),
     }

@@ -51,6 +51,21 @@ pub(crate) struct StdioTransport {
     tap: Arc<RawTap>,
     stderr_tail: StderrTail,
     noise: StdoutNoise,
+    /// Ids ([`id_key`]) of rmcp's requests not answered yet: an answer to any other id
+    /// (and not a direct call's) is reported, not handed on.
+    awaiting: Arc<Mutex<std::collections::HashSet<String>>>,
+}
+
+/// A request id as the key of [`StdioTransport::awaiting`]: like rmcp, an id echoed as a
+/// numeric string counts as the number.
+fn id_key(id: &RequestId) -> String {
+    match id {
+        RequestId::Number(n) => n.to_string(),
+        RequestId::String(s) => match s.parse::<i64>() {
+            Ok(n) => n.to_string(),
+            Err(_) => format!("\"{s}\""),
+        },
+    }
 }
 
 /// What a direct call is answered with: rmcp's own result type, so the session handles
@@ -528,6 +543,7 @@ impl StdioTransport {
                 tap,
                 stderr_tail: tail.clone(),
                 noise: noise.clone(),
+                awaiting: Arc::default(),
             },
             reader,
         ))
@@ -574,6 +590,11 @@ impl rmcp::transport::Transport<rmcp::RoleClient> for StdioTransport {
         item: rmcp::service::TxJsonRpcMessage<rmcp::RoleClient>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         self.tap.on_send(&item);
+        if let JsonRpcMessage::Request(r) = &item
+            && let Ok(mut awaiting) = self.awaiting.lock()
+        {
+            awaiting.insert(id_key(&r.id));
+        }
         // Encoded straight into the queue: rmcp calls `send` from its one service loop, so
         // the queue's order is the order of the messages.
         let ticket = self.writer.enqueue(&item);
@@ -642,6 +663,23 @@ impl rmcp::transport::Transport<rmcp::RoleClient> for StdioTransport {
                         };
                         self.direct.answer(key, answer);
                         continue;
+                    }
+                    let answered = match &message {
+                        JsonRpcMessage::Response(r) => Some(&r.id),
+                        JsonRpcMessage::Error(e) => e.id.as_ref(),
+                        _ => None,
+                    };
+                    if let Some(id) = answered.map(id_key) {
+                        let asked = self
+                            .awaiting
+                            .lock()
+                            .map(|mut a| a.remove(&id))
+                            .unwrap_or(true);
+                        if !asked {
+                            tracing::warn!(server = %self.alias, id = %id, "ignoring an answer to a request id this session never sent");
+                            self.noise.unknown_id(&id);
+                            continue;
+                        }
                     }
                     return Some(message);
                 }

@@ -38,6 +38,13 @@ impl GarbageQueue {
         }
     }
 
+    /// Queues one raw line (any bytes; a newline is added).
+    pub fn push_raw(&self, line: &[u8]) {
+        let mut queue = self.0.lock().expect("garbage queue poisoned");
+        queue.extend_from_slice(line);
+        queue.push(b'\n');
+    }
+
     fn take(&self) -> Vec<u8> {
         std::mem::take(&mut *self.0.lock().expect("garbage queue poisoned"))
     }

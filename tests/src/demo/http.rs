@@ -46,6 +46,7 @@ pub(super) async fn serve(options: &Options) -> io::Result<()> {
         faults: options.faults,
         exit_after: options.exit_after,
         protocol: options.protocol,
+        misbehave: options.misbehave,
         garbage: None,
     });
     let mut config = StreamableHttpServerConfig::default();

@@ -7,7 +7,7 @@
 //! ```text
 //! mcp-demo-server [--transport stdio|http] [--host 127.0.0.1] [--port N] [--pipes]
 //!                 [--faults] [--exit-after N] [--startup-delay-ms N]
-//!                 [--protocol all|2025-11-25|2026-07-28]
+//!                 [--protocol all|2025-11-25|2026-07-28] [--misbehave MODE]
 //! ```
 //!
 //! - stdio (default): newline-delimited JSON-RPC on stdin/stdout; `--pipes` uses rmcp's
@@ -53,6 +53,11 @@ OPTIONS:
     --startup-delay-ms N     sleep N ms before serving
     --protocol REV           speak only this protocol revision: 2025-11-25 (the initialize
                              lifecycle and older) or 2026-07-28 (stateless); default: all
+    --misbehave MODE         answer tools/list as a broken server would: cursor-cycle (a
+                             nextCursor it already sent), duplicate-tool (a tool listed twice);
+                             stdio only: bad-utf8 (the answer is not valid UTF-8), unknown-id
+                             (an answer to an id nobody sent), deep (an answer nested 200
+                             levels deep) — these three never answer properly
     -h, --help               print this help
     -V, --version            print the version
 
@@ -89,6 +94,23 @@ pub struct Options {
     pub startup_delay: Duration,
     /// The protocol revisions served: `None` all, else exactly one wire.
     pub protocol: Option<Wire>,
+    /// How `tools/list` misbehaves (`--misbehave`).
+    pub misbehave: Option<Misbehave>,
+}
+
+/// A broken server's `tools/list` (`--misbehave`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Misbehave {
+    /// Every page names the same `nextCursor`.
+    CursorCycle,
+    /// The first tool is listed twice.
+    DuplicateTool,
+    /// The answer is written as a line that is not valid UTF-8 (stdio).
+    BadUtf8,
+    /// An answer to request id 424242, which nobody sent, instead of the real one (stdio).
+    UnknownId,
+    /// The answer nests 200 levels deep, past serde_json's limit of 128 (stdio).
+    Deep,
 }
 
 /// One of the two protocol wires (`--protocol`).
@@ -111,6 +133,7 @@ impl Default for Options {
             exit_after: None,
             startup_delay: Duration::ZERO,
             protocol: None,
+            misbehave: None,
         }
     }
 }
@@ -164,6 +187,20 @@ impl Options {
                     }
                 }
                 "--host" => options.host = value("--host")?,
+                "--misbehave" => {
+                    options.misbehave = Some(match value("--misbehave")?.as_str() {
+                        "cursor-cycle" => Misbehave::CursorCycle,
+                        "duplicate-tool" => Misbehave::DuplicateTool,
+                        "bad-utf8" => Misbehave::BadUtf8,
+                        "unknown-id" => Misbehave::UnknownId,
+                        "deep" => Misbehave::Deep,
+                        other => {
+                            return Err(format!(
+                                "unknown misbehaviour {other:?} (expected cursor-cycle, duplicate-tool, bad-utf8, unknown-id or deep)"
+                            ));
+                        }
+                    })
+                }
                 "--protocol" => {
                     options.protocol = match value("--protocol")?.as_str() {
                         "all" => None,

@@ -70,6 +70,8 @@ pub struct DemoConfig {
     pub garbage: Option<GarbageQueue>,
     /// The protocol revisions served: `None` all, else exactly one wire.
     pub protocol: Option<super::Wire>,
+    /// How `tools/list` misbehaves.
+    pub misbehave: Option<super::Misbehave>,
 }
 
 /// State shared by every session of one server process.
@@ -523,9 +525,23 @@ impl ServerHandler for DemoServer {
     async fn list_tools(
         &self,
         _request: Option<rmcp::model::PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::ListToolsResult, ErrorData> {
         let mut tools = self.router.list_all();
+        match self.shared.config.misbehave {
+            None => {}
+            Some(super::Misbehave::CursorCycle) => {
+                let mut page = rmcp::model::ListToolsResult::with_all_items(tools);
+                page.next_cursor = Some("page-2".into());
+                return Ok(page);
+            }
+            Some(super::Misbehave::DuplicateTool) => {
+                let first = tools[0].clone();
+                tools.push(first);
+                return Ok(rmcp::model::ListToolsResult::with_all_items(tools));
+            }
+            Some(mode) => return misbehave_raw(&self.shared.config, mode, context).await,
+        }
         if self.shared.grown.load(Ordering::SeqCst) {
             tools.push(Tool::new(
                 "grown",
@@ -629,6 +645,57 @@ impl ServerHandler for DemoServer {
         }
         result
     }
+}
+
+/// `--misbehave bad-utf8|unknown-id|deep`: writes a broken answer line to stdout (the
+/// garbage queue, flushed before the log notification rmcp then writes) and never answers
+/// properly.
+#[allow(deprecated)] // the notification only makes rmcp write
+async fn misbehave_raw(
+    config: &DemoConfig,
+    mode: super::Misbehave,
+    context: RequestContext<RoleServer>,
+) -> Result<rmcp::model::ListToolsResult, ErrorData> {
+    let Some(queue) = &config.garbage else {
+        return Err(ErrorData::internal_error(
+            "this misbehaviour needs the stdio transport",
+            None,
+        ));
+    };
+    let id = serde_json::to_string(&context.id).unwrap_or_else(|_| "0".into());
+    let line: Vec<u8> = match mode {
+        super::Misbehave::BadUtf8 => [
+            format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"tools":[{{"name":"caf"#).as_bytes(),
+            &[0xe9],
+            br#"","inputSchema":{"type":"object"}}]}}"#,
+        ]
+        .concat(),
+        super::Misbehave::UnknownId => {
+            br#"{"jsonrpc":"2.0","id":424242,"result":{"tools":[]}}"#.to_vec()
+        }
+        _ => {
+            let depth = 200;
+            let schema = format!(
+                "{}{{\"type\":\"string\"}}{}",
+                "{\"type\":\"object\",\"properties\":{\"a\":".repeat(depth),
+                "}}".repeat(depth)
+            );
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"result":{{"tools":[{{"name":"deep","inputSchema":{schema}}}]}}}}"#
+            )
+            .into_bytes()
+        }
+    };
+    queue.push_raw(&line);
+    let _ = context
+        .peer
+        .notify_logging_message(rmcp::model::LoggingMessageNotificationParam::new(
+            rmcp::model::LoggingLevel::Info,
+            Value::from("misbehaving on purpose"),
+        ))
+        .await;
+    context.ct.cancelled().await;
+    Err(ErrorData::internal_error("cancelled", None))
 }
 
 /// The elicitation `ask` sends: a form with one required string `name`.
