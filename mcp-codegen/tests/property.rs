@@ -286,7 +286,13 @@ proptest! {
     fn generator_never_panics(
         tools in prop::collection::vec((tool_name(), root(), prop::option::of(root())), 1..4),
     ) {
-        let tools: Vec<Value> = tools.into_iter().map(tool_value).collect();
+        // A fixture lists each tool once (a snapshot refuses a server that does not).
+        let mut names = std::collections::HashSet::new();
+        let tools: Vec<Value> = tools
+            .into_iter()
+            .filter(|(name, _, _)| names.insert(name.clone()))
+            .map(tool_value)
+            .collect();
         let doc = json!({ "tools": tools });
         if let Some(dump) = std::env::var_os("MCPBG_DUMP_CASE") {
             // Debugging aid: the last case survives a crash (stack overflow aborts).
