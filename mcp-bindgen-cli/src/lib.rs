@@ -255,14 +255,16 @@ fn init_logging() {
     };
     // rmcp logs its own view of failures (with library type names) that our errors
     // already report in words: shown from `debug` on.
-    let rmcp = if level >= LevelFilter::DEBUG {
+    let debug_only = if level >= LevelFilter::DEBUG {
         level
     } else {
         LevelFilter::OFF
     };
     let filter = tracing_subscriber::filter::Targets::new()
         .with_default(level)
-        .with_target("rmcp", rmcp);
+        .with_target("rmcp", debug_only)
+        // `snapshot` reports the tools a listing left out itself, with what it did to them.
+        .with_target(mcp_runtime::REJECTED_TOOL_TARGET, debug_only);
     use tracing_subscriber::layer::SubscriberExt;
     use tracing_subscriber::util::SubscriberInitExt;
     // A second `run` in the same process keeps the first subscriber.

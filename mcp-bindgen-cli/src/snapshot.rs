@@ -208,9 +208,8 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
         statuses.push((status, path));
     }
     print_table(cli, &rows, &statuses, total);
-    let none_answered = rows
-        .iter()
-        .all(|r| matches!(r.outcome, Outcome::Failed(_) | Outcome::Rejected(_)));
+    // A rejected answer fails the command on its own (and was an answer).
+    let none_answered = rows.iter().all(|r| matches!(r.outcome, Outcome::Failed(_)));
     if none_answered {
         eprintln!(
             "error: none of the {} selected server(s) answered; {}",
@@ -348,15 +347,6 @@ fn rejected(error: &mcp_runtime::Error) -> bool {
     )
 }
 
-/// The first tool name listed twice, if any (a server bug: calls by name are ambiguous).
-fn duplicate_tool(tools: &[Value]) -> Option<&str> {
-    let mut seen = std::collections::HashSet::new();
-    tools
-        .iter()
-        .filter_map(|t| t.get("name").and_then(Value::as_str))
-        .find(|name| !seen.insert(*name))
-}
-
 /// Connects, lists tools, prompts and resource templates, and renders the fixture.
 pub(crate) async fn snapshot_one(
     server: &ServerConfig,
@@ -373,7 +363,7 @@ pub(crate) async fn snapshot_one(
     let rejected = session.rejected_tools();
     let _ = session.close().await;
     let (tools, prompts, templates) = result?;
-    if let Some(name) = duplicate_tool(&tools) {
+    if let Some(name) = mcp_codegen::fixture::duplicate_tool(&tools) {
         return Err(mcp_runtime::Error::Misbehaved {
             server: server.alias().to_string(),
             method: "tools/list".into(),

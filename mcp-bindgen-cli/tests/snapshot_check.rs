@@ -49,6 +49,18 @@ fn run<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> (i32, String) {
     (out.status.code().unwrap_or(-1), text)
 }
 
+/// Runs `snapshot ALIAS…` with the registry `toml` written to `dir`, which also holds the
+/// fixtures: exit code and output.
+fn snapshot_with(dir: &Path, toml: &str, aliases: &[&str]) -> (i32, String) {
+    let registry = dir.join("servers.toml");
+    std::fs::write(&registry, toml).expect("write registry");
+    let (config, fixtures) = (registry.display().to_string(), dir.display().to_string());
+    let mut args = vec!["snapshot"];
+    args.extend(aliases);
+    args.extend(["--config", &config, "--fixtures", &fixtures]);
+    run(&args)
+}
+
 fn check(fixtures: &Path) -> (i32, String) {
     let fixtures = fixtures.display().to_string();
     run(&["snapshot", "demo", "--check", "--fixtures", &fixtures])
@@ -241,23 +253,11 @@ for line in sys.stdin:
 #[test]
 fn a_tool_with_an_invalid_x_mcp_header_is_reported_and_left_out() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let registry = dir.path().join("servers.toml");
-    std::fs::write(
-        &registry,
-        format!(
-            "[servers.faults]\ncommand = {:?}\nargs = [\"--faults\"]\n",
-            demo_server().display().to_string()
-        ),
-    )
-    .expect("write registry");
-    let (code, text) = run(&[
-        "snapshot",
-        "faults",
-        "--config",
-        &registry.display().to_string(),
-        "--fixtures",
-        &dir.path().display().to_string(),
-    ]);
+    let toml = format!(
+        "[servers.faults]\ncommand = {:?}\nargs = [\"--faults\"]\n",
+        demo_server().display().to_string()
+    );
+    let (code, text) = snapshot_with(dir.path(), &toml, &["faults"]);
     assert_eq!(code, 0, "{text}");
     assert!(
         text.contains("tool \"bad_header\" left out of the fixture: property \"score\""),
@@ -284,22 +284,11 @@ fn a_tool_with_an_invalid_x_mcp_header_is_reported_and_left_out() {
 #[test]
 fn the_snapshot_is_the_same_on_both_wires() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let registry = dir.path().join("servers.toml");
     let command = format!("{:?}", demo_server().display().to_string());
-    std::fs::write(
-        &registry,
-        format!(
-            "[servers.initialize]\ncommand = {command}\nprotocol = \"2025-11-25\"\n\n[servers.stateless]\ncommand = {command}\nprotocol = \"2026-07-28\"\n"
-        ),
-    )
-    .expect("write registry");
-    let (code, text) = run(&[
-        "snapshot",
-        "--config",
-        &registry.display().to_string(),
-        "--fixtures",
-        &dir.path().display().to_string(),
-    ]);
+    let toml = format!(
+        "[servers.initialize]\ncommand = {command}\nprotocol = \"2025-11-25\"\n\n[servers.stateless]\ncommand = {command}\nprotocol = \"2026-07-28\"\n"
+    );
+    let (code, text) = snapshot_with(dir.path(), &toml, &[]);
     assert_eq!(code, 0, "{text}");
     let read = |alias: &str| -> Value {
         serde_json::from_str(
@@ -336,25 +325,13 @@ fn a_rejected_answer_fails_the_snapshot_and_leaves_the_fixture_alone() {
         ),
     ] {
         let dir = tempfile::tempdir().expect("tempdir");
-        let registry = dir.path().join("servers.toml");
-        std::fs::write(
-            &registry,
-            format!(
-                "[servers.broken]\ncommand = {:?}\nargs = [\"--misbehave\", \"{mode}\"]\n",
-                demo_server().display().to_string()
-            ),
-        )
-        .expect("write registry");
         let fixture = dir.path().join("broken.json");
         std::fs::write(&fixture, "{\"tools\": []}\n").expect("write fixture");
-        let (code, text) = run(&[
-            "snapshot",
-            "broken",
-            "--config",
-            &registry.display().to_string(),
-            "--fixtures",
-            &dir.path().display().to_string(),
-        ]);
+        let toml = format!(
+            "[servers.broken]\ncommand = {:?}\nargs = [\"--misbehave\", \"{mode}\"]\n",
+            demo_server().display().to_string()
+        );
+        let (code, text) = snapshot_with(dir.path(), &toml, &["broken"]);
         assert_eq!(code, 1, "{mode}: {text}");
         assert!(text.contains(says), "{mode}: {text}");
         assert!(

@@ -82,6 +82,16 @@ pub struct Tool {
     pub raw: Value,
 }
 
+/// The first tool name a `tools` list holds twice, if any: a server bug (a call by name is
+/// ambiguous), refused by `snapshot` and by [`Fixture::from_slice`].
+pub fn duplicate_tool(tools: &[Value]) -> Option<&str> {
+    let mut seen = std::collections::HashSet::new();
+    tools
+        .iter()
+        .filter_map(|t| t.get("name").and_then(Value::as_str))
+        .find(|name| !seen.insert(*name))
+}
+
 impl Tool {
     /// Whether the server says the tool can run as a task (`execution.taskSupport` is
     /// `"optional"` or `"required"`): the generated client then has a `*_task` method.
@@ -138,6 +148,20 @@ impl Fixture {
                     format!("expected an array, found {}", json_kind(&obj["tools"])),
                 )
             })?;
+        if let Some(name) = duplicate_tool(tools) {
+            let again = tools
+                .iter()
+                .enumerate()
+                .filter(|(_, t)| t.get("name").and_then(Value::as_str) == Some(name))
+                .nth(1)
+                .map_or(0, |(i, _)| i);
+            return Err(malformed(
+                &format!("/tools/{again}/name"),
+                format!(
+                    "server lists tool \"{name}\" twice (a server bug: a call by name is ambiguous); snapshot it again once the server is fixed"
+                ),
+            ));
+        }
         let mut out = Vec::with_capacity(tools.len());
         for (i, tool) in tools.iter().enumerate() {
             let at = format!("/tools/{i}");
@@ -151,14 +175,6 @@ impl Fixture {
                 .get("name")
                 .and_then(Value::as_str)
                 .ok_or_else(|| malformed(&at, "expected a string `name`".into()))?;
-            if out.iter().any(|t: &Tool| t.name == name) {
-                return Err(malformed(
-                    &format!("{at}/name"),
-                    format!(
-                        "server lists tool \"{name}\" twice (a server bug: a call by name is ambiguous); snapshot it again once the server is fixed"
-                    ),
-                ));
-            }
             let schema = |key: &str| -> Result<Option<Value>> {
                 match t.get(key) {
                     None | Some(Value::Null) => Ok(None),

@@ -33,8 +33,8 @@ pub use output::{Content, Health, NoArgs, ServerInfo, ToolOutput};
 pub use prompt::{PromptMessage, PromptResult, Role};
 pub use session::{
     CallOptions, ConnectOptions, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_TOTAL, DEFAULT_TIMEOUT,
-    Elicitation, ElicitationAnswer, ElicitationFuture, HEALTH_TIMEOUT, Progress, ServerLog,
-    Session, TaskHandle, TaskState,
+    Elicitation, ElicitationAnswer, ElicitationFuture, HEALTH_TIMEOUT, Progress,
+    REJECTED_TOOL_TARGET, ServerLog, Session, TaskHandle, TaskState,
 };
 
 /// Items used by code that `mcp_tools!` generates. Not a public API: names and shapes

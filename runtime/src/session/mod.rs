@@ -26,6 +26,7 @@ mod task;
 pub use input::{Elicitation, ElicitationAnswer, ElicitationFuture};
 pub use notify::ServerLog;
 pub use options::*;
+pub use requests::REJECTED_TOOL_TARGET;
 pub use task::{TaskHandle, TaskState};
 
 use conn::Conn;

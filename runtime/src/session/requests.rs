@@ -143,7 +143,7 @@ impl Session {
                     kept.push(tool);
                 }
                 Err(rule) => {
-                    tracing::warn!(server = %self.inner.alias, tool = name, "tool left out: {rule}");
+                    tracing::warn!(target: REJECTED_TOOL_TARGET, server = %self.inner.alias, tool = name, "tool left out: {rule}");
                     rejected.push((name.to_string(), rule));
                 }
             }
@@ -294,6 +294,10 @@ impl Session {
         }
     }
 }
+
+/// The `tracing` target of the warning about a tool left out of a listing (a program that
+/// reports [`Session::rejected_tools`] itself, as `snapshot` does, can silence it).
+pub const REJECTED_TOOL_TARGET: &str = "mcp_runtime::rejected_tool";
 
 /// The most pages of one `tools/list` (a server that lists more is assumed to loop).
 const MAX_PAGES: usize = 1000;

@@ -100,7 +100,7 @@ impl<O> TaskHandle<O> {
     pub async fn cancel(&mut self) -> Result<()> {
         self.finished = true;
         match &self.task {
-            Some(task) => self.session.cancel_task(&self.tool, &task.task_id).await,
+            Some(task) => self.session.cancel_task(&task.task_id).await,
             None => Ok(()),
         }
     }
@@ -126,7 +126,7 @@ impl<O> Drop for TaskHandle<O> {
         let tool = std::mem::take(&mut self.tool);
         if let Ok(rt) = tokio::runtime::Handle::try_current() {
             rt.spawn(async move {
-                if let Err(e) = session.cancel_task(&tool, &task.task_id).await {
+                if let Err(e) = session.cancel_task(&task.task_id).await {
                     tracing::debug!(
                         server = session.alias(),
                         tool,
@@ -142,7 +142,7 @@ impl Session {
     /// Where the task `id` stands (one `tasks/get`), for a task id kept from
     /// [`TaskHandle::id`].
     pub async fn task_status(&self, id: &str) -> Result<TaskState> {
-        let (task, payload) = self.get_task("", id).await?;
+        let (task, payload) = self.get_task(id).await?;
         Ok(match payload {
             TaskPayload::Working => TaskState::Working(task.status_message),
             TaskPayload::InputRequired { .. } => TaskState::InputRequired,
@@ -212,7 +212,7 @@ impl Session {
         match tokio::time::timeout(total, self.poll_task(tool, task)).await {
             Ok(result) => result,
             Err(_) => {
-                let _ = self.cancel_task(tool, &id).await;
+                let _ = self.cancel_task(&id).await;
                 Err(Error::Timeout {
                     server: self.inner.alias.clone(),
                     what: format!("tools/call \"{tool}\" (task {id})"),
@@ -230,7 +230,7 @@ impl Session {
         let mut interval = poll_interval(&task);
         loop {
             tokio::time::sleep(interval).await;
-            let (task, payload) = self.get_task(tool, &id).await?;
+            let (task, payload) = self.get_task(&id).await?;
             interval = poll_interval(&task);
             match payload {
                 TaskPayload::Working => {}
@@ -297,7 +297,7 @@ impl Session {
         }
     }
 
-    async fn get_task(&self, _tool: &str, id: &str) -> Result<(Task, TaskPayload)> {
+    async fn get_task(&self, id: &str) -> Result<(Task, TaskPayload)> {
         let conn = self.conn().await?;
         let got = self
             .with_deadline(
@@ -309,7 +309,7 @@ impl Session {
         Ok((got.task.task, got.task.payload))
     }
 
-    async fn cancel_task(&self, _tool: &str, id: &str) -> Result<()> {
+    async fn cancel_task(&self, id: &str) -> Result<()> {
         let conn = self.conn().await?;
         self.with_deadline(
             &conn,
