@@ -82,17 +82,29 @@ pub(super) fn diff_annotations(x: Option<&Value>, y: Option<&Value>, out: &mut V
         }
     };
     each_field(a, b, |key, x, y| {
-        let severity = if key == "title" {
-            Severity::Docs
+        let default = annotation_default(key);
+        let (severity, note) = if key == "title" {
+            (Severity::Docs, "")
+        } else if x.or(default.as_ref()) == y.or(default.as_ref()) {
+            (Severity::None, " (its default value: no change in meaning)")
         } else {
-            Severity::Additive
+            (Severity::Additive, "")
         };
         out.push(detail(
             severity,
             format!("annotations.{key}"),
-            format!("annotation {}", changed_words(key, x, y)),
+            format!("annotation {}{note}", changed_words(key, x, y)),
         ));
     });
+}
+
+/// The value a client assumes for an absent tool annotation (MCP `ToolAnnotations`).
+fn annotation_default(key: &str) -> Option<Value> {
+    match key {
+        "readOnlyHint" | "idempotentHint" => Some(Value::Bool(false)),
+        "destructiveHint" | "openWorldHint" => Some(Value::Bool(true)),
+        _ => None,
+    }
 }
 
 /// `execution.taskSupport` (MCP 2025-11-25): a tool that now *requires* task-augmented

@@ -57,10 +57,14 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
-/// How much a change matters to callers of the generated code (ordered: `Docs < Additive <
-/// Breaking`).
+/// How much a change matters to callers of the generated code (ordered: `None < Docs <
+/// Additive < Breaking`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Severity {
+    /// No effect on the wire: the JSON changed, but not the values it accepts or what it
+    /// tells a model (an equivalent spelling, a `$schema` switch, an annotation written at
+    /// its default value, a `$defs` entry renamed with the same shape).
+    None,
     /// Only documentation changed (descriptions, titles, examples, icons, `_meta`).
     Docs,
     /// Existing callers keep working (something was added or relaxed).
@@ -70,9 +74,10 @@ pub enum Severity {
 }
 
 impl Severity {
-    /// The upper-case label used in reports: `DOCS`, `ADDITIVE` or `BREAKING`.
+    /// The upper-case label used in reports: `NONE`, `DOCS`, `ADDITIVE` or `BREAKING`.
     pub fn label(self) -> &'static str {
         match self {
+            Severity::None => "NONE",
             Severity::Docs => "DOCS",
             Severity::Additive => "ADDITIVE",
             Severity::Breaking => "BREAKING",
@@ -154,7 +159,12 @@ impl Report {
             return "no changes".to_string();
         }
         let mut parts = Vec::new();
-        for severity in [Severity::Breaking, Severity::Additive, Severity::Docs] {
+        for severity in [
+            Severity::Breaking,
+            Severity::Additive,
+            Severity::Docs,
+            Severity::None,
+        ] {
             let n = self
                 .changes
                 .iter()
@@ -1105,23 +1115,24 @@ mod tests {
             "filter.state",
             "enum value \"closed\" removed",
         );
-        // Inlining or renaming a definition renames the generated type.
+        // Inlining or renaming a definition with the same shape: no change on the wire
+        // (the Rust axis reports the renamed type).
         let inlined = json!({"type": "object", "properties": {"filter": {
             "type": "object", "properties": {"state": {"enum": ["open"]}}
         }}});
         let r = input_change(schema(json!(["open"])), inlined);
         only(
             &r,
-            Severity::Breaking,
+            Severity::None,
             "filter",
-            "now an inline schema (was definition \"Filter\"): the generated Rust type is renamed",
+            "now an inline schema (was definition \"Filter\")",
         );
         let renamed = json!({"type": "object", "properties": {"filter": {"$ref": "#/$defs/IssueFilter"}},
             "$defs": {"IssueFilter": {"type": "object", "properties": {"state": {"enum": ["open"]}}}}});
         let r = input_change(schema(json!(["open"])), renamed);
         only(
             &r,
-            Severity::Breaking,
+            Severity::None,
             "filter",
             "now definition \"IssueFilter\" (was definition \"Filter\")",
         );
@@ -1229,11 +1240,12 @@ mod tests {
             "annotations.readOnlyHint",
             "annotation readOnlyHint changed from false to true",
         );
+        // Written at its default value: no change in meaning.
         has(
             &r,
-            Severity::Additive,
+            Severity::None,
             "annotations.destructiveHint",
-            "annotation destructiveHint true added",
+            "annotation destructiveHint true added (its default value",
         );
         has(
             &r,
@@ -1242,6 +1254,23 @@ mod tests {
             "annotation title changed",
         );
         assert_eq!(r.worst(), Some(Severity::Additive));
+        let r = classify(
+            &with(json!({"openWorldHint": true, "idempotentHint": false})),
+            &with(json!({"destructiveHint": false})),
+        );
+        has(
+            &r,
+            Severity::Additive,
+            "annotations.destructiveHint",
+            "annotation destructiveHint false added",
+        );
+        has(
+            &r,
+            Severity::None,
+            "annotations.openWorldHint",
+            "removed (was true) (its default value",
+        );
+        assert_eq!(r.changes[0].details.len(), 3, "{r:#?}");
     }
 
     #[test]
@@ -1256,7 +1285,7 @@ mod tests {
     // --- unclassifiable --------------------------------------------------------------
 
     #[test]
-    fn unknown_changes_are_breaking_with_their_path() {
+    fn unanalysed_and_unknown_keywords() {
         let r = input_change(
             input(
                 json!({"a": {"type": "string", "if": {"minLength": 1}}}),
@@ -1267,12 +1296,7 @@ mod tests {
                 json!([]),
             ),
         );
-        only(
-            &r,
-            Severity::Breaking,
-            "a",
-            "`if` changed (cannot classify)",
-        );
+        only(&r, Severity::Breaking, "a", "cannot tell: `if` changed");
         let r = input_change(
             input(
                 json!({"a": {"type": "string", "x-weird": 1, "frobnicate": 1}}),
@@ -1285,9 +1309,9 @@ mod tests {
         );
         has(
             &r,
-            Severity::Breaking,
+            Severity::Additive,
             "a",
-            "`frobnicate` changed (cannot classify)",
+            "frobnicate changed from 1 to 2 (not a JSON Schema keyword",
         );
         has(&r, Severity::Additive, "a", "x-weird changed from 1 to 2");
         let r = classify(
@@ -1300,6 +1324,127 @@ mod tests {
             "flavour",
             "tool field `flavour` changed (cannot classify)",
         );
+    }
+
+    // --- real-world drift classes ----------------------------------------------------
+
+    #[test]
+    fn removing_an_unanalysed_constraint_is_additive_adding_one_may_narrow() {
+        // A Zod discriminated form: `if`/`then` ties `query` to `mode: "search"`.
+        let conditional = json!({"type": "object",
+            "properties": {"mode": {"enum": ["search", "list"]}, "query": {"type": "string"}},
+            "if": {"properties": {"mode": {"const": "search"}}},
+            "then": {"required": ["query"]},
+            "dependentSchemas": {"query": {"required": ["mode"]}}});
+        let plain = json!({"type": "object",
+            "properties": {"mode": {"enum": ["search", "list"]}, "query": {"type": "string"}}});
+        let r = input_change(conditional.clone(), plain.clone());
+        assert_eq!(r.worst(), Some(Severity::Additive), "{r}");
+        has(
+            &r,
+            Severity::Additive,
+            "inputSchema",
+            "`if` removed: one constraint fewer",
+        );
+        has(
+            &r,
+            Severity::Additive,
+            "inputSchema",
+            "`dependentSchemas` removed",
+        );
+        let r = input_change(plain.clone(), conditional.clone());
+        assert_eq!(r.worst(), Some(Severity::Breaking), "{r}");
+        has(
+            &r,
+            Severity::Breaking,
+            "inputSchema",
+            "`then` added: a constraint not analysed here; it may reject values",
+        );
+        // On the output side the direction flips: a new constraint narrows what arrives.
+        let r = output_change(plain, conditional);
+        assert_eq!(r.worst(), Some(Severity::Additive), "{r}");
+    }
+
+    #[test]
+    fn a_required_field_inside_a_new_union_branch_is_not_a_new_required_argument() {
+        // github `assignees`: logins, now also `{login}` objects.
+        let old = input(
+            json!({"assignees": {"type": "array", "items": string()}}),
+            json!([]),
+        );
+        let new = input(
+            json!({"assignees": {"type": "array", "items": {"anyOf": [
+                string(),
+                {"type": "object", "properties": {"login": string()}, "required": ["login"]}
+            ]}}}),
+            json!([]),
+        );
+        let r = input_change(old.clone(), new.clone());
+        only(
+            &r,
+            Severity::Additive,
+            "assignees[]",
+            "type widened from string to object|string",
+        );
+        // Two object shapes: the old one stays a branch, the new one is gained.
+        let shape = |name: &str| json!({"type": "object", "properties": {name: string()}, "required": [name]});
+        let r = input_change(
+            input(json!({"target": shape("path")}), json!(["target"])),
+            input(
+                json!({"target": {"oneOf": [shape("path"), shape("url")]}}),
+                json!(["target"]),
+            ),
+        );
+        only(&r, Severity::Additive, "target", "`oneOf` gained a branch");
+        // The output side: callers now receive objects their types do not describe.
+        let r = output_change(old, new);
+        assert_eq!(r.worst(), Some(Severity::Breaking), "{r}");
+    }
+
+    #[test]
+    fn equivalent_spellings_are_no_change_on_the_wire() {
+        let tagged = |key: &str, kind: Value| {
+            json!({"type": "object", "properties": {"event": {key: [
+                {"type": "object", "properties": {"kind": kind, "id": {"type": "integer"}}, "required": ["kind", "id"]},
+                {"type": "object", "properties": {"kind": {"const": "label"}, "name": string()}, "required": ["kind", "name"]}
+            ]}}})
+        };
+        // anyOf -> oneOf over branches told apart by a discriminator.
+        let r = input_change(
+            tagged("anyOf", json!({"const": "issue"})),
+            tagged("oneOf", json!({"const": "issue"})),
+        );
+        only(
+            &r,
+            Severity::None,
+            "event",
+            "`anyOf` spelled as `oneOf` (its branches cannot overlap)",
+        );
+        // const: x -> enum: [x] inside a branch.
+        let r = input_change(
+            tagged("oneOf", json!({"const": "issue"})),
+            tagged("oneOf", json!({"enum": ["issue"]})),
+        );
+        assert!(r.is_empty(), "{r}");
+        // Overlapping branches: oneOf rejects a value matching both.
+        let r = input_change(
+            json!({"anyOf": [{"type": "object", "properties": {"a": string()}}, {"type": "object", "properties": {"b": string()}}]}),
+            json!({"oneOf": [{"type": "object", "properties": {"a": string()}}, {"type": "object", "properties": {"b": string()}}]}),
+        );
+        only(
+            &r,
+            Severity::Breaking,
+            "inputSchema",
+            "`anyOf` became `oneOf`",
+        );
+        // A dialect switch.
+        let body = |dialect: &str| json!({"$schema": dialect, "type": "object", "properties": {"q": string()}});
+        let r = input_change(
+            body("http://json-schema.org/draft-07/schema#"),
+            body("https://json-schema.org/draft/2020-12/schema"),
+        );
+        only(&r, Severity::None, "inputSchema", "dialect $schema changed");
+        assert_eq!(r.totals(), "1 tool changed: 1 NONE");
     }
 
     // --- server level ----------------------------------------------------------------

@@ -36,11 +36,14 @@ pub(super) enum Effect {
     Docs,
     /// No effect on validation, but more than documentation (`default`, extensions).
     Neutral,
+    /// The same schema spelled differently (a `$schema` switch, a renamed `$defs` entry).
+    Equivalent,
 }
 
 impl Dir {
     pub(super) fn severity(self, effect: Effect) -> Severity {
         match (self, effect) {
+            (_, Effect::Equivalent) => Severity::None,
             (_, Effect::Docs) => Severity::Docs,
             (_, Effect::Neutral) => Severity::Additive,
             (_, Effect::Changed) => Severity::Breaking,
@@ -83,7 +86,6 @@ pub(super) const NEUTRAL_KEYS: &[&str] = &[
     "default",
     "readOnly",
     "writeOnly",
-    "$schema",
     "$id",
     "$anchor",
     "$dynamicAnchor",
@@ -124,6 +126,21 @@ pub(super) const UNFOLDABLE: &[&str] = &[
     "if",
     "then",
     "else",
+];
+
+/// Constraints the classifier does not analyse: added they may narrow, removed they widen,
+/// changed it cannot tell.
+pub(super) const UNANALYSED: &[&str] = &[
+    "if",
+    "then",
+    "else",
+    "dependentSchemas",
+    "dependentRequired",
+    "dependencies",
+    "not",
+    "$dynamicRef",
+    "$recursiveRef",
+    "contentSchema",
 ];
 
 pub(super) static TRUE: Value = Value::Bool(true);
@@ -229,11 +246,13 @@ impl<'r> SchemaDiff<'r> {
                     |n| format!("definition \"{n}\""),
                 )
             };
+            // The wire sees the shapes only (compared below); the Rust axis reports the
+            // renamed type.
             self.emit(
                 path,
-                Effect::Changed,
+                Effect::Equivalent,
                 format!(
-                    "now {} (was {}): the generated Rust type is renamed",
+                    "now {} (was {})",
                     show(new_name.as_deref()),
                     show(old_name.as_deref())
                 ),
@@ -433,11 +452,24 @@ impl<'r> SchemaDiff<'r> {
         b: &Map<String, Value>,
         depth: usize,
     ) {
+        // A schema that is one union and another that is not: the other is read as a union
+        // of one branch, so `string` → `anyOf: [string, {…}]` is a branch gained.
+        let (a, b) = (wrap_as_union(a, b), wrap_as_union(b, a));
+        let (a, b) = (a.as_ref(), b.as_ref());
+        // Keywords that constrain one JSON type only matter for values both sides accept as
+        // that type: a required field inside a newly accepted object shape narrows nothing.
+        let shared = shared_types(a, b);
         let keys: BTreeSet<&str> = a.keys().chain(b.keys()).map(String::as_str).collect();
         let mut did_properties = false;
         let mut did_values = false;
+        let mut did_union = false;
         for key in keys {
             let (x, y) = (a.get(key), b.get(key));
+            if let Some(scope) = type_scope(key)
+                && !shared.as_ref().is_none_or(|s| s.contains(scope))
+            {
+                continue;
+            }
             match key {
                 "properties" | "required" => {
                     if !did_properties {
@@ -468,12 +500,17 @@ impl<'r> SchemaDiff<'r> {
                     (None, None) => {}
                 },
                 "patternProperties" => self.pattern_properties(path, x, y, depth),
-                "anyOf" | "oneOf" => self.union(path, key, x, y, depth, false),
+                "anyOf" | "oneOf" => {
+                    if !did_union {
+                        did_union = true;
+                        self.any_or_one_of(path, a, b, depth);
+                    }
+                }
                 "allOf" => self.union(path, key, x, y, depth, true),
                 "not" => match (x, y) {
                     (None, Some(_)) => self.emit(path, Effect::Narrowed, "`not` added"),
                     (Some(_), None) => self.emit(path, Effect::Widened, "`not` removed"),
-                    _ => self.opaque(path, key, x, y),
+                    _ => self.unanalysed(path, key, x, y),
                 },
                 "$ref" => {
                     // Only unresolvable references are left at this point.
@@ -482,7 +519,7 @@ impl<'r> SchemaDiff<'r> {
                             path,
                             Effect::Changed,
                             format!(
-                                "reference changed {} (not resolvable in this document)",
+                                "cannot tell: reference changed {} (not resolvable in this document)",
                                 from_to(x, y)
                             ),
                         );
@@ -491,6 +528,18 @@ impl<'r> SchemaDiff<'r> {
                 // Root definitions are compared where they are used (`unreferenced_defs`
                 // reports the rest); nested ones are reached through their pointers.
                 "$defs" | "definitions" => {}
+                "$schema" => {
+                    if x != y {
+                        self.emit(
+                            path,
+                            Effect::Equivalent,
+                            format!(
+                                "{} (the keywords are compared as written)",
+                                changed_words("dialect $schema", x, y)
+                            ),
+                        );
+                    }
+                }
                 "multipleOf" => self.multiple_of(path, x, y),
                 "uniqueItems" => self.unique_items(path, x, y),
                 k if DOC_KEYS.contains(&k) => {
@@ -515,8 +564,116 @@ impl<'r> SchemaDiff<'r> {
                         self.emit(path, effect, changed_words(k, x, y));
                     }
                 }
-                _ => self.opaque(path, key, x, y),
+                k if UNANALYSED.contains(&k) => self.unanalysed(path, k, x, y),
+                k => {
+                    // Not a JSON Schema keyword: validators ignore it.
+                    if x != y {
+                        self.emit(
+                            path,
+                            Effect::Neutral,
+                            format!(
+                                "{} (not a JSON Schema keyword: no effect on validation)",
+                                changed_words(k, x, y)
+                            ),
+                        );
+                    }
+                }
             }
+        }
+    }
+
+    /// `anyOf` and `oneOf` together: the same keyword on both sides is a union compare;
+    /// `anyOf` ↔ `oneOf` over branches that cannot overlap is the same union spelled
+    /// differently; otherwise `oneOf` also rejects values matching several branches.
+    fn any_or_one_of(
+        &mut self,
+        path: &str,
+        a: &Map<String, Value>,
+        b: &Map<String, Value>,
+        depth: usize,
+    ) {
+        fn one(m: &Map<String, Value>) -> Option<(&'static str, &Value)> {
+            match (m.get("anyOf"), m.get("oneOf")) {
+                (Some(x), None) => Some(("anyOf", x)),
+                (None, Some(x)) => Some(("oneOf", x)),
+                _ => None,
+            }
+        }
+        if let (Some((ka, x)), Some((kb, y))) = (one(a), one(b))
+            && ka != kb
+        {
+            let (Some(xs), Some(ys)) = (x.as_array(), y.as_array()) else {
+                return self.opaque(path, kb, Some(x), Some(y));
+            };
+            let one_of = if ka == "oneOf" { xs } else { ys };
+            if self.disjoint(one_of, if ka == "oneOf" { Side::Old } else { Side::New }) {
+                self.emit(
+                    path,
+                    Effect::Equivalent,
+                    format!("`{ka}` spelled as `{kb}` (its branches cannot overlap)"),
+                );
+            } else if kb == "oneOf" {
+                self.emit(
+                    path,
+                    Effect::Narrowed,
+                    "`anyOf` became `oneOf`: a value matching several branches is now rejected",
+                );
+            } else {
+                self.emit(
+                    path,
+                    Effect::Widened,
+                    "`oneOf` became `anyOf`: a value matching several branches is now accepted",
+                );
+            }
+            self.union(path, kb, Some(x), Some(y), depth, false);
+            return;
+        }
+        for key in ["anyOf", "oneOf"] {
+            self.union(path, key, a.get(key), b.get(key), depth, false);
+        }
+    }
+
+    /// True when no value can match two of the branches: their types, their allowed values
+    /// or a required discriminator property's values do not overlap.
+    fn disjoint(&mut self, branches: &[Value], side: Side) -> bool {
+        let prepared: Vec<Map<String, Value>> = branches
+            .iter()
+            .map(|b| {
+                let mut refs = Vec::new();
+                self.prepare(b, side, &mut refs, 0)
+                    .as_object()
+                    .cloned()
+                    .unwrap_or_default()
+            })
+            .collect();
+        prepared
+            .iter()
+            .enumerate()
+            .all(|(i, p)| prepared[i + 1..].iter().all(|q| branches_disjoint(p, q)))
+    }
+
+    /// A keyword the classifier does not analyse (`if`/`then`/`else`, `dependentSchemas`,
+    /// `dependentRequired`, a changed `not`): added it may narrow, removed it can only
+    /// widen, changed it cannot tell.
+    pub(super) fn unanalysed(
+        &mut self,
+        path: &str,
+        key: &str,
+        x: Option<&Value>,
+        y: Option<&Value>,
+    ) {
+        match (x, y) {
+            (None, Some(_)) => self.emit(
+                path,
+                Effect::Narrowed,
+                format!("`{key}` added: a constraint not analysed here; it may reject values"),
+            ),
+            (Some(_), None) => self.emit(
+                path,
+                Effect::Widened,
+                format!("`{key}` removed: one constraint fewer, so no value is newly rejected"),
+            ),
+            _ => self.opaque(path, key, x, y),
         }
     }
 
@@ -527,7 +684,7 @@ impl<'r> SchemaDiff<'r> {
             self.emit(
                 path,
                 Effect::Changed,
-                format!("`{key}` changed (cannot classify)"),
+                format!("cannot tell: `{key}` changed (not analysed here)"),
             );
             return;
         }
@@ -554,7 +711,7 @@ impl<'r> SchemaDiff<'r> {
             self.emit(
                 path,
                 Effect::Changed,
-                format!("`{key}` refers to a changed definition (cannot classify)"),
+                format!("cannot tell: `{key}` refers to a changed definition (not analysed here)"),
             );
         }
     }

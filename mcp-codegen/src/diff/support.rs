@@ -1,12 +1,13 @@
 //! Shared by both layers: details, keyed lists, and how values are shown in messages.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value};
 
 use super::*;
 use crate::fixture::sort_keys;
-use crate::schema::{local_pointer, truncate, unescape};
+use crate::schema::{json_type, local_pointer, truncate, unescape};
 
 // ---------------------------------------------------------------------------------------
 // Helpers
@@ -330,16 +331,25 @@ pub(super) fn branch_ident(v: &Value) -> Option<&str> {
 /// Shape of a union branch: its type, its `const` and the `const`s of its properties
 /// (tagged-union discriminators).
 pub(super) fn branch_shape(v: &Value) -> String {
+    // `enum: [x]` is `const: x`.
+    let constant = |v: &Value| {
+        v.get("const").cloned().or_else(|| match v.get("enum") {
+            Some(Value::Array(values)) if values.len() == 1 => Some(values[0].clone()),
+            _ => None,
+        })
+    };
     let mut shape = Map::new();
-    for key in ["type", "const"] {
-        if let Some(x) = v.get(key) {
-            shape.insert(key.into(), x.clone());
-        }
+    if let Some(t) = v.get("type").and_then(type_names) {
+        let set: BTreeSet<String> = t.into_iter().collect();
+        shape.insert("type".into(), type_value(&set));
+    }
+    if let Some(c) = constant(v) {
+        shape.insert("const".into(), c);
     }
     if let Some(props) = v.get("properties").and_then(Value::as_object) {
         for (name, p) in props {
-            if let Some(c) = p.get("const") {
-                shape.insert(format!("properties.{name}"), c.clone());
+            if let Some(c) = constant(p) {
+                shape.insert(format!("properties.{name}"), c);
             }
         }
     }
@@ -378,4 +388,137 @@ pub(super) fn changed_words(key: &str, x: Option<&Value>, y: Option<&Value>) -> 
         }
         _ => format!("{key} changed"),
     }
+}
+
+/// `b` when `a` is a union (`anyOf` or `oneOf` with documentation beside it at most) and
+/// `b` is not: `b`'s validation keywords become the union's only branch.
+pub(super) fn wrap_as_union<'m>(
+    b: &'m Map<String, Value>,
+    a: &Map<String, Value>,
+) -> Cow<'m, Map<String, Value>> {
+    let is_union = |m: &Map<String, Value>| m.contains_key("anyOf") != m.contains_key("oneOf");
+    let documents =
+        |k: &String| DOC_KEYS.contains(&k.as_str()) || NEUTRAL_KEYS.contains(&k.as_str());
+    let pure = is_union(a)
+        && a.keys()
+            .all(|k| k == "anyOf" || k == "oneOf" || documents(k));
+    let unions = ["anyOf", "oneOf", "allOf"];
+    if !pure || b.keys().any(|k| unions.contains(&k.as_str())) {
+        return Cow::Borrowed(b);
+    }
+    let (outer, inner): (Map<String, Value>, Map<String, Value>) =
+        b.clone().into_iter().partition(|(k, _)| documents(k));
+    if inner.is_empty() {
+        return Cow::Borrowed(b);
+    }
+    let key = if a.contains_key("anyOf") {
+        "anyOf"
+    } else {
+        "oneOf"
+    };
+    let mut out = outer;
+    out.insert(key.into(), Value::Array(vec![Value::Object(inner)]));
+    Cow::Owned(out)
+}
+
+/// The JSON type a type-specific keyword constrains (`number` for integers too).
+pub(super) fn type_scope(key: &str) -> Option<&'static str> {
+    Some(match key {
+        "properties"
+        | "required"
+        | "additionalProperties"
+        | "patternProperties"
+        | "propertyNames"
+        | "minProperties"
+        | "maxProperties"
+        | "dependentRequired"
+        | "dependentSchemas"
+        | "unevaluatedProperties" => "object",
+        "items" | "prefixItems" | "additionalItems" | "contains" | "minContains"
+        | "maxContains" | "minItems" | "maxItems" | "uniqueItems" | "unevaluatedItems" => "array",
+        "minLength" | "maxLength" | "pattern" | "format" | "contentEncoding"
+        | "contentMediaType" => "string",
+        "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" | "multipleOf" => "number",
+        _ => return None,
+    })
+}
+
+/// The scopes of the JSON types a schema accepts (`integer` counts as `number`), from
+/// `type` or else from `enum`/`const`; `None`: any type.
+pub(super) fn type_scopes(m: &Map<String, Value>) -> Option<BTreeSet<String>> {
+    let names: Vec<String> = match m.get("type") {
+        Some(t) => type_names(t)?,
+        None => allowed_values(m)?
+            .values()
+            .map(|v| json_type(v).to_string())
+            .collect(),
+    };
+    Some(
+        names
+            .into_iter()
+            .map(|t| if t == "integer" { "number".into() } else { t })
+            .collect(),
+    )
+}
+
+/// The type scopes both schemas accept (`None`: any type on both sides).
+pub(super) fn shared_types(
+    a: &Map<String, Value>,
+    b: &Map<String, Value>,
+) -> Option<BTreeSet<String>> {
+    match (type_scopes(a), type_scopes(b)) {
+        (None, None) => None,
+        (Some(x), None) | (None, Some(x)) => Some(x),
+        (Some(x), Some(y)) => Some(x.intersection(&y).cloned().collect()),
+    }
+}
+
+/// True when no value can match both branches (both already prepared): different types,
+/// different allowed values, or a property both require with different allowed values.
+pub(super) fn branches_disjoint(p: &Map<String, Value>, q: &Map<String, Value>) -> bool {
+    let exact = |m: &Map<String, Value>| -> Option<BTreeSet<String>> {
+        m.get("type")
+            .and_then(type_names)
+            .map(|t| t.into_iter().collect())
+    };
+    if let (Some(x), Some(y)) = (exact(p), exact(q))
+        && !x.iter().any(|t| y.contains(t))
+        && !(x.contains("integer") && y.contains("number"))
+        && !(x.contains("number") && y.contains("integer"))
+    {
+        return true;
+    }
+    if let (Some(x), Some(y)) = (allowed_values(p), allowed_values(q))
+        && x.keys().all(|k| !y.contains_key(k))
+    {
+        return true;
+    }
+    let required = |m: &Map<String, Value>| -> BTreeSet<String> {
+        m.get("required")
+            .and_then(Value::as_array)
+            .map(|r| {
+                r.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let (Some(pp), Some(qp)) = (
+        p.get("properties").and_then(Value::as_object),
+        q.get("properties").and_then(Value::as_object),
+    ) else {
+        return false;
+    };
+    let both = required(p);
+    let rq = required(q);
+    both.intersection(&rq).any(|name| {
+        let values = |props: &Map<String, Value>| {
+            props
+                .get(name)
+                .and_then(Value::as_object)
+                .and_then(allowed_values)
+        };
+        matches!((values(pp), values(qp)), (Some(x), Some(y)) if x.keys().all(|k| !y.contains_key(k)))
+    })
 }
