@@ -20,6 +20,7 @@
 //! | command | what it does |
 //! |---|---|
 //! | `snapshot [ALIAS…] [--check]` | connect to the registry's servers and write `fixtures/<alias>.json`; with `--check` write nothing, classify every change, exit 1 on drift |
+//! | `diff OLD NEW`, `diff --base REV` | review a fixture change with no server: per tool, the wire class (BREAKING / ADDITIVE / DOCS / NONE) and the Rust API effect (major / minor / patch) with reasons; `--format text\|markdown\|json`, `--fail-on breaking\|additive\|docs` |
 //! | `verify [--deep] [--fixtures DIR]` | generate code for every fixture (no network); with `--deep`, check that every valid value of every schema survives the generated types; exit 1 on errors or failures |
 //! | `expand ALIAS\|PATH` | print the Rust code `mcp_tools!` generates for a fixture |
 //! | `tools [--strict]` | the OpenAI function-call `tools` array of every fixture |
@@ -40,6 +41,7 @@ use std::process::ExitCode;
 mod args;
 mod call;
 mod deep;
+mod diff;
 mod error;
 mod expand;
 mod paths;
@@ -162,6 +164,8 @@ impl Cli {
 commands:
   snapshot [ALIAS…] [--check]   connect to the registry's servers, write fixtures/<alias>.json;
                                 with --check write nothing, classify every change, exit 1 on drift
+  diff OLD NEW | --base REV     review a fixture change without a server: wire class and Rust API
+                                effect per tool (--format text|markdown|json, --fail-on LEVEL)
   verify [--deep] [--fixtures DIR]
                                 generate code for every fixture (no network); --deep: round-trip
                                 valid values through the generated types; exit 1 on errors
@@ -185,6 +189,7 @@ the nearest Cargo.toml (from the current directory up) that has them."
         };
         let result = match command.as_str() {
             "snapshot" => snapshot::run(self, rest),
+            "diff" => diff::run(self, rest),
             "verify" => verify::run(self, rest),
             "expand" => expand::run(self, rest),
             "tools" => tools::run(self, rest),

@@ -16,23 +16,28 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use mcp_codegen::diff::Format;
 use mcp_codegen::fixture::{build_document, canonical_json};
 use mcp_runtime::{Registry, ServerConfig};
 use serde_json::{Map, Value, json};
 
 use crate::args::{Arg, Parser};
+use crate::diff::Gate;
 use crate::paths::{LOCATE_USAGE, Locate};
 use crate::{Cli, Error, Result};
 
 fn usage(cli: &Cli) -> String {
     format!(
-        "usage: {} snapshot [ALIAS…] [--check] [--allow-unreachable] [--all-required] [--config PATH] [--fixtures DIR]
+        "usage: {} snapshot [ALIAS…] [--check [--fail-on LEVEL] [--format FORMAT]] [--allow-unreachable] [--all-required] [--config PATH] [--fixtures DIR]
 
   ALIAS…                 servers to snapshot (default: every server of the registry)
   --check                write nothing; compare with the committed fixtures, exit 1 on drift
                          or when a server could not be checked
   --allow-unreachable    with --check: a server that cannot be reached (not started, an
                          undefined variable) is a warning, not a failure
+  --fail-on LEVEL        with --check: drift fails only when a change reaches LEVEL:
+                         breaking, additive, docs (default: any change)
+  --format FORMAT        with --check: the review as text (default), markdown or json
   --all-required         treat every selected server as `required = true`
 {LOCATE_USAGE}",
         cli.invoked_as
@@ -44,6 +49,8 @@ struct Args {
     aliases: Vec<String>,
     locate: Locate,
     check: bool,
+    gate: Gate,
+    gate_given: bool,
     allow_unreachable: bool,
     all_required: bool,
 }
@@ -54,6 +61,8 @@ fn parse(cli: &Cli, words: &[String]) -> Result<Args> {
         aliases: Vec::new(),
         locate: Locate::default(),
         check: false,
+        gate: Gate::default(),
+        gate_given: false,
         allow_unreachable: false,
         all_required: false,
     };
@@ -64,7 +73,9 @@ fn parse(cli: &Cli, words: &[String]) -> Result<Args> {
             Arg::Flag(f) if f == "--all-required" => out.all_required = true,
             Arg::Flag(f) if f == "--allow-unreachable" => out.allow_unreachable = true,
             Arg::Flag(f) => {
-                if !out.locate.take(&f, &mut p)? {
+                if out.gate.take(&f, &mut p)? {
+                    out.gate_given = true;
+                } else if !out.locate.take(&f, &mut p)? {
                     return Err(p.unknown(&f));
                 }
             }
@@ -72,6 +83,9 @@ fn parse(cli: &Cli, words: &[String]) -> Result<Args> {
     }
     if out.allow_unreachable && !out.check {
         return Err(p.error("--allow-unreachable is for --check"));
+    }
+    if out.gate_given && !out.check {
+        return Err(p.error("--fail-on and --format are for --check"));
     }
     Ok(out)
 }
@@ -182,9 +196,15 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
                     match old {
                         Some(old) if old == listing.text => "unchanged".to_string(),
                         Some(old) => {
-                            drift = true;
-                            print_drift(cli, &row.alias, &path, &old, &listing.text);
-                            "DRIFT".to_string()
+                            let fails =
+                                print_drift(cli, &row.alias, &path, &old, &listing.text, args.gate);
+                            drift |= fails;
+                            if fails {
+                                "DRIFT"
+                            } else {
+                                "DRIFT (below --fail-on)"
+                            }
+                            .to_string()
                         }
                         None => {
                             drift = true;
@@ -404,31 +424,37 @@ fn sorted_by(mut items: Vec<Value>, key: &str) -> Value {
     Value::Array(items)
 }
 
-fn print_drift(cli: &Cli, alias: &str, path: &Path, old: &str, new: &str) {
+/// Prints the review of one fixture's drift and a unified diff (the diff only as text);
+/// true when the drift reaches the gate's `--fail-on`.
+fn print_drift(cli: &Cli, alias: &str, path: &Path, old: &str, new: &str, gate: Gate) -> bool {
     let shown = cli.show(path);
-    println!("── {alias}: drift against {shown}");
-    match (
+    let accept = cli.hint(&format!("snapshot {alias}"));
+    let fails = match (
         serde_json::from_str::<Value>(old),
         serde_json::from_str::<Value>(new),
     ) {
         (Ok(o), Ok(n)) => {
-            let report = mcp_codegen::diff::classify(&o, &n);
-            if report.is_empty() {
-                println!(
-                    "{alias}: only formatting differs (run {})",
-                    cli.hint(&format!("snapshot {alias}"))
-                );
-            } else {
-                print!("{report}");
-                println!(
-                    "{alias}: {}; accept them with {}",
-                    report.totals(),
-                    cli.hint(&format!("snapshot {alias}"))
-                );
+            let review = mcp_codegen::diff::review(&o, &n);
+            if gate.format != Format::Text {
+                print!("{}", review.render(gate.format));
+                return review.fails(gate.fail_on) || (review.is_empty() && gate.fail_on.is_none());
             }
+            println!("── {alias}: drift against {shown}");
+            if review.is_empty() {
+                println!("{alias}: only formatting differs (run {accept})");
+            } else {
+                print!("{}", review.render(Format::Text));
+                println!("{alias}: {}; accept them with {accept}", review.totals());
+            }
+            // Formatting alone is a change too (the fixture's text, so its hash, differs).
+            review.fails(gate.fail_on) || (review.is_empty() && gate.fail_on.is_none())
         }
-        _ => println!("{alias}: the committed fixture is not valid JSON"),
-    }
+        _ => {
+            println!("── {alias}: drift against {shown}");
+            println!("{alias}: the committed fixture is not valid JSON");
+            true
+        }
+    };
     let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let label_old = format!("{shown} (committed)");
     let label_new = format!("{shown} (live)");
@@ -455,6 +481,7 @@ fn print_drift(cli: &Cli, alias: &str, path: &Path, old: &str, new: &str) {
         };
         let _ = writeln!(out, "{painted}");
     }
+    fails
 }
 
 fn print_table(cli: &Cli, rows: &[Row], statuses: &[(String, PathBuf)], total: Duration) {

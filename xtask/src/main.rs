@@ -1,6 +1,6 @@
 //! This repository's dev runner, `cargo xtask <command>`.
 //!
-//! The user-facing commands (`snapshot`, `verify`, `expand`, `tools`, `call`) are
+//! The user-facing commands (`snapshot`, `diff`, `verify`, `expand`, `tools`, `call`) are
 //! `mcp-bindgen-cli`'s, run exactly as a user's own 3-line xtask runs them: paths resolve
 //! from the current directory like cargo's. Before `snapshot` and `call` this runner installs
 //! the pinned servers and builds the demo server they select (`prepare`). The rest are this
@@ -50,6 +50,8 @@ const USAGE: &str = "usage: cargo xtask <command> [args]
 the mcp-bindgen commands (mcp-bindgen-cli; `cargo xtask <command> --help` for options):
   snapshot [ALIAS…] [--check]   connect to the registry's servers and write fixtures/<alias>.json;
                                 with --check write nothing, classify every change, exit 1 on drift
+  diff OLD NEW | --base REV     review a fixture change without a server: wire class and Rust API
+                                effect per tool (--format text|markdown|json, --fail-on LEVEL)
   verify [--deep] [--fixtures DIR]
                                 generate code for every fixture (no network); --deep: round-trip
                                 valid values through the generated types; exit 1 on errors
@@ -93,7 +95,7 @@ fn main() -> ExitCode {
             }
             mcp_bindgen_cli::run_with_env(INVOKED_AS, &args, &env)
         }
-        "verify" | "expand" | "tools" | "-V" | "--version" => {
+        "verify" | "expand" | "tools" | "diff" | "-V" | "--version" => {
             mcp_bindgen_cli::run(INVOKED_AS, &args)
         }
         "install-servers" | "demo" | "test" | "conformance" | "bench" => {

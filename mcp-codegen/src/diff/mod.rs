@@ -288,8 +288,17 @@ pub fn classify(old: &Value, new: &Value) -> Report {
 
 mod document;
 mod keywords;
+#[cfg(feature = "generate")]
+mod review;
+#[cfg(feature = "generate")]
+mod rust;
 mod schema;
 mod support;
+
+#[cfg(feature = "generate")]
+pub use review::{Format, Review, ToolReview, review};
+#[cfg(feature = "generate")]
+pub use rust::{RustChange, RustEffect, rust_effects};
 
 use document::*;
 use schema::*;

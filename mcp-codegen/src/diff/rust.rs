@@ -1,0 +1,798 @@
+//! The Rust API axis: what a fixture change does to the generated bindings.
+//!
+//! Both fixtures are run through the generator ([`crate::generate`], default options) and the
+//! public items of the two modules are compared, tool by tool, by the rules Rust's semver
+//! reference and `cargo-semver-checks` apply:
+//!
+//! * [`RustEffect::Major`] — code that compiled against the old bindings may not compile
+//!   against the new ones: an item removed or renamed, a field or variant removed, a field's
+//!   type or a method's signature changed, a derive (`Default`, …) lost, a public field added
+//!   to a struct callers build with a literal (the generated `Args`: struct literals without
+//!   `..` stop compiling), a variant added to an enum callers match on exhaustively;
+//! * [`RustEffect::Minor`] — only new items or impls;
+//! * [`RustEffect::Patch`] — the same items: only documentation or an embedded schema text
+//!   (`TOOL`) changed.
+//!
+//! Items are attributed to a tool by their module (`create_issue::Args`) or their `Client`
+//! method (`Client::create_issue`, `…_with`, `…_task`).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::path::Path;
+
+use quote::ToTokens;
+use serde_json::Value;
+
+use crate::fixture::Fixture;
+use crate::naming;
+use crate::{Options, generate};
+
+/// How a change affects Rust code written against the generated bindings (ordered:
+/// `Patch < Minor < Major`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum RustEffect {
+    /// Same items and signatures: documentation or embedded schema text only.
+    Patch,
+    /// New items only: existing code keeps compiling.
+    Minor,
+    /// Existing code may stop compiling.
+    Major,
+}
+
+impl RustEffect {
+    /// The lower-case label used in reports: `patch`, `minor` or `major`.
+    pub fn label(self) -> &'static str {
+        match self {
+            RustEffect::Patch => "patch",
+            RustEffect::Minor => "minor",
+            RustEffect::Major => "major",
+        }
+    }
+}
+
+impl fmt::Display for RustEffect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.label())
+    }
+}
+
+/// One tool's effect on the generated Rust API.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RustChange {
+    /// The worst effect among the reasons.
+    pub effect: RustEffect,
+    /// Which type or method changes, worst first, e.g. ``struct `create_issue::Args` gains
+    /// field `labels` …``.
+    pub reasons: Vec<(RustEffect, String)>,
+}
+
+/// Compares the bindings generated from two fixture documents, per tool (tool name →
+/// change; tools whose generated items are identical are absent). A document that does not
+/// generate gives each of its tools a [`RustEffect::Major`] "cannot generate" reason.
+#[must_use]
+pub fn rust_effects(old: &Value, new: &Value) -> BTreeMap<String, RustChange> {
+    let (a, b) = (surface(old), surface(new));
+    let mut out: BTreeMap<String, Vec<(RustEffect, String)>> = BTreeMap::new();
+    for (side, result) in [("old", &a), ("new", &b)] {
+        if let Err(e) = result {
+            for tool in tool_names(if side == "old" { old } else { new }) {
+                out.entry(tool).or_default().push((
+                    RustEffect::Major,
+                    format!("cannot tell: the {side} fixture does not generate ({e})"),
+                ));
+            }
+        }
+    }
+    let (Ok(a), Ok(b)) = (a, b) else {
+        return finish(out);
+    };
+    let tools: BTreeSet<&String> = a.tools.keys().chain(b.tools.keys()).collect();
+    for tool in tools {
+        let reasons = match (a.tools.get(tool), b.tools.get(tool)) {
+            (Some(x), None) => vec![(
+                RustEffect::Major,
+                format!(
+                    "module `{}` and method `Client::{}` removed",
+                    x.module, x.module
+                ),
+            )],
+            (None, Some(y)) => vec![(
+                RustEffect::Minor,
+                format!(
+                    "module `{}` and method `Client::{}` added",
+                    y.module, y.module
+                ),
+            )],
+            (Some(x), Some(y)) => compare_items(&x.items, &y.items),
+            (None, None) => Vec::new(),
+        };
+        if !reasons.is_empty() {
+            out.insert(tool.clone(), reasons);
+        }
+    }
+    finish(out)
+}
+
+fn finish(out: BTreeMap<String, Vec<(RustEffect, String)>>) -> BTreeMap<String, RustChange> {
+    out.into_iter()
+        .map(|(tool, mut reasons)| {
+            reasons.sort_by(|x, y| y.0.cmp(&x.0).then_with(|| x.1.cmp(&y.1)));
+            reasons.dedup();
+            let effect = reasons
+                .iter()
+                .map(|r| r.0)
+                .max()
+                .unwrap_or(RustEffect::Patch);
+            (tool, RustChange { effect, reasons })
+        })
+        .collect()
+}
+
+fn tool_names(doc: &Value) -> Vec<String> {
+    doc.get("tools")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t.get("name").and_then(Value::as_str).map(str::to_string))
+        .collect()
+}
+
+/// The public items of one generated server module, grouped by tool.
+struct Surface {
+    tools: BTreeMap<String, ToolItems>,
+}
+
+struct ToolItems {
+    /// The tool's Rust module (and method) name.
+    module: String,
+    /// Item path (`Args`, `output::Output`, `Client::create_issue`, `impl Default for Args`)
+    /// → its shape.
+    items: BTreeMap<String, Item>,
+}
+
+/// The shape of one public item.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Item {
+    Struct {
+        /// Public named fields → type.
+        fields: BTreeMap<String, String>,
+        /// Callers can build it with a struct literal (all fields public, not
+        /// `#[non_exhaustive]`).
+        constructible: bool,
+        derives: BTreeSet<String>,
+        docs: String,
+    },
+    Enum {
+        /// Variant → its fields.
+        variants: BTreeMap<String, String>,
+        exhaustive: bool,
+        derives: BTreeSet<String>,
+        docs: String,
+    },
+    /// Anything else: its signature (what code depends on) and the rest (values, docs).
+    Other {
+        kind: &'static str,
+        signature: String,
+        rest: String,
+    },
+}
+
+fn surface(doc: &Value) -> Result<Surface, String> {
+    let bytes = serde_json::to_vec(doc).map_err(|e| e.to_string())?;
+    let fixture =
+        Fixture::from_slice(&bytes, Path::new("fixture.json")).map_err(|e| e.to_string())?;
+    let alias = fixture.alias().unwrap_or("server").to_string();
+    let generated = generate(&fixture, &alias, &Options::default()).map_err(|e| e.to_string())?;
+    let file: syn::File = syn::parse2(generated.tokens).map_err(|e| e.to_string())?;
+    // Tool module name → tool name.
+    let modules: BTreeMap<String, String> = fixture
+        .tools
+        .iter()
+        .map(|t| {
+            (
+                naming::unraw(&naming::fn_name(&t.name)).to_string(),
+                t.name.clone(),
+            )
+        })
+        .collect();
+    let mut tools: BTreeMap<String, ToolItems> = modules
+        .iter()
+        .map(|(module, tool)| {
+            (
+                tool.clone(),
+                ToolItems {
+                    module: module.clone(),
+                    items: BTreeMap::new(),
+                },
+            )
+        })
+        .collect();
+    let server_items = file.items.iter().find_map(|item| match item {
+        syn::Item::Mod(m) => m.content.as_ref().map(|(_, items)| items),
+        _ => None,
+    });
+    for item in server_items.into_iter().flatten() {
+        match item {
+            syn::Item::Mod(m) => {
+                let name = naming::unraw(&m.ident.to_string()).to_string();
+                if let (Some(tool), Some((_, items))) = (modules.get(&name), &m.content)
+                    && let Some(entry) = tools.get_mut(tool)
+                {
+                    collect(items, &format!("{name}::"), &mut entry.items);
+                }
+            }
+            syn::Item::Impl(imp) if self_name(imp).as_deref() == Some("Client") => {
+                for f in &imp.items {
+                    let syn::ImplItem::Fn(f) = f else { continue };
+                    let method = naming::unraw(&f.sig.ident.to_string()).to_string();
+                    let base = ["_task_with", "_task", "_with"]
+                        .iter()
+                        .find_map(|s| method.strip_suffix(s))
+                        .filter(|b| modules.contains_key(*b))
+                        .unwrap_or(&method);
+                    if let Some(entry) = modules.get(base).and_then(|t| tools.get_mut(t)) {
+                        entry
+                            .items
+                            .insert(format!("Client::{method}"), function(&f.sig, &f.attrs));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(Surface { tools })
+}
+
+fn self_name(imp: &syn::ItemImpl) -> Option<String> {
+    match imp.self_ty.as_ref() {
+        syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+        _ => None,
+    }
+}
+
+fn is_pub(vis: &syn::Visibility) -> bool {
+    matches!(vis, syn::Visibility::Public(_))
+}
+
+fn tokens(t: &impl ToTokens) -> String {
+    t.to_token_stream().to_string()
+}
+
+fn docs(attrs: &[syn::Attribute]) -> String {
+    attrs
+        .iter()
+        .filter(|a| a.path().is_ident("doc"))
+        .map(tokens)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn derives(attrs: &[syn::Attribute]) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for a in attrs.iter().filter(|a| a.path().is_ident("derive")) {
+        let _ = a.parse_nested_meta(|meta| {
+            if let Some(last) = meta.path.segments.last() {
+                out.insert(last.ident.to_string());
+            }
+            Ok(())
+        });
+    }
+    out
+}
+
+fn function(sig: &syn::Signature, attrs: &[syn::Attribute]) -> Item {
+    Item::Other {
+        kind: "method",
+        signature: tokens(sig),
+        rest: docs(attrs),
+    }
+}
+
+fn collect(items: &[syn::Item], prefix: &str, out: &mut BTreeMap<String, Item>) {
+    for item in items {
+        match item {
+            syn::Item::Struct(s) if is_pub(&s.vis) => {
+                let mut fields = BTreeMap::new();
+                let mut all_public = true;
+                for (i, f) in s.fields.iter().enumerate() {
+                    if !is_pub(&f.vis) {
+                        all_public = false;
+                        continue;
+                    }
+                    let name = f
+                        .ident
+                        .as_ref()
+                        .map_or_else(|| i.to_string(), ToString::to_string);
+                    fields.insert(name, tokens(&f.ty));
+                }
+                let non_exhaustive = s.attrs.iter().any(|a| a.path().is_ident("non_exhaustive"));
+                out.insert(
+                    format!("{prefix}{}", s.ident),
+                    Item::Struct {
+                        fields,
+                        constructible: all_public && !non_exhaustive,
+                        derives: derives(&s.attrs),
+                        docs: docs(&s.attrs),
+                    },
+                );
+            }
+            syn::Item::Enum(e) if is_pub(&e.vis) => {
+                let variants = e
+                    .variants
+                    .iter()
+                    .map(|v| (v.ident.to_string(), tokens(&v.fields)))
+                    .collect();
+                out.insert(
+                    format!("{prefix}{}", e.ident),
+                    Item::Enum {
+                        variants,
+                        exhaustive: !e.attrs.iter().any(|a| a.path().is_ident("non_exhaustive")),
+                        derives: derives(&e.attrs),
+                        docs: docs(&e.attrs),
+                    },
+                );
+            }
+            syn::Item::Type(t) if is_pub(&t.vis) => {
+                out.insert(
+                    format!("{prefix}{}", t.ident),
+                    Item::Other {
+                        kind: "type alias",
+                        signature: tokens(&t.ty),
+                        rest: docs(&t.attrs),
+                    },
+                );
+            }
+            syn::Item::Const(c) if is_pub(&c.vis) => {
+                out.insert(
+                    format!("{prefix}{}", c.ident),
+                    Item::Other {
+                        kind: "const",
+                        signature: tokens(&c.ty),
+                        rest: format!("{}\n{}", tokens(&c.expr), docs(&c.attrs)),
+                    },
+                );
+            }
+            syn::Item::Fn(f) if is_pub(&f.vis) => {
+                out.insert(
+                    format!("{prefix}{}", f.sig.ident),
+                    function(&f.sig, &f.attrs),
+                );
+            }
+            syn::Item::Use(u) if is_pub(&u.vis) => {
+                out.insert(
+                    format!("{prefix}use {}", tokens(&u.tree)),
+                    Item::Other {
+                        kind: "re-export",
+                        signature: tokens(&u.tree),
+                        rest: String::new(),
+                    },
+                );
+            }
+            syn::Item::Mod(m) if is_pub(&m.vis) => {
+                if let Some((_, inner)) = &m.content {
+                    collect(inner, &format!("{prefix}{}::", m.ident), out);
+                }
+            }
+            syn::Item::Impl(imp) => {
+                let Some(ty) = self_name(imp) else { continue };
+                let ty = format!("{prefix}{ty}");
+                match &imp.trait_ {
+                    Some((path, _)) => {
+                        let name = path
+                            .segments
+                            .last()
+                            .map_or_else(String::new, |s| squeeze(&tokens(s)));
+                        out.insert(
+                            format!("impl {name} for {ty}"),
+                            Item::Other {
+                                kind: "impl",
+                                signature: String::new(),
+                                rest: String::new(),
+                            },
+                        );
+                    }
+                    None => {
+                        for f in &imp.items {
+                            if let syn::ImplItem::Fn(f) = f
+                                && is_pub(&f.vis)
+                            {
+                                out.insert(
+                                    format!("{ty}::{}", f.sig.ident),
+                                    function(&f.sig, &f.attrs),
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The reasons one tool's items changed.
+fn compare_items(
+    a: &BTreeMap<String, Item>,
+    b: &BTreeMap<String, Item>,
+) -> Vec<(RustEffect, String)> {
+    let mut out = Vec::new();
+    let names: BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+    // Types that come or go: their impls and methods go with them, unreported.
+    let types_only_on_one_side: BTreeSet<&str> = names
+        .iter()
+        .filter(|n| a.contains_key(**n) != b.contains_key(**n))
+        .filter(|n| {
+            matches!(
+                a.get(**n).or(b.get(**n)),
+                Some(Item::Struct { .. } | Item::Enum { .. })
+            )
+        })
+        .map(|n| n.as_str())
+        .collect();
+    let belongs_to_gone_type = |name: &str| {
+        let owner = match name.rsplit_once(" for ") {
+            Some((_, ty)) if name.starts_with("impl ") => ty,
+            _ => name.rsplit_once("::").map_or("", |(ty, _)| ty),
+        };
+        types_only_on_one_side.contains(owner)
+    };
+    for name in names {
+        if belongs_to_gone_type(name) {
+            continue;
+        }
+        match (a.get(name), b.get(name)) {
+            (Some(x), None) => {
+                out.push((RustEffect::Major, format!("{} `{name}` removed", kind(x))))
+            }
+            (None, Some(y)) => out.push((RustEffect::Minor, format!("{} `{name}` added", kind(y)))),
+            (Some(x), Some(y)) if x != y => compare_item(name, x, y, &mut out),
+            _ => {}
+        }
+    }
+    out
+}
+
+fn kind(item: &Item) -> &'static str {
+    match item {
+        Item::Struct { .. } => "struct",
+        Item::Enum { .. } => "enum",
+        Item::Other { kind, .. } => kind,
+    }
+}
+
+fn compare_item(name: &str, x: &Item, y: &Item, out: &mut Vec<(RustEffect, String)>) {
+    let before = out.len();
+    match (x, y) {
+        (
+            Item::Struct {
+                fields: fa,
+                constructible,
+                derives: da,
+                docs: doc_a,
+            },
+            Item::Struct {
+                fields: fb,
+                derives: db,
+                docs: doc_b,
+                ..
+            },
+        ) => {
+            for (field, ty) in fa {
+                match fb.get(field) {
+                    None => out.push((
+                        RustEffect::Major,
+                        format!("struct `{name}` loses field `{field}`"),
+                    )),
+                    Some(t) if t != ty => out.push((
+                        RustEffect::Major,
+                        format!(
+                            "field `{name}::{field}` changes type from `{}` to `{}`",
+                            squeeze(ty),
+                            squeeze(t)
+                        ),
+                    )),
+                    Some(_) => {}
+                }
+            }
+            for (field, ty) in fb.iter().filter(|(f, _)| !fa.contains_key(*f)) {
+                if *constructible {
+                    out.push((
+                        RustEffect::Major,
+                        format!(
+                            "struct `{name}` gains field `{field}: {}` (struct literals without `..` stop compiling)",
+                            squeeze(ty)
+                        ),
+                    ));
+                } else {
+                    out.push((
+                        RustEffect::Minor,
+                        format!("struct `{name}` gains field `{field}`"),
+                    ));
+                }
+            }
+            derive_changes(name, da, db, out);
+            if out.len() == before && doc_a != doc_b {
+                out.push((
+                    RustEffect::Patch,
+                    format!("documentation of `{name}` changes"),
+                ));
+            }
+        }
+        (
+            Item::Enum {
+                variants: va,
+                exhaustive,
+                derives: da,
+                docs: doc_a,
+            },
+            Item::Enum {
+                variants: vb,
+                derives: db,
+                docs: doc_b,
+                ..
+            },
+        ) => {
+            for (variant, fields) in va {
+                match vb.get(variant) {
+                    None => out.push((
+                        RustEffect::Major,
+                        format!("enum `{name}` loses variant `{variant}`"),
+                    )),
+                    Some(f) if f != fields => out.push((
+                        RustEffect::Major,
+                        format!("variant `{name}::{variant}` changes its fields"),
+                    )),
+                    Some(_) => {}
+                }
+            }
+            for variant in vb.keys().filter(|v| !va.contains_key(*v)) {
+                if *exhaustive {
+                    out.push((
+                        RustEffect::Major,
+                        format!("enum `{name}` gains variant `{variant}` (exhaustive `match`es stop compiling)"),
+                    ));
+                } else {
+                    out.push((
+                        RustEffect::Minor,
+                        format!("enum `{name}` gains variant `{variant}`"),
+                    ));
+                }
+            }
+            derive_changes(name, da, db, out);
+            if out.len() == before && doc_a != doc_b {
+                out.push((
+                    RustEffect::Patch,
+                    format!("documentation of `{name}` changes"),
+                ));
+            }
+        }
+        (
+            Item::Other {
+                kind,
+                signature: sa,
+                rest: ra,
+            },
+            Item::Other {
+                signature: sb,
+                rest: rb,
+                ..
+            },
+        ) => {
+            if sa != sb {
+                out.push((
+                    RustEffect::Major,
+                    format!(
+                        "{kind} `{name}` changes its signature from `{}` to `{}`",
+                        squeeze(sa),
+                        squeeze(sb)
+                    ),
+                ));
+            } else if ra != rb {
+                let what = if *kind == "const" {
+                    "value"
+                } else {
+                    "documentation"
+                };
+                out.push((
+                    RustEffect::Patch,
+                    format!("{kind} `{name}` changes its {what}"),
+                ));
+            }
+        }
+        _ => out.push((
+            RustEffect::Major,
+            format!("`{name}` changes from {} to {}", kind(x), kind(y)),
+        )),
+    }
+}
+
+fn derive_changes(
+    name: &str,
+    a: &BTreeSet<String>,
+    b: &BTreeSet<String>,
+    out: &mut Vec<(RustEffect, String)>,
+) {
+    for d in a.difference(b) {
+        out.push((
+            RustEffect::Major,
+            format!("`{name}` no longer implements `{d}`"),
+        ));
+    }
+    for d in b.difference(a) {
+        out.push((RustEffect::Minor, format!("`{name}` now implements `{d}`")));
+    }
+}
+
+/// Token text as written by hand: `Option < Vec < String > >` → `Option<Vec<String>>`
+/// (a space kept only between two words and after a comma), `std` prelude paths shortened,
+/// long types cut.
+fn squeeze(t: &str) -> String {
+    let word = |c: char| c.is_alphanumeric() || c == '_' || c == '\'';
+    let chars: Vec<char> = t.chars().collect();
+    let mut s = String::with_capacity(t.len());
+    for (i, &c) in chars.iter().enumerate() {
+        if c == ' ' {
+            let prev = s.chars().last();
+            let next = chars.get(i + 1).copied();
+            let between_words = prev.is_some_and(word) && next.is_some_and(word);
+            if between_words || prev == Some(',') {
+                s.push(' ');
+            }
+        } else {
+            s.push(c);
+        }
+    }
+    for p in [
+        "::std::option::",
+        "::std::string::",
+        "::std::vec::",
+        "::core::option::",
+    ] {
+        s = s.replace(p, "");
+    }
+    crate::schema::truncate(&s, 120)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn doc(tools: Value) -> Value {
+        json!({"format": 1, "server": {"alias": "t"}, "tools": tools})
+    }
+
+    fn tool(input: Value) -> Value {
+        json!({"name": "create_issue", "description": "Create an issue", "inputSchema": input})
+    }
+
+    fn args(props: Value, required: Value) -> Value {
+        json!({"type": "object", "properties": props, "required": required})
+    }
+
+    /// The effect and reasons for `create_issue` between two input schemas.
+    fn change(old: Value, new: Value) -> RustChange {
+        let mut out = rust_effects(&doc(json!([tool(old)])), &doc(json!([tool(new)])));
+        out.remove("create_issue").expect("create_issue changed")
+    }
+
+    #[track_caller]
+    fn has(c: &RustChange, effect: RustEffect, needle: &str) {
+        assert!(
+            c.reasons
+                .iter()
+                .any(|(e, r)| *e == effect && r.contains(needle)),
+            "no {effect} reason containing {needle:?} in {c:#?}"
+        );
+    }
+
+    fn title() -> Value {
+        json!({"title": {"type": "string"}})
+    }
+
+    #[test]
+    fn a_new_optional_argument_adds_a_field_struct_literals_lack() {
+        let c = change(
+            args(title(), json!(["title"])),
+            args(
+                json!({"title": {"type": "string"}, "labels": {"type": "array", "items": {"type": "string"}}}),
+                json!(["title"]),
+            ),
+        );
+        assert_eq!(c.effect, RustEffect::Major);
+        has(
+            &c,
+            RustEffect::Major,
+            "struct `create_issue::Args` gains field `labels: Option<Vec<String>>` (struct literals without `..` stop compiling)",
+        );
+    }
+
+    #[test]
+    fn a_new_required_argument_changes_the_constructor() {
+        let c = change(
+            args(title(), json!(["title"])),
+            args(
+                json!({"title": {"type": "string"}, "repo": {"type": "string"}}),
+                json!(["title", "repo"]),
+            ),
+        );
+        has(
+            &c,
+            RustEffect::Major,
+            "method `create_issue::Args::new` changes its signature",
+        );
+    }
+
+    #[test]
+    fn a_description_is_a_patch_and_identical_tools_are_absent() {
+        let old = doc(json!([tool(args(title(), json!(["title"])))]));
+        let mut new = old.clone();
+        new["tools"][0]["description"] = json!("Open an issue");
+        let out = rust_effects(&old, &new);
+        let c = &out["create_issue"];
+        assert_eq!(c.effect, RustEffect::Patch, "{c:#?}");
+        assert!(rust_effects(&old, &old).is_empty());
+    }
+
+    #[test]
+    fn an_output_schema_changes_the_return_type() {
+        let old = doc(json!([tool(args(title(), json!(["title"])))]));
+        let mut new = old.clone();
+        new["tools"][0]["outputSchema"] = json!({"type": "object", "properties": {"number": {"type": "integer"}}, "required": ["number"]});
+        let c = &rust_effects(&old, &new)["create_issue"];
+        has(
+            c,
+            RustEffect::Major,
+            "method `Client::create_issue` changes its signature",
+        );
+        has(
+            c,
+            RustEffect::Minor,
+            "struct `create_issue::output::Output` added",
+        );
+    }
+
+    #[test]
+    fn an_enum_value_adds_a_variant_and_tools_come_and_go() {
+        let state = |values: Value| {
+            args(
+                json!({"state": {"type": "string", "enum": values}}),
+                json!(["state"]),
+            )
+        };
+        let c = change(
+            state(json!(["open", "closed"])),
+            state(json!(["open", "closed", "all"])),
+        );
+        has(
+            &c,
+            RustEffect::Major,
+            "gains variant `All` (exhaustive `match`es stop compiling)",
+        );
+        let one = doc(json!([tool(args(title(), json!([])))]));
+        let two = doc(
+            json!([tool(args(title(), json!([]))), {"name": "close_issue", "inputSchema": {"type": "object"}}]),
+        );
+        assert_eq!(
+            rust_effects(&one, &two)["close_issue"].effect,
+            RustEffect::Minor
+        );
+        let gone = &rust_effects(&two, &one)["close_issue"];
+        has(
+            gone,
+            RustEffect::Major,
+            "module `close_issue` and method `Client::close_issue` removed",
+        );
+    }
+
+    #[test]
+    fn a_renamed_definition_renames_the_type() {
+        let with = |name: &str| {
+            json!({"type": "object", "properties": {"filter": {"$ref": format!("#/$defs/{name}")}},
+                "$defs": {name: {"type": "object", "properties": {"state": {"type": "string"}}}}})
+        };
+        let c = change(with("Filter"), with("IssueFilter"));
+        assert_eq!(c.effect, RustEffect::Major, "{c:#?}");
+        has(&c, RustEffect::Major, "`create_issue::Filter` removed");
+    }
+}
