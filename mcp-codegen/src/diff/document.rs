@@ -26,8 +26,9 @@ pub(super) fn diff_tool(old: &Value, new: &Value) -> Vec<Detail> {
     for key in union_keys(o, n) {
         let (x, y) = (o.get(key), n.get(key));
         if key == "inputSchema" {
-            let a = x.unwrap_or(&default_input);
-            let b = y.unwrap_or(&default_input);
+            // Absent or `null`: no schema given, any arguments object.
+            let a = non_null(x).unwrap_or(&default_input);
+            let b = non_null(y).unwrap_or(&default_input);
             out.extend(diff_schema(Dir::Input, a, b));
             continue;
         }

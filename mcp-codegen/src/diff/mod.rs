@@ -252,7 +252,19 @@ pub fn classify(old: &Value, new: &Value) -> Report {
         let details = finish(match change {
             Change::Removed => vec![detail(Severity::Breaking, "", "tool removed")],
             Change::Added(_) => vec![detail(Severity::Additive, "", "new tool")],
-            Change::Changed(a, b) => diff_tool(a, b),
+            Change::Changed(a, b) => {
+                let details = diff_tool(a, b);
+                if details.is_empty() && sets_sorted(a) != sets_sorted(b) {
+                    // Not a reordering: written differently, meaning the same.
+                    vec![detail(
+                        Severity::None,
+                        "",
+                        "written differently, same meaning (e.g. an empty `properties`, a `null` schema)",
+                    )]
+                } else {
+                    details
+                }
+            }
         });
         if let Some(severity) = details.iter().map(|d| d.severity).max() {
             changes.push(ToolChange {
@@ -367,6 +379,15 @@ mod tests {
         json!({"type": "string"})
     }
 
+    /// Asserts the report lists only changes of spelling ([`Severity::None`]), if any.
+    #[track_caller]
+    fn same_meaning(r: &Report) {
+        assert!(
+            r.worst().is_none_or(|w| w == Severity::None),
+            "expected no change in meaning, got {r}"
+        );
+    }
+
     // --- no change -------------------------------------------------------------------
 
     #[test]
@@ -419,7 +440,7 @@ mod tests {
             &doc(json!([{"name": "t"}])),
             &doc(json!([{"name": "t", "inputSchema": {"type": "object", "properties": {}}}])),
         );
-        assert!(r.is_empty(), "{r:#?}");
+        same_meaning(&r);
     }
 
     // --- tools -----------------------------------------------------------------------
@@ -615,7 +636,7 @@ mod tests {
             json!([]),
         );
         let r = input_change(typed, any_of.clone());
-        assert!(r.is_empty(), "{r:#?}");
+        same_meaning(&r);
         // Optional[X] added by pydantic: widened.
         let r = input_change(
             input(
@@ -655,7 +676,7 @@ mod tests {
                 json!([]),
             ),
         );
-        assert!(r.is_empty(), "{r:#?}");
+        same_meaning(&r);
         let r = input_change(
             input(json!({"s": {"enum": ["a", "b"]}}), json!([])),
             input(
@@ -663,7 +684,7 @@ mod tests {
                 json!([]),
             ),
         );
-        assert!(r.is_empty(), "{r:#?}");
+        same_meaning(&r);
     }
 
     #[test]
@@ -927,7 +948,7 @@ mod tests {
             input(json!({"kind": {"const": "a"}}), json!([])),
             input(json!({"kind": {"enum": ["a"]}}), json!([])),
         );
-        assert!(r.is_empty(), "{r:#?}");
+        same_meaning(&r);
     }
 
     // --- nesting ---------------------------------------------------------------------
@@ -1153,7 +1174,7 @@ mod tests {
             "properties": {"filter": {"$ref": "#/$defs/F", "description": "d"}},
             "$defs": {"F": {"type": "object", "properties": {"state": {"enum": ["open"]}}}}});
         let r = input_change(v1, v2);
-        assert!(r.is_empty(), "{r:#?}");
+        same_meaning(&r);
     }
 
     #[test]
@@ -1173,7 +1194,7 @@ mod tests {
             })
         };
         let r = input_change(tree("string"), tree("string"));
-        assert!(r.is_empty(), "{r:#?}");
+        same_meaning(&r);
         let r = input_change(tree("string"), tree("integer"));
         only(
             &r,
@@ -1434,7 +1455,7 @@ mod tests {
             tagged("oneOf", json!({"const": "issue"})),
             tagged("oneOf", json!({"enum": ["issue"]})),
         );
-        assert!(r.is_empty(), "{r}");
+        same_meaning(&r);
         // Overlapping branches: oneOf rejects a value matching both.
         let r = input_change(
             json!({"anyOf": [{"type": "object", "properties": {"a": string()}}, {"type": "object", "properties": {"b": string()}}]}),

@@ -156,6 +156,8 @@ enum Item {
     Struct {
         /// Public named fields → type.
         fields: BTreeMap<String, String>,
+        /// Field or variant → the name serde writes on the wire (`#[serde(rename)]`).
+        wire_names: BTreeMap<String, String>,
         /// Callers can build it with a struct literal (all fields public, not
         /// `#[non_exhaustive]`).
         constructible: bool,
@@ -163,8 +165,10 @@ enum Item {
         docs: String,
     },
     Enum {
-        /// Variant → its fields.
+        /// Variant → its fields (names and types).
         variants: BTreeMap<String, String>,
+        /// Variant → the name serde writes on the wire.
+        wire_names: BTreeMap<String, String>,
         exhaustive: bool,
         derives: BTreeSet<String>,
         docs: String,
@@ -293,6 +297,7 @@ fn collect(items: &[syn::Item], prefix: &str, out: &mut BTreeMap<String, Item>) 
         match item {
             syn::Item::Struct(s) if is_pub(&s.vis) => {
                 let mut fields = BTreeMap::new();
+                let mut wire_names = BTreeMap::new();
                 let mut all_public = true;
                 for (i, f) in s.fields.iter().enumerate() {
                     if !is_pub(&f.vis) {
@@ -303,6 +308,7 @@ fn collect(items: &[syn::Item], prefix: &str, out: &mut BTreeMap<String, Item>) 
                         .ident
                         .as_ref()
                         .map_or_else(|| i.to_string(), ToString::to_string);
+                    wire_names.insert(name.clone(), wire_name(&f.attrs, &name));
                     fields.insert(name, tokens(&f.ty));
                 }
                 let non_exhaustive = s.attrs.iter().any(|a| a.path().is_ident("non_exhaustive"));
@@ -310,6 +316,7 @@ fn collect(items: &[syn::Item], prefix: &str, out: &mut BTreeMap<String, Item>) 
                     format!("{prefix}{}", s.ident),
                     Item::Struct {
                         fields,
+                        wire_names,
                         constructible: all_public && !non_exhaustive,
                         derives: derives(&s.attrs),
                         docs: docs(&s.attrs),
@@ -320,12 +327,21 @@ fn collect(items: &[syn::Item], prefix: &str, out: &mut BTreeMap<String, Item>) 
                 let variants = e
                     .variants
                     .iter()
-                    .map(|v| (v.ident.to_string(), tokens(&v.fields)))
+                    .map(|v| (v.ident.to_string(), variant_fields(&v.fields)))
+                    .collect();
+                let wire_names = e
+                    .variants
+                    .iter()
+                    .map(|v| {
+                        let name = v.ident.to_string();
+                        (name.clone(), wire_name(&v.attrs, &name))
+                    })
                     .collect();
                 out.insert(
                     format!("{prefix}{}", e.ident),
                     Item::Enum {
                         variants,
+                        wire_names,
                         exhaustive: !e.attrs.iter().any(|a| a.path().is_ident("non_exhaustive")),
                         derives: derives(&e.attrs),
                         docs: docs(&e.attrs),
@@ -466,17 +482,20 @@ fn compare_item(name: &str, x: &Item, y: &Item, out: &mut Vec<(RustEffect, Strin
         (
             Item::Struct {
                 fields: fa,
+                wire_names: wa,
                 constructible,
                 derives: da,
                 docs: doc_a,
             },
             Item::Struct {
                 fields: fb,
+                wire_names: wb,
                 derives: db,
                 docs: doc_b,
                 ..
             },
         ) => {
+            wire_name_changes(name, "field", wa, wb, out);
             for (field, ty) in fa {
                 match fb.get(field) {
                     None => out.push((
@@ -511,7 +530,7 @@ fn compare_item(name: &str, x: &Item, y: &Item, out: &mut Vec<(RustEffect, Strin
                 }
             }
             derive_changes(name, da, db, out);
-            if out.len() == before && doc_a != doc_b {
+            if out[before..].iter().all(|r| r.0 == RustEffect::Patch) && doc_a != doc_b {
                 out.push((
                     RustEffect::Patch,
                     format!("documentation of `{name}` changes"),
@@ -521,17 +540,20 @@ fn compare_item(name: &str, x: &Item, y: &Item, out: &mut Vec<(RustEffect, Strin
         (
             Item::Enum {
                 variants: va,
+                wire_names: wa,
                 exhaustive,
                 derives: da,
                 docs: doc_a,
             },
             Item::Enum {
                 variants: vb,
+                wire_names: wb,
                 derives: db,
                 docs: doc_b,
                 ..
             },
         ) => {
+            wire_name_changes(name, "variant", wa, wb, out);
             for (variant, fields) in va {
                 match vb.get(variant) {
                     None => out.push((
@@ -559,7 +581,7 @@ fn compare_item(name: &str, x: &Item, y: &Item, out: &mut Vec<(RustEffect, Strin
                 }
             }
             derive_changes(name, da, db, out);
-            if out.len() == before && doc_a != doc_b {
+            if out[before..].iter().all(|r| r.0 == RustEffect::Patch) && doc_a != doc_b {
                 out.push((
                     RustEffect::Patch,
                     format!("documentation of `{name}` changes"),
@@ -604,6 +626,61 @@ fn compare_item(name: &str, x: &Item, y: &Item, out: &mut Vec<(RustEffect, Strin
             format!("`{name}` changes from {} to {}", kind(x), kind(y)),
         )),
     }
+}
+
+/// Same Rust name, another name on the wire: code compiles, and sends or expects other
+/// JSON.
+fn wire_name_changes(
+    name: &str,
+    what: &str,
+    a: &BTreeMap<String, String>,
+    b: &BTreeMap<String, String>,
+    out: &mut Vec<(RustEffect, String)>,
+) {
+    for (member, x) in a {
+        if let Some(y) = b.get(member).filter(|y| *y != x) {
+            out.push((
+                RustEffect::Patch,
+                format!("{what} `{name}::{member}` is now \"{y}\" on the wire (was \"{x}\"): same Rust code, other JSON"),
+            ));
+        }
+    }
+}
+
+/// The name serde uses for a field or variant: its `#[serde(rename = "…")]`, else its own.
+fn wire_name(attrs: &[syn::Attribute], own: &str) -> String {
+    let mut out = naming::unraw(own).to_string();
+    for a in attrs.iter().filter(|a| a.path().is_ident("serde")) {
+        let _ = a.parse_nested_meta(|meta| {
+            if meta.path.is_ident("rename")
+                && let Ok(value) = meta.value()
+                && let Ok(lit) = value.parse::<syn::LitStr>()
+            {
+                out = lit.value();
+            } else if meta.input.peek(syn::Token![=]) {
+                // Skip the value of any other `key = value`.
+                let _ = meta.value().and_then(|v| v.parse::<syn::Expr>());
+            } else if meta.input.peek(syn::token::Paren) {
+                let _ = meta.parse_nested_meta(|_| Ok(()));
+            }
+            Ok(())
+        });
+    }
+    out
+}
+
+/// A variant's fields as names and types (attributes and docs left out).
+fn variant_fields(fields: &syn::Fields) -> String {
+    fields
+        .iter()
+        .map(|f| {
+            let ty = tokens(&f.ty);
+            f.ident
+                .as_ref()
+                .map_or(ty.clone(), |i| format!("{i}: {ty}"))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn derive_changes(

@@ -522,3 +522,27 @@ pub(super) fn branches_disjoint(p: &Map<String, Value>, q: &Map<String, Value>) 
         matches!((values(pp), values(qp)), (Some(x), Some(y)) if x.keys().all(|k| !y.contains_key(k)))
     })
 }
+
+/// `v` with the arrays that are sets (`required`, `enum`, `type`) sorted: two tools equal
+/// after this differ only in order.
+pub(super) fn sets_sorted(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .map(|(k, v)| {
+                    let v = match (k.as_str(), v) {
+                        ("required" | "enum" | "type", Value::Array(items)) => {
+                            let mut items = items.clone();
+                            items.sort_by_key(compact);
+                            Value::Array(items)
+                        }
+                        _ => sets_sorted(v),
+                    };
+                    (k.clone(), v)
+                })
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(sets_sorted).collect()),
+        other => other.clone(),
+    }
+}
