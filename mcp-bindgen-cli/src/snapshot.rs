@@ -1,12 +1,15 @@
-//! `snapshot [ALIAS…] [--check] [--all-required]`: list the tools of the registry's servers
-//! into fixtures, or check the committed fixtures against them.
+//! `snapshot [ALIAS…] [--check [--fail-on LEVEL] [--format F]] [--all-required]`: list the
+//! tools of the registry's servers into fixtures, or check the committed fixtures against
+//! them.
 //!
 //! Connects to the selected servers in parallel, lists their tools (all pages, response
 //! cache off), prompts and resource templates, and writes `fixtures/<alias>.json` in
 //! canonical form (sorted keys, 2-space indent, trailing newline: an unchanged server gives
 //! a byte-identical file). With `--check` nothing is written: each live answer is compared
-//! with the committed fixture, every change is classified (BREAKING / ADDITIVE / DOCS) tool
-//! by tool, a unified diff follows, and the exit code is 1 on drift.
+//! with the committed fixture, every changed tool is reviewed on both axes (the wire class
+//! BREAKING / ADDITIVE / DOCS / NONE and the Rust API effect major / minor / patch, as
+//! `diff` prints them), a unified diff follows, and the exit code is 1 on drift that reaches
+//! `--fail-on` (default: any change).
 //!
 //! The command never changes the environment: a server is started exactly as the user's
 //! program would start it from the same registry.

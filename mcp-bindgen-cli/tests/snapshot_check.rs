@@ -117,13 +117,202 @@ fn fixture_without_a_required_argument_is_breaking_drift() {
     );
     assert!(
         out.contains(
-            "demo: 1 tool changed: 1 BREAKING; accept them with `cargo mcp-bindgen snapshot demo`"
+            "demo: 1 tool changed: 1 BREAKING; Rust API: major; accept them with `cargo mcp-bindgen snapshot demo`"
         ),
         "{out}"
     );
     assert!(out.contains("DRIFT"), "{out}");
+    // The Rust axis names the changed item.
+    assert!(
+        out.contains("Rust major: struct `add::Args` gains field `b: f64`"),
+        "{out}"
+    );
     // The unified diff follows the classification.
     assert!(out.contains("@@"), "{out}");
+    // `--fail-on` raises the threshold; a BREAKING change reaches every level.
+    let fixtures = dir.path().display().to_string();
+    let (code, out) = run(&[
+        "snapshot",
+        "demo",
+        "--check",
+        "--fail-on",
+        "breaking",
+        "--fixtures",
+        &fixtures,
+    ]);
+    assert_eq!(code, 1, "{out}");
+}
+
+#[test]
+fn additive_drift_passes_a_breaking_gate_and_fails_the_default_one() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let text = std::fs::read_to_string(root().join("fixtures/demo.json")).expect("fixture");
+    let mut doc: Value = serde_json::from_str(&text).expect("json");
+    // The committed fixture lacks `echo`: the live server has a new tool.
+    doc["tools"]
+        .as_array_mut()
+        .expect("tools")
+        .retain(|t| t["name"] != "echo");
+    std::fs::write(
+        dir.path().join("demo.json"),
+        serde_json::to_string_pretty(&doc).expect("encode"),
+    )
+    .expect("write");
+    let fixtures = dir.path().display().to_string();
+    let (code, out) = check(dir.path());
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("echo: ADDITIVE, Rust minor — new tool"),
+        "{out}"
+    );
+    let gate = |level: &str| {
+        run(&[
+            "snapshot",
+            "demo",
+            "--check",
+            "--fail-on",
+            level,
+            "--fixtures",
+            &fixtures,
+        ])
+    };
+    let (code, out) = gate("breaking");
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("DRIFT (below --fail-on)"), "{out}");
+    let (code, out) = gate("additive");
+    assert_eq!(code, 1, "{out}");
+    // The JSON form of the same review.
+    let (code, out) = run(&[
+        "snapshot",
+        "demo",
+        "--check",
+        "--format",
+        "json",
+        "--fixtures",
+        &fixtures,
+    ]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("\"class\": \"ADDITIVE\"") && out.contains("\"rust\": \"minor\""),
+        "{out}"
+    );
+}
+
+/// Runs `git` in `dir` (a scratch repository, committer set on the command line).
+fn git(dir: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .args(["-c", "user.name=test", "-c", "user.email=test@example.com"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("run git");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// `cargo-mcp-bindgen <args>` run from `dir`, as a user in their project.
+fn run_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_cargo-mcp-bindgen"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run cargo-mcp-bindgen");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn diff_base_reviews_a_commit_that_resnapshots_a_server() {
+    // A user's project in git: the demo server snapshotted with its fault tools, then
+    // re-snapshotted without them (10 tools gone), each snapshot a commit.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let project = dir.path();
+    std::fs::write(
+        project.join("Cargo.toml"),
+        "[package]\nname = \"p\"\nversion = \"0.1.0\"\nedition = \"2024\"\n",
+    )
+    .expect("write manifest");
+    std::fs::create_dir(project.join("fixtures")).expect("mkdir");
+    let registry = |args: &str| {
+        let server = demo_server().display().to_string().replace('\\', "/");
+        std::fs::write(
+            project.join("fixtures/servers.toml"),
+            format!("[servers.demo]\ncommand = \"{server}\"\nargs = [{args}]\n"),
+        )
+        .expect("write registry");
+    };
+    git(project, &["init", "-q"]);
+    for (args, message) in [("\"--faults\"", "snapshot demo"), ("", "re-snapshot demo")] {
+        registry(args);
+        let (code, out, err) = run_in(project, &["snapshot"]);
+        assert_eq!(code, 0, "{out}{err}");
+        git(project, &["add", "-A"]);
+        git(project, &["commit", "-q", "-m", message]);
+    }
+    let (code, out, err) = run_in(project, &["diff", "--base", "HEAD~1"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains("── fixtures/demo.json: 10 tools changed: 10 BREAKING; Rust API: major"),
+        "{out}"
+    );
+    assert!(
+        out.contains("slow_sum: BREAKING, Rust major — tool removed"),
+        "{out}"
+    );
+    assert!(
+        out.contains("Rust major: module `slow_sum` and method `Client::slow_sum` removed"),
+        "{out}"
+    );
+    // The markdown form for a pull-request comment, and the reverse direction.
+    let (_, out, _) = run_in(
+        project,
+        &["diff", "--base", "HEAD~1", "--format", "markdown"],
+    );
+    assert!(out.contains("| `ask` | BREAKING | major |"), "{out}");
+    let (code, out, _) = run_in(project, &["diff", "--base", "HEAD", "--format", "json"]);
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(
+        serde_json::from_str::<Value>(&out).expect("json")["fixtures"]["demo"]["tools"],
+        serde_json::json!({}),
+        "{out}"
+    );
+    // Two revisions' files side by side: the additive direction.
+    let old = project.join("old.json");
+    let out = Command::new("git")
+        .args(["show", "HEAD~1:fixtures/demo.json"])
+        .current_dir(project)
+        .output()
+        .expect("git show");
+    std::fs::write(&old, &out.stdout).expect("write");
+    let (code, out, err) = run_in(
+        project,
+        &[
+            "diff",
+            "fixtures/demo.json",
+            "old.json",
+            "--fail-on",
+            "breaking",
+        ],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("ask: ADDITIVE, Rust minor — new tool"),
+        "{out}"
+    );
+    // A revision that does not exist is an error that says so.
+    let (code, _, err) = run_in(project, &["diff", "--base", "no-such-rev"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("--base no-such-rev: not a git revision"),
+        "{err}"
+    );
 }
 
 #[test]

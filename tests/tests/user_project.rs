@@ -209,7 +209,7 @@ fn users_day(dir: &Path, runner: &str, path_prefix: Option<&Path>) {
     let out = run(&["snapshot", "--check"], dir);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     assert!(
-        text(&out).contains("delete_relations: ADDITIVE — new tool"),
+        text(&out).contains("delete_relations: ADDITIVE, Rust minor — new tool"),
         "{}",
         text(&out)
     );

@@ -1,18 +1,35 @@
-//! Schema drift classifier behind `cargo xtask snapshot --check`.
+//! Schema drift classifier behind `snapshot --check` and `diff`.
 //!
 //! [`classify`] compares two fixture documents (the committed one and a fresh
-//! snapshot) as JSON values and says, tool by tool, what changed and how much it matters to
-//! callers of the generated code:
+//! snapshot) as JSON values and says, tool by tool, what changed on the wire and how much it
+//! matters to callers, from the caller's side (arguments are what callers send, results
+//! what they read):
 //!
-//! * [`Severity::Breaking`] — code that compiled and worked against the old fixture may stop
-//!   compiling or be rejected by the server: tool removed, new required argument, argument
-//!   removed or made required, type changed or narrowed, enum value removed, `const` changed,
-//!   stricter bounds, `additionalProperties` closed, an output field removed, made optional or
-//!   widened, output schema removed — and every change the classifier cannot analyse.
+//! * [`Severity::Breaking`] — a call that worked may now be rejected, or a result may now
+//!   hold values the old schema did not describe: tool removed, new required argument,
+//!   argument removed or made required, type changed or narrowed, enum value removed,
+//!   `const` changed, stricter bounds, `additionalProperties` closed, `anyOf` → `oneOf` over
+//!   branches that may overlap, a constraint the classifier does not analyse added (it may
+//!   reject values) or changed ("cannot tell", with the keyword named), an output field
+//!   removed, made optional or widened, output schema removed.
 //! * [`Severity::Additive`] — existing callers keep working: new tool, new optional argument,
-//!   enum value added, type widened, required argument made optional, bounds relaxed, output
-//!   schema added, new output field, tool annotations (`readOnlyHint`, …), `default` values.
+//!   enum value added, type widened (also by a new union branch: a required field *inside*
+//!   the new branch constrains only the values that branch newly accepts), required argument
+//!   made optional, bounds relaxed, a constraint removed (any keyword: removing one can only
+//!   accept more values), output schema added, new output field, tool annotations changed
+//!   from their protocol defaults, `default` values.
 //! * [`Severity::Docs`] — only descriptions, titles, `examples`, icons or `_meta` changed.
+//! * [`Severity::None`] — the JSON changed but not its meaning: `anyOf` ↔ `oneOf` over
+//!   branches that cannot overlap (by type, by allowed values, or by a required
+//!   discriminator property; `pattern`s are not compared, so branches told apart only by
+//!   one count as overlapping), `const: x` ↔ `enum: [x]`, a `$defs` entry renamed or
+//!   inlined with the same shape, a `$schema` switch, an annotation written or dropped at
+//!   its protocol default (`readOnlyHint` false, `destructiveHint` true, `idempotentHint`
+//!   false, `openWorldHint` true), `null` ↔ absent ↔ `{"type": "object"}` input schemas.
+//!
+//! The effect on the generated Rust API is the second axis ([`rust_effects`], feature
+//! `generate`): a renamed `$defs` entry is no change on the wire and a major change in
+//! Rust. [`review`] puts both together, as `snapshot --check` and `diff` print them.
 //!
 //! # How schemas are compared
 //!
@@ -20,36 +37,39 @@
 //! the set of accepted values, *widens* it, or *changes* it in a way that is neither. For
 //! an input schema narrowing is breaking (callers send values the server now rejects) and
 //! widening is additive; for an output schema the direction flips (callers now receive
-//! values their types do not describe). Unknown changes are breaking. Nested objects, array
-//! items, `additionalProperties` schemas and `anyOf`/`oneOf`/`allOf` branches are compared
+//! values their types do not describe). Nested objects, array items,
+//! `additionalProperties` schemas and `anyOf`/`oneOf`/`allOf` branches are compared
 //! recursively; a detail's [`Detail::path`] shows the nesting (`filter.state`, `labels[]`,
 //! `meta.*`, `kind.anyOf[1]`; output paths start with `outputSchema`).
 //!
 //! * `required`, `enum` and `type` arrays are sets: reordering them is no change.
 //! * `integer` is a subset of `number`; a missing `type` accepts anything.
+//! * Keywords that constrain one JSON type (`properties`, `required`, `items`, `minLength`,
+//!   `minimum`, …) are compared only when both sides accept that type: a value of a type
+//!   only one side accepts is already told by the `type` difference.
+//! * A schema that is a union (`anyOf`/`oneOf`) on one side only is compared as if the other
+//!   side were a union of one branch: `string` → `anyOf: [string, {…}]` gains a branch.
 //! * Same-document references (`#/$defs/…`, `#/definitions/…`, any `#/…` JSON pointer) are
 //!   resolved on both sides before comparing, with a cycle guard, so a changed definition is
 //!   reported at every argument that uses it. A reference that cannot be resolved (another
 //!   document, a missing target) is compared by its text; a changed one is breaking. A root
 //!   `$defs` entry that no compared schema reaches is reported as [`Severity::Docs`].
-//!   Codegen names Rust types after `$defs` entries, so an argument that now refers to a
-//!   differently named definition, or moves between a definition and an inline schema, is
-//!   [`Severity::Breaking`] ("the generated Rust type is renamed") even when the shapes match.
 //! * The usual spellings of an optional value are folded before comparing, so moving between
 //!   them is no change: `anyOf: [X, {"type": "null"}]` (pydantic) is read as X with `null`
 //!   added to its `type` (and to its `enum`), `allOf: [{"$ref": …}]` with sibling keywords
 //!   (pydantic v1) as the reference itself.
 //! * Keywords that only annotate (`description`, `title`, `examples`, `$comment`,
-//!   `deprecated`) are [`Severity::Docs`]; `default`, `readOnly`/`writeOnly`, `$schema`, `$id`
-//!   and `x-*` extension keywords are [`Severity::Additive`]; conditionals (`if`/`then`/`else`),
-//!   `dependentSchemas`/`dependentRequired`, `not` changes and any keyword not listed here
-//!   are [`Severity::Breaking`] when they change.
+//!   `deprecated`) are [`Severity::Docs`]; `default`, `readOnly`/`writeOnly`, `$id`, `x-*`
+//!   extension keywords and words that are not JSON Schema keywords (validators ignore them)
+//!   are [`Severity::Additive`]; `$schema` is [`Severity::None`]; conditionals
+//!   (`if`/`then`/`else`), `dependentSchemas`/`dependentRequired` and `not` are not analysed:
+//!   added they may narrow, removed they widen, changed they cannot tell.
 //!
-//! Tool annotations are hints, not a contract: every change is [`Severity::Additive`] (the
-//! annotation `title` is [`Severity::Docs`]). Server info (`version`, `name`, …) is
-//! [`Severity::Docs`]; prompts and resource templates follow the same rules as tools (removed
-//! or new required argument: breaking; new: additive; descriptions: docs) and are listed in
-//! [`Report::server`].
+//! Tool annotations are hints, not a contract: a change of meaning is
+//! [`Severity::Additive`] (the annotation `title` is [`Severity::Docs`]). Server info
+//! (`version`, `name`, …) is [`Severity::Docs`]; prompts and resource templates follow the
+//! same rules as tools (removed or new required argument: breaking; new: additive;
+//! descriptions: docs) and are listed in [`Report::server`].
 //!
 //! The output is deterministic: tools sorted by name, details worst first, then by path.
 
@@ -239,8 +259,8 @@ fn write_block(
 /// Classifies the differences between two fixture documents (`old`: committed, `new`: live).
 ///
 /// Never fails: anything that is not shaped like a fixture is compared as plain JSON, and a
-/// difference the classifier cannot analyse is reported as [`Severity::Breaking`] with its
-/// path.
+/// difference the classifier cannot tell is reported as [`Severity::Breaking`] with its path
+/// and the keyword named.
 #[must_use]
 pub fn classify(old: &Value, new: &Value) -> Report {
     let empty = Map::new();

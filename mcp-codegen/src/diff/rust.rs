@@ -115,17 +115,48 @@ pub fn rust_effects(old: &Value, new: &Value) -> BTreeMap<String, RustChange> {
 
 fn finish(out: BTreeMap<String, Vec<(RustEffect, String)>>) -> BTreeMap<String, RustChange> {
     out.into_iter()
-        .map(|(tool, mut reasons)| {
-            reasons.sort_by(|x, y| y.0.cmp(&x.0).then_with(|| x.1.cmp(&y.1)));
-            reasons.dedup();
+        .map(|(tool, reasons)| {
             let effect = reasons
                 .iter()
                 .map(|r| r.0)
                 .max()
                 .unwrap_or(RustEffect::Patch);
-            (tool, RustChange { effect, reasons })
+            (
+                tool,
+                RustChange {
+                    effect,
+                    reasons: summarize(reasons, effect),
+                },
+            )
         })
         .collect()
+}
+
+/// Worst first; documentation and constant values are said once, and only when nothing
+/// worse changed (a changed wire name is always said: the same code sends other JSON).
+fn summarize(
+    mut reasons: Vec<(RustEffect, String)>,
+    effect: RustEffect,
+) -> Vec<(RustEffect, String)> {
+    reasons.sort_by(|x, y| y.0.cmp(&x.0).then_with(|| x.1.cmp(&y.1)));
+    reasons.dedup();
+    let quiet = |r: &(RustEffect, String)| r.0 == RustEffect::Patch && !r.1.contains("on the wire");
+    let items: Vec<String> = reasons
+        .iter()
+        .filter(|r| quiet(r))
+        .filter_map(|r| r.1.split('`').nth(1).map(|i| format!("`{i}`")))
+        .collect();
+    reasons.retain(|r| !quiet(r));
+    if effect == RustEffect::Patch && !items.is_empty() {
+        reasons.push((
+            RustEffect::Patch,
+            format!(
+                "same items and signatures; documentation or constants change ({})",
+                items.join(", ")
+            ),
+        ));
+    }
+    reasons
 }
 
 fn tool_names(doc: &Value) -> Vec<String> {
@@ -719,6 +750,20 @@ fn squeeze(t: &str) -> String {
             s.push(c);
         }
     }
+    // `a:f64` → `a: f64`, `)->Self` → `) -> Self`; paths (`::`) stay tight.
+    let chars: Vec<char> = s.chars().collect();
+    let mut spaced = String::with_capacity(s.len() + 8);
+    for (i, &c) in chars.iter().enumerate() {
+        let prev = i.checked_sub(1).map(|j| chars[j]);
+        let next = chars.get(i + 1).copied();
+        match c {
+            ':' if prev != Some(':') && next != Some(':') => spaced.push_str(": "),
+            '-' if next == Some('>') => spaced.push_str(" -"),
+            '>' if prev == Some('-') => spaced.push_str("> "),
+            _ => spaced.push(c),
+        }
+    }
+    let mut s = spaced;
     for p in [
         "::std::option::",
         "::std::string::",
