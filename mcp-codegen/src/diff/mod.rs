@@ -267,10 +267,28 @@ pub fn classify(old: &Value, new: &Value) -> Report {
     let o = old.as_object().unwrap_or(&empty);
     let n = new.as_object().unwrap_or(&empty);
 
+    // A removed tool whose Rust name a new tool takes (`getTinyImage` → `get-tiny-image`).
+    let names = |doc: &Map<String, Value>| -> Vec<String> {
+        keyed(doc.get("tools"), &["name"]).into_keys().collect()
+    };
+    let (old_names, new_names) = (names(o), names(n));
+    let successor = |name: &str| {
+        let rust = crate::naming::fn_name(name);
+        new_names
+            .iter()
+            .find(|m| !old_names.contains(m) && crate::naming::fn_name(m) == rust)
+    };
     let mut changes = Vec::new();
     each_change(o.get("tools"), n.get("tools"), &["name"], |name, change| {
         let details = finish(match change {
-            Change::Removed => vec![detail(Severity::Breaking, "", "tool removed")],
+            Change::Removed => vec![detail(
+                Severity::Breaking,
+                "",
+                match successor(name) {
+                    Some(new) => format!("tool removed (new tool \"{new}\" has its Rust name)"),
+                    None => "tool removed".to_string(),
+                },
+            )],
             Change::Added(_) => vec![detail(Severity::Additive, "", "new tool")],
             Change::Changed(a, b) => {
                 let details = diff_tool(a, b);

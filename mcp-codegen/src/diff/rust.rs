@@ -86,28 +86,44 @@ pub fn rust_effects(old: &Value, new: &Value) -> BTreeMap<String, RustChange> {
     let (Ok(a), Ok(b)) = (a, b) else {
         return finish(out);
     };
-    let tools: BTreeSet<&String> = a.tools.keys().chain(b.tools.keys()).collect();
-    for tool in tools {
-        let reasons = match (a.tools.get(tool), b.tools.get(tool)) {
-            (Some(x), None) => vec![(
+    // Compared by Rust module: a tool renamed to a name with the same Rust spelling
+    // (`getTinyImage` → `get-tiny-image`) keeps its module and method.
+    let by_module = |s: &'_ Surface| -> BTreeMap<String, (String, BTreeMap<String, Item>)> {
+        s.tools
+            .iter()
+            .map(|(tool, t)| (t.module.clone(), (tool.clone(), t.items.clone())))
+            .collect()
+    };
+    let (ma, mb) = (by_module(&a), by_module(&b));
+    let modules: BTreeSet<&String> = ma.keys().chain(mb.keys()).collect();
+    for module in modules {
+        match (ma.get(module), mb.get(module)) {
+            (Some((tool, _)), None) => out.entry(tool.clone()).or_default().push((
                 RustEffect::Major,
-                format!(
-                    "module `{}` and method `Client::{}` removed",
-                    x.module, x.module
-                ),
-            )],
-            (None, Some(y)) => vec![(
+                format!("module `{module}` and method `Client::{module}` removed"),
+            )),
+            (None, Some((tool, _))) => out.entry(tool.clone()).or_default().push((
                 RustEffect::Minor,
-                format!(
-                    "module `{}` and method `Client::{}` added",
-                    y.module, y.module
-                ),
-            )],
-            (Some(x), Some(y)) => compare_items(&x.items, &y.items),
-            (None, None) => Vec::new(),
-        };
-        if !reasons.is_empty() {
-            out.insert(tool.clone(), reasons);
+                format!("module `{module}` and method `Client::{module}` added"),
+            )),
+            (Some((old_tool, x)), Some((new_tool, y))) => {
+                let mut reasons = compare_items(x, y);
+                if old_tool != new_tool {
+                    reasons.push((
+                        RustEffect::Patch,
+                        format!(
+                            "module `{module}` and method `Client::{module}` stay, now calling \"{new_tool}\" (was \"{old_tool}\") on the wire"
+                        ),
+                    ));
+                    out.entry(old_tool.clone())
+                        .or_default()
+                        .extend(reasons.iter().cloned());
+                }
+                if !reasons.is_empty() {
+                    out.entry(new_tool.clone()).or_default().extend(reasons);
+                }
+            }
+            (None, None) => {}
         }
     }
     finish(out)
@@ -905,6 +921,20 @@ mod tests {
             RustEffect::Major,
             "module `close_issue` and method `Client::close_issue` removed",
         );
+    }
+
+    #[test]
+    fn a_tool_renamed_to_the_same_rust_name_keeps_its_method() {
+        let named = |name: &str| doc(json!([{"name": name, "inputSchema": {"type": "object"}}]));
+        let out = rust_effects(&named("getTinyImage"), &named("get-tiny-image"));
+        for tool in ["getTinyImage", "get-tiny-image"] {
+            assert_eq!(out[tool].effect, RustEffect::Patch, "{out:#?}");
+            has(
+                &out[tool],
+                RustEffect::Patch,
+                "now calling \"get-tiny-image\" (was \"getTinyImage\") on the wire",
+            );
+        }
     }
 
     #[test]
