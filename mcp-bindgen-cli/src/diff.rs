@@ -129,19 +129,27 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
         }
         (None, _) => return Err(p.error("give OLD and NEW, or --base REV")),
     };
-    let reviews: Vec<(Pair, Review)> = pairs
+    let reviews: Vec<Shown> = pairs
         .into_iter()
         .map(|pair| {
             let empty = json!({"tools": []});
-            let r = review(
-                pair.old.as_ref().unwrap_or(&empty),
-                pair.new.as_ref().unwrap_or(&empty),
-            );
-            (pair, r)
+            let note = match (&pair.old, &pair.new) {
+                (None, _) => " (new fixture)",
+                (_, None) => " (fixture removed)",
+                _ => "",
+            };
+            Shown {
+                review: review(
+                    pair.old.as_ref().unwrap_or(&empty),
+                    pair.new.as_ref().unwrap_or(&empty),
+                ),
+                header: format!("{}{note}", pair.shown),
+                name: pair.name,
+            }
         })
         .collect();
     print!("{}", render(&reviews, gate.format, single));
-    let failed = reviews.iter().any(|(_, r)| r.fails(gate.fail_on));
+    let failed = reviews.iter().any(|r| r.review.fails(gate.fail_on));
     Ok(if failed {
         ExitCode::FAILURE
     } else {
@@ -149,14 +157,25 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
     })
 }
 
-fn render(reviews: &[(Pair, Review)], format: Format, single: bool) -> String {
+/// One fixture's review as printed: its name (the JSON key), its header line (a path, and
+/// `(new fixture)` / `(fixture removed)`) and the review.
+pub(crate) struct Shown {
+    pub name: String,
+    pub header: String,
+    pub review: Review,
+}
+
+/// Reviews in `format`: JSON is one document (a single pair of files: the review itself;
+/// else `{"fixtures": {"<name>": review}}`), text and markdown one block per changed
+/// fixture.
+pub(crate) fn render(reviews: &[Shown], format: Format, single: bool) -> String {
     if format == Format::Json {
         let value = match reviews {
-            [(_, r)] if single => r.to_json(),
+            [only] if single => only.review.to_json(),
             _ => {
                 let mut m = Map::new();
-                for (pair, r) in reviews {
-                    m.insert(pair.name.clone(), r.to_json());
+                for r in reviews {
+                    m.insert(r.name.clone(), r.review.to_json());
                 }
                 json!({ "fixtures": m })
             }
@@ -165,30 +184,25 @@ fn render(reviews: &[(Pair, Review)], format: Format, single: bool) -> String {
         text.push('\n');
         return text;
     }
-    let mut out = String::new();
-    let changed: Vec<&(Pair, Review)> = reviews.iter().filter(|(_, r)| !r.is_empty()).collect();
+    let changed: Vec<&Shown> = reviews.iter().filter(|r| !r.review.is_empty()).collect();
     if changed.is_empty() {
-        out.push_str(match format {
+        return match format {
             Format::Markdown => "No fixture changes.\n",
             _ => "no changes\n",
-        });
-        return out;
+        }
+        .to_string();
     }
-    for (pair, r) in changed {
-        let note = match (&pair.old, &pair.new) {
-            (None, _) => " (new fixture)",
-            (_, None) => " (fixture removed)",
-            _ => "",
-        };
+    let mut out = String::new();
+    for r in changed {
         match format {
             Format::Markdown => {
-                out.push_str(&format!("### `{}`{note}\n\n", pair.shown));
-                out.push_str(&r.render(Format::Markdown));
+                out.push_str(&format!("### `{}`\n\n", r.header));
+                out.push_str(&r.review.render(Format::Markdown));
                 out.push('\n');
             }
             _ => {
-                out.push_str(&format!("── {}{note}: {}\n", pair.shown, r.totals()));
-                out.push_str(&r.render(Format::Text));
+                out.push_str(&format!("── {}: {}\n", r.header, r.review.totals()));
+                out.push_str(&r.review.render(Format::Text));
             }
         }
     }

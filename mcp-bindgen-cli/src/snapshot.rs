@@ -19,13 +19,13 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use mcp_codegen::diff::Format;
+use mcp_codegen::diff::{Format, Review};
 use mcp_codegen::fixture::{build_document, canonical_json};
 use mcp_runtime::{Registry, ServerConfig};
 use serde_json::{Map, Value, json};
 
 use crate::args::{Arg, Parser};
-use crate::diff::Gate;
+use crate::diff::{Gate, Shown};
 use crate::paths::{LOCATE_USAGE, Locate};
 use crate::{Cli, Error, Result};
 
@@ -164,6 +164,8 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
     let mut failed = false;
     let mut drift = false;
     let mut statuses = Vec::with_capacity(rows.len());
+    // `--check --format json|markdown`: every checked server's review, printed at the end.
+    let mut reviews: Vec<Shown> = Vec::new();
     for row in &rows {
         let path = fixtures_dir.join(format!("{}.json", row.alias));
         let status = match &row.outcome {
@@ -197,10 +199,23 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
                 let old = std::fs::read_to_string(&path).ok();
                 if args.check {
                     match old {
-                        Some(old) if old == listing.text => "unchanged".to_string(),
+                        Some(old) if old == listing.text => {
+                            reviews.push(Shown {
+                                name: row.alias.clone(),
+                                header: cli.show(&path),
+                                review: Review::default(),
+                            });
+                            "unchanged".to_string()
+                        }
                         Some(old) => {
-                            let fails =
-                                print_drift(cli, &row.alias, &path, &old, &listing.text, args.gate);
+                            let fails = print_drift(
+                                cli,
+                                &row.alias,
+                                &path,
+                                (&old, &listing.text),
+                                args.gate,
+                                &mut reviews,
+                            );
                             drift |= fails;
                             if fails {
                                 "DRIFT"
@@ -211,12 +226,24 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
                         }
                         None => {
                             drift = true;
-                            println!(
+                            if let Ok(new) = serde_json::from_str::<Value>(&listing.text) {
+                                reviews.push(Shown {
+                                    name: row.alias.clone(),
+                                    header: format!("{} (no committed fixture)", cli.show(&path)),
+                                    review: mcp_codegen::diff::review(&json!({"tools": []}), &new),
+                                });
+                            }
+                            let line = format!(
                                 "{}: no committed fixture at {}; run {}",
                                 row.alias,
                                 cli.show(&path),
                                 cli.hint(&format!("snapshot {}", row.alias))
                             );
+                            if args.gate.format == Format::Text {
+                                println!("{line}");
+                            } else {
+                                eprintln!("{line}");
+                            }
                             "DRIFT (no fixture)".to_string()
                         }
                     }
@@ -230,7 +257,11 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
         };
         statuses.push((status, path));
     }
-    print_table(cli, &rows, &statuses, total);
+    let machine = args.check && args.gate.format != Format::Text;
+    if machine {
+        print!("{}", crate::diff::render(&reviews, args.gate.format, false));
+    }
+    print_table(cli, &rows, &statuses, total, machine);
     // A rejected answer fails the command on its own (and was an answer).
     let none_answered = rows.iter().all(|r| matches!(r.outcome, Outcome::Failed(_)));
     if none_answered {
@@ -427,37 +458,44 @@ fn sorted_by(mut items: Vec<Value>, key: &str) -> Value {
     Value::Array(items)
 }
 
-/// Prints the review of one fixture's drift and a unified diff (the diff only as text);
-/// true when the drift reaches the gate's `--fail-on`.
-fn print_drift(cli: &Cli, alias: &str, path: &Path, old: &str, new: &str, gate: Gate) -> bool {
+/// Prints the review of one fixture's drift and a unified diff (as text), or keeps the
+/// review for the JSON or markdown report; true when the drift reaches `--fail-on`.
+fn print_drift(
+    cli: &Cli,
+    alias: &str,
+    path: &Path,
+    (old, new): (&str, &str),
+    gate: Gate,
+    reviews: &mut Vec<Shown>,
+) -> bool {
     let shown = cli.show(path);
     let accept = cli.hint(&format!("snapshot {alias}"));
-    let fails = match (
+    let parsed = (
         serde_json::from_str::<Value>(old),
         serde_json::from_str::<Value>(new),
-    ) {
-        (Ok(o), Ok(n)) => {
-            let review = mcp_codegen::diff::review(&o, &n);
-            if gate.format != Format::Text {
-                print!("{}", review.render(gate.format));
-                return review.fails(gate.fail_on) || (review.is_empty() && gate.fail_on.is_none());
-            }
-            println!("── {alias}: drift against {shown}");
-            if review.is_empty() {
-                println!("{alias}: only formatting differs (run {accept})");
-            } else {
-                print!("{}", review.render(Format::Text));
-                println!("{alias}: {}; accept them with {accept}", review.totals());
-            }
-            // Formatting alone is a change too (the fixture's text, so its hash, differs).
-            review.fails(gate.fail_on) || (review.is_empty() && gate.fail_on.is_none())
-        }
-        _ => {
-            println!("── {alias}: drift against {shown}");
-            println!("{alias}: the committed fixture is not valid JSON");
-            true
-        }
+    );
+    let (Ok(o), Ok(n)) = parsed else {
+        eprintln!("{alias}: the committed fixture {shown} is not valid JSON; run {accept}");
+        return true;
     };
+    let review = mcp_codegen::diff::review(&o, &n);
+    // Formatting alone is a change too (the fixture's text, so its hash, differs).
+    let fails = review.fails(gate.fail_on) || (review.is_empty() && gate.fail_on.is_none());
+    if gate.format != Format::Text {
+        reviews.push(Shown {
+            name: alias.to_string(),
+            header: shown,
+            review,
+        });
+        return fails;
+    }
+    println!("── {alias}: drift against {shown}");
+    if review.is_empty() {
+        println!("{alias}: only formatting differs (run {accept})");
+    } else {
+        print!("{}", review.render(Format::Text));
+        println!("{alias}: {}; accept them with {accept}", review.totals());
+    }
     let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let label_old = format!("{shown} (committed)");
     let label_new = format!("{shown} (live)");
@@ -487,26 +525,38 @@ fn print_drift(cli: &Cli, alias: &str, path: &Path, old: &str, new: &str, gate: 
     fails
 }
 
-fn print_table(cli: &Cli, rows: &[Row], statuses: &[(String, PathBuf)], total: Duration) {
-    println!();
-    println!(
-        "{:<20} {:<16} {:>5}  {:<10} {:>7}  {:<18} fixture",
+/// The summary table: on stdout, or on stderr when stdout carries a JSON or markdown review.
+fn print_table(
+    cli: &Cli,
+    rows: &[Row],
+    statuses: &[(String, PathBuf)],
+    total: Duration,
+    to_stderr: bool,
+) {
+    let mut out = String::from("\n");
+    out.push_str(&format!(
+        "{:<20} {:<16} {:>5}  {:<10} {:>7}  {:<18} fixture\n",
         "server", "transport", "tools", "protocol", "time", "status"
-    );
+    ));
     for (row, (status, path)) in rows.iter().zip(statuses) {
         let (tools, protocol) = match &row.outcome {
             Outcome::Listed(listing) => (listing.tools.to_string(), listing.protocol.clone()),
             Outcome::Failed(_) | Outcome::Rejected(_) => ("-".into(), "-".into()),
         };
-        println!(
-            "{:<20} {:<16} {:>5}  {:<10} {:>6.1}s  {status:<18} {}",
+        out.push_str(&format!(
+            "{:<20} {:<16} {:>5}  {:<10} {:>6.1}s  {status:<18} {}\n",
             row.alias,
             row.transport,
             tools,
             protocol,
             row.elapsed.as_secs_f64(),
             cli.show(path)
-        );
+        ));
     }
-    println!("total {:.1} s", total.as_secs_f64());
+    out.push_str(&format!("total {:.1} s\n", total.as_secs_f64()));
+    if to_stderr {
+        eprint!("{out}");
+    } else {
+        print!("{out}");
+    }
 }

@@ -181,21 +181,29 @@ fn additive_drift_passes_a_breaking_gate_and_fails_the_default_one() {
     assert!(out.contains("DRIFT (below --fail-on)"), "{out}");
     let (code, out) = gate("additive");
     assert_eq!(code, 1, "{out}");
-    // The JSON form of the same review.
-    let (code, out) = run(&[
-        "snapshot",
-        "demo",
-        "--check",
-        "--format",
-        "json",
-        "--fixtures",
-        &fixtures,
-    ]);
-    assert_eq!(code, 1, "{out}");
-    assert!(
-        out.contains("\"class\": \"ADDITIVE\"") && out.contains("\"rust\": \"minor\""),
+    // The JSON form of the same review: stdout is one JSON document (the table goes to
+    // stderr).
+    let (code, out, err) = run_in(
+        &root(),
+        &[
+            "snapshot",
+            "demo",
+            "--check",
+            "--format",
+            "json",
+            "--fixtures",
+            &fixtures,
+        ],
+    );
+    assert_eq!(code, 1, "{out}{err}");
+    let report: Value = serde_json::from_str(&out).expect("stdout is JSON");
+    let echo = &report["fixtures"]["demo"]["tools"]["echo"];
+    assert_eq!(
+        (&echo["class"], &echo["rust"]),
+        (&Value::from("ADDITIVE"), &Value::from("minor")),
         "{out}"
     );
+    assert!(err.contains("DRIFT"), "{err}");
 }
 
 /// Runs `git` in `dir` (a scratch repository, committer set on the command line).
@@ -218,6 +226,7 @@ fn run_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_cargo-mcp-bindgen"))
         .args(args)
         .current_dir(dir)
+        .env("MCP_DEMO_SERVER", demo_server())
         .env("NO_COLOR", "1")
         .output()
         .expect("run cargo-mcp-bindgen");
