@@ -35,6 +35,9 @@ pub enum Kind {
     /// A tool from npm that is not an MCP server (Node 22, the conformance suite); installed only
     /// when named or with `--conformance`.
     NpmTool,
+    /// A cargo subcommand from crates.io (`cargo install --locked`: its own published
+    /// `Cargo.lock` pins the rest); installed only when named.
+    Crate,
 }
 
 impl fmt::Display for Kind {
@@ -43,6 +46,7 @@ impl fmt::Display for Kind {
             Kind::Npm => "npm",
             Kind::PyPi => "pypi",
             Kind::NpmTool => "npm-tool",
+            Kind::Crate => "crate",
         })
     }
 }
@@ -68,7 +72,7 @@ impl Pinned {
     pub fn spec(&self) -> String {
         match self.kind {
             Kind::PyPi => format!("{}=={}", self.package, self.version),
-            Kind::Npm | Kind::NpmTool => format!("{}@{}", self.package, self.version),
+            Kind::Npm | Kind::NpmTool | Kind::Crate => format!("{}@{}", self.package, self.version),
         }
     }
 
@@ -91,6 +95,8 @@ impl Pinned {
         match self.kind {
             Kind::PyPi => &["requirements.txt"],
             Kind::Npm | Kind::NpmTool => &["package.json", "package-lock.json"],
+            // `cargo install --locked` uses the crate's published lock file.
+            Kind::Crate => &[],
         }
     }
 }
@@ -167,6 +173,19 @@ pub const CONFORMANCE: &[Pinned] = &[
     },
 ];
 
+/// Tools the tests need that are not MCP servers; installed only when named (`cargo xtask
+/// test` names them).
+pub const TOOLS: &[Pinned] = &[
+    // Cross-checks the Rust API axis of `diff` on the drift corpus.
+    Pinned {
+        alias: "semver-checks",
+        kind: Kind::Crate,
+        package: "cargo-semver-checks",
+        version: "0.51.0",
+        entry: "bin/cargo-semver-checks",
+    },
+];
+
 /// A PyPI MCP server installed in `<dir>/venv`, started by its console script `entry`.
 const fn pypi(
     alias: &'static str,
@@ -183,11 +202,12 @@ const fn pypi(
     }
 }
 
-/// The pinned package with this alias, from [`SERVERS`] or [`CONFORMANCE`].
+/// The pinned package with this alias, from [`SERVERS`], [`CONFORMANCE`] or [`TOOLS`].
 pub fn find(alias: &str) -> Option<&'static Pinned> {
     SERVERS
         .iter()
         .chain(CONFORMANCE)
+        .chain(TOOLS)
         .find(|pinned| pinned.alias == alias)
 }
 
@@ -201,7 +221,8 @@ pub fn servers_dir(root: &Path) -> PathBuf {
 /// - `MCP_SERVERS_DIR`: `<root>/target/mcp-servers` (absolute);
 /// - `MCP_CONFORMANCE_NODE`: the pinned Node 22 binary;
 /// - `MCP_CONFORMANCE_JS`: the conformance suite's entry script, to run as
-///   `$MCP_CONFORMANCE_NODE $MCP_CONFORMANCE_JS …`.
+///   `$MCP_CONFORMANCE_NODE $MCP_CONFORMANCE_JS …`;
+/// - `MCP_SEMVER_CHECKS`: the pinned `cargo-semver-checks` binary.
 ///
 /// The paths are set whether or not the packages are installed yet.
 pub fn env_vars(root: &Path) -> Vec<(String, String)> {
@@ -210,6 +231,7 @@ pub fn env_vars(root: &Path) -> Vec<(String, String)> {
     for (name, alias) in [
         ("MCP_CONFORMANCE_NODE", "node22"),
         ("MCP_CONFORMANCE_JS", "conformance"),
+        ("MCP_SEMVER_CHECKS", "semver-checks"),
     ] {
         if let Some(pinned) = find(alias) {
             vars.push((
@@ -233,6 +255,8 @@ const ATTEMPTS: u32 = 3;
 const DOWNLOAD_TIMEOUT: Duration = Duration::from_secs(300);
 /// Time-out of local commands (venv creation, `pip check`, `git init`).
 const LOCAL_TIMEOUT: Duration = Duration::from_secs(120);
+/// Per-attempt time-out of a `cargo install` (downloads and a full build on 2 cores).
+const BUILD_TIMEOUT: Duration = Duration::from_secs(1800);
 /// Installs running at the same time.
 const PARALLEL: usize = 4;
 
@@ -298,7 +322,12 @@ fn select(which: &[&str]) -> Result<Vec<&'static Pinned>, String> {
         .filter(|alias| find(alias).is_none())
         .collect();
     if !unknown.is_empty() {
-        let known: Vec<&str> = SERVERS.iter().chain(CONFORMANCE).map(|p| p.alias).collect();
+        let known: Vec<&str> = SERVERS
+            .iter()
+            .chain(CONFORMANCE)
+            .chain(TOOLS)
+            .map(|p| p.alias)
+            .collect();
         return Err(format!(
             "unknown server alias {} (known: {})",
             unknown.join(", "),
@@ -308,6 +337,7 @@ fn select(which: &[&str]) -> Result<Vec<&'static Pinned>, String> {
     Ok(SERVERS
         .iter()
         .chain(CONFORMANCE)
+        .chain(TOOLS)
         .filter(|pinned| which.contains(&pinned.alias))
         .collect())
 }
@@ -358,6 +388,7 @@ fn install_one(root: &Path, pinned: &Pinned) -> Result<Outcome, String> {
     match pinned.kind {
         Kind::Npm | Kind::NpmTool => install_npm(root, pinned, &dir)?,
         Kind::PyPi => install_pypi(root, pinned, &dir)?,
+        Kind::Crate => install_crate(pinned, &dir)?,
     }
     verify(pinned, &dir)?;
     prepare(pinned, &dir)?;
@@ -393,6 +424,32 @@ fn install_npm(root: &Path, pinned: &Pinned, dir: &Path) -> Result<(), String> {
         cmd.arg(pinned.spec());
     }
     run_with_retries(pinned, &mut cmd, ATTEMPTS, DOWNLOAD_TIMEOUT)
+}
+
+/// `cargo install --locked` into `dir`, its build files in `dir/build` (removed after).
+/// Optimized lightly (`opt-level = 1`, no LTO, many codegen units): the build is the cost
+/// here, the tool's own work is milliseconds.
+fn install_crate(pinned: &Pinned, dir: &Path) -> Result<(), String> {
+    let build = dir.join("build");
+    let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    cmd.env("CARGO_PROFILE_RELEASE_OPT_LEVEL", "1")
+        .env("CARGO_PROFILE_RELEASE_LTO", "false")
+        .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "16")
+        .env("CARGO_PROFILE_RELEASE_DEBUG", "false")
+        .env("CARGO_PROFILE_RELEASE_INCREMENTAL", "false");
+    cmd.args(["install", "--locked", "--quiet", "--version"])
+        .arg(format!("={}", pinned.version))
+        .arg("--root")
+        .arg(dir)
+        .arg("--target-dir")
+        .arg(&build)
+        .arg(pinned.package)
+        // The workspace's own settings must not leak into the tool's build.
+        .env_remove("CARGO_TARGET_DIR")
+        .env_remove("RUSTFLAGS");
+    let result = run_with_retries(pinned, &mut cmd, 2, BUILD_TIMEOUT);
+    let _ = fs::remove_dir_all(&build);
+    result
 }
 
 fn install_pypi(root: &Path, pinned: &Pinned, dir: &Path) -> Result<(), String> {
@@ -442,6 +499,7 @@ fn verify(pinned: &Pinned, dir: &Path) -> Result<(), String> {
                 .map(str::to_owned)
         }
         Kind::PyPi => pypi_installed_version(pinned, dir),
+        Kind::Crate => crate_installed_version(pinned, dir),
     };
     match installed {
         Some(version) if version == pinned.version => Ok(()),
@@ -452,6 +510,18 @@ fn verify(pinned: &Pinned, dir: &Path) -> Result<(), String> {
             pinned.version
         )),
     }
+}
+
+/// Asks the installed cargo subcommand: `<entry> <subcommand> --version` prints
+/// `<package> <version>`.
+fn crate_installed_version(pinned: &Pinned, dir: &Path) -> Option<String> {
+    let subcommand = pinned.package.strip_prefix("cargo-")?;
+    let out = Command::new(dir.join(pinned.entry))
+        .args([subcommand, "--version"])
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.split_whitespace().nth(1).map(str::to_owned)
 }
 
 /// Reads the version from `venv/lib/python*/site-packages/<name>-<version>.dist-info`.
@@ -566,6 +636,10 @@ pub fn relock(root: &Path, which: &[&str]) -> Result<(), String> {
 }
 
 fn relock_one(root: &Path, pinned: &Pinned) -> Result<(), String> {
+    if pinned.kind == Kind::Crate {
+        // Pinned by version; `--locked` takes the crate's own lock file.
+        return Ok(());
+    }
     let scratch = servers_dir(root).join(".relock").join(pinned.alias);
     if scratch.exists() {
         fs::remove_dir_all(&scratch)
@@ -602,6 +676,7 @@ fn relock_one(root: &Path, pinned: &Pinned) -> Result<(), String> {
             .arg(pinned.spec());
             run_with_retries(pinned, &mut cmd, ATTEMPTS, DOWNLOAD_TIMEOUT)?;
         }
+        Kind::Crate => {}
         Kind::PyPi => {
             install_pypi_unlocked(pinned, &scratch)?;
             let mut cmd = Command::new(scratch.join("venv").join("bin").join("pip"));
@@ -728,7 +803,7 @@ mod tests {
     use super::*;
 
     fn all() -> impl Iterator<Item = &'static Pinned> {
-        SERVERS.iter().chain(CONFORMANCE)
+        SERVERS.iter().chain(CONFORMANCE).chain(TOOLS)
     }
 
     #[test]
@@ -811,6 +886,7 @@ mod tests {
                         }
                     }
                 }
+                Kind::Crate => {}
                 Kind::PyPi => {
                     let text =
                         fs::read_to_string(locks.join("requirements.txt")).expect("requirements");

@@ -100,8 +100,10 @@ pub fn run(args: &[String]) -> ExitCode {
         println!("0 passed, 1 failed");
         return ExitCode::FAILURE;
     }
-    if let Err(e) = crate::servers::install(&root, &["node22", "conformance"]) {
-        eprintln!("test: cannot install Node 22 and the conformance suite:\n{e}");
+    if let Err(e) = crate::servers::install(&root, &["node22", "conformance", "semver-checks"]) {
+        eprintln!(
+            "test: cannot install Node 22, the conformance suite and cargo-semver-checks:\n{e}"
+        );
         println!("0 passed, 1 failed");
         return ExitCode::FAILURE;
     }

@@ -178,33 +178,9 @@ impl Report {
         if self.is_empty() {
             return "no changes".to_string();
         }
-        let mut parts = Vec::new();
-        for severity in [
-            Severity::Breaking,
-            Severity::Additive,
-            Severity::Docs,
-            Severity::None,
-        ] {
-            let n = self
-                .changes
-                .iter()
-                .filter(|c| c.severity == severity)
-                .count();
-            if n > 0 {
-                parts.push(format!("{n} {severity}"));
-            }
-        }
-        let tools = self.changes.len();
-        let mut out = format!(
-            "{tools} tool{} changed{}{}",
-            if tools == 1 { "" } else { "s" },
-            if parts.is_empty() { "" } else { ": " },
-            parts.join(", ")
-        );
-        if let Some(worst) = self.server.iter().map(|d| d.severity).max() {
-            out.push_str(&format!("; the server: {worst}"));
-        }
-        out
+        let classes: Vec<Severity> = self.changes.iter().map(|c| c.severity).collect();
+        let server = self.server.iter().map(|d| d.severity).max();
+        totals_line(&classes, server)
     }
 
     /// The worst severity in the report, `None` when it is empty.
@@ -239,6 +215,34 @@ impl fmt::Display for Report {
         }
         Ok(())
     }
+}
+
+/// `3 tools changed: 1 BREAKING, 2 DOCS; the server: DOCS` for these tool classes and the
+/// worst change outside the tool list.
+pub(crate) fn totals_line(classes: &[Severity], server: Option<Severity>) -> String {
+    let mut parts = Vec::new();
+    for severity in [
+        Severity::Breaking,
+        Severity::Additive,
+        Severity::Docs,
+        Severity::None,
+    ] {
+        let n = classes.iter().filter(|c| **c == severity).count();
+        if n > 0 {
+            parts.push(format!("{n} {severity}"));
+        }
+    }
+    let tools = classes.len();
+    let mut out = format!(
+        "{tools} tool{} changed{}{}",
+        if tools == 1 { "" } else { "s" },
+        if parts.is_empty() { "" } else { ": " },
+        parts.join(", ")
+    );
+    if let Some(worst) = server {
+        out.push_str(&format!("; the server: {worst}"));
+    }
+    out
 }
 
 fn write_block(

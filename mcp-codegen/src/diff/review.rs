@@ -124,28 +124,9 @@ impl Review {
         if self.is_empty() {
             return "no changes".to_string();
         }
-        let mut parts = Vec::new();
-        for class in [
-            Severity::Breaking,
-            Severity::Additive,
-            Severity::Docs,
-            Severity::None,
-        ] {
-            let n = self.tools.iter().filter(|t| t.class == class).count();
-            if n > 0 {
-                parts.push(format!("{n} {class}"));
-            }
-        }
-        let n = self.tools.len();
-        let mut out = format!(
-            "{n} tool{} changed{}{}",
-            if n == 1 { "" } else { "s" },
-            if parts.is_empty() { "" } else { ": " },
-            parts.join(", ")
-        );
-        if let Some(worst) = self.server.iter().map(|d| d.severity).max() {
-            let _ = write!(out, "; the server: {worst}");
-        }
+        let classes: Vec<Severity> = self.tools.iter().map(|t| t.class).collect();
+        let server = self.server.iter().map(|d| d.severity).max();
+        let mut out = super::totals_line(&classes, server);
         if let Some(rust) = self.worst_rust() {
             let _ = write!(out, "; Rust API: {rust}");
         }
