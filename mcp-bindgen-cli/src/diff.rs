@@ -129,6 +129,25 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
         }
         (None, _) => return Err(p.error("give OLD and NEW, or --base REV")),
     };
+    // In a directory, a JSON file with no `tools` array on either side is not a fixture
+    // (a registry in the `mcpServers` shape, say).
+    let is_fixture = |v: &Option<Value>| {
+        v.as_ref()
+            .is_some_and(|v| v.get("tools").is_some_and(Value::is_array))
+    };
+    let pairs: Vec<Pair> = pairs
+        .into_iter()
+        .filter(|pair| {
+            let keep = single || is_fixture(&pair.old) || is_fixture(&pair.new);
+            if !keep {
+                eprintln!(
+                    "note: {} is not a fixture (no `tools` array); skipped",
+                    pair.shown
+                );
+            }
+            keep
+        })
+        .collect();
     let reviews: Vec<Shown> = pairs
         .into_iter()
         .map(|pair| {

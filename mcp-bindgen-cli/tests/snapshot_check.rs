@@ -257,9 +257,21 @@ fn diff_base_reviews_a_commit_that_resnapshots_a_server() {
         )
         .expect("write registry");
     };
+    // A JSON file beside the fixtures that is not one (changed between the commits too).
+    let other = |n: u32| {
+        std::fs::write(
+            project.join("fixtures/other.json"),
+            format!("{{\"n\": {n}}}"),
+        )
+        .expect("write")
+    };
     git(project, &["init", "-q"]);
-    for (args, message) in [("\"--faults\"", "snapshot demo"), ("", "re-snapshot demo")] {
+    for (n, (args, message)) in [("\"--faults\"", "snapshot demo"), ("", "re-snapshot demo")]
+        .into_iter()
+        .enumerate()
+    {
         registry(args);
+        other(n as u32);
         let (code, out, err) = run_in(project, &["snapshot"]);
         assert_eq!(code, 0, "{out}{err}");
         git(project, &["add", "-A"]);
@@ -278,6 +290,10 @@ fn diff_base_reviews_a_commit_that_resnapshots_a_server() {
     assert!(
         out.contains("Rust major: module `slow_sum` and method `Client::slow_sum` removed"),
         "{out}"
+    );
+    assert!(
+        err.contains("fixtures/other.json is not a fixture (no `tools` array); skipped"),
+        "{err}"
     );
     // The markdown form for a pull-request comment, and the reverse direction.
     let (_, out, _) = run_in(

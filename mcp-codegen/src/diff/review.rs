@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use serde_json::{Map, Value, json};
 
-use super::rust::{RustChange, RustEffect, rust_effects};
+use super::rust::{RustChange, RustEffect, RustReport, rust_effects};
 use super::{Detail, Report, Severity, classify};
 
 /// One changed tool on both axes.
@@ -34,6 +34,8 @@ pub struct Review {
     pub tools: Vec<ToolReview>,
     /// Changes outside the tool list (the wire report's [`Report::server`]).
     pub server: Vec<Detail>,
+    /// The Rust effect outside the tools: the prompts' bindings.
+    pub server_rust: Option<RustChange>,
 }
 
 /// How a [`Review`] is printed.
@@ -55,7 +57,11 @@ pub fn review(old: &Value, new: &Value) -> Review {
     review_from(report, rust)
 }
 
-fn review_from(report: Report, mut rust: std::collections::BTreeMap<String, RustChange>) -> Review {
+fn review_from(report: Report, rust: RustReport) -> Review {
+    let RustReport {
+        tools: mut rust,
+        prompts,
+    } = rust;
     let mut names: BTreeSet<String> = report.changes.iter().map(|c| c.tool.clone()).collect();
     names.extend(rust.keys().cloned());
     let tools = names
@@ -87,13 +93,14 @@ fn review_from(report: Report, mut rust: std::collections::BTreeMap<String, Rust
     Review {
         tools,
         server: report.server,
+        server_rust: prompts,
     }
 }
 
 impl Review {
     /// True when nothing changed.
     pub fn is_empty(&self) -> bool {
-        self.tools.is_empty() && self.server.is_empty()
+        self.tools.is_empty() && self.server.is_empty() && self.server_rust.is_none()
     }
 
     /// The worst wire class, `None` when nothing changed.
@@ -107,7 +114,25 @@ impl Review {
 
     /// The worst Rust effect among the changed tools.
     pub fn worst_rust(&self) -> Option<RustEffect> {
-        self.tools.iter().map(|t| t.rust).max()
+        self.tools
+            .iter()
+            .map(|t| t.rust)
+            .chain(self.server_rust.as_ref().map(|r| r.effect))
+            .max()
+    }
+
+    /// The server block's reasons: the wire details, then the prompts' Rust reasons.
+    fn server_reasons(&self) -> Vec<String> {
+        self.server
+            .iter()
+            .map(ToString::to_string)
+            .chain(
+                self.server_rust
+                    .iter()
+                    .flat_map(|r| r.reasons.iter())
+                    .map(|(effect, reason)| format!("Rust {effect}: {reason}")),
+            )
+            .collect()
     }
 
     /// True when some change reaches `threshold` (`None`: any change at all).
@@ -191,9 +216,13 @@ impl Review {
         }
         if let Some(worst) = self.server.iter().map(|d| d.severity).max() {
             let headline = self.server.first().map_or("", |d| d.message.as_str());
-            let _ = writeln!(out, "(server): {worst} — {headline}");
-            for d in self.server.iter().skip(1) {
-                let _ = writeln!(out, "  - {d}");
+            let rust = self
+                .server_rust
+                .as_ref()
+                .map_or_else(String::new, |r| format!(", Rust {}", r.effect));
+            let _ = writeln!(out, "(server): {worst}{rust} — {headline}");
+            for reason in self.server_reasons().iter().skip(1) {
+                let _ = writeln!(out, "  - {reason}");
             }
         }
         out
@@ -220,20 +249,29 @@ impl Review {
             );
         }
         if !self.server.is_empty() {
-            let reasons: Vec<String> = self.server.iter().map(|d| cell(&d.to_string())).collect();
+            let reasons: Vec<String> = self.server_reasons().iter().map(|r| cell(r)).collect();
             let worst = self
                 .server
                 .iter()
                 .map(|d| d.severity)
                 .max()
                 .unwrap_or(Severity::None);
-            let _ = writeln!(out, "| (server) | {worst} | | {} |", reasons.join("<br>"));
+            let rust = self
+                .server_rust
+                .as_ref()
+                .map_or_else(String::new, |r| r.effect.to_string());
+            let _ = writeln!(
+                out,
+                "| (server) | {worst} | {rust} | {} |",
+                reasons.join("<br>")
+            );
         }
         out
     }
 
     /// The JSON form: `{"tools": {"<tool>": {"class": "BREAKING", "rust": "major",
-    /// "reasons": […]}}, "server": [{"class", "path", "reason"}]}`; unchanged tools absent.
+    /// "reasons": […]}}, "server": [{"class", "path", "reason"}], "prompts_rust": null |
+    /// {"rust", "reasons"}}`; unchanged tools absent.
     pub fn to_json(&self) -> Value {
         let mut tools = Map::new();
         for t in &self.tools {
@@ -251,6 +289,14 @@ impl Review {
             .iter()
             .map(|d| json!({"class": d.severity.label(), "path": d.path, "reason": d.message}))
             .collect();
-        json!({"tools": tools, "server": server})
+        let prompts = self.server_rust.as_ref().map(|r| {
+            let reasons: Vec<&str> = r
+                .reasons
+                .iter()
+                .map(|(_, reason)| reason.as_str())
+                .collect();
+            json!({"rust": r.effect.label(), "reasons": reasons})
+        });
+        json!({"tools": tools, "server": server, "prompts_rust": prompts})
     }
 }

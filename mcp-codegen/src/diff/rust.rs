@@ -73,11 +73,19 @@ pub struct RustChange {
     pub reasons: Vec<(RustEffect, String)>,
 }
 
-/// Compares the bindings generated from two fixture documents, per tool (tool name →
-/// change; tools whose generated items are identical are absent). A document that does not
+/// The Rust API effect of a fixture change: per tool, and on the prompts' bindings.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RustReport {
+    /// Tool name → its change; tools whose generated items are identical are absent.
+    pub tools: BTreeMap<String, RustChange>,
+    /// The change of the `prompts` module (`Client::prompts()`), if any.
+    pub prompts: Option<RustChange>,
+}
+
+/// Compares the bindings generated from two fixture documents. A document that does not
 /// generate gives each of its tools a [`RustEffect::Major`] "cannot generate" reason.
 #[must_use]
-pub fn rust_effects(old: &Value, new: &Value) -> BTreeMap<String, RustChange> {
+pub fn rust_effects(old: &Value, new: &Value) -> RustReport {
     let (a, b) = (surface(old), surface(new));
     let mut out: BTreeMap<String, Vec<(RustEffect, String)>> = BTreeMap::new();
     for (side, result) in [("old", &a), ("new", &b)] {
@@ -91,8 +99,15 @@ pub fn rust_effects(old: &Value, new: &Value) -> BTreeMap<String, RustChange> {
         }
     }
     let (Ok(a), Ok(b)) = (a, b) else {
-        return finish(out);
+        return RustReport {
+            tools: finish(out),
+            prompts: None,
+        };
     };
+    let prompts = compare_items(&a.prompts, &b.prompts);
+    let prompts = (!prompts.is_empty())
+        .then(|| finish(BTreeMap::from([(String::new(), prompts)])).remove(""))
+        .flatten();
     // Compared by Rust module: a tool renamed to a name with the same Rust spelling
     // (`getTinyImage` → `get-tiny-image`) keeps its module and method.
     let by_module = |s: &'_ Surface| -> BTreeMap<String, (String, BTreeMap<String, Item>)> {
@@ -133,7 +148,10 @@ pub fn rust_effects(old: &Value, new: &Value) -> BTreeMap<String, RustChange> {
             (None, None) => {}
         }
     }
-    finish(out)
+    RustReport {
+        tools: finish(out),
+        prompts,
+    }
 }
 
 fn finish(out: BTreeMap<String, Vec<(RustEffect, String)>>) -> BTreeMap<String, RustChange> {
@@ -194,6 +212,8 @@ fn tool_names(doc: &Value) -> Vec<String> {
 /// The public items of one generated server module, grouped by tool.
 struct Surface {
     tools: BTreeMap<String, ToolItems>,
+    /// The items of the `prompts` module (one method and `Args` per prompt).
+    prompts: BTreeMap<String, Item>,
 }
 
 struct ToolItems {
@@ -259,6 +279,7 @@ fn surface(doc: &Value) -> Result<Surface, String> {
             )
         })
         .collect();
+    let mut prompts = BTreeMap::new();
     let server_items = file.items.iter().find_map(|item| match item {
         syn::Item::Mod(m) => m.content.as_ref().map(|(_, items)| items),
         _ => None,
@@ -267,10 +288,13 @@ fn surface(doc: &Value) -> Result<Surface, String> {
         match item {
             syn::Item::Mod(m) => {
                 let name = naming::unraw(&m.ident.to_string()).to_string();
-                if let (Some(tool), Some((_, items))) = (modules.get(&name), &m.content)
-                    && let Some(entry) = tools.get_mut(tool)
-                {
+                let Some((_, items)) = &m.content else {
+                    continue;
+                };
+                if let Some(entry) = modules.get(&name).and_then(|t| tools.get_mut(t)) {
                     collect(items, &format!("{name}::"), &mut entry.items);
+                } else if name == "prompts" {
+                    collect(items, "prompts::", &mut prompts);
                 }
             }
             syn::Item::Impl(imp) if self_name(imp).as_deref() == Some("Client") => {
@@ -292,7 +316,7 @@ fn surface(doc: &Value) -> Result<Surface, String> {
             _ => {}
         }
     }
-    Ok(Surface { tools })
+    Ok(Surface { tools, prompts })
 }
 
 fn self_name(imp: &syn::ItemImpl) -> Option<String> {
@@ -811,7 +835,7 @@ mod tests {
 
     /// The effect and reasons for `create_issue` between two input schemas.
     fn change(old: Value, new: Value) -> RustChange {
-        let mut out = rust_effects(&doc(json!([tool(old)])), &doc(json!([tool(new)])));
+        let mut out = rust_effects(&doc(json!([tool(old)])), &doc(json!([tool(new)]))).tools;
         out.remove("create_issue").expect("create_issue changed")
     }
 
@@ -867,10 +891,10 @@ mod tests {
         let old = doc(json!([tool(args(title(), json!(["title"])))]));
         let mut new = old.clone();
         new["tools"][0]["description"] = json!("Open an issue");
-        let out = rust_effects(&old, &new);
+        let out = rust_effects(&old, &new).tools;
         let c = &out["create_issue"];
         assert_eq!(c.effect, RustEffect::Patch, "{c:#?}");
-        assert!(rust_effects(&old, &old).is_empty());
+        assert_eq!(rust_effects(&old, &old), RustReport::default());
     }
 
     #[test]
@@ -878,7 +902,7 @@ mod tests {
         let old = doc(json!([tool(args(title(), json!(["title"])))]));
         let mut new = old.clone();
         new["tools"][0]["outputSchema"] = json!({"type": "object", "properties": {"number": {"type": "integer"}}, "required": ["number"]});
-        let c = &rust_effects(&old, &new)["create_issue"];
+        let c = &rust_effects(&old, &new).tools["create_issue"];
         has(
             c,
             RustEffect::Major,
@@ -913,10 +937,10 @@ mod tests {
             json!([tool(args(title(), json!([]))), {"name": "close_issue", "inputSchema": {"type": "object"}}]),
         );
         assert_eq!(
-            rust_effects(&one, &two)["close_issue"].effect,
+            rust_effects(&one, &two).tools["close_issue"].effect,
             RustEffect::Minor
         );
-        let gone = &rust_effects(&two, &one)["close_issue"];
+        let gone = &rust_effects(&two, &one).tools["close_issue"];
         has(
             gone,
             RustEffect::Major,
@@ -927,7 +951,7 @@ mod tests {
     #[test]
     fn a_tool_renamed_to_the_same_rust_name_keeps_its_method() {
         let named = |name: &str| doc(json!([{"name": name, "inputSchema": {"type": "object"}}]));
-        let out = rust_effects(&named("getTinyImage"), &named("get-tiny-image"));
+        let out = rust_effects(&named("getTinyImage"), &named("get-tiny-image")).tools;
         for tool in ["getTinyImage", "get-tiny-image"] {
             assert_eq!(out[tool].effect, RustEffect::Patch, "{out:#?}");
             has(
@@ -936,6 +960,24 @@ mod tests {
                 "now calling \"get-tiny-image\" (was \"getTinyImage\") on the wire",
             );
         }
+    }
+
+    #[test]
+    fn a_removed_prompt_is_major_for_the_prompts_bindings() {
+        let with = |prompts: Value| json!({"format": 1, "server": {"alias": "t"}, "tools": [], "prompts": prompts});
+        let review = rust_effects(
+            &with(
+                json!([{"name": "summarize", "arguments": [{"name": "text", "required": true}]}, {"name": "greet"}]),
+            ),
+            &with(json!([{"name": "greet"}])),
+        );
+        let prompts = review.prompts.expect("the prompts' bindings change");
+        assert_eq!(prompts.effect, RustEffect::Major, "{prompts:#?}");
+        has(
+            &prompts,
+            RustEffect::Major,
+            "`prompts::Prompts::summarize` removed",
+        );
     }
 
     #[test]
