@@ -64,6 +64,16 @@ pub enum Error {
         /// The aliases the registry defines, comma-separated.
         known: String,
     },
+    /// OAuth failed: no stored login, a refused refresh, a failed authorization or token
+    /// request. The message names the command that fixes it where there is one
+    /// (`cargo xtask login ALIAS`).
+    #[error("server \"{server}\": OAuth: {message}")]
+    Auth {
+        /// The server's alias.
+        server: String,
+        /// What failed (never a token or a secret).
+        message: String,
+    },
     /// Connecting to, or talking with, the server failed at the transport level.
     #[error("server \"{server}\": {message}{}", stderr_suffix(.stderr_tail))]
     Transport {
@@ -229,6 +239,9 @@ pub enum ErrorKind {
     /// A model without MCP support was given a server without a function-call
     /// wrapper.
     ModelServerMismatch,
+    /// The server needs an OAuth login (none stored, or it expired and cannot be
+    /// refreshed), or the authorization failed.
+    Unauthorized,
     /// The registry, toolbox or agent configuration is invalid (unreadable registry, unknown
     /// server, undefined variable, unknown tool in an allowlist, …).
     Config,
@@ -252,6 +265,7 @@ impl ErrorKind {
             ErrorKind::Drift => "drift",
             ErrorKind::RequiredServer => "required_server",
             ErrorKind::ModelServerMismatch => "model_server_mismatch",
+            ErrorKind::Unauthorized => "unauthorized",
             ErrorKind::Config => "config",
         }
     }
@@ -274,6 +288,7 @@ impl Error {
             | Error::UndefinedVariable { .. }
             | Error::UnknownServer { .. } => ErrorKind::Config,
             Error::Transport { .. } => ErrorKind::Transport,
+            Error::Auth { .. } => ErrorKind::Unauthorized,
             Error::Protocol { code: -32602, .. } | Error::Encode { .. } => {
                 ErrorKind::InvalidArguments
             }

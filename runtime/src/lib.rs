@@ -15,6 +15,8 @@
 //! `::mcp_runtime::…` paths.
 #![deny(missing_docs)]
 
+#[cfg(feature = "oauth")]
+pub mod auth;
 pub mod config;
 pub mod drift;
 mod error;

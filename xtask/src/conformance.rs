@@ -8,7 +8,8 @@
 //! 3. reads the plan from the suite's own requirement sets (`requirements/<rev>.yaml`):
 //!    every client scenario each revision scores, plus the client scenarios it runs without
 //!    scoring — so a scenario in both sets runs twice, once per wire (the `initialize`
-//!    lifecycle for 2025-11-25, the stateless one for 2026-07-28);
+//!    lifecycle for 2025-11-25, the stateless one for 2026-07-28) — and the two
+//!    authorization back-compat scenarios of 2025-03-26 ([`BACKCOMPAT`]);
 //! 4. runs each `(revision, scenario)` as
 //!    `node <suite> client --command <client> --scenario NAME --spec-version REV`,
 //!    echoing the suite's own output (two runs at a time; each run's output stays together);
@@ -31,6 +32,14 @@ use std::sync::Mutex;
 
 /// The revisions whose requirement sets are run, oldest first.
 pub const REVISIONS: &[&str] = &["2025-11-25", "2026-07-28"];
+
+/// Runs no requirement set lists: the suite's back-compat scenarios of the 2025-03-26
+/// authorization rules (metadata at the server's root, default endpoints when there is
+/// none), which clients of servers still on that revision meet. Run unscored at that revision.
+pub const BACKCOMPAT: &[(&str, &str)] = &[
+    ("2025-03-26", "auth/2025-03-26-oauth-metadata-backcompat"),
+    ("2025-03-26", "auth/2025-03-26-oauth-endpoint-fallback"),
+];
 
 /// The committed expected failures, relative to the workspace root.
 const EXPECTED_FAILURES: &str = "xtask/conformance-expected-failures.txt";
@@ -230,6 +239,11 @@ fn plan(suite: &Path) -> Result<Vec<Run>, String> {
         }
         runs.extend(found);
     }
+    runs.extend(BACKCOMPAT.iter().map(|(revision, scenario)| Run {
+        revision: revision.to_string(),
+        scenario: scenario.to_string(),
+        scored: false,
+    }));
     Ok(runs)
 }
 

@@ -49,11 +49,13 @@ use std::time::Duration;
 
 use crate::drift::DriftPolicy;
 
+mod auth;
 mod protocol;
 mod raw;
 mod registry;
 mod resolve;
 
+pub use auth::{AuthConfig, ClientCredentialsSettings, OAuthSettings};
 pub use protocol::{LAST_WITH_INITIALIZE, Protocol, REVISIONS};
 pub use raw::check_alias;
 pub use registry::Registry;
@@ -105,6 +107,8 @@ pub struct ServerConfig {
     drift: DriftPolicy,
     /// Which protocol revision to negotiate.
     protocol: Protocol,
+    /// How an access token is obtained (HTTP servers only).
+    auth: Option<AuthConfig>,
 }
 
 /// How to reach a server. String values may contain `${NAME}` placeholders.
@@ -240,6 +244,7 @@ impl fmt::Debug for ServerConfig {
             .field("connect_timeout", &self.connect_timeout)
             .field("drift", &self.drift)
             .field("protocol", &self.protocol)
+            .field("auth", &self.auth)
             .finish_non_exhaustive()
     }
 }
@@ -277,6 +282,7 @@ impl ServerConfig {
             connect_timeout: None,
             drift: DriftPolicy::default(),
             protocol: Protocol::Auto,
+            auth: None,
         }
     }
 
@@ -361,6 +367,18 @@ impl ServerConfig {
     /// default, or a revision such as `"2025-11-25"` or `"2026-07-28"`); see [`Protocol`].
     pub fn protocol(&self) -> Protocol {
         self.protocol
+    }
+
+    /// How the client obtains an OAuth access token for this HTTP server (`auth = "oauth"`,
+    /// `auth = { client_credentials = … }`); `None`: no OAuth (static `headers` only).
+    pub fn auth(&self) -> Option<&AuthConfig> {
+        self.auth.as_ref()
+    }
+
+    /// Sets [`ServerConfig::auth`].
+    pub fn with_auth(mut self, auth: AuthConfig) -> Self {
+        self.auth = Some(auth);
+        self
     }
 
     /// Sets the protocol revision ([`ServerConfig::protocol`]).

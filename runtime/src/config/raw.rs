@@ -13,6 +13,7 @@ use serde::Deserialize;
 use serde::de::{MapAccess, Visitor};
 use toml::Spanned;
 
+use super::auth::RawAuth;
 use super::resolve::{SubstError, substitute};
 use super::{InheritEnv, Protocol, ServerConfig, TransportConfig};
 use crate::drift::DriftPolicy;
@@ -81,6 +82,7 @@ pub(super) struct RawServer {
     disabled: Option<FalseOnly>,
     #[serde(default, alias = "functionCallWrapper")]
     function_call_wrapper: bool,
+    auth: Option<RawAuth>,
 }
 
 impl RawServer {
@@ -111,9 +113,9 @@ impl RawServer {
         };
         let transport = match transport.as_str() {
             "stdio" => {
-                if self.url.is_some() || !self.headers.is_empty() {
+                if self.url.is_some() || !self.headers.is_empty() || self.auth.is_some() {
                     return Err(
-                        "`url` and `headers` are for HTTP servers; a stdio server needs `command`"
+                        "`url`, `headers` and `auth` are for HTTP servers; a stdio server needs `command`"
                             .into(),
                     );
                 }
@@ -169,9 +171,17 @@ impl RawServer {
                 ));
             }
         };
+        let auth = match self.auth {
+            Some(_) if matches!(transport, TransportConfig::Sse { .. }) => {
+                return Err("`auth` needs `transport = \"streamable-http\"` (the legacy SSE transport predates MCP authorization)".into());
+            }
+            Some(raw) => Some(raw.into_config()?),
+            None => None,
+        };
         Ok(ServerConfig {
             alias: alias.to_string(),
             transport,
+            auth,
             timeout: self.timeout.map(|t| t.0),
             required: self.required,
             tools: self.tools,

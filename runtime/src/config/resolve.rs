@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use super::{InheritEnv, ServerConfig, TransportConfig};
+use super::{AuthConfig, InheritEnv, ServerConfig, TransportConfig};
 use crate::error::{Error, Result};
 
 /// A server's connection settings with every placeholder substituted. Kept in memory by
@@ -14,6 +14,8 @@ use crate::error::{Error, Result};
 #[derive(Clone)]
 pub(crate) struct Resolved {
     pub(crate) transport: TransportConfig,
+    /// The `auth` setting with its secrets substituted.
+    pub(crate) auth: Option<AuthConfig>,
     /// Every value that came from the environment (a `${NAME}` substituted, a passed-on
     /// variable) or sits in a header: what must never appear in a log line or an error.
     pub(crate) secrets: Vec<String>,
@@ -165,6 +167,37 @@ impl ServerConfig {
                 headers: sub_map(headers, "headers")?,
             },
         };
+        // The auth secrets: substituted, and redacted wherever they could show.
+        let auth = match &self.auth {
+            Some(AuthConfig::OAuth(o)) => {
+                let mut o = o.clone();
+                if let Some(secret) = &o.client_secret {
+                    let value = sub(secret, "auth.client_secret")?;
+                    secrets.push(value.clone());
+                    o.client_secret = Some(value);
+                }
+                if let Some(dir) = &o.token_store {
+                    let dir = sub(&dir.to_string_lossy(), "auth.token_store")?;
+                    o.token_store = Some(self.base_dir.join(dir));
+                }
+                Some(AuthConfig::OAuth(o))
+            }
+            Some(AuthConfig::ClientCredentials(c)) => {
+                let mut c = c.clone();
+                if let Some(secret) = &c.client_secret {
+                    let value = sub(secret, "auth.client_secret")?;
+                    secrets.push(value.clone());
+                    c.client_secret = Some(value);
+                }
+                if let Some(key) = &c.private_key {
+                    let value = sub(key, "auth.private_key")?;
+                    secrets.push(value.clone());
+                    c.private_key = Some(value);
+                }
+                Some(AuthConfig::ClientCredentials(c))
+            }
+            None => None,
+        };
         // Header values are credentials more often than not, written in or substituted.
         if let TransportConfig::Sse { headers, .. }
         | TransportConfig::StreamableHttp { headers, .. } = &transport
@@ -174,7 +207,11 @@ impl ServerConfig {
         secrets.retain(|s| s.chars().count() >= MIN_SECRET_LEN);
         secrets.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
         secrets.dedup();
-        Ok(Resolved { transport, secrets })
+        Ok(Resolved {
+            transport,
+            auth,
+            secrets,
+        })
     }
 }
 

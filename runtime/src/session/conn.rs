@@ -155,6 +155,9 @@ impl Session {
             // names the revisions it speaks; the session then starts again with `initialize`.
             let fallback: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
             let init_err = |e: rmcp::service::ClientInitializeError| {
+                if let Some(auth) = self.auth_failure() {
+                    return auth;
+                }
                 if protocol == Protocol::Auto
                     && let Some(revision) = initialize_fallback(&e)
                 {
@@ -200,15 +203,24 @@ impl Session {
                     }
                     #[cfg(feature = "http")]
                     TransportConfig::StreamableHttp { url, headers } => {
-                        let t = crate::transport::streamable_http(
+                        use rmcp::transport::StreamableHttpClientTransport as Http;
+                        let (client, config) = crate::transport::streamable_http(
                             alias,
                             url,
                             headers,
                             tap.clone(),
                             inner.param_headers.clone(),
                         )?;
+                        #[cfg(feature = "oauth")]
+                        if let Some(engine) = &inner.auth {
+                            let client = crate::auth::OAuthHttp::new(client, engine.clone());
+                            return handler
+                                .serve_with_lifecycle(Http::with_client(client, config), mode)
+                                .await
+                                .map_err(init_err);
+                        }
                         handler
-                            .serve_with_lifecycle(t, mode)
+                            .serve_with_lifecycle(Http::with_client(client, config), mode)
                             .await
                             .map_err(init_err)
                     }
@@ -321,6 +333,15 @@ impl Session {
         Ok(conn)
     }
 
+    /// The OAuth failure behind the last refused request, if that is what ended it.
+    pub(super) fn auth_failure(&self) -> Option<Error> {
+        #[cfg(feature = "oauth")]
+        if let Some(engine) = &self.inner.auth {
+            return engine.take_failure();
+        }
+        None
+    }
+
     /// Maps an rmcp error; transport failures wait briefly for the server's stderr to end so
     /// its last lines are in the error.
     pub(super) async fn map_service_error(
@@ -330,6 +351,9 @@ impl Session {
         idle: Duration,
         e: ServiceError,
     ) -> Error {
+        if let Some(auth) = self.auth_failure() {
+            return auth;
+        }
         match e {
             ServiceError::McpError(data) => Error::Protocol {
                 server: self.inner.alias.clone(),

@@ -30,7 +30,24 @@ impl Session {
         config: &ServerConfig,
         resolved: Resolved,
         options: ConnectOptions,
-    ) -> Session {
+    ) -> Result<Session> {
+        #[cfg(feature = "oauth")]
+        let auth = {
+            let env = |name: &str| std::env::var(name).ok();
+            let lookup: &dyn Fn(&str) -> Option<String> = match &options.lookup {
+                Some(l) => l.as_ref(),
+                None => &env,
+            };
+            crate::auth::engine_for(config, &resolved, lookup, options.authorizer.clone())?
+        };
+        #[cfg(not(feature = "oauth"))]
+        if resolved.auth.is_some() {
+            return Err(Error::InvalidServer {
+                path: Default::default(),
+                alias: config.alias().to_string(),
+                message: "this build of mcp-runtime has no OAuth support, so `auth` cannot be used; enable the `oauth` feature of mcp-runtime (on by default)".into(),
+            });
+        }
         let policy = options.drift.unwrap_or(config.drift());
         let shared = Arc::new(Shared {
             alias: config.alias().into(),
@@ -71,6 +88,8 @@ impl Session {
             rejected: Mutex::new(Vec::new()),
             param_headers,
             options,
+            #[cfg(feature = "oauth")]
+            auth,
         });
         let router = Arc::downgrade(&inner.shared);
         inner.tap.set_progress_sink(Arc::new(move |params| {
@@ -84,7 +103,7 @@ impl Session {
                 inner.shared.clone(),
             ));
         }
-        Session { inner }
+        Ok(Session { inner })
     }
 
     pub(super) async fn start(
@@ -93,7 +112,7 @@ impl Session {
         options: ConnectOptions,
     ) -> Result<Session> {
         let lazy = options.lazy;
-        let session = Self::new_unconnected(config, resolved, options);
+        let session = Self::new_unconnected(config, resolved, options)?;
         if !lazy {
             session.conn().await?;
         }

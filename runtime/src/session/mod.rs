@@ -75,6 +75,9 @@ struct Inner {
     rejected: Mutex<Vec<(String, String)>>,
     /// The valid `x-mcp-header` annotations by tool (shared with the HTTP transport).
     param_headers: Arc<ParamHeaders>,
+    /// The OAuth state of a server with an `auth` setting.
+    #[cfg(feature = "oauth")]
+    auth: Option<Arc<crate::auth::Engine>>,
 }
 
 impl Drop for Inner {

@@ -103,6 +103,8 @@ pub struct ConnectOptions {
     pub(super) drift: Option<DriftPolicy>,
     pub(super) elicit: Option<Elicit>,
     pub(super) on_log: Option<LogFn>,
+    #[cfg(feature = "oauth")]
+    pub(super) authorizer: Option<Arc<dyn crate::auth::Authorizer>>,
 }
 
 pub(super) type Lookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
@@ -117,6 +119,13 @@ impl std::fmt::Debug for ConnectOptions {
             .field("fixture_tools", &self.fixture_tools.map(<[_]>::len))
             .field("drift", &self.drift)
             .field("on_server_log", &self.on_log.is_some())
+            .field("authorizer", &{
+                #[cfg(feature = "oauth")]
+                let set = self.authorizer.is_some();
+                #[cfg(not(feature = "oauth"))]
+                let set = false;
+                set
+            })
             .field(
                 "elicitation",
                 &self.elicit.as_ref().map(|e| match e {
@@ -201,6 +210,17 @@ impl ConnectOptions {
     /// server's level). `f` runs on the connection's task: keep it short.
     pub fn on_server_log(mut self, f: impl Fn(ServerLog) + Send + Sync + 'static) -> Self {
         self.on_log = Some(Arc::new(f));
+        self
+    }
+
+    /// Lets the session log in by itself when an OAuth server (`auth = "oauth"`) needs it:
+    /// no stored login, a login that cannot be refreshed, or a 403 `insufficient_scope`
+    /// asking for more scopes (at most three authorizations per request). Without it such
+    /// a request fails with [`ErrorKind::Unauthorized`](crate::ErrorKind::Unauthorized),
+    /// naming `cargo xtask login ALIAS`.
+    #[cfg(feature = "oauth")]
+    pub fn with_authorizer(mut self, authorizer: Arc<dyn crate::auth::Authorizer>) -> Self {
+        self.authorizer = Some(authorizer);
         self
     }
 

@@ -15,14 +15,19 @@ use sse_stream::{Error as SseError, Sse};
 use super::{ParamHeaders, RawTap};
 use crate::error::{Error, Result};
 
-/// Builds rmcp's Streamable HTTP transport for `url` with extra headers.
+/// rmcp's Streamable HTTP transport for `url` with extra headers: the tapped client and the
+/// transport's configuration, for the session to put together (with OAuth in front of the
+/// client when the server has an `auth` setting).
 pub(crate) fn streamable_http(
     alias: &str,
     url: &str,
     headers: &BTreeMap<String, String>,
     tap: Arc<RawTap>,
     params: Arc<ParamHeaders>,
-) -> Result<rmcp::transport::StreamableHttpClientTransport<TappedClient>> {
+) -> Result<(
+    TappedClient,
+    rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig,
+)> {
     use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
     let mut map = HashMap::new();
     for (k, v) in headers {
@@ -35,9 +40,7 @@ pub(crate) fn streamable_http(
         message: format!("cannot build the HTTP client: {e}"),
         stderr_tail: Vec::new(),
     })?;
-    Ok(rmcp::transport::StreamableHttpClientTransport::with_client(
-        client, config,
-    ))
+    Ok((client, config))
 }
 
 pub(super) fn header_pair(

@@ -27,7 +27,7 @@ mod stdio;
 mod tap;
 
 #[cfg(feature = "http")]
-pub(crate) use http::streamable_http;
+pub(crate) use http::{same_origin_redirects, streamable_http};
 pub(crate) use param_headers::ParamHeaders;
 pub(crate) use server_output::{StderrEof, StderrTail, StdoutNoise};
 #[cfg(feature = "http")]

@@ -12,6 +12,10 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
+use std::sync::Arc;
+
+use mcp_runtime::auth::{AuthorizeFuture, Authorizer};
+use mcp_runtime::config::{AuthConfig, ClientCredentialsSettings, OAuthSettings};
 use mcp_runtime::{CallOptions, ConnectOptions, Protocol, ServerConfig, Session};
 use serde_json::{Value, json};
 
@@ -58,7 +62,7 @@ async fn run(scenario: &str, url: &str) -> Result<(), String> {
         Ok(v) => v.parse::<Protocol>()?,
         Err(_) => Protocol::Auto,
     };
-    let config = ServerConfig::http("conformance", false, url)
+    let mut config = ServerConfig::http("conformance", false, url)
         .with_timeout(Duration::from_secs(20))
         .with_connect_timeout(Duration::from_secs(20))
         .with_protocol(protocol);
@@ -66,10 +70,90 @@ async fn run(scenario: &str, url: &str) -> Result<(), String> {
     if scenario.starts_with("elicitation") {
         options = options.accept_elicitation_defaults();
     }
-    let session = options.connect(&config).await.map_err(|e| e.to_string())?;
-    let result = scenario_steps(&session, scenario).await;
-    let _ = session.close().await;
+    // The auth scenarios: the registry setting a user would write, a token store of this
+    // run's own, and an authorizer standing in for the user's browser.
+    let tokens =
+        std::env::temp_dir().join(format!("mcp-conformance-tokens-{}", std::process::id()));
+    if scenario.starts_with("auth/") {
+        config = config.with_auth(auth_config(&tokens)?);
+        options = options.with_authorizer(Arc::new(Headless));
+    }
+    let result = async {
+        let session = options.connect(&config).await.map_err(|e| e.to_string())?;
+        let result = scenario_steps(&session, scenario).await;
+        let _ = session.close().await;
+        result
+    }
+    .await;
+    let _ = std::fs::remove_dir_all(&tokens);
     result
+}
+
+/// The `auth` setting for this run, from the credentials the suite passes in
+/// `MCP_CONFORMANCE_CONTEXT` (pre-registered client, client credentials), else a public
+/// client with a Client ID Metadata Document URL (used where the server supports those,
+/// dynamic registration otherwise).
+fn auth_config(tokens: &std::path::Path) -> Result<AuthConfig, String> {
+    let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|c| serde_json::from_str(&c).ok())
+        .unwrap_or(Value::Null);
+    let text = |key: &str| context[key].as_str().map(str::to_string);
+    if let Some(pem) = text("private_key_pem") {
+        let id = text("client_id").ok_or("the context has a private key but no client_id")?;
+        let alg = text("signing_algorithm").unwrap_or_else(|| "RS256".into());
+        return Ok(AuthConfig::ClientCredentials(
+            ClientCredentialsSettings::private_key(id, pem, alg),
+        ));
+    }
+    if context["name"] == "auth/client-credentials-basic"
+        || std::env::var("MCP_CONFORMANCE_SCENARIO").as_deref()
+            == Ok("auth/client-credentials-basic")
+    {
+        let id = text("client_id").ok_or("the context names no client_id")?;
+        let secret = text("client_secret").ok_or("the context names no client_secret")?;
+        return Ok(AuthConfig::ClientCredentials(
+            ClientCredentialsSettings::secret(id, secret),
+        ));
+    }
+    let mut settings = OAuthSettings::default()
+        .with_client_metadata_url("https://conformance-test.local/client-metadata.json")
+        .with_token_store(tokens);
+    if let (Some(id), secret) = (text("client_id"), text("client_secret")) {
+        settings = settings.with_client(id, secret);
+    }
+    Ok(AuthConfig::OAuth(settings))
+}
+
+/// The suite's authorization server redirects at once (no login page): follow the
+/// authorization URL without redirects and hand back the `Location` it answers with.
+struct Headless;
+
+impl Authorizer for Headless {
+    fn redirect_uri(&self) -> String {
+        "http://localhost:3000/callback".into()
+    }
+
+    fn authorize<'a>(&'a self, url: &'a str) -> AuthorizeFuture<'a> {
+        Box::pin(async move {
+            let client = reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .map_err(|e| e.to_string())?;
+            let response = client.get(url).send().await.map_err(|e| e.to_string())?;
+            response
+                .headers()
+                .get("location")
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string)
+                .ok_or_else(|| {
+                    format!(
+                        "the authorization endpoint answered {} without a redirect",
+                        response.status()
+                    )
+                })
+        })
+    }
 }
 
 async fn call(session: &Session, tool: &str, args: Value) -> Result<String, String> {

@@ -1,0 +1,261 @@
+//! The token store: one file per server URL (the OAuth resource) holding the issuer that
+//! minted the tokens, the client registration and the tokens, created with owner-only
+//! permissions in the user's config directory, never in a project.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use rmcp::transport::auth::{
+    AuthError, CredentialRefreshGuard, CredentialStore, StoredCredentials,
+};
+use serde::{Deserialize, Serialize};
+
+/// The variable that overrides the token directory (tests, CI, several accounts).
+pub const TOKEN_DIR_VAR: &str = "MCP_BINDGEN_TOKEN_DIR";
+
+/// What one token file holds.
+#[derive(Clone, Default, Serialize, Deserialize)]
+pub(crate) struct TokenFile {
+    /// The server URL these tokens are for (the OAuth resource).
+    pub(crate) resource: String,
+    /// The client secret of a dynamically registered client (rmcp's credentials do not
+    /// keep it, and a refresh must send it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) client_secret: Option<String>,
+    /// The redirect URI the client was registered with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) redirect_uri: Option<String>,
+    /// The client id, issuer, tokens and granted scopes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) credentials: Option<StoredCredentials>,
+}
+
+impl fmt::Debug for TokenFile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TokenFile")
+            .field("resource", &self.resource)
+            .field(
+                "client_secret",
+                &self.client_secret.as_ref().map(|_| "<redacted>"),
+            )
+            .field("redirect_uri", &self.redirect_uri)
+            // rmcp's Debug redacts the token response.
+            .field("credentials", &self.credentials)
+            .finish()
+    }
+}
+
+/// The file of one server's tokens; implements rmcp's [`CredentialStore`].
+#[derive(Clone)]
+pub(crate) struct TokenStore {
+    path: PathBuf,
+    resource: String,
+    /// Held across a refresh and its save: one refresh at a time per file in this process.
+    refresh: Arc<tokio::sync::Mutex<()>>,
+}
+
+impl fmt::Debug for TokenStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TokenStore")
+            .field("path", &self.path)
+            .finish()
+    }
+}
+
+/// The user's token directory: `$MCP_BINDGEN_TOKEN_DIR`, else
+/// `$XDG_CONFIG_HOME/mcp-bindgen/tokens`, else `~/.config/mcp-bindgen/tokens`
+/// (`%APPDATA%\mcp-bindgen\tokens` on Windows).
+pub fn default_token_dir(lookup: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
+    let set = |name: &str| lookup(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    if let Some(dir) = set(TOKEN_DIR_VAR) {
+        return Some(dir);
+    }
+    let config = if cfg!(windows) {
+        set("APPDATA")
+    } else {
+        set("XDG_CONFIG_HOME").or_else(|| set("HOME").map(|h| h.join(".config")))
+    };
+    config.map(|c| c.join("mcp-bindgen").join("tokens"))
+}
+
+/// A file name for a resource URL: readable host and port, then a hash of the whole URL.
+pub(crate) fn file_name(resource: &str) -> String {
+    let readable: String = resource
+        .split("://")
+        .nth(1)
+        .unwrap_or(resource)
+        .split('/')
+        .next()
+        .unwrap_or("")
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(60)
+        .collect();
+    // FNV-1a: stable across builds and platforms.
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in resource.as_bytes() {
+        hash ^= u64::from(*b);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{readable}-{hash:016x}.json")
+}
+
+/// One in-process lock per token file.
+fn refresh_lock(path: &Path) -> Arc<tokio::sync::Mutex<()>> {
+    static LOCKS: OnceLock<Mutex<HashMap<PathBuf, Arc<tokio::sync::Mutex<()>>>>> = OnceLock::new();
+    let mut map = LOCKS
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    map.entry(path.to_path_buf()).or_default().clone()
+}
+
+impl TokenStore {
+    /// The store of `resource`'s tokens in directory `dir`.
+    pub(crate) fn new(dir: &Path, resource: &str) -> Self {
+        let path = dir.join(file_name(resource));
+        TokenStore {
+            refresh: refresh_lock(&path),
+            path,
+            resource: resource.to_string(),
+        }
+    }
+
+    /// The token file's path.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The file's contents; `None` when there is no file.
+    pub(crate) fn read(&self) -> Result<Option<TokenFile>, String> {
+        match std::fs::read(&self.path) {
+            Ok(bytes) => serde_json::from_slice(&bytes).map(Some).map_err(|e| {
+                format!(
+                    "the token file {} is not valid ({e}); delete it with `logout` and log in again",
+                    self.path.display()
+                )
+            }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(format!("cannot read the token file {}: {e}", self.path.display())),
+        }
+    }
+
+    /// Writes the file atomically (a temporary file renamed over it), readable and writable
+    /// by its owner only; the directory is created owner-only too.
+    pub(crate) fn write(&self, file: &TokenFile) -> Result<(), String> {
+        let dir = self.path.parent().unwrap_or(Path::new("."));
+        create_private_dir(dir)
+            .map_err(|e| format!("cannot create the token directory {}: {e}", dir.display()))?;
+        let bytes = serde_json::to_vec_pretty(file).map_err(|e| e.to_string())?;
+        let tmp = self
+            .path
+            .with_extension(format!("tmp{}", std::process::id()));
+        let result = (|| {
+            let mut f = private_file(&tmp)?;
+            f.write_all(&bytes)?;
+            f.sync_all()?;
+            std::fs::rename(&tmp, &self.path)
+        })();
+        if result.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        result.map_err(|e| format!("cannot write the token file {}: {e}", self.path.display()))
+    }
+
+    /// Changes the file under the refresh lock's protection of the caller.
+    pub(crate) fn update(&self, f: impl FnOnce(&mut TokenFile)) -> Result<(), String> {
+        let mut file = self.read()?.unwrap_or_default();
+        file.resource = self.resource.clone();
+        f(&mut file);
+        self.write(&file)
+    }
+
+    /// Deletes the file; whether there was one.
+    pub(crate) fn remove(&self) -> Result<bool, String> {
+        match std::fs::remove_file(&self.path) {
+            Ok(()) => Ok(true),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+            Err(e) => Err(format!(
+                "cannot delete the token file {}: {e}",
+                self.path.display()
+            )),
+        }
+    }
+}
+
+#[cfg(unix)]
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+    if !dir.exists() {
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)?;
+    }
+    // A directory that already existed keeps its mode unless it is ours alone to set.
+    let mode = std::fs::metadata(dir)?.permissions().mode();
+    if mode & 0o077 != 0 && dir.file_name().is_some_and(|n| n == "tokens") {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)
+}
+
+#[cfg(unix)]
+fn private_file(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+}
+
+#[cfg(not(unix))]
+fn private_file(path: &Path) -> std::io::Result<std::fs::File> {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+}
+
+fn store_error(message: String) -> AuthError {
+    AuthError::CredentialStoreError(message)
+}
+
+#[async_trait::async_trait]
+impl CredentialStore for TokenStore {
+    async fn load(&self) -> Result<Option<StoredCredentials>, AuthError> {
+        Ok(self
+            .read()
+            .map_err(store_error)?
+            .and_then(|f| f.credentials))
+    }
+
+    async fn save(&self, credentials: StoredCredentials) -> Result<(), AuthError> {
+        self.update(|f| f.credentials = Some(credentials))
+            .map_err(store_error)
+    }
+
+    async fn clear(&self) -> Result<(), AuthError> {
+        self.remove().map(|_| ()).map_err(store_error)
+    }
+
+    async fn acquire_refresh_guard(&self) -> Result<Option<CredentialRefreshGuard>, AuthError> {
+        let guard = self.refresh.clone().lock_owned().await;
+        Ok(Some(CredentialRefreshGuard::new(guard)))
+    }
+}
