@@ -25,6 +25,8 @@
 //! | `expand ALIAS\|PATH` | print the Rust code `mcp_tools!` generates for a fixture |
 //! | `tools [--strict]` | the OpenAI function-call `tools` array of every fixture |
 //! | `call ALIAS TOOL [JSON]` | call one tool of a configured server and print the result |
+//! | `login ALIAS [--no-browser]` | OAuth login to a server with `auth = "oauth"`: authorization code + PKCE through a loopback redirect, tokens in the user's token store |
+//! | `logout ALIAS` | delete a server's stored OAuth tokens |
 //!
 //! Paths work like cargo's: the project is found from the current directory (or
 //! `--manifest-path`), its registry is `fixtures/servers.toml` and its fixtures are
@@ -44,6 +46,7 @@ mod deep;
 mod diff;
 mod error;
 mod expand;
+mod login;
 mod paths;
 mod snapshot;
 mod tools;
@@ -172,6 +175,9 @@ commands:
   expand ALIAS|PATH             print the Rust code mcp_tools!(\"ALIAS\") generates
   tools [--strict]              print the OpenAI function-call `tools` array of every fixture
   call ALIAS TOOL [JSON]        call one tool of a configured server, print the result
+  login ALIAS [--no-browser]    OAuth login to a server with `auth = \"oauth\"`: opens the
+                                authorization URL, stores the tokens in the user's token store
+  logout ALIAS                  delete a server's stored OAuth tokens
 
 options of every command:
   --manifest-path PATH          find the project from this Cargo.toml instead of the current directory
@@ -194,6 +200,7 @@ the nearest Cargo.toml (from the current directory up) that has them."
             "expand" => expand::run(self, rest),
             "tools" => tools::run(self, rest),
             "call" => call::run(self, rest),
+            "login" | "logout" => login::run(self, command, rest),
             "-h" | "--help" | "help" => {
                 println!("{}", self.usage());
                 return ExitCode::SUCCESS;

@@ -2,34 +2,13 @@
 //! embedded demo server: an untouched fixture passes, a fixture edited to lack a required
 //! argument fails with a BREAKING report, a missing fixture is drift with the fix named.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use serde_json::Value;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("xtask has a parent")
-        .to_path_buf()
-}
-
-/// The demo server `cargo test --workspace` builds (or `$MCP_DEMO_SERVER`).
-fn demo_server() -> PathBuf {
-    if let Some(p) = std::env::var_os("MCP_DEMO_SERVER") {
-        return PathBuf::from(p);
-    }
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root().join("target"));
-    let path = target.join("debug").join("mcp-demo-server");
-    assert!(
-        path.exists(),
-        "{} is missing: run `cargo build -p mcp-bindgen-tests` or `cargo xtask test`",
-        path.display()
-    );
-    path
-}
+mod common;
+use common::{demo_server, root};
 
 /// Runs `cargo-mcp-bindgen` with `args` from the repository root: exit code, stdout and
 /// stderr.

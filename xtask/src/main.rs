@@ -58,6 +58,8 @@ the mcp-bindgen commands (mcp-bindgen-cli; `cargo xtask <command> --help` for op
   expand ALIAS|PATH             print the code mcp_tools!(\"ALIAS\") generates
   tools [--strict]              print the OpenAI function-call `tools` array of every fixture
   call ALIAS TOOL [JSON]        call one tool of a configured server, print the result
+  login ALIAS [--no-browser]    OAuth login to a server with `auth = \"oauth\"` (tokens in the
+                                user's token store); logout ALIAS deletes them
 
 this repository's tasks:
   install-servers [ALIAS…] [--conformance]
@@ -95,7 +97,7 @@ fn main() -> ExitCode {
             }
             mcp_bindgen_cli::run_with_env(INVOKED_AS, &args, &env)
         }
-        "verify" | "expand" | "tools" | "diff" | "-V" | "--version" => {
+        "verify" | "expand" | "tools" | "diff" | "login" | "logout" | "-V" | "--version" => {
             mcp_bindgen_cli::run(INVOKED_AS, &args)
         }
         "install-servers" | "demo" | "test" | "conformance" | "bench" => {

@@ -6,6 +6,7 @@
 
 use std::sync::{Arc, Mutex};
 
+use oauth2::TokenResponse as _;
 use rmcp::transport::auth::{
     AuthError, AuthorizationCallback, AuthorizationManager, ClientCredentialsConfig,
     InMemoryCredentialStore, JwtSigningAlgorithm, OAuthClientConfig, WWWAuthenticateParams,
@@ -132,9 +133,21 @@ impl Engine {
         let Some(manager) = &state.manager else {
             return Ok(None);
         };
+        let _flight = match &self.store {
+            Some(store) => Some(store.flight().await),
+            None => None,
+        };
         match manager.get_access_token().await {
             Ok(token) => Ok(Some(token)),
-            Err(AuthError::AuthorizationRequired | AuthError::TokenRefreshRejected(_)) => Ok(None),
+            Err(AuthError::AuthorizationRequired | AuthError::TokenRefreshRejected(_)) => {
+                match self.config.clone() {
+                    // A machine identity asks again; it has no refresh token.
+                    AuthConfig::ClientCredentials(c) => {
+                        self.client_credentials(&mut state, &c).await.map(Some)
+                    }
+                    AuthConfig::OAuth(_) => Ok(None),
+                }
+            }
             Err(e) => Err(self.error(format!(
                 "cannot refresh the access token: {}",
                 auth_message(&e)
@@ -471,8 +484,9 @@ impl Engine {
         })
         .await
         .map_err(|e| self.error(format!("the client credentials grant failed: {e}")))?;
-        exchanged.map_err(fail)?;
-        let token = manager.get_access_token().await.map_err(fail)?;
+        // The token of this answer: asking the manager would refresh a token that lives
+        // shorter than its refresh margin, and there is no refresh token to do it with.
+        let token = exchanged.map_err(fail)?.access_token().secret().to_string();
         state.manager = Some(manager);
         Ok(token)
     }

@@ -1,12 +1,17 @@
 //! OAuth 2.1 for remote servers (feature `oauth`, on by default).
 //!
-//! A server entry with `auth = "oauth"` is logged in to once — [`login`], which
-//! `cargo xtask login ALIAS` and `cargo mcp-bindgen login ALIAS` run — and then connects
+//! A server entry with `auth = "oauth"` is logged in to once — [`ConnectOptions::login`]
+//! with a [`LoopbackAuthorizer`], which `cargo xtask login ALIAS` and
+//! `cargo mcp-bindgen login ALIAS` run — and then connects
 //! like any other: every request carries the stored access token, which is refreshed
 //! before it expires and when the server answers 401; a 403 `insufficient_scope` asks for
 //! the missing scopes (when the session has an [`Authorizer`], else it is an error that
-//! names the login command). `auth = { client_credentials = … }` needs no login: the token
-//! is requested at connect time.
+//! names the login command; see [`ConnectOptions::with_authorizer`]).
+//! `auth = { client_credentials = … }` needs no login: the token is requested at connect
+//! time, with a client secret or a JWT signed by a private key, and again when it expires.
+//!
+//! [`ConnectOptions::login`]: crate::ConnectOptions::login
+//! [`ConnectOptions::with_authorizer`]: crate::ConnectOptions::with_authorizer
 //!
 //! The login is the authorization code flow with PKCE (S256). The client finds the
 //! authorization server from the resource's metadata (RFC 9728, from the 401's
@@ -61,7 +66,7 @@ pub trait Authorizer: Send + Sync {
     fn authorize<'a>(&'a self, url: &'a str) -> AuthorizeFuture<'a>;
 }
 
-/// What a [`login`] did.
+/// What a login ([`crate::ConnectOptions::login`]) did.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct Login {
@@ -81,11 +86,14 @@ pub fn token_file(config: &ServerConfig) -> Result<Option<PathBuf>> {
 
 /// Logs in to `config`'s server now, whatever is stored: the authorization code flow through
 /// `authorizer` (`auth = "oauth"`) or the client credentials grant. The tokens are stored;
-/// [`crate::Session::connect`] then uses them.
-pub async fn login(config: &ServerConfig, authorizer: Arc<dyn Authorizer>) -> Result<Login> {
-    let lookup = |name: &str| std::env::var(name).ok();
-    let resolved = config.resolve(&lookup)?;
-    let Some(engine) = engine_for(config, &resolved, &lookup, Some(authorizer))? else {
+/// sessions then use them. Called by [`crate::ConnectOptions::login`].
+pub(crate) async fn login(
+    config: &ServerConfig,
+    lookup: &(dyn Fn(&str) -> Option<String> + Sync),
+    authorizer: Arc<dyn Authorizer>,
+) -> Result<Login> {
+    let resolved = config.resolve(lookup)?;
+    let Some(engine) = engine_for(config, &resolved, lookup, Some(authorizer))? else {
         return Err(Error::Auth {
             server: config.alias().to_string(),
             message: "the server has no `auth` setting in the registry: add `auth = \"oauth\"` to its entry".into(),
@@ -172,11 +180,11 @@ fn store_for(
             ))
         })?,
     };
-    let dir = if dir.is_relative() {
+    let dir = normalize(&if dir.is_relative() {
         std::env::current_dir().map(|c| c.join(&dir)).unwrap_or(dir)
     } else {
         dir
-    };
+    });
     if let Some(repo) = repository_of(config.base_dir())
         && dir.starts_with(&repo)
     {
@@ -187,6 +195,23 @@ fn store_for(
         )));
     }
     Ok(Some(store::TokenStore::new(&dir, url)))
+}
+
+/// `path` with `.` and `..` resolved by their names (the directory may not exist yet).
+fn normalize(path: &std::path::Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    // The same spelling as the repository's (a symlinked /tmp, for one).
+    std::fs::canonicalize(&out).unwrap_or(out)
 }
 
 /// The git repository holding `dir`, if any.

@@ -55,6 +55,9 @@ pub(crate) struct TokenStore {
     resource: String,
     /// Held across a refresh and its save: one refresh at a time per file in this process.
     refresh: Arc<tokio::sync::Mutex<()>>,
+    /// Held while a session reads the token and refreshes it if needed, so that sessions
+    /// sharing the file refresh once: the next one reads the refreshed token.
+    flight: Arc<tokio::sync::Mutex<()>>,
 }
 
 impl fmt::Debug for TokenStore {
@@ -125,9 +128,15 @@ impl TokenStore {
         let path = dir.join(file_name(resource));
         TokenStore {
             refresh: refresh_lock(&path),
+            flight: refresh_lock(&path.with_extension("flight")),
             path,
             resource: resource.to_string(),
         }
+    }
+
+    /// Serializes reading-and-refreshing the token among this process's sessions.
+    pub(crate) async fn flight(&self) -> tokio::sync::OwnedMutexGuard<()> {
+        self.flight.clone().lock_owned().await
     }
 
     /// The token file's path.

@@ -24,7 +24,16 @@
 //!   transport = "streamable-http"
 //!   url = "https://example.com/mcp"
 //!   headers = { Authorization = "Bearer ${TOKEN}" }
+//!
+//!   [servers.linear]
+//!   url = "https://mcp.linear.app/mcp"
+//!   auth = "oauth"                   # OAuth 2.1: `cargo xtask login linear` once
 //!   ```
+//!
+//!   `auth` (HTTP servers) also takes `{ oauth = { client_id, client_secret, scopes,
+//!   client_metadata_url, redirect_port, token_store } }` and
+//!   `{ client_credentials = { client_id, client_secret | private_key, algorithm, scopes } }`;
+//!   see [`AuthConfig`].
 //!
 //! * the Claude-Desktop / Cursor JSON shape `{"mcpServers": {"name": {"command": …}}}`, where
 //!   `"type"` (`"stdio"`, `"sse"`, `"http"`/`"streamable-http"`) is optional: `command`

@@ -224,6 +224,24 @@ impl ConnectOptions {
         self
     }
 
+    /// Logs in to `config`'s OAuth server now, whatever is stored, through `authorizer`
+    /// (the authorization code flow with PKCE; for `auth = { client_credentials = … }`
+    /// the grant), and stores the tokens for later sessions. Placeholders are looked up as
+    /// [`ConnectOptions::connect`] does. This is what `cargo xtask login ALIAS` runs, with
+    /// a [`LoopbackAuthorizer`](crate::auth::LoopbackAuthorizer).
+    #[cfg(feature = "oauth")]
+    pub async fn login(
+        &self,
+        config: &crate::ServerConfig,
+        authorizer: Arc<dyn crate::auth::Authorizer>,
+    ) -> crate::Result<crate::auth::Login> {
+        let env = |name: &str| std::env::var(name).ok();
+        match &self.lookup {
+            Some(lookup) => crate::auth::login(config, &|n| lookup(n), authorizer).await,
+            None => crate::auth::login(config, &env, authorizer).await,
+        }
+    }
+
     /// Declares the `elicitation` capability and asks `f` whenever the server needs input
     /// from the user — as an `elicitation/create` request (protocol up to 2025-11-25) or as
     /// an `input_required` answer to a call (2026-07-28), which the call then retries with

@@ -21,6 +21,7 @@ use tokio::net::TcpListener;
 
 use super::{
     Options,
+    oauth::{Answer, OAuthServer},
     server::{DemoConfig, DemoServer, log},
 };
 
@@ -56,6 +57,13 @@ pub(super) async fn serve(options: &Options) -> io::Result<()> {
     if !host.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback()) && host != "localhost" {
         config.allowed_hosts.push(host.to_owned());
     }
+    let oauth = options.oauth.then(|| {
+        Arc::new(OAuthServer::new(
+            format!("http://{address}"),
+            options.oauth_ttl,
+            &options.oauth_clients,
+        ))
+    });
     let factory = server.clone();
     let service = StreamableHttpService::new(
         move || Ok(factory.clone()),
@@ -74,9 +82,10 @@ pub(super) async fn serve(options: &Options) -> io::Result<()> {
                     }
                 };
                 let service = service.clone();
+                let oauth = oauth.clone();
                 tokio::spawn(async move {
                     let handler = hyper::service::service_fn(move |request| {
-                        route(service.clone(), request)
+                        route(service.clone(), oauth.clone(), request)
                     });
                     if let Err(error) = http1::Builder::new()
                         .serve_connection(TokioIo::new(stream), handler)
@@ -98,8 +107,37 @@ type Body = BoxBody<Bytes, Infallible>;
 
 async fn route(
     mut service: StreamableHttpService<DemoServer, LocalSessionManager>,
+    oauth: Option<Arc<OAuthServer>>,
     request: Request<Incoming>,
 ) -> Result<Response<Body>, Infallible> {
+    if let Some(oauth) = oauth {
+        let authorization = request
+            .headers()
+            .get("authorization")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
+        if request.uri().path() == ENDPOINT {
+            if let Some(answer) = oauth.check(authorization.as_deref()) {
+                return Ok(respond(answer));
+            }
+        } else {
+            let method = request.method().as_str().to_string();
+            let path = request.uri().path().to_string();
+            let query = request.uri().query().unwrap_or("").to_string();
+            let body = match request.into_body().collect().await {
+                Ok(collected) => collected.to_bytes(),
+                Err(_) => Bytes::new(),
+            };
+            let answer = oauth
+                .route(&method, &path, &query, authorization.as_deref(), &body)
+                .unwrap_or(Answer {
+                    status: 404,
+                    headers: Vec::new(),
+                    body: "not found\n".into(),
+                });
+            return Ok(respond(answer));
+        }
+    }
     if request.uri().path() != ENDPOINT {
         let mut response = Response::new(
             Full::new(Bytes::from_static(b"not found: the MCP endpoint is /mcp\n")).boxed(),
@@ -108,4 +146,15 @@ async fn route(
         return Ok(response);
     }
     tower_service::Service::call(&mut service, request).await
+}
+
+fn respond(answer: Answer) -> Response<Body> {
+    let mut response = Response::new(Full::new(Bytes::from(answer.body)).boxed());
+    *response.status_mut() = StatusCode::from_u16(answer.status).unwrap_or(StatusCode::OK);
+    for (name, value) in answer.headers {
+        if let Ok(value) = hyper::header::HeaderValue::from_str(&value) {
+            response.headers_mut().insert(name, value);
+        }
+    }
+    response
 }

@@ -8,6 +8,7 @@
 //! mcp-demo-server [--transport stdio|http] [--host 127.0.0.1] [--port N] [--pipes]
 //!                 [--faults] [--exit-after N] [--startup-delay-ms N]
 //!                 [--protocol all|2025-11-25|2026-07-28] [--misbehave MODE]
+//!                 [--oauth [--oauth-token-ttl SECS] [--oauth-client ID:SECRET]…]
 //! ```
 //!
 //! - stdio (default): newline-delimited JSON-RPC on stdin/stdout; `--pipes` uses rmcp's
@@ -16,7 +17,8 @@
 //!   pool. Logs go to stderr only.
 //! - http: Streamable HTTP at `/mcp`; prints exactly one line
 //!   `listening on http://<host>:<port>/mcp` to stdout once bound (`--port 0`, the default,
-//!   picks a free port).
+//!   picks a free port). With `--oauth`, `/mcp` needs a bearer token from the authorization
+//!   server the same process serves (see [`oauth`]).
 //!
 //! The tool list is deterministic: sorted by name, schema keys sorted recursively. The demo
 //! tools are always listed ([`DEMO_TOOLS`]); the fault tools ([`FAULT_TOOLS`]) only with
@@ -24,6 +26,7 @@
 
 mod garbage;
 mod http;
+pub mod oauth;
 mod server;
 mod stdio;
 pub mod types;
@@ -53,6 +56,12 @@ OPTIONS:
     --startup-delay-ms N     sleep N ms before serving
     --protocol REV           speak only this protocol revision: 2025-11-25 (the initialize
                              lifecycle and older) or 2026-07-28 (stateless); default: all
+    --oauth                  http: protect /mcp with OAuth 2.1, served by an authorization
+                             server on the same origin that approves every request at once
+                             (dynamic registration, PKCE, refresh, client credentials;
+                             GET /oauth/stats counts the grants)
+    --oauth-token-ttl SECS   http --oauth: access token lifetime (default: 3600)
+    --oauth-client ID:SECRET http --oauth: a pre-registered client (client credentials)
     --misbehave MODE         answer tools/list as a broken server would: cursor-cycle (a
                              nextCursor it already sent), duplicate-tool (a tool listed twice);
                              stdio only: bad-utf8 (the answer is not valid UTF-8), unknown-id
@@ -96,6 +105,13 @@ pub struct Options {
     pub protocol: Option<Wire>,
     /// How `tools/list` misbehaves (`--misbehave`).
     pub misbehave: Option<Misbehave>,
+    /// http: protect `/mcp` with OAuth, served by an authorization server on the same
+    /// origin (`--oauth`).
+    pub oauth: bool,
+    /// How long its access tokens live (`--oauth-token-ttl SECONDS`).
+    pub oauth_ttl: Duration,
+    /// Pre-registered clients for the client credentials grant (`--oauth-client ID:SECRET`).
+    pub oauth_clients: Vec<(String, String)>,
 }
 
 /// A broken server's `tools/list` (`--misbehave`).
@@ -134,6 +150,9 @@ impl Default for Options {
             startup_delay: Duration::ZERO,
             protocol: None,
             misbehave: None,
+            oauth: false,
+            oauth_ttl: Duration::from_secs(3600),
+            oauth_clients: Vec::new(),
         }
     }
 }
@@ -221,13 +240,30 @@ impl Options {
                     let ms = number("--startup-delay-ms", &value("--startup-delay-ms")?)?;
                     options.startup_delay = Duration::from_millis(ms);
                 }
-                "--faults" | "--pipes" if inline.is_some() => {
+                "--oauth-token-ttl" => {
+                    let secs = number("--oauth-token-ttl", &value("--oauth-token-ttl")?)?;
+                    options.oauth_ttl = Duration::from_secs(secs);
+                }
+                "--oauth-client" => {
+                    let pair = value("--oauth-client")?;
+                    let (id, secret) = pair
+                        .split_once(':')
+                        .ok_or("--oauth-client takes ID:SECRET")?;
+                    options
+                        .oauth_clients
+                        .push((id.to_string(), secret.to_string()));
+                }
+                "--faults" | "--pipes" | "--oauth" if inline.is_some() => {
                     return Err(format!("{flag} takes no value"));
                 }
                 "--faults" => options.faults = true,
                 "--pipes" => options.pipes = true,
+                "--oauth" => options.oauth = true,
                 other => return Err(format!("unknown argument {other:?}")),
             }
+        }
+        if options.oauth && options.transport != TransportKind::Http {
+            return Err("--oauth needs --transport http".into());
         }
         Ok(Command::Serve(options))
     }
