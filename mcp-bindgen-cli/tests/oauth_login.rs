@@ -42,9 +42,19 @@ impl Drop for Server {
 
 impl Server {
     fn start() -> Server {
+        Server::start_with(0, TTL)
+    }
+
+    fn start_with(port: u16, ttl: &str) -> Server {
         let mut child = Command::new(demo_server())
-            .args(["--transport", "http", "--port", "0", "--oauth"])
-            .args(["--oauth-token-ttl", TTL])
+            .args([
+                "--transport",
+                "http",
+                "--port",
+                &port.to_string(),
+                "--oauth",
+            ])
+            .args(["--oauth-token-ttl", ttl])
             .args(["--oauth-client", &format!("machine:{MACHINE_SECRET}")])
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -395,5 +405,35 @@ fn secrets_stay_out_of_debug_and_errors() {
             .await
             .expect("call");
         assert_eq!(out.text(), "42");
+    });
+}
+
+#[test]
+fn an_expired_login_that_cannot_be_refreshed_names_the_login_command() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let tokens = tempfile::tempdir().expect("tokens");
+    // Tokens that are always inside the refresh margin: every request refreshes first.
+    let server = Server::start_with(port, "1");
+    let config = ServerConfig::http("remote", false, &server.url).with_auth(AuthConfig::OAuth(
+        OAuthSettings::default().with_token_store(tokens.path()),
+    ));
+    runtime().block_on(async {
+        ConnectOptions::new()
+            .login(&config, Arc::new(Headless))
+            .await
+            .expect("login");
+        // The authorization server forgets its refresh tokens (a revoked login).
+        drop(server);
+        let _server = Server::start_with(port, "1");
+        let error = mcp_runtime::Session::connect(&config)
+            .await
+            .expect_err("the login cannot be refreshed");
+        assert_eq!(error.kind(), ErrorKind::Unauthorized, "{error}");
+        let text = error.to_string();
+        assert!(text.contains("expired"), "{text}");
+        assert!(text.contains("cargo xtask login remote"), "{text}");
     });
 }

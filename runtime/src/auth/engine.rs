@@ -42,6 +42,8 @@ struct State {
     loaded: bool,
     /// The scopes granted so far (step-ups ask for their union with the challenge's).
     scopes: Vec<String>,
+    /// A stored login existed but could not be refreshed (for the error's words).
+    expired: bool,
 }
 
 fn auth_message(e: &AuthError) -> String {
@@ -145,7 +147,10 @@ impl Engine {
                     AuthConfig::ClientCredentials(c) => {
                         self.client_credentials(&mut state, &c).await.map(Some)
                     }
-                    AuthConfig::OAuth(_) => Ok(None),
+                    AuthConfig::OAuth(_) => {
+                        state.expired = true;
+                        Ok(None)
+                    }
                 }
             }
             Err(e) => Err(self.error(format!(
@@ -259,6 +264,8 @@ impl Engine {
                 if self.authorizer.is_none() {
                     return Err(self.login_required(if sent.is_some() {
                         "the server rejected the stored login and it could not be refreshed"
+                    } else if state.expired {
+                        "the stored login has expired and the authorization server refused to refresh it"
                     } else {
                         "the server requires an OAuth login and none is stored"
                     }));

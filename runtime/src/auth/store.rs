@@ -58,6 +58,9 @@ pub(crate) struct TokenStore {
     /// Held while a session reads the token and refreshes it if needed, so that sessions
     /// sharing the file refresh once: the next one reads the refreshed token.
     flight: Arc<tokio::sync::Mutex<()>>,
+    /// The file as last read or written, with the modification time and size it had then:
+    /// every request asks for the token, and a `stat` is cheaper than a parse.
+    cache: Arc<Mutex<Option<(std::time::SystemTime, u64, TokenFile)>>>,
 }
 
 impl fmt::Debug for TokenStore {
@@ -129,6 +132,7 @@ impl TokenStore {
         TokenStore {
             refresh: refresh_lock(&path),
             flight: refresh_lock(&path.with_extension("flight")),
+            cache: Arc::default(),
             path,
             resource: resource.to_string(),
         }
@@ -146,15 +150,31 @@ impl TokenStore {
 
     /// The file's contents; `None` when there is no file.
     pub(crate) fn read(&self) -> Result<Option<TokenFile>, String> {
+        let stamp = std::fs::metadata(&self.path)
+            .and_then(|m| Ok((m.modified()?, m.len())))
+            .ok();
+        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        if let (Some((time, len)), Some((t, l, file))) = (stamp, cache.as_ref())
+            && (time, len) == (*t, *l)
+        {
+            return Ok(Some(file.clone()));
+        }
         match std::fs::read(&self.path) {
-            Ok(bytes) => serde_json::from_slice(&bytes).map(Some).map_err(|e| {
-                format!(
-                    "the token file {} is not valid ({e}); delete it with `logout` and log in again",
-                    self.path.display()
-                )
-            }),
+            Ok(bytes) => {
+                let file: TokenFile = serde_json::from_slice(&bytes).map_err(|e| {
+                    format!(
+                        "the token file {} is not valid ({e}); delete it with `logout` and log in again",
+                        self.path.display()
+                    )
+                })?;
+                *cache = stamp.map(|(t, l)| (t, l, file.clone()));
+                Ok(Some(file))
+            }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(format!("cannot read the token file {}: {e}", self.path.display())),
+            Err(e) => Err(format!(
+                "cannot read the token file {}: {e}",
+                self.path.display()
+            )),
         }
     }
 
@@ -177,6 +197,8 @@ impl TokenStore {
         if result.is_err() {
             let _ = std::fs::remove_file(&tmp);
         }
+        // The next read parses the file again (its time may not have changed visibly).
+        *self.cache.lock().unwrap_or_else(|e| e.into_inner()) = None;
         result.map_err(|e| format!("cannot write the token file {}: {e}", self.path.display()))
     }
 
@@ -190,6 +212,7 @@ impl TokenStore {
 
     /// Deletes the file; whether there was one.
     pub(crate) fn remove(&self) -> Result<bool, String> {
+        *self.cache.lock().unwrap_or_else(|e| e.into_inner()) = None;
         match std::fs::remove_file(&self.path) {
             Ok(()) => Ok(true),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),

@@ -26,8 +26,10 @@ mod sse;
 mod stdio;
 mod tap;
 
+#[cfg(feature = "oauth")]
+pub(crate) use http::same_origin_redirects;
 #[cfg(feature = "http")]
-pub(crate) use http::{same_origin_redirects, streamable_http};
+pub(crate) use http::streamable_http;
 pub(crate) use param_headers::ParamHeaders;
 pub(crate) use server_output::{StderrEof, StderrTail, StdoutNoise};
 #[cfg(feature = "http")]
