@@ -256,15 +256,27 @@ fn login_snapshot_call_refresh_logout_through_the_cli() {
     // Past the refresh margin: the next call refreshes first, with the client secret and
     // the resource (the server refuses a refresh without either), and keeps the refresh
     // token, which the server does not send again.
+    // Traced at the most verbose level: no token or secret reaches a log line.
     std::thread::sleep(FRESH_FOR);
     let (code, text) = cli(
         project.path(),
         &tokens,
         &["call", "remote", "add", r#"{"a":2,"b":3}"#],
-        &[],
+        &[("MCP_BINDGEN_LOG", "trace")],
     );
     assert_eq!(code, 0, "{text}");
     assert!(text.contains('5'), "{text}");
+    assert!(
+        text.contains("efresh"),
+        "the trace shows the refresh: {text}"
+    );
+    let client_secret = stored["client_secret"]
+        .as_str()
+        .expect("secret")
+        .to_string();
+    for secret in [access.as_str(), refresh.as_str(), client_secret.as_str()] {
+        assert!(!text.contains(secret), "a log line holds {secret:?}");
+    }
     let stats = rt.block_on(server.stats());
     assert_eq!(stats["refresh_token"], 1, "{stats}");
     assert_eq!(stats["refused"], json!([]), "{stats}");
@@ -273,9 +285,13 @@ fn login_snapshot_call_refresh_logout_through_the_cli() {
         stored["credentials"]["token_response"]["refresh_token"],
         refresh.as_str()
     );
-    assert_ne!(
-        stored["credentials"]["token_response"]["access_token"],
-        access.as_str()
+    let fresh = stored["credentials"]["token_response"]["access_token"]
+        .as_str()
+        .expect("new access token");
+    assert_ne!(fresh, access.as_str());
+    assert!(
+        !text.contains(fresh),
+        "a log line holds the refreshed access token"
     );
 
     // A wrong machine secret: the error says what failed and never quotes the secret.
@@ -370,6 +386,25 @@ fn sessions_sharing_a_login_refresh_it_once() {
             "one refresh for four sessions: {stats}"
         );
         assert_eq!(stats["authorization_code"], 1, "{stats}");
+
+        // The agent layer on the same login, from a registry file.
+        let registry = mcp_runtime::Registry::from_toml_str(
+            &format!(
+                "[servers.remote]\nurl = \"{}\"\nauth = {{ oauth = {{ token_store = \"{}\" }} }}\n",
+                server.url,
+                tokens.path().display()
+            ),
+            Path::new("/nonexistent/fixtures/servers.toml"),
+        )
+        .expect("registry");
+        let toolbox = mcp_runtime::toolbox::Toolbox::builder(&registry)
+            .connect()
+            .await
+            .expect("toolbox");
+        let dispatch = toolbox.call("mcp_remote_add", r#"{"a": 40, "b": 2}"#).await;
+        assert!(dispatch.is_ok(), "{}", dispatch.text);
+        assert_eq!(dispatch.text, "42");
+        assert_eq!(server.stats().await["authorization_code"], 1);
     });
 }
 

@@ -297,7 +297,7 @@ impl Engine {
             }
             _ => {
                 return Err(self.login_required(&format!(
-                    "the server needs the scope \"{needed}\", which the login lacks"
+                    "the server needs the scope \"{needed}\", which the login lacks; add it to `auth = {{ oauth = {{ scopes = [...] }} }}` in the registry and log in again"
                 )));
             }
         };
