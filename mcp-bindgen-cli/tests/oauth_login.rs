@@ -15,7 +15,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_runtime::auth::{AuthorizeFuture, Authorizer};
+use mcp_runtime::auth::HeadlessAuthorizer;
 use mcp_runtime::config::{AuthConfig, ClientCredentialsSettings, OAuthSettings};
 use mcp_runtime::{ConnectOptions, ErrorKind, ServerConfig};
 use serde_json::{Value, json};
@@ -321,32 +321,6 @@ fn login_snapshot_call_refresh_logout_through_the_cli() {
     assert!(text.contains("cargo mcp-bindgen login remote"), "{text}");
 }
 
-/// The suite's authorization server approves at once; so does the demo's: follow the URL
-/// without redirects and hand back where it points.
-struct Headless;
-
-impl Authorizer for Headless {
-    fn redirect_uri(&self) -> String {
-        "http://127.0.0.1:9/callback".into()
-    }
-
-    fn authorize<'a>(&'a self, url: &'a str) -> AuthorizeFuture<'a> {
-        Box::pin(async move {
-            let client = reqwest::Client::builder()
-                .redirect(reqwest::redirect::Policy::none())
-                .build()
-                .map_err(|e| e.to_string())?;
-            let response = client.get(url).send().await.map_err(|e| e.to_string())?;
-            response
-                .headers()
-                .get("location")
-                .and_then(|v| v.to_str().ok())
-                .map(str::to_string)
-                .ok_or_else(|| format!("no redirect ({})", response.status()))
-        })
-    }
-}
-
 #[test]
 fn sessions_sharing_a_login_refresh_it_once() {
     let server = Server::start();
@@ -356,7 +330,10 @@ fn sessions_sharing_a_login_refresh_it_once() {
     ));
     runtime().block_on(async {
         let login = ConnectOptions::new()
-            .login(&config, Arc::new(Headless))
+            .login(
+                &config,
+                Arc::new(HeadlessAuthorizer::new("http://127.0.0.1:9/callback")),
+            )
             .await
             .expect("login");
         assert_eq!(login.scopes, vec!["mcp".to_string()]);
@@ -457,7 +434,10 @@ fn an_expired_login_that_cannot_be_refreshed_names_the_login_command() {
     ));
     runtime().block_on(async {
         ConnectOptions::new()
-            .login(&config, Arc::new(Headless))
+            .login(
+                &config,
+                Arc::new(HeadlessAuthorizer::new("http://127.0.0.1:9/callback")),
+            )
             .await
             .expect("login");
         // The authorization server forgets its refresh tokens (a revoked login).

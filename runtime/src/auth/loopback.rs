@@ -153,3 +153,54 @@ fn open_browser(url: &str) {
         .stderr(std::process::Stdio::null())
         .spawn();
 }
+
+/// An authorizer for authorization servers that approve without showing a page — test
+/// harnesses such as the MCP conformance suite's, the demo server's `--oauth` mode, CI
+/// identity providers configured to auto-approve: it requests the authorization URL without
+/// following redirects and returns the `Location` it answers with. Against a real login
+/// page it fails, naming the status it got.
+#[derive(Debug, Clone)]
+pub struct HeadlessAuthorizer {
+    redirect_uri: String,
+}
+
+impl HeadlessAuthorizer {
+    /// Registers and sends `redirect_uri` (nothing listens there: the redirect is read,
+    /// not followed).
+    pub fn new(redirect_uri: impl Into<String>) -> Self {
+        HeadlessAuthorizer {
+            redirect_uri: redirect_uri.into(),
+        }
+    }
+}
+
+impl Authorizer for HeadlessAuthorizer {
+    fn redirect_uri(&self) -> String {
+        self.redirect_uri.clone()
+    }
+
+    fn authorize<'a>(&'a self, url: &'a str) -> AuthorizeFuture<'a> {
+        Box::pin(async move {
+            let client = reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
+            let response = client
+                .get(url)
+                .send()
+                .await
+                .map_err(|e| format!("the authorization endpoint failed: {e}"))?;
+            response
+                .headers()
+                .get("location")
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string)
+                .ok_or_else(|| {
+                    format!(
+                        "the authorization endpoint answered {} without a redirect (it wants a person: use `login`)",
+                        response.status()
+                    )
+                })
+        })
+    }
+}

@@ -42,7 +42,7 @@ mod store;
 
 pub(crate) use engine::Engine;
 pub(crate) use http::OAuthHttp;
-pub use loopback::LoopbackAuthorizer;
+pub use loopback::{HeadlessAuthorizer, LoopbackAuthorizer};
 pub use store::{TOKEN_DIR_VAR, default_token_dir};
 
 use crate::config::{AuthConfig, Resolved, ServerConfig, TransportConfig};

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use std::sync::Arc;
 
-use mcp_runtime::auth::{AuthorizeFuture, Authorizer};
+use mcp_runtime::auth::HeadlessAuthorizer;
 use mcp_runtime::config::{AuthConfig, ClientCredentialsSettings, OAuthSettings};
 use mcp_runtime::{CallOptions, ConnectOptions, Protocol, ServerConfig, Session};
 use serde_json::{Value, json};
@@ -76,7 +76,10 @@ async fn run(scenario: &str, url: &str) -> Result<(), String> {
         std::env::temp_dir().join(format!("mcp-conformance-tokens-{}", std::process::id()));
     if scenario.starts_with("auth/") {
         config = config.with_auth(auth_config(&tokens)?);
-        options = options.with_authorizer(Arc::new(Headless));
+        // The suite's authorization server redirects at once, as no user is there.
+        options = options.with_authorizer(Arc::new(HeadlessAuthorizer::new(
+            "http://localhost:3000/callback",
+        )));
     }
     let result = async {
         let session = options.connect(&config).await.map_err(|e| e.to_string())?;
@@ -123,37 +126,6 @@ fn auth_config(tokens: &std::path::Path) -> Result<AuthConfig, String> {
         settings = settings.with_client(id, secret);
     }
     Ok(AuthConfig::OAuth(settings))
-}
-
-/// The suite's authorization server redirects at once (no login page): follow the
-/// authorization URL without redirects and hand back the `Location` it answers with.
-struct Headless;
-
-impl Authorizer for Headless {
-    fn redirect_uri(&self) -> String {
-        "http://localhost:3000/callback".into()
-    }
-
-    fn authorize<'a>(&'a self, url: &'a str) -> AuthorizeFuture<'a> {
-        Box::pin(async move {
-            let client = reqwest::Client::builder()
-                .redirect(reqwest::redirect::Policy::none())
-                .build()
-                .map_err(|e| e.to_string())?;
-            let response = client.get(url).send().await.map_err(|e| e.to_string())?;
-            response
-                .headers()
-                .get("location")
-                .and_then(|v| v.to_str().ok())
-                .map(str::to_string)
-                .ok_or_else(|| {
-                    format!(
-                        "the authorization endpoint answered {} without a redirect",
-                        response.status()
-                    )
-                })
-        })
-    }
 }
 
 async fn call(session: &Session, tool: &str, args: Value) -> Result<String, String> {
