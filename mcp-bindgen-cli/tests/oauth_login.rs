@@ -23,9 +23,11 @@ use serde_json::{Value, json};
 mod common;
 use common::demo_server;
 
-/// Access tokens live 33 s: rmcp refreshes 30 s before expiry, so a token is fresh for 3 s.
-const TTL: &str = "33";
-const FRESH_FOR: Duration = Duration::from_millis(3500);
+/// Access tokens live 36 s: rmcp refreshes 30 s before expiry (counting whole seconds since
+/// the token was received): fresh for 5 s at least, so steps under load do not refresh
+/// early, and refreshed first by every request after 7.5 s.
+const TTL: &str = "36";
+const FRESH_FOR: Duration = Duration::from_millis(7500);
 const MACHINE_SECRET: &str = "machine-secret-0a9f";
 
 struct Server {
