@@ -118,17 +118,22 @@ impl Engine {
     /// server's 401 says how to authorize).
     pub(crate) async fn token(&self) -> Result<Option<String>, Error> {
         let mut state = self.state.lock().await;
+        // Until it succeeds once, every request tries again (a network failure while
+        // discovering is no reason to go on without the stored login).
         if !state.loaded {
-            state.loaded = true;
             match &self.config {
                 AuthConfig::ClientCredentials(c) => {
                     let c = c.clone();
-                    return self.client_credentials(&mut state, &c).await.map(Some);
+                    let token = self.client_credentials(&mut state, &c).await?;
+                    state.loaded = true;
+                    return Ok(Some(token));
                 }
                 AuthConfig::OAuth(o) => {
-                    if let Some(manager) = self.stored_login(o).await? {
+                    if let Some((manager, scopes)) = self.stored_login(o).await? {
                         state.manager = Some(manager);
+                        state.scopes = scopes;
                     }
+                    state.loaded = true;
                 }
             }
         }
@@ -160,9 +165,12 @@ impl Engine {
         }
     }
 
-    /// A manager holding the stored login, when there is one for this server's current
-    /// authorization server.
-    async fn stored_login(&self, o: &OAuthSettings) -> Result<Option<AuthorizationManager>, Error> {
+    /// A manager holding the stored login and its granted scopes, when there is one for
+    /// this server's current authorization server.
+    async fn stored_login(
+        &self,
+        o: &OAuthSettings,
+    ) -> Result<Option<(AuthorizationManager, Vec<String>)>, Error> {
         let Some(store) = &self.store else {
             return Ok(None);
         };
@@ -199,7 +207,7 @@ impl Engine {
         manager
             .configure_client(config)
             .map_err(|e| self.error(auth_message(&e)))?;
-        Ok(Some(manager))
+        Ok(Some((manager, credentials.granted_scopes)))
     }
 
     /// The server refused even the token just obtained.
