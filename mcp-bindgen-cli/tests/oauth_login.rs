@@ -57,6 +57,8 @@ impl Server {
                 "--oauth",
             ])
             .args(["--oauth-token-ttl", ttl])
+            // A slow refresh: clients sharing a login would refresh twice without a lock.
+            .args(["--oauth-refresh-delay-ms", "400"])
             .args(["--oauth-client", &format!("machine:{MACHINE_SECRET}")])
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -136,9 +138,11 @@ fn project(server: &Server) -> tempfile::TempDir {
 
 /// The one file in the token directory.
 fn token_file(tokens: &Path) -> PathBuf {
+    // Besides the token file, only its lock file (`<file>.lock`) may be there.
     let files: Vec<PathBuf> = std::fs::read_dir(tokens)
         .expect("token dir")
         .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_none_or(|e| e != "lock"))
         .collect();
     assert_eq!(files.len(), 1, "one token file: {files:?}");
     files[0].clone()
@@ -259,15 +263,27 @@ fn login_snapshot_call_refresh_logout_through_the_cli() {
     // the resource (the server refuses a refresh without either), and keeps the refresh
     // token, which the server does not send again.
     // Traced at the most verbose level: no token or secret reaches a log line.
+    // Two commands at once: they refresh the login once between them (a lock on the token
+    // file across processes).
     std::thread::sleep(FRESH_FOR);
-    let (code, text) = cli(
-        project.path(),
-        &tokens,
-        &["call", "remote", "add", r#"{"a":2,"b":3}"#],
-        &[("MCP_BINDGEN_LOG", "trace")],
-    );
-    assert_eq!(code, 0, "{text}");
-    assert!(text.contains('5'), "{text}");
+    let call = || {
+        cli(
+            project.path(),
+            &tokens,
+            &["call", "remote", "add", r#"{"a":2,"b":3}"#],
+            &[("MCP_BINDGEN_LOG", "trace")],
+        )
+    };
+    let (first, second) = std::thread::scope(|s| {
+        let first = s.spawn(call);
+        let second = s.spawn(call);
+        (first.join().expect("first"), second.join().expect("second"))
+    });
+    for (code, text) in [&first, &second] {
+        assert_eq!(*code, 0, "{text}");
+        assert!(text.contains('5'), "{text}");
+    }
+    let text = format!("{}\n{}", first.1, second.1);
     assert!(
         text.contains("efresh"),
         "the trace shows the refresh: {text}"

@@ -26,8 +26,9 @@
 //! repository), written atomically with owner-only permissions (0600 in a 0700
 //! directory). The file records the issuer that minted the tokens: when the server moves
 //! to another authorization server, the login is dropped and the client registers again.
-//! Refreshes of one file are serialized in the process, and a refresh keeps the refresh
-//! token when the answer carries none.
+//! Sessions and processes sharing a login take turns reading and refreshing it (an
+//! in-process lock and `flock` on `<file>.lock`), so it is refreshed once; a refresh keeps
+//! the refresh token when the answer carries none.
 
 use std::future::Future;
 use std::path::PathBuf;

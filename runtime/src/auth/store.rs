@@ -139,8 +139,26 @@ impl TokenStore {
     }
 
     /// Serializes reading-and-refreshing the token among this process's sessions.
-    pub(crate) async fn flight(&self) -> tokio::sync::OwnedMutexGuard<()> {
-        self.flight.clone().lock_owned().await
+    ///
+    /// Across processes too: the guard also holds an exclusive lock (`flock`) on the file
+    /// `<token file>.lock`, so two commands refreshing one login at once refresh it once
+    /// (an authorization server that rotates refresh tokens would otherwise reject the
+    /// second). When the lock file cannot be used, the in-process lock alone is kept.
+    pub(crate) async fn flight(&self) -> Flight {
+        let local = self.flight.clone().lock_owned().await;
+        let lock_path = self.path.with_extension("lock");
+        let file = if self.path.parent().is_some_and(Path::exists) {
+            tokio::task::spawn_blocking(move || lock_file(&lock_path))
+                .await
+                .ok()
+                .and_then(Result::ok)
+        } else {
+            None
+        };
+        Flight {
+            _file: file,
+            _local: local,
+        }
     }
 
     /// The token file's path.
@@ -213,6 +231,7 @@ impl TokenStore {
     /// Deletes the file; whether there was one.
     pub(crate) fn remove(&self) -> Result<bool, String> {
         *self.cache.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        let _ = std::fs::remove_file(self.path.with_extension("lock"));
         match std::fs::remove_file(&self.path) {
             Ok(()) => Ok(true),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
@@ -222,6 +241,36 @@ impl TokenStore {
             )),
         }
     }
+}
+
+/// The locks of one read-and-refresh: released on drop (closing the file releases `flock`).
+pub(crate) struct Flight {
+    _file: Option<std::fs::File>,
+    _local: tokio::sync::OwnedMutexGuard<()>,
+}
+
+/// Opens (creating, owner-only) and locks `path` exclusively, waiting for other processes.
+#[cfg(unix)]
+fn lock_file(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    use std::os::unix::io::AsRawFd;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o600)
+        .open(path)?;
+    // SAFETY: flock on a file descriptor this function owns; no memory is shared.
+    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(file)
+}
+
+#[cfg(not(unix))]
+fn lock_file(_path: &Path) -> std::io::Result<std::fs::File> {
+    Err(std::io::Error::other("file locks are used on unix only"))
 }
 
 #[cfg(unix)]

@@ -61,6 +61,7 @@ pub(super) async fn serve(options: &Options) -> io::Result<()> {
         Arc::new(OAuthServer::new(
             format!("http://{address}"),
             options.oauth_ttl,
+            options.oauth_refresh_delay,
             &options.oauth_clients,
         ))
     });
@@ -134,7 +135,9 @@ async fn route(
                     status: 404,
                     headers: Vec::new(),
                     body: "not found\n".into(),
+                    delay: Duration::ZERO,
                 });
+            tokio::time::sleep(answer.delay).await;
             return Ok(respond(answer));
         }
     }

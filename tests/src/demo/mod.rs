@@ -62,6 +62,8 @@ OPTIONS:
                              GET /oauth/stats counts the grants)
     --oauth-token-ttl SECS   http --oauth: access token lifetime (default: 3600)
     --oauth-client ID:SECRET http --oauth: a pre-registered client (client credentials)
+    --oauth-refresh-delay-ms N
+                             http --oauth: answer refresh grants after N ms
     --misbehave MODE         answer tools/list as a broken server would: cursor-cycle (a
                              nextCursor it already sent), duplicate-tool (a tool listed twice);
                              stdio only: bad-utf8 (the answer is not valid UTF-8), unknown-id
@@ -112,6 +114,8 @@ pub struct Options {
     pub oauth_ttl: Duration,
     /// Pre-registered clients for the client credentials grant (`--oauth-client ID:SECRET`).
     pub oauth_clients: Vec<(String, String)>,
+    /// How long answering a refresh takes (`--oauth-refresh-delay-ms N`).
+    pub oauth_refresh_delay: Duration,
 }
 
 /// A broken server's `tools/list` (`--misbehave`).
@@ -153,6 +157,7 @@ impl Default for Options {
             oauth: false,
             oauth_ttl: Duration::from_secs(3600),
             oauth_clients: Vec::new(),
+            oauth_refresh_delay: Duration::ZERO,
         }
     }
 }
@@ -243,6 +248,13 @@ impl Options {
                 "--oauth-token-ttl" => {
                     let secs = number("--oauth-token-ttl", &value("--oauth-token-ttl")?)?;
                     options.oauth_ttl = Duration::from_secs(secs);
+                }
+                "--oauth-refresh-delay-ms" => {
+                    let ms = number(
+                        "--oauth-refresh-delay-ms",
+                        &value("--oauth-refresh-delay-ms")?,
+                    )?;
+                    options.oauth_refresh_delay = Duration::from_millis(ms);
                 }
                 "--oauth-client" => {
                     let pair = value("--oauth-client")?;

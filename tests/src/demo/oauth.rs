@@ -16,7 +16,9 @@
 //!   secret and the RFC 8707 `resource`;
 //! - `/mcp` answers 401 with a `WWW-Authenticate` challenge unless the bearer token is
 //!   valid and unexpired (`--oauth-token-ttl` seconds);
-//! - `GET /oauth/stats`: what happened, as JSON, for tests to assert on.
+//! - `GET /oauth/stats`: what happened, as JSON, for tests to assert on;
+//! - `--oauth-refresh-delay-ms N` makes refreshes slow: the window in which clients sharing
+//!   a login would refresh twice without a lock.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -33,6 +35,9 @@ pub struct OAuthServer {
     /// `http://host:port`, the issuer and the resource's origin.
     origin: String,
     ttl: Duration,
+    /// How long a refresh takes (`--oauth-refresh-delay-ms`): a window in which clients
+    /// sharing a login could refresh twice.
+    refresh_delay: Duration,
     state: Mutex<State>,
 }
 
@@ -71,6 +76,8 @@ pub struct Answer {
     pub headers: Vec<(&'static str, String)>,
     /// The body.
     pub body: String,
+    /// How long to wait before answering.
+    pub delay: Duration,
 }
 
 impl Answer {
@@ -79,6 +86,7 @@ impl Answer {
             status,
             headers: vec![("content-type", "application/json".into())],
             body: body.to_string(),
+            delay: Duration::ZERO,
         }
     }
 }
@@ -86,7 +94,12 @@ impl Answer {
 impl OAuthServer {
     /// The OAuth side of a server listening at `origin`; `clients` are pre-registered
     /// `(id, secret)` pairs.
-    pub fn new(origin: String, ttl: Duration, clients: &[(String, String)]) -> Self {
+    pub fn new(
+        origin: String,
+        ttl: Duration,
+        refresh_delay: Duration,
+        clients: &[(String, String)],
+    ) -> Self {
         let mut state = State::default();
         for (id, secret) in clients {
             state
@@ -96,6 +109,7 @@ impl OAuthServer {
         OAuthServer {
             origin,
             ttl,
+            refresh_delay,
             state: Mutex::new(state),
         }
     }
@@ -134,6 +148,7 @@ impl OAuthServer {
                 ),
             )],
             body: "unauthorized\n".into(),
+            delay: Duration::ZERO,
         })
     }
 
@@ -260,6 +275,7 @@ impl OAuthServer {
             status: 302,
             headers: vec![("location", location)],
             body: String::new(),
+            delay: Duration::ZERO,
         }
     }
 
@@ -339,10 +355,18 @@ impl OAuthServer {
             "expires_in": self.ttl.as_secs(),
             "scope": SCOPE,
         });
+        let delay = if refresh.is_none() && get("grant_type") == "refresh_token" {
+            self.refresh_delay
+        } else {
+            Duration::ZERO
+        };
         if let Some(r) = refresh {
             answer["refresh_token"] = json!(r);
         }
-        Answer::json(200, answer)
+        Answer {
+            delay,
+            ..Answer::json(200, answer)
+        }
     }
 }
 
