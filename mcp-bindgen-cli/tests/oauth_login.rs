@@ -470,3 +470,18 @@ fn an_expired_login_that_cannot_be_refreshed_names_the_login_command() {
         assert!(text.contains("cargo xtask login remote"), "{text}");
     });
 }
+
+#[test]
+fn a_server_that_wants_a_login_without_auth_in_the_registry_says_what_to_add() {
+    let server = Server::start();
+    let config = ServerConfig::http("hosted", false, &server.url);
+    runtime().block_on(async {
+        let error = mcp_runtime::Session::connect(&config)
+            .await
+            .expect_err("401 without auth");
+        assert_eq!(error.kind(), ErrorKind::Unauthorized, "{error}");
+        let text = error.to_string();
+        assert!(text.contains("auth = \"oauth\""), "{text}");
+        assert!(text.contains("login hosted"), "{text}");
+    });
+}

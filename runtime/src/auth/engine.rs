@@ -17,6 +17,9 @@ use super::store::TokenStore;
 use crate::config::{AuthConfig, ClientCredentialsSettings, OAuthSettings};
 use crate::error::Error;
 
+/// A token with more than this to live is read without the refresh locks.
+const FRESH_MARGIN: std::time::Duration = std::time::Duration::from_secs(60);
+
 /// How many times one request may step up its scopes before giving up.
 pub(crate) const MAX_STEP_UPS: u32 = 3;
 
@@ -140,9 +143,10 @@ impl Engine {
         let Some(manager) = &state.manager else {
             return Ok(None);
         };
+        // Locks only when a refresh may follow (rmcp refreshes within 30 s of expiry).
         let _flight = match &self.store {
-            Some(store) => Some(store.flight().await),
-            None => None,
+            Some(store) if !store.fresh(FRESH_MARGIN) => Some(store.flight().await),
+            _ => None,
         };
         match manager.get_access_token().await {
             Ok(token) => Ok(Some(token)),

@@ -138,6 +138,32 @@ impl TokenStore {
         }
     }
 
+    /// Whether the stored access token still has more than `margin` to live (or no known
+    /// expiry): then reading it needs no lock, as nothing will refresh it.
+    pub(crate) fn fresh(&self, margin: std::time::Duration) -> bool {
+        use oauth2::TokenResponse as _;
+        let Ok(Some(file)) = self.read() else {
+            return false;
+        };
+        let Some(credentials) = file.credentials else {
+            return false;
+        };
+        let Some(token) = credentials.token_response else {
+            return false;
+        };
+        let (Some(expires_in), Some(received)) =
+            (token.expires_in(), credentials.token_received_at)
+        else {
+            return true;
+        };
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(u64::MAX);
+        let elapsed = now.saturating_sub(received);
+        expires_in.as_secs().saturating_sub(elapsed) > margin.as_secs()
+    }
+
     /// Serializes reading-and-refreshing the token among this process's sessions.
     ///
     /// Across processes too: the guard also holds an exclusive lock (`flock`) on the file

@@ -158,6 +158,15 @@ impl Session {
                 if let Some(auth) = self.auth_failure() {
                     return auth;
                 }
+                #[cfg(feature = "http")]
+                if e.auth_challenge().is_some() {
+                    return Error::Auth {
+                        server: alias.to_string(),
+                        message: format!(
+                            "the server requires authorization (HTTP 401 or 403) and its registry entry has no `auth`: add `auth = \"oauth\"` and log in with `cargo xtask login {alias}` (or `cargo mcp-bindgen login {alias}`), or put a token in `headers`"
+                        ),
+                    };
+                }
                 if protocol == Protocol::Auto
                     && let Some(revision) = initialize_fallback(&e)
                 {
