@@ -178,8 +178,10 @@ impl Engine {
         let Some(store) = &self.store else {
             return Ok(None);
         };
-        let file = store.read().map_err(|m| self.error(m))?;
-        let Some(file) = file.filter(|f| f.credentials.is_some()) else {
+        let Some(file) = store.read().map_err(|m| self.error(m))? else {
+            return Ok(None);
+        };
+        let Some(credentials) = file.credentials else {
             return Ok(None);
         };
         let mut manager = self.new_manager().await?;
@@ -190,9 +192,6 @@ impl Engine {
         if !usable {
             return Ok(None);
         }
-        let Some(credentials) = file.credentials else {
-            return Ok(None);
-        };
         // The stored client's secret (pre-registered or dynamically registered), so that a
         // refresh authenticates as the client that obtained the token.
         let secret = if o.client_id.as_deref() == Some(credentials.client_id.as_str()) {

@@ -10,9 +10,8 @@
 //! part (the suite judges the rest), 1 with a message on stderr otherwise.
 
 use std::process::ExitCode;
-use std::time::Duration;
-
 use std::sync::Arc;
+use std::time::Duration;
 
 use mcp_runtime::auth::HeadlessAuthorizer;
 use mcp_runtime::config::{AuthConfig, ClientCredentialsSettings, OAuthSettings};
@@ -75,7 +74,7 @@ async fn run(scenario: &str, url: &str) -> Result<(), String> {
     let tokens =
         std::env::temp_dir().join(format!("mcp-conformance-tokens-{}", std::process::id()));
     if scenario.starts_with("auth/") {
-        config = config.with_auth(auth_config(&tokens)?);
+        config = config.with_auth(auth_config(scenario, &tokens)?);
         // The suite's authorization server redirects at once, as no user is there.
         options = options.with_authorizer(Arc::new(HeadlessAuthorizer::new(
             "http://localhost:3000/callback",
@@ -96,11 +95,8 @@ async fn run(scenario: &str, url: &str) -> Result<(), String> {
 /// `MCP_CONFORMANCE_CONTEXT` (pre-registered client, client credentials), else a public
 /// client with a Client ID Metadata Document URL (used where the server supports those,
 /// dynamic registration otherwise).
-fn auth_config(tokens: &std::path::Path) -> Result<AuthConfig, String> {
-    let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
-        .ok()
-        .and_then(|c| serde_json::from_str(&c).ok())
-        .unwrap_or(Value::Null);
+fn auth_config(scenario: &str, tokens: &std::path::Path) -> Result<AuthConfig, String> {
+    let context = context();
     let text = |key: &str| context[key].as_str().map(str::to_string);
     if let Some(pem) = text("private_key_pem") {
         let id = text("client_id").ok_or("the context has a private key but no client_id")?;
@@ -109,10 +105,7 @@ fn auth_config(tokens: &std::path::Path) -> Result<AuthConfig, String> {
             ClientCredentialsSettings::private_key(id, pem, alg),
         ));
     }
-    if context["name"] == "auth/client-credentials-basic"
-        || std::env::var("MCP_CONFORMANCE_SCENARIO").as_deref()
-            == Ok("auth/client-credentials-basic")
-    {
+    if scenario == "auth/client-credentials-basic" {
         let id = text("client_id").ok_or("the context names no client_id")?;
         let secret = text("client_secret").ok_or("the context names no client_secret")?;
         return Ok(AuthConfig::ClientCredentials(
@@ -126,6 +119,14 @@ fn auth_config(tokens: &std::path::Path) -> Result<AuthConfig, String> {
         settings = settings.with_client(id, secret);
     }
     Ok(AuthConfig::OAuth(settings))
+}
+
+/// What the suite passes in `MCP_CONFORMANCE_CONTEXT` (credentials, tool calls), or null.
+fn context() -> Value {
+    std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|c| serde_json::from_str(&c).ok())
+        .unwrap_or(Value::Null)
 }
 
 async fn call(session: &Session, tool: &str, args: Value) -> Result<String, String> {
@@ -187,10 +188,7 @@ async fn scenario_steps(session: &Session, scenario: &str) -> Result<(), String>
         // with arguments built from its schema.
         _ => {
             let tools = session.list_tools().await.map_err(|e| e.to_string())?;
-            let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
-                .ok()
-                .and_then(|c| serde_json::from_str(&c).ok())
-                .unwrap_or(Value::Null);
+            let context = context();
             let calls: Vec<(String, Value)> = match context["toolCalls"].as_array() {
                 Some(calls) => calls
                     .iter()
