@@ -1,19 +1,22 @@
-//! `tools [--strict] [--prefix] [--fixtures DIR]`: the OpenAI function-call `tools` array of
-//! every fixture of the project, as one toolbox over all of them would export it
-//! (`mcp_runtime::toolbox::export_offline`), printed as JSON on stdout:
+//! `tools [--format openai|openai-strict|anthropic|gemini] [--prefix] [--fixtures DIR]`: every
+//! fixture's tools in a model provider's format, as one toolbox over all of them would export
+//! them (`mcp_runtime::toolbox::export_offline`), printed as JSON on stdout:
 //!
 //! ```json
-//! {"tools": [ … ], "strict_fallbacks": [{"name", "server", "tool", "reason"}], "collisions": [ … ]}
+//! {"format": "gemini", "tools": [ … ], "fallbacks": [{"name", "server", "tool", "reason"}], "collisions": [ … ]}
 //! ```
 //!
-//! A one-line summary goes to stderr. Exits 1 when a name is invalid (not `[A-Za-z0-9_-]`,
-//! longer than 64) or not unique, or a fixture cannot be read.
+//! A one-line summary goes to stderr (`--check`: only the summary). Each definition is checked against its format's rules
+//! (`mcp_runtime::toolbox::provider::check`; for Anthropic's `input_schema` and Gemini's
+//! `parametersJsonSchema`, also the JSON Schema draft 2020-12 meta-schema). Exits 1 when a
+//! definition fails its check, a name is not unique, or a fixture cannot be read.
 
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::ExitCode;
 
-use mcp_runtime::toolbox::names::is_valid_name;
+use mcp_runtime::toolbox::NameCollision;
+use mcp_runtime::toolbox::provider::{self, Format, ToolExport};
 use mcp_runtime::toolbox::{ToolboxOptions, export_offline};
 use serde_json::{Value, json};
 
@@ -21,14 +24,20 @@ use crate::args::{Arg, Parser};
 use crate::paths::{LOCATE_USAGE, Locate};
 use crate::{Cli, Error, Result};
 
+/// Most function declarations Gemini takes in one request.
+const GEMINI_MAX_DECLARATIONS: usize = 512;
+
 fn usage(cli: &Cli) -> String {
     format!(
-        "usage: {} tools [--strict] [--prefix] [--fixtures DIR]
+        "usage: {} tools [--format FORMAT] [--strict] [--prefix] [--check] [--fixtures DIR]
 
-Prints the OpenAI function-call `tools` array of every fixture (names mcp_<alias>_<tool>).
+Prints every fixture's tools as a model provider's tool definitions (names mcp_<alias>_<tool>).
 
-  --strict               strict definitions where the schema allows (others fall back, with the reason)
+  --format FORMAT        openai (default), openai-strict, anthropic or gemini; tools a format
+                         cannot express take a weaker form, listed under \"fallbacks\" with the reason
+  --strict               the same as --format openai-strict
   --prefix               prefix descriptions with `[MCP: <alias>]`
+  --check                check every definition and print the summary only (for CI)
 {LOCATE_USAGE}",
         cli.invoked_as
     )
@@ -38,12 +47,18 @@ Prints the OpenAI function-call `tools` array of every fixture (names mcp_<alias
 pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
     let mut p = Parser::new(words, usage(cli));
     let mut locate = Locate::default();
-    let mut strict = false;
+    let mut format = Format::OpenAi;
     let mut options = ToolboxOptions::default();
+    let mut check_only = false;
     while let Some(arg) = p.next()? {
         match arg {
-            Arg::Flag(f) if f == "--strict" => strict = true,
+            Arg::Flag(f) if f == "--strict" => format = Format::OpenAiStrict,
+            Arg::Flag(f) if f == "--format" => {
+                let value = p.value(&f)?;
+                format = value.parse().map_err(|e: String| p.error(&e))?;
+            }
             Arg::Flag(f) if f == "--prefix" => options.description_prefix = true,
+            Arg::Flag(f) if f == "--check" => check_only = true,
             Arg::Flag(f) => {
                 if !locate.take(&f, &mut p)? {
                     return Err(p.unknown(&f));
@@ -54,48 +69,38 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
     }
     let dir = locate.existing_fixtures_dir(cli)?;
     let servers = load(cli, &dir)?;
-    let (export, collisions) = export_offline(&servers, &options, strict);
+    let (export, collisions) = export_offline(&servers, &options, format);
     let mut problems = Vec::new();
     let mut seen = BTreeSet::new();
     for def in &export.tools {
-        let name = def
-            .pointer("/function/name")
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        if !is_valid_name(name) {
-            problems.push(format!("invalid function name \"{name}\""));
+        let name = format.name_of(def).unwrap_or("");
+        if let Err(e) = check(format, def) {
+            problems.push(format!("invalid {format} definition: {e}"));
         }
         if !seen.insert(name.to_string()) {
-            problems.push(format!("duplicate function name \"{name}\""));
+            problems.push(format!("duplicate name \"{name}\""));
         }
     }
-    let out = json!({
-        "tools": export.tools,
-        "strict_fallbacks": export.fallbacks.iter().map(|f| json!({
-            "name": f.exported, "server": f.server, "tool": f.tool, "reason": f.reason,
-        })).collect::<Vec<_>>(),
-        "collisions": collisions.iter().map(ToString::to_string).collect::<Vec<_>>(),
-    });
-    let text = serde_json::to_string_pretty(&out)
-        .map_err(|e| Error::Other(format!("cannot print JSON: {e}")))?;
-    println!("{text}");
-    let strict_count = export
-        .tools
-        .iter()
-        .filter(|t| t.pointer("/function/strict") == Some(&json!(true)))
-        .count();
+    if format == Format::Gemini && export.tools.len() > GEMINI_MAX_DECLARATIONS {
+        eprintln!(
+            "tools: warning: {} declarations; Gemini takes at most {GEMINI_MAX_DECLARATIONS} per request (choose servers or tools per agent)",
+            export.tools.len()
+        );
+    }
+    if !check_only {
+        print_json(format, &export, &collisions)?;
+    }
+    let weaker = match format {
+        Format::OpenAi => String::new(),
+        Format::OpenAiStrict => format!(", {} not strict", export.fallbacks.len()),
+        Format::Anthropic => format!(", {} with a widened root schema", export.fallbacks.len()),
+        Format::Gemini => format!(", {} as parametersJsonSchema", export.fallbacks.len()),
+    };
     eprintln!(
-        "{} tools from {} fixtures in {}: {} strict, {} non-strict{}, {} name collisions resolved",
+        "{} {format} tool definitions from {} fixtures in {}{weaker}, {} name collisions resolved",
         export.tools.len(),
         servers.len(),
         cli.show(&dir),
-        strict_count,
-        export.tools.len() - strict_count,
-        if strict {
-            format!(" ({} strict fallbacks)", export.fallbacks.len())
-        } else {
-            String::new()
-        },
         collisions.len()
     );
     for problem in &problems {
@@ -106,6 +111,42 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
     } else {
         ExitCode::FAILURE
     })
+}
+
+fn print_json(format: Format, export: &ToolExport, collisions: &[NameCollision]) -> Result<()> {
+    let out = json!({
+        "format": format.as_str(),
+        "tools": export.tools,
+        "fallbacks": export.fallbacks.iter().map(|f| json!({
+            "name": f.exported, "server": f.server, "tool": f.tool, "reason": f.reason,
+        })).collect::<Vec<_>>(),
+        "collisions": collisions.iter().map(ToString::to_string).collect::<Vec<_>>(),
+    });
+    let text = serde_json::to_string_pretty(&out)
+        .map_err(|e| Error::Other(format!("cannot print JSON: {e}")))?;
+    println!("{text}");
+    Ok(())
+}
+
+/// The format's own rules, then the draft 2020-12 meta-schema for the JSON Schemas the
+/// format carries as they are.
+fn check(format: Format, def: &Value) -> std::result::Result<(), String> {
+    provider::check(format, def)?;
+    let schema = match format {
+        Format::Anthropic => def.get("input_schema"),
+        Format::Gemini => def.get("parametersJsonSchema"),
+        Format::OpenAi | Format::OpenAiStrict => None,
+    };
+    if let Some(schema) = schema
+        && let Err(e) = jsonschema::draft202012::meta::validate(schema)
+    {
+        return Err(format!(
+            "{}: not a valid JSON Schema (draft 2020-12) at {}: {e}",
+            format.name_of(def).unwrap_or("?"),
+            e.instance_path
+        ));
+    }
+    Ok(())
 }
 
 /// `(alias, tools)` of every fixture in `dir`, sorted by file name, under the alias

@@ -1,18 +1,20 @@
 //! The runtime's exported-name rule and OpenAI export agree with mcp-codegen's over every
 //! tool of every committed fixture (and the GitHub corpus when present); names are valid and
-//! unique; every exported `parameters` schema is valid JSON Schema (draft 2020-12); the
+//! unique; every exported `parameters` schema is valid JSON Schema (draft 2020-12); Anthropic
+//! and Gemini definitions pass their format's checks over 46 more real servers; the
 //! runtime's small argument validator agrees with the `jsonschema` crate on sample inputs.
 
 mod common;
 #[path = "../../mcp-codegen/tests/support/mod.rs"]
 mod corpus;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use mcp_codegen::fixture::Fixture;
 use mcp_runtime::toolbox::names::{MAX_NAME_LEN, assign_names, exported_name, is_valid_name};
 use mcp_runtime::toolbox::openai::{function_definition, inline_refs, strict_function_definition};
+use mcp_runtime::toolbox::provider::{self, Format};
 use mcp_runtime::toolbox::{ToolboxOptions, export_offline, validate};
 use serde_json::{Value, json};
 
@@ -171,7 +173,12 @@ fn exported_names_are_valid_unique_and_capped() {
 fn every_exported_schema_is_valid_json_schema() {
     let sets = tool_sets();
     for strict in [false, true] {
-        let (export, collisions) = export_offline(&sets, &ToolboxOptions::default(), strict);
+        let format = if strict {
+            Format::OpenAiStrict
+        } else {
+            Format::OpenAi
+        };
+        let (export, collisions) = export_offline(&sets, &ToolboxOptions::default(), format);
         assert!(collisions.is_empty());
         let total: usize = sets.iter().map(|(_, t)| t.len()).sum();
         assert_eq!(export.tools.len(), total);
@@ -201,6 +208,86 @@ fn every_exported_schema_is_valid_json_schema() {
             assert!(strict_count > 0);
         }
     }
+}
+
+/// Anthropic and Gemini: one definition per tool of every fixture, the committed ones and 46
+/// real servers', each passing its format's check; the JSON Schemas they carry as they are
+/// (Anthropic's `input_schema`, Gemini's `parametersJsonSchema` fallback) valid under draft
+/// 2020-12 and compilable; every fallback names an exported tool and a reason.
+#[test]
+fn anthropic_and_gemini_definitions_for_every_tool() {
+    let mut sets = tool_sets();
+    sets.extend(real_server_sets());
+    let total: usize = sets.iter().map(|(_, t)| t.len()).sum();
+    assert!(total > 500, "{total} tools");
+    let originals: BTreeMap<String, Value> = {
+        let (openai, _) = export_offline(&sets, &ToolboxOptions::default(), Format::OpenAi);
+        openai
+            .tools
+            .iter()
+            .map(|d| {
+                (
+                    d["function"]["name"].as_str().expect("name").to_string(),
+                    d["function"]["parameters"].clone(),
+                )
+            })
+            .collect()
+    };
+    for format in [Format::Anthropic, Format::Gemini] {
+        let (export, collisions) = export_offline(&sets, &ToolboxOptions::default(), format);
+        assert_eq!(export.tools.len(), total, "{format}");
+        let names: BTreeSet<&str> = export
+            .tools
+            .iter()
+            .map(|d| format.name_of(d).expect("name"))
+            .collect();
+        assert_eq!(names.len(), total, "{format}: names not unique");
+        assert_eq!(collisions.len(), 0);
+        for def in &export.tools {
+            let n = format.name_of(def).expect("name");
+            provider::check(format, def).unwrap_or_else(|e| panic!("{format}: {e}\n{def}"));
+            let carried = match format {
+                Format::Anthropic => def.get("input_schema"),
+                _ => def.get("parametersJsonSchema"),
+            };
+            if let Some(schema) = carried {
+                if let Err(e) = jsonschema::draft202012::meta::validate(schema) {
+                    panic!("{format} {n}: invalid JSON Schema: {e}\n{schema}");
+                }
+                jsonschema::validator_for(schema)
+                    .unwrap_or_else(|e| panic!("{format} {n}: does not compile: {e}"));
+            }
+        }
+        let fallbacks = export.fallbacks.len();
+        eprintln!("{format}: {total} tools, {fallbacks} fallbacks");
+        for f in &export.fallbacks {
+            assert!(!f.reason.is_empty());
+            assert!(originals.contains_key(&f.exported));
+        }
+        // Most tools keep the format's own form.
+        assert!(
+            fallbacks * 4 < total,
+            "{format}: {fallbacks} of {total} fell back"
+        );
+    }
+}
+
+fn real_server_sets() -> Vec<(String, Vec<Value>)> {
+    let dir = common::root().join("tests/corpus/real-servers");
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("tests/corpus/real-servers")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    paths.sort();
+    paths
+        .iter()
+        .map(|p| {
+            let f = Fixture::load(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            let alias = format!("real-{}", stem(p));
+            (alias, f.tools.iter().map(|t| t.raw.clone()).collect())
+        })
+        .collect()
 }
 
 /// Every object closed with every property required; no `format`, no `$ref`.

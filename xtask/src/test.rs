@@ -8,7 +8,8 @@
 //!    the committed fixtures, the property test's sample, 46 real servers' tool schemas
 //!    (`tests/corpus/real-servers`), the generator's edge-case fixtures and, when present
 //!    (required under `CI=true`), GitHub's official server in
-//!    `../shared/corpus/github-official`;
+//!    `../shared/corpus/github-official`; and `tools --format anthropic|gemini|openai-strict
+//!    --check` over the same directories (one valid definition per tool, names unique);
 //! 4. runs `snapshot --check --all-required` (`mcp-bindgen-cli`, as `cargo xtask snapshot`
 //!    runs it): every default server must reproduce its committed fixture byte for byte;
 //! 5. runs `conformance` (the same function as `cargo xtask conformance`): every client
@@ -183,7 +184,7 @@ pub fn run(args: &[String]) -> ExitCode {
             "verify --deep ({what}: codegen and round trip of every tool)"
         ));
         let mut args = vec!["verify".to_string(), "--deep".to_string()];
-        if let Some(dir) = dir {
+        if let Some(dir) = &dir {
             args.extend(["--fixtures".to_string(), dir.display().to_string()]);
         }
         record(
@@ -193,6 +194,26 @@ pub fn run(args: &[String]) -> ExitCode {
             &mut failed,
             &mut failures,
         );
+        // One valid, uniquely named definition per tool in every provider's format.
+        for format in ["anthropic", "gemini", "openai-strict"] {
+            step(&format!("tools --format {format} --check ({what})"));
+            let mut args = vec![
+                "tools".to_string(),
+                "--format".to_string(),
+                format.to_string(),
+                "--check".to_string(),
+            ];
+            if let Some(dir) = &dir {
+                args.extend(["--fixtures".to_string(), dir.display().to_string()]);
+            }
+            record(
+                mcp_bindgen_cli::run(crate::INVOKED_AS, &args),
+                &format!("tools --format {format} ({what})"),
+                &mut passed,
+                &mut failed,
+                &mut failures,
+            );
+        }
     }
 
     step("snapshot --check --all-required (drift against the live servers)");

@@ -19,6 +19,7 @@
 //!   tools = ["create_issue"]         # optional allowlist
 //!   exclude_tools = ["delete_repo"]  # optional denylist
 //!   function_call_wrapper = false    # offer the tools to non-MCP models as function calls
+//!   enabled = true                   # false (or disabled = true): kept out of the servers
 //!
 //!   [servers.remote]
 //!   transport = "streamable-http"
@@ -28,6 +29,16 @@
 //!   [servers.linear]
 //!   url = "https://mcp.linear.app/mcp"
 //!   auth = "oauth"                   # OAuth 2.1: `cargo xtask login linear` once
+//!
+//!   [models.openai]                  # supports_mcp for every model of a provider
+//!   supports_mcp = false
+//!   [models."openai/gpt-5"]          # for one model: "provider/model", quoted
+//!   supports_mcp = true
+//!
+//!   [agents.researcher]
+//!   model = "openai/gpt-5"
+//!   servers = ["github", "remote"]
+//!   tools = ["github.search_code"]   # optional
 //!   ```
 //!
 //!   `auth` (HTTP servers) also takes `{ oauth = { client_id, client_secret, scopes,
@@ -35,21 +46,44 @@
 //!   `{ client_credentials = { client_id, client_secret | private_key, algorithm, scopes } }`;
 //!   see [`AuthConfig`].
 //!
-//! * the Claude-Desktop / Cursor JSON shape `{"mcpServers": {"name": {"command": …}}}`, where
+//! * the Claude-Desktop / Cursor JSON shape `{"mcpServers": {"name": {"command": …}}}`, or
+//!   VS Code's `{"servers": {…}}` (`.vscode/mcp.json`; its `"inputs"` are not read), where
 //!   `"type"` (`"stdio"`, `"sse"`, `"http"`/`"streamable-http"`) is optional: `command`
 //!   means stdio and `url` means Streamable HTTP. Every other key of the TOML form is
 //!   accepted too, in snake_case or camelCase (`excludeTools`, `toolTimeouts`,
 //!   `connectTimeout`, `functionCallWrapper`). Both shapes are read through one set of keys,
 //!   so the TOML shape takes these spellings (and `type`) as well.
 //!
+//! Files as other clients write them load unchanged:
+//!
+//! * `enabled = false` or `"disabled": true` keeps a server out of [`Registry::servers`]; it
+//!   is listed by [`Registry::disabled`], and asking for it by alias is an error saying so.
+//! * Keys other clients write into a server entry (`autoApprove`, `alwaysAllow`,
+//!   `disabledTools`, `trust`, `envFile`, …) are ignored, with one warning per file naming
+//!   each key and the servers it was found in ([`Registry::warnings`]). Their spellings of
+//!   our keys are read as ours: `transportType` (`type`), `httpUrl` and `serverUrl` (`url`),
+//!   `includeTools` (`tools`). A key that looks like a typo of ours (`comand`, `arg`) is
+//!   refused with the key meant; any other unknown key is refused in the TOML shape and
+//!   ignored (in the same warning) in the JSON shape.
+//! * A server name that is not an alias (`"GitHub"`, `"brave search"`) is used under its
+//!   normalized alias ([`normalize_alias`]: `github`, `brave_search`), with a warning; two
+//!   names with the same alias are an error.
+//!
+//! Agents and the model policy can be declared in the registry too (`[models.<provider>]`,
+//! `[models."<provider>/<model>"]`, `[agents.<name>]`; `"models"` / `"agents"` in JSON):
+//! see [`Registry::agent`] and [`Registry::model_policy`].
+//!
 //! `${NAME}` and `${NAME:-default}` are substituted in `command`, `args`, `env`, `cwd`,
 //! `url` and `headers` **at connect time only** (in [`crate::Session::connect`]); the registry
 //! keeps the templates, so nothing read from the environment is ever stored, printed by
-//! `Debug`, or written into a fixture. `$$` is a literal `$`.
+//! `Debug`, or written into a fixture. `$$` is a literal `$`; `${env:NAME}` (VS Code's and
+//! Cursor's spelling) is `${NAME}`; VS Code's `${input:…}` is refused at load.
 //!
 //! The parts: `registry` finds and reads the file, `raw` holds the serde shape of one server
-//! entry and builds a [`ServerConfig`] from it, `resolve` substitutes the placeholders and
-//! collects the secrets to redact.
+//! entry and builds a [`ServerConfig`] from it, `keys` judges the keys that are not ours and
+//! normalizes aliases, `agents` holds [`crate::toolbox::AgentConfig`] and
+//! [`crate::toolbox::ModelPolicy`] and their registry shape, `resolve` substitutes the
+//! placeholders and collects the secrets to redact.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -58,15 +92,19 @@ use std::time::Duration;
 
 use crate::drift::DriftPolicy;
 
+pub(crate) mod agents;
 mod auth;
+mod keys;
 mod protocol;
 mod raw;
 mod registry;
 mod resolve;
+#[cfg(test)]
+mod shapes_tests;
 
 pub use auth::{AuthConfig, ClientCredentialsSettings, OAuthSettings};
+pub use keys::{check_alias, normalize_alias};
 pub use protocol::{LAST_WITH_INITIALIZE, Protocol, REVISIONS};
-pub use raw::check_alias;
 pub use registry::Registry;
 pub(crate) use resolve::{Resolved, redact};
 

@@ -2,7 +2,8 @@
 //! of either into a [`ServerConfig`].
 //!
 //! Both shapes read a server entry into the same [`RawServer`]; what differs between them is
-//! the file around it ([`TomlFile`], [`JsonFile`]) and the two points [`Shape`] names.
+//! the file around it ([`TomlFile`], [`JsonFile`]) and the points [`Shape`] names. Keys that
+//! are not ours are kept in [`RawServer::other`] and judged by `registry` with `keys`.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -10,28 +11,42 @@ use std::path::Path;
 use std::time::Duration;
 
 use serde::Deserialize;
-use serde::de::{MapAccess, Visitor};
+use serde::de::{IgnoredAny, MapAccess, Visitor};
 use toml::Spanned;
 
+use super::agents::{RawAgent, RawModel};
 use super::auth::RawAuth;
+use super::keys::check_alias;
 use super::resolve::{SubstError, substitute};
 use super::{InheritEnv, Protocol, ServerConfig, TransportConfig};
 use crate::drift::DriftPolicy;
 
-/// `fixtures/servers.toml`: `[servers.<alias>]` tables.
+/// `fixtures/servers.toml`: `[servers.<alias>]`, `[models.<provider>]` /
+/// `[models."<provider>/<model>"]` and `[agents.<name>]` tables.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct TomlFile {
     #[serde(default)]
     pub(super) servers: BTreeMap<Spanned<String>, Spanned<RawServer>>,
+    #[serde(default)]
+    pub(super) models: BTreeMap<Spanned<String>, RawModel>,
+    #[serde(default)]
+    pub(super) agents: BTreeMap<Spanned<String>, RawAgent>,
 }
 
-/// The Claude-Desktop / Cursor shape `{"mcpServers": {…}}` (other top-level keys are
-/// ignored: the file usually holds a client's other settings too).
+/// The Claude-Desktop / Cursor shape `{"mcpServers": {…}}` or VS Code's `{"servers": {…}}`
+/// (`.vscode/mcp.json`), with our `"models"` and `"agents"`. Other top-level keys are
+/// ignored: the file usually holds a client's other settings too.
 #[derive(Deserialize)]
 pub(super) struct JsonFile {
     #[serde(rename = "mcpServers")]
-    pub(super) servers: UniqueMap<RawServer>,
+    pub(super) mcp_servers: Option<UniqueMap<RawServer>>,
+    /// VS Code's spelling of `mcpServers`.
+    pub(super) servers: Option<UniqueMap<RawServer>>,
+    /// VS Code's prompted variables: not read (one warning).
+    pub(super) inputs: Option<IgnoredAny>,
+    pub(super) models: Option<UniqueMap<RawModel>>,
+    pub(super) agents: Option<UniqueMap<RawAgent>>,
 }
 
 /// Which file a server entry was read from: where the two shapes still differ.
@@ -39,17 +54,34 @@ pub(super) struct JsonFile {
 pub(super) enum Shape {
     /// `servers.toml`: a missing transport gets the longer hint, `"http"` is no transport.
     Toml,
-    /// `{"mcpServers": …}`: `"type": "http"` means Streamable HTTP, as in those clients.
+    /// `{"mcpServers": …}`: `"type": "http"` means Streamable HTTP, as in those clients;
+    /// unknown keys that are no typo of ours are ignored (other clients' keys).
     Json,
 }
 
+impl Shape {
+    /// How a key is written in this shape, for messages: `enabled = false` or
+    /// `"enabled": false`.
+    pub(super) fn key_value(self, key: &str, value: bool) -> String {
+        match self {
+            Shape::Toml => format!("`{key} = {value}`"),
+            Shape::Json => format!("`\"{key}\": {value}`"),
+        }
+    }
+}
+
 /// One server entry of either shape. Every key is taken in snake_case and, where it has two
-/// words, in camelCase (`excludeTools`); `type` and `transport` are the same key.
+/// words, in camelCase (`excludeTools`); `type` and `transport` are the same key. Other
+/// clients' spellings of our keys are ours too: `transportType` (Cline) is `type`,
+/// `httpUrl` (Gemini CLI) and `serverUrl` (Windsurf) are `url`, `includeTools` (Gemini CLI)
+/// is `tools`.
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
 pub(super) struct RawServer {
     #[serde(rename = "type", alias = "transport")]
     kind: Option<String>,
+    /// Cline's `type`, which its files may hold beside `type`.
+    #[serde(rename = "transportType")]
+    transport_type: Option<String>,
     command: Option<String>,
     #[serde(default)]
     args: Vec<String>,
@@ -60,12 +92,14 @@ pub(super) struct RawServer {
     #[serde(default, alias = "envPassthrough")]
     env_passthrough: Vec<String>,
     cwd: Option<String>,
+    #[serde(alias = "httpUrl", alias = "serverUrl")]
     url: Option<String>,
     #[serde(default)]
     headers: BTreeMap<String, String>,
     timeout: Option<Seconds>,
     #[serde(default)]
     required: bool,
+    #[serde(alias = "includeTools")]
     tools: Option<Vec<String>>,
     #[serde(default, alias = "excludeTools")]
     exclude_tools: Vec<String>,
@@ -75,14 +109,17 @@ pub(super) struct RawServer {
     connect_timeout: Option<Seconds>,
     drift: Option<DriftPolicy>,
     protocol: Option<Protocol>,
-    /// Some clients write `"disabled": true`; accepted and ignored is worse than refused,
-    /// so it is refused by `deny_unknown_fields` unless false.
-    #[serde(default)]
-    #[allow(dead_code)]
-    disabled: Option<FalseOnly>,
+    /// `enabled = false` (Zed, Goose, Codex CLI, ours) keeps the server out of the registry's
+    /// servers.
+    pub(super) enabled: Option<bool>,
+    /// `"disabled": true` (Claude Desktop, Cline, Roo Code, Windsurf): the same.
+    pub(super) disabled: Option<bool>,
     #[serde(default, alias = "functionCallWrapper")]
     function_call_wrapper: bool,
     auth: Option<RawAuth>,
+    /// Every other key: another client's (ignored) or a typo of ours (refused).
+    #[serde(flatten)]
+    pub(super) other: BTreeMap<String, IgnoredAny>,
 }
 
 impl RawServer {
@@ -202,8 +239,24 @@ impl RawServer {
     /// The transport's name: the one written, else `command` means stdio and `url` means
     /// Streamable HTTP.
     fn transport(&self, shape: Shape) -> Result<String, String> {
-        Ok(match self.kind.as_deref() {
-            Some("http") if shape == Shape::Json => "streamable-http".to_string(),
+        fn same(k: &str) -> &str {
+            match k {
+                "http" | "streamableHttp" => "streamable-http",
+                other => other,
+            }
+        }
+        let kind = match (self.kind.as_deref(), self.transport_type.as_deref()) {
+            (Some(kind), Some(cline)) if same(kind) != same(cline) => {
+                return Err(format!(
+                    "`type = \"{kind}\"` and `transportType = \"{cline}\"` disagree; keep one of them"
+                ));
+            }
+            (kind, cline) => kind.or(cline),
+        };
+        Ok(match kind {
+            Some("http" | "streamableHttp") if shape == Shape::Json => {
+                "streamable-http".to_string()
+            }
             Some(kind) => kind.to_string(),
             None if self.command.is_some() => "stdio".to_string(),
             None if self.url.is_some() => "streamable-http".to_string(),
@@ -242,32 +295,6 @@ impl RawServer {
     }
 }
 
-/// Checks an alias against `[a-z][a-z0-9_-]*`.
-pub fn check_alias(alias: &str) -> std::result::Result<(), String> {
-    let mut chars = alias.chars();
-    let ok = chars.next().is_some_and(|c| c.is_ascii_lowercase())
-        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-');
-    if ok {
-        Ok(())
-    } else {
-        let suggestion: String = alias
-            .to_ascii_lowercase()
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '-' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
-        Err(format!(
-            "malformed alias \"{alias}\": aliases match [a-z][a-z0-9_-]* (e.g. \"{}\")",
-            suggestion.trim_start_matches(|c: char| !c.is_ascii_lowercase())
-        ))
-    }
-}
-
 /// A positive number of seconds (integer or float).
 struct Seconds(Duration);
 
@@ -284,32 +311,40 @@ impl<'de> Deserialize<'de> for Seconds {
     }
 }
 
-/// Accepts only `false`.
-struct FalseOnly;
+/// What the entries of a [`UniqueMap`] are, for its messages.
+pub(super) trait Entry {
+    /// The entries (`servers`).
+    const PLURAL: &'static str;
+    /// The name of one key (`server alias`).
+    const KEY: &'static str;
+}
 
-impl<'de> Deserialize<'de> for FalseOnly {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        if bool::deserialize(d)? {
-            Err(serde::de::Error::custom(
-                "\"disabled\": true is not supported; remove the server from the file instead",
-            ))
-        } else {
-            Ok(FalseOnly)
-        }
-    }
+impl Entry for RawServer {
+    const PLURAL: &'static str = "servers";
+    const KEY: &'static str = "server alias";
+}
+
+impl Entry for RawModel {
+    const PLURAL: &'static str = "models";
+    const KEY: &'static str = "model";
+}
+
+impl Entry for RawAgent {
+    const PLURAL: &'static str = "agents";
+    const KEY: &'static str = "agent";
 }
 
 /// A JSON object read in order that rejects duplicate keys (serde_json keeps the last one
 /// silently).
 pub(super) struct UniqueMap<T>(pub(super) Vec<(String, T)>);
 
-impl<'de, T: Deserialize<'de>> Deserialize<'de> for UniqueMap<T> {
+impl<'de, T: Deserialize<'de> + Entry> Deserialize<'de> for UniqueMap<T> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
         struct V<T>(std::marker::PhantomData<T>);
-        impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+        impl<'de, T: Deserialize<'de> + Entry> Visitor<'de> for V<T> {
             type Value = UniqueMap<T>;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("an object of servers")
+                write!(f, "an object of {}", T::PLURAL)
             }
             fn visit_map<A: MapAccess<'de>>(
                 self,
@@ -319,7 +354,8 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for UniqueMap<T> {
                 while let Some(key) = map.next_key::<String>()? {
                     if out.iter().any(|(k, _)| *k == key) {
                         return Err(serde::de::Error::custom(format!(
-                            "duplicate server alias \"{key}\""
+                            "duplicate {} \"{key}\"",
+                            T::KEY
                         )));
                     }
                     let value = map.next_value()?;
@@ -366,12 +402,22 @@ mod tests {
     }
 
     #[test]
-    fn malformed_alias_is_rejected_with_a_suggestion() {
-        let e = toml_err("[servers.GitHub]\ncommand = \"x\"\n");
-        assert!(e.contains("malformed alias \"GitHub\""), "{e}");
-        assert!(e.contains("\"github\""), "{e}");
+    fn aliases_are_normalized_and_names_without_a_letter_refused() {
+        let r = Registry::from_toml_str(
+            "[servers.GitHub]\ncommand = \"x\"\n",
+            Path::new("fixtures/servers.toml"),
+        )
+        .unwrap();
+        assert!(r.get("github").is_ok());
+        assert_eq!(
+            r.warnings(),
+            [
+                "fixtures/servers.toml: server \"GitHub\" is used as alias \"github\" (aliases match [a-z][a-z0-9_-]*)"
+            ]
+        );
         let e = toml_err("[servers.\"9x\"]\ncommand = \"x\"\n");
         assert!(e.contains("malformed alias \"9x\""), "{e}");
+        assert!(e.contains("line 1:10"), "{e}");
     }
 
     #[test]

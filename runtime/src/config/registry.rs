@@ -1,18 +1,44 @@
 //! Finding and reading the registry file: [`Registry`] and its two loaders, which parse
-//! their shape and hand every entry to the one builder in `raw`.
+//! their shape and hand every entry to the one builder in `raw`, judging the keys that are
+//! not ours with `keys` on the way.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::ServerConfig;
-use super::raw::{JsonFile, RawServer, Shape, TomlFile};
-use crate::error::{Error, Result};
+use super::agents::{AgentConfig, ModelPolicy, RawAgent, RawModel, add_model};
+use super::keys::{self, FOREIGN_TOP_LEVEL, Ignored, Key, normalize_alias};
+use super::raw::{JsonFile, RawServer, Shape, TomlFile, UniqueMap};
+use crate::error::{Error, ErrorKind, Result};
 
-/// A parsed registry: servers sorted by alias.
+/// A parsed registry: the enabled servers sorted by alias, the disabled ones, the agents and
+/// the model policy, and the warnings of loading it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Registry {
     /// The file it was read from.
     pub path: PathBuf,
     servers: Vec<ServerConfig>,
+    /// Aliases of the disabled servers, sorted.
+    disabled: Vec<String>,
+    /// Alias of a disabled server → the key that disabled it, as written.
+    disabled_by: BTreeMap<String, String>,
+    warnings: Vec<String>,
+    models: ModelPolicy,
+    agents: Vec<AgentConfig>,
+}
+
+/// One entry as read: its name as written, its value, the position of its name where the
+/// shape has one.
+type Read<T> = (String, T, Option<(usize, usize)>);
+
+/// The entries of one file, whatever its shape.
+struct Entries {
+    shape: Shape,
+    servers: Vec<Read<RawServer>>,
+    models: Vec<Read<RawModel>>,
+    agents: Vec<Read<RawAgent>>,
+    /// Top-level keys that are not read (key, clients).
+    ignored: Vec<(&'static str, &'static str)>,
 }
 
 impl Registry {
@@ -40,8 +66,8 @@ impl Registry {
         }
     }
 
-    /// Reads a registry: TOML (`servers.toml`) or JSON (`{"mcpServers": …}`), chosen by the
-    /// file's extension (`.json` → JSON).
+    /// Reads a registry: TOML (`servers.toml`) or JSON (`{"mcpServers": …}` or
+    /// `{"servers": …}`), chosen by the file's extension (`.json` → JSON).
     pub fn load(path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref();
         let text = std::fs::read_to_string(path).map_err(|source| Error::RegistryRead {
@@ -67,14 +93,45 @@ impl Registry {
                 message: e.message().trim().to_string(),
             }
         })?;
-        let servers = file.servers.into_iter().map(|(alias, raw)| {
-            let position = line_col(text, alias.span().start);
-            (alias.into_inner(), raw.into_inner(), Some(position))
-        });
-        Self::from_entries(path, Shape::Toml, servers)
+        let read = |name: toml::Spanned<String>| {
+            let position = line_col(text, name.span().start);
+            (name.into_inner(), position)
+        };
+        Self::from_entries(
+            path,
+            Entries {
+                shape: Shape::Toml,
+                servers: file
+                    .servers
+                    .into_iter()
+                    .map(|(name, raw)| {
+                        let (name, position) = read(name);
+                        (name, raw.into_inner(), Some(position))
+                    })
+                    .collect(),
+                models: file
+                    .models
+                    .into_iter()
+                    .map(|(name, raw)| {
+                        let (name, position) = read(name);
+                        (name, raw, Some(position))
+                    })
+                    .collect(),
+                agents: file
+                    .agents
+                    .into_iter()
+                    .map(|(name, raw)| {
+                        let (name, position) = read(name);
+                        (name, raw, Some(position))
+                    })
+                    .collect(),
+                ignored: Vec::new(),
+            },
+        )
     }
 
-    /// Parses the Claude-Desktop / Cursor JSON shape `{"mcpServers": {…}}`.
+    /// Parses the JSON shape: Claude Desktop's / Cursor's `{"mcpServers": {…}}` or VS Code's
+    /// `{"servers": {…}}` (one of the two), with optional `"models"` and `"agents"`.
     pub fn from_json_str(text: &str, path: &Path) -> Result<Self> {
         let syntax = |e: serde_json::Error| Error::RegistrySyntax {
             path: path.to_path_buf(),
@@ -82,62 +139,286 @@ impl Registry {
             column: e.column(),
             message: e.to_string(),
         };
+        let shape_error = |message: &str| Error::RegistrySyntax {
+            path: path.to_path_buf(),
+            line: 1,
+            column: 1,
+            message: message.to_string(),
+        };
         let file: JsonFile = serde_json::from_str(text).map_err(syntax)?;
-        let servers = file
-            .servers
-            .0
-            .into_iter()
-            .map(|(alias, raw)| (alias, raw, None));
-        Self::from_entries(path, Shape::Json, servers)
+        let servers = match (file.mcp_servers, file.servers) {
+            (Some(_), Some(_)) => {
+                return Err(shape_error(
+                    "both \"mcpServers\" (Claude Desktop, Cursor) and \"servers\" (VS Code) are here; keep one of them",
+                ));
+            }
+            (Some(servers), None) | (None, Some(servers)) => servers,
+            (None, None) => {
+                return Err(shape_error(
+                    "no \"mcpServers\" object (Claude Desktop, Cursor) or \"servers\" object (VS Code's .vscode/mcp.json)",
+                ));
+            }
+        };
+        Self::from_entries(
+            path,
+            Entries {
+                shape: Shape::Json,
+                servers: servers
+                    .0
+                    .into_iter()
+                    .map(|(name, raw)| (name, raw, None))
+                    .collect(),
+                models: entries(file.models),
+                agents: entries(file.agents),
+                ignored: file
+                    .inputs
+                    .map(|_| FOREIGN_TOP_LEVEL.to_vec())
+                    .unwrap_or_default(),
+            },
+        )
     }
 
-    /// Builds every entry (alias, raw server, position of the alias where the shape has one,
-    /// which then prefixes the entry's errors) in file order; stops at the first error.
-    fn from_entries(
-        path: &Path,
-        shape: Shape,
-        entries: impl Iterator<Item = (String, RawServer, Option<(usize, usize)>)>,
-    ) -> Result<Self> {
+    /// Builds every entry in file order; stops at the first error. An entry's position,
+    /// where the shape has one, prefixes its errors.
+    fn from_entries(path: &Path, entries: Entries) -> Result<Self> {
+        let file = path.display().to_string();
+        let shape = entries.shape;
         let base_dir = base_dir(path);
-        let mut servers = entries
-            .map(|(alias, raw, position)| {
-                raw.into_server(&alias, shape, &base_dir)
-                    .map_err(|message| Error::InvalidServer {
-                        path: path.to_path_buf(),
-                        message: match position {
-                            Some((line, column)) => format!("line {line}:{column}: {message}"),
-                            None => message,
-                        },
-                        alias,
-                    })
-            })
-            .collect::<Result<Vec<_>>>()?;
+        let mut ignored = Ignored::default();
+        for (key, clients) in entries.ignored {
+            ignored.add(key, Some(clients), "the top level".to_string());
+        }
+        let mut warnings = Vec::new();
+        let mut servers = Vec::new();
+        let mut disabled_by = BTreeMap::new();
+        // alias → the name it was written as
+        let mut names: BTreeMap<String, String> = BTreeMap::new();
+        for (name, mut raw, position) in entries.servers {
+            let invalid = |message: String| Error::InvalidServer {
+                path: path.to_path_buf(),
+                alias: name.clone(),
+                message: at(position, message),
+            };
+            for key in std::mem::take(&mut raw.other).keys() {
+                match keys::classify(key) {
+                    Key::Foreign(clients) => {
+                        ignored.add(key, Some(clients), format!("server \"{name}\""));
+                    }
+                    Key::Unknown if shape == Shape::Json => {
+                        ignored.add(key, None, format!("server \"{name}\""));
+                    }
+                    Key::Typo(_) | Key::Unknown => return Err(invalid(keys::refusal(key))),
+                }
+            }
+            let alias = normalize_alias(&name).map_err(invalid)?;
+            if let Some(first) = names.get(&alias) {
+                return Err(invalid(format!(
+                    "servers \"{first}\" and \"{name}\" are both used as alias \"{alias}\"; rename one of them"
+                )));
+            }
+            names.insert(alias.clone(), name.clone());
+            if alias != name {
+                warnings.push(format!(
+                    "{file}: server \"{name}\" is used as alias \"{alias}\" (aliases match [a-z][a-z0-9_-]*)"
+                ));
+            }
+            let off = match (raw.enabled, raw.disabled) {
+                (Some(enabled), Some(disabled)) if enabled == disabled => {
+                    return Err(invalid(format!(
+                        "{} and {} contradict each other; keep one of them",
+                        shape.key_value("enabled", enabled),
+                        shape.key_value("disabled", disabled)
+                    )));
+                }
+                (Some(false), _) => Some(shape.key_value("enabled", false)),
+                (_, Some(true)) => Some(shape.key_value("disabled", true)),
+                _ => None,
+            };
+            match off {
+                Some(key) => {
+                    disabled_by.insert(alias, key);
+                }
+                None => servers.push(raw.into_server(&alias, shape, &base_dir).map_err(invalid)?),
+            }
+        }
         servers.sort_by(|a, b| a.alias.cmp(&b.alias));
+        warnings.extend(ignored.warning(&file));
+
+        let mut models = ModelPolicy::new();
+        for (key, raw, position) in entries.models {
+            models = add_model(models, &key, raw).map_err(|message| {
+                Error::toolbox(
+                    ErrorKind::Config,
+                    format!("{file}: model \"{key}\": {}", at(position, message)),
+                )
+            })?;
+        }
+
+        let known = servers
+            .iter()
+            .map(|s| s.alias.as_str())
+            .collect::<Vec<_>>()
+            .join(", ");
+        let server = |written: &str| -> std::result::Result<String, String> {
+            let alias = if names.contains_key(written) {
+                written.to_string()
+            } else if let Some((alias, _)) = names.iter().find(|(_, n)| *n == written) {
+                alias.clone()
+            } else {
+                return Err(format!(
+                    "server \"{written}\" is not in the registry (servers: {known})"
+                ));
+            };
+            Ok(alias)
+        };
+        let mut agents = Vec::new();
+        for (name, raw, position) in entries.agents {
+            let agent = raw.into_agent(&name, server).map_err(|message| {
+                Error::toolbox(
+                    ErrorKind::Config,
+                    format!("{file}: agent \"{name}\": {}", at(position, message)),
+                )
+            })?;
+            for alias in &agent.servers {
+                if let Some(key) = disabled_by.get(alias) {
+                    warnings.push(format!(
+                        "{file}: agent \"{name}\" uses server \"{alias}\", which is disabled ({key}); Registry::agent(\"{name}\") is an error until it is enabled"
+                    ));
+                }
+            }
+            agents.push(agent);
+        }
+        agents.sort_by(|a, b| a.name.cmp(&b.name));
+
+        for warning in &warnings {
+            tracing::warn!(registry = %file, "{warning}");
+        }
         Ok(Registry {
             path: path.to_path_buf(),
             servers,
+            disabled: disabled_by.keys().cloned().collect(),
+            disabled_by,
+            warnings,
+            models,
+            agents,
         })
     }
 
-    /// All servers, sorted by alias.
+    /// The enabled servers, sorted by alias (the disabled ones are in
+    /// [`Registry::disabled`]).
     pub fn servers(&self) -> &[ServerConfig] {
         &self.servers
     }
 
-    /// The server with this alias.
+    /// The aliases of the servers the file disables (`enabled = false`, `"disabled": true`),
+    /// sorted. They are in no other list, and [`Registry::get`] refuses them.
+    pub fn disabled(&self) -> &[String] {
+        &self.disabled
+    }
+
+    /// The warnings of loading the file (already logged with `tracing::warn!`): one for the
+    /// keys it ignored (other clients' keys, and in JSON unknown ones), one per server name
+    /// used under a normalized alias, one per agent using a disabled server.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// The enabled server with this alias; a disabled one is an error saying so.
     pub fn get(&self, alias: &str) -> Result<&ServerConfig> {
+        if let Some(key) = self.disabled_by.get(alias) {
+            return Err(Error::InvalidServer {
+                path: self.path.clone(),
+                alias: alias.to_string(),
+                message: format!(
+                    "disabled in {} by {key}; remove that key to use the server",
+                    self.path.display()
+                ),
+            });
+        }
         self.servers
             .iter()
             .find(|s| s.alias == alias)
             .ok_or_else(|| Error::UnknownServer {
                 alias: alias.to_string(),
-                known: self
-                    .servers
-                    .iter()
-                    .map(|s| s.alias.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", "),
+                known: self.known(),
             })
+    }
+
+    /// Which models support MCP (`[models.<provider>]`, `[models."<provider>/<model>"]`);
+    /// empty when the file declares none.
+    pub fn model_policy(&self) -> &ModelPolicy {
+        &self.models
+    }
+
+    /// The agents the file declares (`[agents.<name>]`), sorted by name; their servers are
+    /// aliases of this registry.
+    pub fn agents(&self) -> &[AgentConfig] {
+        &self.agents
+    }
+
+    /// The agent with this name, ready for [`crate::toolbox::Toolbox::agent`] (with
+    /// [`Registry::model_policy`]). An unknown name, or an agent using a disabled server,
+    /// is an error ([`ErrorKind::Config`]).
+    pub fn agent(&self, name: &str) -> Result<AgentConfig> {
+        let file = self.path.display();
+        let agent = self.agents.iter().find(|a| a.name == name).ok_or_else(|| {
+            Error::toolbox(
+                ErrorKind::Config,
+                format!(
+                    "no agent \"{name}\" in {file} (agents: {})",
+                    self.agents
+                        .iter()
+                        .map(|a| a.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            )
+        })?;
+        if let Some((alias, key)) = agent
+            .servers
+            .iter()
+            .find_map(|a| self.disabled_by.get(a).map(|key| (a, key)))
+        {
+            return Err(Error::toolbox(
+                ErrorKind::Config,
+                format!(
+                    "{file}: agent \"{name}\" uses server \"{alias}\", which is disabled in {file} by {key}; remove that key or the server from the agent"
+                ),
+            ));
+        }
+        Ok(agent.clone())
+    }
+
+    /// The enabled aliases, and the disabled ones after `;`.
+    fn known(&self) -> String {
+        let enabled = self
+            .servers
+            .iter()
+            .map(|s| s.alias.as_str())
+            .collect::<Vec<_>>()
+            .join(", ");
+        if self.disabled.is_empty() {
+            enabled
+        } else {
+            format!("{enabled}; disabled: {}", self.disabled.join(", "))
+        }
+    }
+}
+
+/// The entries of a JSON object, which has no positions.
+fn entries<T>(map: Option<UniqueMap<T>>) -> Vec<Read<T>> {
+    map.map(|m| m.0)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(name, raw)| (name, raw, None))
+        .collect()
+}
+
+/// `message` prefixed with `line L:C: ` where the position is known.
+fn at(position: Option<(usize, usize)>, message: String) -> String {
+    match position {
+        Some((line, column)) => format!("line {line}:{column}: {message}"),
+        None => message,
     }
 }
 

@@ -46,6 +46,7 @@ fn looked_up(template: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Vec<Str
         let body = &rest[i + 2..];
         let Some(end) = body.find('}') else { break };
         let name = body[..end].split(":-").next().unwrap_or("");
+        let name = name.strip_prefix("env:").unwrap_or(name);
         if let Some(v) = lookup(name).filter(|v| !v.is_empty()) {
             out.push(v);
         }
@@ -225,7 +226,8 @@ pub(crate) enum SubstError {
 }
 
 /// Substitutes `${NAME}` and `${NAME:-default}` (the default is used when NAME is unset or
-/// empty); `$$` is a literal `$`; any other `$` is kept as is.
+/// empty; `${env:NAME}`, VS Code's and Cursor's spelling, is `${NAME}`); `$$` is a literal
+/// `$`; any other `$` is kept as is. VS Code's `${input:…}` is a syntax error saying so.
 pub(crate) fn substitute(
     template: &str,
     lookup: &dyn Fn(&str) -> Option<String>,
@@ -247,6 +249,13 @@ pub(crate) fn substitute(
                 Some((n, d)) => (n, Some(d)),
                 None => (inner, None),
             };
+            if inner.starts_with("input:") {
+                return Err(SubstError::Syntax(format!(
+                    "`${{{inner}}}` is a VS Code input, which only VS Code prompts for; write `${{env:NAME}}` (or `${{NAME}}`) and set NAME in the environment"
+                )));
+            }
+            // `${env:NAME}` (VS Code, Cursor) is `${NAME}`.
+            let name = name.strip_prefix("env:").unwrap_or(name);
             if name.is_empty()
                 || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
                 || name.starts_with(|c: char| c.is_ascii_digit())
@@ -295,6 +304,13 @@ mod tests {
             substitute("${1X}", &look),
             Err(SubstError::Syntax(_))
         ));
+        assert_eq!(substitute("x${env:A}", &look).unwrap(), "x1");
+        assert_eq!(substitute("${env:B:-d}", &look).unwrap(), "d");
+        assert_eq!(looked_up("${env:A}", &look), ["1"]);
+        match substitute("${input:api-key}", &look) {
+            Err(SubstError::Syntax(m)) => assert!(m.contains("VS Code input"), "{m}"),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

@@ -1,8 +1,7 @@
 //! Agents: which model, which servers and tools; the model/server rules; the
 //! restricted view each agent gets.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::fmt;
+use std::collections::BTreeSet;
 
 use serde_json::Value;
 
@@ -10,124 +9,12 @@ use super::Toolbox;
 use super::catalog::{ExportedTool, Snapshot, ToolRef, tool_ref};
 use super::dispatch::Dispatch;
 use super::export::{NativeServer, OpenAiExport, export, native};
+use super::provider::{Format, ToolExport};
 use super::scope::Scope;
 use crate::config::ServerConfig;
+pub use crate::config::agents::{AgentConfig, ModelPolicy, ModelRef};
 use crate::error::{Error, ErrorKind};
 use crate::session::{CallOptions, Session};
-
-/// A model: its provider and its name (`openai` / `gpt-4o`).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ModelRef {
-    /// The provider (`openai`, `anthropic`, …).
-    pub provider: String,
-    /// The model's name.
-    pub model: String,
-}
-
-impl ModelRef {
-    /// A model of a provider.
-    pub fn new(provider: impl Into<String>, model: impl Into<String>) -> Self {
-        ModelRef {
-            provider: provider.into(),
-            model: model.into(),
-        }
-    }
-
-    /// Parses `provider/model` (the model part may contain further `/`).
-    pub fn parse(text: &str) -> Option<Self> {
-        let (p, m) = text.split_once('/')?;
-        (!p.is_empty() && !m.is_empty()).then(|| ModelRef::new(p, m))
-    }
-}
-
-impl fmt::Display for ModelRef {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}/{}", self.provider, self.model)
-    }
-}
-
-/// Which models support MCP natively: per provider (default false), with per-model
-/// overrides.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ModelPolicy {
-    providers: BTreeMap<String, bool>,
-    models: BTreeMap<(String, String), bool>,
-}
-
-impl ModelPolicy {
-    /// No provider supports MCP.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Sets `supports_mcp` for every model of a provider.
-    pub fn provider(mut self, provider: impl Into<String>, supports_mcp: bool) -> Self {
-        self.providers.insert(provider.into(), supports_mcp);
-        self
-    }
-
-    /// Sets `supports_mcp` for one model, overriding its provider's setting.
-    pub fn model(
-        mut self,
-        provider: impl Into<String>,
-        model: impl Into<String>,
-        supports_mcp: bool,
-    ) -> Self {
-        self.models
-            .insert((provider.into(), model.into()), supports_mcp);
-        self
-    }
-
-    /// Whether the model supports MCP: its override, else its provider's setting, else
-    /// false.
-    pub fn supports_mcp(&self, model: &ModelRef) -> bool {
-        self.models
-            .get(&(model.provider.clone(), model.model.clone()))
-            .or_else(|| self.providers.get(&model.provider))
-            .copied()
-            .unwrap_or(false)
-    }
-}
-
-/// One agent: its model and the servers (and optionally tools) it may use.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AgentConfig {
-    /// The agent's name (in messages).
-    pub name: String,
-    /// Its model.
-    pub model: ModelRef,
-    /// The servers it may use.
-    pub servers: Vec<String>,
-    /// If set, only these tools of those servers: `alias.tool`, exported names or
-    /// unambiguous short names.
-    pub tools: Option<Vec<String>>,
-}
-
-impl AgentConfig {
-    /// An agent using every tool of `servers`.
-    pub fn new<I, S>(name: impl Into<String>, model: ModelRef, servers: I) -> Self
-    where
-        I: IntoIterator<Item = S>,
-        S: Into<String>,
-    {
-        AgentConfig {
-            name: name.into(),
-            model,
-            servers: servers.into_iter().map(Into::into).collect(),
-            tools: None,
-        }
-    }
-
-    /// Restricts the agent to these tools.
-    pub fn with_tools<I, S>(mut self, tools: I) -> Self
-    where
-        I: IntoIterator<Item = S>,
-        S: Into<String>,
-    {
-        self.tools = Some(tools.into_iter().map(Into::into).collect());
-        self
-    }
-}
 
 /// How an agent gets its tools.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -340,7 +227,16 @@ impl AgentView {
 
     /// [`AgentView::openai_tools`] with the strict fallbacks.
     pub fn openai_export(&self, strict: bool) -> OpenAiExport {
-        export(&self.toolbox.snapshot(), strict, Some(&self.scope))
+        self.export(if strict {
+            Format::OpenAiStrict
+        } else {
+            Format::OpenAi
+        })
+    }
+
+    /// The agent's tools in a provider's format, with the fallbacks.
+    pub fn export(&self, format: Format) -> ToolExport {
+        export(&self.toolbox.snapshot(), format, Some(&self.scope))
     }
 
     /// Raw MCP definitions and sessions of the agent's connected servers.

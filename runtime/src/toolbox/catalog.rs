@@ -35,6 +35,9 @@ pub struct ExportedTool {
     pub exported: String,
     /// The tool's description.
     pub description: Option<String>,
+    /// The description models see (with the `[MCP: <alias>]` prefix when
+    /// [`ToolboxOptions::description_prefix`] is on).
+    pub exported_description: Option<String>,
     /// Whether the definition comes from `mcp_tools!` (typed) rather than the live list.
     pub typed: bool,
     /// The MCP tool definition (`name`, `description`, `inputSchema`, …).
@@ -174,6 +177,7 @@ impl Snapshot {
                     tool: c.tool,
                     exported,
                     description: c.description,
+                    exported_description: description,
                     typed: c.typed.is_some(),
                     definition: c.definition,
                     input_schema: c.input_schema,

@@ -11,7 +11,7 @@ use super::scope::Scope;
 use super::text::{Truncation, truncate_middle};
 use super::{ServerState, Toolbox, typed};
 use crate::error::{Error, ErrorKind};
-use crate::output::ToolOutput;
+use crate::output::{Content, ToolOutput};
 use crate::session::CallOptions;
 
 /// The outcome of a dispatched tool call.
@@ -30,6 +30,8 @@ pub struct Dispatch {
     pub truncation: Option<Truncation>,
     /// How long the dispatch took.
     pub duration: Duration,
+    /// The toolbox's limit the texts were cut to (for the provider forms of the result).
+    pub(crate) max_output_bytes: usize,
 }
 
 impl Dispatch {
@@ -116,6 +118,7 @@ impl Toolbox {
                 tool,
                 truncation,
                 duration: start.elapsed(),
+                max_output_bytes: max,
             }
         };
         let index = match snap.resolve(name, scope) {
@@ -193,6 +196,7 @@ impl Toolbox {
                     tool: Some(target),
                     truncation,
                     duration: elapsed,
+                    max_output_bytes: max,
                 }
             }
             Ok(output) => {
@@ -246,11 +250,20 @@ pub(super) fn parse_arguments(text: &str, exported: &str) -> Result<Value, Error
 /// The model's view of a result: the content blocks as text; the structured result when
 /// there is no content.
 pub(super) fn model_text(output: &ToolOutput) -> String {
-    let text = output.text();
+    model_text_of(&output.content, output.structured.as_ref())
+}
+
+/// [`model_text`] of some of a result's blocks.
+pub(crate) fn model_text_of(content: &[Content], structured: Option<&Value>) -> String {
+    let text = content
+        .iter()
+        .map(Content::to_text)
+        .collect::<Vec<_>>()
+        .join("\n");
     if !text.is_empty() {
         return text;
     }
-    match &output.structured {
+    match structured {
         Some(v) => v.to_string(),
         None => "(the tool returned no content)".to_string(),
     }

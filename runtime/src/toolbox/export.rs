@@ -1,4 +1,5 @@
-//! What models see: OpenAI function definitions (strict or not) and native MCP servers.
+//! What models see: tool definitions in a provider's format ([`Format`]) and native MCP
+//! servers.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
@@ -7,32 +8,19 @@ use serde_json::Value;
 
 use super::catalog::{Entry, Health, Slot, Snapshot, server_candidates};
 use super::names::NameCollision;
+use super::provider::{self, Fallback, Format, ToolExport};
 use super::scope::Scope;
 use super::{ServerState, Toolbox, ToolboxOptions};
 use crate::config::ServerConfig;
 use crate::session::Session;
 
-/// A tool whose strict definition fell back to the non-strict one.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StrictFallback {
-    /// The exported name.
-    pub exported: String,
-    /// The server's alias.
-    pub server: String,
-    /// The tool's name.
-    pub tool: String,
-    /// Why strict mode is unavailable.
-    pub reason: String,
-}
+/// A tool whose strict definition fell back to the non-strict one (the OpenAI name of a
+/// [`Fallback`]).
+pub type StrictFallback = Fallback;
 
-/// The `tools` array of a chat-completions request, with the strict fallbacks.
-#[derive(Debug, Clone, PartialEq)]
-pub struct OpenAiExport {
-    /// Function definitions, sorted by exported name.
-    pub tools: Vec<Value>,
-    /// Tools exported non-strict although strict mode was asked for.
-    pub fallbacks: Vec<StrictFallback>,
-}
+/// The `tools` array of a chat-completions request, with the strict fallbacks (the OpenAI
+/// name of a [`ToolExport`]).
+pub type OpenAiExport = ToolExport;
 
 /// A server for a model with native MCP support: its tool definitions as MCP defines them,
 /// and the live session to call them on.
@@ -55,7 +43,17 @@ impl Toolbox {
 
     /// [`Toolbox::openai_tools`] with the list of strict fallbacks.
     pub fn openai_export(&self, strict: bool) -> OpenAiExport {
-        export(&self.snapshot(), strict, None)
+        self.export(if strict {
+            Format::OpenAiStrict
+        } else {
+            Format::OpenAi
+        })
+    }
+
+    /// Every tool in a provider's format ([`Format`]): OpenAI (strict or not), Anthropic or
+    /// Gemini, with the tools that took a weaker form and why.
+    pub fn export(&self, format: Format) -> ToolExport {
+        export(&self.snapshot(), format, None)
     }
 
     /// Raw MCP tool definitions and the live session of every connected server.
@@ -64,31 +62,43 @@ impl Toolbox {
     }
 }
 
-pub(super) fn export(snap: &Snapshot, strict: bool, scope: Option<&Scope>) -> OpenAiExport {
+pub(super) fn export(snap: &Snapshot, format: Format, scope: Option<&Scope>) -> ToolExport {
     let mut entries: Vec<&Entry> = snap
         .entries
         .iter()
         .filter(|e| scope.is_none_or(|s| s.allows(&e.tool.server, &e.tool.tool)))
         .collect();
     entries.sort_by(|a, b| a.tool.exported.cmp(&b.tool.exported));
-    let mut out = OpenAiExport {
+    let mut out = ToolExport {
+        format,
         tools: Vec::with_capacity(entries.len()),
         fallbacks: Vec::new(),
     };
     for e in entries {
-        match (&e.tool.strict_function, strict) {
-            (Ok(s), true) => out.tools.push(s.clone()),
-            (Err(reason), true) => {
-                out.fallbacks.push(StrictFallback {
-                    exported: e.tool.exported.clone(),
-                    server: e.tool.server.clone(),
-                    tool: e.tool.tool.clone(),
-                    reason: reason.clone(),
-                });
-                out.tools.push(e.tool.function.clone());
-            }
-            (_, false) => out.tools.push(e.tool.function.clone()),
+        let t = &e.tool;
+        let (definition, fallback) = match format {
+            // Computed once per snapshot (typed tools: fixed at compile time).
+            Format::OpenAi => (t.function.clone(), None),
+            Format::OpenAiStrict => match &t.strict_function {
+                Ok(s) => (s.clone(), None),
+                Err(reason) => (t.function.clone(), Some(reason.clone())),
+            },
+            Format::Anthropic | Format::Gemini => provider::definition(
+                format,
+                &t.exported,
+                t.exported_description.as_deref(),
+                &t.input_schema,
+            ),
+        };
+        if let Some(reason) = fallback {
+            out.fallbacks.push(Fallback {
+                exported: t.exported.clone(),
+                server: t.server.clone(),
+                tool: t.tool.clone(),
+                reason,
+            });
         }
+        out.tools.push(definition);
     }
     out
 }
@@ -121,8 +131,8 @@ pub(super) fn native(snap: &Snapshot, scope: Option<&Scope>) -> Vec<NativeServer
 pub fn export_offline(
     servers: &[(String, Vec<Value>)],
     options: &ToolboxOptions,
-    strict: bool,
-) -> (OpenAiExport, Vec<NameCollision>) {
+    format: Format,
+) -> (ToolExport, Vec<NameCollision>) {
     let slots: BTreeMap<String, Arc<Slot>> = servers
         .iter()
         .map(|(alias, tools)| {
@@ -146,5 +156,5 @@ pub fn export_offline(
         candidates.extend(server_candidates(slot));
     }
     let snap = Snapshot::build_from(slots, candidates, options);
-    (export(&snap, strict, None), snap.collisions.clone())
+    (export(&snap, format, None), snap.collisions.clone())
 }

@@ -38,6 +38,7 @@ mod dispatch;
 mod export;
 pub mod names;
 pub mod openai;
+pub mod provider;
 mod scope;
 mod text;
 pub(crate) mod typed;
@@ -63,6 +64,7 @@ pub use catalog::{ExportedTool, ToolRef};
 pub use dispatch::Dispatch;
 pub use export::{NativeServer, OpenAiExport, StrictFallback, export_offline};
 pub use names::{MAX_NAME_LEN, NameCollision, exported_name};
+pub use provider::{Fallback, Format, ToolExport};
 pub use text::{Truncation, truncate_middle};
 pub use typed::prepare_arguments;
 

@@ -1,0 +1,230 @@
+use serde_json::{Value, json};
+
+use super::*;
+
+fn anthropic(schema: Value) -> (Value, Option<String>) {
+    let (d, f) = definition(Format::Anthropic, "mcp_s_t", Some("Does t."), &schema);
+    check(Format::Anthropic, &d).unwrap_or_else(|e| panic!("{e}: {d}"));
+    (d, f)
+}
+
+fn gemini(schema: Value) -> (Value, Option<String>) {
+    let (d, f) = definition(Format::Gemini, "mcp_s_t", Some("Does t."), &schema);
+    check(Format::Gemini, &d).unwrap_or_else(|e| panic!("{e}: {d}"));
+    (d, f)
+}
+
+#[test]
+fn formats_parse_and_print() {
+    for f in Format::ALL {
+        assert_eq!(f.as_str().parse::<Format>(), Ok(f));
+    }
+    let e = "claude".parse::<Format>().unwrap_err();
+    assert!(
+        e.contains("openai, openai-strict, anthropic or gemini"),
+        "{e}"
+    );
+}
+
+#[test]
+fn anthropic_passes_the_schema_through() {
+    let schema = json!({
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "type": "object",
+        "properties": {"q": {"type": "string", "format": "uri"}, "n": {"anyOf": [{"type": "integer"}, {"type": "null"}]}},
+        "required": ["q"],
+        "$defs": {"X": {"type": "string"}}
+    });
+    let (d, f) = anthropic(schema.clone());
+    assert_eq!(f, None);
+    assert_eq!(d["name"], "mcp_s_t");
+    assert_eq!(d["description"], "Does t.");
+    let mut expected = schema;
+    expected.as_object_mut().unwrap().remove("$schema");
+    assert_eq!(d["input_schema"], expected);
+    // No arguments: an object schema with no properties.
+    let (d, _) = anthropic(json!({}));
+    assert_eq!(
+        d["input_schema"],
+        json!({"type": "object", "properties": {}})
+    );
+}
+
+#[test]
+fn anthropic_merges_root_combinators() {
+    let (d, f) = anthropic(json!({
+        "type": "object",
+        "properties": {"owner": {"type": "string"}},
+        "required": ["owner"],
+        "oneOf": [
+            {"properties": {"issue": {"type": "integer"}}, "required": ["issue"]},
+            {"properties": {"pr": {"type": "integer"}}, "required": ["pr"]}
+        ]
+    }));
+    let s = &d["input_schema"];
+    assert_eq!(s["required"], json!(["owner"]));
+    assert!(s["properties"]["issue"].is_object() && s["properties"]["pr"].is_object());
+    assert!(
+        d["description"]
+            .as_str()
+            .unwrap()
+            .ends_with("Arguments: exactly one of these sets: (issue) or (pr).")
+    );
+    assert!(
+        f.unwrap()
+            .contains("root oneOf (2 alternatives) was merged")
+    );
+    // allOf of objects merges without loss.
+    let (d, f) = anthropic(json!({"allOf": [
+        {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]},
+        {"$ref": "#/$defs/B"}
+    ], "$defs": {"B": {"type": "object", "properties": {"b": {"type": "integer"}}, "required": ["b"]}}}));
+    assert_eq!(f, None);
+    assert_eq!(d["input_schema"]["required"], json!(["a", "b"]));
+    assert_eq!(d["input_schema"]["properties"]["b"]["type"], "integer");
+}
+
+#[test]
+fn anthropic_translates_old_drafts() {
+    let (d, _) = anthropic(json!({"type": "object", "properties": {
+        "a": {"type": "string", "required": true},
+        "b": {"type": "number", "minimum": 0, "exclusiveMinimum": true},
+        "c": {"type": "array", "items": [{"type": "string"}, {"type": "integer"}]},
+        "d": {"type": "any"}
+    }}));
+    let s = &d["input_schema"];
+    assert_eq!(s["required"], json!(["a"]));
+    assert!(s["properties"]["a"].get("required").is_none());
+    assert_eq!(
+        s["properties"]["b"],
+        json!({"type": "number", "exclusiveMinimum": 0})
+    );
+    assert_eq!(s["properties"]["c"]["prefixItems"][1]["type"], "integer");
+    assert_eq!(s["properties"]["d"], json!({}));
+}
+
+#[test]
+fn gemini_converts_to_the_schema_subset() {
+    let (d, f) = gemini(json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "title": "Args",
+        "additionalProperties": false,
+        "properties": {
+            "repo": {"$ref": "#/$defs/Repo"},
+            "state": {"type": "string", "enum": ["open", "closed"], "default": "open"},
+            "limit": {"type": ["integer", "null"], "minimum": 1, "exclusiveMaximum": 100},
+            "labels": {"type": "array", "items": {"type": "string"}, "minItems": 1},
+            "when": {"type": "string", "format": "date-time"},
+            "url": {"type": "string", "format": "uri", "description": "Where"},
+            "id": {"oneOf": [{"type": "string"}, {"type": "integer"}]},
+            "mode": {"const": "fast"},
+            "level": {"type": "integer", "enum": [1, 2, 3]}
+        },
+        "required": ["repo", "missing"],
+        "$defs": {"Repo": {"type": "object", "properties": {"owner": {"type": "string"}}, "required": ["owner"]}}
+    }));
+    assert_eq!(f, None);
+    let p = &d["parameters"];
+    assert_eq!(p["type"], "OBJECT");
+    assert_eq!(p["required"], json!(["repo"]));
+    assert!(p.get("title").is_none() && p.get("additionalProperties").is_none());
+    let props = &p["properties"];
+    assert_eq!(
+        props["repo"],
+        json!({"type": "OBJECT", "properties": {"owner": {"type": "STRING"}}, "required": ["owner"]})
+    );
+    assert_eq!(
+        props["state"],
+        json!({"type": "STRING", "enum": ["open", "closed"], "description": "Default: \"open\"."})
+    );
+    assert_eq!(
+        props["limit"],
+        json!({"type": "INTEGER", "minimum": 1, "nullable": true, "description": "Less than 100."})
+    );
+    assert_eq!(props["labels"]["items"], json!({"type": "STRING"}));
+    assert_eq!(props["when"]["format"], "date-time");
+    assert_eq!(
+        props["url"],
+        json!({"type": "STRING", "description": "Where. Format: uri."})
+    );
+    assert_eq!(
+        props["id"],
+        json!({"anyOf": [{"type": "STRING"}, {"type": "INTEGER"}]})
+    );
+    assert_eq!(props["mode"], json!({"type": "STRING", "enum": ["fast"]}));
+    assert_eq!(
+        props["level"],
+        json!({"type": "INTEGER", "description": "One of: 1, 2, 3."})
+    );
+    // No arguments: no parameters at all.
+    let (d, f) = gemini(json!({"type": "object", "properties": {}}));
+    assert_eq!(
+        (d, f),
+        (json!({"name": "mcp_s_t", "description": "Does t."}), None)
+    );
+}
+
+#[test]
+fn gemini_falls_back_with_the_reason() {
+    for (schema, needle) in [
+        (
+            json!({"type": "object", "properties": {"env": {"type": "object", "additionalProperties": {"type": "string"}}}}),
+            "/properties/env: an object without declared properties",
+        ),
+        (
+            json!({"type": "object", "properties": {"value": {}}}),
+            "/properties/value: a value of any JSON type",
+        ),
+        (
+            json!({"type": "object", "properties": {"list": {"type": "array"}}}),
+            "/properties/list: an array without an item schema",
+        ),
+        (
+            json!({"$defs": {"N": {"type": "object", "properties": {"next": {"$ref": "#/$defs/N"}}}},
+                   "type": "object", "properties": {"head": {"$ref": "#/$defs/N"}}}),
+            "recursive $ref",
+        ),
+        (
+            json!({"type": "object", "properties": {"x": {"not": {"type": "string"}}}}),
+            "`not` cannot be expressed",
+        ),
+    ] {
+        let (d, f) = gemini(schema.clone());
+        let reason = f.unwrap_or_else(|| panic!("no fallback for {schema}"));
+        assert!(reason.contains(needle), "{reason}");
+        assert!(d.get("parameters").is_none());
+        assert_eq!(d["parametersJsonSchema"]["type"], "object");
+        assert_eq!(
+            d["parametersJsonSchema"]["properties"],
+            schema["properties"]
+        );
+    }
+}
+
+#[test]
+fn checks_refuse_what_providers_refuse() {
+    let bad_gemini = [
+        json!({"name": "1abc"}),
+        json!({"name": "a.b"}),
+        json!({"name": "t", "parameters": {"type": "OBJECT", "properties": {}}}),
+        json!({"name": "t", "parameters": {"type": "OBJECT", "properties": {"a": {"type": "string"}}}}),
+        json!({"name": "t", "parameters": {"type": "OBJECT", "properties": {"a": {"type": "ARRAY"}}}}),
+        json!({"name": "t", "parameters": {"type": "OBJECT", "properties": {"a": {"type": "INTEGER", "enum": [1]}}}}),
+        json!({"name": "t", "parameters": {"type": "OBJECT", "properties": {"a": {"type": "STRING", "const": "x"}}}}),
+        json!({"name": "t", "parameters": {"type": "OBJECT", "properties": {"a": {"type": "STRING"}}, "required": ["b"]}}),
+        json!({"name": "t", "parameters": {"type": "OBJECT", "properties": {"a": {"type": "STRING"}}}, "parametersJsonSchema": {"type": "object"}}),
+    ];
+    for d in bad_gemini {
+        assert!(check(Format::Gemini, &d).is_err(), "{d}");
+    }
+    let bad_anthropic = [
+        json!({"name": "t", "input_schema": {"type": "object", "anyOf": []}}),
+        json!({"name": "t", "input_schema": {"type": "string"}}),
+        json!({"name": "a:b", "input_schema": {"type": "object"}}),
+        json!({"name": "t", "parameters": {"type": "object"}}),
+    ];
+    for d in bad_anthropic {
+        assert!(check(Format::Anthropic, &d).is_err(), "{d}");
+    }
+}
