@@ -33,6 +33,10 @@ pub use error::{Error, ErrorKind, Result};
 pub use mcp_macros::mcp_tools;
 pub use output::{Content, Health, NoArgs, ServerInfo, ToolOutput};
 pub use prompt::{PromptMessage, PromptResult, Role};
+/// schemars 1, for the argument types of local tools
+/// ([`toolbox::ToolboxBuilder::add_local`]): `#[derive(mcp_runtime::schemars::JsonSchema)]`
+/// with `#[schemars(crate = "mcp_runtime::schemars")]`.
+pub use schemars;
 pub use session::{
     CallOptions, ConnectOptions, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_TOTAL, DEFAULT_TIMEOUT,
     Elicitation, ElicitationAnswer, ElicitationFuture, HEALTH_TIMEOUT, Progress,

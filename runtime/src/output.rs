@@ -150,6 +150,27 @@ pub struct ToolOutput {
 }
 
 impl ToolOutput {
+    /// A successful result of one text block.
+    pub fn from_text(text: impl Into<String>) -> Self {
+        ToolOutput {
+            content: vec![Content::Text { text: text.into() }],
+            structured: None,
+            is_error: false,
+        }
+    }
+
+    /// A successful structured result: `value` as `structuredContent` and, for clients that
+    /// read text, as one JSON text block.
+    pub fn from_json(value: Value) -> Self {
+        ToolOutput {
+            content: vec![Content::Text {
+                text: value.to_string(),
+            }],
+            structured: Some(value),
+            is_error: false,
+        }
+    }
+
     /// All content blocks as text, joined by newlines.
     pub fn text(&self) -> String {
         self.content
@@ -213,5 +234,23 @@ mod tests {
         };
         assert_eq!(out.text(), "{\"a\":1}\n[audio audio/wav, 3 bytes]");
         assert_eq!(out.json(), Some(serde_json::json!({"a": 1})));
+    }
+}
+
+impl From<String> for ToolOutput {
+    fn from(text: String) -> Self {
+        ToolOutput::from_text(text)
+    }
+}
+
+impl From<&str> for ToolOutput {
+    fn from(text: &str) -> Self {
+        ToolOutput::from_text(text)
+    }
+}
+
+impl From<Value> for ToolOutput {
+    fn from(value: Value) -> Self {
+        ToolOutput::from_json(value)
     }
 }

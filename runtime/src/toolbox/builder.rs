@@ -6,10 +6,14 @@ use std::sync::{Arc, Mutex, RwLock};
 use serde_json::Value;
 
 use super::catalog::{Health, Slot, Snapshot};
+use super::local::LocalTool;
 use super::{EnvLookup, Inner, ServerState, SkippedServer, Toolbox, ToolboxOptions, TypedTool};
 use crate::config::ServerConfig;
 use crate::error::{Error, ErrorKind};
+use crate::output::ToolOutput;
 use crate::session::{CallOptions, ConnectOptions, Session};
+use serde::de::DeserializeOwned;
+use std::future::Future;
 
 /// Configures and connects a [`Toolbox`].
 pub struct ToolboxBuilder {
@@ -19,6 +23,9 @@ pub struct ToolboxBuilder {
     pub(super) wrappers: BTreeMap<String, bool>,
     pub(super) lookup: Option<EnvLookup>,
     pub(super) options: ToolboxOptions,
+    pub(super) locals: BTreeMap<String, LocalTool>,
+    /// The first bad local tool, reported by `connect`.
+    pub(super) local_error: Option<Error>,
 }
 
 impl std::fmt::Debug for ToolboxBuilder {
@@ -48,6 +55,37 @@ impl ToolboxBuilder {
     /// arguments are checked by each tool's validator.
     pub fn add_typed(mut self, alias: impl Into<String>, tools: &'static [TypedTool]) -> Self {
         self.typed.insert(alias.into(), tools);
+        self
+    }
+
+    /// Adds a local tool: `handler` runs when a model calls `name`; the arguments are an `A`
+    /// (`schemars::JsonSchema + Deserialize`), and its schema is what models see. See
+    /// [`LocalTool::new`]; a bad name or a second tool of the same name makes
+    /// [`ToolboxBuilder::connect`] fail.
+    pub fn add_local<A, F, Fut, T, E>(
+        mut self,
+        name: impl Into<String>,
+        description: impl Into<String>,
+        handler: F,
+    ) -> Self
+    where
+        A: schemars::JsonSchema + DeserializeOwned + Send + 'static,
+        F: Fn(A) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<T, E>> + Send + 'static,
+        T: Into<ToolOutput>,
+        E: std::fmt::Display,
+    {
+        match LocalTool::new(name, description, handler) {
+            Ok(tool) => {
+                if self.locals.contains_key(tool.name()) {
+                    self.local_error.get_or_insert(duplicate_local(tool.name()));
+                }
+                self.locals.insert(tool.name().to_string(), tool);
+            }
+            Err(e) => {
+                self.local_error.get_or_insert(e);
+            }
+        }
         self
     }
 
@@ -88,7 +126,10 @@ impl ToolboxBuilder {
     /// [`ToolboxBuilder::only`], [`ToolboxBuilder::add_typed`] or
     /// [`ToolboxBuilder::function_call_wrapper`]. Other servers that fail are skipped and
     /// reported.
-    pub async fn connect(self) -> Result<Toolbox, Error> {
+    pub async fn connect(mut self) -> Result<Toolbox, Error> {
+        if let Some(e) = self.local_error.take() {
+            return Err(e);
+        }
         let known: Vec<&str> = self.servers.iter().map(|s| s.alias()).collect();
         let unknown = |what: &str, alias: &str| {
             Error::toolbox(
@@ -176,7 +217,7 @@ impl ToolboxBuilder {
             };
             slots.insert(slot.config.alias().to_string(), Arc::new(slot));
         }
-        let snapshot = Snapshot::build(slots, &self.options);
+        let snapshot = Snapshot::build(slots, self.locals, &self.options);
         Ok(Toolbox {
             inner: Arc::new(Inner {
                 options: self.options,
@@ -209,3 +250,10 @@ pub(super) async fn connect_one(
 // ---------------------------------------------------------------------------------------
 // State
 // ---------------------------------------------------------------------------------------
+
+pub(super) fn duplicate_local(name: &str) -> Error {
+    Error::toolbox(
+        ErrorKind::Config,
+        format!("a local tool named \"{name}\" is already in the toolbox"),
+    )
+}

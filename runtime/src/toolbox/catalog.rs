@@ -6,6 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 
+use super::local::LocalTool;
 use super::names::{self, NameCollision};
 use super::scope::Scope;
 use super::{ServerState, Toolbox, ToolboxOptions, TypedTool, openai};
@@ -27,7 +28,7 @@ pub struct ToolRef {
 /// A tool as the toolbox exports it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExportedTool {
-    /// The server's alias.
+    /// The server's alias (empty for a local tool).
     pub server: String,
     /// The tool's name on the server.
     pub tool: String,
@@ -87,11 +88,15 @@ impl Slot {
 pub(super) struct Entry {
     pub(super) tool: ExportedTool,
     pub(super) typed: Option<&'static TypedTool>,
+    /// Set for a local tool (then `tool.server` is empty).
+    pub(super) local: Option<LocalTool>,
 }
 
 /// An immutable view of the servers and the exported tools; replaced as a whole.
 pub(super) struct Snapshot {
     pub(super) slots: BTreeMap<String, Arc<Slot>>,
+    /// The local tools, by name (kept across rebuilds).
+    pub(super) locals: BTreeMap<String, LocalTool>,
     pub(super) entries: Vec<Entry>,
     pub(super) by_exported: BTreeMap<String, usize>,
     pub(super) by_pair: BTreeMap<(String, String), usize>,
@@ -109,7 +114,11 @@ pub(super) struct Candidate {
 }
 
 impl Snapshot {
-    pub(super) fn build(slots: BTreeMap<String, Arc<Slot>>, options: &ToolboxOptions) -> Snapshot {
+    pub(super) fn build(
+        slots: BTreeMap<String, Arc<Slot>>,
+        locals: BTreeMap<String, LocalTool>,
+        options: &ToolboxOptions,
+    ) -> Snapshot {
         let mut candidates: Vec<Candidate> = Vec::new();
         for slot in slots.values() {
             if slot.session.is_none() {
@@ -117,11 +126,12 @@ impl Snapshot {
             }
             candidates.extend(server_candidates(slot));
         }
-        Snapshot::build_from(slots, candidates, options)
+        Snapshot::build_from(slots, locals, candidates, options)
     }
 
     pub(super) fn build_from(
         slots: BTreeMap<String, Arc<Slot>>,
+        locals: BTreeMap<String, LocalTool>,
         mut candidates: Vec<Candidate>,
         options: &ToolboxOptions,
     ) -> Snapshot {
@@ -136,6 +146,7 @@ impl Snapshot {
         }
         let mut snapshot = Snapshot {
             slots,
+            locals: BTreeMap::new(),
             entries: Vec::new(),
             by_exported: BTreeMap::new(),
             by_pair: BTreeMap::new(),
@@ -185,8 +196,46 @@ impl Snapshot {
                     strict_function,
                 },
                 typed: c.typed,
+                local: None,
             });
         }
+        for (name, local) in &locals {
+            // Local names never start with `mcp_`, so they cannot meet an MCP tool's.
+            let description = match options.description_prefix {
+                true => format!("[local] {}", local.description),
+                false => local.description.clone(),
+            };
+            let index = snapshot.entries.len();
+            snapshot.by_exported.insert(name.clone(), index);
+            snapshot
+                .by_pair
+                .insert((String::new(), name.clone()), index);
+            snapshot.entries.push(Entry {
+                tool: ExportedTool {
+                    server: String::new(),
+                    tool: name.clone(),
+                    exported: name.clone(),
+                    description: Some(local.description.clone()),
+                    exported_description: Some(description.clone()),
+                    typed: false,
+                    definition: local.definition(),
+                    input_schema: local.input_schema.clone(),
+                    function: openai::function_definition(
+                        name,
+                        Some(&description),
+                        &local.input_schema,
+                    ),
+                    strict_function: openai::strict_function_definition(
+                        name,
+                        Some(&description),
+                        &local.input_schema,
+                    ),
+                },
+                typed: None,
+                local: Some(local.clone()),
+            });
+        }
+        snapshot.locals = locals;
         snapshot
     }
 

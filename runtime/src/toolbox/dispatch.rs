@@ -156,18 +156,6 @@ impl Toolbox {
                 );
             }
         };
-        let Some(slot) = snap.slots.get(&target.server) else {
-            return fail(
-                Error::toolbox(
-                    ErrorKind::Unavailable,
-                    format!("server \"{}\" is not in the toolbox", target.server),
-                ),
-                Some(target),
-            );
-        };
-        let Some(session) = slot.session.clone() else {
-            return fail(unavailable(slot), Some(target));
-        };
         let span = tracing::info_span!(
             "mcp_tool_call",
             server = %target.server,
@@ -176,18 +164,43 @@ impl Toolbox {
             duration_ms = tracing::field::Empty,
             outcome = tracing::field::Empty,
         );
-        let call = async {
-            tracing::info!(server = %target.server, tool = %target.tool, "tool called");
-            session.call_with(&target.tool, &arguments, options).await
+        let (slot, result) = match &entry.local {
+            Some(local) => {
+                let call = async {
+                    tracing::info!(tool = %target.tool, "local tool called");
+                    local.run(arguments).await
+                };
+                (None, call.instrument(span.clone()).await)
+            }
+            None => {
+                let Some(slot) = snap.slots.get(&target.server) else {
+                    return fail(
+                        Error::toolbox(
+                            ErrorKind::Unavailable,
+                            format!("server \"{}\" is not in the toolbox", target.server),
+                        ),
+                        Some(target),
+                    );
+                };
+                let Some(session) = slot.session.clone() else {
+                    return fail(unavailable(slot), Some(target));
+                };
+                let call = async {
+                    tracing::info!(server = %target.server, tool = %target.tool, "tool called");
+                    session.call_with(&target.tool, &arguments, options).await
+                };
+                (Some(slot), call.instrument(span.clone()).await)
+            }
         };
-        let result = call.instrument(span.clone()).await;
         let elapsed = start.elapsed();
         span.record("duration_ms", elapsed.as_millis() as u64);
         let _entered = span.enter();
         match result {
             Ok(output) if !output.is_error => {
                 span.record("outcome", "ok");
-                slot.set_health(ServerState::Active, None);
+                if let Some(slot) = slot {
+                    slot.set_health(ServerState::Active, None);
+                }
                 tracing::debug!(duration_ms = elapsed.as_millis() as u64, "tool returned");
                 let (text, truncation) = truncate_middle(&model_text(&output), max);
                 Dispatch {
@@ -220,7 +233,9 @@ impl Toolbox {
             Err(e) => {
                 let e = e.into_toolbox();
                 span.record("outcome", e.kind().as_str());
-                if e.kind() == ErrorKind::Transport {
+                if e.kind() == ErrorKind::Transport
+                    && let Some(slot) = slot
+                {
                     slot.set_health(ServerState::Failed, Some(e.to_string()));
                 }
                 fail(e, Some(target))

@@ -155,6 +155,6 @@ pub fn export_offline(
     for slot in slots.values() {
         candidates.extend(server_candidates(slot));
     }
-    let snap = Snapshot::build_from(slots, candidates, options);
+    let snap = Snapshot::build_from(slots, BTreeMap::new(), candidates, options);
     (export(&snap, format, None), snap.collisions.clone())
 }

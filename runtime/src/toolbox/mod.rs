@@ -36,6 +36,7 @@ mod builder;
 mod catalog;
 mod dispatch;
 mod export;
+mod local;
 pub mod names;
 pub mod openai;
 pub mod provider;
@@ -63,6 +64,7 @@ pub use builder::ToolboxBuilder;
 pub use catalog::{ExportedTool, ToolRef};
 pub use dispatch::Dispatch;
 pub use export::{NativeServer, OpenAiExport, StrictFallback, export_offline};
+pub use local::LocalTool;
 pub use names::{MAX_NAME_LEN, NameCollision, exported_name};
 pub use provider::{Fallback, Format, ToolExport};
 pub use text::{Truncation, truncate_middle};
@@ -178,6 +180,8 @@ impl Toolbox {
             wrappers: BTreeMap::new(),
             lookup: None,
             options: ToolboxOptions::default(),
+            locals: BTreeMap::new(),
+            local_error: None,
         }
     }
 
@@ -308,7 +312,41 @@ impl Toolbox {
                 health: slot.health.clone(),
             }),
         );
-        self.replace(Snapshot::build(slots, &self.inner.options));
+        self.replace(Snapshot::build(
+            slots,
+            snap.locals.clone(),
+            &self.inner.options,
+        ));
+        Ok(())
+    }
+
+    /// Adds a local tool after start-up (see [`ToolboxBuilder::add_local`]) and re-exports
+    /// the tools. Fails for a bad name or a name already taken by a local tool.
+    pub fn add_local<A, F, Fut, T, E>(
+        &self,
+        name: impl Into<String>,
+        description: impl Into<String>,
+        handler: F,
+    ) -> Result<(), Error>
+    where
+        A: schemars::JsonSchema + serde::de::DeserializeOwned + Send + 'static,
+        F: Fn(A) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Result<T, E>> + Send + 'static,
+        T: Into<crate::output::ToolOutput>,
+        E: std::fmt::Display,
+    {
+        let tool = LocalTool::new(name, description, handler)?;
+        let snap = self.snapshot();
+        if snap.locals.contains_key(tool.name()) {
+            return Err(builder::duplicate_local(tool.name()));
+        }
+        let mut locals = snap.locals.clone();
+        locals.insert(tool.name().to_string(), tool);
+        self.replace(Snapshot::build(
+            snap.slots.clone(),
+            locals,
+            &self.inner.options,
+        ));
         Ok(())
     }
 
@@ -361,7 +399,11 @@ impl Toolbox {
                 }
             }
         }
-        self.replace(Snapshot::build(slots, &self.inner.options));
+        self.replace(Snapshot::build(
+            slots,
+            snap.locals.clone(),
+            &self.inner.options,
+        ));
         report
     }
 

@@ -32,8 +32,10 @@ impl Scope {
         self.servers.contains(alias)
     }
 
+    /// Whether the agent may use `tool` of `server`. Local tools (empty `server`) are
+    /// allowed unless the agent has a tool list that does not name them.
     pub(super) fn allows(&self, server: &str, tool: &str) -> bool {
-        self.servers.contains(server)
+        (server.is_empty() || self.servers.contains(server))
             && self
                 .tools
                 .as_ref()

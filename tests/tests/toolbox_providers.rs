@@ -1,0 +1,350 @@
+//! The agent layer's second part against real servers (the embedded demo server and
+//! server-everything): local tools beside MCP tools, every provider's format over live tool
+//! lists, image results per provider.
+
+mod common;
+
+use common::limited;
+
+use mcp_runtime::toolbox::provider::{self, Format};
+use mcp_runtime::toolbox::{AgentConfig, ModelPolicy, ModelRef, Toolbox};
+use mcp_runtime::{ErrorKind, ToolOutput};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+/// A local tool's arguments: the schema models see comes from this type.
+#[derive(Deserialize, mcp_runtime::schemars::JsonSchema)]
+#[schemars(crate = "mcp_runtime::schemars")]
+struct WeatherArgs {
+    /// The city.
+    city: String,
+    /// Days ahead (0 = today).
+    #[serde(default)]
+    days: Option<u8>,
+    /// Units.
+    #[serde(default)]
+    units: Option<Units>,
+}
+
+#[derive(Deserialize, mcp_runtime::schemars::JsonSchema)]
+#[schemars(crate = "mcp_runtime::schemars")]
+#[serde(rename_all = "lowercase")]
+enum Units {
+    Metric,
+    Imperial,
+}
+
+#[derive(Deserialize, mcp_runtime::schemars::JsonSchema)]
+#[schemars(crate = "mcp_runtime::schemars")]
+struct Nothing {}
+
+async fn weather(args: WeatherArgs) -> Result<String, String> {
+    if args.city == "Atlantis" {
+        return Err("no weather station in Atlantis".into());
+    }
+    let unit = match args.units {
+        Some(Units::Imperial) => "F",
+        _ => "C",
+    };
+    Ok(format!(
+        "{} in {} day(s): 21 {unit}",
+        args.city,
+        args.days.unwrap_or(0)
+    ))
+}
+
+#[tokio::test]
+async fn local_tools_are_exported_and_dispatched_like_mcp_tools() {
+    limited(async {
+        let tb = Toolbox::from_servers(vec![common::demo_config("demo")])
+            .env(common::lookup)
+            .function_call_wrapper("demo", true)
+            .max_output_bytes(300)
+            .add_local("weather", "The weather in a city.", weather)
+            .add_local("panics", "Always panics.", |_: Nothing| async {
+                if true {
+                    panic!("the handler's bug");
+                }
+                Ok::<_, String>("never")
+            })
+            .connect()
+            .await
+            .expect("connect");
+        // Added after start-up too; its result is structured JSON, and long.
+        tb.add_local("report", "A long report.", |_: Nothing| async {
+            Ok::<_, String>(json!({"lines": vec!["line of the report"; 100]}))
+        })
+        .expect("add_local");
+
+        // Exported in every format beside the demo server's tools, the schema from the type.
+        for format in Format::ALL {
+            let export = tb.export(format);
+            let names: Vec<&str> = export
+                .tools
+                .iter()
+                .filter_map(|d| format.name_of(d))
+                .collect();
+            assert!(names.contains(&"weather"), "{format}: {names:?}");
+            assert!(names.contains(&"mcp_demo_echo"), "{format}: {names:?}");
+            for d in &export.tools {
+                provider::check(format, d).unwrap_or_else(|e| panic!("{format}: {e}"));
+            }
+        }
+        let anthropic = tb.export(Format::Anthropic);
+        let w = anthropic
+            .tools
+            .iter()
+            .find(|d| d["name"] == "weather")
+            .expect("weather");
+        assert_eq!(w["description"], "The weather in a city.");
+        assert_eq!(w["input_schema"]["required"], json!(["city"]));
+        assert_eq!(
+            w["input_schema"]["properties"]["city"]["description"],
+            "The city."
+        );
+        let gemini = tb.export(Format::Gemini);
+        let w = gemini
+            .tools
+            .iter()
+            .find(|d| d["name"] == "weather")
+            .expect("weather");
+        assert_eq!(
+            w["parameters"]["properties"]["units"]["enum"],
+            json!(["metric", "imperial"])
+        );
+        let strict = tb.export(Format::OpenAiStrict);
+        assert!(
+            strict
+                .tools
+                .iter()
+                .any(|d| d["function"]["name"] == "weather" && d["function"]["strict"] == true)
+        );
+
+        // Dispatch: valid, invalid (by the schema, then by the type), the handler's error,
+        // a panic, truncation.
+        let d = tb
+            .call(
+                "weather",
+                r#"{"city": "Oslo", "days": 2, "units": "imperial"}"#,
+            )
+            .await;
+        assert!(d.is_ok(), "{}", d.text);
+        assert_eq!(d.text, "Oslo in 2 day(s): 21 F");
+        let t = d.tool.expect("resolved");
+        assert_eq!((t.server.as_str(), t.exported.as_str()), ("", "weather"));
+
+        let d = tb.call("weather", r#"{"days": 2}"#).await;
+        assert_eq!(
+            d.error_kind(),
+            Some(ErrorKind::InvalidArguments),
+            "{}",
+            d.text
+        );
+        assert!(d.text.contains("city"), "{}", d.text);
+        let d = tb
+            .call("weather", r#"{"city": "Oslo", "units": "kelvin"}"#)
+            .await;
+        assert_eq!(
+            d.error_kind(),
+            Some(ErrorKind::InvalidArguments),
+            "{}",
+            d.text
+        );
+        assert!(d.text.contains("units"), "{}", d.text);
+        let d = tb.call("weather", r#"{"city": "Oslo", "days": 300}"#).await;
+        assert_eq!(
+            d.error_kind(),
+            Some(ErrorKind::InvalidArguments),
+            "{}",
+            d.text
+        );
+
+        let d = tb.call("weather", r#"{"city": "Atlantis"}"#).await;
+        assert_eq!(d.error_kind(), Some(ErrorKind::ToolFailed));
+        assert_eq!(
+            d.text,
+            "Error: tool weather failed: no weather station in Atlantis"
+        );
+        let d = tb.call("panics", "{}").await;
+        assert_eq!(d.error_kind(), Some(ErrorKind::ToolFailed));
+        assert!(d.text.contains("panicked"), "{}", d.text);
+
+        let d = tb.call("report", "").await;
+        assert!(d.is_ok(), "{}", d.text);
+        assert!(d.truncation.is_some(), "{}", d.text);
+        assert!(d.text.len() <= 300, "{}", d.text.len());
+        let full = d.output().and_then(ToolOutput::json).expect("structured");
+        assert_eq!(full["lines"].as_array().map(Vec::len), Some(100));
+
+        // MCP tools still work beside them.
+        let d = tb.call("mcp_demo_add", r#"{"a": 1, "b": 2}"#).await;
+        assert_eq!(d.text, "3");
+
+        // Names: invalid, `mcp_`-prefixed and duplicate names are refused.
+        for bad in ["bad name", "mcp_weather", "weather"] {
+            let e = tb
+                .add_local(bad, "x", |_: Nothing| async { Ok::<_, String>("x") })
+                .expect_err(bad);
+            assert_eq!(e.kind(), ErrorKind::Config, "{e}");
+        }
+
+        // Agents: local tools are visible unless the agent's tool list leaves them out.
+        let policy = ModelPolicy::new();
+        let model = ModelRef::new("openai", "gpt-4o");
+        let all = tb
+            .agent(&AgentConfig::new("all", model.clone(), ["demo"]), &policy)
+            .expect("agent");
+        assert!(all.call("weather", r#"{"city": "Oslo"}"#).await.is_ok());
+        let mut only_echo = AgentConfig::new("echo-only", model, ["demo"]);
+        only_echo.tools = Some(vec!["demo.echo".into()]);
+        let view = tb.agent(&only_echo, &policy).expect("agent");
+        let d = view.call("weather", r#"{"city": "Oslo"}"#).await;
+        assert_eq!(d.error_kind(), Some(ErrorKind::NotAllowed), "{}", d.text);
+        assert_eq!(view.export(Format::Gemini).tools.len(), 1);
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_bad_local_tool_fails_the_builder() {
+    limited(async {
+        let e = Toolbox::from_servers(vec![])
+            .add_local("has space", "x", |_: Nothing| async {
+                Ok::<_, String>("x")
+            })
+            .connect()
+            .await
+            .expect_err("bad name");
+        assert!(e.to_string().contains("\"has space\" is not valid"), "{e}");
+        let e = Toolbox::from_servers(vec![])
+            .add_local("twice", "x", |_: Nothing| async { Ok::<_, String>("x") })
+            .add_local("twice", "y", |_: Nothing| async { Ok::<_, String>("y") })
+            .connect()
+            .await
+            .expect_err("duplicate");
+        assert!(e.to_string().contains("already in the toolbox"), "{e}");
+    })
+    .await;
+}
+
+/// server-everything's and the demo server's live tools in every format: one valid
+/// definition per tool, the same names in each.
+#[tokio::test]
+async fn every_format_over_live_servers() {
+    limited(async {
+        let tb = Toolbox::from_servers(vec![
+            common::installed("everything"),
+            common::demo_config("demo"),
+        ])
+        .env(common::lookup)
+        .connect()
+        .await
+        .expect("connect");
+        assert!(tb.skipped().is_empty(), "{:?}", tb.skipped());
+        let openai: Vec<String> = tb
+            .export(Format::OpenAi)
+            .tools
+            .iter()
+            .filter_map(|d| Format::OpenAi.name_of(d).map(str::to_string))
+            .collect();
+        assert!(openai.len() > 20, "{openai:?}");
+        for format in [Format::Anthropic, Format::Gemini, Format::OpenAiStrict] {
+            let export = tb.export(format);
+            let names: Vec<String> = export
+                .tools
+                .iter()
+                .filter_map(|d| format.name_of(d).map(str::to_string))
+                .collect();
+            assert_eq!(names, openai, "{format}");
+            for d in &export.tools {
+                provider::check(format, d).unwrap_or_else(|e| panic!("{format}: {e}"));
+            }
+            for f in &export.fallbacks {
+                assert!(!f.reason.is_empty() && !f.server.is_empty(), "{f:?}");
+            }
+        }
+    })
+    .await;
+}
+
+/// server-everything's `get-tiny-image`: the image reaches each provider as an image part.
+#[tokio::test]
+async fn image_results_become_image_parts() {
+    limited(async {
+        let tb = Toolbox::from_servers(vec![common::installed("everything")])
+            .env(common::lookup)
+            .connect()
+            .await
+            .expect("connect");
+        let name = "mcp_everything_get-tiny-image";
+        let d = tb.call(name, "{}").await;
+        assert!(d.is_ok(), "{}", d.text);
+        let image = d
+            .output()
+            .and_then(|o| {
+                o.content.iter().find_map(|c| match c {
+                    mcp_runtime::Content::Image { data, mime_type } => {
+                        Some((mime_type.clone(), data.clone()))
+                    }
+                    _ => None,
+                })
+            })
+            .expect("the tool returns an image");
+        assert_eq!(image.0, "image/png");
+
+        let a = d.anthropic_tool_result("toolu_1");
+        assert_eq!(a["type"], "tool_result");
+        assert_eq!(a["tool_use_id"], "toolu_1");
+        assert!(a.get("is_error").is_none());
+        let blocks = a["content"].as_array().expect("blocks");
+        let img = blocks
+            .iter()
+            .find(|b| b["type"] == "image")
+            .expect("an image block");
+        assert_eq!(
+            img["source"],
+            json!({"type": "base64", "media_type": "image/png", "data": image.1})
+        );
+        let text: Vec<&Value> = blocks.iter().filter(|b| b["type"] == "text").collect();
+        assert!(
+            text.iter()
+                .all(|t| !t["text"].as_str().unwrap_or("").contains("[image")),
+            "no placeholder beside the image part: {text:?}"
+        );
+
+        let g = d.gemini_function_response(name, Some("call-1"));
+        let r = &g["functionResponse"];
+        assert_eq!(
+            (r["name"].as_str(), r["id"].as_str()),
+            (Some(name), Some("call-1"))
+        );
+        assert!(r["response"]["output"].is_string());
+        assert_eq!(
+            r["parts"],
+            json!([{"inlineData": {"mimeType": "image/png", "data": image.1}}])
+        );
+
+        let o = d.openai_tool_messages("call_1");
+        assert_eq!(o.len(), 2);
+        assert_eq!(o[0]["role"], "tool");
+        assert_eq!(o[0]["tool_call_id"], "call_1");
+        assert_eq!(
+            o[1]["content"][1]["image_url"]["url"],
+            format!("data:image/png;base64,{}", image.1)
+        );
+
+        // A text result stays one string; a failure is marked as one.
+        let d = tb.call("mcp_everything_echo", r#"{"message": "hi"}"#).await;
+        assert!(d.is_ok(), "{}", d.text);
+        assert_eq!(d.anthropic_tool_result("t")["content"], json!(d.text));
+        assert_eq!(d.openai_tool_messages("c").len(), 1);
+        let d = tb.call("mcp_everything_echo", r#"{}"#).await;
+        assert!(!d.is_ok());
+        assert_eq!(d.anthropic_tool_result("t")["is_error"], true);
+        assert!(
+            d.gemini_function_response("f", None)["functionResponse"]["response"]["error"]
+                .is_string()
+        );
+    })
+    .await;
+}
