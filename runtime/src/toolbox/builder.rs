@@ -1,13 +1,13 @@
 //! Start-up: which servers, which options; connecting them all in parallel.
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, RwLock};
 
 use serde_json::Value;
 
-use super::catalog::{Health, Slot, Snapshot};
+use super::catalog::{Slot, Snapshot};
 use super::local::LocalTool;
-use super::{EnvLookup, Inner, ServerState, SkippedServer, Toolbox, ToolboxOptions, TypedTool};
+use super::{EnvLookup, Inner, SkippedServer, Toolbox, ToolboxOptions, TypedTool};
 use crate::config::ServerConfig;
 use crate::error::{Error, ErrorKind};
 use crate::output::ToolOutput;
@@ -24,6 +24,8 @@ pub struct ToolboxBuilder {
     pub(super) lookup: Option<EnvLookup>,
     pub(super) options: ToolboxOptions,
     pub(super) locals: BTreeMap<String, LocalTool>,
+    /// Servers that connect on their first call, with the tools exported until then.
+    pub(super) lazy: BTreeMap<String, Vec<Value>>,
     /// The first bad local tool, reported by `connect`.
     pub(super) local_error: Option<Error>,
 }
@@ -86,6 +88,22 @@ impl ToolboxBuilder {
                 self.local_error.get_or_insert(e);
             }
         }
+        self
+    }
+
+    /// Connects a typed server ([`ToolboxBuilder::add_typed`]) on the first call of one of
+    /// its tools instead of at start-up: its tools are exported from the `mcp_tools!`
+    /// definitions until then.
+    pub fn lazy(mut self, alias: impl Into<String>) -> Self {
+        self.lazy.insert(alias.into(), Vec::new());
+        self
+    }
+
+    /// Connects a server on the first call of one of its tools; until then it exports
+    /// `tools` (MCP tool definitions, e.g. the `tools` of its fixture). After connecting,
+    /// its live `tools/list` replaces them.
+    pub fn lazy_with_tools(mut self, alias: impl Into<String>, tools: Vec<Value>) -> Self {
+        self.lazy.insert(alias.into(), tools);
         self
     }
 
@@ -166,27 +184,49 @@ impl ToolboxBuilder {
                 return Err(unknown("a typed server", alias));
             }
         }
+        for (alias, tools) in &self.lazy {
+            if !servers.iter().any(|s| s.alias() == alias) {
+                return Err(unknown("a lazy server", alias));
+            }
+            if tools.is_empty() && !self.typed.contains_key(alias) {
+                return Err(Error::toolbox(
+                    ErrorKind::Config,
+                    format!(
+                        "lazy server \"{alias}\" has no tool definitions: register it with add_typed (mcp_tools!), or give its tools (e.g. its fixture's) to lazy_with_tools"
+                    ),
+                ));
+            }
+        }
         let lookup: EnvLookup = self
             .lookup
             .clone()
             .unwrap_or_else(|| Arc::new(|name: &str| std::env::var(name).ok()));
+        let lazy: Vec<bool> = servers
+            .iter()
+            .map(|cfg| self.lazy.contains_key(cfg.alias()))
+            .collect();
+        let lookup_ref = &lookup;
         let results =
-            futures::future::join_all(servers.iter().map(|cfg| connect_one(cfg, &lookup))).await;
+            futures::future::join_all(servers.iter().zip(&lazy).map(|(cfg, lazy)| async move {
+                if *lazy {
+                    Ok(None)
+                } else {
+                    connect_one(cfg, lookup_ref).await.map(Some)
+                }
+            }))
+            .await;
         let mut slots = BTreeMap::new();
         let mut skipped = Vec::new();
         for (cfg, result) in servers.into_iter().zip(results) {
             let typed = self.typed.get(cfg.alias()).copied();
             let slot = match result {
-                Ok((session, tools)) => Slot {
-                    session: Some(session),
-                    tools,
-                    typed,
-                    health: Arc::new(Mutex::new(Health {
-                        state: ServerState::Active,
-                        last_error: None,
-                    })),
-                    config: cfg,
-                },
+                Ok(Some((session, tools))) => Slot::new(cfg, Some(session), tools, typed, None),
+                Ok(None) => {
+                    let tools = self.lazy.get(cfg.alias()).cloned().unwrap_or_default();
+                    let mut slot = Slot::new(cfg, None, tools, typed, None);
+                    slot.lazy = true;
+                    slot
+                }
                 Err(e) => {
                     if cfg.required() {
                         return Err(Error::toolbox(
@@ -203,18 +243,25 @@ impl ToolboxBuilder {
                         alias: cfg.alias().to_string(),
                         reason: reason.clone(),
                     });
-                    Slot {
-                        session: None,
-                        tools: Vec::new(),
-                        typed,
-                        health: Arc::new(Mutex::new(Health {
-                            state: ServerState::Failed,
-                            last_error: Some(reason),
-                        })),
-                        config: cfg,
-                    }
+                    Slot::new(cfg, None, Vec::new(), typed, Some(reason))
                 }
             };
+            match (&slot.session, slot.lazy) {
+                (Some(_), _) => tracing::info!(
+                    server = %slot.config.alias(),
+                    tools = slot.tools.len(),
+                    "{} tools from {}",
+                    slot.tools.len(),
+                    slot.config.alias()
+                ),
+                (None, true) => tracing::info!(
+                    server = %slot.config.alias(),
+                    "{} tools from {} (lazy: it connects on the first call)",
+                    slot.typed.map_or(slot.tools.len(), <[TypedTool]>::len),
+                    slot.config.alias()
+                ),
+                (None, false) => {}
+            }
             slots.insert(slot.config.alias().to_string(), Arc::new(slot));
         }
         let snapshot = Snapshot::build(slots, self.locals, &self.options);
@@ -224,6 +271,7 @@ impl ToolboxBuilder {
                 lookup,
                 skipped,
                 state: RwLock::new(Arc::new(snapshot)),
+                closed: std::sync::atomic::AtomicBool::new(false),
                 reconnecting: tokio::sync::Mutex::new(()),
             }),
         })

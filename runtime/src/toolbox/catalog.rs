@@ -65,9 +65,52 @@ pub(super) struct Slot {
     pub(super) typed: Option<&'static [TypedTool]>,
     /// Shared by every version of the slot.
     pub(super) health: Arc<Mutex<Health>>,
+    /// Connected on the first call of one of its tools (whose definitions are known
+    /// before: typed, or given to [`ToolboxBuilder::lazy`](super::ToolboxBuilder::lazy)).
+    pub(super) lazy: bool,
+    /// Held while a lazy server connects; shared by every version of the slot.
+    pub(super) connecting: Arc<tokio::sync::Mutex<()>>,
 }
 
 impl Slot {
+    pub(super) fn new(
+        config: ServerConfig,
+        session: Option<Session>,
+        tools: Vec<Value>,
+        typed: Option<&'static [TypedTool]>,
+        error: Option<String>,
+    ) -> Slot {
+        Slot {
+            config,
+            session,
+            tools,
+            typed,
+            health: Arc::new(Mutex::new(Health {
+                state: if error.is_none() {
+                    ServerState::Active
+                } else {
+                    ServerState::Failed
+                },
+                last_error: error,
+            })),
+            lazy: false,
+            connecting: Arc::new(tokio::sync::Mutex::new(())),
+        }
+    }
+
+    /// The next version of the slot: another session and tool list, the rest shared.
+    pub(super) fn next(&self, session: Option<Session>, tools: Vec<Value>) -> Slot {
+        Slot {
+            config: self.config.clone(),
+            session,
+            tools,
+            typed: self.typed,
+            health: self.health.clone(),
+            lazy: self.lazy,
+            connecting: self.connecting.clone(),
+        }
+    }
+
     pub(super) fn set_health(&self, state: ServerState, error: Option<String>) {
         if let Ok(mut h) = self.health.lock() {
             h.state = state;
@@ -121,7 +164,7 @@ impl Snapshot {
     ) -> Snapshot {
         let mut candidates: Vec<Candidate> = Vec::new();
         for slot in slots.values() {
-            if slot.session.is_none() {
+            if slot.session.is_none() && !slot.lazy {
                 continue;
             }
             candidates.extend(server_candidates(slot));

@@ -121,6 +121,9 @@ impl Toolbox {
                 max_output_bytes: max,
             }
         };
+        if self.is_closed() {
+            return fail(self.closed_error(name, false), None);
+        }
         let index = match snap.resolve(name, scope) {
             Ok(i) => i,
             Err(e) => return fail(e, None),
@@ -173,7 +176,7 @@ impl Toolbox {
                 (None, call.instrument(span.clone()).await)
             }
             None => {
-                let Some(slot) = snap.slots.get(&target.server) else {
+                let Some(slot) = snap.slots.get(&target.server).cloned() else {
                     return fail(
                         Error::toolbox(
                             ErrorKind::Unavailable,
@@ -182,14 +185,22 @@ impl Toolbox {
                         Some(target),
                     );
                 };
+                let slot = match (&slot.session, slot.lazy) {
+                    (None, true) => match self.connect_lazy(&target.server).await {
+                        Ok(connected) => connected,
+                        Err(e) => return fail(e, Some(target)),
+                    },
+                    _ => slot,
+                };
                 let Some(session) = slot.session.clone() else {
-                    return fail(unavailable(slot), Some(target));
+                    return fail(unavailable(&slot), Some(target));
                 };
                 let call = async {
                     tracing::info!(server = %target.server, tool = %target.tool, "tool called");
                     session.call_with(&target.tool, &arguments, options).await
                 };
-                (Some(slot), call.instrument(span.clone()).await)
+                let result = call.instrument(span.clone()).await;
+                (Some(slot), result)
             }
         };
         let elapsed = start.elapsed();
@@ -229,6 +240,10 @@ impl Toolbox {
                 )
                 .with_output(output);
                 fail(e, Some(target))
+            }
+            Err(_) if self.is_closed() => {
+                span.record("outcome", "closed");
+                fail(self.closed_error(&target.exported, true), Some(target))
             }
             Err(e) => {
                 let e = e.into_toolbox();

@@ -2,15 +2,15 @@
 //! servers.
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::catalog::{Entry, Health, Slot, Snapshot, server_candidates};
+use super::catalog::{Entry, Slot, Snapshot, server_candidates};
 use super::names::NameCollision;
 use super::provider::{self, Fallback, Format, ToolExport};
 use super::scope::Scope;
-use super::{ServerState, Toolbox, ToolboxOptions};
+use super::{Toolbox, ToolboxOptions};
 use crate::config::ServerConfig;
 use crate::session::Session;
 
@@ -138,16 +138,13 @@ pub fn export_offline(
         .map(|(alias, tools)| {
             (
                 alias.clone(),
-                Arc::new(Slot {
-                    config: ServerConfig::stdio(alias.clone(), "", Vec::new()),
-                    session: None,
-                    tools: tools.clone(),
-                    typed: None,
-                    health: Arc::new(Mutex::new(Health {
-                        state: ServerState::Active,
-                        last_error: None,
-                    })),
-                }),
+                Arc::new(Slot::new(
+                    ServerConfig::stdio(alias.clone(), "", Vec::new()),
+                    None,
+                    tools.clone(),
+                    None,
+                    None,
+                )),
             )
         })
         .collect();

@@ -36,6 +36,7 @@ mod builder;
 mod catalog;
 mod dispatch;
 mod export;
+mod lifecycle;
 mod local;
 pub mod names;
 pub mod openai;
@@ -53,8 +54,7 @@ use serde_json::Value;
 use crate::config::{Registry, ServerConfig};
 use crate::error::{Error, ErrorKind};
 use crate::session::{CallOptions, Session};
-use builder::connect_one;
-use catalog::{Slot, Snapshot, unavailable};
+use catalog::{Snapshot, unavailable};
 
 pub use crate::typed::{Normalize, TypedTool, normalize_as, normalize_no_args};
 pub use agent::{
@@ -64,6 +64,7 @@ pub use builder::ToolboxBuilder;
 pub use catalog::{ExportedTool, ToolRef};
 pub use dispatch::Dispatch;
 pub use export::{NativeServer, OpenAiExport, StrictFallback, export_offline};
+pub use lifecycle::RefreshReport;
 pub use local::LocalTool;
 pub use names::{MAX_NAME_LEN, NameCollision, exported_name};
 pub use provider::{Fallback, Format, ToolExport};
@@ -154,6 +155,8 @@ struct Inner {
     skipped: Vec<SkippedServer>,
     state: RwLock<Arc<Snapshot>>,
     reconnecting: tokio::sync::Mutex<()>,
+    /// Set by [`Toolbox::close`]: calls are refused from then on.
+    closed: std::sync::atomic::AtomicBool,
 }
 
 impl std::fmt::Debug for Toolbox {
@@ -182,6 +185,7 @@ impl Toolbox {
             options: ToolboxOptions::default(),
             locals: BTreeMap::new(),
             local_error: None,
+            lazy: BTreeMap::new(),
         }
     }
 
@@ -237,36 +241,6 @@ impl Toolbox {
             .collect()
     }
 
-    /// Pings every connected server in parallel ([`Session::health`]: short deadline, never
-    /// reconnects), records the outcome as each server's state, and returns the statuses.
-    pub async fn check_health(&self) -> Vec<ServerStatus> {
-        let snap = self.snapshot();
-        let slots: Vec<&Arc<Slot>> = snap
-            .slots
-            .values()
-            .filter(|s| s.session.is_some())
-            .collect();
-        let checks = futures::future::join_all(slots.iter().map(|slot| async move {
-            match &slot.session {
-                Some(session) => Some(session.health().await),
-                None => None,
-            }
-        }))
-        .await;
-        for (slot, health) in slots.iter().zip(checks) {
-            match health {
-                Some(h) if h.is_ok() => slot.set_health(ServerState::Active, None),
-                Some(h) => {
-                    let why = format!("health check: {h}");
-                    tracing::warn!(server = %slot.config.alias(), "server unhealthy: {h}");
-                    slot.set_health(ServerState::Failed, Some(why));
-                }
-                None => {}
-            }
-        }
-        self.statuses()
-    }
-
     /// One server's status.
     pub fn status(&self, alias: &str) -> Option<ServerStatus> {
         self.statuses().into_iter().find(|s| s.alias == alias)
@@ -302,16 +276,9 @@ impl Toolbox {
             ));
         };
         let mut slots = snap.slots.clone();
-        slots.insert(
-            alias.to_string(),
-            Arc::new(Slot {
-                config: slot.config.clone(),
-                session: slot.session.clone(),
-                tools: slot.tools.clone(),
-                typed: Some(tools),
-                health: slot.health.clone(),
-            }),
-        );
+        let mut next = slot.next(slot.session.clone(), slot.tools.clone());
+        next.typed = Some(tools);
+        slots.insert(alias.to_string(), Arc::new(next));
         self.replace(Snapshot::build(
             slots,
             snap.locals.clone(),
@@ -348,63 +315,6 @@ impl Toolbox {
             &self.inner.options,
         ));
         Ok(())
-    }
-
-    /// Connects again the failed servers (`failed_only`) or all of them, in parallel, and
-    /// re-exports the tools. A server that fails again keeps its previous session, if any.
-    pub async fn reconnect(&self, failed_only: bool) -> ReconnectReport {
-        let _one_at_a_time = self.inner.reconnecting.lock().await;
-        let snap = self.snapshot();
-        let targets: Vec<Arc<Slot>> = snap
-            .slots
-            .values()
-            .filter(|s| !failed_only || s.session.is_none() || s.health().0 == ServerState::Failed)
-            .cloned()
-            .collect();
-        let lookup = self.inner.lookup.clone();
-        let results = futures::future::join_all(
-            targets
-                .iter()
-                .map(|slot| connect_one(&slot.config, &lookup)),
-        )
-        .await;
-        let mut slots = snap.slots.clone();
-        let mut report = ReconnectReport::default();
-        for (slot, result) in targets.into_iter().zip(results) {
-            let alias = slot.config.alias().to_string();
-            match result {
-                Ok((session, tools)) => {
-                    if let Some(old) = &slot.session {
-                        let _ = old.close().await;
-                    }
-                    slot.set_health(ServerState::Active, None);
-                    tracing::info!(server = %alias, tools = tools.len(), "server reconnected");
-                    slots.insert(
-                        alias.clone(),
-                        Arc::new(Slot {
-                            config: slot.config.clone(),
-                            session: Some(session),
-                            tools,
-                            typed: slot.typed,
-                            health: slot.health.clone(),
-                        }),
-                    );
-                    report.reconnected.push(alias);
-                }
-                Err(e) => {
-                    let reason = e.to_string();
-                    slot.set_health(ServerState::Failed, Some(reason.clone()));
-                    tracing::warn!(server = %alias, reason = %reason, "reconnect failed");
-                    report.failed.push((alias, reason));
-                }
-            }
-        }
-        self.replace(Snapshot::build(
-            slots,
-            snap.locals.clone(),
-            &self.inner.options,
-        ));
-        report
     }
 
     /// The prompts of a server (`prompts/list`, all pages; empty without the capability).
