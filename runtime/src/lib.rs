@@ -38,8 +38,8 @@ pub use prompt::{PromptMessage, PromptResult, Role};
 /// with `#[schemars(crate = "mcp_runtime::schemars")]`.
 pub use schemars;
 pub use session::{
-    CallOptions, ConnectOptions, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_TOTAL, DEFAULT_TIMEOUT,
-    Elicitation, ElicitationAnswer, ElicitationFuture, HEALTH_TIMEOUT, Progress,
+    CallEvent, CallOptions, CallStream, ConnectOptions, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_TOTAL,
+    DEFAULT_TIMEOUT, Elicitation, ElicitationAnswer, ElicitationFuture, HEALTH_TIMEOUT, Progress,
     REJECTED_TOOL_TARGET, ServerLog, Session, TaskHandle, TaskState,
 };
 

@@ -13,7 +13,7 @@ use rmcp::{ClientHandler, RoleClient};
 use serde_json::Value;
 
 use super::input::{Elicit, answer_elicitation};
-use super::notify::{LogFn, server_log};
+use super::notify::{LogFn, LogTaps, server_log};
 use super::progress::ProgressRouter;
 use crate::config::Protocol;
 
@@ -25,6 +25,8 @@ pub(super) struct Shared {
     pub(super) list_changed: tokio::sync::Notify,
     /// The application's receiver of server log messages.
     pub(super) on_log: Option<LogFn>,
+    /// The running call streams' receivers of server log messages.
+    pub(super) log_taps: LogTaps,
 }
 
 /// Our rmcp client handler: routes progress, reports `tools/list_changed`, and (opt-in)

@@ -54,6 +54,7 @@ impl Session {
             progress: ProgressRouter::default(),
             list_changed: tokio::sync::Notify::new(),
             on_log: options.on_log.clone(),
+            log_taps: Default::default(),
         });
         let param_headers = Arc::new(ParamHeaders::default());
         for tool in options.fixture_tools.into_iter().flatten() {

@@ -21,12 +21,14 @@ mod notify;
 mod options;
 mod progress;
 mod requests;
+mod stream;
 mod task;
 
 pub use input::{Elicitation, ElicitationAnswer, ElicitationFuture};
 pub use notify::ServerLog;
 pub use options::*;
 pub use requests::REJECTED_TOOL_TARGET;
+pub use stream::{CallEvent, CallStream};
 pub use task::{TaskHandle, TaskState};
 
 use conn::Conn;

@@ -3,7 +3,8 @@
 //! on an `initialize` session, or through a `subscriptions/listen` request on a stateless
 //! one), which trigger the drift re-check.
 
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use rmcp::RoleClient;
 use rmcp::model::{ServerNotification, SubscriptionFilter};
@@ -29,8 +30,64 @@ pub struct ServerLog {
 /// Receives every [`ServerLog`] of a session.
 pub(super) type LogFn = Arc<dyn Fn(ServerLog) + Send + Sync>;
 
+/// Receives the [`ServerLog`]s that arrive while it is registered.
+pub(super) type LogTapFn = Arc<dyn Fn(&ServerLog) + Send + Sync>;
+
+/// The session's temporary log receivers (one per running [`Session::call_stream`]).
+///
+/// [`Session::call_stream`]: crate::Session::call_stream
+#[derive(Default)]
+pub(super) struct LogTaps {
+    next: AtomicU64,
+    /// Whether any tap is registered (the fast path of a log message is one load).
+    any: AtomicBool,
+    taps: Mutex<Vec<(u64, LogTapFn)>>,
+}
+
+impl LogTaps {
+    /// Registers `f` until the returned guard is dropped.
+    pub(super) fn add(shared: &Arc<Shared>, f: LogTapFn) -> LogTap {
+        let id = shared.log_taps.next.fetch_add(1, Ordering::Relaxed);
+        if let Ok(mut taps) = shared.log_taps.taps.lock() {
+            taps.push((id, f));
+            shared.log_taps.any.store(true, Ordering::Release);
+        }
+        LogTap {
+            shared: shared.clone(),
+            id,
+        }
+    }
+
+    /// The registered receivers, cloned so that none runs under the lock.
+    fn current(&self) -> Vec<LogTapFn> {
+        if !self.any.load(Ordering::Acquire) {
+            return Vec::new();
+        }
+        self.taps
+            .lock()
+            .map(|taps| taps.iter().map(|(_, f)| f.clone()).collect())
+            .unwrap_or_default()
+    }
+}
+
+/// Unregisters its log receiver when dropped.
+pub(super) struct LogTap {
+    shared: Arc<Shared>,
+    id: u64,
+}
+
+impl Drop for LogTap {
+    fn drop(&mut self) {
+        let taps = &self.shared.log_taps;
+        if let Ok(mut list) = taps.taps.lock() {
+            list.retain(|(id, _)| *id != self.id);
+            taps.any.store(!list.is_empty(), Ordering::Release);
+        }
+    }
+}
+
 /// Forwards a server's log message to `tracing` (target `mcp_runtime::server_log`, at the
-/// server's level) and to the application's callback.
+/// server's level), to the running call streams and to the application's callback.
 #[allow(deprecated)] // Logging is deprecated by protocol 2026-07-28; servers still send it.
 pub(super) fn server_log(shared: &Shared, params: rmcp::model::LoggingMessageNotificationParam) {
     use rmcp::model::LoggingLevel as L;
@@ -55,13 +112,21 @@ pub(super) fn server_log(shared: &Shared, params: rmcp::model::LoggingMessageNot
             tracing::error!(target: "mcp_runtime::server_log", server, logger, %data, level, "server log")
         }
     }
+    let taps = shared.log_taps.current();
+    if taps.is_empty() && shared.on_log.is_none() {
+        return;
+    }
+    let log = ServerLog {
+        server: server.to_string(),
+        level,
+        logger: params.logger,
+        data: params.data,
+    };
+    for tap in &taps {
+        tap(&log);
+    }
     if let Some(f) = &shared.on_log {
-        f(ServerLog {
-            server: server.to_string(),
-            level,
-            logger: params.logger,
-            data: params.data,
-        });
+        f(log);
     }
 }
 
