@@ -208,6 +208,24 @@ pub struct ServerInfo {
     pub has_resources: bool,
 }
 
+impl From<String> for ToolOutput {
+    fn from(text: String) -> Self {
+        ToolOutput::from_text(text)
+    }
+}
+
+impl From<&str> for ToolOutput {
+    fn from(text: &str) -> Self {
+        ToolOutput::from_text(text)
+    }
+}
+
+impl From<Value> for ToolOutput {
+    fn from(value: Value) -> Self {
+        ToolOutput::from_json(value)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -234,23 +252,5 @@ mod tests {
         };
         assert_eq!(out.text(), "{\"a\":1}\n[audio audio/wav, 3 bytes]");
         assert_eq!(out.json(), Some(serde_json::json!({"a": 1})));
-    }
-}
-
-impl From<String> for ToolOutput {
-    fn from(text: String) -> Self {
-        ToolOutput::from_text(text)
-    }
-}
-
-impl From<&str> for ToolOutput {
-    fn from(text: &str) -> Self {
-        ToolOutput::from_text(text)
-    }
-}
-
-impl From<Value> for ToolOutput {
-    fn from(value: Value) -> Self {
-        ToolOutput::from_json(value)
     }
 }
