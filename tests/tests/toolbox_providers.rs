@@ -348,3 +348,120 @@ async fn image_results_become_image_parts() {
     })
     .await;
 }
+
+/// server-everything's prompts and resources, opted in as tools: exported, dispatched, and
+/// rendered as context text.
+#[tokio::test]
+async fn prompts_and_resources_as_tools_and_context() {
+    limited(async {
+        let tb = Toolbox::from_servers(vec![
+            common::installed("everything"),
+            common::demo_config("demo"),
+        ])
+        .env(common::lookup)
+        .prompts_as_tools(true)
+        .resources_as_tools(true)
+        .connect()
+        .await
+        .expect("connect");
+        let export = tb.export(Format::Anthropic);
+        let names: Vec<&str> = export
+            .tools
+            .iter()
+            .filter_map(|d| d["name"].as_str())
+            .collect();
+        assert!(
+            names.contains(&"mcp_everything_get_prompt_args-prompt"),
+            "{names:?}"
+        );
+        assert!(names.contains(&"mcp_everything_read_resource"), "{names:?}");
+        // The demo server has neither: no extra tools.
+        assert!(!names.iter().any(|n| n.starts_with("mcp_demo_get_prompt")));
+        assert!(!names.contains(&"mcp_demo_read_resource"));
+        for d in &export.tools {
+            provider::check(Format::Anthropic, d).unwrap_or_else(|e| panic!("{e}"));
+        }
+        let prompt = export
+            .tools
+            .iter()
+            .find(|d| d["name"] == "mcp_everything_get_prompt_args-prompt")
+            .expect("prompt tool");
+        assert_eq!(
+            prompt["input_schema"]["properties"]["city"]["type"],
+            "string"
+        );
+        assert!(
+            prompt["input_schema"]["required"]
+                .as_array()
+                .is_some_and(|r| r.contains(&json!("city"))),
+            "{prompt}"
+        );
+
+        let d = tb
+            .call(
+                "mcp_everything_get_prompt_args-prompt",
+                r#"{"city": "Lisbon"}"#,
+            )
+            .await;
+        assert!(d.is_ok(), "{}", d.text);
+        assert!(
+            d.text.contains("[user]") && d.text.contains("Lisbon"),
+            "{}",
+            d.text
+        );
+        let d = tb.call("mcp_everything_get_prompt_args-prompt", "{}").await;
+        assert_eq!(
+            d.error_kind(),
+            Some(ErrorKind::InvalidArguments),
+            "{}",
+            d.text
+        );
+
+        let resources = tb.list_resources("everything").await.expect("resources");
+        let uri = resources[0]["uri"].as_str().expect("uri").to_string();
+        let read = export
+            .tools
+            .iter()
+            .find(|d| d["name"] == "mcp_everything_read_resource")
+            .expect("read tool");
+        assert!(
+            read["description"].as_str().unwrap_or("").contains(&uri),
+            "the description lists the resources: {read}"
+        );
+        let d = tb
+            .call(
+                "mcp_everything_read_resource",
+                &json!({"uri": uri}).to_string(),
+            )
+            .await;
+        assert!(d.is_ok(), "{}", d.text);
+        let direct = tb.read_resource("everything", &uri).await.expect("read");
+        let text = direct["contents"][0]["text"].as_str().unwrap_or_default();
+        if !text.is_empty() {
+            assert_eq!(d.text, text);
+        }
+
+        let context = tb
+            .resources_context(&[
+                ("everything", uri.as_str()),
+                ("everything", "demo://resource/dynamic/text/7"),
+            ])
+            .await
+            .expect("context");
+        assert!(
+            context.starts_with(&format!("<resource server=\"everything\" uri=\"{uri}\">\n")),
+            "{context}"
+        );
+        assert_eq!(context.matches("</resource>").count(), 2, "{context}");
+        let e = tb
+            .resources_context(&[("everything", "demo://nope/nothing")])
+            .await
+            .expect_err("unknown resource");
+        assert!(
+            e.to_string()
+                .contains("cannot read resource demo://nope/nothing"),
+            "{e}"
+        );
+    })
+    .await;
+}

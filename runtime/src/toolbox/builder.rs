@@ -5,7 +5,8 @@ use std::sync::{Arc, RwLock};
 
 use serde_json::Value;
 
-use super::catalog::{Slot, Snapshot};
+use super::catalog::{Extras, Slot, Snapshot};
+use super::extras;
 use super::local::LocalTool;
 use super::{EnvLookup, Inner, SkippedServer, Toolbox, ToolboxOptions, TypedTool};
 use crate::config::ServerConfig;
@@ -131,6 +132,18 @@ impl ToolboxBuilder {
         self
     }
 
+    /// Sets [`ToolboxOptions::prompts_as_tools`].
+    pub fn prompts_as_tools(mut self, on: bool) -> Self {
+        self.options.prompts_as_tools = on;
+        self
+    }
+
+    /// Sets [`ToolboxOptions::resources_as_tools`].
+    pub fn resources_as_tools(mut self, on: bool) -> Self {
+        self.options.resources_as_tools = on;
+        self
+    }
+
     /// Sets [`ToolboxOptions::call_options`].
     pub fn call_options(mut self, options: CallOptions) -> Self {
         self.options.call_options = options;
@@ -206,12 +219,13 @@ impl ToolboxBuilder {
             .map(|cfg| self.lazy.contains_key(cfg.alias()))
             .collect();
         let lookup_ref = &lookup;
+        let options = &self.options;
         let results =
             futures::future::join_all(servers.iter().zip(&lazy).map(|(cfg, lazy)| async move {
                 if *lazy {
                     Ok(None)
                 } else {
-                    connect_one(cfg, lookup_ref).await.map(Some)
+                    connect_one(cfg, lookup_ref, options).await.map(Some)
                 }
             }))
             .await;
@@ -220,7 +234,9 @@ impl ToolboxBuilder {
         for (cfg, result) in servers.into_iter().zip(results) {
             let typed = self.typed.get(cfg.alias()).copied();
             let slot = match result {
-                Ok(Some((session, tools))) => Slot::new(cfg, Some(session), tools, typed, None),
+                Ok(Some((session, tools, extras))) => {
+                    Slot::new(cfg, Some(session), tools, typed, None).with_lists(extras)
+                }
                 Ok(None) => {
                     let tools = self.lazy.get(cfg.alias()).cloned().unwrap_or_default();
                     let mut slot = Slot::new(cfg, None, tools, typed, None);
@@ -278,16 +294,22 @@ impl ToolboxBuilder {
     }
 }
 
+/// Connects a server and lists its tools (and, when `options` asks, its prompts and
+/// resources).
 pub(super) async fn connect_one(
     cfg: &ServerConfig,
     lookup: &EnvLookup,
-) -> Result<(Session, Vec<Value>), Error> {
+    options: &ToolboxOptions,
+) -> Result<(Session, Vec<Value>, Extras), Error> {
     let session = ConnectOptions::new()
         .with_shared_env_lookup(lookup.clone())
         .connect(cfg)
         .await?;
     match session.list_tools().await {
-        Ok(tools) => Ok((session, tools)),
+        Ok(tools) => {
+            let extras = extras::list(&session, options).await;
+            Ok((session, tools, extras))
+        }
         Err(e) => {
             let _ = session.close().await;
             Err(e)

@@ -70,6 +70,10 @@ pub(super) struct Slot {
     pub(super) lazy: bool,
     /// Held while a lazy server connects; shared by every version of the slot.
     pub(super) connecting: Arc<tokio::sync::Mutex<()>>,
+    /// `prompts/list`, when prompts are exported as tools.
+    pub(super) prompts: Vec<Value>,
+    /// `resources/list`, when resources are exported as a tool.
+    pub(super) resources: Vec<Value>,
 }
 
 impl Slot {
@@ -95,6 +99,8 @@ impl Slot {
             })),
             lazy: false,
             connecting: Arc::new(tokio::sync::Mutex::new(())),
+            prompts: Vec::new(),
+            resources: Vec::new(),
         }
     }
 
@@ -108,7 +114,16 @@ impl Slot {
             health: self.health.clone(),
             lazy: self.lazy,
             connecting: self.connecting.clone(),
+            prompts: self.prompts.clone(),
+            resources: self.resources.clone(),
         }
+    }
+
+    /// The slot with these prompt and resource lists.
+    pub(super) fn with_lists(mut self, lists: Extras) -> Slot {
+        self.prompts = lists.prompts;
+        self.resources = lists.resources;
+        self
     }
 
     pub(super) fn set_health(&self, state: ServerState, error: Option<String>) {
@@ -133,6 +148,26 @@ pub(super) struct Entry {
     pub(super) typed: Option<&'static TypedTool>,
     /// Set for a local tool (then `tool.server` is empty).
     pub(super) local: Option<LocalTool>,
+    /// What a call of the entry does on its server.
+    pub(super) kind: Kind,
+}
+
+/// What an exported entry of a server is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Kind {
+    /// One of its tools.
+    Tool,
+    /// `prompts/get` of this prompt.
+    Prompt(String),
+    /// `resources/read` of the URI the model gives.
+    ReadResource,
+}
+
+/// The prompt and resource lists of a server, for the tools they are exported as.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Extras {
+    pub(super) prompts: Vec<Value>,
+    pub(super) resources: Vec<Value>,
 }
 
 /// An immutable view of the servers and the exported tools; replaced as a whole.
@@ -154,6 +189,7 @@ pub(super) struct Candidate {
     pub(super) definition: Value,
     pub(super) input_schema: Value,
     pub(super) typed: Option<&'static TypedTool>,
+    pub(super) kind: Kind,
 }
 
 impl Snapshot {
@@ -240,6 +276,7 @@ impl Snapshot {
                 },
                 typed: c.typed,
                 local: None,
+                kind: c.kind,
             });
         }
         for (name, local) in &locals {
@@ -276,6 +313,7 @@ impl Snapshot {
                 },
                 typed: None,
                 local: Some(local.clone()),
+                kind: Kind::Tool,
             });
         }
         snapshot.locals = locals;
@@ -415,6 +453,7 @@ pub(super) fn server_candidates(slot: &Slot) -> Vec<Candidate> {
                     definition,
                     input_schema,
                     typed: Some(t),
+                    kind: Kind::Tool,
                 });
             }
         }
@@ -443,10 +482,12 @@ pub(super) fn server_candidates(slot: &Slot) -> Vec<Candidate> {
                         _ => json!({}),
                     },
                     typed: None,
+                    kind: Kind::Tool,
                 });
             }
         }
     }
+    out.extend(super::extras::candidates(slot, &seen));
     out
 }
 

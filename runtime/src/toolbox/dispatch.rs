@@ -6,7 +6,8 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use tracing::Instrument;
 
-use super::catalog::{ToolRef, tool_ref, unavailable};
+use super::catalog::{Kind, ToolRef, tool_ref, unavailable};
+use super::extras;
 use super::scope::Scope;
 use super::text::{Truncation, truncate_middle};
 use super::{ServerState, Toolbox, typed};
@@ -197,7 +198,10 @@ impl Toolbox {
                 };
                 let call = async {
                     tracing::info!(server = %target.server, tool = %target.tool, "tool called");
-                    session.call_with(&target.tool, &arguments, options).await
+                    match &entry.kind {
+                        Kind::Tool => session.call_with(&target.tool, &arguments, options).await,
+                        kind => extras::run(&session, kind, &arguments).await,
+                    }
                 };
                 let result = call.instrument(span.clone()).await;
                 (Some(slot), result)

@@ -6,6 +6,7 @@ use std::sync::atomic::Ordering;
 
 use super::builder::connect_one;
 use super::catalog::{Slot, Snapshot};
+use super::extras;
 use super::{Inner, ReconnectReport, ServerState, ServerStatus, Toolbox};
 use crate::error::{Error, ErrorKind};
 
@@ -68,7 +69,7 @@ impl Toolbox {
         let results = futures::future::join_all(
             targets
                 .iter()
-                .map(|slot| connect_one(&slot.config, &lookup)),
+                .map(|slot| connect_one(&slot.config, &lookup, &self.inner.options)),
         )
         .await;
         let mut slots = snap.slots.clone();
@@ -76,13 +77,16 @@ impl Toolbox {
         for (slot, result) in targets.into_iter().zip(results) {
             let alias = slot.config.alias().to_string();
             match result {
-                Ok((session, tools)) => {
+                Ok((session, tools, extras)) => {
                     if let Some(old) = &slot.session {
                         let _ = old.close().await;
                     }
                     slot.set_health(ServerState::Active, None);
                     tracing::info!(server = %alias, tools = tools.len(), "server reconnected");
-                    slots.insert(alias.clone(), Arc::new(slot.next(Some(session), tools)));
+                    slots.insert(
+                        alias.clone(),
+                        Arc::new(slot.next(Some(session), tools).with_lists(extras)),
+                    );
                     report.reconnected.push(alias);
                 }
                 Err(e) => {
@@ -101,7 +105,8 @@ impl Toolbox {
         report
     }
 
-    /// Lists every connected server's tools again (`tools/list`) and re-exports: the
+    /// Lists every connected server's tools again (`tools/list`; and its prompts and
+    /// resources when they are exported as tools) and re-exports: the
     /// definitions, the exported names and the name map follow the servers. A server whose
     /// list cannot be read keeps its tools and is reported.
     pub async fn refresh(&self) -> RefreshReport {
@@ -112,15 +117,14 @@ impl Toolbox {
             .values()
             .filter_map(|s| s.session.clone().map(|session| (s, session)))
             .collect();
-        let lists = futures::future::join_all(
-            connected
-                .iter()
-                .map(|(_, session)| async move { session.list_tools().await }),
-        )
+        let lists = futures::future::join_all(connected.iter().map(|(_, session)| async move {
+            let tools = session.list_tools().await;
+            (tools, extras::list(session, &self.inner.options).await)
+        }))
         .await;
         let mut slots = snap.slots.clone();
         let mut report = RefreshReport::default();
-        for ((slot, session), list) in connected.into_iter().zip(lists) {
+        for ((slot, session), (list, extras)) in connected.into_iter().zip(lists) {
             let alias = slot.config.alias().to_string();
             match list {
                 Ok(tools) => {
@@ -137,7 +141,10 @@ impl Toolbox {
                             .changed
                             .push((alias.clone(), slot.tools.len(), tools.len()));
                     }
-                    slots.insert(alias, Arc::new(slot.next(Some(session), tools)));
+                    slots.insert(
+                        alias,
+                        Arc::new(slot.next(Some(session), tools).with_lists(extras)),
+                    );
                 }
                 Err(e) => {
                     tracing::warn!(server = %alias, error = %e, "cannot refresh the tool list");
@@ -202,15 +209,15 @@ impl Toolbox {
             return Ok(current.clone());
         }
         tracing::info!(server = %alias, "connecting lazy server on its first call");
-        match connect_one(&slot.config, &self.inner.lookup).await {
-            Ok((session, tools)) => {
+        match connect_one(&slot.config, &self.inner.lookup, &self.inner.options).await {
+            Ok((session, tools, extras)) => {
                 if self.is_closed() {
                     let _ = session.close().await;
                     return Err(self.closed_error(alias, false));
                 }
                 slot.set_health(ServerState::Active, None);
                 tracing::info!(server = %alias, tools = tools.len(), "{} tools from {}", tools.len(), alias);
-                let next = Arc::new(slot.next(Some(session), tools));
+                let next = Arc::new(slot.next(Some(session), tools).with_lists(extras));
                 let _one_at_a_time = self.inner.reconnecting.lock().await;
                 let snap = self.snapshot();
                 let mut slots = snap.slots.clone();

@@ -36,6 +36,7 @@ mod builder;
 mod catalog;
 mod dispatch;
 mod export;
+mod extras;
 mod lifecycle;
 mod local;
 pub mod names;
@@ -64,6 +65,7 @@ pub use builder::ToolboxBuilder;
 pub use catalog::{ExportedTool, ToolRef};
 pub use dispatch::Dispatch;
 pub use export::{NativeServer, OpenAiExport, StrictFallback, export_offline};
+pub use extras::MAX_LISTED_RESOURCES;
 pub use lifecycle::RefreshReport;
 pub use local::LocalTool;
 pub use names::{MAX_NAME_LEN, NameCollision, exported_name};
@@ -87,6 +89,10 @@ pub struct ToolboxOptions {
     pub description_prefix: bool,
     /// Options of every call (deadlines, progress).
     pub call_options: CallOptions,
+    /// Export each prompt of a server as the tool `mcp_<alias>_get_prompt_<name>`.
+    pub prompts_as_tools: bool,
+    /// Export the tool `mcp_<alias>_read_resource` for each server with resources.
+    pub resources_as_tools: bool,
 }
 
 impl Default for ToolboxOptions {
@@ -95,6 +101,8 @@ impl Default for ToolboxOptions {
             max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES,
             description_prefix: false,
             call_options: CallOptions::default(),
+            prompts_as_tools: false,
+            resources_as_tools: false,
         }
     }
 }
