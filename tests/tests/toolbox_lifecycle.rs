@@ -139,6 +139,7 @@ async fn refresh_follows_the_servers_tool_list() {
     limited(async {
         let dir = tempfile::tempdir().expect("tempdir");
         let tb = Toolbox::from_servers(vec![demo_with_pidfile("demo", &dir.path().join("p"))])
+            .refresh_on_list_changed(false)
             .connect()
             .await
             .expect("connect");
@@ -161,6 +162,32 @@ async fn refresh_follows_the_servers_tool_list() {
         assert!(d.text.contains("tool not found"), "{}", d.text);
         // Nothing changed: nothing reported.
         assert_eq!(tb.refresh().await.changed, Vec::new());
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn tools_list_changed_refreshes_the_export_by_itself() {
+    limited(async {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let tb = Toolbox::from_servers(vec![demo_with_pidfile("demo", &dir.path().join("p"))])
+            .connect()
+            .await
+            .expect("connect");
+        assert!(!names(&tb).contains(&"mcp_demo_grown".to_string()));
+        // `grow` adds a tool and sends notifications/tools/list_changed.
+        let d = tb.call("mcp_demo_grow", "{}").await;
+        assert!(d.is_ok(), "{}", d.text);
+        let start = Instant::now();
+        while !names(&tb).contains(&"mcp_demo_grown".to_string()) {
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "the export did not follow tools/list_changed"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let d = tb.call("mcp_demo_grown", "{}").await;
+        assert_eq!(d.tool.map(|t| t.tool), Some("grown".to_string()));
     })
     .await;
 }

@@ -27,7 +27,14 @@ pub(super) struct Shared {
     pub(super) on_log: Option<LogFn>,
     /// The running call streams' receivers of server log messages.
     pub(super) log_taps: LogTaps,
+    /// The application's receiver of `tools/list_changed`.
+    pub(super) on_tools_changed: Option<ToolsChangedFn>,
 }
+
+/// A receiver of `tools/list_changed` ([`ConnectOptions::on_tools_changed`]).
+///
+/// [`ConnectOptions::on_tools_changed`]: super::ConnectOptions::on_tools_changed
+pub(super) type ToolsChangedFn = Arc<dyn Fn() + Send + Sync>;
 
 /// Our rmcp client handler: routes progress, reports `tools/list_changed`, and (opt-in)
 /// answers elicitations (with the schema defaults or the application's callback).
@@ -62,6 +69,9 @@ impl ClientHandler for Handler {
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         tracing::info!(server = %self.shared.alias, "server reported tools/list_changed");
         self.shared.list_changed.notify_one();
+        if let Some(f) = &self.shared.on_tools_changed {
+            f();
+        }
     }
 
     async fn create_elicitation(

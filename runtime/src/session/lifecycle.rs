@@ -54,6 +54,7 @@ impl Session {
             progress: ProgressRouter::default(),
             list_changed: tokio::sync::Notify::new(),
             on_log: options.on_log.clone(),
+            on_tools_changed: options.on_tools_changed.clone(),
             log_taps: Default::default(),
         });
         let param_headers = Arc::new(ParamHeaders::default());

@@ -103,6 +103,7 @@ pub struct ConnectOptions {
     pub(super) drift: Option<DriftPolicy>,
     pub(super) elicit: Option<Elicit>,
     pub(super) on_log: Option<LogFn>,
+    pub(super) on_tools_changed: Option<super::handler::ToolsChangedFn>,
     #[cfg(feature = "oauth")]
     pub(super) authorizer: Option<Arc<dyn crate::auth::Authorizer>>,
 }
@@ -119,6 +120,7 @@ impl std::fmt::Debug for ConnectOptions {
             .field("fixture_tools", &self.fixture_tools.map(<[_]>::len))
             .field("drift", &self.drift)
             .field("on_server_log", &self.on_log.is_some())
+            .field("on_tools_changed", &self.on_tools_changed.is_some())
             .field("authorizer", &{
                 #[cfg(feature = "oauth")]
                 let set = self.authorizer.is_some();
@@ -210,6 +212,14 @@ impl ConnectOptions {
     /// server's level). `f` runs on the connection's task: keep it short.
     pub fn on_server_log(mut self, f: impl Fn(ServerLog) + Send + Sync + 'static) -> Self {
         self.on_log = Some(Arc::new(f));
+        self
+    }
+
+    /// Calls `f` whenever the server reports `notifications/tools/list_changed` (after the
+    /// session's own drift re-check is scheduled). `f` runs on the connection's task: keep it
+    /// short (send a message, set a flag).
+    pub fn on_tools_changed(mut self, f: impl Fn() + Send + Sync + 'static) -> Self {
+        self.on_tools_changed = Some(Arc::new(f));
         self
     }
 

@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::catalog::{Extras, Slot, Snapshot};
 use super::extras;
+use super::lifecycle::ChangedTx;
 use super::local::LocalTool;
 use super::{EnvLookup, Inner, SkippedServer, Toolbox, ToolboxOptions, TypedTool};
 use crate::config::ServerConfig;
@@ -144,6 +145,12 @@ impl ToolboxBuilder {
         self
     }
 
+    /// Sets [`ToolboxOptions::refresh_on_list_changed`].
+    pub fn refresh_on_list_changed(mut self, on: bool) -> Self {
+        self.options.refresh_on_list_changed = on;
+        self
+    }
+
     /// Sets [`ToolboxOptions::call_options`].
     pub fn call_options(mut self, options: CallOptions) -> Self {
         self.options.call_options = options;
@@ -218,6 +225,8 @@ impl ToolboxBuilder {
             .iter()
             .map(|cfg| self.lazy.contains_key(cfg.alias()))
             .collect();
+        let (changed, changes) = tokio::sync::mpsc::unbounded_channel();
+        let changed_ref = &changed;
         let lookup_ref = &lookup;
         let options = &self.options;
         let results =
@@ -225,7 +234,9 @@ impl ToolboxBuilder {
                 if *lazy {
                     Ok(None)
                 } else {
-                    connect_one(cfg, lookup_ref, options).await.map(Some)
+                    connect_one(cfg, lookup_ref, options, changed_ref)
+                        .await
+                        .map(Some)
                 }
             }))
             .await;
@@ -281,7 +292,7 @@ impl ToolboxBuilder {
             slots.insert(slot.config.alias().to_string(), Arc::new(slot));
         }
         let snapshot = Snapshot::build(slots, self.locals, &self.options);
-        Ok(Toolbox {
+        let toolbox = Toolbox {
             inner: Arc::new(Inner {
                 options: self.options,
                 lookup,
@@ -289,8 +300,14 @@ impl ToolboxBuilder {
                 state: RwLock::new(Arc::new(snapshot)),
                 closed: std::sync::atomic::AtomicBool::new(false),
                 reconnecting: tokio::sync::Mutex::new(()),
+                changed,
             }),
-        })
+        };
+        tokio::spawn(super::lifecycle::follow_list_changes(
+            Arc::downgrade(&toolbox.inner),
+            changes,
+        ));
+        Ok(toolbox)
     }
 }
 
@@ -300,11 +317,17 @@ pub(super) async fn connect_one(
     cfg: &ServerConfig,
     lookup: &EnvLookup,
     options: &ToolboxOptions,
+    changed: &ChangedTx,
 ) -> Result<(Session, Vec<Value>, Extras), Error> {
-    let session = ConnectOptions::new()
-        .with_shared_env_lookup(lookup.clone())
-        .connect(cfg)
-        .await?;
+    let mut connect = ConnectOptions::new().with_shared_env_lookup(lookup.clone());
+    if options.refresh_on_list_changed {
+        let changed = changed.clone();
+        let alias = cfg.alias().to_string();
+        connect = connect.on_tools_changed(move || {
+            let _ = changed.send(alias.clone());
+        });
+    }
+    let session = connect.connect(cfg).await?;
     match session.list_tools().await {
         Ok(tools) => {
             let extras = extras::list(&session, options).await;

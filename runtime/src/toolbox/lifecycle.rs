@@ -66,11 +66,14 @@ impl Toolbox {
             .cloned()
             .collect();
         let lookup = self.inner.lookup.clone();
-        let results = futures::future::join_all(
-            targets
-                .iter()
-                .map(|slot| connect_one(&slot.config, &lookup, &self.inner.options)),
-        )
+        let results = futures::future::join_all(targets.iter().map(|slot| {
+            connect_one(
+                &slot.config,
+                &lookup,
+                &self.inner.options,
+                &self.inner.changed,
+            )
+        }))
         .await;
         let mut slots = snap.slots.clone();
         let mut report = ReconnectReport::default();
@@ -110,11 +113,17 @@ impl Toolbox {
     /// definitions, the exported names and the name map follow the servers. A server whose
     /// list cannot be read keeps its tools and is reported.
     pub async fn refresh(&self) -> RefreshReport {
+        self.refresh_only(None).await
+    }
+
+    /// [`Toolbox::refresh`] of one server, or of all.
+    async fn refresh_only(&self, only: Option<&str>) -> RefreshReport {
         let _one_at_a_time = self.inner.reconnecting.lock().await;
         let snap = self.snapshot();
         let connected: Vec<(&Arc<Slot>, crate::session::Session)> = snap
             .slots
             .values()
+            .filter(|s| only.is_none_or(|a| a == s.config.alias()))
             .filter_map(|s| s.session.clone().map(|session| (s, session)))
             .collect();
         let lists = futures::future::join_all(connected.iter().map(|(_, session)| async move {
@@ -209,7 +218,14 @@ impl Toolbox {
             return Ok(current.clone());
         }
         tracing::info!(server = %alias, "connecting lazy server on its first call");
-        match connect_one(&slot.config, &self.inner.lookup, &self.inner.options).await {
+        let connected = connect_one(
+            &slot.config,
+            &self.inner.lookup,
+            &self.inner.options,
+            &self.inner.changed,
+        )
+        .await;
+        match connected {
             Ok((session, tools, extras)) => {
                 if self.is_closed() {
                     let _ = session.close().await;
@@ -234,6 +250,28 @@ impl Toolbox {
                 Err(e.into_toolbox())
             }
         }
+    }
+}
+
+/// Where sessions report `tools/list_changed`: their alias.
+pub(super) type ChangedTx = tokio::sync::mpsc::UnboundedSender<String>;
+
+/// Refreshes a server's tools each time it reports `tools/list_changed`, for as long as the
+/// toolbox lives.
+pub(super) async fn follow_list_changes(
+    toolbox: std::sync::Weak<Inner>,
+    mut changes: tokio::sync::mpsc::UnboundedReceiver<String>,
+) {
+    while let Some(alias) = changes.recv().await {
+        let Some(inner) = toolbox.upgrade() else {
+            return;
+        };
+        let tb = Toolbox { inner };
+        if tb.is_closed() {
+            return;
+        }
+        tracing::info!(server = %alias, "tools/list_changed: refreshing the server's tools");
+        tb.refresh_only(Some(&alias)).await;
     }
 }
 

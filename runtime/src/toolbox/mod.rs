@@ -93,6 +93,8 @@ pub struct ToolboxOptions {
     pub prompts_as_tools: bool,
     /// Export the tool `mcp_<alias>_read_resource` for each server with resources.
     pub resources_as_tools: bool,
+    /// Re-list a server's tools when it reports `tools/list_changed` (default on).
+    pub refresh_on_list_changed: bool,
 }
 
 impl Default for ToolboxOptions {
@@ -103,6 +105,7 @@ impl Default for ToolboxOptions {
             call_options: CallOptions::default(),
             prompts_as_tools: false,
             resources_as_tools: false,
+            refresh_on_list_changed: true,
         }
     }
 }
@@ -165,6 +168,8 @@ struct Inner {
     reconnecting: tokio::sync::Mutex<()>,
     /// Set by [`Toolbox::close`]: calls are refused from then on.
     closed: std::sync::atomic::AtomicBool,
+    /// Sessions send their alias here on `tools/list_changed`.
+    changed: lifecycle::ChangedTx,
 }
 
 impl std::fmt::Debug for Toolbox {
