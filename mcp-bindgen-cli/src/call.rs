@@ -10,7 +10,7 @@ use std::io::Read;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use mcp_runtime::{CallOptions, Registry, Session, ToolOutput};
+use mcp_runtime::{CallOptions, Session, ToolOutput};
 use serde_json::{Map, Value, json};
 
 use crate::args::{Arg, Parser};
@@ -121,7 +121,7 @@ fn arguments(text: Option<&str>) -> Result<Map<String, Value>> {
 pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
     let args = parse(cli, words)?;
     let arguments = arguments(args.arguments.as_deref())?;
-    let registry = Registry::load(args.locate.registry(cli)?)?;
+    let registry = args.locate.load_registry(cli, "call")?;
     let server = registry.get(&args.alias)?.clone();
     let output = crate::async_runtime()?.block_on(async {
         let session = cli.connect_options().connect(&server).await?;

@@ -130,7 +130,7 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
         (None, _) => return Err(p.error("give OLD and NEW, or --base REV")),
     };
     // In a directory, a JSON file with no `tools` array on either side is not a fixture
-    // (a registry in the `mcpServers` shape, say).
+    // (a registry in the `mcpServers` or `servers` shape, say).
     let is_fixture = |v: &Option<Value>| {
         v.as_ref()
             .is_some_and(|v| v.get("tools").is_some_and(Value::is_array))

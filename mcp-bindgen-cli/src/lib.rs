@@ -31,7 +31,11 @@
 //! Paths work like cargo's: the project is found from the current directory (or
 //! `--manifest-path`), its registry is `fixtures/servers.toml` and its fixtures are
 //! `fixtures/*.json` next to the nearest `Cargo.toml` that has them — the rule `mcp_tools!`
-//! uses ([`mcp_codegen::project`]). Paths given on the command line are relative to the
+//! uses ([`mcp_codegen::project`]). `--config PATH` reads another registry: TOML, or JSON in
+//! Claude Desktop's / Cursor's `{"mcpServers": …}` shape or VS Code's `{"servers": …}`
+//! shape; disabled servers are skipped, and what the file has that mcp-bindgen does not read
+//! (other clients' keys, a server name used under a normalized alias) is printed as
+//! `<command>: warning: …`. Paths given on the command line are relative to the
 //! current directory. The commands never set environment variables: a server sees at
 //! snapshot time exactly what your program gives it at run time.
 #![deny(missing_docs)]
@@ -184,7 +188,10 @@ options of every command:
   -h, --help                    the command's own options
 
 The project's registry is fixtures/servers.toml and its fixtures fixtures/<alias>.json, next to
-the nearest Cargo.toml (from the current directory up) that has them."
+the nearest Cargo.toml (from the current directory up) that has them. `--config PATH` reads
+another registry: TOML, or a .json file in the {{\"mcpServers\": …}} shape (Claude Desktop,
+Cursor) or the {{\"servers\": …}} shape (VS Code's .vscode/mcp.json). Disabled servers are
+skipped; other clients' keys are ignored with a warning."
         )
     }
 

@@ -12,7 +12,6 @@
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use mcp_runtime::Registry;
 use mcp_runtime::auth::LoopbackAuthorizer;
 use mcp_runtime::config::AuthConfig;
 
@@ -63,7 +62,7 @@ pub(crate) fn run(cli: &Cli, command: &str, words: &[String]) -> Result<ExitCode
         }
     }
     let alias = alias.ok_or_else(|| p.error("which server? give its ALIAS"))?;
-    let registry = Registry::load(locate.registry(cli)?)?;
+    let registry = locate.load_registry(cli, command)?;
     let server = registry.get(&alias)?.clone();
     if command == "logout" {
         return match mcp_runtime::auth::logout(&server)? {

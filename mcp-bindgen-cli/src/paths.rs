@@ -5,13 +5,19 @@
 //! * Its registry is `fixtures/servers.toml` and its fixtures `fixtures/<alias>.json` next to
 //!   the nearest `Cargo.toml` that has them ([`mcp_codegen::project::find_fixtures_dir`],
 //!   the rule `mcp_tools!` uses from the crate's directory).
-//! * `--config PATH` and `--fixtures DIR` override them, relative to the current directory.
+//! * `--config PATH` and `--fixtures DIR` override them, relative to the current directory;
+//!   a `.json` registry is read in Claude Desktop's / Cursor's `{"mcpServers": …}` shape or
+//!   VS Code's `{"servers": …}` shape.
+//! * Every command reads the registry through [`Locate::load_registry`], which prints the
+//!   warnings of reading it.
 
 use std::path::{Path, PathBuf};
 
 use mcp_codegen::project::{
     FIXTURES_DIR, REGISTRY_FILE, find_fixtures_dir, find_manifest_dir, find_registry,
 };
+
+use mcp_runtime::Registry;
 
 use crate::args::Parser;
 use crate::{Cli, Error, Result};
@@ -26,8 +32,9 @@ pub(crate) struct Locate {
 
 /// Usage lines of the options [`Locate`] takes.
 pub(crate) const LOCATE_USAGE: &str = "  --manifest-path PATH   find the project from this Cargo.toml (default: the current directory)
-  --config PATH          the registry (default: fixtures/servers.toml of the project; a .json
-                         file: the {\"mcpServers\": …} shape)
+  --config PATH          the registry (default: fixtures/servers.toml of the project); a .json
+                         file: {\"mcpServers\": …} (Claude Desktop, Cursor) or {\"servers\": …}
+                         (VS Code's .vscode/mcp.json)
   --fixtures DIR         where fixtures are (default: the project's fixtures/)";
 
 impl Locate {
@@ -81,10 +88,33 @@ impl Locate {
                 "no {FIXTURES_DIR}/{REGISTRY_FILE} next to a Cargo.toml in {} or its parents; \
                  create it (one [servers.<alias>] table per server, e.g.\n\n\
                  [servers.memory]\ncommand = \"npx\"\nargs = [\"-y\", \"@modelcontextprotocol/server-memory\"]\n\n\
-                 ) or pass --config PATH",
+                 ) or pass --config PATH (a .json file of Claude Desktop, Cursor or VS Code works too)",
                 start.display()
             ))),
         }
+    }
+
+    /// Reads the registry ([`Locate::registry`]) and prints each warning of reading it once
+    /// to stderr as `<command>: warning: <text>` (nothing when there are none): the keys of
+    /// other MCP clients it ignored, server names used under a normalized alias, agents using
+    /// a disabled server. The one place the commands load the registry.
+    pub fn load_registry(&self, cli: &Cli, command: &str) -> Result<Registry> {
+        let path = self.registry(cli)?;
+        // The runtime also logs each warning (`tracing::warn!`); printed here in the
+        // command's own style instead, that log line would say it twice.
+        let registry = tracing::subscriber::with_default(
+            tracing::subscriber::NoSubscriber::default(),
+            || Registry::load(&path),
+        )?;
+        for line in warning_lines(
+            command,
+            &registry.path.display().to_string(),
+            &cli.show(&registry.path),
+            registry.warnings(),
+        ) {
+            eprintln!("{line}");
+        }
+        Ok(registry)
     }
 
     /// Where fixtures are written and read: `--fixtures`, else the project's `fixtures/`,
@@ -132,5 +162,46 @@ impl Locate {
             Some(dir) => Ok(dir.join(file)),
             None => self.fixtures_dir(cli, None).map(|d| d.join(file)),
         }
+    }
+}
+
+/// The lines [`Locate::load_registry`] prints: `<command>: warning: <text>`, once each, with
+/// the registry's path (`full`, how the runtime names it) shown as the user reads it
+/// (`shown`, relative to the current directory).
+fn warning_lines(command: &str, full: &str, shown: &str, warnings: &[String]) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::with_capacity(warnings.len());
+    for warning in warnings {
+        let text = match warning.strip_prefix(full) {
+            Some(rest) if rest.starts_with(": ") => format!("{shown}{rest}"),
+            _ => warning.clone(),
+        };
+        let line = format!("{command}: warning: {text}");
+        if !lines.contains(&line) {
+            lines.push(line);
+        }
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn registry_warnings_are_printed_once_each_with_the_path_as_shown() {
+        let full = "/home/me/app/mcp.json";
+        let warnings = [
+            format!("{full}: server \"Demo Server\" is used as alias \"demo_server\""),
+            format!("{full}: server \"Demo Server\" is used as alias \"demo_server\""),
+            "something else".to_string(),
+        ];
+        assert_eq!(
+            warning_lines("snapshot", full, "mcp.json", &warnings),
+            [
+                "snapshot: warning: mcp.json: server \"Demo Server\" is used as alias \"demo_server\"",
+                "snapshot: warning: something else",
+            ]
+        );
+        assert!(warning_lines("call", full, "mcp.json", &[]).is_empty());
     }
 }

@@ -33,7 +33,8 @@ fn usage(cli: &Cli) -> String {
     format!(
         "usage: {} snapshot [ALIAS…] [--check [--fail-on LEVEL] [--format FORMAT]] [--allow-unreachable] [--all-required] [--config PATH] [--fixtures DIR]
 
-  ALIAS…                 servers to snapshot (default: every server of the registry)
+  ALIAS…                 servers to snapshot (default: every server of the registry but the
+                         disabled ones: `enabled = false`, `\"disabled\": true`)
   --check                write nothing; compare with the committed fixtures, exit 1 on drift
                          or when a server could not be checked
   --allow-unreachable    with --check: a server that cannot be reached (not started, an
@@ -128,22 +129,34 @@ struct Row {
 /// Entry point; `words` are the words after `snapshot`.
 pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
     let args = parse(cli, words)?;
-    let registry_path = args.locate.registry(cli)?;
-    let registry = Registry::load(&registry_path)?;
+    let registry = args.locate.load_registry(cli, "snapshot")?;
+    let registry_path = registry.path.clone();
     let fixtures_dir = args.locate.fixtures_dir(cli, Some(&registry_path))?;
     let selected: Vec<ServerConfig> = if args.aliases.is_empty() {
+        for alias in registry.disabled() {
+            eprintln!(
+                "snapshot: skipped server \"{alias}\": {}",
+                why_disabled(cli, &registry, alias)
+            );
+        }
         registry.servers().to_vec()
     } else {
+        // A disabled server named here is the registry's error, which says so.
         args.aliases
             .iter()
             .map(|a| registry.get(a).cloned())
             .collect::<std::result::Result<_, _>>()?
     };
     if selected.is_empty() {
-        return Err(Error::Project(format!(
-            "the registry {} lists no servers; add a [servers.<alias>] table",
-            cli.show(&registry_path)
-        )));
+        let shown = cli.show(&registry_path);
+        return Err(Error::Project(if registry.disabled().is_empty() {
+            format!("the registry {shown} lists no servers; add a [servers.<alias>] table")
+        } else {
+            format!(
+                "every server of the registry {shown} is disabled ({}); enable one, or add a [servers.<alias>] table",
+                registry.disabled().join(", ")
+            )
+        }));
     }
 
     let started = Instant::now();
@@ -281,6 +294,24 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Why the registry disables `alias`, as the registry says it (``disabled in mcp.json by
+/// `"disabled": true` ``), the file shown as the user reads it.
+fn why_disabled(cli: &Cli, registry: &Registry, alias: &str) -> String {
+    let full = registry.path.display().to_string();
+    let shown = cli.show(&registry.path);
+    match registry.get(alias) {
+        Err(mcp_runtime::Error::InvalidServer { message, .. }) => {
+            // The registry's message ends with the fix (`; remove that key …`): a skip
+            // needs no fix.
+            let reason = message
+                .split_once("; ")
+                .map_or(message.as_str(), |(r, _)| r);
+            reason.replace(&full, &shown)
+        }
+        _ => format!("disabled in {shown}"),
+    }
 }
 
 fn write_fixture(path: &Path, text: &str) -> Result<()> {

@@ -1,0 +1,229 @@
+//! Registry files as users have them, through the door users use: the built
+//! `cargo-mcp-bindgen` run (as cargo runs it, `mcp-bindgen` first) in a project outside this
+//! repository, against the demo server over stdio.
+//!
+//! - a Claude Desktop-style `{"mcpServers": …}` file: a server named `"Demo Server"` with
+//!   Cline's `autoApprove`, and a disabled server whose command does not exist: `snapshot`
+//!   and `snapshot --check` print each warning once, skip the disabled server without
+//!   starting it, and `snapshot <disabled>` is the registry's error;
+//! - VS Code's `{"servers": …, "inputs": []}` shape works for `call`;
+//! - the project's own `fixtures/servers.toml` with `enabled = false`, and no warnings.
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::json;
+
+mod common;
+use common::demo_server;
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs `cargo-mcp-bindgen mcp-bindgen <args>` in `project`, as `cargo mcp-bindgen` does.
+fn cli(project: &Path, args: &[&str]) -> Run {
+    let out = Command::new(env!("CARGO_BIN_EXE_cargo-mcp-bindgen"))
+        .arg("mcp-bindgen")
+        .args(args)
+        .current_dir(project)
+        .env("NO_COLOR", "1")
+        .env_remove("MCP_BINDGEN_LOG")
+        .output()
+        .expect("run cargo-mcp-bindgen");
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// A cargo project in a temporary directory (outside this repository), with `files`.
+fn project(files: &[(&str, String)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        dir.path().join("Cargo.toml"),
+        "[package]\nname = \"user\"\nversion = \"0.1.0\"\nedition = \"2024\"\n",
+    )
+    .expect("Cargo.toml");
+    for (path, text) in files {
+        let path = dir.path().join(path);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).expect("directory");
+        }
+        std::fs::write(path, text).expect("file");
+    }
+    dir
+}
+
+fn demo() -> String {
+    demo_server().display().to_string()
+}
+
+/// The lines of `text` that contain `needle`.
+fn lines_with<'a>(text: &'a str, needle: &str) -> Vec<&'a str> {
+    text.lines().filter(|l| l.contains(needle)).collect()
+}
+
+#[test]
+fn claude_desktop_file_warns_once_and_skips_the_disabled_server() {
+    let registry = json!({
+        "globalShortcut": "Alt+Space",
+        "mcpServers": {
+            "Demo Server": {"command": demo(), "autoApprove": ["echo"]},
+            "broken": {
+                "command": "/nonexistent/mcp-bindgen-never-started",
+                "disabled": true
+            }
+        }
+    });
+    let project = project(&[(
+        "claude_desktop_config.json",
+        serde_json::to_string_pretty(&registry).expect("json"),
+    )]);
+    let dir = project.path();
+    let config = ["--config", "claude_desktop_config.json"];
+
+    for check in [false, true] {
+        let mut args = vec!["snapshot"];
+        if check {
+            args.push("--check");
+        }
+        args.extend(config);
+        let run = cli(dir, &args);
+        let all = format!("{}{}", run.stdout, run.stderr);
+        assert_eq!(run.code, 0, "{args:?}:\n{all}");
+        assert!(
+            dir.join("fixtures/demo_server.json").is_file(),
+            "fixture written:\n{all}"
+        );
+        let warnings = lines_with(&run.stderr, "warning:");
+        assert_eq!(warnings.len(), 2, "{args:?}: two warnings:\n{all}");
+        assert_eq!(
+            lines_with(&run.stderr, "autoApprove"),
+            [
+                "snapshot: warning: claude_desktop_config.json: ignoring what mcp-bindgen does not read: keys of other MCP clients: `autoApprove` (Cline) in server \"Demo Server\""
+            ],
+            "{all}"
+        );
+        assert_eq!(
+            lines_with(&run.stderr, "is used as alias"),
+            [
+                "snapshot: warning: claude_desktop_config.json: server \"Demo Server\" is used as alias \"demo_server\" (aliases match [a-z][a-z0-9_-]*)"
+            ],
+            "{all}"
+        );
+        // The runtime's own log line of the same warnings is not printed beside them.
+        assert!(!run.stderr.contains("WARN"), "{all}");
+        // The disabled server: one line saying it was skipped, and never started (a start
+        // of its missing command would fail and be reported).
+        assert_eq!(
+            lines_with(&all, "broken"),
+            [
+                "snapshot: skipped server \"broken\": disabled in claude_desktop_config.json by `\"disabled\": true`"
+            ],
+            "{all}"
+        );
+        assert!(!all.contains('✗') && !all.contains("failed"), "{all}");
+        assert!(!dir.join("fixtures/broken.json").exists());
+        let status = if check { "unchanged" } else { "written" };
+        assert!(
+            lines_with(&run.stdout, "demo_server")
+                .iter()
+                .any(|l| l.contains(status)),
+            "{all}"
+        );
+    }
+
+    let mut args = vec!["snapshot", "broken"];
+    args.extend(config);
+    let run = cli(dir, &args);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    let error = lines_with(&run.stderr, "snapshot: error:");
+    assert_eq!(error.len(), 1, "{}", run.stderr);
+    assert!(
+        error[0].contains("server \"broken\": disabled in ")
+            && error[0].contains("by `\"disabled\": true`; remove that key to use the server"),
+        "{}",
+        run.stderr
+    );
+    // The warnings of reading the file come before the error, once.
+    assert_eq!(
+        lines_with(&run.stderr, "warning:").len(),
+        2,
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn vscode_servers_shape_works_for_call() {
+    let registry = json!({
+        "servers": {"demo": {"type": "stdio", "command": demo()}},
+        "inputs": []
+    });
+    let project = project(&[(
+        ".vscode/mcp.json",
+        serde_json::to_string_pretty(&registry).expect("json"),
+    )]);
+    let run = cli(
+        project.path(),
+        &[
+            "call",
+            "demo",
+            "echo",
+            r#"{"message":"hi"}"#,
+            "--config",
+            ".vscode/mcp.json",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert_eq!(run.stdout.trim(), "hi", "{}", run.stderr);
+    let warnings = lines_with(&run.stderr, "warning:");
+    assert_eq!(warnings.len(), 1, "{}", run.stderr);
+    assert!(
+        warnings[0].starts_with("call: warning: .vscode/mcp.json: ignoring ")
+            && warnings[0].contains("`inputs`"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn project_toml_with_enabled_false_prints_no_warning() {
+    let registry = format!(
+        "[servers.demo]\ncommand = {demo:?}\n\n[servers.off]\ncommand = \"/nonexistent/mcp-bindgen-never-started\"\nenabled = false\n",
+        demo = demo()
+    );
+    let project = project(&[("fixtures/servers.toml", registry)]);
+    let dir = project.path();
+    let run = cli(dir, &["snapshot"]);
+    let all = format!("{}{}", run.stdout, run.stderr);
+    assert_eq!(run.code, 0, "{all}");
+    assert!(dir.join("fixtures/demo.json").is_file(), "{all}");
+    assert!(!dir.join("fixtures/off.json").exists(), "{all}");
+    assert!(!run.stderr.contains("warning"), "{all}");
+    assert_eq!(
+        lines_with(&all, "\"off\""),
+        [
+            "snapshot: skipped server \"off\": disabled in fixtures/servers.toml by `enabled = false`"
+        ],
+        "{all}"
+    );
+
+    let run = cli(dir, &["call", "demo", "echo", r#"{"message":"hi"}"#]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert_eq!(run.stdout.trim(), "hi");
+    assert_eq!(run.stderr, "", "nothing extra on stderr");
+
+    let run = cli(dir, &["snapshot", "off"]);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains("server \"off\": disabled in ")
+            && run.stderr.contains("by `enabled = false`"),
+        "{}",
+        run.stderr
+    );
+}
