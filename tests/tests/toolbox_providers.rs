@@ -465,3 +465,80 @@ async fn prompts_and_resources_as_tools_and_context() {
     })
     .await;
 }
+
+/// A model's call as a stream through the toolbox: the demo server's progress then the
+/// result; a local tool's result alone; refusals as the single final event.
+#[tokio::test]
+async fn call_stream_through_the_toolbox_and_an_agent() {
+    use futures::StreamExt;
+    use mcp_runtime::CallEvent;
+    limited(async {
+        let tb = Toolbox::from_servers(vec![common::demo_config("demo")])
+            .env(common::lookup)
+            .function_call_wrapper("demo", true)
+            .add_local("weather", "The weather in a city.", weather)
+            .connect()
+            .await
+            .expect("connect");
+        let events: Vec<CallEvent> = tb
+            .call_stream("mcp_demo_long_task", r#"{"steps": 5, "delay_ms": 10}"#)
+            .await
+            .collect()
+            .await;
+        let seqs: Vec<u64> = events.iter().map(CallEvent::seq).collect();
+        assert_eq!(seqs, (0..seqs.len() as u64).collect::<Vec<_>>());
+        let progress = events
+            .iter()
+            .filter(|e| matches!(e, CallEvent::Progress { .. }))
+            .count();
+        assert_eq!(progress, 5, "{events:?}");
+        let last = events.into_iter().last().expect("events");
+        let output = last.into_result().expect("final").expect("ok");
+        assert_eq!(
+            output.text(),
+            tb.call("mcp_demo_long_task", r#"{"steps": 5, "delay_ms": 10}"#)
+                .await
+                .text
+        );
+
+        let events: Vec<CallEvent> = tb
+            .call_stream("weather", r#"{"city": "Oslo"}"#)
+            .await
+            .collect()
+            .await;
+        assert_eq!(events.len(), 1);
+        let only = events.into_iter().next().expect("one event");
+        assert_eq!(only.seq(), 0);
+        assert_eq!(
+            only.into_result().expect("final").expect("ok").text(),
+            "Oslo in 0 day(s): 21 C"
+        );
+
+        let events: Vec<CallEvent> = tb.call_stream("weather", "{}").await.collect().await;
+        assert_eq!(events.len(), 1);
+        let e = events
+            .into_iter()
+            .next()
+            .and_then(CallEvent::into_result)
+            .expect("final")
+            .expect_err("invalid arguments");
+        assert_eq!(e.kind(), ErrorKind::InvalidArguments);
+
+        let mut config = AgentConfig::new("echo-only", ModelRef::new("openai", "gpt-4o"), ["demo"]);
+        config.tools = Some(vec!["demo.echo".into()]);
+        let view = tb.agent(&config, &ModelPolicy::new()).expect("agent");
+        let events: Vec<CallEvent> = view
+            .call_stream("mcp_demo_long_task", r#"{"steps": 1}"#)
+            .await
+            .collect()
+            .await;
+        let e = events
+            .into_iter()
+            .next()
+            .and_then(CallEvent::into_result)
+            .expect("final")
+            .expect_err("not allowed");
+        assert_eq!(e.kind(), ErrorKind::NotAllowed);
+    })
+    .await;
+}

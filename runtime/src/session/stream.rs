@@ -190,6 +190,14 @@ impl CallStream {
     /// How many events may wait for the consumer before older ones are dropped.
     pub const CAPACITY: usize = 64;
 
+    /// A stream of one event: `call`'s result (for calls that report no progress, such as
+    /// local tools, or that failed before they started).
+    pub(crate) fn from_future(
+        call: impl Future<Output = Result<ToolOutput>> + Send + 'static,
+    ) -> Self {
+        CallStream::new(Arc::default(), Box::pin(call))
+    }
+
     fn new(
         feed: Arc<Feed>,
         call: Pin<Box<dyn Future<Output = Result<ToolOutput>> + Send>>,

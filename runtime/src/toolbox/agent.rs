@@ -14,7 +14,7 @@ use super::scope::Scope;
 use crate::config::ServerConfig;
 pub use crate::config::agents::{AgentConfig, ModelPolicy, ModelRef};
 use crate::error::{Error, ErrorKind};
-use crate::session::{CallOptions, Session};
+use crate::session::{CallOptions, CallStream, Session};
 
 /// How an agent gets its tools.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -277,6 +277,18 @@ impl AgentView {
             self.toolbox.options().call_options.clone(),
         )
         .await
+    }
+
+    /// [`Toolbox::call_stream`] within the agent's servers and tools.
+    pub async fn call_stream(&self, name: &str, arguments_json: &str) -> CallStream {
+        self.toolbox
+            .stream(
+                name,
+                arguments_json,
+                Some(&self.scope),
+                self.toolbox.options().call_options.clone(),
+            )
+            .await
     }
 
     /// [`AgentView::call`] with per-call options.

@@ -6,14 +6,17 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use tracing::Instrument;
 
-use super::catalog::{Kind, ToolRef, tool_ref, unavailable};
+use std::sync::Arc;
+
+use super::catalog::{Kind, Slot, ToolRef, tool_ref, unavailable};
 use super::extras;
+use super::local::LocalTool;
 use super::scope::Scope;
 use super::text::{Truncation, truncate_middle};
 use super::{ServerState, Toolbox, typed};
 use crate::error::{Error, ErrorKind};
 use crate::output::{Content, ToolOutput};
-use crate::session::CallOptions;
+use crate::session::{CallOptions, CallStream, Session};
 
 /// The outcome of a dispatched tool call.
 #[derive(Debug)]
@@ -83,6 +86,56 @@ impl Toolbox {
         self.dispatch(name, arguments_json, None, options).await
     }
 
+    /// A model's tool call as a stream of events ([`CallEvent`]): resolved, checked and
+    /// routed as [`Toolbox::call`] does, then the tool's progress and the server's log
+    /// messages while it runs, and exactly one final `Result` or `Error` (the same error a
+    /// [`Dispatch`] carries, before its text is cut for the model). A local tool's or a
+    /// prompt/resource tool's stream holds the final event only. Dropping the stream cancels
+    /// the call.
+    ///
+    /// [`CallEvent`]: crate::CallEvent
+    pub async fn call_stream(&self, name: &str, arguments_json: &str) -> CallStream {
+        self.stream(
+            name,
+            arguments_json,
+            None,
+            self.inner.options.call_options.clone(),
+        )
+        .await
+    }
+
+    pub(super) async fn stream(
+        &self,
+        name: &str,
+        arguments_json: &str,
+        scope: Option<&Scope>,
+        options: CallOptions,
+    ) -> CallStream {
+        let Prepared {
+            target,
+            arguments,
+            runner,
+        } = match self.prepare(name, arguments_json, scope).await {
+            Ok(p) => p,
+            Err((e, _)) => return CallStream::from_future(async move { Err(e) }),
+        };
+        match runner {
+            Runner::Local(local) => {
+                CallStream::from_future(async move { local.run(arguments).await })
+            }
+            Runner::Server {
+                session,
+                kind: Kind::Tool,
+                ..
+            } => session.call_stream(&target.tool, &arguments, options),
+            Runner::Server { session, kind, .. } => {
+                CallStream::from_future(
+                    async move { extras::run(&session, &kind, &arguments).await },
+                )
+            }
+        }
+    }
+
     /// [`Toolbox::call`] with arguments already parsed.
     pub async fn call_value(&self, name: &str, arguments: &Value) -> Dispatch {
         self.dispatch(
@@ -95,7 +148,102 @@ impl Toolbox {
     }
 }
 
+/// A model's call, resolved and checked: what runs it.
+pub(super) struct Prepared {
+    pub(super) target: ToolRef,
+    pub(super) arguments: Value,
+    pub(super) runner: Runner,
+}
+
+pub(super) enum Runner {
+    /// A local tool.
+    Local(LocalTool),
+    /// A tool of a server (`Kind::Tool`), or a prompt/resource tool.
+    Server {
+        slot: Arc<Slot>,
+        session: Session,
+        kind: Kind,
+    },
+}
+
 impl Toolbox {
+    /// Resolves `name` (within `scope`), parses and checks the arguments, and connects a lazy
+    /// server: everything before the call, shared by [`Toolbox::call`] and
+    /// [`Toolbox::call_stream`]. The error comes with the tool when the name resolved.
+    pub(super) async fn prepare(
+        &self,
+        name: &str,
+        arguments_json: &str,
+        scope: Option<&Scope>,
+    ) -> Result<Prepared, (Error, Option<ToolRef>)> {
+        if self.is_closed() {
+            return Err((self.closed_error(name, false), None));
+        }
+        let snap = self.snapshot();
+        let index = snap.resolve(name, scope).map_err(|e| (e, None))?;
+        let Some(entry) = snap.entry(index) else {
+            return Err((
+                Error::toolbox(ErrorKind::UnknownTool, format!("unknown tool \"{name}\"")),
+                None,
+            ));
+        };
+        let target = tool_ref(&snap, index);
+        let arguments = match parse_arguments(arguments_json, &target.exported) {
+            Ok(a) => a,
+            Err(e) => return Err((e, Some(target))),
+        };
+        let arguments = match typed::prepare_arguments(
+            &entry.tool.input_schema,
+            entry.typed.and_then(|t| t.normalize),
+            arguments,
+        ) {
+            Ok(a) => a,
+            Err(problems) => {
+                let e = Error::toolbox(
+                    ErrorKind::InvalidArguments,
+                    format!(
+                        "invalid arguments for {}: {problems}. Fix the arguments and call it again.",
+                        target.exported
+                    ),
+                );
+                return Err((e, Some(target)));
+            }
+        };
+        if let Some(local) = &entry.local {
+            return Ok(Prepared {
+                target,
+                arguments,
+                runner: Runner::Local(local.clone()),
+            });
+        }
+        let Some(slot) = snap.slots.get(&target.server).cloned() else {
+            let e = Error::toolbox(
+                ErrorKind::Unavailable,
+                format!("server \"{}\" is not in the toolbox", target.server),
+            );
+            return Err((e, Some(target)));
+        };
+        let slot = match (&slot.session, slot.lazy) {
+            (None, true) => match self.connect_lazy(&target.server).await {
+                Ok(connected) => connected,
+                Err(e) => return Err((e, Some(target))),
+            },
+            _ => slot,
+        };
+        let Some(session) = slot.session.clone() else {
+            return Err((unavailable(&slot), Some(target)));
+        };
+        Ok(Prepared {
+            target,
+            arguments,
+            runner: Runner::Server {
+                slot,
+                session,
+                kind: entry.kind.clone(),
+            },
+        })
+    }
+
     pub(super) async fn dispatch(
         &self,
         name: &str,
@@ -104,7 +252,6 @@ impl Toolbox {
         options: CallOptions,
     ) -> Dispatch {
         let start = Instant::now();
-        let snap = self.snapshot();
         let max = self.inner.options.max_output_bytes;
         let fail = |e: Error, tool: Option<ToolRef>| {
             let (server, tool_name) = tool
@@ -122,43 +269,13 @@ impl Toolbox {
                 max_output_bytes: max,
             }
         };
-        if self.is_closed() {
-            return fail(self.closed_error(name, false), None);
-        }
-        let index = match snap.resolve(name, scope) {
-            Ok(i) => i,
-            Err(e) => return fail(e, None),
-        };
-        let Some(entry) = snap.entry(index) else {
-            return fail(
-                Error::toolbox(ErrorKind::UnknownTool, format!("unknown tool \"{name}\"")),
-                None,
-            );
-        };
-        let target = tool_ref(&snap, index);
-        let arguments = match parse_arguments(arguments_json, &target.exported) {
-            Ok(a) => a,
-            Err(e) => return fail(e, Some(target)),
-        };
-        let arguments = typed::prepare_arguments(
-            &entry.tool.input_schema,
-            entry.typed.and_then(|t| t.normalize),
+        let Prepared {
+            target,
             arguments,
-        );
-        let arguments = match arguments {
-            Ok(a) => a,
-            Err(problems) => {
-                return fail(
-                    Error::toolbox(
-                        ErrorKind::InvalidArguments,
-                        format!(
-                            "invalid arguments for {}: {problems}. Fix the arguments and call it again.",
-                            target.exported
-                        ),
-                    ),
-                    Some(target),
-                );
-            }
+            runner,
+        } = match self.prepare(name, arguments_json, scope).await {
+            Ok(p) => p,
+            Err((e, tool)) => return fail(e, tool),
         };
         let span = tracing::info_span!(
             "mcp_tool_call",
@@ -168,37 +285,22 @@ impl Toolbox {
             duration_ms = tracing::field::Empty,
             outcome = tracing::field::Empty,
         );
-        let (slot, result) = match &entry.local {
-            Some(local) => {
+        let (slot, result) = match runner {
+            Runner::Local(local) => {
                 let call = async {
                     tracing::info!(tool = %target.tool, "local tool called");
                     local.run(arguments).await
                 };
                 (None, call.instrument(span.clone()).await)
             }
-            None => {
-                let Some(slot) = snap.slots.get(&target.server).cloned() else {
-                    return fail(
-                        Error::toolbox(
-                            ErrorKind::Unavailable,
-                            format!("server \"{}\" is not in the toolbox", target.server),
-                        ),
-                        Some(target),
-                    );
-                };
-                let slot = match (&slot.session, slot.lazy) {
-                    (None, true) => match self.connect_lazy(&target.server).await {
-                        Ok(connected) => connected,
-                        Err(e) => return fail(e, Some(target)),
-                    },
-                    _ => slot,
-                };
-                let Some(session) = slot.session.clone() else {
-                    return fail(unavailable(&slot), Some(target));
-                };
+            Runner::Server {
+                slot,
+                session,
+                kind,
+            } => {
                 let call = async {
                     tracing::info!(server = %target.server, tool = %target.tool, "tool called");
-                    match &entry.kind {
+                    match &kind {
                         Kind::Tool => session.call_with(&target.tool, &arguments, options).await,
                         kind => extras::run(&session, kind, &arguments).await,
                     }
