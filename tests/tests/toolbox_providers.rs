@@ -542,3 +542,87 @@ async fn call_stream_through_the_toolbox_and_an_agent() {
     })
     .await;
 }
+
+/// Agents and the model policy come from the registry file, beside a disabled server.
+#[tokio::test]
+async fn agents_and_models_from_the_registry_file() {
+    use mcp_runtime::Registry;
+    use mcp_runtime::toolbox::Route;
+    limited(async {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("servers.toml");
+        std::fs::write(
+            &path,
+            format!(
+                r#"[servers.demo]
+command = '{demo}'
+function_call_wrapper = true
+
+[servers.off]
+command = "/nonexistent/server"
+enabled = false
+
+[models.openai]
+supports_mcp = false
+
+[models."anthropic/claude-x"]
+supports_mcp = true
+
+[agents.helper]
+model = "openai/gpt-4o"
+servers = ["demo"]
+tools = ["demo.echo"]
+
+[agents.native]
+model = "anthropic/claude-x"
+servers = ["demo"]
+"#,
+                demo = common::demo_server().display()
+            ),
+        )
+        .expect("write");
+        let registry = Registry::load(&path).expect("registry");
+        assert_eq!(registry.disabled(), ["off".to_string()]);
+        let tb = Toolbox::builder(&registry)
+            .connect()
+            .await
+            .expect("connect");
+        assert!(tb.skipped().is_empty(), "{:?}", tb.skipped());
+        assert_eq!(tb.statuses().len(), 1, "the disabled server is not started");
+
+        let helper = tb
+            .agent(
+                &registry.agent("helper").expect("agent"),
+                registry.model_policy(),
+            )
+            .expect("view");
+        assert_eq!(helper.route(), Route::FunctionCalls);
+        let export = helper.export(Format::Gemini);
+        assert_eq!(export.tools.len(), 1);
+        assert_eq!(export.tools[0]["name"], "mcp_demo_echo");
+        assert_eq!(
+            helper
+                .call("mcp_demo_echo", r#"{"message": "hi"}"#)
+                .await
+                .text,
+            "hi"
+        );
+        let native = tb
+            .agent(
+                &registry.agent("native").expect("agent"),
+                registry.model_policy(),
+            )
+            .expect("view");
+        assert_eq!(native.route(), Route::Native);
+
+        let e = Toolbox::builder(&registry)
+            .only(["off"])
+            .connect()
+            .await
+            .expect_err("disabled");
+        assert!(e.to_string().contains("is disabled in the registry"), "{e}");
+        let e = registry.agent("nobody").expect_err("unknown agent");
+        assert!(e.to_string().contains("no agent \"nobody\""), "{e}");
+    })
+    .await;
+}

@@ -28,6 +28,8 @@ pub struct ToolboxBuilder {
     pub(super) locals: BTreeMap<String, LocalTool>,
     /// Servers that connect on their first call, with the tools exported until then.
     pub(super) lazy: BTreeMap<String, Vec<Value>>,
+    /// The registry's disabled servers (for the message when one is selected).
+    pub(super) disabled: Vec<String>,
     /// The first bad local tool, reported by `connect`.
     pub(super) local_error: Option<Error>,
 }
@@ -185,6 +187,14 @@ impl ToolboxBuilder {
                 for alias in only {
                     match self.servers.iter().find(|s| s.alias() == alias) {
                         Some(s) => out.push(s.clone()),
+                        None if self.disabled.contains(alias) => {
+                            return Err(Error::toolbox(
+                                ErrorKind::Config,
+                                format!(
+                                    "the server selection names server \"{alias}\", which is disabled in the registry (`enabled = false` or `\"disabled\": true`); enable it to use it"
+                                ),
+                            ));
+                        }
                         None => return Err(unknown("the server selection", alias)),
                     }
                 }

@@ -184,7 +184,9 @@ impl std::fmt::Debug for Toolbox {
 impl Toolbox {
     /// A builder over every server of `registry`.
     pub fn builder(registry: &Registry) -> ToolboxBuilder {
-        Self::from_servers(registry.servers().to_vec())
+        let mut builder = Self::from_servers(registry.servers().to_vec());
+        builder.disabled = registry.disabled().to_vec();
+        builder
     }
 
     /// A builder over these servers (for programmatic configurations).
@@ -199,6 +201,7 @@ impl Toolbox {
             locals: BTreeMap::new(),
             local_error: None,
             lazy: BTreeMap::new(),
+            disabled: Vec::new(),
         }
     }
 
