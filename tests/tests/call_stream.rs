@@ -7,18 +7,13 @@
 
 mod common;
 
-use std::future::Future;
+use common::{bounded, stderr_line};
+
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use mcp_runtime::{CallEvent, CallOptions, Error, ErrorKind, ServerConfig, Session, ToolOutput};
 use serde_json::{Value, json};
-
-async fn bounded<F: Future<Output = ()>>(limit: Duration, body: F) {
-    if tokio::time::timeout(limit, body).await.is_err() {
-        panic!("test did not finish within {limit:?}");
-    }
-}
 
 async fn connect(config: &ServerConfig) -> Session {
     Session::connect(config)
@@ -84,26 +79,6 @@ fn progress_values(events: &[CallEvent]) -> Vec<f64> {
             _ => None,
         })
         .collect()
-}
-
-/// Waits until a stderr line of the server contains `needle` (it logs asynchronously).
-async fn stderr_line(session: &Session, needle: &str) -> String {
-    let deadline = Instant::now() + Duration::from_secs(5);
-    loop {
-        if let Some(l) = session
-            .stderr_tail()
-            .into_iter()
-            .find(|l| l.contains(needle))
-        {
-            return l;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "no stderr line with {needle:?}; tail: {:?}",
-            session.stderr_tail()
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
 }
 
 #[tokio::test]

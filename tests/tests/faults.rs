@@ -6,7 +6,8 @@
 
 mod common;
 
-use std::future::Future;
+use common::{bounded, stderr_line};
+
 use std::time::{Duration, Instant};
 
 use mcp_runtime::{CallOptions, ConnectOptions, Error, Health, ServerConfig, Session};
@@ -14,12 +15,6 @@ use serde_json::{Value, json};
 
 /// Margin on top of a deadline for the error to arrive (process scheduling, cancellation).
 const MARGIN: Duration = Duration::from_millis(1500);
-
-async fn bounded<F: Future<Output = ()>>(limit: Duration, body: F) {
-    if tokio::time::timeout(limit, body).await.is_err() {
-        panic!("test did not finish within {limit:?}");
-    }
-}
 
 fn faults(extra: &[&str]) -> ServerConfig {
     let mut args = vec!["--faults".to_string()];
@@ -42,26 +37,6 @@ async fn echo(session: &Session, message: &str) -> mcp_runtime::Result<String> {
         .call("echo", &json!({"message": message}))
         .await
         .map(|o| o.text())
-}
-
-/// Waits until a stderr line contains `needle` (the server logs asynchronously).
-async fn stderr_line(session: &Session, needle: &str) -> String {
-    let deadline = Instant::now() + Duration::from_secs(5);
-    loop {
-        if let Some(l) = session
-            .stderr_tail()
-            .into_iter()
-            .find(|l| l.contains(needle))
-        {
-            return l;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "no stderr line with {needle:?}; tail: {:?}",
-            session.stderr_tail()
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
 }
 
 #[tokio::test]

@@ -55,6 +55,19 @@ async fn wait_until_gone(pid: u32, within: Duration) -> bool {
     !alive(pid)
 }
 
+/// A toolbox over the demo server, and the server's process id.
+async fn demo_toolbox() -> (tempfile::TempDir, Toolbox, u32) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("pids");
+    let tb = Toolbox::from_servers(vec![demo_with_pidfile("demo", &file)])
+        .connect()
+        .await
+        .expect("connect");
+    assert!(tb.skipped().is_empty(), "{:?}", tb.skipped());
+    let pid = pids(&file)[0];
+    (dir, tb, pid)
+}
+
 fn names(tb: &Toolbox) -> Vec<String> {
     tb.export(Format::OpenAi)
         .tools
@@ -66,14 +79,7 @@ fn names(tb: &Toolbox) -> Vec<String> {
 #[tokio::test]
 async fn close_ends_running_calls_and_stops_the_servers() {
     limited(async {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let file = dir.path().join("pids");
-        let tb = Toolbox::from_servers(vec![demo_with_pidfile("demo", &file)])
-            .connect()
-            .await
-            .expect("connect");
-        assert!(tb.skipped().is_empty(), "{:?}", tb.skipped());
-        let pid = pids(&file)[0];
+        let (_dir, tb, pid) = demo_toolbox().await;
         assert!(alive(pid));
         let running = {
             let tb = tb.clone();
@@ -107,14 +113,7 @@ async fn close_ends_running_calls_and_stops_the_servers() {
 #[tokio::test]
 async fn dropping_the_last_clone_closes_the_servers() {
     limited(async {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let file = dir.path().join("pids");
-        let tb = Toolbox::from_servers(vec![demo_with_pidfile("demo", &file)])
-            .connect()
-            .await
-            .expect("connect");
-        assert!(tb.skipped().is_empty(), "{:?}", tb.skipped());
-        let pid = pids(&file)[0];
+        let (_dir, tb, pid) = demo_toolbox().await;
         let clone = tb.clone();
         drop(tb);
         tokio::time::sleep(Duration::from_millis(200)).await;

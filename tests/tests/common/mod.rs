@@ -202,6 +202,33 @@ impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for Captured {
     }
 }
 
+/// Runs `body`, failing the test when it takes longer than `limit`.
+pub async fn bounded<F: std::future::Future<Output = ()>>(limit: Duration, body: F) {
+    if tokio::time::timeout(limit, body).await.is_err() {
+        panic!("test did not finish within {limit:?}");
+    }
+}
+
+/// Waits until a stderr line of the server contains `needle` (it logs asynchronously).
+pub async fn stderr_line(session: &mcp_runtime::Session, needle: &str) -> String {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        if let Some(l) = session
+            .stderr_tail()
+            .into_iter()
+            .find(|l| l.contains(needle))
+        {
+            return l;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no stderr line with {needle:?}; tail: {:?}",
+            session.stderr_tail()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 /// Runs a test body with a hard limit, so nothing can hang CI.
 pub async fn limited<F: std::future::Future<Output = T>, T>(f: F) -> T {
     tokio::time::timeout(Duration::from_secs(90), f)
