@@ -20,7 +20,7 @@ pub struct RefreshReport {
 }
 
 impl Toolbox {
-    /// Pings every connected server in parallel ([`Session::health`]: short deadline, never
+    /// Pings every connected server in parallel ([`Session::health`](crate::Session::health): short deadline, never
     /// reconnects), records the outcome as each server's state, and returns the statuses.
     pub async fn check_health(&self) -> Vec<ServerStatus> {
         let snap = self.snapshot();
