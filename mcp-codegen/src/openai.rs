@@ -21,8 +21,26 @@ pub const STRICT_MAX_PROPERTIES: usize = 5000;
 /// exponential growth of shared definitions).
 pub const INLINE_MAX_NODES: usize = 20_000;
 
-/// The parameters schema OpenAI sees: the input schema, forced to be an object schema.
+/// Why a tool's input schema is not an object schema (MCP arguments are always a JSON
+/// object), or `None` when it is one (or says nothing about the type).
+pub fn non_object_root(input_schema: &Value) -> Option<String> {
+    match input_schema.get("type") {
+        None => None,
+        Some(Value::String(t)) if t == "object" => None,
+        Some(Value::Array(ts)) if ts.iter().any(|t| t == "object") => None,
+        Some(other) => Some(format!(
+            "the input schema's root is not an object schema (type {other}), but MCP arguments are an object; exported as taking no arguments"
+        )),
+    }
+}
+
+/// The parameters schema OpenAI sees: the input schema, forced to be an object schema (a
+/// root of another type — a broken tool, since MCP arguments are an object — becomes an
+/// object with no properties).
 pub fn parameters(input_schema: &Value) -> Value {
+    if non_object_root(input_schema).is_some() {
+        return json!({"type": "object", "properties": {}});
+    }
     let mut schema = match input_schema {
         Value::Object(m) => m.clone(),
         _ => Map::new(),
@@ -78,6 +96,9 @@ pub fn strict_function_definition_named(
     description: Option<&str>,
     input_schema: &Value,
 ) -> Result<Value, String> {
+    if let Some(reason) = non_object_root(input_schema) {
+        return Err(reason);
+    }
     let inlined = inline_refs(input_schema)?;
     let mut count = 0;
     let params = strict_schema(&parameters(&inlined), "", 0, &mut count)?;

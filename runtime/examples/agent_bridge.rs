@@ -1,5 +1,6 @@
-//! Agent bridge: several real MCP servers behind one toolbox, exported as OpenAI function
-//! calls for a model without MCP support, dispatched from model-style tool calls, and handed
+//! Agent bridge: several real MCP servers and a local tool behind one toolbox, exported as
+//! OpenAI, Anthropic and Gemini tool definitions for models without MCP support, dispatched
+//! from model-style tool calls (results with images as each provider takes them), and handed
 //! over natively (tool definitions + session) to a model with MCP support.
 //!
 //! Uses the default registry `fixtures/servers.toml` (servers `demo`, `everything`, `time`),
@@ -17,7 +18,15 @@
 use std::path::Path;
 
 use mcp_runtime::Registry;
-use mcp_runtime::toolbox::{AgentConfig, AgentTools, ModelPolicy, ModelRef, Toolbox};
+use mcp_runtime::toolbox::{AgentConfig, AgentTools, Format, ModelPolicy, ModelRef, Toolbox};
+
+/// The local tool's arguments: models see this type's JSON Schema.
+#[derive(serde::Deserialize, mcp_runtime::schemars::JsonSchema)]
+#[schemars(crate = "mcp_runtime::schemars")]
+struct Shout {
+    /// What to shout.
+    text: String,
+}
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -29,6 +38,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .function_call_wrapper("demo", true)
         .function_call_wrapper("time", true)
         .max_output_bytes(400)
+        // A function of this program, exported and dispatched like the servers' tools.
+        .add_local("shout", "Upper-cases a text.", |a: Shout| async move {
+            Ok::<_, String>(a.text.to_uppercase())
+        })
         .connect()
         .await?;
 
@@ -63,6 +76,22 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!("  e.g. {}: {}", f.exported, f.reason);
     }
 
+    println!("\n== the same tools in each provider's format");
+    for format in Format::ALL {
+        let export = toolbox.export(format);
+        println!(
+            "  {:<14} {} definitions, {} in a weaker form{}",
+            format.as_str(),
+            export.tools.len(),
+            export.fallbacks.len(),
+            export
+                .fallbacks
+                .first()
+                .map(|f| format!(" (e.g. {}: {})", f.exported, f.reason))
+                .unwrap_or_default()
+        );
+    }
+
     println!("\n== model-style tool calls (name, arguments JSON) → text for the model");
     let calls = [
         ("mcp_demo_add", r#"{"a": 2, "b": 40}"#),
@@ -83,12 +112,21 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         ("mcp_demo_fail", r#"{"message": "the model asked for it"}"#),
         ("mcp_demo_ecoh", r#"{}"#),
         ("echo", r#"{"message": "x"}"#),
+        ("shout", r#"{"text": "local tools too"}"#),
     ];
     for (name, args) in calls {
         let d = toolbox.call(name, args).await;
         let text = d.text.replace('\n', "\n      ");
         println!("  {name}({args})\n    → {text}");
     }
+
+    let image = toolbox.call("mcp_everything_get-tiny-image", "{}").await;
+    let block = image.anthropic_tool_result("toolu_1");
+    let kinds: Vec<&str> = block["content"]
+        .as_array()
+        .map(|c| c.iter().filter_map(|b| b["type"].as_str()).collect())
+        .unwrap_or_default();
+    println!("  an image result as Anthropic's tool_result holds blocks {kinds:?}");
 
     println!("\n== agents (model/server rules)");
     let policy = ModelPolicy::new()

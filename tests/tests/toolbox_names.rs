@@ -210,14 +210,15 @@ fn every_exported_schema_is_valid_json_schema() {
     }
 }
 
-/// Anthropic and Gemini: one definition per tool of every fixture, the committed ones and 46
-/// real servers', each passing its format's check; the JSON Schemas they carry as they are
+/// Anthropic and Gemini: one definition per tool of every fixture — the committed ones, 46
+/// real servers' and the generator's edge cases — each passing its format's check; the JSON Schemas they carry as they are
 /// (Anthropic's `input_schema`, Gemini's `parametersJsonSchema` fallback) valid under draft
 /// 2020-12 and compilable; every fallback names an exported tool and a reason.
 #[test]
 fn anthropic_and_gemini_definitions_for_every_tool() {
     let mut sets = tool_sets();
-    sets.extend(real_server_sets());
+    sets.extend(fixture_sets("tests/corpus/real-servers", "real"));
+    sets.extend(fixture_sets("mcp-codegen/tests/fixtures", "edge"));
     let total: usize = sets.iter().map(|(_, t)| t.len()).sum();
     assert!(total > 500, "{total} tools");
     let originals: BTreeMap<String, Value> = {
@@ -272,19 +273,22 @@ fn anthropic_and_gemini_definitions_for_every_tool() {
     }
 }
 
-fn real_server_sets() -> Vec<(String, Vec<Value>)> {
-    let dir = common::root().join("tests/corpus/real-servers");
+/// The fixtures of `dir` (relative to the workspace; `*.options.json` sidecars left out)
+/// under the aliases `<prefix>-<file stem>`.
+fn fixture_sets(dir: &str, prefix: &str) -> Vec<(String, Vec<Value>)> {
+    let dir = common::root().join(dir);
     let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("tests/corpus/real-servers")
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .filter(|p| !stem(p).ends_with(".options"))
         .collect();
     paths.sort();
     paths
         .iter()
         .map(|p| {
             let f = Fixture::load(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-            let alias = format!("real-{}", stem(p));
+            let alias = format!("{prefix}-{}", stem(p));
             (alias, f.tools.iter().map(|t| t.raw.clone()).collect())
         })
         .collect()

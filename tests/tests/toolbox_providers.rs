@@ -200,6 +200,12 @@ async fn local_tools_are_exported_and_dispatched_like_mcp_tools() {
         let view = tb.agent(&only_echo, &policy).expect("agent");
         let d = view.call("weather", r#"{"city": "Oslo"}"#).await;
         assert_eq!(d.error_kind(), Some(ErrorKind::NotAllowed), "{}", d.text);
+        assert!(
+            d.text
+                .contains("not available to agent \"echo-only\": local tool \"weather\" is not in its tool list"),
+            "{}",
+            d.text
+        );
         assert_eq!(view.export(Format::Gemini).tools.len(), 1);
     })
     .await;

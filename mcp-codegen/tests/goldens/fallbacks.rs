@@ -217,11 +217,11 @@ pub mod fallbacks {
             input_schema: "{\"type\":\"string\"}",
             output_schema: ::core::option::Option::None,
             openai_name: "mcp_fallbacks_not_object",
-            openai_function: "{\"function\":{\"name\":\"mcp_fallbacks_not_object\",\"parameters\":{\"type\":\"string\"}},\"type\":\"function\"}",
-            openai_function_strict: ::core::option::Option::Some(
-                "{\"function\":{\"name\":\"mcp_fallbacks_not_object\",\"parameters\":{\"type\":\"string\"},\"strict\":true},\"type\":\"function\"}",
+            openai_function: "{\"function\":{\"name\":\"mcp_fallbacks_not_object\",\"parameters\":{\"properties\":{},\"type\":\"object\"}},\"type\":\"function\"}",
+            openai_function_strict: ::core::option::Option::None,
+            openai_strict_unavailable: ::core::option::Option::Some(
+                "the input schema's root is not an object schema (type \"string\"), but MCP arguments are an object; exported as taking no arguments",
             ),
-            openai_strict_unavailable: ::core::option::Option::None,
             untyped_args_reason: ::core::option::Option::Some(
                 "inputSchema is not an object schema (MCP arguments are a JSON object)",
             ),

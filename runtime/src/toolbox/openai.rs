@@ -15,7 +15,8 @@
 use serde_json::Value;
 
 pub use mcp_codegen::openai::{
-    INLINE_MAX_NODES, STRICT_MAX_DEPTH, STRICT_MAX_PROPERTIES, inline_refs, parameters,
+    INLINE_MAX_NODES, STRICT_MAX_DEPTH, STRICT_MAX_PROPERTIES, inline_refs, non_object_root,
+    parameters,
 };
 
 /// The non-strict definition of a tool exported as `name`.

@@ -43,7 +43,9 @@ impl Scope {
     }
 
     pub(super) fn refusal(&self, name: &str, server: &str, tool: &str) -> Error {
-        let why = if self.servers.contains(server) {
+        let why = if server.is_empty() {
+            format!("local tool \"{tool}\" is not in its tool list")
+        } else if self.servers.contains(server) {
             format!("tool \"{tool}\" of server \"{server}\" is not in its tool list")
         } else {
             format!(

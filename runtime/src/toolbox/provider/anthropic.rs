@@ -17,7 +17,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{modernize, obj_without};
+use super::{drop_unresolvable_refs, join_reasons, modernize, obj_without};
 use crate::toolbox::openai;
 
 /// The definition of a tool exported as `name`, and the reason when the schema had to be
@@ -28,23 +28,20 @@ pub fn tool_definition(
     input_schema: &Value,
 ) -> (Value, Option<String>) {
     let mut schema = openai::parameters(input_schema);
-    let mut fallback = None;
+    let mut fallback = openai::non_object_root(input_schema);
     let mut notes = Vec::new();
     if let Value::Object(root) = &mut schema {
         if root.get("type") != Some(&json!("object")) {
-            fallback = Some(format!(
-                "the root schema is not an object schema (type {}); exported as an object with no declared arguments",
-                root.get("type").unwrap_or(&Value::Null)
-            ));
-            *root = Map::new();
+            // `["object", "null"]` and the like: an object.
             root.insert("type".into(), json!("object"));
-            root.insert("properties".into(), json!({}));
+            root.entry("properties").or_insert(json!({}));
         }
         if let Some(reason) = merge_root_combinators(root, &mut notes) {
             fallback = Some(reason);
         }
     }
     modernize(&mut schema);
+    let fallback = join_reasons(fallback, drop_unresolvable_refs(&mut schema));
     let mut out = Map::new();
     out.insert("name".into(), json!(name));
     let description = match (description, notes.is_empty()) {

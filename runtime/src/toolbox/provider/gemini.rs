@@ -27,7 +27,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{modernize, obj_without};
+use super::{drop_unresolvable_refs, join_reasons, modernize, obj_without};
 use crate::toolbox::openai;
 
 /// Gemini's `Schema` keys this converter writes.
@@ -84,8 +84,9 @@ pub fn function_declaration(
                 m.remove("$id");
             }
             modernize(&mut schema);
+            let dropped = drop_unresolvable_refs(&mut schema);
             out.insert("parametersJsonSchema".into(), schema);
-            Some(reason)
+            join_reasons(Some(reason), dropped)
         }
     };
     (Value::Object(out), fallback)
@@ -94,6 +95,9 @@ pub fn function_declaration(
 /// Gemini's `parameters` for a tool's input schema: `None` when the tool takes no arguments,
 /// an error naming the place when the subset cannot express the schema.
 pub fn parameters(input_schema: &Value) -> Result<Option<Value>, String> {
+    if let Some(reason) = openai::non_object_root(input_schema) {
+        return Err(reason);
+    }
     let schema = openai::inline_refs(&openai::parameters(input_schema))?;
     let converted = convert(&schema, "")?;
     let empty = converted

@@ -218,6 +218,43 @@ pub(super) fn modernize(schema: &mut Value) {
     }
 }
 
+/// Removes every `$ref` that does not lead anywhere in the document itself (a dangling
+/// pointer or another document: a broken server schema, which providers refuse), keeping the
+/// rest of its node. Returns the fallback reason when it removed any.
+pub(super) fn drop_unresolvable_refs(schema: &mut Value) -> Option<String> {
+    fn walk(v: &mut Value, root: &Value, dropped: &mut Vec<String>) {
+        let Value::Object(obj) = v else {
+            return;
+        };
+        if let Some(Value::String(r)) = obj.get("$ref")
+            && mcp_codegen::schema::resolve_local(root, r).is_none()
+        {
+            dropped.push(format!("\"{r}\""));
+            obj.remove("$ref");
+        }
+        for child in schema_children_mut(obj) {
+            walk(child, root, dropped);
+        }
+    }
+    let root = schema.clone();
+    let mut dropped = Vec::new();
+    walk(schema, &root, &mut dropped);
+    (!dropped.is_empty()).then(|| {
+        format!(
+            "$ref {} leads nowhere in the schema and was removed (that value then accepts any JSON)",
+            dropped.join(", ")
+        )
+    })
+}
+
+/// Joins fallback reasons.
+pub(super) fn join_reasons(a: Option<String>, b: Option<String>) -> Option<String> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(format!("{a}; {b}")),
+        (a, b) => a.or(b),
+    }
+}
+
 /// The keys of an object outside `allowed`.
 fn obj_without(value: &Value, allowed: &[&str]) -> Vec<String> {
     value

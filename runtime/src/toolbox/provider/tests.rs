@@ -228,3 +228,54 @@ fn checks_refuse_what_providers_refuse() {
         assert!(check(Format::Anthropic, &d).is_err(), "{d}");
     }
 }
+
+#[test]
+fn a_root_that_is_not_an_object_is_exported_as_no_arguments_with_the_reason() {
+    // MCP arguments are an object; a server that declares another root type is broken.
+    let schema = json!({"type": "string"});
+    for format in Format::ALL {
+        let (d, f) = definition(format, "mcp_s_t", None, &schema);
+        check(format, &d).unwrap_or_else(|e| panic!("{format}: {e}: {d}"));
+        match format {
+            Format::OpenAi => {
+                assert_eq!(f, None);
+                assert_eq!(
+                    d["function"]["parameters"],
+                    json!({"type": "object", "properties": {}})
+                );
+            }
+            _ => {
+                let reason = f.unwrap_or_else(|| panic!("{format}: no reason"));
+                assert!(
+                    reason.contains("not an object schema (type \"string\")"),
+                    "{reason}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn refs_that_lead_nowhere_are_removed_with_the_reason() {
+    let schema = json!({"type": "object", "properties": {
+        "a": {"$ref": "#/$defs/Missing", "description": "A."},
+        "b": {"$ref": "https://example.com/other.json"}
+    }});
+    let (d, f) = anthropic(schema.clone());
+    assert_eq!(
+        d["input_schema"]["properties"]["a"],
+        json!({"description": "A."})
+    );
+    assert_eq!(d["input_schema"]["properties"]["b"], json!({}));
+    let reason = f.expect("reason");
+    assert!(
+        reason.contains("\"#/$defs/Missing\", \"https://example.com/other.json\" leads nowhere"),
+        "{reason}"
+    );
+    let (d, f) = gemini(schema);
+    assert!(
+        !d["parametersJsonSchema"].to_string().contains("$ref"),
+        "{d}"
+    );
+    assert!(f.expect("reason").contains("leads nowhere"));
+}
