@@ -13,7 +13,10 @@
 //!   (dispatch still validates against the original schema);
 //! * draft-04 spellings that are invalid in 2020-12 are translated: `"required": true` on a
 //!   property (moved to the parent's `required`), boolean `exclusiveMinimum` /
-//!   `exclusiveMaximum`, `items` as an array (`prefixItems`), `"type": "any"`.
+//!   `exclusiveMaximum`, `items` as an array (`prefixItems`), `"type": "any"`;
+//! * a root that is not an object schema (a broken tool: MCP arguments are an object) is
+//!   exported as taking no arguments, and `$ref`s that lead nowhere in the schema are
+//!   removed — both reported as fallbacks.
 
 use serde_json::{Map, Value, json};
 
