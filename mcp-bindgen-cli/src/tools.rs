@@ -93,7 +93,10 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
     let weaker = match format {
         Format::OpenAi => String::new(),
         Format::OpenAiStrict => format!(", {} not strict", export.fallbacks.len()),
-        Format::Anthropic => format!(", {} with a widened root schema", export.fallbacks.len()),
+        Format::Anthropic => format!(
+            ", {} adjusted to fit (see fallbacks)",
+            export.fallbacks.len()
+        ),
         Format::Gemini => format!(", {} as parametersJsonSchema", export.fallbacks.len()),
     };
     eprintln!(
