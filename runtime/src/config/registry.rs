@@ -93,38 +93,17 @@ impl Registry {
                 message: e.message().trim().to_string(),
             }
         })?;
-        let read = |name: toml::Spanned<String>| {
-            let position = line_col(text, name.span().start);
-            (name.into_inner(), position)
-        };
+        let servers: Vec<Read<toml::Spanned<RawServer>>> = toml_entries(text, file.servers);
         Self::from_entries(
             path,
             Entries {
                 shape: Shape::Toml,
-                servers: file
-                    .servers
+                servers: servers
                     .into_iter()
-                    .map(|(name, raw)| {
-                        let (name, position) = read(name);
-                        (name, raw.into_inner(), Some(position))
-                    })
+                    .map(|(name, raw, position)| (name, raw.into_inner(), position))
                     .collect(),
-                models: file
-                    .models
-                    .into_iter()
-                    .map(|(name, raw)| {
-                        let (name, position) = read(name);
-                        (name, raw, Some(position))
-                    })
-                    .collect(),
-                agents: file
-                    .agents
-                    .into_iter()
-                    .map(|(name, raw)| {
-                        let (name, position) = read(name);
-                        (name, raw, Some(position))
-                    })
-                    .collect(),
+                models: toml_entries(text, file.models),
+                agents: toml_entries(text, file.agents),
                 ignored: Vec::new(),
             },
         )
@@ -405,7 +384,17 @@ impl Registry {
     }
 }
 
-/// The entries of a JSON object, which has no positions.
+/// The entries of a TOML table, with the position of each name in `text`.
+fn toml_entries<T>(text: &str, map: BTreeMap<toml::Spanned<String>, T>) -> Vec<Read<T>> {
+    map.into_iter()
+        .map(|(name, raw)| {
+            let position = line_col(text, name.span().start);
+            (name.into_inner(), raw, Some(position))
+        })
+        .collect()
+}
+
+/// The entries of a JSON object (no positions).
 fn entries<T>(map: Option<UniqueMap<T>>) -> Vec<Read<T>> {
     map.map(|m| m.0)
         .unwrap_or_default()
