@@ -299,18 +299,10 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
 /// Why the registry disables `alias`, as the registry says it (``disabled in mcp.json by
 /// `"disabled": true` ``), the file shown as the user reads it.
 fn why_disabled(cli: &Cli, registry: &Registry, alias: &str) -> String {
-    let full = registry.path.display().to_string();
     let shown = cli.show(&registry.path);
-    match registry.get(alias) {
-        Err(mcp_runtime::Error::InvalidServer { message, .. }) => {
-            // The registry's message ends with the fix (`; remove that key …`): a skip
-            // needs no fix.
-            let reason = message
-                .split_once("; ")
-                .map_or(message.as_str(), |(r, _)| r);
-            reason.replace(&full, &shown)
-        }
-        _ => format!("disabled in {shown}"),
+    match registry.disabled_by(alias) {
+        Some(key) => format!("disabled in {shown} by {key}"),
+        None => format!("disabled in {shown}"),
     }
 }
 

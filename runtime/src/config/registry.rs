@@ -302,6 +302,12 @@ impl Registry {
         &self.warnings
     }
 
+    /// The key that disabled a server, as written (`` `"disabled": true` ``,
+    /// `` `enabled = false` ``); `None` for a server that is not disabled.
+    pub fn disabled_by(&self, alias: &str) -> Option<&str> {
+        self.disabled_by.get(alias).map(String::as_str)
+    }
+
     /// The enabled server with this alias; a disabled one is an error saying so.
     pub fn get(&self, alias: &str) -> Result<&ServerConfig> {
         if let Some(key) = self.disabled_by.get(alias) {
