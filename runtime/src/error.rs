@@ -191,6 +191,28 @@ pub enum Error {
         /// The tool's output, for [`ErrorKind::ToolFailed`].
         output: Option<Box<ToolOutput>>,
     },
+    /// A fake server ([`crate::fake`]) has no answer for a call: no stub for the tool, and
+    /// no recorded call with these arguments.
+    #[error("fake server \"{server}\": {message}")]
+    Fake {
+        /// The server's alias.
+        server: String,
+        /// The tool's name.
+        tool: String,
+        /// What is missing and how to add it.
+        message: String,
+    },
+    /// A cassette ([`crate::fake`]) cannot be read or written, or a line of it does not fit
+    /// the tools generated from the fixture (the message names the tool and the field).
+    #[error("cassette {}{}: {message}", path.display(), line_suffix(*.line))]
+    Cassette {
+        /// The cassette file.
+        path: PathBuf,
+        /// The 1-based line (0 for the whole file).
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
     /// A prompt's arguments could not be encoded, or its `prompts/get` result has an
     /// unexpected shape.
     #[error("prompt \"{prompt}\" of server \"{server}\": {message}")]
@@ -202,6 +224,14 @@ pub enum Error {
         /// What went wrong.
         message: String,
     },
+}
+
+fn line_suffix(line: usize) -> String {
+    if line == 0 {
+        String::new()
+    } else {
+        format!(" line {line}")
+    }
 }
 
 /// `Result` with this crate's [`Error`].
@@ -299,6 +329,8 @@ impl Error {
             Error::Tool { .. } => ErrorKind::ToolFailed,
             Error::Decode { .. } => ErrorKind::Decode,
             Error::Drift { .. } => ErrorKind::Drift,
+            Error::Fake { .. } => ErrorKind::Unavailable,
+            Error::Cassette { .. } => ErrorKind::Config,
         }
     }
 

@@ -20,6 +20,7 @@ pub mod auth;
 pub mod config;
 pub mod drift;
 mod error;
+pub mod fake;
 mod output;
 mod prompt;
 mod session;

@@ -1,4 +1,5 @@
-//! UI tests: each user mistake is a compile error that points at the user's code.
+//! UI tests: each user mistake is a compile error that points at the user's code; the
+//! generated `Tools`/`Fake` items compile and run for each tool shape (`ui/pass`).
 //! Regenerate the `.stderr` files with `TRYBUILD=overwrite cargo test -p mcp-bindgen-tests --test ui`.
 
 #[test]
@@ -10,4 +11,6 @@ fn ui() {
     unsafe { std::env::set_var("MCP_FIXTURES_DIR", &fixtures) };
     let t = trybuild::TestCases::new();
     t.compile_fail("ui/*.rs");
+    // What must compile (and run): the generated fakes, one file per tool shape.
+    t.pass("ui/pass/*.rs");
 }

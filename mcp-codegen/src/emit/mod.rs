@@ -4,6 +4,8 @@
 //! pub mod <alias> {
 //!     pub const FIXTURE_HASH, ALIAS, TOOL_NAMES, TYPED_TOOLS;  // TYPED_TOOLS = &[<tool>::TOOL, …]
 //!     pub struct Client { session }            // one async fn (+ `_with`) per tool
+//!     pub trait Tools                          // one method per tool, as `Client`'s
+//!     pub struct Fake; pub struct Recorder     // `Tools` offline: stubs, cassettes
 //!     pub mod <tool> {                         // one module per tool
 //!         pub const TOOL: TypedTool = TypedTool { name, input_schema, openai_function, … };
 //!         pub struct Args { … }                // typify's types for this tool only
@@ -101,6 +103,8 @@ pub(crate) fn plan(fixture: &Fixture, alias: &str, options: &Options) -> Result<
 
     let mut tool_items = Vec::new();
     let mut methods = Vec::new();
+    let mut trait_methods = Vec::new();
+    let mut fake_methods = Vec::new();
     let mut reports = Vec::new();
     let mut typed_tools = Vec::new();
     let mut stats = Stats::default();
@@ -136,6 +140,8 @@ pub(crate) fn plan(fixture: &Fixture, alias: &str, options: &Options) -> Result<
                 typed_tools.push(typed_tool_entry(fn_name));
                 tool_items.push(out.module);
                 methods.push(out.methods);
+                trait_methods.push(out.trait_method);
+                fake_methods.push(out.fake_method);
                 reports.push(out.report);
             }
             Err(e) => errors.push((tool.name.clone(), e)),
@@ -149,10 +155,14 @@ pub(crate) fn plan(fixture: &Fixture, alias: &str, options: &Options) -> Result<
         fixture,
         alias,
         &selected,
-        &typed_tools,
-        &methods,
-        &tool_items,
-        &prompts.module,
+        client::Items {
+            typed_tools: &typed_tools,
+            methods: &methods,
+            trait_methods: &trait_methods,
+            fake_methods: &fake_methods,
+            tool_items: &tool_items,
+            prompts_module: &prompts.module,
+        },
     );
     Ok(Plan {
         generated: Generated {

@@ -20,6 +20,10 @@ pub(super) struct ToolOut {
     pub(super) module: TokenStream,
     /// The tool's `Client` methods.
     pub(super) methods: TokenStream,
+    /// The tool's method of the `Tools` trait (a provided method calling the backend).
+    pub(super) trait_method: TokenStream,
+    /// The tool's stub builder of `Fake` (`on_<tool>`).
+    pub(super) fake_method: TokenStream,
     /// How the tool got typed.
     pub(super) report: ToolReport,
     /// Fallbacks and notes.
@@ -357,9 +361,19 @@ pub(super) fn emit_tool(
         }
     };
 
+    let (trait_method, fake_method) = fake_items(
+        &mod_ident,
+        fn_name,
+        &ret,
+        output_typing == Some(Typing::Typed),
+        args_typing == Typing::NoArgs,
+    );
+
     Ok(ToolOut {
         module,
         methods,
+        trait_method,
+        fake_method,
         report: ToolReport {
             name: name.clone(),
             function: fn_name.to_string(),
@@ -368,6 +382,66 @@ pub(super) fn emit_tool(
         },
         warnings,
     })
+}
+
+/// The tool's `Tools` method (provided: it calls through the implementor's backend, so
+/// `Client`, `Fake` and `Recorder` share it) and `Fake`'s `on_<tool>` stub builder.
+fn fake_items(
+    m: &syn::Ident,
+    fn_name: &str,
+    ret: &TokenStream,
+    typed_output: bool,
+    no_args: bool,
+) -> (TokenStream, TokenStream) {
+    let method = ident(fn_name);
+    let plain = naming::unraw(fn_name);
+    let on = format_ident!("on_{}", plain);
+    let call = if typed_output {
+        quote!(typed)
+    } else {
+        quote!(untyped)
+    };
+    let stub_fn = if typed_output {
+        quote!(stub_typed)
+    } else {
+        quote!(stub_untyped)
+    };
+    let trait_doc = doc_lines(&format!("See [`Client::{plain}`]."));
+    let fake_doc = doc_lines(&format!("Answers [`Tools::{plain}`] with `stub`."));
+    let result = quote!(::mcp_runtime::Result<#ret>);
+    if no_args {
+        (
+            quote! {
+                #(#trait_doc)*
+                fn #method(&self) -> impl ::core::future::Future<Output = #result> + Send {
+                    self.__backend().#call(#m::TOOL.name, ::mcp_runtime::NoArgs {})
+                }
+            },
+            quote! {
+                #(#fake_doc)*
+                pub fn #on(self, stub: impl Fn() -> #result + Send + Sync + 'static) -> Self {
+                    self.0.#stub_fn(#m::TOOL.name, move |_: ::mcp_runtime::NoArgs| stub());
+                    self
+                }
+            },
+        )
+    } else {
+        (
+            quote! {
+                #(#trait_doc)*
+                fn #method(&self, args: #m::Args) -> impl ::core::future::Future<Output = #result> + Send {
+                    self.__backend().#call(#m::TOOL.name, args)
+                }
+            },
+            quote! {
+                #(#fake_doc)*
+                pub fn #on(self, stub: impl Fn(#m::Args) -> #result + Send + Sync + 'static) -> Self {
+                    self.0.#stub_fn(#m::TOOL.name, stub);
+                    self
+                }
+            },
+        )
+    }
 }
 
 #[cfg(test)]

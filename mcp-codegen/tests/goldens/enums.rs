@@ -108,6 +108,147 @@ pub mod enums {
             self.session.call_checked(consts::TOOL.name, &args, options).await
         }
     }
+    /// The tools of this server as a trait: one method per tool, with the signature of
+    /// the [`Client`] method of the same name. Write code against `impl Tools` and it
+    /// runs on the live server ([`Client`]), on stubs and recorded calls ([`Fake`]) and
+    /// while recording ([`Recorder`]). Implemented by those three only.
+    pub trait Tools: Send + Sync {
+        #[doc(hidden)]
+        fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_>;
+        /// See [`Client::search_issues`].
+        fn search_issues(
+            &self,
+            args: search_issues::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(search_issues::TOOL.name, args)
+        }
+        /// See [`Client::shapes`].
+        fn shapes(
+            &self,
+            args: shapes::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(shapes::TOOL.name, args)
+        }
+        /// See [`Client::consts`].
+        fn consts(
+            &self,
+            args: consts::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(consts::TOOL.name, args)
+        }
+    }
+    impl Tools for Client {
+        fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
+            ::mcp_runtime::fake::Backend::Session(&self.session)
+        }
+    }
+    /// This server's tools without the server: each tool answers from its stub
+    /// (`on_<tool>`) or from a recorded call ([`Fake::from_cassette`]); any other call
+    /// is an error naming the tool. Clones share stubs and calls, so a test can hand one
+    /// clone to a toolbox (`add_fake`) and assert on [`Fake::calls`] with another.
+    #[derive(Clone, Debug)]
+    pub struct Fake(::mcp_runtime::fake::FakeServer);
+    impl Fake {
+        /// A fake with no stubs.
+        pub fn new() -> Self {
+            Self(::mcp_runtime::fake::FakeServer::new(ALIAS, TYPED_TOOLS))
+        }
+        /// A fake that replays the cassette at `path` (written by [`Recorder`]). Every
+        /// recorded argument and result is decoded through this module's types first:
+        /// a cassette that no longer fits the fixture is an error naming the line, the
+        /// tool and the field.
+        pub fn from_cassette(
+            path: impl AsRef<::std::path::Path>,
+        ) -> ::mcp_runtime::Result<Self> {
+            ::mcp_runtime::fake::FakeServer::from_cassette(ALIAS, TYPED_TOOLS, path)
+                .map(Self)
+        }
+        /// The calls made so far, in order.
+        pub fn calls(&self) -> ::std::vec::Vec<::mcp_runtime::fake::Call> {
+            self.0.calls()
+        }
+        /// The engine underneath (more cassettes, JSON calls).
+        pub fn server(&self) -> &::mcp_runtime::fake::FakeServer {
+            &self.0
+        }
+        /// Answers [`Tools::search_issues`] with `stub`.
+        pub fn on_search_issues(
+            self,
+            stub: impl Fn(
+                search_issues::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(search_issues::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::shapes`] with `stub`.
+        pub fn on_shapes(
+            self,
+            stub: impl Fn(
+                shapes::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(shapes::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::consts`] with `stub`.
+        pub fn on_consts(
+            self,
+            stub: impl Fn(
+                consts::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(consts::TOOL.name, stub);
+            self
+        }
+    }
+    impl Default for Fake {
+        fn default() -> Self {
+            Self::new()
+        }
+    }
+    impl Tools for Fake {
+        fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
+            ::mcp_runtime::fake::Backend::Fake(&self.0)
+        }
+    }
+    impl From<Fake> for ::mcp_runtime::fake::FakeServer {
+        fn from(fake: Fake) -> Self {
+            fake.0
+        }
+    }
+    /// A [`Client`] whose calls are appended to a cassette (JSON Lines of tool,
+    /// arguments and the server's result) for [`Fake::from_cassette`].
+    #[derive(Debug)]
+    pub struct Recorder {
+        client: Client,
+        tape: ::mcp_runtime::fake::Tape,
+    }
+    impl Recorder {
+        /// Records the calls made through `client` at the end of the cassette at
+        /// `path` (created when missing).
+        pub fn new(
+            client: Client,
+            path: impl AsRef<::std::path::Path>,
+        ) -> ::mcp_runtime::Result<Self> {
+            ::mcp_runtime::fake::Tape::append(path).map(|tape| Self { client, tape })
+        }
+        /// The client calls go to.
+        pub fn client(&self) -> &Client {
+            &self.client
+        }
+    }
+    impl Tools for Recorder {
+        fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
+            ::mcp_runtime::fake::Backend::Recorder(&self.client.session, &self.tape)
+        }
+    }
     /// Types and definition of the tool `search_issues`.
     pub mod search_issues {
         /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as

@@ -2419,6 +2419,2323 @@ pub mod github {
                 .await
         }
     }
+    /// The tools of this server as a trait: one method per tool, with the signature of
+    /// the [`Client`] method of the same name. Write code against `impl Tools` and it
+    /// runs on the live server ([`Client`]), on stubs and recorded calls ([`Fake`]) and
+    /// while recording ([`Recorder`]). Implemented by those three only.
+    pub trait Tools: Send + Sync {
+        #[doc(hidden)]
+        fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_>;
+        /// See [`Client::actions_get`].
+        fn actions_get(
+            &self,
+            args: actions_get::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(actions_get::TOOL.name, args)
+        }
+        /// See [`Client::actions_list`].
+        fn actions_list(
+            &self,
+            args: actions_list::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(actions_list::TOOL.name, args)
+        }
+        /// See [`Client::actions_run_trigger`].
+        fn actions_run_trigger(
+            &self,
+            args: actions_run_trigger::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(actions_run_trigger::TOOL.name, args)
+        }
+        /// See [`Client::add_comment_to_pending_review`].
+        fn add_comment_to_pending_review(
+            &self,
+            args: add_comment_to_pending_review::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(add_comment_to_pending_review::TOOL.name, args)
+        }
+        /// See [`Client::add_issue_comment`].
+        fn add_issue_comment(
+            &self,
+            args: add_issue_comment::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(add_issue_comment::TOOL.name, args)
+        }
+        /// See [`Client::add_issue_comment_reaction`].
+        fn add_issue_comment_reaction(
+            &self,
+            args: add_issue_comment_reaction::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(add_issue_comment_reaction::TOOL.name, args)
+        }
+        /// See [`Client::add_issue_reaction`].
+        fn add_issue_reaction(
+            &self,
+            args: add_issue_reaction::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(add_issue_reaction::TOOL.name, args)
+        }
+        /// See [`Client::add_pull_request_review_comment`].
+        fn add_pull_request_review_comment(
+            &self,
+            args: add_pull_request_review_comment::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(add_pull_request_review_comment::TOOL.name, args)
+        }
+        /// See [`Client::add_pull_request_review_comment_reaction`].
+        fn add_pull_request_review_comment_reaction(
+            &self,
+            args: add_pull_request_review_comment_reaction::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend()
+                .untyped(add_pull_request_review_comment_reaction::TOOL.name, args)
+        }
+        /// See [`Client::add_reply_to_pull_request_comment`].
+        fn add_reply_to_pull_request_comment(
+            &self,
+            args: add_reply_to_pull_request_comment::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(add_reply_to_pull_request_comment::TOOL.name, args)
+        }
+        /// See [`Client::add_sub_issue`].
+        fn add_sub_issue(
+            &self,
+            args: add_sub_issue::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(add_sub_issue::TOOL.name, args)
+        }
+        /// See [`Client::assign_copilot_to_issue`].
+        fn assign_copilot_to_issue(
+            &self,
+            args: assign_copilot_to_issue::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(assign_copilot_to_issue::TOOL.name, args)
+        }
+        /// See [`Client::assign_copilot_to_issue_with_intent`].
+        fn assign_copilot_to_issue_with_intent(
+            &self,
+            args: assign_copilot_to_issue_with_intent::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend()
+                .untyped(assign_copilot_to_issue_with_intent::TOOL.name, args)
+        }
+        /// See [`Client::create_branch`].
+        fn create_branch(
+            &self,
+            args: create_branch::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(create_branch::TOOL.name, args)
+        }
+        /// See [`Client::create_gist`].
+        fn create_gist(
+            &self,
+            args: create_gist::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(create_gist::TOOL.name, args)
+        }
+        /// See [`Client::create_issue`].
+        fn create_issue(
+            &self,
+            args: create_issue::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(create_issue::TOOL.name, args)
+        }
+        /// See [`Client::create_or_update_file`].
+        fn create_or_update_file(
+            &self,
+            args: create_or_update_file::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(create_or_update_file::TOOL.name, args)
+        }
+        /// See [`Client::create_pull_request`].
+        fn create_pull_request(
+            &self,
+            args: create_pull_request::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(create_pull_request::TOOL.name, args)
+        }
+        /// See [`Client::create_pull_request_review`].
+        fn create_pull_request_review(
+            &self,
+            args: create_pull_request_review::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(create_pull_request_review::TOOL.name, args)
+        }
+        /// See [`Client::create_repository`].
+        fn create_repository(
+            &self,
+            args: create_repository::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(create_repository::TOOL.name, args)
+        }
+        /// See [`Client::delete_file`].
+        fn delete_file(
+            &self,
+            args: delete_file::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(delete_file::TOOL.name, args)
+        }
+        /// See [`Client::delete_pending_pull_request_review`].
+        fn delete_pending_pull_request_review(
+            &self,
+            args: delete_pending_pull_request_review::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(delete_pending_pull_request_review::TOOL.name, args)
+        }
+        /// See [`Client::delete_repository`].
+        fn delete_repository(
+            &self,
+            args: delete_repository::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(delete_repository::TOOL.name, args)
+        }
+        /// See [`Client::discussion_comment_write`].
+        fn discussion_comment_write(
+            &self,
+            args: discussion_comment_write::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(discussion_comment_write::TOOL.name, args)
+        }
+        /// See [`Client::dismiss_notification`].
+        fn dismiss_notification(
+            &self,
+            args: dismiss_notification::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(dismiss_notification::TOOL.name, args)
+        }
+        /// See [`Client::find_duplicate`].
+        fn find_duplicate(
+            &self,
+            args: find_duplicate::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(find_duplicate::TOOL.name, args)
+        }
+        /// See [`Client::fork_repository`].
+        fn fork_repository(
+            &self,
+            args: fork_repository::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(fork_repository::TOOL.name, args)
+        }
+        /// See [`Client::get_code_quality_finding`].
+        fn get_code_quality_finding(
+            &self,
+            args: get_code_quality_finding::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(get_code_quality_finding::TOOL.name, args)
+        }
+        /// See [`Client::get_code_scanning_alert`].
+        fn get_code_scanning_alert(
+            &self,
+            args: get_code_scanning_alert::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(get_code_scanning_alert::TOOL.name, args)
+        }
+        /// See [`Client::get_commit`].
+        fn get_commit(
+            &self,
+            args: get_commit::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(get_commit::TOOL.name, args)
+        }
+        /// See [`Client::get_dependabot_alert`].
+        fn get_dependabot_alert(
+            &self,
+            args: get_dependabot_alert::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(get_dependabot_alert::TOOL.name, args)
+        }
+        /// See [`Client::get_discussion`].
+        fn get_discussion(
+            &self,
+            args: get_discussion::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(get_discussion::TOOL.name, args)
+        }
+        /// See [`Client::get_discussion_comments`].
+        fn get_discussion_comments(
+            &self,
+            args: get_discussion_comments::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(get_discussion_comments::TOOL.name, args)
+        }
+        /// See [`Client::get_file_blame`].
+        fn get_file_blame(
+            &self,
+            args: get_file_blame::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(get_file_blame::TOOL.name, args)
+        }
+        /// See [`Client::get_file_contents`].
+        fn get_file_contents(
+            &self,
+            args: get_file_contents::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(get_file_contents::TOOL.name, args)
+        }
+        /// See [`Client::get_gist`].
+        fn get_gist(
+            &self,
+            args: get_gist::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(get_gist::TOOL.name, args)
+        }
+        /// See [`Client::get_global_security_advisory`].
+        fn get_global_security_advisory(
+            &self,
+            args: get_global_security_advisory::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(get_global_security_advisory::TOOL.name, args)
+        }
+        /// See [`Client::get_job_logs`].
+        fn get_job_logs(
+            &self,
+            args: get_job_logs::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(get_job_logs::TOOL.name, args)
+        }
+        /// See [`Client::get_label`].
+        fn get_label(
+            &self,
+            args: get_label::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(get_label::TOOL.name, args)
+        }
+        /// See [`Client::get_latest_release`].
+        fn get_latest_release(
+            &self,
+            args: get_latest_release::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(get_latest_release::TOOL.name, args)
+        }
+        /// See [`Client::get_me`].
+        fn get_me(
+            &self,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(get_me::TOOL.name, ::mcp_runtime::NoArgs {})
+        }
+        /// See [`Client::get_notification_details`].
+        fn get_notification_details(
+            &self,
+            args: get_notification_details::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(get_notification_details::TOOL.name, args)
+        }
+        /// See [`Client::get_release_by_tag`].
+        fn get_release_by_tag(
+            &self,
+            args: get_release_by_tag::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(get_release_by_tag::TOOL.name, args)
+        }
+        /// See [`Client::get_repository_tree`].
+        fn get_repository_tree(
+            &self,
+            args: get_repository_tree::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(get_repository_tree::TOOL.name, args)
+        }
+        /// See [`Client::get_secret_scanning_alert`].
+        fn get_secret_scanning_alert(
+            &self,
+            args: get_secret_scanning_alert::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(get_secret_scanning_alert::TOOL.name, args)
+        }
+        /// See [`Client::get_tag`].
+        fn get_tag(
+            &self,
+            args: get_tag::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(get_tag::TOOL.name, args)
+        }
+        /// See [`Client::get_team_members`].
+        fn get_team_members(
+            &self,
+            args: get_team_members::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(get_team_members::TOOL.name, args)
+        }
+        /// See [`Client::get_teams`].
+        fn get_teams(
+            &self,
+            args: get_teams::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(get_teams::TOOL.name, args)
+        }
+        /// See [`Client::issue_dependency_read`].
+        fn issue_dependency_read(
+            &self,
+            args: issue_dependency_read::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(issue_dependency_read::TOOL.name, args)
+        }
+        /// See [`Client::issue_dependency_write`].
+        fn issue_dependency_write(
+            &self,
+            args: issue_dependency_write::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(issue_dependency_write::TOOL.name, args)
+        }
+        /// See [`Client::issue_read`].
+        fn issue_read(
+            &self,
+            args: issue_read::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(issue_read::TOOL.name, args)
+        }
+        /// See [`Client::issue_write`].
+        fn issue_write(
+            &self,
+            args: issue_write::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(issue_write::TOOL.name, args)
+        }
+        /// See [`Client::label_write`].
+        fn label_write(
+            &self,
+            args: label_write::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(label_write::TOOL.name, args)
+        }
+        /// See [`Client::list_branches`].
+        fn list_branches(
+            &self,
+            args: list_branches::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(list_branches::TOOL.name, args)
+        }
+        /// See [`Client::list_code_scanning_alerts`].
+        fn list_code_scanning_alerts(
+            &self,
+            args: list_code_scanning_alerts::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(list_code_scanning_alerts::TOOL.name, args)
+        }
+        /// See [`Client::list_commits`].
+        fn list_commits(
+            &self,
+            args: list_commits::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(list_commits::TOOL.name, args)
+        }
+        /// See [`Client::list_dependabot_alerts`].
+        fn list_dependabot_alerts(
+            &self,
+            args: list_dependabot_alerts::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(list_dependabot_alerts::TOOL.name, args)
+        }
+        /// See [`Client::list_discussion_categories`].
+        fn list_discussion_categories(
+            &self,
+            args: list_discussion_categories::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(list_discussion_categories::TOOL.name, args)
+        }
+        /// See [`Client::list_discussions`].
+        fn list_discussions(
+            &self,
+            args: list_discussions::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(list_discussions::TOOL.name, args)
+        }
+        /// See [`Client::list_gists`].
+        fn list_gists(
+            &self,
+            args: list_gists::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(list_gists::TOOL.name, args)
+        }
+        /// See [`Client::list_global_security_advisories`].
+        fn list_global_security_advisories(
+            &self,
+            args: list_global_security_advisories::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(list_global_security_advisories::TOOL.name, args)
+        }
+        /// See [`Client::list_issue_fields`].
+        fn list_issue_fields(
+            &self,
+            args: list_issue_fields::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(list_issue_fields::TOOL.name, args)
+        }
+        /// See [`Client::list_issue_types`].
+        fn list_issue_types(
+            &self,
+            args: list_issue_types::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(list_issue_types::TOOL.name, args)
+        }
+        /// See [`Client::list_issues`].
+        fn list_issues(
+            &self,
+            args: list_issues::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(list_issues::TOOL.name, args)
+        }
+        /// See [`Client::list_label`].
+        fn list_label(
+            &self,
+            args: list_label::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(list_label::TOOL.name, args)
+        }
+        /// See [`Client::list_notifications`].
+        fn list_notifications(
+            &self,
+            args: list_notifications::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(list_notifications::TOOL.name, args)
+        }
+        /// See [`Client::list_org_repository_security_advisories`].
+        fn list_org_repository_security_advisories(
+            &self,
+            args: list_org_repository_security_advisories::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend()
+                .untyped(list_org_repository_security_advisories::TOOL.name, args)
+        }
+        /// See [`Client::list_pull_requests`].
+        fn list_pull_requests(
+            &self,
+            args: list_pull_requests::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(list_pull_requests::TOOL.name, args)
+        }
+        /// See [`Client::list_releases`].
+        fn list_releases(
+            &self,
+            args: list_releases::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(list_releases::TOOL.name, args)
+        }
+        /// See [`Client::list_repository_collaborators`].
+        fn list_repository_collaborators(
+            &self,
+            args: list_repository_collaborators::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(list_repository_collaborators::TOOL.name, args)
+        }
+        /// See [`Client::list_repository_security_advisories`].
+        fn list_repository_security_advisories(
+            &self,
+            args: list_repository_security_advisories::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend()
+                .untyped(list_repository_security_advisories::TOOL.name, args)
+        }
+        /// See [`Client::list_secret_scanning_alerts`].
+        fn list_secret_scanning_alerts(
+            &self,
+            args: list_secret_scanning_alerts::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(list_secret_scanning_alerts::TOOL.name, args)
+        }
+        /// See [`Client::list_starred_repositories`].
+        fn list_starred_repositories(
+            &self,
+            args: list_starred_repositories::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(list_starred_repositories::TOOL.name, args)
+        }
+        /// See [`Client::list_tags`].
+        fn list_tags(
+            &self,
+            args: list_tags::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(list_tags::TOOL.name, args)
+        }
+        /// See [`Client::manage_notification_subscription`].
+        fn manage_notification_subscription(
+            &self,
+            args: manage_notification_subscription::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(manage_notification_subscription::TOOL.name, args)
+        }
+        /// See [`Client::manage_repository_notification_subscription`].
+        fn manage_repository_notification_subscription(
+            &self,
+            args: manage_repository_notification_subscription::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend()
+                .untyped(manage_repository_notification_subscription::TOOL.name, args)
+        }
+        /// See [`Client::mark_all_notifications_read`].
+        fn mark_all_notifications_read(
+            &self,
+            args: mark_all_notifications_read::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(mark_all_notifications_read::TOOL.name, args)
+        }
+        /// See [`Client::merge_pull_request`].
+        fn merge_pull_request(
+            &self,
+            args: merge_pull_request::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(merge_pull_request::TOOL.name, args)
+        }
+        /// See [`Client::projects_get`].
+        fn projects_get(
+            &self,
+            args: projects_get::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(projects_get::TOOL.name, args)
+        }
+        /// See [`Client::projects_list`].
+        fn projects_list(
+            &self,
+            args: projects_list::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(projects_list::TOOL.name, args)
+        }
+        /// See [`Client::projects_write`].
+        fn projects_write(
+            &self,
+            args: projects_write::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(projects_write::TOOL.name, args)
+        }
+        /// See [`Client::pull_request_read`].
+        fn pull_request_read(
+            &self,
+            args: pull_request_read::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(pull_request_read::TOOL.name, args)
+        }
+        /// See [`Client::pull_request_review_write`].
+        fn pull_request_review_write(
+            &self,
+            args: pull_request_review_write::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(pull_request_review_write::TOOL.name, args)
+        }
+        /// See [`Client::push_files`].
+        fn push_files(
+            &self,
+            args: push_files::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(push_files::TOOL.name, args)
+        }
+        /// See [`Client::remove_sub_issue`].
+        fn remove_sub_issue(
+            &self,
+            args: remove_sub_issue::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(remove_sub_issue::TOOL.name, args)
+        }
+        /// See [`Client::reprioritize_sub_issue`].
+        fn reprioritize_sub_issue(
+            &self,
+            args: reprioritize_sub_issue::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(reprioritize_sub_issue::TOOL.name, args)
+        }
+        /// See [`Client::request_copilot_review`].
+        fn request_copilot_review(
+            &self,
+            args: request_copilot_review::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(request_copilot_review::TOOL.name, args)
+        }
+        /// See [`Client::request_pull_request_reviewers`].
+        fn request_pull_request_reviewers(
+            &self,
+            args: request_pull_request_reviewers::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(request_pull_request_reviewers::TOOL.name, args)
+        }
+        /// See [`Client::resolve_review_thread`].
+        fn resolve_review_thread(
+            &self,
+            args: resolve_review_thread::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(resolve_review_thread::TOOL.name, args)
+        }
+        /// See [`Client::search_code`].
+        fn search_code(
+            &self,
+            args: search_code::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(search_code::TOOL.name, args)
+        }
+        /// See [`Client::search_commits`].
+        fn search_commits(
+            &self,
+            args: search_commits::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(search_commits::TOOL.name, args)
+        }
+        /// See [`Client::search_issues`].
+        fn search_issues(
+            &self,
+            args: search_issues::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(search_issues::TOOL.name, args)
+        }
+        /// See [`Client::search_orgs`].
+        fn search_orgs(
+            &self,
+            args: search_orgs::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(search_orgs::TOOL.name, args)
+        }
+        /// See [`Client::search_pull_requests`].
+        fn search_pull_requests(
+            &self,
+            args: search_pull_requests::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(search_pull_requests::TOOL.name, args)
+        }
+        /// See [`Client::search_repositories`].
+        fn search_repositories(
+            &self,
+            args: search_repositories::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(search_repositories::TOOL.name, args)
+        }
+        /// See [`Client::search_users`].
+        fn search_users(
+            &self,
+            args: search_users::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(search_users::TOOL.name, args)
+        }
+        /// See [`Client::set_issue_fields`].
+        fn set_issue_fields(
+            &self,
+            args: set_issue_fields::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(set_issue_fields::TOOL.name, args)
+        }
+        /// See [`Client::star_repository`].
+        fn star_repository(
+            &self,
+            args: star_repository::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(star_repository::TOOL.name, args)
+        }
+        /// See [`Client::sub_issue_write`].
+        fn sub_issue_write(
+            &self,
+            args: sub_issue_write::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(sub_issue_write::TOOL.name, args)
+        }
+        /// See [`Client::submit_pending_pull_request_review`].
+        fn submit_pending_pull_request_review(
+            &self,
+            args: submit_pending_pull_request_review::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(submit_pending_pull_request_review::TOOL.name, args)
+        }
+        /// See [`Client::ui_get`].
+        fn ui_get(
+            &self,
+            args: ui_get::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(ui_get::TOOL.name, args)
+        }
+        /// See [`Client::unresolve_review_thread`].
+        fn unresolve_review_thread(
+            &self,
+            args: unresolve_review_thread::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(unresolve_review_thread::TOOL.name, args)
+        }
+        /// See [`Client::unstar_repository`].
+        fn unstar_repository(
+            &self,
+            args: unstar_repository::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(unstar_repository::TOOL.name, args)
+        }
+        /// See [`Client::update_gist`].
+        fn update_gist(
+            &self,
+            args: update_gist::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(update_gist::TOOL.name, args)
+        }
+        /// See [`Client::update_issue_assignees`].
+        fn update_issue_assignees(
+            &self,
+            args: update_issue_assignees::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(update_issue_assignees::TOOL.name, args)
+        }
+        /// See [`Client::update_issue_body`].
+        fn update_issue_body(
+            &self,
+            args: update_issue_body::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(update_issue_body::TOOL.name, args)
+        }
+        /// See [`Client::update_issue_labels`].
+        fn update_issue_labels(
+            &self,
+            args: update_issue_labels::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(update_issue_labels::TOOL.name, args)
+        }
+        /// See [`Client::update_issue_milestone`].
+        fn update_issue_milestone(
+            &self,
+            args: update_issue_milestone::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(update_issue_milestone::TOOL.name, args)
+        }
+        /// See [`Client::update_issue_state`].
+        fn update_issue_state(
+            &self,
+            args: update_issue_state::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(update_issue_state::TOOL.name, args)
+        }
+        /// See [`Client::update_issue_title`].
+        fn update_issue_title(
+            &self,
+            args: update_issue_title::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(update_issue_title::TOOL.name, args)
+        }
+        /// See [`Client::update_issue_type`].
+        fn update_issue_type(
+            &self,
+            args: update_issue_type::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(update_issue_type::TOOL.name, args)
+        }
+        /// See [`Client::update_pull_request`].
+        fn update_pull_request(
+            &self,
+            args: update_pull_request::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(update_pull_request::TOOL.name, args)
+        }
+        /// See [`Client::update_pull_request_body`].
+        fn update_pull_request_body(
+            &self,
+            args: update_pull_request_body::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(update_pull_request_body::TOOL.name, args)
+        }
+        /// See [`Client::update_pull_request_branch`].
+        fn update_pull_request_branch(
+            &self,
+            args: update_pull_request_branch::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(update_pull_request_branch::TOOL.name, args)
+        }
+        /// See [`Client::update_pull_request_draft_state`].
+        fn update_pull_request_draft_state(
+            &self,
+            args: update_pull_request_draft_state::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(update_pull_request_draft_state::TOOL.name, args)
+        }
+        /// See [`Client::update_pull_request_state`].
+        fn update_pull_request_state(
+            &self,
+            args: update_pull_request_state::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(update_pull_request_state::TOOL.name, args)
+        }
+        /// See [`Client::update_pull_request_title`].
+        fn update_pull_request_title(
+            &self,
+            args: update_pull_request_title::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(update_pull_request_title::TOOL.name, args)
+        }
+    }
+    impl Tools for Client {
+        fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
+            ::mcp_runtime::fake::Backend::Session(&self.session)
+        }
+    }
+    /// This server's tools without the server: each tool answers from its stub
+    /// (`on_<tool>`) or from a recorded call ([`Fake::from_cassette`]); any other call
+    /// is an error naming the tool. Clones share stubs and calls, so a test can hand one
+    /// clone to a toolbox (`add_fake`) and assert on [`Fake::calls`] with another.
+    #[derive(Clone, Debug)]
+    pub struct Fake(::mcp_runtime::fake::FakeServer);
+    impl Fake {
+        /// A fake with no stubs.
+        pub fn new() -> Self {
+            Self(::mcp_runtime::fake::FakeServer::new(ALIAS, TYPED_TOOLS))
+        }
+        /// A fake that replays the cassette at `path` (written by [`Recorder`]). Every
+        /// recorded argument and result is decoded through this module's types first:
+        /// a cassette that no longer fits the fixture is an error naming the line, the
+        /// tool and the field.
+        pub fn from_cassette(
+            path: impl AsRef<::std::path::Path>,
+        ) -> ::mcp_runtime::Result<Self> {
+            ::mcp_runtime::fake::FakeServer::from_cassette(ALIAS, TYPED_TOOLS, path)
+                .map(Self)
+        }
+        /// The calls made so far, in order.
+        pub fn calls(&self) -> ::std::vec::Vec<::mcp_runtime::fake::Call> {
+            self.0.calls()
+        }
+        /// The engine underneath (more cassettes, JSON calls).
+        pub fn server(&self) -> &::mcp_runtime::fake::FakeServer {
+            &self.0
+        }
+        /// Answers [`Tools::actions_get`] with `stub`.
+        pub fn on_actions_get(
+            self,
+            stub: impl Fn(
+                actions_get::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(actions_get::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::actions_list`] with `stub`.
+        pub fn on_actions_list(
+            self,
+            stub: impl Fn(
+                actions_list::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(actions_list::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::actions_run_trigger`] with `stub`.
+        pub fn on_actions_run_trigger(
+            self,
+            stub: impl Fn(
+                actions_run_trigger::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(actions_run_trigger::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::add_comment_to_pending_review`] with `stub`.
+        pub fn on_add_comment_to_pending_review(
+            self,
+            stub: impl Fn(
+                add_comment_to_pending_review::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(add_comment_to_pending_review::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::add_issue_comment`] with `stub`.
+        pub fn on_add_issue_comment(
+            self,
+            stub: impl Fn(
+                add_issue_comment::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(add_issue_comment::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::add_issue_comment_reaction`] with `stub`.
+        pub fn on_add_issue_comment_reaction(
+            self,
+            stub: impl Fn(
+                add_issue_comment_reaction::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(add_issue_comment_reaction::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::add_issue_reaction`] with `stub`.
+        pub fn on_add_issue_reaction(
+            self,
+            stub: impl Fn(
+                add_issue_reaction::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(add_issue_reaction::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::add_pull_request_review_comment`] with `stub`.
+        pub fn on_add_pull_request_review_comment(
+            self,
+            stub: impl Fn(
+                add_pull_request_review_comment::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(add_pull_request_review_comment::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::add_pull_request_review_comment_reaction`] with `stub`.
+        pub fn on_add_pull_request_review_comment_reaction(
+            self,
+            stub: impl Fn(
+                add_pull_request_review_comment_reaction::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0
+                .stub_untyped(add_pull_request_review_comment_reaction::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::add_reply_to_pull_request_comment`] with `stub`.
+        pub fn on_add_reply_to_pull_request_comment(
+            self,
+            stub: impl Fn(
+                add_reply_to_pull_request_comment::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(add_reply_to_pull_request_comment::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::add_sub_issue`] with `stub`.
+        pub fn on_add_sub_issue(
+            self,
+            stub: impl Fn(
+                add_sub_issue::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(add_sub_issue::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::assign_copilot_to_issue`] with `stub`.
+        pub fn on_assign_copilot_to_issue(
+            self,
+            stub: impl Fn(
+                assign_copilot_to_issue::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(assign_copilot_to_issue::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::assign_copilot_to_issue_with_intent`] with `stub`.
+        pub fn on_assign_copilot_to_issue_with_intent(
+            self,
+            stub: impl Fn(
+                assign_copilot_to_issue_with_intent::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(assign_copilot_to_issue_with_intent::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::create_branch`] with `stub`.
+        pub fn on_create_branch(
+            self,
+            stub: impl Fn(
+                create_branch::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(create_branch::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::create_gist`] with `stub`.
+        pub fn on_create_gist(
+            self,
+            stub: impl Fn(
+                create_gist::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(create_gist::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::create_issue`] with `stub`.
+        pub fn on_create_issue(
+            self,
+            stub: impl Fn(
+                create_issue::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(create_issue::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::create_or_update_file`] with `stub`.
+        pub fn on_create_or_update_file(
+            self,
+            stub: impl Fn(
+                create_or_update_file::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(create_or_update_file::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::create_pull_request`] with `stub`.
+        pub fn on_create_pull_request(
+            self,
+            stub: impl Fn(
+                create_pull_request::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(create_pull_request::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::create_pull_request_review`] with `stub`.
+        pub fn on_create_pull_request_review(
+            self,
+            stub: impl Fn(
+                create_pull_request_review::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(create_pull_request_review::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::create_repository`] with `stub`.
+        pub fn on_create_repository(
+            self,
+            stub: impl Fn(
+                create_repository::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(create_repository::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::delete_file`] with `stub`.
+        pub fn on_delete_file(
+            self,
+            stub: impl Fn(
+                delete_file::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(delete_file::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::delete_pending_pull_request_review`] with `stub`.
+        pub fn on_delete_pending_pull_request_review(
+            self,
+            stub: impl Fn(
+                delete_pending_pull_request_review::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(delete_pending_pull_request_review::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::delete_repository`] with `stub`.
+        pub fn on_delete_repository(
+            self,
+            stub: impl Fn(
+                delete_repository::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(delete_repository::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::discussion_comment_write`] with `stub`.
+        pub fn on_discussion_comment_write(
+            self,
+            stub: impl Fn(
+                discussion_comment_write::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(discussion_comment_write::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::dismiss_notification`] with `stub`.
+        pub fn on_dismiss_notification(
+            self,
+            stub: impl Fn(
+                dismiss_notification::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(dismiss_notification::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::find_duplicate`] with `stub`.
+        pub fn on_find_duplicate(
+            self,
+            stub: impl Fn(
+                find_duplicate::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(find_duplicate::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::fork_repository`] with `stub`.
+        pub fn on_fork_repository(
+            self,
+            stub: impl Fn(
+                fork_repository::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(fork_repository::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::get_code_quality_finding`] with `stub`.
+        pub fn on_get_code_quality_finding(
+            self,
+            stub: impl Fn(
+                get_code_quality_finding::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(get_code_quality_finding::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::get_code_scanning_alert`] with `stub`.
+        pub fn on_get_code_scanning_alert(
+            self,
+            stub: impl Fn(
+                get_code_scanning_alert::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(get_code_scanning_alert::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::get_commit`] with `stub`.
+        pub fn on_get_commit(
+            self,
+            stub: impl Fn(
+                get_commit::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(get_commit::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::get_dependabot_alert`] with `stub`.
+        pub fn on_get_dependabot_alert(
+            self,
+            stub: impl Fn(
+                get_dependabot_alert::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(get_dependabot_alert::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::get_discussion`] with `stub`.
+        pub fn on_get_discussion(
+            self,
+            stub: impl Fn(
+                get_discussion::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(get_discussion::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::get_discussion_comments`] with `stub`.
+        pub fn on_get_discussion_comments(
+            self,
+            stub: impl Fn(
+                get_discussion_comments::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(get_discussion_comments::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::get_file_blame`] with `stub`.
+        pub fn on_get_file_blame(
+            self,
+            stub: impl Fn(
+                get_file_blame::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(get_file_blame::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::get_file_contents`] with `stub`.
+        pub fn on_get_file_contents(
+            self,
+            stub: impl Fn(
+                get_file_contents::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(get_file_contents::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::get_gist`] with `stub`.
+        pub fn on_get_gist(
+            self,
+            stub: impl Fn(
+                get_gist::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(get_gist::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::get_global_security_advisory`] with `stub`.
+        pub fn on_get_global_security_advisory(
+            self,
+            stub: impl Fn(
+                get_global_security_advisory::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(get_global_security_advisory::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::get_job_logs`] with `stub`.
+        pub fn on_get_job_logs(
+            self,
+            stub: impl Fn(
+                get_job_logs::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(get_job_logs::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::get_label`] with `stub`.
+        pub fn on_get_label(
+            self,
+            stub: impl Fn(
+                get_label::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(get_label::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::get_latest_release`] with `stub`.
+        pub fn on_get_latest_release(
+            self,
+            stub: impl Fn(
+                get_latest_release::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(get_latest_release::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::get_me`] with `stub`.
+        pub fn on_get_me(
+            self,
+            stub: impl Fn(
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0
+                .stub_untyped(get_me::TOOL.name, move |_: ::mcp_runtime::NoArgs| stub());
+            self
+        }
+        /// Answers [`Tools::get_notification_details`] with `stub`.
+        pub fn on_get_notification_details(
+            self,
+            stub: impl Fn(
+                get_notification_details::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(get_notification_details::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::get_release_by_tag`] with `stub`.
+        pub fn on_get_release_by_tag(
+            self,
+            stub: impl Fn(
+                get_release_by_tag::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(get_release_by_tag::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::get_repository_tree`] with `stub`.
+        pub fn on_get_repository_tree(
+            self,
+            stub: impl Fn(
+                get_repository_tree::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(get_repository_tree::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::get_secret_scanning_alert`] with `stub`.
+        pub fn on_get_secret_scanning_alert(
+            self,
+            stub: impl Fn(
+                get_secret_scanning_alert::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(get_secret_scanning_alert::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::get_tag`] with `stub`.
+        pub fn on_get_tag(
+            self,
+            stub: impl Fn(
+                get_tag::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(get_tag::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::get_team_members`] with `stub`.
+        pub fn on_get_team_members(
+            self,
+            stub: impl Fn(
+                get_team_members::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(get_team_members::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::get_teams`] with `stub`.
+        pub fn on_get_teams(
+            self,
+            stub: impl Fn(
+                get_teams::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(get_teams::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::issue_dependency_read`] with `stub`.
+        pub fn on_issue_dependency_read(
+            self,
+            stub: impl Fn(
+                issue_dependency_read::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(issue_dependency_read::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::issue_dependency_write`] with `stub`.
+        pub fn on_issue_dependency_write(
+            self,
+            stub: impl Fn(
+                issue_dependency_write::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(issue_dependency_write::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::issue_read`] with `stub`.
+        pub fn on_issue_read(
+            self,
+            stub: impl Fn(
+                issue_read::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(issue_read::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::issue_write`] with `stub`.
+        pub fn on_issue_write(
+            self,
+            stub: impl Fn(
+                issue_write::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(issue_write::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::label_write`] with `stub`.
+        pub fn on_label_write(
+            self,
+            stub: impl Fn(
+                label_write::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(label_write::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::list_branches`] with `stub`.
+        pub fn on_list_branches(
+            self,
+            stub: impl Fn(
+                list_branches::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(list_branches::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::list_code_scanning_alerts`] with `stub`.
+        pub fn on_list_code_scanning_alerts(
+            self,
+            stub: impl Fn(
+                list_code_scanning_alerts::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(list_code_scanning_alerts::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::list_commits`] with `stub`.
+        pub fn on_list_commits(
+            self,
+            stub: impl Fn(
+                list_commits::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(list_commits::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::list_dependabot_alerts`] with `stub`.
+        pub fn on_list_dependabot_alerts(
+            self,
+            stub: impl Fn(
+                list_dependabot_alerts::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(list_dependabot_alerts::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::list_discussion_categories`] with `stub`.
+        pub fn on_list_discussion_categories(
+            self,
+            stub: impl Fn(
+                list_discussion_categories::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(list_discussion_categories::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::list_discussions`] with `stub`.
+        pub fn on_list_discussions(
+            self,
+            stub: impl Fn(
+                list_discussions::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(list_discussions::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::list_gists`] with `stub`.
+        pub fn on_list_gists(
+            self,
+            stub: impl Fn(
+                list_gists::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(list_gists::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::list_global_security_advisories`] with `stub`.
+        pub fn on_list_global_security_advisories(
+            self,
+            stub: impl Fn(
+                list_global_security_advisories::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(list_global_security_advisories::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::list_issue_fields`] with `stub`.
+        pub fn on_list_issue_fields(
+            self,
+            stub: impl Fn(
+                list_issue_fields::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(list_issue_fields::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::list_issue_types`] with `stub`.
+        pub fn on_list_issue_types(
+            self,
+            stub: impl Fn(
+                list_issue_types::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(list_issue_types::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::list_issues`] with `stub`.
+        pub fn on_list_issues(
+            self,
+            stub: impl Fn(
+                list_issues::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(list_issues::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::list_label`] with `stub`.
+        pub fn on_list_label(
+            self,
+            stub: impl Fn(
+                list_label::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(list_label::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::list_notifications`] with `stub`.
+        pub fn on_list_notifications(
+            self,
+            stub: impl Fn(
+                list_notifications::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(list_notifications::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::list_org_repository_security_advisories`] with `stub`.
+        pub fn on_list_org_repository_security_advisories(
+            self,
+            stub: impl Fn(
+                list_org_repository_security_advisories::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0
+                .stub_untyped(list_org_repository_security_advisories::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::list_pull_requests`] with `stub`.
+        pub fn on_list_pull_requests(
+            self,
+            stub: impl Fn(
+                list_pull_requests::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(list_pull_requests::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::list_releases`] with `stub`.
+        pub fn on_list_releases(
+            self,
+            stub: impl Fn(
+                list_releases::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(list_releases::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::list_repository_collaborators`] with `stub`.
+        pub fn on_list_repository_collaborators(
+            self,
+            stub: impl Fn(
+                list_repository_collaborators::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(list_repository_collaborators::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::list_repository_security_advisories`] with `stub`.
+        pub fn on_list_repository_security_advisories(
+            self,
+            stub: impl Fn(
+                list_repository_security_advisories::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(list_repository_security_advisories::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::list_secret_scanning_alerts`] with `stub`.
+        pub fn on_list_secret_scanning_alerts(
+            self,
+            stub: impl Fn(
+                list_secret_scanning_alerts::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(list_secret_scanning_alerts::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::list_starred_repositories`] with `stub`.
+        pub fn on_list_starred_repositories(
+            self,
+            stub: impl Fn(
+                list_starred_repositories::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(list_starred_repositories::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::list_tags`] with `stub`.
+        pub fn on_list_tags(
+            self,
+            stub: impl Fn(
+                list_tags::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(list_tags::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::manage_notification_subscription`] with `stub`.
+        pub fn on_manage_notification_subscription(
+            self,
+            stub: impl Fn(
+                manage_notification_subscription::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(manage_notification_subscription::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::manage_repository_notification_subscription`] with `stub`.
+        pub fn on_manage_repository_notification_subscription(
+            self,
+            stub: impl Fn(
+                manage_repository_notification_subscription::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0
+                .stub_untyped(
+                    manage_repository_notification_subscription::TOOL.name,
+                    stub,
+                );
+            self
+        }
+        /// Answers [`Tools::mark_all_notifications_read`] with `stub`.
+        pub fn on_mark_all_notifications_read(
+            self,
+            stub: impl Fn(
+                mark_all_notifications_read::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(mark_all_notifications_read::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::merge_pull_request`] with `stub`.
+        pub fn on_merge_pull_request(
+            self,
+            stub: impl Fn(
+                merge_pull_request::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(merge_pull_request::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::projects_get`] with `stub`.
+        pub fn on_projects_get(
+            self,
+            stub: impl Fn(
+                projects_get::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(projects_get::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::projects_list`] with `stub`.
+        pub fn on_projects_list(
+            self,
+            stub: impl Fn(
+                projects_list::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(projects_list::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::projects_write`] with `stub`.
+        pub fn on_projects_write(
+            self,
+            stub: impl Fn(
+                projects_write::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(projects_write::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::pull_request_read`] with `stub`.
+        pub fn on_pull_request_read(
+            self,
+            stub: impl Fn(
+                pull_request_read::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(pull_request_read::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::pull_request_review_write`] with `stub`.
+        pub fn on_pull_request_review_write(
+            self,
+            stub: impl Fn(
+                pull_request_review_write::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(pull_request_review_write::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::push_files`] with `stub`.
+        pub fn on_push_files(
+            self,
+            stub: impl Fn(
+                push_files::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(push_files::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::remove_sub_issue`] with `stub`.
+        pub fn on_remove_sub_issue(
+            self,
+            stub: impl Fn(
+                remove_sub_issue::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(remove_sub_issue::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::reprioritize_sub_issue`] with `stub`.
+        pub fn on_reprioritize_sub_issue(
+            self,
+            stub: impl Fn(
+                reprioritize_sub_issue::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(reprioritize_sub_issue::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::request_copilot_review`] with `stub`.
+        pub fn on_request_copilot_review(
+            self,
+            stub: impl Fn(
+                request_copilot_review::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(request_copilot_review::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::request_pull_request_reviewers`] with `stub`.
+        pub fn on_request_pull_request_reviewers(
+            self,
+            stub: impl Fn(
+                request_pull_request_reviewers::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(request_pull_request_reviewers::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::resolve_review_thread`] with `stub`.
+        pub fn on_resolve_review_thread(
+            self,
+            stub: impl Fn(
+                resolve_review_thread::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(resolve_review_thread::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::search_code`] with `stub`.
+        pub fn on_search_code(
+            self,
+            stub: impl Fn(
+                search_code::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(search_code::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::search_commits`] with `stub`.
+        pub fn on_search_commits(
+            self,
+            stub: impl Fn(
+                search_commits::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(search_commits::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::search_issues`] with `stub`.
+        pub fn on_search_issues(
+            self,
+            stub: impl Fn(
+                search_issues::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(search_issues::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::search_orgs`] with `stub`.
+        pub fn on_search_orgs(
+            self,
+            stub: impl Fn(
+                search_orgs::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(search_orgs::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::search_pull_requests`] with `stub`.
+        pub fn on_search_pull_requests(
+            self,
+            stub: impl Fn(
+                search_pull_requests::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(search_pull_requests::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::search_repositories`] with `stub`.
+        pub fn on_search_repositories(
+            self,
+            stub: impl Fn(
+                search_repositories::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(search_repositories::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::search_users`] with `stub`.
+        pub fn on_search_users(
+            self,
+            stub: impl Fn(
+                search_users::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(search_users::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::set_issue_fields`] with `stub`.
+        pub fn on_set_issue_fields(
+            self,
+            stub: impl Fn(
+                set_issue_fields::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(set_issue_fields::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::star_repository`] with `stub`.
+        pub fn on_star_repository(
+            self,
+            stub: impl Fn(
+                star_repository::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(star_repository::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::sub_issue_write`] with `stub`.
+        pub fn on_sub_issue_write(
+            self,
+            stub: impl Fn(
+                sub_issue_write::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(sub_issue_write::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::submit_pending_pull_request_review`] with `stub`.
+        pub fn on_submit_pending_pull_request_review(
+            self,
+            stub: impl Fn(
+                submit_pending_pull_request_review::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(submit_pending_pull_request_review::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::ui_get`] with `stub`.
+        pub fn on_ui_get(
+            self,
+            stub: impl Fn(
+                ui_get::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(ui_get::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::unresolve_review_thread`] with `stub`.
+        pub fn on_unresolve_review_thread(
+            self,
+            stub: impl Fn(
+                unresolve_review_thread::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(unresolve_review_thread::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::unstar_repository`] with `stub`.
+        pub fn on_unstar_repository(
+            self,
+            stub: impl Fn(
+                unstar_repository::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(unstar_repository::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::update_gist`] with `stub`.
+        pub fn on_update_gist(
+            self,
+            stub: impl Fn(
+                update_gist::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(update_gist::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::update_issue_assignees`] with `stub`.
+        pub fn on_update_issue_assignees(
+            self,
+            stub: impl Fn(
+                update_issue_assignees::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(update_issue_assignees::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::update_issue_body`] with `stub`.
+        pub fn on_update_issue_body(
+            self,
+            stub: impl Fn(
+                update_issue_body::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(update_issue_body::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::update_issue_labels`] with `stub`.
+        pub fn on_update_issue_labels(
+            self,
+            stub: impl Fn(
+                update_issue_labels::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(update_issue_labels::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::update_issue_milestone`] with `stub`.
+        pub fn on_update_issue_milestone(
+            self,
+            stub: impl Fn(
+                update_issue_milestone::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(update_issue_milestone::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::update_issue_state`] with `stub`.
+        pub fn on_update_issue_state(
+            self,
+            stub: impl Fn(
+                update_issue_state::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(update_issue_state::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::update_issue_title`] with `stub`.
+        pub fn on_update_issue_title(
+            self,
+            stub: impl Fn(
+                update_issue_title::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(update_issue_title::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::update_issue_type`] with `stub`.
+        pub fn on_update_issue_type(
+            self,
+            stub: impl Fn(
+                update_issue_type::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(update_issue_type::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::update_pull_request`] with `stub`.
+        pub fn on_update_pull_request(
+            self,
+            stub: impl Fn(
+                update_pull_request::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(update_pull_request::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::update_pull_request_body`] with `stub`.
+        pub fn on_update_pull_request_body(
+            self,
+            stub: impl Fn(
+                update_pull_request_body::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(update_pull_request_body::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::update_pull_request_branch`] with `stub`.
+        pub fn on_update_pull_request_branch(
+            self,
+            stub: impl Fn(
+                update_pull_request_branch::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(update_pull_request_branch::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::update_pull_request_draft_state`] with `stub`.
+        pub fn on_update_pull_request_draft_state(
+            self,
+            stub: impl Fn(
+                update_pull_request_draft_state::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(update_pull_request_draft_state::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::update_pull_request_state`] with `stub`.
+        pub fn on_update_pull_request_state(
+            self,
+            stub: impl Fn(
+                update_pull_request_state::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(update_pull_request_state::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::update_pull_request_title`] with `stub`.
+        pub fn on_update_pull_request_title(
+            self,
+            stub: impl Fn(
+                update_pull_request_title::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(update_pull_request_title::TOOL.name, stub);
+            self
+        }
+    }
+    impl Default for Fake {
+        fn default() -> Self {
+            Self::new()
+        }
+    }
+    impl Tools for Fake {
+        fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
+            ::mcp_runtime::fake::Backend::Fake(&self.0)
+        }
+    }
+    impl From<Fake> for ::mcp_runtime::fake::FakeServer {
+        fn from(fake: Fake) -> Self {
+            fake.0
+        }
+    }
+    /// A [`Client`] whose calls are appended to a cassette (JSON Lines of tool,
+    /// arguments and the server's result) for [`Fake::from_cassette`].
+    #[derive(Debug)]
+    pub struct Recorder {
+        client: Client,
+        tape: ::mcp_runtime::fake::Tape,
+    }
+    impl Recorder {
+        /// Records the calls made through `client` at the end of the cassette at
+        /// `path` (created when missing).
+        pub fn new(
+            client: Client,
+            path: impl AsRef<::std::path::Path>,
+        ) -> ::mcp_runtime::Result<Self> {
+            ::mcp_runtime::fake::Tape::append(path).map(|tape| Self { client, tape })
+        }
+        /// The client calls go to.
+        pub fn client(&self) -> &Client {
+            &self.client
+        }
+    }
+    impl Tools for Recorder {
+        fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
+            ::mcp_runtime::fake::Backend::Recorder(&self.client.session, &self.tape)
+        }
+    }
     /// Types and definition of the tool `actions_get`.
     pub mod actions_get {
         /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as

@@ -213,6 +213,258 @@ pub mod names {
             self.session.call_checked(collide::TOOL.name, &args, options).await
         }
     }
+    /// The tools of this server as a trait: one method per tool, with the signature of
+    /// the [`Client`] method of the same name. Write code against `impl Tools` and it
+    /// runs on the live server ([`Client`]), on stubs and recorded calls ([`Fake`]) and
+    /// while recording ([`Recorder`]). Implemented by those three only.
+    pub trait Tools: Send + Sync {
+        #[doc(hidden)]
+        fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_>;
+        /// See [`Client::create_issue`].
+        fn create_issue(
+            &self,
+            args: create_issue::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(create_issue::TOOL.name, args)
+        }
+        /// See [`Client::list_repos`].
+        fn list_repos(
+            &self,
+            args: list_repos::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(list_repos::TOOL.name, args)
+        }
+        /// See [`Client::type`].
+        fn r#type(
+            &self,
+            args: r#type::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(r#type::TOOL.name, args)
+        }
+        /// See [`Client::new_tool`].
+        fn new_tool(
+            &self,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(new_tool::TOOL.name, ::mcp_runtime::NoArgs {})
+        }
+        /// See [`Client::caf_u00e9_lookup`].
+        fn caf_u00e9_lookup(
+            &self,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend()
+                .untyped(caf_u00e9_lookup::TOOL.name, ::mcp_runtime::NoArgs {})
+        }
+        /// See [`Client::get_http_status`].
+        fn get_http_status(
+            &self,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend()
+                .untyped(get_http_status::TOOL.name, ::mcp_runtime::NoArgs {})
+        }
+        /// See [`Client::a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four`].
+        fn a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four(
+            &self,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend()
+                .untyped(
+                    a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four::TOOL
+                        .name,
+                    ::mcp_runtime::NoArgs {},
+                )
+        }
+        /// See [`Client::collide`].
+        fn collide(
+            &self,
+            args: collide::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(collide::TOOL.name, args)
+        }
+    }
+    impl Tools for Client {
+        fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
+            ::mcp_runtime::fake::Backend::Session(&self.session)
+        }
+    }
+    /// This server's tools without the server: each tool answers from its stub
+    /// (`on_<tool>`) or from a recorded call ([`Fake::from_cassette`]); any other call
+    /// is an error naming the tool. Clones share stubs and calls, so a test can hand one
+    /// clone to a toolbox (`add_fake`) and assert on [`Fake::calls`] with another.
+    #[derive(Clone, Debug)]
+    pub struct Fake(::mcp_runtime::fake::FakeServer);
+    impl Fake {
+        /// A fake with no stubs.
+        pub fn new() -> Self {
+            Self(::mcp_runtime::fake::FakeServer::new(ALIAS, TYPED_TOOLS))
+        }
+        /// A fake that replays the cassette at `path` (written by [`Recorder`]). Every
+        /// recorded argument and result is decoded through this module's types first:
+        /// a cassette that no longer fits the fixture is an error naming the line, the
+        /// tool and the field.
+        pub fn from_cassette(
+            path: impl AsRef<::std::path::Path>,
+        ) -> ::mcp_runtime::Result<Self> {
+            ::mcp_runtime::fake::FakeServer::from_cassette(ALIAS, TYPED_TOOLS, path)
+                .map(Self)
+        }
+        /// The calls made so far, in order.
+        pub fn calls(&self) -> ::std::vec::Vec<::mcp_runtime::fake::Call> {
+            self.0.calls()
+        }
+        /// The engine underneath (more cassettes, JSON calls).
+        pub fn server(&self) -> &::mcp_runtime::fake::FakeServer {
+            &self.0
+        }
+        /// Answers [`Tools::create_issue`] with `stub`.
+        pub fn on_create_issue(
+            self,
+            stub: impl Fn(
+                create_issue::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(create_issue::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::list_repos`] with `stub`.
+        pub fn on_list_repos(
+            self,
+            stub: impl Fn(
+                list_repos::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(list_repos::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::type`] with `stub`.
+        pub fn on_type(
+            self,
+            stub: impl Fn(
+                r#type::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(r#type::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::new_tool`] with `stub`.
+        pub fn on_new_tool(
+            self,
+            stub: impl Fn(
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0
+                .stub_untyped(
+                    new_tool::TOOL.name,
+                    move |_: ::mcp_runtime::NoArgs| stub(),
+                );
+            self
+        }
+        /// Answers [`Tools::caf_u00e9_lookup`] with `stub`.
+        pub fn on_caf_u00e9_lookup(
+            self,
+            stub: impl Fn(
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0
+                .stub_untyped(
+                    caf_u00e9_lookup::TOOL.name,
+                    move |_: ::mcp_runtime::NoArgs| stub(),
+                );
+            self
+        }
+        /// Answers [`Tools::get_http_status`] with `stub`.
+        pub fn on_get_http_status(
+            self,
+            stub: impl Fn(
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0
+                .stub_untyped(
+                    get_http_status::TOOL.name,
+                    move |_: ::mcp_runtime::NoArgs| stub(),
+                );
+            self
+        }
+        /// Answers [`Tools::a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four`] with `stub`.
+        pub fn on_a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four(
+            self,
+            stub: impl Fn(
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0
+                .stub_untyped(
+                    a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four::TOOL
+                        .name,
+                    move |_: ::mcp_runtime::NoArgs| stub(),
+                );
+            self
+        }
+        /// Answers [`Tools::collide`] with `stub`.
+        pub fn on_collide(
+            self,
+            stub: impl Fn(
+                collide::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(collide::TOOL.name, stub);
+            self
+        }
+    }
+    impl Default for Fake {
+        fn default() -> Self {
+            Self::new()
+        }
+    }
+    impl Tools for Fake {
+        fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
+            ::mcp_runtime::fake::Backend::Fake(&self.0)
+        }
+    }
+    impl From<Fake> for ::mcp_runtime::fake::FakeServer {
+        fn from(fake: Fake) -> Self {
+            fake.0
+        }
+    }
+    /// A [`Client`] whose calls are appended to a cassette (JSON Lines of tool,
+    /// arguments and the server's result) for [`Fake::from_cassette`].
+    #[derive(Debug)]
+    pub struct Recorder {
+        client: Client,
+        tape: ::mcp_runtime::fake::Tape,
+    }
+    impl Recorder {
+        /// Records the calls made through `client` at the end of the cassette at
+        /// `path` (created when missing).
+        pub fn new(
+            client: Client,
+            path: impl AsRef<::std::path::Path>,
+        ) -> ::mcp_runtime::Result<Self> {
+            ::mcp_runtime::fake::Tape::append(path).map(|tape| Self { client, tape })
+        }
+        /// The client calls go to.
+        pub fn client(&self) -> &Client {
+            &self.client
+        }
+    }
+    impl Tools for Recorder {
+        fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
+            ::mcp_runtime::fake::Backend::Recorder(&self.client.session, &self.tape)
+        }
+    }
     /// Types and definition of the tool `create-issue`.
     pub mod create_issue {
         /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as

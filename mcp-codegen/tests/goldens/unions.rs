@@ -189,6 +189,223 @@ pub mod unions {
             self.session.call_checked(titled::TOOL.name, &args, options).await
         }
     }
+    /// The tools of this server as a trait: one method per tool, with the signature of
+    /// the [`Client`] method of the same name. Write code against `impl Tools` and it
+    /// runs on the live server ([`Client`]), on stubs and recorded calls ([`Fake`]) and
+    /// while recording ([`Recorder`]). Implemented by those three only.
+    pub trait Tools: Send + Sync {
+        #[doc(hidden)]
+        fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_>;
+        /// See [`Client::sort_direction`].
+        fn sort_direction(
+            &self,
+            args: sort_direction::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(sort_direction::TOOL.name, args)
+        }
+        /// See [`Client::scalars`].
+        fn scalars(
+            &self,
+            args: scalars::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<scalars::Output>,
+        > + Send {
+            self.__backend().typed(scalars::TOOL.name, args)
+        }
+        /// See [`Client::nullable_union`].
+        fn nullable_union(
+            &self,
+            args: nullable_union::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(nullable_union::TOOL.name, args)
+        }
+        /// See [`Client::scalar_or_objects`].
+        fn scalar_or_objects(
+            &self,
+            args: scalar_or_objects::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(scalar_or_objects::TOOL.name, args)
+        }
+        /// See [`Client::const_discriminator`].
+        fn const_discriminator(
+            &self,
+            args: const_discriminator::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(const_discriminator::TOOL.name, args)
+        }
+        /// See [`Client::unique_property`].
+        fn unique_property(
+            &self,
+            args: unique_property::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(unique_property::TOOL.name, args)
+        }
+        /// See [`Client::titled`].
+        fn titled(
+            &self,
+            args: titled::Args,
+        ) -> impl ::core::future::Future<
+            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
+        > + Send {
+            self.__backend().untyped(titled::TOOL.name, args)
+        }
+    }
+    impl Tools for Client {
+        fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
+            ::mcp_runtime::fake::Backend::Session(&self.session)
+        }
+    }
+    /// This server's tools without the server: each tool answers from its stub
+    /// (`on_<tool>`) or from a recorded call ([`Fake::from_cassette`]); any other call
+    /// is an error naming the tool. Clones share stubs and calls, so a test can hand one
+    /// clone to a toolbox (`add_fake`) and assert on [`Fake::calls`] with another.
+    #[derive(Clone, Debug)]
+    pub struct Fake(::mcp_runtime::fake::FakeServer);
+    impl Fake {
+        /// A fake with no stubs.
+        pub fn new() -> Self {
+            Self(::mcp_runtime::fake::FakeServer::new(ALIAS, TYPED_TOOLS))
+        }
+        /// A fake that replays the cassette at `path` (written by [`Recorder`]). Every
+        /// recorded argument and result is decoded through this module's types first:
+        /// a cassette that no longer fits the fixture is an error naming the line, the
+        /// tool and the field.
+        pub fn from_cassette(
+            path: impl AsRef<::std::path::Path>,
+        ) -> ::mcp_runtime::Result<Self> {
+            ::mcp_runtime::fake::FakeServer::from_cassette(ALIAS, TYPED_TOOLS, path)
+                .map(Self)
+        }
+        /// The calls made so far, in order.
+        pub fn calls(&self) -> ::std::vec::Vec<::mcp_runtime::fake::Call> {
+            self.0.calls()
+        }
+        /// The engine underneath (more cassettes, JSON calls).
+        pub fn server(&self) -> &::mcp_runtime::fake::FakeServer {
+            &self.0
+        }
+        /// Answers [`Tools::sort_direction`] with `stub`.
+        pub fn on_sort_direction(
+            self,
+            stub: impl Fn(
+                sort_direction::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(sort_direction::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::scalars`] with `stub`.
+        pub fn on_scalars(
+            self,
+            stub: impl Fn(
+                scalars::Args,
+            ) -> ::mcp_runtime::Result<scalars::Output> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_typed(scalars::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::nullable_union`] with `stub`.
+        pub fn on_nullable_union(
+            self,
+            stub: impl Fn(
+                nullable_union::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(nullable_union::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::scalar_or_objects`] with `stub`.
+        pub fn on_scalar_or_objects(
+            self,
+            stub: impl Fn(
+                scalar_or_objects::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(scalar_or_objects::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::const_discriminator`] with `stub`.
+        pub fn on_const_discriminator(
+            self,
+            stub: impl Fn(
+                const_discriminator::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(const_discriminator::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::unique_property`] with `stub`.
+        pub fn on_unique_property(
+            self,
+            stub: impl Fn(
+                unique_property::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(unique_property::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::titled`] with `stub`.
+        pub fn on_titled(
+            self,
+            stub: impl Fn(
+                titled::Args,
+            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_untyped(titled::TOOL.name, stub);
+            self
+        }
+    }
+    impl Default for Fake {
+        fn default() -> Self {
+            Self::new()
+        }
+    }
+    impl Tools for Fake {
+        fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
+            ::mcp_runtime::fake::Backend::Fake(&self.0)
+        }
+    }
+    impl From<Fake> for ::mcp_runtime::fake::FakeServer {
+        fn from(fake: Fake) -> Self {
+            fake.0
+        }
+    }
+    /// A [`Client`] whose calls are appended to a cassette (JSON Lines of tool,
+    /// arguments and the server's result) for [`Fake::from_cassette`].
+    #[derive(Debug)]
+    pub struct Recorder {
+        client: Client,
+        tape: ::mcp_runtime::fake::Tape,
+    }
+    impl Recorder {
+        /// Records the calls made through `client` at the end of the cassette at
+        /// `path` (created when missing).
+        pub fn new(
+            client: Client,
+            path: impl AsRef<::std::path::Path>,
+        ) -> ::mcp_runtime::Result<Self> {
+            ::mcp_runtime::fake::Tape::append(path).map(|tape| Self { client, tape })
+        }
+        /// The client calls go to.
+        pub fn client(&self) -> &Client {
+            &self.client
+        }
+    }
+    impl Tools for Recorder {
+        fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
+            ::mcp_runtime::fake::Backend::Recorder(&self.client.session, &self.tape)
+        }
+    }
     /// Types and definition of the tool `sort_direction`.
     pub mod sort_direction {
         /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as

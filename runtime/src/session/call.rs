@@ -43,16 +43,8 @@ impl Session {
     }
 
     /// `output`, or [`Error::Tool`] when the tool reported an error (`isError: true`).
-    pub(super) fn check_tool_error(&self, tool: &str, output: ToolOutput) -> Result<ToolOutput> {
-        if output.is_error {
-            Err(Error::Tool {
-                server: self.alias().to_string(),
-                tool: tool.to_string(),
-                output,
-            })
-        } else {
-            Ok(output)
-        }
+    pub(crate) fn check_tool_error(&self, tool: &str, output: ToolOutput) -> Result<ToolOutput> {
+        output.checked(&self.inner.alias, tool)
     }
 
     /// Whether the server annotates `tool` `readOnlyHint` or `idempotentHint`.
@@ -332,29 +324,7 @@ impl Session {
 
     /// Checks `isError` and decodes a tool result into `O`.
     pub fn decode<O: DeserializeOwned>(&self, tool: &str, output: ToolOutput) -> Result<O> {
-        if output.is_error {
-            return Err(Error::Tool {
-                server: self.inner.alias.clone(),
-                tool: tool.to_string(),
-                output,
-            });
-        }
-        // Read from a reference: the structured result is not copied.
-        let parsed;
-        let json = match &output.structured {
-            Some(v) => v,
-            None => {
-                parsed = output.json().unwrap_or(Value::Null);
-                &parsed
-            }
-        };
-        O::deserialize(json).map_err(|e| Error::Decode {
-            server: self.inner.alias.clone(),
-            tool: tool.to_string(),
-            type_name: std::any::type_name::<O>(),
-            message: e.to_string(),
-            excerpt: excerpt(json),
-        })
+        output.decode(&self.inner.alias, tool)
     }
 }
 

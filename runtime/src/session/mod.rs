@@ -175,7 +175,7 @@ impl ConnectOptions {
 }
 
 /// A JSON excerpt of what a server sent (at most 200 bytes, then its size).
-fn excerpt(v: &impl Serialize) -> String {
+pub(crate) fn excerpt(v: &impl Serialize) -> String {
     let s = serde_json::to_string(v).unwrap_or_else(|e| format!("<{e}>"));
     if s.len() <= 200 {
         s

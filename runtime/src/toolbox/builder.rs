@@ -12,6 +12,7 @@ use super::local::LocalTool;
 use super::{EnvLookup, Inner, SkippedServer, Toolbox, ToolboxOptions, TypedTool};
 use crate::config::ServerConfig;
 use crate::error::{Error, ErrorKind};
+use crate::fake::FakeServer;
 use crate::output::ToolOutput;
 use crate::session::{CallOptions, ConnectOptions, Session};
 use serde::de::DeserializeOwned;
@@ -32,6 +33,8 @@ pub struct ToolboxBuilder {
     pub(super) disabled: Vec<String>,
     /// The first bad local tool, reported by `connect`.
     pub(super) local_error: Option<Error>,
+    /// Fakes that answer in place of servers, by alias.
+    pub(super) fakes: BTreeMap<String, FakeServer>,
 }
 
 impl std::fmt::Debug for ToolboxBuilder {
@@ -41,6 +44,7 @@ impl std::fmt::Debug for ToolboxBuilder {
             .field("only", &self.only)
             .field("typed", &self.typed.keys().collect::<Vec<_>>())
             .field("wrappers", &self.wrappers)
+            .field("fakes", &self.fakes.keys().collect::<Vec<_>>())
             .field("options", &self.options)
             .finish_non_exhaustive()
     }
@@ -61,6 +65,31 @@ impl ToolboxBuilder {
     /// arguments are checked by each tool's validator.
     pub fn add_typed(mut self, alias: impl Into<String>, tools: &'static [TypedTool]) -> Self {
         self.typed.insert(alias.into(), tools);
+        self
+    }
+
+    /// Puts a fake ([`FakeServer`], or a generated `Fake` of `mcp_tools!`) in place of the
+    /// server of its alias, so the toolbox runs with no process and no network: an agent
+    /// loop (export, the model's tool call, dispatch) works offline.
+    ///
+    /// * The server is typed by the fake's tools (as with [`ToolboxBuilder::add_typed`]):
+    ///   it exports their compile-time definitions, and a call's arguments are checked by
+    ///   the tool's generated type before the fake sees them.
+    /// * A registry server of the same alias is not connected (no process is started), but
+    ///   its settings still apply (`tools`, `exclude_tools`, `function_call_wrapper`, …).
+    ///   Without one, the fake adds a server of its alias.
+    /// * [`ToolboxBuilder::only`] selects a fake like any server.
+    /// * A fake is always active ([`ServerStatus::transport`] is `"fake"`); reconnecting,
+    ///   refreshing and health checks leave it alone. It has no [`Session`]
+    ///   ([`Toolbox::session`] is `None`, [`Toolbox::native_servers`] leaves it out), and no
+    ///   prompts or resources.
+    ///
+    /// A later fake of the same alias replaces an earlier one.
+    ///
+    /// [`ServerStatus::transport`]: super::ServerStatus::transport
+    pub fn add_fake(mut self, fake: impl Into<FakeServer>) -> Self {
+        let fake = fake.into();
+        self.fakes.insert(fake.alias().to_string(), fake);
         self
     }
 
@@ -181,12 +210,21 @@ impl ToolboxBuilder {
             )
         };
         let mut servers: Vec<ServerConfig> = match &self.only {
-            None => self.servers.clone(),
+            None => {
+                let mut out = self.servers.clone();
+                for alias in self.fakes.keys() {
+                    if !out.iter().any(|s| s.alias() == alias) {
+                        out.push(fake_config(alias));
+                    }
+                }
+                out
+            }
             Some(only) => {
                 let mut out = Vec::new();
                 for alias in only {
                     match self.servers.iter().find(|s| s.alias() == alias) {
                         Some(s) => out.push(s.clone()),
+                        None if self.fakes.contains_key(alias) => out.push(fake_config(alias)),
                         None if self.disabled.contains(alias) => {
                             return Err(Error::toolbox(
                                 ErrorKind::Config,
@@ -218,7 +256,10 @@ impl ToolboxBuilder {
             if !servers.iter().any(|s| s.alias() == alias) {
                 return Err(unknown("a lazy server", alias));
             }
-            if tools.is_empty() && !self.typed.contains_key(alias) {
+            if tools.is_empty()
+                && !self.typed.contains_key(alias)
+                && !self.fakes.contains_key(alias)
+            {
                 return Err(Error::toolbox(
                     ErrorKind::Config,
                     format!(
@@ -231,9 +272,10 @@ impl ToolboxBuilder {
             .lookup
             .clone()
             .unwrap_or_else(|| Arc::new(|name: &str| std::env::var(name).ok()));
+        // Neither a fake nor a lazy server is connected at start-up.
         let lazy: Vec<bool> = servers
             .iter()
-            .map(|cfg| self.lazy.contains_key(cfg.alias()))
+            .map(|cfg| self.lazy.contains_key(cfg.alias()) || self.fakes.contains_key(cfg.alias()))
             .collect();
         let (changed, changes) = tokio::sync::mpsc::unbounded_channel();
         let changed_ref = &changed;
@@ -254,17 +296,19 @@ impl ToolboxBuilder {
         let mut skipped = Vec::new();
         for (cfg, result) in servers.into_iter().zip(results) {
             let typed = self.typed.get(cfg.alias()).copied();
-            let slot = match result {
-                Ok(Some((session, tools, extras))) => {
+            let fake = self.fakes.get(cfg.alias()).cloned();
+            let slot = match (fake, result) {
+                (Some(fake), _) => Slot::with_fake(cfg, fake),
+                (None, Ok(Some((session, tools, extras)))) => {
                     Slot::new(cfg, Some(session), tools, typed, None).with_lists(extras)
                 }
-                Ok(None) => {
+                (None, Ok(None)) => {
                     let tools = self.lazy.get(cfg.alias()).cloned().unwrap_or_default();
                     let mut slot = Slot::new(cfg, None, tools, typed, None);
                     slot.lazy = true;
                     slot
                 }
-                Err(e) => {
+                (None, Err(e)) => {
                     if cfg.required() {
                         return Err(Error::toolbox(
                             ErrorKind::RequiredServer,
@@ -284,6 +328,12 @@ impl ToolboxBuilder {
                 }
             };
             match (&slot.session, slot.lazy) {
+                _ if slot.is_fake() => tracing::info!(
+                    server = %slot.config.alias(),
+                    "{} tools from {} (fake)",
+                    slot.typed.map_or(0, <[TypedTool]>::len),
+                    slot.config.alias()
+                ),
                 (Some(_), _) => tracing::info!(
                     server = %slot.config.alias(),
                     tools = slot.tools.len(),
@@ -348,6 +398,12 @@ pub(super) async fn connect_one(
             Err(e)
         }
     }
+}
+
+/// The configuration of a fake's server when the registry has none of its alias (its
+/// status says transport `"fake"`; it is never started).
+fn fake_config(alias: &str) -> ServerConfig {
+    ServerConfig::stdio(alias, "fake", Vec::new())
 }
 
 // ---------------------------------------------------------------------------------------

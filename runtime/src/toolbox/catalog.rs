@@ -12,6 +12,7 @@ use super::scope::Scope;
 use super::{ServerState, Toolbox, ToolboxOptions, TypedTool, openai};
 use crate::config::ServerConfig;
 use crate::error::{Error, ErrorKind};
+use crate::fake::FakeServer;
 use crate::session::Session;
 
 /// Where an exported name leads.
@@ -74,6 +75,10 @@ pub(super) struct Slot {
     pub(super) prompts: Vec<Value>,
     /// `resources/list`, when resources are exported as a tool.
     pub(super) resources: Vec<Value>,
+    /// The fake that answers in place of the server
+    /// ([`ToolboxBuilder::add_fake`](super::ToolboxBuilder::add_fake)): no session, never
+    /// connected, always active; its tools are `typed`.
+    pub(super) fake: Option<FakeServer>,
 }
 
 impl Slot {
@@ -101,7 +106,20 @@ impl Slot {
             connecting: Arc::new(tokio::sync::Mutex::new(())),
             prompts: Vec::new(),
             resources: Vec::new(),
+            fake: None,
         }
+    }
+
+    /// The slot of a fake: typed by the fake's tools, active, not lazy, no session.
+    pub(super) fn with_fake(config: ServerConfig, fake: FakeServer) -> Slot {
+        let mut slot = Slot::new(config, None, Vec::new(), Some(fake.tools()), None);
+        slot.fake = Some(fake);
+        slot
+    }
+
+    /// Whether a fake answers in place of the server.
+    pub(super) fn is_fake(&self) -> bool {
+        self.fake.is_some()
     }
 
     /// The next version of the slot: another session and tool list, the rest shared.
@@ -116,6 +134,7 @@ impl Slot {
             connecting: self.connecting.clone(),
             prompts: self.prompts.clone(),
             resources: self.resources.clone(),
+            fake: self.fake.clone(),
         }
     }
 
@@ -200,7 +219,7 @@ impl Snapshot {
     ) -> Snapshot {
         let mut candidates: Vec<Candidate> = Vec::new();
         for slot in slots.values() {
-            if slot.session.is_none() && !slot.lazy {
+            if slot.session.is_none() && !slot.lazy && !slot.is_fake() {
                 continue;
             }
             candidates.extend(server_candidates(slot));
@@ -433,17 +452,15 @@ pub(super) fn server_candidates(slot: &Slot) -> Vec<Candidate> {
                     serde_json::from_str(t.input_schema).unwrap_or_else(|_| json!({}));
                 let definition = match live.get(t.name) {
                     Some(d) => (*d).clone(),
+                    // A fake has no live list: its definitions are the compile-time ones.
+                    None if slot.is_fake() => compiled_definition(t, &input_schema),
                     None => {
                         tracing::warn!(
                             server = %alias, tool = t.name,
                             "typed tool is not in the server's live tools/list (drift); run {}",
                             mcp_codegen::project::either_command(&format!("snapshot --check {alias}"))
                         );
-                        let mut d = json!({"name": t.name, "inputSchema": input_schema});
-                        if let Some(desc) = t.description {
-                            d["description"] = json!(desc);
-                        }
-                        d
+                        compiled_definition(t, &input_schema)
                     }
                 };
                 out.push(Candidate {
@@ -489,6 +506,16 @@ pub(super) fn server_candidates(slot: &Slot) -> Vec<Candidate> {
     }
     out.extend(super::extras::candidates(slot, &seen));
     out
+}
+
+/// The MCP definition of a typed tool, from its compile-time constants (for a tool missing
+/// from the live list, or a fake's).
+fn compiled_definition(t: &TypedTool, input_schema: &Value) -> Value {
+    let mut d = json!({"name": t.name, "inputSchema": input_schema});
+    if let Some(desc) = t.description {
+        d["description"] = json!(desc);
+    }
+    d
 }
 
 /// The function definitions of a typed tool: its compile-time constants, renamed when the

@@ -15,6 +15,7 @@ use super::scope::Scope;
 use super::text::{Truncation, truncate_middle};
 use super::{ServerState, Toolbox, typed};
 use crate::error::{Error, ErrorKind};
+use crate::fake::FakeServer;
 use crate::output::{Content, ToolOutput};
 use crate::session::{CallOptions, CallStream, Session};
 
@@ -123,6 +124,9 @@ impl Toolbox {
             Runner::Local(local) => {
                 CallStream::from_future(async move { local.run(arguments).await })
             }
+            Runner::Fake(fake) => {
+                CallStream::from_future(async move { fake.call_json(&target.tool, arguments) })
+            }
             Runner::Server {
                 session,
                 kind: Kind::Tool,
@@ -158,6 +162,8 @@ pub(super) struct Prepared {
 pub(super) enum Runner {
     /// A local tool.
     Local(LocalTool),
+    /// A tool of a fake ([`ToolboxBuilder::add_fake`](super::ToolboxBuilder::add_fake)).
+    Fake(FakeServer),
     /// A tool of a server (`Kind::Tool`), or a prompt/resource tool.
     Server {
         slot: Arc<Slot>,
@@ -223,6 +229,14 @@ impl Toolbox {
             );
             return Err((e, Some(target)));
         };
+        if let Some(fake) = &slot.fake {
+            // Never connected: the fake answers (it has tools only, no prompts/resources).
+            return Ok(Prepared {
+                target,
+                arguments,
+                runner: Runner::Fake(fake.clone()),
+            });
+        }
         let slot = match (&slot.session, slot.lazy) {
             (None, true) => match self.connect_lazy(&target.server).await {
                 Ok(connected) => connected,
@@ -290,6 +304,13 @@ impl Toolbox {
                 let call = async {
                     tracing::info!(tool = %target.tool, "local tool called");
                     local.run(arguments).await
+                };
+                (None, call.instrument(span.clone()).await)
+            }
+            Runner::Fake(fake) => {
+                let call = async {
+                    tracing::info!(server = %target.server, tool = %target.tool, "tool called");
+                    fake.call_json(&target.tool, arguments)
                 };
                 (None, call.instrument(span.clone()).await)
             }

@@ -56,7 +56,8 @@ impl Toolbox {
         export(&self.snapshot(), format, None)
     }
 
-    /// Raw MCP tool definitions and the live session of every connected server.
+    /// Raw MCP tool definitions and the live session of every connected server (a fake,
+    /// which has no session, is left out).
     pub fn native_servers(&self) -> Vec<NativeServer> {
         native(&self.snapshot(), None)
     }

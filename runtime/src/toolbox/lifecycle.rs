@@ -22,12 +22,13 @@ pub struct RefreshReport {
 impl Toolbox {
     /// Pings every connected server in parallel ([`Session::health`](crate::Session::health): short deadline, never
     /// reconnects), records the outcome as each server's state, and returns the statuses.
+    /// Fakes are not pinged (they stay active).
     pub async fn check_health(&self) -> Vec<ServerStatus> {
         let snap = self.snapshot();
         let slots: Vec<&Arc<Slot>> = snap
             .slots
             .values()
-            .filter(|s| s.session.is_some())
+            .filter(|s| s.session.is_some() && !s.is_fake())
             .collect();
         let checks = futures::future::join_all(slots.iter().map(|slot| async move {
             match &slot.session {
@@ -52,12 +53,14 @@ impl Toolbox {
 
     /// Connects again the failed servers (`failed_only`) or all of them, in parallel, and
     /// re-exports the tools. A server that fails again keeps its previous session, if any.
+    /// Fakes are left as they are (never connected).
     pub async fn reconnect(&self, failed_only: bool) -> ReconnectReport {
         let _one_at_a_time = self.inner.reconnecting.lock().await;
         let snap = self.snapshot();
         let targets: Vec<Arc<Slot>> = snap
             .slots
             .values()
+            .filter(|s| !s.is_fake())
             .filter(|s| {
                 !failed_only
                     || (s.session.is_none() && !s.lazy)
@@ -111,7 +114,8 @@ impl Toolbox {
     /// Lists every connected server's tools again (`tools/list`; and its prompts and
     /// resources when they are exported as tools) and re-exports: the
     /// definitions, the exported names and the name map follow the servers. A server whose
-    /// list cannot be read keeps its tools and is reported.
+    /// list cannot be read keeps its tools and is reported. A fake's tools are its
+    /// compile-time definitions: nothing to re-list.
     pub async fn refresh(&self) -> RefreshReport {
         self.refresh_only(None).await
     }
@@ -123,7 +127,7 @@ impl Toolbox {
         let connected: Vec<(&Arc<Slot>, crate::session::Session)> = snap
             .slots
             .values()
-            .filter(|s| only.is_none_or(|a| a == s.config.alias()))
+            .filter(|s| only.is_none_or(|a| a == s.config.alias()) && !s.is_fake())
             .filter_map(|s| s.session.clone().map(|session| (s, session)))
             .collect();
         let lists = futures::future::join_all(connected.iter().map(|(_, session)| async move {
@@ -209,6 +213,10 @@ impl Toolbox {
                 format!("server \"{alias}\" is not in the toolbox"),
             ));
         };
+        if slot.is_fake() {
+            // A fake answers in place of the server: nothing to connect.
+            return Ok(slot);
+        }
         let _connecting = slot.connecting.lock().await;
         // Connected by another call meanwhile?
         let snap = self.snapshot();

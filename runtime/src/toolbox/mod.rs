@@ -19,6 +19,12 @@
 //!   validates the arguments (typed: the generated argument type; untyped: [`validate`]),
 //!   calls, and returns a [`Dispatch`] — text for the model (long results cut in the middle)
 //!   and the typed result for code. Failures are short model-readable texts, never panics.
+//! * **Fakes.** [`ToolboxBuilder::add_fake`] puts a [`FakeServer`](crate::fake::FakeServer)
+//!   (a generated `Fake` of `mcp_tools!`) in place of a server: typed by its tools, it
+//!   answers from stubs or a cassette with no process and no network, so an agent loop
+//!   (export, the model's tool call, dispatch) runs offline. The registry entry of its alias,
+//!   if any, is not connected but still filters its tools; its status says transport
+//!   `"fake"`.
 //! * **Native MCP.** [`Toolbox::native_servers`]: raw MCP tool definitions and the live
 //!   [`Session`] of each server, for models that speak MCP.
 //! * **Agents.** [`ModelPolicy`] says which models support MCP;
@@ -37,6 +43,8 @@ mod catalog;
 mod dispatch;
 mod export;
 mod extras;
+#[cfg(test)]
+mod fake_tests;
 mod lifecycle;
 mod local;
 pub mod names;
@@ -132,7 +140,8 @@ pub struct ServerStatus {
     pub tools: usize,
     /// Whether the server is typed.
     pub typed: bool,
-    /// `stdio`, `sse` or `streamable-http`.
+    /// `stdio`, `sse` or `streamable-http`; `fake` for a fake
+    /// ([`ToolboxBuilder::add_fake`]).
     pub transport: &'static str,
 }
 
@@ -202,6 +211,7 @@ impl Toolbox {
             local_error: None,
             lazy: BTreeMap::new(),
             disabled: Vec::new(),
+            fakes: BTreeMap::new(),
         }
     }
 
@@ -239,7 +249,7 @@ impl Toolbox {
                 let (state, last_error) = slot.health();
                 ServerStatus {
                     alias: slot.config.alias().to_string(),
-                    state: if slot.session.is_none() {
+                    state: if slot.session.is_none() && !slot.is_fake() {
                         ServerState::Failed
                     } else {
                         state
@@ -251,7 +261,11 @@ impl Toolbox {
                         .filter(|e| e.tool.server == slot.config.alias())
                         .count(),
                     typed: slot.typed.is_some(),
-                    transport: slot.config.transport().kind(),
+                    transport: if slot.is_fake() {
+                        "fake"
+                    } else {
+                        slot.config.transport().kind()
+                    },
                 }
             })
             .collect()
@@ -271,7 +285,7 @@ impl Toolbox {
             .collect()
     }
 
-    /// The live session of a server.
+    /// The live session of a server (`None` for a fake: it has none).
     pub fn session(&self, alias: &str) -> Option<Session> {
         self.snapshot()
             .slots
@@ -333,52 +347,68 @@ impl Toolbox {
         Ok(())
     }
 
-    /// The prompts of a server (`prompts/list`, all pages; empty without the capability).
+    /// The prompts of a server (`prompts/list`, all pages; empty without the capability,
+    /// and for a fake).
     pub async fn list_prompts(&self, alias: &str) -> Result<Vec<Value>, Error> {
-        let session = self.require_session(alias)?;
+        let Some(session) = self.require_session(alias)? else {
+            return Ok(Vec::new());
+        };
         session.list_prompts().await.map_err(Error::into_toolbox)
     }
 
     /// The resource templates of a server (`resources/templates/list`, all pages; empty
-    /// without the capability).
+    /// without the capability, and for a fake).
     pub async fn list_resource_templates(&self, alias: &str) -> Result<Vec<Value>, Error> {
-        let session = self.require_session(alias)?;
+        let Some(session) = self.require_session(alias)? else {
+            return Ok(Vec::new());
+        };
         session
             .list_resource_templates()
             .await
             .map_err(Error::into_toolbox)
     }
 
-    /// The resources of a server (`resources/list`, all pages; empty without the capability).
+    /// The resources of a server (`resources/list`, all pages; empty without the
+    /// capability, and for a fake).
     pub async fn list_resources(&self, alias: &str) -> Result<Vec<Value>, Error> {
-        let session = self.require_session(alias)?;
+        let Some(session) = self.require_session(alias)? else {
+            return Ok(Vec::new());
+        };
         session.list_resources().await.map_err(Error::into_toolbox)
     }
 
-    /// Reads a resource of a server (`resources/read`; the result's JSON).
+    /// Reads a resource of a server (`resources/read`; the result's JSON). A fake has no
+    /// resources.
     pub async fn read_resource(&self, alias: &str, uri: &str) -> Result<Value, Error> {
-        let session = self.require_session(alias)?;
+        let Some(session) = self.require_session(alias)? else {
+            return Err(no_extras(alias));
+        };
         session
             .read_resource(uri)
             .await
             .map_err(Error::into_toolbox)
     }
 
-    /// Gets a prompt of a server with its arguments (`prompts/get`; the result's JSON).
+    /// Gets a prompt of a server with its arguments (`prompts/get`; the result's JSON). A
+    /// fake has no prompts.
     pub async fn get_prompt(
         &self,
         alias: &str,
         name: &str,
         arguments: serde_json::Map<String, Value>,
     ) -> Result<Value, Error> {
-        let session = self.require_session(alias)?;
+        let Some(session) = self.require_session(alias)? else {
+            return Err(no_extras(alias));
+        };
         session
             .get_prompt(name, arguments)
             .await
             .map_err(Error::into_toolbox)
     }
 
-    fn require_session(&self, alias: &str) -> Result<Session, Error> {
+    /// The session of a server; `None` for a fake (which has none, and no prompts or
+    /// resources).
+    fn require_session(&self, alias: &str) -> Result<Option<Session>, Error> {
         let snap = self.snapshot();
         match snap.slots.get(alias) {
             None => Err(Error::toolbox(
@@ -388,7 +418,22 @@ impl Toolbox {
                     snap.slots.keys().cloned().collect::<Vec<_>>().join(", ")
                 ),
             )),
-            Some(slot) => slot.session.clone().ok_or_else(|| unavailable(slot)),
+            Some(slot) if slot.is_fake() => Ok(None),
+            Some(slot) => slot
+                .session
+                .clone()
+                .map(Some)
+                .ok_or_else(|| unavailable(slot)),
         }
     }
+}
+
+/// Why a fake's prompts or resources cannot be read.
+fn no_extras(alias: &str) -> Error {
+    Error::toolbox(
+        ErrorKind::Unavailable,
+        format!(
+            "server \"{alias}\" is a fake (ToolboxBuilder::add_fake): it has tools only, no prompts or resources"
+        ),
+    )
 }
