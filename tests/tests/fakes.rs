@@ -446,3 +446,43 @@ async fn an_agent_loop_over_fakes_starts_no_process() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn a_recorded_cassette_holds_no_resolved_secret() {
+    limited(async {
+        const SECRET: &str = "cassette-secret-5b1e9d";
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cassette = dir.path().join("everything.jsonl");
+        // The server gets the secret through a `${NAME}` placeholder, and its `get-env` tool
+        // answers with its whole environment.
+        let config =
+            common::installed("everything").with_env("CASSETTE_TOKEN", "${TEST_CASSETTE_SECRET}");
+        let session = ConnectOptions::new()
+            .with_env_lookup(|name: &str| match name {
+                "TEST_CASSETTE_SECRET" => Some(SECRET.to_string()),
+                other => common::lookup(other),
+            })
+            .connect(&config)
+            .await
+            .expect("connect everything");
+        let recorder = everything::Recorder::new(everything::Client::new(session), &cassette)
+            .expect("recorder");
+        let live = everything::Tools::get_env(&recorder)
+            .await
+            .expect("get-env");
+        let _ = recorder.client().session().close().await;
+        // The live answer carries it (so the check below can fail) …
+        assert!(live.text().contains(SECRET), "{}", live.text());
+        // … the cassette does not.
+        let text = std::fs::read_to_string(&cassette).expect("cassette");
+        assert!(!text.contains(SECRET), "secret in the cassette: {text}");
+        assert!(text.contains("CASSETTE_TOKEN"), "{text}");
+        assert!(text.contains("<redacted>"), "{text}");
+        let replayed =
+            everything::Tools::get_env(&everything::Fake::from_cassette(&cassette).expect("loads"))
+                .await
+                .expect("replayed");
+        assert!(replayed.text().contains("<redacted>"));
+    })
+    .await;
+}

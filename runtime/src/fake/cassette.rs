@@ -16,7 +16,9 @@ use crate::typed::TypedTool;
 
 /// The cassette a generated `Recorder` appends to: one line per call,
 /// `{"server", "tool", "arguments", "result"}`. Calls that fail before the server answers
-/// (transport errors, timeouts) are not recorded: a cassette holds what servers said.
+/// (transport errors, timeouts) are not recorded: a cassette holds what servers said. The
+/// server's resolved secrets (the values of its `${NAME}` placeholders, auth secrets) are
+/// written as `<redacted>`.
 #[derive(Debug)]
 pub struct Tape {
     path: PathBuf,
@@ -67,12 +69,14 @@ impl Tape {
         let output = session
             .call_with(tool, &arguments, CallOptions::default())
             .await?;
-        let line = json!({
+        // The server's secrets never reach the cassette (a file meant to be committed):
+        // a tool that echoes its environment records `<redacted>`.
+        let line = session.redact_json(&json!({
             "server": session.alias(),
             "tool": tool,
             "arguments": arguments,
             "result": output,
-        });
+        }));
         let mut text = line.to_string();
         text.push('\n');
         let mut file = self

@@ -123,6 +123,27 @@ impl Session {
         &self.inner.alias
     }
 
+    /// `value` with every secret of the server's configuration (the values its `${NAME}`
+    /// placeholders resolved to, auth secrets) replaced by `<redacted>` in every string, keys
+    /// included: what may be written where the configuration is not (cassettes).
+    pub(crate) fn redact_json(&self, value: &serde_json::Value) -> serde_json::Value {
+        use serde_json::Value;
+        let secrets = &self.inner.resolved.secrets;
+        let text = |s: &str| crate::config::redact(secrets, s);
+        match value {
+            Value::String(s) => Value::String(text(s)),
+            Value::Array(items) => {
+                Value::Array(items.iter().map(|v| self.redact_json(v)).collect())
+            }
+            Value::Object(map) => Value::Object(
+                map.iter()
+                    .map(|(k, v)| (text(k), self.redact_json(v)))
+                    .collect(),
+            ),
+            other => other.clone(),
+        }
+    }
+
     /// The transport's name: `stdio`, `sse` or `streamable-http`.
     pub fn transport(&self) -> &'static str {
         self.inner.kind
