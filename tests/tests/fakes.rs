@@ -241,8 +241,9 @@ async fn a_cassette_that_no_longer_fits_fails_at_load_naming_the_field() {
     // An argument of the wrong type: the tool and the field.
     let text = load_error(&|v| v["arguments"]["a"] = json!("one"), 1);
     assert!(
-        text.contains("tool \"add\": the recorded arguments do not fit its generated `Args`")
-            && text.contains("/a"),
+        text.ends_with(
+            "line 1: tool \"add\": the recorded arguments do not fit its generated `Args`: invalid type: string \"one\", expected f64 (at /a: expected number, found string \"one\")"
+        ),
         "{text}"
     );
     // A required argument missing.

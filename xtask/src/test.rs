@@ -135,6 +135,31 @@ pub fn run(args: &[String]) -> ExitCode {
         }
     }
 
+    // The README's offline example, as a user runs it: no server, no network.
+    step("cargo run --example offline_agent (a cassette, stubs and a toolbox of fakes, offline)");
+    let offline = crate::cargo(&[
+        "run",
+        "--quiet",
+        "--package",
+        "mcp-runtime",
+        "--example",
+        "offline_agent",
+    ]);
+    if let Err(e) = &offline {
+        eprintln!("test: {e}");
+    }
+    record(
+        if offline.is_ok() {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        },
+        "the offline_agent example",
+        &mut passed,
+        &mut failed,
+        &mut failures,
+    );
+
     // The round-trip oracle over every corpus at hand: the committed fixtures, the property
     // test's sample and GitHub's official server (outside the repository: required in CI).
     let corpus = root.join(crate::GITHUB_CORPUS);
