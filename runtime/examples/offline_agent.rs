@@ -71,7 +71,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // 2. Stubs: typed answers written in the test; a tool without one is an error.
     let stubs = demo::Fake::new()
         .on_get_weather(|args| {
-            Ok(serde_json::from_value(serde_json::json!({
+            serde_json::from_value(serde_json::json!({
                 "city": args.city.to_string(), "units": "celsius", "alert": null,
                 "current": {"temperature": 30.0, "conditions": "sunny", "humidity_percent": 20,
                             "wind": {"speed_kmh": 5.0, "direction_deg": 90}},
@@ -80,7 +80,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                     {"day": 2, "high": 33.0, "low": 21.0, "conditions": "sunny", "precipitation_mm": null}
                 ]
             }))
-            .map_err(|e| mcp_runtime::fake::tool_error(e.to_string()))?)
+            .map_err(|e| mcp_runtime::fake::tool_error(e.to_string()))
         })
         .on_add(|args| Ok(ToolOutput::from_text((args.a + args.b).to_string())));
     let report = weather_report(&stubs, "Seville").await?;
