@@ -6,24 +6,15 @@
 mod common;
 
 use std::path::Path;
-use std::time::Duration;
 
-use common::limited;
+use common::{connect, demo_with_pidfile, limited};
 use mcp_runtime::toolbox::{Format, Toolbox};
-use mcp_runtime::{ConnectOptions, Error, ErrorKind, ServerConfig, Session, ToolOutput};
+use mcp_runtime::{ConnectOptions, Error, ErrorKind, ToolOutput};
 use serde_json::{Value, json};
 
 mcp_runtime::mcp_tools!("demo");
 mcp_runtime::mcp_tools!("everything");
 mcp_runtime::mcp_tools!("memory");
-
-async fn connect(config: &ServerConfig) -> Session {
-    ConnectOptions::new()
-        .with_env_lookup(common::lookup)
-        .connect(config)
-        .await
-        .unwrap_or_else(|e| panic!("connect {}: {e}", config.alias()))
-}
 
 /// What an agent does with the demo server, written once against the trait: a typed result,
 /// an untyped one, a tool without arguments, a tool error, and the same call twice.
@@ -371,18 +362,6 @@ async fn memory_recorded_then_replayed_offline() {
         assert_eq!(agent(&fake).await, live);
     })
     .await;
-}
-
-/// The demo server under `alias`, appending its process id to `pids` if it ever starts.
-fn demo_with_pidfile(alias: &str, pids: &Path) -> ServerConfig {
-    // `$$$$`: the registry reads `$$` as a literal `$`.
-    let script = format!(
-        "echo $$$$ >> '{p}'; exec '{demo}'",
-        p = pids.display(),
-        demo = common::demo_server().display()
-    );
-    ServerConfig::stdio(alias, "sh", vec!["-c".into(), script])
-        .with_timeout(Duration::from_secs(20))
 }
 
 #[tokio::test]

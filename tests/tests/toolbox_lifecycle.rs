@@ -7,23 +7,11 @@ mod common;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use common::limited;
+use common::{demo_with_pidfile, limited};
+use mcp_runtime::ErrorKind;
 use mcp_runtime::toolbox::{Format, Toolbox};
-use mcp_runtime::{ErrorKind, ServerConfig};
 
 mcp_runtime::mcp_tools!("demo");
-
-/// The demo server under `alias`, appending its process id to `pids` when it starts.
-fn demo_with_pidfile(alias: &str, pids: &Path) -> ServerConfig {
-    // `$$$$`: the registry reads `$$` as a literal `$`.
-    let script = format!(
-        "echo $$$$ >> '{p}'; exec '{demo}' --faults",
-        p = pids.display(),
-        demo = common::demo_server().display()
-    );
-    ServerConfig::stdio(alias, "sh", vec!["-c".into(), script])
-        .with_timeout(Duration::from_secs(20))
-}
 
 fn pids(file: &Path) -> Vec<u32> {
     std::fs::read_to_string(file)

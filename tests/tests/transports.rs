@@ -5,16 +5,10 @@ mod common;
 
 use std::time::Duration;
 
-use mcp_runtime::{CallOptions, ConnectOptions, Error, NoArgs, ServerConfig, Session};
+use mcp_runtime::{CallOptions, Error, NoArgs, ServerConfig, Session};
 use serde_json::{Value, json};
 
-async fn connect(config: &ServerConfig) -> Session {
-    ConnectOptions::new()
-        .with_env_lookup(common::lookup)
-        .connect(config)
-        .await
-        .unwrap_or_else(|e| panic!("connect {}: {e}", config.alias()))
-}
+use common::connect;
 
 fn names(tools: &[Value]) -> Vec<String> {
     let mut n: Vec<String> = tools

@@ -3,12 +3,12 @@
 
 mod common;
 
-use common::limited;
+use common::{connect, limited};
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use mcp_runtime::{CallOptions, ConnectOptions, Error, Protocol, ServerConfig, Session};
+use mcp_runtime::{CallOptions, Error, Protocol, ServerConfig, Session};
 
 mcp_runtime::mcp_tools!("demo");
 mcp_runtime::mcp_tools!("everything");
@@ -16,14 +16,6 @@ mcp_runtime::mcp_tools!("filesystem");
 mcp_runtime::mcp_tools!("memory");
 mcp_runtime::mcp_tools!("time");
 mcp_runtime::mcp_tools!("git");
-
-async fn connect(config: &ServerConfig) -> Session {
-    ConnectOptions::new()
-        .with_env_lookup(common::lookup)
-        .connect(config)
-        .await
-        .unwrap_or_else(|e| panic!("connect {}: {e}", config.alias()))
-}
 
 /// The demo server over stdio with `server_args`, spoken to with `protocol`.
 fn demo_stdio(server_args: &[&str], protocol: Protocol) -> ServerConfig {

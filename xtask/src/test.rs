@@ -145,15 +145,8 @@ pub fn run(args: &[String]) -> ExitCode {
         "--example",
         "offline_agent",
     ]);
-    if let Err(e) = &offline {
-        eprintln!("test: {e}");
-    }
     record(
-        if offline.is_ok() {
-            ExitCode::SUCCESS
-        } else {
-            ExitCode::FAILURE
-        },
+        exit_code(offline),
         "the offline_agent example",
         &mut passed,
         &mut failed,
@@ -271,15 +264,8 @@ pub fn run(args: &[String]) -> ExitCode {
         args.extend(["--package", name]);
     }
     let package = crate::cargo(&args);
-    if let Err(e) = &package {
-        eprintln!("test: {e}");
-    }
     record(
-        if package.is_ok() {
-            ExitCode::SUCCESS
-        } else {
-            ExitCode::FAILURE
-        },
+        exit_code(package),
         "cargo package",
         &mut passed,
         &mut failed,
@@ -304,6 +290,17 @@ pub fn run(args: &[String]) -> ExitCode {
 
 fn step(name: &str) {
     eprintln!("\n==> {name}");
+}
+
+/// A step's outcome as an exit code; a failure's reason is printed.
+fn exit_code(outcome: Result<(), String>) -> ExitCode {
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("test: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }
 
 fn record(

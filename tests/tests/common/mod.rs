@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use mcp_runtime::{Registry, ServerConfig};
+use mcp_runtime::{ConnectOptions, Registry, ServerConfig, Session};
 
 /// The workspace root.
 pub fn root() -> PathBuf {
@@ -41,6 +41,28 @@ pub fn lookup(name: &str) -> Option<String> {
         "MCP_DEMO_SERVER" => Some(demo_server().to_string_lossy().into_owned()),
         other => std::env::var(other).ok(),
     }
+}
+
+/// A session with `config`, its `${NAME}`s looked up by [`lookup`]; panics with the error.
+pub async fn connect(config: &ServerConfig) -> Session {
+    ConnectOptions::new()
+        .with_env_lookup(lookup)
+        .connect(config)
+        .await
+        .unwrap_or_else(|e| panic!("connect {}: {e}", config.alias()))
+}
+
+/// The demo server (with its fault tools) under `alias`, appending its process id to `pids`
+/// when it starts: whether, and how often, a server process was started.
+pub fn demo_with_pidfile(alias: &str, pids: &Path) -> ServerConfig {
+    // `$$$$`: the registry reads `$$` as a literal `$`.
+    let script = format!(
+        "echo $$$$ >> '{p}'; exec '{demo}' --faults",
+        p = pids.display(),
+        demo = demo_server().display()
+    );
+    ServerConfig::stdio(alias, "sh", vec!["-c".into(), script])
+        .with_timeout(Duration::from_secs(20))
 }
 
 /// The default registry, `fixtures/servers.toml`.
