@@ -227,6 +227,15 @@ impl FakeServer {
         lock(&self.inner.stubs).insert(tool.to_string(), Stub { typed, json });
     }
 
+    /// The stub of `tool`: as `F` when it was registered with that type (else `None`: the
+    /// caller goes through its JSON twin), and as JSON. Cloned out, so the stub runs with no
+    /// lock held (it may call the fake).
+    fn stub<F: Clone + 'static>(&self, tool: &str) -> Option<(Option<F>, JsonStub)> {
+        lock(&self.inner.stubs)
+            .get(tool)
+            .map(|s| (s.typed.downcast_ref::<F>().cloned(), s.json.clone()))
+    }
+
     /// A typed call (what the generated `Fake` runs for a tool with a typed result): the stub,
     /// else a recorded answer decoded into `O` as the live call would be.
     pub fn call_typed<A, O>(&self, tool: &str, args: A) -> Result<O>
@@ -235,14 +244,7 @@ impl FakeServer {
         O: DeserializeOwned + 'static,
     {
         let arguments = self.log(tool, &args)?;
-        let typed = lock(&self.inner.stubs).get(tool).map(|s| {
-            (
-                s.typed
-                    .downcast_ref::<Arc<dyn Fn(A) -> Result<O> + Send + Sync>>()
-                    .cloned(),
-                s.json.clone(),
-            )
-        });
+        let typed = self.stub::<Arc<dyn Fn(A) -> Result<O> + Send + Sync>>(tool);
         match typed {
             Some((Some(stub), _)) => self.own(tool, stub(args)),
             Some((None, json)) => self
@@ -261,14 +263,7 @@ impl FakeServer {
         A: Serialize + 'static,
     {
         let arguments = self.log(tool, &args)?;
-        let typed = lock(&self.inner.stubs).get(tool).map(|s| {
-            (
-                s.typed
-                    .downcast_ref::<Arc<dyn Fn(A) -> Result<ToolOutput> + Send + Sync>>()
-                    .cloned(),
-                s.json.clone(),
-            )
-        });
+        let typed = self.stub::<Arc<dyn Fn(A) -> Result<ToolOutput> + Send + Sync>>(tool);
         let output = match typed {
             Some((Some(stub), _)) => self.own(tool, stub(args))?,
             Some((None, json)) => self.own(tool, json(arguments))?,
@@ -335,12 +330,13 @@ impl FakeServer {
             r.next += 1;
             return Ok(output);
         }
-        let recorded: Vec<&str> = replies
+        let mut recorded: Vec<&str> = replies
             .keys()
             .filter(|(t, _)| t == tool)
             .map(|(_, args)| args.as_str())
-            .take(3)
             .collect();
+        recorded.sort_unstable();
+        recorded.truncate(3);
         let known = self.inner.tools.iter().any(|t| t.name == tool);
         let message = if !known {
             format!("the fixture has no tool \"{tool}\"")
