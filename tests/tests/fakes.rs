@@ -408,6 +408,14 @@ async fn an_agent_loop_over_fakes_starts_no_process() {
             "{}",
             d.text
         );
+        // The model is told where: serde's message, then the schema's pointer.
+        assert!(
+            d.text.contains(
+                "invalid type: string \"two\", expected f64 (at /: missing required property \"b\"; /a: expected number, found string \"two\")"
+            ),
+            "{}",
+            d.text
+        );
         let d = toolbox.call("mcp_demo_fail", r#"{"message": "no"}"#).await;
         assert_eq!(d.error_kind(), Some(ErrorKind::ToolFailed), "{}", d.text);
         assert!(d.text.contains("no"), "{}", d.text);

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use crate::error::{Error, Result};
 use crate::output::ToolOutput;
 use crate::session::{CallOptions, Session};
-use crate::toolbox::validate::validate;
+use crate::toolbox::validate::{locate, validate};
 use crate::typed::TypedTool;
 
 /// The cassette a generated `Recorder` appends to: one line per call,
@@ -192,13 +192,9 @@ fn schema(text: &str) -> Option<Value> {
     serde_json::from_str(text).ok()
 }
 
-/// Where `value` breaks `schema_text`, as `" (at /path: …)"`: serde's message names a
-/// missing field but not where a wrong type sits; the schema check does.
+/// Where `value` breaks the schema `schema_text` ([`locate`]).
 fn at(schema_text: &str, value: &Value) -> String {
-    match schema(schema_text).map(|s| validate(&s, value)) {
-        Some(Err(problems)) => format!(" (at {})", problems.join("; ")),
-        _ => String::new(),
-    }
+    schema(schema_text).map_or_else(String::new, |s| locate(&s, value))
 }
 
 /// `value` as text with object keys sorted at every depth: equal arguments give equal keys

@@ -27,7 +27,8 @@ pub fn prepare_arguments(
 ) -> Result<Value, String> {
     let arguments = super::validate::strip_disallowed_nulls(input_schema, arguments);
     let arguments = match normalize {
-        Some(normalize) => normalize(&arguments)?,
+        Some(normalize) => normalize(&arguments)
+            .map_err(|e| format!("{e}{}", super::validate::locate(input_schema, &arguments)))?,
         None => arguments,
     };
     super::validate::validate(input_schema, &arguments).map_err(|e| e.join("; "))?;

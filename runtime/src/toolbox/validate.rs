@@ -42,6 +42,15 @@ pub fn validate(schema: &Value, instance: &Value) -> Result<(), Vec<String>> {
     }
 }
 
+/// Where `instance` breaks `schema`, as `" (at /path: …; …)"`, or nothing when it does not:
+/// added to serde's messages, which name a missing field but not where a wrong type sits.
+pub(crate) fn locate(schema: &Value, instance: &Value) -> String {
+    match validate(schema, instance) {
+        Err(problems) => format!(" (at {})", problems.join("; ")),
+        Ok(()) => String::new(),
+    }
+}
+
 /// `arguments` without the `null`s the schema does not allow where a property is optional,
 /// at any depth: what a strict-mode model sends for every optional argument it leaves out
 /// (strict mode makes all properties required and the optional ones nullable). A `null` the
