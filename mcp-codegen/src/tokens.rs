@@ -234,6 +234,25 @@ pub(crate) fn double_option(
     }
 }
 
+/// typify's `pub mod error { pub struct ConversionError … }`, which it writes into every
+/// type module (30 lines per tool and per typed result), made a re-export of the one
+/// `::mcp_runtime::ConversionError` (same constructors, `Display` and `Debug`).
+pub(crate) fn shared_conversion_error(file: &mut syn::File) {
+    for item in &mut file.items {
+        if let syn::Item::Mod(m) = item
+            && m.ident == "error"
+            && m.content.is_some()
+        {
+            m.content = Some((
+                syn::token::Brace::default(),
+                vec![syn::parse_quote!(
+                    pub use ::mcp_runtime::ConversionError;
+                )],
+            ));
+        }
+    }
+}
+
 /// Optional properties whose only value is `null` (typify: a `()` field with
 /// `#[serde(default)]`, which always sends `null`) become `Option<()>` left out when `None`:
 /// "absent" and `null` are different values.

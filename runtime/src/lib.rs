@@ -43,6 +43,7 @@ pub use session::{
     DEFAULT_TIMEOUT, Elicitation, ElicitationAnswer, ElicitationFuture, HEALTH_TIMEOUT, Progress,
     REJECTED_TOOL_TARGET, ServerLog, Session, TaskHandle, TaskState,
 };
+pub use typed::ConversionError;
 
 /// Items used by code that `mcp_tools!` generates. Not a public API: names and shapes
 /// may change in any release.

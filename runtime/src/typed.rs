@@ -72,3 +72,34 @@ pub fn normalize_no_args(arguments: &Value) -> Result<Value, String> {
         Err("this tool takes no arguments; send {}".into())
     }
 }
+
+/// The error of a generated type's `FromStr` and `TryFrom` conversions (a string that is not
+/// one of an enum's values, a value a newtype's constraints refuse). Every generated type
+/// module names it as `error::ConversionError`.
+pub struct ConversionError(std::borrow::Cow<'static, str>);
+
+impl std::error::Error for ConversionError {}
+
+impl std::fmt::Display for ConversionError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(&self.0, f)
+    }
+}
+
+impl std::fmt::Debug for ConversionError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&self.0, f)
+    }
+}
+
+impl From<&'static str> for ConversionError {
+    fn from(value: &'static str) -> Self {
+        Self(value.into())
+    }
+}
+
+impl From<String> for ConversionError {
+    fn from(value: String) -> Self {
+        Self(value.into())
+    }
+}

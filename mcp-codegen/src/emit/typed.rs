@@ -38,6 +38,7 @@ pub(super) fn typed_module(
         tokens::double_option(&mut file, "Args", &n.nullable_optional);
     }
     tokens::optional_units(&mut file);
+    tokens::shared_conversion_error(&mut file);
     check_types(&file, root_name)?;
     if !lenient {
         let required: Vec<String> = n

@@ -4865,35 +4865,7 @@ Use this tool to get details about individual workflows, workflow runs, jobs, an
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`method`, `owner`, `repo`, `resource_id`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -5383,35 +5355,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`method`, `owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -5566,35 +5510,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`method`, `owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -5852,35 +5768,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `pullNumber`, `path`, `body`, `subjectType`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -6039,35 +5927,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `issue_number`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -6212,35 +6072,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `comment_id`, `content`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -6384,35 +6216,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `issue_number`, `content`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -6668,35 +6472,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `pullNumber`, `path`, `body`, `subjectType`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -6848,35 +6624,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `comment_id`, `content`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -7031,35 +6779,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `commentId`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -7127,35 +6847,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `issue_number`, `sub_issue_id`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -7231,35 +6923,7 @@ More information can be found at:
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `issue_number`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -7400,35 +7064,7 @@ More information can be found at:
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `issue_number`, `rationale`, `confidence`, `is_suggestion`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -7499,35 +7135,7 @@ More information can be found at:
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `branch`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -7592,35 +7200,7 @@ Default: `false`.*/
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`filename`, `content`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -7683,35 +7263,7 @@ Default: `false`.*/
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `title`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -7792,35 +7344,7 @@ Default: `false`.*/
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `path`, `content`, `message`, `branch`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -7904,35 +7428,7 @@ Default: `false`.*/
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `title`, `head`, `base`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -8073,35 +7569,7 @@ Default: `false`.*/
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `pullNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -8177,35 +7645,7 @@ Default: `true`.*/
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`name`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -8267,35 +7707,7 @@ Default: `true`.*/
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `path`, `message`, `branch`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -8360,35 +7772,7 @@ Default: `true`.*/
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `pullNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -8446,35 +7830,7 @@ Default: `true`.*/
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -8638,35 +7994,7 @@ Options are:
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`method`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -8780,35 +8108,7 @@ Options are:
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`threadID`, `state`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -8878,35 +8178,7 @@ Options are:
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `issue_number`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -8970,35 +8242,7 @@ Options are:
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -9058,35 +8302,7 @@ Options are:
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `findingNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -9147,35 +8363,7 @@ Options are:
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `alertNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -9311,35 +8499,7 @@ Default: `"stats"`.*/
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `sha`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -9403,35 +8563,7 @@ Default: `"stats"`.*/
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `alertNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -9490,35 +8622,7 @@ Default: `"stats"`.*/
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `discussionNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -9592,35 +8696,7 @@ Default: `"stats"`.*/
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `discussionNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -9704,35 +8780,7 @@ Default: `"stats"`.*/
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `path`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -9896,35 +8944,7 @@ Default: `"/"`.*/
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -9982,35 +9002,7 @@ Default: `"/"`.*/
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`gist_id`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -10059,35 +9051,7 @@ Default: `"/"`.*/
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`ghsaId`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -10156,35 +9120,7 @@ Default: `500`.*/
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -10247,35 +9183,7 @@ Default: `500`.*/
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `name`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -10333,35 +9241,7 @@ Default: `500`.*/
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -10443,35 +9323,7 @@ Default: `500`.*/
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`notificationID`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -10527,35 +9379,7 @@ Default: `500`.*/
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `tag`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -10624,35 +9448,7 @@ Default: `false`.*/
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -10714,35 +9510,7 @@ Default: `false`.*/
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `alertNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -10802,35 +9570,7 @@ Default: `false`.*/
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `tag`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -10888,35 +9628,7 @@ Default: `false`.*/
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`org`, `team_slug`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -10972,35 +9684,7 @@ Default: `false`.*/
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
     }
     /// Types and definition of the tool `issue_dependency_read`.
@@ -11121,35 +9805,7 @@ Options are:
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`method`, `owner`, `repo`, `issue_number`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -11350,35 +10006,7 @@ Options are:
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`method`, `type`, `owner`, `repo`, `issue_number`, `related_issue_number`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -11539,35 +10167,7 @@ Options are:
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`method`, `owner`, `repo`, `issue_number`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -11910,35 +10510,7 @@ Options are:
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`method`, `owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -12080,35 +10652,7 @@ Options are:
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`method`, `owner`, `repo`, `name`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -12180,35 +10724,7 @@ Options are:
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -12434,35 +10950,7 @@ Default: `"open"`.*/
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -12619,35 +11107,7 @@ Default: `"open"`.*/
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -12858,35 +11318,7 @@ Default: `"open"`.*/
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -12947,35 +11379,7 @@ Default: `"open"`.*/
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -13162,35 +11566,7 @@ Default: `"open"`.*/
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -13258,35 +11634,7 @@ Default: `"open"`.*/
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
     }
     /// Types and definition of the tool `list_global_security_advisories`.
@@ -13600,35 +11948,7 @@ Default: `"reviewed"`.*/
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
     }
     /// Types and definition of the tool `list_issue_fields`.
@@ -13673,35 +11993,7 @@ Default: `"reviewed"`.*/
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -13755,35 +12047,7 @@ Default: `"reviewed"`.*/
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -14150,35 +12414,7 @@ Default: `"reviewed"`.*/
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -14243,35 +12479,7 @@ Default: `"reviewed"`.*/
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -14410,35 +12618,7 @@ Default: `"reviewed"`.*/
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
     }
     /// Types and definition of the tool `list_org_repository_security_advisories`.
@@ -14669,35 +12849,7 @@ Default: `"reviewed"`.*/
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`org`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -15107,35 +13259,7 @@ Default: `"reviewed"`.*/
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -15295,35 +13419,7 @@ Default: `"reviewed"`.*/
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -15454,35 +13550,7 @@ Default: `"reviewed"`.*/
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -15730,35 +13798,7 @@ Default: `"reviewed"`.*/
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -15963,35 +14003,7 @@ Default: `"reviewed"`.*/
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -16177,35 +14189,7 @@ Default: `"reviewed"`.*/
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
     }
     /// Types and definition of the tool `list_tags`.
@@ -16258,35 +14242,7 @@ Default: `"reviewed"`.*/
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -16405,35 +14361,7 @@ Default: `"reviewed"`.*/
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`notificationID`, `action`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -16551,35 +14479,7 @@ Default: `"reviewed"`.*/
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `action`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -16644,35 +14544,7 @@ Default: `"reviewed"`.*/
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
     }
     /// Types and definition of the tool `merge_pull_request`.
@@ -16788,35 +14660,7 @@ Default: `"reviewed"`.*/
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `pullNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -17031,35 +14875,7 @@ Use this tool to get details about individual projects, project fields, project 
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`method`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -17273,35 +15089,7 @@ Use this tool to list projects for a user or organization, or list project field
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`method`, `owner`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -17845,35 +15633,7 @@ Use this tool to list projects for a user or organization, or list project field
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`method`, `owner`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -18076,35 +15836,7 @@ Possible options:
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`method`, `owner`, `repo`, `pullNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -18325,35 +16057,7 @@ Available methods:
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`method`, `owner`, `repo`, `pullNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -18439,35 +16143,7 @@ Available methods:
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `branch`, `files`, `message`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -18533,35 +16209,7 @@ Available methods:
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `issue_number`, `sub_issue_id`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -18631,35 +16279,7 @@ Available methods:
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `issue_number`, `sub_issue_id`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -18724,35 +16344,7 @@ Available methods:
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `pullNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -18815,35 +16407,7 @@ Available methods:
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `pullNumber`, `reviewers`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -18902,35 +16466,7 @@ Available methods:
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`threadID`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -19124,35 +16660,7 @@ Available methods:
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`query`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -19334,35 +16842,7 @@ Available methods:
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`query`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -19732,35 +17212,7 @@ Available methods:
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`query`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -19948,35 +17400,7 @@ Available methods:
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`query`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -20338,35 +17762,7 @@ Available methods:
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`query`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -20563,35 +17959,7 @@ Default: `true`.*/
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`query`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -20777,35 +18145,7 @@ Default: `true`.*/
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`query`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -20963,35 +18303,7 @@ Default: `true`.*/
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `issue_number`, `fields`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -21049,35 +18361,7 @@ Default: `true`.*/
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -21154,35 +18438,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`method`, `owner`, `repo`, `issue_number`, `sub_issue_id`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -21315,35 +18571,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `pullNumber`, `event`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -21483,35 +18711,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`method`, `owner`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -21567,35 +18767,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`threadID`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -21647,35 +18819,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -21734,35 +18878,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`gist_id`, `filename`, `content`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -21912,35 +19028,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `issue_number`, `assignees`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -22004,35 +19092,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `issue_number`, `body`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -22183,35 +19243,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `issue_number`, `labels`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -22275,35 +19307,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `issue_number`, `milestone`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -22558,35 +19562,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `issue_number`, `state`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -22655,35 +19631,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `issue_number`, `title`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -22817,35 +19765,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `issue_number`, `issue_type`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -22988,35 +19908,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `pullNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -23086,35 +19978,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `pullNumber`, `body`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -23183,35 +20047,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `pullNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -23275,35 +20111,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `pullNumber`, `draft`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -23424,35 +20232,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `pullNumber`, `state`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -23517,35 +20297,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `pullNumber`, `title`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.

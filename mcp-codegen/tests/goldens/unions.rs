@@ -576,35 +576,7 @@ pub mod unions {
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`field`, `direction`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -952,35 +924,7 @@ pub mod unions {
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         /// Types of the tool's structured result (`outputSchema`).
         pub mod output {
@@ -1032,35 +976,7 @@ pub mod unions {
             }
             /// Error types.
             pub mod error {
-                /// Error from a `TryFrom` or `FromStr` implementation.
-                pub struct ConversionError(::std::borrow::Cow<'static, str>);
-                impl ::std::error::Error for ConversionError {}
-                impl ::std::fmt::Display for ConversionError {
-                    fn fmt(
-                        &self,
-                        f: &mut ::std::fmt::Formatter<'_>,
-                    ) -> Result<(), ::std::fmt::Error> {
-                        ::std::fmt::Display::fmt(&self.0, f)
-                    }
-                }
-                impl ::std::fmt::Debug for ConversionError {
-                    fn fmt(
-                        &self,
-                        f: &mut ::std::fmt::Formatter<'_>,
-                    ) -> Result<(), ::std::fmt::Error> {
-                        ::std::fmt::Debug::fmt(&self.0, f)
-                    }
-                }
-                impl From<&'static str> for ConversionError {
-                    fn from(value: &'static str) -> Self {
-                        Self(value.into())
-                    }
-                }
-                impl From<String> for ConversionError {
-                    fn from(value: String) -> Self {
-                        Self(value.into())
-                    }
-                }
+                pub use ::mcp_runtime::ConversionError;
             }
         }
         pub use self::output::Output;
@@ -1253,35 +1169,7 @@ pub mod unions {
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`cursor`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -1350,35 +1238,7 @@ pub mod unions {
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`target`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -1559,35 +1419,7 @@ pub mod unions {
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`content`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -1657,35 +1489,7 @@ pub mod unions {
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`item`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -1752,35 +1556,7 @@ pub mod unions {
         }
         /// Error types.
         pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
+            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`who`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
