@@ -24,6 +24,7 @@ pub mod fake;
 mod output;
 mod prompt;
 mod session;
+mod string_enum;
 pub mod toolbox;
 mod transport;
 mod typed;
@@ -52,5 +53,7 @@ pub mod __private {
     pub use ::serde;
     pub use ::serde_json;
 
+    pub use crate::__string_enum as string_enum;
+    pub use crate::string_enum::{deserialize_str_enum, from_str_enum, serialize_str_enum};
     pub use crate::toolbox::typed::roundtrip_stdio;
 }

@@ -32,14 +32,8 @@ pub struct TypedTool {
     /// The tool's `outputSchema` (JSON text), when it has one.
     pub output_schema: Option<&'static str>,
     /// The tool's OpenAI function name (`mcp_<alias>_<tool>`, sanitized, at most 64
-    /// characters), as it appears in [`openai_function`](Self::openai_function).
+    /// characters), as [`openai_function`](Self::openai_function) names it.
     pub openai_name: &'static str,
-    /// The non-strict OpenAI function definition (JSON text).
-    pub openai_function: &'static str,
-    /// The strict OpenAI function definition (JSON text), when the schema allows one.
-    pub openai_function_strict: Option<&'static str>,
-    /// Why there is no strict definition.
-    pub openai_strict_unavailable: Option<&'static str>,
     /// Why the arguments are untyped JSON (the generated `Args` is `serde_json::Value`),
     /// if they are.
     pub untyped_args_reason: Option<&'static str>,
@@ -51,6 +45,36 @@ pub struct TypedTool {
     /// The same round trip through the generated `Output` type, when the tool's structured
     /// result is typed.
     pub normalize_output: Option<Normalize>,
+}
+
+impl TypedTool {
+    /// The input schema as JSON (`{}` if the text were not JSON, which the macro rules out).
+    pub fn input_schema_json(&self) -> Value {
+        serde_json::from_str(self.input_schema)
+            .unwrap_or_else(|_| Value::Object(Default::default()))
+    }
+
+    /// The non-strict OpenAI function definition, `{"type": "function", "function": {"name":
+    /// openai_name, "description", "parameters"}}`, derived from
+    /// [`input_schema`](Self::input_schema) by the rules the toolbox exports with (so the
+    /// schema text is compiled in once, not three times).
+    pub fn openai_function(&self) -> Value {
+        crate::toolbox::openai::function_definition(
+            self.openai_name,
+            self.description,
+            &self.input_schema_json(),
+        )
+    }
+
+    /// The strict (`"strict": true`) OpenAI function definition, or why the schema allows
+    /// none.
+    pub fn openai_function_strict(&self) -> Result<Value, String> {
+        crate::toolbox::openai::strict_function_definition(
+            self.openai_name,
+            self.description,
+            &self.input_schema_json(),
+        )
+    }
 }
 
 /// A round trip through a generated type ([`TypedTool::normalize`]): the value as the type

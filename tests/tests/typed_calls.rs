@@ -216,7 +216,10 @@ async fn demo_every_tool(config: ServerConfig, protocol: &str) {
         assert_eq!(demo::TOOL_NAMES.len(), 8);
         assert_eq!(demo::FIXTURE_HASH.len(), 64);
         assert_eq!(demo::add::TOOL.name, "add");
-        assert!(demo::add::TOOL.openai_function.contains("\"mcp_demo_add\""));
+        assert_eq!(
+            demo::add::TOOL.openai_function()["function"]["name"],
+            "mcp_demo_add"
+        );
         assert_eq!(demo::add::TOOL.openai_name, "mcp_demo_add");
         assert_eq!(demo::add::TOOL.untyped_args_reason, None);
         // `TYPED_TOOLS` lists the tools' `TOOL` constants, in fixture order.

@@ -77,6 +77,10 @@ pub(super) fn server_module(
             rustdoc::all
         )]
         pub mod #alias_mod {
+            // Short names for the methods below (the tool modules name only full paths).
+            use ::core::future::Future;
+            use ::mcp_runtime::{CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
+
             /// SHA-256 of the canonical tool list of the fixture (all tools, before `only`/`skip`);
             /// the runtime compares it with the live server to detect drift.
             pub const FIXTURE_HASH: &str = #hash;

@@ -7,7 +7,7 @@
 //!     pub trait Tools                          // one method per tool, as `Client`'s
 //!     pub struct Fake; pub struct Recorder     // `Tools` offline: stubs, cassettes
 //!     pub mod <tool> {                         // one module per tool
-//!         pub const TOOL: TypedTool = TypedTool { name, input_schema, openai_function, … };
+//!         pub const TOOL: TypedTool = TypedTool { name, input_schema, normalize, … };
 //!         pub struct Args { … }                // typify's types for this tool only
 //!         pub mod output { pub struct Output { … } }  pub use self::output::Output;
 //!     }
@@ -30,6 +30,7 @@
 // checks for one schema) and `client` (the server module with its `Client`); `plan` puts
 // them together.
 mod client;
+mod items;
 mod names;
 mod options;
 mod report;

@@ -12,7 +12,7 @@ use crate::naming::{self, did_you_mean};
 use crate::normalize::{self, Problem, Request, Role};
 use crate::tokens::{doc_lines, ident, opt_str, safe_doc};
 use crate::warning::{Warning, WarningKind};
-use crate::{Error, Result, openai};
+use crate::{Error, Result};
 
 /// One tool's share of the server module.
 pub(super) struct ToolOut {
@@ -224,17 +224,6 @@ pub(super) fn emit_tool(
     let input_schema = compact(&tool.input_schema);
     let output_schema = opt_str(tool.output_schema.as_ref().map(compact).as_deref());
     let description = tool.description.as_deref();
-    let openai_fn = compact(&openai::function_definition(
-        alias,
-        name,
-        description,
-        &tool.input_schema,
-    ));
-    let (strict, strict_reason) =
-        match openai::strict_function_definition(alias, name, description, &tool.input_schema) {
-            Ok(v) => (opt_str(Some(&compact(&v))), opt_str(None)),
-            Err(reason) => (opt_str(None), opt_str(Some(&reason))),
-        };
     let untyped = opt_str(match &args_typing {
         Typing::Untyped(r) => Some(r),
         _ => None,
@@ -263,18 +252,13 @@ pub(super) fn emit_tool(
     let module = quote! {
         #(#module_doc)*
         pub mod #mod_ident {
-            /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
-            /// fixed at compile time, with round trips through the generated types (the
-            /// server's `TYPED_TOOLS` lists it).
+            /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
             pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
                 name: #name,
                 description: #description,
                 input_schema: #input_schema,
                 output_schema: #output_schema,
                 openai_name: #openai_name,
-                openai_function: #openai_fn,
-                openai_function_strict: #strict,
-                openai_strict_unavailable: #strict_reason,
                 untyped_args_reason: #untyped,
                 normalize: #normalize,
                 normalize_output: #normalize_output,
@@ -291,7 +275,7 @@ pub(super) fn emit_tool(
     let ret = if output_typing == Some(Typing::Typed) {
         quote!(#mod_ident::Output)
     } else {
-        quote!(::mcp_runtime::ToolOutput)
+        quote!(ToolOutput)
     };
     let call = if output_typing == Some(Typing::Typed) {
         quote!(call_structured::<_, #mod_ident::Output>)
@@ -324,37 +308,37 @@ pub(super) fn emit_tool(
         (false, _) => quote!(),
         (true, true) => quote! {
             #(#task_doc)*
-            pub async fn #task_method(&self) -> ::mcp_runtime::Result<::mcp_runtime::TaskHandle<#ret>> {
-                self.session.#task_call(#mod_ident::TOOL.name, &::mcp_runtime::NoArgs {}, ::mcp_runtime::CallOptions::default()).await
+            pub async fn #task_method(&self) -> Result<TaskHandle<#ret>> {
+                self.session.#task_call(#mod_ident::TOOL.name, &NoArgs {}, CallOptions::default()).await
             }
         },
         (true, false) => quote! {
             #(#task_doc)*
-            pub async fn #task_method(&self, args: #mod_ident::Args) -> ::mcp_runtime::Result<::mcp_runtime::TaskHandle<#ret>> {
-                self.session.#task_call(#mod_ident::TOOL.name, &args, ::mcp_runtime::CallOptions::default()).await
+            pub async fn #task_method(&self, args: #mod_ident::Args) -> Result<TaskHandle<#ret>> {
+                self.session.#task_call(#mod_ident::TOOL.name, &args, CallOptions::default()).await
             }
         },
     };
     let methods = if args_typing == Typing::NoArgs {
         quote! {
             #(#doc)*
-            pub async fn #method(&self) -> ::mcp_runtime::Result<#ret> {
-                self.#with(::mcp_runtime::CallOptions::default()).await
+            pub async fn #method(&self) -> Result<#ret> {
+                self.#with(CallOptions::default()).await
             }
             #(#with_doc)*
-            pub async fn #with(&self, options: ::mcp_runtime::CallOptions) -> ::mcp_runtime::Result<#ret> {
-                self.session.#call(#mod_ident::TOOL.name, &::mcp_runtime::NoArgs {}, options).await
+            pub async fn #with(&self, options: CallOptions) -> Result<#ret> {
+                self.session.#call(#mod_ident::TOOL.name, &NoArgs {}, options).await
             }
             #task_methods
         }
     } else {
         quote! {
             #(#doc)*
-            pub async fn #method(&self, args: #mod_ident::Args) -> ::mcp_runtime::Result<#ret> {
-                self.#with(args, ::mcp_runtime::CallOptions::default()).await
+            pub async fn #method(&self, args: #mod_ident::Args) -> Result<#ret> {
+                self.#with(args, CallOptions::default()).await
             }
             #(#with_doc)*
-            pub async fn #with(&self, args: #mod_ident::Args, options: ::mcp_runtime::CallOptions) -> ::mcp_runtime::Result<#ret> {
+            pub async fn #with(&self, args: #mod_ident::Args, options: CallOptions) -> Result<#ret> {
                 self.session.#call(#mod_ident::TOOL.name, &args, options).await
             }
             #task_methods
@@ -408,19 +392,19 @@ fn fake_items(
     };
     let trait_doc = doc_lines(&format!("See [`Client::{plain}`]."));
     let fake_doc = doc_lines(&format!("Answers [`Tools::{plain}`] with `stub`."));
-    let result = quote!(::mcp_runtime::Result<#ret>);
+    let result = quote!(Result<#ret>);
     if no_args {
         (
             quote! {
                 #(#trait_doc)*
-                fn #method(&self) -> impl ::core::future::Future<Output = #result> + Send {
-                    self.__backend().#call(#m::TOOL.name, ::mcp_runtime::NoArgs {})
+                fn #method(&self) -> impl Future<Output = #result> + Send {
+                    self.__backend().#call(#m::TOOL.name, NoArgs {})
                 }
             },
             quote! {
                 #(#fake_doc)*
                 pub fn #on(self, stub: impl Fn() -> #result + Send + Sync + 'static) -> Self {
-                    self.0.#stub_fn(#m::TOOL.name, move |_: ::mcp_runtime::NoArgs| stub());
+                    self.0.#stub_fn(#m::TOOL.name, move |_: NoArgs| stub());
                     self
                 }
             },
@@ -429,7 +413,7 @@ fn fake_items(
         (
             quote! {
                 #(#trait_doc)*
-                fn #method(&self, args: #m::Args) -> impl ::core::future::Future<Output = #result> + Send {
+                fn #method(&self, args: #m::Args) -> impl Future<Output = #result> + Send {
                     self.__backend().#call(#m::TOOL.name, args)
                 }
             },

@@ -10,6 +10,8 @@ use crate::normalize;
 use crate::tokens::{self, Rewrite};
 use crate::typify_driver::{self, TypifyInput};
 
+use super::items;
+
 /// typify → rewrites → parse check. `Err` is the fallback reason.
 pub(super) fn typed_module(
     n: &normalize::Normalized,
@@ -32,14 +34,26 @@ pub(super) fn typed_module(
     if let Some(krate) = foreign_crate(rewritten.clone()) {
         return Err(format!("generated code needs the `{krate}` crate"));
     }
-    let mut file: syn::File = syn::parse2(rewritten)
-        .map_err(|e| format!("typify produced code that does not parse: {e}"))?;
+    // Type definitions are parsed (the safety net), typify's template impls are not; a
+    // stream of a shape the splitter does not know is parsed whole.
+    let mut items = match items::split(rewritten.clone())? {
+        Some(items) => items,
+        None => {
+            let file: syn::File = syn::parse2(rewritten)
+                .map_err(|e| format!("typify produced code that does not parse: {e}"))?;
+            items::Items {
+                pieces: (0..file.items.len()).map(items::Piece::Parsed).collect(),
+                file,
+            }
+        }
+    };
+    let file = &mut items.file;
     if !lenient {
-        tokens::double_option(&mut file, "Args", &n.nullable_optional);
+        tokens::double_option(file, "Args", &n.nullable_optional);
     }
-    tokens::optional_units(&mut file);
-    tokens::shared_conversion_error(&mut file);
-    check_types(&file, root_name)?;
+    tokens::optional_units(file);
+    tokens::shared_conversion_error(file);
+    check_types(file, root_name)?;
     if !lenient {
         let required: Vec<String> = n
             .root
@@ -50,9 +64,10 @@ pub(super) fn typed_module(
             .filter_map(Value::as_str)
             .map(|r| n.literals.get(r).cloned().unwrap_or_else(|| r.to_string()))
             .collect();
-        tokens::constructor(&mut file, "Args", &required);
+        tokens::constructor(file, "Args", &required);
     }
-    Ok(quote::ToTokens::into_token_stream(file))
+    let imports = items::rewrite(&mut items);
+    Ok(items::into_tokens(items, &imports))
 }
 
 /// The first `::chrono`, `::uuid` or `::regress` path in `tokens` (crates a user of

@@ -14,6 +14,8 @@
     rustdoc::all
 )]
 pub mod constraints {
+    use ::core::future::Future;
+    use ::mcp_runtime::{CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
     /// SHA-256 of the canonical tool list of the fixture (all tools, before `only`/`skip`);
     /// the runtime compares it with the live server to detect drift.
     pub const FIXTURE_HASH: &str = "9a21fd2323d71f827634b9828c6de01d0931e3d4ee48217d30e9defcab6c9823";
@@ -64,63 +66,51 @@ pub mod constraints {
             }
         }
         /// format/pattern/bounds map to std types.
-        pub async fn formats(
-            &self,
-            args: formats::Args,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.formats_with(args, ::mcp_runtime::CallOptions::default()).await
+        pub async fn formats(&self, args: formats::Args) -> Result<ToolOutput> {
+            self.formats_with(args, CallOptions::default()).await
         }
         /// Like [`Self::formats`], with per-call options (deadlines, progress).
         pub async fn formats_with(
             &self,
             args: formats::Args,
-            options: ::mcp_runtime::CallOptions,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
+            options: CallOptions,
+        ) -> Result<ToolOutput> {
             self.session.call_checked(formats::TOOL.name, &args, options).await
         }
         /// default on properties: documented, left to the server.
-        pub async fn defaults(
-            &self,
-            args: defaults::Args,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.defaults_with(args, ::mcp_runtime::CallOptions::default()).await
+        pub async fn defaults(&self, args: defaults::Args) -> Result<ToolOutput> {
+            self.defaults_with(args, CallOptions::default()).await
         }
         /// Like [`Self::defaults`], with per-call options (deadlines, progress).
         pub async fn defaults_with(
             &self,
             args: defaults::Args,
-            options: ::mcp_runtime::CallOptions,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
+            options: CallOptions,
+        ) -> Result<ToolOutput> {
             self.session.call_checked(defaults::TOOL.name, &args, options).await
         }
         /// Keywords typify cannot express are dropped with a warning.
-        pub async fn dropped(
-            &self,
-            args: dropped::Args,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.dropped_with(args, ::mcp_runtime::CallOptions::default()).await
+        pub async fn dropped(&self, args: dropped::Args) -> Result<ToolOutput> {
+            self.dropped_with(args, CallOptions::default()).await
         }
         /// Like [`Self::dropped`], with per-call options (deadlines, progress).
         pub async fn dropped_with(
             &self,
             args: dropped::Args,
-            options: ::mcp_runtime::CallOptions,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
+            options: CallOptions,
+        ) -> Result<ToolOutput> {
             self.session.call_checked(dropped::TOOL.name, &args, options).await
         }
         /// Maps and any-JSON values.
-        pub async fn free_form(
-            &self,
-            args: free_form::Args,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.free_form_with(args, ::mcp_runtime::CallOptions::default()).await
+        pub async fn free_form(&self, args: free_form::Args) -> Result<ToolOutput> {
+            self.free_form_with(args, CallOptions::default()).await
         }
         /// Like [`Self::free_form`], with per-call options (deadlines, progress).
         pub async fn free_form_with(
             &self,
             args: free_form::Args,
-            options: ::mcp_runtime::CallOptions,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
+            options: CallOptions,
+        ) -> Result<ToolOutput> {
             self.session.call_checked(free_form::TOOL.name, &args, options).await
         }
     }
@@ -135,36 +125,28 @@ pub mod constraints {
         fn formats(
             &self,
             args: formats::Args,
-        ) -> impl ::core::future::Future<
-            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
-        > + Send {
+        ) -> impl Future<Output = Result<ToolOutput>> + Send {
             self.__backend().untyped(formats::TOOL.name, args)
         }
         /// See [`Client::defaults`].
         fn defaults(
             &self,
             args: defaults::Args,
-        ) -> impl ::core::future::Future<
-            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
-        > + Send {
+        ) -> impl Future<Output = Result<ToolOutput>> + Send {
             self.__backend().untyped(defaults::TOOL.name, args)
         }
         /// See [`Client::dropped`].
         fn dropped(
             &self,
             args: dropped::Args,
-        ) -> impl ::core::future::Future<
-            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
-        > + Send {
+        ) -> impl Future<Output = Result<ToolOutput>> + Send {
             self.__backend().untyped(dropped::TOOL.name, args)
         }
         /// See [`Client::free_form`].
         fn free_form(
             &self,
             args: free_form::Args,
-        ) -> impl ::core::future::Future<
-            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
-        > + Send {
+        ) -> impl Future<Output = Result<ToolOutput>> + Send {
             self.__backend().untyped(free_form::TOOL.name, args)
         }
     }
@@ -205,9 +187,7 @@ pub mod constraints {
         /// Answers [`Tools::formats`] with `stub`.
         pub fn on_formats(
             self,
-            stub: impl Fn(
-                formats::Args,
-            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+            stub: impl Fn(formats::Args) -> Result<ToolOutput> + Send + Sync + 'static,
         ) -> Self {
             self.0.stub_untyped(formats::TOOL.name, stub);
             self
@@ -215,9 +195,7 @@ pub mod constraints {
         /// Answers [`Tools::defaults`] with `stub`.
         pub fn on_defaults(
             self,
-            stub: impl Fn(
-                defaults::Args,
-            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+            stub: impl Fn(defaults::Args) -> Result<ToolOutput> + Send + Sync + 'static,
         ) -> Self {
             self.0.stub_untyped(defaults::TOOL.name, stub);
             self
@@ -225,9 +203,7 @@ pub mod constraints {
         /// Answers [`Tools::dropped`] with `stub`.
         pub fn on_dropped(
             self,
-            stub: impl Fn(
-                dropped::Args,
-            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+            stub: impl Fn(dropped::Args) -> Result<ToolOutput> + Send + Sync + 'static,
         ) -> Self {
             self.0.stub_untyped(dropped::TOOL.name, stub);
             self
@@ -235,9 +211,7 @@ pub mod constraints {
         /// Answers [`Tools::free_form`] with `stub`.
         pub fn on_free_form(
             self,
-            stub: impl Fn(
-                free_form::Args,
-            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+            stub: impl Fn(free_form::Args) -> Result<ToolOutput> + Send + Sync + 'static,
         ) -> Self {
             self.0.stub_untyped(free_form::TOOL.name, stub);
             self
@@ -286,9 +260,7 @@ pub mod constraints {
     }
     /// Types and definition of the tool `formats`.
     pub mod formats {
-        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
-        /// fixed at compile time, with round trips through the generated types (the
-        /// server's `TYPED_TOOLS` lists it).
+        /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
         pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
             name: "formats",
             description: ::core::option::Option::Some(
@@ -297,25 +269,15 @@ pub mod constraints {
             input_schema: "{\"properties\":{\"count\":{\"minimum\":0,\"multipleOf\":1,\"type\":\"number\"},\"day\":{\"format\":\"date\",\"type\":\"string\"},\"email\":{\"format\":\"email\",\"type\":\"string\"},\"half\":{\"multipleOf\":0.5,\"type\":\"number\"},\"id\":{\"format\":\"uuid\",\"type\":\"string\"},\"ip\":{\"format\":\"ipv4\",\"type\":\"string\"},\"offset\":{\"exclusiveMinimum\":-1,\"type\":\"integer\"},\"page\":{\"minimum\":1,\"type\":\"integer\"},\"per_page\":{\"default\":30,\"maximum\":100,\"minimum\":1,\"type\":\"integer\"},\"ratio\":{\"maximum\":1,\"minimum\":0,\"type\":\"number\"},\"slug\":{\"maxLength\":40,\"minLength\":1,\"pattern\":\"^[a-z-]+$\",\"type\":\"string\"},\"small\":{\"format\":\"int32\",\"type\":\"integer\"},\"step\":{\"multipleOf\":5,\"type\":[\"number\",\"null\"]},\"when\":{\"format\":\"date-time\",\"type\":\"string\"},\"zod_int\":{\"maximum\":9007199254740991,\"minimum\":-9007199254740991,\"type\":\"integer\"}},\"required\":[\"when\"],\"type\":\"object\"}",
             output_schema: ::core::option::Option::None,
             openai_name: "mcp_constraints_formats",
-            openai_function: "{\"function\":{\"description\":\"format/pattern/bounds map to std types.\",\"name\":\"mcp_constraints_formats\",\"parameters\":{\"properties\":{\"count\":{\"minimum\":0,\"multipleOf\":1,\"type\":\"number\"},\"day\":{\"format\":\"date\",\"type\":\"string\"},\"email\":{\"format\":\"email\",\"type\":\"string\"},\"half\":{\"multipleOf\":0.5,\"type\":\"number\"},\"id\":{\"format\":\"uuid\",\"type\":\"string\"},\"ip\":{\"format\":\"ipv4\",\"type\":\"string\"},\"offset\":{\"exclusiveMinimum\":-1,\"type\":\"integer\"},\"page\":{\"minimum\":1,\"type\":\"integer\"},\"per_page\":{\"default\":30,\"maximum\":100,\"minimum\":1,\"type\":\"integer\"},\"ratio\":{\"maximum\":1,\"minimum\":0,\"type\":\"number\"},\"slug\":{\"maxLength\":40,\"minLength\":1,\"pattern\":\"^[a-z-]+$\",\"type\":\"string\"},\"small\":{\"format\":\"int32\",\"type\":\"integer\"},\"step\":{\"multipleOf\":5,\"type\":[\"number\",\"null\"]},\"when\":{\"format\":\"date-time\",\"type\":\"string\"},\"zod_int\":{\"maximum\":9007199254740991,\"minimum\":-9007199254740991,\"type\":\"integer\"}},\"required\":[\"when\"],\"type\":\"object\"}},\"type\":\"function\"}",
-            openai_function_strict: ::core::option::Option::Some(
-                "{\"function\":{\"description\":\"format/pattern/bounds map to std types.\",\"name\":\"mcp_constraints_formats\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"count\":{\"type\":[\"number\",\"null\"]},\"day\":{\"type\":[\"string\",\"null\"]},\"email\":{\"type\":[\"string\",\"null\"]},\"half\":{\"type\":[\"number\",\"null\"]},\"id\":{\"type\":[\"string\",\"null\"]},\"ip\":{\"type\":[\"string\",\"null\"]},\"offset\":{\"type\":[\"integer\",\"null\"]},\"page\":{\"type\":[\"integer\",\"null\"]},\"per_page\":{\"type\":[\"integer\",\"null\"]},\"ratio\":{\"type\":[\"number\",\"null\"]},\"slug\":{\"type\":[\"string\",\"null\"]},\"small\":{\"type\":[\"integer\",\"null\"]},\"step\":{\"type\":[\"number\",\"null\"]},\"when\":{\"type\":\"string\"},\"zod_int\":{\"type\":[\"integer\",\"null\"]}},\"required\":[\"count\",\"day\",\"email\",\"half\",\"id\",\"ip\",\"offset\",\"page\",\"per_page\",\"ratio\",\"slug\",\"small\",\"step\",\"when\",\"zod_int\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-            ),
-            openai_strict_unavailable: ::core::option::Option::None,
             untyped_args_reason: ::core::option::Option::None,
             normalize: ::core::option::Option::Some(
                 ::mcp_runtime::toolbox::normalize_as::<self::Args>,
             ),
             normalize_output: ::core::option::Option::None,
         };
+        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///format/pattern/bounds map to std types.
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -380,9 +342,7 @@ pub mod constraints {
     }
     /// Types and definition of the tool `defaults`.
     pub mod defaults {
-        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
-        /// fixed at compile time, with round trips through the generated types (the
-        /// server's `TYPED_TOOLS` lists it).
+        /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
         pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
             name: "defaults",
             description: ::core::option::Option::Some(
@@ -391,26 +351,15 @@ pub mod constraints {
             input_schema: "{\"properties\":{\"path\":{\"default\":\"/\",\"type\":\"string\"},\"public\":{\"default\":false,\"type\":\"boolean\"},\"state\":{\"default\":\"open\",\"enum\":[\"open\",\"closed\"],\"type\":\"string\"}},\"type\":\"object\"}",
             output_schema: ::core::option::Option::None,
             openai_name: "mcp_constraints_defaults",
-            openai_function: "{\"function\":{\"description\":\"default on properties: documented, left to the server.\",\"name\":\"mcp_constraints_defaults\",\"parameters\":{\"properties\":{\"path\":{\"default\":\"/\",\"type\":\"string\"},\"public\":{\"default\":false,\"type\":\"boolean\"},\"state\":{\"default\":\"open\",\"enum\":[\"open\",\"closed\"],\"type\":\"string\"}},\"type\":\"object\"}},\"type\":\"function\"}",
-            openai_function_strict: ::core::option::Option::Some(
-                "{\"function\":{\"description\":\"default on properties: documented, left to the server.\",\"name\":\"mcp_constraints_defaults\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"path\":{\"type\":[\"string\",\"null\"]},\"public\":{\"type\":[\"boolean\",\"null\"]},\"state\":{\"anyOf\":[{\"enum\":[\"open\",\"closed\"],\"type\":\"string\"},{\"type\":\"null\"}]}},\"required\":[\"path\",\"public\",\"state\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-            ),
-            openai_strict_unavailable: ::core::option::Option::None,
             untyped_args_reason: ::core::option::Option::None,
             normalize: ::core::option::Option::Some(
                 ::mcp_runtime::toolbox::normalize_as::<self::Args>,
             ),
             normalize_output: ::core::option::Option::None,
         };
+        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///default on properties: documented, left to the server.
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Default: `"/"`.
@@ -424,61 +373,14 @@ pub mod constraints {
             pub state: ::std::option::Option<ArgsState>,
         }
         ///Default: `"open"`.
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Copy,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsState {
-            #[serde(rename = "open")]
             Open,
-            #[serde(rename = "closed")]
             Closed,
         }
-        impl ::std::fmt::Display for ArgsState {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                match *self {
-                    Self::Open => f.write_str("open"),
-                    Self::Closed => f.write_str("closed"),
-                }
-            }
-        }
-        impl ::std::str::FromStr for ArgsState {
-            type Err = self::error::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                match value {
-                    "open" => Ok(Self::Open),
-                    "closed" => Ok(Self::Closed),
-                    _ => Err("invalid value".into()),
-                }
-            }
-        }
-        impl ::std::convert::TryFrom<&str> for ArgsState {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String> for ArgsState {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
+        ::mcp_runtime::__private::string_enum!(
+            ArgsState { Open = "open", Closed = "closed" }
+        );
         /// Error types.
         pub mod error {
             pub use ::mcp_runtime::ConversionError;
@@ -486,9 +388,7 @@ pub mod constraints {
     }
     /// Types and definition of the tool `dropped`.
     pub mod dropped {
-        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
-        /// fixed at compile time, with round trips through the generated types (the
-        /// server's `TYPED_TOOLS` lists it).
+        /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
         pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
             name: "dropped",
             description: ::core::option::Option::Some(
@@ -497,26 +397,15 @@ pub mod constraints {
             input_schema: "{\"$defs\":{\"Node\":{\"$dynamicAnchor\":\"node\",\"type\":\"string\"}},\"properties\":{\"cond\":{\"else\":{},\"if\":{\"required\":[\"a\"]},\"properties\":{\"a\":{\"type\":\"string\"}},\"then\":{\"required\":[\"a\"]},\"type\":\"object\"},\"dyn\":{\"$dynamicRef\":\"#node\"},\"ext\":{\"type\":\"string\",\"x-rust-type\":{\"crate\":\"evil\",\"path\":\"evil::T\",\"version\":\"1\"}},\"strict\":{\"properties\":{\"x\":{\"type\":\"string\"}},\"type\":\"object\",\"unevaluatedProperties\":false},\"tuple\":{\"prefixItems\":[{\"type\":\"string\"},{\"type\":\"integer\"}],\"type\":\"array\"}},\"type\":\"object\"}",
             output_schema: ::core::option::Option::None,
             openai_name: "mcp_constraints_dropped",
-            openai_function: "{\"function\":{\"description\":\"Keywords typify cannot express are dropped with a warning.\",\"name\":\"mcp_constraints_dropped\",\"parameters\":{\"$defs\":{\"Node\":{\"$dynamicAnchor\":\"node\",\"type\":\"string\"}},\"properties\":{\"cond\":{\"else\":{},\"if\":{\"required\":[\"a\"]},\"properties\":{\"a\":{\"type\":\"string\"}},\"then\":{\"required\":[\"a\"]},\"type\":\"object\"},\"dyn\":{\"$dynamicRef\":\"#node\"},\"ext\":{\"type\":\"string\",\"x-rust-type\":{\"crate\":\"evil\",\"path\":\"evil::T\",\"version\":\"1\"}},\"strict\":{\"properties\":{\"x\":{\"type\":\"string\"}},\"type\":\"object\",\"unevaluatedProperties\":false},\"tuple\":{\"prefixItems\":[{\"type\":\"string\"},{\"type\":\"integer\"}],\"type\":\"array\"}},\"type\":\"object\"}},\"type\":\"function\"}",
-            openai_function_strict: ::core::option::Option::None,
-            openai_strict_unavailable: ::core::option::Option::Some(
-                "keyword `else` at /properties/cond is not supported in strict mode",
-            ),
             untyped_args_reason: ::core::option::Option::None,
             normalize: ::core::option::Option::Some(
                 ::mcp_runtime::toolbox::normalize_as::<self::Args>,
             ),
             normalize_output: ::core::option::Option::None,
         };
+        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Keywords typify cannot express are dropped with a warning.
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -536,28 +425,14 @@ pub mod constraints {
             >,
         }
         ///`ArgsCond`
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct ArgsCond {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub a: ::std::option::Option<::std::string::String>,
         }
         ///`ArgsStrict`
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct ArgsStrict {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -570,34 +445,22 @@ pub mod constraints {
     }
     /// Types and definition of the tool `free_form`.
     pub mod free_form {
-        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
-        /// fixed at compile time, with round trips through the generated types (the
-        /// server's `TYPED_TOOLS` lists it).
+        /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
         pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
             name: "free_form",
             description: ::core::option::Option::Some("Maps and any-JSON values."),
             input_schema: "{\"properties\":{\"data\":{},\"env\":{\"patternProperties\":{\"^[A-Z_]+$\":{\"type\":\"string\"}},\"type\":\"object\"},\"extra\":{\"additionalProperties\":true,\"type\":\"object\"},\"headers\":{\"additionalProperties\":{\"type\":\"string\"},\"propertyNames\":{\"pattern\":\"^[A-Za-z-]+$\"},\"type\":\"object\"},\"labels\":{\"additionalProperties\":false,\"patternProperties\":{\"^x-\":{\"type\":\"string\"}},\"properties\":{\"name\":{\"type\":\"string\"}},\"type\":\"object\"},\"loose\":{\"type\":\"object\"},\"nested\":{\"additionalProperties\":{\"type\":\"integer\"},\"properties\":{\"extra\":{\"type\":\"string\"}},\"type\":\"object\"}},\"required\":[\"data\"],\"type\":\"object\"}",
             output_schema: ::core::option::Option::None,
             openai_name: "mcp_constraints_free_form",
-            openai_function: "{\"function\":{\"description\":\"Maps and any-JSON values.\",\"name\":\"mcp_constraints_free_form\",\"parameters\":{\"properties\":{\"data\":{},\"env\":{\"patternProperties\":{\"^[A-Z_]+$\":{\"type\":\"string\"}},\"type\":\"object\"},\"extra\":{\"additionalProperties\":true,\"type\":\"object\"},\"headers\":{\"additionalProperties\":{\"type\":\"string\"},\"propertyNames\":{\"pattern\":\"^[A-Za-z-]+$\"},\"type\":\"object\"},\"labels\":{\"additionalProperties\":false,\"patternProperties\":{\"^x-\":{\"type\":\"string\"}},\"properties\":{\"name\":{\"type\":\"string\"}},\"type\":\"object\"},\"loose\":{\"type\":\"object\"},\"nested\":{\"additionalProperties\":{\"type\":\"integer\"},\"properties\":{\"extra\":{\"type\":\"string\"}},\"type\":\"object\"}},\"required\":[\"data\"],\"type\":\"object\"}},\"type\":\"function\"}",
-            openai_function_strict: ::core::option::Option::None,
-            openai_strict_unavailable: ::core::option::Option::Some(
-                "any-JSON value at /properties/data is not allowed in strict mode",
-            ),
             untyped_args_reason: ::core::option::Option::None,
             normalize: ::core::option::Option::Some(
                 ::mcp_runtime::toolbox::normalize_as::<self::Args>,
             ),
             normalize_output: ::core::option::Option::None,
         };
+        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Maps and any-JSON values.
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             pub data: ::mcp_runtime::__private::serde_json::Value,
@@ -635,13 +498,7 @@ pub mod constraints {
             pub nested: ::std::option::Option<ArgsNested>,
         }
         ///`ArgsLabels`
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct ArgsLabels {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -653,13 +510,7 @@ pub mod constraints {
             >,
         }
         ///`ArgsNested`
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct ArgsNested {
             #[serde(

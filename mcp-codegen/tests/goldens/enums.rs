@@ -14,6 +14,8 @@
     rustdoc::all
 )]
 pub mod enums {
+    use ::core::future::Future;
+    use ::mcp_runtime::{CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
     /// SHA-256 of the canonical tool list of the fixture (all tools, before `only`/`skip`);
     /// the runtime compares it with the live server to detect drift.
     pub const FIXTURE_HASH: &str = "6756744377481ebfadd3b7b7ea169f083d535d7d964d7913c929dc27a92577e9";
@@ -66,45 +68,39 @@ pub mod enums {
         pub async fn search_issues(
             &self,
             args: search_issues::Args,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.search_issues_with(args, ::mcp_runtime::CallOptions::default()).await
+        ) -> Result<ToolOutput> {
+            self.search_issues_with(args, CallOptions::default()).await
         }
         /// Like [`Self::search_issues`], with per-call options (deadlines, progress).
         pub async fn search_issues_with(
             &self,
             args: search_issues::Args,
-            options: ::mcp_runtime::CallOptions,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
+            options: CallOptions,
+        ) -> Result<ToolOutput> {
             self.session.call_checked(search_issues::TOOL.name, &args, options).await
         }
         /// Unions: tagged by const, untagged objects, scalars, mixed.
-        pub async fn shapes(
-            &self,
-            args: shapes::Args,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.shapes_with(args, ::mcp_runtime::CallOptions::default()).await
+        pub async fn shapes(&self, args: shapes::Args) -> Result<ToolOutput> {
+            self.shapes_with(args, CallOptions::default()).await
         }
         /// Like [`Self::shapes`], with per-call options (deadlines, progress).
         pub async fn shapes_with(
             &self,
             args: shapes::Args,
-            options: ::mcp_runtime::CallOptions,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
+            options: CallOptions,
+        ) -> Result<ToolOutput> {
             self.session.call_checked(shapes::TOOL.name, &args, options).await
         }
         /// const values become one-value enums.
-        pub async fn consts(
-            &self,
-            args: consts::Args,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.consts_with(args, ::mcp_runtime::CallOptions::default()).await
+        pub async fn consts(&self, args: consts::Args) -> Result<ToolOutput> {
+            self.consts_with(args, CallOptions::default()).await
         }
         /// Like [`Self::consts`], with per-call options (deadlines, progress).
         pub async fn consts_with(
             &self,
             args: consts::Args,
-            options: ::mcp_runtime::CallOptions,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
+            options: CallOptions,
+        ) -> Result<ToolOutput> {
             self.session.call_checked(consts::TOOL.name, &args, options).await
         }
     }
@@ -119,27 +115,21 @@ pub mod enums {
         fn search_issues(
             &self,
             args: search_issues::Args,
-        ) -> impl ::core::future::Future<
-            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
-        > + Send {
+        ) -> impl Future<Output = Result<ToolOutput>> + Send {
             self.__backend().untyped(search_issues::TOOL.name, args)
         }
         /// See [`Client::shapes`].
         fn shapes(
             &self,
             args: shapes::Args,
-        ) -> impl ::core::future::Future<
-            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
-        > + Send {
+        ) -> impl Future<Output = Result<ToolOutput>> + Send {
             self.__backend().untyped(shapes::TOOL.name, args)
         }
         /// See [`Client::consts`].
         fn consts(
             &self,
             args: consts::Args,
-        ) -> impl ::core::future::Future<
-            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
-        > + Send {
+        ) -> impl Future<Output = Result<ToolOutput>> + Send {
             self.__backend().untyped(consts::TOOL.name, args)
         }
     }
@@ -182,7 +172,7 @@ pub mod enums {
             self,
             stub: impl Fn(
                 search_issues::Args,
-            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+            ) -> Result<ToolOutput> + Send + Sync + 'static,
         ) -> Self {
             self.0.stub_untyped(search_issues::TOOL.name, stub);
             self
@@ -190,9 +180,7 @@ pub mod enums {
         /// Answers [`Tools::shapes`] with `stub`.
         pub fn on_shapes(
             self,
-            stub: impl Fn(
-                shapes::Args,
-            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+            stub: impl Fn(shapes::Args) -> Result<ToolOutput> + Send + Sync + 'static,
         ) -> Self {
             self.0.stub_untyped(shapes::TOOL.name, stub);
             self
@@ -200,9 +188,7 @@ pub mod enums {
         /// Answers [`Tools::consts`] with `stub`.
         pub fn on_consts(
             self,
-            stub: impl Fn(
-                consts::Args,
-            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+            stub: impl Fn(consts::Args) -> Result<ToolOutput> + Send + Sync + 'static,
         ) -> Self {
             self.0.stub_untyped(consts::TOOL.name, stub);
             self
@@ -251,34 +237,22 @@ pub mod enums {
     }
     /// Types and definition of the tool `search_issues`.
     pub mod search_issues {
-        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
-        /// fixed at compile time, with round trips through the generated types (the
-        /// server's `TYPED_TOOLS` lists it).
+        /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
         pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
             name: "search_issues",
             description: ::core::option::Option::Some("GitHub's colliding enum values."),
             input_schema: "{\"properties\":{\"encoding\":{\"enum\":[\"utf-8\",\"\",\"latin1\",\"UTF-8\"],\"type\":\"string\"},\"level\":{\"enum\":[1,2,3],\"type\":\"integer\"},\"q\":{\"type\":\"string\"},\"sort\":{\"enum\":[\"comments\",\"reactions\",\"reactions-+1\",\"reactions--1\",\"created\"],\"type\":\"string\"}},\"required\":[\"q\"],\"type\":\"object\"}",
             output_schema: ::core::option::Option::None,
             openai_name: "mcp_enums_search_issues",
-            openai_function: "{\"function\":{\"description\":\"GitHub's colliding enum values.\",\"name\":\"mcp_enums_search_issues\",\"parameters\":{\"properties\":{\"encoding\":{\"enum\":[\"utf-8\",\"\",\"latin1\",\"UTF-8\"],\"type\":\"string\"},\"level\":{\"enum\":[1,2,3],\"type\":\"integer\"},\"q\":{\"type\":\"string\"},\"sort\":{\"enum\":[\"comments\",\"reactions\",\"reactions-+1\",\"reactions--1\",\"created\"],\"type\":\"string\"}},\"required\":[\"q\"],\"type\":\"object\"}},\"type\":\"function\"}",
-            openai_function_strict: ::core::option::Option::Some(
-                "{\"function\":{\"description\":\"GitHub's colliding enum values.\",\"name\":\"mcp_enums_search_issues\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"encoding\":{\"anyOf\":[{\"enum\":[\"utf-8\",\"\",\"latin1\",\"UTF-8\"],\"type\":\"string\"},{\"type\":\"null\"}]},\"level\":{\"anyOf\":[{\"enum\":[1,2,3],\"type\":\"integer\"},{\"type\":\"null\"}]},\"q\":{\"type\":\"string\"},\"sort\":{\"anyOf\":[{\"enum\":[\"comments\",\"reactions\",\"reactions-+1\",\"reactions--1\",\"created\"],\"type\":\"string\"},{\"type\":\"null\"}]}},\"required\":[\"encoding\",\"level\",\"q\",\"sort\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-            ),
-            openai_strict_unavailable: ::core::option::Option::None,
             untyped_args_reason: ::core::option::Option::None,
             normalize: ::core::option::Option::Some(
                 ::mcp_runtime::toolbox::normalize_as::<self::Args>,
             ),
             normalize_output: ::core::option::Option::None,
         };
+        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///GitHub's colliding enum values.
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -290,71 +264,18 @@ pub mod enums {
             pub sort: ::std::option::Option<ArgsSort>,
         }
         ///`ArgsEncoding`
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Copy,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsEncoding {
-            #[serde(rename = "utf-8")]
             Utf8,
-            #[serde(rename = "")]
             X,
-            #[serde(rename = "latin1")]
             Latin1,
-            #[serde(rename = "UTF-8")]
             Utf82,
         }
-        impl ::std::fmt::Display for ArgsEncoding {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                match *self {
-                    Self::Utf8 => f.write_str("utf-8"),
-                    Self::X => f.write_str(""),
-                    Self::Latin1 => f.write_str("latin1"),
-                    Self::Utf82 => f.write_str("UTF-8"),
-                }
-            }
-        }
-        impl ::std::str::FromStr for ArgsEncoding {
-            type Err = self::error::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                match value {
-                    "utf-8" => Ok(Self::Utf8),
-                    "" => Ok(Self::X),
-                    "latin1" => Ok(Self::Latin1),
-                    "UTF-8" => Ok(Self::Utf82),
-                    _ => Err("invalid value".into()),
-                }
-            }
-        }
-        impl ::std::convert::TryFrom<&str> for ArgsEncoding {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String> for ArgsEncoding {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
+        ::mcp_runtime::__private::string_enum!(
+            ArgsEncoding { Utf8 = "utf-8", X = "", Latin1 = "latin1", Utf82 = "UTF-8" }
+        );
         ///`ArgsLevel`
-        #[derive(::mcp_runtime::__private::serde::Serialize, Clone, Debug, PartialEq)]
+        #[derive(Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         #[serde(transparent)]
         pub struct ArgsLevel(i64);
@@ -395,73 +316,18 @@ pub mod enums {
             }
         }
         ///`ArgsSort`
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Copy,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsSort {
-            #[serde(rename = "comments")]
             Comments,
-            #[serde(rename = "reactions")]
             Reactions,
-            #[serde(rename = "reactions-+1")]
             ReactionsPlus1,
-            #[serde(rename = "reactions--1")]
             ReactionsMinus1,
-            #[serde(rename = "created")]
             Created,
         }
-        impl ::std::fmt::Display for ArgsSort {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                match *self {
-                    Self::Comments => f.write_str("comments"),
-                    Self::Reactions => f.write_str("reactions"),
-                    Self::ReactionsPlus1 => f.write_str("reactions-+1"),
-                    Self::ReactionsMinus1 => f.write_str("reactions--1"),
-                    Self::Created => f.write_str("created"),
-                }
-            }
-        }
-        impl ::std::str::FromStr for ArgsSort {
-            type Err = self::error::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                match value {
-                    "comments" => Ok(Self::Comments),
-                    "reactions" => Ok(Self::Reactions),
-                    "reactions-+1" => Ok(Self::ReactionsPlus1),
-                    "reactions--1" => Ok(Self::ReactionsMinus1),
-                    "created" => Ok(Self::Created),
-                    _ => Err("invalid value".into()),
-                }
-            }
-        }
-        impl ::std::convert::TryFrom<&str> for ArgsSort {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String> for ArgsSort {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
+        ::mcp_runtime::__private::string_enum!(
+            ArgsSort { Comments = "comments", Reactions = "reactions", ReactionsPlus1 =
+            "reactions-+1", ReactionsMinus1 = "reactions--1", Created = "created" }
+        );
         /// Error types.
         pub mod error {
             pub use ::mcp_runtime::ConversionError;
@@ -480,9 +346,7 @@ pub mod enums {
     }
     /// Types and definition of the tool `shapes`.
     pub mod shapes {
-        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
-        /// fixed at compile time, with round trips through the generated types (the
-        /// server's `TYPED_TOOLS` lists it).
+        /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
         pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
             name: "shapes",
             description: ::core::option::Option::Some(
@@ -491,25 +355,15 @@ pub mod enums {
             input_schema: "{\"properties\":{\"flag\":{\"type\":[\"boolean\",\"string\"]},\"shape\":{\"oneOf\":[{\"properties\":{\"kind\":{\"const\":\"circle\"},\"radius\":{\"type\":\"number\"}},\"required\":[\"kind\",\"radius\"],\"type\":\"object\"},{\"properties\":{\"kind\":{\"const\":\"square\"},\"side\":{\"type\":\"number\"}},\"required\":[\"kind\",\"side\"],\"type\":\"object\"}]},\"target\":{\"anyOf\":[{\"additionalProperties\":false,\"properties\":{\"node_id\":{\"type\":\"string\"}},\"required\":[\"node_id\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"item_id\":{\"type\":\"integer\"}},\"required\":[\"item_id\"],\"type\":\"object\"}]},\"value\":{\"anyOf\":[{\"type\":\"string\"},{\"properties\":{\"v\":{\"type\":\"number\"}},\"type\":\"object\"}]}},\"required\":[\"shape\"],\"type\":\"object\"}",
             output_schema: ::core::option::Option::None,
             openai_name: "mcp_enums_shapes",
-            openai_function: "{\"function\":{\"description\":\"Unions: tagged by const, untagged objects, scalars, mixed.\",\"name\":\"mcp_enums_shapes\",\"parameters\":{\"properties\":{\"flag\":{\"type\":[\"boolean\",\"string\"]},\"shape\":{\"oneOf\":[{\"properties\":{\"kind\":{\"const\":\"circle\"},\"radius\":{\"type\":\"number\"}},\"required\":[\"kind\",\"radius\"],\"type\":\"object\"},{\"properties\":{\"kind\":{\"const\":\"square\"},\"side\":{\"type\":\"number\"}},\"required\":[\"kind\",\"side\"],\"type\":\"object\"}]},\"target\":{\"anyOf\":[{\"additionalProperties\":false,\"properties\":{\"node_id\":{\"type\":\"string\"}},\"required\":[\"node_id\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"item_id\":{\"type\":\"integer\"}},\"required\":[\"item_id\"],\"type\":\"object\"}]},\"value\":{\"anyOf\":[{\"type\":\"string\"},{\"properties\":{\"v\":{\"type\":\"number\"}},\"type\":\"object\"}]}},\"required\":[\"shape\"],\"type\":\"object\"}},\"type\":\"function\"}",
-            openai_function_strict: ::core::option::Option::Some(
-                "{\"function\":{\"description\":\"Unions: tagged by const, untagged objects, scalars, mixed.\",\"name\":\"mcp_enums_shapes\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"flag\":{\"type\":[\"boolean\",\"string\",\"null\"]},\"shape\":{\"anyOf\":[{\"additionalProperties\":false,\"properties\":{\"kind\":{\"const\":\"circle\"},\"radius\":{\"type\":\"number\"}},\"required\":[\"kind\",\"radius\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"kind\":{\"const\":\"square\"},\"side\":{\"type\":\"number\"}},\"required\":[\"kind\",\"side\"],\"type\":\"object\"}]},\"target\":{\"anyOf\":[{\"anyOf\":[{\"additionalProperties\":false,\"properties\":{\"node_id\":{\"type\":\"string\"}},\"required\":[\"node_id\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"item_id\":{\"type\":\"integer\"}},\"required\":[\"item_id\"],\"type\":\"object\"}]},{\"type\":\"null\"}]},\"value\":{\"anyOf\":[{\"anyOf\":[{\"type\":\"string\"},{\"additionalProperties\":false,\"properties\":{\"v\":{\"type\":[\"number\",\"null\"]}},\"required\":[\"v\"],\"type\":\"object\"}]},{\"type\":\"null\"}]}},\"required\":[\"flag\",\"shape\",\"target\",\"value\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-            ),
-            openai_strict_unavailable: ::core::option::Option::None,
             untyped_args_reason: ::core::option::Option::None,
             normalize: ::core::option::Option::Some(
                 ::mcp_runtime::toolbox::normalize_as::<self::Args>,
             ),
             normalize_output: ::core::option::Option::None,
         };
+        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Unions: tagged by const, untagged objects, scalars, mixed.
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -521,13 +375,7 @@ pub mod enums {
             pub value: ::std::option::Option<ArgsValue>,
         }
         ///`ArgsFlag`
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         #[serde(untagged)]
         pub enum ArgsFlag {
@@ -548,13 +396,7 @@ pub mod enums {
             }
         }
         ///`ArgsShape`
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         #[serde(tag = "kind")]
         pub enum ArgsShape {
@@ -564,13 +406,7 @@ pub mod enums {
             Square { side: f64 },
         }
         ///`ArgsTarget`
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub enum ArgsTarget {
             #[serde(rename = "node_id")]
@@ -584,13 +420,7 @@ pub mod enums {
             }
         }
         ///`ArgsValue`
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         #[serde(untagged)]
         pub enum ArgsValue {
@@ -618,9 +448,7 @@ pub mod enums {
     }
     /// Types and definition of the tool `consts`.
     pub mod consts {
-        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
-        /// fixed at compile time, with round trips through the generated types (the
-        /// server's `TYPED_TOOLS` lists it).
+        /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
         pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
             name: "consts",
             description: ::core::option::Option::Some(
@@ -629,25 +457,15 @@ pub mod enums {
             input_schema: "{\"properties\":{\"answer\":{\"const\":42},\"kind\":{\"const\":\"issue\",\"type\":\"string\"},\"version\":{\"const\":\"2024-01\"},\"yes\":{\"const\":true}},\"required\":[\"version\",\"kind\"],\"type\":\"object\"}",
             output_schema: ::core::option::Option::None,
             openai_name: "mcp_enums_consts",
-            openai_function: "{\"function\":{\"description\":\"const values become one-value enums.\",\"name\":\"mcp_enums_consts\",\"parameters\":{\"properties\":{\"answer\":{\"const\":42},\"kind\":{\"const\":\"issue\",\"type\":\"string\"},\"version\":{\"const\":\"2024-01\"},\"yes\":{\"const\":true}},\"required\":[\"version\",\"kind\"],\"type\":\"object\"}},\"type\":\"function\"}",
-            openai_function_strict: ::core::option::Option::Some(
-                "{\"function\":{\"description\":\"const values become one-value enums.\",\"name\":\"mcp_enums_consts\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"answer\":{\"anyOf\":[{\"const\":42},{\"type\":\"null\"}]},\"kind\":{\"const\":\"issue\",\"type\":\"string\"},\"version\":{\"const\":\"2024-01\"},\"yes\":{\"anyOf\":[{\"const\":true},{\"type\":\"null\"}]}},\"required\":[\"answer\",\"kind\",\"version\",\"yes\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-            ),
-            openai_strict_unavailable: ::core::option::Option::None,
             untyped_args_reason: ::core::option::Option::None,
             normalize: ::core::option::Option::Some(
                 ::mcp_runtime::toolbox::normalize_as::<self::Args>,
             ),
             normalize_output: ::core::option::Option::None,
         };
+        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///const values become one-value enums.
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -658,7 +476,7 @@ pub mod enums {
             pub yes: ::std::option::Option<bool>,
         }
         ///`ArgsAnswer`
-        #[derive(::mcp_runtime::__private::serde::Serialize, Clone, Debug, PartialEq)]
+        #[derive(Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         #[serde(transparent)]
         pub struct ArgsAnswer(f64);
@@ -699,109 +517,17 @@ pub mod enums {
             }
         }
         ///`ArgsKind`
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Copy,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsKind {
-            #[serde(rename = "issue")]
             Issue,
         }
-        impl ::std::fmt::Display for ArgsKind {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                match *self {
-                    Self::Issue => f.write_str("issue"),
-                }
-            }
-        }
-        impl ::std::str::FromStr for ArgsKind {
-            type Err = self::error::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                match value {
-                    "issue" => Ok(Self::Issue),
-                    _ => Err("invalid value".into()),
-                }
-            }
-        }
-        impl ::std::convert::TryFrom<&str> for ArgsKind {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String> for ArgsKind {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
+        ::mcp_runtime::__private::string_enum!(ArgsKind { Issue = "issue" });
         ///`ArgsVersion`
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Copy,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsVersion {
-            #[serde(rename = "2024-01")]
             X202401,
         }
-        impl ::std::fmt::Display for ArgsVersion {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                match *self {
-                    Self::X202401 => f.write_str("2024-01"),
-                }
-            }
-        }
-        impl ::std::str::FromStr for ArgsVersion {
-            type Err = self::error::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                match value {
-                    "2024-01" => Ok(Self::X202401),
-                    _ => Err("invalid value".into()),
-                }
-            }
-        }
-        impl ::std::convert::TryFrom<&str> for ArgsVersion {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String> for ArgsVersion {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
+        ::mcp_runtime::__private::string_enum!(ArgsVersion { X202401 = "2024-01" });
         /// Error types.
         pub mod error {
             pub use ::mcp_runtime::ConversionError;

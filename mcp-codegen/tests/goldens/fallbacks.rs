@@ -14,6 +14,8 @@
     rustdoc::all
 )]
 pub mod fallbacks {
+    use ::core::future::Future;
+    use ::mcp_runtime::{CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
     /// SHA-256 of the canonical tool list of the fixture (all tools, before `only`/`skip`);
     /// the runtime compares it with the live server to detect drift.
     pub const FIXTURE_HASH: &str = "a534ca9c46750d928d752bdaa75c02cb771da0d900a7b68447208639694f121d";
@@ -73,52 +75,43 @@ pub mod fallbacks {
         /// External $ref: never fetched, untyped for this tool only.
         ///
         /// Arguments are untyped JSON: external $ref "https://example.com/schema.json" is not supported (mcp-bindgen never fetches schemas).
-        pub async fn remote_ref(
-            &self,
-            args: remote_ref::Args,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.remote_ref_with(args, ::mcp_runtime::CallOptions::default()).await
+        pub async fn remote_ref(&self, args: remote_ref::Args) -> Result<ToolOutput> {
+            self.remote_ref_with(args, CallOptions::default()).await
         }
         /// Like [`Self::remote_ref`], with per-call options (deadlines, progress).
         pub async fn remote_ref_with(
             &self,
             args: remote_ref::Args,
-            options: ::mcp_runtime::CallOptions,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
+            options: CallOptions,
+        ) -> Result<ToolOutput> {
             self.session.call_checked(remote_ref::TOOL.name, &args, options).await
         }
         /// Calls the tool `dangling`.
         ///
         /// Arguments are untyped JSON: $ref "#/$defs/Missing" does not resolve in the tool's schema.
-        pub async fn dangling(
-            &self,
-            args: dangling::Args,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.dangling_with(args, ::mcp_runtime::CallOptions::default()).await
+        pub async fn dangling(&self, args: dangling::Args) -> Result<ToolOutput> {
+            self.dangling_with(args, CallOptions::default()).await
         }
         /// Like [`Self::dangling`], with per-call options (deadlines, progress).
         pub async fn dangling_with(
             &self,
             args: dangling::Args,
-            options: ::mcp_runtime::CallOptions,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
+            options: CallOptions,
+        ) -> Result<ToolOutput> {
             self.session.call_checked(dangling::TOOL.name, &args, options).await
         }
         /// Calls the tool `not_object`.
         ///
         /// Arguments are untyped JSON: inputSchema is not an object schema (MCP arguments are a JSON object).
-        pub async fn not_object(
-            &self,
-            args: not_object::Args,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.not_object_with(args, ::mcp_runtime::CallOptions::default()).await
+        pub async fn not_object(&self, args: not_object::Args) -> Result<ToolOutput> {
+            self.not_object_with(args, CallOptions::default()).await
         }
         /// Like [`Self::not_object`], with per-call options (deadlines, progress).
         pub async fn not_object_with(
             &self,
             args: not_object::Args,
-            options: ::mcp_runtime::CallOptions,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
+            options: CallOptions,
+        ) -> Result<ToolOutput> {
             self.session.call_checked(not_object::TOOL.name, &args, options).await
         }
         /// Calls the tool `nested_collision`.
@@ -127,30 +120,27 @@ pub mod fallbacks {
         pub async fn nested_collision(
             &self,
             args: nested_collision::Args,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.nested_collision_with(args, ::mcp_runtime::CallOptions::default()).await
+        ) -> Result<ToolOutput> {
+            self.nested_collision_with(args, CallOptions::default()).await
         }
         /// Like [`Self::nested_collision`], with per-call options (deadlines, progress).
         pub async fn nested_collision_with(
             &self,
             args: nested_collision::Args,
-            options: ::mcp_runtime::CallOptions,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
+            options: CallOptions,
+        ) -> Result<ToolOutput> {
             self.session.call_checked(nested_collision::TOOL.name, &args, options).await
         }
         /// The other tools of the server are unaffected.
-        pub async fn fine(
-            &self,
-            args: fine::Args,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.fine_with(args, ::mcp_runtime::CallOptions::default()).await
+        pub async fn fine(&self, args: fine::Args) -> Result<ToolOutput> {
+            self.fine_with(args, CallOptions::default()).await
         }
         /// Like [`Self::fine`], with per-call options (deadlines, progress).
         pub async fn fine_with(
             &self,
             args: fine::Args,
-            options: ::mcp_runtime::CallOptions,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
+            options: CallOptions,
+        ) -> Result<ToolOutput> {
             self.session.call_checked(fine::TOOL.name, &args, options).await
         }
     }
@@ -165,45 +155,35 @@ pub mod fallbacks {
         fn remote_ref(
             &self,
             args: remote_ref::Args,
-        ) -> impl ::core::future::Future<
-            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
-        > + Send {
+        ) -> impl Future<Output = Result<ToolOutput>> + Send {
             self.__backend().untyped(remote_ref::TOOL.name, args)
         }
         /// See [`Client::dangling`].
         fn dangling(
             &self,
             args: dangling::Args,
-        ) -> impl ::core::future::Future<
-            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
-        > + Send {
+        ) -> impl Future<Output = Result<ToolOutput>> + Send {
             self.__backend().untyped(dangling::TOOL.name, args)
         }
         /// See [`Client::not_object`].
         fn not_object(
             &self,
             args: not_object::Args,
-        ) -> impl ::core::future::Future<
-            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
-        > + Send {
+        ) -> impl Future<Output = Result<ToolOutput>> + Send {
             self.__backend().untyped(not_object::TOOL.name, args)
         }
         /// See [`Client::nested_collision`].
         fn nested_collision(
             &self,
             args: nested_collision::Args,
-        ) -> impl ::core::future::Future<
-            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
-        > + Send {
+        ) -> impl Future<Output = Result<ToolOutput>> + Send {
             self.__backend().untyped(nested_collision::TOOL.name, args)
         }
         /// See [`Client::fine`].
         fn fine(
             &self,
             args: fine::Args,
-        ) -> impl ::core::future::Future<
-            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
-        > + Send {
+        ) -> impl Future<Output = Result<ToolOutput>> + Send {
             self.__backend().untyped(fine::TOOL.name, args)
         }
     }
@@ -244,9 +224,7 @@ pub mod fallbacks {
         /// Answers [`Tools::remote_ref`] with `stub`.
         pub fn on_remote_ref(
             self,
-            stub: impl Fn(
-                remote_ref::Args,
-            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+            stub: impl Fn(remote_ref::Args) -> Result<ToolOutput> + Send + Sync + 'static,
         ) -> Self {
             self.0.stub_untyped(remote_ref::TOOL.name, stub);
             self
@@ -254,9 +232,7 @@ pub mod fallbacks {
         /// Answers [`Tools::dangling`] with `stub`.
         pub fn on_dangling(
             self,
-            stub: impl Fn(
-                dangling::Args,
-            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+            stub: impl Fn(dangling::Args) -> Result<ToolOutput> + Send + Sync + 'static,
         ) -> Self {
             self.0.stub_untyped(dangling::TOOL.name, stub);
             self
@@ -264,9 +240,7 @@ pub mod fallbacks {
         /// Answers [`Tools::not_object`] with `stub`.
         pub fn on_not_object(
             self,
-            stub: impl Fn(
-                not_object::Args,
-            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+            stub: impl Fn(not_object::Args) -> Result<ToolOutput> + Send + Sync + 'static,
         ) -> Self {
             self.0.stub_untyped(not_object::TOOL.name, stub);
             self
@@ -276,7 +250,7 @@ pub mod fallbacks {
             self,
             stub: impl Fn(
                 nested_collision::Args,
-            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+            ) -> Result<ToolOutput> + Send + Sync + 'static,
         ) -> Self {
             self.0.stub_untyped(nested_collision::TOOL.name, stub);
             self
@@ -284,9 +258,7 @@ pub mod fallbacks {
         /// Answers [`Tools::fine`] with `stub`.
         pub fn on_fine(
             self,
-            stub: impl Fn(
-                fine::Args,
-            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+            stub: impl Fn(fine::Args) -> Result<ToolOutput> + Send + Sync + 'static,
         ) -> Self {
             self.0.stub_untyped(fine::TOOL.name, stub);
             self
@@ -335,9 +307,7 @@ pub mod fallbacks {
     }
     /// Types and definition of the tool `remote_ref`.
     pub mod remote_ref {
-        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
-        /// fixed at compile time, with round trips through the generated types (the
-        /// server's `TYPED_TOOLS` lists it).
+        /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
         pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
             name: "remote_ref",
             description: ::core::option::Option::Some(
@@ -346,11 +316,6 @@ pub mod fallbacks {
             input_schema: "{\"properties\":{\"cfg\":{\"$ref\":\"https://example.com/schema.json\"}},\"type\":\"object\"}",
             output_schema: ::core::option::Option::None,
             openai_name: "mcp_fallbacks_remote_ref",
-            openai_function: "{\"function\":{\"description\":\"External $ref: never fetched, untyped for this tool only.\",\"name\":\"mcp_fallbacks_remote_ref\",\"parameters\":{\"properties\":{\"cfg\":{\"$ref\":\"https://example.com/schema.json\"}},\"type\":\"object\"}},\"type\":\"function\"}",
-            openai_function_strict: ::core::option::Option::None,
-            openai_strict_unavailable: ::core::option::Option::Some(
-                "$ref \"https://example.com/schema.json\" at /properties/cfg is not a local reference and cannot be inlined",
-            ),
             untyped_args_reason: ::core::option::Option::Some(
                 "external $ref \"https://example.com/schema.json\" is not supported (mcp-bindgen never fetches schemas)",
             ),
@@ -362,20 +327,13 @@ pub mod fallbacks {
     }
     /// Types and definition of the tool `dangling`.
     pub mod dangling {
-        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
-        /// fixed at compile time, with round trips through the generated types (the
-        /// server's `TYPED_TOOLS` lists it).
+        /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
         pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
             name: "dangling",
             description: ::core::option::Option::None,
             input_schema: "{\"properties\":{\"x\":{\"$ref\":\"#/$defs/Missing\"}},\"type\":\"object\"}",
             output_schema: ::core::option::Option::None,
             openai_name: "mcp_fallbacks_dangling",
-            openai_function: "{\"function\":{\"name\":\"mcp_fallbacks_dangling\",\"parameters\":{\"properties\":{\"x\":{\"$ref\":\"#/$defs/Missing\"}},\"type\":\"object\"}},\"type\":\"function\"}",
-            openai_function_strict: ::core::option::Option::None,
-            openai_strict_unavailable: ::core::option::Option::Some(
-                "$ref \"#/$defs/Missing\" at /properties/x points to nothing",
-            ),
             untyped_args_reason: ::core::option::Option::Some(
                 "$ref \"#/$defs/Missing\" does not resolve in the tool's schema",
             ),
@@ -387,20 +345,13 @@ pub mod fallbacks {
     }
     /// Types and definition of the tool `not_object`.
     pub mod not_object {
-        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
-        /// fixed at compile time, with round trips through the generated types (the
-        /// server's `TYPED_TOOLS` lists it).
+        /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
         pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
             name: "not_object",
             description: ::core::option::Option::None,
             input_schema: "{\"type\":\"string\"}",
             output_schema: ::core::option::Option::None,
             openai_name: "mcp_fallbacks_not_object",
-            openai_function: "{\"function\":{\"name\":\"mcp_fallbacks_not_object\",\"parameters\":{\"properties\":{},\"type\":\"object\"}},\"type\":\"function\"}",
-            openai_function_strict: ::core::option::Option::None,
-            openai_strict_unavailable: ::core::option::Option::Some(
-                "the input schema's root is not an object schema (type \"string\"), but MCP arguments are an object; exported as taking no arguments",
-            ),
             untyped_args_reason: ::core::option::Option::Some(
                 "inputSchema is not an object schema (MCP arguments are a JSON object)",
             ),
@@ -412,20 +363,13 @@ pub mod fallbacks {
     }
     /// Types and definition of the tool `nested_collision`.
     pub mod nested_collision {
-        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
-        /// fixed at compile time, with round trips through the generated types (the
-        /// server's `TYPED_TOOLS` lists it).
+        /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
         pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
             name: "nested_collision",
             description: ::core::option::Option::None,
             input_schema: "{\"properties\":{\"o\":{\"properties\":{\"aB\":{\"type\":\"string\"},\"a_b\":{\"type\":\"string\"}},\"type\":\"object\"}},\"type\":\"object\"}",
             output_schema: ::core::option::Option::None,
             openai_name: "mcp_fallbacks_nested_collision",
-            openai_function: "{\"function\":{\"name\":\"mcp_fallbacks_nested_collision\",\"parameters\":{\"properties\":{\"o\":{\"properties\":{\"aB\":{\"type\":\"string\"},\"a_b\":{\"type\":\"string\"}},\"type\":\"object\"}},\"type\":\"object\"}},\"type\":\"function\"}",
-            openai_function_strict: ::core::option::Option::Some(
-                "{\"function\":{\"name\":\"mcp_fallbacks_nested_collision\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"o\":{\"additionalProperties\":false,\"properties\":{\"aB\":{\"type\":[\"string\",\"null\"]},\"a_b\":{\"type\":[\"string\",\"null\"]}},\"required\":[\"aB\",\"a_b\"],\"type\":[\"object\",\"null\"]}},\"required\":[\"o\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-            ),
-            openai_strict_unavailable: ::core::option::Option::None,
             untyped_args_reason: ::core::option::Option::Some(
                 "properties \"aB\" and \"a_b\" of the object at /properties/o both map to the Rust field `a_b`",
             ),
@@ -437,9 +381,7 @@ pub mod fallbacks {
     }
     /// Types and definition of the tool `fine`.
     pub mod fine {
-        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
-        /// fixed at compile time, with round trips through the generated types (the
-        /// server's `TYPED_TOOLS` lists it).
+        /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
         pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
             name: "fine",
             description: ::core::option::Option::Some(
@@ -448,26 +390,15 @@ pub mod fallbacks {
             input_schema: "{\"properties\":{\"a\":{\"type\":\"string\"}},\"type\":\"object\"}",
             output_schema: ::core::option::Option::None,
             openai_name: "mcp_fallbacks_fine",
-            openai_function: "{\"function\":{\"description\":\"The other tools of the server are unaffected.\",\"name\":\"mcp_fallbacks_fine\",\"parameters\":{\"properties\":{\"a\":{\"type\":\"string\"}},\"type\":\"object\"}},\"type\":\"function\"}",
-            openai_function_strict: ::core::option::Option::Some(
-                "{\"function\":{\"description\":\"The other tools of the server are unaffected.\",\"name\":\"mcp_fallbacks_fine\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"type\":[\"string\",\"null\"]}},\"required\":[\"a\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-            ),
-            openai_strict_unavailable: ::core::option::Option::None,
             untyped_args_reason: ::core::option::Option::None,
             normalize: ::core::option::Option::Some(
                 ::mcp_runtime::toolbox::normalize_as::<self::Args>,
             ),
             normalize_output: ::core::option::Option::None,
         };
+        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///The other tools of the server are unaffected.
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]

@@ -14,6 +14,8 @@
     rustdoc::all
 )]
 pub mod names {
+    use ::core::future::Future;
+    use ::mcp_runtime::{CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
     /// SHA-256 of the canonical tool list of the fixture (all tools, before `only`/`skip`);
     /// the runtime compares it with the live server to detect drift.
     pub const FIXTURE_HASH: &str = "7050d755d5e5e9a4989fbbfd6b3eb074b87fddb92124c6d5a9ca4681dd909d79";
@@ -80,136 +82,108 @@ pub mod names {
         pub async fn create_issue(
             &self,
             args: create_issue::Args,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.create_issue_with(args, ::mcp_runtime::CallOptions::default()).await
+        ) -> Result<ToolOutput> {
+            self.create_issue_with(args, CallOptions::default()).await
         }
         /// Like [`Self::create_issue`], with per-call options (deadlines, progress).
         pub async fn create_issue_with(
             &self,
             args: create_issue::Args,
-            options: ::mcp_runtime::CallOptions,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
+            options: CallOptions,
+        ) -> Result<ToolOutput> {
             self.session.call_checked(create_issue::TOOL.name, &args, options).await
         }
         /// Dotted name, renamed to `list_repos`.
-        pub async fn list_repos(
-            &self,
-            args: list_repos::Args,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.list_repos_with(args, ::mcp_runtime::CallOptions::default()).await
+        pub async fn list_repos(&self, args: list_repos::Args) -> Result<ToolOutput> {
+            self.list_repos_with(args, CallOptions::default()).await
         }
         /// Like [`Self::list_repos`], with per-call options (deadlines, progress).
         pub async fn list_repos_with(
             &self,
             args: list_repos::Args,
-            options: ::mcp_runtime::CallOptions,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
+            options: CallOptions,
+        ) -> Result<ToolOutput> {
             self.session.call_checked(list_repos::TOOL.name, &args, options).await
         }
         /// A keyword as tool name.
-        pub async fn r#type(
-            &self,
-            args: r#type::Args,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.type_with(args, ::mcp_runtime::CallOptions::default()).await
+        pub async fn r#type(&self, args: r#type::Args) -> Result<ToolOutput> {
+            self.type_with(args, CallOptions::default()).await
         }
         /// Like [`Self::type`], with per-call options (deadlines, progress).
         pub async fn type_with(
             &self,
             args: r#type::Args,
-            options: ::mcp_runtime::CallOptions,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
+            options: CallOptions,
+        ) -> Result<ToolOutput> {
             self.session.call_checked(r#type::TOOL.name, &args, options).await
         }
         /// Clashes with Client::new.
-        pub async fn new_tool(
-            &self,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.new_tool_with(::mcp_runtime::CallOptions::default()).await
+        pub async fn new_tool(&self) -> Result<ToolOutput> {
+            self.new_tool_with(CallOptions::default()).await
         }
         /// Like [`Self::new_tool`], with per-call options (deadlines, progress).
-        pub async fn new_tool_with(
-            &self,
-            options: ::mcp_runtime::CallOptions,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session
-                .call_checked(new_tool::TOOL.name, &::mcp_runtime::NoArgs {}, options)
-                .await
+        pub async fn new_tool_with(&self, options: CallOptions) -> Result<ToolOutput> {
+            self.session.call_checked(new_tool::TOOL.name, &NoArgs {}, options).await
         }
         /// Non-ASCII name.
-        pub async fn caf_u00e9_lookup(
-            &self,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.caf_u00e9_lookup_with(::mcp_runtime::CallOptions::default()).await
+        pub async fn caf_u00e9_lookup(&self) -> Result<ToolOutput> {
+            self.caf_u00e9_lookup_with(CallOptions::default()).await
         }
         /// Like [`Self::caf_u00e9_lookup`], with per-call options (deadlines, progress).
         pub async fn caf_u00e9_lookup_with(
             &self,
-            options: ::mcp_runtime::CallOptions,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
+            options: CallOptions,
+        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(
-                    caf_u00e9_lookup::TOOL.name,
-                    &::mcp_runtime::NoArgs {},
-                    options,
-                )
+                .call_checked(caf_u00e9_lookup::TOOL.name, &NoArgs {}, options)
                 .await
         }
         /// Calls the tool `getHTTPStatus`.
-        pub async fn get_http_status(
-            &self,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.get_http_status_with(::mcp_runtime::CallOptions::default()).await
+        pub async fn get_http_status(&self) -> Result<ToolOutput> {
+            self.get_http_status_with(CallOptions::default()).await
         }
         /// Like [`Self::get_http_status`], with per-call options (deadlines, progress).
         pub async fn get_http_status_with(
             &self,
-            options: ::mcp_runtime::CallOptions,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
+            options: CallOptions,
+        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(
-                    get_http_status::TOOL.name,
-                    &::mcp_runtime::NoArgs {},
-                    options,
-                )
+                .call_checked(get_http_status::TOOL.name, &NoArgs {}, options)
                 .await
         }
         /// Calls the tool `a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four`.
         pub async fn a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four(
             &self,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
+        ) -> Result<ToolOutput> {
             self.a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four_with(
-                    ::mcp_runtime::CallOptions::default(),
+                    CallOptions::default(),
                 )
                 .await
         }
         /// Like [`Self::a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four`], with per-call options (deadlines, progress).
         pub async fn a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four_with(
             &self,
-            options: ::mcp_runtime::CallOptions,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
+            options: CallOptions,
+        ) -> Result<ToolOutput> {
             self.session
                 .call_checked(
                     a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four::TOOL
                         .name,
-                    &::mcp_runtime::NoArgs {},
+                    &NoArgs {},
                     options,
                 )
                 .await
         }
         /// fooBar and foo_bar collide; fixed by rename.
-        pub async fn collide(
-            &self,
-            args: collide::Args,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.collide_with(args, ::mcp_runtime::CallOptions::default()).await
+        pub async fn collide(&self, args: collide::Args) -> Result<ToolOutput> {
+            self.collide_with(args, CallOptions::default()).await
         }
         /// Like [`Self::collide`], with per-call options (deadlines, progress).
         pub async fn collide_with(
             &self,
             args: collide::Args,
-            options: ::mcp_runtime::CallOptions,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
+            options: CallOptions,
+        ) -> Result<ToolOutput> {
             self.session.call_checked(collide::TOOL.name, &args, options).await
         }
     }
@@ -224,75 +198,51 @@ pub mod names {
         fn create_issue(
             &self,
             args: create_issue::Args,
-        ) -> impl ::core::future::Future<
-            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
-        > + Send {
+        ) -> impl Future<Output = Result<ToolOutput>> + Send {
             self.__backend().untyped(create_issue::TOOL.name, args)
         }
         /// See [`Client::list_repos`].
         fn list_repos(
             &self,
             args: list_repos::Args,
-        ) -> impl ::core::future::Future<
-            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
-        > + Send {
+        ) -> impl Future<Output = Result<ToolOutput>> + Send {
             self.__backend().untyped(list_repos::TOOL.name, args)
         }
         /// See [`Client::type`].
         fn r#type(
             &self,
             args: r#type::Args,
-        ) -> impl ::core::future::Future<
-            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
-        > + Send {
+        ) -> impl Future<Output = Result<ToolOutput>> + Send {
             self.__backend().untyped(r#type::TOOL.name, args)
         }
         /// See [`Client::new_tool`].
-        fn new_tool(
-            &self,
-        ) -> impl ::core::future::Future<
-            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
-        > + Send {
-            self.__backend().untyped(new_tool::TOOL.name, ::mcp_runtime::NoArgs {})
+        fn new_tool(&self) -> impl Future<Output = Result<ToolOutput>> + Send {
+            self.__backend().untyped(new_tool::TOOL.name, NoArgs {})
         }
         /// See [`Client::caf_u00e9_lookup`].
-        fn caf_u00e9_lookup(
-            &self,
-        ) -> impl ::core::future::Future<
-            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
-        > + Send {
-            self.__backend()
-                .untyped(caf_u00e9_lookup::TOOL.name, ::mcp_runtime::NoArgs {})
+        fn caf_u00e9_lookup(&self) -> impl Future<Output = Result<ToolOutput>> + Send {
+            self.__backend().untyped(caf_u00e9_lookup::TOOL.name, NoArgs {})
         }
         /// See [`Client::get_http_status`].
-        fn get_http_status(
-            &self,
-        ) -> impl ::core::future::Future<
-            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
-        > + Send {
-            self.__backend()
-                .untyped(get_http_status::TOOL.name, ::mcp_runtime::NoArgs {})
+        fn get_http_status(&self) -> impl Future<Output = Result<ToolOutput>> + Send {
+            self.__backend().untyped(get_http_status::TOOL.name, NoArgs {})
         }
         /// See [`Client::a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four`].
         fn a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four(
             &self,
-        ) -> impl ::core::future::Future<
-            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
-        > + Send {
+        ) -> impl Future<Output = Result<ToolOutput>> + Send {
             self.__backend()
                 .untyped(
                     a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four::TOOL
                         .name,
-                    ::mcp_runtime::NoArgs {},
+                    NoArgs {},
                 )
         }
         /// See [`Client::collide`].
         fn collide(
             &self,
             args: collide::Args,
-        ) -> impl ::core::future::Future<
-            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
-        > + Send {
+        ) -> impl Future<Output = Result<ToolOutput>> + Send {
             self.__backend().untyped(collide::TOOL.name, args)
         }
     }
@@ -335,7 +285,7 @@ pub mod names {
             self,
             stub: impl Fn(
                 create_issue::Args,
-            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+            ) -> Result<ToolOutput> + Send + Sync + 'static,
         ) -> Self {
             self.0.stub_untyped(create_issue::TOOL.name, stub);
             self
@@ -343,9 +293,7 @@ pub mod names {
         /// Answers [`Tools::list_repos`] with `stub`.
         pub fn on_list_repos(
             self,
-            stub: impl Fn(
-                list_repos::Args,
-            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+            stub: impl Fn(list_repos::Args) -> Result<ToolOutput> + Send + Sync + 'static,
         ) -> Self {
             self.0.stub_untyped(list_repos::TOOL.name, stub);
             self
@@ -353,9 +301,7 @@ pub mod names {
         /// Answers [`Tools::type`] with `stub`.
         pub fn on_type(
             self,
-            stub: impl Fn(
-                r#type::Args,
-            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+            stub: impl Fn(r#type::Args) -> Result<ToolOutput> + Send + Sync + 'static,
         ) -> Self {
             self.0.stub_untyped(r#type::TOOL.name, stub);
             self
@@ -363,62 +309,44 @@ pub mod names {
         /// Answers [`Tools::new_tool`] with `stub`.
         pub fn on_new_tool(
             self,
-            stub: impl Fn(
-            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+            stub: impl Fn() -> Result<ToolOutput> + Send + Sync + 'static,
         ) -> Self {
-            self.0
-                .stub_untyped(
-                    new_tool::TOOL.name,
-                    move |_: ::mcp_runtime::NoArgs| stub(),
-                );
+            self.0.stub_untyped(new_tool::TOOL.name, move |_: NoArgs| stub());
             self
         }
         /// Answers [`Tools::caf_u00e9_lookup`] with `stub`.
         pub fn on_caf_u00e9_lookup(
             self,
-            stub: impl Fn(
-            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+            stub: impl Fn() -> Result<ToolOutput> + Send + Sync + 'static,
         ) -> Self {
-            self.0
-                .stub_untyped(
-                    caf_u00e9_lookup::TOOL.name,
-                    move |_: ::mcp_runtime::NoArgs| stub(),
-                );
+            self.0.stub_untyped(caf_u00e9_lookup::TOOL.name, move |_: NoArgs| stub());
             self
         }
         /// Answers [`Tools::get_http_status`] with `stub`.
         pub fn on_get_http_status(
             self,
-            stub: impl Fn(
-            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+            stub: impl Fn() -> Result<ToolOutput> + Send + Sync + 'static,
         ) -> Self {
-            self.0
-                .stub_untyped(
-                    get_http_status::TOOL.name,
-                    move |_: ::mcp_runtime::NoArgs| stub(),
-                );
+            self.0.stub_untyped(get_http_status::TOOL.name, move |_: NoArgs| stub());
             self
         }
         /// Answers [`Tools::a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four`] with `stub`.
         pub fn on_a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four(
             self,
-            stub: impl Fn(
-            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+            stub: impl Fn() -> Result<ToolOutput> + Send + Sync + 'static,
         ) -> Self {
             self.0
                 .stub_untyped(
                     a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four::TOOL
                         .name,
-                    move |_: ::mcp_runtime::NoArgs| stub(),
+                    move |_: NoArgs| stub(),
                 );
             self
         }
         /// Answers [`Tools::collide`] with `stub`.
         pub fn on_collide(
             self,
-            stub: impl Fn(
-                collide::Args,
-            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+            stub: impl Fn(collide::Args) -> Result<ToolOutput> + Send + Sync + 'static,
         ) -> Self {
             self.0.stub_untyped(collide::TOOL.name, stub);
             self
@@ -467,9 +395,7 @@ pub mod names {
     }
     /// Types and definition of the tool `create-issue`.
     pub mod create_issue {
-        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
-        /// fixed at compile time, with round trips through the generated types (the
-        /// server's `TYPED_TOOLS` lists it).
+        /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
         pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
             name: "create-issue",
             description: ::core::option::Option::Some(
@@ -478,25 +404,15 @@ pub mod names {
             input_schema: "{\"properties\":{\"$meta\":{\"type\":\"string\"},\"@timestamp\":{\"type\":\"string\"},\"box\":{\"type\":\"string\"},\"count\":{\"description\":\"Overridden to u32.\",\"type\":\"number\"},\"perPage\":{\"type\":\"number\"},\"raw\":{\"type\":\"string\"},\"ref\":{\"type\":\"string\"},\"repo-name\":{\"type\":\"string\"},\"self\":{\"type\":\"string\"},\"static\":{\"type\":\"boolean\"},\"type\":{\"description\":\"A Rust keyword.\",\"type\":\"string\"}},\"required\":[\"type\",\"repo-name\"],\"type\":\"object\"}",
             output_schema: ::core::option::Option::None,
             openai_name: "mcp_names_create-issue",
-            openai_function: "{\"function\":{\"description\":\"Tool name with a dash; keyword and symbol argument names.\",\"name\":\"mcp_names_create-issue\",\"parameters\":{\"properties\":{\"$meta\":{\"type\":\"string\"},\"@timestamp\":{\"type\":\"string\"},\"box\":{\"type\":\"string\"},\"count\":{\"description\":\"Overridden to u32.\",\"type\":\"number\"},\"perPage\":{\"type\":\"number\"},\"raw\":{\"type\":\"string\"},\"ref\":{\"type\":\"string\"},\"repo-name\":{\"type\":\"string\"},\"self\":{\"type\":\"string\"},\"static\":{\"type\":\"boolean\"},\"type\":{\"description\":\"A Rust keyword.\",\"type\":\"string\"}},\"required\":[\"type\",\"repo-name\"],\"type\":\"object\"}},\"type\":\"function\"}",
-            openai_function_strict: ::core::option::Option::Some(
-                "{\"function\":{\"description\":\"Tool name with a dash; keyword and symbol argument names.\",\"name\":\"mcp_names_create-issue\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"$meta\":{\"type\":[\"string\",\"null\"]},\"@timestamp\":{\"type\":[\"string\",\"null\"]},\"box\":{\"type\":[\"string\",\"null\"]},\"count\":{\"description\":\"Overridden to u32.\",\"type\":[\"number\",\"null\"]},\"perPage\":{\"type\":[\"number\",\"null\"]},\"raw\":{\"type\":[\"string\",\"null\"]},\"ref\":{\"type\":[\"string\",\"null\"]},\"repo-name\":{\"type\":\"string\"},\"self\":{\"type\":[\"string\",\"null\"]},\"static\":{\"type\":[\"boolean\",\"null\"]},\"type\":{\"description\":\"A Rust keyword.\",\"type\":\"string\"}},\"required\":[\"$meta\",\"@timestamp\",\"box\",\"count\",\"perPage\",\"raw\",\"ref\",\"repo-name\",\"self\",\"static\",\"type\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-            ),
-            openai_strict_unavailable: ::core::option::Option::None,
             untyped_args_reason: ::core::option::Option::None,
             normalize: ::core::option::Option::Some(
                 ::mcp_runtime::toolbox::normalize_as::<self::Args>,
             ),
             normalize_output: ::core::option::Option::None,
         };
+        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Tool name with a dash; keyword and symbol argument names.
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             #[serde(
@@ -573,9 +489,7 @@ pub mod names {
     }
     /// Types and definition of the tool `repo.list`.
     pub mod list_repos {
-        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
-        /// fixed at compile time, with round trips through the generated types (the
-        /// server's `TYPED_TOOLS` lists it).
+        /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
         pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
             name: "repo.list",
             description: ::core::option::Option::Some(
@@ -584,26 +498,15 @@ pub mod names {
             input_schema: "{\"properties\":{\"owner\":{\"type\":\"string\"},\"perPage\":{\"description\":\"Overridden by the glob `*.perPage`.\",\"type\":\"number\"}},\"type\":\"object\"}",
             output_schema: ::core::option::Option::None,
             openai_name: "mcp_names_repo_list",
-            openai_function: "{\"function\":{\"description\":\"Dotted name, renamed to `list_repos`.\",\"name\":\"mcp_names_repo_list\",\"parameters\":{\"properties\":{\"owner\":{\"type\":\"string\"},\"perPage\":{\"description\":\"Overridden by the glob `*.perPage`.\",\"type\":\"number\"}},\"type\":\"object\"}},\"type\":\"function\"}",
-            openai_function_strict: ::core::option::Option::Some(
-                "{\"function\":{\"description\":\"Dotted name, renamed to `list_repos`.\",\"name\":\"mcp_names_repo_list\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"owner\":{\"type\":[\"string\",\"null\"]},\"perPage\":{\"description\":\"Overridden by the glob `*.perPage`.\",\"type\":[\"number\",\"null\"]}},\"required\":[\"owner\",\"perPage\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-            ),
-            openai_strict_unavailable: ::core::option::Option::None,
             untyped_args_reason: ::core::option::Option::None,
             normalize: ::core::option::Option::Some(
                 ::mcp_runtime::toolbox::normalize_as::<self::Args>,
             ),
             normalize_output: ::core::option::Option::None,
         };
+        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Dotted name, renamed to `list_repos`.
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -622,34 +525,22 @@ pub mod names {
     }
     /// Types and definition of the tool `type`.
     pub mod r#type {
-        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
-        /// fixed at compile time, with round trips through the generated types (the
-        /// server's `TYPED_TOOLS` lists it).
+        /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
         pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
             name: "type",
             description: ::core::option::Option::Some("A keyword as tool name."),
             input_schema: "{\"properties\":{\"text\":{\"type\":\"string\"}},\"required\":[\"text\"],\"type\":\"object\"}",
             output_schema: ::core::option::Option::None,
             openai_name: "mcp_names_type",
-            openai_function: "{\"function\":{\"description\":\"A keyword as tool name.\",\"name\":\"mcp_names_type\",\"parameters\":{\"properties\":{\"text\":{\"type\":\"string\"}},\"required\":[\"text\"],\"type\":\"object\"}},\"type\":\"function\"}",
-            openai_function_strict: ::core::option::Option::Some(
-                "{\"function\":{\"description\":\"A keyword as tool name.\",\"name\":\"mcp_names_type\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"text\":{\"type\":\"string\"}},\"required\":[\"text\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-            ),
-            openai_strict_unavailable: ::core::option::Option::None,
             untyped_args_reason: ::core::option::Option::None,
             normalize: ::core::option::Option::Some(
                 ::mcp_runtime::toolbox::normalize_as::<self::Args>,
             ),
             normalize_output: ::core::option::Option::None,
         };
+        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///A keyword as tool name.
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             pub text: ::std::string::String,
@@ -667,20 +558,13 @@ pub mod names {
     }
     /// Types and definition of the tool `new`.
     pub mod new_tool {
-        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
-        /// fixed at compile time, with round trips through the generated types (the
-        /// server's `TYPED_TOOLS` lists it).
+        /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
         pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
             name: "new",
             description: ::core::option::Option::Some("Clashes with Client::new."),
             input_schema: "{\"type\":\"object\"}",
             output_schema: ::core::option::Option::None,
             openai_name: "mcp_names_new",
-            openai_function: "{\"function\":{\"description\":\"Clashes with Client::new.\",\"name\":\"mcp_names_new\",\"parameters\":{\"properties\":{},\"type\":\"object\"}},\"type\":\"function\"}",
-            openai_function_strict: ::core::option::Option::Some(
-                "{\"function\":{\"description\":\"Clashes with Client::new.\",\"name\":\"mcp_names_new\",\"parameters\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-            ),
-            openai_strict_unavailable: ::core::option::Option::None,
             untyped_args_reason: ::core::option::Option::None,
             normalize: ::core::option::Option::Some(
                 ::mcp_runtime::toolbox::normalize_no_args,
@@ -692,20 +576,13 @@ pub mod names {
     }
     /// Types and definition of the tool `café.lookup`.
     pub mod caf_u00e9_lookup {
-        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
-        /// fixed at compile time, with round trips through the generated types (the
-        /// server's `TYPED_TOOLS` lists it).
+        /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
         pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
             name: "café.lookup",
             description: ::core::option::Option::Some("Non-ASCII name."),
             input_schema: "{\"type\":\"object\"}",
             output_schema: ::core::option::Option::None,
             openai_name: "mcp_names_caf__lookup",
-            openai_function: "{\"function\":{\"description\":\"Non-ASCII name.\",\"name\":\"mcp_names_caf__lookup\",\"parameters\":{\"properties\":{},\"type\":\"object\"}},\"type\":\"function\"}",
-            openai_function_strict: ::core::option::Option::Some(
-                "{\"function\":{\"description\":\"Non-ASCII name.\",\"name\":\"mcp_names_caf__lookup\",\"parameters\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-            ),
-            openai_strict_unavailable: ::core::option::Option::None,
             untyped_args_reason: ::core::option::Option::None,
             normalize: ::core::option::Option::Some(
                 ::mcp_runtime::toolbox::normalize_no_args,
@@ -717,20 +594,13 @@ pub mod names {
     }
     /// Types and definition of the tool `getHTTPStatus`.
     pub mod get_http_status {
-        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
-        /// fixed at compile time, with round trips through the generated types (the
-        /// server's `TYPED_TOOLS` lists it).
+        /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
         pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
             name: "getHTTPStatus",
             description: ::core::option::Option::None,
             input_schema: "{\"type\":\"object\"}",
             output_schema: ::core::option::Option::None,
             openai_name: "mcp_names_getHTTPStatus",
-            openai_function: "{\"function\":{\"name\":\"mcp_names_getHTTPStatus\",\"parameters\":{\"properties\":{},\"type\":\"object\"}},\"type\":\"function\"}",
-            openai_function_strict: ::core::option::Option::Some(
-                "{\"function\":{\"name\":\"mcp_names_getHTTPStatus\",\"parameters\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-            ),
-            openai_strict_unavailable: ::core::option::Option::None,
             untyped_args_reason: ::core::option::Option::None,
             normalize: ::core::option::Option::Some(
                 ::mcp_runtime::toolbox::normalize_no_args,
@@ -742,20 +612,13 @@ pub mod names {
     }
     /// Types and definition of the tool `a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four`.
     pub mod a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four {
-        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
-        /// fixed at compile time, with round trips through the generated types (the
-        /// server's `TYPED_TOOLS` lists it).
+        /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
         pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
             name: "a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four",
             description: ::core::option::Option::None,
             input_schema: "{\"type\":\"object\"}",
             output_schema: ::core::option::Option::None,
             openai_name: "mcp_names_a_very_long_tool_name_that_goes_on_and_on_and_e60f105c",
-            openai_function: "{\"function\":{\"name\":\"mcp_names_a_very_long_tool_name_that_goes_on_and_on_and_e60f105c\",\"parameters\":{\"properties\":{},\"type\":\"object\"}},\"type\":\"function\"}",
-            openai_function_strict: ::core::option::Option::Some(
-                "{\"function\":{\"name\":\"mcp_names_a_very_long_tool_name_that_goes_on_and_on_and_e60f105c\",\"parameters\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-            ),
-            openai_strict_unavailable: ::core::option::Option::None,
             untyped_args_reason: ::core::option::Option::None,
             normalize: ::core::option::Option::Some(
                 ::mcp_runtime::toolbox::normalize_no_args,
@@ -767,9 +630,7 @@ pub mod names {
     }
     /// Types and definition of the tool `collide`.
     pub mod collide {
-        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
-        /// fixed at compile time, with round trips through the generated types (the
-        /// server's `TYPED_TOOLS` lists it).
+        /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
         pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
             name: "collide",
             description: ::core::option::Option::Some(
@@ -778,25 +639,15 @@ pub mod names {
             input_schema: "{\"properties\":{\"fooBar\":{\"type\":\"string\"},\"foo_bar\":{\"type\":\"string\"}},\"required\":[\"fooBar\"],\"type\":\"object\"}",
             output_schema: ::core::option::Option::None,
             openai_name: "mcp_names_collide",
-            openai_function: "{\"function\":{\"description\":\"fooBar and foo_bar collide; fixed by rename.\",\"name\":\"mcp_names_collide\",\"parameters\":{\"properties\":{\"fooBar\":{\"type\":\"string\"},\"foo_bar\":{\"type\":\"string\"}},\"required\":[\"fooBar\"],\"type\":\"object\"}},\"type\":\"function\"}",
-            openai_function_strict: ::core::option::Option::Some(
-                "{\"function\":{\"description\":\"fooBar and foo_bar collide; fixed by rename.\",\"name\":\"mcp_names_collide\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"fooBar\":{\"type\":\"string\"},\"foo_bar\":{\"type\":[\"string\",\"null\"]}},\"required\":[\"fooBar\",\"foo_bar\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-            ),
-            openai_strict_unavailable: ::core::option::Option::None,
             untyped_args_reason: ::core::option::Option::None,
             normalize: ::core::option::Option::Some(
                 ::mcp_runtime::toolbox::normalize_as::<self::Args>,
             ),
             normalize_output: ::core::option::Option::None,
         };
+        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///fooBar and foo_bar collide; fixed by rename.
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]

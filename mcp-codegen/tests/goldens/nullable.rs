@@ -14,6 +14,8 @@
     rustdoc::all
 )]
 pub mod nullable {
+    use ::core::future::Future;
+    use ::mcp_runtime::{CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
     /// SHA-256 of the canonical tool list of the fixture (all tools, before `only`/`skip`);
     /// the runtime compares it with the live server to detect drift.
     pub const FIXTURE_HASH: &str = "cd95d6ed52f7460b51e042a1cd09d211b171f951eed676d9611ebd5de7f01ac4";
@@ -59,18 +61,15 @@ pub mod nullable {
             }
         }
         /// The three nullable spellings, required and optional.
-        pub async fn update(
-            &self,
-            args: update::Args,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.update_with(args, ::mcp_runtime::CallOptions::default()).await
+        pub async fn update(&self, args: update::Args) -> Result<ToolOutput> {
+            self.update_with(args, CallOptions::default()).await
         }
         /// Like [`Self::update`], with per-call options (deadlines, progress).
         pub async fn update_with(
             &self,
             args: update::Args,
-            options: ::mcp_runtime::CallOptions,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
+            options: CallOptions,
+        ) -> Result<ToolOutput> {
             self.session.call_checked(update::TOOL.name, &args, options).await
         }
     }
@@ -85,9 +84,7 @@ pub mod nullable {
         fn update(
             &self,
             args: update::Args,
-        ) -> impl ::core::future::Future<
-            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
-        > + Send {
+        ) -> impl Future<Output = Result<ToolOutput>> + Send {
             self.__backend().untyped(update::TOOL.name, args)
         }
     }
@@ -128,9 +125,7 @@ pub mod nullable {
         /// Answers [`Tools::update`] with `stub`.
         pub fn on_update(
             self,
-            stub: impl Fn(
-                update::Args,
-            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+            stub: impl Fn(update::Args) -> Result<ToolOutput> + Send + Sync + 'static,
         ) -> Self {
             self.0.stub_untyped(update::TOOL.name, stub);
             self
@@ -179,9 +174,7 @@ pub mod nullable {
     }
     /// Types and definition of the tool `update`.
     pub mod update {
-        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
-        /// fixed at compile time, with round trips through the generated types (the
-        /// server's `TYPED_TOOLS` lists it).
+        /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
         pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
             name: "update",
             description: ::core::option::Option::Some(
@@ -190,25 +183,15 @@ pub mod nullable {
             input_schema: "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"fastmcp\":{\"default\":null,\"type\":\"string\"},\"id\":{\"minimum\":1,\"type\":\"integer\"},\"labels\":{\"description\":\"Optional list: an empty list can be sent.\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"milestone\":{\"description\":\"Pass null to clear, omit to keep.\",\"oneOf\":[{\"type\":\"null\"},{\"minimum\":0,\"type\":\"integer\"}]},\"must_send\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"description\":\"Required but nullable.\"},\"object_or_null\":{\"properties\":{\"a\":{\"type\":\"string\"}},\"type\":[\"object\",\"null\"]},\"pydantic\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"default\":null,\"title\":\"Pydantic\"},\"tags\":{\"additionalProperties\":{\"type\":\"string\"},\"type\":\"object\"},\"type_array\":{\"type\":[\"number\",\"null\"]}},\"required\":[\"id\",\"must_send\"],\"type\":\"object\"}",
             output_schema: ::core::option::Option::None,
             openai_name: "mcp_nullable_update",
-            openai_function: "{\"function\":{\"description\":\"The three nullable spellings, required and optional.\",\"name\":\"mcp_nullable_update\",\"parameters\":{\"properties\":{\"fastmcp\":{\"default\":null,\"type\":\"string\"},\"id\":{\"minimum\":1,\"type\":\"integer\"},\"labels\":{\"description\":\"Optional list: an empty list can be sent.\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"milestone\":{\"description\":\"Pass null to clear, omit to keep.\",\"oneOf\":[{\"type\":\"null\"},{\"minimum\":0,\"type\":\"integer\"}]},\"must_send\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"description\":\"Required but nullable.\"},\"object_or_null\":{\"properties\":{\"a\":{\"type\":\"string\"}},\"type\":[\"object\",\"null\"]},\"pydantic\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"default\":null,\"title\":\"Pydantic\"},\"tags\":{\"additionalProperties\":{\"type\":\"string\"},\"type\":\"object\"},\"type_array\":{\"type\":[\"number\",\"null\"]}},\"required\":[\"id\",\"must_send\"],\"type\":\"object\"}},\"type\":\"function\"}",
-            openai_function_strict: ::core::option::Option::None,
-            openai_strict_unavailable: ::core::option::Option::Some(
-                "free-form object (additionalProperties) at /properties/tags is not allowed in strict mode",
-            ),
             untyped_args_reason: ::core::option::Option::None,
             normalize: ::core::option::Option::Some(
                 ::mcp_runtime::toolbox::normalize_as::<self::Args>,
             ),
             normalize_output: ::core::option::Option::None,
         };
+        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///The three nullable spellings, required and optional.
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -251,14 +234,7 @@ pub mod nullable {
             pub type_array: ::std::option::Option<::std::option::Option<f64>>,
         }
         ///`ArgsObjectOrNull`
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct ArgsObjectOrNull {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]

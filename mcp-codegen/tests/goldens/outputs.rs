@@ -14,6 +14,8 @@
     rustdoc::all
 )]
 pub mod outputs {
+    use ::core::future::Future;
+    use ::mcp_runtime::{CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
     /// SHA-256 of the canonical tool list of the fixture (all tools, before `only`/`skip`);
     /// the runtime compares it with the live server to detect drift.
     pub const FIXTURE_HASH: &str = "1c68ecff29011b818d961ef85da12384f8d03fb5f82b968ed26f58119b17bbe6";
@@ -74,15 +76,15 @@ pub mod outputs {
         pub async fn get_weather(
             &self,
             args: get_weather::Args,
-        ) -> ::mcp_runtime::Result<get_weather::Output> {
-            self.get_weather_with(args, ::mcp_runtime::CallOptions::default()).await
+        ) -> Result<get_weather::Output> {
+            self.get_weather_with(args, CallOptions::default()).await
         }
         /// Like [`Self::get_weather`], with per-call options (deadlines, progress).
         pub async fn get_weather_with(
             &self,
             args: get_weather::Args,
-            options: ::mcp_runtime::CallOptions,
-        ) -> ::mcp_runtime::Result<get_weather::Output> {
+            options: CallOptions,
+        ) -> Result<get_weather::Output> {
             self.session
                 .call_structured::<
                     _,
@@ -94,71 +96,60 @@ pub mod outputs {
         pub async fn get_weather_task(
             &self,
             args: get_weather::Args,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::TaskHandle<get_weather::Output>> {
+        ) -> Result<TaskHandle<get_weather::Output>> {
             self.session
                 .call_task_structured::<
                     _,
                     get_weather::Output,
-                >(get_weather::TOOL.name, &args, ::mcp_runtime::CallOptions::default())
+                >(get_weather::TOOL.name, &args, CallOptions::default())
                 .await
         }
         /// No arguments: {"type":"object"}.
-        pub async fn ping(&self) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.ping_with(::mcp_runtime::CallOptions::default()).await
+        pub async fn ping(&self) -> Result<ToolOutput> {
+            self.ping_with(CallOptions::default()).await
         }
         /// Like [`Self::ping`], with per-call options (deadlines, progress).
-        pub async fn ping_with(
-            &self,
-            options: ::mcp_runtime::CallOptions,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session
-                .call_checked(ping::TOOL.name, &::mcp_runtime::NoArgs {}, options)
-                .await
+        pub async fn ping_with(&self, options: CallOptions) -> Result<ToolOutput> {
+            self.session.call_checked(ping::TOOL.name, &NoArgs {}, options).await
         }
         /// No arguments: empty properties, typed result.
-        pub async fn status(&self) -> ::mcp_runtime::Result<status::Output> {
-            self.status_with(::mcp_runtime::CallOptions::default()).await
+        pub async fn status(&self) -> Result<status::Output> {
+            self.status_with(CallOptions::default()).await
         }
         /// Like [`Self::status`], with per-call options (deadlines, progress).
-        pub async fn status_with(
-            &self,
-            options: ::mcp_runtime::CallOptions,
-        ) -> ::mcp_runtime::Result<status::Output> {
+        pub async fn status_with(&self, options: CallOptions) -> Result<status::Output> {
             self.session
                 .call_structured::<
                     _,
                     status::Output,
-                >(status::TOOL.name, &::mcp_runtime::NoArgs {}, options)
+                >(status::TOOL.name, &NoArgs {}, options)
                 .await
         }
         /// Calls the tool `bare`.
-        pub async fn bare(
-            &self,
-            args: bare::Args,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.bare_with(args, ::mcp_runtime::CallOptions::default()).await
+        pub async fn bare(&self, args: bare::Args) -> Result<ToolOutput> {
+            self.bare_with(args, CallOptions::default()).await
         }
         /// Like [`Self::bare`], with per-call options (deadlines, progress).
         pub async fn bare_with(
             &self,
             args: bare::Args,
-            options: ::mcp_runtime::CallOptions,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
+            options: CallOptions,
+        ) -> Result<ToolOutput> {
             self.session.call_checked(bare::TOOL.name, &args, options).await
         }
         /// Output schema with an external $ref: result stays untyped.
         pub async fn remote_output(
             &self,
             args: remote_output::Args,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.remote_output_with(args, ::mcp_runtime::CallOptions::default()).await
+        ) -> Result<ToolOutput> {
+            self.remote_output_with(args, CallOptions::default()).await
         }
         /// Like [`Self::remote_output`], with per-call options (deadlines, progress).
         pub async fn remote_output_with(
             &self,
             args: remote_output::Args,
-            options: ::mcp_runtime::CallOptions,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
+            options: CallOptions,
+        ) -> Result<ToolOutput> {
             self.session.call_checked(remote_output::TOOL.name, &args, options).await
         }
     }
@@ -173,43 +164,29 @@ pub mod outputs {
         fn get_weather(
             &self,
             args: get_weather::Args,
-        ) -> impl ::core::future::Future<
-            Output = ::mcp_runtime::Result<get_weather::Output>,
-        > + Send {
+        ) -> impl Future<Output = Result<get_weather::Output>> + Send {
             self.__backend().typed(get_weather::TOOL.name, args)
         }
         /// See [`Client::ping`].
-        fn ping(
-            &self,
-        ) -> impl ::core::future::Future<
-            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
-        > + Send {
-            self.__backend().untyped(ping::TOOL.name, ::mcp_runtime::NoArgs {})
+        fn ping(&self) -> impl Future<Output = Result<ToolOutput>> + Send {
+            self.__backend().untyped(ping::TOOL.name, NoArgs {})
         }
         /// See [`Client::status`].
-        fn status(
-            &self,
-        ) -> impl ::core::future::Future<
-            Output = ::mcp_runtime::Result<status::Output>,
-        > + Send {
-            self.__backend().typed(status::TOOL.name, ::mcp_runtime::NoArgs {})
+        fn status(&self) -> impl Future<Output = Result<status::Output>> + Send {
+            self.__backend().typed(status::TOOL.name, NoArgs {})
         }
         /// See [`Client::bare`].
         fn bare(
             &self,
             args: bare::Args,
-        ) -> impl ::core::future::Future<
-            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
-        > + Send {
+        ) -> impl Future<Output = Result<ToolOutput>> + Send {
             self.__backend().untyped(bare::TOOL.name, args)
         }
         /// See [`Client::remote_output`].
         fn remote_output(
             &self,
             args: remote_output::Args,
-        ) -> impl ::core::future::Future<
-            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
-        > + Send {
+        ) -> impl Future<Output = Result<ToolOutput>> + Send {
             self.__backend().untyped(remote_output::TOOL.name, args)
         }
     }
@@ -252,7 +229,7 @@ pub mod outputs {
             self,
             stub: impl Fn(
                 get_weather::Args,
-            ) -> ::mcp_runtime::Result<get_weather::Output> + Send + Sync + 'static,
+            ) -> Result<get_weather::Output> + Send + Sync + 'static,
         ) -> Self {
             self.0.stub_typed(get_weather::TOOL.name, stub);
             self
@@ -260,27 +237,23 @@ pub mod outputs {
         /// Answers [`Tools::ping`] with `stub`.
         pub fn on_ping(
             self,
-            stub: impl Fn(
-            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+            stub: impl Fn() -> Result<ToolOutput> + Send + Sync + 'static,
         ) -> Self {
-            self.0.stub_untyped(ping::TOOL.name, move |_: ::mcp_runtime::NoArgs| stub());
+            self.0.stub_untyped(ping::TOOL.name, move |_: NoArgs| stub());
             self
         }
         /// Answers [`Tools::status`] with `stub`.
         pub fn on_status(
             self,
-            stub: impl Fn(
-            ) -> ::mcp_runtime::Result<status::Output> + Send + Sync + 'static,
+            stub: impl Fn() -> Result<status::Output> + Send + Sync + 'static,
         ) -> Self {
-            self.0.stub_typed(status::TOOL.name, move |_: ::mcp_runtime::NoArgs| stub());
+            self.0.stub_typed(status::TOOL.name, move |_: NoArgs| stub());
             self
         }
         /// Answers [`Tools::bare`] with `stub`.
         pub fn on_bare(
             self,
-            stub: impl Fn(
-                bare::Args,
-            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+            stub: impl Fn(bare::Args) -> Result<ToolOutput> + Send + Sync + 'static,
         ) -> Self {
             self.0.stub_untyped(bare::TOOL.name, stub);
             self
@@ -290,7 +263,7 @@ pub mod outputs {
             self,
             stub: impl Fn(
                 remote_output::Args,
-            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+            ) -> Result<ToolOutput> + Send + Sync + 'static,
         ) -> Self {
             self.0.stub_untyped(remote_output::TOOL.name, stub);
             self
@@ -339,9 +312,7 @@ pub mod outputs {
     }
     /// Types and definition of the tool `get_weather`.
     pub mod get_weather {
-        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
-        /// fixed at compile time, with round trips through the generated types (the
-        /// server's `TYPED_TOOLS` lists it).
+        /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
         pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
             name: "get_weather",
             description: ::core::option::Option::Some(
@@ -352,11 +323,6 @@ pub mod outputs {
                 "{\"additionalProperties\":false,\"properties\":{\"conditions\":{\"enum\":[\"sunny\",\"cloudy\"],\"type\":\"string\"},\"observed\":{\"format\":\"date-time\",\"type\":\"string\"},\"station\":{\"additionalProperties\":false,\"properties\":{\"id\":{\"type\":\"string\"}},\"type\":\"object\"},\"temperature\":{\"type\":\"number\"}},\"required\":[\"temperature\"],\"type\":\"object\"}",
             ),
             openai_name: "mcp_outputs_get_weather",
-            openai_function: "{\"function\":{\"description\":\"Typed result; unknown fields are accepted.\",\"name\":\"mcp_outputs_get_weather\",\"parameters\":{\"properties\":{\"city\":{\"type\":\"string\"}},\"required\":[\"city\"],\"type\":\"object\"}},\"type\":\"function\"}",
-            openai_function_strict: ::core::option::Option::Some(
-                "{\"function\":{\"description\":\"Typed result; unknown fields are accepted.\",\"name\":\"mcp_outputs_get_weather\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"city\":{\"type\":\"string\"}},\"required\":[\"city\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-            ),
-            openai_strict_unavailable: ::core::option::Option::None,
             untyped_args_reason: ::core::option::Option::None,
             normalize: ::core::option::Option::Some(
                 ::mcp_runtime::toolbox::normalize_as::<self::Args>,
@@ -365,14 +331,9 @@ pub mod outputs {
                 ::mcp_runtime::toolbox::normalize_as::<self::Output>,
             ),
         };
+        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Typed result; unknown fields are accepted.
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             pub city: ::std::string::String,
@@ -389,14 +350,9 @@ pub mod outputs {
         }
         /// Types of the tool's structured result (`outputSchema`).
         pub mod output {
+            use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
             ///Structured result of the tool `get_weather`.
-            #[derive(
-                ::mcp_runtime::__private::serde::Deserialize,
-                ::mcp_runtime::__private::serde::Serialize,
-                Clone,
-                Debug,
-                PartialEq
-            )]
+            #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
             #[serde(crate = "::mcp_runtime::__private::serde")]
             pub struct Output {
                 #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -408,70 +364,16 @@ pub mod outputs {
                 pub temperature: f64,
             }
             ///`OutputConditions`
-            #[derive(
-                ::mcp_runtime::__private::serde::Deserialize,
-                ::mcp_runtime::__private::serde::Serialize,
-                Clone,
-                Copy,
-                Debug,
-                Eq,
-                Hash,
-                Ord,
-                PartialEq,
-                PartialOrd
-            )]
-            #[serde(crate = "::mcp_runtime::__private::serde")]
+            #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
             pub enum OutputConditions {
-                #[serde(rename = "sunny")]
                 Sunny,
-                #[serde(rename = "cloudy")]
                 Cloudy,
             }
-            impl ::std::fmt::Display for OutputConditions {
-                fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                    match *self {
-                        Self::Sunny => f.write_str("sunny"),
-                        Self::Cloudy => f.write_str("cloudy"),
-                    }
-                }
-            }
-            impl ::std::str::FromStr for OutputConditions {
-                type Err = self::error::ConversionError;
-                fn from_str(
-                    value: &str,
-                ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                    match value {
-                        "sunny" => Ok(Self::Sunny),
-                        "cloudy" => Ok(Self::Cloudy),
-                        _ => Err("invalid value".into()),
-                    }
-                }
-            }
-            impl ::std::convert::TryFrom<&str> for OutputConditions {
-                type Error = self::error::ConversionError;
-                fn try_from(
-                    value: &str,
-                ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                    value.parse()
-                }
-            }
-            impl ::std::convert::TryFrom<::std::string::String> for OutputConditions {
-                type Error = self::error::ConversionError;
-                fn try_from(
-                    value: ::std::string::String,
-                ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                    value.parse()
-                }
-            }
+            ::mcp_runtime::__private::string_enum!(
+                OutputConditions { Sunny = "sunny", Cloudy = "cloudy" }
+            );
             ///`OutputStation`
-            #[derive(
-                ::mcp_runtime::__private::serde::Deserialize,
-                ::mcp_runtime::__private::serde::Serialize,
-                Clone,
-                Debug,
-                Default,
-                PartialEq
-            )]
+            #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
             #[serde(crate = "::mcp_runtime::__private::serde")]
             pub struct OutputStation {
                 #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -486,9 +388,7 @@ pub mod outputs {
     }
     /// Types and definition of the tool `ping`.
     pub mod ping {
-        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
-        /// fixed at compile time, with round trips through the generated types (the
-        /// server's `TYPED_TOOLS` lists it).
+        /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
         pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
             name: "ping",
             description: ::core::option::Option::Some(
@@ -497,11 +397,6 @@ pub mod outputs {
             input_schema: "{\"type\":\"object\"}",
             output_schema: ::core::option::Option::None,
             openai_name: "mcp_outputs_ping",
-            openai_function: "{\"function\":{\"description\":\"No arguments: {\\\"type\\\":\\\"object\\\"}.\",\"name\":\"mcp_outputs_ping\",\"parameters\":{\"properties\":{},\"type\":\"object\"}},\"type\":\"function\"}",
-            openai_function_strict: ::core::option::Option::Some(
-                "{\"function\":{\"description\":\"No arguments: {\\\"type\\\":\\\"object\\\"}.\",\"name\":\"mcp_outputs_ping\",\"parameters\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-            ),
-            openai_strict_unavailable: ::core::option::Option::None,
             untyped_args_reason: ::core::option::Option::None,
             normalize: ::core::option::Option::Some(
                 ::mcp_runtime::toolbox::normalize_no_args,
@@ -513,9 +408,7 @@ pub mod outputs {
     }
     /// Types and definition of the tool `status`.
     pub mod status {
-        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
-        /// fixed at compile time, with round trips through the generated types (the
-        /// server's `TYPED_TOOLS` lists it).
+        /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
         pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
             name: "status",
             description: ::core::option::Option::Some(
@@ -526,11 +419,6 @@ pub mod outputs {
                 "{\"properties\":{\"ok\":{\"type\":\"boolean\"}},\"required\":[\"ok\"],\"type\":\"object\"}",
             ),
             openai_name: "mcp_outputs_status",
-            openai_function: "{\"function\":{\"description\":\"No arguments: empty properties, typed result.\",\"name\":\"mcp_outputs_status\",\"parameters\":{\"properties\":{},\"type\":\"object\"}},\"type\":\"function\"}",
-            openai_function_strict: ::core::option::Option::Some(
-                "{\"function\":{\"description\":\"No arguments: empty properties, typed result.\",\"name\":\"mcp_outputs_status\",\"parameters\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-            ),
-            openai_strict_unavailable: ::core::option::Option::None,
             untyped_args_reason: ::core::option::Option::None,
             normalize: ::core::option::Option::Some(
                 ::mcp_runtime::toolbox::normalize_no_args,
@@ -543,14 +431,9 @@ pub mod outputs {
         pub type Args = ::mcp_runtime::NoArgs;
         /// Types of the tool's structured result (`outputSchema`).
         pub mod output {
+            use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
             ///Structured result of the tool `status`.
-            #[derive(
-                ::mcp_runtime::__private::serde::Deserialize,
-                ::mcp_runtime::__private::serde::Serialize,
-                Clone,
-                Debug,
-                PartialEq
-            )]
+            #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
             #[serde(crate = "::mcp_runtime::__private::serde")]
             pub struct Output {
                 pub ok: bool,
@@ -564,20 +447,13 @@ pub mod outputs {
     }
     /// Types and definition of the tool `bare`.
     pub mod bare {
-        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
-        /// fixed at compile time, with round trips through the generated types (the
-        /// server's `TYPED_TOOLS` lists it).
+        /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
         pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
             name: "bare",
             description: ::core::option::Option::None,
             input_schema: "{}",
             output_schema: ::core::option::Option::None,
             openai_name: "mcp_outputs_bare",
-            openai_function: "{\"function\":{\"name\":\"mcp_outputs_bare\",\"parameters\":{\"properties\":{},\"type\":\"object\"}},\"type\":\"function\"}",
-            openai_function_strict: ::core::option::Option::Some(
-                "{\"function\":{\"name\":\"mcp_outputs_bare\",\"parameters\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-            ),
-            openai_strict_unavailable: ::core::option::Option::None,
             untyped_args_reason: ::core::option::Option::None,
             normalize: ::core::option::Option::Some(
                 ::mcp_runtime::toolbox::normalize_as::<self::Args>,
@@ -593,9 +469,7 @@ pub mod outputs {
     }
     /// Types and definition of the tool `remote_output`.
     pub mod remote_output {
-        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
-        /// fixed at compile time, with round trips through the generated types (the
-        /// server's `TYPED_TOOLS` lists it).
+        /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
         pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
             name: "remote_output",
             description: ::core::option::Option::Some(
@@ -606,26 +480,15 @@ pub mod outputs {
                 "{\"properties\":{\"r\":{\"$ref\":\"https://example.com/r.json\"}},\"type\":\"object\"}",
             ),
             openai_name: "mcp_outputs_remote_output",
-            openai_function: "{\"function\":{\"description\":\"Output schema with an external $ref: result stays untyped.\",\"name\":\"mcp_outputs_remote_output\",\"parameters\":{\"properties\":{\"q\":{\"type\":\"string\"}},\"type\":\"object\"}},\"type\":\"function\"}",
-            openai_function_strict: ::core::option::Option::Some(
-                "{\"function\":{\"description\":\"Output schema with an external $ref: result stays untyped.\",\"name\":\"mcp_outputs_remote_output\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"q\":{\"type\":[\"string\",\"null\"]}},\"required\":[\"q\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-            ),
-            openai_strict_unavailable: ::core::option::Option::None,
             untyped_args_reason: ::core::option::Option::None,
             normalize: ::core::option::Option::Some(
                 ::mcp_runtime::toolbox::normalize_as::<self::Args>,
             ),
             normalize_output: ::core::option::Option::None,
         };
+        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Output schema with an external $ref: result stays untyped.
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]

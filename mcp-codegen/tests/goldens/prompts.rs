@@ -14,6 +14,8 @@
     rustdoc::all
 )]
 pub mod prompts {
+    use ::core::future::Future;
+    use ::mcp_runtime::{CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
     /// SHA-256 of the canonical tool list of the fixture (all tools, before `only`/`skip`);
     /// the runtime compares it with the live server to detect drift.
     pub const FIXTURE_HASH: &str = "df202263c8f08ecb3bb2b3812104d1c705514f145659f28b3c0175519b18ad2f";
@@ -62,37 +64,29 @@ pub mod prompts {
             }
         }
         /// A tool whose name is taken by Client::connect.
-        pub async fn connect_tool(
-            &self,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.connect_tool_with(::mcp_runtime::CallOptions::default()).await
+        pub async fn connect_tool(&self) -> Result<ToolOutput> {
+            self.connect_tool_with(CallOptions::default()).await
         }
         /// Like [`Self::connect_tool`], with per-call options (deadlines, progress).
         pub async fn connect_tool_with(
             &self,
-            options: ::mcp_runtime::CallOptions,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.session
-                .call_checked(
-                    connect_tool::TOOL.name,
-                    &::mcp_runtime::NoArgs {},
-                    options,
-                )
-                .await
+            options: CallOptions,
+        ) -> Result<ToolOutput> {
+            self.session.call_checked(connect_tool::TOOL.name, &NoArgs {}, options).await
         }
         /// A tool whose name is taken by Client::prompts.
         pub async fn prompts_tool(
             &self,
             args: prompts_tool::Args,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.prompts_tool_with(args, ::mcp_runtime::CallOptions::default()).await
+        ) -> Result<ToolOutput> {
+            self.prompts_tool_with(args, CallOptions::default()).await
         }
         /// Like [`Self::prompts_tool`], with per-call options (deadlines, progress).
         pub async fn prompts_tool_with(
             &self,
             args: prompts_tool::Args,
-            options: ::mcp_runtime::CallOptions,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
+            options: CallOptions,
+        ) -> Result<ToolOutput> {
             self.session.call_checked(prompts_tool::TOOL.name, &args, options).await
         }
     }
@@ -104,20 +98,14 @@ pub mod prompts {
         #[doc(hidden)]
         fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_>;
         /// See [`Client::connect_tool`].
-        fn connect_tool(
-            &self,
-        ) -> impl ::core::future::Future<
-            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
-        > + Send {
-            self.__backend().untyped(connect_tool::TOOL.name, ::mcp_runtime::NoArgs {})
+        fn connect_tool(&self) -> impl Future<Output = Result<ToolOutput>> + Send {
+            self.__backend().untyped(connect_tool::TOOL.name, NoArgs {})
         }
         /// See [`Client::prompts_tool`].
         fn prompts_tool(
             &self,
             args: prompts_tool::Args,
-        ) -> impl ::core::future::Future<
-            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
-        > + Send {
+        ) -> impl Future<Output = Result<ToolOutput>> + Send {
             self.__backend().untyped(prompts_tool::TOOL.name, args)
         }
     }
@@ -158,14 +146,9 @@ pub mod prompts {
         /// Answers [`Tools::connect_tool`] with `stub`.
         pub fn on_connect_tool(
             self,
-            stub: impl Fn(
-            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+            stub: impl Fn() -> Result<ToolOutput> + Send + Sync + 'static,
         ) -> Self {
-            self.0
-                .stub_untyped(
-                    connect_tool::TOOL.name,
-                    move |_: ::mcp_runtime::NoArgs| stub(),
-                );
+            self.0.stub_untyped(connect_tool::TOOL.name, move |_: NoArgs| stub());
             self
         }
         /// Answers [`Tools::prompts_tool`] with `stub`.
@@ -173,7 +156,7 @@ pub mod prompts {
             self,
             stub: impl Fn(
                 prompts_tool::Args,
-            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+            ) -> Result<ToolOutput> + Send + Sync + 'static,
         ) -> Self {
             self.0.stub_untyped(prompts_tool::TOOL.name, stub);
             self
@@ -222,9 +205,7 @@ pub mod prompts {
     }
     /// Types and definition of the tool `connect`.
     pub mod connect_tool {
-        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
-        /// fixed at compile time, with round trips through the generated types (the
-        /// server's `TYPED_TOOLS` lists it).
+        /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
         pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
             name: "connect",
             description: ::core::option::Option::Some(
@@ -233,11 +214,6 @@ pub mod prompts {
             input_schema: "{\"type\":\"object\"}",
             output_schema: ::core::option::Option::None,
             openai_name: "mcp_prompts_connect",
-            openai_function: "{\"function\":{\"description\":\"A tool whose name is taken by Client::connect.\",\"name\":\"mcp_prompts_connect\",\"parameters\":{\"properties\":{},\"type\":\"object\"}},\"type\":\"function\"}",
-            openai_function_strict: ::core::option::Option::Some(
-                "{\"function\":{\"description\":\"A tool whose name is taken by Client::connect.\",\"name\":\"mcp_prompts_connect\",\"parameters\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-            ),
-            openai_strict_unavailable: ::core::option::Option::None,
             untyped_args_reason: ::core::option::Option::None,
             normalize: ::core::option::Option::Some(
                 ::mcp_runtime::toolbox::normalize_no_args,
@@ -249,9 +225,7 @@ pub mod prompts {
     }
     /// Types and definition of the tool `prompts`.
     pub mod prompts_tool {
-        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
-        /// fixed at compile time, with round trips through the generated types (the
-        /// server's `TYPED_TOOLS` lists it).
+        /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
         pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
             name: "prompts",
             description: ::core::option::Option::Some(
@@ -260,26 +234,15 @@ pub mod prompts {
             input_schema: "{\"properties\":{\"q\":{\"type\":\"string\"}},\"type\":\"object\"}",
             output_schema: ::core::option::Option::None,
             openai_name: "mcp_prompts_prompts",
-            openai_function: "{\"function\":{\"description\":\"A tool whose name is taken by Client::prompts.\",\"name\":\"mcp_prompts_prompts\",\"parameters\":{\"properties\":{\"q\":{\"type\":\"string\"}},\"type\":\"object\"}},\"type\":\"function\"}",
-            openai_function_strict: ::core::option::Option::Some(
-                "{\"function\":{\"description\":\"A tool whose name is taken by Client::prompts.\",\"name\":\"mcp_prompts_prompts\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"q\":{\"type\":[\"string\",\"null\"]}},\"required\":[\"q\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-            ),
-            openai_strict_unavailable: ::core::option::Option::None,
             untyped_args_reason: ::core::option::Option::None,
             normalize: ::core::option::Option::Some(
                 ::mcp_runtime::toolbox::normalize_as::<self::Args>,
             ),
             normalize_output: ::core::option::Option::None,
         };
+        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///A tool whose name is taken by Client::prompts.
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]

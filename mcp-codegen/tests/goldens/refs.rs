@@ -14,6 +14,8 @@
     rustdoc::all
 )]
 pub mod refs {
+    use ::core::future::Future;
+    use ::mcp_runtime::{CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
     /// SHA-256 of the canonical tool list of the fixture (all tools, before `only`/`skip`);
     /// the runtime compares it with the live server to detect drift.
     pub const FIXTURE_HASH: &str = "abe708f5378ae76a16b746a78a87b2b8ad0a8825bc5be342171bbd920b505e61";
@@ -71,78 +73,69 @@ pub mod refs {
             }
         }
         /// $defs.Item here ...
-        pub async fn first(
-            &self,
-            args: first::Args,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.first_with(args, ::mcp_runtime::CallOptions::default()).await
+        pub async fn first(&self, args: first::Args) -> Result<ToolOutput> {
+            self.first_with(args, CallOptions::default()).await
         }
         /// Like [`Self::first`], with per-call options (deadlines, progress).
         pub async fn first_with(
             &self,
             args: first::Args,
-            options: ::mcp_runtime::CallOptions,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
+            options: CallOptions,
+        ) -> Result<ToolOutput> {
             self.session.call_checked(first::TOOL.name, &args, options).await
         }
         /// ... and a different $defs.Item here (own module).
-        pub async fn second(
-            &self,
-            args: second::Args,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.second_with(args, ::mcp_runtime::CallOptions::default()).await
+        pub async fn second(&self, args: second::Args) -> Result<ToolOutput> {
+            self.second_with(args, CallOptions::default()).await
         }
         /// Like [`Self::second`], with per-call options (deadlines, progress).
         pub async fn second_with(
             &self,
             args: second::Args,
-            options: ::mcp_runtime::CallOptions,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
+            options: CallOptions,
+        ) -> Result<ToolOutput> {
             self.session.call_checked(second::TOOL.name, &args, options).await
         }
         /// zod-to-json-schema pointer refs.
         pub async fn zod_pointers(
             &self,
             args: zod_pointers::Args,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.zod_pointers_with(args, ::mcp_runtime::CallOptions::default()).await
+        ) -> Result<ToolOutput> {
+            self.zod_pointers_with(args, CallOptions::default()).await
         }
         /// Like [`Self::zod_pointers`], with per-call options (deadlines, progress).
         pub async fn zod_pointers_with(
             &self,
             args: zod_pointers::Args,
-            options: ::mcp_runtime::CallOptions,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
+            options: CallOptions,
+        ) -> Result<ToolOutput> {
             self.session.call_checked(zod_pointers::TOOL.name, &args, options).await
         }
         /// Recursion through $ref "#" and an $anchor.
-        pub async fn tree(
-            &self,
-            args: tree::Args,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.tree_with(args, ::mcp_runtime::CallOptions::default()).await
+        pub async fn tree(&self, args: tree::Args) -> Result<ToolOutput> {
+            self.tree_with(args, CallOptions::default()).await
         }
         /// Like [`Self::tree`], with per-call options (deadlines, progress).
         pub async fn tree_with(
             &self,
             args: tree::Args,
-            options: ::mcp_runtime::CallOptions,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
+            options: CallOptions,
+        ) -> Result<ToolOutput> {
             self.session.call_checked(tree::TOOL.name, &args, options).await
         }
         /// allOf with one $ref and a description.
         pub async fn pydantic_allof(
             &self,
             args: pydantic_allof::Args,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.pydantic_allof_with(args, ::mcp_runtime::CallOptions::default()).await
+        ) -> Result<ToolOutput> {
+            self.pydantic_allof_with(args, CallOptions::default()).await
         }
         /// Like [`Self::pydantic_allof`], with per-call options (deadlines, progress).
         pub async fn pydantic_allof_with(
             &self,
             args: pydantic_allof::Args,
-            options: ::mcp_runtime::CallOptions,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
+            options: CallOptions,
+        ) -> Result<ToolOutput> {
             self.session.call_checked(pydantic_allof::TOOL.name, &args, options).await
         }
     }
@@ -157,45 +150,35 @@ pub mod refs {
         fn first(
             &self,
             args: first::Args,
-        ) -> impl ::core::future::Future<
-            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
-        > + Send {
+        ) -> impl Future<Output = Result<ToolOutput>> + Send {
             self.__backend().untyped(first::TOOL.name, args)
         }
         /// See [`Client::second`].
         fn second(
             &self,
             args: second::Args,
-        ) -> impl ::core::future::Future<
-            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
-        > + Send {
+        ) -> impl Future<Output = Result<ToolOutput>> + Send {
             self.__backend().untyped(second::TOOL.name, args)
         }
         /// See [`Client::zod_pointers`].
         fn zod_pointers(
             &self,
             args: zod_pointers::Args,
-        ) -> impl ::core::future::Future<
-            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
-        > + Send {
+        ) -> impl Future<Output = Result<ToolOutput>> + Send {
             self.__backend().untyped(zod_pointers::TOOL.name, args)
         }
         /// See [`Client::tree`].
         fn tree(
             &self,
             args: tree::Args,
-        ) -> impl ::core::future::Future<
-            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
-        > + Send {
+        ) -> impl Future<Output = Result<ToolOutput>> + Send {
             self.__backend().untyped(tree::TOOL.name, args)
         }
         /// See [`Client::pydantic_allof`].
         fn pydantic_allof(
             &self,
             args: pydantic_allof::Args,
-        ) -> impl ::core::future::Future<
-            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
-        > + Send {
+        ) -> impl Future<Output = Result<ToolOutput>> + Send {
             self.__backend().untyped(pydantic_allof::TOOL.name, args)
         }
     }
@@ -236,9 +219,7 @@ pub mod refs {
         /// Answers [`Tools::first`] with `stub`.
         pub fn on_first(
             self,
-            stub: impl Fn(
-                first::Args,
-            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+            stub: impl Fn(first::Args) -> Result<ToolOutput> + Send + Sync + 'static,
         ) -> Self {
             self.0.stub_untyped(first::TOOL.name, stub);
             self
@@ -246,9 +227,7 @@ pub mod refs {
         /// Answers [`Tools::second`] with `stub`.
         pub fn on_second(
             self,
-            stub: impl Fn(
-                second::Args,
-            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+            stub: impl Fn(second::Args) -> Result<ToolOutput> + Send + Sync + 'static,
         ) -> Self {
             self.0.stub_untyped(second::TOOL.name, stub);
             self
@@ -258,7 +237,7 @@ pub mod refs {
             self,
             stub: impl Fn(
                 zod_pointers::Args,
-            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+            ) -> Result<ToolOutput> + Send + Sync + 'static,
         ) -> Self {
             self.0.stub_untyped(zod_pointers::TOOL.name, stub);
             self
@@ -266,9 +245,7 @@ pub mod refs {
         /// Answers [`Tools::tree`] with `stub`.
         pub fn on_tree(
             self,
-            stub: impl Fn(
-                tree::Args,
-            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+            stub: impl Fn(tree::Args) -> Result<ToolOutput> + Send + Sync + 'static,
         ) -> Self {
             self.0.stub_untyped(tree::TOOL.name, stub);
             self
@@ -278,7 +255,7 @@ pub mod refs {
             self,
             stub: impl Fn(
                 pydantic_allof::Args,
-            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+            ) -> Result<ToolOutput> + Send + Sync + 'static,
         ) -> Self {
             self.0.stub_untyped(pydantic_allof::TOOL.name, stub);
             self
@@ -327,34 +304,22 @@ pub mod refs {
     }
     /// Types and definition of the tool `first`.
     pub mod first {
-        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
-        /// fixed at compile time, with round trips through the generated types (the
-        /// server's `TYPED_TOOLS` lists it).
+        /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
         pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
             name: "first",
             description: ::core::option::Option::Some("$defs.Item here ..."),
             input_schema: "{\"$defs\":{\"Item\":{\"properties\":{\"name\":{\"type\":\"string\"}},\"required\":[\"name\"],\"type\":\"object\"},\"Unused\":{\"type\":\"string\"}},\"properties\":{\"item\":{\"$ref\":\"#/$defs/Item\"},\"items\":{\"items\":{\"$ref\":\"#/$defs/Item\"},\"type\":\"array\"}},\"required\":[\"item\"],\"title\":\"Root Title Ignored\",\"type\":\"object\"}",
             output_schema: ::core::option::Option::None,
             openai_name: "mcp_refs_first",
-            openai_function: "{\"function\":{\"description\":\"$defs.Item here ...\",\"name\":\"mcp_refs_first\",\"parameters\":{\"$defs\":{\"Item\":{\"properties\":{\"name\":{\"type\":\"string\"}},\"required\":[\"name\"],\"type\":\"object\"},\"Unused\":{\"type\":\"string\"}},\"properties\":{\"item\":{\"$ref\":\"#/$defs/Item\"},\"items\":{\"items\":{\"$ref\":\"#/$defs/Item\"},\"type\":\"array\"}},\"required\":[\"item\"],\"title\":\"Root Title Ignored\",\"type\":\"object\"}},\"type\":\"function\"}",
-            openai_function_strict: ::core::option::Option::Some(
-                "{\"function\":{\"description\":\"$defs.Item here ...\",\"name\":\"mcp_refs_first\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"item\":{\"additionalProperties\":false,\"properties\":{\"name\":{\"type\":\"string\"}},\"required\":[\"name\"],\"type\":\"object\"},\"items\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"name\":{\"type\":\"string\"}},\"required\":[\"name\"],\"type\":\"object\"},\"type\":[\"array\",\"null\"]}},\"required\":[\"item\",\"items\"],\"title\":\"Root Title Ignored\",\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-            ),
-            openai_strict_unavailable: ::core::option::Option::None,
             untyped_args_reason: ::core::option::Option::None,
             normalize: ::core::option::Option::Some(
                 ::mcp_runtime::toolbox::normalize_as::<self::Args>,
             ),
             normalize_output: ::core::option::Option::None,
         };
+        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///$defs.Item here ...
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             pub item: Item,
@@ -362,13 +327,7 @@ pub mod refs {
             pub items: ::std::option::Option<::std::vec::Vec<Item>>,
         }
         ///`Item`
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Item {
             pub name: ::std::string::String,
@@ -389,9 +348,7 @@ pub mod refs {
     }
     /// Types and definition of the tool `second`.
     pub mod second {
-        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
-        /// fixed at compile time, with round trips through the generated types (the
-        /// server's `TYPED_TOOLS` lists it).
+        /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
         pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
             name: "second",
             description: ::core::option::Option::Some(
@@ -400,40 +357,22 @@ pub mod refs {
             input_schema: "{\"definitions\":{\"Item\":{\"properties\":{\"count\":{\"type\":\"integer\"}},\"type\":\"object\"}},\"properties\":{\"item\":{\"$ref\":\"#/definitions/Item\"}},\"type\":\"object\"}",
             output_schema: ::core::option::Option::None,
             openai_name: "mcp_refs_second",
-            openai_function: "{\"function\":{\"description\":\"... and a different $defs.Item here (own module).\",\"name\":\"mcp_refs_second\",\"parameters\":{\"definitions\":{\"Item\":{\"properties\":{\"count\":{\"type\":\"integer\"}},\"type\":\"object\"}},\"properties\":{\"item\":{\"$ref\":\"#/definitions/Item\"}},\"type\":\"object\"}},\"type\":\"function\"}",
-            openai_function_strict: ::core::option::Option::Some(
-                "{\"function\":{\"description\":\"... and a different $defs.Item here (own module).\",\"name\":\"mcp_refs_second\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"item\":{\"additionalProperties\":false,\"properties\":{\"count\":{\"type\":[\"integer\",\"null\"]}},\"required\":[\"count\"],\"type\":[\"object\",\"null\"]}},\"required\":[\"item\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-            ),
-            openai_strict_unavailable: ::core::option::Option::None,
             untyped_args_reason: ::core::option::Option::None,
             normalize: ::core::option::Option::Some(
                 ::mcp_runtime::toolbox::normalize_as::<self::Args>,
             ),
             normalize_output: ::core::option::Option::None,
         };
+        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///... and a different $defs.Item here (own module).
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub item: ::std::option::Option<Item>,
         }
         ///`Item`
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Item {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -446,9 +385,7 @@ pub mod refs {
     }
     /// Types and definition of the tool `zod_pointers`.
     pub mod zod_pointers {
-        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
-        /// fixed at compile time, with round trips through the generated types (the
-        /// server's `TYPED_TOOLS` lists it).
+        /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
         pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
             name: "zod_pointers",
             description: ::core::option::Option::Some(
@@ -457,25 +394,15 @@ pub mod refs {
             input_schema: "{\"properties\":{\"from\":{\"properties\":{\"lat\":{\"type\":\"number\"},\"lon\":{\"type\":\"number\"}},\"required\":[\"lat\",\"lon\"],\"type\":\"object\"},\"to\":{\"$ref\":\"#/properties/from\"},\"via\":{\"items\":{\"$ref\":\"#/properties/from\"},\"type\":\"array\"}},\"required\":[\"from\"],\"type\":\"object\"}",
             output_schema: ::core::option::Option::None,
             openai_name: "mcp_refs_zod_pointers",
-            openai_function: "{\"function\":{\"description\":\"zod-to-json-schema pointer refs.\",\"name\":\"mcp_refs_zod_pointers\",\"parameters\":{\"properties\":{\"from\":{\"properties\":{\"lat\":{\"type\":\"number\"},\"lon\":{\"type\":\"number\"}},\"required\":[\"lat\",\"lon\"],\"type\":\"object\"},\"to\":{\"$ref\":\"#/properties/from\"},\"via\":{\"items\":{\"$ref\":\"#/properties/from\"},\"type\":\"array\"}},\"required\":[\"from\"],\"type\":\"object\"}},\"type\":\"function\"}",
-            openai_function_strict: ::core::option::Option::Some(
-                "{\"function\":{\"description\":\"zod-to-json-schema pointer refs.\",\"name\":\"mcp_refs_zod_pointers\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"from\":{\"additionalProperties\":false,\"properties\":{\"lat\":{\"type\":\"number\"},\"lon\":{\"type\":\"number\"}},\"required\":[\"lat\",\"lon\"],\"type\":\"object\"},\"to\":{\"additionalProperties\":false,\"properties\":{\"lat\":{\"type\":\"number\"},\"lon\":{\"type\":\"number\"}},\"required\":[\"lat\",\"lon\"],\"type\":[\"object\",\"null\"]},\"via\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"lat\":{\"type\":\"number\"},\"lon\":{\"type\":\"number\"}},\"required\":[\"lat\",\"lon\"],\"type\":\"object\"},\"type\":[\"array\",\"null\"]}},\"required\":[\"from\",\"to\",\"via\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-            ),
-            openai_strict_unavailable: ::core::option::Option::None,
             untyped_args_reason: ::core::option::Option::None,
             normalize: ::core::option::Option::Some(
                 ::mcp_runtime::toolbox::normalize_as::<self::Args>,
             ),
             normalize_output: ::core::option::Option::None,
         };
+        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///zod-to-json-schema pointer refs.
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             pub from: FromDef,
@@ -485,13 +412,7 @@ pub mod refs {
             pub via: ::std::option::Option<::std::vec::Vec<FromDef>>,
         }
         ///`FromDef`
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct FromDef {
             pub lat: f64,
@@ -514,9 +435,7 @@ pub mod refs {
     }
     /// Types and definition of the tool `tree`.
     pub mod tree {
-        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
-        /// fixed at compile time, with round trips through the generated types (the
-        /// server's `TYPED_TOOLS` lists it).
+        /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
         pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
             name: "tree",
             description: ::core::option::Option::Some(
@@ -525,25 +444,15 @@ pub mod refs {
             input_schema: "{\"$defs\":{\"M\":{\"$anchor\":\"meta\",\"properties\":{\"note\":{\"type\":\"string\"}},\"type\":\"object\"}},\"properties\":{\"children\":{\"items\":{\"$ref\":\"#\"},\"type\":\"array\"},\"label\":{\"type\":\"string\"},\"meta\":{\"$ref\":\"#meta\"}},\"required\":[\"label\"],\"type\":\"object\"}",
             output_schema: ::core::option::Option::None,
             openai_name: "mcp_refs_tree",
-            openai_function: "{\"function\":{\"description\":\"Recursion through $ref \\\"#\\\" and an $anchor.\",\"name\":\"mcp_refs_tree\",\"parameters\":{\"$defs\":{\"M\":{\"$anchor\":\"meta\",\"properties\":{\"note\":{\"type\":\"string\"}},\"type\":\"object\"}},\"properties\":{\"children\":{\"items\":{\"$ref\":\"#\"},\"type\":\"array\"},\"label\":{\"type\":\"string\"},\"meta\":{\"$ref\":\"#meta\"}},\"required\":[\"label\"],\"type\":\"object\"}},\"type\":\"function\"}",
-            openai_function_strict: ::core::option::Option::None,
-            openai_strict_unavailable: ::core::option::Option::Some(
-                "recursive $ref \"#\" at /properties/children/items/properties/children/items cannot be inlined",
-            ),
             untyped_args_reason: ::core::option::Option::None,
             normalize: ::core::option::Option::Some(
                 ::mcp_runtime::toolbox::normalize_as::<self::Args>,
             ),
             normalize_output: ::core::option::Option::None,
         };
+        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Recursion through $ref "#" and an $anchor.
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -553,14 +462,7 @@ pub mod refs {
             pub meta: ::std::option::Option<M>,
         }
         ///`M`
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct M {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -583,9 +485,7 @@ pub mod refs {
     }
     /// Types and definition of the tool `pydantic_allof`.
     pub mod pydantic_allof {
-        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
-        /// fixed at compile time, with round trips through the generated types (the
-        /// server's `TYPED_TOOLS` lists it).
+        /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
         pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
             name: "pydantic_allof",
             description: ::core::option::Option::Some(
@@ -594,26 +494,15 @@ pub mod refs {
             input_schema: "{\"$defs\":{\"Mode\":{\"enum\":[\"fast\",\"slow\"],\"title\":\"Mode\",\"type\":\"string\"}},\"properties\":{\"mode\":{\"allOf\":[{\"$ref\":\"#/$defs/Mode\"}],\"description\":\"The mode.\"}},\"type\":\"object\"}",
             output_schema: ::core::option::Option::None,
             openai_name: "mcp_refs_pydantic_allof",
-            openai_function: "{\"function\":{\"description\":\"allOf with one $ref and a description.\",\"name\":\"mcp_refs_pydantic_allof\",\"parameters\":{\"$defs\":{\"Mode\":{\"enum\":[\"fast\",\"slow\"],\"title\":\"Mode\",\"type\":\"string\"}},\"properties\":{\"mode\":{\"allOf\":[{\"$ref\":\"#/$defs/Mode\"}],\"description\":\"The mode.\"}},\"type\":\"object\"}},\"type\":\"function\"}",
-            openai_function_strict: ::core::option::Option::None,
-            openai_strict_unavailable: ::core::option::Option::Some(
-                "keyword `allOf` at /properties/mode is not supported in strict mode",
-            ),
             untyped_args_reason: ::core::option::Option::None,
             normalize: ::core::option::Option::Some(
                 ::mcp_runtime::toolbox::normalize_as::<self::Args>,
             ),
             normalize_output: ::core::option::Option::None,
         };
+        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///allOf with one $ref and a description.
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///The mode.
@@ -621,61 +510,12 @@ pub mod refs {
             pub mode: ::std::option::Option<Mode>,
         }
         ///Mode
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Copy,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum Mode {
-            #[serde(rename = "fast")]
             Fast,
-            #[serde(rename = "slow")]
             Slow,
         }
-        impl ::std::fmt::Display for Mode {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                match *self {
-                    Self::Fast => f.write_str("fast"),
-                    Self::Slow => f.write_str("slow"),
-                }
-            }
-        }
-        impl ::std::str::FromStr for Mode {
-            type Err = self::error::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                match value {
-                    "fast" => Ok(Self::Fast),
-                    "slow" => Ok(Self::Slow),
-                    _ => Err("invalid value".into()),
-                }
-            }
-        }
-        impl ::std::convert::TryFrom<&str> for Mode {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String> for Mode {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
+        ::mcp_runtime::__private::string_enum!(Mode { Fast = "fast", Slow = "slow" });
         /// Error types.
         pub mod error {
             pub use ::mcp_runtime::ConversionError;

@@ -14,6 +14,8 @@
     rustdoc::all
 )]
 pub mod unions {
+    use ::core::future::Future;
+    use ::mcp_runtime::{CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
     /// SHA-256 of the canonical tool list of the fixture (all tools, before `only`/`skip`);
     /// the runtime compares it with the live server to detect drift.
     pub const FIXTURE_HASH: &str = "8aa63821695e883102fad21ab87ecc374ef3992ff694ca7a511530f28f8dab6f";
@@ -78,30 +80,27 @@ pub mod unions {
         pub async fn sort_direction(
             &self,
             args: sort_direction::Args,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.sort_direction_with(args, ::mcp_runtime::CallOptions::default()).await
+        ) -> Result<ToolOutput> {
+            self.sort_direction_with(args, CallOptions::default()).await
         }
         /// Like [`Self::sort_direction`], with per-call options (deadlines, progress).
         pub async fn sort_direction_with(
             &self,
             args: sort_direction::Args,
-            options: ::mcp_runtime::CallOptions,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
+            options: CallOptions,
+        ) -> Result<ToolOutput> {
             self.session.call_checked(sort_direction::TOOL.name, &args, options).await
         }
         /// Unions of scalars, arrays and a mixed-type enum.
-        pub async fn scalars(
-            &self,
-            args: scalars::Args,
-        ) -> ::mcp_runtime::Result<scalars::Output> {
-            self.scalars_with(args, ::mcp_runtime::CallOptions::default()).await
+        pub async fn scalars(&self, args: scalars::Args) -> Result<scalars::Output> {
+            self.scalars_with(args, CallOptions::default()).await
         }
         /// Like [`Self::scalars`], with per-call options (deadlines, progress).
         pub async fn scalars_with(
             &self,
             args: scalars::Args,
-            options: ::mcp_runtime::CallOptions,
-        ) -> ::mcp_runtime::Result<scalars::Output> {
+            options: CallOptions,
+        ) -> Result<scalars::Output> {
             self.session
                 .call_structured::<
                     _,
@@ -113,47 +112,45 @@ pub mod unions {
         pub async fn nullable_union(
             &self,
             args: nullable_union::Args,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.nullable_union_with(args, ::mcp_runtime::CallOptions::default()).await
+        ) -> Result<ToolOutput> {
+            self.nullable_union_with(args, CallOptions::default()).await
         }
         /// Like [`Self::nullable_union`], with per-call options (deadlines, progress).
         pub async fn nullable_union_with(
             &self,
             args: nullable_union::Args,
-            options: ::mcp_runtime::CallOptions,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
+            options: CallOptions,
+        ) -> Result<ToolOutput> {
             self.session.call_checked(nullable_union::TOOL.name, &args, options).await
         }
         /// A string or any combination of two objects.
         pub async fn scalar_or_objects(
             &self,
             args: scalar_or_objects::Args,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.scalar_or_objects_with(args, ::mcp_runtime::CallOptions::default())
-                .await
+        ) -> Result<ToolOutput> {
+            self.scalar_or_objects_with(args, CallOptions::default()).await
         }
         /// Like [`Self::scalar_or_objects`], with per-call options (deadlines, progress).
         pub async fn scalar_or_objects_with(
             &self,
             args: scalar_or_objects::Args,
-            options: ::mcp_runtime::CallOptions,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
+            options: CallOptions,
+        ) -> Result<ToolOutput> {
             self.session.call_checked(scalar_or_objects::TOOL.name, &args, options).await
         }
         /// Content blocks told apart by a constant `type`.
         pub async fn const_discriminator(
             &self,
             args: const_discriminator::Args,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.const_discriminator_with(args, ::mcp_runtime::CallOptions::default())
-                .await
+        ) -> Result<ToolOutput> {
+            self.const_discriminator_with(args, CallOptions::default()).await
         }
         /// Like [`Self::const_discriminator`], with per-call options (deadlines, progress).
         pub async fn const_discriminator_with(
             &self,
             args: const_discriminator::Args,
-            options: ::mcp_runtime::CallOptions,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
+            options: CallOptions,
+        ) -> Result<ToolOutput> {
             self.session
                 .call_checked(const_discriminator::TOOL.name, &args, options)
                 .await
@@ -162,30 +159,27 @@ pub mod unions {
         pub async fn unique_property(
             &self,
             args: unique_property::Args,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.unique_property_with(args, ::mcp_runtime::CallOptions::default()).await
+        ) -> Result<ToolOutput> {
+            self.unique_property_with(args, CallOptions::default()).await
         }
         /// Like [`Self::unique_property`], with per-call options (deadlines, progress).
         pub async fn unique_property_with(
             &self,
             args: unique_property::Args,
-            options: ::mcp_runtime::CallOptions,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
+            options: CallOptions,
+        ) -> Result<ToolOutput> {
             self.session.call_checked(unique_property::TOOL.name, &args, options).await
         }
         /// Branches named by their titles.
-        pub async fn titled(
-            &self,
-            args: titled::Args,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
-            self.titled_with(args, ::mcp_runtime::CallOptions::default()).await
+        pub async fn titled(&self, args: titled::Args) -> Result<ToolOutput> {
+            self.titled_with(args, CallOptions::default()).await
         }
         /// Like [`Self::titled`], with per-call options (deadlines, progress).
         pub async fn titled_with(
             &self,
             args: titled::Args,
-            options: ::mcp_runtime::CallOptions,
-        ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
+            options: CallOptions,
+        ) -> Result<ToolOutput> {
             self.session.call_checked(titled::TOOL.name, &args, options).await
         }
     }
@@ -200,63 +194,49 @@ pub mod unions {
         fn sort_direction(
             &self,
             args: sort_direction::Args,
-        ) -> impl ::core::future::Future<
-            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
-        > + Send {
+        ) -> impl Future<Output = Result<ToolOutput>> + Send {
             self.__backend().untyped(sort_direction::TOOL.name, args)
         }
         /// See [`Client::scalars`].
         fn scalars(
             &self,
             args: scalars::Args,
-        ) -> impl ::core::future::Future<
-            Output = ::mcp_runtime::Result<scalars::Output>,
-        > + Send {
+        ) -> impl Future<Output = Result<scalars::Output>> + Send {
             self.__backend().typed(scalars::TOOL.name, args)
         }
         /// See [`Client::nullable_union`].
         fn nullable_union(
             &self,
             args: nullable_union::Args,
-        ) -> impl ::core::future::Future<
-            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
-        > + Send {
+        ) -> impl Future<Output = Result<ToolOutput>> + Send {
             self.__backend().untyped(nullable_union::TOOL.name, args)
         }
         /// See [`Client::scalar_or_objects`].
         fn scalar_or_objects(
             &self,
             args: scalar_or_objects::Args,
-        ) -> impl ::core::future::Future<
-            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
-        > + Send {
+        ) -> impl Future<Output = Result<ToolOutput>> + Send {
             self.__backend().untyped(scalar_or_objects::TOOL.name, args)
         }
         /// See [`Client::const_discriminator`].
         fn const_discriminator(
             &self,
             args: const_discriminator::Args,
-        ) -> impl ::core::future::Future<
-            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
-        > + Send {
+        ) -> impl Future<Output = Result<ToolOutput>> + Send {
             self.__backend().untyped(const_discriminator::TOOL.name, args)
         }
         /// See [`Client::unique_property`].
         fn unique_property(
             &self,
             args: unique_property::Args,
-        ) -> impl ::core::future::Future<
-            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
-        > + Send {
+        ) -> impl Future<Output = Result<ToolOutput>> + Send {
             self.__backend().untyped(unique_property::TOOL.name, args)
         }
         /// See [`Client::titled`].
         fn titled(
             &self,
             args: titled::Args,
-        ) -> impl ::core::future::Future<
-            Output = ::mcp_runtime::Result<::mcp_runtime::ToolOutput>,
-        > + Send {
+        ) -> impl Future<Output = Result<ToolOutput>> + Send {
             self.__backend().untyped(titled::TOOL.name, args)
         }
     }
@@ -299,7 +279,7 @@ pub mod unions {
             self,
             stub: impl Fn(
                 sort_direction::Args,
-            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+            ) -> Result<ToolOutput> + Send + Sync + 'static,
         ) -> Self {
             self.0.stub_untyped(sort_direction::TOOL.name, stub);
             self
@@ -309,7 +289,7 @@ pub mod unions {
             self,
             stub: impl Fn(
                 scalars::Args,
-            ) -> ::mcp_runtime::Result<scalars::Output> + Send + Sync + 'static,
+            ) -> Result<scalars::Output> + Send + Sync + 'static,
         ) -> Self {
             self.0.stub_typed(scalars::TOOL.name, stub);
             self
@@ -319,7 +299,7 @@ pub mod unions {
             self,
             stub: impl Fn(
                 nullable_union::Args,
-            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+            ) -> Result<ToolOutput> + Send + Sync + 'static,
         ) -> Self {
             self.0.stub_untyped(nullable_union::TOOL.name, stub);
             self
@@ -329,7 +309,7 @@ pub mod unions {
             self,
             stub: impl Fn(
                 scalar_or_objects::Args,
-            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+            ) -> Result<ToolOutput> + Send + Sync + 'static,
         ) -> Self {
             self.0.stub_untyped(scalar_or_objects::TOOL.name, stub);
             self
@@ -339,7 +319,7 @@ pub mod unions {
             self,
             stub: impl Fn(
                 const_discriminator::Args,
-            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+            ) -> Result<ToolOutput> + Send + Sync + 'static,
         ) -> Self {
             self.0.stub_untyped(const_discriminator::TOOL.name, stub);
             self
@@ -349,7 +329,7 @@ pub mod unions {
             self,
             stub: impl Fn(
                 unique_property::Args,
-            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+            ) -> Result<ToolOutput> + Send + Sync + 'static,
         ) -> Self {
             self.0.stub_untyped(unique_property::TOOL.name, stub);
             self
@@ -357,9 +337,7 @@ pub mod unions {
         /// Answers [`Tools::titled`] with `stub`.
         pub fn on_titled(
             self,
-            stub: impl Fn(
-                titled::Args,
-            ) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> + Send + Sync + 'static,
+            stub: impl Fn(titled::Args) -> Result<ToolOutput> + Send + Sync + 'static,
         ) -> Self {
             self.0.stub_untyped(titled::TOOL.name, stub);
             self
@@ -408,9 +386,7 @@ pub mod unions {
     }
     /// Types and definition of the tool `sort_direction`.
     pub mod sort_direction {
-        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
-        /// fixed at compile time, with round trips through the generated types (the
-        /// server's `TYPED_TOOLS` lists it).
+        /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
         pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
             name: "sort_direction",
             description: ::core::option::Option::Some(
@@ -419,38 +395,22 @@ pub mod unions {
             input_schema: "{\"properties\":{\"direction\":{\"anyOf\":[{\"const\":1},{\"const\":-1},{\"const\":\"asc\"},{\"const\":\"desc\"},{\"const\":\"ascending\"},{\"const\":\"descending\"},{\"properties\":{\"$meta\":{\"type\":\"string\"}},\"required\":[\"$meta\"],\"type\":\"object\"}]},\"field\":{\"type\":\"string\"}},\"required\":[\"field\",\"direction\"],\"type\":\"object\"}",
             output_schema: ::core::option::Option::None,
             openai_name: "mcp_unions_sort_direction",
-            openai_function: "{\"function\":{\"description\":\"A sort direction as database servers declare it: numbers, words or a meta object.\",\"name\":\"mcp_unions_sort_direction\",\"parameters\":{\"properties\":{\"direction\":{\"anyOf\":[{\"const\":1},{\"const\":-1},{\"const\":\"asc\"},{\"const\":\"desc\"},{\"const\":\"ascending\"},{\"const\":\"descending\"},{\"properties\":{\"$meta\":{\"type\":\"string\"}},\"required\":[\"$meta\"],\"type\":\"object\"}]},\"field\":{\"type\":\"string\"}},\"required\":[\"field\",\"direction\"],\"type\":\"object\"}},\"type\":\"function\"}",
-            openai_function_strict: ::core::option::Option::Some(
-                "{\"function\":{\"description\":\"A sort direction as database servers declare it: numbers, words or a meta object.\",\"name\":\"mcp_unions_sort_direction\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"direction\":{\"anyOf\":[{\"const\":1},{\"const\":-1},{\"const\":\"asc\"},{\"const\":\"desc\"},{\"const\":\"ascending\"},{\"const\":\"descending\"},{\"additionalProperties\":false,\"properties\":{\"$meta\":{\"type\":\"string\"}},\"required\":[\"$meta\"],\"type\":\"object\"}]},\"field\":{\"type\":\"string\"}},\"required\":[\"direction\",\"field\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-            ),
-            openai_strict_unavailable: ::core::option::Option::None,
             untyped_args_reason: ::core::option::Option::None,
             normalize: ::core::option::Option::Some(
                 ::mcp_runtime::toolbox::normalize_as::<self::Args>,
             ),
             normalize_output: ::core::option::Option::None,
         };
+        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///A sort direction as database servers declare it: numbers, words or a meta object.
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             pub direction: ArgsDirection,
             pub field: ::std::string::String,
         }
         ///`ArgsDirection`
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         #[serde(untagged)]
         pub enum ArgsDirection {
@@ -469,7 +429,7 @@ pub mod unions {
             }
         }
         ///`ArgsDirectionInteger`
-        #[derive(::mcp_runtime::__private::serde::Serialize, Clone, Debug, PartialEq)]
+        #[derive(Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         #[serde(transparent)]
         pub struct ArgsDirectionInteger(i64);
@@ -511,69 +471,17 @@ pub mod unions {
             }
         }
         ///`ArgsDirectionString`
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Copy,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsDirectionString {
-            #[serde(rename = "asc")]
             Asc,
-            #[serde(rename = "desc")]
             Desc,
-            #[serde(rename = "ascending")]
             Ascending,
-            #[serde(rename = "descending")]
             Descending,
         }
-        impl ::std::fmt::Display for ArgsDirectionString {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                match *self {
-                    Self::Asc => f.write_str("asc"),
-                    Self::Desc => f.write_str("desc"),
-                    Self::Ascending => f.write_str("ascending"),
-                    Self::Descending => f.write_str("descending"),
-                }
-            }
-        }
-        impl ::std::str::FromStr for ArgsDirectionString {
-            type Err = self::error::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                match value {
-                    "asc" => Ok(Self::Asc),
-                    "desc" => Ok(Self::Desc),
-                    "ascending" => Ok(Self::Ascending),
-                    "descending" => Ok(Self::Descending),
-                    _ => Err("invalid value".into()),
-                }
-            }
-        }
-        impl ::std::convert::TryFrom<&str> for ArgsDirectionString {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String> for ArgsDirectionString {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
+        ::mcp_runtime::__private::string_enum!(
+            ArgsDirectionString { Asc = "asc", Desc = "desc", Ascending = "ascending",
+            Descending = "descending" }
+        );
         /// Error types.
         pub mod error {
             pub use ::mcp_runtime::ConversionError;
@@ -593,9 +501,7 @@ pub mod unions {
     }
     /// Types and definition of the tool `scalars`.
     pub mod scalars {
-        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
-        /// fixed at compile time, with round trips through the generated types (the
-        /// server's `TYPED_TOOLS` lists it).
+        /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
         pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
             name: "scalars",
             description: ::core::option::Option::Some(
@@ -606,11 +512,6 @@ pub mod unions {
                 "{\"properties\":{\"value\":{\"anyOf\":[{\"type\":\"number\"},{\"type\":\"string\"},{\"type\":\"boolean\"}]}},\"required\":[\"value\"],\"type\":\"object\"}",
             ),
             openai_name: "mcp_unions_scalars",
-            openai_function: "{\"function\":{\"description\":\"Unions of scalars, arrays and a mixed-type enum.\",\"name\":\"mcp_unions_scalars\",\"parameters\":{\"properties\":{\"flag\":{\"enum\":[true,\"auto\",0]},\"id\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"integer\"}]},\"ids\":{\"anyOf\":[{\"type\":\"string\"},{\"items\":{\"type\":\"string\"},\"type\":\"array\"}]},\"limit\":{\"anyOf\":[{\"minimum\":1,\"type\":\"integer\"},{\"enum\":[\"all\"],\"type\":\"string\"}]}},\"type\":\"object\"}},\"type\":\"function\"}",
-            openai_function_strict: ::core::option::Option::Some(
-                "{\"function\":{\"description\":\"Unions of scalars, arrays and a mixed-type enum.\",\"name\":\"mcp_unions_scalars\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"flag\":{\"anyOf\":[{\"enum\":[true,\"auto\",0]},{\"type\":\"null\"}]},\"id\":{\"anyOf\":[{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"integer\"}]},{\"type\":\"null\"}]},\"ids\":{\"anyOf\":[{\"anyOf\":[{\"type\":\"string\"},{\"items\":{\"type\":\"string\"},\"type\":\"array\"}]},{\"type\":\"null\"}]},\"limit\":{\"anyOf\":[{\"anyOf\":[{\"type\":\"integer\"},{\"enum\":[\"all\"],\"type\":\"string\"}]},{\"type\":\"null\"}]}},\"required\":[\"flag\",\"id\",\"ids\",\"limit\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-            ),
-            openai_strict_unavailable: ::core::option::Option::None,
             untyped_args_reason: ::core::option::Option::None,
             normalize: ::core::option::Option::Some(
                 ::mcp_runtime::toolbox::normalize_as::<self::Args>,
@@ -619,15 +520,9 @@ pub mod unions {
                 ::mcp_runtime::toolbox::normalize_as::<self::Output>,
             ),
         };
+        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Unions of scalars, arrays and a mixed-type enum.
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Debug,
-            Default,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -640,13 +535,7 @@ pub mod unions {
             pub limit: ::std::option::Option<ArgsLimit>,
         }
         ///`ArgsFlag`
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         #[serde(untagged)]
         pub enum ArgsFlag {
@@ -670,7 +559,7 @@ pub mod unions {
             }
         }
         ///`ArgsFlagInteger`
-        #[derive(::mcp_runtime::__private::serde::Serialize, Clone, Debug, PartialEq)]
+        #[derive(Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         #[serde(transparent)]
         pub struct ArgsFlagInteger(i64);
@@ -711,65 +600,13 @@ pub mod unions {
             }
         }
         ///`ArgsFlagString`
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Copy,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsFlagString {
-            #[serde(rename = "auto")]
             Auto,
         }
-        impl ::std::fmt::Display for ArgsFlagString {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                match *self {
-                    Self::Auto => f.write_str("auto"),
-                }
-            }
-        }
-        impl ::std::str::FromStr for ArgsFlagString {
-            type Err = self::error::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                match value {
-                    "auto" => Ok(Self::Auto),
-                    _ => Err("invalid value".into()),
-                }
-            }
-        }
-        impl ::std::convert::TryFrom<&str> for ArgsFlagString {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String> for ArgsFlagString {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
+        ::mcp_runtime::__private::string_enum!(ArgsFlagString { Auto = "auto" });
         ///`ArgsId`
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         #[serde(untagged)]
         pub enum ArgsId {
@@ -790,13 +627,7 @@ pub mod unions {
             }
         }
         ///`ArgsIds`
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         #[serde(untagged)]
         pub enum ArgsIds {
@@ -809,13 +640,7 @@ pub mod unions {
             }
         }
         ///`ArgsLimit`
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         #[serde(untagged)]
         pub enum ArgsLimit {
@@ -871,83 +696,26 @@ pub mod unions {
             }
         }
         ///`ArgsLimitString`
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Copy,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsLimitString {
-            #[serde(rename = "all")]
             All,
         }
-        impl ::std::fmt::Display for ArgsLimitString {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                match *self {
-                    Self::All => f.write_str("all"),
-                }
-            }
-        }
-        impl ::std::str::FromStr for ArgsLimitString {
-            type Err = self::error::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                match value {
-                    "all" => Ok(Self::All),
-                    _ => Err("invalid value".into()),
-                }
-            }
-        }
-        impl ::std::convert::TryFrom<&str> for ArgsLimitString {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String> for ArgsLimitString {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
+        ::mcp_runtime::__private::string_enum!(ArgsLimitString { All = "all" });
         /// Error types.
         pub mod error {
             pub use ::mcp_runtime::ConversionError;
         }
         /// Types of the tool's structured result (`outputSchema`).
         pub mod output {
+            use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
             ///Structured result of the tool `scalars`.
-            #[derive(
-                ::mcp_runtime::__private::serde::Deserialize,
-                ::mcp_runtime::__private::serde::Serialize,
-                Clone,
-                Debug,
-                PartialEq
-            )]
+            #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
             #[serde(crate = "::mcp_runtime::__private::serde")]
             pub struct Output {
                 pub value: OutputValue,
             }
             ///`OutputValue`
-            #[derive(
-                ::mcp_runtime::__private::serde::Deserialize,
-                ::mcp_runtime::__private::serde::Serialize,
-                Clone,
-                Debug,
-                PartialEq
-            )]
+            #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
             #[serde(crate = "::mcp_runtime::__private::serde")]
             #[serde(untagged)]
             pub enum OutputValue {
@@ -983,9 +751,7 @@ pub mod unions {
     }
     /// Types and definition of the tool `nullable_union`.
     pub mod nullable_union {
-        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
-        /// fixed at compile time, with round trips through the generated types (the
-        /// server's `TYPED_TOOLS` lists it).
+        /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
         pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
             name: "nullable_union",
             description: ::core::option::Option::Some(
@@ -994,25 +760,15 @@ pub mod unions {
             input_schema: "{\"properties\":{\"cursor\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"integer\"},{\"type\":\"null\"}]},\"page\":{\"oneOf\":[{\"type\":\"null\"},{\"const\":\"first\"},{\"const\":\"last\"},{\"minimum\":1,\"type\":\"integer\"}]}},\"required\":[\"cursor\"],\"type\":\"object\"}",
             output_schema: ::core::option::Option::None,
             openai_name: "mcp_unions_nullable_union",
-            openai_function: "{\"function\":{\"description\":\"A union of two types that also accepts null.\",\"name\":\"mcp_unions_nullable_union\",\"parameters\":{\"properties\":{\"cursor\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"integer\"},{\"type\":\"null\"}]},\"page\":{\"oneOf\":[{\"type\":\"null\"},{\"const\":\"first\"},{\"const\":\"last\"},{\"minimum\":1,\"type\":\"integer\"}]}},\"required\":[\"cursor\"],\"type\":\"object\"}},\"type\":\"function\"}",
-            openai_function_strict: ::core::option::Option::Some(
-                "{\"function\":{\"description\":\"A union of two types that also accepts null.\",\"name\":\"mcp_unions_nullable_union\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"cursor\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"integer\"},{\"type\":\"null\"}]},\"page\":{\"anyOf\":[{\"anyOf\":[{\"type\":\"null\"},{\"const\":\"first\"},{\"const\":\"last\"},{\"type\":\"integer\"}]},{\"type\":\"null\"}]}},\"required\":[\"cursor\",\"page\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-            ),
-            openai_strict_unavailable: ::core::option::Option::None,
             untyped_args_reason: ::core::option::Option::None,
             normalize: ::core::option::Option::Some(
                 ::mcp_runtime::toolbox::normalize_as::<self::Args>,
             ),
             normalize_output: ::core::option::Option::None,
         };
+        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///A union of two types that also accepts null.
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             #[serde(deserialize_with = "::std::option::Option::deserialize")]
@@ -1023,13 +779,7 @@ pub mod unions {
             pub page: ::std::option::Option<::std::option::Option<ArgsPage>>,
         }
         ///`ArgsCursor`
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         #[serde(untagged)]
         pub enum ArgsCursor {
@@ -1050,13 +800,7 @@ pub mod unions {
             }
         }
         ///`ArgsPage`
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         #[serde(untagged)]
         pub enum ArgsPage {
@@ -1112,61 +856,14 @@ pub mod unions {
             }
         }
         ///`ArgsPageString`
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Copy,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsPageString {
-            #[serde(rename = "first")]
             First,
-            #[serde(rename = "last")]
             Last,
         }
-        impl ::std::fmt::Display for ArgsPageString {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                match *self {
-                    Self::First => f.write_str("first"),
-                    Self::Last => f.write_str("last"),
-                }
-            }
-        }
-        impl ::std::str::FromStr for ArgsPageString {
-            type Err = self::error::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                match value {
-                    "first" => Ok(Self::First),
-                    "last" => Ok(Self::Last),
-                    _ => Err("invalid value".into()),
-                }
-            }
-        }
-        impl ::std::convert::TryFrom<&str> for ArgsPageString {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String> for ArgsPageString {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
+        ::mcp_runtime::__private::string_enum!(
+            ArgsPageString { First = "first", Last = "last" }
+        );
         /// Error types.
         pub mod error {
             pub use ::mcp_runtime::ConversionError;
@@ -1183,9 +880,7 @@ pub mod unions {
     }
     /// Types and definition of the tool `scalar_or_objects`.
     pub mod scalar_or_objects {
-        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
-        /// fixed at compile time, with round trips through the generated types (the
-        /// server's `TYPED_TOOLS` lists it).
+        /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
         pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
             name: "scalar_or_objects",
             description: ::core::option::Option::Some(
@@ -1194,37 +889,21 @@ pub mod unions {
             input_schema: "{\"properties\":{\"target\":{\"anyOf\":[{\"type\":\"string\"},{\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},{\"properties\":{\"line\":{\"type\":\"integer\"}},\"required\":[\"line\"],\"type\":\"object\"}]}},\"required\":[\"target\"],\"type\":\"object\"}",
             output_schema: ::core::option::Option::None,
             openai_name: "mcp_unions_scalar_or_objects",
-            openai_function: "{\"function\":{\"description\":\"A string or any combination of two objects.\",\"name\":\"mcp_unions_scalar_or_objects\",\"parameters\":{\"properties\":{\"target\":{\"anyOf\":[{\"type\":\"string\"},{\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},{\"properties\":{\"line\":{\"type\":\"integer\"}},\"required\":[\"line\"],\"type\":\"object\"}]}},\"required\":[\"target\"],\"type\":\"object\"}},\"type\":\"function\"}",
-            openai_function_strict: ::core::option::Option::Some(
-                "{\"function\":{\"description\":\"A string or any combination of two objects.\",\"name\":\"mcp_unions_scalar_or_objects\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"target\":{\"anyOf\":[{\"type\":\"string\"},{\"additionalProperties\":false,\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"line\":{\"type\":\"integer\"}},\"required\":[\"line\"],\"type\":\"object\"}]}},\"required\":[\"target\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-            ),
-            openai_strict_unavailable: ::core::option::Option::None,
             untyped_args_reason: ::core::option::Option::None,
             normalize: ::core::option::Option::Some(
                 ::mcp_runtime::toolbox::normalize_as::<self::Args>,
             ),
             normalize_output: ::core::option::Option::None,
         };
+        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///A string or any combination of two objects.
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             pub target: ArgsTarget,
         }
         ///`ArgsTarget`
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         #[serde(untagged)]
         pub enum ArgsTarget {
@@ -1249,9 +928,7 @@ pub mod unions {
     }
     /// Types and definition of the tool `const_discriminator`.
     pub mod const_discriminator {
-        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
-        /// fixed at compile time, with round trips through the generated types (the
-        /// server's `TYPED_TOOLS` lists it).
+        /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
         pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
             name: "const_discriminator",
             description: ::core::option::Option::Some(
@@ -1260,37 +937,21 @@ pub mod unions {
             input_schema: "{\"properties\":{\"content\":{\"items\":{\"anyOf\":[{\"properties\":{\"data\":{\"type\":\"string\"},\"mimeType\":{\"type\":\"string\"},\"type\":{\"enum\":[\"image\",\"audio\"]}},\"required\":[\"type\",\"data\",\"mimeType\"],\"type\":\"object\"},{\"properties\":{\"type\":{\"const\":\"resource\"},\"uri\":{\"type\":\"string\"}},\"required\":[\"type\",\"uri\"],\"type\":\"object\"}]},\"type\":\"array\"}},\"required\":[\"content\"],\"type\":\"object\"}",
             output_schema: ::core::option::Option::None,
             openai_name: "mcp_unions_const_discriminator",
-            openai_function: "{\"function\":{\"description\":\"Content blocks told apart by a constant `type`.\",\"name\":\"mcp_unions_const_discriminator\",\"parameters\":{\"properties\":{\"content\":{\"items\":{\"anyOf\":[{\"properties\":{\"data\":{\"type\":\"string\"},\"mimeType\":{\"type\":\"string\"},\"type\":{\"enum\":[\"image\",\"audio\"]}},\"required\":[\"type\",\"data\",\"mimeType\"],\"type\":\"object\"},{\"properties\":{\"type\":{\"const\":\"resource\"},\"uri\":{\"type\":\"string\"}},\"required\":[\"type\",\"uri\"],\"type\":\"object\"}]},\"type\":\"array\"}},\"required\":[\"content\"],\"type\":\"object\"}},\"type\":\"function\"}",
-            openai_function_strict: ::core::option::Option::Some(
-                "{\"function\":{\"description\":\"Content blocks told apart by a constant `type`.\",\"name\":\"mcp_unions_const_discriminator\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"content\":{\"items\":{\"anyOf\":[{\"additionalProperties\":false,\"properties\":{\"data\":{\"type\":\"string\"},\"mimeType\":{\"type\":\"string\"},\"type\":{\"enum\":[\"image\",\"audio\"]}},\"required\":[\"data\",\"mimeType\",\"type\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"type\":{\"const\":\"resource\"},\"uri\":{\"type\":\"string\"}},\"required\":[\"type\",\"uri\"],\"type\":\"object\"}]},\"type\":\"array\"}},\"required\":[\"content\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-            ),
-            openai_strict_unavailable: ::core::option::Option::None,
             untyped_args_reason: ::core::option::Option::None,
             normalize: ::core::option::Option::Some(
                 ::mcp_runtime::toolbox::normalize_as::<self::Args>,
             ),
             normalize_output: ::core::option::Option::None,
         };
+        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Content blocks told apart by a constant `type`.
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             pub content: ::std::vec::Vec<ArgsContentItem>,
         }
         ///`ArgsContentItem`
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         #[serde(untagged)]
         pub enum ArgsContentItem {
@@ -1308,115 +969,22 @@ pub mod unions {
             },
         }
         ///`ArgsContentItemImageOrAudioType`
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Copy,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsContentItemImageOrAudioType {
-            #[serde(rename = "image")]
             Image,
-            #[serde(rename = "audio")]
             Audio,
         }
-        impl ::std::fmt::Display for ArgsContentItemImageOrAudioType {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                match *self {
-                    Self::Image => f.write_str("image"),
-                    Self::Audio => f.write_str("audio"),
-                }
-            }
-        }
-        impl ::std::str::FromStr for ArgsContentItemImageOrAudioType {
-            type Err = self::error::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                match value {
-                    "image" => Ok(Self::Image),
-                    "audio" => Ok(Self::Audio),
-                    _ => Err("invalid value".into()),
-                }
-            }
-        }
-        impl ::std::convert::TryFrom<&str> for ArgsContentItemImageOrAudioType {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String>
-        for ArgsContentItemImageOrAudioType {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
+        ::mcp_runtime::__private::string_enum!(
+            ArgsContentItemImageOrAudioType { Image = "image", Audio = "audio" }
+        );
         ///`ArgsContentItemResourceType`
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Copy,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsContentItemResourceType {
-            #[serde(rename = "resource")]
             Resource,
         }
-        impl ::std::fmt::Display for ArgsContentItemResourceType {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                match *self {
-                    Self::Resource => f.write_str("resource"),
-                }
-            }
-        }
-        impl ::std::str::FromStr for ArgsContentItemResourceType {
-            type Err = self::error::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                match value {
-                    "resource" => Ok(Self::Resource),
-                    _ => Err("invalid value".into()),
-                }
-            }
-        }
-        impl ::std::convert::TryFrom<&str> for ArgsContentItemResourceType {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String>
-        for ArgsContentItemResourceType {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
+        ::mcp_runtime::__private::string_enum!(
+            ArgsContentItemResourceType { Resource = "resource" }
+        );
         /// Error types.
         pub mod error {
             pub use ::mcp_runtime::ConversionError;
@@ -1430,9 +998,7 @@ pub mod unions {
     }
     /// Types and definition of the tool `unique_property`.
     pub mod unique_property {
-        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
-        /// fixed at compile time, with round trips through the generated types (the
-        /// server's `TYPED_TOOLS` lists it).
+        /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
         pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
             name: "unique_property",
             description: ::core::option::Option::Some(
@@ -1441,37 +1007,21 @@ pub mod unions {
             input_schema: "{\"properties\":{\"item\":{\"oneOf\":[{\"additionalProperties\":false,\"properties\":{\"node_id\":{\"type\":\"string\"},\"note\":{\"type\":\"string\"}},\"required\":[\"node_id\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"item_id\":{\"type\":\"integer\"},\"note\":{\"type\":\"string\"}},\"required\":[\"item_id\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"issue_number\":{\"type\":\"integer\"},\"owner\":{\"type\":\"string\"}},\"required\":[\"issue_number\",\"owner\"],\"type\":\"object\"}]}},\"required\":[\"item\"],\"type\":\"object\"}",
             output_schema: ::core::option::Option::None,
             openai_name: "mcp_unions_unique_property",
-            openai_function: "{\"function\":{\"description\":\"A project item named by one of three keys.\",\"name\":\"mcp_unions_unique_property\",\"parameters\":{\"properties\":{\"item\":{\"oneOf\":[{\"additionalProperties\":false,\"properties\":{\"node_id\":{\"type\":\"string\"},\"note\":{\"type\":\"string\"}},\"required\":[\"node_id\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"item_id\":{\"type\":\"integer\"},\"note\":{\"type\":\"string\"}},\"required\":[\"item_id\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"issue_number\":{\"type\":\"integer\"},\"owner\":{\"type\":\"string\"}},\"required\":[\"issue_number\",\"owner\"],\"type\":\"object\"}]}},\"required\":[\"item\"],\"type\":\"object\"}},\"type\":\"function\"}",
-            openai_function_strict: ::core::option::Option::Some(
-                "{\"function\":{\"description\":\"A project item named by one of three keys.\",\"name\":\"mcp_unions_unique_property\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"item\":{\"anyOf\":[{\"additionalProperties\":false,\"properties\":{\"node_id\":{\"type\":\"string\"},\"note\":{\"type\":[\"string\",\"null\"]}},\"required\":[\"node_id\",\"note\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"item_id\":{\"type\":\"integer\"},\"note\":{\"type\":[\"string\",\"null\"]}},\"required\":[\"item_id\",\"note\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"issue_number\":{\"type\":\"integer\"},\"owner\":{\"type\":\"string\"}},\"required\":[\"issue_number\",\"owner\"],\"type\":\"object\"}]}},\"required\":[\"item\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-            ),
-            openai_strict_unavailable: ::core::option::Option::None,
             untyped_args_reason: ::core::option::Option::None,
             normalize: ::core::option::Option::Some(
                 ::mcp_runtime::toolbox::normalize_as::<self::Args>,
             ),
             normalize_output: ::core::option::Option::None,
         };
+        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///A project item named by one of three keys.
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             pub item: ArgsItem,
         }
         ///`ArgsItem`
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         #[serde(untagged, deny_unknown_fields)]
         pub enum ArgsItem {
@@ -1500,46 +1050,28 @@ pub mod unions {
     }
     /// Types and definition of the tool `titled`.
     pub mod titled {
-        /// The tool as the runtime sees it: its name, schemas and OpenAI definitions as
-        /// fixed at compile time, with round trips through the generated types (the
-        /// server's `TYPED_TOOLS` lists it).
+        /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
         pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
             name: "titled",
             description: ::core::option::Option::Some("Branches named by their titles."),
             input_schema: "{\"properties\":{\"who\":{\"oneOf\":[{\"additionalProperties\":false,\"properties\":{\"host\":{\"type\":\"string\"},\"login\":{\"type\":\"string\"}},\"required\":[\"login\"],\"title\":\"By login\",\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"email\":{\"type\":\"string\"},\"verified\":{\"type\":\"boolean\"}},\"required\":[\"email\"],\"title\":\"By email\",\"type\":\"object\"}]}},\"required\":[\"who\"],\"type\":\"object\"}",
             output_schema: ::core::option::Option::None,
             openai_name: "mcp_unions_titled",
-            openai_function: "{\"function\":{\"description\":\"Branches named by their titles.\",\"name\":\"mcp_unions_titled\",\"parameters\":{\"properties\":{\"who\":{\"oneOf\":[{\"additionalProperties\":false,\"properties\":{\"host\":{\"type\":\"string\"},\"login\":{\"type\":\"string\"}},\"required\":[\"login\"],\"title\":\"By login\",\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"email\":{\"type\":\"string\"},\"verified\":{\"type\":\"boolean\"}},\"required\":[\"email\"],\"title\":\"By email\",\"type\":\"object\"}]}},\"required\":[\"who\"],\"type\":\"object\"}},\"type\":\"function\"}",
-            openai_function_strict: ::core::option::Option::Some(
-                "{\"function\":{\"description\":\"Branches named by their titles.\",\"name\":\"mcp_unions_titled\",\"parameters\":{\"additionalProperties\":false,\"properties\":{\"who\":{\"anyOf\":[{\"additionalProperties\":false,\"properties\":{\"host\":{\"type\":[\"string\",\"null\"]},\"login\":{\"type\":\"string\"}},\"required\":[\"host\",\"login\"],\"title\":\"By login\",\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"email\":{\"type\":\"string\"},\"verified\":{\"type\":[\"boolean\",\"null\"]}},\"required\":[\"email\",\"verified\"],\"title\":\"By email\",\"type\":\"object\"}]}},\"required\":[\"who\"],\"type\":\"object\"},\"strict\":true},\"type\":\"function\"}",
-            ),
-            openai_strict_unavailable: ::core::option::Option::None,
             untyped_args_reason: ::core::option::Option::None,
             normalize: ::core::option::Option::Some(
                 ::mcp_runtime::toolbox::normalize_as::<self::Args>,
             ),
             normalize_output: ::core::option::Option::None,
         };
+        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Branches named by their titles.
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             pub who: ArgsWho,
         }
         ///`ArgsWho`
-        #[derive(
-            ::mcp_runtime::__private::serde::Deserialize,
-            ::mcp_runtime::__private::serde::Serialize,
-            Clone,
-            Debug,
-            PartialEq
-        )]
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         #[serde(untagged, deny_unknown_fields)]
         pub enum ArgsWho {

@@ -261,17 +261,15 @@ impl Snapshot {
                 (None, true) => Some(format!("[MCP: {}]", c.server)),
                 (d, false) => d.clone(),
             };
-            let (function, strict_function) = match c.typed {
-                Some(t) => typed_functions(t, &exported, description.as_deref(), &c.input_schema),
-                None => (
-                    openai::function_definition(&exported, description.as_deref(), &c.input_schema),
-                    openai::strict_function_definition(
-                        &exported,
-                        description.as_deref(),
-                        &c.input_schema,
-                    ),
-                ),
-            };
+            // Typed or not, the definitions follow from the schema: a typed tool's is its
+            // compile-time one (see `candidates`), so both agree with `TypedTool::openai_function`.
+            let function =
+                openai::function_definition(&exported, description.as_deref(), &c.input_schema);
+            let strict_function = openai::strict_function_definition(
+                &exported,
+                description.as_deref(),
+                &c.input_schema,
+            );
             let index = snapshot.entries.len();
             snapshot.by_exported.insert(exported.clone(), index);
             snapshot.by_pair.insert(key, index);
@@ -516,40 +514,6 @@ fn compiled_definition(t: &TypedTool, input_schema: &Value) -> Value {
         d["description"] = json!(desc);
     }
     d
-}
-
-/// The function definitions of a typed tool: its compile-time constants, renamed when the
-/// toolbox had to (collisions) and prefixed when asked.
-pub(super) fn typed_functions(
-    t: &TypedTool,
-    exported: &str,
-    description: Option<&str>,
-    input_schema: &Value,
-) -> (Value, Result<Value, String>) {
-    let patch = |text: &str| -> Option<Value> {
-        let mut v: Value = serde_json::from_str(text).ok()?;
-        let f = v.get_mut("function")?.as_object_mut()?;
-        f.insert("name".into(), json!(exported));
-        match description {
-            Some(d) => {
-                f.insert("description".into(), json!(d));
-            }
-            None => {
-                f.remove("description");
-            }
-        }
-        Some(v)
-    };
-    let function = patch(t.openai_function)
-        .unwrap_or_else(|| openai::function_definition(exported, description, input_schema));
-    let strict = match (t.openai_function_strict, t.openai_strict_unavailable) {
-        (Some(text), _) => {
-            patch(text).ok_or_else(|| "invalid compile-time strict definition".to_string())
-        }
-        (None, Some(reason)) => Err(reason.to_string()),
-        (None, None) => Err("no strict definition was generated".to_string()),
-    };
-    (function, strict)
 }
 
 // ---------------------------------------------------------------------------------------

@@ -33,7 +33,6 @@ const fn tool(
     name: &'static str,
     input_schema: &'static str,
     openai_name: &'static str,
-    openai_function: &'static str,
 ) -> TypedTool {
     TypedTool {
         name,
@@ -41,9 +40,6 @@ const fn tool(
         input_schema,
         output_schema: None,
         openai_name,
-        openai_function,
-        openai_function_strict: None,
-        openai_strict_unavailable: Some("not generated in this test"),
         untyped_args_reason: None,
         normalize: None,
         normalize_output: None,
@@ -60,7 +56,6 @@ const ADD: TypedTool = TypedTool {
         "add",
         r#"{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"],"additionalProperties":false}"#,
         "mcp_x_add",
-        r#"{"type":"function","function":{"name":"mcp_x_add","description":"Adds two numbers.","parameters":{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"],"additionalProperties":false}}}"#,
     )
 };
 
@@ -69,23 +64,12 @@ const ECHO: TypedTool = tool(
     "echo",
     r#"{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}"#,
     "mcp_x_echo",
-    r#"{"type":"function","function":{"name":"mcp_x_echo","parameters":{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}}}"#,
 );
 
-const BOOM: TypedTool = tool(
-    "boom",
-    r#"{"type":"object"}"#,
-    "mcp_x_boom",
-    r#"{"type":"function","function":{"name":"mcp_x_boom","parameters":{"type":"object"}}}"#,
-);
+const BOOM: TypedTool = tool("boom", r#"{"type":"object"}"#, "mcp_x_boom");
 
 /// Never stubbed.
-const NOSTUB: TypedTool = tool(
-    "nostub",
-    r#"{"type":"object"}"#,
-    "mcp_x_nostub",
-    r#"{"type":"function","function":{"name":"mcp_x_nostub","parameters":{"type":"object"}}}"#,
-);
+const NOSTUB: TypedTool = tool("nostub", r#"{"type":"object"}"#, "mcp_x_nostub");
 
 static TOOLS: &[TypedTool] = &[ADD, ECHO, BOOM, NOSTUB];
 

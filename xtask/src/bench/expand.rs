@@ -29,16 +29,30 @@ pub(super) fn github_corpus(root: &Path) -> Result<(Fixture, Vec<u8>), String> {
     Ok((fixture, wrapped))
 }
 
-/// Median milliseconds of `generate` alone and of `generate` + formatting, and the tool count.
+/// What [`time_expansion`] measured for one fixture.
+pub(super) struct Expansion {
+    /// Median milliseconds of `generate` alone.
+    pub(super) generate_ms: f64,
+    /// Median milliseconds of `generate` + formatting (`cargo xtask expand`).
+    pub(super) generate_and_format_ms: f64,
+    pub(super) tools: usize,
+    /// Lines of the formatted text (what `cargo xtask expand` prints), counted on the last
+    /// timed run, after its clock stopped.
+    pub(super) lines: usize,
+}
+
+/// Times `generate` alone and `generate` + formatting `n` times (medians), and counts the
+/// lines of the formatted text.
 pub(super) fn time_expansion(
     fixture: &Fixture,
     alias: &str,
     n: usize,
-) -> Result<(f64, f64, usize), String> {
+) -> Result<Expansion, String> {
     let mut gen_ms = Vec::with_capacity(n);
     let mut total_ms = Vec::with_capacity(n);
     let mut tools = 0;
-    for _ in 0..n {
+    let mut lines = 0;
+    for i in 0..n {
         let started = Instant::now();
         let generated =
             generate(fixture, alias, &Options::default()).map_err(|e| format!("{alias}: {e}"))?;
@@ -46,15 +60,19 @@ pub(super) fn time_expansion(
         tools = generated.stats.tools;
         let text = format_tokens(alias, generated.tokens).map_err(|e| format!("{alias}: {e}"))?;
         let total = started.elapsed();
-        std::hint::black_box(text);
+        let text = std::hint::black_box(text);
         gen_ms.push(ms(generated_at));
         total_ms.push(ms(total));
+        if i + 1 == n {
+            lines = text.lines().count();
+        }
     }
-    Ok((
-        median(&gen_ms).unwrap_or(f64::NAN),
-        median(&total_ms).unwrap_or(f64::NAN),
+    Ok(Expansion {
+        generate_ms: median(&gen_ms).unwrap_or(f64::NAN),
+        generate_and_format_ms: median(&total_ms).unwrap_or(f64::NAN),
         tools,
-    ))
+        lines,
+    })
 }
 
 /// Runs `mcp-bench expand` (the optimized build) on a fixture file.
@@ -93,7 +111,7 @@ pub(super) fn expand(root: &Path, dir: &Path, smoke: bool) -> Result<Value, Stri
     let github_release = expand_release(&bench, &github_file, "github_official", n)?;
     // One untimed run first: page in the code, warm the allocator.
     time_expansion(&github, "github_official", 1)?;
-    let (gen_ms, total_ms, tools) = time_expansion(&github, "github_official", n)?;
+    let github_run = time_expansion(&github, "github_official", n)?;
     let mut fixtures = Map::new();
     let mut paths: Vec<PathBuf> = std::fs::read_dir(root.join("fixtures"))
         .map_err(|e| format!("cannot list fixtures/: {e}"))?
@@ -108,20 +126,28 @@ pub(super) fn expand(root: &Path, dir: &Path, smoke: bool) -> Result<Value, Stri
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
         let fixture = Fixture::load(&path).map_err(|e| e.to_string())?;
-        let (g, t, count) = time_expansion(&fixture, &alias, n)?;
+        let run = time_expansion(&fixture, &alias, n)?;
         let release = expand_release(&bench, &path, &alias, n)?;
         fixtures.insert(
             alias,
-            json!({ "tools": count, "generate_ms": g, "generate_and_format_ms": t, "release": release }),
+            json!({
+                "tools": run.tools,
+                "generate_ms": run.generate_ms,
+                "generate_and_format_ms": run.generate_and_format_ms,
+                "generated_lines": run.lines,
+                "release": release,
+            }),
         );
     }
     Ok(json!({
         "iterations": n,
         "profile": if cfg!(debug_assertions) { "dev (unoptimized, as the proc macro runs)" } else { "release" },
         "github_official": {
-            "tools": tools,
-            "generate_ms": gen_ms,
-            "generate_and_format_ms": total_ms,
+            "tools": github_run.tools,
+            "generate_ms": github_run.generate_ms,
+            "generate_and_format_ms": github_run.generate_and_format_ms,
+            // Lines of the `cargo xtask expand` text (prettyplease), from the timed runs.
+            "generated_lines": github_run.lines,
             "release": github_release,
         },
         "fixtures": fixtures,

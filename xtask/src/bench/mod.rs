@@ -8,16 +8,21 @@
 //!    `target/bench/venv` from `xtask/bench/requirements.txt`) against the same
 //!    `mcp-demo-server --pipes`, interleaved per round, small and ≈100 KiB payloads, and
 //!    throughput at 1, 16 and 64 calls in flight;
-//! 2. **expand** — `mcp_codegen::generate` (the proc macro's work; the key figure) and
-//!    generate + formatting (`cargo xtask expand`) for the 117 tools of
+//! 2. **expand** — `mcp_codegen::generate` (the proc macro's work; the key figure, target
+//!    ≤ 100 ms) and generate + formatting (`cargo xtask expand`) for the 117 tools of
 //!    `../shared/corpus/github-official` and for every committed fixture, in this process
-//!    (unoptimized, like the proc macro in a normal build);
+//!    (unoptimized, like the proc macro in a normal build); also the line count of that
+//!    formatted text (`generated_lines_github_official`, target ≤ 10 000), taken from a timed
+//!    run;
 //! 3. **check** — the extra `cargo check` seconds of a scratch crate binding those 117 tools
 //!    against the same crate without them (own target dir under `target/bench`, the
-//!    workspace's `Cargo.lock`, `--offline`, dependencies warmed first, medians of 3);
+//!    workspace's `Cargo.lock`, `--offline`, dependencies warmed first, medians of 3; target
+//!    ≤ 1.0 s);
 //! 4. **snapshot** — `cargo xtask snapshot` of every default server in parallel against the
-//!    slowest server alone (wall-clock time of this binary's `snapshot` command, fixtures
-//!    written under `target/bench`, never into `fixtures/`);
+//!    machine's floor, max(slowest server alone, CPU-seconds of the parallel run / cores)
+//!    (`snapshot_parallel_vs_floor`, target ≤ 1.15×), and against the slowest server alone
+//!    (informational); wall-clock time of this binary's `snapshot` command, fixtures written
+//!    under `target/bench`, never into `fixtures/`;
 //! 5. **features** — what a stdio-only user crate (`mcp-runtime` with
 //!    `default-features = false`) saves against the default: its dependency count
 //!    (`cargo tree`) and a cold `cargo check` (empty target dir).
@@ -245,6 +250,42 @@ mod tests {
         let log = "warning: x\nmcp_tools!(\"github_official\"): expanded in 61.5 ms\n";
         assert_eq!(macro_expansion_ms(log), Some(61.5));
         assert_eq!(macro_expansion_ms("nothing"), None);
+    }
+
+    #[test]
+    fn snapshot_floor_is_the_larger_bound() {
+        // Round 1: CPU-bound (4.2 CPU-s on 2 cores > 0.9 s); round 2: the slowest server.
+        let floor = snapshot::machine_floor(&[0.9, 1.5], &[4.2, 2.0], 2.0);
+        assert_eq!(floor, vec![2.1, 1.5]);
+    }
+
+    #[test]
+    fn new_summary_keys() {
+        let results: Map<String, Value> = serde_json::from_value(json!({
+            "expand": {
+                "github_official": { "generate_ms": 80.0, "generated_lines": 12345 },
+                "fixtures": { "demo": { "generated_lines": 700 } },
+            },
+            "snapshot": {
+                "parallel_s": [2.2], "floor_s": [2.1], "slowest_single_s": [0.9],
+                "parallel_cpu_s": [4.2], "ratio": 2.44, "ratio_vs_floor": 1.05,
+                "cpu_floor_ratio": 2.33, "slowest_alias": "fetch",
+            },
+        }))
+        .unwrap();
+        let rows = summary_rows(&results);
+        let row = |k: &str| rows.iter().find(|r| r.key == k).expect(k);
+        let lines = row("generated_lines_github_official");
+        assert_eq!(lines.value, Some(12345.0));
+        assert_eq!(lines.verdict(), "MISSED");
+        assert!(lines.detail.contains("demo 700"), "{}", lines.detail);
+        assert_eq!(report::fmt_value(lines.value, lines.unit), "12345 lines");
+        assert_eq!(row("expand_github_official_ms").verdict(), "met");
+        assert_eq!(row("snapshot_parallel_vs_floor").verdict(), "met");
+        assert_eq!(row("snapshot_parallel_vs_slowest").verdict(), "");
+        let json = summary_json(&rows);
+        assert_eq!(json["generated_lines_github_official"], json!(12345.0));
+        assert_eq!(json["snapshot_parallel_vs_floor"], json!(1.05));
     }
 
     #[test]

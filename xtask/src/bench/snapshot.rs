@@ -102,8 +102,9 @@ pub(super) fn snapshot(dir: &Path) -> Result<Value, String> {
         .map(|(a, _)| a)
         .unwrap_or_default();
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
-    let floor: Vec<f64> = parallel_cpu.iter().map(|c| c / cpus).collect();
-    let cpu_floor = median_ratio(&floor, &slowest);
+    let cpu_bound: Vec<f64> = parallel_cpu.iter().map(|c| c / cpus).collect();
+    let cpu_floor = median_ratio(&cpu_bound, &slowest);
+    let floor = machine_floor(&slowest, &parallel_cpu, cpus);
     Ok(json!({
         "servers": aliases,
         "parallel_s": parallel,
@@ -115,8 +116,22 @@ pub(super) fn snapshot(dir: &Path) -> Result<Value, String> {
         // the floor it sets on 2 cores: cpu / nproc / slowest alone.
         "parallel_cpu_s": parallel_cpu,
         "cpu_floor_ratio": cpu_floor,
+        // The machine's floor per round, max(slowest alone, CPU-s / nproc), and the parallel
+        // run against it (median of the per-round ratios).
+        "floor_s": floor,
+        "ratio_vs_floor": median_ratio(&parallel, &floor),
         "parallel_table": table,
     }))
+}
+
+/// Per round, the best a parallel snapshot can do on this machine: it cannot finish before
+/// its slowest server does alone, nor before `cpus` cores have burnt its CPU seconds.
+pub(super) fn machine_floor(slowest: &[f64], parallel_cpu: &[f64], cpus: f64) -> Vec<f64> {
+    slowest
+        .iter()
+        .zip(parallel_cpu)
+        .map(|(s, c)| s.max(c / cpus))
+        .collect()
 }
 
 // ---------------------------------------------------------------------------------------
