@@ -674,17 +674,16 @@ fn pass_file(samples: &[(String, Fixture, Generated)]) -> String {
         ));
         for report in &g.tools {
             let f = &report.function;
-            let with = format!("{}_with", naming::unraw(f));
             let result = match &report.output {
                 Some(Typing::Typed) => format!("{module}::{f}::Output"),
                 _ => "::mcp_runtime::ToolOutput".to_string(),
             };
-            let (args, args_with) = match report.args {
-                Typing::NoArgs => (String::new(), String::new()),
-                _ => ("check::any()".to_string(), "check::any(), ".to_string()),
+            let args = match report.args {
+                Typing::NoArgs => String::new(),
+                _ => "check::any()".to_string(),
             };
             out.push_str(&format!(
-                "    let _: ::mcp_runtime::Result<{result}> = client.{f}({args}).await;\n    let _: ::mcp_runtime::Result<{result}> = client\n        .{with}({args_with}::mcp_runtime::CallOptions::default())\n        .await;\n"
+                "    let _: ::mcp_runtime::Result<{result}> = client.{f}({args}).await;\n    let _: ::mcp_runtime::Result<{result}> = client\n        .with_options(::mcp_runtime::CallOptions::default())\n        .{f}({args})\n        .await;\n"
             ));
         }
         out.push_str("}\n");

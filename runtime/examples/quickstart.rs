@@ -57,22 +57,21 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         weather.current.wind.speed_kmh
     );
 
-    // Progress: a callback per call, fed by notifications/progress, before the result.
+    // Progress: a callback fed by notifications/progress, before the result. Options
+    // (deadlines, progress) go on a client made for them, which shares the session.
     let done = demo
-        .long_task_with(
-            demo::long_task::Args {
-                steps: 3,
-                delay_ms: Some(20),
-            },
-            CallOptions::new().on_progress(|p| {
-                println!(
-                    "  progress {}/{} {}",
-                    p.progress,
-                    p.total.unwrap_or(0.0),
-                    p.message.unwrap_or_default()
-                )
-            }),
-        )
+        .with_options(CallOptions::new().on_progress(|p| {
+            println!(
+                "  progress {}/{} {}",
+                p.progress,
+                p.total.unwrap_or(0.0),
+                p.message.unwrap_or_default()
+            )
+        }))
+        .long_task(demo::long_task::Args {
+            steps: 3,
+            delay_ms: Some(20),
+        })
         .await?;
     println!("long_task(3)          → {}", done.text());
 

@@ -179,17 +179,15 @@ async fn demo_every_tool(config: ServerConfig, protocol: &str) {
         let seen = Arc::new(Mutex::new(Vec::new()));
         let sink = seen.clone();
         let done = demo
-            .long_task_with(
-                demo::long_task::Args {
-                    steps: 4,
-                    delay_ms: Some(5),
-                },
-                CallOptions::new().on_progress(move |p| {
-                    if let Ok(mut v) = sink.lock() {
-                        v.push(p.progress);
-                    }
-                }),
-            )
+            .with_options(CallOptions::new().on_progress(move |p| {
+                if let Ok(mut v) = sink.lock() {
+                    v.push(p.progress);
+                }
+            }))
+            .long_task(demo::long_task::Args {
+                steps: 4,
+                delay_ms: Some(5),
+            })
             .await
             .expect("long_task");
         assert!(done.text().contains('4'), "{}", done.text());
@@ -259,17 +257,15 @@ async fn everything_typed_calls() {
         let steps = Arc::new(Mutex::new(Vec::new()));
         let sink = steps.clone();
         let done = server
-            .trigger_long_running_operation_with(
-                everything::trigger_long_running_operation::Args {
-                    duration: Some(0.6),
-                    steps: Some(3.0),
-                },
-                CallOptions::new().on_progress(move |p| {
-                    if let Ok(mut v) = sink.lock() {
-                        v.push(p.progress);
-                    }
-                }),
-            )
+            .with_options(CallOptions::new().on_progress(move |p| {
+                if let Ok(mut v) = sink.lock() {
+                    v.push(p.progress);
+                }
+            }))
+            .trigger_long_running_operation(everything::trigger_long_running_operation::Args {
+                duration: Some(0.6),
+                steps: Some(3.0),
+            })
             .await
             .expect("long running operation");
         let steps = steps.lock().expect("progress").clone();
@@ -432,10 +428,10 @@ async fn git_status_of_a_temp_repo() {
 #[allow(dead_code, unreachable_code, clippy::diverging_sub_expression)]
 async fn api_shape(session: Session) {
     let d = demo::Client::new(session);
-    // No-argument tools take no argument; options are the only parameter of `_with`.
+    // No-argument tools take no argument; options go on the client.
     let _: mcp_runtime::Result<mcp_runtime::ToolOutput> = d.server_time().await;
     let _: mcp_runtime::Result<mcp_runtime::ToolOutput> =
-        d.server_time_with(CallOptions::new()).await;
+        d.with_options(CallOptions::new()).server_time().await;
     // Typed outputs.
     let _: mcp_runtime::Result<demo::get_weather::Output> = d
         .get_weather(demo::get_weather::Args {

@@ -1,4 +1,4 @@
-// A rename onto another tool's `_with` variant.
-mcp_runtime::mcp_tools!("shop", rename = { "place_order" = "list_orders_with" });
+// A rename onto another tool's function.
+mcp_runtime::mcp_tools!("shop", rename = { "place_order" = "list_orders" });
 
 fn main() {}

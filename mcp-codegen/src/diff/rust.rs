@@ -14,7 +14,7 @@
 //!   (`TOOL`) changed.
 //!
 //! Items are attributed to a tool by their module (`create_issue::Args`) or their `Client`
-//! method (`Client::create_issue`, `…_with`, `…_task`), and compared module by module: a
+//! method (`Client::create_issue`, `…_task`), and compared module by module: a
 //! tool renamed to a name with the same Rust spelling (`getTinyImage` → `get-tiny-image`)
 //! keeps its module and method. A field or variant whose serde name changes keeps compiling
 //! and sends other JSON: a patch, said in the reasons.
@@ -301,7 +301,7 @@ fn surface(doc: &Value) -> Result<Surface, String> {
                 for f in &imp.items {
                     let syn::ImplItem::Fn(f) = f else { continue };
                     let method = naming::unraw(&f.sig.ident.to_string()).to_string();
-                    let base = ["_task_with", "_task", "_with"]
+                    let base = ["_task"]
                         .iter()
                         .find_map(|s| method.strip_suffix(s))
                         .filter(|b| modules.contains_key(*b))
@@ -421,6 +421,28 @@ fn collect(items: &[syn::Item], prefix: &str, out: &mut BTreeMap<String, Item>) 
                         docs: docs(&e.attrs),
                     },
                 );
+            }
+            // `string_enum!(Name { Variant = "wire", … })`: the enum's wire names (and the
+            // serde impls the macro writes).
+            syn::Item::Macro(m)
+                if m.mac
+                    .path
+                    .segments
+                    .last()
+                    .is_some_and(|s| s.ident == "string_enum") =>
+            {
+                let Some((name, wire)) = string_enum_call(&m.mac.tokens) else {
+                    continue;
+                };
+                if let Some(Item::Type {
+                    wire_names,
+                    derives,
+                    ..
+                }) = out.get_mut(&format!("{prefix}{name}"))
+                {
+                    wire_names.extend(wire);
+                    derives.extend(["Deserialize".to_string(), "Serialize".to_string()]);
+                }
             }
             syn::Item::Type(t) if is_pub(&t.vis) => {
                 out.insert(
@@ -668,6 +690,35 @@ fn wire_name_changes(
             ));
         }
     }
+}
+
+/// The enum and its variants' wire names of a `string_enum!(Name { Variant = "wire", … })`.
+fn string_enum_call(
+    tokens: &proc_macro2::TokenStream,
+) -> Option<(String, BTreeMap<String, String>)> {
+    use proc_macro2::TokenTree;
+    let mut it = tokens.clone().into_iter();
+    let Some(TokenTree::Ident(name)) = it.next() else {
+        return None;
+    };
+    let Some(TokenTree::Group(body)) = it.next() else {
+        return None;
+    };
+    let mut wire = BTreeMap::new();
+    let list: Vec<TokenTree> = body.stream().into_iter().collect();
+    for entry in list.split(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == ',')) {
+        if let [
+            TokenTree::Ident(variant),
+            TokenTree::Punct(eq),
+            TokenTree::Literal(lit),
+        ] = entry
+            && eq.as_char() == '='
+            && let Ok(value) = syn::parse_str::<syn::LitStr>(&lit.to_string())
+        {
+            wire.insert(variant.to_string(), value.value());
+        }
+    }
+    Some((name.to_string(), wire))
 }
 
 /// The name serde uses for a field or variant: its `#[serde(rename = "…")]`, else its own.
@@ -945,6 +996,26 @@ mod tests {
             gone,
             RustEffect::Major,
             "module `close_issue` and method `Client::close_issue` removed",
+        );
+    }
+
+    #[test]
+    fn an_enum_value_with_the_same_rust_variant_is_a_wire_change() {
+        let state = |values: Value| {
+            args(
+                json!({"state": {"type": "string", "enum": values}}),
+                json!(["state"]),
+            )
+        };
+        let c = change(
+            state(json!(["in-progress", "done"])),
+            state(json!(["in_progress", "done"])),
+        );
+        assert_eq!(c.effect, RustEffect::Patch, "{c:#?}");
+        has(
+            &c,
+            RustEffect::Patch,
+            "is now \"in_progress\" on the wire (was \"in-progress\")",
         );
     }
 

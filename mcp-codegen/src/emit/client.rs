@@ -97,12 +97,21 @@ pub(super) fn server_module(
             #[derive(Clone, Debug)]
             pub struct Client {
                 session: ::mcp_runtime::Session,
+                options: CallOptions,
             }
 
             impl Client {
                 /// Wraps a connected session.
                 pub fn new(session: ::mcp_runtime::Session) -> Self {
-                    Self { session }
+                    Self { session, options: CallOptions::default() }
+                }
+
+                /// This client (same session) with `options` for every call: deadlines, a
+                /// progress observer, replay of idempotent calls, e.g.
+                /// `client.with_options(CallOptions::new().with_timeout(d)).some_tool(args)`. It
+                /// implements [`Tools`] too, so code written against `impl Tools` gets them.
+                pub fn with_options(&self, options: CallOptions) -> Self {
+                    Self { session: self.session.clone(), options }
                 }
 
                 /// Connects to the server and checks its live tools against the fixture this
@@ -143,7 +152,7 @@ pub(super) fn server_module(
 
             impl Tools for Client {
                 fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
-                    ::mcp_runtime::fake::Backend::Session(&self.session)
+                    ::mcp_runtime::fake::Backend::Session(&self.session, &self.options)
                 }
             }
 
@@ -222,7 +231,7 @@ pub(super) fn server_module(
 
             impl Tools for Recorder {
                 fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
-                    ::mcp_runtime::fake::Backend::Recorder(&self.client.session, &self.tape)
+                    ::mcp_runtime::fake::Backend::Recorder(&self.client.session, &self.client.options, &self.tape)
                 }
             }
 

@@ -3,7 +3,7 @@
 //! ```text
 //! pub mod <alias> {
 //!     pub const FIXTURE_HASH, ALIAS, TOOL_NAMES, TYPED_TOOLS;  // TYPED_TOOLS = &[<tool>::TOOL, …]
-//!     pub struct Client { session }            // one async fn (+ `_with`) per tool
+//!     pub struct Client { session, options }   // one async fn per tool; with_options()
 //!     pub trait Tools                          // one method per tool, as `Client`'s
 //!     pub struct Fake; pub struct Recorder     // `Tools` offline: stubs, cassettes
 //!     pub mod <tool> {                         // one module per tool
@@ -242,7 +242,7 @@ mod tests {
         assert!(text.contains("pub async fn get_me(&self)"));
         assert!(text.contains("pub async fn create_issue(\n"), "{text}");
         assert!(text.contains("args: create_issue::Args,"));
-        assert!(text.contains("-> ::mcp_runtime::Result<create_issue::Output>"));
+        assert!(text.contains("-> Result<create_issue::Output>"));
         assert!(
             !text.contains(" ::serde::") && !text.contains("(::serde::"),
             "{text}"

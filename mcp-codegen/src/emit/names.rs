@@ -10,7 +10,7 @@ use crate::warning::{Warning, WarningKind};
 use crate::{Error, Result};
 
 /// `Client` methods (and, for `prompts`, the module) that tools cannot take.
-const RESERVED_METHODS: [&str; 4] = ["new", "connect", "session", "prompts"];
+const RESERVED_METHODS: [&str; 5] = ["new", "connect", "session", "prompts", "with_options"];
 
 /// The function name of each selected tool (renamed, or derived from the tool's name; a name
 /// a `Client` method has gets `_tool` appended, with a note).
@@ -55,7 +55,7 @@ pub(super) fn function_names(
     Ok(fn_names)
 }
 
-/// Two tools whose functions (or their `_with` and `_task` variants) share a name: an error for the
+/// Two tools whose functions (or their `_task` variants) share a name: an error for the
 /// later tool, blaming a `rename` entry when one caused it.
 pub(super) fn collisions(
     alias: &str,
@@ -67,7 +67,7 @@ pub(super) fn collisions(
     let mut taken: BTreeMap<String, usize> = BTreeMap::new();
     for (i, name) in fn_names.iter().enumerate() {
         let base = naming::unraw(name).to_string();
-        let mut variants = vec![base.clone(), format!("{base}_with")];
+        let mut variants = vec![base.clone()];
         if selected[i].task_capable() {
             variants.push(format!("{base}_task"));
         }
@@ -95,7 +95,7 @@ pub(super) fn collisions(
                         let mut n = 3;
                         while fn_names.iter().any(|f| {
                             let f = naming::unraw(f);
-                            f == suggestion || format!("{f}_with") == suggestion
+                            f == suggestion || format!("{f}_task") == suggestion
                         }) {
                             suggestion = format!("{own}_{n}");
                             n += 1;
@@ -104,7 +104,7 @@ pub(super) fn collisions(
                             alias: alias.to_string(),
                             entry: Some(("rename", selected[k].name.clone())),
                             message: format!(
-                                "rename = {{ \"{}\" = \"{}\" }}: `{variant}` is taken by tool \"{}\" (its functions `{other_fn}` and `{other_fn}_with`); choose another name, e.g. \"{suggestion}\"",
+                                "rename = {{ \"{}\" = \"{}\" }}: `{variant}` is taken by tool \"{}\" (its function `{other_fn}`); choose another name, e.g. \"{suggestion}\"",
                                 selected[k].name,
                                 naming::unraw(&fn_names[k]),
                                 selected[other].name,
@@ -155,9 +155,10 @@ mod tests {
         )
         .unwrap();
         assert_eq!(ok.stats.tools, 2);
+        // No `_with` variants: `a` and `a_with` are two plain methods.
         let f = fixture(
             serde_json::json!([{"name": "a", "inputSchema": {}}, {"name": "a_with", "inputSchema": {}}]),
         );
-        assert!(generate(&f, "gh", &Options::default()).is_err());
+        assert!(generate(&f, "gh", &Options::default()).is_ok());
     }
 }

@@ -271,7 +271,6 @@ pub(super) fn emit_tool(
 
     // Methods.
     let method = ident(fn_name);
-    let with = format_ident!("{}_with", naming::unraw(fn_name));
     let ret = if output_typing == Some(Typing::Typed) {
         quote!(#mod_ident::Output)
     } else {
@@ -290,10 +289,6 @@ pub(super) fn emit_tool(
         doc_text.push_str(&format!("\n\nArguments are untyped JSON: {reason}."));
     }
     let doc = doc_lines(&doc_text);
-    let with_doc = doc_lines(&format!(
-        "Like [`Self::{}`], with per-call options (deadlines, progress).",
-        naming::unraw(fn_name)
-    ));
     let task_call = if output_typing == Some(Typing::Typed) {
         quote!(call_task_structured::<_, #mod_ident::Output>)
     } else {
@@ -309,25 +304,22 @@ pub(super) fn emit_tool(
         (true, true) => quote! {
             #(#task_doc)*
             pub async fn #task_method(&self) -> Result<TaskHandle<#ret>> {
-                self.session.#task_call(#mod_ident::TOOL.name, &NoArgs {}, CallOptions::default()).await
+                self.session.#task_call(#mod_ident::TOOL.name, &NoArgs {}, self.options.clone()).await
             }
         },
         (true, false) => quote! {
             #(#task_doc)*
             pub async fn #task_method(&self, args: #mod_ident::Args) -> Result<TaskHandle<#ret>> {
-                self.session.#task_call(#mod_ident::TOOL.name, &args, CallOptions::default()).await
+                self.session.#task_call(#mod_ident::TOOL.name, &args, self.options.clone()).await
             }
         },
     };
+    // Every call takes the client's options (`Client::with_options`).
     let methods = if args_typing == Typing::NoArgs {
         quote! {
             #(#doc)*
             pub async fn #method(&self) -> Result<#ret> {
-                self.#with(CallOptions::default()).await
-            }
-            #(#with_doc)*
-            pub async fn #with(&self, options: CallOptions) -> Result<#ret> {
-                self.session.#call(#mod_ident::TOOL.name, &NoArgs {}, options).await
+                self.session.#call(#mod_ident::TOOL.name, &NoArgs {}, self.options.clone()).await
             }
             #task_methods
         }
@@ -335,11 +327,7 @@ pub(super) fn emit_tool(
         quote! {
             #(#doc)*
             pub async fn #method(&self, args: #mod_ident::Args) -> Result<#ret> {
-                self.#with(args, CallOptions::default()).await
-            }
-            #(#with_doc)*
-            pub async fn #with(&self, args: #mod_ident::Args, options: CallOptions) -> Result<#ret> {
-                self.session.#call(#mod_ident::TOOL.name, &args, options).await
+                self.session.#call(#mod_ident::TOOL.name, &args, self.options.clone()).await
             }
             #task_methods
         }

@@ -36,11 +36,25 @@ pub mod constraints {
     #[derive(Clone, Debug)]
     pub struct Client {
         session: ::mcp_runtime::Session,
+        options: CallOptions,
     }
     impl Client {
         /// Wraps a connected session.
         pub fn new(session: ::mcp_runtime::Session) -> Self {
-            Self { session }
+            Self {
+                session,
+                options: CallOptions::default(),
+            }
+        }
+        /// This client (same session) with `options` for every call: deadlines, a
+        /// progress observer, replay of idempotent calls, e.g.
+        /// `client.with_options(CallOptions::new().with_timeout(d)).some_tool(args)`. It
+        /// implements [`Tools`] too, so code written against `impl Tools` gets them.
+        pub fn with_options(&self, options: CallOptions) -> Self {
+            Self {
+                session: self.session.clone(),
+                options,
+            }
         }
         /// Connects to the server and checks its live tools against the fixture this
         /// code was generated from ([`FIXTURE_HASH`]; a drift is reported tool by tool
@@ -67,51 +81,27 @@ pub mod constraints {
         }
         /// format/pattern/bounds map to std types.
         pub async fn formats(&self, args: formats::Args) -> Result<ToolOutput> {
-            self.formats_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::formats`], with per-call options (deadlines, progress).
-        pub async fn formats_with(
-            &self,
-            args: formats::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(formats::TOOL.name, &args, options).await
+            self.session
+                .call_checked(formats::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// default on properties: documented, left to the server.
         pub async fn defaults(&self, args: defaults::Args) -> Result<ToolOutput> {
-            self.defaults_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::defaults`], with per-call options (deadlines, progress).
-        pub async fn defaults_with(
-            &self,
-            args: defaults::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(defaults::TOOL.name, &args, options).await
+            self.session
+                .call_checked(defaults::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// Keywords typify cannot express are dropped with a warning.
         pub async fn dropped(&self, args: dropped::Args) -> Result<ToolOutput> {
-            self.dropped_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::dropped`], with per-call options (deadlines, progress).
-        pub async fn dropped_with(
-            &self,
-            args: dropped::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(dropped::TOOL.name, &args, options).await
+            self.session
+                .call_checked(dropped::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// Maps and any-JSON values.
         pub async fn free_form(&self, args: free_form::Args) -> Result<ToolOutput> {
-            self.free_form_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::free_form`], with per-call options (deadlines, progress).
-        pub async fn free_form_with(
-            &self,
-            args: free_form::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(free_form::TOOL.name, &args, options).await
+            self.session
+                .call_checked(free_form::TOOL.name, &args, self.options.clone())
+                .await
         }
     }
     /// The tools of this server as a trait: one method per tool, with the signature of
@@ -152,7 +142,7 @@ pub mod constraints {
     }
     impl Tools for Client {
         fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
-            ::mcp_runtime::fake::Backend::Session(&self.session)
+            ::mcp_runtime::fake::Backend::Session(&self.session, &self.options)
         }
     }
     /// This server's tools without the server: each tool answers from its stub
@@ -255,7 +245,11 @@ pub mod constraints {
     }
     impl Tools for Recorder {
         fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
-            ::mcp_runtime::fake::Backend::Recorder(&self.client.session, &self.tape)
+            ::mcp_runtime::fake::Backend::Recorder(
+                &self.client.session,
+                &self.client.options,
+                &self.tape,
+            )
         }
     }
     /// Types and definition of the tool `formats`.

@@ -35,11 +35,25 @@ pub mod enums {
     #[derive(Clone, Debug)]
     pub struct Client {
         session: ::mcp_runtime::Session,
+        options: CallOptions,
     }
     impl Client {
         /// Wraps a connected session.
         pub fn new(session: ::mcp_runtime::Session) -> Self {
-            Self { session }
+            Self {
+                session,
+                options: CallOptions::default(),
+            }
+        }
+        /// This client (same session) with `options` for every call: deadlines, a
+        /// progress observer, replay of idempotent calls, e.g.
+        /// `client.with_options(CallOptions::new().with_timeout(d)).some_tool(args)`. It
+        /// implements [`Tools`] too, so code written against `impl Tools` gets them.
+        pub fn with_options(&self, options: CallOptions) -> Self {
+            Self {
+                session: self.session.clone(),
+                options,
+            }
         }
         /// Connects to the server and checks its live tools against the fixture this
         /// code was generated from ([`FIXTURE_HASH`]; a drift is reported tool by tool
@@ -69,39 +83,21 @@ pub mod enums {
             &self,
             args: search_issues::Args,
         ) -> Result<ToolOutput> {
-            self.search_issues_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::search_issues`], with per-call options (deadlines, progress).
-        pub async fn search_issues_with(
-            &self,
-            args: search_issues::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(search_issues::TOOL.name, &args, options).await
+            self.session
+                .call_checked(search_issues::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// Unions: tagged by const, untagged objects, scalars, mixed.
         pub async fn shapes(&self, args: shapes::Args) -> Result<ToolOutput> {
-            self.shapes_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::shapes`], with per-call options (deadlines, progress).
-        pub async fn shapes_with(
-            &self,
-            args: shapes::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(shapes::TOOL.name, &args, options).await
+            self.session
+                .call_checked(shapes::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// const values become one-value enums.
         pub async fn consts(&self, args: consts::Args) -> Result<ToolOutput> {
-            self.consts_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::consts`], with per-call options (deadlines, progress).
-        pub async fn consts_with(
-            &self,
-            args: consts::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(consts::TOOL.name, &args, options).await
+            self.session
+                .call_checked(consts::TOOL.name, &args, self.options.clone())
+                .await
         }
     }
     /// The tools of this server as a trait: one method per tool, with the signature of
@@ -135,7 +131,7 @@ pub mod enums {
     }
     impl Tools for Client {
         fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
-            ::mcp_runtime::fake::Backend::Session(&self.session)
+            ::mcp_runtime::fake::Backend::Session(&self.session, &self.options)
         }
     }
     /// This server's tools without the server: each tool answers from its stub
@@ -232,7 +228,11 @@ pub mod enums {
     }
     impl Tools for Recorder {
         fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
-            ::mcp_runtime::fake::Backend::Recorder(&self.client.session, &self.tape)
+            ::mcp_runtime::fake::Backend::Recorder(
+                &self.client.session,
+                &self.client.options,
+                &self.tape,
+            )
         }
     }
     /// Types and definition of the tool `search_issues`.

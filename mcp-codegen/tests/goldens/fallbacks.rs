@@ -43,11 +43,25 @@ pub mod fallbacks {
     #[derive(Clone, Debug)]
     pub struct Client {
         session: ::mcp_runtime::Session,
+        options: CallOptions,
     }
     impl Client {
         /// Wraps a connected session.
         pub fn new(session: ::mcp_runtime::Session) -> Self {
-            Self { session }
+            Self {
+                session,
+                options: CallOptions::default(),
+            }
+        }
+        /// This client (same session) with `options` for every call: deadlines, a
+        /// progress observer, replay of idempotent calls, e.g.
+        /// `client.with_options(CallOptions::new().with_timeout(d)).some_tool(args)`. It
+        /// implements [`Tools`] too, so code written against `impl Tools` gets them.
+        pub fn with_options(&self, options: CallOptions) -> Self {
+            Self {
+                session: self.session.clone(),
+                options,
+            }
         }
         /// Connects to the server and checks its live tools against the fixture this
         /// code was generated from ([`FIXTURE_HASH`]; a drift is reported tool by tool
@@ -76,43 +90,25 @@ pub mod fallbacks {
         ///
         /// Arguments are untyped JSON: external $ref "https://example.com/schema.json" is not supported (mcp-bindgen never fetches schemas).
         pub async fn remote_ref(&self, args: remote_ref::Args) -> Result<ToolOutput> {
-            self.remote_ref_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::remote_ref`], with per-call options (deadlines, progress).
-        pub async fn remote_ref_with(
-            &self,
-            args: remote_ref::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(remote_ref::TOOL.name, &args, options).await
+            self.session
+                .call_checked(remote_ref::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// Calls the tool `dangling`.
         ///
         /// Arguments are untyped JSON: $ref "#/$defs/Missing" does not resolve in the tool's schema.
         pub async fn dangling(&self, args: dangling::Args) -> Result<ToolOutput> {
-            self.dangling_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::dangling`], with per-call options (deadlines, progress).
-        pub async fn dangling_with(
-            &self,
-            args: dangling::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(dangling::TOOL.name, &args, options).await
+            self.session
+                .call_checked(dangling::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// Calls the tool `not_object`.
         ///
         /// Arguments are untyped JSON: inputSchema is not an object schema (MCP arguments are a JSON object).
         pub async fn not_object(&self, args: not_object::Args) -> Result<ToolOutput> {
-            self.not_object_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::not_object`], with per-call options (deadlines, progress).
-        pub async fn not_object_with(
-            &self,
-            args: not_object::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(not_object::TOOL.name, &args, options).await
+            self.session
+                .call_checked(not_object::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// Calls the tool `nested_collision`.
         ///
@@ -121,27 +117,13 @@ pub mod fallbacks {
             &self,
             args: nested_collision::Args,
         ) -> Result<ToolOutput> {
-            self.nested_collision_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::nested_collision`], with per-call options (deadlines, progress).
-        pub async fn nested_collision_with(
-            &self,
-            args: nested_collision::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(nested_collision::TOOL.name, &args, options).await
+            self.session
+                .call_checked(nested_collision::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// The other tools of the server are unaffected.
         pub async fn fine(&self, args: fine::Args) -> Result<ToolOutput> {
-            self.fine_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::fine`], with per-call options (deadlines, progress).
-        pub async fn fine_with(
-            &self,
-            args: fine::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(fine::TOOL.name, &args, options).await
+            self.session.call_checked(fine::TOOL.name, &args, self.options.clone()).await
         }
     }
     /// The tools of this server as a trait: one method per tool, with the signature of
@@ -189,7 +171,7 @@ pub mod fallbacks {
     }
     impl Tools for Client {
         fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
-            ::mcp_runtime::fake::Backend::Session(&self.session)
+            ::mcp_runtime::fake::Backend::Session(&self.session, &self.options)
         }
     }
     /// This server's tools without the server: each tool answers from its stub
@@ -302,7 +284,11 @@ pub mod fallbacks {
     }
     impl Tools for Recorder {
         fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
-            ::mcp_runtime::fake::Backend::Recorder(&self.client.session, &self.tape)
+            ::mcp_runtime::fake::Backend::Recorder(
+                &self.client.session,
+                &self.client.options,
+                &self.tape,
+            )
         }
     }
     /// Types and definition of the tool `remote_ref`.

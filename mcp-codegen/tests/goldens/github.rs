@@ -267,11 +267,25 @@ pub mod github {
     #[derive(Clone, Debug)]
     pub struct Client {
         session: ::mcp_runtime::Session,
+        options: CallOptions,
     }
     impl Client {
         /// Wraps a connected session.
         pub fn new(session: ::mcp_runtime::Session) -> Self {
-            Self { session }
+            Self {
+                session,
+                options: CallOptions::default(),
+            }
+        }
+        /// This client (same session) with `options` for every call: deadlines, a
+        /// progress observer, replay of idempotent calls, e.g.
+        /// `client.with_options(CallOptions::new().with_timeout(d)).some_tool(args)`. It
+        /// implements [`Tools`] too, so code written against `impl Tools` gets them.
+        pub fn with_options(&self, options: CallOptions) -> Self {
+            Self {
+                session: self.session.clone(),
+                options,
+            }
         }
         /// Connects to the server and checks its live tools against the fixture this
         /// code was generated from ([`FIXTURE_HASH`]; a drift is reported tool by tool
@@ -299,15 +313,9 @@ pub mod github {
         /// Get details about specific GitHub Actions resources.
         /// Use this tool to get details about individual workflows, workflow runs, jobs, and artifacts by their unique IDs.
         pub async fn actions_get(&self, args: actions_get::Args) -> Result<ToolOutput> {
-            self.actions_get_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::actions_get`], with per-call options (deadlines, progress).
-        pub async fn actions_get_with(
-            &self,
-            args: actions_get::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(actions_get::TOOL.name, &args, options).await
+            self.session
+                .call_checked(actions_get::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// Tools for listing GitHub Actions resources.
         /// Use this tool to list workflows in a repository, or list workflow runs, jobs, and artifacts for a specific workflow or workflow run.
@@ -315,31 +323,21 @@ pub mod github {
             &self,
             args: actions_list::Args,
         ) -> Result<ToolOutput> {
-            self.actions_list_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::actions_list`], with per-call options (deadlines, progress).
-        pub async fn actions_list_with(
-            &self,
-            args: actions_list::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(actions_list::TOOL.name, &args, options).await
+            self.session
+                .call_checked(actions_list::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// Trigger GitHub Actions workflow operations, including running, re-running, cancelling workflow runs, and deleting workflow run logs.
         pub async fn actions_run_trigger(
             &self,
             args: actions_run_trigger::Args,
         ) -> Result<ToolOutput> {
-            self.actions_run_trigger_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::actions_run_trigger`], with per-call options (deadlines, progress).
-        pub async fn actions_run_trigger_with(
-            &self,
-            args: actions_run_trigger::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(actions_run_trigger::TOOL.name, &args, options)
+                .call_checked(
+                    actions_run_trigger::TOOL.name,
+                    &args,
+                    self.options.clone(),
+                )
                 .await
         }
         /// Add review comment to the requester's latest pending pull request review. A pending review needs to already exist to call this (check with the user if not sure).
@@ -347,16 +345,12 @@ pub mod github {
             &self,
             args: add_comment_to_pending_review::Args,
         ) -> Result<ToolOutput> {
-            self.add_comment_to_pending_review_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::add_comment_to_pending_review`], with per-call options (deadlines, progress).
-        pub async fn add_comment_to_pending_review_with(
-            &self,
-            args: add_comment_to_pending_review::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(add_comment_to_pending_review::TOOL.name, &args, options)
+                .call_checked(
+                    add_comment_to_pending_review::TOOL.name,
+                    &args,
+                    self.options.clone(),
+                )
                 .await
         }
         /// Add a comment and/or reaction to a specific issue or issue comment in a GitHub repository. Use this tool with pull requests as well (in this case pass pull request number as issue_number), but only if user is not asking specifically to add or react to review comments. At least one of body or reaction is required.
@@ -364,31 +358,21 @@ pub mod github {
             &self,
             args: add_issue_comment::Args,
         ) -> Result<ToolOutput> {
-            self.add_issue_comment_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::add_issue_comment`], with per-call options (deadlines, progress).
-        pub async fn add_issue_comment_with(
-            &self,
-            args: add_issue_comment::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(add_issue_comment::TOOL.name, &args, options).await
+            self.session
+                .call_checked(add_issue_comment::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// Add a reaction to an issue or pull request comment.
         pub async fn add_issue_comment_reaction(
             &self,
             args: add_issue_comment_reaction::Args,
         ) -> Result<ToolOutput> {
-            self.add_issue_comment_reaction_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::add_issue_comment_reaction`], with per-call options (deadlines, progress).
-        pub async fn add_issue_comment_reaction_with(
-            &self,
-            args: add_issue_comment_reaction::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(add_issue_comment_reaction::TOOL.name, &args, options)
+                .call_checked(
+                    add_issue_comment_reaction::TOOL.name,
+                    &args,
+                    self.options.clone(),
+                )
                 .await
         }
         /// Add a reaction to an issue or pull request.
@@ -396,16 +380,8 @@ pub mod github {
             &self,
             args: add_issue_reaction::Args,
         ) -> Result<ToolOutput> {
-            self.add_issue_reaction_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::add_issue_reaction`], with per-call options (deadlines, progress).
-        pub async fn add_issue_reaction_with(
-            &self,
-            args: add_issue_reaction::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(add_issue_reaction::TOOL.name, &args, options)
+                .call_checked(add_issue_reaction::TOOL.name, &args, self.options.clone())
                 .await
         }
         /// Add a review comment to the current user's pending pull request review.
@@ -413,16 +389,12 @@ pub mod github {
             &self,
             args: add_pull_request_review_comment::Args,
         ) -> Result<ToolOutput> {
-            self.add_pull_request_review_comment_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::add_pull_request_review_comment`], with per-call options (deadlines, progress).
-        pub async fn add_pull_request_review_comment_with(
-            &self,
-            args: add_pull_request_review_comment::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(add_pull_request_review_comment::TOOL.name, &args, options)
+                .call_checked(
+                    add_pull_request_review_comment::TOOL.name,
+                    &args,
+                    self.options.clone(),
+                )
                 .await
         }
         /// Add a reaction to a pull request review comment.
@@ -430,23 +402,11 @@ pub mod github {
             &self,
             args: add_pull_request_review_comment_reaction::Args,
         ) -> Result<ToolOutput> {
-            self.add_pull_request_review_comment_reaction_with(
-                    args,
-                    CallOptions::default(),
-                )
-                .await
-        }
-        /// Like [`Self::add_pull_request_review_comment_reaction`], with per-call options (deadlines, progress).
-        pub async fn add_pull_request_review_comment_reaction_with(
-            &self,
-            args: add_pull_request_review_comment_reaction::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
                 .call_checked(
                     add_pull_request_review_comment_reaction::TOOL.name,
                     &args,
-                    options,
+                    self.options.clone(),
                 )
                 .await
         }
@@ -455,20 +415,11 @@ pub mod github {
             &self,
             args: add_reply_to_pull_request_comment::Args,
         ) -> Result<ToolOutput> {
-            self.add_reply_to_pull_request_comment_with(args, CallOptions::default())
-                .await
-        }
-        /// Like [`Self::add_reply_to_pull_request_comment`], with per-call options (deadlines, progress).
-        pub async fn add_reply_to_pull_request_comment_with(
-            &self,
-            args: add_reply_to_pull_request_comment::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
                 .call_checked(
                     add_reply_to_pull_request_comment::TOOL.name,
                     &args,
-                    options,
+                    self.options.clone(),
                 )
                 .await
         }
@@ -477,15 +428,9 @@ pub mod github {
             &self,
             args: add_sub_issue::Args,
         ) -> Result<ToolOutput> {
-            self.add_sub_issue_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::add_sub_issue`], with per-call options (deadlines, progress).
-        pub async fn add_sub_issue_with(
-            &self,
-            args: add_sub_issue::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(add_sub_issue::TOOL.name, &args, options).await
+            self.session
+                .call_checked(add_sub_issue::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// Assign Copilot to a specific issue in a GitHub repository.
         ///
@@ -499,16 +444,12 @@ pub mod github {
             &self,
             args: assign_copilot_to_issue::Args,
         ) -> Result<ToolOutput> {
-            self.assign_copilot_to_issue_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::assign_copilot_to_issue`], with per-call options (deadlines, progress).
-        pub async fn assign_copilot_to_issue_with(
-            &self,
-            args: assign_copilot_to_issue::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(assign_copilot_to_issue::TOOL.name, &args, options)
+                .call_checked(
+                    assign_copilot_to_issue::TOOL.name,
+                    &args,
+                    self.options.clone(),
+                )
                 .await
         }
         /// Assign Copilot to a specific issue in a GitHub repository. Prefer this tool over assign_copilot_to_issue when available.
@@ -523,20 +464,11 @@ pub mod github {
             &self,
             args: assign_copilot_to_issue_with_intent::Args,
         ) -> Result<ToolOutput> {
-            self.assign_copilot_to_issue_with_intent_with(args, CallOptions::default())
-                .await
-        }
-        /// Like [`Self::assign_copilot_to_issue_with_intent`], with per-call options (deadlines, progress).
-        pub async fn assign_copilot_to_issue_with_intent_with(
-            &self,
-            args: assign_copilot_to_issue_with_intent::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
                 .call_checked(
                     assign_copilot_to_issue_with_intent::TOOL.name,
                     &args,
-                    options,
+                    self.options.clone(),
                 )
                 .await
         }
@@ -545,42 +477,24 @@ pub mod github {
             &self,
             args: create_branch::Args,
         ) -> Result<ToolOutput> {
-            self.create_branch_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::create_branch`], with per-call options (deadlines, progress).
-        pub async fn create_branch_with(
-            &self,
-            args: create_branch::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(create_branch::TOOL.name, &args, options).await
+            self.session
+                .call_checked(create_branch::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// Create a new gist
         pub async fn create_gist(&self, args: create_gist::Args) -> Result<ToolOutput> {
-            self.create_gist_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::create_gist`], with per-call options (deadlines, progress).
-        pub async fn create_gist_with(
-            &self,
-            args: create_gist::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(create_gist::TOOL.name, &args, options).await
+            self.session
+                .call_checked(create_gist::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// Create a new issue in a GitHub repository with a title and optional body.
         pub async fn create_issue(
             &self,
             args: create_issue::Args,
         ) -> Result<ToolOutput> {
-            self.create_issue_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::create_issue`], with per-call options (deadlines, progress).
-        pub async fn create_issue_with(
-            &self,
-            args: create_issue::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(create_issue::TOOL.name, &args, options).await
+            self.session
+                .call_checked(create_issue::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// Create or update a single file in a GitHub repository.
         /// If updating, you should provide the SHA of the file you want to update. Use this tool to create or update a file in a GitHub repository remotely; do not use it for local file operations.
@@ -593,16 +507,12 @@ pub mod github {
             &self,
             args: create_or_update_file::Args,
         ) -> Result<ToolOutput> {
-            self.create_or_update_file_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::create_or_update_file`], with per-call options (deadlines, progress).
-        pub async fn create_or_update_file_with(
-            &self,
-            args: create_or_update_file::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(create_or_update_file::TOOL.name, &args, options)
+                .call_checked(
+                    create_or_update_file::TOOL.name,
+                    &args,
+                    self.options.clone(),
+                )
                 .await
         }
         /// Create a new pull request in a GitHub repository.
@@ -610,16 +520,12 @@ pub mod github {
             &self,
             args: create_pull_request::Args,
         ) -> Result<ToolOutput> {
-            self.create_pull_request_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::create_pull_request`], with per-call options (deadlines, progress).
-        pub async fn create_pull_request_with(
-            &self,
-            args: create_pull_request::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(create_pull_request::TOOL.name, &args, options)
+                .call_checked(
+                    create_pull_request::TOOL.name,
+                    &args,
+                    self.options.clone(),
+                )
                 .await
         }
         /// Create a review on a pull request. If event is provided, the review is submitted immediately; otherwise a pending review is created.
@@ -627,16 +533,12 @@ pub mod github {
             &self,
             args: create_pull_request_review::Args,
         ) -> Result<ToolOutput> {
-            self.create_pull_request_review_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::create_pull_request_review`], with per-call options (deadlines, progress).
-        pub async fn create_pull_request_review_with(
-            &self,
-            args: create_pull_request_review::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(create_pull_request_review::TOOL.name, &args, options)
+                .call_checked(
+                    create_pull_request_review::TOOL.name,
+                    &args,
+                    self.options.clone(),
+                )
                 .await
         }
         /// Create a new GitHub repository in your account or specified organization
@@ -644,47 +546,26 @@ pub mod github {
             &self,
             args: create_repository::Args,
         ) -> Result<ToolOutput> {
-            self.create_repository_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::create_repository`], with per-call options (deadlines, progress).
-        pub async fn create_repository_with(
-            &self,
-            args: create_repository::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(create_repository::TOOL.name, &args, options).await
+            self.session
+                .call_checked(create_repository::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// Delete a file from a GitHub repository
         pub async fn delete_file(&self, args: delete_file::Args) -> Result<ToolOutput> {
-            self.delete_file_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::delete_file`], with per-call options (deadlines, progress).
-        pub async fn delete_file_with(
-            &self,
-            args: delete_file::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(delete_file::TOOL.name, &args, options).await
+            self.session
+                .call_checked(delete_file::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// Delete a pending pull request review.
         pub async fn delete_pending_pull_request_review(
             &self,
             args: delete_pending_pull_request_review::Args,
         ) -> Result<ToolOutput> {
-            self.delete_pending_pull_request_review_with(args, CallOptions::default())
-                .await
-        }
-        /// Like [`Self::delete_pending_pull_request_review`], with per-call options (deadlines, progress).
-        pub async fn delete_pending_pull_request_review_with(
-            &self,
-            args: delete_pending_pull_request_review::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
                 .call_checked(
                     delete_pending_pull_request_review::TOOL.name,
                     &args,
-                    options,
+                    self.options.clone(),
                 )
                 .await
         }
@@ -693,15 +574,9 @@ pub mod github {
             &self,
             args: delete_repository::Args,
         ) -> Result<ToolOutput> {
-            self.delete_repository_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::delete_repository`], with per-call options (deadlines, progress).
-        pub async fn delete_repository_with(
-            &self,
-            args: delete_repository::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(delete_repository::TOOL.name, &args, options).await
+            self.session
+                .call_checked(delete_repository::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// Write operations for discussion comments.
         /// Supports adding top-level comments, replying to existing comments, updating comment content, deleting comments, and marking or unmarking comments as the answer.
@@ -709,16 +584,12 @@ pub mod github {
             &self,
             args: discussion_comment_write::Args,
         ) -> Result<ToolOutput> {
-            self.discussion_comment_write_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::discussion_comment_write`], with per-call options (deadlines, progress).
-        pub async fn discussion_comment_write_with(
-            &self,
-            args: discussion_comment_write::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(discussion_comment_write::TOOL.name, &args, options)
+                .call_checked(
+                    discussion_comment_write::TOOL.name,
+                    &args,
+                    self.options.clone(),
+                )
                 .await
         }
         /// Dismiss a notification by marking it as read or done
@@ -726,16 +597,12 @@ pub mod github {
             &self,
             args: dismiss_notification::Args,
         ) -> Result<ToolOutput> {
-            self.dismiss_notification_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::dismiss_notification`], with per-call options (deadlines, progress).
-        pub async fn dismiss_notification_with(
-            &self,
-            args: dismiss_notification::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(dismiss_notification::TOOL.name, &args, options)
+                .call_checked(
+                    dismiss_notification::TOOL.name,
+                    &args,
+                    self.options.clone(),
+                )
                 .await
         }
         /// Find likely duplicate issues for an existing issue in a GitHub repository. This is a read-only search scoped to the source issue's repository: it returns ranked candidate issues with a similarity score and confidence, and does not close, link, comment on, or otherwise modify any issue.
@@ -743,46 +610,30 @@ pub mod github {
             &self,
             args: find_duplicate::Args,
         ) -> Result<ToolOutput> {
-            self.find_duplicate_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::find_duplicate`], with per-call options (deadlines, progress).
-        pub async fn find_duplicate_with(
-            &self,
-            args: find_duplicate::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(find_duplicate::TOOL.name, &args, options).await
+            self.session
+                .call_checked(find_duplicate::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// Fork a GitHub repository to your account or specified organization
         pub async fn fork_repository(
             &self,
             args: fork_repository::Args,
         ) -> Result<ToolOutput> {
-            self.fork_repository_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::fork_repository`], with per-call options (deadlines, progress).
-        pub async fn fork_repository_with(
-            &self,
-            args: fork_repository::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(fork_repository::TOOL.name, &args, options).await
+            self.session
+                .call_checked(fork_repository::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// Get details of a specific code quality finding in a GitHub repository.
         pub async fn get_code_quality_finding(
             &self,
             args: get_code_quality_finding::Args,
         ) -> Result<ToolOutput> {
-            self.get_code_quality_finding_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::get_code_quality_finding`], with per-call options (deadlines, progress).
-        pub async fn get_code_quality_finding_with(
-            &self,
-            args: get_code_quality_finding::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(get_code_quality_finding::TOOL.name, &args, options)
+                .call_checked(
+                    get_code_quality_finding::TOOL.name,
+                    &args,
+                    self.options.clone(),
+                )
                 .await
         }
         /// Get details of a specific code scanning alert in a GitHub repository.
@@ -790,45 +641,31 @@ pub mod github {
             &self,
             args: get_code_scanning_alert::Args,
         ) -> Result<ToolOutput> {
-            self.get_code_scanning_alert_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::get_code_scanning_alert`], with per-call options (deadlines, progress).
-        pub async fn get_code_scanning_alert_with(
-            &self,
-            args: get_code_scanning_alert::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(get_code_scanning_alert::TOOL.name, &args, options)
+                .call_checked(
+                    get_code_scanning_alert::TOOL.name,
+                    &args,
+                    self.options.clone(),
+                )
                 .await
         }
         /// Get details for a commit from a GitHub repository
         pub async fn get_commit(&self, args: get_commit::Args) -> Result<ToolOutput> {
-            self.get_commit_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::get_commit`], with per-call options (deadlines, progress).
-        pub async fn get_commit_with(
-            &self,
-            args: get_commit::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(get_commit::TOOL.name, &args, options).await
+            self.session
+                .call_checked(get_commit::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// Get details of a specific dependabot alert in a GitHub repository.
         pub async fn get_dependabot_alert(
             &self,
             args: get_dependabot_alert::Args,
         ) -> Result<ToolOutput> {
-            self.get_dependabot_alert_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::get_dependabot_alert`], with per-call options (deadlines, progress).
-        pub async fn get_dependabot_alert_with(
-            &self,
-            args: get_dependabot_alert::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(get_dependabot_alert::TOOL.name, &args, options)
+                .call_checked(
+                    get_dependabot_alert::TOOL.name,
+                    &args,
+                    self.options.clone(),
+                )
                 .await
         }
         /// Get a specific discussion by ID
@@ -836,31 +673,21 @@ pub mod github {
             &self,
             args: get_discussion::Args,
         ) -> Result<ToolOutput> {
-            self.get_discussion_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::get_discussion`], with per-call options (deadlines, progress).
-        pub async fn get_discussion_with(
-            &self,
-            args: get_discussion::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(get_discussion::TOOL.name, &args, options).await
+            self.session
+                .call_checked(get_discussion::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// Get comments from a discussion
         pub async fn get_discussion_comments(
             &self,
             args: get_discussion_comments::Args,
         ) -> Result<ToolOutput> {
-            self.get_discussion_comments_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::get_discussion_comments`], with per-call options (deadlines, progress).
-        pub async fn get_discussion_comments_with(
-            &self,
-            args: get_discussion_comments::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(get_discussion_comments::TOOL.name, &args, options)
+                .call_checked(
+                    get_discussion_comments::TOOL.name,
+                    &args,
+                    self.options.clone(),
+                )
                 .await
         }
         /// Get git blame information for a file, showing the commit that last modified each line. Ranges share commit metadata via the top-level 'commits' map keyed by SHA. Use 'start_line'/'end_line' to restrict the result to a window of the file, and 'perPage'/'after' to cursor-page through returned ranges. Matching ranges are capped at 1000; when the cap is hit 'truncated' is set to true and 'total_ranges' reports the pre-cap match count.
@@ -868,58 +695,36 @@ pub mod github {
             &self,
             args: get_file_blame::Args,
         ) -> Result<ToolOutput> {
-            self.get_file_blame_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::get_file_blame`], with per-call options (deadlines, progress).
-        pub async fn get_file_blame_with(
-            &self,
-            args: get_file_blame::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(get_file_blame::TOOL.name, &args, options).await
+            self.session
+                .call_checked(get_file_blame::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// Get the contents of a file or directory from a GitHub repository
         pub async fn get_file_contents(
             &self,
             args: get_file_contents::Args,
         ) -> Result<ToolOutput> {
-            self.get_file_contents_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::get_file_contents`], with per-call options (deadlines, progress).
-        pub async fn get_file_contents_with(
-            &self,
-            args: get_file_contents::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(get_file_contents::TOOL.name, &args, options).await
+            self.session
+                .call_checked(get_file_contents::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// Get gist content of a particular gist, by gist ID
         pub async fn get_gist(&self, args: get_gist::Args) -> Result<ToolOutput> {
-            self.get_gist_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::get_gist`], with per-call options (deadlines, progress).
-        pub async fn get_gist_with(
-            &self,
-            args: get_gist::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(get_gist::TOOL.name, &args, options).await
+            self.session
+                .call_checked(get_gist::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// Get a global security advisory
         pub async fn get_global_security_advisory(
             &self,
             args: get_global_security_advisory::Args,
         ) -> Result<ToolOutput> {
-            self.get_global_security_advisory_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::get_global_security_advisory`], with per-call options (deadlines, progress).
-        pub async fn get_global_security_advisory_with(
-            &self,
-            args: get_global_security_advisory::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(get_global_security_advisory::TOOL.name, &args, options)
+                .call_checked(
+                    get_global_security_advisory::TOOL.name,
+                    &args,
+                    self.options.clone(),
+                )
                 .await
         }
         /// Download logs for a specific workflow job or efficiently get all failed job logs for a workflow run
@@ -927,68 +732,42 @@ pub mod github {
             &self,
             args: get_job_logs::Args,
         ) -> Result<ToolOutput> {
-            self.get_job_logs_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::get_job_logs`], with per-call options (deadlines, progress).
-        pub async fn get_job_logs_with(
-            &self,
-            args: get_job_logs::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(get_job_logs::TOOL.name, &args, options).await
+            self.session
+                .call_checked(get_job_logs::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// Get a specific label from a repository.
         pub async fn get_label(&self, args: get_label::Args) -> Result<ToolOutput> {
-            self.get_label_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::get_label`], with per-call options (deadlines, progress).
-        pub async fn get_label_with(
-            &self,
-            args: get_label::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(get_label::TOOL.name, &args, options).await
+            self.session
+                .call_checked(get_label::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// Get the latest release in a GitHub repository
         pub async fn get_latest_release(
             &self,
             args: get_latest_release::Args,
         ) -> Result<ToolOutput> {
-            self.get_latest_release_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::get_latest_release`], with per-call options (deadlines, progress).
-        pub async fn get_latest_release_with(
-            &self,
-            args: get_latest_release::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(get_latest_release::TOOL.name, &args, options)
+                .call_checked(get_latest_release::TOOL.name, &args, self.options.clone())
                 .await
         }
         /// Get details of the authenticated GitHub user. Use this when a request is about the user's own profile for GitHub. Or when information is missing to build other tool calls.
         pub async fn get_me(&self) -> Result<ToolOutput> {
-            self.get_me_with(CallOptions::default()).await
-        }
-        /// Like [`Self::get_me`], with per-call options (deadlines, progress).
-        pub async fn get_me_with(&self, options: CallOptions) -> Result<ToolOutput> {
-            self.session.call_checked(get_me::TOOL.name, &NoArgs {}, options).await
+            self.session
+                .call_checked(get_me::TOOL.name, &NoArgs {}, self.options.clone())
+                .await
         }
         /// Get detailed information for a specific GitHub notification, always call this tool when the user asks for details about a specific notification, if you don't know the ID list notifications first.
         pub async fn get_notification_details(
             &self,
             args: get_notification_details::Args,
         ) -> Result<ToolOutput> {
-            self.get_notification_details_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::get_notification_details`], with per-call options (deadlines, progress).
-        pub async fn get_notification_details_with(
-            &self,
-            args: get_notification_details::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(get_notification_details::TOOL.name, &args, options)
+                .call_checked(
+                    get_notification_details::TOOL.name,
+                    &args,
+                    self.options.clone(),
+                )
                 .await
         }
         /// Get a specific release by its tag name in a GitHub repository
@@ -996,16 +775,8 @@ pub mod github {
             &self,
             args: get_release_by_tag::Args,
         ) -> Result<ToolOutput> {
-            self.get_release_by_tag_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::get_release_by_tag`], with per-call options (deadlines, progress).
-        pub async fn get_release_by_tag_with(
-            &self,
-            args: get_release_by_tag::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(get_release_by_tag::TOOL.name, &args, options)
+                .call_checked(get_release_by_tag::TOOL.name, &args, self.options.clone())
                 .await
         }
         /// Get the tree structure (files and directories) of a GitHub repository at a specific ref or SHA
@@ -1013,16 +784,12 @@ pub mod github {
             &self,
             args: get_repository_tree::Args,
         ) -> Result<ToolOutput> {
-            self.get_repository_tree_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::get_repository_tree`], with per-call options (deadlines, progress).
-        pub async fn get_repository_tree_with(
-            &self,
-            args: get_repository_tree::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(get_repository_tree::TOOL.name, &args, options)
+                .call_checked(
+                    get_repository_tree::TOOL.name,
+                    &args,
+                    self.options.clone(),
+                )
                 .await
         }
         /// Get details of a specific secret scanning alert in a GitHub repository.
@@ -1030,72 +797,46 @@ pub mod github {
             &self,
             args: get_secret_scanning_alert::Args,
         ) -> Result<ToolOutput> {
-            self.get_secret_scanning_alert_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::get_secret_scanning_alert`], with per-call options (deadlines, progress).
-        pub async fn get_secret_scanning_alert_with(
-            &self,
-            args: get_secret_scanning_alert::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(get_secret_scanning_alert::TOOL.name, &args, options)
+                .call_checked(
+                    get_secret_scanning_alert::TOOL.name,
+                    &args,
+                    self.options.clone(),
+                )
                 .await
         }
         /// Get details about a specific git tag in a GitHub repository
         pub async fn get_tag(&self, args: get_tag::Args) -> Result<ToolOutput> {
-            self.get_tag_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::get_tag`], with per-call options (deadlines, progress).
-        pub async fn get_tag_with(
-            &self,
-            args: get_tag::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(get_tag::TOOL.name, &args, options).await
+            self.session
+                .call_checked(get_tag::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// Get member usernames of a specific team in an organization. Limited to organizations accessible with current credentials
         pub async fn get_team_members(
             &self,
             args: get_team_members::Args,
         ) -> Result<ToolOutput> {
-            self.get_team_members_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::get_team_members`], with per-call options (deadlines, progress).
-        pub async fn get_team_members_with(
-            &self,
-            args: get_team_members::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(get_team_members::TOOL.name, &args, options).await
+            self.session
+                .call_checked(get_team_members::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// Get details of the teams the user is a member of. Limited to organizations accessible with current credentials
         pub async fn get_teams(&self, args: get_teams::Args) -> Result<ToolOutput> {
-            self.get_teams_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::get_teams`], with per-call options (deadlines, progress).
-        pub async fn get_teams_with(
-            &self,
-            args: get_teams::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(get_teams::TOOL.name, &args, options).await
+            self.session
+                .call_checked(get_teams::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// Read an issue's dependency relationships in a GitHub repository: the issues that block it (blocked_by) or the issues it blocks (blocking).
         pub async fn issue_dependency_read(
             &self,
             args: issue_dependency_read::Args,
         ) -> Result<ToolOutput> {
-            self.issue_dependency_read_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::issue_dependency_read`], with per-call options (deadlines, progress).
-        pub async fn issue_dependency_read_with(
-            &self,
-            args: issue_dependency_read::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(issue_dependency_read::TOOL.name, &args, options)
+                .call_checked(
+                    issue_dependency_read::TOOL.name,
+                    &args,
+                    self.options.clone(),
+                )
                 .await
         }
         /// Add or remove an issue dependency relationship in a GitHub repository. Use type 'blocked_by' to record that the subject issue is blocked by a related issue, or type 'blocking' to record that the subject issue blocks a related issue. The related issue defaults to the same repository as the subject unless related_owner/related_repo are provided.
@@ -1103,84 +844,52 @@ pub mod github {
             &self,
             args: issue_dependency_write::Args,
         ) -> Result<ToolOutput> {
-            self.issue_dependency_write_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::issue_dependency_write`], with per-call options (deadlines, progress).
-        pub async fn issue_dependency_write_with(
-            &self,
-            args: issue_dependency_write::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(issue_dependency_write::TOOL.name, &args, options)
+                .call_checked(
+                    issue_dependency_write::TOOL.name,
+                    &args,
+                    self.options.clone(),
+                )
                 .await
         }
         /// Get information about a specific issue in a GitHub repository.
         pub async fn issue_read(&self, args: issue_read::Args) -> Result<ToolOutput> {
-            self.issue_read_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::issue_read`], with per-call options (deadlines, progress).
-        pub async fn issue_read_with(
-            &self,
-            args: issue_read::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(issue_read::TOOL.name, &args, options).await
+            self.session
+                .call_checked(issue_read::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// Create a new or update an existing issue in a GitHub repository.
         pub async fn issue_write(&self, args: issue_write::Args) -> Result<ToolOutput> {
-            self.issue_write_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::issue_write`], with per-call options (deadlines, progress).
-        pub async fn issue_write_with(
-            &self,
-            args: issue_write::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(issue_write::TOOL.name, &args, options).await
+            self.session
+                .call_checked(issue_write::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// Perform write operations on repository labels. To set labels on issues, use the 'update_issue' tool.
         pub async fn label_write(&self, args: label_write::Args) -> Result<ToolOutput> {
-            self.label_write_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::label_write`], with per-call options (deadlines, progress).
-        pub async fn label_write_with(
-            &self,
-            args: label_write::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(label_write::TOOL.name, &args, options).await
+            self.session
+                .call_checked(label_write::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// List branches in a GitHub repository
         pub async fn list_branches(
             &self,
             args: list_branches::Args,
         ) -> Result<ToolOutput> {
-            self.list_branches_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::list_branches`], with per-call options (deadlines, progress).
-        pub async fn list_branches_with(
-            &self,
-            args: list_branches::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(list_branches::TOOL.name, &args, options).await
+            self.session
+                .call_checked(list_branches::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// List code scanning alerts in a GitHub repository.
         pub async fn list_code_scanning_alerts(
             &self,
             args: list_code_scanning_alerts::Args,
         ) -> Result<ToolOutput> {
-            self.list_code_scanning_alerts_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::list_code_scanning_alerts`], with per-call options (deadlines, progress).
-        pub async fn list_code_scanning_alerts_with(
-            &self,
-            args: list_code_scanning_alerts::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(list_code_scanning_alerts::TOOL.name, &args, options)
+                .call_checked(
+                    list_code_scanning_alerts::TOOL.name,
+                    &args,
+                    self.options.clone(),
+                )
                 .await
         }
         /// Get list of commits of a branch in a GitHub repository. Returns at least 30 results per page by default, but can return more if specified using the perPage parameter (up to 100).
@@ -1188,31 +897,21 @@ pub mod github {
             &self,
             args: list_commits::Args,
         ) -> Result<ToolOutput> {
-            self.list_commits_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::list_commits`], with per-call options (deadlines, progress).
-        pub async fn list_commits_with(
-            &self,
-            args: list_commits::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(list_commits::TOOL.name, &args, options).await
+            self.session
+                .call_checked(list_commits::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// List dependabot alerts in a GitHub repository.
         pub async fn list_dependabot_alerts(
             &self,
             args: list_dependabot_alerts::Args,
         ) -> Result<ToolOutput> {
-            self.list_dependabot_alerts_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::list_dependabot_alerts`], with per-call options (deadlines, progress).
-        pub async fn list_dependabot_alerts_with(
-            &self,
-            args: list_dependabot_alerts::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(list_dependabot_alerts::TOOL.name, &args, options)
+                .call_checked(
+                    list_dependabot_alerts::TOOL.name,
+                    &args,
+                    self.options.clone(),
+                )
                 .await
         }
         /// List discussion categories with their id and name, for a repository or organisation.
@@ -1220,16 +919,12 @@ pub mod github {
             &self,
             args: list_discussion_categories::Args,
         ) -> Result<ToolOutput> {
-            self.list_discussion_categories_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::list_discussion_categories`], with per-call options (deadlines, progress).
-        pub async fn list_discussion_categories_with(
-            &self,
-            args: list_discussion_categories::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(list_discussion_categories::TOOL.name, &args, options)
+                .call_checked(
+                    list_discussion_categories::TOOL.name,
+                    &args,
+                    self.options.clone(),
+                )
                 .await
         }
         /// List discussions for a repository or organisation.
@@ -1237,43 +932,27 @@ pub mod github {
             &self,
             args: list_discussions::Args,
         ) -> Result<ToolOutput> {
-            self.list_discussions_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::list_discussions`], with per-call options (deadlines, progress).
-        pub async fn list_discussions_with(
-            &self,
-            args: list_discussions::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(list_discussions::TOOL.name, &args, options).await
+            self.session
+                .call_checked(list_discussions::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// List gists for a user
         pub async fn list_gists(&self, args: list_gists::Args) -> Result<ToolOutput> {
-            self.list_gists_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::list_gists`], with per-call options (deadlines, progress).
-        pub async fn list_gists_with(
-            &self,
-            args: list_gists::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(list_gists::TOOL.name, &args, options).await
+            self.session
+                .call_checked(list_gists::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// List global security advisories from GitHub.
         pub async fn list_global_security_advisories(
             &self,
             args: list_global_security_advisories::Args,
         ) -> Result<ToolOutput> {
-            self.list_global_security_advisories_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::list_global_security_advisories`], with per-call options (deadlines, progress).
-        pub async fn list_global_security_advisories_with(
-            &self,
-            args: list_global_security_advisories::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(list_global_security_advisories::TOOL.name, &args, options)
+                .call_checked(
+                    list_global_security_advisories::TOOL.name,
+                    &args,
+                    self.options.clone(),
+                )
                 .await
         }
         /// List issue fields for a repository or organization. Returns field definitions including name, type (text, number, date, single_select), and for single_select fields the list of valid option names. When repo is omitted, returns org-level fields directly.
@@ -1281,70 +960,38 @@ pub mod github {
             &self,
             args: list_issue_fields::Args,
         ) -> Result<ToolOutput> {
-            self.list_issue_fields_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::list_issue_fields`], with per-call options (deadlines, progress).
-        pub async fn list_issue_fields_with(
-            &self,
-            args: list_issue_fields::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(list_issue_fields::TOOL.name, &args, options).await
+            self.session
+                .call_checked(list_issue_fields::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// List supported issue types for a repository or its owner organization. When repo is omitted, returns org-level issue types directly.
         pub async fn list_issue_types(
             &self,
             args: list_issue_types::Args,
         ) -> Result<ToolOutput> {
-            self.list_issue_types_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::list_issue_types`], with per-call options (deadlines, progress).
-        pub async fn list_issue_types_with(
-            &self,
-            args: list_issue_types::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(list_issue_types::TOOL.name, &args, options).await
+            self.session
+                .call_checked(list_issue_types::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// List issues in a GitHub repository. For pagination, use the 'endCursor' from the previous response's 'pageInfo' in the 'after' parameter.
         pub async fn list_issues(&self, args: list_issues::Args) -> Result<ToolOutput> {
-            self.list_issues_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::list_issues`], with per-call options (deadlines, progress).
-        pub async fn list_issues_with(
-            &self,
-            args: list_issues::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(list_issues::TOOL.name, &args, options).await
+            self.session
+                .call_checked(list_issues::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// List labels from a repository, ordered by issue count (descending) so the most-used labels are returned first
         pub async fn list_label(&self, args: list_label::Args) -> Result<ToolOutput> {
-            self.list_label_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::list_label`], with per-call options (deadlines, progress).
-        pub async fn list_label_with(
-            &self,
-            args: list_label::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(list_label::TOOL.name, &args, options).await
+            self.session
+                .call_checked(list_label::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// Lists all GitHub notifications for the authenticated user, including unread notifications, mentions, review requests, assignments, and updates on issues or pull requests. Use this tool whenever the user asks what to work on next, requests a summary of their GitHub activity, wants to see pending reviews, or needs to check for new updates or tasks. This tool is the primary way to discover actionable items, reminders, and outstanding work on GitHub. Always call this tool when asked what to work on next, what is pending, or what needs attention in GitHub.
         pub async fn list_notifications(
             &self,
             args: list_notifications::Args,
         ) -> Result<ToolOutput> {
-            self.list_notifications_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::list_notifications`], with per-call options (deadlines, progress).
-        pub async fn list_notifications_with(
-            &self,
-            args: list_notifications::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(list_notifications::TOOL.name, &args, options)
+                .call_checked(list_notifications::TOOL.name, &args, self.options.clone())
                 .await
         }
         /// List repository security advisories for a GitHub organization.
@@ -1352,23 +999,11 @@ pub mod github {
             &self,
             args: list_org_repository_security_advisories::Args,
         ) -> Result<ToolOutput> {
-            self.list_org_repository_security_advisories_with(
-                    args,
-                    CallOptions::default(),
-                )
-                .await
-        }
-        /// Like [`Self::list_org_repository_security_advisories`], with per-call options (deadlines, progress).
-        pub async fn list_org_repository_security_advisories_with(
-            &self,
-            args: list_org_repository_security_advisories::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
                 .call_checked(
                     list_org_repository_security_advisories::TOOL.name,
                     &args,
-                    options,
+                    self.options.clone(),
                 )
                 .await
         }
@@ -1377,16 +1012,8 @@ pub mod github {
             &self,
             args: list_pull_requests::Args,
         ) -> Result<ToolOutput> {
-            self.list_pull_requests_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::list_pull_requests`], with per-call options (deadlines, progress).
-        pub async fn list_pull_requests_with(
-            &self,
-            args: list_pull_requests::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(list_pull_requests::TOOL.name, &args, options)
+                .call_checked(list_pull_requests::TOOL.name, &args, self.options.clone())
                 .await
         }
         /// List releases in a GitHub repository
@@ -1394,31 +1021,21 @@ pub mod github {
             &self,
             args: list_releases::Args,
         ) -> Result<ToolOutput> {
-            self.list_releases_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::list_releases`], with per-call options (deadlines, progress).
-        pub async fn list_releases_with(
-            &self,
-            args: list_releases::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(list_releases::TOOL.name, &args, options).await
+            self.session
+                .call_checked(list_releases::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// List collaborators of a GitHub repository. Results are paginated; the response includes `nextPage`, `prevPage`, `firstPage`, and `lastPage` fields. To get the next page, use the `nextPage` value as the `page` parameter.
         pub async fn list_repository_collaborators(
             &self,
             args: list_repository_collaborators::Args,
         ) -> Result<ToolOutput> {
-            self.list_repository_collaborators_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::list_repository_collaborators`], with per-call options (deadlines, progress).
-        pub async fn list_repository_collaborators_with(
-            &self,
-            args: list_repository_collaborators::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(list_repository_collaborators::TOOL.name, &args, options)
+                .call_checked(
+                    list_repository_collaborators::TOOL.name,
+                    &args,
+                    self.options.clone(),
+                )
                 .await
         }
         /// List repository security advisories for a GitHub repository.
@@ -1426,20 +1043,11 @@ pub mod github {
             &self,
             args: list_repository_security_advisories::Args,
         ) -> Result<ToolOutput> {
-            self.list_repository_security_advisories_with(args, CallOptions::default())
-                .await
-        }
-        /// Like [`Self::list_repository_security_advisories`], with per-call options (deadlines, progress).
-        pub async fn list_repository_security_advisories_with(
-            &self,
-            args: list_repository_security_advisories::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
                 .call_checked(
                     list_repository_security_advisories::TOOL.name,
                     &args,
-                    options,
+                    self.options.clone(),
                 )
                 .await
         }
@@ -1448,16 +1056,12 @@ pub mod github {
             &self,
             args: list_secret_scanning_alerts::Args,
         ) -> Result<ToolOutput> {
-            self.list_secret_scanning_alerts_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::list_secret_scanning_alerts`], with per-call options (deadlines, progress).
-        pub async fn list_secret_scanning_alerts_with(
-            &self,
-            args: list_secret_scanning_alerts::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(list_secret_scanning_alerts::TOOL.name, &args, options)
+                .call_checked(
+                    list_secret_scanning_alerts::TOOL.name,
+                    &args,
+                    self.options.clone(),
+                )
                 .await
         }
         /// List starred repositories
@@ -1465,49 +1069,30 @@ pub mod github {
             &self,
             args: list_starred_repositories::Args,
         ) -> Result<ToolOutput> {
-            self.list_starred_repositories_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::list_starred_repositories`], with per-call options (deadlines, progress).
-        pub async fn list_starred_repositories_with(
-            &self,
-            args: list_starred_repositories::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(list_starred_repositories::TOOL.name, &args, options)
+                .call_checked(
+                    list_starred_repositories::TOOL.name,
+                    &args,
+                    self.options.clone(),
+                )
                 .await
         }
         /// List git tags in a GitHub repository
         pub async fn list_tags(&self, args: list_tags::Args) -> Result<ToolOutput> {
-            self.list_tags_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::list_tags`], with per-call options (deadlines, progress).
-        pub async fn list_tags_with(
-            &self,
-            args: list_tags::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(list_tags::TOOL.name, &args, options).await
+            self.session
+                .call_checked(list_tags::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// Manage a notification subscription: ignore, watch, or delete a notification thread subscription.
         pub async fn manage_notification_subscription(
             &self,
             args: manage_notification_subscription::Args,
         ) -> Result<ToolOutput> {
-            self.manage_notification_subscription_with(args, CallOptions::default())
-                .await
-        }
-        /// Like [`Self::manage_notification_subscription`], with per-call options (deadlines, progress).
-        pub async fn manage_notification_subscription_with(
-            &self,
-            args: manage_notification_subscription::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
                 .call_checked(
                     manage_notification_subscription::TOOL.name,
                     &args,
-                    options,
+                    self.options.clone(),
                 )
                 .await
         }
@@ -1516,23 +1101,11 @@ pub mod github {
             &self,
             args: manage_repository_notification_subscription::Args,
         ) -> Result<ToolOutput> {
-            self.manage_repository_notification_subscription_with(
-                    args,
-                    CallOptions::default(),
-                )
-                .await
-        }
-        /// Like [`Self::manage_repository_notification_subscription`], with per-call options (deadlines, progress).
-        pub async fn manage_repository_notification_subscription_with(
-            &self,
-            args: manage_repository_notification_subscription::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
                 .call_checked(
                     manage_repository_notification_subscription::TOOL.name,
                     &args,
-                    options,
+                    self.options.clone(),
                 )
                 .await
         }
@@ -1541,16 +1114,12 @@ pub mod github {
             &self,
             args: mark_all_notifications_read::Args,
         ) -> Result<ToolOutput> {
-            self.mark_all_notifications_read_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::mark_all_notifications_read`], with per-call options (deadlines, progress).
-        pub async fn mark_all_notifications_read_with(
-            &self,
-            args: mark_all_notifications_read::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(mark_all_notifications_read::TOOL.name, &args, options)
+                .call_checked(
+                    mark_all_notifications_read::TOOL.name,
+                    &args,
+                    self.options.clone(),
+                )
                 .await
         }
         /// Merge a pull request in a GitHub repository.
@@ -1558,16 +1127,8 @@ pub mod github {
             &self,
             args: merge_pull_request::Args,
         ) -> Result<ToolOutput> {
-            self.merge_pull_request_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::merge_pull_request`], with per-call options (deadlines, progress).
-        pub async fn merge_pull_request_with(
-            &self,
-            args: merge_pull_request::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(merge_pull_request::TOOL.name, &args, options)
+                .call_checked(merge_pull_request::TOOL.name, &args, self.options.clone())
                 .await
         }
         /// Get details about specific GitHub Projects resources.
@@ -1576,15 +1137,9 @@ pub mod github {
             &self,
             args: projects_get::Args,
         ) -> Result<ToolOutput> {
-            self.projects_get_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::projects_get`], with per-call options (deadlines, progress).
-        pub async fn projects_get_with(
-            &self,
-            args: projects_get::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(projects_get::TOOL.name, &args, options).await
+            self.session
+                .call_checked(projects_get::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// Tools for listing GitHub Projects resources.
         /// Use this tool to list projects for a user or organization, or list project fields, items, views, and status updates for a specific project.
@@ -1592,45 +1147,27 @@ pub mod github {
             &self,
             args: projects_list::Args,
         ) -> Result<ToolOutput> {
-            self.projects_list_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::projects_list`], with per-call options (deadlines, progress).
-        pub async fn projects_list_with(
-            &self,
-            args: projects_list::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(projects_list::TOOL.name, &args, options).await
+            self.session
+                .call_checked(projects_list::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// Create and manage GitHub Projects: create projects, add/update/delete items, bulk-update many items at once, manage views, create status updates, and add iteration fields.
         pub async fn projects_write(
             &self,
             args: projects_write::Args,
         ) -> Result<ToolOutput> {
-            self.projects_write_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::projects_write`], with per-call options (deadlines, progress).
-        pub async fn projects_write_with(
-            &self,
-            args: projects_write::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(projects_write::TOOL.name, &args, options).await
+            self.session
+                .call_checked(projects_write::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// Get information on a specific pull request in GitHub repository.
         pub async fn pull_request_read(
             &self,
             args: pull_request_read::Args,
         ) -> Result<ToolOutput> {
-            self.pull_request_read_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::pull_request_read`], with per-call options (deadlines, progress).
-        pub async fn pull_request_read_with(
-            &self,
-            args: pull_request_read::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(pull_request_read::TOOL.name, &args, options).await
+            self.session
+                .call_checked(pull_request_read::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// Create and/or submit, delete review of a pull request.
         ///
@@ -1644,60 +1181,40 @@ pub mod github {
             &self,
             args: pull_request_review_write::Args,
         ) -> Result<ToolOutput> {
-            self.pull_request_review_write_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::pull_request_review_write`], with per-call options (deadlines, progress).
-        pub async fn pull_request_review_write_with(
-            &self,
-            args: pull_request_review_write::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(pull_request_review_write::TOOL.name, &args, options)
+                .call_checked(
+                    pull_request_review_write::TOOL.name,
+                    &args,
+                    self.options.clone(),
+                )
                 .await
         }
         /// Push multiple files to a GitHub repository in a single commit
         pub async fn push_files(&self, args: push_files::Args) -> Result<ToolOutput> {
-            self.push_files_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::push_files`], with per-call options (deadlines, progress).
-        pub async fn push_files_with(
-            &self,
-            args: push_files::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(push_files::TOOL.name, &args, options).await
+            self.session
+                .call_checked(push_files::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// Remove a sub-issue from a parent issue.
         pub async fn remove_sub_issue(
             &self,
             args: remove_sub_issue::Args,
         ) -> Result<ToolOutput> {
-            self.remove_sub_issue_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::remove_sub_issue`], with per-call options (deadlines, progress).
-        pub async fn remove_sub_issue_with(
-            &self,
-            args: remove_sub_issue::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(remove_sub_issue::TOOL.name, &args, options).await
+            self.session
+                .call_checked(remove_sub_issue::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// Reprioritize (reorder) a sub-issue relative to other sub-issues.
         pub async fn reprioritize_sub_issue(
             &self,
             args: reprioritize_sub_issue::Args,
         ) -> Result<ToolOutput> {
-            self.reprioritize_sub_issue_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::reprioritize_sub_issue`], with per-call options (deadlines, progress).
-        pub async fn reprioritize_sub_issue_with(
-            &self,
-            args: reprioritize_sub_issue::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(reprioritize_sub_issue::TOOL.name, &args, options)
+                .call_checked(
+                    reprioritize_sub_issue::TOOL.name,
+                    &args,
+                    self.options.clone(),
+                )
                 .await
         }
         /// Request a GitHub Copilot code review for a pull request. Use this for automated feedback on pull requests, usually before requesting a human reviewer.
@@ -1705,16 +1222,12 @@ pub mod github {
             &self,
             args: request_copilot_review::Args,
         ) -> Result<ToolOutput> {
-            self.request_copilot_review_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::request_copilot_review`], with per-call options (deadlines, progress).
-        pub async fn request_copilot_review_with(
-            &self,
-            args: request_copilot_review::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(request_copilot_review::TOOL.name, &args, options)
+                .call_checked(
+                    request_copilot_review::TOOL.name,
+                    &args,
+                    self.options.clone(),
+                )
                 .await
         }
         /// Request reviewers for a pull request.
@@ -1722,16 +1235,12 @@ pub mod github {
             &self,
             args: request_pull_request_reviewers::Args,
         ) -> Result<ToolOutput> {
-            self.request_pull_request_reviewers_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::request_pull_request_reviewers`], with per-call options (deadlines, progress).
-        pub async fn request_pull_request_reviewers_with(
-            &self,
-            args: request_pull_request_reviewers::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(request_pull_request_reviewers::TOOL.name, &args, options)
+                .call_checked(
+                    request_pull_request_reviewers::TOOL.name,
+                    &args,
+                    self.options.clone(),
+                )
                 .await
         }
         /// Resolve a review thread on a pull request. Resolving an already-resolved thread is a no-op.
@@ -1739,87 +1248,55 @@ pub mod github {
             &self,
             args: resolve_review_thread::Args,
         ) -> Result<ToolOutput> {
-            self.resolve_review_thread_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::resolve_review_thread`], with per-call options (deadlines, progress).
-        pub async fn resolve_review_thread_with(
-            &self,
-            args: resolve_review_thread::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(resolve_review_thread::TOOL.name, &args, options)
+                .call_checked(
+                    resolve_review_thread::TOOL.name,
+                    &args,
+                    self.options.clone(),
+                )
                 .await
         }
         /// Fast and precise code search across ALL GitHub repositories using GitHub's native search engine. Best for finding exact symbols, functions, classes, or specific code patterns.
         pub async fn search_code(&self, args: search_code::Args) -> Result<ToolOutput> {
-            self.search_code_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::search_code`], with per-call options (deadlines, progress).
-        pub async fn search_code_with(
-            &self,
-            args: search_code::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(search_code::TOOL.name, &args, options).await
+            self.session
+                .call_checked(search_code::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// Search for commits across GitHub repositories using GitHub's commit search syntax. Useful for finding specific changes, authors, or messages across one or many repositories. Searches the default branch only.
         pub async fn search_commits(
             &self,
             args: search_commits::Args,
         ) -> Result<ToolOutput> {
-            self.search_commits_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::search_commits`], with per-call options (deadlines, progress).
-        pub async fn search_commits_with(
-            &self,
-            args: search_commits::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(search_commits::TOOL.name, &args, options).await
+            self.session
+                .call_checked(search_commits::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// Search issues using natural-language semantic matching. Best for conceptual or paraphrased queries (e.g. "login fails after password reset"). Already scoped to is:issue.
         pub async fn search_issues(
             &self,
             args: search_issues::Args,
         ) -> Result<ToolOutput> {
-            self.search_issues_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::search_issues`], with per-call options (deadlines, progress).
-        pub async fn search_issues_with(
-            &self,
-            args: search_issues::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(search_issues::TOOL.name, &args, options).await
+            self.session
+                .call_checked(search_issues::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// Find GitHub organizations by name, location, or other organization metadata. Ideal for discovering companies, open source foundations, or teams.
         pub async fn search_orgs(&self, args: search_orgs::Args) -> Result<ToolOutput> {
-            self.search_orgs_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::search_orgs`], with per-call options (deadlines, progress).
-        pub async fn search_orgs_with(
-            &self,
-            args: search_orgs::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(search_orgs::TOOL.name, &args, options).await
+            self.session
+                .call_checked(search_orgs::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// Search for pull requests in GitHub repositories using issues search syntax already scoped to is:pr
         pub async fn search_pull_requests(
             &self,
             args: search_pull_requests::Args,
         ) -> Result<ToolOutput> {
-            self.search_pull_requests_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::search_pull_requests`], with per-call options (deadlines, progress).
-        pub async fn search_pull_requests_with(
-            &self,
-            args: search_pull_requests::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(search_pull_requests::TOOL.name, &args, options)
+                .call_checked(
+                    search_pull_requests::TOOL.name,
+                    &args,
+                    self.options.clone(),
+                )
                 .await
         }
         /// Find GitHub repositories by name, description, readme, topics, or other metadata. Perfect for discovering projects, finding examples, or locating specific repositories across GitHub.
@@ -1827,16 +1304,12 @@ pub mod github {
             &self,
             args: search_repositories::Args,
         ) -> Result<ToolOutput> {
-            self.search_repositories_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::search_repositories`], with per-call options (deadlines, progress).
-        pub async fn search_repositories_with(
-            &self,
-            args: search_repositories::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(search_repositories::TOOL.name, &args, options)
+                .call_checked(
+                    search_repositories::TOOL.name,
+                    &args,
+                    self.options.clone(),
+                )
                 .await
         }
         /// Find GitHub users by username, real name, or other profile information. Useful for locating developers, contributors, or team members.
@@ -1844,110 +1317,67 @@ pub mod github {
             &self,
             args: search_users::Args,
         ) -> Result<ToolOutput> {
-            self.search_users_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::search_users`], with per-call options (deadlines, progress).
-        pub async fn search_users_with(
-            &self,
-            args: search_users::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(search_users::TOOL.name, &args, options).await
+            self.session
+                .call_checked(search_users::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// Set issue field values for an issue. Fields are organization-level custom fields (text, number, date, or single select). Use this to create or update field values on an issue.
         pub async fn set_issue_fields(
             &self,
             args: set_issue_fields::Args,
         ) -> Result<ToolOutput> {
-            self.set_issue_fields_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::set_issue_fields`], with per-call options (deadlines, progress).
-        pub async fn set_issue_fields_with(
-            &self,
-            args: set_issue_fields::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(set_issue_fields::TOOL.name, &args, options).await
+            self.session
+                .call_checked(set_issue_fields::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// Star a GitHub repository
         pub async fn star_repository(
             &self,
             args: star_repository::Args,
         ) -> Result<ToolOutput> {
-            self.star_repository_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::star_repository`], with per-call options (deadlines, progress).
-        pub async fn star_repository_with(
-            &self,
-            args: star_repository::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(star_repository::TOOL.name, &args, options).await
+            self.session
+                .call_checked(star_repository::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// Add a sub-issue to a parent issue in a GitHub repository.
         pub async fn sub_issue_write(
             &self,
             args: sub_issue_write::Args,
         ) -> Result<ToolOutput> {
-            self.sub_issue_write_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::sub_issue_write`], with per-call options (deadlines, progress).
-        pub async fn sub_issue_write_with(
-            &self,
-            args: sub_issue_write::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(sub_issue_write::TOOL.name, &args, options).await
+            self.session
+                .call_checked(sub_issue_write::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// Submit a pending pull request review.
         pub async fn submit_pending_pull_request_review(
             &self,
             args: submit_pending_pull_request_review::Args,
         ) -> Result<ToolOutput> {
-            self.submit_pending_pull_request_review_with(args, CallOptions::default())
-                .await
-        }
-        /// Like [`Self::submit_pending_pull_request_review`], with per-call options (deadlines, progress).
-        pub async fn submit_pending_pull_request_review_with(
-            &self,
-            args: submit_pending_pull_request_review::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
                 .call_checked(
                     submit_pending_pull_request_review::TOOL.name,
                     &args,
-                    options,
+                    self.options.clone(),
                 )
                 .await
         }
         /// Fetch UI data for MCP Apps (labels, assignees, milestones, issue types, branches, issue fields, reviewers).
         pub async fn ui_get(&self, args: ui_get::Args) -> Result<ToolOutput> {
-            self.ui_get_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::ui_get`], with per-call options (deadlines, progress).
-        pub async fn ui_get_with(
-            &self,
-            args: ui_get::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(ui_get::TOOL.name, &args, options).await
+            self.session
+                .call_checked(ui_get::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// Unresolve a previously resolved review thread on a pull request. Unresolving an already-unresolved thread is a no-op.
         pub async fn unresolve_review_thread(
             &self,
             args: unresolve_review_thread::Args,
         ) -> Result<ToolOutput> {
-            self.unresolve_review_thread_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::unresolve_review_thread`], with per-call options (deadlines, progress).
-        pub async fn unresolve_review_thread_with(
-            &self,
-            args: unresolve_review_thread::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(unresolve_review_thread::TOOL.name, &args, options)
+                .call_checked(
+                    unresolve_review_thread::TOOL.name,
+                    &args,
+                    self.options.clone(),
+                )
                 .await
         }
         /// Unstar a GitHub repository
@@ -1955,43 +1385,27 @@ pub mod github {
             &self,
             args: unstar_repository::Args,
         ) -> Result<ToolOutput> {
-            self.unstar_repository_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::unstar_repository`], with per-call options (deadlines, progress).
-        pub async fn unstar_repository_with(
-            &self,
-            args: unstar_repository::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(unstar_repository::TOOL.name, &args, options).await
+            self.session
+                .call_checked(unstar_repository::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// Update an existing gist
         pub async fn update_gist(&self, args: update_gist::Args) -> Result<ToolOutput> {
-            self.update_gist_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::update_gist`], with per-call options (deadlines, progress).
-        pub async fn update_gist_with(
-            &self,
-            args: update_gist::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(update_gist::TOOL.name, &args, options).await
+            self.session
+                .call_checked(update_gist::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// Update the assignees of an existing issue. This replaces the current assignees with the provided list. When setting values, include a confidence level (LOW, MEDIUM, or HIGH) reflecting how certain you are about the choice.
         pub async fn update_issue_assignees(
             &self,
             args: update_issue_assignees::Args,
         ) -> Result<ToolOutput> {
-            self.update_issue_assignees_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::update_issue_assignees`], with per-call options (deadlines, progress).
-        pub async fn update_issue_assignees_with(
-            &self,
-            args: update_issue_assignees::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(update_issue_assignees::TOOL.name, &args, options)
+                .call_checked(
+                    update_issue_assignees::TOOL.name,
+                    &args,
+                    self.options.clone(),
+                )
                 .await
         }
         /// Update the body content of an existing issue.
@@ -1999,31 +1413,21 @@ pub mod github {
             &self,
             args: update_issue_body::Args,
         ) -> Result<ToolOutput> {
-            self.update_issue_body_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::update_issue_body`], with per-call options (deadlines, progress).
-        pub async fn update_issue_body_with(
-            &self,
-            args: update_issue_body::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(update_issue_body::TOOL.name, &args, options).await
+            self.session
+                .call_checked(update_issue_body::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// Update the labels of an existing issue. This replaces the current labels with the provided list. When setting values, include a confidence level (LOW, MEDIUM, or HIGH) reflecting how certain you are about the choice.
         pub async fn update_issue_labels(
             &self,
             args: update_issue_labels::Args,
         ) -> Result<ToolOutput> {
-            self.update_issue_labels_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::update_issue_labels`], with per-call options (deadlines, progress).
-        pub async fn update_issue_labels_with(
-            &self,
-            args: update_issue_labels::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(update_issue_labels::TOOL.name, &args, options)
+                .call_checked(
+                    update_issue_labels::TOOL.name,
+                    &args,
+                    self.options.clone(),
+                )
                 .await
         }
         /// Update the milestone of an existing issue.
@@ -2031,16 +1435,12 @@ pub mod github {
             &self,
             args: update_issue_milestone::Args,
         ) -> Result<ToolOutput> {
-            self.update_issue_milestone_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::update_issue_milestone`], with per-call options (deadlines, progress).
-        pub async fn update_issue_milestone_with(
-            &self,
-            args: update_issue_milestone::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(update_issue_milestone::TOOL.name, &args, options)
+                .call_checked(
+                    update_issue_milestone::TOOL.name,
+                    &args,
+                    self.options.clone(),
+                )
                 .await
         }
         /// Update the state of an existing issue (open or closed), with an optional state reason. When closing, include a confidence level (LOW, MEDIUM, or HIGH) reflecting how certain you are about the decision. Use is_suggestion to propose the change without applying it directly.
@@ -2048,16 +1448,8 @@ pub mod github {
             &self,
             args: update_issue_state::Args,
         ) -> Result<ToolOutput> {
-            self.update_issue_state_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::update_issue_state`], with per-call options (deadlines, progress).
-        pub async fn update_issue_state_with(
-            &self,
-            args: update_issue_state::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(update_issue_state::TOOL.name, &args, options)
+                .call_checked(update_issue_state::TOOL.name, &args, self.options.clone())
                 .await
         }
         /// Update the title of an existing issue.
@@ -2065,16 +1457,8 @@ pub mod github {
             &self,
             args: update_issue_title::Args,
         ) -> Result<ToolOutput> {
-            self.update_issue_title_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::update_issue_title`], with per-call options (deadlines, progress).
-        pub async fn update_issue_title_with(
-            &self,
-            args: update_issue_title::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(update_issue_title::TOOL.name, &args, options)
+                .call_checked(update_issue_title::TOOL.name, &args, self.options.clone())
                 .await
         }
         /// Set or remove the type of an existing issue. Pass null to remove the current type. When setting a value, include a confidence level (LOW, MEDIUM, or HIGH) reflecting how certain you are about the choice.
@@ -2082,31 +1466,21 @@ pub mod github {
             &self,
             args: update_issue_type::Args,
         ) -> Result<ToolOutput> {
-            self.update_issue_type_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::update_issue_type`], with per-call options (deadlines, progress).
-        pub async fn update_issue_type_with(
-            &self,
-            args: update_issue_type::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(update_issue_type::TOOL.name, &args, options).await
+            self.session
+                .call_checked(update_issue_type::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// Update an existing pull request in a GitHub repository.
         pub async fn update_pull_request(
             &self,
             args: update_pull_request::Args,
         ) -> Result<ToolOutput> {
-            self.update_pull_request_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::update_pull_request`], with per-call options (deadlines, progress).
-        pub async fn update_pull_request_with(
-            &self,
-            args: update_pull_request::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(update_pull_request::TOOL.name, &args, options)
+                .call_checked(
+                    update_pull_request::TOOL.name,
+                    &args,
+                    self.options.clone(),
+                )
                 .await
         }
         /// Update the body description of an existing pull request.
@@ -2114,16 +1488,12 @@ pub mod github {
             &self,
             args: update_pull_request_body::Args,
         ) -> Result<ToolOutput> {
-            self.update_pull_request_body_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::update_pull_request_body`], with per-call options (deadlines, progress).
-        pub async fn update_pull_request_body_with(
-            &self,
-            args: update_pull_request_body::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(update_pull_request_body::TOOL.name, &args, options)
+                .call_checked(
+                    update_pull_request_body::TOOL.name,
+                    &args,
+                    self.options.clone(),
+                )
                 .await
         }
         /// Update the branch of a pull request with the latest changes from the base branch.
@@ -2131,16 +1501,12 @@ pub mod github {
             &self,
             args: update_pull_request_branch::Args,
         ) -> Result<ToolOutput> {
-            self.update_pull_request_branch_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::update_pull_request_branch`], with per-call options (deadlines, progress).
-        pub async fn update_pull_request_branch_with(
-            &self,
-            args: update_pull_request_branch::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(update_pull_request_branch::TOOL.name, &args, options)
+                .call_checked(
+                    update_pull_request_branch::TOOL.name,
+                    &args,
+                    self.options.clone(),
+                )
                 .await
         }
         /// Mark a pull request as draft or ready for review.
@@ -2148,16 +1514,12 @@ pub mod github {
             &self,
             args: update_pull_request_draft_state::Args,
         ) -> Result<ToolOutput> {
-            self.update_pull_request_draft_state_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::update_pull_request_draft_state`], with per-call options (deadlines, progress).
-        pub async fn update_pull_request_draft_state_with(
-            &self,
-            args: update_pull_request_draft_state::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(update_pull_request_draft_state::TOOL.name, &args, options)
+                .call_checked(
+                    update_pull_request_draft_state::TOOL.name,
+                    &args,
+                    self.options.clone(),
+                )
                 .await
         }
         /// Update the state of an existing pull request (open or closed).
@@ -2165,16 +1527,12 @@ pub mod github {
             &self,
             args: update_pull_request_state::Args,
         ) -> Result<ToolOutput> {
-            self.update_pull_request_state_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::update_pull_request_state`], with per-call options (deadlines, progress).
-        pub async fn update_pull_request_state_with(
-            &self,
-            args: update_pull_request_state::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(update_pull_request_state::TOOL.name, &args, options)
+                .call_checked(
+                    update_pull_request_state::TOOL.name,
+                    &args,
+                    self.options.clone(),
+                )
                 .await
         }
         /// Update the title of an existing pull request.
@@ -2182,16 +1540,12 @@ pub mod github {
             &self,
             args: update_pull_request_title::Args,
         ) -> Result<ToolOutput> {
-            self.update_pull_request_title_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::update_pull_request_title`], with per-call options (deadlines, progress).
-        pub async fn update_pull_request_title_with(
-            &self,
-            args: update_pull_request_title::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(update_pull_request_title::TOOL.name, &args, options)
+                .call_checked(
+                    update_pull_request_title::TOOL.name,
+                    &args,
+                    self.options.clone(),
+                )
                 .await
         }
     }
@@ -3026,7 +2380,7 @@ pub mod github {
     }
     impl Tools for Client {
         fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
-            ::mcp_runtime::fake::Backend::Session(&self.session)
+            ::mcp_runtime::fake::Backend::Session(&self.session, &self.options)
         }
     }
     /// This server's tools without the server: each tool answers from its stub
@@ -4249,7 +3603,11 @@ pub mod github {
     }
     impl Tools for Recorder {
         fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
-            ::mcp_runtime::fake::Backend::Recorder(&self.client.session, &self.tape)
+            ::mcp_runtime::fake::Backend::Recorder(
+                &self.client.session,
+                &self.client.options,
+                &self.tape,
+            )
         }
     }
     /// Types and definition of the tool `actions_get`.

@@ -49,11 +49,25 @@ pub mod names {
     #[derive(Clone, Debug)]
     pub struct Client {
         session: ::mcp_runtime::Session,
+        options: CallOptions,
     }
     impl Client {
         /// Wraps a connected session.
         pub fn new(session: ::mcp_runtime::Session) -> Self {
-            Self { session }
+            Self {
+                session,
+                options: CallOptions::default(),
+            }
+        }
+        /// This client (same session) with `options` for every call: deadlines, a
+        /// progress observer, replay of idempotent calls, e.g.
+        /// `client.with_options(CallOptions::new().with_timeout(d)).some_tool(args)`. It
+        /// implements [`Tools`] too, so code written against `impl Tools` gets them.
+        pub fn with_options(&self, options: CallOptions) -> Self {
+            Self {
+                session: self.session.clone(),
+                options,
+            }
         }
         /// Connects to the server and checks its live tools against the fixture this
         /// code was generated from ([`FIXTURE_HASH`]; a drift is reported tool by tool
@@ -83,108 +97,66 @@ pub mod names {
             &self,
             args: create_issue::Args,
         ) -> Result<ToolOutput> {
-            self.create_issue_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::create_issue`], with per-call options (deadlines, progress).
-        pub async fn create_issue_with(
-            &self,
-            args: create_issue::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(create_issue::TOOL.name, &args, options).await
+            self.session
+                .call_checked(create_issue::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// Dotted name, renamed to `list_repos`.
         pub async fn list_repos(&self, args: list_repos::Args) -> Result<ToolOutput> {
-            self.list_repos_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::list_repos`], with per-call options (deadlines, progress).
-        pub async fn list_repos_with(
-            &self,
-            args: list_repos::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(list_repos::TOOL.name, &args, options).await
+            self.session
+                .call_checked(list_repos::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// A keyword as tool name.
         pub async fn r#type(&self, args: r#type::Args) -> Result<ToolOutput> {
-            self.type_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::type`], with per-call options (deadlines, progress).
-        pub async fn type_with(
-            &self,
-            args: r#type::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(r#type::TOOL.name, &args, options).await
+            self.session
+                .call_checked(r#type::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// Clashes with Client::new.
         pub async fn new_tool(&self) -> Result<ToolOutput> {
-            self.new_tool_with(CallOptions::default()).await
-        }
-        /// Like [`Self::new_tool`], with per-call options (deadlines, progress).
-        pub async fn new_tool_with(&self, options: CallOptions) -> Result<ToolOutput> {
-            self.session.call_checked(new_tool::TOOL.name, &NoArgs {}, options).await
+            self.session
+                .call_checked(new_tool::TOOL.name, &NoArgs {}, self.options.clone())
+                .await
         }
         /// Non-ASCII name.
         pub async fn caf_u00e9_lookup(&self) -> Result<ToolOutput> {
-            self.caf_u00e9_lookup_with(CallOptions::default()).await
-        }
-        /// Like [`Self::caf_u00e9_lookup`], with per-call options (deadlines, progress).
-        pub async fn caf_u00e9_lookup_with(
-            &self,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(caf_u00e9_lookup::TOOL.name, &NoArgs {}, options)
+                .call_checked(
+                    caf_u00e9_lookup::TOOL.name,
+                    &NoArgs {},
+                    self.options.clone(),
+                )
                 .await
         }
         /// Calls the tool `getHTTPStatus`.
         pub async fn get_http_status(&self) -> Result<ToolOutput> {
-            self.get_http_status_with(CallOptions::default()).await
-        }
-        /// Like [`Self::get_http_status`], with per-call options (deadlines, progress).
-        pub async fn get_http_status_with(
-            &self,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(get_http_status::TOOL.name, &NoArgs {}, options)
+                .call_checked(
+                    get_http_status::TOOL.name,
+                    &NoArgs {},
+                    self.options.clone(),
+                )
                 .await
         }
         /// Calls the tool `a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four`.
         pub async fn a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four(
             &self,
         ) -> Result<ToolOutput> {
-            self.a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four_with(
-                    CallOptions::default(),
-                )
-                .await
-        }
-        /// Like [`Self::a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four`], with per-call options (deadlines, progress).
-        pub async fn a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four_with(
-            &self,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
                 .call_checked(
                     a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four::TOOL
                         .name,
                     &NoArgs {},
-                    options,
+                    self.options.clone(),
                 )
                 .await
         }
         /// fooBar and foo_bar collide; fixed by rename.
         pub async fn collide(&self, args: collide::Args) -> Result<ToolOutput> {
-            self.collide_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::collide`], with per-call options (deadlines, progress).
-        pub async fn collide_with(
-            &self,
-            args: collide::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(collide::TOOL.name, &args, options).await
+            self.session
+                .call_checked(collide::TOOL.name, &args, self.options.clone())
+                .await
         }
     }
     /// The tools of this server as a trait: one method per tool, with the signature of
@@ -248,7 +220,7 @@ pub mod names {
     }
     impl Tools for Client {
         fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
-            ::mcp_runtime::fake::Backend::Session(&self.session)
+            ::mcp_runtime::fake::Backend::Session(&self.session, &self.options)
         }
     }
     /// This server's tools without the server: each tool answers from its stub
@@ -390,7 +362,11 @@ pub mod names {
     }
     impl Tools for Recorder {
         fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
-            ::mcp_runtime::fake::Backend::Recorder(&self.client.session, &self.tape)
+            ::mcp_runtime::fake::Backend::Recorder(
+                &self.client.session,
+                &self.client.options,
+                &self.tape,
+            )
         }
     }
     /// Types and definition of the tool `create-issue`.

@@ -31,11 +31,25 @@ pub mod nullable {
     #[derive(Clone, Debug)]
     pub struct Client {
         session: ::mcp_runtime::Session,
+        options: CallOptions,
     }
     impl Client {
         /// Wraps a connected session.
         pub fn new(session: ::mcp_runtime::Session) -> Self {
-            Self { session }
+            Self {
+                session,
+                options: CallOptions::default(),
+            }
+        }
+        /// This client (same session) with `options` for every call: deadlines, a
+        /// progress observer, replay of idempotent calls, e.g.
+        /// `client.with_options(CallOptions::new().with_timeout(d)).some_tool(args)`. It
+        /// implements [`Tools`] too, so code written against `impl Tools` gets them.
+        pub fn with_options(&self, options: CallOptions) -> Self {
+            Self {
+                session: self.session.clone(),
+                options,
+            }
         }
         /// Connects to the server and checks its live tools against the fixture this
         /// code was generated from ([`FIXTURE_HASH`]; a drift is reported tool by tool
@@ -62,15 +76,9 @@ pub mod nullable {
         }
         /// The three nullable spellings, required and optional.
         pub async fn update(&self, args: update::Args) -> Result<ToolOutput> {
-            self.update_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::update`], with per-call options (deadlines, progress).
-        pub async fn update_with(
-            &self,
-            args: update::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(update::TOOL.name, &args, options).await
+            self.session
+                .call_checked(update::TOOL.name, &args, self.options.clone())
+                .await
         }
     }
     /// The tools of this server as a trait: one method per tool, with the signature of
@@ -90,7 +98,7 @@ pub mod nullable {
     }
     impl Tools for Client {
         fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
-            ::mcp_runtime::fake::Backend::Session(&self.session)
+            ::mcp_runtime::fake::Backend::Session(&self.session, &self.options)
         }
     }
     /// This server's tools without the server: each tool answers from its stub
@@ -169,7 +177,11 @@ pub mod nullable {
     }
     impl Tools for Recorder {
         fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
-            ::mcp_runtime::fake::Backend::Recorder(&self.client.session, &self.tape)
+            ::mcp_runtime::fake::Backend::Recorder(
+                &self.client.session,
+                &self.client.options,
+                &self.tape,
+            )
         }
     }
     /// Types and definition of the tool `update`.

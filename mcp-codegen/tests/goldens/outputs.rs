@@ -43,11 +43,25 @@ pub mod outputs {
     #[derive(Clone, Debug)]
     pub struct Client {
         session: ::mcp_runtime::Session,
+        options: CallOptions,
     }
     impl Client {
         /// Wraps a connected session.
         pub fn new(session: ::mcp_runtime::Session) -> Self {
-            Self { session }
+            Self {
+                session,
+                options: CallOptions::default(),
+            }
+        }
+        /// This client (same session) with `options` for every call: deadlines, a
+        /// progress observer, replay of idempotent calls, e.g.
+        /// `client.with_options(CallOptions::new().with_timeout(d)).some_tool(args)`. It
+        /// implements [`Tools`] too, so code written against `impl Tools` gets them.
+        pub fn with_options(&self, options: CallOptions) -> Self {
+            Self {
+                session: self.session.clone(),
+                options,
+            }
         }
         /// Connects to the server and checks its live tools against the fixture this
         /// code was generated from ([`FIXTURE_HASH`]; a drift is reported tool by tool
@@ -77,19 +91,11 @@ pub mod outputs {
             &self,
             args: get_weather::Args,
         ) -> Result<get_weather::Output> {
-            self.get_weather_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::get_weather`], with per-call options (deadlines, progress).
-        pub async fn get_weather_with(
-            &self,
-            args: get_weather::Args,
-            options: CallOptions,
-        ) -> Result<get_weather::Output> {
             self.session
                 .call_structured::<
                     _,
                     get_weather::Output,
-                >(get_weather::TOOL.name, &args, options)
+                >(get_weather::TOOL.name, &args, self.options.clone())
                 .await
         }
         /// Runs [`Self::get_weather`] as a task (the server says it can): the handle's `wait()` gives the same result; `cancel()` or dropping the handle cancels it.
@@ -101,56 +107,36 @@ pub mod outputs {
                 .call_task_structured::<
                     _,
                     get_weather::Output,
-                >(get_weather::TOOL.name, &args, CallOptions::default())
+                >(get_weather::TOOL.name, &args, self.options.clone())
                 .await
         }
         /// No arguments: {"type":"object"}.
         pub async fn ping(&self) -> Result<ToolOutput> {
-            self.ping_with(CallOptions::default()).await
-        }
-        /// Like [`Self::ping`], with per-call options (deadlines, progress).
-        pub async fn ping_with(&self, options: CallOptions) -> Result<ToolOutput> {
-            self.session.call_checked(ping::TOOL.name, &NoArgs {}, options).await
+            self.session
+                .call_checked(ping::TOOL.name, &NoArgs {}, self.options.clone())
+                .await
         }
         /// No arguments: empty properties, typed result.
         pub async fn status(&self) -> Result<status::Output> {
-            self.status_with(CallOptions::default()).await
-        }
-        /// Like [`Self::status`], with per-call options (deadlines, progress).
-        pub async fn status_with(&self, options: CallOptions) -> Result<status::Output> {
             self.session
                 .call_structured::<
                     _,
                     status::Output,
-                >(status::TOOL.name, &NoArgs {}, options)
+                >(status::TOOL.name, &NoArgs {}, self.options.clone())
                 .await
         }
         /// Calls the tool `bare`.
         pub async fn bare(&self, args: bare::Args) -> Result<ToolOutput> {
-            self.bare_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::bare`], with per-call options (deadlines, progress).
-        pub async fn bare_with(
-            &self,
-            args: bare::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(bare::TOOL.name, &args, options).await
+            self.session.call_checked(bare::TOOL.name, &args, self.options.clone()).await
         }
         /// Output schema with an external $ref: result stays untyped.
         pub async fn remote_output(
             &self,
             args: remote_output::Args,
         ) -> Result<ToolOutput> {
-            self.remote_output_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::remote_output`], with per-call options (deadlines, progress).
-        pub async fn remote_output_with(
-            &self,
-            args: remote_output::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(remote_output::TOOL.name, &args, options).await
+            self.session
+                .call_checked(remote_output::TOOL.name, &args, self.options.clone())
+                .await
         }
     }
     /// The tools of this server as a trait: one method per tool, with the signature of
@@ -192,7 +178,7 @@ pub mod outputs {
     }
     impl Tools for Client {
         fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
-            ::mcp_runtime::fake::Backend::Session(&self.session)
+            ::mcp_runtime::fake::Backend::Session(&self.session, &self.options)
         }
     }
     /// This server's tools without the server: each tool answers from its stub
@@ -307,7 +293,11 @@ pub mod outputs {
     }
     impl Tools for Recorder {
         fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
-            ::mcp_runtime::fake::Backend::Recorder(&self.client.session, &self.tape)
+            ::mcp_runtime::fake::Backend::Recorder(
+                &self.client.session,
+                &self.client.options,
+                &self.tape,
+            )
         }
     }
     /// Types and definition of the tool `get_weather`.

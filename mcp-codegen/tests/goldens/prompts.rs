@@ -34,11 +34,25 @@ pub mod prompts {
     #[derive(Clone, Debug)]
     pub struct Client {
         session: ::mcp_runtime::Session,
+        options: CallOptions,
     }
     impl Client {
         /// Wraps a connected session.
         pub fn new(session: ::mcp_runtime::Session) -> Self {
-            Self { session }
+            Self {
+                session,
+                options: CallOptions::default(),
+            }
+        }
+        /// This client (same session) with `options` for every call: deadlines, a
+        /// progress observer, replay of idempotent calls, e.g.
+        /// `client.with_options(CallOptions::new().with_timeout(d)).some_tool(args)`. It
+        /// implements [`Tools`] too, so code written against `impl Tools` gets them.
+        pub fn with_options(&self, options: CallOptions) -> Self {
+            Self {
+                session: self.session.clone(),
+                options,
+            }
         }
         /// Connects to the server and checks its live tools against the fixture this
         /// code was generated from ([`FIXTURE_HASH`]; a drift is reported tool by tool
@@ -65,29 +79,18 @@ pub mod prompts {
         }
         /// A tool whose name is taken by Client::connect.
         pub async fn connect_tool(&self) -> Result<ToolOutput> {
-            self.connect_tool_with(CallOptions::default()).await
-        }
-        /// Like [`Self::connect_tool`], with per-call options (deadlines, progress).
-        pub async fn connect_tool_with(
-            &self,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(connect_tool::TOOL.name, &NoArgs {}, options).await
+            self.session
+                .call_checked(connect_tool::TOOL.name, &NoArgs {}, self.options.clone())
+                .await
         }
         /// A tool whose name is taken by Client::prompts.
         pub async fn prompts_tool(
             &self,
             args: prompts_tool::Args,
         ) -> Result<ToolOutput> {
-            self.prompts_tool_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::prompts_tool`], with per-call options (deadlines, progress).
-        pub async fn prompts_tool_with(
-            &self,
-            args: prompts_tool::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(prompts_tool::TOOL.name, &args, options).await
+            self.session
+                .call_checked(prompts_tool::TOOL.name, &args, self.options.clone())
+                .await
         }
     }
     /// The tools of this server as a trait: one method per tool, with the signature of
@@ -111,7 +114,7 @@ pub mod prompts {
     }
     impl Tools for Client {
         fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
-            ::mcp_runtime::fake::Backend::Session(&self.session)
+            ::mcp_runtime::fake::Backend::Session(&self.session, &self.options)
         }
     }
     /// This server's tools without the server: each tool answers from its stub
@@ -200,7 +203,11 @@ pub mod prompts {
     }
     impl Tools for Recorder {
         fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
-            ::mcp_runtime::fake::Backend::Recorder(&self.client.session, &self.tape)
+            ::mcp_runtime::fake::Backend::Recorder(
+                &self.client.session,
+                &self.client.options,
+                &self.tape,
+            )
         }
     }
     /// Types and definition of the tool `connect`.

@@ -43,11 +43,25 @@ pub mod refs {
     #[derive(Clone, Debug)]
     pub struct Client {
         session: ::mcp_runtime::Session,
+        options: CallOptions,
     }
     impl Client {
         /// Wraps a connected session.
         pub fn new(session: ::mcp_runtime::Session) -> Self {
-            Self { session }
+            Self {
+                session,
+                options: CallOptions::default(),
+            }
+        }
+        /// This client (same session) with `options` for every call: deadlines, a
+        /// progress observer, replay of idempotent calls, e.g.
+        /// `client.with_options(CallOptions::new().with_timeout(d)).some_tool(args)`. It
+        /// implements [`Tools`] too, so code written against `impl Tools` gets them.
+        pub fn with_options(&self, options: CallOptions) -> Self {
+            Self {
+                session: self.session.clone(),
+                options,
+            }
         }
         /// Connects to the server and checks its live tools against the fixture this
         /// code was generated from ([`FIXTURE_HASH`]; a drift is reported tool by tool
@@ -74,69 +88,37 @@ pub mod refs {
         }
         /// $defs.Item here ...
         pub async fn first(&self, args: first::Args) -> Result<ToolOutput> {
-            self.first_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::first`], with per-call options (deadlines, progress).
-        pub async fn first_with(
-            &self,
-            args: first::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(first::TOOL.name, &args, options).await
+            self.session
+                .call_checked(first::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// ... and a different $defs.Item here (own module).
         pub async fn second(&self, args: second::Args) -> Result<ToolOutput> {
-            self.second_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::second`], with per-call options (deadlines, progress).
-        pub async fn second_with(
-            &self,
-            args: second::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(second::TOOL.name, &args, options).await
+            self.session
+                .call_checked(second::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// zod-to-json-schema pointer refs.
         pub async fn zod_pointers(
             &self,
             args: zod_pointers::Args,
         ) -> Result<ToolOutput> {
-            self.zod_pointers_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::zod_pointers`], with per-call options (deadlines, progress).
-        pub async fn zod_pointers_with(
-            &self,
-            args: zod_pointers::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(zod_pointers::TOOL.name, &args, options).await
+            self.session
+                .call_checked(zod_pointers::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// Recursion through $ref "#" and an $anchor.
         pub async fn tree(&self, args: tree::Args) -> Result<ToolOutput> {
-            self.tree_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::tree`], with per-call options (deadlines, progress).
-        pub async fn tree_with(
-            &self,
-            args: tree::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(tree::TOOL.name, &args, options).await
+            self.session.call_checked(tree::TOOL.name, &args, self.options.clone()).await
         }
         /// allOf with one $ref and a description.
         pub async fn pydantic_allof(
             &self,
             args: pydantic_allof::Args,
         ) -> Result<ToolOutput> {
-            self.pydantic_allof_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::pydantic_allof`], with per-call options (deadlines, progress).
-        pub async fn pydantic_allof_with(
-            &self,
-            args: pydantic_allof::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(pydantic_allof::TOOL.name, &args, options).await
+            self.session
+                .call_checked(pydantic_allof::TOOL.name, &args, self.options.clone())
+                .await
         }
     }
     /// The tools of this server as a trait: one method per tool, with the signature of
@@ -184,7 +166,7 @@ pub mod refs {
     }
     impl Tools for Client {
         fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
-            ::mcp_runtime::fake::Backend::Session(&self.session)
+            ::mcp_runtime::fake::Backend::Session(&self.session, &self.options)
         }
     }
     /// This server's tools without the server: each tool answers from its stub
@@ -299,7 +281,11 @@ pub mod refs {
     }
     impl Tools for Recorder {
         fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
-            ::mcp_runtime::fake::Backend::Recorder(&self.client.session, &self.tape)
+            ::mcp_runtime::fake::Backend::Recorder(
+                &self.client.session,
+                &self.client.options,
+                &self.tape,
+            )
         }
     }
     /// Types and definition of the tool `first`.

@@ -47,11 +47,25 @@ pub mod unions {
     #[derive(Clone, Debug)]
     pub struct Client {
         session: ::mcp_runtime::Session,
+        options: CallOptions,
     }
     impl Client {
         /// Wraps a connected session.
         pub fn new(session: ::mcp_runtime::Session) -> Self {
-            Self { session }
+            Self {
+                session,
+                options: CallOptions::default(),
+            }
+        }
+        /// This client (same session) with `options` for every call: deadlines, a
+        /// progress observer, replay of idempotent calls, e.g.
+        /// `client.with_options(CallOptions::new().with_timeout(d)).some_tool(args)`. It
+        /// implements [`Tools`] too, so code written against `impl Tools` gets them.
+        pub fn with_options(&self, options: CallOptions) -> Self {
+            Self {
+                session: self.session.clone(),
+                options,
+            }
         }
         /// Connects to the server and checks its live tools against the fixture this
         /// code was generated from ([`FIXTURE_HASH`]; a drift is reported tool by tool
@@ -81,31 +95,17 @@ pub mod unions {
             &self,
             args: sort_direction::Args,
         ) -> Result<ToolOutput> {
-            self.sort_direction_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::sort_direction`], with per-call options (deadlines, progress).
-        pub async fn sort_direction_with(
-            &self,
-            args: sort_direction::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(sort_direction::TOOL.name, &args, options).await
+            self.session
+                .call_checked(sort_direction::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// Unions of scalars, arrays and a mixed-type enum.
         pub async fn scalars(&self, args: scalars::Args) -> Result<scalars::Output> {
-            self.scalars_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::scalars`], with per-call options (deadlines, progress).
-        pub async fn scalars_with(
-            &self,
-            args: scalars::Args,
-            options: CallOptions,
-        ) -> Result<scalars::Output> {
             self.session
                 .call_structured::<
                     _,
                     scalars::Output,
-                >(scalars::TOOL.name, &args, options)
+                >(scalars::TOOL.name, &args, self.options.clone())
                 .await
         }
         /// A union of two types that also accepts null.
@@ -113,46 +113,30 @@ pub mod unions {
             &self,
             args: nullable_union::Args,
         ) -> Result<ToolOutput> {
-            self.nullable_union_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::nullable_union`], with per-call options (deadlines, progress).
-        pub async fn nullable_union_with(
-            &self,
-            args: nullable_union::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(nullable_union::TOOL.name, &args, options).await
+            self.session
+                .call_checked(nullable_union::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// A string or any combination of two objects.
         pub async fn scalar_or_objects(
             &self,
             args: scalar_or_objects::Args,
         ) -> Result<ToolOutput> {
-            self.scalar_or_objects_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::scalar_or_objects`], with per-call options (deadlines, progress).
-        pub async fn scalar_or_objects_with(
-            &self,
-            args: scalar_or_objects::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(scalar_or_objects::TOOL.name, &args, options).await
+            self.session
+                .call_checked(scalar_or_objects::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// Content blocks told apart by a constant `type`.
         pub async fn const_discriminator(
             &self,
             args: const_discriminator::Args,
         ) -> Result<ToolOutput> {
-            self.const_discriminator_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::const_discriminator`], with per-call options (deadlines, progress).
-        pub async fn const_discriminator_with(
-            &self,
-            args: const_discriminator::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
             self.session
-                .call_checked(const_discriminator::TOOL.name, &args, options)
+                .call_checked(
+                    const_discriminator::TOOL.name,
+                    &args,
+                    self.options.clone(),
+                )
                 .await
         }
         /// A project item named by one of three keys.
@@ -160,27 +144,15 @@ pub mod unions {
             &self,
             args: unique_property::Args,
         ) -> Result<ToolOutput> {
-            self.unique_property_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::unique_property`], with per-call options (deadlines, progress).
-        pub async fn unique_property_with(
-            &self,
-            args: unique_property::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(unique_property::TOOL.name, &args, options).await
+            self.session
+                .call_checked(unique_property::TOOL.name, &args, self.options.clone())
+                .await
         }
         /// Branches named by their titles.
         pub async fn titled(&self, args: titled::Args) -> Result<ToolOutput> {
-            self.titled_with(args, CallOptions::default()).await
-        }
-        /// Like [`Self::titled`], with per-call options (deadlines, progress).
-        pub async fn titled_with(
-            &self,
-            args: titled::Args,
-            options: CallOptions,
-        ) -> Result<ToolOutput> {
-            self.session.call_checked(titled::TOOL.name, &args, options).await
+            self.session
+                .call_checked(titled::TOOL.name, &args, self.options.clone())
+                .await
         }
     }
     /// The tools of this server as a trait: one method per tool, with the signature of
@@ -242,7 +214,7 @@ pub mod unions {
     }
     impl Tools for Client {
         fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
-            ::mcp_runtime::fake::Backend::Session(&self.session)
+            ::mcp_runtime::fake::Backend::Session(&self.session, &self.options)
         }
     }
     /// This server's tools without the server: each tool answers from its stub
@@ -381,7 +353,11 @@ pub mod unions {
     }
     impl Tools for Recorder {
         fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
-            ::mcp_runtime::fake::Backend::Recorder(&self.client.session, &self.tape)
+            ::mcp_runtime::fake::Backend::Recorder(
+                &self.client.session,
+                &self.client.options,
+                &self.tape,
+            )
         }
     }
     /// Types and definition of the tool `sort_direction`.

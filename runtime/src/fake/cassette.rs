@@ -60,15 +60,14 @@ impl Tape {
         session: &Session,
         tool: &str,
         args: &(impl Serialize + Sync),
+        options: CallOptions,
     ) -> Result<ToolOutput> {
         let arguments = serde_json::to_value(args).map_err(|e| Error::Encode {
             server: session.alias().to_string(),
             tool: tool.to_string(),
             message: e.to_string(),
         })?;
-        let output = session
-            .call_with(tool, &arguments, CallOptions::default())
-            .await?;
+        let output = session.call_with(tool, &arguments, options).await?;
         // The server's secrets never reach the cassette (a file meant to be committed):
         // a tool that echoes its environment records `<redacted>`.
         let line = session.redact_json(&json!({

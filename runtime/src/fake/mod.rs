@@ -387,12 +387,12 @@ pub fn tool_error(text: impl Into<String>) -> Error {
 #[derive(Clone, Copy, Debug)]
 #[non_exhaustive]
 pub enum Backend<'a> {
-    /// The live server.
-    Session(&'a Session),
+    /// The live server, with the client's call options.
+    Session(&'a Session, &'a CallOptions),
     /// A fake.
     Fake(&'a FakeServer),
-    /// The live server, each call appended to a cassette.
-    Recorder(&'a Session, &'a Tape),
+    /// The live server (with the client's call options), each call appended to a cassette.
+    Recorder(&'a Session, &'a CallOptions, &'a Tape),
 }
 
 impl<'a> Backend<'a> {
@@ -403,14 +403,12 @@ impl<'a> Backend<'a> {
         O: DeserializeOwned + Send + 'static,
     {
         match self {
-            Backend::Session(session) => {
-                session
-                    .call_structured(tool, &args, CallOptions::default())
-                    .await
+            Backend::Session(session, options) => {
+                session.call_structured(tool, &args, options.clone()).await
             }
             Backend::Fake(fake) => fake.call_typed(tool, args),
-            Backend::Recorder(session, tape) => {
-                let output = tape.call(session, tool, &args).await?;
+            Backend::Recorder(session, options, tape) => {
+                let output = tape.call(session, tool, &args, options.clone()).await?;
                 output.decode(session.alias(), tool)
             }
         }
@@ -422,14 +420,12 @@ impl<'a> Backend<'a> {
         A: Serialize + Send + Sync + 'static,
     {
         match self {
-            Backend::Session(session) => {
-                session
-                    .call_checked(tool, &args, CallOptions::default())
-                    .await
+            Backend::Session(session, options) => {
+                session.call_checked(tool, &args, options.clone()).await
             }
             Backend::Fake(fake) => fake.call_untyped(tool, args),
-            Backend::Recorder(session, tape) => {
-                let output = tape.call(session, tool, &args).await?;
+            Backend::Recorder(session, options, tape) => {
+                let output = tape.call(session, tool, &args, options.clone()).await?;
                 output.checked(session.alias(), tool)
             }
         }

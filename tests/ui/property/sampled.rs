@@ -476,31 +476,38 @@ fn main() {
 async fn api_sample_1(client: &sample_1::Client) {
     let _: ::mcp_runtime::Result<::mcp_runtime::ToolOutput> = client.z0_pmq_t_t_0uy_e_ifz(check::any()).await;
     let _: ::mcp_runtime::Result<::mcp_runtime::ToolOutput> = client
-        .z0_pmq_t_t_0uy_e_ifz_with(check::any(), ::mcp_runtime::CallOptions::default())
+        .with_options(::mcp_runtime::CallOptions::default())
+        .z0_pmq_t_t_0uy_e_ifz(check::any())
         .await;
     let _: ::mcp_runtime::Result<::mcp_runtime::ToolOutput> = client.tool_1g_d_2(check::any()).await;
     let _: ::mcp_runtime::Result<::mcp_runtime::ToolOutput> = client
-        .tool_1g_d_2_with(check::any(), ::mcp_runtime::CallOptions::default())
+        .with_options(::mcp_runtime::CallOptions::default())
+        .tool_1g_d_2(check::any())
         .await;
     let _: ::mcp_runtime::Result<::mcp_runtime::ToolOutput> = client.utf_8(check::any()).await;
     let _: ::mcp_runtime::Result<::mcp_runtime::ToolOutput> = client
-        .utf_8_with(check::any(), ::mcp_runtime::CallOptions::default())
+        .with_options(::mcp_runtime::CallOptions::default())
+        .utf_8(check::any())
         .await;
     let _: ::mcp_runtime::Result<sample_1::fl_qh_zga7::Output> = client.fl_qh_zga7(check::any()).await;
     let _: ::mcp_runtime::Result<sample_1::fl_qh_zga7::Output> = client
-        .fl_qh_zga7_with(check::any(), ::mcp_runtime::CallOptions::default())
+        .with_options(::mcp_runtime::CallOptions::default())
+        .fl_qh_zga7(check::any())
         .await;
     let _: ::mcp_runtime::Result<sample_1::new_tool::Output> = client.new_tool(check::any()).await;
     let _: ::mcp_runtime::Result<sample_1::new_tool::Output> = client
-        .new_tool_with(check::any(), ::mcp_runtime::CallOptions::default())
+        .with_options(::mcp_runtime::CallOptions::default())
+        .new_tool(check::any())
         .await;
     let _: ::mcp_runtime::Result<::mcp_runtime::ToolOutput> = client.xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx(check::any()).await;
     let _: ::mcp_runtime::Result<::mcp_runtime::ToolOutput> = client
-        .xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx_with(check::any(), ::mcp_runtime::CallOptions::default())
+        .with_options(::mcp_runtime::CallOptions::default())
+        .xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx(check::any())
         .await;
     let _: ::mcp_runtime::Result<sample_1::y50_ia_b_8::Output> = client.y50_ia_b_8(check::any()).await;
     let _: ::mcp_runtime::Result<sample_1::y50_ia_b_8::Output> = client
-        .y50_ia_b_8_with(check::any(), ::mcp_runtime::CallOptions::default())
+        .with_options(::mcp_runtime::CallOptions::default())
+        .y50_ia_b_8(check::any())
         .await;
 }
 
@@ -509,31 +516,38 @@ async fn api_sample_1(client: &sample_1::Client) {
 async fn api_sample_2(client: &sample_2::Client) {
     let _: ::mcp_runtime::Result<sample_2::tool_::Output> = client.tool_(check::any()).await;
     let _: ::mcp_runtime::Result<sample_2::tool_::Output> = client
-        .tool__with(check::any(), ::mcp_runtime::CallOptions::default())
+        .with_options(::mcp_runtime::CallOptions::default())
+        .tool_(check::any())
         .await;
     let _: ::mcp_runtime::Result<sample_2::tool_1::Output> = client.tool_1(check::any()).await;
     let _: ::mcp_runtime::Result<sample_2::tool_1::Output> = client
-        .tool_1_with(check::any(), ::mcp_runtime::CallOptions::default())
+        .with_options(::mcp_runtime::CallOptions::default())
+        .tool_1(check::any())
         .await;
     let _: ::mcp_runtime::Result<sample_2::tool_53o_4::Output> = client.tool_53o_4(check::any()).await;
     let _: ::mcp_runtime::Result<sample_2::tool_53o_4::Output> = client
-        .tool_53o_4_with(check::any(), ::mcp_runtime::CallOptions::default())
+        .with_options(::mcp_runtime::CallOptions::default())
+        .tool_53o_4(check::any())
         .await;
     let _: ::mcp_runtime::Result<sample_2::tool_2p::Output> = client.tool_2p(check::any()).await;
     let _: ::mcp_runtime::Result<sample_2::tool_2p::Output> = client
-        .tool_2p_with(check::any(), ::mcp_runtime::CallOptions::default())
+        .with_options(::mcp_runtime::CallOptions::default())
+        .tool_2p(check::any())
         .await;
     let _: ::mcp_runtime::Result<::mcp_runtime::ToolOutput> = client.new_tool(check::any()).await;
     let _: ::mcp_runtime::Result<::mcp_runtime::ToolOutput> = client
-        .new_tool_with(check::any(), ::mcp_runtime::CallOptions::default())
+        .with_options(::mcp_runtime::CallOptions::default())
+        .new_tool(check::any())
         .await;
     let _: ::mcp_runtime::Result<::mcp_runtime::ToolOutput> = client.x_y(check::any()).await;
     let _: ::mcp_runtime::Result<::mcp_runtime::ToolOutput> = client
-        .x_y_with(check::any(), ::mcp_runtime::CallOptions::default())
+        .with_options(::mcp_runtime::CallOptions::default())
+        .x_y(check::any())
         .await;
     let _: ::mcp_runtime::Result<::mcp_runtime::ToolOutput> = client.xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx(check::any()).await;
     let _: ::mcp_runtime::Result<::mcp_runtime::ToolOutput> = client
-        .xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx_with(check::any(), ::mcp_runtime::CallOptions::default())
+        .with_options(::mcp_runtime::CallOptions::default())
+        .xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx(check::any())
         .await;
 }
 
@@ -542,31 +556,38 @@ async fn api_sample_2(client: &sample_2::Client) {
 async fn api_sample_3(client: &sample_3::Client) {
     let _: ::mcp_runtime::Result<sample_3::a::Output> = client.a(check::any()).await;
     let _: ::mcp_runtime::Result<sample_3::a::Output> = client
-        .a_with(check::any(), ::mcp_runtime::CallOptions::default())
+        .with_options(::mcp_runtime::CallOptions::default())
+        .a(check::any())
         .await;
     let _: ::mcp_runtime::Result<sample_3::n_l_j_0o_aw::Output> = client.n_l_j_0o_aw(check::any()).await;
     let _: ::mcp_runtime::Result<sample_3::n_l_j_0o_aw::Output> = client
-        .n_l_j_0o_aw_with(check::any(), ::mcp_runtime::CallOptions::default())
+        .with_options(::mcp_runtime::CallOptions::default())
+        .n_l_j_0o_aw(check::any())
         .await;
     let _: ::mcp_runtime::Result<sample_3::new_tool::Output> = client.new_tool(check::any()).await;
     let _: ::mcp_runtime::Result<sample_3::new_tool::Output> = client
-        .new_tool_with(check::any(), ::mcp_runtime::CallOptions::default())
+        .with_options(::mcp_runtime::CallOptions::default())
+        .new_tool(check::any())
         .await;
     let _: ::mcp_runtime::Result<::mcp_runtime::ToolOutput> = client.null(check::any()).await;
     let _: ::mcp_runtime::Result<::mcp_runtime::ToolOutput> = client
-        .null_with(check::any(), ::mcp_runtime::CallOptions::default())
+        .with_options(::mcp_runtime::CallOptions::default())
+        .null(check::any())
         .await;
     let _: ::mcp_runtime::Result<sample_3::rx_ov19_ex5a_m::Output> = client.rx_ov19_ex5a_m(check::any()).await;
     let _: ::mcp_runtime::Result<sample_3::rx_ov19_ex5a_m::Output> = client
-        .rx_ov19_ex5a_m_with(check::any(), ::mcp_runtime::CallOptions::default())
+        .with_options(::mcp_runtime::CallOptions::default())
+        .rx_ov19_ex5a_m(check::any())
         .await;
     let _: ::mcp_runtime::Result<sample_3::xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx::Output> = client.xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx(check::any()).await;
     let _: ::mcp_runtime::Result<sample_3::xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx::Output> = client
-        .xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx_with(check::any(), ::mcp_runtime::CallOptions::default())
+        .with_options(::mcp_runtime::CallOptions::default())
+        .xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx(check::any())
         .await;
     let _: ::mcp_runtime::Result<sample_3::zih_p_s_gr_u_l_p::Output> = client.zih_p_s_gr_u_l_p(check::any()).await;
     let _: ::mcp_runtime::Result<sample_3::zih_p_s_gr_u_l_p::Output> = client
-        .zih_p_s_gr_u_l_p_with(check::any(), ::mcp_runtime::CallOptions::default())
+        .with_options(::mcp_runtime::CallOptions::default())
+        .zih_p_s_gr_u_l_p(check::any())
         .await;
 }
 
@@ -575,30 +596,37 @@ async fn api_sample_3(client: &sample_3::Client) {
 async fn api_sample_4(client: &sample_4::Client) {
     let _: ::mcp_runtime::Result<::mcp_runtime::ToolOutput> = client.d_sfbn2p_d_e_m_au_ho_sm(check::any()).await;
     let _: ::mcp_runtime::Result<::mcp_runtime::ToolOutput> = client
-        .d_sfbn2p_d_e_m_au_ho_sm_with(check::any(), ::mcp_runtime::CallOptions::default())
+        .with_options(::mcp_runtime::CallOptions::default())
+        .d_sfbn2p_d_e_m_au_ho_sm(check::any())
         .await;
     let _: ::mcp_runtime::Result<::mcp_runtime::ToolOutput> = client.h_7(check::any()).await;
     let _: ::mcp_runtime::Result<::mcp_runtime::ToolOutput> = client
-        .h_7_with(check::any(), ::mcp_runtime::CallOptions::default())
+        .with_options(::mcp_runtime::CallOptions::default())
+        .h_7(check::any())
         .await;
     let _: ::mcp_runtime::Result<::mcp_runtime::ToolOutput> = client.h_64(check::any()).await;
     let _: ::mcp_runtime::Result<::mcp_runtime::ToolOutput> = client
-        .h_64_with(check::any(), ::mcp_runtime::CallOptions::default())
+        .with_options(::mcp_runtime::CallOptions::default())
+        .h_64(check::any())
         .await;
     let _: ::mcp_runtime::Result<::mcp_runtime::ToolOutput> = client.o_mw_x_ei1_uui(check::any()).await;
     let _: ::mcp_runtime::Result<::mcp_runtime::ToolOutput> = client
-        .o_mw_x_ei1_uui_with(check::any(), ::mcp_runtime::CallOptions::default())
+        .with_options(::mcp_runtime::CallOptions::default())
+        .o_mw_x_ei1_uui(check::any())
         .await;
     let _: ::mcp_runtime::Result<sample_4::new_tool::Output> = client.new_tool(check::any()).await;
     let _: ::mcp_runtime::Result<sample_4::new_tool::Output> = client
-        .new_tool_with(check::any(), ::mcp_runtime::CallOptions::default())
+        .with_options(::mcp_runtime::CallOptions::default())
+        .new_tool(check::any())
         .await;
     let _: ::mcp_runtime::Result<::mcp_runtime::ToolOutput> = client.xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx(check::any()).await;
     let _: ::mcp_runtime::Result<::mcp_runtime::ToolOutput> = client
-        .xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx_with(check::any(), ::mcp_runtime::CallOptions::default())
+        .with_options(::mcp_runtime::CallOptions::default())
+        .xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx(check::any())
         .await;
     let _: ::mcp_runtime::Result<sample_4::u00e9::Output> = client.u00e9(check::any()).await;
     let _: ::mcp_runtime::Result<sample_4::u00e9::Output> = client
-        .u00e9_with(check::any(), ::mcp_runtime::CallOptions::default())
+        .with_options(::mcp_runtime::CallOptions::default())
+        .u00e9(check::any())
         .await;
 }
