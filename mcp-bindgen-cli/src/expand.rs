@@ -99,7 +99,7 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
     for w in &generated.warnings {
         eprintln!("warning: {w}");
     }
-    print!("{}", format_tokens(&alias, generated.tokens)?);
+    print!("{}", format_tokens(&alias, generated.tokens()?)?);
     Ok(ExitCode::SUCCESS)
 }
 

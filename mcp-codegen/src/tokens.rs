@@ -7,7 +7,9 @@
 //!   `#[serde(crate = "::mcp_runtime::__private::serde")]`;
 //! * placeholder strings planted by the normalizer are restored to the server's strings;
 //! * output types lose `deny_unknown_fields` (lenient decoding);
-//! * optional top-level arguments that accept `null` become `Option<Option<T>>`.
+//! * optional top-level arguments that accept `null` become `Option<Option<T>>`;
+//! * typify's per-module `error` module is left out, its uses pointed at
+//!   `::mcp_runtime::ConversionError`.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -75,6 +77,12 @@ pub(crate) fn rewrite(tokens: TokenStream, rw: &Rewrite<'_>) -> TokenStream {
                     }
                     _ => out.push(input[i].clone()),
                 }
+            }
+            // `self::error::ConversionError` → `::mcp_runtime::ConversionError`.
+            TokenTree::Ident(_) if is_error_module_path(&input, i) => {
+                out.extend(quote!(::mcp_runtime::));
+                i += 6;
+                continue;
             }
             TokenTree::Literal(lit) => out.push(TokenTree::Literal(rewrite_literal(lit, rw))),
             TokenTree::Group(g) => {
@@ -235,22 +243,25 @@ pub(crate) fn double_option(
 }
 
 /// typify's `pub mod error { pub struct ConversionError … }`, which it writes into every
-/// type module (30 lines per tool and per typed result), made a re-export of the one
-/// `::mcp_runtime::ConversionError` (same constructors, `Display` and `Debug`).
-pub(crate) fn shared_conversion_error(file: &mut syn::File) {
-    for item in &mut file.items {
-        if let syn::Item::Mod(m) = item
-            && m.ident == "error"
-            && m.content.is_some()
-        {
-            m.content = Some((
-                syn::token::Brace::default(),
-                vec![syn::parse_quote!(
-                    pub use ::mcp_runtime::ConversionError;
-                )],
-            ));
-        }
-    }
+/// type module (30 lines per tool and per typed result), left out: [`rewrite`] points its
+/// uses (`self::error::…`) at the one `::mcp_runtime::ConversionError` (same
+/// constructors, `Display` and `Debug`).
+pub(crate) fn drop_error_module(file: &mut syn::File) {
+    file.items.retain(
+        |item| !matches!(item, syn::Item::Mod(m) if m.ident == "error" && m.content.is_some()),
+    );
+}
+
+/// Whether `tokens[i..]` starts with `self::error::` (typify's path to its error module).
+fn is_error_module_path(tokens: &[TokenTree], i: usize) -> bool {
+    let punct =
+        |k: usize| matches!(tokens.get(i + k), Some(TokenTree::Punct(p)) if p.as_char() == ':');
+    matches!(tokens.get(i), Some(TokenTree::Ident(id)) if id == "self")
+        && punct(1)
+        && punct(2)
+        && matches!(tokens.get(i + 3), Some(TokenTree::Ident(id)) if id == "error")
+        && punct(4)
+        && punct(5)
 }
 
 /// Optional properties whose only value is `null` (typify: a `()` field with

@@ -3,29 +3,88 @@
 //! One [`TypeSpace`](typify::TypeSpace) per tool schema (input and output get their own, the
 //! output one is emitted in a nested module), so `$defs` names of different tools and of a
 //! tool's input and output never meet. typify panics on several inputs (unions of
-//! `$ref`s with `null`, reference cycles without an object between them, …); every call runs inside [`std::panic::catch_unwind`] with the
-//! panic hook silenced, and a panic or error becomes a human-readable reason that the caller
-//! turns into a per-tool fallback.
+//! `$ref`s with `null`, reference cycles without an object between them, …); every call
+//! runs inside [`std::panic::catch_unwind`] with its panics kept out of the panic hook (other
+//! threads' panics still reach it), and a panic or error becomes a human-readable reason
+//! that the caller turns into a per-tool fallback.
 
+use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::panic::{self, AssertUnwindSafe};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use proc_macro2::TokenStream;
 use serde_json::Value;
 use typify::{TypeSpace, TypeSpaceImpl, TypeSpaceSettings};
 
-/// Serializes hook swapping: the panic hook is process-global.
-static HOOK_LOCK: Mutex<()> = Mutex::new(());
+type Hook = Box<dyn Fn(&panic::PanicHookInfo<'_>) + Sync + Send + 'static>;
 
-/// Runs `f`, turning a panic into `Err(message)`; the panic hook is silenced meanwhile (so a
-/// typify panic does not print a backtrace into the user's build log) and restored after.
+thread_local! {
+    /// Set on a thread while [`guarded`] runs its closure: that thread's panics are caught
+    /// and become fallback reasons, so they print nothing.
+    static CATCHING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// How many [`QuietPanics`] are alive, and the hook they replaced.
+struct Silencer {
+    depth: usize,
+    previous: Option<Arc<Hook>>,
+}
+
+static SILENCER: Mutex<Silencer> = Mutex::new(Silencer {
+    depth: 0,
+    previous: None,
+});
+
+/// While one is alive, the process's panic hook stays quiet for panics [`guarded`] catches
+/// (on any thread: tools are generated in parallel) and hands every other panic to the
+/// hook it replaced; the last one dropped puts that hook back.
+pub(crate) struct QuietPanics(());
+
+impl QuietPanics {
+    pub(crate) fn new() -> Self {
+        let mut s = SILENCER.lock().unwrap_or_else(PoisonError::into_inner);
+        if s.depth == 0 {
+            let previous: Arc<Hook> = Arc::new(panic::take_hook());
+            let forward = Arc::clone(&previous);
+            panic::set_hook(Box::new(move |info| {
+                if !CATCHING.with(Cell::get) {
+                    forward(info);
+                }
+            }));
+            s.previous = Some(previous);
+        }
+        s.depth += 1;
+        QuietPanics(())
+    }
+}
+
+impl Drop for QuietPanics {
+    fn drop(&mut self) {
+        let mut s = SILENCER.lock().unwrap_or_else(PoisonError::into_inner);
+        s.depth = s.depth.saturating_sub(1);
+        // The hook cannot be changed while this thread unwinds; the forwarding hook then
+        // stays (it hands on every panic it does not own) and the next one wraps it.
+        if s.depth > 0 || std::thread::panicking() {
+            return;
+        }
+        drop(panic::take_hook());
+        if let Some(previous) = s.previous.take() {
+            match Arc::try_unwrap(previous) {
+                Ok(hook) => panic::set_hook(hook),
+                Err(shared) => panic::set_hook(Box::new(move |info| shared(info))),
+            }
+        }
+    }
+}
+
+/// Runs `f`, turning a panic into `Err(message)`; the panic prints nothing (so a typify
+/// panic does not put a backtrace into the user's build log).
 pub(crate) fn guarded<T>(f: impl FnOnce() -> T) -> Result<T, String> {
-    let _lock = HOOK_LOCK.lock().unwrap_or_else(PoisonError::into_inner);
-    let previous = panic::take_hook();
-    panic::set_hook(Box::new(|_| {}));
+    let _quiet = QuietPanics::new();
+    let was = CATCHING.with(|c| c.replace(true));
     let result = panic::catch_unwind(AssertUnwindSafe(f));
-    panic::set_hook(previous);
+    CATCHING.with(|c| c.set(was));
     result.map_err(|payload| {
         if let Some(s) = payload.downcast_ref::<&str>() {
             (*s).to_string()

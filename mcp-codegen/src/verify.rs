@@ -117,7 +117,7 @@ pub fn verify_fixture(fixture: &Fixture, alias: &str) -> Vec<ToolStatus> {
         Ok(p) => p,
         Err(e) => return whole(e.to_string()),
     };
-    if let Err(e) = syn::parse2::<syn::File>(plan.generated.tokens.clone()) {
+    if let Err(e) = syn::parse_str::<syn::File>(&plan.generated.code) {
         return whole(format!("generated code does not parse: {e}"));
     }
     let mut out = Vec::new();

@@ -175,7 +175,7 @@ fn edge_case_expectations() {
         let p = dir("fixtures").join(format!("{n}.json"));
         let f = Fixture::load(&p).expect("fixture");
         let g = generate(&f, n, &options_for(&p)).expect("generates");
-        let code = mcp_codegen::format_tokens(n, g.tokens.clone()).expect("formats");
+        let code = mcp_codegen::format_tokens(n, g.tokens().expect("lexes")).expect("formats");
         (g, code)
     };
 

@@ -301,7 +301,7 @@ proptest! {
         let fixture = Fixture::from_slice(doc.to_string().as_bytes(), Path::new("random.json")).expect("fixture");
         match generate(&fixture, "random", &Options::default()) {
             Ok(generated) => {
-                let parsed = syn::parse2::<syn::File>(generated.tokens);
+                let parsed = syn::parse_str::<syn::File>(&generated.code);
                 prop_assert!(parsed.is_ok(), "does not parse: {:?}\n{}", parsed.err(), doc);
                 prop_assert_eq!(generated.stats.tools, fixture.tools.len());
             }
@@ -498,7 +498,7 @@ fn shapes_of(schema: &Value, depth: usize, out: &mut BTreeSet<&'static str>) {
 fn generate_doc(doc: &Value, alias: &str) -> Option<(Fixture, Generated)> {
     let fixture = Fixture::from_slice(doc.to_string().as_bytes(), Path::new("sample.json")).ok()?;
     let generated = generate(&fixture, alias, &Options::default()).ok()?;
-    syn::parse2::<syn::File>(generated.tokens.clone()).ok()?;
+    syn::parse_str::<syn::File>(&generated.code).ok()?;
     Some((fixture, generated))
 }
 

@@ -321,7 +321,7 @@ fn generate_detached(
     proc_macro2::fallback::force();
     let _unforce = Unforce;
     let generated = mcp_codegen::generate(fixture, alias, options)?;
-    Ok((generated.tokens.to_string(), generated.warnings))
+    Ok((generated.code, generated.warnings))
 }
 
 /// The span of the entry of `option` whose key is `key`: the key itself, a `tool.argument`

@@ -48,6 +48,62 @@ pub struct TypedTool {
 }
 
 impl TypedTool {
+    /// A tool with no description and no output schema whose arguments and result are
+    /// untyped JSON; the `const` builders below fill in the rest (generated `TOOL`s are
+    /// written this way: `TypedTool::new(name, openai_name, schema).typed_args::<Args>()`).
+    pub const fn new(
+        name: &'static str,
+        openai_name: &'static str,
+        input_schema: &'static str,
+    ) -> Self {
+        Self {
+            name,
+            description: None,
+            input_schema,
+            output_schema: None,
+            openai_name,
+            untyped_args_reason: None,
+            normalize: None,
+            normalize_output: None,
+        }
+    }
+
+    /// With this description.
+    pub const fn described(mut self, description: &'static str) -> Self {
+        self.description = Some(description);
+        self
+    }
+
+    /// With this `outputSchema` (JSON text).
+    pub const fn output_schema(mut self, output_schema: &'static str) -> Self {
+        self.output_schema = Some(output_schema);
+        self
+    }
+
+    /// Arguments typed by `A` ([`normalize_as`]).
+    pub const fn typed_args<A: DeserializeOwned + Serialize>(mut self) -> Self {
+        self.normalize = Some(normalize_as::<A>);
+        self
+    }
+
+    /// A tool without arguments ([`normalize_no_args`]).
+    pub const fn no_args(mut self) -> Self {
+        self.normalize = Some(normalize_no_args);
+        self
+    }
+
+    /// Arguments left untyped JSON, for this reason.
+    pub const fn untyped_args(mut self, reason: &'static str) -> Self {
+        self.untyped_args_reason = Some(reason);
+        self
+    }
+
+    /// A structured result typed by `O` ([`normalize_as`]).
+    pub const fn typed_output<O: DeserializeOwned + Serialize>(mut self) -> Self {
+        self.normalize_output = Some(normalize_as::<O>);
+        self
+    }
+
     /// The input schema as JSON (`{}` if the text were not JSON, which the macro rules out).
     pub fn input_schema_json(&self) -> Value {
         serde_json::from_str(self.input_schema)
@@ -98,8 +154,8 @@ pub fn normalize_no_args(arguments: &Value) -> Result<Value, String> {
 }
 
 /// The error of a generated type's `FromStr` and `TryFrom` conversions (a string that is not
-/// one of an enum's values, a value a newtype's constraints refuse). Every generated type
-/// module names it as `error::ConversionError`.
+/// one of an enum's values, a value a newtype's constraints refuse), for every generated
+/// type.
 pub struct ConversionError(std::borrow::Cow<'static, str>);
 
 impl std::error::Error for ConversionError {}

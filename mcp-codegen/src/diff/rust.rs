@@ -255,7 +255,7 @@ fn surface(doc: &Value) -> Result<Surface, String> {
         Fixture::from_slice(&bytes, Path::new("fixture.json")).map_err(|e| e.to_string())?;
     let alias = fixture.alias().unwrap_or("server").to_string();
     let generated = generate(&fixture, &alias, &Options::default()).map_err(|e| e.to_string())?;
-    let file: syn::File = syn::parse2(generated.tokens).map_err(|e| e.to_string())?;
+    let file: syn::File = syn::parse_str(&generated.code).map_err(|e| e.to_string())?;
     // Tool module name → tool name.
     let modules: BTreeMap<String, String> = fixture
         .tools

@@ -13,17 +13,27 @@ use crate::tokens::{doc_lines, ident};
 pub(super) struct Items<'a> {
     /// `TYPED_TOOLS` entries.
     pub(super) typed_tools: &'a [TokenStream],
-    /// `Client` methods.
-    pub(super) methods: &'a [TokenStream],
-    /// `Tools` methods.
-    pub(super) trait_methods: &'a [TokenStream],
-    /// `Fake`'s `on_<tool>` builders.
-    pub(super) fake_methods: &'a [TokenStream],
-    /// The tools' modules.
-    pub(super) tool_items: &'a [TokenStream],
+    /// `Client` methods (code).
+    pub(super) methods: &'a [String],
+    /// `Tools` methods (code).
+    pub(super) trait_methods: &'a [String],
+    /// `Fake`'s `on_<tool>` builders (code).
+    pub(super) fake_methods: &'a [String],
+    /// The tools' modules (code).
+    pub(super) tool_items: &'a [String],
     /// The prompts module.
     pub(super) prompts_module: &'a TokenStream,
+    /// [`Fixture::tools_hash`].
+    pub(super) hash: &'a str,
 }
+
+/// Where the per-tool code goes in the module's text.
+const SLOTS: [&str; 4] = [
+    "__mcp_bindgen_methods__",
+    "__mcp_bindgen_trait_methods__",
+    "__mcp_bindgen_fake_methods__",
+    "__mcp_bindgen_tool_items__",
+];
 
 /// `pub mod <alias> { … }` around the tools' modules, `Client` methods and `TYPED_TOOLS`
 /// entries, the `Tools` trait with `Fake` and `Recorder`, and the prompts module.
@@ -32,7 +42,7 @@ pub(super) fn server_module(
     alias: &str,
     selected: &[&Tool],
     items: Items<'_>,
-) -> TokenStream {
+) -> String {
     let Items {
         typed_tools,
         methods,
@@ -40,9 +50,9 @@ pub(super) fn server_module(
         fake_methods,
         tool_items,
         prompts_module,
+        hash,
     } = items;
     let alias_mod = ident(&naming::alias_module(alias));
-    let hash = fixture.tools_hash();
     let names: Vec<&str> = selected.iter().map(|t| t.name.as_str()).collect();
     let server_name = fixture
         .document
@@ -62,7 +72,7 @@ pub(super) fn server_module(
         "Typed client for the `{alias}` server ({} tools), bound to a runtime session.",
         names.len()
     ));
-    quote! {
+    let skeleton = quote! {
         #(#module_doc)*
         #[allow(
             clippy::all,
@@ -80,6 +90,7 @@ pub(super) fn server_module(
             // Short names for the methods below (the tool modules name only full paths).
             use ::core::future::Future;
             use ::mcp_runtime::{CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
+            use ::mcp_runtime::fake::{Stub, StubNoArgs};
 
             /// SHA-256 of the canonical tool list of the fixture (all tools, before `only`/`skip`);
             /// the runtime compares it with the live server to detect drift.
@@ -136,7 +147,7 @@ pub(super) fn server_module(
                     prompts::Prompts { session: &self.session }
                 }
 
-                #(#methods)*
+                __mcp_bindgen_methods__
             }
 
             /// The tools of this server as a trait: one method per tool, with the signature of
@@ -147,7 +158,7 @@ pub(super) fn server_module(
                 #[doc(hidden)]
                 fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_>;
 
-                #(#trait_methods)*
+                __mcp_bindgen_trait_methods__
             }
 
             impl Tools for Client {
@@ -187,7 +198,7 @@ pub(super) fn server_module(
                     &self.0
                 }
 
-                #(#fake_methods)*
+                __mcp_bindgen_fake_methods__
             }
 
             impl Default for Fake {
@@ -235,11 +246,19 @@ pub(super) fn server_module(
                 }
             }
 
-            #(#tool_items)*
+            __mcp_bindgen_tool_items__
 
             #prompts_module
         }
+    };
+    let mut code = skeleton.to_string();
+    for (slot, pieces) in SLOTS
+        .into_iter()
+        .zip([methods, trait_methods, fake_methods, tool_items])
+    {
+        code = code.replacen(slot, &pieces.join("\n"), 1);
     }
+    code
 }
 
 /// One entry of `TYPED_TOOLS`: the tool module's `TOOL` constant.

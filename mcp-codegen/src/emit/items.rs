@@ -24,7 +24,7 @@ pub(super) enum Piece {
     Parsed(usize),
     /// An `impl` block, kept as tokens, with what it implements for which type.
     Impl(ImplItem),
-    /// typify's `pub mod error { … }`, replaced by a re-export of the runtime's error.
+    /// typify's `pub mod error { … }`, left out (see `tokens::drop_error_module`).
     ErrorModule,
     /// Tokens this module wrote (a `string_enum!` call).
     Tokens(TokenStream),
@@ -466,12 +466,7 @@ pub(super) fn into_tokens(items: Items, imports: &[&str]) -> TokenStream {
             }
             Piece::Impl(i) => out.extend(i.tokens),
             Piece::Tokens(t) => out.extend(t),
-            Piece::ErrorModule => out.extend(quote! {
-                /// Error types.
-                pub mod error {
-                    pub use ::mcp_runtime::ConversionError;
-                }
-            }),
+            Piece::ErrorModule => {}
         }
     }
     for item in file_items.into_iter().flatten() {

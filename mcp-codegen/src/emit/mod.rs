@@ -33,9 +33,12 @@ mod client;
 mod items;
 mod names;
 mod options;
+mod parallel;
 mod report;
 mod tool;
 mod typed;
+
+use std::collections::BTreeMap;
 
 use proc_macro2::TokenStream;
 
@@ -64,7 +67,7 @@ pub fn generate(fixture: &Fixture, alias: &str, options: &Options) -> Result<Gen
 /// [`generate`], formatted with prettyplease (what `cargo xtask expand` prints).
 pub fn expand_to_string(fixture: &Fixture, alias: &str, options: &Options) -> Result<String> {
     let generated = generate(fixture, alias, options)?;
-    format_tokens(alias, generated.tokens)
+    format_tokens(alias, generated.tokens()?)
 }
 
 /// Formats a token stream as a Rust file with prettyplease.
@@ -75,6 +78,43 @@ pub fn format_tokens(alias: &str, tokens: TokenStream) -> Result<String> {
         message: format!("internal error: generated code does not parse: {e}"),
     })?;
     Ok(prettyplease::unparse(&file))
+}
+
+/// One tool's share of the server module as code (text crosses threads; tokens do not).
+struct ToolCode {
+    module: String,
+    methods: String,
+    trait_method: String,
+    fake_method: String,
+    report: ToolReport,
+    warnings: Vec<crate::Warning>,
+}
+
+/// One tool, on a worker thread: its `x-mcp-header`s checked, then emitted as text.
+fn tool_code(
+    tool: &Tool,
+    alias: &str,
+    fn_name: &str,
+    per_tool: &BTreeMap<String, ToolOptions>,
+) -> Result<ToolCode> {
+    if let Err(rule) = crate::headers::param_headers(&tool.input_schema) {
+        return Err(Error::InvalidHeaders {
+            alias: alias.to_string(),
+            tool: tool.name.clone(),
+            rule,
+        });
+    }
+    let no_options = ToolOptions::default();
+    let topts = per_tool.get(tool.name.as_str()).unwrap_or(&no_options);
+    let out = emit_tool(tool, alias, fn_name, topts)?;
+    Ok(ToolCode {
+        module: out.module.to_string(),
+        methods: out.methods.to_string(),
+        trait_method: out.trait_method.to_string(),
+        fake_method: out.fake_method.to_string(),
+        report: out.report,
+        warnings: out.warnings,
+    })
 }
 
 /// The outcome of planning: what was generated, plus per-tool errors (tool name, error).
@@ -102,6 +142,15 @@ pub(crate) fn plan(fixture: &Fixture, alias: &str, options: &Options) -> Result<
     let mut errors: Vec<(String, Error)> =
         names::collisions(alias, &selected, &per_tool, &fn_names);
 
+    // Each tool on its own, on every core; the fixture's hash meanwhile on this thread.
+    let _quiet = crate::typify_driver::QuietPanics::new();
+    let jobs: Vec<(&Tool, &String)> = selected.iter().copied().zip(&fn_names).collect();
+    let (outcomes, hash) = parallel::map(
+        &jobs,
+        |(tool, fn_name)| tool_code(tool, alias, fn_name, &per_tool),
+        || fixture.tools_hash(),
+    );
+
     let mut tool_items = Vec::new();
     let mut methods = Vec::new();
     let mut trait_methods = Vec::new();
@@ -109,21 +158,8 @@ pub(crate) fn plan(fixture: &Fixture, alias: &str, options: &Options) -> Result<
     let mut reports = Vec::new();
     let mut typed_tools = Vec::new();
     let mut stats = Stats::default();
-    for (tool, fn_name) in selected.iter().zip(&fn_names) {
-        if let Err(rule) = crate::headers::param_headers(&tool.input_schema) {
-            errors.push((
-                tool.name.clone(),
-                Error::InvalidHeaders {
-                    alias: alias.to_string(),
-                    tool: tool.name.clone(),
-                    rule,
-                },
-            ));
-            continue;
-        }
-        let no_options = ToolOptions::default();
-        let topts = per_tool.get(tool.name.as_str()).unwrap_or(&no_options);
-        match emit_tool(tool, alias, fn_name, topts) {
+    for ((tool, fn_name), outcome) in jobs.iter().zip(outcomes) {
+        match outcome {
             Ok(out) => {
                 stats.tools += 1;
                 if out.report.fully_typed() {
@@ -152,7 +188,7 @@ pub(crate) fn plan(fixture: &Fixture, alias: &str, options: &Options) -> Result<
     let prompts = crate::prompts::emit(&fixture.prompts);
     warnings.extend(prompts.warnings);
 
-    let tokens = client::server_module(
+    let code = client::server_module(
         fixture,
         alias,
         &selected,
@@ -163,11 +199,12 @@ pub(crate) fn plan(fixture: &Fixture, alias: &str, options: &Options) -> Result<
             fake_methods: &fake_methods,
             tool_items: &tool_items,
             prompts_module: &prompts.module,
+            hash: &hash,
         },
     );
     Ok(Plan {
         generated: Generated {
-            tokens,
+            code,
             warnings,
             stats,
             tools: reports,
@@ -237,7 +274,7 @@ mod tests {
                 .iter()
                 .any(|w| w.tool == "bad" && w.kind == WarningKind::ArgsFallback)
         );
-        let text = format_tokens("demo", g.tokens).unwrap();
+        let text = format_tokens("demo", g.tokens().unwrap()).unwrap();
         assert!(text.contains("pub mod demo"));
         assert!(text.contains("pub async fn get_me(&self)"));
         assert!(text.contains("pub async fn create_issue(\n"), "{text}");

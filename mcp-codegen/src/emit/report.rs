@@ -4,6 +4,7 @@
 use proc_macro2::TokenStream;
 
 use crate::warning::Warning;
+use crate::{Error, Result};
 
 /// How much of a tool got Rust types.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,12 +67,24 @@ pub struct Stats {
 /// The generated module and what happened on the way.
 #[derive(Debug, Clone)]
 pub struct Generated {
-    /// `pub mod <alias> { … }`.
-    pub tokens: TokenStream,
+    /// `pub mod <alias> { … }` as Rust source text (unformatted; what `mcp_tools!` hands the
+    /// compiler). The tools are generated in parallel, each as text.
+    pub code: String,
     /// Fallbacks and notes, per tool, in tool order.
     pub warnings: Vec<Warning>,
     /// Counts.
     pub stats: Stats,
     /// One report per generated tool, in fixture order.
     pub tools: Vec<ToolReport>,
+}
+
+impl Generated {
+    /// The module as tokens (lexes [`code`](Self::code)).
+    pub fn tokens(&self) -> Result<TokenStream> {
+        self.code.parse().map_err(|e| Error::InvalidOption {
+            alias: String::new(),
+            entry: None,
+            message: format!("internal error: the generated code does not lex: {e}"),
+        })
+    }
 }

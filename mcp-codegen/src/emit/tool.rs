@@ -10,7 +10,7 @@ use super::typed::typed_module;
 use crate::fixture::Tool;
 use crate::naming::{self, did_you_mean};
 use crate::normalize::{self, Problem, Request, Role};
-use crate::tokens::{doc_lines, ident, opt_str, safe_doc};
+use crate::tokens::{doc_lines, ident, safe_doc};
 use crate::warning::{Warning, WarningKind};
 use crate::{Error, Result};
 
@@ -222,30 +222,24 @@ pub(super) fn emit_tool(
     // Constants.
     let name = &tool.name;
     let input_schema = compact(&tool.input_schema);
-    let output_schema = opt_str(tool.output_schema.as_ref().map(compact).as_deref());
-    let description = tool.description.as_deref();
-    let untyped = opt_str(match &args_typing {
-        Typing::Untyped(r) => Some(r),
-        _ => None,
-    });
     let openai_name = naming::openai_name(alias, name);
-
-    let description = opt_str(description);
-    let normalize = match &args_typing {
-        Typing::NoArgs => quote!(::core::option::Option::Some(
-            ::mcp_runtime::toolbox::normalize_no_args
-        )),
-        Typing::Typed => quote!(::core::option::Option::Some(
-            ::mcp_runtime::toolbox::normalize_as::<self::Args>
-        )),
-        Typing::Untyped(_) => quote!(::core::option::Option::None),
-    };
-    let normalize_output = match &output_typing {
-        Some(Typing::Typed) => quote!(::core::option::Option::Some(
-            ::mcp_runtime::toolbox::normalize_as::<self::Output>
-        )),
-        _ => quote!(::core::option::Option::None),
-    };
+    // `TypedTool::new(…)` and one `const` builder per fact that differs from its defaults.
+    let mut facts = Vec::new();
+    if let Some(d) = tool.description.as_deref() {
+        facts.push(quote!(.described(#d)));
+    }
+    if let Some(schema) = &tool.output_schema {
+        let schema = compact(schema);
+        facts.push(quote!(.output_schema(#schema)));
+    }
+    facts.push(match &args_typing {
+        Typing::NoArgs => quote!(.no_args()),
+        Typing::Typed => quote!(.typed_args::<self::Args>()),
+        Typing::Untyped(reason) => quote!(.untyped_args(#reason)),
+    });
+    if output_typing == Some(Typing::Typed) {
+        facts.push(quote!(.typed_output::<self::Output>()));
+    }
 
     let mod_ident = ident(fn_name);
     let module_doc = doc_lines(&format!("Types and definition of the tool `{name}`."));
@@ -253,16 +247,8 @@ pub(super) fn emit_tool(
         #(#module_doc)*
         pub mod #mod_ident {
             /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-            pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-                name: #name,
-                description: #description,
-                input_schema: #input_schema,
-                output_schema: #output_schema,
-                openai_name: #openai_name,
-                untyped_args_reason: #untyped,
-                normalize: #normalize,
-                normalize_output: #normalize_output,
-            };
+            pub const TOOL: ::mcp_runtime::toolbox::TypedTool =
+                ::mcp_runtime::toolbox::TypedTool::new(#name, #openai_name, #input_schema) #(#facts)*;
 
             #args_tokens
             #output_tokens
@@ -391,7 +377,7 @@ fn fake_items(
             },
             quote! {
                 #(#fake_doc)*
-                pub fn #on(self, stub: impl Fn() -> #result + Send + Sync + 'static) -> Self {
+                pub fn #on(self, stub: impl StubNoArgs<#ret>) -> Self {
                     self.0.#stub_fn(#m::TOOL.name, move |_: NoArgs| stub());
                     self
                 }
@@ -407,7 +393,7 @@ fn fake_items(
             },
             quote! {
                 #(#fake_doc)*
-                pub fn #on(self, stub: impl Fn(#m::Args) -> #result + Send + Sync + 'static) -> Self {
+                pub fn #on(self, stub: impl Stub<#m::Args, #ret>) -> Self {
                     self.0.#stub_fn(#m::TOOL.name, stub);
                     self
                 }

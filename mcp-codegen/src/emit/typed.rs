@@ -52,7 +52,7 @@ pub(super) fn typed_module(
         tokens::double_option(file, "Args", &n.nullable_optional);
     }
     tokens::optional_units(file);
-    tokens::shared_conversion_error(file);
+    tokens::drop_error_module(file);
     check_types(file, root_name)?;
     if !lenient {
         let required: Vec<String> = n

@@ -16,6 +16,7 @@
 pub mod constraints {
     use ::core::future::Future;
     use ::mcp_runtime::{CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
+    use ::mcp_runtime::fake::{Stub, StubNoArgs};
     /// SHA-256 of the canonical tool list of the fixture (all tools, before `only`/`skip`);
     /// the runtime compares it with the live server to detect drift.
     pub const FIXTURE_HASH: &str = "9a21fd2323d71f827634b9828c6de01d0931e3d4ee48217d30e9defcab6c9823";
@@ -175,34 +176,22 @@ pub mod constraints {
             &self.0
         }
         /// Answers [`Tools::formats`] with `stub`.
-        pub fn on_formats(
-            self,
-            stub: impl Fn(formats::Args) -> Result<ToolOutput> + Send + Sync + 'static,
-        ) -> Self {
+        pub fn on_formats(self, stub: impl Stub<formats::Args, ToolOutput>) -> Self {
             self.0.stub_untyped(formats::TOOL.name, stub);
             self
         }
         /// Answers [`Tools::defaults`] with `stub`.
-        pub fn on_defaults(
-            self,
-            stub: impl Fn(defaults::Args) -> Result<ToolOutput> + Send + Sync + 'static,
-        ) -> Self {
+        pub fn on_defaults(self, stub: impl Stub<defaults::Args, ToolOutput>) -> Self {
             self.0.stub_untyped(defaults::TOOL.name, stub);
             self
         }
         /// Answers [`Tools::dropped`] with `stub`.
-        pub fn on_dropped(
-            self,
-            stub: impl Fn(dropped::Args) -> Result<ToolOutput> + Send + Sync + 'static,
-        ) -> Self {
+        pub fn on_dropped(self, stub: impl Stub<dropped::Args, ToolOutput>) -> Self {
             self.0.stub_untyped(dropped::TOOL.name, stub);
             self
         }
         /// Answers [`Tools::free_form`] with `stub`.
-        pub fn on_free_form(
-            self,
-            stub: impl Fn(free_form::Args) -> Result<ToolOutput> + Send + Sync + 'static,
-        ) -> Self {
+        pub fn on_free_form(self, stub: impl Stub<free_form::Args, ToolOutput>) -> Self {
             self.0.stub_untyped(free_form::TOOL.name, stub);
             self
         }
@@ -255,20 +244,13 @@ pub mod constraints {
     /// Types and definition of the tool `formats`.
     pub mod formats {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "formats",
-            description: ::core::option::Option::Some(
-                "format/pattern/bounds map to std types.",
-            ),
-            input_schema: "{\"properties\":{\"count\":{\"minimum\":0,\"multipleOf\":1,\"type\":\"number\"},\"day\":{\"format\":\"date\",\"type\":\"string\"},\"email\":{\"format\":\"email\",\"type\":\"string\"},\"half\":{\"multipleOf\":0.5,\"type\":\"number\"},\"id\":{\"format\":\"uuid\",\"type\":\"string\"},\"ip\":{\"format\":\"ipv4\",\"type\":\"string\"},\"offset\":{\"exclusiveMinimum\":-1,\"type\":\"integer\"},\"page\":{\"minimum\":1,\"type\":\"integer\"},\"per_page\":{\"default\":30,\"maximum\":100,\"minimum\":1,\"type\":\"integer\"},\"ratio\":{\"maximum\":1,\"minimum\":0,\"type\":\"number\"},\"slug\":{\"maxLength\":40,\"minLength\":1,\"pattern\":\"^[a-z-]+$\",\"type\":\"string\"},\"small\":{\"format\":\"int32\",\"type\":\"integer\"},\"step\":{\"multipleOf\":5,\"type\":[\"number\",\"null\"]},\"when\":{\"format\":\"date-time\",\"type\":\"string\"},\"zod_int\":{\"maximum\":9007199254740991,\"minimum\":-9007199254740991,\"type\":\"integer\"}},\"required\":[\"when\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_constraints_formats",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "formats",
+                "mcp_constraints_formats",
+                "{\"properties\":{\"count\":{\"minimum\":0,\"multipleOf\":1,\"type\":\"number\"},\"day\":{\"format\":\"date\",\"type\":\"string\"},\"email\":{\"format\":\"email\",\"type\":\"string\"},\"half\":{\"multipleOf\":0.5,\"type\":\"number\"},\"id\":{\"format\":\"uuid\",\"type\":\"string\"},\"ip\":{\"format\":\"ipv4\",\"type\":\"string\"},\"offset\":{\"exclusiveMinimum\":-1,\"type\":\"integer\"},\"page\":{\"minimum\":1,\"type\":\"integer\"},\"per_page\":{\"default\":30,\"maximum\":100,\"minimum\":1,\"type\":\"integer\"},\"ratio\":{\"maximum\":1,\"minimum\":0,\"type\":\"number\"},\"slug\":{\"maxLength\":40,\"minLength\":1,\"pattern\":\"^[a-z-]+$\",\"type\":\"string\"},\"small\":{\"format\":\"int32\",\"type\":\"integer\"},\"step\":{\"multipleOf\":5,\"type\":[\"number\",\"null\"]},\"when\":{\"format\":\"date-time\",\"type\":\"string\"},\"zod_int\":{\"maximum\":9007199254740991,\"minimum\":-9007199254740991,\"type\":\"integer\"}},\"required\":[\"when\"],\"type\":\"object\"}",
+            )
+            .described("format/pattern/bounds map to std types.")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///format/pattern/bounds map to std types.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -307,10 +289,6 @@ pub mod constraints {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub zod_int: ::std::option::Option<i64>,
         }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`when`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(when: impl ::std::convert::Into<::std::string::String>) -> Self {
@@ -337,20 +315,13 @@ pub mod constraints {
     /// Types and definition of the tool `defaults`.
     pub mod defaults {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "defaults",
-            description: ::core::option::Option::Some(
-                "default on properties: documented, left to the server.",
-            ),
-            input_schema: "{\"properties\":{\"path\":{\"default\":\"/\",\"type\":\"string\"},\"public\":{\"default\":false,\"type\":\"boolean\"},\"state\":{\"default\":\"open\",\"enum\":[\"open\",\"closed\"],\"type\":\"string\"}},\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_constraints_defaults",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "defaults",
+                "mcp_constraints_defaults",
+                "{\"properties\":{\"path\":{\"default\":\"/\",\"type\":\"string\"},\"public\":{\"default\":false,\"type\":\"boolean\"},\"state\":{\"default\":\"open\",\"enum\":[\"open\",\"closed\"],\"type\":\"string\"}},\"type\":\"object\"}",
+            )
+            .described("default on properties: documented, left to the server.")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///default on properties: documented, left to the server.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
@@ -375,28 +346,17 @@ pub mod constraints {
         ::mcp_runtime::__private::string_enum!(
             ArgsState { Open = "open", Closed = "closed" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
     }
     /// Types and definition of the tool `dropped`.
     pub mod dropped {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "dropped",
-            description: ::core::option::Option::Some(
-                "Keywords typify cannot express are dropped with a warning.",
-            ),
-            input_schema: "{\"$defs\":{\"Node\":{\"$dynamicAnchor\":\"node\",\"type\":\"string\"}},\"properties\":{\"cond\":{\"else\":{},\"if\":{\"required\":[\"a\"]},\"properties\":{\"a\":{\"type\":\"string\"}},\"then\":{\"required\":[\"a\"]},\"type\":\"object\"},\"dyn\":{\"$dynamicRef\":\"#node\"},\"ext\":{\"type\":\"string\",\"x-rust-type\":{\"crate\":\"evil\",\"path\":\"evil::T\",\"version\":\"1\"}},\"strict\":{\"properties\":{\"x\":{\"type\":\"string\"}},\"type\":\"object\",\"unevaluatedProperties\":false},\"tuple\":{\"prefixItems\":[{\"type\":\"string\"},{\"type\":\"integer\"}],\"type\":\"array\"}},\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_constraints_dropped",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "dropped",
+                "mcp_constraints_dropped",
+                "{\"$defs\":{\"Node\":{\"$dynamicAnchor\":\"node\",\"type\":\"string\"}},\"properties\":{\"cond\":{\"else\":{},\"if\":{\"required\":[\"a\"]},\"properties\":{\"a\":{\"type\":\"string\"}},\"then\":{\"required\":[\"a\"]},\"type\":\"object\"},\"dyn\":{\"$dynamicRef\":\"#node\"},\"ext\":{\"type\":\"string\",\"x-rust-type\":{\"crate\":\"evil\",\"path\":\"evil::T\",\"version\":\"1\"}},\"strict\":{\"properties\":{\"x\":{\"type\":\"string\"}},\"type\":\"object\",\"unevaluatedProperties\":false},\"tuple\":{\"prefixItems\":[{\"type\":\"string\"},{\"type\":\"integer\"}],\"type\":\"array\"}},\"type\":\"object\"}",
+            )
+            .described("Keywords typify cannot express are dropped with a warning.")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Keywords typify cannot express are dropped with a warning.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
@@ -432,26 +392,17 @@ pub mod constraints {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub x: ::std::option::Option<::std::string::String>,
         }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
     }
     /// Types and definition of the tool `free_form`.
     pub mod free_form {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "free_form",
-            description: ::core::option::Option::Some("Maps and any-JSON values."),
-            input_schema: "{\"properties\":{\"data\":{},\"env\":{\"patternProperties\":{\"^[A-Z_]+$\":{\"type\":\"string\"}},\"type\":\"object\"},\"extra\":{\"additionalProperties\":true,\"type\":\"object\"},\"headers\":{\"additionalProperties\":{\"type\":\"string\"},\"propertyNames\":{\"pattern\":\"^[A-Za-z-]+$\"},\"type\":\"object\"},\"labels\":{\"additionalProperties\":false,\"patternProperties\":{\"^x-\":{\"type\":\"string\"}},\"properties\":{\"name\":{\"type\":\"string\"}},\"type\":\"object\"},\"loose\":{\"type\":\"object\"},\"nested\":{\"additionalProperties\":{\"type\":\"integer\"},\"properties\":{\"extra\":{\"type\":\"string\"}},\"type\":\"object\"}},\"required\":[\"data\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_constraints_free_form",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "free_form",
+                "mcp_constraints_free_form",
+                "{\"properties\":{\"data\":{},\"env\":{\"patternProperties\":{\"^[A-Z_]+$\":{\"type\":\"string\"}},\"type\":\"object\"},\"extra\":{\"additionalProperties\":true,\"type\":\"object\"},\"headers\":{\"additionalProperties\":{\"type\":\"string\"},\"propertyNames\":{\"pattern\":\"^[A-Za-z-]+$\"},\"type\":\"object\"},\"labels\":{\"additionalProperties\":false,\"patternProperties\":{\"^x-\":{\"type\":\"string\"}},\"properties\":{\"name\":{\"type\":\"string\"}},\"type\":\"object\"},\"loose\":{\"type\":\"object\"},\"nested\":{\"additionalProperties\":{\"type\":\"integer\"},\"properties\":{\"extra\":{\"type\":\"string\"}},\"type\":\"object\"}},\"required\":[\"data\"],\"type\":\"object\"}",
+            )
+            .described("Maps and any-JSON values.")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Maps and any-JSON values.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -514,10 +465,6 @@ pub mod constraints {
             pub extra_property: ::std::option::Option<::std::string::String>,
             #[serde(flatten)]
             pub extra: ::std::collections::BTreeMap<::std::string::String, i64>,
-        }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`data`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.

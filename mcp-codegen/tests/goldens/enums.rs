@@ -16,6 +16,7 @@
 pub mod enums {
     use ::core::future::Future;
     use ::mcp_runtime::{CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
+    use ::mcp_runtime::fake::{Stub, StubNoArgs};
     /// SHA-256 of the canonical tool list of the fixture (all tools, before `only`/`skip`);
     /// the runtime compares it with the live server to detect drift.
     pub const FIXTURE_HASH: &str = "6756744377481ebfadd3b7b7ea169f083d535d7d964d7913c929dc27a92577e9";
@@ -166,26 +167,18 @@ pub mod enums {
         /// Answers [`Tools::search_issues`] with `stub`.
         pub fn on_search_issues(
             self,
-            stub: impl Fn(
-                search_issues::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<search_issues::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(search_issues::TOOL.name, stub);
             self
         }
         /// Answers [`Tools::shapes`] with `stub`.
-        pub fn on_shapes(
-            self,
-            stub: impl Fn(shapes::Args) -> Result<ToolOutput> + Send + Sync + 'static,
-        ) -> Self {
+        pub fn on_shapes(self, stub: impl Stub<shapes::Args, ToolOutput>) -> Self {
             self.0.stub_untyped(shapes::TOOL.name, stub);
             self
         }
         /// Answers [`Tools::consts`] with `stub`.
-        pub fn on_consts(
-            self,
-            stub: impl Fn(consts::Args) -> Result<ToolOutput> + Send + Sync + 'static,
-        ) -> Self {
+        pub fn on_consts(self, stub: impl Stub<consts::Args, ToolOutput>) -> Self {
             self.0.stub_untyped(consts::TOOL.name, stub);
             self
         }
@@ -238,18 +231,13 @@ pub mod enums {
     /// Types and definition of the tool `search_issues`.
     pub mod search_issues {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "search_issues",
-            description: ::core::option::Option::Some("GitHub's colliding enum values."),
-            input_schema: "{\"properties\":{\"encoding\":{\"enum\":[\"utf-8\",\"\",\"latin1\",\"UTF-8\"],\"type\":\"string\"},\"level\":{\"enum\":[1,2,3],\"type\":\"integer\"},\"q\":{\"type\":\"string\"},\"sort\":{\"enum\":[\"comments\",\"reactions\",\"reactions-+1\",\"reactions--1\",\"created\"],\"type\":\"string\"}},\"required\":[\"q\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_enums_search_issues",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "search_issues",
+                "mcp_enums_search_issues",
+                "{\"properties\":{\"encoding\":{\"enum\":[\"utf-8\",\"\",\"latin1\",\"UTF-8\"],\"type\":\"string\"},\"level\":{\"enum\":[1,2,3],\"type\":\"integer\"},\"q\":{\"type\":\"string\"},\"sort\":{\"enum\":[\"comments\",\"reactions\",\"reactions-+1\",\"reactions--1\",\"created\"],\"type\":\"string\"}},\"required\":[\"q\"],\"type\":\"object\"}",
+            )
+            .described("GitHub's colliding enum values.")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///GitHub's colliding enum values.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -291,10 +279,10 @@ pub mod enums {
             }
         }
         impl ::std::convert::TryFrom<i64> for ArgsLevel {
-            type Error = self::error::ConversionError;
+            type Error = ::mcp_runtime::ConversionError;
             fn try_from(
                 value: i64,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::mcp_runtime::ConversionError> {
                 if ![1_i64, 2_i64, 3_i64].contains(&value) {
                     Err("invalid value".into())
                 } else {
@@ -328,10 +316,6 @@ pub mod enums {
             ArgsSort { Comments = "comments", Reactions = "reactions", ReactionsPlus1 =
             "reactions-+1", ReactionsMinus1 = "reactions--1", Created = "created" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`q`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(q: impl ::std::convert::Into<::std::string::String>) -> Self {
@@ -347,20 +331,13 @@ pub mod enums {
     /// Types and definition of the tool `shapes`.
     pub mod shapes {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "shapes",
-            description: ::core::option::Option::Some(
-                "Unions: tagged by const, untagged objects, scalars, mixed.",
-            ),
-            input_schema: "{\"properties\":{\"flag\":{\"type\":[\"boolean\",\"string\"]},\"shape\":{\"oneOf\":[{\"properties\":{\"kind\":{\"const\":\"circle\"},\"radius\":{\"type\":\"number\"}},\"required\":[\"kind\",\"radius\"],\"type\":\"object\"},{\"properties\":{\"kind\":{\"const\":\"square\"},\"side\":{\"type\":\"number\"}},\"required\":[\"kind\",\"side\"],\"type\":\"object\"}]},\"target\":{\"anyOf\":[{\"additionalProperties\":false,\"properties\":{\"node_id\":{\"type\":\"string\"}},\"required\":[\"node_id\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"item_id\":{\"type\":\"integer\"}},\"required\":[\"item_id\"],\"type\":\"object\"}]},\"value\":{\"anyOf\":[{\"type\":\"string\"},{\"properties\":{\"v\":{\"type\":\"number\"}},\"type\":\"object\"}]}},\"required\":[\"shape\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_enums_shapes",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "shapes",
+                "mcp_enums_shapes",
+                "{\"properties\":{\"flag\":{\"type\":[\"boolean\",\"string\"]},\"shape\":{\"oneOf\":[{\"properties\":{\"kind\":{\"const\":\"circle\"},\"radius\":{\"type\":\"number\"}},\"required\":[\"kind\",\"radius\"],\"type\":\"object\"},{\"properties\":{\"kind\":{\"const\":\"square\"},\"side\":{\"type\":\"number\"}},\"required\":[\"kind\",\"side\"],\"type\":\"object\"}]},\"target\":{\"anyOf\":[{\"additionalProperties\":false,\"properties\":{\"node_id\":{\"type\":\"string\"}},\"required\":[\"node_id\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"item_id\":{\"type\":\"integer\"}},\"required\":[\"item_id\"],\"type\":\"object\"}]},\"value\":{\"anyOf\":[{\"type\":\"string\"},{\"properties\":{\"v\":{\"type\":\"number\"}},\"type\":\"object\"}]}},\"required\":[\"shape\"],\"type\":\"object\"}",
+            )
+            .described("Unions: tagged by const, untagged objects, scalars, mixed.")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Unions: tagged by const, untagged objects, scalars, mixed.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -430,10 +407,6 @@ pub mod enums {
                 v: ::std::option::Option<f64>,
             },
         }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`shape`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(shape: ArgsShape) -> Self {
@@ -449,20 +422,13 @@ pub mod enums {
     /// Types and definition of the tool `consts`.
     pub mod consts {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "consts",
-            description: ::core::option::Option::Some(
-                "const values become one-value enums.",
-            ),
-            input_schema: "{\"properties\":{\"answer\":{\"const\":42},\"kind\":{\"const\":\"issue\",\"type\":\"string\"},\"version\":{\"const\":\"2024-01\"},\"yes\":{\"const\":true}},\"required\":[\"version\",\"kind\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_enums_consts",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "consts",
+                "mcp_enums_consts",
+                "{\"properties\":{\"answer\":{\"const\":42},\"kind\":{\"const\":\"issue\",\"type\":\"string\"},\"version\":{\"const\":\"2024-01\"},\"yes\":{\"const\":true}},\"required\":[\"version\",\"kind\"],\"type\":\"object\"}",
+            )
+            .described("const values become one-value enums.")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///const values become one-value enums.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -492,10 +458,10 @@ pub mod enums {
             }
         }
         impl ::std::convert::TryFrom<f64> for ArgsAnswer {
-            type Error = self::error::ConversionError;
+            type Error = ::mcp_runtime::ConversionError;
             fn try_from(
                 value: f64,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::mcp_runtime::ConversionError> {
                 if ![42_f64].contains(&value) {
                     Err("invalid value".into())
                 } else {
@@ -528,10 +494,6 @@ pub mod enums {
             X202401,
         }
         ::mcp_runtime::__private::string_enum!(ArgsVersion { X202401 = "2024-01" });
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`version`, `kind`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(version: ArgsVersion, kind: ArgsKind) -> Self {

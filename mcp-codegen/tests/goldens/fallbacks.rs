@@ -16,6 +16,7 @@
 pub mod fallbacks {
     use ::core::future::Future;
     use ::mcp_runtime::{CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
+    use ::mcp_runtime::fake::{Stub, StubNoArgs};
     /// SHA-256 of the canonical tool list of the fixture (all tools, before `only`/`skip`);
     /// the runtime compares it with the live server to detect drift.
     pub const FIXTURE_HASH: &str = "a534ca9c46750d928d752bdaa75c02cb771da0d900a7b68447208639694f121d";
@@ -206,23 +207,20 @@ pub mod fallbacks {
         /// Answers [`Tools::remote_ref`] with `stub`.
         pub fn on_remote_ref(
             self,
-            stub: impl Fn(remote_ref::Args) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<remote_ref::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(remote_ref::TOOL.name, stub);
             self
         }
         /// Answers [`Tools::dangling`] with `stub`.
-        pub fn on_dangling(
-            self,
-            stub: impl Fn(dangling::Args) -> Result<ToolOutput> + Send + Sync + 'static,
-        ) -> Self {
+        pub fn on_dangling(self, stub: impl Stub<dangling::Args, ToolOutput>) -> Self {
             self.0.stub_untyped(dangling::TOOL.name, stub);
             self
         }
         /// Answers [`Tools::not_object`] with `stub`.
         pub fn on_not_object(
             self,
-            stub: impl Fn(not_object::Args) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<not_object::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(not_object::TOOL.name, stub);
             self
@@ -230,18 +228,13 @@ pub mod fallbacks {
         /// Answers [`Tools::nested_collision`] with `stub`.
         pub fn on_nested_collision(
             self,
-            stub: impl Fn(
-                nested_collision::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<nested_collision::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(nested_collision::TOOL.name, stub);
             self
         }
         /// Answers [`Tools::fine`] with `stub`.
-        pub fn on_fine(
-            self,
-            stub: impl Fn(fine::Args) -> Result<ToolOutput> + Send + Sync + 'static,
-        ) -> Self {
+        pub fn on_fine(self, stub: impl Stub<fine::Args, ToolOutput>) -> Self {
             self.0.stub_untyped(fine::TOOL.name, stub);
             self
         }
@@ -294,94 +287,70 @@ pub mod fallbacks {
     /// Types and definition of the tool `remote_ref`.
     pub mod remote_ref {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "remote_ref",
-            description: ::core::option::Option::Some(
-                "External $ref: never fetched, untyped for this tool only.",
-            ),
-            input_schema: "{\"properties\":{\"cfg\":{\"$ref\":\"https://example.com/schema.json\"}},\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_fallbacks_remote_ref",
-            untyped_args_reason: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "remote_ref",
+                "mcp_fallbacks_remote_ref",
+                "{\"properties\":{\"cfg\":{\"$ref\":\"https://example.com/schema.json\"}},\"type\":\"object\"}",
+            )
+            .described("External $ref: never fetched, untyped for this tool only.")
+            .untyped_args(
                 "external $ref \"https://example.com/schema.json\" is not supported (mcp-bindgen never fetches schemas)",
-            ),
-            normalize: ::core::option::Option::None,
-            normalize_output: ::core::option::Option::None,
-        };
+            );
         /// Arguments as untyped JSON: mcp-bindgen could not type this tool's schema (external $ref "https://example.com/schema.json" is not supported (mcp-bindgen never fetches schemas)).
         pub type Args = ::mcp_runtime::__private::serde_json::Value;
     }
     /// Types and definition of the tool `dangling`.
     pub mod dangling {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "dangling",
-            description: ::core::option::Option::None,
-            input_schema: "{\"properties\":{\"x\":{\"$ref\":\"#/$defs/Missing\"}},\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_fallbacks_dangling",
-            untyped_args_reason: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "dangling",
+                "mcp_fallbacks_dangling",
+                "{\"properties\":{\"x\":{\"$ref\":\"#/$defs/Missing\"}},\"type\":\"object\"}",
+            )
+            .untyped_args(
                 "$ref \"#/$defs/Missing\" does not resolve in the tool's schema",
-            ),
-            normalize: ::core::option::Option::None,
-            normalize_output: ::core::option::Option::None,
-        };
+            );
         /// Arguments as untyped JSON: mcp-bindgen could not type this tool's schema ($ref "#/$defs/Missing" does not resolve in the tool's schema).
         pub type Args = ::mcp_runtime::__private::serde_json::Value;
     }
     /// Types and definition of the tool `not_object`.
     pub mod not_object {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "not_object",
-            description: ::core::option::Option::None,
-            input_schema: "{\"type\":\"string\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_fallbacks_not_object",
-            untyped_args_reason: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "not_object",
+                "mcp_fallbacks_not_object",
+                "{\"type\":\"string\"}",
+            )
+            .untyped_args(
                 "inputSchema is not an object schema (MCP arguments are a JSON object)",
-            ),
-            normalize: ::core::option::Option::None,
-            normalize_output: ::core::option::Option::None,
-        };
+            );
         /// Arguments as untyped JSON: mcp-bindgen could not type this tool's schema (inputSchema is not an object schema (MCP arguments are a JSON object)).
         pub type Args = ::mcp_runtime::__private::serde_json::Value;
     }
     /// Types and definition of the tool `nested_collision`.
     pub mod nested_collision {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "nested_collision",
-            description: ::core::option::Option::None,
-            input_schema: "{\"properties\":{\"o\":{\"properties\":{\"aB\":{\"type\":\"string\"},\"a_b\":{\"type\":\"string\"}},\"type\":\"object\"}},\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_fallbacks_nested_collision",
-            untyped_args_reason: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "nested_collision",
+                "mcp_fallbacks_nested_collision",
+                "{\"properties\":{\"o\":{\"properties\":{\"aB\":{\"type\":\"string\"},\"a_b\":{\"type\":\"string\"}},\"type\":\"object\"}},\"type\":\"object\"}",
+            )
+            .untyped_args(
                 "properties \"aB\" and \"a_b\" of the object at /properties/o both map to the Rust field `a_b`",
-            ),
-            normalize: ::core::option::Option::None,
-            normalize_output: ::core::option::Option::None,
-        };
+            );
         /// Arguments as untyped JSON: mcp-bindgen could not type this tool's schema (properties "aB" and "a_b" of the object at /properties/o both map to the Rust field `a_b`).
         pub type Args = ::mcp_runtime::__private::serde_json::Value;
     }
     /// Types and definition of the tool `fine`.
     pub mod fine {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "fine",
-            description: ::core::option::Option::Some(
-                "The other tools of the server are unaffected.",
-            ),
-            input_schema: "{\"properties\":{\"a\":{\"type\":\"string\"}},\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_fallbacks_fine",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "fine",
+                "mcp_fallbacks_fine",
+                "{\"properties\":{\"a\":{\"type\":\"string\"}},\"type\":\"object\"}",
+            )
+            .described("The other tools of the server are unaffected.")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///The other tools of the server are unaffected.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
@@ -389,10 +358,6 @@ pub mod fallbacks {
         pub struct Args {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub a: ::std::option::Option<::std::string::String>,
-        }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
         }
     }
     /// Typed arguments of the server's prompts (`prompts/get`), as recorded in the

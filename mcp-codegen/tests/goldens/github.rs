@@ -16,6 +16,7 @@
 pub mod github {
     use ::core::future::Future;
     use ::mcp_runtime::{CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
+    use ::mcp_runtime::fake::{Stub, StubNoArgs};
     /// SHA-256 of the canonical tool list of the fixture (all tools, before `only`/`skip`);
     /// the runtime compares it with the live server to detect drift.
     pub const FIXTURE_HASH: &str = "e91c252e0f7518c3d580bc0c709fcec4929e18e73a36fab8340461a17f4309d8";
@@ -2415,9 +2416,7 @@ pub mod github {
         /// Answers [`Tools::actions_get`] with `stub`.
         pub fn on_actions_get(
             self,
-            stub: impl Fn(
-                actions_get::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<actions_get::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(actions_get::TOOL.name, stub);
             self
@@ -2425,9 +2424,7 @@ pub mod github {
         /// Answers [`Tools::actions_list`] with `stub`.
         pub fn on_actions_list(
             self,
-            stub: impl Fn(
-                actions_list::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<actions_list::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(actions_list::TOOL.name, stub);
             self
@@ -2435,9 +2432,7 @@ pub mod github {
         /// Answers [`Tools::actions_run_trigger`] with `stub`.
         pub fn on_actions_run_trigger(
             self,
-            stub: impl Fn(
-                actions_run_trigger::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<actions_run_trigger::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(actions_run_trigger::TOOL.name, stub);
             self
@@ -2445,9 +2440,7 @@ pub mod github {
         /// Answers [`Tools::add_comment_to_pending_review`] with `stub`.
         pub fn on_add_comment_to_pending_review(
             self,
-            stub: impl Fn(
-                add_comment_to_pending_review::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<add_comment_to_pending_review::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(add_comment_to_pending_review::TOOL.name, stub);
             self
@@ -2455,9 +2448,7 @@ pub mod github {
         /// Answers [`Tools::add_issue_comment`] with `stub`.
         pub fn on_add_issue_comment(
             self,
-            stub: impl Fn(
-                add_issue_comment::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<add_issue_comment::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(add_issue_comment::TOOL.name, stub);
             self
@@ -2465,9 +2456,7 @@ pub mod github {
         /// Answers [`Tools::add_issue_comment_reaction`] with `stub`.
         pub fn on_add_issue_comment_reaction(
             self,
-            stub: impl Fn(
-                add_issue_comment_reaction::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<add_issue_comment_reaction::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(add_issue_comment_reaction::TOOL.name, stub);
             self
@@ -2475,9 +2464,7 @@ pub mod github {
         /// Answers [`Tools::add_issue_reaction`] with `stub`.
         pub fn on_add_issue_reaction(
             self,
-            stub: impl Fn(
-                add_issue_reaction::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<add_issue_reaction::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(add_issue_reaction::TOOL.name, stub);
             self
@@ -2485,9 +2472,7 @@ pub mod github {
         /// Answers [`Tools::add_pull_request_review_comment`] with `stub`.
         pub fn on_add_pull_request_review_comment(
             self,
-            stub: impl Fn(
-                add_pull_request_review_comment::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<add_pull_request_review_comment::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(add_pull_request_review_comment::TOOL.name, stub);
             self
@@ -2495,9 +2480,7 @@ pub mod github {
         /// Answers [`Tools::add_pull_request_review_comment_reaction`] with `stub`.
         pub fn on_add_pull_request_review_comment_reaction(
             self,
-            stub: impl Fn(
-                add_pull_request_review_comment_reaction::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<add_pull_request_review_comment_reaction::Args, ToolOutput>,
         ) -> Self {
             self.0
                 .stub_untyped(add_pull_request_review_comment_reaction::TOOL.name, stub);
@@ -2506,9 +2489,7 @@ pub mod github {
         /// Answers [`Tools::add_reply_to_pull_request_comment`] with `stub`.
         pub fn on_add_reply_to_pull_request_comment(
             self,
-            stub: impl Fn(
-                add_reply_to_pull_request_comment::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<add_reply_to_pull_request_comment::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(add_reply_to_pull_request_comment::TOOL.name, stub);
             self
@@ -2516,9 +2497,7 @@ pub mod github {
         /// Answers [`Tools::add_sub_issue`] with `stub`.
         pub fn on_add_sub_issue(
             self,
-            stub: impl Fn(
-                add_sub_issue::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<add_sub_issue::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(add_sub_issue::TOOL.name, stub);
             self
@@ -2526,9 +2505,7 @@ pub mod github {
         /// Answers [`Tools::assign_copilot_to_issue`] with `stub`.
         pub fn on_assign_copilot_to_issue(
             self,
-            stub: impl Fn(
-                assign_copilot_to_issue::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<assign_copilot_to_issue::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(assign_copilot_to_issue::TOOL.name, stub);
             self
@@ -2536,9 +2513,7 @@ pub mod github {
         /// Answers [`Tools::assign_copilot_to_issue_with_intent`] with `stub`.
         pub fn on_assign_copilot_to_issue_with_intent(
             self,
-            stub: impl Fn(
-                assign_copilot_to_issue_with_intent::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<assign_copilot_to_issue_with_intent::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(assign_copilot_to_issue_with_intent::TOOL.name, stub);
             self
@@ -2546,9 +2521,7 @@ pub mod github {
         /// Answers [`Tools::create_branch`] with `stub`.
         pub fn on_create_branch(
             self,
-            stub: impl Fn(
-                create_branch::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<create_branch::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(create_branch::TOOL.name, stub);
             self
@@ -2556,9 +2529,7 @@ pub mod github {
         /// Answers [`Tools::create_gist`] with `stub`.
         pub fn on_create_gist(
             self,
-            stub: impl Fn(
-                create_gist::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<create_gist::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(create_gist::TOOL.name, stub);
             self
@@ -2566,9 +2537,7 @@ pub mod github {
         /// Answers [`Tools::create_issue`] with `stub`.
         pub fn on_create_issue(
             self,
-            stub: impl Fn(
-                create_issue::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<create_issue::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(create_issue::TOOL.name, stub);
             self
@@ -2576,9 +2545,7 @@ pub mod github {
         /// Answers [`Tools::create_or_update_file`] with `stub`.
         pub fn on_create_or_update_file(
             self,
-            stub: impl Fn(
-                create_or_update_file::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<create_or_update_file::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(create_or_update_file::TOOL.name, stub);
             self
@@ -2586,9 +2553,7 @@ pub mod github {
         /// Answers [`Tools::create_pull_request`] with `stub`.
         pub fn on_create_pull_request(
             self,
-            stub: impl Fn(
-                create_pull_request::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<create_pull_request::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(create_pull_request::TOOL.name, stub);
             self
@@ -2596,9 +2561,7 @@ pub mod github {
         /// Answers [`Tools::create_pull_request_review`] with `stub`.
         pub fn on_create_pull_request_review(
             self,
-            stub: impl Fn(
-                create_pull_request_review::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<create_pull_request_review::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(create_pull_request_review::TOOL.name, stub);
             self
@@ -2606,9 +2569,7 @@ pub mod github {
         /// Answers [`Tools::create_repository`] with `stub`.
         pub fn on_create_repository(
             self,
-            stub: impl Fn(
-                create_repository::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<create_repository::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(create_repository::TOOL.name, stub);
             self
@@ -2616,9 +2577,7 @@ pub mod github {
         /// Answers [`Tools::delete_file`] with `stub`.
         pub fn on_delete_file(
             self,
-            stub: impl Fn(
-                delete_file::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<delete_file::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(delete_file::TOOL.name, stub);
             self
@@ -2626,9 +2585,7 @@ pub mod github {
         /// Answers [`Tools::delete_pending_pull_request_review`] with `stub`.
         pub fn on_delete_pending_pull_request_review(
             self,
-            stub: impl Fn(
-                delete_pending_pull_request_review::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<delete_pending_pull_request_review::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(delete_pending_pull_request_review::TOOL.name, stub);
             self
@@ -2636,9 +2593,7 @@ pub mod github {
         /// Answers [`Tools::delete_repository`] with `stub`.
         pub fn on_delete_repository(
             self,
-            stub: impl Fn(
-                delete_repository::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<delete_repository::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(delete_repository::TOOL.name, stub);
             self
@@ -2646,9 +2601,7 @@ pub mod github {
         /// Answers [`Tools::discussion_comment_write`] with `stub`.
         pub fn on_discussion_comment_write(
             self,
-            stub: impl Fn(
-                discussion_comment_write::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<discussion_comment_write::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(discussion_comment_write::TOOL.name, stub);
             self
@@ -2656,9 +2609,7 @@ pub mod github {
         /// Answers [`Tools::dismiss_notification`] with `stub`.
         pub fn on_dismiss_notification(
             self,
-            stub: impl Fn(
-                dismiss_notification::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<dismiss_notification::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(dismiss_notification::TOOL.name, stub);
             self
@@ -2666,9 +2617,7 @@ pub mod github {
         /// Answers [`Tools::find_duplicate`] with `stub`.
         pub fn on_find_duplicate(
             self,
-            stub: impl Fn(
-                find_duplicate::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<find_duplicate::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(find_duplicate::TOOL.name, stub);
             self
@@ -2676,9 +2625,7 @@ pub mod github {
         /// Answers [`Tools::fork_repository`] with `stub`.
         pub fn on_fork_repository(
             self,
-            stub: impl Fn(
-                fork_repository::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<fork_repository::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(fork_repository::TOOL.name, stub);
             self
@@ -2686,9 +2633,7 @@ pub mod github {
         /// Answers [`Tools::get_code_quality_finding`] with `stub`.
         pub fn on_get_code_quality_finding(
             self,
-            stub: impl Fn(
-                get_code_quality_finding::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<get_code_quality_finding::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(get_code_quality_finding::TOOL.name, stub);
             self
@@ -2696,9 +2641,7 @@ pub mod github {
         /// Answers [`Tools::get_code_scanning_alert`] with `stub`.
         pub fn on_get_code_scanning_alert(
             self,
-            stub: impl Fn(
-                get_code_scanning_alert::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<get_code_scanning_alert::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(get_code_scanning_alert::TOOL.name, stub);
             self
@@ -2706,7 +2649,7 @@ pub mod github {
         /// Answers [`Tools::get_commit`] with `stub`.
         pub fn on_get_commit(
             self,
-            stub: impl Fn(get_commit::Args) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<get_commit::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(get_commit::TOOL.name, stub);
             self
@@ -2714,9 +2657,7 @@ pub mod github {
         /// Answers [`Tools::get_dependabot_alert`] with `stub`.
         pub fn on_get_dependabot_alert(
             self,
-            stub: impl Fn(
-                get_dependabot_alert::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<get_dependabot_alert::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(get_dependabot_alert::TOOL.name, stub);
             self
@@ -2724,9 +2665,7 @@ pub mod github {
         /// Answers [`Tools::get_discussion`] with `stub`.
         pub fn on_get_discussion(
             self,
-            stub: impl Fn(
-                get_discussion::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<get_discussion::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(get_discussion::TOOL.name, stub);
             self
@@ -2734,9 +2673,7 @@ pub mod github {
         /// Answers [`Tools::get_discussion_comments`] with `stub`.
         pub fn on_get_discussion_comments(
             self,
-            stub: impl Fn(
-                get_discussion_comments::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<get_discussion_comments::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(get_discussion_comments::TOOL.name, stub);
             self
@@ -2744,9 +2681,7 @@ pub mod github {
         /// Answers [`Tools::get_file_blame`] with `stub`.
         pub fn on_get_file_blame(
             self,
-            stub: impl Fn(
-                get_file_blame::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<get_file_blame::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(get_file_blame::TOOL.name, stub);
             self
@@ -2754,27 +2689,20 @@ pub mod github {
         /// Answers [`Tools::get_file_contents`] with `stub`.
         pub fn on_get_file_contents(
             self,
-            stub: impl Fn(
-                get_file_contents::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<get_file_contents::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(get_file_contents::TOOL.name, stub);
             self
         }
         /// Answers [`Tools::get_gist`] with `stub`.
-        pub fn on_get_gist(
-            self,
-            stub: impl Fn(get_gist::Args) -> Result<ToolOutput> + Send + Sync + 'static,
-        ) -> Self {
+        pub fn on_get_gist(self, stub: impl Stub<get_gist::Args, ToolOutput>) -> Self {
             self.0.stub_untyped(get_gist::TOOL.name, stub);
             self
         }
         /// Answers [`Tools::get_global_security_advisory`] with `stub`.
         pub fn on_get_global_security_advisory(
             self,
-            stub: impl Fn(
-                get_global_security_advisory::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<get_global_security_advisory::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(get_global_security_advisory::TOOL.name, stub);
             self
@@ -2782,45 +2710,33 @@ pub mod github {
         /// Answers [`Tools::get_job_logs`] with `stub`.
         pub fn on_get_job_logs(
             self,
-            stub: impl Fn(
-                get_job_logs::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<get_job_logs::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(get_job_logs::TOOL.name, stub);
             self
         }
         /// Answers [`Tools::get_label`] with `stub`.
-        pub fn on_get_label(
-            self,
-            stub: impl Fn(get_label::Args) -> Result<ToolOutput> + Send + Sync + 'static,
-        ) -> Self {
+        pub fn on_get_label(self, stub: impl Stub<get_label::Args, ToolOutput>) -> Self {
             self.0.stub_untyped(get_label::TOOL.name, stub);
             self
         }
         /// Answers [`Tools::get_latest_release`] with `stub`.
         pub fn on_get_latest_release(
             self,
-            stub: impl Fn(
-                get_latest_release::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<get_latest_release::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(get_latest_release::TOOL.name, stub);
             self
         }
         /// Answers [`Tools::get_me`] with `stub`.
-        pub fn on_get_me(
-            self,
-            stub: impl Fn() -> Result<ToolOutput> + Send + Sync + 'static,
-        ) -> Self {
+        pub fn on_get_me(self, stub: impl StubNoArgs<ToolOutput>) -> Self {
             self.0.stub_untyped(get_me::TOOL.name, move |_: NoArgs| stub());
             self
         }
         /// Answers [`Tools::get_notification_details`] with `stub`.
         pub fn on_get_notification_details(
             self,
-            stub: impl Fn(
-                get_notification_details::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<get_notification_details::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(get_notification_details::TOOL.name, stub);
             self
@@ -2828,9 +2744,7 @@ pub mod github {
         /// Answers [`Tools::get_release_by_tag`] with `stub`.
         pub fn on_get_release_by_tag(
             self,
-            stub: impl Fn(
-                get_release_by_tag::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<get_release_by_tag::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(get_release_by_tag::TOOL.name, stub);
             self
@@ -2838,9 +2752,7 @@ pub mod github {
         /// Answers [`Tools::get_repository_tree`] with `stub`.
         pub fn on_get_repository_tree(
             self,
-            stub: impl Fn(
-                get_repository_tree::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<get_repository_tree::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(get_repository_tree::TOOL.name, stub);
             self
@@ -2848,45 +2760,33 @@ pub mod github {
         /// Answers [`Tools::get_secret_scanning_alert`] with `stub`.
         pub fn on_get_secret_scanning_alert(
             self,
-            stub: impl Fn(
-                get_secret_scanning_alert::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<get_secret_scanning_alert::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(get_secret_scanning_alert::TOOL.name, stub);
             self
         }
         /// Answers [`Tools::get_tag`] with `stub`.
-        pub fn on_get_tag(
-            self,
-            stub: impl Fn(get_tag::Args) -> Result<ToolOutput> + Send + Sync + 'static,
-        ) -> Self {
+        pub fn on_get_tag(self, stub: impl Stub<get_tag::Args, ToolOutput>) -> Self {
             self.0.stub_untyped(get_tag::TOOL.name, stub);
             self
         }
         /// Answers [`Tools::get_team_members`] with `stub`.
         pub fn on_get_team_members(
             self,
-            stub: impl Fn(
-                get_team_members::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<get_team_members::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(get_team_members::TOOL.name, stub);
             self
         }
         /// Answers [`Tools::get_teams`] with `stub`.
-        pub fn on_get_teams(
-            self,
-            stub: impl Fn(get_teams::Args) -> Result<ToolOutput> + Send + Sync + 'static,
-        ) -> Self {
+        pub fn on_get_teams(self, stub: impl Stub<get_teams::Args, ToolOutput>) -> Self {
             self.0.stub_untyped(get_teams::TOOL.name, stub);
             self
         }
         /// Answers [`Tools::issue_dependency_read`] with `stub`.
         pub fn on_issue_dependency_read(
             self,
-            stub: impl Fn(
-                issue_dependency_read::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<issue_dependency_read::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(issue_dependency_read::TOOL.name, stub);
             self
@@ -2894,9 +2794,7 @@ pub mod github {
         /// Answers [`Tools::issue_dependency_write`] with `stub`.
         pub fn on_issue_dependency_write(
             self,
-            stub: impl Fn(
-                issue_dependency_write::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<issue_dependency_write::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(issue_dependency_write::TOOL.name, stub);
             self
@@ -2904,7 +2802,7 @@ pub mod github {
         /// Answers [`Tools::issue_read`] with `stub`.
         pub fn on_issue_read(
             self,
-            stub: impl Fn(issue_read::Args) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<issue_read::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(issue_read::TOOL.name, stub);
             self
@@ -2912,9 +2810,7 @@ pub mod github {
         /// Answers [`Tools::issue_write`] with `stub`.
         pub fn on_issue_write(
             self,
-            stub: impl Fn(
-                issue_write::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<issue_write::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(issue_write::TOOL.name, stub);
             self
@@ -2922,9 +2818,7 @@ pub mod github {
         /// Answers [`Tools::label_write`] with `stub`.
         pub fn on_label_write(
             self,
-            stub: impl Fn(
-                label_write::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<label_write::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(label_write::TOOL.name, stub);
             self
@@ -2932,9 +2826,7 @@ pub mod github {
         /// Answers [`Tools::list_branches`] with `stub`.
         pub fn on_list_branches(
             self,
-            stub: impl Fn(
-                list_branches::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<list_branches::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(list_branches::TOOL.name, stub);
             self
@@ -2942,9 +2834,7 @@ pub mod github {
         /// Answers [`Tools::list_code_scanning_alerts`] with `stub`.
         pub fn on_list_code_scanning_alerts(
             self,
-            stub: impl Fn(
-                list_code_scanning_alerts::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<list_code_scanning_alerts::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(list_code_scanning_alerts::TOOL.name, stub);
             self
@@ -2952,9 +2842,7 @@ pub mod github {
         /// Answers [`Tools::list_commits`] with `stub`.
         pub fn on_list_commits(
             self,
-            stub: impl Fn(
-                list_commits::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<list_commits::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(list_commits::TOOL.name, stub);
             self
@@ -2962,9 +2850,7 @@ pub mod github {
         /// Answers [`Tools::list_dependabot_alerts`] with `stub`.
         pub fn on_list_dependabot_alerts(
             self,
-            stub: impl Fn(
-                list_dependabot_alerts::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<list_dependabot_alerts::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(list_dependabot_alerts::TOOL.name, stub);
             self
@@ -2972,9 +2858,7 @@ pub mod github {
         /// Answers [`Tools::list_discussion_categories`] with `stub`.
         pub fn on_list_discussion_categories(
             self,
-            stub: impl Fn(
-                list_discussion_categories::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<list_discussion_categories::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(list_discussion_categories::TOOL.name, stub);
             self
@@ -2982,9 +2866,7 @@ pub mod github {
         /// Answers [`Tools::list_discussions`] with `stub`.
         pub fn on_list_discussions(
             self,
-            stub: impl Fn(
-                list_discussions::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<list_discussions::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(list_discussions::TOOL.name, stub);
             self
@@ -2992,7 +2874,7 @@ pub mod github {
         /// Answers [`Tools::list_gists`] with `stub`.
         pub fn on_list_gists(
             self,
-            stub: impl Fn(list_gists::Args) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<list_gists::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(list_gists::TOOL.name, stub);
             self
@@ -3000,9 +2882,7 @@ pub mod github {
         /// Answers [`Tools::list_global_security_advisories`] with `stub`.
         pub fn on_list_global_security_advisories(
             self,
-            stub: impl Fn(
-                list_global_security_advisories::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<list_global_security_advisories::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(list_global_security_advisories::TOOL.name, stub);
             self
@@ -3010,9 +2890,7 @@ pub mod github {
         /// Answers [`Tools::list_issue_fields`] with `stub`.
         pub fn on_list_issue_fields(
             self,
-            stub: impl Fn(
-                list_issue_fields::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<list_issue_fields::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(list_issue_fields::TOOL.name, stub);
             self
@@ -3020,9 +2898,7 @@ pub mod github {
         /// Answers [`Tools::list_issue_types`] with `stub`.
         pub fn on_list_issue_types(
             self,
-            stub: impl Fn(
-                list_issue_types::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<list_issue_types::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(list_issue_types::TOOL.name, stub);
             self
@@ -3030,9 +2906,7 @@ pub mod github {
         /// Answers [`Tools::list_issues`] with `stub`.
         pub fn on_list_issues(
             self,
-            stub: impl Fn(
-                list_issues::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<list_issues::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(list_issues::TOOL.name, stub);
             self
@@ -3040,7 +2914,7 @@ pub mod github {
         /// Answers [`Tools::list_label`] with `stub`.
         pub fn on_list_label(
             self,
-            stub: impl Fn(list_label::Args) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<list_label::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(list_label::TOOL.name, stub);
             self
@@ -3048,9 +2922,7 @@ pub mod github {
         /// Answers [`Tools::list_notifications`] with `stub`.
         pub fn on_list_notifications(
             self,
-            stub: impl Fn(
-                list_notifications::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<list_notifications::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(list_notifications::TOOL.name, stub);
             self
@@ -3058,9 +2930,7 @@ pub mod github {
         /// Answers [`Tools::list_org_repository_security_advisories`] with `stub`.
         pub fn on_list_org_repository_security_advisories(
             self,
-            stub: impl Fn(
-                list_org_repository_security_advisories::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<list_org_repository_security_advisories::Args, ToolOutput>,
         ) -> Self {
             self.0
                 .stub_untyped(list_org_repository_security_advisories::TOOL.name, stub);
@@ -3069,9 +2939,7 @@ pub mod github {
         /// Answers [`Tools::list_pull_requests`] with `stub`.
         pub fn on_list_pull_requests(
             self,
-            stub: impl Fn(
-                list_pull_requests::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<list_pull_requests::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(list_pull_requests::TOOL.name, stub);
             self
@@ -3079,9 +2947,7 @@ pub mod github {
         /// Answers [`Tools::list_releases`] with `stub`.
         pub fn on_list_releases(
             self,
-            stub: impl Fn(
-                list_releases::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<list_releases::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(list_releases::TOOL.name, stub);
             self
@@ -3089,9 +2955,7 @@ pub mod github {
         /// Answers [`Tools::list_repository_collaborators`] with `stub`.
         pub fn on_list_repository_collaborators(
             self,
-            stub: impl Fn(
-                list_repository_collaborators::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<list_repository_collaborators::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(list_repository_collaborators::TOOL.name, stub);
             self
@@ -3099,9 +2963,7 @@ pub mod github {
         /// Answers [`Tools::list_repository_security_advisories`] with `stub`.
         pub fn on_list_repository_security_advisories(
             self,
-            stub: impl Fn(
-                list_repository_security_advisories::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<list_repository_security_advisories::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(list_repository_security_advisories::TOOL.name, stub);
             self
@@ -3109,9 +2971,7 @@ pub mod github {
         /// Answers [`Tools::list_secret_scanning_alerts`] with `stub`.
         pub fn on_list_secret_scanning_alerts(
             self,
-            stub: impl Fn(
-                list_secret_scanning_alerts::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<list_secret_scanning_alerts::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(list_secret_scanning_alerts::TOOL.name, stub);
             self
@@ -3119,27 +2979,20 @@ pub mod github {
         /// Answers [`Tools::list_starred_repositories`] with `stub`.
         pub fn on_list_starred_repositories(
             self,
-            stub: impl Fn(
-                list_starred_repositories::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<list_starred_repositories::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(list_starred_repositories::TOOL.name, stub);
             self
         }
         /// Answers [`Tools::list_tags`] with `stub`.
-        pub fn on_list_tags(
-            self,
-            stub: impl Fn(list_tags::Args) -> Result<ToolOutput> + Send + Sync + 'static,
-        ) -> Self {
+        pub fn on_list_tags(self, stub: impl Stub<list_tags::Args, ToolOutput>) -> Self {
             self.0.stub_untyped(list_tags::TOOL.name, stub);
             self
         }
         /// Answers [`Tools::manage_notification_subscription`] with `stub`.
         pub fn on_manage_notification_subscription(
             self,
-            stub: impl Fn(
-                manage_notification_subscription::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<manage_notification_subscription::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(manage_notification_subscription::TOOL.name, stub);
             self
@@ -3147,9 +3000,10 @@ pub mod github {
         /// Answers [`Tools::manage_repository_notification_subscription`] with `stub`.
         pub fn on_manage_repository_notification_subscription(
             self,
-            stub: impl Fn(
+            stub: impl Stub<
                 manage_repository_notification_subscription::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+                ToolOutput,
+            >,
         ) -> Self {
             self.0
                 .stub_untyped(
@@ -3161,9 +3015,7 @@ pub mod github {
         /// Answers [`Tools::mark_all_notifications_read`] with `stub`.
         pub fn on_mark_all_notifications_read(
             self,
-            stub: impl Fn(
-                mark_all_notifications_read::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<mark_all_notifications_read::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(mark_all_notifications_read::TOOL.name, stub);
             self
@@ -3171,9 +3023,7 @@ pub mod github {
         /// Answers [`Tools::merge_pull_request`] with `stub`.
         pub fn on_merge_pull_request(
             self,
-            stub: impl Fn(
-                merge_pull_request::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<merge_pull_request::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(merge_pull_request::TOOL.name, stub);
             self
@@ -3181,9 +3031,7 @@ pub mod github {
         /// Answers [`Tools::projects_get`] with `stub`.
         pub fn on_projects_get(
             self,
-            stub: impl Fn(
-                projects_get::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<projects_get::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(projects_get::TOOL.name, stub);
             self
@@ -3191,9 +3039,7 @@ pub mod github {
         /// Answers [`Tools::projects_list`] with `stub`.
         pub fn on_projects_list(
             self,
-            stub: impl Fn(
-                projects_list::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<projects_list::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(projects_list::TOOL.name, stub);
             self
@@ -3201,9 +3047,7 @@ pub mod github {
         /// Answers [`Tools::projects_write`] with `stub`.
         pub fn on_projects_write(
             self,
-            stub: impl Fn(
-                projects_write::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<projects_write::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(projects_write::TOOL.name, stub);
             self
@@ -3211,9 +3055,7 @@ pub mod github {
         /// Answers [`Tools::pull_request_read`] with `stub`.
         pub fn on_pull_request_read(
             self,
-            stub: impl Fn(
-                pull_request_read::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<pull_request_read::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(pull_request_read::TOOL.name, stub);
             self
@@ -3221,9 +3063,7 @@ pub mod github {
         /// Answers [`Tools::pull_request_review_write`] with `stub`.
         pub fn on_pull_request_review_write(
             self,
-            stub: impl Fn(
-                pull_request_review_write::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<pull_request_review_write::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(pull_request_review_write::TOOL.name, stub);
             self
@@ -3231,7 +3071,7 @@ pub mod github {
         /// Answers [`Tools::push_files`] with `stub`.
         pub fn on_push_files(
             self,
-            stub: impl Fn(push_files::Args) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<push_files::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(push_files::TOOL.name, stub);
             self
@@ -3239,9 +3079,7 @@ pub mod github {
         /// Answers [`Tools::remove_sub_issue`] with `stub`.
         pub fn on_remove_sub_issue(
             self,
-            stub: impl Fn(
-                remove_sub_issue::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<remove_sub_issue::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(remove_sub_issue::TOOL.name, stub);
             self
@@ -3249,9 +3087,7 @@ pub mod github {
         /// Answers [`Tools::reprioritize_sub_issue`] with `stub`.
         pub fn on_reprioritize_sub_issue(
             self,
-            stub: impl Fn(
-                reprioritize_sub_issue::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<reprioritize_sub_issue::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(reprioritize_sub_issue::TOOL.name, stub);
             self
@@ -3259,9 +3095,7 @@ pub mod github {
         /// Answers [`Tools::request_copilot_review`] with `stub`.
         pub fn on_request_copilot_review(
             self,
-            stub: impl Fn(
-                request_copilot_review::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<request_copilot_review::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(request_copilot_review::TOOL.name, stub);
             self
@@ -3269,9 +3103,7 @@ pub mod github {
         /// Answers [`Tools::request_pull_request_reviewers`] with `stub`.
         pub fn on_request_pull_request_reviewers(
             self,
-            stub: impl Fn(
-                request_pull_request_reviewers::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<request_pull_request_reviewers::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(request_pull_request_reviewers::TOOL.name, stub);
             self
@@ -3279,9 +3111,7 @@ pub mod github {
         /// Answers [`Tools::resolve_review_thread`] with `stub`.
         pub fn on_resolve_review_thread(
             self,
-            stub: impl Fn(
-                resolve_review_thread::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<resolve_review_thread::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(resolve_review_thread::TOOL.name, stub);
             self
@@ -3289,9 +3119,7 @@ pub mod github {
         /// Answers [`Tools::search_code`] with `stub`.
         pub fn on_search_code(
             self,
-            stub: impl Fn(
-                search_code::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<search_code::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(search_code::TOOL.name, stub);
             self
@@ -3299,9 +3127,7 @@ pub mod github {
         /// Answers [`Tools::search_commits`] with `stub`.
         pub fn on_search_commits(
             self,
-            stub: impl Fn(
-                search_commits::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<search_commits::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(search_commits::TOOL.name, stub);
             self
@@ -3309,9 +3135,7 @@ pub mod github {
         /// Answers [`Tools::search_issues`] with `stub`.
         pub fn on_search_issues(
             self,
-            stub: impl Fn(
-                search_issues::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<search_issues::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(search_issues::TOOL.name, stub);
             self
@@ -3319,9 +3143,7 @@ pub mod github {
         /// Answers [`Tools::search_orgs`] with `stub`.
         pub fn on_search_orgs(
             self,
-            stub: impl Fn(
-                search_orgs::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<search_orgs::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(search_orgs::TOOL.name, stub);
             self
@@ -3329,9 +3151,7 @@ pub mod github {
         /// Answers [`Tools::search_pull_requests`] with `stub`.
         pub fn on_search_pull_requests(
             self,
-            stub: impl Fn(
-                search_pull_requests::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<search_pull_requests::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(search_pull_requests::TOOL.name, stub);
             self
@@ -3339,9 +3159,7 @@ pub mod github {
         /// Answers [`Tools::search_repositories`] with `stub`.
         pub fn on_search_repositories(
             self,
-            stub: impl Fn(
-                search_repositories::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<search_repositories::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(search_repositories::TOOL.name, stub);
             self
@@ -3349,9 +3167,7 @@ pub mod github {
         /// Answers [`Tools::search_users`] with `stub`.
         pub fn on_search_users(
             self,
-            stub: impl Fn(
-                search_users::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<search_users::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(search_users::TOOL.name, stub);
             self
@@ -3359,9 +3175,7 @@ pub mod github {
         /// Answers [`Tools::set_issue_fields`] with `stub`.
         pub fn on_set_issue_fields(
             self,
-            stub: impl Fn(
-                set_issue_fields::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<set_issue_fields::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(set_issue_fields::TOOL.name, stub);
             self
@@ -3369,9 +3183,7 @@ pub mod github {
         /// Answers [`Tools::star_repository`] with `stub`.
         pub fn on_star_repository(
             self,
-            stub: impl Fn(
-                star_repository::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<star_repository::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(star_repository::TOOL.name, stub);
             self
@@ -3379,9 +3191,7 @@ pub mod github {
         /// Answers [`Tools::sub_issue_write`] with `stub`.
         pub fn on_sub_issue_write(
             self,
-            stub: impl Fn(
-                sub_issue_write::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<sub_issue_write::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(sub_issue_write::TOOL.name, stub);
             self
@@ -3389,27 +3199,20 @@ pub mod github {
         /// Answers [`Tools::submit_pending_pull_request_review`] with `stub`.
         pub fn on_submit_pending_pull_request_review(
             self,
-            stub: impl Fn(
-                submit_pending_pull_request_review::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<submit_pending_pull_request_review::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(submit_pending_pull_request_review::TOOL.name, stub);
             self
         }
         /// Answers [`Tools::ui_get`] with `stub`.
-        pub fn on_ui_get(
-            self,
-            stub: impl Fn(ui_get::Args) -> Result<ToolOutput> + Send + Sync + 'static,
-        ) -> Self {
+        pub fn on_ui_get(self, stub: impl Stub<ui_get::Args, ToolOutput>) -> Self {
             self.0.stub_untyped(ui_get::TOOL.name, stub);
             self
         }
         /// Answers [`Tools::unresolve_review_thread`] with `stub`.
         pub fn on_unresolve_review_thread(
             self,
-            stub: impl Fn(
-                unresolve_review_thread::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<unresolve_review_thread::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(unresolve_review_thread::TOOL.name, stub);
             self
@@ -3417,9 +3220,7 @@ pub mod github {
         /// Answers [`Tools::unstar_repository`] with `stub`.
         pub fn on_unstar_repository(
             self,
-            stub: impl Fn(
-                unstar_repository::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<unstar_repository::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(unstar_repository::TOOL.name, stub);
             self
@@ -3427,9 +3228,7 @@ pub mod github {
         /// Answers [`Tools::update_gist`] with `stub`.
         pub fn on_update_gist(
             self,
-            stub: impl Fn(
-                update_gist::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<update_gist::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(update_gist::TOOL.name, stub);
             self
@@ -3437,9 +3236,7 @@ pub mod github {
         /// Answers [`Tools::update_issue_assignees`] with `stub`.
         pub fn on_update_issue_assignees(
             self,
-            stub: impl Fn(
-                update_issue_assignees::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<update_issue_assignees::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(update_issue_assignees::TOOL.name, stub);
             self
@@ -3447,9 +3244,7 @@ pub mod github {
         /// Answers [`Tools::update_issue_body`] with `stub`.
         pub fn on_update_issue_body(
             self,
-            stub: impl Fn(
-                update_issue_body::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<update_issue_body::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(update_issue_body::TOOL.name, stub);
             self
@@ -3457,9 +3252,7 @@ pub mod github {
         /// Answers [`Tools::update_issue_labels`] with `stub`.
         pub fn on_update_issue_labels(
             self,
-            stub: impl Fn(
-                update_issue_labels::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<update_issue_labels::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(update_issue_labels::TOOL.name, stub);
             self
@@ -3467,9 +3260,7 @@ pub mod github {
         /// Answers [`Tools::update_issue_milestone`] with `stub`.
         pub fn on_update_issue_milestone(
             self,
-            stub: impl Fn(
-                update_issue_milestone::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<update_issue_milestone::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(update_issue_milestone::TOOL.name, stub);
             self
@@ -3477,9 +3268,7 @@ pub mod github {
         /// Answers [`Tools::update_issue_state`] with `stub`.
         pub fn on_update_issue_state(
             self,
-            stub: impl Fn(
-                update_issue_state::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<update_issue_state::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(update_issue_state::TOOL.name, stub);
             self
@@ -3487,9 +3276,7 @@ pub mod github {
         /// Answers [`Tools::update_issue_title`] with `stub`.
         pub fn on_update_issue_title(
             self,
-            stub: impl Fn(
-                update_issue_title::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<update_issue_title::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(update_issue_title::TOOL.name, stub);
             self
@@ -3497,9 +3284,7 @@ pub mod github {
         /// Answers [`Tools::update_issue_type`] with `stub`.
         pub fn on_update_issue_type(
             self,
-            stub: impl Fn(
-                update_issue_type::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<update_issue_type::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(update_issue_type::TOOL.name, stub);
             self
@@ -3507,9 +3292,7 @@ pub mod github {
         /// Answers [`Tools::update_pull_request`] with `stub`.
         pub fn on_update_pull_request(
             self,
-            stub: impl Fn(
-                update_pull_request::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<update_pull_request::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(update_pull_request::TOOL.name, stub);
             self
@@ -3517,9 +3300,7 @@ pub mod github {
         /// Answers [`Tools::update_pull_request_body`] with `stub`.
         pub fn on_update_pull_request_body(
             self,
-            stub: impl Fn(
-                update_pull_request_body::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<update_pull_request_body::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(update_pull_request_body::TOOL.name, stub);
             self
@@ -3527,9 +3308,7 @@ pub mod github {
         /// Answers [`Tools::update_pull_request_branch`] with `stub`.
         pub fn on_update_pull_request_branch(
             self,
-            stub: impl Fn(
-                update_pull_request_branch::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<update_pull_request_branch::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(update_pull_request_branch::TOOL.name, stub);
             self
@@ -3537,9 +3316,7 @@ pub mod github {
         /// Answers [`Tools::update_pull_request_draft_state`] with `stub`.
         pub fn on_update_pull_request_draft_state(
             self,
-            stub: impl Fn(
-                update_pull_request_draft_state::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<update_pull_request_draft_state::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(update_pull_request_draft_state::TOOL.name, stub);
             self
@@ -3547,9 +3324,7 @@ pub mod github {
         /// Answers [`Tools::update_pull_request_state`] with `stub`.
         pub fn on_update_pull_request_state(
             self,
-            stub: impl Fn(
-                update_pull_request_state::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<update_pull_request_state::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(update_pull_request_state::TOOL.name, stub);
             self
@@ -3557,9 +3332,7 @@ pub mod github {
         /// Answers [`Tools::update_pull_request_title`] with `stub`.
         pub fn on_update_pull_request_title(
             self,
-            stub: impl Fn(
-                update_pull_request_title::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<update_pull_request_title::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(update_pull_request_title::TOOL.name, stub);
             self
@@ -3613,20 +3386,15 @@ pub mod github {
     /// Types and definition of the tool `actions_get`.
     pub mod actions_get {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "actions_get",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "actions_get",
+                "mcp_github_actions_get",
+                "{\"properties\":{\"method\":{\"description\":\"The method to execute\",\"enum\":[\"get_workflow\",\"get_workflow_run\",\"get_workflow_job\",\"download_workflow_run_artifact\",\"get_workflow_run_usage\",\"get_workflow_run_logs_url\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"resource_id\":{\"description\":\"The unique identifier of the resource. This will vary based on the \\\"method\\\" provided, so ensure you provide the correct ID:\\n- Provide a workflow ID or workflow file name (e.g. ci.yaml) for 'get_workflow' method.\\n- Provide a workflow run ID for 'get_workflow_run', 'get_workflow_run_usage', and 'get_workflow_run_logs_url' methods.\\n- Provide an artifact ID for 'download_workflow_run_artifact' method.\\n- Provide a job ID for 'get_workflow_job' method.\\n\",\"type\":\"string\"}},\"required\":[\"method\",\"owner\",\"repo\",\"resource_id\"],\"type\":\"object\"}",
+            )
+            .described(
                 "Get details about specific GitHub Actions resources.\nUse this tool to get details about individual workflows, workflow runs, jobs, and artifacts by their unique IDs.\n",
-            ),
-            input_schema: "{\"properties\":{\"method\":{\"description\":\"The method to execute\",\"enum\":[\"get_workflow\",\"get_workflow_run\",\"get_workflow_job\",\"download_workflow_run_artifact\",\"get_workflow_run_usage\",\"get_workflow_run_logs_url\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"resource_id\":{\"description\":\"The unique identifier of the resource. This will vary based on the \\\"method\\\" provided, so ensure you provide the correct ID:\\n- Provide a workflow ID or workflow file name (e.g. ci.yaml) for 'get_workflow' method.\\n- Provide a workflow run ID for 'get_workflow_run', 'get_workflow_run_usage', and 'get_workflow_run_logs_url' methods.\\n- Provide an artifact ID for 'download_workflow_run_artifact' method.\\n- Provide a job ID for 'get_workflow_job' method.\\n\",\"type\":\"string\"}},\"required\":[\"method\",\"owner\",\"repo\",\"resource_id\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_actions_get",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         /**Get details about specific GitHub Actions resources.
 Use this tool to get details about individual workflows, workflow runs, jobs, and artifacts by their unique IDs.*/
@@ -3664,10 +3432,6 @@ Use this tool to get details about individual workflows, workflow runs, jobs, an
             GetWorkflowRunUsage = "get_workflow_run_usage", GetWorkflowRunLogsUrl =
             "get_workflow_run_logs_url" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`method`, `owner`, `repo`, `resource_id`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -3688,20 +3452,15 @@ Use this tool to get details about individual workflows, workflow runs, jobs, an
     /// Types and definition of the tool `actions_list`.
     pub mod actions_list {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "actions_list",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "actions_list",
+                "mcp_github_actions_list",
+                "{\"properties\":{\"method\":{\"description\":\"The action to perform\",\"enum\":[\"list_workflows\",\"list_workflow_runs\",\"list_workflow_jobs\",\"list_workflow_run_artifacts\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (default: 1)\",\"minimum\":1,\"type\":\"number\"},\"per_page\":{\"description\":\"Results per page for pagination (default: 30, max: 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"resource_id\":{\"description\":\"The unique identifier of the resource. This will vary based on the \\\"method\\\" provided, so ensure you provide the correct ID:\\n- Do not provide any resource ID for 'list_workflows' method.\\n- Provide a workflow ID or workflow file name (e.g. ci.yaml) for 'list_workflow_runs' method, or omit to list all workflow runs in the repository.\\n- Provide a workflow run ID for 'list_workflow_jobs' and 'list_workflow_run_artifacts' methods.\\n\",\"type\":\"string\"},\"workflow_jobs_filter\":{\"description\":\"Filters for workflow jobs. **ONLY** used when method is 'list_workflow_jobs'\",\"properties\":{\"filter\":{\"description\":\"Filters jobs by their completed_at timestamp\",\"enum\":[\"latest\",\"all\"],\"type\":\"string\"}},\"type\":\"object\"},\"workflow_runs_filter\":{\"description\":\"Filters for workflow runs. **ONLY** used when method is 'list_workflow_runs'\",\"properties\":{\"actor\":{\"description\":\"Filter to a specific GitHub user's workflow runs.\",\"type\":\"string\"},\"branch\":{\"description\":\"Filter workflow runs to a specific Git branch. Use the name of the branch.\",\"type\":\"string\"},\"event\":{\"description\":\"Filter workflow runs to a specific event type\",\"enum\":[\"branch_protection_rule\",\"check_run\",\"check_suite\",\"create\",\"delete\",\"deployment\",\"deployment_status\",\"discussion\",\"discussion_comment\",\"fork\",\"gollum\",\"issue_comment\",\"issues\",\"label\",\"merge_group\",\"milestone\",\"page_build\",\"public\",\"pull_request\",\"pull_request_review\",\"pull_request_review_comment\",\"pull_request_target\",\"push\",\"registry_package\",\"release\",\"repository_dispatch\",\"schedule\",\"status\",\"watch\",\"workflow_call\",\"workflow_dispatch\",\"workflow_run\"],\"type\":\"string\"},\"status\":{\"description\":\"Filter workflow runs to only runs with a specific status\",\"enum\":[\"queued\",\"in_progress\",\"completed\",\"requested\",\"waiting\"],\"type\":\"string\"}},\"type\":\"object\"}},\"required\":[\"method\",\"owner\",\"repo\"],\"type\":\"object\"}",
+            )
+            .described(
                 "Tools for listing GitHub Actions resources.\nUse this tool to list workflows in a repository, or list workflow runs, jobs, and artifacts for a specific workflow or workflow run.\n",
-            ),
-            input_schema: "{\"properties\":{\"method\":{\"description\":\"The action to perform\",\"enum\":[\"list_workflows\",\"list_workflow_runs\",\"list_workflow_jobs\",\"list_workflow_run_artifacts\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (default: 1)\",\"minimum\":1,\"type\":\"number\"},\"per_page\":{\"description\":\"Results per page for pagination (default: 30, max: 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"resource_id\":{\"description\":\"The unique identifier of the resource. This will vary based on the \\\"method\\\" provided, so ensure you provide the correct ID:\\n- Do not provide any resource ID for 'list_workflows' method.\\n- Provide a workflow ID or workflow file name (e.g. ci.yaml) for 'list_workflow_runs' method, or omit to list all workflow runs in the repository.\\n- Provide a workflow run ID for 'list_workflow_jobs' and 'list_workflow_run_artifacts' methods.\\n\",\"type\":\"string\"},\"workflow_jobs_filter\":{\"description\":\"Filters for workflow jobs. **ONLY** used when method is 'list_workflow_jobs'\",\"properties\":{\"filter\":{\"description\":\"Filters jobs by their completed_at timestamp\",\"enum\":[\"latest\",\"all\"],\"type\":\"string\"}},\"type\":\"object\"},\"workflow_runs_filter\":{\"description\":\"Filters for workflow runs. **ONLY** used when method is 'list_workflow_runs'\",\"properties\":{\"actor\":{\"description\":\"Filter to a specific GitHub user's workflow runs.\",\"type\":\"string\"},\"branch\":{\"description\":\"Filter workflow runs to a specific Git branch. Use the name of the branch.\",\"type\":\"string\"},\"event\":{\"description\":\"Filter workflow runs to a specific event type\",\"enum\":[\"branch_protection_rule\",\"check_run\",\"check_suite\",\"create\",\"delete\",\"deployment\",\"deployment_status\",\"discussion\",\"discussion_comment\",\"fork\",\"gollum\",\"issue_comment\",\"issues\",\"label\",\"merge_group\",\"milestone\",\"page_build\",\"public\",\"pull_request\",\"pull_request_review\",\"pull_request_review_comment\",\"pull_request_target\",\"push\",\"registry_package\",\"release\",\"repository_dispatch\",\"schedule\",\"status\",\"watch\",\"workflow_call\",\"workflow_dispatch\",\"workflow_run\"],\"type\":\"string\"},\"status\":{\"description\":\"Filter workflow runs to only runs with a specific status\",\"enum\":[\"queued\",\"in_progress\",\"completed\",\"requested\",\"waiting\"],\"type\":\"string\"}},\"type\":\"object\"}},\"required\":[\"method\",\"owner\",\"repo\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_actions_list",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         /**Tools for listing GitHub Actions resources.
 Use this tool to list workflows in a repository, or list workflow runs, jobs, and artifacts for a specific workflow or workflow run.*/
@@ -3844,10 +3603,6 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             ArgsWorkflowRunsFilterStatus { Queued = "queued", InProgress = "in_progress",
             Completed = "completed", Requested = "requested", Waiting = "waiting" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`method`, `owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -3871,20 +3626,15 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
     /// Types and definition of the tool `actions_run_trigger`.
     pub mod actions_run_trigger {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "actions_run_trigger",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "actions_run_trigger",
+                "mcp_github_actions_run_trigger",
+                "{\"properties\":{\"inputs\":{\"description\":\"Inputs the workflow accepts. Only used for 'run_workflow' method.\",\"properties\":{},\"type\":\"object\"},\"method\":{\"description\":\"The method to execute\",\"enum\":[\"run_workflow\",\"rerun_workflow_run\",\"rerun_failed_jobs\",\"cancel_workflow_run\",\"delete_workflow_run_logs\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"ref\":{\"description\":\"The git reference for the workflow. The reference can be a branch or tag name. Required for 'run_workflow' method.\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"run_id\":{\"description\":\"The ID of the workflow run. Required for all methods except 'run_workflow'.\",\"type\":\"number\"},\"workflow_id\":{\"description\":\"The workflow ID (numeric) or workflow file name (e.g., main.yml, ci.yaml). Required for 'run_workflow' method.\",\"type\":\"string\"}},\"required\":[\"method\",\"owner\",\"repo\"],\"type\":\"object\"}",
+            )
+            .described(
                 "Trigger GitHub Actions workflow operations, including running, re-running, cancelling workflow runs, and deleting workflow run logs.",
-            ),
-            input_schema: "{\"properties\":{\"inputs\":{\"description\":\"Inputs the workflow accepts. Only used for 'run_workflow' method.\",\"properties\":{},\"type\":\"object\"},\"method\":{\"description\":\"The method to execute\",\"enum\":[\"run_workflow\",\"rerun_workflow_run\",\"rerun_failed_jobs\",\"cancel_workflow_run\",\"delete_workflow_run_logs\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"ref\":{\"description\":\"The git reference for the workflow. The reference can be a branch or tag name. Required for 'run_workflow' method.\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"run_id\":{\"description\":\"The ID of the workflow run. Required for all methods except 'run_workflow'.\",\"type\":\"number\"},\"workflow_id\":{\"description\":\"The workflow ID (numeric) or workflow file name (e.g., main.yml, ci.yaml). Required for 'run_workflow' method.\",\"type\":\"string\"}},\"required\":[\"method\",\"owner\",\"repo\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_actions_run_trigger",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Trigger GitHub Actions workflow operations, including running, re-running, cancelling workflow runs, and deleting workflow run logs.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -3932,10 +3682,6 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             CancelWorkflowRun = "cancel_workflow_run", DeleteWorkflowRunLogs =
             "delete_workflow_run_logs" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`method`, `owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -3958,20 +3704,15 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
     /// Types and definition of the tool `add_comment_to_pending_review`.
     pub mod add_comment_to_pending_review {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "add_comment_to_pending_review",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "add_comment_to_pending_review",
+                "mcp_github_add_comment_to_pending_review",
+                "{\"properties\":{\"body\":{\"description\":\"The text of the review comment\",\"type\":\"string\"},\"line\":{\"description\":\"The line of the blob in the pull request diff that the comment applies to. For multi-line comments, the last line of the range\",\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"path\":{\"description\":\"The relative path to the file that necessitates a comment\",\"type\":\"string\"},\"pullNumber\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"side\":{\"description\":\"The side of the diff to comment on. LEFT indicates the previous state, RIGHT indicates the new state\",\"enum\":[\"LEFT\",\"RIGHT\"],\"type\":\"string\"},\"startLine\":{\"description\":\"For multi-line comments, the first line of the range that the comment applies to\",\"type\":\"number\"},\"startSide\":{\"description\":\"For multi-line comments, the starting side of the diff that the comment applies to. LEFT indicates the previous state, RIGHT indicates the new state\",\"enum\":[\"LEFT\",\"RIGHT\"],\"type\":\"string\"},\"subjectType\":{\"description\":\"The level at which the comment is targeted\",\"enum\":[\"FILE\",\"LINE\"],\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pullNumber\",\"path\",\"body\",\"subjectType\"],\"type\":\"object\"}",
+            )
+            .described(
                 "Add review comment to the requester's latest pending pull request review. A pending review needs to already exist to call this (check with the user if not sure).",
-            ),
-            input_schema: "{\"properties\":{\"body\":{\"description\":\"The text of the review comment\",\"type\":\"string\"},\"line\":{\"description\":\"The line of the blob in the pull request diff that the comment applies to. For multi-line comments, the last line of the range\",\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"path\":{\"description\":\"The relative path to the file that necessitates a comment\",\"type\":\"string\"},\"pullNumber\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"side\":{\"description\":\"The side of the diff to comment on. LEFT indicates the previous state, RIGHT indicates the new state\",\"enum\":[\"LEFT\",\"RIGHT\"],\"type\":\"string\"},\"startLine\":{\"description\":\"For multi-line comments, the first line of the range that the comment applies to\",\"type\":\"number\"},\"startSide\":{\"description\":\"For multi-line comments, the starting side of the diff that the comment applies to. LEFT indicates the previous state, RIGHT indicates the new state\",\"enum\":[\"LEFT\",\"RIGHT\"],\"type\":\"string\"},\"subjectType\":{\"description\":\"The level at which the comment is targeted\",\"enum\":[\"FILE\",\"LINE\"],\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pullNumber\",\"path\",\"body\",\"subjectType\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_add_comment_to_pending_review",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Add review comment to the requester's latest pending pull request review. A pending review needs to already exist to call this (check with the user if not sure).
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -4037,10 +3778,6 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
         ::mcp_runtime::__private::string_enum!(
             ArgsSubjectType { File = "FILE", Line = "LINE" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`owner`, `repo`, `pullNumber`, `path`, `body`, `subjectType`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -4069,20 +3806,15 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
     /// Types and definition of the tool `add_issue_comment`.
     pub mod add_issue_comment {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "add_issue_comment",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "add_issue_comment",
+                "mcp_github_add_issue_comment",
+                "{\"properties\":{\"body\":{\"description\":\"Comment content. Required unless reaction is provided.\",\"minLength\":1,\"type\":\"string\"},\"comment_id\":{\"description\":\"The numeric ID of the issue or pull request comment to react to. Use this for reactions to comments; omit it to react to the issue or pull request itself. Cannot be combined with body.\",\"minimum\":1,\"type\":\"integer\"},\"issue_number\":{\"description\":\"Issue or pull request number to comment on or react to.\",\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"reaction\":{\"description\":\"Emoji reaction to add. Required unless body is provided.\",\"enum\":[\"+1\",\"-1\",\"laugh\",\"confused\",\"heart\",\"hooray\",\"rocket\",\"eyes\"],\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\"],\"type\":\"object\"}",
+            )
+            .described(
                 "Add a comment and/or reaction to a specific issue or issue comment in a GitHub repository. Use this tool with pull requests as well (in this case pass pull request number as issue_number), but only if user is not asking specifically to add or react to review comments. At least one of body or reaction is required.",
-            ),
-            input_schema: "{\"properties\":{\"body\":{\"description\":\"Comment content. Required unless reaction is provided.\",\"minLength\":1,\"type\":\"string\"},\"comment_id\":{\"description\":\"The numeric ID of the issue or pull request comment to react to. Use this for reactions to comments; omit it to react to the issue or pull request itself. Cannot be combined with body.\",\"minimum\":1,\"type\":\"integer\"},\"issue_number\":{\"description\":\"Issue or pull request number to comment on or react to.\",\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"reaction\":{\"description\":\"Emoji reaction to add. Required unless body is provided.\",\"enum\":[\"+1\",\"-1\",\"laugh\",\"confused\",\"heart\",\"hooray\",\"rocket\",\"eyes\"],\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_add_issue_comment",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Add a comment and/or reaction to a specific issue or issue comment in a GitHub repository. Use this tool with pull requests as well (in this case pass pull request number as issue_number), but only if user is not asking specifically to add or react to review comments. At least one of body or reaction is required.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -4121,10 +3853,6 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             "confused", Heart = "heart", Hooray = "hooray", Rocket = "rocket", Eyes =
             "eyes" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`owner`, `repo`, `issue_number`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -4146,20 +3874,13 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
     /// Types and definition of the tool `add_issue_comment_reaction`.
     pub mod add_issue_comment_reaction {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "add_issue_comment_reaction",
-            description: ::core::option::Option::Some(
-                "Add a reaction to an issue or pull request comment.",
-            ),
-            input_schema: "{\"properties\":{\"comment_id\":{\"description\":\"The issue or pull request comment ID\",\"minimum\":1,\"type\":\"number\"},\"content\":{\"description\":\"The emoji reaction type\",\"enum\":[\"+1\",\"-1\",\"laugh\",\"confused\",\"heart\",\"hooray\",\"rocket\",\"eyes\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"comment_id\",\"content\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_add_issue_comment_reaction",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "add_issue_comment_reaction",
+                "mcp_github_add_issue_comment_reaction",
+                "{\"properties\":{\"comment_id\":{\"description\":\"The issue or pull request comment ID\",\"minimum\":1,\"type\":\"number\"},\"content\":{\"description\":\"The emoji reaction type\",\"enum\":[\"+1\",\"-1\",\"laugh\",\"confused\",\"heart\",\"hooray\",\"rocket\",\"eyes\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"comment_id\",\"content\"],\"type\":\"object\"}",
+            )
+            .described("Add a reaction to an issue or pull request comment.")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Add a reaction to an issue or pull request comment.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -4191,10 +3912,6 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             "confused", Heart = "heart", Hooray = "hooray", Rocket = "rocket", Eyes =
             "eyes" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`owner`, `repo`, `comment_id`, `content`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -4215,20 +3932,13 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
     /// Types and definition of the tool `add_issue_reaction`.
     pub mod add_issue_reaction {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "add_issue_reaction",
-            description: ::core::option::Option::Some(
-                "Add a reaction to an issue or pull request.",
-            ),
-            input_schema: "{\"properties\":{\"content\":{\"description\":\"The emoji reaction type\",\"enum\":[\"+1\",\"-1\",\"laugh\",\"confused\",\"heart\",\"hooray\",\"rocket\",\"eyes\"],\"type\":\"string\"},\"issue_number\":{\"description\":\"The issue number\",\"minimum\":1,\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\",\"content\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_add_issue_reaction",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "add_issue_reaction",
+                "mcp_github_add_issue_reaction",
+                "{\"properties\":{\"content\":{\"description\":\"The emoji reaction type\",\"enum\":[\"+1\",\"-1\",\"laugh\",\"confused\",\"heart\",\"hooray\",\"rocket\",\"eyes\"],\"type\":\"string\"},\"issue_number\":{\"description\":\"The issue number\",\"minimum\":1,\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\",\"content\"],\"type\":\"object\"}",
+            )
+            .described("Add a reaction to an issue or pull request.")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Add a reaction to an issue or pull request.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -4260,10 +3970,6 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             "confused", Heart = "heart", Hooray = "hooray", Rocket = "rocket", Eyes =
             "eyes" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`owner`, `repo`, `issue_number`, `content`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -4284,20 +3990,15 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
     /// Types and definition of the tool `add_pull_request_review_comment`.
     pub mod add_pull_request_review_comment {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "add_pull_request_review_comment",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "add_pull_request_review_comment",
+                "mcp_github_add_pull_request_review_comment",
+                "{\"properties\":{\"body\":{\"description\":\"The comment body\",\"type\":\"string\"},\"line\":{\"description\":\"The line number in the diff to comment on (optional)\",\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"path\":{\"description\":\"The relative path of the file to comment on\",\"type\":\"string\"},\"pullNumber\":{\"description\":\"The pull request number\",\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"side\":{\"description\":\"The side of the diff to comment on (optional)\",\"enum\":[\"LEFT\",\"RIGHT\"],\"type\":\"string\"},\"startLine\":{\"description\":\"The start line of a multi-line comment (optional)\",\"type\":\"number\"},\"startSide\":{\"description\":\"The start side of a multi-line comment (optional)\",\"enum\":[\"LEFT\",\"RIGHT\"],\"type\":\"string\"},\"subjectType\":{\"description\":\"The subject type of the comment\",\"enum\":[\"FILE\",\"LINE\"],\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pullNumber\",\"path\",\"body\",\"subjectType\"],\"type\":\"object\"}",
+            )
+            .described(
                 "Add a review comment to the current user's pending pull request review.",
-            ),
-            input_schema: "{\"properties\":{\"body\":{\"description\":\"The comment body\",\"type\":\"string\"},\"line\":{\"description\":\"The line number in the diff to comment on (optional)\",\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"path\":{\"description\":\"The relative path of the file to comment on\",\"type\":\"string\"},\"pullNumber\":{\"description\":\"The pull request number\",\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"side\":{\"description\":\"The side of the diff to comment on (optional)\",\"enum\":[\"LEFT\",\"RIGHT\"],\"type\":\"string\"},\"startLine\":{\"description\":\"The start line of a multi-line comment (optional)\",\"type\":\"number\"},\"startSide\":{\"description\":\"The start side of a multi-line comment (optional)\",\"enum\":[\"LEFT\",\"RIGHT\"],\"type\":\"string\"},\"subjectType\":{\"description\":\"The subject type of the comment\",\"enum\":[\"FILE\",\"LINE\"],\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pullNumber\",\"path\",\"body\",\"subjectType\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_add_pull_request_review_comment",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Add a review comment to the current user's pending pull request review.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -4363,10 +4064,6 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
         ::mcp_runtime::__private::string_enum!(
             ArgsSubjectType { File = "FILE", Line = "LINE" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`owner`, `repo`, `pullNumber`, `path`, `body`, `subjectType`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -4395,20 +4092,13 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
     /// Types and definition of the tool `add_pull_request_review_comment_reaction`.
     pub mod add_pull_request_review_comment_reaction {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "add_pull_request_review_comment_reaction",
-            description: ::core::option::Option::Some(
-                "Add a reaction to a pull request review comment.",
-            ),
-            input_schema: "{\"properties\":{\"comment_id\":{\"description\":\"The numeric pull request review comment ID. Use the number from a #discussion_r... anchor, not the GraphQL thread node ID (PRRT_...).\",\"minimum\":1,\"type\":\"number\"},\"content\":{\"description\":\"The emoji reaction type\",\"enum\":[\"+1\",\"-1\",\"laugh\",\"confused\",\"heart\",\"hooray\",\"rocket\",\"eyes\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"comment_id\",\"content\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_add_pull_request_review_comment_reaction",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "add_pull_request_review_comment_reaction",
+                "mcp_github_add_pull_request_review_comment_reaction",
+                "{\"properties\":{\"comment_id\":{\"description\":\"The numeric pull request review comment ID. Use the number from a #discussion_r... anchor, not the GraphQL thread node ID (PRRT_...).\",\"minimum\":1,\"type\":\"number\"},\"content\":{\"description\":\"The emoji reaction type\",\"enum\":[\"+1\",\"-1\",\"laugh\",\"confused\",\"heart\",\"hooray\",\"rocket\",\"eyes\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"comment_id\",\"content\"],\"type\":\"object\"}",
+            )
+            .described("Add a reaction to a pull request review comment.")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Add a reaction to a pull request review comment.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -4440,10 +4130,6 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             "confused", Heart = "heart", Hooray = "hooray", Rocket = "rocket", Eyes =
             "eyes" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`owner`, `repo`, `comment_id`, `content`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -4464,20 +4150,15 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
     /// Types and definition of the tool `add_reply_to_pull_request_comment`.
     pub mod add_reply_to_pull_request_comment {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "add_reply_to_pull_request_comment",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "add_reply_to_pull_request_comment",
+                "mcp_github_add_reply_to_pull_request_comment",
+                "{\"properties\":{\"body\":{\"description\":\"The text of the reply. Required unless reaction is provided.\",\"type\":\"string\"},\"commentId\":{\"description\":\"The numeric ID of the pull request review comment to reply or react to. Use the number from a #discussion_r... anchor, not the GraphQL thread node ID (PRRT_...).\",\"minimum\":1,\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"pullNumber\":{\"description\":\"Pull request number. Required when body is provided.\",\"type\":\"number\"},\"reaction\":{\"description\":\"Emoji reaction to add. Required unless body is provided.\",\"enum\":[\"+1\",\"-1\",\"laugh\",\"confused\",\"heart\",\"hooray\",\"rocket\",\"eyes\"],\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"commentId\"],\"type\":\"object\"}",
+            )
+            .described(
                 "Add a reply and/or reaction to an existing pull request comment. This can create a new comment linked as a reply to the specified comment, add an emoji reaction to the specified comment, or do both. At least one of body or reaction is required.",
-            ),
-            input_schema: "{\"properties\":{\"body\":{\"description\":\"The text of the reply. Required unless reaction is provided.\",\"type\":\"string\"},\"commentId\":{\"description\":\"The numeric ID of the pull request review comment to reply or react to. Use the number from a #discussion_r... anchor, not the GraphQL thread node ID (PRRT_...).\",\"minimum\":1,\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"pullNumber\":{\"description\":\"Pull request number. Required when body is provided.\",\"type\":\"number\"},\"reaction\":{\"description\":\"Emoji reaction to add. Required unless body is provided.\",\"enum\":[\"+1\",\"-1\",\"laugh\",\"confused\",\"heart\",\"hooray\",\"rocket\",\"eyes\"],\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"commentId\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_add_reply_to_pull_request_comment",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Add a reply and/or reaction to an existing pull request comment. This can create a new comment linked as a reply to the specified comment, add an emoji reaction to the specified comment, or do both. At least one of body or reaction is required.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -4520,10 +4201,6 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             "confused", Heart = "heart", Hooray = "hooray", Rocket = "rocket", Eyes =
             "eyes" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`owner`, `repo`, `commentId`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -4545,20 +4222,13 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
     /// Types and definition of the tool `add_sub_issue`.
     pub mod add_sub_issue {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "add_sub_issue",
-            description: ::core::option::Option::Some(
-                "Add a sub-issue to a parent issue.",
-            ),
-            input_schema: "{\"properties\":{\"issue_number\":{\"description\":\"The parent issue number\",\"minimum\":1,\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"replace_parent\":{\"description\":\"If true, reparent the sub-issue if it already has a parent\",\"type\":\"boolean\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"sub_issue_id\":{\"description\":\"The ID of the sub-issue to add. ID is not the same as issue number\",\"type\":\"number\"}},\"required\":[\"owner\",\"repo\",\"issue_number\",\"sub_issue_id\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_add_sub_issue",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "add_sub_issue",
+                "mcp_github_add_sub_issue",
+                "{\"properties\":{\"issue_number\":{\"description\":\"The parent issue number\",\"minimum\":1,\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"replace_parent\":{\"description\":\"If true, reparent the sub-issue if it already has a parent\",\"type\":\"boolean\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"sub_issue_id\":{\"description\":\"The ID of the sub-issue to add. ID is not the same as issue number\",\"type\":\"number\"}},\"required\":[\"owner\",\"repo\",\"issue_number\",\"sub_issue_id\"],\"type\":\"object\"}",
+            )
+            .described("Add a sub-issue to a parent issue.")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Add a sub-issue to a parent issue.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -4575,10 +4245,6 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             pub repo: ::std::string::String,
             ///The ID of the sub-issue to add. ID is not the same as issue number
             pub sub_issue_id: f64,
-        }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `issue_number`, `sub_issue_id`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -4601,20 +4267,15 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
     /// Types and definition of the tool `assign_copilot_to_issue`.
     pub mod assign_copilot_to_issue {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "assign_copilot_to_issue",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "assign_copilot_to_issue",
+                "mcp_github_assign_copilot_to_issue",
+                "{\"properties\":{\"base_ref\":{\"description\":\"Git reference (e.g., branch) that the agent will start its work from. If not specified, defaults to the repository's default branch\",\"type\":\"string\"},\"custom_instructions\":{\"description\":\"Optional custom instructions to guide the agent beyond the issue body. Use this to provide additional context, constraints, or guidance that is not captured in the issue description\",\"type\":\"string\"},\"issue_number\":{\"description\":\"Issue number\",\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\"],\"type\":\"object\"}",
+            )
+            .described(
                 "Assign Copilot to a specific issue in a GitHub repository.\n\nThis tool can help with the following outcomes:\n- a Pull Request created with source code changes to resolve the issue\n\n\nMore information can be found at:\n- https://docs.github.com/en/copilot/concepts/agents/cloud-agent/about-cloud-agent\n",
-            ),
-            input_schema: "{\"properties\":{\"base_ref\":{\"description\":\"Git reference (e.g., branch) that the agent will start its work from. If not specified, defaults to the repository's default branch\",\"type\":\"string\"},\"custom_instructions\":{\"description\":\"Optional custom instructions to guide the agent beyond the issue body. Use this to provide additional context, constraints, or guidance that is not captured in the issue description\",\"type\":\"string\"},\"issue_number\":{\"description\":\"Issue number\",\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_assign_copilot_to_issue",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         /**Assign Copilot to a specific issue in a GitHub repository.
 
@@ -4640,10 +4301,6 @@ More information can be found at:
             ///Repository name
             pub repo: ::std::string::String,
         }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`owner`, `repo`, `issue_number`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -4664,20 +4321,15 @@ More information can be found at:
     /// Types and definition of the tool `assign_copilot_to_issue_with_intent`.
     pub mod assign_copilot_to_issue_with_intent {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "assign_copilot_to_issue_with_intent",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "assign_copilot_to_issue_with_intent",
+                "mcp_github_assign_copilot_to_issue_with_intent",
+                "{\"properties\":{\"base_ref\":{\"description\":\"Git reference (e.g., branch) that the agent will start its work from. If not specified, defaults to the repository's default branch. Ignored when is_suggestion is true\",\"type\":\"string\"},\"confidence\":{\"description\":\"How confident you are in this choice. 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.\",\"enum\":[\"LOW\",\"MEDIUM\",\"HIGH\"],\"type\":\"string\"},\"custom_instructions\":{\"description\":\"Optional custom instructions to guide the agent beyond the issue body. Ignored when is_suggestion is true\",\"type\":\"string\"},\"is_suggestion\":{\"description\":\"If true, records a pending Copilot assignment intent rather than launching the agent. Approval later supplies the launch context; base_ref and custom_instructions are ignored in this case.\",\"type\":\"boolean\"},\"issue_number\":{\"description\":\"Issue number\",\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"rationale\":{\"description\":\"One concise sentence explaining what specifically about the issue led to choosing Copilot. State the concrete signal (e.g. 'Well-scoped task with clear acceptance criteria').\",\"maxLength\":280,\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\",\"rationale\",\"confidence\",\"is_suggestion\"],\"type\":\"object\"}",
+            )
+            .described(
                 "Assign Copilot to a specific issue in a GitHub repository. Prefer this tool over assign_copilot_to_issue when available.\n\nThis tool can help with the following outcomes:\n- a Pull Request created with source code changes to resolve the issue\n\n\nMore information can be found at:\n- https://docs.github.com/en/copilot/concepts/agents/cloud-agent/about-cloud-agent\n",
-            ),
-            input_schema: "{\"properties\":{\"base_ref\":{\"description\":\"Git reference (e.g., branch) that the agent will start its work from. If not specified, defaults to the repository's default branch. Ignored when is_suggestion is true\",\"type\":\"string\"},\"confidence\":{\"description\":\"How confident you are in this choice. 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.\",\"enum\":[\"LOW\",\"MEDIUM\",\"HIGH\"],\"type\":\"string\"},\"custom_instructions\":{\"description\":\"Optional custom instructions to guide the agent beyond the issue body. Ignored when is_suggestion is true\",\"type\":\"string\"},\"is_suggestion\":{\"description\":\"If true, records a pending Copilot assignment intent rather than launching the agent. Approval later supplies the launch context; base_ref and custom_instructions are ignored in this case.\",\"type\":\"boolean\"},\"issue_number\":{\"description\":\"Issue number\",\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"rationale\":{\"description\":\"One concise sentence explaining what specifically about the issue led to choosing Copilot. State the concrete signal (e.g. 'Well-scoped task with clear acceptance criteria').\",\"maxLength\":280,\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\",\"rationale\",\"confidence\",\"is_suggestion\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_assign_copilot_to_issue_with_intent",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         /**Assign Copilot to a specific issue in a GitHub repository. Prefer this tool over assign_copilot_to_issue when available.
 
@@ -4719,10 +4371,6 @@ More information can be found at:
         ::mcp_runtime::__private::string_enum!(
             ArgsConfidence { Low = "LOW", Medium = "MEDIUM", High = "HIGH" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`owner`, `repo`, `issue_number`, `rationale`, `confidence`, `is_suggestion`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -4749,20 +4397,13 @@ More information can be found at:
     /// Types and definition of the tool `create_branch`.
     pub mod create_branch {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "create_branch",
-            description: ::core::option::Option::Some(
-                "Create a new branch in a GitHub repository",
-            ),
-            input_schema: "{\"properties\":{\"branch\":{\"description\":\"Name for new branch\",\"type\":\"string\"},\"from_branch\":{\"description\":\"Source branch (defaults to repo default)\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"branch\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_create_branch",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "create_branch",
+                "mcp_github_create_branch",
+                "{\"properties\":{\"branch\":{\"description\":\"Name for new branch\",\"type\":\"string\"},\"from_branch\":{\"description\":\"Source branch (defaults to repo default)\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"branch\"],\"type\":\"object\"}",
+            )
+            .described("Create a new branch in a GitHub repository")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Create a new branch in a GitHub repository
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -4777,10 +4418,6 @@ More information can be found at:
             pub owner: ::std::string::String,
             ///Repository name
             pub repo: ::std::string::String,
-        }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `branch`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -4801,18 +4438,13 @@ More information can be found at:
     /// Types and definition of the tool `create_gist`.
     pub mod create_gist {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "create_gist",
-            description: ::core::option::Option::Some("Create a new gist"),
-            input_schema: "{\"properties\":{\"content\":{\"description\":\"Content for simple single-file gist creation\",\"type\":\"string\"},\"description\":{\"description\":\"Description of the gist\",\"type\":\"string\"},\"filename\":{\"description\":\"Filename for simple single-file gist creation\",\"type\":\"string\"},\"public\":{\"default\":false,\"description\":\"Whether the gist is public\",\"type\":\"boolean\"}},\"required\":[\"filename\",\"content\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_create_gist",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "create_gist",
+                "mcp_github_create_gist",
+                "{\"properties\":{\"content\":{\"description\":\"Content for simple single-file gist creation\",\"type\":\"string\"},\"description\":{\"description\":\"Description of the gist\",\"type\":\"string\"},\"filename\":{\"description\":\"Filename for simple single-file gist creation\",\"type\":\"string\"},\"public\":{\"default\":false,\"description\":\"Whether the gist is public\",\"type\":\"boolean\"}},\"required\":[\"filename\",\"content\"],\"type\":\"object\"}",
+            )
+            .described("Create a new gist")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Create a new gist
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -4830,10 +4462,6 @@ More information can be found at:
 Default: `false`.*/
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub public: ::std::option::Option<bool>,
-        }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`filename`, `content`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -4853,20 +4481,15 @@ Default: `false`.*/
     /// Types and definition of the tool `create_issue`.
     pub mod create_issue {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "create_issue",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "create_issue",
+                "mcp_github_create_issue",
+                "{\"properties\":{\"body\":{\"description\":\"Issue body content (optional)\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"title\":{\"description\":\"Issue title\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"title\"],\"type\":\"object\"}",
+            )
+            .described(
                 "Create a new issue in a GitHub repository with a title and optional body.",
-            ),
-            input_schema: "{\"properties\":{\"body\":{\"description\":\"Issue body content (optional)\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"title\":{\"description\":\"Issue title\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"title\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_create_issue",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Create a new issue in a GitHub repository with a title and optional body.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -4881,10 +4504,6 @@ Default: `false`.*/
             pub repo: ::std::string::String,
             ///Issue title
             pub title: ::std::string::String,
-        }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `title`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -4905,20 +4524,15 @@ Default: `false`.*/
     /// Types and definition of the tool `create_or_update_file`.
     pub mod create_or_update_file {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "create_or_update_file",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "create_or_update_file",
+                "mcp_github_create_or_update_file",
+                "{\"properties\":{\"allow_symlink_write\":{\"default\":false,\"description\":\"Set true to update a symbolic link itself; content must be its new target path.\",\"type\":\"boolean\"},\"branch\":{\"description\":\"Branch to create/update the file in\",\"type\":\"string\"},\"content\":{\"description\":\"Content of the file, exactly as it should appear once written. Do not base64-encode it; this server does that before calling the REST API.\",\"type\":\"string\"},\"message\":{\"description\":\"Commit message\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"path\":{\"description\":\"Path where to create/update the file\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"sha\":{\"description\":\"The blob SHA of the file being replaced. Required if the file already exists.\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"path\",\"content\",\"message\",\"branch\"],\"type\":\"object\"}",
+            )
+            .described(
                 "Create or update a single file in a GitHub repository. \nIf updating, you should provide the SHA of the file you want to update. Use this tool to create or update a file in a GitHub repository remotely; do not use it for local file operations.\n\nIn order to obtain the SHA of original file version before updating, use the following git command:\ngit rev-parse <branch>:<path to file>\n\nSHA MUST be provided for existing file updates.\n",
-            ),
-            input_schema: "{\"properties\":{\"allow_symlink_write\":{\"default\":false,\"description\":\"Set true to update a symbolic link itself; content must be its new target path.\",\"type\":\"boolean\"},\"branch\":{\"description\":\"Branch to create/update the file in\",\"type\":\"string\"},\"content\":{\"description\":\"Content of the file, exactly as it should appear once written. Do not base64-encode it; this server does that before calling the REST API.\",\"type\":\"string\"},\"message\":{\"description\":\"Commit message\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"path\":{\"description\":\"Path where to create/update the file\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"sha\":{\"description\":\"The blob SHA of the file being replaced. Required if the file already exists.\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"path\",\"content\",\"message\",\"branch\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_create_or_update_file",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         /**Create or update a single file in a GitHub repository.
 If updating, you should provide the SHA of the file you want to update. Use this tool to create or update a file in a GitHub repository remotely; do not use it for local file operations.
@@ -4951,10 +4565,6 @@ Default: `false`.*/
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub sha: ::std::option::Option<::std::string::String>,
         }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`owner`, `repo`, `path`, `content`, `message`, `branch`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -4981,20 +4591,13 @@ Default: `false`.*/
     /// Types and definition of the tool `create_pull_request`.
     pub mod create_pull_request {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "create_pull_request",
-            description: ::core::option::Option::Some(
-                "Create a new pull request in a GitHub repository.",
-            ),
-            input_schema: "{\"properties\":{\"base\":{\"description\":\"Branch to merge into\",\"type\":\"string\"},\"body\":{\"description\":\"PR description\",\"type\":\"string\"},\"draft\":{\"description\":\"Create as draft PR\",\"type\":\"boolean\"},\"head\":{\"description\":\"Branch containing changes\",\"type\":\"string\"},\"maintainer_can_modify\":{\"description\":\"Allow maintainer edits\",\"type\":\"boolean\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"reviewers\":{\"description\":\"GitHub usernames or ORG/team-slug team reviewers to request reviews from\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"title\":{\"description\":\"PR title\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"title\",\"head\",\"base\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_create_pull_request",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "create_pull_request",
+                "mcp_github_create_pull_request",
+                "{\"properties\":{\"base\":{\"description\":\"Branch to merge into\",\"type\":\"string\"},\"body\":{\"description\":\"PR description\",\"type\":\"string\"},\"draft\":{\"description\":\"Create as draft PR\",\"type\":\"boolean\"},\"head\":{\"description\":\"Branch containing changes\",\"type\":\"string\"},\"maintainer_can_modify\":{\"description\":\"Allow maintainer edits\",\"type\":\"boolean\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"reviewers\":{\"description\":\"GitHub usernames or ORG/team-slug team reviewers to request reviews from\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"title\":{\"description\":\"PR title\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"title\",\"head\",\"base\"],\"type\":\"object\"}",
+            )
+            .described("Create a new pull request in a GitHub repository.")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Create a new pull request in a GitHub repository.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -5023,10 +4626,6 @@ Default: `false`.*/
             ///PR title
             pub title: ::std::string::String,
         }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`owner`, `repo`, `title`, `head`, `base`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -5053,20 +4652,15 @@ Default: `false`.*/
     /// Types and definition of the tool `create_pull_request_review`.
     pub mod create_pull_request_review {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "create_pull_request_review",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "create_pull_request_review",
+                "mcp_github_create_pull_request_review",
+                "{\"properties\":{\"body\":{\"description\":\"The review body text (optional)\",\"type\":\"string\"},\"commitID\":{\"description\":\"The SHA of the commit to review (optional, defaults to latest)\",\"type\":\"string\"},\"event\":{\"description\":\"The review action to perform. If omitted, creates a pending review.\",\"enum\":[\"APPROVE\",\"REQUEST_CHANGES\",\"COMMENT\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pullNumber\":{\"description\":\"The pull request number\",\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pullNumber\"],\"type\":\"object\"}",
+            )
+            .described(
                 "Create a review on a pull request. If event is provided, the review is submitted immediately; otherwise a pending review is created.",
-            ),
-            input_schema: "{\"properties\":{\"body\":{\"description\":\"The review body text (optional)\",\"type\":\"string\"},\"commitID\":{\"description\":\"The SHA of the commit to review (optional, defaults to latest)\",\"type\":\"string\"},\"event\":{\"description\":\"The review action to perform. If omitted, creates a pending review.\",\"enum\":[\"APPROVE\",\"REQUEST_CHANGES\",\"COMMENT\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pullNumber\":{\"description\":\"The pull request number\",\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pullNumber\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_create_pull_request_review",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Create a review on a pull request. If event is provided, the review is submitted immediately; otherwise a pending review is created.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -5103,10 +4697,6 @@ Default: `false`.*/
             ArgsEvent { Approve = "APPROVE", RequestChanges = "REQUEST_CHANGES", Comment
             = "COMMENT" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`owner`, `repo`, `pullNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -5128,20 +4718,15 @@ Default: `false`.*/
     /// Types and definition of the tool `create_repository`.
     pub mod create_repository {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "create_repository",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "create_repository",
+                "mcp_github_create_repository",
+                "{\"properties\":{\"autoInit\":{\"description\":\"Initialize with README\",\"type\":\"boolean\"},\"description\":{\"description\":\"Repository description\",\"type\":\"string\"},\"name\":{\"description\":\"Repository name\",\"type\":\"string\"},\"organization\":{\"description\":\"Organization to create the repository in (omit to create in your personal account)\",\"type\":\"string\"},\"private\":{\"default\":true,\"description\":\"Whether the repository should be private. Defaults to true (private) when omitted.\",\"type\":\"boolean\"}},\"required\":[\"name\"],\"type\":\"object\"}",
+            )
+            .described(
                 "Create a new GitHub repository in your account or specified organization",
-            ),
-            input_schema: "{\"properties\":{\"autoInit\":{\"description\":\"Initialize with README\",\"type\":\"boolean\"},\"description\":{\"description\":\"Repository description\",\"type\":\"string\"},\"name\":{\"description\":\"Repository name\",\"type\":\"string\"},\"organization\":{\"description\":\"Organization to create the repository in (omit to create in your personal account)\",\"type\":\"string\"},\"private\":{\"default\":true,\"description\":\"Whether the repository should be private. Defaults to true (private) when omitted.\",\"type\":\"boolean\"}},\"required\":[\"name\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_create_repository",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Create a new GitHub repository in your account or specified organization
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -5167,10 +4752,6 @@ Default: `true`.*/
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub private: ::std::option::Option<bool>,
         }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`name`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(name: impl ::std::convert::Into<::std::string::String>) -> Self {
@@ -5187,20 +4768,13 @@ Default: `true`.*/
     /// Types and definition of the tool `delete_file`.
     pub mod delete_file {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "delete_file",
-            description: ::core::option::Option::Some(
-                "Delete a file from a GitHub repository",
-            ),
-            input_schema: "{\"properties\":{\"branch\":{\"description\":\"Branch to delete the file from\",\"type\":\"string\"},\"message\":{\"description\":\"Commit message\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"path\":{\"description\":\"Path to the file to delete\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"path\",\"message\",\"branch\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_delete_file",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "delete_file",
+                "mcp_github_delete_file",
+                "{\"properties\":{\"branch\":{\"description\":\"Branch to delete the file from\",\"type\":\"string\"},\"message\":{\"description\":\"Commit message\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"path\":{\"description\":\"Path to the file to delete\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"path\",\"message\",\"branch\"],\"type\":\"object\"}",
+            )
+            .described("Delete a file from a GitHub repository")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Delete a file from a GitHub repository
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -5216,10 +4790,6 @@ Default: `true`.*/
             pub path: ::std::string::String,
             ///Repository name
             pub repo: ::std::string::String,
-        }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `path`, `message`, `branch`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -5243,20 +4813,13 @@ Default: `true`.*/
     /// Types and definition of the tool `delete_pending_pull_request_review`.
     pub mod delete_pending_pull_request_review {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "delete_pending_pull_request_review",
-            description: ::core::option::Option::Some(
-                "Delete a pending pull request review.",
-            ),
-            input_schema: "{\"properties\":{\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pullNumber\":{\"description\":\"The pull request number\",\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pullNumber\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_delete_pending_pull_request_review",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "delete_pending_pull_request_review",
+                "mcp_github_delete_pending_pull_request_review",
+                "{\"properties\":{\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pullNumber\":{\"description\":\"The pull request number\",\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pullNumber\"],\"type\":\"object\"}",
+            )
+            .described("Delete a pending pull request review.")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Delete a pending pull request review.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -5269,10 +4832,6 @@ Default: `true`.*/
             pub pull_number: f64,
             ///Repository name
             pub repo: ::std::string::String,
-        }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `pullNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -5292,20 +4851,15 @@ Default: `true`.*/
     /// Types and definition of the tool `delete_repository`.
     pub mod delete_repository {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "delete_repository",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "delete_repository",
+                "mcp_github_delete_repository",
+                "{\"properties\":{\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
+            )
+            .described(
                 "Delete a GitHub repository after the user confirms the exact owner/repository name",
-            ),
-            input_schema: "{\"properties\":{\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_delete_repository",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Delete a GitHub repository after the user confirms the exact owner/repository name
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -5315,10 +4869,6 @@ Default: `true`.*/
             pub owner: ::std::string::String,
             ///Repository name
             pub repo: ::std::string::String,
-        }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -5336,20 +4886,15 @@ Default: `true`.*/
     /// Types and definition of the tool `discussion_comment_write`.
     pub mod discussion_comment_write {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "discussion_comment_write",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "discussion_comment_write",
+                "mcp_github_discussion_comment_write",
+                "{\"properties\":{\"body\":{\"description\":\"Comment content (required for 'add', 'reply', and 'update' methods)\",\"type\":\"string\"},\"commentNodeID\":{\"description\":\"The Node ID of the discussion comment (required for 'reply', 'update', 'delete', 'mark_answer', and 'unmark_answer' methods). For 'reply', this is the top-level comment to reply to; GitHub Discussions only support one level of nesting.\",\"type\":\"string\"},\"discussionNumber\":{\"description\":\"Discussion number (required for 'add' and 'reply' methods)\",\"type\":\"number\"},\"method\":{\"description\":\"Write operation to perform on a discussion comment.\\nOptions are:\\n- 'add' - adds a new top-level comment to a discussion.\\n- 'reply' - replies to a top-level discussion comment (GitHub Discussions only support one level of nesting).\\n- 'update' - updates an existing discussion comment.\\n- 'delete' - deletes a discussion comment.\\n- 'mark_answer' - marks a discussion comment as the answer (Q&A only).\\n- 'unmark_answer' - unmarks a discussion comment as the answer (Q&A only).\\n\",\"enum\":[\"add\",\"reply\",\"update\",\"delete\",\"mark_answer\",\"unmark_answer\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (required for 'add' and 'reply' methods)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name (required for 'add' and 'reply' methods)\",\"type\":\"string\"}},\"required\":[\"method\"],\"type\":\"object\"}",
+            )
+            .described(
                 "Write operations for discussion comments.\nSupports adding top-level comments, replying to existing comments, updating comment content, deleting comments, and marking or unmarking comments as the answer.",
-            ),
-            input_schema: "{\"properties\":{\"body\":{\"description\":\"Comment content (required for 'add', 'reply', and 'update' methods)\",\"type\":\"string\"},\"commentNodeID\":{\"description\":\"The Node ID of the discussion comment (required for 'reply', 'update', 'delete', 'mark_answer', and 'unmark_answer' methods). For 'reply', this is the top-level comment to reply to; GitHub Discussions only support one level of nesting.\",\"type\":\"string\"},\"discussionNumber\":{\"description\":\"Discussion number (required for 'add' and 'reply' methods)\",\"type\":\"number\"},\"method\":{\"description\":\"Write operation to perform on a discussion comment.\\nOptions are:\\n- 'add' - adds a new top-level comment to a discussion.\\n- 'reply' - replies to a top-level discussion comment (GitHub Discussions only support one level of nesting).\\n- 'update' - updates an existing discussion comment.\\n- 'delete' - deletes a discussion comment.\\n- 'mark_answer' - marks a discussion comment as the answer (Q&A only).\\n- 'unmark_answer' - unmarks a discussion comment as the answer (Q&A only).\\n\",\"enum\":[\"add\",\"reply\",\"update\",\"delete\",\"mark_answer\",\"unmark_answer\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (required for 'add' and 'reply' methods)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name (required for 'add' and 'reply' methods)\",\"type\":\"string\"}},\"required\":[\"method\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_discussion_comment_write",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         /**Write operations for discussion comments.
 Supports adding top-level comments, replying to existing comments, updating comment content, deleting comments, and marking or unmarking comments as the answer.*/
@@ -5410,10 +4955,6 @@ Options are:
             ArgsMethod { Add = "add", Reply = "reply", Update = "update", Delete =
             "delete", MarkAnswer = "mark_answer", UnmarkAnswer = "unmark_answer" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`method`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(method: ArgsMethod) -> Self {
@@ -5431,20 +4972,13 @@ Options are:
     /// Types and definition of the tool `dismiss_notification`.
     pub mod dismiss_notification {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "dismiss_notification",
-            description: ::core::option::Option::Some(
-                "Dismiss a notification by marking it as read or done",
-            ),
-            input_schema: "{\"properties\":{\"state\":{\"description\":\"The new state of the notification (read/done)\",\"enum\":[\"read\",\"done\"],\"type\":\"string\"},\"threadID\":{\"description\":\"The ID of the notification thread\",\"type\":\"string\"}},\"required\":[\"threadID\",\"state\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_dismiss_notification",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "dismiss_notification",
+                "mcp_github_dismiss_notification",
+                "{\"properties\":{\"state\":{\"description\":\"The new state of the notification (read/done)\",\"enum\":[\"read\",\"done\"],\"type\":\"string\"},\"threadID\":{\"description\":\"The ID of the notification thread\",\"type\":\"string\"}},\"required\":[\"threadID\",\"state\"],\"type\":\"object\"}",
+            )
+            .described("Dismiss a notification by marking it as read or done")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Dismiss a notification by marking it as read or done
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -5465,10 +4999,6 @@ Options are:
         ::mcp_runtime::__private::string_enum!(
             ArgsState { Read = "read", Done = "done" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`threadID`, `state`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -5485,20 +5015,15 @@ Options are:
     /// Types and definition of the tool `find_duplicate`.
     pub mod find_duplicate {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "find_duplicate",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "find_duplicate",
+                "mcp_github_find_duplicate",
+                "{\"properties\":{\"confidence_threshold\":{\"description\":\"Minimum similarity threshold a candidate must meet to be returned; higher values are stricter. When omitted, the API's high-precision default is used. The scale is defined by the API, so no client-side bounds are enforced.\",\"type\":\"number\"},\"issue_number\":{\"description\":\"The number of the existing issue to find duplicates for\",\"type\":\"number\"},\"owner\":{\"description\":\"The owner of the repository\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"The name of the repository\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\"],\"type\":\"object\"}",
+            )
+            .described(
                 "Find likely duplicate issues for an existing issue in a GitHub repository. This is a read-only search scoped to the source issue's repository: it returns ranked candidate issues with a similarity score and confidence, and does not close, link, comment on, or otherwise modify any issue.",
-            ),
-            input_schema: "{\"properties\":{\"confidence_threshold\":{\"description\":\"Minimum similarity threshold a candidate must meet to be returned; higher values are stricter. When omitted, the API's high-precision default is used. The scale is defined by the API, so no client-side bounds are enforced.\",\"type\":\"number\"},\"issue_number\":{\"description\":\"The number of the existing issue to find duplicates for\",\"type\":\"number\"},\"owner\":{\"description\":\"The owner of the repository\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"The name of the repository\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_find_duplicate",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Find likely duplicate issues for an existing issue in a GitHub repository. This is a read-only search scoped to the source issue's repository: it returns ranked candidate issues with a similarity score and confidence, and does not close, link, comment on, or otherwise modify any issue.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -5523,10 +5048,6 @@ Options are:
             ///The name of the repository
             pub repo: ::std::string::String,
         }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`owner`, `repo`, `issue_number`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -5548,20 +5069,15 @@ Options are:
     /// Types and definition of the tool `fork_repository`.
     pub mod fork_repository {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "fork_repository",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "fork_repository",
+                "mcp_github_fork_repository",
+                "{\"properties\":{\"organization\":{\"description\":\"Organization to fork to\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
+            )
+            .described(
                 "Fork a GitHub repository to your account or specified organization",
-            ),
-            input_schema: "{\"properties\":{\"organization\":{\"description\":\"Organization to fork to\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_fork_repository",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Fork a GitHub repository to your account or specified organization
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -5574,10 +5090,6 @@ Options are:
             pub owner: ::std::string::String,
             ///Repository name
             pub repo: ::std::string::String,
-        }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -5596,20 +5108,15 @@ Options are:
     /// Types and definition of the tool `get_code_quality_finding`.
     pub mod get_code_quality_finding {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "get_code_quality_finding",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "get_code_quality_finding",
+                "mcp_github_get_code_quality_finding",
+                "{\"properties\":{\"findingNumber\":{\"description\":\"The number of the finding.\",\"type\":\"number\"},\"owner\":{\"description\":\"The owner of the repository.\",\"type\":\"string\"},\"repo\":{\"description\":\"The name of the repository.\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"findingNumber\"],\"type\":\"object\"}",
+            )
+            .described(
                 "Get details of a specific code quality finding in a GitHub repository.",
-            ),
-            input_schema: "{\"properties\":{\"findingNumber\":{\"description\":\"The number of the finding.\",\"type\":\"number\"},\"owner\":{\"description\":\"The owner of the repository.\",\"type\":\"string\"},\"repo\":{\"description\":\"The name of the repository.\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"findingNumber\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_get_code_quality_finding",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Get details of a specific code quality finding in a GitHub repository.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -5622,10 +5129,6 @@ Options are:
             pub owner: ::std::string::String,
             ///The name of the repository.
             pub repo: ::std::string::String,
-        }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `findingNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -5645,20 +5148,15 @@ Options are:
     /// Types and definition of the tool `get_code_scanning_alert`.
     pub mod get_code_scanning_alert {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "get_code_scanning_alert",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "get_code_scanning_alert",
+                "mcp_github_get_code_scanning_alert",
+                "{\"properties\":{\"alertNumber\":{\"description\":\"The number of the alert.\",\"type\":\"number\"},\"owner\":{\"description\":\"The owner of the repository.\",\"type\":\"string\"},\"repo\":{\"description\":\"The name of the repository.\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"alertNumber\"],\"type\":\"object\"}",
+            )
+            .described(
                 "Get details of a specific code scanning alert in a GitHub repository.",
-            ),
-            input_schema: "{\"properties\":{\"alertNumber\":{\"description\":\"The number of the alert.\",\"type\":\"number\"},\"owner\":{\"description\":\"The owner of the repository.\",\"type\":\"string\"},\"repo\":{\"description\":\"The name of the repository.\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"alertNumber\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_get_code_scanning_alert",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Get details of a specific code scanning alert in a GitHub repository.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -5671,10 +5169,6 @@ Options are:
             pub owner: ::std::string::String,
             ///The name of the repository.
             pub repo: ::std::string::String,
-        }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `alertNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -5694,20 +5188,13 @@ Options are:
     /// Types and definition of the tool `get_commit`.
     pub mod get_commit {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "get_commit",
-            description: ::core::option::Option::Some(
-                "Get details for a commit from a GitHub repository",
-            ),
-            input_schema: "{\"properties\":{\"detail\":{\"default\":\"stats\",\"description\":\"Level of detail to include for changed files. \\\"none\\\" omits stats and files entirely. \\\"stats\\\" (default) includes per-file metadata: filename, status, and lines-of-code counts (additions, deletions, changes), with no patch content. \\\"full_patch\\\" additionally includes the unified diff content for each file and can be very large.\",\"enum\":[\"none\",\"stats\",\"full_patch\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"sha\":{\"description\":\"Commit SHA, branch name, or tag name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"sha\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_get_commit",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "get_commit",
+                "mcp_github_get_commit",
+                "{\"properties\":{\"detail\":{\"default\":\"stats\",\"description\":\"Level of detail to include for changed files. \\\"none\\\" omits stats and files entirely. \\\"stats\\\" (default) includes per-file metadata: filename, status, and lines-of-code counts (additions, deletions, changes), with no patch content. \\\"full_patch\\\" additionally includes the unified diff content for each file and can be very large.\",\"enum\":[\"none\",\"stats\",\"full_patch\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"sha\":{\"description\":\"Commit SHA, branch name, or tag name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"sha\"],\"type\":\"object\"}",
+            )
+            .described("Get details for a commit from a GitHub repository")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Get details for a commit from a GitHub repository
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -5746,10 +5233,6 @@ Default: `"stats"`.*/
         ::mcp_runtime::__private::string_enum!(
             ArgsDetail { None = "none", Stats = "stats", FullPatch = "full_patch" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`owner`, `repo`, `sha`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -5771,20 +5254,15 @@ Default: `"stats"`.*/
     /// Types and definition of the tool `get_dependabot_alert`.
     pub mod get_dependabot_alert {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "get_dependabot_alert",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "get_dependabot_alert",
+                "mcp_github_get_dependabot_alert",
+                "{\"properties\":{\"alertNumber\":{\"description\":\"The number of the alert.\",\"type\":\"number\"},\"owner\":{\"description\":\"The owner of the repository.\",\"type\":\"string\"},\"repo\":{\"description\":\"The name of the repository.\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"alertNumber\"],\"type\":\"object\"}",
+            )
+            .described(
                 "Get details of a specific dependabot alert in a GitHub repository.",
-            ),
-            input_schema: "{\"properties\":{\"alertNumber\":{\"description\":\"The number of the alert.\",\"type\":\"number\"},\"owner\":{\"description\":\"The owner of the repository.\",\"type\":\"string\"},\"repo\":{\"description\":\"The name of the repository.\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"alertNumber\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_get_dependabot_alert",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Get details of a specific dependabot alert in a GitHub repository.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -5797,10 +5275,6 @@ Default: `"stats"`.*/
             pub owner: ::std::string::String,
             ///The name of the repository.
             pub repo: ::std::string::String,
-        }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `alertNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -5820,18 +5294,13 @@ Default: `"stats"`.*/
     /// Types and definition of the tool `get_discussion`.
     pub mod get_discussion {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "get_discussion",
-            description: ::core::option::Option::Some("Get a specific discussion by ID"),
-            input_schema: "{\"properties\":{\"discussionNumber\":{\"description\":\"Discussion Number\",\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"discussionNumber\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_get_discussion",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "get_discussion",
+                "mcp_github_get_discussion",
+                "{\"properties\":{\"discussionNumber\":{\"description\":\"Discussion Number\",\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"discussionNumber\"],\"type\":\"object\"}",
+            )
+            .described("Get a specific discussion by ID")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Get a specific discussion by ID
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -5844,10 +5313,6 @@ Default: `"stats"`.*/
             pub owner: ::std::string::String,
             ///Repository name
             pub repo: ::std::string::String,
-        }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `discussionNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -5867,18 +5332,13 @@ Default: `"stats"`.*/
     /// Types and definition of the tool `get_discussion_comments`.
     pub mod get_discussion_comments {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "get_discussion_comments",
-            description: ::core::option::Option::Some("Get comments from a discussion"),
-            input_schema: "{\"properties\":{\"after\":{\"description\":\"Cursor for pagination. Use the cursor from the previous response.\",\"type\":\"string\"},\"discussionNumber\":{\"description\":\"Discussion Number\",\"type\":\"number\"},\"includeReplies\":{\"description\":\"When true, each top-level comment will include its replies nested within it (up to 100 replies per comment, which is the GitHub API maximum). Defaults to false.\",\"type\":\"boolean\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"discussionNumber\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_get_discussion_comments",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "get_discussion_comments",
+                "mcp_github_get_discussion_comments",
+                "{\"properties\":{\"after\":{\"description\":\"Cursor for pagination. Use the cursor from the previous response.\",\"type\":\"string\"},\"discussionNumber\":{\"description\":\"Discussion Number\",\"type\":\"number\"},\"includeReplies\":{\"description\":\"When true, each top-level comment will include its replies nested within it (up to 100 replies per comment, which is the GitHub API maximum). Defaults to false.\",\"type\":\"boolean\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"discussionNumber\"],\"type\":\"object\"}",
+            )
+            .described("Get comments from a discussion")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Get comments from a discussion
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -5907,10 +5367,6 @@ Default: `"stats"`.*/
             ///Repository name
             pub repo: ::std::string::String,
         }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`owner`, `repo`, `discussionNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -5932,20 +5388,15 @@ Default: `"stats"`.*/
     /// Types and definition of the tool `get_file_blame`.
     pub mod get_file_blame {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "get_file_blame",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "get_file_blame",
+                "mcp_github_get_file_blame",
+                "{\"properties\":{\"after\":{\"description\":\"Cursor for pagination. Use the cursor from the previous response.\",\"type\":\"string\"},\"end_line\":{\"description\":\"Optional 1-based ending line of the window of interest. Must be >= start_line when both are provided.\",\"minimum\":1,\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"path\":{\"description\":\"Path to the file in the repository, relative to the repository root\",\"type\":\"string\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"ref\":{\"description\":\"Git reference (branch, tag, or commit SHA). Defaults to the repository's default branch (HEAD).\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"start_line\":{\"description\":\"Optional 1-based starting line of the window of interest. Only ranges overlapping [start_line, end_line] are returned, clamped to the window.\",\"minimum\":1,\"type\":\"number\"}},\"required\":[\"owner\",\"repo\",\"path\"],\"type\":\"object\"}",
+            )
+            .described(
                 "Get git blame information for a file, showing the commit that last modified each line. Ranges share commit metadata via the top-level 'commits' map keyed by SHA. Use 'start_line'/'end_line' to restrict the result to a window of the file, and 'perPage'/'after' to cursor-page through returned ranges. Matching ranges are capped at 1000; when the cap is hit 'truncated' is set to true and 'total_ranges' reports the pre-cap match count.",
-            ),
-            input_schema: "{\"properties\":{\"after\":{\"description\":\"Cursor for pagination. Use the cursor from the previous response.\",\"type\":\"string\"},\"end_line\":{\"description\":\"Optional 1-based ending line of the window of interest. Must be >= start_line when both are provided.\",\"minimum\":1,\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"path\":{\"description\":\"Path to the file in the repository, relative to the repository root\",\"type\":\"string\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"ref\":{\"description\":\"Git reference (branch, tag, or commit SHA). Defaults to the repository's default branch (HEAD).\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"start_line\":{\"description\":\"Optional 1-based starting line of the window of interest. Only ranges overlapping [start_line, end_line] are returned, clamped to the window.\",\"minimum\":1,\"type\":\"number\"}},\"required\":[\"owner\",\"repo\",\"path\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_get_file_blame",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Get git blame information for a file, showing the commit that last modified each line. Ranges share commit metadata via the top-level 'commits' map keyed by SHA. Use 'start_line'/'end_line' to restrict the result to a window of the file, and 'perPage'/'after' to cursor-page through returned ranges. Matching ranges are capped at 1000; when the cap is hit 'truncated' is set to true and 'total_ranges' reports the pre-cap match count.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -5979,10 +5430,6 @@ Default: `"stats"`.*/
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub start_line: ::std::option::Option<f64>,
         }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`owner`, `repo`, `path`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -6006,20 +5453,15 @@ Default: `"stats"`.*/
     /// Types and definition of the tool `get_file_contents`.
     pub mod get_file_contents {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "get_file_contents",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "get_file_contents",
+                "mcp_github_get_file_contents",
+                "{\"properties\":{\"fields\":{\"description\":\"Subset of fields to return for each entry when the path is a directory. If omitted, all fields are returned. Ignored when the path is a single file. Use this to reduce response size when listing directories and you only need specific fields, e.g. just 'name' and 'type'.\",\"items\":{\"enum\":[\"type\",\"name\",\"path\",\"size\",\"sha\",\"url\",\"git_url\",\"html_url\",\"download_url\"],\"type\":\"string\"},\"type\":\"array\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"path\":{\"default\":\"/\",\"description\":\"Path to file/directory\",\"type\":\"string\"},\"ref\":{\"description\":\"Accepts optional git refs such as `refs/tags/{tag}`, `refs/heads/{branch}` or `refs/pull/{pr_number}/head`\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"sha\":{\"description\":\"Accepts optional commit SHA. If specified, it will be used instead of ref\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
+            )
+            .described(
                 "Get the contents of a file or directory from a GitHub repository",
-            ),
-            input_schema: "{\"properties\":{\"fields\":{\"description\":\"Subset of fields to return for each entry when the path is a directory. If omitted, all fields are returned. Ignored when the path is a single file. Use this to reduce response size when listing directories and you only need specific fields, e.g. just 'name' and 'type'.\",\"items\":{\"enum\":[\"type\",\"name\",\"path\",\"size\",\"sha\",\"url\",\"git_url\",\"html_url\",\"download_url\"],\"type\":\"string\"},\"type\":\"array\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"path\":{\"default\":\"/\",\"description\":\"Path to file/directory\",\"type\":\"string\"},\"ref\":{\"description\":\"Accepts optional git refs such as `refs/tags/{tag}`, `refs/heads/{branch}` or `refs/pull/{pr_number}/head`\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"sha\":{\"description\":\"Accepts optional commit SHA. If specified, it will be used instead of ref\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_get_file_contents",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Get the contents of a file or directory from a GitHub repository
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -6065,10 +5507,6 @@ Default: `"/"`.*/
             Sha = "sha", Url = "url", GitUrl = "git_url", HtmlUrl = "html_url",
             DownloadUrl = "download_url" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -6089,20 +5527,13 @@ Default: `"/"`.*/
     /// Types and definition of the tool `get_gist`.
     pub mod get_gist {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "get_gist",
-            description: ::core::option::Option::Some(
-                "Get gist content of a particular gist, by gist ID",
-            ),
-            input_schema: "{\"properties\":{\"gist_id\":{\"description\":\"The ID of the gist\",\"type\":\"string\"}},\"required\":[\"gist_id\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_get_gist",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "get_gist",
+                "mcp_github_get_gist",
+                "{\"properties\":{\"gist_id\":{\"description\":\"The ID of the gist\",\"type\":\"string\"}},\"required\":[\"gist_id\"],\"type\":\"object\"}",
+            )
+            .described("Get gist content of a particular gist, by gist ID")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Get gist content of a particular gist, by gist ID
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -6110,10 +5541,6 @@ Default: `"/"`.*/
         pub struct Args {
             ///The ID of the gist
             pub gist_id: ::std::string::String,
-        }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`gist_id`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -6127,18 +5554,13 @@ Default: `"/"`.*/
     /// Types and definition of the tool `get_global_security_advisory`.
     pub mod get_global_security_advisory {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "get_global_security_advisory",
-            description: ::core::option::Option::Some("Get a global security advisory"),
-            input_schema: "{\"properties\":{\"ghsaId\":{\"description\":\"GitHub Security Advisory ID (format: GHSA-xxxx-xxxx-xxxx).\",\"type\":\"string\"}},\"required\":[\"ghsaId\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_get_global_security_advisory",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "get_global_security_advisory",
+                "mcp_github_get_global_security_advisory",
+                "{\"properties\":{\"ghsaId\":{\"description\":\"GitHub Security Advisory ID (format: GHSA-xxxx-xxxx-xxxx).\",\"type\":\"string\"}},\"required\":[\"ghsaId\"],\"type\":\"object\"}",
+            )
+            .described("Get a global security advisory")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Get a global security advisory
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -6147,10 +5569,6 @@ Default: `"/"`.*/
             ///GitHub Security Advisory ID (format: GHSA-xxxx-xxxx-xxxx).
             #[serde(rename = "ghsaId")]
             pub ghsa_id: ::std::string::String,
-        }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`ghsaId`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -6164,20 +5582,15 @@ Default: `"/"`.*/
     /// Types and definition of the tool `get_job_logs`.
     pub mod get_job_logs {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "get_job_logs",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "get_job_logs",
+                "mcp_github_get_job_logs",
+                "{\"properties\":{\"failed_only\":{\"description\":\"When true, gets logs for all failed jobs in run_id\",\"type\":\"boolean\"},\"job_id\":{\"description\":\"The unique identifier of the workflow job (required for single job logs)\",\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"return_content\":{\"description\":\"Returns actual log content instead of URLs\",\"type\":\"boolean\"},\"run_id\":{\"description\":\"Workflow run ID (required when using failed_only)\",\"type\":\"number\"},\"tail_lines\":{\"default\":500,\"description\":\"Number of lines to return from the end of the log\",\"type\":\"number\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
+            )
+            .described(
                 "Download logs for a specific workflow job or efficiently get all failed job logs for a workflow run",
-            ),
-            input_schema: "{\"properties\":{\"failed_only\":{\"description\":\"When true, gets logs for all failed jobs in run_id\",\"type\":\"boolean\"},\"job_id\":{\"description\":\"The unique identifier of the workflow job (required for single job logs)\",\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"return_content\":{\"description\":\"Returns actual log content instead of URLs\",\"type\":\"boolean\"},\"run_id\":{\"description\":\"Workflow run ID (required when using failed_only)\",\"type\":\"number\"},\"tail_lines\":{\"default\":500,\"description\":\"Number of lines to return from the end of the log\",\"type\":\"number\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_get_job_logs",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Download logs for a specific workflow job or efficiently get all failed job logs for a workflow run
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -6205,10 +5618,6 @@ Default: `500`.*/
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub tail_lines: ::std::option::Option<f64>,
         }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -6230,20 +5639,13 @@ Default: `500`.*/
     /// Types and definition of the tool `get_label`.
     pub mod get_label {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "get_label",
-            description: ::core::option::Option::Some(
-                "Get a specific label from a repository.",
-            ),
-            input_schema: "{\"properties\":{\"name\":{\"description\":\"Label name.\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization name)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"name\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_get_label",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "get_label",
+                "mcp_github_get_label",
+                "{\"properties\":{\"name\":{\"description\":\"Label name.\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization name)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"name\"],\"type\":\"object\"}",
+            )
+            .described("Get a specific label from a repository.")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Get a specific label from a repository.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -6255,10 +5657,6 @@ Default: `500`.*/
             pub owner: ::std::string::String,
             ///Repository name
             pub repo: ::std::string::String,
-        }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `name`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -6278,20 +5676,13 @@ Default: `500`.*/
     /// Types and definition of the tool `get_latest_release`.
     pub mod get_latest_release {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "get_latest_release",
-            description: ::core::option::Option::Some(
-                "Get the latest release in a GitHub repository",
-            ),
-            input_schema: "{\"properties\":{\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_get_latest_release",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "get_latest_release",
+                "mcp_github_get_latest_release",
+                "{\"properties\":{\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
+            )
+            .described("Get the latest release in a GitHub repository")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Get the latest release in a GitHub repository
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -6301,10 +5692,6 @@ Default: `500`.*/
             pub owner: ::std::string::String,
             ///Repository name
             pub repo: ::std::string::String,
-        }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -6322,40 +5709,30 @@ Default: `500`.*/
     /// Types and definition of the tool `get_me`.
     pub mod get_me {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "get_me",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "get_me",
+                "mcp_github_get_me",
+                "{\"properties\":{},\"type\":\"object\"}",
+            )
+            .described(
                 "Get details of the authenticated GitHub user. Use this when a request is about the user's own profile for GitHub. Or when information is missing to build other tool calls.",
-            ),
-            input_schema: "{\"properties\":{},\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_get_me",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_no_args,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .no_args();
         /// This tool takes no arguments; the call sends `{}`.
         pub type Args = ::mcp_runtime::NoArgs;
     }
     /// Types and definition of the tool `get_notification_details`.
     pub mod get_notification_details {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "get_notification_details",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "get_notification_details",
+                "mcp_github_get_notification_details",
+                "{\"properties\":{\"notificationID\":{\"description\":\"The ID of the notification\",\"type\":\"string\"}},\"required\":[\"notificationID\"],\"type\":\"object\"}",
+            )
+            .described(
                 "Get detailed information for a specific GitHub notification, always call this tool when the user asks for details about a specific notification, if you don't know the ID list notifications first.",
-            ),
-            input_schema: "{\"properties\":{\"notificationID\":{\"description\":\"The ID of the notification\",\"type\":\"string\"}},\"required\":[\"notificationID\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_get_notification_details",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Get detailed information for a specific GitHub notification, always call this tool when the user asks for details about a specific notification, if you don't know the ID list notifications first.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -6364,10 +5741,6 @@ Default: `500`.*/
             ///The ID of the notification
             #[serde(rename = "notificationID")]
             pub notification_id: ::std::string::String,
-        }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`notificationID`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -6383,20 +5756,13 @@ Default: `500`.*/
     /// Types and definition of the tool `get_release_by_tag`.
     pub mod get_release_by_tag {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "get_release_by_tag",
-            description: ::core::option::Option::Some(
-                "Get a specific release by its tag name in a GitHub repository",
-            ),
-            input_schema: "{\"properties\":{\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"tag\":{\"description\":\"Tag name (e.g., 'v1.0.0')\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"tag\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_get_release_by_tag",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "get_release_by_tag",
+                "mcp_github_get_release_by_tag",
+                "{\"properties\":{\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"tag\":{\"description\":\"Tag name (e.g., 'v1.0.0')\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"tag\"],\"type\":\"object\"}",
+            )
+            .described("Get a specific release by its tag name in a GitHub repository")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Get a specific release by its tag name in a GitHub repository
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -6408,10 +5774,6 @@ Default: `500`.*/
             pub repo: ::std::string::String,
             ///Tag name (e.g., 'v1.0.0')
             pub tag: ::std::string::String,
-        }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `tag`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -6431,20 +5793,15 @@ Default: `500`.*/
     /// Types and definition of the tool `get_repository_tree`.
     pub mod get_repository_tree {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "get_repository_tree",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "get_repository_tree",
+                "mcp_github_get_repository_tree",
+                "{\"properties\":{\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"path_filter\":{\"description\":\"Optional path prefix to filter the tree results (e.g., 'src/' to only show files in the src directory)\",\"type\":\"string\"},\"recursive\":{\"default\":false,\"description\":\"Setting this parameter to true returns the objects or subtrees referenced by the tree. Default is false\",\"type\":\"boolean\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"tree_sha\":{\"description\":\"The SHA1 value or ref (branch or tag) name of the tree. Defaults to the repository's default branch\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
+            )
+            .described(
                 "Get the tree structure (files and directories) of a GitHub repository at a specific ref or SHA",
-            ),
-            input_schema: "{\"properties\":{\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"path_filter\":{\"description\":\"Optional path prefix to filter the tree results (e.g., 'src/' to only show files in the src directory)\",\"type\":\"string\"},\"recursive\":{\"default\":false,\"description\":\"Setting this parameter to true returns the objects or subtrees referenced by the tree. Default is false\",\"type\":\"boolean\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"tree_sha\":{\"description\":\"The SHA1 value or ref (branch or tag) name of the tree. Defaults to the repository's default branch\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_get_repository_tree",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Get the tree structure (files and directories) of a GitHub repository at a specific ref or SHA
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -6466,10 +5823,6 @@ Default: `false`.*/
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub tree_sha: ::std::option::Option<::std::string::String>,
         }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -6489,20 +5842,15 @@ Default: `false`.*/
     /// Types and definition of the tool `get_secret_scanning_alert`.
     pub mod get_secret_scanning_alert {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "get_secret_scanning_alert",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "get_secret_scanning_alert",
+                "mcp_github_get_secret_scanning_alert",
+                "{\"properties\":{\"alertNumber\":{\"description\":\"The number of the alert.\",\"type\":\"number\"},\"owner\":{\"description\":\"The owner of the repository.\",\"type\":\"string\"},\"repo\":{\"description\":\"The name of the repository.\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"alertNumber\"],\"type\":\"object\"}",
+            )
+            .described(
                 "Get details of a specific secret scanning alert in a GitHub repository.",
-            ),
-            input_schema: "{\"properties\":{\"alertNumber\":{\"description\":\"The number of the alert.\",\"type\":\"number\"},\"owner\":{\"description\":\"The owner of the repository.\",\"type\":\"string\"},\"repo\":{\"description\":\"The name of the repository.\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"alertNumber\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_get_secret_scanning_alert",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Get details of a specific secret scanning alert in a GitHub repository.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -6515,10 +5863,6 @@ Default: `false`.*/
             pub owner: ::std::string::String,
             ///The name of the repository.
             pub repo: ::std::string::String,
-        }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `alertNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -6538,20 +5882,13 @@ Default: `false`.*/
     /// Types and definition of the tool `get_tag`.
     pub mod get_tag {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "get_tag",
-            description: ::core::option::Option::Some(
-                "Get details about a specific git tag in a GitHub repository",
-            ),
-            input_schema: "{\"properties\":{\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"tag\":{\"description\":\"Tag name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"tag\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_get_tag",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "get_tag",
+                "mcp_github_get_tag",
+                "{\"properties\":{\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"tag\":{\"description\":\"Tag name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"tag\"],\"type\":\"object\"}",
+            )
+            .described("Get details about a specific git tag in a GitHub repository")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Get details about a specific git tag in a GitHub repository
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -6563,10 +5900,6 @@ Default: `false`.*/
             pub repo: ::std::string::String,
             ///Tag name
             pub tag: ::std::string::String,
-        }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `tag`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -6586,20 +5919,15 @@ Default: `false`.*/
     /// Types and definition of the tool `get_team_members`.
     pub mod get_team_members {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "get_team_members",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "get_team_members",
+                "mcp_github_get_team_members",
+                "{\"properties\":{\"org\":{\"description\":\"Organization login (owner) that contains the team.\",\"type\":\"string\"},\"team_slug\":{\"description\":\"Team slug\",\"type\":\"string\"}},\"required\":[\"org\",\"team_slug\"],\"type\":\"object\"}",
+            )
+            .described(
                 "Get member usernames of a specific team in an organization. Limited to organizations accessible with current credentials",
-            ),
-            input_schema: "{\"properties\":{\"org\":{\"description\":\"Organization login (owner) that contains the team.\",\"type\":\"string\"},\"team_slug\":{\"description\":\"Team slug\",\"type\":\"string\"}},\"required\":[\"org\",\"team_slug\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_get_team_members",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Get member usernames of a specific team in an organization. Limited to organizations accessible with current credentials
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -6609,10 +5937,6 @@ Default: `false`.*/
             pub org: ::std::string::String,
             ///Team slug
             pub team_slug: ::std::string::String,
-        }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`org`, `team_slug`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -6630,20 +5954,15 @@ Default: `false`.*/
     /// Types and definition of the tool `get_teams`.
     pub mod get_teams {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "get_teams",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "get_teams",
+                "mcp_github_get_teams",
+                "{\"properties\":{\"user\":{\"description\":\"Username to get teams for. If not provided, uses the authenticated user.\",\"type\":\"string\"}},\"type\":\"object\"}",
+            )
+            .described(
                 "Get details of the teams the user is a member of. Limited to organizations accessible with current credentials",
-            ),
-            input_schema: "{\"properties\":{\"user\":{\"description\":\"Username to get teams for. If not provided, uses the authenticated user.\",\"type\":\"string\"}},\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_get_teams",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Get details of the teams the user is a member of. Limited to organizations accessible with current credentials
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
@@ -6653,28 +5972,19 @@ Default: `false`.*/
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub user: ::std::option::Option<::std::string::String>,
         }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
     }
     /// Types and definition of the tool `issue_dependency_read`.
     pub mod issue_dependency_read {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "issue_dependency_read",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "issue_dependency_read",
+                "mcp_github_issue_dependency_read",
+                "{\"properties\":{\"issue_number\":{\"description\":\"The number of the issue\",\"type\":\"number\"},\"method\":{\"description\":\"The read operation to perform on a single issue's dependencies.\\nOptions are:\\n1. get_blocked_by - List the issues that block this issue (this issue is blocked by them).\\n2. get_blocking - List the issues that this issue blocks.\\n\",\"enum\":[\"get_blocked_by\",\"get_blocking\"],\"type\":\"string\"},\"owner\":{\"description\":\"The owner of the repository\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"The name of the repository\",\"type\":\"string\"}},\"required\":[\"method\",\"owner\",\"repo\",\"issue_number\"],\"type\":\"object\"}",
+            )
+            .described(
                 "Read an issue's dependency relationships in a GitHub repository: the issues that block it (blocked_by) or the issues it blocks (blocking).",
-            ),
-            input_schema: "{\"properties\":{\"issue_number\":{\"description\":\"The number of the issue\",\"type\":\"number\"},\"method\":{\"description\":\"The read operation to perform on a single issue's dependencies.\\nOptions are:\\n1. get_blocked_by - List the issues that block this issue (this issue is blocked by them).\\n2. get_blocking - List the issues that this issue blocks.\\n\",\"enum\":[\"get_blocked_by\",\"get_blocking\"],\"type\":\"string\"},\"owner\":{\"description\":\"The owner of the repository\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"The name of the repository\",\"type\":\"string\"}},\"required\":[\"method\",\"owner\",\"repo\",\"issue_number\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_issue_dependency_read",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Read an issue's dependency relationships in a GitHub repository: the issues that block it (blocked_by) or the issues it blocks (blocking).
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -6715,10 +6025,6 @@ Options are:
         ::mcp_runtime::__private::string_enum!(
             ArgsMethod { GetBlockedBy = "get_blocked_by", GetBlocking = "get_blocking" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`method`, `owner`, `repo`, `issue_number`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -6741,20 +6047,15 @@ Options are:
     /// Types and definition of the tool `issue_dependency_write`.
     pub mod issue_dependency_write {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "issue_dependency_write",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "issue_dependency_write",
+                "mcp_github_issue_dependency_write",
+                "{\"properties\":{\"issue_number\":{\"description\":\"The number of the subject issue\",\"type\":\"number\"},\"method\":{\"description\":\"The action to perform.\\nOptions are:\\n- 'add' - create the dependency relationship.\\n- 'remove' - delete the dependency relationship.\",\"enum\":[\"add\",\"remove\"],\"type\":\"string\"},\"owner\":{\"description\":\"The owner of the subject issue's repository\",\"type\":\"string\"},\"related_issue_number\":{\"description\":\"The number of the related issue to link or unlink\",\"type\":\"number\"},\"related_owner\":{\"description\":\"The owner of the related issue's repository. Defaults to 'owner' when omitted.\",\"type\":\"string\"},\"related_repo\":{\"description\":\"The name of the related issue's repository. Defaults to 'repo' when omitted.\",\"type\":\"string\"},\"repo\":{\"description\":\"The name of the subject issue's repository\",\"type\":\"string\"},\"type\":{\"description\":\"The relationship direction relative to the subject issue.\\nOptions are:\\n- 'blocked_by' - the subject issue is blocked by the related issue.\\n- 'blocking' - the subject issue blocks the related issue.\",\"enum\":[\"blocked_by\",\"blocking\"],\"type\":\"string\"}},\"required\":[\"method\",\"type\",\"owner\",\"repo\",\"issue_number\",\"related_issue_number\"],\"type\":\"object\"}",
+            )
+            .described(
                 "Add or remove an issue dependency relationship in a GitHub repository. Use type 'blocked_by' to record that the subject issue is blocked by a related issue, or type 'blocking' to record that the subject issue blocks a related issue. The related issue defaults to the same repository as the subject unless related_owner/related_repo are provided.",
-            ),
-            input_schema: "{\"properties\":{\"issue_number\":{\"description\":\"The number of the subject issue\",\"type\":\"number\"},\"method\":{\"description\":\"The action to perform.\\nOptions are:\\n- 'add' - create the dependency relationship.\\n- 'remove' - delete the dependency relationship.\",\"enum\":[\"add\",\"remove\"],\"type\":\"string\"},\"owner\":{\"description\":\"The owner of the subject issue's repository\",\"type\":\"string\"},\"related_issue_number\":{\"description\":\"The number of the related issue to link or unlink\",\"type\":\"number\"},\"related_owner\":{\"description\":\"The owner of the related issue's repository. Defaults to 'owner' when omitted.\",\"type\":\"string\"},\"related_repo\":{\"description\":\"The name of the related issue's repository. Defaults to 'repo' when omitted.\",\"type\":\"string\"},\"repo\":{\"description\":\"The name of the subject issue's repository\",\"type\":\"string\"},\"type\":{\"description\":\"The relationship direction relative to the subject issue.\\nOptions are:\\n- 'blocked_by' - the subject issue is blocked by the related issue.\\n- 'blocking' - the subject issue blocks the related issue.\",\"enum\":[\"blocked_by\",\"blocking\"],\"type\":\"string\"}},\"required\":[\"method\",\"type\",\"owner\",\"repo\",\"issue_number\",\"related_issue_number\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_issue_dependency_write",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Add or remove an issue dependency relationship in a GitHub repository. Use type 'blocked_by' to record that the subject issue is blocked by a related issue, or type 'blocking' to record that the subject issue blocks a related issue. The related issue defaults to the same repository as the subject unless related_owner/related_repo are provided.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -6810,10 +6111,6 @@ Options are:
         ::mcp_runtime::__private::string_enum!(
             ArgsType { BlockedBy = "blocked_by", Blocking = "blocking" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`method`, `type`, `owner`, `repo`, `issue_number`, `related_issue_number`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -6840,20 +6137,13 @@ Options are:
     /// Types and definition of the tool `issue_read`.
     pub mod issue_read {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "issue_read",
-            description: ::core::option::Option::Some(
-                "Get information about a specific issue in a GitHub repository.",
-            ),
-            input_schema: "{\"properties\":{\"issue_number\":{\"description\":\"The number of the issue\",\"type\":\"number\"},\"method\":{\"description\":\"The read operation to perform on a single issue.\\nOptions are:\\n1. get - Get issue details. Also returns best-effort hierarchy flags (`has_parent`, `has_children`); `parent` and `sub_issues_summary` are optional relationship summaries, and `closed_by_pull_requests` summarizes the pull requests configured to close the issue as `total_count` plus up to 5 `references`.\\n2. get_comments - Get issue comments.\\n3. get_sub_issues - Get sub-issues (children) of the issue.\\n4. get_parent - Get the parent issue, if this issue is a sub-issue of another.\\n5. get_labels - Get labels assigned to the issue.\\n\",\"enum\":[\"get\",\"get_comments\",\"get_sub_issues\",\"get_parent\",\"get_labels\"],\"type\":\"string\"},\"owner\":{\"description\":\"The owner of the repository\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"The name of the repository\",\"type\":\"string\"}},\"required\":[\"method\",\"owner\",\"repo\",\"issue_number\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_issue_read",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "issue_read",
+                "mcp_github_issue_read",
+                "{\"properties\":{\"issue_number\":{\"description\":\"The number of the issue\",\"type\":\"number\"},\"method\":{\"description\":\"The read operation to perform on a single issue.\\nOptions are:\\n1. get - Get issue details. Also returns best-effort hierarchy flags (`has_parent`, `has_children`); `parent` and `sub_issues_summary` are optional relationship summaries, and `closed_by_pull_requests` summarizes the pull requests configured to close the issue as `total_count` plus up to 5 `references`.\\n2. get_comments - Get issue comments.\\n3. get_sub_issues - Get sub-issues (children) of the issue.\\n4. get_parent - Get the parent issue, if this issue is a sub-issue of another.\\n5. get_labels - Get labels assigned to the issue.\\n\",\"enum\":[\"get\",\"get_comments\",\"get_sub_issues\",\"get_parent\",\"get_labels\"],\"type\":\"string\"},\"owner\":{\"description\":\"The owner of the repository\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"The name of the repository\",\"type\":\"string\"}},\"required\":[\"method\",\"owner\",\"repo\",\"issue_number\"],\"type\":\"object\"}",
+            )
+            .described("Get information about a specific issue in a GitHub repository.")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Get information about a specific issue in a GitHub repository.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -6904,10 +6194,6 @@ Options are:
             ArgsMethod { Get = "get", GetComments = "get_comments", GetSubIssues =
             "get_sub_issues", GetParent = "get_parent", GetLabels = "get_labels" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`method`, `owner`, `repo`, `issue_number`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -6930,20 +6216,15 @@ Options are:
     /// Types and definition of the tool `issue_write`.
     pub mod issue_write {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "issue_write",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "issue_write",
+                "mcp_github_issue_write",
+                "{\"properties\":{\"assignees\":{\"description\":\"Usernames to assign to this issue\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"body\":{\"description\":\"Issue body content\",\"type\":\"string\"},\"duplicate_of\":{\"description\":\"Issue number that this issue is a duplicate of. Required when state_reason is 'duplicate'.\",\"type\":\"number\"},\"issue_fields\":{\"description\":\"Issue field values to set or clear. Each item requires 'field_name' and exactly one of 'value', 'field_option_name', or 'delete: true'.\",\"items\":{\"additionalProperties\":false,\"properties\":{\"delete\":{\"description\":\"Set to true to clear this field's current value on the issue. When false or omitted, this property is ignored. Cannot be true when 'value' or 'field_option_name' is provided.\",\"type\":\"boolean\"},\"field_name\":{\"description\":\"Issue field name (case-insensitive). Must match a field returned by list_issue_fields for this repository or its organization.\",\"type\":\"string\"},\"field_option_name\":{\"description\":\"Option name for single-select fields. Validated against the field's options before the API call. Cannot be combined with 'value' or 'delete: true'.\",\"type\":\"string\"},\"value\":{\"description\":\"Value to set. Use for text, number, and date fields (date as YYYY-MM-DD). For single-select fields, prefer 'field_option_name' so the option is validated before the API call. Cannot be combined with 'field_option_name' or 'delete: true'.\",\"type\":[\"string\",\"number\",\"boolean\"]}},\"required\":[\"field_name\"],\"type\":\"object\"},\"type\":\"array\"},\"issue_number\":{\"description\":\"Issue number to update\",\"type\":\"number\"},\"labels\":{\"description\":\"Labels to apply to this issue\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"method\":{\"description\":\"Write operation to perform on a single issue.\\nOptions are:\\n- 'create' - creates a new issue.\\n- 'update' - updates an existing issue.\\n\",\"enum\":[\"create\",\"update\"],\"type\":\"string\"},\"milestone\":{\"description\":\"Milestone number\",\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"state\":{\"description\":\"New state\",\"enum\":[\"open\",\"closed\"],\"type\":\"string\"},\"state_reason\":{\"description\":\"Reason for the state change. Ignored unless state is changed.\",\"enum\":[\"completed\",\"not_planned\",\"duplicate\"],\"type\":\"string\"},\"title\":{\"description\":\"Issue title\",\"type\":\"string\"},\"type\":{\"anyOf\":[{\"minLength\":1,\"type\":\"string\"},{\"type\":\"null\"}],\"description\":\"Type of this issue. For updates, pass null to remove the current type. Only use if issue types are enabled for this repository. Use list_issue_types to get valid type values for this repository or its owner organization. If the repository doesn't support issue types, omit this parameter.\"}},\"required\":[\"method\",\"owner\",\"repo\"],\"type\":\"object\"}",
+            )
+            .described(
                 "Create a new or update an existing issue in a GitHub repository.",
-            ),
-            input_schema: "{\"properties\":{\"assignees\":{\"description\":\"Usernames to assign to this issue\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"body\":{\"description\":\"Issue body content\",\"type\":\"string\"},\"duplicate_of\":{\"description\":\"Issue number that this issue is a duplicate of. Required when state_reason is 'duplicate'.\",\"type\":\"number\"},\"issue_fields\":{\"description\":\"Issue field values to set or clear. Each item requires 'field_name' and exactly one of 'value', 'field_option_name', or 'delete: true'.\",\"items\":{\"additionalProperties\":false,\"properties\":{\"delete\":{\"description\":\"Set to true to clear this field's current value on the issue. When false or omitted, this property is ignored. Cannot be true when 'value' or 'field_option_name' is provided.\",\"type\":\"boolean\"},\"field_name\":{\"description\":\"Issue field name (case-insensitive). Must match a field returned by list_issue_fields for this repository or its organization.\",\"type\":\"string\"},\"field_option_name\":{\"description\":\"Option name for single-select fields. Validated against the field's options before the API call. Cannot be combined with 'value' or 'delete: true'.\",\"type\":\"string\"},\"value\":{\"description\":\"Value to set. Use for text, number, and date fields (date as YYYY-MM-DD). For single-select fields, prefer 'field_option_name' so the option is validated before the API call. Cannot be combined with 'field_option_name' or 'delete: true'.\",\"type\":[\"string\",\"number\",\"boolean\"]}},\"required\":[\"field_name\"],\"type\":\"object\"},\"type\":\"array\"},\"issue_number\":{\"description\":\"Issue number to update\",\"type\":\"number\"},\"labels\":{\"description\":\"Labels to apply to this issue\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"method\":{\"description\":\"Write operation to perform on a single issue.\\nOptions are:\\n- 'create' - creates a new issue.\\n- 'update' - updates an existing issue.\\n\",\"enum\":[\"create\",\"update\"],\"type\":\"string\"},\"milestone\":{\"description\":\"Milestone number\",\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"state\":{\"description\":\"New state\",\"enum\":[\"open\",\"closed\"],\"type\":\"string\"},\"state_reason\":{\"description\":\"Reason for the state change. Ignored unless state is changed.\",\"enum\":[\"completed\",\"not_planned\",\"duplicate\"],\"type\":\"string\"},\"title\":{\"description\":\"Issue title\",\"type\":\"string\"},\"type\":{\"anyOf\":[{\"minLength\":1,\"type\":\"string\"},{\"type\":\"null\"}],\"description\":\"Type of this issue. For updates, pass null to remove the current type. Only use if issue types are enabled for this repository. Use list_issue_types to get valid type values for this repository or its owner organization. If the repository doesn't support issue types, omit this parameter.\"}},\"required\":[\"method\",\"owner\",\"repo\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_issue_write",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Create a new or update an existing issue in a GitHub repository.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -7080,10 +6361,6 @@ Options are:
             ArgsStateReason { Completed = "completed", NotPlanned = "not_planned",
             Duplicate = "duplicate" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`method`, `owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -7113,20 +6390,15 @@ Options are:
     /// Types and definition of the tool `label_write`.
     pub mod label_write {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "label_write",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "label_write",
+                "mcp_github_label_write",
+                "{\"properties\":{\"color\":{\"description\":\"Label color as 6-character hex code without '#' prefix (e.g., 'f29513'). Required for 'create', optional for 'update'.\",\"type\":\"string\"},\"description\":{\"description\":\"Label description text. Optional for 'create' and 'update'.\",\"type\":\"string\"},\"method\":{\"description\":\"Operation to perform: 'create', 'update', or 'delete'\",\"enum\":[\"create\",\"update\",\"delete\"],\"type\":\"string\"},\"name\":{\"description\":\"Label name - required for all operations\",\"type\":\"string\"},\"new_name\":{\"description\":\"New name for the label (used only with 'update' method to rename)\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization name)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"method\",\"owner\",\"repo\",\"name\"],\"type\":\"object\"}",
+            )
+            .described(
                 "Perform write operations on repository labels. To set labels on issues, use the 'update_issue' tool.",
-            ),
-            input_schema: "{\"properties\":{\"color\":{\"description\":\"Label color as 6-character hex code without '#' prefix (e.g., 'f29513'). Required for 'create', optional for 'update'.\",\"type\":\"string\"},\"description\":{\"description\":\"Label description text. Optional for 'create' and 'update'.\",\"type\":\"string\"},\"method\":{\"description\":\"Operation to perform: 'create', 'update', or 'delete'\",\"enum\":[\"create\",\"update\",\"delete\"],\"type\":\"string\"},\"name\":{\"description\":\"Label name - required for all operations\",\"type\":\"string\"},\"new_name\":{\"description\":\"New name for the label (used only with 'update' method to rename)\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization name)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"method\",\"owner\",\"repo\",\"name\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_label_write",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Perform write operations on repository labels. To set labels on issues, use the 'update_issue' tool.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -7160,10 +6432,6 @@ Options are:
         ::mcp_runtime::__private::string_enum!(
             ArgsMethod { Create = "create", Update = "update", Delete = "delete" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`method`, `owner`, `repo`, `name`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -7187,20 +6455,13 @@ Options are:
     /// Types and definition of the tool `list_branches`.
     pub mod list_branches {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "list_branches",
-            description: ::core::option::Option::Some(
-                "List branches in a GitHub repository",
-            ),
-            input_schema: "{\"properties\":{\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_list_branches",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "list_branches",
+                "mcp_github_list_branches",
+                "{\"properties\":{\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
+            )
+            .described("List branches in a GitHub repository")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///List branches in a GitHub repository
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -7220,10 +6481,6 @@ Options are:
             ///Repository name
             pub repo: ::std::string::String,
         }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -7242,20 +6499,13 @@ Options are:
     /// Types and definition of the tool `list_code_scanning_alerts`.
     pub mod list_code_scanning_alerts {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "list_code_scanning_alerts",
-            description: ::core::option::Option::Some(
-                "List code scanning alerts in a GitHub repository.",
-            ),
-            input_schema: "{\"properties\":{\"owner\":{\"description\":\"The owner of the repository.\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"ref\":{\"description\":\"The Git reference for the results you want to list.\",\"type\":\"string\"},\"repo\":{\"description\":\"The name of the repository.\",\"type\":\"string\"},\"severity\":{\"description\":\"Filter code scanning alerts by severity\",\"enum\":[\"critical\",\"high\",\"medium\",\"low\",\"warning\",\"note\",\"error\"],\"type\":\"string\"},\"state\":{\"default\":\"open\",\"description\":\"Filter code scanning alerts by state. Defaults to open\",\"enum\":[\"open\",\"closed\",\"dismissed\",\"fixed\"],\"type\":\"string\"},\"tool_name\":{\"description\":\"The name of the tool used for code scanning.\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_list_code_scanning_alerts",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "list_code_scanning_alerts",
+                "mcp_github_list_code_scanning_alerts",
+                "{\"properties\":{\"owner\":{\"description\":\"The owner of the repository.\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"ref\":{\"description\":\"The Git reference for the results you want to list.\",\"type\":\"string\"},\"repo\":{\"description\":\"The name of the repository.\",\"type\":\"string\"},\"severity\":{\"description\":\"Filter code scanning alerts by severity\",\"enum\":[\"critical\",\"high\",\"medium\",\"low\",\"warning\",\"note\",\"error\"],\"type\":\"string\"},\"state\":{\"default\":\"open\",\"description\":\"Filter code scanning alerts by state. Defaults to open\",\"enum\":[\"open\",\"closed\",\"dismissed\",\"fixed\"],\"type\":\"string\"},\"tool_name\":{\"description\":\"The name of the tool used for code scanning.\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
+            )
+            .described("List code scanning alerts in a GitHub repository.")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///List code scanning alerts in a GitHub repository.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -7321,10 +6571,6 @@ Default: `"open"`.*/
             ArgsState { Open = "open", Closed = "closed", Dismissed = "dismissed", Fixed
             = "fixed" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -7347,20 +6593,15 @@ Default: `"open"`.*/
     /// Types and definition of the tool `list_commits`.
     pub mod list_commits {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "list_commits",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "list_commits",
+                "mcp_github_list_commits",
+                "{\"properties\":{\"author\":{\"description\":\"Author username or email address to filter commits by\",\"type\":\"string\"},\"fields\":{\"description\":\"Subset of fields to return for each commit. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields, e.g. just 'sha' and 'html_url'.\",\"items\":{\"enum\":[\"sha\",\"html_url\",\"commit\",\"author\",\"committer\"],\"type\":\"string\"},\"type\":\"array\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"path\":{\"description\":\"Only commits containing this file path will be returned\",\"type\":\"string\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"sha\":{\"description\":\"Commit SHA, branch or tag name to list commits of. If not provided, uses the default branch of the repository. If a commit SHA is provided, will list commits up to that SHA.\",\"type\":\"string\"},\"since\":{\"description\":\"Only commits after this date will be returned (ISO 8601 format: YYYY-MM-DDTHH:MM:SSZ or YYYY-MM-DD)\",\"type\":\"string\"},\"until\":{\"description\":\"Only commits before this date will be returned (ISO 8601 format: YYYY-MM-DDTHH:MM:SSZ or YYYY-MM-DD)\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
+            )
+            .described(
                 "Get list of commits of a branch in a GitHub repository. Returns at least 30 results per page by default, but can return more if specified using the perPage parameter (up to 100).",
-            ),
-            input_schema: "{\"properties\":{\"author\":{\"description\":\"Author username or email address to filter commits by\",\"type\":\"string\"},\"fields\":{\"description\":\"Subset of fields to return for each commit. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields, e.g. just 'sha' and 'html_url'.\",\"items\":{\"enum\":[\"sha\",\"html_url\",\"commit\",\"author\",\"committer\"],\"type\":\"string\"},\"type\":\"array\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"path\":{\"description\":\"Only commits containing this file path will be returned\",\"type\":\"string\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"sha\":{\"description\":\"Commit SHA, branch or tag name to list commits of. If not provided, uses the default branch of the repository. If a commit SHA is provided, will list commits up to that SHA.\",\"type\":\"string\"},\"since\":{\"description\":\"Only commits after this date will be returned (ISO 8601 format: YYYY-MM-DDTHH:MM:SSZ or YYYY-MM-DD)\",\"type\":\"string\"},\"until\":{\"description\":\"Only commits before this date will be returned (ISO 8601 format: YYYY-MM-DDTHH:MM:SSZ or YYYY-MM-DD)\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_list_commits",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Get list of commits of a branch in a GitHub repository. Returns at least 30 results per page by default, but can return more if specified using the perPage parameter (up to 100).
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -7411,10 +6652,6 @@ Default: `"open"`.*/
             ArgsFieldsItem { Sha = "sha", HtmlUrl = "html_url", Commit = "commit", Author
             = "author", Committer = "committer" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -7439,20 +6676,13 @@ Default: `"open"`.*/
     /// Types and definition of the tool `list_dependabot_alerts`.
     pub mod list_dependabot_alerts {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "list_dependabot_alerts",
-            description: ::core::option::Option::Some(
-                "List dependabot alerts in a GitHub repository.",
-            ),
-            input_schema: "{\"properties\":{\"after\":{\"description\":\"Cursor for pagination. Use the cursor from the previous response.\",\"type\":\"string\"},\"owner\":{\"description\":\"The owner of the repository.\",\"type\":\"string\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"The name of the repository.\",\"type\":\"string\"},\"severity\":{\"description\":\"Filter dependabot alerts by severity\",\"enum\":[\"low\",\"medium\",\"high\",\"critical\"],\"type\":\"string\"},\"state\":{\"default\":\"open\",\"description\":\"Filter dependabot alerts by state. Defaults to open\",\"enum\":[\"open\",\"fixed\",\"dismissed\",\"auto_dismissed\"],\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_list_dependabot_alerts",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "list_dependabot_alerts",
+                "mcp_github_list_dependabot_alerts",
+                "{\"properties\":{\"after\":{\"description\":\"Cursor for pagination. Use the cursor from the previous response.\",\"type\":\"string\"},\"owner\":{\"description\":\"The owner of the repository.\",\"type\":\"string\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"The name of the repository.\",\"type\":\"string\"},\"severity\":{\"description\":\"Filter dependabot alerts by severity\",\"enum\":[\"low\",\"medium\",\"high\",\"critical\"],\"type\":\"string\"},\"state\":{\"default\":\"open\",\"description\":\"Filter dependabot alerts by state. Defaults to open\",\"enum\":[\"open\",\"fixed\",\"dismissed\",\"auto_dismissed\"],\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
+            )
+            .described("List dependabot alerts in a GitHub repository.")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///List dependabot alerts in a GitHub repository.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -7506,10 +6736,6 @@ Default: `"open"`.*/
             ArgsState { Open = "open", Fixed = "fixed", Dismissed = "dismissed",
             AutoDismissed = "auto_dismissed" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -7530,20 +6756,15 @@ Default: `"open"`.*/
     /// Types and definition of the tool `list_discussion_categories`.
     pub mod list_discussion_categories {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "list_discussion_categories",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "list_discussion_categories",
+                "mcp_github_list_discussion_categories",
+                "{\"properties\":{\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name. If not provided, discussion categories will be queried at the organisation level.\",\"type\":\"string\"}},\"required\":[\"owner\"],\"type\":\"object\"}",
+            )
+            .described(
                 "List discussion categories with their id and name, for a repository or organisation.",
-            ),
-            input_schema: "{\"properties\":{\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name. If not provided, discussion categories will be queried at the organisation level.\",\"type\":\"string\"}},\"required\":[\"owner\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_list_discussion_categories",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///List discussion categories with their id and name, for a repository or organisation.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -7554,10 +6775,6 @@ Default: `"open"`.*/
             ///Repository name. If not provided, discussion categories will be queried at the organisation level.
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub repo: ::std::option::Option<::std::string::String>,
-        }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -7572,20 +6789,13 @@ Default: `"open"`.*/
     /// Types and definition of the tool `list_discussions`.
     pub mod list_discussions {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "list_discussions",
-            description: ::core::option::Option::Some(
-                "List discussions for a repository or organisation.",
-            ),
-            input_schema: "{\"properties\":{\"after\":{\"description\":\"Cursor for pagination. Use the cursor from the previous response.\",\"type\":\"string\"},\"category\":{\"description\":\"Optional filter by discussion category ID. If provided, only discussions with this category are listed.\",\"type\":\"string\"},\"direction\":{\"description\":\"Order direction.\",\"enum\":[\"ASC\",\"DESC\"],\"type\":\"string\"},\"orderBy\":{\"description\":\"Order discussions by field. If provided, the 'direction' also needs to be provided.\",\"enum\":[\"CREATED_AT\",\"UPDATED_AT\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name. If not provided, discussions will be queried at the organisation level.\",\"type\":\"string\"}},\"required\":[\"owner\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_list_discussions",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "list_discussions",
+                "mcp_github_list_discussions",
+                "{\"properties\":{\"after\":{\"description\":\"Cursor for pagination. Use the cursor from the previous response.\",\"type\":\"string\"},\"category\":{\"description\":\"Optional filter by discussion category ID. If provided, only discussions with this category are listed.\",\"type\":\"string\"},\"direction\":{\"description\":\"Order direction.\",\"enum\":[\"ASC\",\"DESC\"],\"type\":\"string\"},\"orderBy\":{\"description\":\"Order discussions by field. If provided, the 'direction' also needs to be provided.\",\"enum\":[\"CREATED_AT\",\"UPDATED_AT\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name. If not provided, discussions will be queried at the organisation level.\",\"type\":\"string\"}},\"required\":[\"owner\"],\"type\":\"object\"}",
+            )
+            .described("List discussions for a repository or organisation.")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///List discussions for a repository or organisation.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -7636,10 +6846,6 @@ Default: `"open"`.*/
         ::mcp_runtime::__private::string_enum!(
             ArgsOrderBy { CreatedAt = "CREATED_AT", UpdatedAt = "UPDATED_AT" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`owner`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(owner: impl ::std::convert::Into<::std::string::String>) -> Self {
@@ -7658,18 +6864,13 @@ Default: `"open"`.*/
     /// Types and definition of the tool `list_gists`.
     pub mod list_gists {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "list_gists",
-            description: ::core::option::Option::Some("List gists for a user"),
-            input_schema: "{\"properties\":{\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"since\":{\"description\":\"Only gists updated after this time (ISO 8601 timestamp)\",\"type\":\"string\"},\"username\":{\"description\":\"GitHub username (omit for authenticated user's gists)\",\"type\":\"string\"}},\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_list_gists",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "list_gists",
+                "mcp_github_list_gists",
+                "{\"properties\":{\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"since\":{\"description\":\"Only gists updated after this time (ISO 8601 timestamp)\",\"type\":\"string\"},\"username\":{\"description\":\"GitHub username (omit for authenticated user's gists)\",\"type\":\"string\"}},\"type\":\"object\"}",
+            )
+            .described("List gists for a user")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///List gists for a user
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
@@ -7691,28 +6892,17 @@ Default: `"open"`.*/
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub username: ::std::option::Option<::std::string::String>,
         }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
     }
     /// Types and definition of the tool `list_global_security_advisories`.
     pub mod list_global_security_advisories {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "list_global_security_advisories",
-            description: ::core::option::Option::Some(
-                "List global security advisories from GitHub.",
-            ),
-            input_schema: "{\"properties\":{\"affects\":{\"description\":\"Filter advisories by affected package or version (e.g. \\\"package1,package2@1.0.0\\\").\",\"type\":\"string\"},\"cveId\":{\"description\":\"Filter by CVE ID.\",\"type\":\"string\"},\"cwes\":{\"description\":\"Filter by Common Weakness Enumeration IDs (e.g. [\\\"79\\\", \\\"284\\\", \\\"22\\\"]).\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"ecosystem\":{\"description\":\"Filter by package ecosystem.\",\"enum\":[\"actions\",\"composer\",\"erlang\",\"go\",\"maven\",\"npm\",\"nuget\",\"other\",\"pip\",\"pub\",\"rubygems\",\"rust\"],\"type\":\"string\"},\"ghsaId\":{\"description\":\"Filter by GitHub Security Advisory ID (format: GHSA-xxxx-xxxx-xxxx).\",\"type\":\"string\"},\"isWithdrawn\":{\"description\":\"Whether to only return withdrawn advisories.\",\"type\":\"boolean\"},\"modified\":{\"description\":\"Filter by publish or update date or date range (ISO 8601 date or range).\",\"type\":\"string\"},\"published\":{\"description\":\"Filter by publish date or date range (ISO 8601 date or range).\",\"type\":\"string\"},\"severity\":{\"description\":\"Filter by severity.\",\"enum\":[\"unknown\",\"low\",\"medium\",\"high\",\"critical\"],\"type\":\"string\"},\"type\":{\"default\":\"reviewed\",\"description\":\"Advisory type.\",\"enum\":[\"reviewed\",\"malware\",\"unreviewed\"],\"type\":\"string\"},\"updated\":{\"description\":\"Filter by update date or date range (ISO 8601 date or range).\",\"type\":\"string\"}},\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_list_global_security_advisories",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "list_global_security_advisories",
+                "mcp_github_list_global_security_advisories",
+                "{\"properties\":{\"affects\":{\"description\":\"Filter advisories by affected package or version (e.g. \\\"package1,package2@1.0.0\\\").\",\"type\":\"string\"},\"cveId\":{\"description\":\"Filter by CVE ID.\",\"type\":\"string\"},\"cwes\":{\"description\":\"Filter by Common Weakness Enumeration IDs (e.g. [\\\"79\\\", \\\"284\\\", \\\"22\\\"]).\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"ecosystem\":{\"description\":\"Filter by package ecosystem.\",\"enum\":[\"actions\",\"composer\",\"erlang\",\"go\",\"maven\",\"npm\",\"nuget\",\"other\",\"pip\",\"pub\",\"rubygems\",\"rust\"],\"type\":\"string\"},\"ghsaId\":{\"description\":\"Filter by GitHub Security Advisory ID (format: GHSA-xxxx-xxxx-xxxx).\",\"type\":\"string\"},\"isWithdrawn\":{\"description\":\"Whether to only return withdrawn advisories.\",\"type\":\"boolean\"},\"modified\":{\"description\":\"Filter by publish or update date or date range (ISO 8601 date or range).\",\"type\":\"string\"},\"published\":{\"description\":\"Filter by publish date or date range (ISO 8601 date or range).\",\"type\":\"string\"},\"severity\":{\"description\":\"Filter by severity.\",\"enum\":[\"unknown\",\"low\",\"medium\",\"high\",\"critical\"],\"type\":\"string\"},\"type\":{\"default\":\"reviewed\",\"description\":\"Advisory type.\",\"enum\":[\"reviewed\",\"malware\",\"unreviewed\"],\"type\":\"string\"},\"updated\":{\"description\":\"Filter by update date or date range (ISO 8601 date or range).\",\"type\":\"string\"}},\"type\":\"object\"}",
+            )
+            .described("List global security advisories from GitHub.")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///List global security advisories from GitHub.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
@@ -7813,28 +7003,19 @@ Default: `"reviewed"`.*/
             ArgsType { Reviewed = "reviewed", Malware = "malware", Unreviewed =
             "unreviewed" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
     }
     /// Types and definition of the tool `list_issue_fields`.
     pub mod list_issue_fields {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "list_issue_fields",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "list_issue_fields",
+                "mcp_github_list_issue_fields",
+                "{\"properties\":{\"owner\":{\"description\":\"The account owner of the repository or organization. The name is not case sensitive.\",\"type\":\"string\"},\"repo\":{\"description\":\"The name of the repository. When provided, returns fields for this specific repository (inherited from its organization). When omitted, returns org-level fields directly.\",\"type\":\"string\"}},\"required\":[\"owner\"],\"type\":\"object\"}",
+            )
+            .described(
                 "List issue fields for a repository or organization. Returns field definitions including name, type (text, number, date, single_select), and for single_select fields the list of valid option names. When repo is omitted, returns org-level fields directly.",
-            ),
-            input_schema: "{\"properties\":{\"owner\":{\"description\":\"The account owner of the repository or organization. The name is not case sensitive.\",\"type\":\"string\"},\"repo\":{\"description\":\"The name of the repository. When provided, returns fields for this specific repository (inherited from its organization). When omitted, returns org-level fields directly.\",\"type\":\"string\"}},\"required\":[\"owner\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_list_issue_fields",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///List issue fields for a repository or organization. Returns field definitions including name, type (text, number, date, single_select), and for single_select fields the list of valid option names. When repo is omitted, returns org-level fields directly.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -7845,10 +7026,6 @@ Default: `"reviewed"`.*/
             ///The name of the repository. When provided, returns fields for this specific repository (inherited from its organization). When omitted, returns org-level fields directly.
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub repo: ::std::option::Option<::std::string::String>,
-        }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -7863,20 +7040,15 @@ Default: `"reviewed"`.*/
     /// Types and definition of the tool `list_issue_types`.
     pub mod list_issue_types {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "list_issue_types",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "list_issue_types",
+                "mcp_github_list_issue_types",
+                "{\"properties\":{\"owner\":{\"description\":\"The account owner of the repository or organization.\",\"type\":\"string\"},\"repo\":{\"description\":\"The name of the repository. When provided, returns issue types for this specific repository. When omitted, returns org-level issue types directly.\",\"type\":\"string\"}},\"required\":[\"owner\"],\"type\":\"object\"}",
+            )
+            .described(
                 "List supported issue types for a repository or its owner organization. When repo is omitted, returns org-level issue types directly.",
-            ),
-            input_schema: "{\"properties\":{\"owner\":{\"description\":\"The account owner of the repository or organization.\",\"type\":\"string\"},\"repo\":{\"description\":\"The name of the repository. When provided, returns issue types for this specific repository. When omitted, returns org-level issue types directly.\",\"type\":\"string\"}},\"required\":[\"owner\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_list_issue_types",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///List supported issue types for a repository or its owner organization. When repo is omitted, returns org-level issue types directly.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -7887,10 +7059,6 @@ Default: `"reviewed"`.*/
             ///The name of the repository. When provided, returns issue types for this specific repository. When omitted, returns org-level issue types directly.
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub repo: ::std::option::Option<::std::string::String>,
-        }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -7905,20 +7073,15 @@ Default: `"reviewed"`.*/
     /// Types and definition of the tool `list_issues`.
     pub mod list_issues {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "list_issues",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "list_issues",
+                "mcp_github_list_issues",
+                "{\"properties\":{\"after\":{\"description\":\"Cursor for pagination. Use the cursor from the previous response.\",\"type\":\"string\"},\"direction\":{\"description\":\"Order direction. If provided, the 'orderBy' also needs to be provided.\",\"enum\":[\"ASC\",\"DESC\"],\"type\":\"string\"},\"field_filters\":{\"description\":\"Filter by custom issue field values. Each entry takes a field_name and a value; the server looks up the field and coerces the value to its type (single-select option name, text, number, or YYYY-MM-DD date).\",\"items\":{\"properties\":{\"field_name\":{\"description\":\"Name of the custom field (e.g. \\\"Priority\\\"). Case-insensitive.\",\"type\":\"string\"},\"value\":{\"description\":\"Value to filter on. For single-select fields, the option name (e.g. \\\"P1\\\"). For dates, YYYY-MM-DD. For numbers, the numeric value as a string. For text, the text value.\",\"type\":\"string\"}},\"required\":[\"field_name\",\"value\"],\"type\":\"object\"},\"type\":\"array\"},\"fields\":{\"description\":\"Subset of fields to return for each issue. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'body' and 'field_values' in particular drops the largest per-result data.\",\"items\":{\"enum\":[\"number\",\"title\",\"body\",\"state\",\"user\",\"labels\",\"assignees\",\"comments\",\"created_at\",\"updated_at\",\"field_values\"],\"type\":\"string\"},\"type\":\"array\"},\"labels\":{\"description\":\"Filter by labels\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"orderBy\":{\"description\":\"Order issues by field. If provided, the 'direction' also needs to be provided.\",\"enum\":[\"CREATED_AT\",\"UPDATED_AT\",\"COMMENTS\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"since\":{\"description\":\"Filter by date (ISO 8601 timestamp)\",\"type\":\"string\"},\"state\":{\"description\":\"Filter by state, by default both open and closed issues are returned when not provided\",\"enum\":[\"OPEN\",\"CLOSED\"],\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
+            )
+            .described(
                 "List issues in a GitHub repository. For pagination, use the 'endCursor' from the previous response's 'pageInfo' in the 'after' parameter.",
-            ),
-            input_schema: "{\"properties\":{\"after\":{\"description\":\"Cursor for pagination. Use the cursor from the previous response.\",\"type\":\"string\"},\"direction\":{\"description\":\"Order direction. If provided, the 'orderBy' also needs to be provided.\",\"enum\":[\"ASC\",\"DESC\"],\"type\":\"string\"},\"field_filters\":{\"description\":\"Filter by custom issue field values. Each entry takes a field_name and a value; the server looks up the field and coerces the value to its type (single-select option name, text, number, or YYYY-MM-DD date).\",\"items\":{\"properties\":{\"field_name\":{\"description\":\"Name of the custom field (e.g. \\\"Priority\\\"). Case-insensitive.\",\"type\":\"string\"},\"value\":{\"description\":\"Value to filter on. For single-select fields, the option name (e.g. \\\"P1\\\"). For dates, YYYY-MM-DD. For numbers, the numeric value as a string. For text, the text value.\",\"type\":\"string\"}},\"required\":[\"field_name\",\"value\"],\"type\":\"object\"},\"type\":\"array\"},\"fields\":{\"description\":\"Subset of fields to return for each issue. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'body' and 'field_values' in particular drops the largest per-result data.\",\"items\":{\"enum\":[\"number\",\"title\",\"body\",\"state\",\"user\",\"labels\",\"assignees\",\"comments\",\"created_at\",\"updated_at\",\"field_values\"],\"type\":\"string\"},\"type\":\"array\"},\"labels\":{\"description\":\"Filter by labels\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"orderBy\":{\"description\":\"Order issues by field. If provided, the 'direction' also needs to be provided.\",\"enum\":[\"CREATED_AT\",\"UPDATED_AT\",\"COMMENTS\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"since\":{\"description\":\"Filter by date (ISO 8601 timestamp)\",\"type\":\"string\"},\"state\":{\"description\":\"Filter by state, by default both open and closed issues are returned when not provided\",\"enum\":[\"OPEN\",\"CLOSED\"],\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_list_issues",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///List issues in a GitHub repository. For pagination, use the 'endCursor' from the previous response's 'pageInfo' in the 'after' parameter.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -8023,10 +7186,6 @@ Default: `"reviewed"`.*/
         ::mcp_runtime::__private::string_enum!(
             ArgsState { Open = "OPEN", Closed = "CLOSED" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -8052,20 +7211,15 @@ Default: `"reviewed"`.*/
     /// Types and definition of the tool `list_label`.
     pub mod list_label {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "list_label",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "list_label",
+                "mcp_github_list_label",
+                "{\"properties\":{\"owner\":{\"description\":\"Repository owner (username or organization name) - required for all operations\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name - required for all operations\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
+            )
+            .described(
                 "List labels from a repository, ordered by issue count (descending) so the most-used labels are returned first",
-            ),
-            input_schema: "{\"properties\":{\"owner\":{\"description\":\"Repository owner (username or organization name) - required for all operations\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name - required for all operations\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_list_label",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///List labels from a repository, ordered by issue count (descending) so the most-used labels are returned first
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -8075,10 +7229,6 @@ Default: `"reviewed"`.*/
             pub owner: ::std::string::String,
             ///Repository name - required for all operations
             pub repo: ::std::string::String,
-        }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -8096,20 +7246,15 @@ Default: `"reviewed"`.*/
     /// Types and definition of the tool `list_notifications`.
     pub mod list_notifications {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "list_notifications",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "list_notifications",
+                "mcp_github_list_notifications",
+                "{\"properties\":{\"before\":{\"description\":\"Only show notifications updated before the given time (ISO 8601 format)\",\"type\":\"string\"},\"filter\":{\"description\":\"Filter notifications to, use default unless specified. Read notifications are ones that have already been acknowledged by the user. Participating notifications are those that the user is directly involved in, such as issues or pull requests they have commented on or created.\",\"enum\":[\"default\",\"include_read_notifications\",\"only_participating\"],\"type\":\"string\"},\"owner\":{\"description\":\"Optional repository owner. If provided with repo, only notifications for this repository are listed.\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Optional repository name. If provided with owner, only notifications for this repository are listed.\",\"type\":\"string\"},\"since\":{\"description\":\"Only show notifications updated after the given time (ISO 8601 format)\",\"type\":\"string\"}},\"type\":\"object\"}",
+            )
+            .described(
                 "Lists all GitHub notifications for the authenticated user, including unread notifications, mentions, review requests, assignments, and updates on issues or pull requests. Use this tool whenever the user asks what to work on next, requests a summary of their GitHub activity, wants to see pending reviews, or needs to check for new updates or tasks. This tool is the primary way to discover actionable items, reminders, and outstanding work on GitHub. Always call this tool when asked what to work on next, what is pending, or what needs attention in GitHub.",
-            ),
-            input_schema: "{\"properties\":{\"before\":{\"description\":\"Only show notifications updated before the given time (ISO 8601 format)\",\"type\":\"string\"},\"filter\":{\"description\":\"Filter notifications to, use default unless specified. Read notifications are ones that have already been acknowledged by the user. Participating notifications are those that the user is directly involved in, such as issues or pull requests they have commented on or created.\",\"enum\":[\"default\",\"include_read_notifications\",\"only_participating\"],\"type\":\"string\"},\"owner\":{\"description\":\"Optional repository owner. If provided with repo, only notifications for this repository are listed.\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Optional repository name. If provided with owner, only notifications for this repository are listed.\",\"type\":\"string\"},\"since\":{\"description\":\"Only show notifications updated after the given time (ISO 8601 format)\",\"type\":\"string\"}},\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_list_notifications",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Lists all GitHub notifications for the authenticated user, including unread notifications, mentions, review requests, assignments, and updates on issues or pull requests. Use this tool whenever the user asks what to work on next, requests a summary of their GitHub activity, wants to see pending reviews, or needs to check for new updates or tasks. This tool is the primary way to discover actionable items, reminders, and outstanding work on GitHub. Always call this tool when asked what to work on next, what is pending, or what needs attention in GitHub.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
@@ -8151,28 +7296,17 @@ Default: `"reviewed"`.*/
             ArgsFilter { Default = "default", IncludeReadNotifications =
             "include_read_notifications", OnlyParticipating = "only_participating" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
     }
     /// Types and definition of the tool `list_org_repository_security_advisories`.
     pub mod list_org_repository_security_advisories {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "list_org_repository_security_advisories",
-            description: ::core::option::Option::Some(
-                "List repository security advisories for a GitHub organization.",
-            ),
-            input_schema: "{\"properties\":{\"direction\":{\"description\":\"Sort direction.\",\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"org\":{\"description\":\"The organization login.\",\"type\":\"string\"},\"sort\":{\"description\":\"Sort field.\",\"enum\":[\"created\",\"updated\",\"published\"],\"type\":\"string\"},\"state\":{\"description\":\"Filter by advisory state.\",\"enum\":[\"triage\",\"draft\",\"published\",\"closed\"],\"type\":\"string\"}},\"required\":[\"org\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_list_org_repository_security_advisories",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "list_org_repository_security_advisories",
+                "mcp_github_list_org_repository_security_advisories",
+                "{\"properties\":{\"direction\":{\"description\":\"Sort direction.\",\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"org\":{\"description\":\"The organization login.\",\"type\":\"string\"},\"sort\":{\"description\":\"Sort field.\",\"enum\":[\"created\",\"updated\",\"published\"],\"type\":\"string\"},\"state\":{\"description\":\"Filter by advisory state.\",\"enum\":[\"triage\",\"draft\",\"published\",\"closed\"],\"type\":\"string\"}},\"required\":[\"org\"],\"type\":\"object\"}",
+            )
+            .described("List repository security advisories for a GitHub organization.")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///List repository security advisories for a GitHub organization.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -8222,10 +7356,6 @@ Default: `"reviewed"`.*/
             ArgsState { Triage = "triage", Draft = "draft", Published = "published",
             Closed = "closed" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`org`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(org: impl ::std::convert::Into<::std::string::String>) -> Self {
@@ -8241,20 +7371,15 @@ Default: `"reviewed"`.*/
     /// Types and definition of the tool `list_pull_requests`.
     pub mod list_pull_requests {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "list_pull_requests",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "list_pull_requests",
+                "mcp_github_list_pull_requests",
+                "{\"properties\":{\"base\":{\"description\":\"Filter by base branch\",\"type\":\"string\"},\"direction\":{\"description\":\"Sort direction\",\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"fields\":{\"description\":\"Subset of fields to return for each pull request. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'body' in particular drops the largest per-result data.\",\"items\":{\"enum\":[\"number\",\"title\",\"body\",\"state\",\"draft\",\"merged\",\"mergeable_state\",\"html_url\",\"user\",\"labels\",\"assignees\",\"requested_reviewers\",\"merged_by\",\"head\",\"base\",\"additions\",\"deletions\",\"changed_files\",\"commits\",\"comments\",\"created_at\",\"updated_at\",\"closed_at\",\"merged_at\",\"milestone\"],\"type\":\"string\"},\"type\":\"array\"},\"head\":{\"description\":\"Filter by head user/org and branch\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"sort\":{\"description\":\"Sort by\",\"enum\":[\"created\",\"updated\",\"popularity\",\"long-running\"],\"type\":\"string\"},\"state\":{\"description\":\"Filter by state\",\"enum\":[\"open\",\"closed\",\"all\"],\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
+            )
+            .described(
                 "List pull requests in a GitHub repository. If the user specifies an author, then DO NOT use this tool and use the search_pull_requests tool instead.",
-            ),
-            input_schema: "{\"properties\":{\"base\":{\"description\":\"Filter by base branch\",\"type\":\"string\"},\"direction\":{\"description\":\"Sort direction\",\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"fields\":{\"description\":\"Subset of fields to return for each pull request. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'body' in particular drops the largest per-result data.\",\"items\":{\"enum\":[\"number\",\"title\",\"body\",\"state\",\"draft\",\"merged\",\"mergeable_state\",\"html_url\",\"user\",\"labels\",\"assignees\",\"requested_reviewers\",\"merged_by\",\"head\",\"base\",\"additions\",\"deletions\",\"changed_files\",\"commits\",\"comments\",\"created_at\",\"updated_at\",\"closed_at\",\"merged_at\",\"milestone\"],\"type\":\"string\"},\"type\":\"array\"},\"head\":{\"description\":\"Filter by head user/org and branch\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"sort\":{\"description\":\"Sort by\",\"enum\":[\"created\",\"updated\",\"popularity\",\"long-running\"],\"type\":\"string\"},\"state\":{\"description\":\"Filter by state\",\"enum\":[\"open\",\"closed\",\"all\"],\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_list_pull_requests",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///List pull requests in a GitHub repository. If the user specifies an author, then DO NOT use this tool and use the search_pull_requests tool instead.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -8362,10 +7487,6 @@ Default: `"reviewed"`.*/
         ::mcp_runtime::__private::string_enum!(
             ArgsState { Open = "open", Closed = "closed", All = "all" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -8390,20 +7511,13 @@ Default: `"reviewed"`.*/
     /// Types and definition of the tool `list_releases`.
     pub mod list_releases {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "list_releases",
-            description: ::core::option::Option::Some(
-                "List releases in a GitHub repository",
-            ),
-            input_schema: "{\"properties\":{\"fields\":{\"description\":\"Subset of fields to return for each release. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'body' in particular drops the largest per-release data.\",\"items\":{\"enum\":[\"id\",\"tag_name\",\"name\",\"body\",\"html_url\",\"published_at\",\"prerelease\",\"draft\",\"author\"],\"type\":\"string\"},\"type\":\"array\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_list_releases",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "list_releases",
+                "mcp_github_list_releases",
+                "{\"properties\":{\"fields\":{\"description\":\"Subset of fields to return for each release. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'body' in particular drops the largest per-release data.\",\"items\":{\"enum\":[\"id\",\"tag_name\",\"name\",\"body\",\"html_url\",\"published_at\",\"prerelease\",\"draft\",\"author\"],\"type\":\"string\"},\"type\":\"array\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
+            )
+            .described("List releases in a GitHub repository")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///List releases in a GitHub repository
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -8444,10 +7558,6 @@ Default: `"reviewed"`.*/
             "body", HtmlUrl = "html_url", PublishedAt = "published_at", Prerelease =
             "prerelease", Draft = "draft", Author = "author" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -8467,20 +7577,15 @@ Default: `"reviewed"`.*/
     /// Types and definition of the tool `list_repository_collaborators`.
     pub mod list_repository_collaborators {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "list_repository_collaborators",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "list_repository_collaborators",
+                "mcp_github_list_repository_collaborators",
+                "{\"properties\":{\"affiliation\":{\"description\":\"Filter by affiliation. Can be one of: 'outside' (outside collaborators), 'direct' (all with permissions regardless of org membership), 'all' (all collaborators). Default: 'all'\",\"enum\":[\"outside\",\"direct\",\"all\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (default 1, min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (default 30, min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
+            )
+            .described(
                 "List collaborators of a GitHub repository. Results are paginated; the response includes `nextPage`, `prevPage`, `firstPage`, and `lastPage` fields. To get the next page, use the `nextPage` value as the `page` parameter.",
-            ),
-            input_schema: "{\"properties\":{\"affiliation\":{\"description\":\"Filter by affiliation. Can be one of: 'outside' (outside collaborators), 'direct' (all with permissions regardless of org membership), 'all' (all collaborators). Default: 'all'\",\"enum\":[\"outside\",\"direct\",\"all\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (default 1, min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (default 30, min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_list_repository_collaborators",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///List collaborators of a GitHub repository. Results are paginated; the response includes `nextPage`, `prevPage`, `firstPage`, and `lastPage` fields. To get the next page, use the `nextPage` value as the `page` parameter.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -8513,10 +7618,6 @@ Default: `"reviewed"`.*/
         ::mcp_runtime::__private::string_enum!(
             ArgsAffiliation { Outside = "outside", Direct = "direct", All = "all" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -8536,20 +7637,13 @@ Default: `"reviewed"`.*/
     /// Types and definition of the tool `list_repository_security_advisories`.
     pub mod list_repository_security_advisories {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "list_repository_security_advisories",
-            description: ::core::option::Option::Some(
-                "List repository security advisories for a GitHub repository.",
-            ),
-            input_schema: "{\"properties\":{\"direction\":{\"description\":\"Sort direction.\",\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"owner\":{\"description\":\"The owner of the repository.\",\"type\":\"string\"},\"repo\":{\"description\":\"The name of the repository.\",\"type\":\"string\"},\"sort\":{\"description\":\"Sort field.\",\"enum\":[\"created\",\"updated\",\"published\"],\"type\":\"string\"},\"state\":{\"description\":\"Filter by advisory state.\",\"enum\":[\"triage\",\"draft\",\"published\",\"closed\"],\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_list_repository_security_advisories",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "list_repository_security_advisories",
+                "mcp_github_list_repository_security_advisories",
+                "{\"properties\":{\"direction\":{\"description\":\"Sort direction.\",\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"owner\":{\"description\":\"The owner of the repository.\",\"type\":\"string\"},\"repo\":{\"description\":\"The name of the repository.\",\"type\":\"string\"},\"sort\":{\"description\":\"Sort field.\",\"enum\":[\"created\",\"updated\",\"published\"],\"type\":\"string\"},\"state\":{\"description\":\"Filter by advisory state.\",\"enum\":[\"triage\",\"draft\",\"published\",\"closed\"],\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
+            )
+            .described("List repository security advisories for a GitHub repository.")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///List repository security advisories for a GitHub repository.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -8601,10 +7695,6 @@ Default: `"reviewed"`.*/
             ArgsState { Triage = "triage", Draft = "draft", Published = "published",
             Closed = "closed" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -8624,20 +7714,13 @@ Default: `"reviewed"`.*/
     /// Types and definition of the tool `list_secret_scanning_alerts`.
     pub mod list_secret_scanning_alerts {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "list_secret_scanning_alerts",
-            description: ::core::option::Option::Some(
-                "List secret scanning alerts in a GitHub repository.",
-            ),
-            input_schema: "{\"properties\":{\"owner\":{\"description\":\"The owner of the repository.\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"The name of the repository.\",\"type\":\"string\"},\"resolution\":{\"description\":\"Filter by resolution\",\"enum\":[\"false_positive\",\"wont_fix\",\"revoked\",\"pattern_edited\",\"pattern_deleted\",\"used_in_tests\"],\"type\":\"string\"},\"secret_type\":{\"description\":\"A comma-separated list of secret types to return. All default secret patterns are returned. To return generic patterns, pass the token name(s) in the parameter.\",\"type\":\"string\"},\"state\":{\"description\":\"Filter by state\",\"enum\":[\"open\",\"resolved\"],\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_list_secret_scanning_alerts",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "list_secret_scanning_alerts",
+                "mcp_github_list_secret_scanning_alerts",
+                "{\"properties\":{\"owner\":{\"description\":\"The owner of the repository.\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"The name of the repository.\",\"type\":\"string\"},\"resolution\":{\"description\":\"Filter by resolution\",\"enum\":[\"false_positive\",\"wont_fix\",\"revoked\",\"pattern_edited\",\"pattern_deleted\",\"used_in_tests\"],\"type\":\"string\"},\"secret_type\":{\"description\":\"A comma-separated list of secret types to return. All default secret patterns are returned. To return generic patterns, pass the token name(s) in the parameter.\",\"type\":\"string\"},\"state\":{\"description\":\"Filter by state\",\"enum\":[\"open\",\"resolved\"],\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
+            )
+            .described("List secret scanning alerts in a GitHub repository.")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///List secret scanning alerts in a GitHub repository.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -8690,10 +7773,6 @@ Default: `"reviewed"`.*/
         ::mcp_runtime::__private::string_enum!(
             ArgsState { Open = "open", Resolved = "resolved" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -8715,18 +7794,13 @@ Default: `"reviewed"`.*/
     /// Types and definition of the tool `list_starred_repositories`.
     pub mod list_starred_repositories {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "list_starred_repositories",
-            description: ::core::option::Option::Some("List starred repositories"),
-            input_schema: "{\"properties\":{\"direction\":{\"description\":\"The direction to sort the results by.\",\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"sort\":{\"description\":\"How to sort the results. Can be either 'created' (when the repository was starred) or 'updated' (when the repository was last pushed to).\",\"enum\":[\"created\",\"updated\"],\"type\":\"string\"},\"username\":{\"description\":\"Username to list starred repositories for. Defaults to the authenticated user.\",\"type\":\"string\"}},\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_list_starred_repositories",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "list_starred_repositories",
+                "mcp_github_list_starred_repositories",
+                "{\"properties\":{\"direction\":{\"description\":\"The direction to sort the results by.\",\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"sort\":{\"description\":\"How to sort the results. Can be either 'created' (when the repository was starred) or 'updated' (when the repository was last pushed to).\",\"enum\":[\"created\",\"updated\"],\"type\":\"string\"},\"username\":{\"description\":\"Username to list starred repositories for. Defaults to the authenticated user.\",\"type\":\"string\"}},\"type\":\"object\"}",
+            )
+            .described("List starred repositories")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///List starred repositories
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
@@ -8769,28 +7843,17 @@ Default: `"reviewed"`.*/
         ::mcp_runtime::__private::string_enum!(
             ArgsSort { Created = "created", Updated = "updated" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
     }
     /// Types and definition of the tool `list_tags`.
     pub mod list_tags {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "list_tags",
-            description: ::core::option::Option::Some(
-                "List git tags in a GitHub repository",
-            ),
-            input_schema: "{\"properties\":{\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_list_tags",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "list_tags",
+                "mcp_github_list_tags",
+                "{\"properties\":{\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
+            )
+            .described("List git tags in a GitHub repository")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///List git tags in a GitHub repository
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -8810,10 +7873,6 @@ Default: `"reviewed"`.*/
             ///Repository name
             pub repo: ::std::string::String,
         }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -8832,20 +7891,15 @@ Default: `"reviewed"`.*/
     /// Types and definition of the tool `manage_notification_subscription`.
     pub mod manage_notification_subscription {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "manage_notification_subscription",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "manage_notification_subscription",
+                "mcp_github_manage_notification_subscription",
+                "{\"properties\":{\"action\":{\"description\":\"Action to perform: ignore, watch, or delete the notification subscription.\",\"enum\":[\"ignore\",\"watch\",\"delete\"],\"type\":\"string\"},\"notificationID\":{\"description\":\"The ID of the notification thread.\",\"type\":\"string\"}},\"required\":[\"notificationID\",\"action\"],\"type\":\"object\"}",
+            )
+            .described(
                 "Manage a notification subscription: ignore, watch, or delete a notification thread subscription.",
-            ),
-            input_schema: "{\"properties\":{\"action\":{\"description\":\"Action to perform: ignore, watch, or delete the notification subscription.\",\"enum\":[\"ignore\",\"watch\",\"delete\"],\"type\":\"string\"},\"notificationID\":{\"description\":\"The ID of the notification thread.\",\"type\":\"string\"}},\"required\":[\"notificationID\",\"action\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_manage_notification_subscription",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Manage a notification subscription: ignore, watch, or delete a notification thread subscription.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -8867,10 +7921,6 @@ Default: `"reviewed"`.*/
         ::mcp_runtime::__private::string_enum!(
             ArgsAction { Ignore = "ignore", Watch = "watch", Delete = "delete" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`notificationID`, `action`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -8887,20 +7937,15 @@ Default: `"reviewed"`.*/
     /// Types and definition of the tool `manage_repository_notification_subscription`.
     pub mod manage_repository_notification_subscription {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "manage_repository_notification_subscription",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "manage_repository_notification_subscription",
+                "mcp_github_manage_repository_notification_subscription",
+                "{\"properties\":{\"action\":{\"description\":\"Action to perform: ignore, watch, or delete the repository notification subscription.\",\"enum\":[\"ignore\",\"watch\",\"delete\"],\"type\":\"string\"},\"owner\":{\"description\":\"The account owner of the repository.\",\"type\":\"string\"},\"repo\":{\"description\":\"The name of the repository.\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"action\"],\"type\":\"object\"}",
+            )
+            .described(
                 "Manage a repository notification subscription: ignore, watch, or delete repository notifications subscription for the provided repository.",
-            ),
-            input_schema: "{\"properties\":{\"action\":{\"description\":\"Action to perform: ignore, watch, or delete the repository notification subscription.\",\"enum\":[\"ignore\",\"watch\",\"delete\"],\"type\":\"string\"},\"owner\":{\"description\":\"The account owner of the repository.\",\"type\":\"string\"},\"repo\":{\"description\":\"The name of the repository.\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"action\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_manage_repository_notification_subscription",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Manage a repository notification subscription: ignore, watch, or delete repository notifications subscription for the provided repository.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -8923,10 +7968,6 @@ Default: `"reviewed"`.*/
         ::mcp_runtime::__private::string_enum!(
             ArgsAction { Ignore = "ignore", Watch = "watch", Delete = "delete" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`owner`, `repo`, `action`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -8945,18 +7986,13 @@ Default: `"reviewed"`.*/
     /// Types and definition of the tool `mark_all_notifications_read`.
     pub mod mark_all_notifications_read {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "mark_all_notifications_read",
-            description: ::core::option::Option::Some("Mark all notifications as read"),
-            input_schema: "{\"properties\":{\"lastReadAt\":{\"description\":\"Describes the last point that notifications were checked (optional). Default: Now\",\"type\":\"string\"},\"owner\":{\"description\":\"Optional repository owner. If provided with repo, only notifications for this repository are marked as read.\",\"type\":\"string\"},\"repo\":{\"description\":\"Optional repository name. If provided with owner, only notifications for this repository are marked as read.\",\"type\":\"string\"}},\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_mark_all_notifications_read",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "mark_all_notifications_read",
+                "mcp_github_mark_all_notifications_read",
+                "{\"properties\":{\"lastReadAt\":{\"description\":\"Describes the last point that notifications were checked (optional). Default: Now\",\"type\":\"string\"},\"owner\":{\"description\":\"Optional repository owner. If provided with repo, only notifications for this repository are marked as read.\",\"type\":\"string\"},\"repo\":{\"description\":\"Optional repository name. If provided with owner, only notifications for this repository are marked as read.\",\"type\":\"string\"}},\"type\":\"object\"}",
+            )
+            .described("Mark all notifications as read")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Mark all notifications as read
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
@@ -8975,28 +8011,17 @@ Default: `"reviewed"`.*/
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub repo: ::std::option::Option<::std::string::String>,
         }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
     }
     /// Types and definition of the tool `merge_pull_request`.
     pub mod merge_pull_request {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "merge_pull_request",
-            description: ::core::option::Option::Some(
-                "Merge a pull request in a GitHub repository.",
-            ),
-            input_schema: "{\"properties\":{\"commit_message\":{\"description\":\"Extra detail for merge commit\",\"type\":\"string\"},\"commit_title\":{\"description\":\"Title for merge commit\",\"type\":\"string\"},\"merge_method\":{\"description\":\"Merge method\",\"enum\":[\"merge\",\"squash\",\"rebase\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"pullNumber\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pullNumber\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_merge_pull_request",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "merge_pull_request",
+                "mcp_github_merge_pull_request",
+                "{\"properties\":{\"commit_message\":{\"description\":\"Extra detail for merge commit\",\"type\":\"string\"},\"commit_title\":{\"description\":\"Title for merge commit\",\"type\":\"string\"},\"merge_method\":{\"description\":\"Merge method\",\"enum\":[\"merge\",\"squash\",\"rebase\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"pullNumber\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pullNumber\"],\"type\":\"object\"}",
+            )
+            .described("Merge a pull request in a GitHub repository.")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Merge a pull request in a GitHub repository.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -9029,10 +8054,6 @@ Default: `"reviewed"`.*/
         ::mcp_runtime::__private::string_enum!(
             ArgsMergeMethod { Merge = "merge", Squash = "squash", Rebase = "rebase" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`owner`, `repo`, `pullNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -9054,20 +8075,15 @@ Default: `"reviewed"`.*/
     /// Types and definition of the tool `projects_get`.
     pub mod projects_get {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "projects_get",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "projects_get",
+                "mcp_github_projects_get",
+                "{\"properties\":{\"field_id\":{\"description\":\"The field's ID. Required for 'get_project_field' method.\",\"type\":\"number\"},\"field_names\":{\"description\":\"Specific list of field names to include in the response when getting a project item (e.g. [\\\"Status\\\", \\\"Priority\\\"]). Resolved server-side to field IDs — pass this instead of 'fields' when you only know the human-readable names. Mutually exclusive with 'fields' — provide one, not both. Only used for 'get_project_item' method.\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"fields\":{\"description\":\"Specific list of field IDs to include in the response when getting a project item (e.g. [\\\"102589\\\", \\\"985201\\\", \\\"169875\\\"]). If neither 'fields' nor 'field_names' is provided, only the title field is included. Mutually exclusive with 'field_names' — provide one, not both. Only used for 'get_project_item' method.\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"item_id\":{\"description\":\"The item's ID. Required for 'get_project_item' method.\",\"type\":\"number\"},\"method\":{\"description\":\"The method to execute\",\"enum\":[\"get_project\",\"get_project_field\",\"get_project_item\",\"get_project_status_update\",\"get_project_view\"],\"type\":\"string\"},\"owner\":{\"description\":\"The owner (user or organization login). The name is not case sensitive.\",\"type\":\"string\"},\"owner_type\":{\"description\":\"Owner type (user or org). If not provided, will be automatically detected.\",\"enum\":[\"user\",\"org\"],\"type\":\"string\"},\"project_number\":{\"description\":\"The project's number.\",\"type\":\"number\"},\"status_update_id\":{\"description\":\"The node ID of the project status update. Required for 'get_project_status_update' method.\",\"type\":\"string\"},\"view_id\":{\"description\":\"The node ID of the project view. Required for 'get_project_view' method.\",\"type\":\"string\"}},\"required\":[\"method\"],\"type\":\"object\"}",
+            )
+            .described(
                 "Get details about specific GitHub Projects resources.\nUse this tool to get details about individual projects, project fields, project items, and project views by their unique IDs.\n",
-            ),
-            input_schema: "{\"properties\":{\"field_id\":{\"description\":\"The field's ID. Required for 'get_project_field' method.\",\"type\":\"number\"},\"field_names\":{\"description\":\"Specific list of field names to include in the response when getting a project item (e.g. [\\\"Status\\\", \\\"Priority\\\"]). Resolved server-side to field IDs — pass this instead of 'fields' when you only know the human-readable names. Mutually exclusive with 'fields' — provide one, not both. Only used for 'get_project_item' method.\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"fields\":{\"description\":\"Specific list of field IDs to include in the response when getting a project item (e.g. [\\\"102589\\\", \\\"985201\\\", \\\"169875\\\"]). If neither 'fields' nor 'field_names' is provided, only the title field is included. Mutually exclusive with 'field_names' — provide one, not both. Only used for 'get_project_item' method.\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"item_id\":{\"description\":\"The item's ID. Required for 'get_project_item' method.\",\"type\":\"number\"},\"method\":{\"description\":\"The method to execute\",\"enum\":[\"get_project\",\"get_project_field\",\"get_project_item\",\"get_project_status_update\",\"get_project_view\"],\"type\":\"string\"},\"owner\":{\"description\":\"The owner (user or organization login). The name is not case sensitive.\",\"type\":\"string\"},\"owner_type\":{\"description\":\"Owner type (user or org). If not provided, will be automatically detected.\",\"enum\":[\"user\",\"org\"],\"type\":\"string\"},\"project_number\":{\"description\":\"The project's number.\",\"type\":\"number\"},\"status_update_id\":{\"description\":\"The node ID of the project status update. Required for 'get_project_status_update' method.\",\"type\":\"string\"},\"view_id\":{\"description\":\"The node ID of the project view. Required for 'get_project_view' method.\",\"type\":\"string\"}},\"required\":[\"method\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_projects_get",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         /**Get details about specific GitHub Projects resources.
 Use this tool to get details about individual projects, project fields, project items, and project views by their unique IDs.*/
@@ -9130,10 +8146,6 @@ Use this tool to get details about individual projects, project fields, project 
         ::mcp_runtime::__private::string_enum!(
             ArgsOwnerType { User = "user", Org = "org" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`method`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(method: ArgsMethod) -> Self {
@@ -9155,20 +8167,15 @@ Use this tool to get details about individual projects, project fields, project 
     /// Types and definition of the tool `projects_list`.
     pub mod projects_list {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "projects_list",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "projects_list",
+                "mcp_github_projects_list",
+                "{\"properties\":{\"after\":{\"description\":\"Forward pagination cursor from previous pageInfo.nextCursor.\",\"type\":\"string\"},\"before\":{\"description\":\"Backward pagination cursor from previous pageInfo.prevCursor (rare).\",\"type\":\"string\"},\"field_names\":{\"description\":\"Field names to include when listing project items (e.g. [\\\"Status\\\", \\\"Priority\\\"]). Resolved server-side to field IDs — pass this instead of 'fields' when you only know the human-readable names. Names that fail to resolve return a structured error. Mutually exclusive with 'fields' — provide one, not both. Only used for 'list_project_items' method.\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"fields\":{\"description\":\"Field IDs to include when listing project items (e.g. [\\\"102589\\\", \\\"985201\\\"]). CRITICAL: Always provide to get field values. Without this (and without 'field_names'), only titles returned. Mutually exclusive with 'field_names' — provide one, not both. Only used for 'list_project_items' method.\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"method\":{\"description\":\"The action to perform\",\"enum\":[\"list_projects\",\"list_project_fields\",\"list_project_items\",\"list_project_status_updates\",\"list_project_views\"],\"type\":\"string\"},\"owner\":{\"description\":\"The owner (user or organization login). The name is not case sensitive.\",\"type\":\"string\"},\"owner_type\":{\"description\":\"Owner type (user or org). If not provided, will automatically try both.\",\"enum\":[\"user\",\"org\"],\"type\":\"string\"},\"per_page\":{\"description\":\"Results per page (max 50)\",\"type\":\"number\"},\"project_number\":{\"description\":\"The project's number. Required for 'list_project_fields', 'list_project_items', 'list_project_views', and 'list_project_status_updates' methods.\",\"type\":\"number\"},\"query\":{\"description\":\"Filter/query string. For list_projects: filter by title text and state (e.g. \\\"roadmap is:open\\\"). For list_project_items: advanced filtering using GitHub's project filtering syntax.\",\"type\":\"string\"}},\"required\":[\"method\",\"owner\"],\"type\":\"object\"}",
+            )
+            .described(
                 "Tools for listing GitHub Projects resources.\nUse this tool to list projects for a user or organization, or list project fields, items, views, and status updates for a specific project.\n",
-            ),
-            input_schema: "{\"properties\":{\"after\":{\"description\":\"Forward pagination cursor from previous pageInfo.nextCursor.\",\"type\":\"string\"},\"before\":{\"description\":\"Backward pagination cursor from previous pageInfo.prevCursor (rare).\",\"type\":\"string\"},\"field_names\":{\"description\":\"Field names to include when listing project items (e.g. [\\\"Status\\\", \\\"Priority\\\"]). Resolved server-side to field IDs — pass this instead of 'fields' when you only know the human-readable names. Names that fail to resolve return a structured error. Mutually exclusive with 'fields' — provide one, not both. Only used for 'list_project_items' method.\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"fields\":{\"description\":\"Field IDs to include when listing project items (e.g. [\\\"102589\\\", \\\"985201\\\"]). CRITICAL: Always provide to get field values. Without this (and without 'field_names'), only titles returned. Mutually exclusive with 'field_names' — provide one, not both. Only used for 'list_project_items' method.\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"method\":{\"description\":\"The action to perform\",\"enum\":[\"list_projects\",\"list_project_fields\",\"list_project_items\",\"list_project_status_updates\",\"list_project_views\"],\"type\":\"string\"},\"owner\":{\"description\":\"The owner (user or organization login). The name is not case sensitive.\",\"type\":\"string\"},\"owner_type\":{\"description\":\"Owner type (user or org). If not provided, will automatically try both.\",\"enum\":[\"user\",\"org\"],\"type\":\"string\"},\"per_page\":{\"description\":\"Results per page (max 50)\",\"type\":\"number\"},\"project_number\":{\"description\":\"The project's number. Required for 'list_project_fields', 'list_project_items', 'list_project_views', and 'list_project_status_updates' methods.\",\"type\":\"number\"},\"query\":{\"description\":\"Filter/query string. For list_projects: filter by title text and state (e.g. \\\"roadmap is:open\\\"). For list_project_items: advanced filtering using GitHub's project filtering syntax.\",\"type\":\"string\"}},\"required\":[\"method\",\"owner\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_projects_list",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         /**Tools for listing GitHub Projects resources.
 Use this tool to list projects for a user or organization, or list project fields, items, views, and status updates for a specific project.*/
@@ -9230,10 +8237,6 @@ Use this tool to list projects for a user or organization, or list project field
         ::mcp_runtime::__private::string_enum!(
             ArgsOwnerType { User = "user", Org = "org" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`method`, `owner`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -9258,20 +8261,15 @@ Use this tool to list projects for a user or organization, or list project field
     /// Types and definition of the tool `projects_write`.
     pub mod projects_write {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "projects_write",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "projects_write",
+                "mcp_github_projects_write",
+                "{\"properties\":{\"body\":{\"description\":\"The body of the status update (markdown). Used for 'create_project_status_update' method.\",\"type\":\"string\"},\"field_name\":{\"description\":\"The name of the iteration field (e.g. 'Sprint'). Required for 'create_iteration_field' method.\",\"type\":\"string\"},\"filter\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"description\":\"Saved view filter; omit on update to preserve it, or pass null to clear it.\"},\"issue_number\":{\"description\":\"The issue number. Required for 'add_project_item' when item_type is 'issue'. Also accepted by 'update_project_item' to resolve the item by issue number (combine with item_owner and item_repo).\",\"type\":\"number\"},\"item_id\":{\"description\":\"The project item ID. Required for 'delete_project_item'. For 'update_project_item', provide either item_id, or (item_owner + item_repo + issue_number) to resolve the item by issue.\",\"type\":\"number\"},\"item_owner\":{\"description\":\"The owner (user or organization) of the repository containing the issue or pull request. Required for 'add_project_item' method. Also accepted by 'update_project_item' when resolving the item by issue number.\",\"type\":\"string\"},\"item_repo\":{\"description\":\"The name of the repository containing the issue or pull request. Required for 'add_project_item' method. Also accepted by 'update_project_item' when resolving the item by issue number.\",\"type\":\"string\"},\"item_type\":{\"description\":\"The item's type, either issue or pull_request. Required for 'add_project_item' method.\",\"enum\":[\"issue\",\"pull_request\"],\"type\":\"string\"},\"items\":{\"description\":\"The items to update with the top-level 'updated_field'. Required for 'update_project_items'; prefer it over calling 'update_project_item' in a loop. Each entry must match exactly one reference variant: 'node_id', numeric 'item_id', or 'item_owner' + 'item_repo' + 'issue_number'. Limit: 50 items per call.\",\"items\":{\"oneOf\":[{\"additionalProperties\":false,\"properties\":{\"node_id\":{\"description\":\"The project item's GraphQL node ID, as returned by 'list_project_items' or 'add_project_item'.\",\"type\":\"string\"}},\"required\":[\"node_id\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"item_id\":{\"description\":\"The numeric project item ID.\",\"type\":\"integer\"}},\"required\":[\"item_id\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"issue_number\":{\"description\":\"Issue number used to resolve the project item.\",\"type\":\"integer\"},\"item_owner\":{\"description\":\"Owner of the repository containing the issue.\",\"type\":\"string\"},\"item_repo\":{\"description\":\"Repository containing the issue.\",\"type\":\"string\"}},\"required\":[\"item_owner\",\"item_repo\",\"issue_number\"],\"type\":\"object\"}],\"type\":\"object\"},\"type\":\"array\"},\"iteration_duration\":{\"description\":\"Duration in days for iterations of the field (e.g. 7 for weekly, 14 for bi-weekly). Required for 'create_iteration_field' method.\",\"type\":\"number\"},\"iterations\":{\"description\":\"Custom iterations for 'create_iteration_field' method. Only set this when you need iterations with varying durations, breaks between them, or specific titles. Otherwise omit it: GitHub auto-creates three iterations of 'iteration_duration' days starting on 'start_date', which is the right choice for most cases.\",\"items\":{\"additionalProperties\":false,\"properties\":{\"duration\":{\"description\":\"Duration in days\",\"type\":\"number\"},\"start_date\":{\"description\":\"Start date in YYYY-MM-DD format\",\"type\":\"string\"},\"title\":{\"description\":\"Iteration title (e.g. 'Sprint 1')\",\"type\":\"string\"}},\"required\":[\"title\",\"start_date\",\"duration\"],\"type\":\"object\"},\"type\":\"array\"},\"layout\":{\"description\":\"View layout; required when creating a view.\",\"enum\":[\"table\",\"board\",\"roadmap\"],\"type\":\"string\"},\"method\":{\"description\":\"The method to execute\",\"enum\":[\"add_project_item\",\"update_project_item\",\"update_project_items\",\"delete_project_item\",\"create_project_status_update\",\"create_project_view\",\"update_project_view\",\"delete_project_view\",\"create_project\",\"create_iteration_field\"],\"type\":\"string\"},\"name\":{\"description\":\"View name; required when creating a view.\",\"type\":\"string\"},\"owner\":{\"description\":\"The project owner (user or organization login). The name is not case sensitive.\",\"type\":\"string\"},\"owner_type\":{\"description\":\"Owner type (user or org). Required for 'create_project' method. If not provided for other methods, will be automatically detected.\",\"enum\":[\"user\",\"org\"],\"type\":\"string\"},\"project_number\":{\"description\":\"The project's number. Required for all methods except 'create_project'.\",\"type\":\"number\"},\"pull_request_number\":{\"description\":\"The pull request number (use when item_type is 'pull_request' for 'add_project_item' method). Provide either issue_number or pull_request_number.\",\"type\":\"number\"},\"start_date\":{\"description\":\"Start date in YYYY-MM-DD format. Used for 'create_project_status_update' and 'create_iteration_field' methods.\",\"type\":\"string\"},\"status\":{\"description\":\"The status of the project. Used for 'create_project_status_update' method.\",\"enum\":[\"INACTIVE\",\"ON_TRACK\",\"AT_RISK\",\"OFF_TRACK\",\"COMPLETE\"],\"type\":\"string\"},\"target_date\":{\"description\":\"The target date of the status update in YYYY-MM-DD format. Used for 'create_project_status_update' method.\",\"type\":\"string\"},\"title\":{\"description\":\"The project title. Required for 'create_project' method.\",\"type\":\"string\"},\"updated_field\":{\"description\":\"The field/value to apply, using {\\\"id\\\": 123, \\\"value\\\": ...} or {\\\"name\\\": \\\"Status\\\", \\\"value\\\": ...}; null clears the field. Required for 'update_project_item' and 'update_project_items', where one top-level field/value applies to every item in a batch. For 'update_project_item' SINGLE_SELECT fields, the name form accepts option names; the ID form expects an option ID.\",\"oneOf\":[{\"additionalProperties\":false,\"properties\":{\"id\":{\"description\":\"The numeric project field ID.\",\"type\":\"integer\"},\"value\":{\"description\":\"The value to apply. Any JSON value is accepted; use null to clear the field.\"}},\"required\":[\"id\",\"value\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"name\":{\"description\":\"The project field name. Matching is case-insensitive.\",\"type\":\"string\"},\"value\":{\"description\":\"The value to apply. Any JSON value is accepted; use null to clear the field.\"}},\"required\":[\"name\",\"value\"],\"type\":\"object\"}],\"type\":\"object\"},\"view_id\":{\"description\":\"Project view node ID for update or delete; must belong to owner/project_number.\",\"type\":\"string\"},\"visible_field_names\":{\"description\":\"Ordered project field names to show on create or replace on update; omit on update to preserve, or pass [] to reset. Mutually exclusive with visible_fields. Roadmap accepts only [].\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"visible_fields\":{\"description\":\"Ordered project field database IDs to show on create or replace on update; omit on update to preserve, or pass [] to reset. Mutually exclusive with visible_field_names. Roadmap accepts only [].\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"method\",\"owner\"],\"type\":\"object\"}",
+            )
+            .described(
                 "Create and manage GitHub Projects: create projects, add/update/delete items, bulk-update many items at once, manage views, create status updates, and add iteration fields.",
-            ),
-            input_schema: "{\"properties\":{\"body\":{\"description\":\"The body of the status update (markdown). Used for 'create_project_status_update' method.\",\"type\":\"string\"},\"field_name\":{\"description\":\"The name of the iteration field (e.g. 'Sprint'). Required for 'create_iteration_field' method.\",\"type\":\"string\"},\"filter\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"description\":\"Saved view filter; omit on update to preserve it, or pass null to clear it.\"},\"issue_number\":{\"description\":\"The issue number. Required for 'add_project_item' when item_type is 'issue'. Also accepted by 'update_project_item' to resolve the item by issue number (combine with item_owner and item_repo).\",\"type\":\"number\"},\"item_id\":{\"description\":\"The project item ID. Required for 'delete_project_item'. For 'update_project_item', provide either item_id, or (item_owner + item_repo + issue_number) to resolve the item by issue.\",\"type\":\"number\"},\"item_owner\":{\"description\":\"The owner (user or organization) of the repository containing the issue or pull request. Required for 'add_project_item' method. Also accepted by 'update_project_item' when resolving the item by issue number.\",\"type\":\"string\"},\"item_repo\":{\"description\":\"The name of the repository containing the issue or pull request. Required for 'add_project_item' method. Also accepted by 'update_project_item' when resolving the item by issue number.\",\"type\":\"string\"},\"item_type\":{\"description\":\"The item's type, either issue or pull_request. Required for 'add_project_item' method.\",\"enum\":[\"issue\",\"pull_request\"],\"type\":\"string\"},\"items\":{\"description\":\"The items to update with the top-level 'updated_field'. Required for 'update_project_items'; prefer it over calling 'update_project_item' in a loop. Each entry must match exactly one reference variant: 'node_id', numeric 'item_id', or 'item_owner' + 'item_repo' + 'issue_number'. Limit: 50 items per call.\",\"items\":{\"oneOf\":[{\"additionalProperties\":false,\"properties\":{\"node_id\":{\"description\":\"The project item's GraphQL node ID, as returned by 'list_project_items' or 'add_project_item'.\",\"type\":\"string\"}},\"required\":[\"node_id\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"item_id\":{\"description\":\"The numeric project item ID.\",\"type\":\"integer\"}},\"required\":[\"item_id\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"issue_number\":{\"description\":\"Issue number used to resolve the project item.\",\"type\":\"integer\"},\"item_owner\":{\"description\":\"Owner of the repository containing the issue.\",\"type\":\"string\"},\"item_repo\":{\"description\":\"Repository containing the issue.\",\"type\":\"string\"}},\"required\":[\"item_owner\",\"item_repo\",\"issue_number\"],\"type\":\"object\"}],\"type\":\"object\"},\"type\":\"array\"},\"iteration_duration\":{\"description\":\"Duration in days for iterations of the field (e.g. 7 for weekly, 14 for bi-weekly). Required for 'create_iteration_field' method.\",\"type\":\"number\"},\"iterations\":{\"description\":\"Custom iterations for 'create_iteration_field' method. Only set this when you need iterations with varying durations, breaks between them, or specific titles. Otherwise omit it: GitHub auto-creates three iterations of 'iteration_duration' days starting on 'start_date', which is the right choice for most cases.\",\"items\":{\"additionalProperties\":false,\"properties\":{\"duration\":{\"description\":\"Duration in days\",\"type\":\"number\"},\"start_date\":{\"description\":\"Start date in YYYY-MM-DD format\",\"type\":\"string\"},\"title\":{\"description\":\"Iteration title (e.g. 'Sprint 1')\",\"type\":\"string\"}},\"required\":[\"title\",\"start_date\",\"duration\"],\"type\":\"object\"},\"type\":\"array\"},\"layout\":{\"description\":\"View layout; required when creating a view.\",\"enum\":[\"table\",\"board\",\"roadmap\"],\"type\":\"string\"},\"method\":{\"description\":\"The method to execute\",\"enum\":[\"add_project_item\",\"update_project_item\",\"update_project_items\",\"delete_project_item\",\"create_project_status_update\",\"create_project_view\",\"update_project_view\",\"delete_project_view\",\"create_project\",\"create_iteration_field\"],\"type\":\"string\"},\"name\":{\"description\":\"View name; required when creating a view.\",\"type\":\"string\"},\"owner\":{\"description\":\"The project owner (user or organization login). The name is not case sensitive.\",\"type\":\"string\"},\"owner_type\":{\"description\":\"Owner type (user or org). Required for 'create_project' method. If not provided for other methods, will be automatically detected.\",\"enum\":[\"user\",\"org\"],\"type\":\"string\"},\"project_number\":{\"description\":\"The project's number. Required for all methods except 'create_project'.\",\"type\":\"number\"},\"pull_request_number\":{\"description\":\"The pull request number (use when item_type is 'pull_request' for 'add_project_item' method). Provide either issue_number or pull_request_number.\",\"type\":\"number\"},\"start_date\":{\"description\":\"Start date in YYYY-MM-DD format. Used for 'create_project_status_update' and 'create_iteration_field' methods.\",\"type\":\"string\"},\"status\":{\"description\":\"The status of the project. Used for 'create_project_status_update' method.\",\"enum\":[\"INACTIVE\",\"ON_TRACK\",\"AT_RISK\",\"OFF_TRACK\",\"COMPLETE\"],\"type\":\"string\"},\"target_date\":{\"description\":\"The target date of the status update in YYYY-MM-DD format. Used for 'create_project_status_update' method.\",\"type\":\"string\"},\"title\":{\"description\":\"The project title. Required for 'create_project' method.\",\"type\":\"string\"},\"updated_field\":{\"description\":\"The field/value to apply, using {\\\"id\\\": 123, \\\"value\\\": ...} or {\\\"name\\\": \\\"Status\\\", \\\"value\\\": ...}; null clears the field. Required for 'update_project_item' and 'update_project_items', where one top-level field/value applies to every item in a batch. For 'update_project_item' SINGLE_SELECT fields, the name form accepts option names; the ID form expects an option ID.\",\"oneOf\":[{\"additionalProperties\":false,\"properties\":{\"id\":{\"description\":\"The numeric project field ID.\",\"type\":\"integer\"},\"value\":{\"description\":\"The value to apply. Any JSON value is accepted; use null to clear the field.\"}},\"required\":[\"id\",\"value\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"name\":{\"description\":\"The project field name. Matching is case-insensitive.\",\"type\":\"string\"},\"value\":{\"description\":\"The value to apply. Any JSON value is accepted; use null to clear the field.\"}},\"required\":[\"name\",\"value\"],\"type\":\"object\"}],\"type\":\"object\"},\"view_id\":{\"description\":\"Project view node ID for update or delete; must belong to owner/project_number.\",\"type\":\"string\"},\"visible_field_names\":{\"description\":\"Ordered project field names to show on create or replace on update; omit on update to preserve, or pass [] to reset. Mutually exclusive with visible_fields. Roadmap accepts only [].\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"visible_fields\":{\"description\":\"Ordered project field database IDs to show on create or replace on update; omit on update to preserve, or pass [] to reset. Mutually exclusive with visible_field_names. Roadmap accepts only [].\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"method\",\"owner\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_projects_write",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Create and manage GitHub Projects: create projects, add/update/delete items, bulk-update many items at once, manage views, create status updates, and add iteration fields.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -9478,10 +8476,6 @@ Use this tool to list projects for a user or organization, or list project field
                 value: ::mcp_runtime::__private::serde_json::Value,
             },
         }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`method`, `owner`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -9522,20 +8516,15 @@ Use this tool to list projects for a user or organization, or list project field
     /// Types and definition of the tool `pull_request_read`.
     pub mod pull_request_read {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "pull_request_read",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "pull_request_read",
+                "mcp_github_pull_request_read",
+                "{\"properties\":{\"after\":{\"description\":\"Cursor for pagination, used only by the get_review_comments method. Pass the endCursor from the previous page's PageInfo to fetch the next page.\",\"type\":\"string\"},\"method\":{\"description\":\"Action to specify what pull request data needs to be retrieved from GitHub. \\nPossible options: \\n 1. get - Get details of a specific pull request.\\n 2. get_diff - Get the diff of a pull request.\\n 3. get_status - Get combined commit status of a head commit in a pull request.\\n 4. get_files - Get the list of files changed in a pull request. Use with pagination parameters to control the number of results returned.\\n 5. get_commits - Get the list of commits on a pull request. Use with pagination parameters to control the number of results returned.\\n 6. get_review_comments - Get review threads on a pull request. Each thread contains logically grouped review comments made on the same code location during pull request reviews. Returns threads with metadata (isResolved, isOutdated, isCollapsed) and their associated comments. Use cursor-based pagination (perPage, after) to control results.\\n 7. get_reviews - Get the reviews on a pull request. When asked for review comments, use get_review_comments method. Use with pagination parameters to control the number of results returned.\\n 8. get_comments - Get comments on a pull request. Use this if user doesn't specifically want review comments. Use with pagination parameters to control the number of results returned.\\n 9. get_check_runs - Get check runs for the head commit of a pull request. Check runs are the individual CI/CD jobs and checks that run on the PR.\\n\",\"enum\":[\"get\",\"get_diff\",\"get_status\",\"get_files\",\"get_commits\",\"get_review_comments\",\"get_reviews\",\"get_comments\",\"get_check_runs\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"pullNumber\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"method\",\"owner\",\"repo\",\"pullNumber\"],\"type\":\"object\"}",
+            )
+            .described(
                 "Get information on a specific pull request in GitHub repository.",
-            ),
-            input_schema: "{\"properties\":{\"after\":{\"description\":\"Cursor for pagination, used only by the get_review_comments method. Pass the endCursor from the previous page's PageInfo to fetch the next page.\",\"type\":\"string\"},\"method\":{\"description\":\"Action to specify what pull request data needs to be retrieved from GitHub. \\nPossible options: \\n 1. get - Get details of a specific pull request.\\n 2. get_diff - Get the diff of a pull request.\\n 3. get_status - Get combined commit status of a head commit in a pull request.\\n 4. get_files - Get the list of files changed in a pull request. Use with pagination parameters to control the number of results returned.\\n 5. get_commits - Get the list of commits on a pull request. Use with pagination parameters to control the number of results returned.\\n 6. get_review_comments - Get review threads on a pull request. Each thread contains logically grouped review comments made on the same code location during pull request reviews. Returns threads with metadata (isResolved, isOutdated, isCollapsed) and their associated comments. Use cursor-based pagination (perPage, after) to control results.\\n 7. get_reviews - Get the reviews on a pull request. When asked for review comments, use get_review_comments method. Use with pagination parameters to control the number of results returned.\\n 8. get_comments - Get comments on a pull request. Use this if user doesn't specifically want review comments. Use with pagination parameters to control the number of results returned.\\n 9. get_check_runs - Get check runs for the head commit of a pull request. Check runs are the individual CI/CD jobs and checks that run on the PR.\\n\",\"enum\":[\"get\",\"get_diff\",\"get_status\",\"get_files\",\"get_commits\",\"get_review_comments\",\"get_reviews\",\"get_comments\",\"get_check_runs\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"pullNumber\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"method\",\"owner\",\"repo\",\"pullNumber\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_pull_request_read",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Get information on a specific pull request in GitHub repository.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -9604,10 +8593,6 @@ Possible options:
             "get_review_comments", GetReviews = "get_reviews", GetComments =
             "get_comments", GetCheckRuns = "get_check_runs" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`method`, `owner`, `repo`, `pullNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -9631,20 +8616,15 @@ Possible options:
     /// Types and definition of the tool `pull_request_review_write`.
     pub mod pull_request_review_write {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "pull_request_review_write",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "pull_request_review_write",
+                "mcp_github_pull_request_review_write",
+                "{\"properties\":{\"body\":{\"description\":\"Review comment text\",\"type\":\"string\"},\"commitID\":{\"description\":\"SHA of commit to review\",\"type\":\"string\"},\"event\":{\"description\":\"Review action to perform.\",\"enum\":[\"APPROVE\",\"REQUEST_CHANGES\",\"COMMENT\"],\"type\":\"string\"},\"method\":{\"description\":\"The write operation to perform on pull request review.\",\"enum\":[\"create\",\"submit_pending\",\"delete_pending\",\"resolve_thread\",\"unresolve_thread\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"pullNumber\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"threadId\":{\"description\":\"The node ID of the review thread (e.g., PRRT_kwDOxxx). Required for resolve_thread and unresolve_thread methods. Get thread IDs from pull_request_read with method get_review_comments.\",\"type\":\"string\"}},\"required\":[\"method\",\"owner\",\"repo\",\"pullNumber\"],\"type\":\"object\"}",
+            )
+            .described(
                 "Create and/or submit, delete review of a pull request.\n\nAvailable methods:\n- create: Create a new review of a pull request. If \"event\" parameter is provided, the review is submitted. If \"event\" is omitted, a pending review is created.\n- submit_pending: Submit an existing pending review of a pull request. This requires that a pending review exists for the current user on the specified pull request. The \"body\" and \"event\" parameters are used when submitting the review.\n- delete_pending: Delete an existing pending review of a pull request. This requires that a pending review exists for the current user on the specified pull request.\n- resolve_thread: Resolve a review thread. Requires only \"threadId\" parameter with the thread's node ID (e.g., PRRT_kwDOxxx). The owner, repo, and pullNumber parameters are not used for this method. Resolving an already-resolved thread is a no-op.\n- unresolve_thread: Unresolve a previously resolved review thread. Requires only \"threadId\" parameter. The owner, repo, and pullNumber parameters are not used for this method. Unresolving an already-unresolved thread is a no-op.\n",
-            ),
-            input_schema: "{\"properties\":{\"body\":{\"description\":\"Review comment text\",\"type\":\"string\"},\"commitID\":{\"description\":\"SHA of commit to review\",\"type\":\"string\"},\"event\":{\"description\":\"Review action to perform.\",\"enum\":[\"APPROVE\",\"REQUEST_CHANGES\",\"COMMENT\"],\"type\":\"string\"},\"method\":{\"description\":\"The write operation to perform on pull request review.\",\"enum\":[\"create\",\"submit_pending\",\"delete_pending\",\"resolve_thread\",\"unresolve_thread\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"pullNumber\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"threadId\":{\"description\":\"The node ID of the review thread (e.g., PRRT_kwDOxxx). Required for resolve_thread and unresolve_thread methods. Get thread IDs from pull_request_read with method get_review_comments.\",\"type\":\"string\"}},\"required\":[\"method\",\"owner\",\"repo\",\"pullNumber\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_pull_request_review_write",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         /**Create and/or submit, delete review of a pull request.
 
@@ -9710,10 +8690,6 @@ Available methods:
             DeletePending = "delete_pending", ResolveThread = "resolve_thread",
             UnresolveThread = "unresolve_thread" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`method`, `owner`, `repo`, `pullNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -9738,20 +8714,13 @@ Available methods:
     /// Types and definition of the tool `push_files`.
     pub mod push_files {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "push_files",
-            description: ::core::option::Option::Some(
-                "Push multiple files to a GitHub repository in a single commit",
-            ),
-            input_schema: "{\"properties\":{\"branch\":{\"description\":\"Branch to push to\",\"type\":\"string\"},\"files\":{\"description\":\"Array of file objects to push, each object with path (string) and content (string)\",\"items\":{\"additionalProperties\":false,\"properties\":{\"content\":{\"description\":\"file content\",\"type\":\"string\"},\"path\":{\"description\":\"path to the file\",\"type\":\"string\"}},\"required\":[\"path\",\"content\"],\"type\":\"object\"},\"type\":\"array\"},\"message\":{\"description\":\"Commit message\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"branch\",\"files\",\"message\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_push_files",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "push_files",
+                "mcp_github_push_files",
+                "{\"properties\":{\"branch\":{\"description\":\"Branch to push to\",\"type\":\"string\"},\"files\":{\"description\":\"Array of file objects to push, each object with path (string) and content (string)\",\"items\":{\"additionalProperties\":false,\"properties\":{\"content\":{\"description\":\"file content\",\"type\":\"string\"},\"path\":{\"description\":\"path to the file\",\"type\":\"string\"}},\"required\":[\"path\",\"content\"],\"type\":\"object\"},\"type\":\"array\"},\"message\":{\"description\":\"Commit message\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"branch\",\"files\",\"message\"],\"type\":\"object\"}",
+            )
+            .described("Push multiple files to a GitHub repository in a single commit")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Push multiple files to a GitHub repository in a single commit
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -9778,10 +8747,6 @@ Available methods:
             ///path to the file
             pub path: ::std::string::String,
         }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`owner`, `repo`, `branch`, `files`, `message`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -9804,20 +8769,13 @@ Available methods:
     /// Types and definition of the tool `remove_sub_issue`.
     pub mod remove_sub_issue {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "remove_sub_issue",
-            description: ::core::option::Option::Some(
-                "Remove a sub-issue from a parent issue.",
-            ),
-            input_schema: "{\"properties\":{\"issue_number\":{\"description\":\"The parent issue number\",\"minimum\":1,\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"sub_issue_id\":{\"description\":\"The ID of the sub-issue to remove. ID is not the same as issue number\",\"type\":\"number\"}},\"required\":[\"owner\",\"repo\",\"issue_number\",\"sub_issue_id\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_remove_sub_issue",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "remove_sub_issue",
+                "mcp_github_remove_sub_issue",
+                "{\"properties\":{\"issue_number\":{\"description\":\"The parent issue number\",\"minimum\":1,\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"sub_issue_id\":{\"description\":\"The ID of the sub-issue to remove. ID is not the same as issue number\",\"type\":\"number\"}},\"required\":[\"owner\",\"repo\",\"issue_number\",\"sub_issue_id\"],\"type\":\"object\"}",
+            )
+            .described("Remove a sub-issue from a parent issue.")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Remove a sub-issue from a parent issue.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -9831,10 +8789,6 @@ Available methods:
             pub repo: ::std::string::String,
             ///The ID of the sub-issue to remove. ID is not the same as issue number
             pub sub_issue_id: f64,
-        }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `issue_number`, `sub_issue_id`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -9856,20 +8810,15 @@ Available methods:
     /// Types and definition of the tool `reprioritize_sub_issue`.
     pub mod reprioritize_sub_issue {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "reprioritize_sub_issue",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "reprioritize_sub_issue",
+                "mcp_github_reprioritize_sub_issue",
+                "{\"properties\":{\"after_id\":{\"description\":\"The ID of the sub-issue to place this after (either after_id OR before_id should be specified)\",\"type\":\"number\"},\"before_id\":{\"description\":\"The ID of the sub-issue to place this before (either after_id OR before_id should be specified)\",\"type\":\"number\"},\"issue_number\":{\"description\":\"The parent issue number\",\"minimum\":1,\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"sub_issue_id\":{\"description\":\"The ID of the sub-issue to reorder. ID is not the same as issue number\",\"type\":\"number\"}},\"required\":[\"owner\",\"repo\",\"issue_number\",\"sub_issue_id\"],\"type\":\"object\"}",
+            )
+            .described(
                 "Reprioritize (reorder) a sub-issue relative to other sub-issues.",
-            ),
-            input_schema: "{\"properties\":{\"after_id\":{\"description\":\"The ID of the sub-issue to place this after (either after_id OR before_id should be specified)\",\"type\":\"number\"},\"before_id\":{\"description\":\"The ID of the sub-issue to place this before (either after_id OR before_id should be specified)\",\"type\":\"number\"},\"issue_number\":{\"description\":\"The parent issue number\",\"minimum\":1,\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"sub_issue_id\":{\"description\":\"The ID of the sub-issue to reorder. ID is not the same as issue number\",\"type\":\"number\"}},\"required\":[\"owner\",\"repo\",\"issue_number\",\"sub_issue_id\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_reprioritize_sub_issue",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Reprioritize (reorder) a sub-issue relative to other sub-issues.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -9889,10 +8838,6 @@ Available methods:
             pub repo: ::std::string::String,
             ///The ID of the sub-issue to reorder. ID is not the same as issue number
             pub sub_issue_id: f64,
-        }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `issue_number`, `sub_issue_id`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -9916,20 +8861,15 @@ Available methods:
     /// Types and definition of the tool `request_copilot_review`.
     pub mod request_copilot_review {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "request_copilot_review",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "request_copilot_review",
+                "mcp_github_request_copilot_review",
+                "{\"properties\":{\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"pullNumber\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pullNumber\"],\"type\":\"object\"}",
+            )
+            .described(
                 "Request a GitHub Copilot code review for a pull request. Use this for automated feedback on pull requests, usually before requesting a human reviewer.",
-            ),
-            input_schema: "{\"properties\":{\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"pullNumber\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pullNumber\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_request_copilot_review",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Request a GitHub Copilot code review for a pull request. Use this for automated feedback on pull requests, usually before requesting a human reviewer.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -9942,10 +8882,6 @@ Available methods:
             pub pull_number: f64,
             ///Repository name
             pub repo: ::std::string::String,
-        }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `pullNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -9965,20 +8901,13 @@ Available methods:
     /// Types and definition of the tool `request_pull_request_reviewers`.
     pub mod request_pull_request_reviewers {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "request_pull_request_reviewers",
-            description: ::core::option::Option::Some(
-                "Request reviewers for a pull request.",
-            ),
-            input_schema: "{\"properties\":{\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pullNumber\":{\"description\":\"The pull request number\",\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"reviewers\":{\"description\":\"GitHub usernames or ORG/team-slug team reviewers to request reviews from\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"owner\",\"repo\",\"pullNumber\",\"reviewers\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_request_pull_request_reviewers",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "request_pull_request_reviewers",
+                "mcp_github_request_pull_request_reviewers",
+                "{\"properties\":{\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pullNumber\":{\"description\":\"The pull request number\",\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"reviewers\":{\"description\":\"GitHub usernames or ORG/team-slug team reviewers to request reviews from\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"owner\",\"repo\",\"pullNumber\",\"reviewers\"],\"type\":\"object\"}",
+            )
+            .described("Request reviewers for a pull request.")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Request reviewers for a pull request.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -9993,10 +8922,6 @@ Available methods:
             pub repo: ::std::string::String,
             ///GitHub usernames or ORG/team-slug team reviewers to request reviews from
             pub reviewers: ::std::vec::Vec<::std::string::String>,
-        }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `pullNumber`, `reviewers`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -10018,20 +8943,15 @@ Available methods:
     /// Types and definition of the tool `resolve_review_thread`.
     pub mod resolve_review_thread {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "resolve_review_thread",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "resolve_review_thread",
+                "mcp_github_resolve_review_thread",
+                "{\"properties\":{\"threadID\":{\"description\":\"The node ID of the review thread to resolve (e.g., PRRT_kwDOxxx)\",\"type\":\"string\"}},\"required\":[\"threadID\"],\"type\":\"object\"}",
+            )
+            .described(
                 "Resolve a review thread on a pull request. Resolving an already-resolved thread is a no-op.",
-            ),
-            input_schema: "{\"properties\":{\"threadID\":{\"description\":\"The node ID of the review thread to resolve (e.g., PRRT_kwDOxxx)\",\"type\":\"string\"}},\"required\":[\"threadID\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_resolve_review_thread",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Resolve a review thread on a pull request. Resolving an already-resolved thread is a no-op.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -10040,10 +8960,6 @@ Available methods:
             ///The node ID of the review thread to resolve (e.g., PRRT_kwDOxxx)
             #[serde(rename = "threadID")]
             pub thread_id: ::std::string::String,
-        }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`threadID`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -10059,20 +8975,15 @@ Available methods:
     /// Types and definition of the tool `search_code`.
     pub mod search_code {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "search_code",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "search_code",
+                "mcp_github_search_code",
+                "{\"properties\":{\"fields\":{\"description\":\"Subset of fields to return for each code search result. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'repository' and 'text_matches' in particular drops the largest per-result data.\",\"items\":{\"enum\":[\"name\",\"path\",\"sha\",\"repository\",\"text_matches\"],\"type\":\"string\"},\"type\":\"array\"},\"order\":{\"description\":\"Sort order for results\",\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"query\":{\"description\":\"Search query (GitHub code search REST). Implicit AND between terms; supports `OR`, `NOT`, and `\\\"quoted phrase\\\"` for exact match. Qualifiers: `repo:owner/repo`, `org:`, `user:`, `language:`, `path:dir` (prefix match), `filename:exact.ext`, `extension:`, `in:file`, `in:path`, `size:`, `is:archived`, `is:fork`. Max 256 chars. Examples: `WithContext language:go org:github`; `\\\"package main\\\" repo:o/r`; `func extension:go path:cmd repo:o/r`; `NOT TODO language:go repo:o/r`.\",\"type\":\"string\"},\"sort\":{\"description\":\"Sort field ('indexed' only)\",\"type\":\"string\"}},\"required\":[\"query\"],\"type\":\"object\"}",
+            )
+            .described(
                 "Fast and precise code search across ALL GitHub repositories using GitHub's native search engine. Best for finding exact symbols, functions, classes, or specific code patterns.",
-            ),
-            input_schema: "{\"properties\":{\"fields\":{\"description\":\"Subset of fields to return for each code search result. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'repository' and 'text_matches' in particular drops the largest per-result data.\",\"items\":{\"enum\":[\"name\",\"path\",\"sha\",\"repository\",\"text_matches\"],\"type\":\"string\"},\"type\":\"array\"},\"order\":{\"description\":\"Sort order for results\",\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"query\":{\"description\":\"Search query (GitHub code search REST). Implicit AND between terms; supports `OR`, `NOT`, and `\\\"quoted phrase\\\"` for exact match. Qualifiers: `repo:owner/repo`, `org:`, `user:`, `language:`, `path:dir` (prefix match), `filename:exact.ext`, `extension:`, `in:file`, `in:path`, `size:`, `is:archived`, `is:fork`. Max 256 chars. Examples: `WithContext language:go org:github`; `\\\"package main\\\" repo:o/r`; `func extension:go path:cmd repo:o/r`; `NOT TODO language:go repo:o/r`.\",\"type\":\"string\"},\"sort\":{\"description\":\"Sort field ('indexed' only)\",\"type\":\"string\"}},\"required\":[\"query\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_search_code",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Fast and precise code search across ALL GitHub repositories using GitHub's native search engine. Best for finding exact symbols, functions, classes, or specific code patterns.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -10119,10 +9030,6 @@ Available methods:
             Desc,
         }
         ::mcp_runtime::__private::string_enum!(ArgsOrder { Asc = "asc", Desc = "desc" });
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`query`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(query: impl ::std::convert::Into<::std::string::String>) -> Self {
@@ -10140,20 +9047,15 @@ Available methods:
     /// Types and definition of the tool `search_commits`.
     pub mod search_commits {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "search_commits",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "search_commits",
+                "mcp_github_search_commits",
+                "{\"properties\":{\"order\":{\"description\":\"Sort order\",\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"query\":{\"description\":\"Commit search query (GitHub commit search REST). Searches commit messages on the default branch only. Scope the search with `repo:owner/repo`, `org:`, or `user:` (queries without a scope qualifier match across all of GitHub and are usually not what you want). Other qualifiers: `author:`, `committer:`, `author-name:`, `committer-name:`, `author-email:`, `committer-email:`, `author-date:`, `committer-date:` (supports `>`, `<`, `>=`, `<=`, and `YYYY-MM-DD..YYYY-MM-DD` ranges), `merge:true|false`, `hash:`, `tree:`, `parent:`, `is:public`. Examples: `repo:owner/repo fix panic`; `org:github author:defunkt committer-date:>=2024-01-01`; `\\\"refactor cache\\\" repo:o/r`; `hash:abc1234 repo:o/r`.\",\"type\":\"string\"},\"sort\":{\"description\":\"Sort by author or committer date (defaults to best match)\",\"enum\":[\"author-date\",\"committer-date\"],\"type\":\"string\"}},\"required\":[\"query\"],\"type\":\"object\"}",
+            )
+            .described(
                 "Search for commits across GitHub repositories using GitHub's commit search syntax. Useful for finding specific changes, authors, or messages across one or many repositories. Searches the default branch only.",
-            ),
-            input_schema: "{\"properties\":{\"order\":{\"description\":\"Sort order\",\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"query\":{\"description\":\"Commit search query (GitHub commit search REST). Searches commit messages on the default branch only. Scope the search with `repo:owner/repo`, `org:`, or `user:` (queries without a scope qualifier match across all of GitHub and are usually not what you want). Other qualifiers: `author:`, `committer:`, `author-name:`, `committer-name:`, `author-email:`, `committer-email:`, `author-date:`, `committer-date:` (supports `>`, `<`, `>=`, `<=`, and `YYYY-MM-DD..YYYY-MM-DD` ranges), `merge:true|false`, `hash:`, `tree:`, `parent:`, `is:public`. Examples: `repo:owner/repo fix panic`; `org:github author:defunkt committer-date:>=2024-01-01`; `\\\"refactor cache\\\" repo:o/r`; `hash:abc1234 repo:o/r`.\",\"type\":\"string\"},\"sort\":{\"description\":\"Sort by author or committer date (defaults to best match)\",\"enum\":[\"author-date\",\"committer-date\"],\"type\":\"string\"}},\"required\":[\"query\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_search_commits",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Search for commits across GitHub repositories using GitHub's commit search syntax. Useful for finding specific changes, authors, or messages across one or many repositories. Searches the default branch only.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -10193,10 +9095,6 @@ Available methods:
         ::mcp_runtime::__private::string_enum!(
             ArgsSort { AuthorDate = "author-date", CommitterDate = "committer-date" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`query`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(query: impl ::std::convert::Into<::std::string::String>) -> Self {
@@ -10213,20 +9111,15 @@ Available methods:
     /// Types and definition of the tool `search_issues`.
     pub mod search_issues {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "search_issues",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "search_issues",
+                "mcp_github_search_issues",
+                "{\"properties\":{\"fields\":{\"description\":\"Subset of fields to return for each issue result. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'body', 'reactions', and 'labels' in particular drops the largest per-result data.\",\"items\":{\"enum\":[\"number\",\"title\",\"body\",\"state\",\"state_reason\",\"draft\",\"locked\",\"html_url\",\"user\",\"author_association\",\"labels\",\"assignee\",\"assignees\",\"milestone\",\"comments\",\"reactions\",\"created_at\",\"updated_at\",\"closed_at\",\"closed_by\",\"type\",\"repository_url\",\"pull_request\",\"field_values\"],\"type\":\"string\"},\"type\":\"array\"},\"order\":{\"description\":\"Sort order\",\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"owner\":{\"description\":\"Optional repository owner. If provided with repo, only issues for this repository are listed.\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"query\":{\"description\":\"The search query, as natural language. When the user gives alternative wordings, include them as plain words rather than joining them with OR.\",\"type\":\"string\"},\"repo\":{\"description\":\"Optional repository name. If provided with owner, only issues for this repository are listed.\",\"type\":\"string\"},\"sort\":{\"description\":\"Sort field by number of matches of categories, defaults to best match\",\"enum\":[\"comments\",\"reactions\",\"reactions-+1\",\"reactions--1\",\"reactions-smile\",\"reactions-thinking_face\",\"reactions-heart\",\"reactions-tada\",\"interactions\",\"created\",\"updated\"],\"type\":\"string\"}},\"required\":[\"query\"],\"type\":\"object\"}",
+            )
+            .described(
                 "Search issues using natural-language semantic matching. Best for conceptual or paraphrased queries (e.g. \"login fails after password reset\"). Already scoped to is:issue.",
-            ),
-            input_schema: "{\"properties\":{\"fields\":{\"description\":\"Subset of fields to return for each issue result. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'body', 'reactions', and 'labels' in particular drops the largest per-result data.\",\"items\":{\"enum\":[\"number\",\"title\",\"body\",\"state\",\"state_reason\",\"draft\",\"locked\",\"html_url\",\"user\",\"author_association\",\"labels\",\"assignee\",\"assignees\",\"milestone\",\"comments\",\"reactions\",\"created_at\",\"updated_at\",\"closed_at\",\"closed_by\",\"type\",\"repository_url\",\"pull_request\",\"field_values\"],\"type\":\"string\"},\"type\":\"array\"},\"order\":{\"description\":\"Sort order\",\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"owner\":{\"description\":\"Optional repository owner. If provided with repo, only issues for this repository are listed.\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"query\":{\"description\":\"The search query, as natural language. When the user gives alternative wordings, include them as plain words rather than joining them with OR.\",\"type\":\"string\"},\"repo\":{\"description\":\"Optional repository name. If provided with owner, only issues for this repository are listed.\",\"type\":\"string\"},\"sort\":{\"description\":\"Sort field by number of matches of categories, defaults to best match\",\"enum\":[\"comments\",\"reactions\",\"reactions-+1\",\"reactions--1\",\"reactions-smile\",\"reactions-thinking_face\",\"reactions-heart\",\"reactions-tada\",\"interactions\",\"created\",\"updated\"],\"type\":\"string\"}},\"required\":[\"query\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_search_issues",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Search issues using natural-language semantic matching. Best for conceptual or paraphrased queries (e.g. "login fails after password reset"). Already scoped to is:issue.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -10327,10 +9220,6 @@ Available methods:
             ReactionsHeart = "reactions-heart", ReactionsTada = "reactions-tada",
             Interactions = "interactions", Created = "created", Updated = "updated" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`query`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(query: impl ::std::convert::Into<::std::string::String>) -> Self {
@@ -10350,20 +9239,15 @@ Available methods:
     /// Types and definition of the tool `search_orgs`.
     pub mod search_orgs {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "search_orgs",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "search_orgs",
+                "mcp_github_search_orgs",
+                "{\"properties\":{\"order\":{\"description\":\"Sort order\",\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"query\":{\"description\":\"Organization search query. Examples: 'microsoft', 'location:california', 'created:>=2025-01-01'. Search is automatically scoped to type:org.\",\"type\":\"string\"},\"sort\":{\"description\":\"Sort field by category\",\"enum\":[\"followers\",\"repositories\",\"joined\"],\"type\":\"string\"}},\"required\":[\"query\"],\"type\":\"object\"}",
+            )
+            .described(
                 "Find GitHub organizations by name, location, or other organization metadata. Ideal for discovering companies, open source foundations, or teams.",
-            ),
-            input_schema: "{\"properties\":{\"order\":{\"description\":\"Sort order\",\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"query\":{\"description\":\"Organization search query. Examples: 'microsoft', 'location:california', 'created:>=2025-01-01'. Search is automatically scoped to type:org.\",\"type\":\"string\"},\"sort\":{\"description\":\"Sort field by category\",\"enum\":[\"followers\",\"repositories\",\"joined\"],\"type\":\"string\"}},\"required\":[\"query\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_search_orgs",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Find GitHub organizations by name, location, or other organization metadata. Ideal for discovering companies, open source foundations, or teams.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -10405,10 +9289,6 @@ Available methods:
             ArgsSort { Followers = "followers", Repositories = "repositories", Joined =
             "joined" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`query`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(query: impl ::std::convert::Into<::std::string::String>) -> Self {
@@ -10425,20 +9305,15 @@ Available methods:
     /// Types and definition of the tool `search_pull_requests`.
     pub mod search_pull_requests {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "search_pull_requests",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "search_pull_requests",
+                "mcp_github_search_pull_requests",
+                "{\"properties\":{\"fields\":{\"description\":\"Subset of fields to return for each pull request result. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'body', 'reactions', and 'labels' in particular drops the largest per-result data.\",\"items\":{\"enum\":[\"number\",\"title\",\"body\",\"state\",\"state_reason\",\"draft\",\"locked\",\"html_url\",\"user\",\"author_association\",\"labels\",\"assignee\",\"assignees\",\"milestone\",\"comments\",\"reactions\",\"created_at\",\"updated_at\",\"closed_at\",\"closed_by\",\"pull_request\",\"repository_url\"],\"type\":\"string\"},\"type\":\"array\"},\"order\":{\"description\":\"Sort order\",\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"owner\":{\"description\":\"Optional repository owner. If provided with repo, only pull requests for this repository are listed.\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"query\":{\"description\":\"Search query using GitHub pull request search syntax\",\"type\":\"string\"},\"repo\":{\"description\":\"Optional repository name. If provided with owner, only pull requests for this repository are listed.\",\"type\":\"string\"},\"sort\":{\"description\":\"Sort field by number of matches of categories, defaults to best match\",\"enum\":[\"comments\",\"reactions\",\"reactions-+1\",\"reactions--1\",\"reactions-smile\",\"reactions-thinking_face\",\"reactions-heart\",\"reactions-tada\",\"interactions\",\"created\",\"updated\"],\"type\":\"string\"}},\"required\":[\"query\"],\"type\":\"object\"}",
+            )
+            .described(
                 "Search for pull requests in GitHub repositories using issues search syntax already scoped to is:pr",
-            ),
-            input_schema: "{\"properties\":{\"fields\":{\"description\":\"Subset of fields to return for each pull request result. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'body', 'reactions', and 'labels' in particular drops the largest per-result data.\",\"items\":{\"enum\":[\"number\",\"title\",\"body\",\"state\",\"state_reason\",\"draft\",\"locked\",\"html_url\",\"user\",\"author_association\",\"labels\",\"assignee\",\"assignees\",\"milestone\",\"comments\",\"reactions\",\"created_at\",\"updated_at\",\"closed_at\",\"closed_by\",\"pull_request\",\"repository_url\"],\"type\":\"string\"},\"type\":\"array\"},\"order\":{\"description\":\"Sort order\",\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"owner\":{\"description\":\"Optional repository owner. If provided with repo, only pull requests for this repository are listed.\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"query\":{\"description\":\"Search query using GitHub pull request search syntax\",\"type\":\"string\"},\"repo\":{\"description\":\"Optional repository name. If provided with owner, only pull requests for this repository are listed.\",\"type\":\"string\"},\"sort\":{\"description\":\"Sort field by number of matches of categories, defaults to best match\",\"enum\":[\"comments\",\"reactions\",\"reactions-+1\",\"reactions--1\",\"reactions-smile\",\"reactions-thinking_face\",\"reactions-heart\",\"reactions-tada\",\"interactions\",\"created\",\"updated\"],\"type\":\"string\"}},\"required\":[\"query\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_search_pull_requests",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Search for pull requests in GitHub repositories using issues search syntax already scoped to is:pr
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -10536,10 +9411,6 @@ Available methods:
             ReactionsHeart = "reactions-heart", ReactionsTada = "reactions-tada",
             Interactions = "interactions", Created = "created", Updated = "updated" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`query`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(query: impl ::std::convert::Into<::std::string::String>) -> Self {
@@ -10559,20 +9430,15 @@ Available methods:
     /// Types and definition of the tool `search_repositories`.
     pub mod search_repositories {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "search_repositories",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "search_repositories",
+                "mcp_github_search_repositories",
+                "{\"properties\":{\"minimal_output\":{\"default\":true,\"description\":\"Return minimal repository information (default: true). When false, returns full GitHub API repository objects.\",\"type\":\"boolean\"},\"order\":{\"description\":\"Sort order\",\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"query\":{\"description\":\"Repository search query. Examples: 'machine learning in:name stars:>1000 language:python', 'topic:react', 'user:facebook'. Supports advanced search syntax for precise filtering.\",\"type\":\"string\"},\"sort\":{\"description\":\"Sort repositories by field, defaults to best match\",\"enum\":[\"stars\",\"forks\",\"help-wanted-issues\",\"updated\"],\"type\":\"string\"}},\"required\":[\"query\"],\"type\":\"object\"}",
+            )
+            .described(
                 "Find GitHub repositories by name, description, readme, topics, or other metadata. Perfect for discovering projects, finding examples, or locating specific repositories across GitHub.",
-            ),
-            input_schema: "{\"properties\":{\"minimal_output\":{\"default\":true,\"description\":\"Return minimal repository information (default: true). When false, returns full GitHub API repository objects.\",\"type\":\"boolean\"},\"order\":{\"description\":\"Sort order\",\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"query\":{\"description\":\"Repository search query. Examples: 'machine learning in:name stars:>1000 language:python', 'topic:react', 'user:facebook'. Supports advanced search syntax for precise filtering.\",\"type\":\"string\"},\"sort\":{\"description\":\"Sort repositories by field, defaults to best match\",\"enum\":[\"stars\",\"forks\",\"help-wanted-issues\",\"updated\"],\"type\":\"string\"}},\"required\":[\"query\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_search_repositories",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Find GitHub repositories by name, description, readme, topics, or other metadata. Perfect for discovering projects, finding examples, or locating specific repositories across GitHub.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -10620,10 +9486,6 @@ Default: `true`.*/
             ArgsSort { Stars = "stars", Forks = "forks", HelpWantedIssues =
             "help-wanted-issues", Updated = "updated" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`query`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(query: impl ::std::convert::Into<::std::string::String>) -> Self {
@@ -10641,20 +9503,15 @@ Default: `true`.*/
     /// Types and definition of the tool `search_users`.
     pub mod search_users {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "search_users",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "search_users",
+                "mcp_github_search_users",
+                "{\"properties\":{\"order\":{\"description\":\"Sort order\",\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"query\":{\"description\":\"User search query. Examples: 'john smith', 'location:seattle', 'followers:>100'. Search is automatically scoped to type:user.\",\"type\":\"string\"},\"sort\":{\"description\":\"Sort users by number of followers or repositories, or when the person joined GitHub.\",\"enum\":[\"followers\",\"repositories\",\"joined\"],\"type\":\"string\"}},\"required\":[\"query\"],\"type\":\"object\"}",
+            )
+            .described(
                 "Find GitHub users by username, real name, or other profile information. Useful for locating developers, contributors, or team members.",
-            ),
-            input_schema: "{\"properties\":{\"order\":{\"description\":\"Sort order\",\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"query\":{\"description\":\"User search query. Examples: 'john smith', 'location:seattle', 'followers:>100'. Search is automatically scoped to type:user.\",\"type\":\"string\"},\"sort\":{\"description\":\"Sort users by number of followers or repositories, or when the person joined GitHub.\",\"enum\":[\"followers\",\"repositories\",\"joined\"],\"type\":\"string\"}},\"required\":[\"query\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_search_users",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Find GitHub users by username, real name, or other profile information. Useful for locating developers, contributors, or team members.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -10696,10 +9553,6 @@ Default: `true`.*/
             ArgsSort { Followers = "followers", Repositories = "repositories", Joined =
             "joined" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`query`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(query: impl ::std::convert::Into<::std::string::String>) -> Self {
@@ -10716,20 +9569,15 @@ Default: `true`.*/
     /// Types and definition of the tool `set_issue_fields`.
     pub mod set_issue_fields {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "set_issue_fields",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "set_issue_fields",
+                "mcp_github_set_issue_fields",
+                "{\"properties\":{\"fields\":{\"description\":\"Array of issue field values to set. Each element must have a 'field_id' (string, the GraphQL node ID of the field) and exactly one value field: 'text_value' for text fields, 'number_value' for number fields, 'date_value' (ISO 8601 date string) for date fields, or 'single_select_option_id' (the GraphQL node ID of the option) for single select fields. Set 'delete' to true to remove a field value.\",\"items\":{\"properties\":{\"confidence\":{\"description\":\"How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.\",\"enum\":[\"LOW\",\"MEDIUM\",\"HIGH\"],\"type\":\"string\"},\"date_value\":{\"description\":\"The value to set for a date field (ISO 8601 date string)\",\"type\":\"string\"},\"delete\":{\"description\":\"Set to true to delete this field value\",\"type\":\"boolean\"},\"field_id\":{\"description\":\"The GraphQL node ID of the issue field\",\"type\":\"string\"},\"is_suggestion\":{\"description\":\"If true, this field value is sent to the API as a suggestion (suggest:true) rather than an applied value. Whether the value is applied or recorded as a proposal is determined by the API.\",\"type\":\"boolean\"},\"number_value\":{\"description\":\"The value to set for a number field\",\"type\":\"number\"},\"rationale\":{\"description\":\"One concise sentence explaining what specifically about the issue led you to choose this field value. State the concrete signal (e.g. 'Reports a crash when saving' → high priority).\",\"maxLength\":280,\"type\":\"string\"},\"single_select_option_id\":{\"description\":\"The GraphQL node ID of the option to set for a single select field\",\"type\":\"string\"},\"text_value\":{\"description\":\"The value to set for a text field\",\"type\":\"string\"}},\"required\":[\"field_id\"],\"type\":\"object\"},\"minItems\":1,\"type\":\"array\"},\"issue_number\":{\"description\":\"The issue number to update\",\"minimum\":1,\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\",\"fields\"],\"type\":\"object\"}",
+            )
+            .described(
                 "Set issue field values for an issue. Fields are organization-level custom fields (text, number, date, or single select). Use this to create or update field values on an issue.",
-            ),
-            input_schema: "{\"properties\":{\"fields\":{\"description\":\"Array of issue field values to set. Each element must have a 'field_id' (string, the GraphQL node ID of the field) and exactly one value field: 'text_value' for text fields, 'number_value' for number fields, 'date_value' (ISO 8601 date string) for date fields, or 'single_select_option_id' (the GraphQL node ID of the option) for single select fields. Set 'delete' to true to remove a field value.\",\"items\":{\"properties\":{\"confidence\":{\"description\":\"How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.\",\"enum\":[\"LOW\",\"MEDIUM\",\"HIGH\"],\"type\":\"string\"},\"date_value\":{\"description\":\"The value to set for a date field (ISO 8601 date string)\",\"type\":\"string\"},\"delete\":{\"description\":\"Set to true to delete this field value\",\"type\":\"boolean\"},\"field_id\":{\"description\":\"The GraphQL node ID of the issue field\",\"type\":\"string\"},\"is_suggestion\":{\"description\":\"If true, this field value is sent to the API as a suggestion (suggest:true) rather than an applied value. Whether the value is applied or recorded as a proposal is determined by the API.\",\"type\":\"boolean\"},\"number_value\":{\"description\":\"The value to set for a number field\",\"type\":\"number\"},\"rationale\":{\"description\":\"One concise sentence explaining what specifically about the issue led you to choose this field value. State the concrete signal (e.g. 'Reports a crash when saving' → high priority).\",\"maxLength\":280,\"type\":\"string\"},\"single_select_option_id\":{\"description\":\"The GraphQL node ID of the option to set for a single select field\",\"type\":\"string\"},\"text_value\":{\"description\":\"The value to set for a text field\",\"type\":\"string\"}},\"required\":[\"field_id\"],\"type\":\"object\"},\"minItems\":1,\"type\":\"array\"},\"issue_number\":{\"description\":\"The issue number to update\",\"minimum\":1,\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\",\"fields\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_set_issue_fields",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Set issue field values for an issue. Fields are organization-level custom fields (text, number, date, or single select). Use this to create or update field values on an issue.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -10785,10 +9633,6 @@ Default: `true`.*/
         ::mcp_runtime::__private::string_enum!(
             ArgsFieldsItemConfidence { Low = "LOW", Medium = "MEDIUM", High = "HIGH" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`owner`, `repo`, `issue_number`, `fields`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -10809,18 +9653,13 @@ Default: `true`.*/
     /// Types and definition of the tool `star_repository`.
     pub mod star_repository {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "star_repository",
-            description: ::core::option::Option::Some("Star a GitHub repository"),
-            input_schema: "{\"properties\":{\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_star_repository",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "star_repository",
+                "mcp_github_star_repository",
+                "{\"properties\":{\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
+            )
+            .described("Star a GitHub repository")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Star a GitHub repository
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -10830,10 +9669,6 @@ Default: `true`.*/
             pub owner: ::std::string::String,
             ///Repository name
             pub repo: ::std::string::String,
-        }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -10851,20 +9686,13 @@ Default: `true`.*/
     /// Types and definition of the tool `sub_issue_write`.
     pub mod sub_issue_write {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "sub_issue_write",
-            description: ::core::option::Option::Some(
-                "Add a sub-issue to a parent issue in a GitHub repository.",
-            ),
-            input_schema: "{\"properties\":{\"after_id\":{\"description\":\"The ID of the sub-issue to be prioritized after (either after_id OR before_id should be specified)\",\"type\":\"number\"},\"before_id\":{\"description\":\"The ID of the sub-issue to be prioritized before (either after_id OR before_id should be specified)\",\"type\":\"number\"},\"issue_number\":{\"description\":\"The number of the parent issue\",\"type\":\"number\"},\"method\":{\"description\":\"The action to perform on a single sub-issue\\nOptions are:\\n- 'add' - add a sub-issue to a parent issue in a GitHub repository.\\n- 'remove' - remove a sub-issue from a parent issue in a GitHub repository.\\n- 'reprioritize' - change the order of sub-issues within a parent issue in a GitHub repository. Use either 'after_id' or 'before_id' to specify the new position.\\nWrites issue hierarchy. To move a sub-issue to a new parent, use `add` with `replace_parent=true`; there is no writable parent field.\\n\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"replace_parent\":{\"description\":\"When true, replaces the sub-issue's current parent issue. Use with 'add' method only.\",\"type\":\"boolean\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"sub_issue_id\":{\"description\":\"The ID of the sub-issue to add. ID is not the same as issue number\",\"type\":\"number\"}},\"required\":[\"method\",\"owner\",\"repo\",\"issue_number\",\"sub_issue_id\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_sub_issue_write",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "sub_issue_write",
+                "mcp_github_sub_issue_write",
+                "{\"properties\":{\"after_id\":{\"description\":\"The ID of the sub-issue to be prioritized after (either after_id OR before_id should be specified)\",\"type\":\"number\"},\"before_id\":{\"description\":\"The ID of the sub-issue to be prioritized before (either after_id OR before_id should be specified)\",\"type\":\"number\"},\"issue_number\":{\"description\":\"The number of the parent issue\",\"type\":\"number\"},\"method\":{\"description\":\"The action to perform on a single sub-issue\\nOptions are:\\n- 'add' - add a sub-issue to a parent issue in a GitHub repository.\\n- 'remove' - remove a sub-issue from a parent issue in a GitHub repository.\\n- 'reprioritize' - change the order of sub-issues within a parent issue in a GitHub repository. Use either 'after_id' or 'before_id' to specify the new position.\\nWrites issue hierarchy. To move a sub-issue to a new parent, use `add` with `replace_parent=true`; there is no writable parent field.\\n\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"replace_parent\":{\"description\":\"When true, replaces the sub-issue's current parent issue. Use with 'add' method only.\",\"type\":\"boolean\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"sub_issue_id\":{\"description\":\"The ID of the sub-issue to add. ID is not the same as issue number\",\"type\":\"number\"}},\"required\":[\"method\",\"owner\",\"repo\",\"issue_number\",\"sub_issue_id\"],\"type\":\"object\"}",
+            )
+            .described("Add a sub-issue to a parent issue in a GitHub repository.")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Add a sub-issue to a parent issue in a GitHub repository.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -10896,10 +9724,6 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             ///The ID of the sub-issue to add. ID is not the same as issue number
             pub sub_issue_id: f64,
         }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`method`, `owner`, `repo`, `issue_number`, `sub_issue_id`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -10925,20 +9749,13 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
     /// Types and definition of the tool `submit_pending_pull_request_review`.
     pub mod submit_pending_pull_request_review {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "submit_pending_pull_request_review",
-            description: ::core::option::Option::Some(
-                "Submit a pending pull request review.",
-            ),
-            input_schema: "{\"properties\":{\"body\":{\"description\":\"The review body text (optional)\",\"type\":\"string\"},\"event\":{\"description\":\"The review action to perform\",\"enum\":[\"APPROVE\",\"REQUEST_CHANGES\",\"COMMENT\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pullNumber\":{\"description\":\"The pull request number\",\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pullNumber\",\"event\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_submit_pending_pull_request_review",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "submit_pending_pull_request_review",
+                "mcp_github_submit_pending_pull_request_review",
+                "{\"properties\":{\"body\":{\"description\":\"The review body text (optional)\",\"type\":\"string\"},\"event\":{\"description\":\"The review action to perform\",\"enum\":[\"APPROVE\",\"REQUEST_CHANGES\",\"COMMENT\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pullNumber\":{\"description\":\"The pull request number\",\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pullNumber\",\"event\"],\"type\":\"object\"}",
+            )
+            .described("Submit a pending pull request review.")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Submit a pending pull request review.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -10968,10 +9785,6 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             ArgsEvent { Approve = "APPROVE", RequestChanges = "REQUEST_CHANGES", Comment
             = "COMMENT" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`owner`, `repo`, `pullNumber`, `event`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -10993,20 +9806,15 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
     /// Types and definition of the tool `ui_get`.
     pub mod ui_get {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "ui_get",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "ui_get",
+                "mcp_github_ui_get",
+                "{\"properties\":{\"method\":{\"description\":\"The type of data to fetch\",\"enum\":[\"labels\",\"assignees\",\"milestones\",\"issue_types\",\"branches\",\"issue_fields\",\"reviewers\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (required for all methods)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name (required for labels, assignees, milestones, branches, issue fields, reviewers)\",\"type\":\"string\"}},\"required\":[\"method\",\"owner\"],\"type\":\"object\"}",
+            )
+            .described(
                 "Fetch UI data for MCP Apps (labels, assignees, milestones, issue types, branches, issue fields, reviewers).",
-            ),
-            input_schema: "{\"properties\":{\"method\":{\"description\":\"The type of data to fetch\",\"enum\":[\"labels\",\"assignees\",\"milestones\",\"issue_types\",\"branches\",\"issue_fields\",\"reviewers\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (required for all methods)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name (required for labels, assignees, milestones, branches, issue fields, reviewers)\",\"type\":\"string\"}},\"required\":[\"method\",\"owner\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_ui_get",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Fetch UI data for MCP Apps (labels, assignees, milestones, issue types, branches, issue fields, reviewers).
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -11036,10 +9844,6 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             "milestones", IssueTypes = "issue_types", Branches = "branches", IssueFields
             = "issue_fields", Reviewers = "reviewers" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`method`, `owner`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -11057,20 +9861,15 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
     /// Types and definition of the tool `unresolve_review_thread`.
     pub mod unresolve_review_thread {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "unresolve_review_thread",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "unresolve_review_thread",
+                "mcp_github_unresolve_review_thread",
+                "{\"properties\":{\"threadID\":{\"description\":\"The node ID of the review thread to unresolve (e.g., PRRT_kwDOxxx)\",\"type\":\"string\"}},\"required\":[\"threadID\"],\"type\":\"object\"}",
+            )
+            .described(
                 "Unresolve a previously resolved review thread on a pull request. Unresolving an already-unresolved thread is a no-op.",
-            ),
-            input_schema: "{\"properties\":{\"threadID\":{\"description\":\"The node ID of the review thread to unresolve (e.g., PRRT_kwDOxxx)\",\"type\":\"string\"}},\"required\":[\"threadID\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_unresolve_review_thread",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Unresolve a previously resolved review thread on a pull request. Unresolving an already-unresolved thread is a no-op.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -11079,10 +9878,6 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             ///The node ID of the review thread to unresolve (e.g., PRRT_kwDOxxx)
             #[serde(rename = "threadID")]
             pub thread_id: ::std::string::String,
-        }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`threadID`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -11098,18 +9893,13 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
     /// Types and definition of the tool `unstar_repository`.
     pub mod unstar_repository {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "unstar_repository",
-            description: ::core::option::Option::Some("Unstar a GitHub repository"),
-            input_schema: "{\"properties\":{\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_unstar_repository",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "unstar_repository",
+                "mcp_github_unstar_repository",
+                "{\"properties\":{\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
+            )
+            .described("Unstar a GitHub repository")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Unstar a GitHub repository
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -11119,10 +9909,6 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             pub owner: ::std::string::String,
             ///Repository name
             pub repo: ::std::string::String,
-        }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -11140,18 +9926,13 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
     /// Types and definition of the tool `update_gist`.
     pub mod update_gist {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "update_gist",
-            description: ::core::option::Option::Some("Update an existing gist"),
-            input_schema: "{\"properties\":{\"content\":{\"description\":\"Content for the file\",\"type\":\"string\"},\"description\":{\"description\":\"Updated description of the gist\",\"type\":\"string\"},\"filename\":{\"description\":\"Filename to update or create\",\"type\":\"string\"},\"gist_id\":{\"description\":\"ID of the gist to update\",\"type\":\"string\"}},\"required\":[\"gist_id\",\"filename\",\"content\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_update_gist",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "update_gist",
+                "mcp_github_update_gist",
+                "{\"properties\":{\"content\":{\"description\":\"Content for the file\",\"type\":\"string\"},\"description\":{\"description\":\"Updated description of the gist\",\"type\":\"string\"},\"filename\":{\"description\":\"Filename to update or create\",\"type\":\"string\"},\"gist_id\":{\"description\":\"ID of the gist to update\",\"type\":\"string\"}},\"required\":[\"gist_id\",\"filename\",\"content\"],\"type\":\"object\"}",
+            )
+            .described("Update an existing gist")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Update an existing gist
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -11166,10 +9947,6 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             pub filename: ::std::string::String,
             ///ID of the gist to update
             pub gist_id: ::std::string::String,
-        }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`gist_id`, `filename`, `content`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -11190,20 +9967,15 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
     /// Types and definition of the tool `update_issue_assignees`.
     pub mod update_issue_assignees {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "update_issue_assignees",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "update_issue_assignees",
+                "mcp_github_update_issue_assignees",
+                "{\"properties\":{\"assignees\":{\"description\":\"GitHub usernames to assign to this issue.\",\"items\":{\"oneOf\":[{\"description\":\"GitHub username\",\"type\":\"string\"},{\"properties\":{\"confidence\":{\"description\":\"How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.\",\"enum\":[\"LOW\",\"MEDIUM\",\"HIGH\"],\"type\":\"string\"},\"is_suggestion\":{\"description\":\"If true, this assignee is sent to the API as a suggestion (suggest:true) rather than an applied assignee. Whether the assignee is applied or recorded as a proposal is determined by the API.\",\"type\":\"boolean\"},\"login\":{\"description\":\"GitHub username\",\"type\":\"string\"},\"rationale\":{\"description\":\"One concise sentence explaining what specifically about the issue led you to choose this assignee. State the concrete signal (e.g. 'Authored the file the crash originates in').\",\"maxLength\":280,\"type\":\"string\"}},\"required\":[\"login\"],\"type\":\"object\"}]},\"type\":\"array\"},\"issue_number\":{\"description\":\"The issue number to update\",\"minimum\":1,\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\",\"assignees\"],\"type\":\"object\"}",
+            )
+            .described(
                 "Update the assignees of an existing issue. This replaces the current assignees with the provided list. When setting values, include a confidence level (LOW, MEDIUM, or HIGH) reflecting how certain you are about the choice.",
-            ),
-            input_schema: "{\"properties\":{\"assignees\":{\"description\":\"GitHub usernames to assign to this issue.\",\"items\":{\"oneOf\":[{\"description\":\"GitHub username\",\"type\":\"string\"},{\"properties\":{\"confidence\":{\"description\":\"How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.\",\"enum\":[\"LOW\",\"MEDIUM\",\"HIGH\"],\"type\":\"string\"},\"is_suggestion\":{\"description\":\"If true, this assignee is sent to the API as a suggestion (suggest:true) rather than an applied assignee. Whether the assignee is applied or recorded as a proposal is determined by the API.\",\"type\":\"boolean\"},\"login\":{\"description\":\"GitHub username\",\"type\":\"string\"},\"rationale\":{\"description\":\"One concise sentence explaining what specifically about the issue led you to choose this assignee. State the concrete signal (e.g. 'Authored the file the crash originates in').\",\"maxLength\":280,\"type\":\"string\"}},\"required\":[\"login\"],\"type\":\"object\"}]},\"type\":\"array\"},\"issue_number\":{\"description\":\"The issue number to update\",\"minimum\":1,\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\",\"assignees\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_update_issue_assignees",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Update the assignees of an existing issue. This replaces the current assignees with the provided list. When setting values, include a confidence level (LOW, MEDIUM, or HIGH) reflecting how certain you are about the choice.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -11249,10 +10021,6 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             ArgsAssigneesItemObjectConfidence { Low = "LOW", Medium = "MEDIUM", High =
             "HIGH" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`owner`, `repo`, `issue_number`, `assignees`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -11273,20 +10041,13 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
     /// Types and definition of the tool `update_issue_body`.
     pub mod update_issue_body {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "update_issue_body",
-            description: ::core::option::Option::Some(
-                "Update the body content of an existing issue.",
-            ),
-            input_schema: "{\"properties\":{\"body\":{\"description\":\"The new body content for the issue\",\"type\":\"string\"},\"issue_number\":{\"description\":\"The issue number to update\",\"minimum\":1,\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\",\"body\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_update_issue_body",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "update_issue_body",
+                "mcp_github_update_issue_body",
+                "{\"properties\":{\"body\":{\"description\":\"The new body content for the issue\",\"type\":\"string\"},\"issue_number\":{\"description\":\"The issue number to update\",\"minimum\":1,\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\",\"body\"],\"type\":\"object\"}",
+            )
+            .described("Update the body content of an existing issue.")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Update the body content of an existing issue.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -11300,10 +10061,6 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             pub owner: ::std::string::String,
             ///Repository name
             pub repo: ::std::string::String,
-        }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `issue_number`, `body`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -11325,20 +10082,15 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
     /// Types and definition of the tool `update_issue_labels`.
     pub mod update_issue_labels {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "update_issue_labels",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "update_issue_labels",
+                "mcp_github_update_issue_labels",
+                "{\"properties\":{\"issue_number\":{\"description\":\"The issue number to update\",\"minimum\":1,\"type\":\"number\"},\"labels\":{\"description\":\"Labels to apply to this issue.\",\"items\":{\"oneOf\":[{\"description\":\"Label name\",\"type\":\"string\"},{\"properties\":{\"confidence\":{\"description\":\"How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.\",\"enum\":[\"LOW\",\"MEDIUM\",\"HIGH\"],\"type\":\"string\"},\"is_suggestion\":{\"description\":\"If true, this label is sent to the API as a suggestion (suggest:true) rather than an applied label. Whether the label is applied or recorded as a proposal is determined by the API.\",\"type\":\"boolean\"},\"name\":{\"description\":\"Label name\",\"type\":\"string\"},\"rationale\":{\"description\":\"One concise sentence explaining what specifically about the issue led you to choose this label. State the concrete signal (e.g. 'Reports a crash when saving' → bug).\",\"maxLength\":280,\"type\":\"string\"}},\"required\":[\"name\"],\"type\":\"object\"}]},\"type\":\"array\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\",\"labels\"],\"type\":\"object\"}",
+            )
+            .described(
                 "Update the labels of an existing issue. This replaces the current labels with the provided list. When setting values, include a confidence level (LOW, MEDIUM, or HIGH) reflecting how certain you are about the choice.",
-            ),
-            input_schema: "{\"properties\":{\"issue_number\":{\"description\":\"The issue number to update\",\"minimum\":1,\"type\":\"number\"},\"labels\":{\"description\":\"Labels to apply to this issue.\",\"items\":{\"oneOf\":[{\"description\":\"Label name\",\"type\":\"string\"},{\"properties\":{\"confidence\":{\"description\":\"How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.\",\"enum\":[\"LOW\",\"MEDIUM\",\"HIGH\"],\"type\":\"string\"},\"is_suggestion\":{\"description\":\"If true, this label is sent to the API as a suggestion (suggest:true) rather than an applied label. Whether the label is applied or recorded as a proposal is determined by the API.\",\"type\":\"boolean\"},\"name\":{\"description\":\"Label name\",\"type\":\"string\"},\"rationale\":{\"description\":\"One concise sentence explaining what specifically about the issue led you to choose this label. State the concrete signal (e.g. 'Reports a crash when saving' → bug).\",\"maxLength\":280,\"type\":\"string\"}},\"required\":[\"name\"],\"type\":\"object\"}]},\"type\":\"array\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\",\"labels\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_update_issue_labels",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Update the labels of an existing issue. This replaces the current labels with the provided list. When setting values, include a confidence level (LOW, MEDIUM, or HIGH) reflecting how certain you are about the choice.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -11384,10 +10136,6 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             ArgsLabelsItemObjectConfidence { Low = "LOW", Medium = "MEDIUM", High =
             "HIGH" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`owner`, `repo`, `issue_number`, `labels`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -11408,20 +10156,13 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
     /// Types and definition of the tool `update_issue_milestone`.
     pub mod update_issue_milestone {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "update_issue_milestone",
-            description: ::core::option::Option::Some(
-                "Update the milestone of an existing issue.",
-            ),
-            input_schema: "{\"properties\":{\"issue_number\":{\"description\":\"The issue number to update\",\"minimum\":1,\"type\":\"number\"},\"milestone\":{\"description\":\"The milestone number to set on the issue\",\"minimum\":1,\"type\":\"integer\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\",\"milestone\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_update_issue_milestone",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "update_issue_milestone",
+                "mcp_github_update_issue_milestone",
+                "{\"properties\":{\"issue_number\":{\"description\":\"The issue number to update\",\"minimum\":1,\"type\":\"number\"},\"milestone\":{\"description\":\"The milestone number to set on the issue\",\"minimum\":1,\"type\":\"integer\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\",\"milestone\"],\"type\":\"object\"}",
+            )
+            .described("Update the milestone of an existing issue.")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Update the milestone of an existing issue.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -11435,10 +10176,6 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             pub owner: ::std::string::String,
             ///Repository name
             pub repo: ::std::string::String,
-        }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `issue_number`, `milestone`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -11460,20 +10197,15 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
     /// Types and definition of the tool `update_issue_state`.
     pub mod update_issue_state {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "update_issue_state",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "update_issue_state",
+                "mcp_github_update_issue_state",
+                "{\"properties\":{\"confidence\":{\"description\":\"How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.\",\"enum\":[\"LOW\",\"MEDIUM\",\"HIGH\"],\"type\":\"string\"},\"duplicate_of\":{\"description\":\"The issue number of the canonical issue this issue duplicates. Only valid when state_reason is 'duplicate'. Required when is_suggestion is true and state_reason is 'duplicate'. The issue number is resolved to a database ID before being sent to the API.\",\"minimum\":1,\"type\":\"number\"},\"is_suggestion\":{\"description\":\"If true, this state change is sent to the API as a suggestion (suggest:true) rather than an applied change. Whether the change is applied or recorded as a proposal is determined by the API.\",\"type\":\"boolean\"},\"issue_number\":{\"description\":\"The issue number to update\",\"minimum\":1,\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"rationale\":{\"description\":\"One concise sentence explaining what specifically about the issue led you to choose this state. State the concrete signal (e.g. 'The reported crash is fixed in v2.1' → completed).\",\"maxLength\":280,\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"state\":{\"description\":\"The new state for the issue\",\"enum\":[\"open\",\"closed\"],\"type\":\"string\"},\"state_reason\":{\"description\":\"The reason for the state change (only for closed state)\",\"enum\":[\"completed\",\"not_planned\",\"duplicate\"],\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\",\"state\"],\"type\":\"object\"}",
+            )
+            .described(
                 "Update the state of an existing issue (open or closed), with an optional state reason. When closing, include a confidence level (LOW, MEDIUM, or HIGH) reflecting how certain you are about the decision. Use is_suggestion to propose the change without applying it directly.",
-            ),
-            input_schema: "{\"properties\":{\"confidence\":{\"description\":\"How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.\",\"enum\":[\"LOW\",\"MEDIUM\",\"HIGH\"],\"type\":\"string\"},\"duplicate_of\":{\"description\":\"The issue number of the canonical issue this issue duplicates. Only valid when state_reason is 'duplicate'. Required when is_suggestion is true and state_reason is 'duplicate'. The issue number is resolved to a database ID before being sent to the API.\",\"minimum\":1,\"type\":\"number\"},\"is_suggestion\":{\"description\":\"If true, this state change is sent to the API as a suggestion (suggest:true) rather than an applied change. Whether the change is applied or recorded as a proposal is determined by the API.\",\"type\":\"boolean\"},\"issue_number\":{\"description\":\"The issue number to update\",\"minimum\":1,\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"rationale\":{\"description\":\"One concise sentence explaining what specifically about the issue led you to choose this state. State the concrete signal (e.g. 'The reported crash is fixed in v2.1' → completed).\",\"maxLength\":280,\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"state\":{\"description\":\"The new state for the issue\",\"enum\":[\"open\",\"closed\"],\"type\":\"string\"},\"state_reason\":{\"description\":\"The reason for the state change (only for closed state)\",\"enum\":[\"completed\",\"not_planned\",\"duplicate\"],\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\",\"state\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_update_issue_state",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Update the state of an existing issue (open or closed), with an optional state reason. When closing, include a confidence level (LOW, MEDIUM, or HIGH) reflecting how certain you are about the decision. Use is_suggestion to propose the change without applying it directly.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -11533,10 +10265,6 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             ArgsStateReason { Completed = "completed", NotPlanned = "not_planned",
             Duplicate = "duplicate" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`owner`, `repo`, `issue_number`, `state`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -11562,20 +10290,13 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
     /// Types and definition of the tool `update_issue_title`.
     pub mod update_issue_title {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "update_issue_title",
-            description: ::core::option::Option::Some(
-                "Update the title of an existing issue.",
-            ),
-            input_schema: "{\"properties\":{\"issue_number\":{\"description\":\"The issue number to update\",\"minimum\":1,\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"title\":{\"description\":\"The new title for the issue\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\",\"title\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_update_issue_title",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "update_issue_title",
+                "mcp_github_update_issue_title",
+                "{\"properties\":{\"issue_number\":{\"description\":\"The issue number to update\",\"minimum\":1,\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"title\":{\"description\":\"The new title for the issue\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\",\"title\"],\"type\":\"object\"}",
+            )
+            .described("Update the title of an existing issue.")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Update the title of an existing issue.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -11589,10 +10310,6 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             pub repo: ::std::string::String,
             ///The new title for the issue
             pub title: ::std::string::String,
-        }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `issue_number`, `title`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -11614,20 +10331,15 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
     /// Types and definition of the tool `update_issue_type`.
     pub mod update_issue_type {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "update_issue_type",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "update_issue_type",
+                "mcp_github_update_issue_type",
+                "{\"properties\":{\"confidence\":{\"description\":\"How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.\",\"enum\":[\"LOW\",\"MEDIUM\",\"HIGH\"],\"type\":\"string\"},\"is_suggestion\":{\"description\":\"If true, this issue type change is sent to the API as a suggestion (suggest:true) rather than an applied value. Whether the type is applied or recorded as a proposal is determined by the API.\",\"type\":\"boolean\"},\"issue_number\":{\"description\":\"The issue number to update\",\"minimum\":1,\"type\":\"number\"},\"issue_type\":{\"anyOf\":[{\"minLength\":1,\"type\":\"string\"},{\"type\":\"null\"}],\"description\":\"The issue type to set, or null to remove the current type\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"rationale\":{\"description\":\"One concise sentence explaining what specifically about the issue led you to choose this type. State the concrete signal (e.g. 'Reports a crash when saving' → bug, 'Asks for dark mode support' → feature).\",\"maxLength\":280,\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\",\"issue_type\"],\"type\":\"object\"}",
+            )
+            .described(
                 "Set or remove the type of an existing issue. Pass null to remove the current type. When setting a value, include a confidence level (LOW, MEDIUM, or HIGH) reflecting how certain you are about the choice.",
-            ),
-            input_schema: "{\"properties\":{\"confidence\":{\"description\":\"How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.\",\"enum\":[\"LOW\",\"MEDIUM\",\"HIGH\"],\"type\":\"string\"},\"is_suggestion\":{\"description\":\"If true, this issue type change is sent to the API as a suggestion (suggest:true) rather than an applied value. Whether the type is applied or recorded as a proposal is determined by the API.\",\"type\":\"boolean\"},\"issue_number\":{\"description\":\"The issue number to update\",\"minimum\":1,\"type\":\"number\"},\"issue_type\":{\"anyOf\":[{\"minLength\":1,\"type\":\"string\"},{\"type\":\"null\"}],\"description\":\"The issue type to set, or null to remove the current type\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"rationale\":{\"description\":\"One concise sentence explaining what specifically about the issue led you to choose this type. State the concrete signal (e.g. 'Reports a crash when saving' → bug, 'Asks for dark mode support' → feature).\",\"maxLength\":280,\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\",\"issue_type\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_update_issue_type",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Set or remove the type of an existing issue. Pass null to remove the current type. When setting a value, include a confidence level (LOW, MEDIUM, or HIGH) reflecting how certain you are about the choice.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -11662,10 +10374,6 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
         ::mcp_runtime::__private::string_enum!(
             ArgsConfidence { Low = "LOW", Medium = "MEDIUM", High = "HIGH" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`owner`, `repo`, `issue_number`, `issue_type`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -11689,20 +10397,13 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
     /// Types and definition of the tool `update_pull_request`.
     pub mod update_pull_request {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "update_pull_request",
-            description: ::core::option::Option::Some(
-                "Update an existing pull request in a GitHub repository.",
-            ),
-            input_schema: "{\"properties\":{\"base\":{\"description\":\"New base branch name\",\"type\":\"string\"},\"body\":{\"description\":\"New description\",\"type\":\"string\"},\"draft\":{\"description\":\"Mark pull request as draft (true) or ready for review (false)\",\"type\":\"boolean\"},\"maintainer_can_modify\":{\"description\":\"Allow maintainer edits\",\"type\":\"boolean\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"pullNumber\":{\"description\":\"Pull request number to update\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"reviewers\":{\"description\":\"GitHub usernames or ORG/team-slug team reviewers to request reviews from\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"state\":{\"description\":\"New state\",\"enum\":[\"open\",\"closed\"],\"type\":\"string\"},\"title\":{\"description\":\"New title\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pullNumber\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_update_pull_request",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "update_pull_request",
+                "mcp_github_update_pull_request",
+                "{\"properties\":{\"base\":{\"description\":\"New base branch name\",\"type\":\"string\"},\"body\":{\"description\":\"New description\",\"type\":\"string\"},\"draft\":{\"description\":\"Mark pull request as draft (true) or ready for review (false)\",\"type\":\"boolean\"},\"maintainer_can_modify\":{\"description\":\"Allow maintainer edits\",\"type\":\"boolean\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"pullNumber\":{\"description\":\"Pull request number to update\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"reviewers\":{\"description\":\"GitHub usernames or ORG/team-slug team reviewers to request reviews from\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"state\":{\"description\":\"New state\",\"enum\":[\"open\",\"closed\"],\"type\":\"string\"},\"title\":{\"description\":\"New title\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pullNumber\"],\"type\":\"object\"}",
+            )
+            .described("Update an existing pull request in a GitHub repository.")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Update an existing pull request in a GitHub repository.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -11746,10 +10447,6 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
         ::mcp_runtime::__private::string_enum!(
             ArgsState { Open = "open", Closed = "closed" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`owner`, `repo`, `pullNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -11775,20 +10472,13 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
     /// Types and definition of the tool `update_pull_request_body`.
     pub mod update_pull_request_body {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "update_pull_request_body",
-            description: ::core::option::Option::Some(
-                "Update the body description of an existing pull request.",
-            ),
-            input_schema: "{\"properties\":{\"body\":{\"description\":\"The new body content for the pull request\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pullNumber\":{\"description\":\"The pull request number\",\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pullNumber\",\"body\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_update_pull_request_body",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "update_pull_request_body",
+                "mcp_github_update_pull_request_body",
+                "{\"properties\":{\"body\":{\"description\":\"The new body content for the pull request\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pullNumber\":{\"description\":\"The pull request number\",\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pullNumber\",\"body\"],\"type\":\"object\"}",
+            )
+            .described("Update the body description of an existing pull request.")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Update the body description of an existing pull request.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -11803,10 +10493,6 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             pub pull_number: f64,
             ///Repository name
             pub repo: ::std::string::String,
-        }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `pullNumber`, `body`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -11828,20 +10514,15 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
     /// Types and definition of the tool `update_pull_request_branch`.
     pub mod update_pull_request_branch {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "update_pull_request_branch",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "update_pull_request_branch",
+                "mcp_github_update_pull_request_branch",
+                "{\"properties\":{\"expectedHeadSha\":{\"description\":\"The expected SHA of the pull request's HEAD ref\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"pullNumber\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pullNumber\"],\"type\":\"object\"}",
+            )
+            .described(
                 "Update the branch of a pull request with the latest changes from the base branch.",
-            ),
-            input_schema: "{\"properties\":{\"expectedHeadSha\":{\"description\":\"The expected SHA of the pull request's HEAD ref\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"pullNumber\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pullNumber\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_update_pull_request_branch",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Update the branch of a pull request with the latest changes from the base branch.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -11860,10 +10541,6 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             pub pull_number: f64,
             ///Repository name
             pub repo: ::std::string::String,
-        }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `pullNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -11884,20 +10561,13 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
     /// Types and definition of the tool `update_pull_request_draft_state`.
     pub mod update_pull_request_draft_state {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "update_pull_request_draft_state",
-            description: ::core::option::Option::Some(
-                "Mark a pull request as draft or ready for review.",
-            ),
-            input_schema: "{\"properties\":{\"draft\":{\"description\":\"Set to true to convert to draft, false to mark as ready for review\",\"type\":\"boolean\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pullNumber\":{\"description\":\"The pull request number\",\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pullNumber\",\"draft\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_update_pull_request_draft_state",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "update_pull_request_draft_state",
+                "mcp_github_update_pull_request_draft_state",
+                "{\"properties\":{\"draft\":{\"description\":\"Set to true to convert to draft, false to mark as ready for review\",\"type\":\"boolean\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pullNumber\":{\"description\":\"The pull request number\",\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pullNumber\",\"draft\"],\"type\":\"object\"}",
+            )
+            .described("Mark a pull request as draft or ready for review.")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Mark a pull request as draft or ready for review.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -11912,10 +10582,6 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             pub pull_number: f64,
             ///Repository name
             pub repo: ::std::string::String,
-        }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `pullNumber`, `draft`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -11937,20 +10603,13 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
     /// Types and definition of the tool `update_pull_request_state`.
     pub mod update_pull_request_state {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "update_pull_request_state",
-            description: ::core::option::Option::Some(
-                "Update the state of an existing pull request (open or closed).",
-            ),
-            input_schema: "{\"properties\":{\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pullNumber\":{\"description\":\"The pull request number\",\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"state\":{\"description\":\"The new state for the pull request\",\"enum\":[\"open\",\"closed\"],\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pullNumber\",\"state\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_update_pull_request_state",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "update_pull_request_state",
+                "mcp_github_update_pull_request_state",
+                "{\"properties\":{\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pullNumber\":{\"description\":\"The pull request number\",\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"state\":{\"description\":\"The new state for the pull request\",\"enum\":[\"open\",\"closed\"],\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pullNumber\",\"state\"],\"type\":\"object\"}",
+            )
+            .described("Update the state of an existing pull request (open or closed).")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Update the state of an existing pull request (open or closed).
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -11975,10 +10634,6 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
         ::mcp_runtime::__private::string_enum!(
             ArgsState { Open = "open", Closed = "closed" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`owner`, `repo`, `pullNumber`, `state`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -11999,20 +10654,13 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
     /// Types and definition of the tool `update_pull_request_title`.
     pub mod update_pull_request_title {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "update_pull_request_title",
-            description: ::core::option::Option::Some(
-                "Update the title of an existing pull request.",
-            ),
-            input_schema: "{\"properties\":{\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pullNumber\":{\"description\":\"The pull request number\",\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"title\":{\"description\":\"The new title for the pull request\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pullNumber\",\"title\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_github_update_pull_request_title",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "update_pull_request_title",
+                "mcp_github_update_pull_request_title",
+                "{\"properties\":{\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pullNumber\":{\"description\":\"The pull request number\",\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"title\":{\"description\":\"The new title for the pull request\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pullNumber\",\"title\"],\"type\":\"object\"}",
+            )
+            .described("Update the title of an existing pull request.")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Update the title of an existing pull request.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -12027,10 +10675,6 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             pub repo: ::std::string::String,
             ///The new title for the pull request
             pub title: ::std::string::String,
-        }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `pullNumber`, `title`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.

@@ -16,6 +16,7 @@
 pub mod names {
     use ::core::future::Future;
     use ::mcp_runtime::{CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
+    use ::mcp_runtime::fake::{Stub, StubNoArgs};
     /// SHA-256 of the canonical tool list of the fixture (all tools, before `only`/`skip`);
     /// the runtime compares it with the live server to detect drift.
     pub const FIXTURE_HASH: &str = "7050d755d5e5e9a4989fbbfd6b3eb074b87fddb92124c6d5a9ca4681dd909d79";
@@ -255,9 +256,7 @@ pub mod names {
         /// Answers [`Tools::create_issue`] with `stub`.
         pub fn on_create_issue(
             self,
-            stub: impl Fn(
-                create_issue::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<create_issue::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(create_issue::TOOL.name, stub);
             self
@@ -265,47 +264,35 @@ pub mod names {
         /// Answers [`Tools::list_repos`] with `stub`.
         pub fn on_list_repos(
             self,
-            stub: impl Fn(list_repos::Args) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<list_repos::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(list_repos::TOOL.name, stub);
             self
         }
         /// Answers [`Tools::type`] with `stub`.
-        pub fn on_type(
-            self,
-            stub: impl Fn(r#type::Args) -> Result<ToolOutput> + Send + Sync + 'static,
-        ) -> Self {
+        pub fn on_type(self, stub: impl Stub<r#type::Args, ToolOutput>) -> Self {
             self.0.stub_untyped(r#type::TOOL.name, stub);
             self
         }
         /// Answers [`Tools::new_tool`] with `stub`.
-        pub fn on_new_tool(
-            self,
-            stub: impl Fn() -> Result<ToolOutput> + Send + Sync + 'static,
-        ) -> Self {
+        pub fn on_new_tool(self, stub: impl StubNoArgs<ToolOutput>) -> Self {
             self.0.stub_untyped(new_tool::TOOL.name, move |_: NoArgs| stub());
             self
         }
         /// Answers [`Tools::caf_u00e9_lookup`] with `stub`.
-        pub fn on_caf_u00e9_lookup(
-            self,
-            stub: impl Fn() -> Result<ToolOutput> + Send + Sync + 'static,
-        ) -> Self {
+        pub fn on_caf_u00e9_lookup(self, stub: impl StubNoArgs<ToolOutput>) -> Self {
             self.0.stub_untyped(caf_u00e9_lookup::TOOL.name, move |_: NoArgs| stub());
             self
         }
         /// Answers [`Tools::get_http_status`] with `stub`.
-        pub fn on_get_http_status(
-            self,
-            stub: impl Fn() -> Result<ToolOutput> + Send + Sync + 'static,
-        ) -> Self {
+        pub fn on_get_http_status(self, stub: impl StubNoArgs<ToolOutput>) -> Self {
             self.0.stub_untyped(get_http_status::TOOL.name, move |_: NoArgs| stub());
             self
         }
         /// Answers [`Tools::a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four`] with `stub`.
         pub fn on_a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four(
             self,
-            stub: impl Fn() -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl StubNoArgs<ToolOutput>,
         ) -> Self {
             self.0
                 .stub_untyped(
@@ -316,10 +303,7 @@ pub mod names {
             self
         }
         /// Answers [`Tools::collide`] with `stub`.
-        pub fn on_collide(
-            self,
-            stub: impl Fn(collide::Args) -> Result<ToolOutput> + Send + Sync + 'static,
-        ) -> Self {
+        pub fn on_collide(self, stub: impl Stub<collide::Args, ToolOutput>) -> Self {
             self.0.stub_untyped(collide::TOOL.name, stub);
             self
         }
@@ -372,20 +356,13 @@ pub mod names {
     /// Types and definition of the tool `create-issue`.
     pub mod create_issue {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "create-issue",
-            description: ::core::option::Option::Some(
-                "Tool name with a dash; keyword and symbol argument names.",
-            ),
-            input_schema: "{\"properties\":{\"$meta\":{\"type\":\"string\"},\"@timestamp\":{\"type\":\"string\"},\"box\":{\"type\":\"string\"},\"count\":{\"description\":\"Overridden to u32.\",\"type\":\"number\"},\"perPage\":{\"type\":\"number\"},\"raw\":{\"type\":\"string\"},\"ref\":{\"type\":\"string\"},\"repo-name\":{\"type\":\"string\"},\"self\":{\"type\":\"string\"},\"static\":{\"type\":\"boolean\"},\"type\":{\"description\":\"A Rust keyword.\",\"type\":\"string\"}},\"required\":[\"type\",\"repo-name\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_names_create-issue",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "create-issue",
+                "mcp_names_create-issue",
+                "{\"properties\":{\"$meta\":{\"type\":\"string\"},\"@timestamp\":{\"type\":\"string\"},\"box\":{\"type\":\"string\"},\"count\":{\"description\":\"Overridden to u32.\",\"type\":\"number\"},\"perPage\":{\"type\":\"number\"},\"raw\":{\"type\":\"string\"},\"ref\":{\"type\":\"string\"},\"repo-name\":{\"type\":\"string\"},\"self\":{\"type\":\"string\"},\"static\":{\"type\":\"boolean\"},\"type\":{\"description\":\"A Rust keyword.\",\"type\":\"string\"}},\"required\":[\"type\",\"repo-name\"],\"type\":\"object\"}",
+            )
+            .described("Tool name with a dash; keyword and symbol argument names.")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Tool name with a dash; keyword and symbol argument names.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -437,10 +414,6 @@ pub mod names {
             #[serde(rename = "type")]
             pub type_: ::std::string::String,
         }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`type`, `repo-name`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -466,20 +439,13 @@ pub mod names {
     /// Types and definition of the tool `repo.list`.
     pub mod list_repos {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "repo.list",
-            description: ::core::option::Option::Some(
-                "Dotted name, renamed to `list_repos`.",
-            ),
-            input_schema: "{\"properties\":{\"owner\":{\"type\":\"string\"},\"perPage\":{\"description\":\"Overridden by the glob `*.perPage`.\",\"type\":\"number\"}},\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_names_repo_list",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "repo.list",
+                "mcp_names_repo_list",
+                "{\"properties\":{\"owner\":{\"type\":\"string\"},\"perPage\":{\"description\":\"Overridden by the glob `*.perPage`.\",\"type\":\"number\"}},\"type\":\"object\"}",
+            )
+            .described("Dotted name, renamed to `list_repos`.")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Dotted name, renamed to `list_repos`.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
@@ -494,36 +460,23 @@ pub mod names {
             )]
             pub per_page: ::std::option::Option<std::num::NonZeroU8>,
         }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
     }
     /// Types and definition of the tool `type`.
     pub mod r#type {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "type",
-            description: ::core::option::Option::Some("A keyword as tool name."),
-            input_schema: "{\"properties\":{\"text\":{\"type\":\"string\"}},\"required\":[\"text\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_names_type",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "type",
+                "mcp_names_type",
+                "{\"properties\":{\"text\":{\"type\":\"string\"}},\"required\":[\"text\"],\"type\":\"object\"}",
+            )
+            .described("A keyword as tool name.")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///A keyword as tool name.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             pub text: ::std::string::String,
-        }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`text`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -535,92 +488,63 @@ pub mod names {
     /// Types and definition of the tool `new`.
     pub mod new_tool {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "new",
-            description: ::core::option::Option::Some("Clashes with Client::new."),
-            input_schema: "{\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_names_new",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_no_args,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "new",
+                "mcp_names_new",
+                "{\"type\":\"object\"}",
+            )
+            .described("Clashes with Client::new.")
+            .no_args();
         /// This tool takes no arguments; the call sends `{}`.
         pub type Args = ::mcp_runtime::NoArgs;
     }
     /// Types and definition of the tool `café.lookup`.
     pub mod caf_u00e9_lookup {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "café.lookup",
-            description: ::core::option::Option::Some("Non-ASCII name."),
-            input_schema: "{\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_names_caf__lookup",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_no_args,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "café.lookup",
+                "mcp_names_caf__lookup",
+                "{\"type\":\"object\"}",
+            )
+            .described("Non-ASCII name.")
+            .no_args();
         /// This tool takes no arguments; the call sends `{}`.
         pub type Args = ::mcp_runtime::NoArgs;
     }
     /// Types and definition of the tool `getHTTPStatus`.
     pub mod get_http_status {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "getHTTPStatus",
-            description: ::core::option::Option::None,
-            input_schema: "{\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_names_getHTTPStatus",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_no_args,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "getHTTPStatus",
+                "mcp_names_getHTTPStatus",
+                "{\"type\":\"object\"}",
+            )
+            .no_args();
         /// This tool takes no arguments; the call sends `{}`.
         pub type Args = ::mcp_runtime::NoArgs;
     }
     /// Types and definition of the tool `a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four`.
     pub mod a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four",
-            description: ::core::option::Option::None,
-            input_schema: "{\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_names_a_very_long_tool_name_that_goes_on_and_on_and_e60f105c",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_no_args,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four",
+                "mcp_names_a_very_long_tool_name_that_goes_on_and_on_and_e60f105c",
+                "{\"type\":\"object\"}",
+            )
+            .no_args();
         /// This tool takes no arguments; the call sends `{}`.
         pub type Args = ::mcp_runtime::NoArgs;
     }
     /// Types and definition of the tool `collide`.
     pub mod collide {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "collide",
-            description: ::core::option::Option::Some(
-                "fooBar and foo_bar collide; fixed by rename.",
-            ),
-            input_schema: "{\"properties\":{\"fooBar\":{\"type\":\"string\"},\"foo_bar\":{\"type\":\"string\"}},\"required\":[\"fooBar\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_names_collide",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "collide",
+                "mcp_names_collide",
+                "{\"properties\":{\"fooBar\":{\"type\":\"string\"},\"foo_bar\":{\"type\":\"string\"}},\"required\":[\"fooBar\"],\"type\":\"object\"}",
+            )
+            .described("fooBar and foo_bar collide; fixed by rename.")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///fooBar and foo_bar collide; fixed by rename.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -630,10 +554,6 @@ pub mod names {
             pub foo_bar: ::std::option::Option<::std::string::String>,
             #[serde(rename = "fooBar")]
             pub foo_bar_camel: ::std::string::String,
-        }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`fooBar`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.

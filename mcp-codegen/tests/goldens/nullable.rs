@@ -16,6 +16,7 @@
 pub mod nullable {
     use ::core::future::Future;
     use ::mcp_runtime::{CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
+    use ::mcp_runtime::fake::{Stub, StubNoArgs};
     /// SHA-256 of the canonical tool list of the fixture (all tools, before `only`/`skip`);
     /// the runtime compares it with the live server to detect drift.
     pub const FIXTURE_HASH: &str = "cd95d6ed52f7460b51e042a1cd09d211b171f951eed676d9611ebd5de7f01ac4";
@@ -131,10 +132,7 @@ pub mod nullable {
             &self.0
         }
         /// Answers [`Tools::update`] with `stub`.
-        pub fn on_update(
-            self,
-            stub: impl Fn(update::Args) -> Result<ToolOutput> + Send + Sync + 'static,
-        ) -> Self {
+        pub fn on_update(self, stub: impl Stub<update::Args, ToolOutput>) -> Self {
             self.0.stub_untyped(update::TOOL.name, stub);
             self
         }
@@ -187,20 +185,13 @@ pub mod nullable {
     /// Types and definition of the tool `update`.
     pub mod update {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "update",
-            description: ::core::option::Option::Some(
-                "The three nullable spellings, required and optional.",
-            ),
-            input_schema: "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"fastmcp\":{\"default\":null,\"type\":\"string\"},\"id\":{\"minimum\":1,\"type\":\"integer\"},\"labels\":{\"description\":\"Optional list: an empty list can be sent.\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"milestone\":{\"description\":\"Pass null to clear, omit to keep.\",\"oneOf\":[{\"type\":\"null\"},{\"minimum\":0,\"type\":\"integer\"}]},\"must_send\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"description\":\"Required but nullable.\"},\"object_or_null\":{\"properties\":{\"a\":{\"type\":\"string\"}},\"type\":[\"object\",\"null\"]},\"pydantic\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"default\":null,\"title\":\"Pydantic\"},\"tags\":{\"additionalProperties\":{\"type\":\"string\"},\"type\":\"object\"},\"type_array\":{\"type\":[\"number\",\"null\"]}},\"required\":[\"id\",\"must_send\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_nullable_update",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "update",
+                "mcp_nullable_update",
+                "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"fastmcp\":{\"default\":null,\"type\":\"string\"},\"id\":{\"minimum\":1,\"type\":\"integer\"},\"labels\":{\"description\":\"Optional list: an empty list can be sent.\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"milestone\":{\"description\":\"Pass null to clear, omit to keep.\",\"oneOf\":[{\"type\":\"null\"},{\"minimum\":0,\"type\":\"integer\"}]},\"must_send\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"description\":\"Required but nullable.\"},\"object_or_null\":{\"properties\":{\"a\":{\"type\":\"string\"}},\"type\":[\"object\",\"null\"]},\"pydantic\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"default\":null,\"title\":\"Pydantic\"},\"tags\":{\"additionalProperties\":{\"type\":\"string\"},\"type\":\"object\"},\"type_array\":{\"type\":[\"number\",\"null\"]}},\"required\":[\"id\",\"must_send\"],\"type\":\"object\"}",
+            )
+            .described("The three nullable spellings, required and optional.")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///The three nullable spellings, required and optional.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -251,10 +242,6 @@ pub mod nullable {
         pub struct ArgsObjectOrNull {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub a: ::std::option::Option<::std::string::String>,
-        }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`id`, `must_send`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.

@@ -16,6 +16,7 @@
 pub mod outputs {
     use ::core::future::Future;
     use ::mcp_runtime::{CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
+    use ::mcp_runtime::fake::{Stub, StubNoArgs};
     /// SHA-256 of the canonical tool list of the fixture (all tools, before `only`/`skip`);
     /// the runtime compares it with the live server to detect drift.
     pub const FIXTURE_HASH: &str = "1c68ecff29011b818d961ef85da12384f8d03fb5f82b968ed26f58119b17bbe6";
@@ -213,43 +214,30 @@ pub mod outputs {
         /// Answers [`Tools::get_weather`] with `stub`.
         pub fn on_get_weather(
             self,
-            stub: impl Fn(
-                get_weather::Args,
-            ) -> Result<get_weather::Output> + Send + Sync + 'static,
+            stub: impl Stub<get_weather::Args, get_weather::Output>,
         ) -> Self {
             self.0.stub_typed(get_weather::TOOL.name, stub);
             self
         }
         /// Answers [`Tools::ping`] with `stub`.
-        pub fn on_ping(
-            self,
-            stub: impl Fn() -> Result<ToolOutput> + Send + Sync + 'static,
-        ) -> Self {
+        pub fn on_ping(self, stub: impl StubNoArgs<ToolOutput>) -> Self {
             self.0.stub_untyped(ping::TOOL.name, move |_: NoArgs| stub());
             self
         }
         /// Answers [`Tools::status`] with `stub`.
-        pub fn on_status(
-            self,
-            stub: impl Fn() -> Result<status::Output> + Send + Sync + 'static,
-        ) -> Self {
+        pub fn on_status(self, stub: impl StubNoArgs<status::Output>) -> Self {
             self.0.stub_typed(status::TOOL.name, move |_: NoArgs| stub());
             self
         }
         /// Answers [`Tools::bare`] with `stub`.
-        pub fn on_bare(
-            self,
-            stub: impl Fn(bare::Args) -> Result<ToolOutput> + Send + Sync + 'static,
-        ) -> Self {
+        pub fn on_bare(self, stub: impl Stub<bare::Args, ToolOutput>) -> Self {
             self.0.stub_untyped(bare::TOOL.name, stub);
             self
         }
         /// Answers [`Tools::remote_output`] with `stub`.
         pub fn on_remote_output(
             self,
-            stub: impl Fn(
-                remote_output::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<remote_output::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(remote_output::TOOL.name, stub);
             self
@@ -303,34 +291,23 @@ pub mod outputs {
     /// Types and definition of the tool `get_weather`.
     pub mod get_weather {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "get_weather",
-            description: ::core::option::Option::Some(
-                "Typed result; unknown fields are accepted.",
-            ),
-            input_schema: "{\"properties\":{\"city\":{\"type\":\"string\"}},\"required\":[\"city\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "get_weather",
+                "mcp_outputs_get_weather",
+                "{\"properties\":{\"city\":{\"type\":\"string\"}},\"required\":[\"city\"],\"type\":\"object\"}",
+            )
+            .described("Typed result; unknown fields are accepted.")
+            .output_schema(
                 "{\"additionalProperties\":false,\"properties\":{\"conditions\":{\"enum\":[\"sunny\",\"cloudy\"],\"type\":\"string\"},\"observed\":{\"format\":\"date-time\",\"type\":\"string\"},\"station\":{\"additionalProperties\":false,\"properties\":{\"id\":{\"type\":\"string\"}},\"type\":\"object\"},\"temperature\":{\"type\":\"number\"}},\"required\":[\"temperature\"],\"type\":\"object\"}",
-            ),
-            openai_name: "mcp_outputs_get_weather",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Output>,
-            ),
-        };
+            )
+            .typed_args::<self::Args>()
+            .typed_output::<self::Output>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Typed result; unknown fields are accepted.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             pub city: ::std::string::String,
-        }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`city`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -369,54 +346,36 @@ pub mod outputs {
                 #[serde(skip_serializing_if = "::std::option::Option::is_none")]
                 pub id: ::std::option::Option<::std::string::String>,
             }
-            /// Error types.
-            pub mod error {
-                pub use ::mcp_runtime::ConversionError;
-            }
         }
         pub use self::output::Output;
     }
     /// Types and definition of the tool `ping`.
     pub mod ping {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "ping",
-            description: ::core::option::Option::Some(
-                "No arguments: {\"type\":\"object\"}.",
-            ),
-            input_schema: "{\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_outputs_ping",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_no_args,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "ping",
+                "mcp_outputs_ping",
+                "{\"type\":\"object\"}",
+            )
+            .described("No arguments: {\"type\":\"object\"}.")
+            .no_args();
         /// This tool takes no arguments; the call sends `{}`.
         pub type Args = ::mcp_runtime::NoArgs;
     }
     /// Types and definition of the tool `status`.
     pub mod status {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "status",
-            description: ::core::option::Option::Some(
-                "No arguments: empty properties, typed result.",
-            ),
-            input_schema: "{\"properties\":{},\"type\":\"object\"}",
-            output_schema: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "status",
+                "mcp_outputs_status",
+                "{\"properties\":{},\"type\":\"object\"}",
+            )
+            .described("No arguments: empty properties, typed result.")
+            .output_schema(
                 "{\"properties\":{\"ok\":{\"type\":\"boolean\"}},\"required\":[\"ok\"],\"type\":\"object\"}",
-            ),
-            openai_name: "mcp_outputs_status",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_no_args,
-            ),
-            normalize_output: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Output>,
-            ),
-        };
+            )
+            .no_args()
+            .typed_output::<self::Output>();
         /// This tool takes no arguments; the call sends `{}`.
         pub type Args = ::mcp_runtime::NoArgs;
         /// Types of the tool's structured result (`outputSchema`).
@@ -428,28 +387,18 @@ pub mod outputs {
             pub struct Output {
                 pub ok: bool,
             }
-            /// Error types.
-            pub mod error {
-                pub use ::mcp_runtime::ConversionError;
-            }
         }
         pub use self::output::Output;
     }
     /// Types and definition of the tool `bare`.
     pub mod bare {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "bare",
-            description: ::core::option::Option::None,
-            input_schema: "{}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_outputs_bare",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "bare",
+                "mcp_outputs_bare",
+                "{}",
+            )
+            .typed_args::<self::Args>();
         /// The tool's schema names no arguments but allows any: a free-form
         /// JSON object (`serde_json::Map`).
         pub type Args = ::mcp_runtime::__private::serde_json::Map<
@@ -460,22 +409,16 @@ pub mod outputs {
     /// Types and definition of the tool `remote_output`.
     pub mod remote_output {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "remote_output",
-            description: ::core::option::Option::Some(
-                "Output schema with an external $ref: result stays untyped.",
-            ),
-            input_schema: "{\"properties\":{\"q\":{\"type\":\"string\"}},\"type\":\"object\"}",
-            output_schema: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "remote_output",
+                "mcp_outputs_remote_output",
+                "{\"properties\":{\"q\":{\"type\":\"string\"}},\"type\":\"object\"}",
+            )
+            .described("Output schema with an external $ref: result stays untyped.")
+            .output_schema(
                 "{\"properties\":{\"r\":{\"$ref\":\"https://example.com/r.json\"}},\"type\":\"object\"}",
-            ),
-            openai_name: "mcp_outputs_remote_output",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Output schema with an external $ref: result stays untyped.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
@@ -483,10 +426,6 @@ pub mod outputs {
         pub struct Args {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub q: ::std::option::Option<::std::string::String>,
-        }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
         }
     }
     /// Typed arguments of the server's prompts (`prompts/get`), as recorded in the

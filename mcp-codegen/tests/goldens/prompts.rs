@@ -16,6 +16,7 @@
 pub mod prompts {
     use ::core::future::Future;
     use ::mcp_runtime::{CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
+    use ::mcp_runtime::fake::{Stub, StubNoArgs};
     /// SHA-256 of the canonical tool list of the fixture (all tools, before `only`/`skip`);
     /// the runtime compares it with the live server to detect drift.
     pub const FIXTURE_HASH: &str = "df202263c8f08ecb3bb2b3812104d1c705514f145659f28b3c0175519b18ad2f";
@@ -147,19 +148,14 @@ pub mod prompts {
             &self.0
         }
         /// Answers [`Tools::connect_tool`] with `stub`.
-        pub fn on_connect_tool(
-            self,
-            stub: impl Fn() -> Result<ToolOutput> + Send + Sync + 'static,
-        ) -> Self {
+        pub fn on_connect_tool(self, stub: impl StubNoArgs<ToolOutput>) -> Self {
             self.0.stub_untyped(connect_tool::TOOL.name, move |_: NoArgs| stub());
             self
         }
         /// Answers [`Tools::prompts_tool`] with `stub`.
         pub fn on_prompts_tool(
             self,
-            stub: impl Fn(
-                prompts_tool::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<prompts_tool::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(prompts_tool::TOOL.name, stub);
             self
@@ -213,40 +209,26 @@ pub mod prompts {
     /// Types and definition of the tool `connect`.
     pub mod connect_tool {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "connect",
-            description: ::core::option::Option::Some(
-                "A tool whose name is taken by Client::connect.",
-            ),
-            input_schema: "{\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_prompts_connect",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_no_args,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "connect",
+                "mcp_prompts_connect",
+                "{\"type\":\"object\"}",
+            )
+            .described("A tool whose name is taken by Client::connect.")
+            .no_args();
         /// This tool takes no arguments; the call sends `{}`.
         pub type Args = ::mcp_runtime::NoArgs;
     }
     /// Types and definition of the tool `prompts`.
     pub mod prompts_tool {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "prompts",
-            description: ::core::option::Option::Some(
-                "A tool whose name is taken by Client::prompts.",
-            ),
-            input_schema: "{\"properties\":{\"q\":{\"type\":\"string\"}},\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_prompts_prompts",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "prompts",
+                "mcp_prompts_prompts",
+                "{\"properties\":{\"q\":{\"type\":\"string\"}},\"type\":\"object\"}",
+            )
+            .described("A tool whose name is taken by Client::prompts.")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///A tool whose name is taken by Client::prompts.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
@@ -254,10 +236,6 @@ pub mod prompts {
         pub struct Args {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub q: ::std::option::Option<::std::string::String>,
-        }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
         }
     }
     /// Typed arguments of the server's prompts (`prompts/get`), as recorded in the

@@ -16,6 +16,7 @@
 pub mod refs {
     use ::core::future::Future;
     use ::mcp_runtime::{CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
+    use ::mcp_runtime::fake::{Stub, StubNoArgs};
     /// SHA-256 of the canonical tool list of the fixture (all tools, before `only`/`skip`);
     /// the runtime compares it with the live server to detect drift.
     pub const FIXTURE_HASH: &str = "abe708f5378ae76a16b746a78a87b2b8ad0a8825bc5be342171bbd920b505e61";
@@ -199,45 +200,32 @@ pub mod refs {
             &self.0
         }
         /// Answers [`Tools::first`] with `stub`.
-        pub fn on_first(
-            self,
-            stub: impl Fn(first::Args) -> Result<ToolOutput> + Send + Sync + 'static,
-        ) -> Self {
+        pub fn on_first(self, stub: impl Stub<first::Args, ToolOutput>) -> Self {
             self.0.stub_untyped(first::TOOL.name, stub);
             self
         }
         /// Answers [`Tools::second`] with `stub`.
-        pub fn on_second(
-            self,
-            stub: impl Fn(second::Args) -> Result<ToolOutput> + Send + Sync + 'static,
-        ) -> Self {
+        pub fn on_second(self, stub: impl Stub<second::Args, ToolOutput>) -> Self {
             self.0.stub_untyped(second::TOOL.name, stub);
             self
         }
         /// Answers [`Tools::zod_pointers`] with `stub`.
         pub fn on_zod_pointers(
             self,
-            stub: impl Fn(
-                zod_pointers::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<zod_pointers::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(zod_pointers::TOOL.name, stub);
             self
         }
         /// Answers [`Tools::tree`] with `stub`.
-        pub fn on_tree(
-            self,
-            stub: impl Fn(tree::Args) -> Result<ToolOutput> + Send + Sync + 'static,
-        ) -> Self {
+        pub fn on_tree(self, stub: impl Stub<tree::Args, ToolOutput>) -> Self {
             self.0.stub_untyped(tree::TOOL.name, stub);
             self
         }
         /// Answers [`Tools::pydantic_allof`] with `stub`.
         pub fn on_pydantic_allof(
             self,
-            stub: impl Fn(
-                pydantic_allof::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<pydantic_allof::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(pydantic_allof::TOOL.name, stub);
             self
@@ -291,18 +279,13 @@ pub mod refs {
     /// Types and definition of the tool `first`.
     pub mod first {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "first",
-            description: ::core::option::Option::Some("$defs.Item here ..."),
-            input_schema: "{\"$defs\":{\"Item\":{\"properties\":{\"name\":{\"type\":\"string\"}},\"required\":[\"name\"],\"type\":\"object\"},\"Unused\":{\"type\":\"string\"}},\"properties\":{\"item\":{\"$ref\":\"#/$defs/Item\"},\"items\":{\"items\":{\"$ref\":\"#/$defs/Item\"},\"type\":\"array\"}},\"required\":[\"item\"],\"title\":\"Root Title Ignored\",\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_refs_first",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "first",
+                "mcp_refs_first",
+                "{\"$defs\":{\"Item\":{\"properties\":{\"name\":{\"type\":\"string\"}},\"required\":[\"name\"],\"type\":\"object\"},\"Unused\":{\"type\":\"string\"}},\"properties\":{\"item\":{\"$ref\":\"#/$defs/Item\"},\"items\":{\"items\":{\"$ref\":\"#/$defs/Item\"},\"type\":\"array\"}},\"required\":[\"item\"],\"title\":\"Root Title Ignored\",\"type\":\"object\"}",
+            )
+            .described("$defs.Item here ...")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///$defs.Item here ...
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -318,10 +301,6 @@ pub mod refs {
         pub struct Item {
             pub name: ::std::string::String,
         }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`item`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(item: Item) -> Self {
@@ -335,20 +314,13 @@ pub mod refs {
     /// Types and definition of the tool `second`.
     pub mod second {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "second",
-            description: ::core::option::Option::Some(
-                "... and a different $defs.Item here (own module).",
-            ),
-            input_schema: "{\"definitions\":{\"Item\":{\"properties\":{\"count\":{\"type\":\"integer\"}},\"type\":\"object\"}},\"properties\":{\"item\":{\"$ref\":\"#/definitions/Item\"}},\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_refs_second",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "second",
+                "mcp_refs_second",
+                "{\"definitions\":{\"Item\":{\"properties\":{\"count\":{\"type\":\"integer\"}},\"type\":\"object\"}},\"properties\":{\"item\":{\"$ref\":\"#/definitions/Item\"}},\"type\":\"object\"}",
+            )
+            .described("... and a different $defs.Item here (own module).")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///... and a different $defs.Item here (own module).
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
@@ -364,28 +336,17 @@ pub mod refs {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub count: ::std::option::Option<i64>,
         }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
     }
     /// Types and definition of the tool `zod_pointers`.
     pub mod zod_pointers {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "zod_pointers",
-            description: ::core::option::Option::Some(
-                "zod-to-json-schema pointer refs.",
-            ),
-            input_schema: "{\"properties\":{\"from\":{\"properties\":{\"lat\":{\"type\":\"number\"},\"lon\":{\"type\":\"number\"}},\"required\":[\"lat\",\"lon\"],\"type\":\"object\"},\"to\":{\"$ref\":\"#/properties/from\"},\"via\":{\"items\":{\"$ref\":\"#/properties/from\"},\"type\":\"array\"}},\"required\":[\"from\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_refs_zod_pointers",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "zod_pointers",
+                "mcp_refs_zod_pointers",
+                "{\"properties\":{\"from\":{\"properties\":{\"lat\":{\"type\":\"number\"},\"lon\":{\"type\":\"number\"}},\"required\":[\"lat\",\"lon\"],\"type\":\"object\"},\"to\":{\"$ref\":\"#/properties/from\"},\"via\":{\"items\":{\"$ref\":\"#/properties/from\"},\"type\":\"array\"}},\"required\":[\"from\"],\"type\":\"object\"}",
+            )
+            .described("zod-to-json-schema pointer refs.")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///zod-to-json-schema pointer refs.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -404,10 +365,6 @@ pub mod refs {
             pub lat: f64,
             pub lon: f64,
         }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`from`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(from: FromDef) -> Self {
@@ -422,20 +379,13 @@ pub mod refs {
     /// Types and definition of the tool `tree`.
     pub mod tree {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "tree",
-            description: ::core::option::Option::Some(
-                "Recursion through $ref \"#\" and an $anchor.",
-            ),
-            input_schema: "{\"$defs\":{\"M\":{\"$anchor\":\"meta\",\"properties\":{\"note\":{\"type\":\"string\"}},\"type\":\"object\"}},\"properties\":{\"children\":{\"items\":{\"$ref\":\"#\"},\"type\":\"array\"},\"label\":{\"type\":\"string\"},\"meta\":{\"$ref\":\"#meta\"}},\"required\":[\"label\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_refs_tree",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "tree",
+                "mcp_refs_tree",
+                "{\"$defs\":{\"M\":{\"$anchor\":\"meta\",\"properties\":{\"note\":{\"type\":\"string\"}},\"type\":\"object\"}},\"properties\":{\"children\":{\"items\":{\"$ref\":\"#\"},\"type\":\"array\"},\"label\":{\"type\":\"string\"},\"meta\":{\"$ref\":\"#meta\"}},\"required\":[\"label\"],\"type\":\"object\"}",
+            )
+            .described("Recursion through $ref \"#\" and an $anchor.")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Recursion through $ref "#" and an $anchor.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -454,10 +404,6 @@ pub mod refs {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub note: ::std::option::Option<::std::string::String>,
         }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`label`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(label: impl ::std::convert::Into<::std::string::String>) -> Self {
@@ -472,20 +418,13 @@ pub mod refs {
     /// Types and definition of the tool `pydantic_allof`.
     pub mod pydantic_allof {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "pydantic_allof",
-            description: ::core::option::Option::Some(
-                "allOf with one $ref and a description.",
-            ),
-            input_schema: "{\"$defs\":{\"Mode\":{\"enum\":[\"fast\",\"slow\"],\"title\":\"Mode\",\"type\":\"string\"}},\"properties\":{\"mode\":{\"allOf\":[{\"$ref\":\"#/$defs/Mode\"}],\"description\":\"The mode.\"}},\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_refs_pydantic_allof",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "pydantic_allof",
+                "mcp_refs_pydantic_allof",
+                "{\"$defs\":{\"Mode\":{\"enum\":[\"fast\",\"slow\"],\"title\":\"Mode\",\"type\":\"string\"}},\"properties\":{\"mode\":{\"allOf\":[{\"$ref\":\"#/$defs/Mode\"}],\"description\":\"The mode.\"}},\"type\":\"object\"}",
+            )
+            .described("allOf with one $ref and a description.")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///allOf with one $ref and a description.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
@@ -502,10 +441,6 @@ pub mod refs {
             Slow,
         }
         ::mcp_runtime::__private::string_enum!(Mode { Fast = "fast", Slow = "slow" });
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
     }
     /// Typed arguments of the server's prompts (`prompts/get`), as recorded in the
     /// fixture; call them through [`super::Client::prompts`].

@@ -16,6 +16,7 @@
 pub mod unions {
     use ::core::future::Future;
     use ::mcp_runtime::{CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
+    use ::mcp_runtime::fake::{Stub, StubNoArgs};
     /// SHA-256 of the canonical tool list of the fixture (all tools, before `only`/`skip`);
     /// the runtime compares it with the live server to detect drift.
     pub const FIXTURE_HASH: &str = "8aa63821695e883102fad21ab87ecc374ef3992ff694ca7a511530f28f8dab6f";
@@ -249,9 +250,7 @@ pub mod unions {
         /// Answers [`Tools::sort_direction`] with `stub`.
         pub fn on_sort_direction(
             self,
-            stub: impl Fn(
-                sort_direction::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<sort_direction::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(sort_direction::TOOL.name, stub);
             self
@@ -259,9 +258,7 @@ pub mod unions {
         /// Answers [`Tools::scalars`] with `stub`.
         pub fn on_scalars(
             self,
-            stub: impl Fn(
-                scalars::Args,
-            ) -> Result<scalars::Output> + Send + Sync + 'static,
+            stub: impl Stub<scalars::Args, scalars::Output>,
         ) -> Self {
             self.0.stub_typed(scalars::TOOL.name, stub);
             self
@@ -269,9 +266,7 @@ pub mod unions {
         /// Answers [`Tools::nullable_union`] with `stub`.
         pub fn on_nullable_union(
             self,
-            stub: impl Fn(
-                nullable_union::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<nullable_union::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(nullable_union::TOOL.name, stub);
             self
@@ -279,9 +274,7 @@ pub mod unions {
         /// Answers [`Tools::scalar_or_objects`] with `stub`.
         pub fn on_scalar_or_objects(
             self,
-            stub: impl Fn(
-                scalar_or_objects::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<scalar_or_objects::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(scalar_or_objects::TOOL.name, stub);
             self
@@ -289,9 +282,7 @@ pub mod unions {
         /// Answers [`Tools::const_discriminator`] with `stub`.
         pub fn on_const_discriminator(
             self,
-            stub: impl Fn(
-                const_discriminator::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<const_discriminator::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(const_discriminator::TOOL.name, stub);
             self
@@ -299,18 +290,13 @@ pub mod unions {
         /// Answers [`Tools::unique_property`] with `stub`.
         pub fn on_unique_property(
             self,
-            stub: impl Fn(
-                unique_property::Args,
-            ) -> Result<ToolOutput> + Send + Sync + 'static,
+            stub: impl Stub<unique_property::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(unique_property::TOOL.name, stub);
             self
         }
         /// Answers [`Tools::titled`] with `stub`.
-        pub fn on_titled(
-            self,
-            stub: impl Fn(titled::Args) -> Result<ToolOutput> + Send + Sync + 'static,
-        ) -> Self {
+        pub fn on_titled(self, stub: impl Stub<titled::Args, ToolOutput>) -> Self {
             self.0.stub_untyped(titled::TOOL.name, stub);
             self
         }
@@ -363,20 +349,15 @@ pub mod unions {
     /// Types and definition of the tool `sort_direction`.
     pub mod sort_direction {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "sort_direction",
-            description: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "sort_direction",
+                "mcp_unions_sort_direction",
+                "{\"properties\":{\"direction\":{\"anyOf\":[{\"const\":1},{\"const\":-1},{\"const\":\"asc\"},{\"const\":\"desc\"},{\"const\":\"ascending\"},{\"const\":\"descending\"},{\"properties\":{\"$meta\":{\"type\":\"string\"}},\"required\":[\"$meta\"],\"type\":\"object\"}]},\"field\":{\"type\":\"string\"}},\"required\":[\"field\",\"direction\"],\"type\":\"object\"}",
+            )
+            .described(
                 "A sort direction as database servers declare it: numbers, words or a meta object.",
-            ),
-            input_schema: "{\"properties\":{\"direction\":{\"anyOf\":[{\"const\":1},{\"const\":-1},{\"const\":\"asc\"},{\"const\":\"desc\"},{\"const\":\"ascending\"},{\"const\":\"descending\"},{\"properties\":{\"$meta\":{\"type\":\"string\"}},\"required\":[\"$meta\"],\"type\":\"object\"}]},\"field\":{\"type\":\"string\"}},\"required\":[\"field\",\"direction\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_unions_sort_direction",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+            )
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///A sort direction as database servers declare it: numbers, words or a meta object.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -421,10 +402,10 @@ pub mod unions {
             }
         }
         impl ::std::convert::TryFrom<i64> for ArgsDirectionInteger {
-            type Error = self::error::ConversionError;
+            type Error = ::mcp_runtime::ConversionError;
             fn try_from(
                 value: i64,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::mcp_runtime::ConversionError> {
                 if ![1_i64, -1_i64].contains(&value) {
                     Err("invalid value".into())
                 } else {
@@ -458,10 +439,6 @@ pub mod unions {
             ArgsDirectionString { Asc = "asc", Desc = "desc", Ascending = "ascending",
             Descending = "descending" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`field`, `direction`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -478,24 +455,17 @@ pub mod unions {
     /// Types and definition of the tool `scalars`.
     pub mod scalars {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "scalars",
-            description: ::core::option::Option::Some(
-                "Unions of scalars, arrays and a mixed-type enum.",
-            ),
-            input_schema: "{\"properties\":{\"flag\":{\"enum\":[true,\"auto\",0]},\"id\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"integer\"}]},\"ids\":{\"anyOf\":[{\"type\":\"string\"},{\"items\":{\"type\":\"string\"},\"type\":\"array\"}]},\"limit\":{\"anyOf\":[{\"minimum\":1,\"type\":\"integer\"},{\"enum\":[\"all\"],\"type\":\"string\"}]}},\"type\":\"object\"}",
-            output_schema: ::core::option::Option::Some(
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "scalars",
+                "mcp_unions_scalars",
+                "{\"properties\":{\"flag\":{\"enum\":[true,\"auto\",0]},\"id\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"integer\"}]},\"ids\":{\"anyOf\":[{\"type\":\"string\"},{\"items\":{\"type\":\"string\"},\"type\":\"array\"}]},\"limit\":{\"anyOf\":[{\"minimum\":1,\"type\":\"integer\"},{\"enum\":[\"all\"],\"type\":\"string\"}]}},\"type\":\"object\"}",
+            )
+            .described("Unions of scalars, arrays and a mixed-type enum.")
+            .output_schema(
                 "{\"properties\":{\"value\":{\"anyOf\":[{\"type\":\"number\"},{\"type\":\"string\"},{\"type\":\"boolean\"}]}},\"required\":[\"value\"],\"type\":\"object\"}",
-            ),
-            openai_name: "mcp_unions_scalars",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Output>,
-            ),
-        };
+            )
+            .typed_args::<self::Args>()
+            .typed_output::<self::Output>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Unions of scalars, arrays and a mixed-type enum.
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
@@ -551,10 +521,10 @@ pub mod unions {
             }
         }
         impl ::std::convert::TryFrom<i64> for ArgsFlagInteger {
-            type Error = self::error::ConversionError;
+            type Error = ::mcp_runtime::ConversionError;
             fn try_from(
                 value: i64,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::mcp_runtime::ConversionError> {
                 if ![0_i64].contains(&value) {
                     Err("invalid value".into())
                 } else {
@@ -632,10 +602,10 @@ pub mod unions {
             }
         }
         impl ::std::str::FromStr for ArgsLimit {
-            type Err = self::error::ConversionError;
+            type Err = ::mcp_runtime::ConversionError;
             fn from_str(
                 value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::mcp_runtime::ConversionError> {
                 if let Ok(v) = value.parse() {
                     Ok(Self::Integer(v))
                 } else if let Ok(v) = value.parse() {
@@ -646,18 +616,18 @@ pub mod unions {
             }
         }
         impl ::std::convert::TryFrom<&str> for ArgsLimit {
-            type Error = self::error::ConversionError;
+            type Error = ::mcp_runtime::ConversionError;
             fn try_from(
                 value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::mcp_runtime::ConversionError> {
                 value.parse()
             }
         }
         impl ::std::convert::TryFrom<::std::string::String> for ArgsLimit {
-            type Error = self::error::ConversionError;
+            type Error = ::mcp_runtime::ConversionError;
             fn try_from(
                 value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::mcp_runtime::ConversionError> {
                 value.parse()
             }
         }
@@ -677,10 +647,6 @@ pub mod unions {
             All,
         }
         ::mcp_runtime::__private::string_enum!(ArgsLimitString { All = "all" });
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         /// Types of the tool's structured result (`outputSchema`).
         pub mod output {
             use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
@@ -718,30 +684,19 @@ pub mod unions {
                     Self::Boolean(value)
                 }
             }
-            /// Error types.
-            pub mod error {
-                pub use ::mcp_runtime::ConversionError;
-            }
         }
         pub use self::output::Output;
     }
     /// Types and definition of the tool `nullable_union`.
     pub mod nullable_union {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "nullable_union",
-            description: ::core::option::Option::Some(
-                "A union of two types that also accepts null.",
-            ),
-            input_schema: "{\"properties\":{\"cursor\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"integer\"},{\"type\":\"null\"}]},\"page\":{\"oneOf\":[{\"type\":\"null\"},{\"const\":\"first\"},{\"const\":\"last\"},{\"minimum\":1,\"type\":\"integer\"}]}},\"required\":[\"cursor\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_unions_nullable_union",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "nullable_union",
+                "mcp_unions_nullable_union",
+                "{\"properties\":{\"cursor\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"integer\"},{\"type\":\"null\"}]},\"page\":{\"oneOf\":[{\"type\":\"null\"},{\"const\":\"first\"},{\"const\":\"last\"},{\"minimum\":1,\"type\":\"integer\"}]}},\"required\":[\"cursor\"],\"type\":\"object\"}",
+            )
+            .described("A union of two types that also accepts null.")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///A union of two types that also accepts null.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -792,10 +747,10 @@ pub mod unions {
             }
         }
         impl ::std::str::FromStr for ArgsPage {
-            type Err = self::error::ConversionError;
+            type Err = ::mcp_runtime::ConversionError;
             fn from_str(
                 value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::mcp_runtime::ConversionError> {
                 if let Ok(v) = value.parse() {
                     Ok(Self::String(v))
                 } else if let Ok(v) = value.parse() {
@@ -806,18 +761,18 @@ pub mod unions {
             }
         }
         impl ::std::convert::TryFrom<&str> for ArgsPage {
-            type Error = self::error::ConversionError;
+            type Error = ::mcp_runtime::ConversionError;
             fn try_from(
                 value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::mcp_runtime::ConversionError> {
                 value.parse()
             }
         }
         impl ::std::convert::TryFrom<::std::string::String> for ArgsPage {
-            type Error = self::error::ConversionError;
+            type Error = ::mcp_runtime::ConversionError;
             fn try_from(
                 value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::mcp_runtime::ConversionError> {
                 value.parse()
             }
         }
@@ -840,10 +795,6 @@ pub mod unions {
         ::mcp_runtime::__private::string_enum!(
             ArgsPageString { First = "first", Last = "last" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`cursor`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(cursor: ::std::option::Option<ArgsCursor>) -> Self {
@@ -857,20 +808,13 @@ pub mod unions {
     /// Types and definition of the tool `scalar_or_objects`.
     pub mod scalar_or_objects {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "scalar_or_objects",
-            description: ::core::option::Option::Some(
-                "A string or any combination of two objects.",
-            ),
-            input_schema: "{\"properties\":{\"target\":{\"anyOf\":[{\"type\":\"string\"},{\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},{\"properties\":{\"line\":{\"type\":\"integer\"}},\"required\":[\"line\"],\"type\":\"object\"}]}},\"required\":[\"target\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_unions_scalar_or_objects",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "scalar_or_objects",
+                "mcp_unions_scalar_or_objects",
+                "{\"properties\":{\"target\":{\"anyOf\":[{\"type\":\"string\"},{\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},{\"properties\":{\"line\":{\"type\":\"integer\"}},\"required\":[\"line\"],\"type\":\"object\"}]}},\"required\":[\"target\"],\"type\":\"object\"}",
+            )
+            .described("A string or any combination of two objects.")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///A string or any combination of two objects.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -891,10 +835,6 @@ pub mod unions {
                 path: ::std::option::Option<::std::string::String>,
             },
         }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`target`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(target: ArgsTarget) -> Self {
@@ -905,20 +845,13 @@ pub mod unions {
     /// Types and definition of the tool `const_discriminator`.
     pub mod const_discriminator {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "const_discriminator",
-            description: ::core::option::Option::Some(
-                "Content blocks told apart by a constant `type`.",
-            ),
-            input_schema: "{\"properties\":{\"content\":{\"items\":{\"anyOf\":[{\"properties\":{\"data\":{\"type\":\"string\"},\"mimeType\":{\"type\":\"string\"},\"type\":{\"enum\":[\"image\",\"audio\"]}},\"required\":[\"type\",\"data\",\"mimeType\"],\"type\":\"object\"},{\"properties\":{\"type\":{\"const\":\"resource\"},\"uri\":{\"type\":\"string\"}},\"required\":[\"type\",\"uri\"],\"type\":\"object\"}]},\"type\":\"array\"}},\"required\":[\"content\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_unions_const_discriminator",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "const_discriminator",
+                "mcp_unions_const_discriminator",
+                "{\"properties\":{\"content\":{\"items\":{\"anyOf\":[{\"properties\":{\"data\":{\"type\":\"string\"},\"mimeType\":{\"type\":\"string\"},\"type\":{\"enum\":[\"image\",\"audio\"]}},\"required\":[\"type\",\"data\",\"mimeType\"],\"type\":\"object\"},{\"properties\":{\"type\":{\"const\":\"resource\"},\"uri\":{\"type\":\"string\"}},\"required\":[\"type\",\"uri\"],\"type\":\"object\"}]},\"type\":\"array\"}},\"required\":[\"content\"],\"type\":\"object\"}",
+            )
+            .described("Content blocks told apart by a constant `type`.")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Content blocks told apart by a constant `type`.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -961,10 +894,6 @@ pub mod unions {
         ::mcp_runtime::__private::string_enum!(
             ArgsContentItemResourceType { Resource = "resource" }
         );
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`content`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(content: ::std::vec::Vec<ArgsContentItem>) -> Self {
@@ -975,20 +904,13 @@ pub mod unions {
     /// Types and definition of the tool `unique_property`.
     pub mod unique_property {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "unique_property",
-            description: ::core::option::Option::Some(
-                "A project item named by one of three keys.",
-            ),
-            input_schema: "{\"properties\":{\"item\":{\"oneOf\":[{\"additionalProperties\":false,\"properties\":{\"node_id\":{\"type\":\"string\"},\"note\":{\"type\":\"string\"}},\"required\":[\"node_id\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"item_id\":{\"type\":\"integer\"},\"note\":{\"type\":\"string\"}},\"required\":[\"item_id\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"issue_number\":{\"type\":\"integer\"},\"owner\":{\"type\":\"string\"}},\"required\":[\"issue_number\",\"owner\"],\"type\":\"object\"}]}},\"required\":[\"item\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_unions_unique_property",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "unique_property",
+                "mcp_unions_unique_property",
+                "{\"properties\":{\"item\":{\"oneOf\":[{\"additionalProperties\":false,\"properties\":{\"node_id\":{\"type\":\"string\"},\"note\":{\"type\":\"string\"}},\"required\":[\"node_id\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"item_id\":{\"type\":\"integer\"},\"note\":{\"type\":\"string\"}},\"required\":[\"item_id\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"issue_number\":{\"type\":\"integer\"},\"owner\":{\"type\":\"string\"}},\"required\":[\"issue_number\",\"owner\"],\"type\":\"object\"}]}},\"required\":[\"item\"],\"type\":\"object\"}",
+            )
+            .described("A project item named by one of three keys.")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///A project item named by one of three keys.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -1013,10 +935,6 @@ pub mod unions {
             },
             IssueNumber { issue_number: i64, owner: ::std::string::String },
         }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
-        }
         impl Args {
             /// The required arguments (`item`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(item: ArgsItem) -> Self {
@@ -1027,18 +945,13 @@ pub mod unions {
     /// Types and definition of the tool `titled`.
     pub mod titled {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool {
-            name: "titled",
-            description: ::core::option::Option::Some("Branches named by their titles."),
-            input_schema: "{\"properties\":{\"who\":{\"oneOf\":[{\"additionalProperties\":false,\"properties\":{\"host\":{\"type\":\"string\"},\"login\":{\"type\":\"string\"}},\"required\":[\"login\"],\"title\":\"By login\",\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"email\":{\"type\":\"string\"},\"verified\":{\"type\":\"boolean\"}},\"required\":[\"email\"],\"title\":\"By email\",\"type\":\"object\"}]}},\"required\":[\"who\"],\"type\":\"object\"}",
-            output_schema: ::core::option::Option::None,
-            openai_name: "mcp_unions_titled",
-            untyped_args_reason: ::core::option::Option::None,
-            normalize: ::core::option::Option::Some(
-                ::mcp_runtime::toolbox::normalize_as::<self::Args>,
-            ),
-            normalize_output: ::core::option::Option::None,
-        };
+        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+                "titled",
+                "mcp_unions_titled",
+                "{\"properties\":{\"who\":{\"oneOf\":[{\"additionalProperties\":false,\"properties\":{\"host\":{\"type\":\"string\"},\"login\":{\"type\":\"string\"}},\"required\":[\"login\"],\"title\":\"By login\",\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"email\":{\"type\":\"string\"},\"verified\":{\"type\":\"boolean\"}},\"required\":[\"email\"],\"title\":\"By email\",\"type\":\"object\"}]}},\"required\":[\"who\"],\"type\":\"object\"}",
+            )
+            .described("Branches named by their titles.")
+            .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Branches named by their titles.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -1061,10 +974,6 @@ pub mod unions {
                 #[serde(skip_serializing_if = "::std::option::Option::is_none")]
                 verified: ::std::option::Option<bool>,
             },
-        }
-        /// Error types.
-        pub mod error {
-            pub use ::mcp_runtime::ConversionError;
         }
         impl Args {
             /// The required arguments (`who`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.

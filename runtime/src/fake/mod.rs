@@ -60,6 +60,17 @@ use crate::typed::TypedTool;
 
 pub use cassette::Tape;
 
+/// A stub of a tool with arguments `A` and result `R` (what a generated `Fake::on_<tool>`
+/// takes): any `Fn(A) -> Result<R> + Send + Sync + 'static`, closures included.
+pub trait Stub<A, R>: Fn(A) -> Result<R> + Send + Sync + 'static {}
+
+impl<A, R, F: Fn(A) -> Result<R> + Send + Sync + 'static> Stub<A, R> for F {}
+
+/// A stub of a tool without arguments: any `Fn() -> Result<R> + Send + Sync + 'static`.
+pub trait StubNoArgs<R>: Fn() -> Result<R> + Send + Sync + 'static {}
+
+impl<R, F: Fn() -> Result<R> + Send + Sync + 'static> StubNoArgs<R> for F {}
+
 /// One call a fake received: the tool's name and its arguments as JSON (as the generated
 /// argument type writes them).
 #[derive(Debug, Clone, PartialEq)]
@@ -73,7 +84,7 @@ pub struct Call {
 /// A stub's answer as JSON, for calls that arrive as JSON (the toolbox's dispatch).
 type JsonStub = Arc<dyn Fn(Value) -> Result<ToolOutput> + Send + Sync>;
 
-struct Stub {
+struct StubEntry {
     /// `Arc<dyn Fn(A) -> Result<O> + Send + Sync>` for the tool's generated `A` and `O`.
     typed: Box<dyn Any + Send + Sync>,
     json: JsonStub,
@@ -97,7 +108,7 @@ pub struct FakeServer {
 struct Inner {
     alias: String,
     tools: &'static [TypedTool],
-    stubs: Mutex<HashMap<String, Stub>>,
+    stubs: Mutex<HashMap<String, StubEntry>>,
     /// Keyed by (tool, canonical arguments).
     replies: Mutex<HashMap<(String, String), Replies>>,
     calls: Mutex<Vec<Call>>,
@@ -224,7 +235,7 @@ impl FakeServer {
     }
 
     fn insert(&self, tool: &str, typed: Box<dyn Any + Send + Sync>, json: JsonStub) {
-        lock(&self.inner.stubs).insert(tool.to_string(), Stub { typed, json });
+        lock(&self.inner.stubs).insert(tool.to_string(), StubEntry { typed, json });
     }
 
     /// The stub of `tool`: as `F` when it was registered with that type (else `None`: the

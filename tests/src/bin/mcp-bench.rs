@@ -184,7 +184,7 @@ fn expand(fixture: &str, alias: &str, n: &str) -> Res<Value> {
         let generated = mcp_codegen::generate(&fixture, alias, &options)?;
         let generated_at = started.elapsed();
         tools = generated.stats.tools;
-        let text = mcp_codegen::format_tokens(alias, generated.tokens)?;
+        let text = mcp_codegen::format_tokens(alias, generated.tokens()?)?;
         let total = started.elapsed();
         std::hint::black_box(text);
         if i > 0 {

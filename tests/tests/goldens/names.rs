@@ -78,7 +78,8 @@ async fn api(c: &names::Client) -> ::mcp_runtime::Result<()> {
     c.r#type(r#type::Args { text: "x".into() }).await?;
     c.new_tool().await?;
     c.caf_u00e9_lookup().await?;
-    c.get_http_status_with(::mcp_runtime::CallOptions::default())
+    c.with_options(::mcp_runtime::CallOptions::default())
+        .get_http_status()
         .await?;
     Ok(())
 }

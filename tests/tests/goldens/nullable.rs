@@ -47,19 +47,17 @@ fn main() {
 #[allow(dead_code)]
 async fn api(client: &nullable::Client) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
     client
-        .update_with(
-            update::Args {
-                id: 1,
-                must_send: None,
-                fastmcp: None,
-                labels: None,
-                milestone: None,
-                object_or_null: None,
-                pydantic: None,
-                tags: None,
-                type_array: None,
-            },
-            ::mcp_runtime::CallOptions::default(),
-        )
+        .with_options(::mcp_runtime::CallOptions::default())
+        .update(update::Args {
+            id: 1,
+            must_send: None,
+            fastmcp: None,
+            labels: None,
+            milestone: None,
+            object_or_null: None,
+            pydantic: None,
+            tags: None,
+            type_array: None,
+        })
         .await
 }

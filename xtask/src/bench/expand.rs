@@ -58,7 +58,11 @@ pub(super) fn time_expansion(
             generate(fixture, alias, &Options::default()).map_err(|e| format!("{alias}: {e}"))?;
         let generated_at = started.elapsed();
         tools = generated.stats.tools;
-        let text = format_tokens(alias, generated.tokens).map_err(|e| format!("{alias}: {e}"))?;
+        let text = format_tokens(
+            alias,
+            generated.tokens().map_err(|e| format!("{alias}: {e}"))?,
+        )
+        .map_err(|e| format!("{alias}: {e}"))?;
         let total = started.elapsed();
         let text = std::hint::black_box(text);
         gen_ms.push(ms(generated_at));
