@@ -34,16 +34,7 @@ const fn tool(
     input_schema: &'static str,
     openai_name: &'static str,
 ) -> TypedTool {
-    TypedTool {
-        name,
-        description: None,
-        input_schema,
-        output_schema: None,
-        openai_name,
-        untyped_args_reason: None,
-        normalize: None,
-        normalize_output: None,
-    }
+    TypedTool::new(name, openai_name, input_schema)
 }
 
 const ADD: TypedTool = TypedTool {
