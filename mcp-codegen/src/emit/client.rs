@@ -251,13 +251,28 @@ pub(super) fn server_module(
             #prompts_module
         }
     };
-    let mut code = skeleton.to_string();
+    // The slots are searched in the skeleton only (in the template's order), never in the
+    // tools' code put in before them, which may quote anything in its docs.
+    let skeleton = skeleton.to_string();
+    let size: usize = [methods, trait_methods, fake_methods, tool_items]
+        .iter()
+        .flat_map(|pieces| pieces.iter().map(|p| p.len() + 1))
+        .sum();
+    let mut code = String::with_capacity(skeleton.len() + size);
+    let mut rest = skeleton.as_str();
     for (slot, pieces) in SLOTS
         .into_iter()
         .zip([methods, trait_methods, fake_methods, tool_items])
     {
-        code = code.replacen(slot, &pieces.join("\n"), 1);
+        let (before, after) = rest.split_once(slot).unwrap_or((rest, ""));
+        code.push_str(before);
+        for piece in pieces {
+            code.push_str(piece);
+            code.push('\n');
+        }
+        rest = after;
     }
+    code.push_str(rest);
     code
 }
 

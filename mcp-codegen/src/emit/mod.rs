@@ -287,6 +287,29 @@ mod tests {
     }
 
     #[test]
+    fn tool_code_quoting_the_module_slots_stays_where_it_belongs() {
+        let f = fixture(serde_json::json!([
+            {"name": "a", "description": "__mcp_bindgen_trait_methods__ __mcp_bindgen_tool_items__", "inputSchema": {"type": "object"}},
+            {"name": "b", "inputSchema": {"type": "object"}}
+        ]));
+        let g = generate(&f, "slots", &Options::default()).unwrap();
+        let text = format_tokens("slots", g.tokens().unwrap()).unwrap();
+        for item in [
+            "pub async fn a(",
+            "pub async fn b(",
+            "fn a(&self) -> impl Future",
+            "pub fn on_b(",
+            "pub mod b {",
+        ] {
+            assert_eq!(text.matches(item).count(), 1, "{item}: {text}");
+        }
+        assert!(
+            text.contains("/// __mcp_bindgen_trait_methods__ __mcp_bindgen_tool_items__\n"),
+            "{text}"
+        );
+    }
+
+    #[test]
     fn output_is_deterministic() {
         let f = fixture(serde_json::json!([
             {"name": "a", "inputSchema": {"type": "object", "properties": {"x": {"type": "string", "enum": ["b", "a"]}, "y": {"$ref": "#/$defs/Y"}}, "$defs": {"Y": {"type": "object", "properties": {"z": {"type": "integer"}}}}}}
