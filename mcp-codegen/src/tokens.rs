@@ -8,7 +8,7 @@
 //! * placeholder strings planted by the normalizer are restored to the server's strings;
 //! * output types lose `deny_unknown_fields` (lenient decoding);
 //! * optional top-level arguments that accept `null` become `Option<Option<T>>`;
-//! * typify's per-module `error` module is left out, its uses pointed at
+//! * uses of typify's per-module `error` module (left out by `emit::items`) point at
 //!   `::mcp_runtime::ConversionError`.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -240,16 +240,6 @@ pub(crate) fn double_option(
             }
         }
     }
-}
-
-/// typify's `pub mod error { pub struct ConversionError … }`, which it writes into every
-/// type module (30 lines per tool and per typed result), left out: [`rewrite`] points its
-/// uses (`self::error::…`) at the one `::mcp_runtime::ConversionError` (same
-/// constructors, `Display` and `Debug`).
-pub(crate) fn drop_error_module(file: &mut syn::File) {
-    file.items.retain(
-        |item| !matches!(item, syn::Item::Mod(m) if m.ident == "error" && m.content.is_some()),
-    );
 }
 
 /// Whether `tokens[i..]` starts with `self::error::` (typify's path to its error module).

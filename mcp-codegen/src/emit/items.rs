@@ -24,8 +24,6 @@ pub(super) enum Piece {
     Parsed(usize),
     /// An `impl` block, kept as tokens, with what it implements for which type.
     Impl(ImplItem),
-    /// typify's `pub mod error { … }`, left out (see `tokens::drop_error_module`).
-    ErrorModule,
     /// Tokens this module wrote (a `string_enum!` call).
     Tokens(TokenStream),
 }
@@ -46,6 +44,18 @@ pub(super) struct ImplItem {
 pub(super) struct Items {
     pub(super) file: syn::File,
     pub(super) pieces: Vec<Piece>,
+}
+
+/// A stream parsed whole (a shape [`split`] does not know): every item parsed, typify's
+/// error module left out as there.
+pub(super) fn whole(mut file: syn::File) -> Items {
+    file.items.retain(
+        |item| !matches!(item, syn::Item::Mod(m) if m.ident == "error" && m.content.is_some()),
+    );
+    Items {
+        pieces: (0..file.items.len()).map(Piece::Parsed).collect(),
+        file,
+    }
 }
 
 /// Splits `tokens` into items; only non-`impl` items are parsed. `Ok(None)` when the
@@ -76,7 +86,10 @@ pub(super) fn split(tokens: TokenStream) -> Result<Option<Items>, String> {
             let item = std::mem::take(&mut current);
             match kind.take() {
                 Some(Kind::Impl) => pieces.push(Piece::Impl(impl_item(item))),
-                Some(Kind::Mod) if is_error_module(&item) => pieces.push(Piece::ErrorModule),
+                // typify's `pub mod error { pub struct ConversionError … }` (30 lines per
+                // module) is left out: `tokens::rewrite` points its uses at
+                // `::mcp_runtime::ConversionError` (same constructors, `Display`, `Debug`).
+                Some(Kind::Mod) if is_error_module(&item) => {}
                 _ => {
                     let stream: TokenStream = item.into_iter().collect();
                     let parsed: syn::Item = syn::parse2(stream)
@@ -466,7 +479,6 @@ pub(super) fn into_tokens(items: Items, imports: &[&str]) -> TokenStream {
             }
             Piece::Impl(i) => out.extend(i.tokens),
             Piece::Tokens(t) => out.extend(t),
-            Piece::ErrorModule => {}
         }
     }
     for item in file_items.into_iter().flatten() {

@@ -7,7 +7,7 @@
 //!     pub trait Tools                          // one method per tool, as `Client`'s
 //!     pub struct Fake; pub struct Recorder     // `Tools` offline: stubs, cassettes
 //!     pub mod <tool> {                         // one module per tool
-//!         pub const TOOL: TypedTool = TypedTool { name, input_schema, normalize, … };
+//!         pub const TOOL: TypedTool = TypedTool::new(name, openai_name, schema).typed_args::<Args>();
 //!         pub struct Args { … }                // typify's types for this tool only
 //!         pub mod output { pub struct Output { … } }  pub use self::output::Output;
 //!     }

@@ -41,10 +41,7 @@ pub(super) fn typed_module(
         None => {
             let file: syn::File = syn::parse2(rewritten)
                 .map_err(|e| format!("typify produced code that does not parse: {e}"))?;
-            items::Items {
-                pieces: (0..file.items.len()).map(items::Piece::Parsed).collect(),
-                file,
-            }
+            items::whole(file)
         }
     };
     let file = &mut items.file;
@@ -52,7 +49,6 @@ pub(super) fn typed_module(
         tokens::double_option(file, "Args", &n.nullable_optional);
     }
     tokens::optional_units(file);
-    tokens::drop_error_module(file);
     check_types(file, root_name)?;
     if !lenient {
         let required: Vec<String> = n

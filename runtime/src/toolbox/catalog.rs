@@ -446,8 +446,7 @@ pub(super) fn server_candidates(slot: &Slot) -> Vec<Candidate> {
                 if !slot.config.allows_tool(t.name) || !seen.insert(t.name.to_string()) {
                     continue;
                 }
-                let input_schema: Value =
-                    serde_json::from_str(t.input_schema).unwrap_or_else(|_| json!({}));
+                let input_schema = t.input_schema_json();
                 let definition = match live.get(t.name) {
                     Some(d) => (*d).clone(),
                     // A fake has no live list: its definitions are the compile-time ones.
