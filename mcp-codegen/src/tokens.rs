@@ -25,6 +25,73 @@ pub(crate) struct Rewrite<'a> {
     pub literals: &'a BTreeMap<String, String>,
     /// Remove `deny_unknown_fields`.
     pub lenient: bool,
+    /// Prelude names to write short (see [`free_prelude_names`]).
+    pub short: &'a [&'static str],
+}
+
+/// std items that generated modules name by their prelude name (`::std::option::Option` →
+/// `Option`), with the std module each lives in. The prelude of every edition has them.
+const PRELUDE: [(&str, &str); 9] = [
+    ("option", "Option"),
+    ("result", "Result"),
+    ("string", "String"),
+    ("string", "ToString"),
+    ("vec", "Vec"),
+    ("boxed", "Box"),
+    ("default", "Default"),
+    ("convert", "From"),
+    ("convert", "Into"),
+];
+
+/// The names of [`PRELUDE`] that typify's module `tokens` does not define itself (typify
+/// names types after schema titles, so a type `String` is possible: then `String` stays
+/// `::std::string::String` in that module).
+pub(crate) fn free_prelude_names(tokens: &TokenStream) -> Vec<&'static str> {
+    let mut taken = BTreeSet::new();
+    let mut after_keyword = false;
+    for t in tokens.clone() {
+        match t {
+            TokenTree::Ident(id) => {
+                if after_keyword {
+                    taken.insert(id.to_string());
+                }
+                after_keyword = [
+                    "struct", "enum", "type", "mod", "fn", "const", "static", "trait", "union",
+                ]
+                .iter()
+                .any(|k| id == k);
+            }
+            _ => after_keyword = false,
+        }
+    }
+    PRELUDE
+        .iter()
+        .map(|(_, name)| *name)
+        .filter(|name| !taken.contains(*name))
+        .collect()
+}
+
+/// The prelude name at `tokens[i..]` when they spell `::std::<module>::<Name>` (or
+/// `::core::…`) of [`PRELUDE`] and `Name` is in `short`.
+fn prelude_path(tokens: &[TokenTree], i: usize, short: &[&'static str]) -> Option<Ident> {
+    let colon =
+        |k: usize| matches!(tokens.get(i + k), Some(TokenTree::Punct(p)) if p.as_char() == ':');
+    let ident = |k: usize| match tokens.get(i + k) {
+        Some(TokenTree::Ident(id)) => Some(id),
+        _ => None,
+    };
+    if !(colon(0) && colon(1) && colon(3) && colon(4) && colon(6) && colon(7)) {
+        return None;
+    }
+    let krate = ident(2)?;
+    if krate != "std" && krate != "core" {
+        return None;
+    }
+    let (module, name) = (ident(5)?, ident(8)?);
+    PRELUDE
+        .iter()
+        .any(|(m, n)| module == m && name == n && short.contains(n))
+        .then(|| name.clone())
 }
 
 /// Applies the token-level rewrites to a token stream.
@@ -75,8 +142,20 @@ pub(crate) fn rewrite(tokens: TokenStream, rw: &Rewrite<'_>) -> TokenStream {
                         i += 3;
                         continue;
                     }
-                    _ => out.push(input[i].clone()),
+                    _ => {}
                 }
+                // `::std::option::Option` → `Option` (a leading `::` only: not after a
+                // name, as in `my::std::…`; keywords such as `impl` or `for` may precede).
+                let after_name = matches!(out.last(), Some(TokenTree::Ident(id))
+                    if !["impl", "for", "as", "dyn", "pub", "where", "in", "mut", "return"]
+                        .iter()
+                        .any(|k| id == k));
+                if !after_name && let Some(name) = prelude_path(&input, i, rw.short) {
+                    out.push(TokenTree::Ident(name));
+                    i += 9;
+                    continue;
+                }
+                out.push(input[i].clone());
             }
             // `self::error::ConversionError` → `::mcp_runtime::ConversionError`.
             TokenTree::Ident(_) if is_error_module_path(&input, i) => {
@@ -179,7 +258,9 @@ fn rewrite_literal(lit: &Literal, rw: &Rewrite<'_>) -> Literal {
     let text = lit.to_string();
     // Fast path (most literals): only placeholders (which contain `'`) and serde paths are
     // rewritten, so anything else needs no unescaping.
-    if !text.starts_with('"') || !(text.contains('\'') || text.contains("::serde")) {
+    if !text.starts_with('"')
+        || !(text.contains('\'') || text.contains("::serde") || text.contains("option::Option"))
+    {
         return lit.clone();
     }
     let Ok(parsed) = syn::parse_str::<syn::LitStr>(&text) else {
@@ -192,6 +273,11 @@ fn rewrite_literal(lit: &Literal, rw: &Rewrite<'_>) -> Literal {
         format!("::mcp_runtime::__private::serde_json::{rest}")
     } else if let Some(rest) = value.strip_prefix("::serde::") {
         format!("{SERDE}::{rest}")
+    } else if (value == "::std::option::Option::is_none"
+        || value == "::core::option::Option::is_none")
+        && rw.short.contains(&"Option")
+    {
+        "Option::is_none".to_string()
     } else {
         return lit.clone();
     };
@@ -229,10 +315,14 @@ pub(crate) fn double_option(
             }
             let ty = &field.ty;
             let text = ty.to_token_stream().to_string().replace(' ', "");
-            if !text.starts_with("::std::option::Option<") {
+            let wrapped = if text.starts_with("Option<") {
+                quote!(Option<#ty>)
+            } else if text.starts_with("::std::option::Option<") {
+                quote!(::std::option::Option<#ty>)
+            } else {
                 continue;
-            }
-            if let Ok(new_ty) = syn::parse2::<syn::Type>(quote!(::std::option::Option<#ty>)) {
+            };
+            if let Ok(new_ty) = syn::parse2::<syn::Type>(wrapped) {
                 field.ty = new_ty;
                 let doc = " `None` leaves the argument out; `Some(None)` sends `null`.";
                 field.attrs.push(syn::parse_quote!(#[doc = ""]));
@@ -284,7 +374,22 @@ pub(crate) fn optional_units(file: &mut syn::File) {
 /// `Args { head: Some(3), ..Args::new(path) }`. Parameters follow `required` (the schema's
 /// order, JSON names), then any other required field in field order; `String` parameters
 /// take `impl Into<String>`. The other fields get their serde default.
-pub(crate) fn constructor(file: &mut syn::File, struct_name: &str, required: &[String]) {
+pub(crate) fn constructor(
+    file: &mut syn::File,
+    struct_name: &str,
+    required: &[String],
+    short: &[&'static str],
+) {
+    let default = if short.contains(&"Default") {
+        quote!(Default::default())
+    } else {
+        quote!(::std::default::Default::default())
+    };
+    let into = if short.contains(&"Into") {
+        quote!(Into)
+    } else {
+        quote!(::std::convert::Into)
+    };
     let Some(fields) = file.items.iter().find_map(|item| match item {
         syn::Item::Struct(s) if s.ident == struct_name => match &s.fields {
             syn::Fields::Named(f) => Some(f.named.clone()),
@@ -326,7 +431,7 @@ pub(crate) fn constructor(file: &mut syn::File, struct_name: &str, required: &[S
         }
         let value = match serde_default_path(&f.attrs) {
             Some(path) => quote!(#path()),
-            None => quote!(::std::default::Default::default()),
+            None => default.clone(),
         };
         inits.push(quote!(#ident: #value));
     }
@@ -334,10 +439,9 @@ pub(crate) fn constructor(file: &mut syn::File, struct_name: &str, required: &[S
     for p in &params {
         let Some(ident) = &p.ident else { return };
         let ty = &p.ty;
-        let is_string =
-            ty.to_token_stream().to_string().replace(' ', "") == "::std::string::String";
-        if is_string {
-            args.push(quote!(#ident: impl ::std::convert::Into<::std::string::String>));
+        let text = ty.to_token_stream().to_string().replace(' ', "");
+        if text == "::std::string::String" || text == "String" {
+            args.push(quote!(#ident: impl #into<#ty>));
             inits.push(quote!(#ident: #ident.into()));
         } else {
             args.push(quote!(#ident: #ty));
@@ -369,7 +473,8 @@ fn serde_requires(field: &syn::Field) -> bool {
         return false;
     }
     let ty = field.ty.to_token_stream().to_string().replace(' ', "");
-    !ty.starts_with("::std::option::Option<") || serde_word(&field.attrs, "deserialize_with")
+    !(ty.starts_with("::std::option::Option<") || ty.starts_with("Option<"))
+        || serde_word(&field.attrs, "deserialize_with")
 }
 
 /// Whether a `#[serde(…)]` attribute names `word`.
@@ -498,9 +603,52 @@ mod tests {
             &Rewrite {
                 literals: &map,
                 lenient,
+                short: &[],
             },
         )
         .to_string()
+    }
+
+    #[test]
+    fn prelude_paths_are_short_unless_the_module_takes_the_name() {
+        let tokens = quote! {
+            pub struct Args {
+                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                pub a: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+                pub b: ::core::option::Option<String>,
+                pub c: my::std::option::Option<u8>,
+            }
+            pub struct String(pub ::std::string::String);
+            impl ::std::convert::From<::std::boxed::Box<str>> for Args {}
+            impl ::std::fmt::Display for Args {}
+        };
+        let short = free_prelude_names(&tokens);
+        assert!(
+            !short.contains(&"String") && short.contains(&"Option"),
+            "{short:?}"
+        );
+        let map = BTreeMap::new();
+        let text = rewrite(
+            tokens,
+            &Rewrite {
+                literals: &map,
+                lenient: false,
+                short: &short,
+            },
+        )
+        .to_string();
+        for needle in [
+            "skip_serializing_if = \"Option::is_none\"",
+            "pub a : Option < Vec < :: std :: string :: String >>",
+            "pub b : Option < String >",
+            // Not a leading `::`: a path of the user's, left alone.
+            "my :: std :: option :: Option < u8 >",
+            "pub struct String (pub :: std :: string :: String)",
+            "impl From < Box < str >> for Args",
+            "impl :: std :: fmt :: Display for Args",
+        ] {
+            assert!(text.contains(needle), "{needle}: {text}");
+        }
     }
 
     #[test]

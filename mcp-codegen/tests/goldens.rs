@@ -202,7 +202,7 @@ fn edge_case_expectations() {
             .any(|w| w.tool == "bare" && w.message.contains("free-form JSON object"))
     );
     assert_eq!(g.stats.typed_outputs, 2);
-    assert!(code.contains("pub async fn ping(&self)"));
+    assert!(code.contains("pub fn ping(&self) -> CallFuture"));
     assert!(!code.contains("deny_unknown_fields"));
     assert!(
         g.warnings.iter().any(
@@ -217,10 +217,10 @@ fn edge_case_expectations() {
 
     let (_, code) = load("names");
     for needle in [
-        "pub async fn create_issue(",
-        "pub async fn list_repos(",
-        "pub async fn r#type(",
-        "pub async fn new_tool(",
+        "pub fn create_issue(",
+        "pub fn list_repos(",
+        "pub fn r#type(",
+        "pub fn new_tool(",
         "pub type_: ",
         "pub foo_bar_camel: ",
         "rename = \"fooBar\"",
@@ -231,16 +231,14 @@ fn edge_case_expectations() {
 
     let (_, code) = load("nullable");
     assert!(
-        code.contains("pub milestone: ::std::option::Option<::std::option::Option<u64>>"),
+        code.contains("pub milestone: Option<Option<u64>>"),
         "absent ≠ null"
     );
-    assert!(code.contains("pub must_send: ::std::option::Option<::std::string::String>"));
-    assert!(
-        code.contains("pub labels: ::std::option::Option<::std::vec::Vec<::std::string::String>>")
-    );
+    assert!(code.contains("pub must_send: Option<String>"));
+    assert!(code.contains("pub labels: Option<Vec<String>>"));
 
     let (_, code) = load("constraints");
     assert!(!code.contains("NonZero"));
-    assert!(code.contains("pub page: ::std::option::Option<u64>"));
-    assert!(code.contains("pub when: ::std::string::String"));
+    assert!(code.contains("pub page: Option<u64>"));
+    assert!(code.contains("pub when: String"));
 }

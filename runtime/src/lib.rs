@@ -17,6 +17,7 @@
 
 #[cfg(feature = "oauth")]
 pub mod auth;
+mod call_future;
 pub mod config;
 pub mod drift;
 mod error;
@@ -29,6 +30,7 @@ pub mod toolbox;
 mod transport;
 mod typed;
 
+pub use call_future::CallFuture;
 pub use config::{InheritEnv, Protocol, Registry, ServerConfig, TransportConfig};
 pub use drift::DriftPolicy;
 pub use error::{Error, ErrorKind, Result};

@@ -88,8 +88,7 @@ pub(super) fn server_module(
         )]
         pub mod #alias_mod {
             // Short names for the methods below (the tool modules name only full paths).
-            use ::core::future::Future;
-            use ::mcp_runtime::{CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
+            use ::mcp_runtime::{CallFuture, CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
             use ::mcp_runtime::fake::{Stub, StubNoArgs};
 
             /// SHA-256 of the canonical tool list of the fixture (all tools, before `only`/`skip`);

@@ -405,7 +405,7 @@ fn replaced_by_macro(i: &ImplItem, converted: &BTreeSet<String>) -> bool {
         Some("Display" | "FromStr") => true,
         Some("TryFrom") => matches!(
             i.trait_arg.as_deref(),
-            Some("&str" | "::std::string::String")
+            Some("&str" | "::std::string::String" | "String")
         ),
         _ => false,
     }

@@ -276,10 +276,10 @@ mod tests {
         );
         let text = format_tokens("demo", g.tokens().unwrap()).unwrap();
         assert!(text.contains("pub mod demo"));
-        assert!(text.contains("pub async fn get_me(&self)"));
-        assert!(text.contains("pub async fn create_issue(\n"), "{text}");
+        assert!(text.contains("pub fn get_me(&self) -> CallFuture<'_, ToolOutput> {"));
+        assert!(text.contains("pub fn create_issue(\n"), "{text}");
         assert!(text.contains("args: create_issue::Args,"));
-        assert!(text.contains("-> Result<create_issue::Output>"));
+        assert!(text.contains("-> CallFuture<'_, create_issue::Output>"));
         assert!(
             !text.contains(" ::serde::") && !text.contains("(::serde::"),
             "{text}"
@@ -295,9 +295,9 @@ mod tests {
         let g = generate(&f, "slots", &Options::default()).unwrap();
         let text = format_tokens("slots", g.tokens().unwrap()).unwrap();
         for item in [
-            "pub async fn a(",
-            "pub async fn b(",
-            "fn a(&self) -> impl Future",
+            "pub fn a(&self) -> CallFuture",
+            "pub fn b(&self) -> CallFuture",
+            "\n        fn a(&self) -> CallFuture",
             "pub fn on_b(",
             "pub mod b {",
         ] {

@@ -262,11 +262,6 @@ pub(super) fn emit_tool(
     } else {
         quote!(ToolOutput)
     };
-    let call = if output_typing == Some(Typing::Typed) {
-        quote!(call_structured::<_, #mod_ident::Output>)
-    } else {
-        quote!(call_checked)
-    };
     let mut doc_text = tool.description.clone().unwrap_or_default();
     if doc_text.trim().is_empty() {
         doc_text = format!("Calls the tool `{name}`.");
@@ -300,20 +295,21 @@ pub(super) fn emit_tool(
             }
         },
     };
-    // Every call takes the client's options (`Client::with_options`).
+    // The inherent method is the `Tools` method (which calls through the client's backend,
+    // with its options), so `client.tool(args)` needs no trait import.
     let methods = if args_typing == Typing::NoArgs {
         quote! {
             #(#doc)*
-            pub async fn #method(&self) -> Result<#ret> {
-                self.session.#call(#mod_ident::TOOL.name, &NoArgs {}, self.options.clone()).await
+            pub fn #method(&self) -> CallFuture<'_, #ret> {
+                Tools::#method(self)
             }
             #task_methods
         }
     } else {
         quote! {
             #(#doc)*
-            pub async fn #method(&self, args: #mod_ident::Args) -> Result<#ret> {
-                self.session.#call(#mod_ident::TOOL.name, &args, self.options.clone()).await
+            pub fn #method(&self, args: #mod_ident::Args) -> CallFuture<'_, #ret> {
+                Tools::#method(self, args)
             }
             #task_methods
         }
@@ -366,12 +362,11 @@ fn fake_items(
     };
     let trait_doc = doc_lines(&format!("See [`Client::{plain}`]."));
     let fake_doc = doc_lines(&format!("Answers [`Tools::{plain}`] with `stub`."));
-    let result = quote!(Result<#ret>);
     if no_args {
         (
             quote! {
                 #(#trait_doc)*
-                fn #method(&self) -> impl Future<Output = #result> + Send {
+                fn #method(&self) -> CallFuture<'_, #ret> {
                     self.__backend().#call(#m::TOOL.name, NoArgs {})
                 }
             },
@@ -387,7 +382,7 @@ fn fake_items(
         (
             quote! {
                 #(#trait_doc)*
-                fn #method(&self, args: #m::Args) -> impl Future<Output = #result> + Send {
+                fn #method(&self, args: #m::Args) -> CallFuture<'_, #ret> {
                     self.__backend().#call(#m::TOOL.name, args)
                 }
             },

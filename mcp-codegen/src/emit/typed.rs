@@ -24,11 +24,13 @@ pub(super) fn typed_module(
         defs: &n.defs,
         replacements: &n.replacements,
     })?;
+    let short = tokens::free_prelude_names(&raw);
     let rewritten = tokens::rewrite(
         raw,
         &Rewrite {
             literals: &n.literals,
             lenient,
+            short: &short,
         },
     );
     if let Some(krate) = foreign_crate(rewritten.clone()) {
@@ -60,7 +62,7 @@ pub(super) fn typed_module(
             .filter_map(Value::as_str)
             .map(|r| n.literals.get(r).cloned().unwrap_or_else(|| r.to_string()))
             .collect();
-        tokens::constructor(file, "Args", &required);
+        tokens::constructor(file, "Args", &required, &short);
     }
     let imports = items::rewrite(&mut items);
     Ok(items::into_tokens(items, &imports))

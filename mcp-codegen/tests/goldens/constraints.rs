@@ -14,8 +14,7 @@
     rustdoc::all
 )]
 pub mod constraints {
-    use ::core::future::Future;
-    use ::mcp_runtime::{CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
+    use ::mcp_runtime::{CallFuture, CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
     use ::mcp_runtime::fake::{Stub, StubNoArgs};
     /// SHA-256 of the canonical tool list of the fixture (all tools, before `only`/`skip`);
     /// the runtime compares it with the live server to detect drift.
@@ -81,28 +80,20 @@ pub mod constraints {
             }
         }
         /// format/pattern/bounds map to std types.
-        pub async fn formats(&self, args: formats::Args) -> Result<ToolOutput> {
-            self.session
-                .call_checked(formats::TOOL.name, &args, self.options.clone())
-                .await
+        pub fn formats(&self, args: formats::Args) -> CallFuture<'_, ToolOutput> {
+            Tools::formats(self, args)
         }
         /// default on properties: documented, left to the server.
-        pub async fn defaults(&self, args: defaults::Args) -> Result<ToolOutput> {
-            self.session
-                .call_checked(defaults::TOOL.name, &args, self.options.clone())
-                .await
+        pub fn defaults(&self, args: defaults::Args) -> CallFuture<'_, ToolOutput> {
+            Tools::defaults(self, args)
         }
         /// Keywords typify cannot express are dropped with a warning.
-        pub async fn dropped(&self, args: dropped::Args) -> Result<ToolOutput> {
-            self.session
-                .call_checked(dropped::TOOL.name, &args, self.options.clone())
-                .await
+        pub fn dropped(&self, args: dropped::Args) -> CallFuture<'_, ToolOutput> {
+            Tools::dropped(self, args)
         }
         /// Maps and any-JSON values.
-        pub async fn free_form(&self, args: free_form::Args) -> Result<ToolOutput> {
-            self.session
-                .call_checked(free_form::TOOL.name, &args, self.options.clone())
-                .await
+        pub fn free_form(&self, args: free_form::Args) -> CallFuture<'_, ToolOutput> {
+            Tools::free_form(self, args)
         }
     }
     /// The tools of this server as a trait: one method per tool, with the signature of
@@ -113,31 +104,19 @@ pub mod constraints {
         #[doc(hidden)]
         fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_>;
         /// See [`Client::formats`].
-        fn formats(
-            &self,
-            args: formats::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        fn formats(&self, args: formats::Args) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(formats::TOOL.name, args)
         }
         /// See [`Client::defaults`].
-        fn defaults(
-            &self,
-            args: defaults::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        fn defaults(&self, args: defaults::Args) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(defaults::TOOL.name, args)
         }
         /// See [`Client::dropped`].
-        fn dropped(
-            &self,
-            args: dropped::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        fn dropped(&self, args: dropped::Args) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(dropped::TOOL.name, args)
         }
         /// See [`Client::free_form`].
-        fn free_form(
-            &self,
-            args: free_form::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        fn free_form(&self, args: free_form::Args) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(free_form::TOOL.name, args)
         }
     }
@@ -256,57 +235,57 @@ pub mod constraints {
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub count: ::std::option::Option<u64>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub day: ::std::option::Option<::std::string::String>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub email: ::std::option::Option<::std::string::String>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub half: ::std::option::Option<f64>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub id: ::std::option::Option<::std::string::String>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub ip: ::std::option::Option<::std::string::String>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub offset: ::std::option::Option<i64>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub page: ::std::option::Option<u64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub count: Option<u64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub day: Option<String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub email: Option<String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub half: Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub id: Option<String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub ip: Option<String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub offset: Option<i64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub page: Option<u64>,
             ///Default: `30`.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub per_page: ::std::option::Option<u64>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub ratio: ::std::option::Option<f64>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub slug: ::std::option::Option<::std::string::String>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub small: ::std::option::Option<i64>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub per_page: Option<u64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub ratio: Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub slug: Option<String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub small: Option<i64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
             ///
             /// `None` leaves the argument out; `Some(None)` sends `null`.
-            pub step: ::std::option::Option<::std::option::Option<i64>>,
-            pub when: ::std::string::String,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub zod_int: ::std::option::Option<i64>,
+            pub step: Option<Option<i64>>,
+            pub when: String,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub zod_int: Option<i64>,
         }
         impl Args {
             /// The required arguments (`when`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(when: impl ::std::convert::Into<::std::string::String>) -> Self {
+            pub fn new(when: impl Into<String>) -> Self {
                 Self {
-                    count: ::std::default::Default::default(),
-                    day: ::std::default::Default::default(),
-                    email: ::std::default::Default::default(),
-                    half: ::std::default::Default::default(),
-                    id: ::std::default::Default::default(),
-                    ip: ::std::default::Default::default(),
-                    offset: ::std::default::Default::default(),
-                    page: ::std::default::Default::default(),
-                    per_page: ::std::default::Default::default(),
-                    ratio: ::std::default::Default::default(),
-                    slug: ::std::default::Default::default(),
-                    small: ::std::default::Default::default(),
-                    step: ::std::default::Default::default(),
-                    zod_int: ::std::default::Default::default(),
+                    count: Default::default(),
+                    day: Default::default(),
+                    email: Default::default(),
+                    half: Default::default(),
+                    id: Default::default(),
+                    ip: Default::default(),
+                    offset: Default::default(),
+                    page: Default::default(),
+                    per_page: Default::default(),
+                    ratio: Default::default(),
+                    slug: Default::default(),
+                    small: Default::default(),
+                    step: Default::default(),
+                    zod_int: Default::default(),
                     when: when.into(),
                 }
             }
@@ -328,14 +307,14 @@ pub mod constraints {
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Default: `"/"`.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub path: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub path: Option<String>,
             ///Default: `false`.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub public: ::std::option::Option<bool>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub public: Option<bool>,
             ///Default: `"open"`.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub state: ::std::option::Option<ArgsState>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub state: Option<ArgsState>,
         }
         ///Default: `"open"`.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -362,35 +341,30 @@ pub mod constraints {
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub cond: ::std::option::Option<ArgsCond>,
-            #[serde(
-                rename = "dyn",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub dyn_: ::std::option::Option<::mcp_runtime::__private::serde_json::Value>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub ext: ::std::option::Option<::std::string::String>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub strict: ::std::option::Option<ArgsStrict>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub tuple: ::std::option::Option<
-                ::std::vec::Vec<::mcp_runtime::__private::serde_json::Value>,
-            >,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub cond: Option<ArgsCond>,
+            #[serde(rename = "dyn", skip_serializing_if = "Option::is_none")]
+            pub dyn_: Option<::mcp_runtime::__private::serde_json::Value>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub ext: Option<String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub strict: Option<ArgsStrict>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub tuple: Option<Vec<::mcp_runtime::__private::serde_json::Value>>,
         }
         ///`ArgsCond`
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct ArgsCond {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub a: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub a: Option<String>,
         }
         ///`ArgsStrict`
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct ArgsStrict {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub x: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub x: Option<String>,
         }
     }
     /// Types and definition of the tool `free_form`.
@@ -409,73 +383,62 @@ pub mod constraints {
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             pub data: ::mcp_runtime::__private::serde_json::Value,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub env: ::std::option::Option<
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub env: Option<
                 ::mcp_runtime::__private::serde_json::Map<
-                    ::std::string::String,
+                    String,
                     ::mcp_runtime::__private::serde_json::Value,
                 >,
             >,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub extra: ::std::option::Option<
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub extra: Option<
                 ::mcp_runtime::__private::serde_json::Map<
-                    ::std::string::String,
+                    String,
                     ::mcp_runtime::__private::serde_json::Value,
                 >,
             >,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub headers: ::std::option::Option<
-                ::std::collections::BTreeMap<
-                    ::std::string::String,
-                    ::std::string::String,
-                >,
-            >,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub labels: ::std::option::Option<ArgsLabels>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub loose: ::std::option::Option<
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub headers: Option<::std::collections::BTreeMap<String, String>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub labels: Option<ArgsLabels>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub loose: Option<
                 ::mcp_runtime::__private::serde_json::Map<
-                    ::std::string::String,
+                    String,
                     ::mcp_runtime::__private::serde_json::Value,
                 >,
             >,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub nested: ::std::option::Option<ArgsNested>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub nested: Option<ArgsNested>,
         }
         ///`ArgsLabels`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct ArgsLabels {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub name: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub name: Option<String>,
             #[serde(flatten)]
-            pub extra: ::std::collections::BTreeMap<
-                ::std::string::String,
-                ::std::string::String,
-            >,
+            pub extra: ::std::collections::BTreeMap<String, String>,
         }
         ///`ArgsNested`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct ArgsNested {
-            #[serde(
-                rename = "extra",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub extra_property: ::std::option::Option<::std::string::String>,
+            #[serde(rename = "extra", skip_serializing_if = "Option::is_none")]
+            pub extra_property: Option<String>,
             #[serde(flatten)]
-            pub extra: ::std::collections::BTreeMap<::std::string::String, i64>,
+            pub extra: ::std::collections::BTreeMap<String, i64>,
         }
         impl Args {
             /// The required arguments (`data`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(data: ::mcp_runtime::__private::serde_json::Value) -> Self {
                 Self {
-                    env: ::std::default::Default::default(),
-                    extra: ::std::default::Default::default(),
-                    headers: ::std::default::Default::default(),
-                    labels: ::std::default::Default::default(),
-                    loose: ::std::default::Default::default(),
-                    nested: ::std::default::Default::default(),
+                    env: Default::default(),
+                    extra: Default::default(),
+                    headers: Default::default(),
+                    labels: Default::default(),
+                    loose: Default::default(),
+                    nested: Default::default(),
                     data,
                 }
             }

@@ -14,8 +14,7 @@
     rustdoc::all
 )]
 pub mod enums {
-    use ::core::future::Future;
-    use ::mcp_runtime::{CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
+    use ::mcp_runtime::{CallFuture, CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
     use ::mcp_runtime::fake::{Stub, StubNoArgs};
     /// SHA-256 of the canonical tool list of the fixture (all tools, before `only`/`skip`);
     /// the runtime compares it with the live server to detect drift.
@@ -80,25 +79,19 @@ pub mod enums {
             }
         }
         /// GitHub's colliding enum values.
-        pub async fn search_issues(
+        pub fn search_issues(
             &self,
             args: search_issues::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(search_issues::TOOL.name, &args, self.options.clone())
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::search_issues(self, args)
         }
         /// Unions: tagged by const, untagged objects, scalars, mixed.
-        pub async fn shapes(&self, args: shapes::Args) -> Result<ToolOutput> {
-            self.session
-                .call_checked(shapes::TOOL.name, &args, self.options.clone())
-                .await
+        pub fn shapes(&self, args: shapes::Args) -> CallFuture<'_, ToolOutput> {
+            Tools::shapes(self, args)
         }
         /// const values become one-value enums.
-        pub async fn consts(&self, args: consts::Args) -> Result<ToolOutput> {
-            self.session
-                .call_checked(consts::TOOL.name, &args, self.options.clone())
-                .await
+        pub fn consts(&self, args: consts::Args) -> CallFuture<'_, ToolOutput> {
+            Tools::consts(self, args)
         }
     }
     /// The tools of this server as a trait: one method per tool, with the signature of
@@ -112,21 +105,15 @@ pub mod enums {
         fn search_issues(
             &self,
             args: search_issues::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(search_issues::TOOL.name, args)
         }
         /// See [`Client::shapes`].
-        fn shapes(
-            &self,
-            args: shapes::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        fn shapes(&self, args: shapes::Args) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(shapes::TOOL.name, args)
         }
         /// See [`Client::consts`].
-        fn consts(
-            &self,
-            args: consts::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        fn consts(&self, args: consts::Args) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(consts::TOOL.name, args)
         }
     }
@@ -243,13 +230,13 @@ pub mod enums {
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub encoding: ::std::option::Option<ArgsEncoding>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub level: ::std::option::Option<ArgsLevel>,
-            pub q: ::std::string::String,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub sort: ::std::option::Option<ArgsSort>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub encoding: Option<ArgsEncoding>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub level: Option<ArgsLevel>,
+            pub q: String,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub sort: Option<ArgsSort>,
         }
         ///`ArgsEncoding`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -273,16 +260,14 @@ pub mod enums {
                 &self.0
             }
         }
-        impl ::std::convert::From<ArgsLevel> for i64 {
+        impl From<ArgsLevel> for i64 {
             fn from(value: ArgsLevel) -> Self {
                 value.0
             }
         }
         impl ::std::convert::TryFrom<i64> for ArgsLevel {
             type Error = ::mcp_runtime::ConversionError;
-            fn try_from(
-                value: i64,
-            ) -> ::std::result::Result<Self, ::mcp_runtime::ConversionError> {
+            fn try_from(value: i64) -> Result<Self, ::mcp_runtime::ConversionError> {
                 if ![1_i64, 2_i64, 3_i64].contains(&value) {
                     Err("invalid value".into())
                 } else {
@@ -291,7 +276,7 @@ pub mod enums {
             }
         }
         impl<'de> ::mcp_runtime::__private::serde::Deserialize<'de> for ArgsLevel {
-            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+            fn deserialize<D>(deserializer: D) -> Result<Self, D::Error>
             where
                 D: ::mcp_runtime::__private::serde::Deserializer<'de>,
             {
@@ -318,11 +303,11 @@ pub mod enums {
         );
         impl Args {
             /// The required arguments (`q`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(q: impl ::std::convert::Into<::std::string::String>) -> Self {
+            pub fn new(q: impl Into<String>) -> Self {
                 Self {
-                    encoding: ::std::default::Default::default(),
-                    level: ::std::default::Default::default(),
-                    sort: ::std::default::Default::default(),
+                    encoding: Default::default(),
+                    level: Default::default(),
+                    sort: Default::default(),
                     q: q.into(),
                 }
             }
@@ -343,13 +328,13 @@ pub mod enums {
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub flag: ::std::option::Option<ArgsFlag>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub flag: Option<ArgsFlag>,
             pub shape: ArgsShape,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub target: ::std::option::Option<ArgsTarget>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub value: ::std::option::Option<ArgsValue>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub target: Option<ArgsTarget>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub value: Option<ArgsValue>,
         }
         ///`ArgsFlag`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -357,7 +342,7 @@ pub mod enums {
         #[serde(untagged)]
         pub enum ArgsFlag {
             Boolean(bool),
-            String(::std::string::String),
+            String(String),
         }
         impl ::std::fmt::Display for ArgsFlag {
             fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
@@ -367,7 +352,7 @@ pub mod enums {
                 }
             }
         }
-        impl ::std::convert::From<bool> for ArgsFlag {
+        impl From<bool> for ArgsFlag {
             fn from(value: bool) -> Self {
                 Self::Boolean(value)
             }
@@ -387,11 +372,11 @@ pub mod enums {
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub enum ArgsTarget {
             #[serde(rename = "node_id")]
-            NodeId(::std::string::String),
+            NodeId(String),
             #[serde(rename = "item_id")]
             ItemId(i64),
         }
-        impl ::std::convert::From<i64> for ArgsTarget {
+        impl From<i64> for ArgsTarget {
             fn from(value: i64) -> Self {
                 Self::ItemId(value)
             }
@@ -401,19 +386,16 @@ pub mod enums {
         #[serde(crate = "::mcp_runtime::__private::serde")]
         #[serde(untagged)]
         pub enum ArgsValue {
-            String(::std::string::String),
-            Object {
-                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-                v: ::std::option::Option<f64>,
-            },
+            String(String),
+            Object { #[serde(skip_serializing_if = "Option::is_none")] v: Option<f64> },
         }
         impl Args {
             /// The required arguments (`shape`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(shape: ArgsShape) -> Self {
                 Self {
-                    flag: ::std::default::Default::default(),
-                    target: ::std::default::Default::default(),
-                    value: ::std::default::Default::default(),
+                    flag: Default::default(),
+                    target: Default::default(),
+                    value: Default::default(),
                     shape,
                 }
             }
@@ -434,12 +416,12 @@ pub mod enums {
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub answer: ::std::option::Option<ArgsAnswer>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub answer: Option<ArgsAnswer>,
             pub kind: ArgsKind,
             pub version: ArgsVersion,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub yes: ::std::option::Option<bool>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub yes: Option<bool>,
         }
         ///`ArgsAnswer`
         #[derive(Serialize, Clone, Debug, PartialEq)]
@@ -452,16 +434,14 @@ pub mod enums {
                 &self.0
             }
         }
-        impl ::std::convert::From<ArgsAnswer> for f64 {
+        impl From<ArgsAnswer> for f64 {
             fn from(value: ArgsAnswer) -> Self {
                 value.0
             }
         }
         impl ::std::convert::TryFrom<f64> for ArgsAnswer {
             type Error = ::mcp_runtime::ConversionError;
-            fn try_from(
-                value: f64,
-            ) -> ::std::result::Result<Self, ::mcp_runtime::ConversionError> {
+            fn try_from(value: f64) -> Result<Self, ::mcp_runtime::ConversionError> {
                 if ![42_f64].contains(&value) {
                     Err("invalid value".into())
                 } else {
@@ -470,7 +450,7 @@ pub mod enums {
             }
         }
         impl<'de> ::mcp_runtime::__private::serde::Deserialize<'de> for ArgsAnswer {
-            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+            fn deserialize<D>(deserializer: D) -> Result<Self, D::Error>
             where
                 D: ::mcp_runtime::__private::serde::Deserializer<'de>,
             {
@@ -498,8 +478,8 @@ pub mod enums {
             /// The required arguments (`version`, `kind`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(version: ArgsVersion, kind: ArgsKind) -> Self {
                 Self {
-                    answer: ::std::default::Default::default(),
-                    yes: ::std::default::Default::default(),
+                    answer: Default::default(),
+                    yes: Default::default(),
                     version,
                     kind,
                 }

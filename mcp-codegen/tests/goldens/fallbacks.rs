@@ -14,8 +14,7 @@
     rustdoc::all
 )]
 pub mod fallbacks {
-    use ::core::future::Future;
-    use ::mcp_runtime::{CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
+    use ::mcp_runtime::{CallFuture, CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
     use ::mcp_runtime::fake::{Stub, StubNoArgs};
     /// SHA-256 of the canonical tool list of the fixture (all tools, before `only`/`skip`);
     /// the runtime compares it with the live server to detect drift.
@@ -90,41 +89,33 @@ pub mod fallbacks {
         /// External $ref: never fetched, untyped for this tool only.
         ///
         /// Arguments are untyped JSON: external $ref "https://example.com/schema.json" is not supported (mcp-bindgen never fetches schemas).
-        pub async fn remote_ref(&self, args: remote_ref::Args) -> Result<ToolOutput> {
-            self.session
-                .call_checked(remote_ref::TOOL.name, &args, self.options.clone())
-                .await
+        pub fn remote_ref(&self, args: remote_ref::Args) -> CallFuture<'_, ToolOutput> {
+            Tools::remote_ref(self, args)
         }
         /// Calls the tool `dangling`.
         ///
         /// Arguments are untyped JSON: $ref "#/$defs/Missing" does not resolve in the tool's schema.
-        pub async fn dangling(&self, args: dangling::Args) -> Result<ToolOutput> {
-            self.session
-                .call_checked(dangling::TOOL.name, &args, self.options.clone())
-                .await
+        pub fn dangling(&self, args: dangling::Args) -> CallFuture<'_, ToolOutput> {
+            Tools::dangling(self, args)
         }
         /// Calls the tool `not_object`.
         ///
         /// Arguments are untyped JSON: inputSchema is not an object schema (MCP arguments are a JSON object).
-        pub async fn not_object(&self, args: not_object::Args) -> Result<ToolOutput> {
-            self.session
-                .call_checked(not_object::TOOL.name, &args, self.options.clone())
-                .await
+        pub fn not_object(&self, args: not_object::Args) -> CallFuture<'_, ToolOutput> {
+            Tools::not_object(self, args)
         }
         /// Calls the tool `nested_collision`.
         ///
         /// Arguments are untyped JSON: properties "aB" and "a_b" of the object at /properties/o both map to the Rust field `a_b`.
-        pub async fn nested_collision(
+        pub fn nested_collision(
             &self,
             args: nested_collision::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(nested_collision::TOOL.name, &args, self.options.clone())
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::nested_collision(self, args)
         }
         /// The other tools of the server are unaffected.
-        pub async fn fine(&self, args: fine::Args) -> Result<ToolOutput> {
-            self.session.call_checked(fine::TOOL.name, &args, self.options.clone()).await
+        pub fn fine(&self, args: fine::Args) -> CallFuture<'_, ToolOutput> {
+            Tools::fine(self, args)
         }
     }
     /// The tools of this server as a trait: one method per tool, with the signature of
@@ -135,38 +126,26 @@ pub mod fallbacks {
         #[doc(hidden)]
         fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_>;
         /// See [`Client::remote_ref`].
-        fn remote_ref(
-            &self,
-            args: remote_ref::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        fn remote_ref(&self, args: remote_ref::Args) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(remote_ref::TOOL.name, args)
         }
         /// See [`Client::dangling`].
-        fn dangling(
-            &self,
-            args: dangling::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        fn dangling(&self, args: dangling::Args) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(dangling::TOOL.name, args)
         }
         /// See [`Client::not_object`].
-        fn not_object(
-            &self,
-            args: not_object::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        fn not_object(&self, args: not_object::Args) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(not_object::TOOL.name, args)
         }
         /// See [`Client::nested_collision`].
         fn nested_collision(
             &self,
             args: nested_collision::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(nested_collision::TOOL.name, args)
         }
         /// See [`Client::fine`].
-        fn fine(
-            &self,
-            args: fine::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        fn fine(&self, args: fine::Args) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(fine::TOOL.name, args)
         }
     }
@@ -356,8 +335,8 @@ pub mod fallbacks {
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub a: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub a: Option<String>,
         }
     }
     /// Typed arguments of the server's prompts (`prompts/get`), as recorded in the

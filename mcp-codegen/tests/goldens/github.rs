@@ -14,8 +14,7 @@
     rustdoc::all
 )]
 pub mod github {
-    use ::core::future::Future;
-    use ::mcp_runtime::{CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
+    use ::mcp_runtime::{CallFuture, CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
     use ::mcp_runtime::fake::{Stub, StubNoArgs};
     /// SHA-256 of the canonical tool list of the fixture (all tools, before `only`/`skip`);
     /// the runtime compares it with the live server to detect drift.
@@ -313,125 +312,82 @@ pub mod github {
         }
         /// Get details about specific GitHub Actions resources.
         /// Use this tool to get details about individual workflows, workflow runs, jobs, and artifacts by their unique IDs.
-        pub async fn actions_get(&self, args: actions_get::Args) -> Result<ToolOutput> {
-            self.session
-                .call_checked(actions_get::TOOL.name, &args, self.options.clone())
-                .await
+        pub fn actions_get(
+            &self,
+            args: actions_get::Args,
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::actions_get(self, args)
         }
         /// Tools for listing GitHub Actions resources.
         /// Use this tool to list workflows in a repository, or list workflow runs, jobs, and artifacts for a specific workflow or workflow run.
-        pub async fn actions_list(
+        pub fn actions_list(
             &self,
             args: actions_list::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(actions_list::TOOL.name, &args, self.options.clone())
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::actions_list(self, args)
         }
         /// Trigger GitHub Actions workflow operations, including running, re-running, cancelling workflow runs, and deleting workflow run logs.
-        pub async fn actions_run_trigger(
+        pub fn actions_run_trigger(
             &self,
             args: actions_run_trigger::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    actions_run_trigger::TOOL.name,
-                    &args,
-                    self.options.clone(),
-                )
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::actions_run_trigger(self, args)
         }
         /// Add review comment to the requester's latest pending pull request review. A pending review needs to already exist to call this (check with the user if not sure).
-        pub async fn add_comment_to_pending_review(
+        pub fn add_comment_to_pending_review(
             &self,
             args: add_comment_to_pending_review::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    add_comment_to_pending_review::TOOL.name,
-                    &args,
-                    self.options.clone(),
-                )
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::add_comment_to_pending_review(self, args)
         }
         /// Add a comment and/or reaction to a specific issue or issue comment in a GitHub repository. Use this tool with pull requests as well (in this case pass pull request number as issue_number), but only if user is not asking specifically to add or react to review comments. At least one of body or reaction is required.
-        pub async fn add_issue_comment(
+        pub fn add_issue_comment(
             &self,
             args: add_issue_comment::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(add_issue_comment::TOOL.name, &args, self.options.clone())
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::add_issue_comment(self, args)
         }
         /// Add a reaction to an issue or pull request comment.
-        pub async fn add_issue_comment_reaction(
+        pub fn add_issue_comment_reaction(
             &self,
             args: add_issue_comment_reaction::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    add_issue_comment_reaction::TOOL.name,
-                    &args,
-                    self.options.clone(),
-                )
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::add_issue_comment_reaction(self, args)
         }
         /// Add a reaction to an issue or pull request.
-        pub async fn add_issue_reaction(
+        pub fn add_issue_reaction(
             &self,
             args: add_issue_reaction::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(add_issue_reaction::TOOL.name, &args, self.options.clone())
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::add_issue_reaction(self, args)
         }
         /// Add a review comment to the current user's pending pull request review.
-        pub async fn add_pull_request_review_comment(
+        pub fn add_pull_request_review_comment(
             &self,
             args: add_pull_request_review_comment::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    add_pull_request_review_comment::TOOL.name,
-                    &args,
-                    self.options.clone(),
-                )
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::add_pull_request_review_comment(self, args)
         }
         /// Add a reaction to a pull request review comment.
-        pub async fn add_pull_request_review_comment_reaction(
+        pub fn add_pull_request_review_comment_reaction(
             &self,
             args: add_pull_request_review_comment_reaction::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    add_pull_request_review_comment_reaction::TOOL.name,
-                    &args,
-                    self.options.clone(),
-                )
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::add_pull_request_review_comment_reaction(self, args)
         }
         /// Add a reply and/or reaction to an existing pull request comment. This can create a new comment linked as a reply to the specified comment, add an emoji reaction to the specified comment, or do both. At least one of body or reaction is required.
-        pub async fn add_reply_to_pull_request_comment(
+        pub fn add_reply_to_pull_request_comment(
             &self,
             args: add_reply_to_pull_request_comment::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    add_reply_to_pull_request_comment::TOOL.name,
-                    &args,
-                    self.options.clone(),
-                )
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::add_reply_to_pull_request_comment(self, args)
         }
         /// Add a sub-issue to a parent issue.
-        pub async fn add_sub_issue(
+        pub fn add_sub_issue(
             &self,
             args: add_sub_issue::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(add_sub_issue::TOOL.name, &args, self.options.clone())
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::add_sub_issue(self, args)
         }
         /// Assign Copilot to a specific issue in a GitHub repository.
         ///
@@ -441,17 +397,11 @@ pub mod github {
         ///
         /// More information can be found at:
         /// - https://docs.github.com/en/copilot/concepts/agents/cloud-agent/about-cloud-agent
-        pub async fn assign_copilot_to_issue(
+        pub fn assign_copilot_to_issue(
             &self,
             args: assign_copilot_to_issue::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    assign_copilot_to_issue::TOOL.name,
-                    &args,
-                    self.options.clone(),
-                )
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::assign_copilot_to_issue(self, args)
         }
         /// Assign Copilot to a specific issue in a GitHub repository. Prefer this tool over assign_copilot_to_issue when available.
         ///
@@ -461,41 +411,32 @@ pub mod github {
         ///
         /// More information can be found at:
         /// - https://docs.github.com/en/copilot/concepts/agents/cloud-agent/about-cloud-agent
-        pub async fn assign_copilot_to_issue_with_intent(
+        pub fn assign_copilot_to_issue_with_intent(
             &self,
             args: assign_copilot_to_issue_with_intent::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    assign_copilot_to_issue_with_intent::TOOL.name,
-                    &args,
-                    self.options.clone(),
-                )
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::assign_copilot_to_issue_with_intent(self, args)
         }
         /// Create a new branch in a GitHub repository
-        pub async fn create_branch(
+        pub fn create_branch(
             &self,
             args: create_branch::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(create_branch::TOOL.name, &args, self.options.clone())
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::create_branch(self, args)
         }
         /// Create a new gist
-        pub async fn create_gist(&self, args: create_gist::Args) -> Result<ToolOutput> {
-            self.session
-                .call_checked(create_gist::TOOL.name, &args, self.options.clone())
-                .await
+        pub fn create_gist(
+            &self,
+            args: create_gist::Args,
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::create_gist(self, args)
         }
         /// Create a new issue in a GitHub repository with a title and optional body.
-        pub async fn create_issue(
+        pub fn create_issue(
             &self,
             args: create_issue::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(create_issue::TOOL.name, &args, self.options.clone())
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::create_issue(self, args)
         }
         /// Create or update a single file in a GitHub repository.
         /// If updating, you should provide the SHA of the file you want to update. Use this tool to create or update a file in a GitHub repository remotely; do not use it for local file operations.
@@ -504,671 +445,439 @@ pub mod github {
         /// git rev-parse <branch>:<path to file>
         ///
         /// SHA MUST be provided for existing file updates.
-        pub async fn create_or_update_file(
+        pub fn create_or_update_file(
             &self,
             args: create_or_update_file::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    create_or_update_file::TOOL.name,
-                    &args,
-                    self.options.clone(),
-                )
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::create_or_update_file(self, args)
         }
         /// Create a new pull request in a GitHub repository.
-        pub async fn create_pull_request(
+        pub fn create_pull_request(
             &self,
             args: create_pull_request::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    create_pull_request::TOOL.name,
-                    &args,
-                    self.options.clone(),
-                )
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::create_pull_request(self, args)
         }
         /// Create a review on a pull request. If event is provided, the review is submitted immediately; otherwise a pending review is created.
-        pub async fn create_pull_request_review(
+        pub fn create_pull_request_review(
             &self,
             args: create_pull_request_review::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    create_pull_request_review::TOOL.name,
-                    &args,
-                    self.options.clone(),
-                )
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::create_pull_request_review(self, args)
         }
         /// Create a new GitHub repository in your account or specified organization
-        pub async fn create_repository(
+        pub fn create_repository(
             &self,
             args: create_repository::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(create_repository::TOOL.name, &args, self.options.clone())
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::create_repository(self, args)
         }
         /// Delete a file from a GitHub repository
-        pub async fn delete_file(&self, args: delete_file::Args) -> Result<ToolOutput> {
-            self.session
-                .call_checked(delete_file::TOOL.name, &args, self.options.clone())
-                .await
+        pub fn delete_file(
+            &self,
+            args: delete_file::Args,
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::delete_file(self, args)
         }
         /// Delete a pending pull request review.
-        pub async fn delete_pending_pull_request_review(
+        pub fn delete_pending_pull_request_review(
             &self,
             args: delete_pending_pull_request_review::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    delete_pending_pull_request_review::TOOL.name,
-                    &args,
-                    self.options.clone(),
-                )
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::delete_pending_pull_request_review(self, args)
         }
         /// Delete a GitHub repository after the user confirms the exact owner/repository name
-        pub async fn delete_repository(
+        pub fn delete_repository(
             &self,
             args: delete_repository::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(delete_repository::TOOL.name, &args, self.options.clone())
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::delete_repository(self, args)
         }
         /// Write operations for discussion comments.
         /// Supports adding top-level comments, replying to existing comments, updating comment content, deleting comments, and marking or unmarking comments as the answer.
-        pub async fn discussion_comment_write(
+        pub fn discussion_comment_write(
             &self,
             args: discussion_comment_write::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    discussion_comment_write::TOOL.name,
-                    &args,
-                    self.options.clone(),
-                )
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::discussion_comment_write(self, args)
         }
         /// Dismiss a notification by marking it as read or done
-        pub async fn dismiss_notification(
+        pub fn dismiss_notification(
             &self,
             args: dismiss_notification::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    dismiss_notification::TOOL.name,
-                    &args,
-                    self.options.clone(),
-                )
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::dismiss_notification(self, args)
         }
         /// Find likely duplicate issues for an existing issue in a GitHub repository. This is a read-only search scoped to the source issue's repository: it returns ranked candidate issues with a similarity score and confidence, and does not close, link, comment on, or otherwise modify any issue.
-        pub async fn find_duplicate(
+        pub fn find_duplicate(
             &self,
             args: find_duplicate::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(find_duplicate::TOOL.name, &args, self.options.clone())
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::find_duplicate(self, args)
         }
         /// Fork a GitHub repository to your account or specified organization
-        pub async fn fork_repository(
+        pub fn fork_repository(
             &self,
             args: fork_repository::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(fork_repository::TOOL.name, &args, self.options.clone())
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::fork_repository(self, args)
         }
         /// Get details of a specific code quality finding in a GitHub repository.
-        pub async fn get_code_quality_finding(
+        pub fn get_code_quality_finding(
             &self,
             args: get_code_quality_finding::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    get_code_quality_finding::TOOL.name,
-                    &args,
-                    self.options.clone(),
-                )
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::get_code_quality_finding(self, args)
         }
         /// Get details of a specific code scanning alert in a GitHub repository.
-        pub async fn get_code_scanning_alert(
+        pub fn get_code_scanning_alert(
             &self,
             args: get_code_scanning_alert::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    get_code_scanning_alert::TOOL.name,
-                    &args,
-                    self.options.clone(),
-                )
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::get_code_scanning_alert(self, args)
         }
         /// Get details for a commit from a GitHub repository
-        pub async fn get_commit(&self, args: get_commit::Args) -> Result<ToolOutput> {
-            self.session
-                .call_checked(get_commit::TOOL.name, &args, self.options.clone())
-                .await
+        pub fn get_commit(&self, args: get_commit::Args) -> CallFuture<'_, ToolOutput> {
+            Tools::get_commit(self, args)
         }
         /// Get details of a specific dependabot alert in a GitHub repository.
-        pub async fn get_dependabot_alert(
+        pub fn get_dependabot_alert(
             &self,
             args: get_dependabot_alert::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    get_dependabot_alert::TOOL.name,
-                    &args,
-                    self.options.clone(),
-                )
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::get_dependabot_alert(self, args)
         }
         /// Get a specific discussion by ID
-        pub async fn get_discussion(
+        pub fn get_discussion(
             &self,
             args: get_discussion::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(get_discussion::TOOL.name, &args, self.options.clone())
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::get_discussion(self, args)
         }
         /// Get comments from a discussion
-        pub async fn get_discussion_comments(
+        pub fn get_discussion_comments(
             &self,
             args: get_discussion_comments::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    get_discussion_comments::TOOL.name,
-                    &args,
-                    self.options.clone(),
-                )
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::get_discussion_comments(self, args)
         }
         /// Get git blame information for a file, showing the commit that last modified each line. Ranges share commit metadata via the top-level 'commits' map keyed by SHA. Use 'start_line'/'end_line' to restrict the result to a window of the file, and 'perPage'/'after' to cursor-page through returned ranges. Matching ranges are capped at 1000; when the cap is hit 'truncated' is set to true and 'total_ranges' reports the pre-cap match count.
-        pub async fn get_file_blame(
+        pub fn get_file_blame(
             &self,
             args: get_file_blame::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(get_file_blame::TOOL.name, &args, self.options.clone())
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::get_file_blame(self, args)
         }
         /// Get the contents of a file or directory from a GitHub repository
-        pub async fn get_file_contents(
+        pub fn get_file_contents(
             &self,
             args: get_file_contents::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(get_file_contents::TOOL.name, &args, self.options.clone())
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::get_file_contents(self, args)
         }
         /// Get gist content of a particular gist, by gist ID
-        pub async fn get_gist(&self, args: get_gist::Args) -> Result<ToolOutput> {
-            self.session
-                .call_checked(get_gist::TOOL.name, &args, self.options.clone())
-                .await
+        pub fn get_gist(&self, args: get_gist::Args) -> CallFuture<'_, ToolOutput> {
+            Tools::get_gist(self, args)
         }
         /// Get a global security advisory
-        pub async fn get_global_security_advisory(
+        pub fn get_global_security_advisory(
             &self,
             args: get_global_security_advisory::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    get_global_security_advisory::TOOL.name,
-                    &args,
-                    self.options.clone(),
-                )
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::get_global_security_advisory(self, args)
         }
         /// Download logs for a specific workflow job or efficiently get all failed job logs for a workflow run
-        pub async fn get_job_logs(
+        pub fn get_job_logs(
             &self,
             args: get_job_logs::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(get_job_logs::TOOL.name, &args, self.options.clone())
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::get_job_logs(self, args)
         }
         /// Get a specific label from a repository.
-        pub async fn get_label(&self, args: get_label::Args) -> Result<ToolOutput> {
-            self.session
-                .call_checked(get_label::TOOL.name, &args, self.options.clone())
-                .await
+        pub fn get_label(&self, args: get_label::Args) -> CallFuture<'_, ToolOutput> {
+            Tools::get_label(self, args)
         }
         /// Get the latest release in a GitHub repository
-        pub async fn get_latest_release(
+        pub fn get_latest_release(
             &self,
             args: get_latest_release::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(get_latest_release::TOOL.name, &args, self.options.clone())
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::get_latest_release(self, args)
         }
         /// Get details of the authenticated GitHub user. Use this when a request is about the user's own profile for GitHub. Or when information is missing to build other tool calls.
-        pub async fn get_me(&self) -> Result<ToolOutput> {
-            self.session
-                .call_checked(get_me::TOOL.name, &NoArgs {}, self.options.clone())
-                .await
+        pub fn get_me(&self) -> CallFuture<'_, ToolOutput> {
+            Tools::get_me(self)
         }
         /// Get detailed information for a specific GitHub notification, always call this tool when the user asks for details about a specific notification, if you don't know the ID list notifications first.
-        pub async fn get_notification_details(
+        pub fn get_notification_details(
             &self,
             args: get_notification_details::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    get_notification_details::TOOL.name,
-                    &args,
-                    self.options.clone(),
-                )
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::get_notification_details(self, args)
         }
         /// Get a specific release by its tag name in a GitHub repository
-        pub async fn get_release_by_tag(
+        pub fn get_release_by_tag(
             &self,
             args: get_release_by_tag::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(get_release_by_tag::TOOL.name, &args, self.options.clone())
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::get_release_by_tag(self, args)
         }
         /// Get the tree structure (files and directories) of a GitHub repository at a specific ref or SHA
-        pub async fn get_repository_tree(
+        pub fn get_repository_tree(
             &self,
             args: get_repository_tree::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    get_repository_tree::TOOL.name,
-                    &args,
-                    self.options.clone(),
-                )
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::get_repository_tree(self, args)
         }
         /// Get details of a specific secret scanning alert in a GitHub repository.
-        pub async fn get_secret_scanning_alert(
+        pub fn get_secret_scanning_alert(
             &self,
             args: get_secret_scanning_alert::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    get_secret_scanning_alert::TOOL.name,
-                    &args,
-                    self.options.clone(),
-                )
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::get_secret_scanning_alert(self, args)
         }
         /// Get details about a specific git tag in a GitHub repository
-        pub async fn get_tag(&self, args: get_tag::Args) -> Result<ToolOutput> {
-            self.session
-                .call_checked(get_tag::TOOL.name, &args, self.options.clone())
-                .await
+        pub fn get_tag(&self, args: get_tag::Args) -> CallFuture<'_, ToolOutput> {
+            Tools::get_tag(self, args)
         }
         /// Get member usernames of a specific team in an organization. Limited to organizations accessible with current credentials
-        pub async fn get_team_members(
+        pub fn get_team_members(
             &self,
             args: get_team_members::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(get_team_members::TOOL.name, &args, self.options.clone())
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::get_team_members(self, args)
         }
         /// Get details of the teams the user is a member of. Limited to organizations accessible with current credentials
-        pub async fn get_teams(&self, args: get_teams::Args) -> Result<ToolOutput> {
-            self.session
-                .call_checked(get_teams::TOOL.name, &args, self.options.clone())
-                .await
+        pub fn get_teams(&self, args: get_teams::Args) -> CallFuture<'_, ToolOutput> {
+            Tools::get_teams(self, args)
         }
         /// Read an issue's dependency relationships in a GitHub repository: the issues that block it (blocked_by) or the issues it blocks (blocking).
-        pub async fn issue_dependency_read(
+        pub fn issue_dependency_read(
             &self,
             args: issue_dependency_read::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    issue_dependency_read::TOOL.name,
-                    &args,
-                    self.options.clone(),
-                )
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::issue_dependency_read(self, args)
         }
         /// Add or remove an issue dependency relationship in a GitHub repository. Use type 'blocked_by' to record that the subject issue is blocked by a related issue, or type 'blocking' to record that the subject issue blocks a related issue. The related issue defaults to the same repository as the subject unless related_owner/related_repo are provided.
-        pub async fn issue_dependency_write(
+        pub fn issue_dependency_write(
             &self,
             args: issue_dependency_write::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    issue_dependency_write::TOOL.name,
-                    &args,
-                    self.options.clone(),
-                )
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::issue_dependency_write(self, args)
         }
         /// Get information about a specific issue in a GitHub repository.
-        pub async fn issue_read(&self, args: issue_read::Args) -> Result<ToolOutput> {
-            self.session
-                .call_checked(issue_read::TOOL.name, &args, self.options.clone())
-                .await
+        pub fn issue_read(&self, args: issue_read::Args) -> CallFuture<'_, ToolOutput> {
+            Tools::issue_read(self, args)
         }
         /// Create a new or update an existing issue in a GitHub repository.
-        pub async fn issue_write(&self, args: issue_write::Args) -> Result<ToolOutput> {
-            self.session
-                .call_checked(issue_write::TOOL.name, &args, self.options.clone())
-                .await
+        pub fn issue_write(
+            &self,
+            args: issue_write::Args,
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::issue_write(self, args)
         }
         /// Perform write operations on repository labels. To set labels on issues, use the 'update_issue' tool.
-        pub async fn label_write(&self, args: label_write::Args) -> Result<ToolOutput> {
-            self.session
-                .call_checked(label_write::TOOL.name, &args, self.options.clone())
-                .await
+        pub fn label_write(
+            &self,
+            args: label_write::Args,
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::label_write(self, args)
         }
         /// List branches in a GitHub repository
-        pub async fn list_branches(
+        pub fn list_branches(
             &self,
             args: list_branches::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(list_branches::TOOL.name, &args, self.options.clone())
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::list_branches(self, args)
         }
         /// List code scanning alerts in a GitHub repository.
-        pub async fn list_code_scanning_alerts(
+        pub fn list_code_scanning_alerts(
             &self,
             args: list_code_scanning_alerts::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    list_code_scanning_alerts::TOOL.name,
-                    &args,
-                    self.options.clone(),
-                )
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::list_code_scanning_alerts(self, args)
         }
         /// Get list of commits of a branch in a GitHub repository. Returns at least 30 results per page by default, but can return more if specified using the perPage parameter (up to 100).
-        pub async fn list_commits(
+        pub fn list_commits(
             &self,
             args: list_commits::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(list_commits::TOOL.name, &args, self.options.clone())
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::list_commits(self, args)
         }
         /// List dependabot alerts in a GitHub repository.
-        pub async fn list_dependabot_alerts(
+        pub fn list_dependabot_alerts(
             &self,
             args: list_dependabot_alerts::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    list_dependabot_alerts::TOOL.name,
-                    &args,
-                    self.options.clone(),
-                )
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::list_dependabot_alerts(self, args)
         }
         /// List discussion categories with their id and name, for a repository or organisation.
-        pub async fn list_discussion_categories(
+        pub fn list_discussion_categories(
             &self,
             args: list_discussion_categories::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    list_discussion_categories::TOOL.name,
-                    &args,
-                    self.options.clone(),
-                )
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::list_discussion_categories(self, args)
         }
         /// List discussions for a repository or organisation.
-        pub async fn list_discussions(
+        pub fn list_discussions(
             &self,
             args: list_discussions::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(list_discussions::TOOL.name, &args, self.options.clone())
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::list_discussions(self, args)
         }
         /// List gists for a user
-        pub async fn list_gists(&self, args: list_gists::Args) -> Result<ToolOutput> {
-            self.session
-                .call_checked(list_gists::TOOL.name, &args, self.options.clone())
-                .await
+        pub fn list_gists(&self, args: list_gists::Args) -> CallFuture<'_, ToolOutput> {
+            Tools::list_gists(self, args)
         }
         /// List global security advisories from GitHub.
-        pub async fn list_global_security_advisories(
+        pub fn list_global_security_advisories(
             &self,
             args: list_global_security_advisories::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    list_global_security_advisories::TOOL.name,
-                    &args,
-                    self.options.clone(),
-                )
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::list_global_security_advisories(self, args)
         }
         /// List issue fields for a repository or organization. Returns field definitions including name, type (text, number, date, single_select), and for single_select fields the list of valid option names. When repo is omitted, returns org-level fields directly.
-        pub async fn list_issue_fields(
+        pub fn list_issue_fields(
             &self,
             args: list_issue_fields::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(list_issue_fields::TOOL.name, &args, self.options.clone())
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::list_issue_fields(self, args)
         }
         /// List supported issue types for a repository or its owner organization. When repo is omitted, returns org-level issue types directly.
-        pub async fn list_issue_types(
+        pub fn list_issue_types(
             &self,
             args: list_issue_types::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(list_issue_types::TOOL.name, &args, self.options.clone())
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::list_issue_types(self, args)
         }
         /// List issues in a GitHub repository. For pagination, use the 'endCursor' from the previous response's 'pageInfo' in the 'after' parameter.
-        pub async fn list_issues(&self, args: list_issues::Args) -> Result<ToolOutput> {
-            self.session
-                .call_checked(list_issues::TOOL.name, &args, self.options.clone())
-                .await
+        pub fn list_issues(
+            &self,
+            args: list_issues::Args,
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::list_issues(self, args)
         }
         /// List labels from a repository, ordered by issue count (descending) so the most-used labels are returned first
-        pub async fn list_label(&self, args: list_label::Args) -> Result<ToolOutput> {
-            self.session
-                .call_checked(list_label::TOOL.name, &args, self.options.clone())
-                .await
+        pub fn list_label(&self, args: list_label::Args) -> CallFuture<'_, ToolOutput> {
+            Tools::list_label(self, args)
         }
         /// Lists all GitHub notifications for the authenticated user, including unread notifications, mentions, review requests, assignments, and updates on issues or pull requests. Use this tool whenever the user asks what to work on next, requests a summary of their GitHub activity, wants to see pending reviews, or needs to check for new updates or tasks. This tool is the primary way to discover actionable items, reminders, and outstanding work on GitHub. Always call this tool when asked what to work on next, what is pending, or what needs attention in GitHub.
-        pub async fn list_notifications(
+        pub fn list_notifications(
             &self,
             args: list_notifications::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(list_notifications::TOOL.name, &args, self.options.clone())
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::list_notifications(self, args)
         }
         /// List repository security advisories for a GitHub organization.
-        pub async fn list_org_repository_security_advisories(
+        pub fn list_org_repository_security_advisories(
             &self,
             args: list_org_repository_security_advisories::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    list_org_repository_security_advisories::TOOL.name,
-                    &args,
-                    self.options.clone(),
-                )
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::list_org_repository_security_advisories(self, args)
         }
         /// List pull requests in a GitHub repository. If the user specifies an author, then DO NOT use this tool and use the search_pull_requests tool instead.
-        pub async fn list_pull_requests(
+        pub fn list_pull_requests(
             &self,
             args: list_pull_requests::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(list_pull_requests::TOOL.name, &args, self.options.clone())
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::list_pull_requests(self, args)
         }
         /// List releases in a GitHub repository
-        pub async fn list_releases(
+        pub fn list_releases(
             &self,
             args: list_releases::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(list_releases::TOOL.name, &args, self.options.clone())
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::list_releases(self, args)
         }
         /// List collaborators of a GitHub repository. Results are paginated; the response includes `nextPage`, `prevPage`, `firstPage`, and `lastPage` fields. To get the next page, use the `nextPage` value as the `page` parameter.
-        pub async fn list_repository_collaborators(
+        pub fn list_repository_collaborators(
             &self,
             args: list_repository_collaborators::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    list_repository_collaborators::TOOL.name,
-                    &args,
-                    self.options.clone(),
-                )
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::list_repository_collaborators(self, args)
         }
         /// List repository security advisories for a GitHub repository.
-        pub async fn list_repository_security_advisories(
+        pub fn list_repository_security_advisories(
             &self,
             args: list_repository_security_advisories::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    list_repository_security_advisories::TOOL.name,
-                    &args,
-                    self.options.clone(),
-                )
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::list_repository_security_advisories(self, args)
         }
         /// List secret scanning alerts in a GitHub repository.
-        pub async fn list_secret_scanning_alerts(
+        pub fn list_secret_scanning_alerts(
             &self,
             args: list_secret_scanning_alerts::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    list_secret_scanning_alerts::TOOL.name,
-                    &args,
-                    self.options.clone(),
-                )
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::list_secret_scanning_alerts(self, args)
         }
         /// List starred repositories
-        pub async fn list_starred_repositories(
+        pub fn list_starred_repositories(
             &self,
             args: list_starred_repositories::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    list_starred_repositories::TOOL.name,
-                    &args,
-                    self.options.clone(),
-                )
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::list_starred_repositories(self, args)
         }
         /// List git tags in a GitHub repository
-        pub async fn list_tags(&self, args: list_tags::Args) -> Result<ToolOutput> {
-            self.session
-                .call_checked(list_tags::TOOL.name, &args, self.options.clone())
-                .await
+        pub fn list_tags(&self, args: list_tags::Args) -> CallFuture<'_, ToolOutput> {
+            Tools::list_tags(self, args)
         }
         /// Manage a notification subscription: ignore, watch, or delete a notification thread subscription.
-        pub async fn manage_notification_subscription(
+        pub fn manage_notification_subscription(
             &self,
             args: manage_notification_subscription::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    manage_notification_subscription::TOOL.name,
-                    &args,
-                    self.options.clone(),
-                )
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::manage_notification_subscription(self, args)
         }
         /// Manage a repository notification subscription: ignore, watch, or delete repository notifications subscription for the provided repository.
-        pub async fn manage_repository_notification_subscription(
+        pub fn manage_repository_notification_subscription(
             &self,
             args: manage_repository_notification_subscription::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    manage_repository_notification_subscription::TOOL.name,
-                    &args,
-                    self.options.clone(),
-                )
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::manage_repository_notification_subscription(self, args)
         }
         /// Mark all notifications as read
-        pub async fn mark_all_notifications_read(
+        pub fn mark_all_notifications_read(
             &self,
             args: mark_all_notifications_read::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    mark_all_notifications_read::TOOL.name,
-                    &args,
-                    self.options.clone(),
-                )
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::mark_all_notifications_read(self, args)
         }
         /// Merge a pull request in a GitHub repository.
-        pub async fn merge_pull_request(
+        pub fn merge_pull_request(
             &self,
             args: merge_pull_request::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(merge_pull_request::TOOL.name, &args, self.options.clone())
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::merge_pull_request(self, args)
         }
         /// Get details about specific GitHub Projects resources.
         /// Use this tool to get details about individual projects, project fields, project items, and project views by their unique IDs.
-        pub async fn projects_get(
+        pub fn projects_get(
             &self,
             args: projects_get::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(projects_get::TOOL.name, &args, self.options.clone())
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::projects_get(self, args)
         }
         /// Tools for listing GitHub Projects resources.
         /// Use this tool to list projects for a user or organization, or list project fields, items, views, and status updates for a specific project.
-        pub async fn projects_list(
+        pub fn projects_list(
             &self,
             args: projects_list::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(projects_list::TOOL.name, &args, self.options.clone())
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::projects_list(self, args)
         }
         /// Create and manage GitHub Projects: create projects, add/update/delete items, bulk-update many items at once, manage views, create status updates, and add iteration fields.
-        pub async fn projects_write(
+        pub fn projects_write(
             &self,
             args: projects_write::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(projects_write::TOOL.name, &args, self.options.clone())
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::projects_write(self, args)
         }
         /// Get information on a specific pull request in GitHub repository.
-        pub async fn pull_request_read(
+        pub fn pull_request_read(
             &self,
             args: pull_request_read::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(pull_request_read::TOOL.name, &args, self.options.clone())
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::pull_request_read(self, args)
         }
         /// Create and/or submit, delete review of a pull request.
         ///
@@ -1178,376 +887,243 @@ pub mod github {
         /// - delete_pending: Delete an existing pending review of a pull request. This requires that a pending review exists for the current user on the specified pull request.
         /// - resolve_thread: Resolve a review thread. Requires only "threadId" parameter with the thread's node ID (e.g., PRRT_kwDOxxx). The owner, repo, and pullNumber parameters are not used for this method. Resolving an already-resolved thread is a no-op.
         /// - unresolve_thread: Unresolve a previously resolved review thread. Requires only "threadId" parameter. The owner, repo, and pullNumber parameters are not used for this method. Unresolving an already-unresolved thread is a no-op.
-        pub async fn pull_request_review_write(
+        pub fn pull_request_review_write(
             &self,
             args: pull_request_review_write::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    pull_request_review_write::TOOL.name,
-                    &args,
-                    self.options.clone(),
-                )
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::pull_request_review_write(self, args)
         }
         /// Push multiple files to a GitHub repository in a single commit
-        pub async fn push_files(&self, args: push_files::Args) -> Result<ToolOutput> {
-            self.session
-                .call_checked(push_files::TOOL.name, &args, self.options.clone())
-                .await
+        pub fn push_files(&self, args: push_files::Args) -> CallFuture<'_, ToolOutput> {
+            Tools::push_files(self, args)
         }
         /// Remove a sub-issue from a parent issue.
-        pub async fn remove_sub_issue(
+        pub fn remove_sub_issue(
             &self,
             args: remove_sub_issue::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(remove_sub_issue::TOOL.name, &args, self.options.clone())
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::remove_sub_issue(self, args)
         }
         /// Reprioritize (reorder) a sub-issue relative to other sub-issues.
-        pub async fn reprioritize_sub_issue(
+        pub fn reprioritize_sub_issue(
             &self,
             args: reprioritize_sub_issue::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    reprioritize_sub_issue::TOOL.name,
-                    &args,
-                    self.options.clone(),
-                )
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::reprioritize_sub_issue(self, args)
         }
         /// Request a GitHub Copilot code review for a pull request. Use this for automated feedback on pull requests, usually before requesting a human reviewer.
-        pub async fn request_copilot_review(
+        pub fn request_copilot_review(
             &self,
             args: request_copilot_review::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    request_copilot_review::TOOL.name,
-                    &args,
-                    self.options.clone(),
-                )
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::request_copilot_review(self, args)
         }
         /// Request reviewers for a pull request.
-        pub async fn request_pull_request_reviewers(
+        pub fn request_pull_request_reviewers(
             &self,
             args: request_pull_request_reviewers::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    request_pull_request_reviewers::TOOL.name,
-                    &args,
-                    self.options.clone(),
-                )
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::request_pull_request_reviewers(self, args)
         }
         /// Resolve a review thread on a pull request. Resolving an already-resolved thread is a no-op.
-        pub async fn resolve_review_thread(
+        pub fn resolve_review_thread(
             &self,
             args: resolve_review_thread::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    resolve_review_thread::TOOL.name,
-                    &args,
-                    self.options.clone(),
-                )
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::resolve_review_thread(self, args)
         }
         /// Fast and precise code search across ALL GitHub repositories using GitHub's native search engine. Best for finding exact symbols, functions, classes, or specific code patterns.
-        pub async fn search_code(&self, args: search_code::Args) -> Result<ToolOutput> {
-            self.session
-                .call_checked(search_code::TOOL.name, &args, self.options.clone())
-                .await
+        pub fn search_code(
+            &self,
+            args: search_code::Args,
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::search_code(self, args)
         }
         /// Search for commits across GitHub repositories using GitHub's commit search syntax. Useful for finding specific changes, authors, or messages across one or many repositories. Searches the default branch only.
-        pub async fn search_commits(
+        pub fn search_commits(
             &self,
             args: search_commits::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(search_commits::TOOL.name, &args, self.options.clone())
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::search_commits(self, args)
         }
         /// Search issues using natural-language semantic matching. Best for conceptual or paraphrased queries (e.g. "login fails after password reset"). Already scoped to is:issue.
-        pub async fn search_issues(
+        pub fn search_issues(
             &self,
             args: search_issues::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(search_issues::TOOL.name, &args, self.options.clone())
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::search_issues(self, args)
         }
         /// Find GitHub organizations by name, location, or other organization metadata. Ideal for discovering companies, open source foundations, or teams.
-        pub async fn search_orgs(&self, args: search_orgs::Args) -> Result<ToolOutput> {
-            self.session
-                .call_checked(search_orgs::TOOL.name, &args, self.options.clone())
-                .await
+        pub fn search_orgs(
+            &self,
+            args: search_orgs::Args,
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::search_orgs(self, args)
         }
         /// Search for pull requests in GitHub repositories using issues search syntax already scoped to is:pr
-        pub async fn search_pull_requests(
+        pub fn search_pull_requests(
             &self,
             args: search_pull_requests::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    search_pull_requests::TOOL.name,
-                    &args,
-                    self.options.clone(),
-                )
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::search_pull_requests(self, args)
         }
         /// Find GitHub repositories by name, description, readme, topics, or other metadata. Perfect for discovering projects, finding examples, or locating specific repositories across GitHub.
-        pub async fn search_repositories(
+        pub fn search_repositories(
             &self,
             args: search_repositories::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    search_repositories::TOOL.name,
-                    &args,
-                    self.options.clone(),
-                )
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::search_repositories(self, args)
         }
         /// Find GitHub users by username, real name, or other profile information. Useful for locating developers, contributors, or team members.
-        pub async fn search_users(
+        pub fn search_users(
             &self,
             args: search_users::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(search_users::TOOL.name, &args, self.options.clone())
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::search_users(self, args)
         }
         /// Set issue field values for an issue. Fields are organization-level custom fields (text, number, date, or single select). Use this to create or update field values on an issue.
-        pub async fn set_issue_fields(
+        pub fn set_issue_fields(
             &self,
             args: set_issue_fields::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(set_issue_fields::TOOL.name, &args, self.options.clone())
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::set_issue_fields(self, args)
         }
         /// Star a GitHub repository
-        pub async fn star_repository(
+        pub fn star_repository(
             &self,
             args: star_repository::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(star_repository::TOOL.name, &args, self.options.clone())
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::star_repository(self, args)
         }
         /// Add a sub-issue to a parent issue in a GitHub repository.
-        pub async fn sub_issue_write(
+        pub fn sub_issue_write(
             &self,
             args: sub_issue_write::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(sub_issue_write::TOOL.name, &args, self.options.clone())
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::sub_issue_write(self, args)
         }
         /// Submit a pending pull request review.
-        pub async fn submit_pending_pull_request_review(
+        pub fn submit_pending_pull_request_review(
             &self,
             args: submit_pending_pull_request_review::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    submit_pending_pull_request_review::TOOL.name,
-                    &args,
-                    self.options.clone(),
-                )
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::submit_pending_pull_request_review(self, args)
         }
         /// Fetch UI data for MCP Apps (labels, assignees, milestones, issue types, branches, issue fields, reviewers).
-        pub async fn ui_get(&self, args: ui_get::Args) -> Result<ToolOutput> {
-            self.session
-                .call_checked(ui_get::TOOL.name, &args, self.options.clone())
-                .await
+        pub fn ui_get(&self, args: ui_get::Args) -> CallFuture<'_, ToolOutput> {
+            Tools::ui_get(self, args)
         }
         /// Unresolve a previously resolved review thread on a pull request. Unresolving an already-unresolved thread is a no-op.
-        pub async fn unresolve_review_thread(
+        pub fn unresolve_review_thread(
             &self,
             args: unresolve_review_thread::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    unresolve_review_thread::TOOL.name,
-                    &args,
-                    self.options.clone(),
-                )
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::unresolve_review_thread(self, args)
         }
         /// Unstar a GitHub repository
-        pub async fn unstar_repository(
+        pub fn unstar_repository(
             &self,
             args: unstar_repository::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(unstar_repository::TOOL.name, &args, self.options.clone())
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::unstar_repository(self, args)
         }
         /// Update an existing gist
-        pub async fn update_gist(&self, args: update_gist::Args) -> Result<ToolOutput> {
-            self.session
-                .call_checked(update_gist::TOOL.name, &args, self.options.clone())
-                .await
+        pub fn update_gist(
+            &self,
+            args: update_gist::Args,
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::update_gist(self, args)
         }
         /// Update the assignees of an existing issue. This replaces the current assignees with the provided list. When setting values, include a confidence level (LOW, MEDIUM, or HIGH) reflecting how certain you are about the choice.
-        pub async fn update_issue_assignees(
+        pub fn update_issue_assignees(
             &self,
             args: update_issue_assignees::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    update_issue_assignees::TOOL.name,
-                    &args,
-                    self.options.clone(),
-                )
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::update_issue_assignees(self, args)
         }
         /// Update the body content of an existing issue.
-        pub async fn update_issue_body(
+        pub fn update_issue_body(
             &self,
             args: update_issue_body::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(update_issue_body::TOOL.name, &args, self.options.clone())
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::update_issue_body(self, args)
         }
         /// Update the labels of an existing issue. This replaces the current labels with the provided list. When setting values, include a confidence level (LOW, MEDIUM, or HIGH) reflecting how certain you are about the choice.
-        pub async fn update_issue_labels(
+        pub fn update_issue_labels(
             &self,
             args: update_issue_labels::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    update_issue_labels::TOOL.name,
-                    &args,
-                    self.options.clone(),
-                )
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::update_issue_labels(self, args)
         }
         /// Update the milestone of an existing issue.
-        pub async fn update_issue_milestone(
+        pub fn update_issue_milestone(
             &self,
             args: update_issue_milestone::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    update_issue_milestone::TOOL.name,
-                    &args,
-                    self.options.clone(),
-                )
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::update_issue_milestone(self, args)
         }
         /// Update the state of an existing issue (open or closed), with an optional state reason. When closing, include a confidence level (LOW, MEDIUM, or HIGH) reflecting how certain you are about the decision. Use is_suggestion to propose the change without applying it directly.
-        pub async fn update_issue_state(
+        pub fn update_issue_state(
             &self,
             args: update_issue_state::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(update_issue_state::TOOL.name, &args, self.options.clone())
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::update_issue_state(self, args)
         }
         /// Update the title of an existing issue.
-        pub async fn update_issue_title(
+        pub fn update_issue_title(
             &self,
             args: update_issue_title::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(update_issue_title::TOOL.name, &args, self.options.clone())
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::update_issue_title(self, args)
         }
         /// Set or remove the type of an existing issue. Pass null to remove the current type. When setting a value, include a confidence level (LOW, MEDIUM, or HIGH) reflecting how certain you are about the choice.
-        pub async fn update_issue_type(
+        pub fn update_issue_type(
             &self,
             args: update_issue_type::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(update_issue_type::TOOL.name, &args, self.options.clone())
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::update_issue_type(self, args)
         }
         /// Update an existing pull request in a GitHub repository.
-        pub async fn update_pull_request(
+        pub fn update_pull_request(
             &self,
             args: update_pull_request::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    update_pull_request::TOOL.name,
-                    &args,
-                    self.options.clone(),
-                )
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::update_pull_request(self, args)
         }
         /// Update the body description of an existing pull request.
-        pub async fn update_pull_request_body(
+        pub fn update_pull_request_body(
             &self,
             args: update_pull_request_body::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    update_pull_request_body::TOOL.name,
-                    &args,
-                    self.options.clone(),
-                )
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::update_pull_request_body(self, args)
         }
         /// Update the branch of a pull request with the latest changes from the base branch.
-        pub async fn update_pull_request_branch(
+        pub fn update_pull_request_branch(
             &self,
             args: update_pull_request_branch::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    update_pull_request_branch::TOOL.name,
-                    &args,
-                    self.options.clone(),
-                )
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::update_pull_request_branch(self, args)
         }
         /// Mark a pull request as draft or ready for review.
-        pub async fn update_pull_request_draft_state(
+        pub fn update_pull_request_draft_state(
             &self,
             args: update_pull_request_draft_state::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    update_pull_request_draft_state::TOOL.name,
-                    &args,
-                    self.options.clone(),
-                )
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::update_pull_request_draft_state(self, args)
         }
         /// Update the state of an existing pull request (open or closed).
-        pub async fn update_pull_request_state(
+        pub fn update_pull_request_state(
             &self,
             args: update_pull_request_state::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    update_pull_request_state::TOOL.name,
-                    &args,
-                    self.options.clone(),
-                )
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::update_pull_request_state(self, args)
         }
         /// Update the title of an existing pull request.
-        pub async fn update_pull_request_title(
+        pub fn update_pull_request_title(
             &self,
             args: update_pull_request_title::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    update_pull_request_title::TOOL.name,
-                    &args,
-                    self.options.clone(),
-                )
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::update_pull_request_title(self, args)
         }
     }
     /// The tools of this server as a trait: one method per tool, with the signature of
@@ -1558,66 +1134,60 @@ pub mod github {
         #[doc(hidden)]
         fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_>;
         /// See [`Client::actions_get`].
-        fn actions_get(
-            &self,
-            args: actions_get::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        fn actions_get(&self, args: actions_get::Args) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(actions_get::TOOL.name, args)
         }
         /// See [`Client::actions_list`].
-        fn actions_list(
-            &self,
-            args: actions_list::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        fn actions_list(&self, args: actions_list::Args) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(actions_list::TOOL.name, args)
         }
         /// See [`Client::actions_run_trigger`].
         fn actions_run_trigger(
             &self,
             args: actions_run_trigger::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(actions_run_trigger::TOOL.name, args)
         }
         /// See [`Client::add_comment_to_pending_review`].
         fn add_comment_to_pending_review(
             &self,
             args: add_comment_to_pending_review::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(add_comment_to_pending_review::TOOL.name, args)
         }
         /// See [`Client::add_issue_comment`].
         fn add_issue_comment(
             &self,
             args: add_issue_comment::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(add_issue_comment::TOOL.name, args)
         }
         /// See [`Client::add_issue_comment_reaction`].
         fn add_issue_comment_reaction(
             &self,
             args: add_issue_comment_reaction::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(add_issue_comment_reaction::TOOL.name, args)
         }
         /// See [`Client::add_issue_reaction`].
         fn add_issue_reaction(
             &self,
             args: add_issue_reaction::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(add_issue_reaction::TOOL.name, args)
         }
         /// See [`Client::add_pull_request_review_comment`].
         fn add_pull_request_review_comment(
             &self,
             args: add_pull_request_review_comment::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(add_pull_request_review_comment::TOOL.name, args)
         }
         /// See [`Client::add_pull_request_review_comment_reaction`].
         fn add_pull_request_review_comment_reaction(
             &self,
             args: add_pull_request_review_comment_reaction::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend()
                 .untyped(add_pull_request_review_comment_reaction::TOOL.name, args)
         }
@@ -1625,28 +1195,28 @@ pub mod github {
         fn add_reply_to_pull_request_comment(
             &self,
             args: add_reply_to_pull_request_comment::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(add_reply_to_pull_request_comment::TOOL.name, args)
         }
         /// See [`Client::add_sub_issue`].
         fn add_sub_issue(
             &self,
             args: add_sub_issue::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(add_sub_issue::TOOL.name, args)
         }
         /// See [`Client::assign_copilot_to_issue`].
         fn assign_copilot_to_issue(
             &self,
             args: assign_copilot_to_issue::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(assign_copilot_to_issue::TOOL.name, args)
         }
         /// See [`Client::assign_copilot_to_issue_with_intent`].
         fn assign_copilot_to_issue_with_intent(
             &self,
             args: assign_copilot_to_issue_with_intent::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend()
                 .untyped(assign_copilot_to_issue_with_intent::TOOL.name, args)
         }
@@ -1654,375 +1224,327 @@ pub mod github {
         fn create_branch(
             &self,
             args: create_branch::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(create_branch::TOOL.name, args)
         }
         /// See [`Client::create_gist`].
-        fn create_gist(
-            &self,
-            args: create_gist::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        fn create_gist(&self, args: create_gist::Args) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(create_gist::TOOL.name, args)
         }
         /// See [`Client::create_issue`].
-        fn create_issue(
-            &self,
-            args: create_issue::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        fn create_issue(&self, args: create_issue::Args) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(create_issue::TOOL.name, args)
         }
         /// See [`Client::create_or_update_file`].
         fn create_or_update_file(
             &self,
             args: create_or_update_file::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(create_or_update_file::TOOL.name, args)
         }
         /// See [`Client::create_pull_request`].
         fn create_pull_request(
             &self,
             args: create_pull_request::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(create_pull_request::TOOL.name, args)
         }
         /// See [`Client::create_pull_request_review`].
         fn create_pull_request_review(
             &self,
             args: create_pull_request_review::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(create_pull_request_review::TOOL.name, args)
         }
         /// See [`Client::create_repository`].
         fn create_repository(
             &self,
             args: create_repository::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(create_repository::TOOL.name, args)
         }
         /// See [`Client::delete_file`].
-        fn delete_file(
-            &self,
-            args: delete_file::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        fn delete_file(&self, args: delete_file::Args) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(delete_file::TOOL.name, args)
         }
         /// See [`Client::delete_pending_pull_request_review`].
         fn delete_pending_pull_request_review(
             &self,
             args: delete_pending_pull_request_review::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(delete_pending_pull_request_review::TOOL.name, args)
         }
         /// See [`Client::delete_repository`].
         fn delete_repository(
             &self,
             args: delete_repository::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(delete_repository::TOOL.name, args)
         }
         /// See [`Client::discussion_comment_write`].
         fn discussion_comment_write(
             &self,
             args: discussion_comment_write::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(discussion_comment_write::TOOL.name, args)
         }
         /// See [`Client::dismiss_notification`].
         fn dismiss_notification(
             &self,
             args: dismiss_notification::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(dismiss_notification::TOOL.name, args)
         }
         /// See [`Client::find_duplicate`].
         fn find_duplicate(
             &self,
             args: find_duplicate::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(find_duplicate::TOOL.name, args)
         }
         /// See [`Client::fork_repository`].
         fn fork_repository(
             &self,
             args: fork_repository::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(fork_repository::TOOL.name, args)
         }
         /// See [`Client::get_code_quality_finding`].
         fn get_code_quality_finding(
             &self,
             args: get_code_quality_finding::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(get_code_quality_finding::TOOL.name, args)
         }
         /// See [`Client::get_code_scanning_alert`].
         fn get_code_scanning_alert(
             &self,
             args: get_code_scanning_alert::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(get_code_scanning_alert::TOOL.name, args)
         }
         /// See [`Client::get_commit`].
-        fn get_commit(
-            &self,
-            args: get_commit::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        fn get_commit(&self, args: get_commit::Args) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(get_commit::TOOL.name, args)
         }
         /// See [`Client::get_dependabot_alert`].
         fn get_dependabot_alert(
             &self,
             args: get_dependabot_alert::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(get_dependabot_alert::TOOL.name, args)
         }
         /// See [`Client::get_discussion`].
         fn get_discussion(
             &self,
             args: get_discussion::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(get_discussion::TOOL.name, args)
         }
         /// See [`Client::get_discussion_comments`].
         fn get_discussion_comments(
             &self,
             args: get_discussion_comments::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(get_discussion_comments::TOOL.name, args)
         }
         /// See [`Client::get_file_blame`].
         fn get_file_blame(
             &self,
             args: get_file_blame::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(get_file_blame::TOOL.name, args)
         }
         /// See [`Client::get_file_contents`].
         fn get_file_contents(
             &self,
             args: get_file_contents::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(get_file_contents::TOOL.name, args)
         }
         /// See [`Client::get_gist`].
-        fn get_gist(
-            &self,
-            args: get_gist::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        fn get_gist(&self, args: get_gist::Args) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(get_gist::TOOL.name, args)
         }
         /// See [`Client::get_global_security_advisory`].
         fn get_global_security_advisory(
             &self,
             args: get_global_security_advisory::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(get_global_security_advisory::TOOL.name, args)
         }
         /// See [`Client::get_job_logs`].
-        fn get_job_logs(
-            &self,
-            args: get_job_logs::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        fn get_job_logs(&self, args: get_job_logs::Args) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(get_job_logs::TOOL.name, args)
         }
         /// See [`Client::get_label`].
-        fn get_label(
-            &self,
-            args: get_label::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        fn get_label(&self, args: get_label::Args) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(get_label::TOOL.name, args)
         }
         /// See [`Client::get_latest_release`].
         fn get_latest_release(
             &self,
             args: get_latest_release::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(get_latest_release::TOOL.name, args)
         }
         /// See [`Client::get_me`].
-        fn get_me(&self) -> impl Future<Output = Result<ToolOutput>> + Send {
+        fn get_me(&self) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(get_me::TOOL.name, NoArgs {})
         }
         /// See [`Client::get_notification_details`].
         fn get_notification_details(
             &self,
             args: get_notification_details::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(get_notification_details::TOOL.name, args)
         }
         /// See [`Client::get_release_by_tag`].
         fn get_release_by_tag(
             &self,
             args: get_release_by_tag::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(get_release_by_tag::TOOL.name, args)
         }
         /// See [`Client::get_repository_tree`].
         fn get_repository_tree(
             &self,
             args: get_repository_tree::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(get_repository_tree::TOOL.name, args)
         }
         /// See [`Client::get_secret_scanning_alert`].
         fn get_secret_scanning_alert(
             &self,
             args: get_secret_scanning_alert::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(get_secret_scanning_alert::TOOL.name, args)
         }
         /// See [`Client::get_tag`].
-        fn get_tag(
-            &self,
-            args: get_tag::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        fn get_tag(&self, args: get_tag::Args) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(get_tag::TOOL.name, args)
         }
         /// See [`Client::get_team_members`].
         fn get_team_members(
             &self,
             args: get_team_members::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(get_team_members::TOOL.name, args)
         }
         /// See [`Client::get_teams`].
-        fn get_teams(
-            &self,
-            args: get_teams::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        fn get_teams(&self, args: get_teams::Args) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(get_teams::TOOL.name, args)
         }
         /// See [`Client::issue_dependency_read`].
         fn issue_dependency_read(
             &self,
             args: issue_dependency_read::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(issue_dependency_read::TOOL.name, args)
         }
         /// See [`Client::issue_dependency_write`].
         fn issue_dependency_write(
             &self,
             args: issue_dependency_write::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(issue_dependency_write::TOOL.name, args)
         }
         /// See [`Client::issue_read`].
-        fn issue_read(
-            &self,
-            args: issue_read::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        fn issue_read(&self, args: issue_read::Args) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(issue_read::TOOL.name, args)
         }
         /// See [`Client::issue_write`].
-        fn issue_write(
-            &self,
-            args: issue_write::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        fn issue_write(&self, args: issue_write::Args) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(issue_write::TOOL.name, args)
         }
         /// See [`Client::label_write`].
-        fn label_write(
-            &self,
-            args: label_write::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        fn label_write(&self, args: label_write::Args) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(label_write::TOOL.name, args)
         }
         /// See [`Client::list_branches`].
         fn list_branches(
             &self,
             args: list_branches::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(list_branches::TOOL.name, args)
         }
         /// See [`Client::list_code_scanning_alerts`].
         fn list_code_scanning_alerts(
             &self,
             args: list_code_scanning_alerts::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(list_code_scanning_alerts::TOOL.name, args)
         }
         /// See [`Client::list_commits`].
-        fn list_commits(
-            &self,
-            args: list_commits::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        fn list_commits(&self, args: list_commits::Args) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(list_commits::TOOL.name, args)
         }
         /// See [`Client::list_dependabot_alerts`].
         fn list_dependabot_alerts(
             &self,
             args: list_dependabot_alerts::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(list_dependabot_alerts::TOOL.name, args)
         }
         /// See [`Client::list_discussion_categories`].
         fn list_discussion_categories(
             &self,
             args: list_discussion_categories::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(list_discussion_categories::TOOL.name, args)
         }
         /// See [`Client::list_discussions`].
         fn list_discussions(
             &self,
             args: list_discussions::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(list_discussions::TOOL.name, args)
         }
         /// See [`Client::list_gists`].
-        fn list_gists(
-            &self,
-            args: list_gists::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        fn list_gists(&self, args: list_gists::Args) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(list_gists::TOOL.name, args)
         }
         /// See [`Client::list_global_security_advisories`].
         fn list_global_security_advisories(
             &self,
             args: list_global_security_advisories::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(list_global_security_advisories::TOOL.name, args)
         }
         /// See [`Client::list_issue_fields`].
         fn list_issue_fields(
             &self,
             args: list_issue_fields::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(list_issue_fields::TOOL.name, args)
         }
         /// See [`Client::list_issue_types`].
         fn list_issue_types(
             &self,
             args: list_issue_types::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(list_issue_types::TOOL.name, args)
         }
         /// See [`Client::list_issues`].
-        fn list_issues(
-            &self,
-            args: list_issues::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        fn list_issues(&self, args: list_issues::Args) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(list_issues::TOOL.name, args)
         }
         /// See [`Client::list_label`].
-        fn list_label(
-            &self,
-            args: list_label::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        fn list_label(&self, args: list_label::Args) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(list_label::TOOL.name, args)
         }
         /// See [`Client::list_notifications`].
         fn list_notifications(
             &self,
             args: list_notifications::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(list_notifications::TOOL.name, args)
         }
         /// See [`Client::list_org_repository_security_advisories`].
         fn list_org_repository_security_advisories(
             &self,
             args: list_org_repository_security_advisories::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend()
                 .untyped(list_org_repository_security_advisories::TOOL.name, args)
         }
@@ -2030,28 +1552,28 @@ pub mod github {
         fn list_pull_requests(
             &self,
             args: list_pull_requests::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(list_pull_requests::TOOL.name, args)
         }
         /// See [`Client::list_releases`].
         fn list_releases(
             &self,
             args: list_releases::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(list_releases::TOOL.name, args)
         }
         /// See [`Client::list_repository_collaborators`].
         fn list_repository_collaborators(
             &self,
             args: list_repository_collaborators::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(list_repository_collaborators::TOOL.name, args)
         }
         /// See [`Client::list_repository_security_advisories`].
         fn list_repository_security_advisories(
             &self,
             args: list_repository_security_advisories::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend()
                 .untyped(list_repository_security_advisories::TOOL.name, args)
         }
@@ -2059,35 +1581,32 @@ pub mod github {
         fn list_secret_scanning_alerts(
             &self,
             args: list_secret_scanning_alerts::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(list_secret_scanning_alerts::TOOL.name, args)
         }
         /// See [`Client::list_starred_repositories`].
         fn list_starred_repositories(
             &self,
             args: list_starred_repositories::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(list_starred_repositories::TOOL.name, args)
         }
         /// See [`Client::list_tags`].
-        fn list_tags(
-            &self,
-            args: list_tags::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        fn list_tags(&self, args: list_tags::Args) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(list_tags::TOOL.name, args)
         }
         /// See [`Client::manage_notification_subscription`].
         fn manage_notification_subscription(
             &self,
             args: manage_notification_subscription::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(manage_notification_subscription::TOOL.name, args)
         }
         /// See [`Client::manage_repository_notification_subscription`].
         fn manage_repository_notification_subscription(
             &self,
             args: manage_repository_notification_subscription::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend()
                 .untyped(manage_repository_notification_subscription::TOOL.name, args)
         }
@@ -2095,287 +1614,266 @@ pub mod github {
         fn mark_all_notifications_read(
             &self,
             args: mark_all_notifications_read::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(mark_all_notifications_read::TOOL.name, args)
         }
         /// See [`Client::merge_pull_request`].
         fn merge_pull_request(
             &self,
             args: merge_pull_request::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(merge_pull_request::TOOL.name, args)
         }
         /// See [`Client::projects_get`].
-        fn projects_get(
-            &self,
-            args: projects_get::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        fn projects_get(&self, args: projects_get::Args) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(projects_get::TOOL.name, args)
         }
         /// See [`Client::projects_list`].
         fn projects_list(
             &self,
             args: projects_list::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(projects_list::TOOL.name, args)
         }
         /// See [`Client::projects_write`].
         fn projects_write(
             &self,
             args: projects_write::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(projects_write::TOOL.name, args)
         }
         /// See [`Client::pull_request_read`].
         fn pull_request_read(
             &self,
             args: pull_request_read::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(pull_request_read::TOOL.name, args)
         }
         /// See [`Client::pull_request_review_write`].
         fn pull_request_review_write(
             &self,
             args: pull_request_review_write::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(pull_request_review_write::TOOL.name, args)
         }
         /// See [`Client::push_files`].
-        fn push_files(
-            &self,
-            args: push_files::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        fn push_files(&self, args: push_files::Args) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(push_files::TOOL.name, args)
         }
         /// See [`Client::remove_sub_issue`].
         fn remove_sub_issue(
             &self,
             args: remove_sub_issue::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(remove_sub_issue::TOOL.name, args)
         }
         /// See [`Client::reprioritize_sub_issue`].
         fn reprioritize_sub_issue(
             &self,
             args: reprioritize_sub_issue::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(reprioritize_sub_issue::TOOL.name, args)
         }
         /// See [`Client::request_copilot_review`].
         fn request_copilot_review(
             &self,
             args: request_copilot_review::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(request_copilot_review::TOOL.name, args)
         }
         /// See [`Client::request_pull_request_reviewers`].
         fn request_pull_request_reviewers(
             &self,
             args: request_pull_request_reviewers::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(request_pull_request_reviewers::TOOL.name, args)
         }
         /// See [`Client::resolve_review_thread`].
         fn resolve_review_thread(
             &self,
             args: resolve_review_thread::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(resolve_review_thread::TOOL.name, args)
         }
         /// See [`Client::search_code`].
-        fn search_code(
-            &self,
-            args: search_code::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        fn search_code(&self, args: search_code::Args) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(search_code::TOOL.name, args)
         }
         /// See [`Client::search_commits`].
         fn search_commits(
             &self,
             args: search_commits::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(search_commits::TOOL.name, args)
         }
         /// See [`Client::search_issues`].
         fn search_issues(
             &self,
             args: search_issues::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(search_issues::TOOL.name, args)
         }
         /// See [`Client::search_orgs`].
-        fn search_orgs(
-            &self,
-            args: search_orgs::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        fn search_orgs(&self, args: search_orgs::Args) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(search_orgs::TOOL.name, args)
         }
         /// See [`Client::search_pull_requests`].
         fn search_pull_requests(
             &self,
             args: search_pull_requests::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(search_pull_requests::TOOL.name, args)
         }
         /// See [`Client::search_repositories`].
         fn search_repositories(
             &self,
             args: search_repositories::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(search_repositories::TOOL.name, args)
         }
         /// See [`Client::search_users`].
-        fn search_users(
-            &self,
-            args: search_users::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        fn search_users(&self, args: search_users::Args) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(search_users::TOOL.name, args)
         }
         /// See [`Client::set_issue_fields`].
         fn set_issue_fields(
             &self,
             args: set_issue_fields::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(set_issue_fields::TOOL.name, args)
         }
         /// See [`Client::star_repository`].
         fn star_repository(
             &self,
             args: star_repository::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(star_repository::TOOL.name, args)
         }
         /// See [`Client::sub_issue_write`].
         fn sub_issue_write(
             &self,
             args: sub_issue_write::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(sub_issue_write::TOOL.name, args)
         }
         /// See [`Client::submit_pending_pull_request_review`].
         fn submit_pending_pull_request_review(
             &self,
             args: submit_pending_pull_request_review::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(submit_pending_pull_request_review::TOOL.name, args)
         }
         /// See [`Client::ui_get`].
-        fn ui_get(
-            &self,
-            args: ui_get::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        fn ui_get(&self, args: ui_get::Args) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(ui_get::TOOL.name, args)
         }
         /// See [`Client::unresolve_review_thread`].
         fn unresolve_review_thread(
             &self,
             args: unresolve_review_thread::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(unresolve_review_thread::TOOL.name, args)
         }
         /// See [`Client::unstar_repository`].
         fn unstar_repository(
             &self,
             args: unstar_repository::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(unstar_repository::TOOL.name, args)
         }
         /// See [`Client::update_gist`].
-        fn update_gist(
-            &self,
-            args: update_gist::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        fn update_gist(&self, args: update_gist::Args) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(update_gist::TOOL.name, args)
         }
         /// See [`Client::update_issue_assignees`].
         fn update_issue_assignees(
             &self,
             args: update_issue_assignees::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(update_issue_assignees::TOOL.name, args)
         }
         /// See [`Client::update_issue_body`].
         fn update_issue_body(
             &self,
             args: update_issue_body::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(update_issue_body::TOOL.name, args)
         }
         /// See [`Client::update_issue_labels`].
         fn update_issue_labels(
             &self,
             args: update_issue_labels::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(update_issue_labels::TOOL.name, args)
         }
         /// See [`Client::update_issue_milestone`].
         fn update_issue_milestone(
             &self,
             args: update_issue_milestone::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(update_issue_milestone::TOOL.name, args)
         }
         /// See [`Client::update_issue_state`].
         fn update_issue_state(
             &self,
             args: update_issue_state::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(update_issue_state::TOOL.name, args)
         }
         /// See [`Client::update_issue_title`].
         fn update_issue_title(
             &self,
             args: update_issue_title::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(update_issue_title::TOOL.name, args)
         }
         /// See [`Client::update_issue_type`].
         fn update_issue_type(
             &self,
             args: update_issue_type::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(update_issue_type::TOOL.name, args)
         }
         /// See [`Client::update_pull_request`].
         fn update_pull_request(
             &self,
             args: update_pull_request::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(update_pull_request::TOOL.name, args)
         }
         /// See [`Client::update_pull_request_body`].
         fn update_pull_request_body(
             &self,
             args: update_pull_request_body::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(update_pull_request_body::TOOL.name, args)
         }
         /// See [`Client::update_pull_request_branch`].
         fn update_pull_request_branch(
             &self,
             args: update_pull_request_branch::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(update_pull_request_branch::TOOL.name, args)
         }
         /// See [`Client::update_pull_request_draft_state`].
         fn update_pull_request_draft_state(
             &self,
             args: update_pull_request_draft_state::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(update_pull_request_draft_state::TOOL.name, args)
         }
         /// See [`Client::update_pull_request_state`].
         fn update_pull_request_state(
             &self,
             args: update_pull_request_state::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(update_pull_request_state::TOOL.name, args)
         }
         /// See [`Client::update_pull_request_title`].
         fn update_pull_request_title(
             &self,
             args: update_pull_request_title::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(update_pull_request_title::TOOL.name, args)
         }
     }
@@ -3404,16 +2902,16 @@ Use this tool to get details about individual workflows, workflow runs, jobs, an
             ///The method to execute
             pub method: ArgsMethod,
             ///Repository owner
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
             /**The unique identifier of the resource. This will vary based on the "method" provided, so ensure you provide the correct ID:
 - Provide a workflow ID or workflow file name (e.g. ci.yaml) for 'get_workflow' method.
 - Provide a workflow run ID for 'get_workflow_run', 'get_workflow_run_usage', and 'get_workflow_run_logs_url' methods.
 - Provide an artifact ID for 'download_workflow_run_artifact' method.
 - Provide a job ID for 'get_workflow_job' method.
 */
-            pub resource_id: ::std::string::String,
+            pub resource_id: String,
         }
         ///The method to execute
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -3436,9 +2934,9 @@ Use this tool to get details about individual workflows, workflow runs, jobs, an
             /// The required arguments (`method`, `owner`, `repo`, `resource_id`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
                 method: ArgsMethod,
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
-                resource_id: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
+                resource_id: impl Into<String>,
             ) -> Self {
                 Self {
                     method,
@@ -3470,26 +2968,26 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             ///The action to perform
             pub method: ArgsMethod,
             ///Repository owner
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Page number for pagination (default: 1)
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub page: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub page: Option<f64>,
             ///Results per page for pagination (default: 30, max: 100)
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub per_page: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub per_page: Option<f64>,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
             /**The unique identifier of the resource. This will vary based on the "method" provided, so ensure you provide the correct ID:
 - Do not provide any resource ID for 'list_workflows' method.
 - Provide a workflow ID or workflow file name (e.g. ci.yaml) for 'list_workflow_runs' method, or omit to list all workflow runs in the repository.
 - Provide a workflow run ID for 'list_workflow_jobs' and 'list_workflow_run_artifacts' methods.
 */
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub resource_id: ::std::option::Option<::std::string::String>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub workflow_jobs_filter: ::std::option::Option<ArgsWorkflowJobsFilter>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub workflow_runs_filter: ::std::option::Option<ArgsWorkflowRunsFilter>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub resource_id: Option<String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub workflow_jobs_filter: Option<ArgsWorkflowJobsFilter>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub workflow_runs_filter: Option<ArgsWorkflowRunsFilter>,
         }
         ///The action to perform
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -3509,8 +3007,8 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct ArgsWorkflowJobsFilter {
             ///Filters jobs by their completed_at timestamp
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub filter: ::std::option::Option<ArgsWorkflowJobsFilterFilter>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub filter: Option<ArgsWorkflowJobsFilterFilter>,
         }
         ///Filters jobs by their completed_at timestamp
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -3526,17 +3024,17 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct ArgsWorkflowRunsFilter {
             ///Filter to a specific GitHub user's workflow runs.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub actor: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub actor: Option<String>,
             ///Filter workflow runs to a specific Git branch. Use the name of the branch.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub branch: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub branch: Option<String>,
             ///Filter workflow runs to a specific event type
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub event: ::std::option::Option<ArgsWorkflowRunsFilterEvent>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub event: Option<ArgsWorkflowRunsFilterEvent>,
             ///Filter workflow runs to only runs with a specific status
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub status: ::std::option::Option<ArgsWorkflowRunsFilterStatus>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub status: Option<ArgsWorkflowRunsFilterStatus>,
         }
         ///Filter workflow runs to a specific event type
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -3607,15 +3105,15 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             /// The required arguments (`method`, `owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
                 method: ArgsMethod,
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
             ) -> Self {
                 Self {
-                    page: ::std::default::Default::default(),
-                    per_page: ::std::default::Default::default(),
-                    resource_id: ::std::default::Default::default(),
-                    workflow_jobs_filter: ::std::default::Default::default(),
-                    workflow_runs_filter: ::std::default::Default::default(),
+                    page: Default::default(),
+                    per_page: Default::default(),
+                    resource_id: Default::default(),
+                    workflow_jobs_filter: Default::default(),
+                    workflow_runs_filter: Default::default(),
                     method,
                     owner: owner.into(),
                     repo: repo.into(),
@@ -3641,31 +3139,28 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Inputs the workflow accepts. Only used for 'run_workflow' method.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub inputs: ::std::option::Option<
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub inputs: Option<
                 ::mcp_runtime::__private::serde_json::Map<
-                    ::std::string::String,
+                    String,
                     ::mcp_runtime::__private::serde_json::Value,
                 >,
             >,
             ///The method to execute
             pub method: ArgsMethod,
             ///Repository owner
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///The git reference for the workflow. The reference can be a branch or tag name. Required for 'run_workflow' method.
-            #[serde(
-                rename = "ref",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub ref_: ::std::option::Option<::std::string::String>,
+            #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+            pub ref_: Option<String>,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
             ///The ID of the workflow run. Required for all methods except 'run_workflow'.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub run_id: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub run_id: Option<f64>,
             ///The workflow ID (numeric) or workflow file name (e.g., main.yml, ci.yaml). Required for 'run_workflow' method.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub workflow_id: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub workflow_id: Option<String>,
         }
         ///The method to execute
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -3686,14 +3181,14 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             /// The required arguments (`method`, `owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
                 method: ArgsMethod,
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
             ) -> Self {
                 Self {
-                    inputs: ::std::default::Default::default(),
-                    ref_: ::std::default::Default::default(),
-                    run_id: ::std::default::Default::default(),
-                    workflow_id: ::std::default::Default::default(),
+                    inputs: Default::default(),
+                    ref_: Default::default(),
+                    run_id: Default::default(),
+                    workflow_id: Default::default(),
                     method,
                     owner: owner.into(),
                     repo: repo.into(),
@@ -3719,34 +3214,28 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///The text of the review comment
-            pub body: ::std::string::String,
+            pub body: String,
             ///The line of the blob in the pull request diff that the comment applies to. For multi-line comments, the last line of the range
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub line: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub line: Option<f64>,
             ///Repository owner
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///The relative path to the file that necessitates a comment
-            pub path: ::std::string::String,
+            pub path: String,
             ///Pull request number
             #[serde(rename = "pullNumber")]
             pub pull_number: f64,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
             ///The side of the diff to comment on. LEFT indicates the previous state, RIGHT indicates the new state
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub side: ::std::option::Option<ArgsSide>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub side: Option<ArgsSide>,
             ///For multi-line comments, the first line of the range that the comment applies to
-            #[serde(
-                rename = "startLine",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub start_line: ::std::option::Option<f64>,
+            #[serde(rename = "startLine", skip_serializing_if = "Option::is_none")]
+            pub start_line: Option<f64>,
             ///For multi-line comments, the starting side of the diff that the comment applies to. LEFT indicates the previous state, RIGHT indicates the new state
-            #[serde(
-                rename = "startSide",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub start_side: ::std::option::Option<ArgsStartSide>,
+            #[serde(rename = "startSide", skip_serializing_if = "Option::is_none")]
+            pub start_side: Option<ArgsStartSide>,
             ///The level at which the comment is targeted
             #[serde(rename = "subjectType")]
             pub subject_type: ArgsSubjectType,
@@ -3781,18 +3270,18 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
         impl Args {
             /// The required arguments (`owner`, `repo`, `pullNumber`, `path`, `body`, `subjectType`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
                 pull_number: f64,
-                path: impl ::std::convert::Into<::std::string::String>,
-                body: impl ::std::convert::Into<::std::string::String>,
+                path: impl Into<String>,
+                body: impl Into<String>,
                 subject_type: ArgsSubjectType,
             ) -> Self {
                 Self {
-                    line: ::std::default::Default::default(),
-                    side: ::std::default::Default::default(),
-                    start_line: ::std::default::Default::default(),
-                    start_side: ::std::default::Default::default(),
+                    line: Default::default(),
+                    side: Default::default(),
+                    start_line: Default::default(),
+                    start_side: Default::default(),
                     owner: owner.into(),
                     repo: repo.into(),
                     pull_number,
@@ -3821,20 +3310,20 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Comment content. Required unless reaction is provided.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub body: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub body: Option<String>,
             ///The numeric ID of the issue or pull request comment to react to. Use this for reactions to comments; omit it to react to the issue or pull request itself. Cannot be combined with body.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub comment_id: ::std::option::Option<u64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub comment_id: Option<u64>,
             ///Issue or pull request number to comment on or react to.
             pub issue_number: f64,
             ///Repository owner
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Emoji reaction to add. Required unless body is provided.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub reaction: ::std::option::Option<ArgsReaction>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub reaction: Option<ArgsReaction>,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
         }
         ///Emoji reaction to add. Required unless body is provided.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -3856,14 +3345,14 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
         impl Args {
             /// The required arguments (`owner`, `repo`, `issue_number`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
                 issue_number: f64,
             ) -> Self {
                 Self {
-                    body: ::std::default::Default::default(),
-                    comment_id: ::std::default::Default::default(),
-                    reaction: ::std::default::Default::default(),
+                    body: Default::default(),
+                    comment_id: Default::default(),
+                    reaction: Default::default(),
                     owner: owner.into(),
                     repo: repo.into(),
                     issue_number,
@@ -3891,9 +3380,9 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             ///The emoji reaction type
             pub content: ArgsContent,
             ///Repository owner (username or organization)
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
         }
         ///The emoji reaction type
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -3915,8 +3404,8 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
         impl Args {
             /// The required arguments (`owner`, `repo`, `comment_id`, `content`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
                 comment_id: f64,
                 content: ArgsContent,
             ) -> Self {
@@ -3949,9 +3438,9 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             ///The issue number
             pub issue_number: f64,
             ///Repository owner (username or organization)
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
         }
         ///The emoji reaction type
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -3973,8 +3462,8 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
         impl Args {
             /// The required arguments (`owner`, `repo`, `issue_number`, `content`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
                 issue_number: f64,
                 content: ArgsContent,
             ) -> Self {
@@ -4005,34 +3494,28 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///The comment body
-            pub body: ::std::string::String,
+            pub body: String,
             ///The line number in the diff to comment on (optional)
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub line: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub line: Option<f64>,
             ///Repository owner (username or organization)
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///The relative path of the file to comment on
-            pub path: ::std::string::String,
+            pub path: String,
             ///The pull request number
             #[serde(rename = "pullNumber")]
             pub pull_number: f64,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
             ///The side of the diff to comment on (optional)
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub side: ::std::option::Option<ArgsSide>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub side: Option<ArgsSide>,
             ///The start line of a multi-line comment (optional)
-            #[serde(
-                rename = "startLine",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub start_line: ::std::option::Option<f64>,
+            #[serde(rename = "startLine", skip_serializing_if = "Option::is_none")]
+            pub start_line: Option<f64>,
             ///The start side of a multi-line comment (optional)
-            #[serde(
-                rename = "startSide",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub start_side: ::std::option::Option<ArgsStartSide>,
+            #[serde(rename = "startSide", skip_serializing_if = "Option::is_none")]
+            pub start_side: Option<ArgsStartSide>,
             ///The subject type of the comment
             #[serde(rename = "subjectType")]
             pub subject_type: ArgsSubjectType,
@@ -4067,18 +3550,18 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
         impl Args {
             /// The required arguments (`owner`, `repo`, `pullNumber`, `path`, `body`, `subjectType`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
                 pull_number: f64,
-                path: impl ::std::convert::Into<::std::string::String>,
-                body: impl ::std::convert::Into<::std::string::String>,
+                path: impl Into<String>,
+                body: impl Into<String>,
                 subject_type: ArgsSubjectType,
             ) -> Self {
                 Self {
-                    line: ::std::default::Default::default(),
-                    side: ::std::default::Default::default(),
-                    start_line: ::std::default::Default::default(),
-                    start_side: ::std::default::Default::default(),
+                    line: Default::default(),
+                    side: Default::default(),
+                    start_line: Default::default(),
+                    start_side: Default::default(),
                     owner: owner.into(),
                     repo: repo.into(),
                     pull_number,
@@ -4109,9 +3592,9 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             ///The emoji reaction type
             pub content: ArgsContent,
             ///Repository owner (username or organization)
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
         }
         ///The emoji reaction type
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -4133,8 +3616,8 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
         impl Args {
             /// The required arguments (`owner`, `repo`, `comment_id`, `content`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
                 comment_id: f64,
                 content: ArgsContent,
             ) -> Self {
@@ -4165,24 +3648,21 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///The text of the reply. Required unless reaction is provided.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub body: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub body: Option<String>,
             ///The numeric ID of the pull request review comment to reply or react to. Use the number from a #discussion_r... anchor, not the GraphQL thread node ID (PRRT_...).
             #[serde(rename = "commentId")]
             pub comment_id: f64,
             ///Repository owner
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Pull request number. Required when body is provided.
-            #[serde(
-                rename = "pullNumber",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub pull_number: ::std::option::Option<f64>,
+            #[serde(rename = "pullNumber", skip_serializing_if = "Option::is_none")]
+            pub pull_number: Option<f64>,
             ///Emoji reaction to add. Required unless body is provided.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub reaction: ::std::option::Option<ArgsReaction>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub reaction: Option<ArgsReaction>,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
         }
         ///Emoji reaction to add. Required unless body is provided.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -4204,14 +3684,14 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
         impl Args {
             /// The required arguments (`owner`, `repo`, `commentId`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
                 comment_id: f64,
             ) -> Self {
                 Self {
-                    body: ::std::default::Default::default(),
-                    pull_number: ::std::default::Default::default(),
-                    reaction: ::std::default::Default::default(),
+                    body: Default::default(),
+                    pull_number: Default::default(),
+                    reaction: Default::default(),
                     owner: owner.into(),
                     repo: repo.into(),
                     comment_id,
@@ -4237,25 +3717,25 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             ///The parent issue number
             pub issue_number: f64,
             ///Repository owner (username or organization)
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///If true, reparent the sub-issue if it already has a parent
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub replace_parent: ::std::option::Option<bool>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub replace_parent: Option<bool>,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
             ///The ID of the sub-issue to add. ID is not the same as issue number
             pub sub_issue_id: f64,
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `issue_number`, `sub_issue_id`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
                 issue_number: f64,
                 sub_issue_id: f64,
             ) -> Self {
                 Self {
-                    replace_parent: ::std::default::Default::default(),
+                    replace_parent: Default::default(),
                     owner: owner.into(),
                     repo: repo.into(),
                     issue_number,
@@ -4289,28 +3769,28 @@ More information can be found at:
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Git reference (e.g., branch) that the agent will start its work from. If not specified, defaults to the repository's default branch
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub base_ref: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub base_ref: Option<String>,
             ///Optional custom instructions to guide the agent beyond the issue body. Use this to provide additional context, constraints, or guidance that is not captured in the issue description
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub custom_instructions: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub custom_instructions: Option<String>,
             ///Issue number
             pub issue_number: f64,
             ///Repository owner
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `issue_number`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
                 issue_number: f64,
             ) -> Self {
                 Self {
-                    base_ref: ::std::default::Default::default(),
-                    custom_instructions: ::std::default::Default::default(),
+                    base_ref: Default::default(),
+                    custom_instructions: Default::default(),
                     owner: owner.into(),
                     repo: repo.into(),
                     issue_number,
@@ -4343,23 +3823,23 @@ More information can be found at:
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Git reference (e.g., branch) that the agent will start its work from. If not specified, defaults to the repository's default branch. Ignored when is_suggestion is true
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub base_ref: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub base_ref: Option<String>,
             ///How confident you are in this choice. 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
             pub confidence: ArgsConfidence,
             ///Optional custom instructions to guide the agent beyond the issue body. Ignored when is_suggestion is true
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub custom_instructions: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub custom_instructions: Option<String>,
             ///If true, records a pending Copilot assignment intent rather than launching the agent. Approval later supplies the launch context; base_ref and custom_instructions are ignored in this case.
             pub is_suggestion: bool,
             ///Issue number
             pub issue_number: f64,
             ///Repository owner
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///One concise sentence explaining what specifically about the issue led to choosing Copilot. State the concrete signal (e.g. 'Well-scoped task with clear acceptance criteria').
-            pub rationale: ::std::string::String,
+            pub rationale: String,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
         }
         ///How confident you are in this choice. 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -4374,16 +3854,16 @@ More information can be found at:
         impl Args {
             /// The required arguments (`owner`, `repo`, `issue_number`, `rationale`, `confidence`, `is_suggestion`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
                 issue_number: f64,
-                rationale: impl ::std::convert::Into<::std::string::String>,
+                rationale: impl Into<String>,
                 confidence: ArgsConfidence,
                 is_suggestion: bool,
             ) -> Self {
                 Self {
-                    base_ref: ::std::default::Default::default(),
-                    custom_instructions: ::std::default::Default::default(),
+                    base_ref: Default::default(),
+                    custom_instructions: Default::default(),
                     owner: owner.into(),
                     repo: repo.into(),
                     issue_number,
@@ -4410,24 +3890,24 @@ More information can be found at:
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Name for new branch
-            pub branch: ::std::string::String,
+            pub branch: String,
             ///Source branch (defaults to repo default)
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub from_branch: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub from_branch: Option<String>,
             ///Repository owner
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `branch`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
-                branch: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
+                branch: impl Into<String>,
             ) -> Self {
                 Self {
-                    from_branch: ::std::default::Default::default(),
+                    from_branch: Default::default(),
                     owner: owner.into(),
                     repo: repo.into(),
                     branch: branch.into(),
@@ -4451,27 +3931,24 @@ More information can be found at:
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Content for simple single-file gist creation
-            pub content: ::std::string::String,
+            pub content: String,
             ///Description of the gist
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub description: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub description: Option<String>,
             ///Filename for simple single-file gist creation
-            pub filename: ::std::string::String,
+            pub filename: String,
             /**Whether the gist is public
 
 Default: `false`.*/
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub public: ::std::option::Option<bool>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub public: Option<bool>,
         }
         impl Args {
             /// The required arguments (`filename`, `content`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                filename: impl ::std::convert::Into<::std::string::String>,
-                content: impl ::std::convert::Into<::std::string::String>,
-            ) -> Self {
+            pub fn new(filename: impl Into<String>, content: impl Into<String>) -> Self {
                 Self {
-                    description: ::std::default::Default::default(),
-                    public: ::std::default::Default::default(),
+                    description: Default::default(),
+                    public: Default::default(),
                     filename: filename.into(),
                     content: content.into(),
                 }
@@ -4496,24 +3973,24 @@ Default: `false`.*/
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Issue body content (optional)
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub body: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub body: Option<String>,
             ///Repository owner (username or organization)
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
             ///Issue title
-            pub title: ::std::string::String,
+            pub title: String,
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `title`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
-                title: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
+                title: impl Into<String>,
             ) -> Self {
                 Self {
-                    body: ::std::default::Default::default(),
+                    body: Default::default(),
                     owner: owner.into(),
                     repo: repo.into(),
                     title: title.into(),
@@ -4547,37 +4024,37 @@ SHA MUST be provided for existing file updates.*/
             /**Set true to update a symbolic link itself; content must be its new target path.
 
 Default: `false`.*/
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub allow_symlink_write: ::std::option::Option<bool>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub allow_symlink_write: Option<bool>,
             ///Branch to create/update the file in
-            pub branch: ::std::string::String,
+            pub branch: String,
             ///Content of the file, exactly as it should appear once written. Do not base64-encode it; this server does that before calling the REST API.
-            pub content: ::std::string::String,
+            pub content: String,
             ///Commit message
-            pub message: ::std::string::String,
+            pub message: String,
             ///Repository owner (username or organization)
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Path where to create/update the file
-            pub path: ::std::string::String,
+            pub path: String,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
             ///The blob SHA of the file being replaced. Required if the file already exists.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub sha: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub sha: Option<String>,
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `path`, `content`, `message`, `branch`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
-                path: impl ::std::convert::Into<::std::string::String>,
-                content: impl ::std::convert::Into<::std::string::String>,
-                message: impl ::std::convert::Into<::std::string::String>,
-                branch: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
+                path: impl Into<String>,
+                content: impl Into<String>,
+                message: impl Into<String>,
+                branch: impl Into<String>,
             ) -> Self {
                 Self {
-                    allow_symlink_write: ::std::default::Default::default(),
-                    sha: ::std::default::Default::default(),
+                    allow_symlink_write: Default::default(),
+                    sha: Default::default(),
                     owner: owner.into(),
                     repo: repo.into(),
                     path: path.into(),
@@ -4604,42 +4081,42 @@ Default: `false`.*/
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Branch to merge into
-            pub base: ::std::string::String,
+            pub base: String,
             ///PR description
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub body: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub body: Option<String>,
             ///Create as draft PR
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub draft: ::std::option::Option<bool>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub draft: Option<bool>,
             ///Branch containing changes
-            pub head: ::std::string::String,
+            pub head: String,
             ///Allow maintainer edits
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub maintainer_can_modify: ::std::option::Option<bool>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub maintainer_can_modify: Option<bool>,
             ///Repository owner
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
             ///GitHub usernames or ORG/team-slug team reviewers to request reviews from
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub reviewers: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub reviewers: Option<Vec<String>>,
             ///PR title
-            pub title: ::std::string::String,
+            pub title: String,
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `title`, `head`, `base`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
-                title: impl ::std::convert::Into<::std::string::String>,
-                head: impl ::std::convert::Into<::std::string::String>,
-                base: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
+                title: impl Into<String>,
+                head: impl Into<String>,
+                base: impl Into<String>,
             ) -> Self {
                 Self {
-                    body: ::std::default::Default::default(),
-                    draft: ::std::default::Default::default(),
-                    maintainer_can_modify: ::std::default::Default::default(),
-                    reviewers: ::std::default::Default::default(),
+                    body: Default::default(),
+                    draft: Default::default(),
+                    maintainer_can_modify: Default::default(),
+                    reviewers: Default::default(),
                     owner: owner.into(),
                     repo: repo.into(),
                     title: title.into(),
@@ -4667,24 +4144,21 @@ Default: `false`.*/
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///The review body text (optional)
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub body: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub body: Option<String>,
             ///The SHA of the commit to review (optional, defaults to latest)
-            #[serde(
-                rename = "commitID",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub commit_id: ::std::option::Option<::std::string::String>,
+            #[serde(rename = "commitID", skip_serializing_if = "Option::is_none")]
+            pub commit_id: Option<String>,
             ///The review action to perform. If omitted, creates a pending review.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub event: ::std::option::Option<ArgsEvent>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub event: Option<ArgsEvent>,
             ///Repository owner (username or organization)
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///The pull request number
             #[serde(rename = "pullNumber")]
             pub pull_number: f64,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
         }
         ///The review action to perform. If omitted, creates a pending review.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -4700,14 +4174,14 @@ Default: `false`.*/
         impl Args {
             /// The required arguments (`owner`, `repo`, `pullNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
                 pull_number: f64,
             ) -> Self {
                 Self {
-                    body: ::std::default::Default::default(),
-                    commit_id: ::std::default::Default::default(),
-                    event: ::std::default::Default::default(),
+                    body: Default::default(),
+                    commit_id: Default::default(),
+                    event: Default::default(),
                     owner: owner.into(),
                     repo: repo.into(),
                     pull_number,
@@ -4733,33 +4207,30 @@ Default: `false`.*/
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Initialize with README
-            #[serde(
-                rename = "autoInit",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub auto_init: ::std::option::Option<bool>,
+            #[serde(rename = "autoInit", skip_serializing_if = "Option::is_none")]
+            pub auto_init: Option<bool>,
             ///Repository description
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub description: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub description: Option<String>,
             ///Repository name
-            pub name: ::std::string::String,
+            pub name: String,
             ///Organization to create the repository in (omit to create in your personal account)
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub organization: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub organization: Option<String>,
             /**Whether the repository should be private. Defaults to true (private) when omitted.
 
 Default: `true`.*/
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub private: ::std::option::Option<bool>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub private: Option<bool>,
         }
         impl Args {
             /// The required arguments (`name`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(name: impl ::std::convert::Into<::std::string::String>) -> Self {
+            pub fn new(name: impl Into<String>) -> Self {
                 Self {
-                    auto_init: ::std::default::Default::default(),
-                    description: ::std::default::Default::default(),
-                    organization: ::std::default::Default::default(),
-                    private: ::std::default::Default::default(),
+                    auto_init: Default::default(),
+                    description: Default::default(),
+                    organization: Default::default(),
+                    private: Default::default(),
                     name: name.into(),
                 }
             }
@@ -4781,24 +4252,24 @@ Default: `true`.*/
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Branch to delete the file from
-            pub branch: ::std::string::String,
+            pub branch: String,
             ///Commit message
-            pub message: ::std::string::String,
+            pub message: String,
             ///Repository owner (username or organization)
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Path to the file to delete
-            pub path: ::std::string::String,
+            pub path: String,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `path`, `message`, `branch`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
-                path: impl ::std::convert::Into<::std::string::String>,
-                message: impl ::std::convert::Into<::std::string::String>,
-                branch: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
+                path: impl Into<String>,
+                message: impl Into<String>,
+                branch: impl Into<String>,
             ) -> Self {
                 Self {
                     owner: owner.into(),
@@ -4826,18 +4297,18 @@ Default: `true`.*/
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Repository owner (username or organization)
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///The pull request number
             #[serde(rename = "pullNumber")]
             pub pull_number: f64,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `pullNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
                 pull_number: f64,
             ) -> Self {
                 Self {
@@ -4866,16 +4337,13 @@ Default: `true`.*/
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Repository owner (username or organization)
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
         }
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
-            ) -> Self {
+            pub fn new(owner: impl Into<String>, repo: impl Into<String>) -> Self {
                 Self {
                     owner: owner.into(),
                     repo: repo.into(),
@@ -4902,20 +4370,17 @@ Supports adding top-level comments, replying to existing comments, updating comm
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Comment content (required for 'add', 'reply', and 'update' methods)
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub body: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub body: Option<String>,
             ///The Node ID of the discussion comment (required for 'reply', 'update', 'delete', 'mark_answer', and 'unmark_answer' methods). For 'reply', this is the top-level comment to reply to; GitHub Discussions only support one level of nesting.
-            #[serde(
-                rename = "commentNodeID",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub comment_node_id: ::std::option::Option<::std::string::String>,
+            #[serde(rename = "commentNodeID", skip_serializing_if = "Option::is_none")]
+            pub comment_node_id: Option<String>,
             ///Discussion number (required for 'add' and 'reply' methods)
             #[serde(
                 rename = "discussionNumber",
-                skip_serializing_if = "::std::option::Option::is_none"
+                skip_serializing_if = "Option::is_none"
             )]
-            pub discussion_number: ::std::option::Option<f64>,
+            pub discussion_number: Option<f64>,
             /**Write operation to perform on a discussion comment.
 Options are:
 - 'add' - adds a new top-level comment to a discussion.
@@ -4927,11 +4392,11 @@ Options are:
 */
             pub method: ArgsMethod,
             ///Repository owner (required for 'add' and 'reply' methods)
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub owner: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub owner: Option<String>,
             ///Repository name (required for 'add' and 'reply' methods)
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub repo: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub repo: Option<String>,
         }
         /**Write operation to perform on a discussion comment.
 Options are:
@@ -4959,11 +4424,11 @@ Options are:
             /// The required arguments (`method`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(method: ArgsMethod) -> Self {
                 Self {
-                    body: ::std::default::Default::default(),
-                    comment_node_id: ::std::default::Default::default(),
-                    discussion_number: ::std::default::Default::default(),
-                    owner: ::std::default::Default::default(),
-                    repo: ::std::default::Default::default(),
+                    body: Default::default(),
+                    comment_node_id: Default::default(),
+                    discussion_number: Default::default(),
+                    owner: Default::default(),
+                    repo: Default::default(),
                     method,
                 }
             }
@@ -4988,7 +4453,7 @@ Options are:
             pub state: ArgsState,
             ///The ID of the notification thread
             #[serde(rename = "threadID")]
-            pub thread_id: ::std::string::String,
+            pub thread_id: String,
         }
         ///The new state of the notification (read/done)
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -5001,10 +4466,7 @@ Options are:
         );
         impl Args {
             /// The required arguments (`threadID`, `state`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                thread_id: impl ::std::convert::Into<::std::string::String>,
-                state: ArgsState,
-            ) -> Self {
+            pub fn new(thread_id: impl Into<String>, state: ArgsState) -> Self {
                 Self {
                     thread_id: thread_id.into(),
                     state,
@@ -5030,35 +4492,32 @@ Options are:
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Minimum similarity threshold a candidate must meet to be returned; higher values are stricter. When omitted, the API's high-precision default is used. The scale is defined by the API, so no client-side bounds are enforced.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub confidence_threshold: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub confidence_threshold: Option<f64>,
             ///The number of the existing issue to find duplicates for
             pub issue_number: f64,
             ///The owner of the repository
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Page number for pagination (min 1)
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub page: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub page: Option<f64>,
             ///Results per page for pagination (min 1, max 100)
-            #[serde(
-                rename = "perPage",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub per_page: ::std::option::Option<f64>,
+            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
+            pub per_page: Option<f64>,
             ///The name of the repository
-            pub repo: ::std::string::String,
+            pub repo: String,
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `issue_number`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
                 issue_number: f64,
             ) -> Self {
                 Self {
-                    confidence_threshold: ::std::default::Default::default(),
-                    page: ::std::default::Default::default(),
-                    per_page: ::std::default::Default::default(),
+                    confidence_threshold: Default::default(),
+                    page: Default::default(),
+                    per_page: Default::default(),
                     owner: owner.into(),
                     repo: repo.into(),
                     issue_number,
@@ -5084,21 +4543,18 @@ Options are:
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Organization to fork to
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub organization: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub organization: Option<String>,
             ///Repository owner
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
         }
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
-            ) -> Self {
+            pub fn new(owner: impl Into<String>, repo: impl Into<String>) -> Self {
                 Self {
-                    organization: ::std::default::Default::default(),
+                    organization: Default::default(),
                     owner: owner.into(),
                     repo: repo.into(),
                 }
@@ -5126,15 +4582,15 @@ Options are:
             #[serde(rename = "findingNumber")]
             pub finding_number: f64,
             ///The owner of the repository.
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///The name of the repository.
-            pub repo: ::std::string::String,
+            pub repo: String,
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `findingNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
                 finding_number: f64,
             ) -> Self {
                 Self {
@@ -5166,15 +4622,15 @@ Options are:
             #[serde(rename = "alertNumber")]
             pub alert_number: f64,
             ///The owner of the repository.
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///The name of the repository.
-            pub repo: ::std::string::String,
+            pub repo: String,
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `alertNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
                 alert_number: f64,
             ) -> Self {
                 Self {
@@ -5203,23 +4659,20 @@ Options are:
             /**Level of detail to include for changed files. "none" omits stats and files entirely. "stats" (default) includes per-file metadata: filename, status, and lines-of-code counts (additions, deletions, changes), with no patch content. "full_patch" additionally includes the unified diff content for each file and can be very large.
 
 Default: `"stats"`.*/
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub detail: ::std::option::Option<ArgsDetail>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub detail: Option<ArgsDetail>,
             ///Repository owner
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Page number for pagination (min 1)
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub page: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub page: Option<f64>,
             ///Results per page for pagination (min 1, max 100)
-            #[serde(
-                rename = "perPage",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub per_page: ::std::option::Option<f64>,
+            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
+            pub per_page: Option<f64>,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
             ///Commit SHA, branch name, or tag name
-            pub sha: ::std::string::String,
+            pub sha: String,
         }
         /**Level of detail to include for changed files. "none" omits stats and files entirely. "stats" (default) includes per-file metadata: filename, status, and lines-of-code counts (additions, deletions, changes), with no patch content. "full_patch" additionally includes the unified diff content for each file and can be very large.
 
@@ -5236,14 +4689,14 @@ Default: `"stats"`.*/
         impl Args {
             /// The required arguments (`owner`, `repo`, `sha`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
-                sha: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
+                sha: impl Into<String>,
             ) -> Self {
                 Self {
-                    detail: ::std::default::Default::default(),
-                    page: ::std::default::Default::default(),
-                    per_page: ::std::default::Default::default(),
+                    detail: Default::default(),
+                    page: Default::default(),
+                    per_page: Default::default(),
                     owner: owner.into(),
                     repo: repo.into(),
                     sha: sha.into(),
@@ -5272,15 +4725,15 @@ Default: `"stats"`.*/
             #[serde(rename = "alertNumber")]
             pub alert_number: f64,
             ///The owner of the repository.
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///The name of the repository.
-            pub repo: ::std::string::String,
+            pub repo: String,
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `alertNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
                 alert_number: f64,
             ) -> Self {
                 Self {
@@ -5310,15 +4763,15 @@ Default: `"stats"`.*/
             #[serde(rename = "discussionNumber")]
             pub discussion_number: f64,
             ///Repository owner
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `discussionNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
                 discussion_number: f64,
             ) -> Self {
                 Self {
@@ -5345,39 +4798,33 @@ Default: `"stats"`.*/
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Cursor for pagination. Use the cursor from the previous response.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub after: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub after: Option<String>,
             ///Discussion Number
             #[serde(rename = "discussionNumber")]
             pub discussion_number: f64,
             ///When true, each top-level comment will include its replies nested within it (up to 100 replies per comment, which is the GitHub API maximum). Defaults to false.
-            #[serde(
-                rename = "includeReplies",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub include_replies: ::std::option::Option<bool>,
+            #[serde(rename = "includeReplies", skip_serializing_if = "Option::is_none")]
+            pub include_replies: Option<bool>,
             ///Repository owner
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Results per page for pagination (min 1, max 100)
-            #[serde(
-                rename = "perPage",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub per_page: ::std::option::Option<f64>,
+            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
+            pub per_page: Option<f64>,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `discussionNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
                 discussion_number: f64,
             ) -> Self {
                 Self {
-                    after: ::std::default::Default::default(),
-                    include_replies: ::std::default::Default::default(),
-                    per_page: ::std::default::Default::default(),
+                    after: Default::default(),
+                    include_replies: Default::default(),
+                    per_page: Default::default(),
                     owner: owner.into(),
                     repo: repo.into(),
                     discussion_number,
@@ -5403,46 +4850,40 @@ Default: `"stats"`.*/
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Cursor for pagination. Use the cursor from the previous response.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub after: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub after: Option<String>,
             ///Optional 1-based ending line of the window of interest. Must be >= start_line when both are provided.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub end_line: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub end_line: Option<f64>,
             ///Repository owner (username or organization)
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Path to the file in the repository, relative to the repository root
-            pub path: ::std::string::String,
+            pub path: String,
             ///Results per page for pagination (min 1, max 100)
-            #[serde(
-                rename = "perPage",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub per_page: ::std::option::Option<f64>,
+            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
+            pub per_page: Option<f64>,
             ///Git reference (branch, tag, or commit SHA). Defaults to the repository's default branch (HEAD).
-            #[serde(
-                rename = "ref",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub ref_: ::std::option::Option<::std::string::String>,
+            #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+            pub ref_: Option<String>,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
             ///Optional 1-based starting line of the window of interest. Only ranges overlapping [start_line, end_line] are returned, clamped to the window.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub start_line: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub start_line: Option<f64>,
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `path`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
-                path: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
+                path: impl Into<String>,
             ) -> Self {
                 Self {
-                    after: ::std::default::Default::default(),
-                    end_line: ::std::default::Default::default(),
-                    per_page: ::std::default::Default::default(),
-                    ref_: ::std::default::Default::default(),
-                    start_line: ::std::default::Default::default(),
+                    after: Default::default(),
+                    end_line: Default::default(),
+                    per_page: Default::default(),
+                    ref_: Default::default(),
+                    start_line: Default::default(),
                     owner: owner.into(),
                     repo: repo.into(),
                     path: path.into(),
@@ -5468,26 +4909,23 @@ Default: `"stats"`.*/
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Subset of fields to return for each entry when the path is a directory. If omitted, all fields are returned. Ignored when the path is a single file. Use this to reduce response size when listing directories and you only need specific fields, e.g. just 'name' and 'type'.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub fields: ::std::option::Option<::std::vec::Vec<ArgsFieldsItem>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub fields: Option<Vec<ArgsFieldsItem>>,
             ///Repository owner (username or organization)
-            pub owner: ::std::string::String,
+            pub owner: String,
             /**Path to file/directory
 
 Default: `"/"`.*/
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub path: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub path: Option<String>,
             ///Accepts optional git refs such as `refs/tags/{tag}`, `refs/heads/{branch}` or `refs/pull/{pr_number}/head`
-            #[serde(
-                rename = "ref",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub ref_: ::std::option::Option<::std::string::String>,
+            #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+            pub ref_: Option<String>,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
             ///Accepts optional commit SHA. If specified, it will be used instead of ref
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub sha: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub sha: Option<String>,
         }
         ///`ArgsFieldsItem`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -5509,15 +4947,12 @@ Default: `"/"`.*/
         );
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
-            ) -> Self {
+            pub fn new(owner: impl Into<String>, repo: impl Into<String>) -> Self {
                 Self {
-                    fields: ::std::default::Default::default(),
-                    path: ::std::default::Default::default(),
-                    ref_: ::std::default::Default::default(),
-                    sha: ::std::default::Default::default(),
+                    fields: Default::default(),
+                    path: Default::default(),
+                    ref_: Default::default(),
+                    sha: Default::default(),
                     owner: owner.into(),
                     repo: repo.into(),
                 }
@@ -5540,13 +4975,11 @@ Default: `"/"`.*/
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///The ID of the gist
-            pub gist_id: ::std::string::String,
+            pub gist_id: String,
         }
         impl Args {
             /// The required arguments (`gist_id`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                gist_id: impl ::std::convert::Into<::std::string::String>,
-            ) -> Self {
+            pub fn new(gist_id: impl Into<String>) -> Self {
                 Self { gist_id: gist_id.into() }
             }
         }
@@ -5568,13 +5001,11 @@ Default: `"/"`.*/
         pub struct Args {
             ///GitHub Security Advisory ID (format: GHSA-xxxx-xxxx-xxxx).
             #[serde(rename = "ghsaId")]
-            pub ghsa_id: ::std::string::String,
+            pub ghsa_id: String,
         }
         impl Args {
             /// The required arguments (`ghsaId`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                ghsa_id: impl ::std::convert::Into<::std::string::String>,
-            ) -> Self {
+            pub fn new(ghsa_id: impl Into<String>) -> Self {
                 Self { ghsa_id: ghsa_id.into() }
             }
         }
@@ -5597,39 +5028,36 @@ Default: `"/"`.*/
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///When true, gets logs for all failed jobs in run_id
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub failed_only: ::std::option::Option<bool>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub failed_only: Option<bool>,
             ///The unique identifier of the workflow job (required for single job logs)
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub job_id: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub job_id: Option<f64>,
             ///Repository owner
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
             ///Returns actual log content instead of URLs
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub return_content: ::std::option::Option<bool>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub return_content: Option<bool>,
             ///Workflow run ID (required when using failed_only)
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub run_id: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub run_id: Option<f64>,
             /**Number of lines to return from the end of the log
 
 Default: `500`.*/
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub tail_lines: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub tail_lines: Option<f64>,
         }
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
-            ) -> Self {
+            pub fn new(owner: impl Into<String>, repo: impl Into<String>) -> Self {
                 Self {
-                    failed_only: ::std::default::Default::default(),
-                    job_id: ::std::default::Default::default(),
-                    return_content: ::std::default::Default::default(),
-                    run_id: ::std::default::Default::default(),
-                    tail_lines: ::std::default::Default::default(),
+                    failed_only: Default::default(),
+                    job_id: Default::default(),
+                    return_content: Default::default(),
+                    run_id: Default::default(),
+                    tail_lines: Default::default(),
                     owner: owner.into(),
                     repo: repo.into(),
                 }
@@ -5652,18 +5080,18 @@ Default: `500`.*/
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Label name.
-            pub name: ::std::string::String,
+            pub name: String,
             ///Repository owner (username or organization name)
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `name`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
-                name: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
+                name: impl Into<String>,
             ) -> Self {
                 Self {
                     owner: owner.into(),
@@ -5689,16 +5117,13 @@ Default: `500`.*/
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Repository owner
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
         }
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
-            ) -> Self {
+            pub fn new(owner: impl Into<String>, repo: impl Into<String>) -> Self {
                 Self {
                     owner: owner.into(),
                     repo: repo.into(),
@@ -5740,13 +5165,11 @@ Default: `500`.*/
         pub struct Args {
             ///The ID of the notification
             #[serde(rename = "notificationID")]
-            pub notification_id: ::std::string::String,
+            pub notification_id: String,
         }
         impl Args {
             /// The required arguments (`notificationID`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                notification_id: impl ::std::convert::Into<::std::string::String>,
-            ) -> Self {
+            pub fn new(notification_id: impl Into<String>) -> Self {
                 Self {
                     notification_id: notification_id.into(),
                 }
@@ -5769,18 +5192,18 @@ Default: `500`.*/
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Repository owner
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
             ///Tag name (e.g., 'v1.0.0')
-            pub tag: ::std::string::String,
+            pub tag: String,
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `tag`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
-                tag: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
+                tag: impl Into<String>,
             ) -> Self {
                 Self {
                     owner: owner.into(),
@@ -5808,31 +5231,28 @@ Default: `500`.*/
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Repository owner (username or organization)
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Optional path prefix to filter the tree results (e.g., 'src/' to only show files in the src directory)
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub path_filter: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub path_filter: Option<String>,
             /**Setting this parameter to true returns the objects or subtrees referenced by the tree. Default is false
 
 Default: `false`.*/
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub recursive: ::std::option::Option<bool>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub recursive: Option<bool>,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
             ///The SHA1 value or ref (branch or tag) name of the tree. Defaults to the repository's default branch
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub tree_sha: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub tree_sha: Option<String>,
         }
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
-            ) -> Self {
+            pub fn new(owner: impl Into<String>, repo: impl Into<String>) -> Self {
                 Self {
-                    path_filter: ::std::default::Default::default(),
-                    recursive: ::std::default::Default::default(),
-                    tree_sha: ::std::default::Default::default(),
+                    path_filter: Default::default(),
+                    recursive: Default::default(),
+                    tree_sha: Default::default(),
                     owner: owner.into(),
                     repo: repo.into(),
                 }
@@ -5860,15 +5280,15 @@ Default: `false`.*/
             #[serde(rename = "alertNumber")]
             pub alert_number: f64,
             ///The owner of the repository.
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///The name of the repository.
-            pub repo: ::std::string::String,
+            pub repo: String,
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `alertNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
                 alert_number: f64,
             ) -> Self {
                 Self {
@@ -5895,18 +5315,18 @@ Default: `false`.*/
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Repository owner
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
             ///Tag name
-            pub tag: ::std::string::String,
+            pub tag: String,
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `tag`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
-                tag: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
+                tag: impl Into<String>,
             ) -> Self {
                 Self {
                     owner: owner.into(),
@@ -5934,16 +5354,13 @@ Default: `false`.*/
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Organization login (owner) that contains the team.
-            pub org: ::std::string::String,
+            pub org: String,
             ///Team slug
-            pub team_slug: ::std::string::String,
+            pub team_slug: String,
         }
         impl Args {
             /// The required arguments (`org`, `team_slug`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                org: impl ::std::convert::Into<::std::string::String>,
-                team_slug: impl ::std::convert::Into<::std::string::String>,
-            ) -> Self {
+            pub fn new(org: impl Into<String>, team_slug: impl Into<String>) -> Self {
                 Self {
                     org: org.into(),
                     team_slug: team_slug.into(),
@@ -5969,8 +5386,8 @@ Default: `false`.*/
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Username to get teams for. If not provided, uses the authenticated user.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub user: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub user: Option<String>,
         }
     }
     /// Types and definition of the tool `issue_dependency_read`.
@@ -5999,18 +5416,15 @@ Options are:
 */
             pub method: ArgsMethod,
             ///The owner of the repository
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Page number for pagination (min 1)
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub page: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub page: Option<f64>,
             ///Results per page for pagination (min 1, max 100)
-            #[serde(
-                rename = "perPage",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub per_page: ::std::option::Option<f64>,
+            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
+            pub per_page: Option<f64>,
             ///The name of the repository
-            pub repo: ::std::string::String,
+            pub repo: String,
         }
         /**The read operation to perform on a single issue's dependencies.
 Options are:
@@ -6029,13 +5443,13 @@ Options are:
             /// The required arguments (`method`, `owner`, `repo`, `issue_number`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
                 method: ArgsMethod,
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
                 issue_number: f64,
             ) -> Self {
                 Self {
-                    page: ::std::default::Default::default(),
-                    per_page: ::std::default::Default::default(),
+                    page: Default::default(),
+                    per_page: Default::default(),
                     method,
                     owner: owner.into(),
                     repo: repo.into(),
@@ -6069,17 +5483,17 @@ Options are:
 - 'remove' - delete the dependency relationship.*/
             pub method: ArgsMethod,
             ///The owner of the subject issue's repository
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///The number of the related issue to link or unlink
             pub related_issue_number: f64,
             ///The owner of the related issue's repository. Defaults to 'owner' when omitted.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub related_owner: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub related_owner: Option<String>,
             ///The name of the related issue's repository. Defaults to 'repo' when omitted.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub related_repo: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub related_repo: Option<String>,
             ///The name of the subject issue's repository
-            pub repo: ::std::string::String,
+            pub repo: String,
             /**The relationship direction relative to the subject issue.
 Options are:
 - 'blocked_by' - the subject issue is blocked by the related issue.
@@ -6116,14 +5530,14 @@ Options are:
             pub fn new(
                 method: ArgsMethod,
                 type_: ArgsType,
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
                 issue_number: f64,
                 related_issue_number: f64,
             ) -> Self {
                 Self {
-                    related_owner: ::std::default::Default::default(),
-                    related_repo: ::std::default::Default::default(),
+                    related_owner: Default::default(),
+                    related_repo: Default::default(),
                     method,
                     type_,
                     owner: owner.into(),
@@ -6161,18 +5575,15 @@ Options are:
 */
             pub method: ArgsMethod,
             ///The owner of the repository
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Page number for pagination (min 1)
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub page: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub page: Option<f64>,
             ///Results per page for pagination (min 1, max 100)
-            #[serde(
-                rename = "perPage",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub per_page: ::std::option::Option<f64>,
+            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
+            pub per_page: Option<f64>,
             ///The name of the repository
-            pub repo: ::std::string::String,
+            pub repo: String,
         }
         /**The read operation to perform on a single issue.
 Options are:
@@ -6198,13 +5609,13 @@ Options are:
             /// The required arguments (`method`, `owner`, `repo`, `issue_number`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
                 method: ArgsMethod,
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
                 issue_number: f64,
             ) -> Self {
                 Self {
-                    page: ::std::default::Default::default(),
-                    per_page: ::std::default::Default::default(),
+                    page: Default::default(),
+                    per_page: Default::default(),
                     method,
                     owner: owner.into(),
                     repo: repo.into(),
@@ -6231,25 +5642,23 @@ Options are:
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Usernames to assign to this issue
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub assignees: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub assignees: Option<Vec<String>>,
             ///Issue body content
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub body: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub body: Option<String>,
             ///Issue number that this issue is a duplicate of. Required when state_reason is 'duplicate'.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub duplicate_of: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub duplicate_of: Option<f64>,
             ///Issue field values to set or clear. Each item requires 'field_name' and exactly one of 'value', 'field_option_name', or 'delete: true'.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub issue_fields: ::std::option::Option<
-                ::std::vec::Vec<ArgsIssueFieldsItem>,
-            >,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub issue_fields: Option<Vec<ArgsIssueFieldsItem>>,
             ///Issue number to update
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub issue_number: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub issue_number: Option<f64>,
             ///Labels to apply to this issue
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub labels: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub labels: Option<Vec<String>>,
             /**Write operation to perform on a single issue.
 Options are:
 - 'create' - creates a new issue.
@@ -6257,31 +5666,26 @@ Options are:
 */
             pub method: ArgsMethod,
             ///Milestone number
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub milestone: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub milestone: Option<f64>,
             ///Repository owner
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
             ///New state
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub state: ::std::option::Option<ArgsState>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub state: Option<ArgsState>,
             ///Reason for the state change. Ignored unless state is changed.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub state_reason: ::std::option::Option<ArgsStateReason>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub state_reason: Option<ArgsStateReason>,
             ///Issue title
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub title: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub title: Option<String>,
             ///Type of this issue. For updates, pass null to remove the current type. Only use if issue types are enabled for this repository. Use list_issue_types to get valid type values for this repository or its owner organization. If the repository doesn't support issue types, omit this parameter.
-            #[serde(
-                rename = "type",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
+            #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
             ///
             /// `None` leaves the argument out; `Some(None)` sends `null`.
-            pub type_: ::std::option::Option<
-                ::std::option::Option<::std::string::String>,
-            >,
+            pub type_: Option<Option<String>>,
         }
         ///`ArgsIssueFieldsItem`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -6289,16 +5693,16 @@ Options are:
         #[serde(deny_unknown_fields)]
         pub struct ArgsIssueFieldsItem {
             ///Set to true to clear this field's current value on the issue. When false or omitted, this property is ignored. Cannot be true when 'value' or 'field_option_name' is provided.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub delete: ::std::option::Option<bool>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub delete: Option<bool>,
             ///Issue field name (case-insensitive). Must match a field returned by list_issue_fields for this repository or its organization.
-            pub field_name: ::std::string::String,
+            pub field_name: String,
             ///Option name for single-select fields. Validated against the field's options before the API call. Cannot be combined with 'value' or 'delete: true'.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub field_option_name: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub field_option_name: Option<String>,
             ///Value to set. Use for text, number, and date fields (date as YYYY-MM-DD). For single-select fields, prefer 'field_option_name' so the option is validated before the API call. Cannot be combined with 'field_option_name' or 'delete: true'.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub value: ::std::option::Option<ArgsIssueFieldsItemValue>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub value: Option<ArgsIssueFieldsItemValue>,
         }
         ///Value to set. Use for text, number, and date fields (date as YYYY-MM-DD). For single-select fields, prefer 'field_option_name' so the option is validated before the API call. Cannot be combined with 'field_option_name' or 'delete: true'.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -6307,7 +5711,7 @@ Options are:
         pub enum ArgsIssueFieldsItemValue {
             Boolean(bool),
             Number(f64),
-            String(::std::string::String),
+            String(String),
         }
         impl ::std::fmt::Display for ArgsIssueFieldsItemValue {
             fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
@@ -6318,12 +5722,12 @@ Options are:
                 }
             }
         }
-        impl ::std::convert::From<bool> for ArgsIssueFieldsItemValue {
+        impl From<bool> for ArgsIssueFieldsItemValue {
             fn from(value: bool) -> Self {
                 Self::Boolean(value)
             }
         }
-        impl ::std::convert::From<f64> for ArgsIssueFieldsItemValue {
+        impl From<f64> for ArgsIssueFieldsItemValue {
             fn from(value: f64) -> Self {
                 Self::Number(value)
             }
@@ -6365,21 +5769,21 @@ Options are:
             /// The required arguments (`method`, `owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
                 method: ArgsMethod,
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
             ) -> Self {
                 Self {
-                    assignees: ::std::default::Default::default(),
-                    body: ::std::default::Default::default(),
-                    duplicate_of: ::std::default::Default::default(),
-                    issue_fields: ::std::default::Default::default(),
-                    issue_number: ::std::default::Default::default(),
-                    labels: ::std::default::Default::default(),
-                    milestone: ::std::default::Default::default(),
-                    state: ::std::default::Default::default(),
-                    state_reason: ::std::default::Default::default(),
-                    title: ::std::default::Default::default(),
-                    type_: ::std::default::Default::default(),
+                    assignees: Default::default(),
+                    body: Default::default(),
+                    duplicate_of: Default::default(),
+                    issue_fields: Default::default(),
+                    issue_number: Default::default(),
+                    labels: Default::default(),
+                    milestone: Default::default(),
+                    state: Default::default(),
+                    state_reason: Default::default(),
+                    title: Default::default(),
+                    type_: Default::default(),
                     method,
                     owner: owner.into(),
                     repo: repo.into(),
@@ -6405,22 +5809,22 @@ Options are:
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Label color as 6-character hex code without '#' prefix (e.g., 'f29513'). Required for 'create', optional for 'update'.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub color: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub color: Option<String>,
             ///Label description text. Optional for 'create' and 'update'.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub description: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub description: Option<String>,
             ///Operation to perform: 'create', 'update', or 'delete'
             pub method: ArgsMethod,
             ///Label name - required for all operations
-            pub name: ::std::string::String,
+            pub name: String,
             ///New name for the label (used only with 'update' method to rename)
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub new_name: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub new_name: Option<String>,
             ///Repository owner (username or organization name)
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
         }
         ///Operation to perform: 'create', 'update', or 'delete'
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -6436,14 +5840,14 @@ Options are:
             /// The required arguments (`method`, `owner`, `repo`, `name`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
                 method: ArgsMethod,
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
-                name: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
+                name: impl Into<String>,
             ) -> Self {
                 Self {
-                    color: ::std::default::Default::default(),
-                    description: ::std::default::Default::default(),
-                    new_name: ::std::default::Default::default(),
+                    color: Default::default(),
+                    description: Default::default(),
+                    new_name: Default::default(),
                     method,
                     owner: owner.into(),
                     repo: repo.into(),
@@ -6468,28 +5872,22 @@ Options are:
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Repository owner
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Page number for pagination (min 1)
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub page: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub page: Option<f64>,
             ///Results per page for pagination (min 1, max 100)
-            #[serde(
-                rename = "perPage",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub per_page: ::std::option::Option<f64>,
+            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
+            pub per_page: Option<f64>,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
         }
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
-            ) -> Self {
+            pub fn new(owner: impl Into<String>, repo: impl Into<String>) -> Self {
                 Self {
-                    page: ::std::default::Default::default(),
-                    per_page: ::std::default::Default::default(),
+                    page: Default::default(),
+                    per_page: Default::default(),
                     owner: owner.into(),
                     repo: repo.into(),
                 }
@@ -6512,35 +5910,29 @@ Options are:
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///The owner of the repository.
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Page number for pagination (min 1)
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub page: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub page: Option<f64>,
             ///Results per page for pagination (min 1, max 100)
-            #[serde(
-                rename = "perPage",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub per_page: ::std::option::Option<f64>,
+            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
+            pub per_page: Option<f64>,
             ///The Git reference for the results you want to list.
-            #[serde(
-                rename = "ref",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub ref_: ::std::option::Option<::std::string::String>,
+            #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+            pub ref_: Option<String>,
             ///The name of the repository.
-            pub repo: ::std::string::String,
+            pub repo: String,
             ///Filter code scanning alerts by severity
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub severity: ::std::option::Option<ArgsSeverity>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub severity: Option<ArgsSeverity>,
             /**Filter code scanning alerts by state. Defaults to open
 
 Default: `"open"`.*/
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub state: ::std::option::Option<ArgsState>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub state: Option<ArgsState>,
             ///The name of the tool used for code scanning.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub tool_name: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub tool_name: Option<String>,
         }
         ///Filter code scanning alerts by severity
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -6573,17 +5965,14 @@ Default: `"open"`.*/
         );
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
-            ) -> Self {
+            pub fn new(owner: impl Into<String>, repo: impl Into<String>) -> Self {
                 Self {
-                    page: ::std::default::Default::default(),
-                    per_page: ::std::default::Default::default(),
-                    ref_: ::std::default::Default::default(),
-                    severity: ::std::default::Default::default(),
-                    state: ::std::default::Default::default(),
-                    tool_name: ::std::default::Default::default(),
+                    page: Default::default(),
+                    per_page: Default::default(),
+                    ref_: Default::default(),
+                    severity: Default::default(),
+                    state: Default::default(),
+                    tool_name: Default::default(),
                     owner: owner.into(),
                     repo: repo.into(),
                 }
@@ -6608,36 +5997,33 @@ Default: `"open"`.*/
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Author username or email address to filter commits by
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub author: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub author: Option<String>,
             ///Subset of fields to return for each commit. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields, e.g. just 'sha' and 'html_url'.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub fields: ::std::option::Option<::std::vec::Vec<ArgsFieldsItem>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub fields: Option<Vec<ArgsFieldsItem>>,
             ///Repository owner
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Page number for pagination (min 1)
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub page: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub page: Option<f64>,
             ///Only commits containing this file path will be returned
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub path: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub path: Option<String>,
             ///Results per page for pagination (min 1, max 100)
-            #[serde(
-                rename = "perPage",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub per_page: ::std::option::Option<f64>,
+            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
+            pub per_page: Option<f64>,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
             ///Commit SHA, branch or tag name to list commits of. If not provided, uses the default branch of the repository. If a commit SHA is provided, will list commits up to that SHA.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub sha: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub sha: Option<String>,
             ///Only commits after this date will be returned (ISO 8601 format: YYYY-MM-DDTHH:MM:SSZ or YYYY-MM-DD)
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub since: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub since: Option<String>,
             ///Only commits before this date will be returned (ISO 8601 format: YYYY-MM-DDTHH:MM:SSZ or YYYY-MM-DD)
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub until: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub until: Option<String>,
         }
         ///`ArgsFieldsItem`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -6654,19 +6040,16 @@ Default: `"open"`.*/
         );
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
-            ) -> Self {
+            pub fn new(owner: impl Into<String>, repo: impl Into<String>) -> Self {
                 Self {
-                    author: ::std::default::Default::default(),
-                    fields: ::std::default::Default::default(),
-                    page: ::std::default::Default::default(),
-                    path: ::std::default::Default::default(),
-                    per_page: ::std::default::Default::default(),
-                    sha: ::std::default::Default::default(),
-                    since: ::std::default::Default::default(),
-                    until: ::std::default::Default::default(),
+                    author: Default::default(),
+                    fields: Default::default(),
+                    page: Default::default(),
+                    path: Default::default(),
+                    per_page: Default::default(),
+                    sha: Default::default(),
+                    since: Default::default(),
+                    until: Default::default(),
                     owner: owner.into(),
                     repo: repo.into(),
                 }
@@ -6689,26 +6072,23 @@ Default: `"open"`.*/
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Cursor for pagination. Use the cursor from the previous response.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub after: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub after: Option<String>,
             ///The owner of the repository.
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Results per page for pagination (min 1, max 100)
-            #[serde(
-                rename = "perPage",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub per_page: ::std::option::Option<f64>,
+            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
+            pub per_page: Option<f64>,
             ///The name of the repository.
-            pub repo: ::std::string::String,
+            pub repo: String,
             ///Filter dependabot alerts by severity
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub severity: ::std::option::Option<ArgsSeverity>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub severity: Option<ArgsSeverity>,
             /**Filter dependabot alerts by state. Defaults to open
 
 Default: `"open"`.*/
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub state: ::std::option::Option<ArgsState>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub state: Option<ArgsState>,
         }
         ///Filter dependabot alerts by severity
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -6738,15 +6118,12 @@ Default: `"open"`.*/
         );
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
-            ) -> Self {
+            pub fn new(owner: impl Into<String>, repo: impl Into<String>) -> Self {
                 Self {
-                    after: ::std::default::Default::default(),
-                    per_page: ::std::default::Default::default(),
-                    severity: ::std::default::Default::default(),
-                    state: ::std::default::Default::default(),
+                    after: Default::default(),
+                    per_page: Default::default(),
+                    severity: Default::default(),
+                    state: Default::default(),
                     owner: owner.into(),
                     repo: repo.into(),
                 }
@@ -6771,16 +6148,16 @@ Default: `"open"`.*/
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Repository owner
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Repository name. If not provided, discussion categories will be queried at the organisation level.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub repo: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub repo: Option<String>,
         }
         impl Args {
             /// The required arguments (`owner`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(owner: impl ::std::convert::Into<::std::string::String>) -> Self {
+            pub fn new(owner: impl Into<String>) -> Self {
                 Self {
-                    repo: ::std::default::Default::default(),
+                    repo: Default::default(),
                     owner: owner.into(),
                 }
             }
@@ -6802,31 +6179,25 @@ Default: `"open"`.*/
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Cursor for pagination. Use the cursor from the previous response.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub after: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub after: Option<String>,
             ///Optional filter by discussion category ID. If provided, only discussions with this category are listed.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub category: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub category: Option<String>,
             ///Order direction.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub direction: ::std::option::Option<ArgsDirection>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub direction: Option<ArgsDirection>,
             ///Order discussions by field. If provided, the 'direction' also needs to be provided.
-            #[serde(
-                rename = "orderBy",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub order_by: ::std::option::Option<ArgsOrderBy>,
+            #[serde(rename = "orderBy", skip_serializing_if = "Option::is_none")]
+            pub order_by: Option<ArgsOrderBy>,
             ///Repository owner
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Results per page for pagination (min 1, max 100)
-            #[serde(
-                rename = "perPage",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub per_page: ::std::option::Option<f64>,
+            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
+            pub per_page: Option<f64>,
             ///Repository name. If not provided, discussions will be queried at the organisation level.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub repo: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub repo: Option<String>,
         }
         ///Order direction.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -6848,14 +6219,14 @@ Default: `"open"`.*/
         );
         impl Args {
             /// The required arguments (`owner`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(owner: impl ::std::convert::Into<::std::string::String>) -> Self {
+            pub fn new(owner: impl Into<String>) -> Self {
                 Self {
-                    after: ::std::default::Default::default(),
-                    category: ::std::default::Default::default(),
-                    direction: ::std::default::Default::default(),
-                    order_by: ::std::default::Default::default(),
-                    per_page: ::std::default::Default::default(),
-                    repo: ::std::default::Default::default(),
+                    after: Default::default(),
+                    category: Default::default(),
+                    direction: Default::default(),
+                    order_by: Default::default(),
+                    per_page: Default::default(),
+                    repo: Default::default(),
                     owner: owner.into(),
                 }
             }
@@ -6877,20 +6248,17 @@ Default: `"open"`.*/
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Page number for pagination (min 1)
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub page: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub page: Option<f64>,
             ///Results per page for pagination (min 1, max 100)
-            #[serde(
-                rename = "perPage",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub per_page: ::std::option::Option<f64>,
+            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
+            pub per_page: Option<f64>,
             ///Only gists updated after this time (ISO 8601 timestamp)
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub since: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub since: Option<String>,
             ///GitHub username (omit for authenticated user's gists)
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub username: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub username: Option<String>,
         }
     }
     /// Types and definition of the tool `list_global_security_advisories`.
@@ -6909,52 +6277,40 @@ Default: `"open"`.*/
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Filter advisories by affected package or version (e.g. "package1,package2@1.0.0").
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub affects: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub affects: Option<String>,
             ///Filter by CVE ID.
-            #[serde(
-                rename = "cveId",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub cve_id: ::std::option::Option<::std::string::String>,
+            #[serde(rename = "cveId", skip_serializing_if = "Option::is_none")]
+            pub cve_id: Option<String>,
             ///Filter by Common Weakness Enumeration IDs (e.g. ["79", "284", "22"]).
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub cwes: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub cwes: Option<Vec<String>>,
             ///Filter by package ecosystem.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub ecosystem: ::std::option::Option<ArgsEcosystem>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub ecosystem: Option<ArgsEcosystem>,
             ///Filter by GitHub Security Advisory ID (format: GHSA-xxxx-xxxx-xxxx).
-            #[serde(
-                rename = "ghsaId",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub ghsa_id: ::std::option::Option<::std::string::String>,
+            #[serde(rename = "ghsaId", skip_serializing_if = "Option::is_none")]
+            pub ghsa_id: Option<String>,
             ///Whether to only return withdrawn advisories.
-            #[serde(
-                rename = "isWithdrawn",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub is_withdrawn: ::std::option::Option<bool>,
+            #[serde(rename = "isWithdrawn", skip_serializing_if = "Option::is_none")]
+            pub is_withdrawn: Option<bool>,
             ///Filter by publish or update date or date range (ISO 8601 date or range).
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub modified: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub modified: Option<String>,
             ///Filter by publish date or date range (ISO 8601 date or range).
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub published: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub published: Option<String>,
             ///Filter by severity.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub severity: ::std::option::Option<ArgsSeverity>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub severity: Option<ArgsSeverity>,
             /**Advisory type.
 
 Default: `"reviewed"`.*/
-            #[serde(
-                rename = "type",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub type_: ::std::option::Option<ArgsType>,
+            #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+            pub type_: Option<ArgsType>,
             ///Filter by update date or date range (ISO 8601 date or range).
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub updated: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub updated: Option<String>,
         }
         ///Filter by package ecosystem.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -7022,16 +6378,16 @@ Default: `"reviewed"`.*/
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///The account owner of the repository or organization. The name is not case sensitive.
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///The name of the repository. When provided, returns fields for this specific repository (inherited from its organization). When omitted, returns org-level fields directly.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub repo: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub repo: Option<String>,
         }
         impl Args {
             /// The required arguments (`owner`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(owner: impl ::std::convert::Into<::std::string::String>) -> Self {
+            pub fn new(owner: impl Into<String>) -> Self {
                 Self {
-                    repo: ::std::default::Default::default(),
+                    repo: Default::default(),
                     owner: owner.into(),
                 }
             }
@@ -7055,16 +6411,16 @@ Default: `"reviewed"`.*/
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///The account owner of the repository or organization.
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///The name of the repository. When provided, returns issue types for this specific repository. When omitted, returns org-level issue types directly.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub repo: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub repo: Option<String>,
         }
         impl Args {
             /// The required arguments (`owner`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(owner: impl ::std::convert::Into<::std::string::String>) -> Self {
+            pub fn new(owner: impl Into<String>) -> Self {
                 Self {
-                    repo: ::std::default::Default::default(),
+                    repo: Default::default(),
                     owner: owner.into(),
                 }
             }
@@ -7088,44 +6444,36 @@ Default: `"reviewed"`.*/
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Cursor for pagination. Use the cursor from the previous response.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub after: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub after: Option<String>,
             ///Order direction. If provided, the 'orderBy' also needs to be provided.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub direction: ::std::option::Option<ArgsDirection>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub direction: Option<ArgsDirection>,
             ///Filter by custom issue field values. Each entry takes a field_name and a value; the server looks up the field and coerces the value to its type (single-select option name, text, number, or YYYY-MM-DD date).
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub field_filters: ::std::option::Option<
-                ::std::vec::Vec<ArgsFieldFiltersItem>,
-            >,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub field_filters: Option<Vec<ArgsFieldFiltersItem>>,
             ///Subset of fields to return for each issue. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'body' and 'field_values' in particular drops the largest per-result data.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub fields: ::std::option::Option<::std::vec::Vec<ArgsFieldsItem>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub fields: Option<Vec<ArgsFieldsItem>>,
             ///Filter by labels
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub labels: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub labels: Option<Vec<String>>,
             ///Order issues by field. If provided, the 'direction' also needs to be provided.
-            #[serde(
-                rename = "orderBy",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub order_by: ::std::option::Option<ArgsOrderBy>,
+            #[serde(rename = "orderBy", skip_serializing_if = "Option::is_none")]
+            pub order_by: Option<ArgsOrderBy>,
             ///Repository owner
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Results per page for pagination (min 1, max 100)
-            #[serde(
-                rename = "perPage",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub per_page: ::std::option::Option<f64>,
+            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
+            pub per_page: Option<f64>,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
             ///Filter by date (ISO 8601 timestamp)
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub since: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub since: Option<String>,
             ///Filter by state, by default both open and closed issues are returned when not provided
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub state: ::std::option::Option<ArgsState>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub state: Option<ArgsState>,
         }
         ///Order direction. If provided, the 'orderBy' also needs to be provided.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -7141,9 +6489,9 @@ Default: `"reviewed"`.*/
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct ArgsFieldFiltersItem {
             ///Name of the custom field (e.g. "Priority"). Case-insensitive.
-            pub field_name: ::std::string::String,
+            pub field_name: String,
             ///Value to filter on. For single-select fields, the option name (e.g. "P1"). For dates, YYYY-MM-DD. For numbers, the numeric value as a string. For text, the text value.
-            pub value: ::std::string::String,
+            pub value: String,
         }
         ///`ArgsFieldsItem`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -7188,20 +6536,17 @@ Default: `"reviewed"`.*/
         );
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
-            ) -> Self {
+            pub fn new(owner: impl Into<String>, repo: impl Into<String>) -> Self {
                 Self {
-                    after: ::std::default::Default::default(),
-                    direction: ::std::default::Default::default(),
-                    field_filters: ::std::default::Default::default(),
-                    fields: ::std::default::Default::default(),
-                    labels: ::std::default::Default::default(),
-                    order_by: ::std::default::Default::default(),
-                    per_page: ::std::default::Default::default(),
-                    since: ::std::default::Default::default(),
-                    state: ::std::default::Default::default(),
+                    after: Default::default(),
+                    direction: Default::default(),
+                    field_filters: Default::default(),
+                    fields: Default::default(),
+                    labels: Default::default(),
+                    order_by: Default::default(),
+                    per_page: Default::default(),
+                    since: Default::default(),
+                    state: Default::default(),
                     owner: owner.into(),
                     repo: repo.into(),
                 }
@@ -7226,16 +6571,13 @@ Default: `"reviewed"`.*/
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Repository owner (username or organization name) - required for all operations
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Repository name - required for all operations
-            pub repo: ::std::string::String,
+            pub repo: String,
         }
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
-            ) -> Self {
+            pub fn new(owner: impl Into<String>, repo: impl Into<String>) -> Self {
                 Self {
                     owner: owner.into(),
                     repo: repo.into(),
@@ -7261,29 +6603,26 @@ Default: `"reviewed"`.*/
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Only show notifications updated before the given time (ISO 8601 format)
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub before: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub before: Option<String>,
             ///Filter notifications to, use default unless specified. Read notifications are ones that have already been acknowledged by the user. Participating notifications are those that the user is directly involved in, such as issues or pull requests they have commented on or created.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub filter: ::std::option::Option<ArgsFilter>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub filter: Option<ArgsFilter>,
             ///Optional repository owner. If provided with repo, only notifications for this repository are listed.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub owner: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub owner: Option<String>,
             ///Page number for pagination (min 1)
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub page: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub page: Option<f64>,
             ///Results per page for pagination (min 1, max 100)
-            #[serde(
-                rename = "perPage",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub per_page: ::std::option::Option<f64>,
+            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
+            pub per_page: Option<f64>,
             ///Optional repository name. If provided with owner, only notifications for this repository are listed.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub repo: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub repo: Option<String>,
             ///Only show notifications updated after the given time (ISO 8601 format)
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub since: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub since: Option<String>,
         }
         ///Filter notifications to, use default unless specified. Read notifications are ones that have already been acknowledged by the user. Participating notifications are those that the user is directly involved in, such as issues or pull requests they have commented on or created.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -7313,16 +6652,16 @@ Default: `"reviewed"`.*/
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Sort direction.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub direction: ::std::option::Option<ArgsDirection>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub direction: Option<ArgsDirection>,
             ///The organization login.
-            pub org: ::std::string::String,
+            pub org: String,
             ///Sort field.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub sort: ::std::option::Option<ArgsSort>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub sort: Option<ArgsSort>,
             ///Filter by advisory state.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub state: ::std::option::Option<ArgsState>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub state: Option<ArgsState>,
         }
         ///Sort direction.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -7358,11 +6697,11 @@ Default: `"reviewed"`.*/
         );
         impl Args {
             /// The required arguments (`org`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(org: impl ::std::convert::Into<::std::string::String>) -> Self {
+            pub fn new(org: impl Into<String>) -> Self {
                 Self {
-                    direction: ::std::default::Default::default(),
-                    sort: ::std::default::Default::default(),
-                    state: ::std::default::Default::default(),
+                    direction: Default::default(),
+                    sort: Default::default(),
+                    state: Default::default(),
                     org: org.into(),
                 }
             }
@@ -7386,36 +6725,33 @@ Default: `"reviewed"`.*/
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Filter by base branch
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub base: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub base: Option<String>,
             ///Sort direction
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub direction: ::std::option::Option<ArgsDirection>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub direction: Option<ArgsDirection>,
             ///Subset of fields to return for each pull request. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'body' in particular drops the largest per-result data.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub fields: ::std::option::Option<::std::vec::Vec<ArgsFieldsItem>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub fields: Option<Vec<ArgsFieldsItem>>,
             ///Filter by head user/org and branch
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub head: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub head: Option<String>,
             ///Repository owner
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Page number for pagination (min 1)
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub page: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub page: Option<f64>,
             ///Results per page for pagination (min 1, max 100)
-            #[serde(
-                rename = "perPage",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub per_page: ::std::option::Option<f64>,
+            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
+            pub per_page: Option<f64>,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
             ///Sort by
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub sort: ::std::option::Option<ArgsSort>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub sort: Option<ArgsSort>,
             ///Filter by state
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub state: ::std::option::Option<ArgsState>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub state: Option<ArgsState>,
         }
         ///Sort direction
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -7489,19 +6825,16 @@ Default: `"reviewed"`.*/
         );
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
-            ) -> Self {
+            pub fn new(owner: impl Into<String>, repo: impl Into<String>) -> Self {
                 Self {
-                    base: ::std::default::Default::default(),
-                    direction: ::std::default::Default::default(),
-                    fields: ::std::default::Default::default(),
-                    head: ::std::default::Default::default(),
-                    page: ::std::default::Default::default(),
-                    per_page: ::std::default::Default::default(),
-                    sort: ::std::default::Default::default(),
-                    state: ::std::default::Default::default(),
+                    base: Default::default(),
+                    direction: Default::default(),
+                    fields: Default::default(),
+                    head: Default::default(),
+                    page: Default::default(),
+                    per_page: Default::default(),
+                    sort: Default::default(),
+                    state: Default::default(),
                     owner: owner.into(),
                     repo: repo.into(),
                 }
@@ -7524,21 +6857,18 @@ Default: `"reviewed"`.*/
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Subset of fields to return for each release. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'body' in particular drops the largest per-release data.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub fields: ::std::option::Option<::std::vec::Vec<ArgsFieldsItem>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub fields: Option<Vec<ArgsFieldsItem>>,
             ///Repository owner
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Page number for pagination (min 1)
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub page: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub page: Option<f64>,
             ///Results per page for pagination (min 1, max 100)
-            #[serde(
-                rename = "perPage",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub per_page: ::std::option::Option<f64>,
+            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
+            pub per_page: Option<f64>,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
         }
         ///`ArgsFieldsItem`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -7560,14 +6890,11 @@ Default: `"reviewed"`.*/
         );
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
-            ) -> Self {
+            pub fn new(owner: impl Into<String>, repo: impl Into<String>) -> Self {
                 Self {
-                    fields: ::std::default::Default::default(),
-                    page: ::std::default::Default::default(),
-                    per_page: ::std::default::Default::default(),
+                    fields: Default::default(),
+                    page: Default::default(),
+                    per_page: Default::default(),
                     owner: owner.into(),
                     repo: repo.into(),
                 }
@@ -7592,21 +6919,18 @@ Default: `"reviewed"`.*/
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Filter by affiliation. Can be one of: 'outside' (outside collaborators), 'direct' (all with permissions regardless of org membership), 'all' (all collaborators). Default: 'all'
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub affiliation: ::std::option::Option<ArgsAffiliation>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub affiliation: Option<ArgsAffiliation>,
             ///Repository owner
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Page number for pagination (default 1, min 1)
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub page: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub page: Option<f64>,
             ///Results per page for pagination (default 30, min 1, max 100)
-            #[serde(
-                rename = "perPage",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub per_page: ::std::option::Option<f64>,
+            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
+            pub per_page: Option<f64>,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
         }
         ///Filter by affiliation. Can be one of: 'outside' (outside collaborators), 'direct' (all with permissions regardless of org membership), 'all' (all collaborators). Default: 'all'
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -7620,14 +6944,11 @@ Default: `"reviewed"`.*/
         );
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
-            ) -> Self {
+            pub fn new(owner: impl Into<String>, repo: impl Into<String>) -> Self {
                 Self {
-                    affiliation: ::std::default::Default::default(),
-                    page: ::std::default::Default::default(),
-                    per_page: ::std::default::Default::default(),
+                    affiliation: Default::default(),
+                    page: Default::default(),
+                    per_page: Default::default(),
                     owner: owner.into(),
                     repo: repo.into(),
                 }
@@ -7650,18 +6971,18 @@ Default: `"reviewed"`.*/
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Sort direction.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub direction: ::std::option::Option<ArgsDirection>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub direction: Option<ArgsDirection>,
             ///The owner of the repository.
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///The name of the repository.
-            pub repo: ::std::string::String,
+            pub repo: String,
             ///Sort field.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub sort: ::std::option::Option<ArgsSort>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub sort: Option<ArgsSort>,
             ///Filter by advisory state.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub state: ::std::option::Option<ArgsState>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub state: Option<ArgsState>,
         }
         ///Sort direction.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -7697,14 +7018,11 @@ Default: `"reviewed"`.*/
         );
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
-            ) -> Self {
+            pub fn new(owner: impl Into<String>, repo: impl Into<String>) -> Self {
                 Self {
-                    direction: ::std::default::Default::default(),
-                    sort: ::std::default::Default::default(),
-                    state: ::std::default::Default::default(),
+                    direction: Default::default(),
+                    sort: Default::default(),
+                    state: Default::default(),
                     owner: owner.into(),
                     repo: repo.into(),
                 }
@@ -7727,27 +7045,24 @@ Default: `"reviewed"`.*/
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///The owner of the repository.
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Page number for pagination (min 1)
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub page: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub page: Option<f64>,
             ///Results per page for pagination (min 1, max 100)
-            #[serde(
-                rename = "perPage",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub per_page: ::std::option::Option<f64>,
+            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
+            pub per_page: Option<f64>,
             ///The name of the repository.
-            pub repo: ::std::string::String,
+            pub repo: String,
             ///Filter by resolution
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub resolution: ::std::option::Option<ArgsResolution>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub resolution: Option<ArgsResolution>,
             ///A comma-separated list of secret types to return. All default secret patterns are returned. To return generic patterns, pass the token name(s) in the parameter.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub secret_type: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub secret_type: Option<String>,
             ///Filter by state
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub state: ::std::option::Option<ArgsState>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub state: Option<ArgsState>,
         }
         ///Filter by resolution
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -7775,16 +7090,13 @@ Default: `"reviewed"`.*/
         );
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
-            ) -> Self {
+            pub fn new(owner: impl Into<String>, repo: impl Into<String>) -> Self {
                 Self {
-                    page: ::std::default::Default::default(),
-                    per_page: ::std::default::Default::default(),
-                    resolution: ::std::default::Default::default(),
-                    secret_type: ::std::default::Default::default(),
-                    state: ::std::default::Default::default(),
+                    page: Default::default(),
+                    per_page: Default::default(),
+                    resolution: Default::default(),
+                    secret_type: Default::default(),
+                    state: Default::default(),
                     owner: owner.into(),
                     repo: repo.into(),
                 }
@@ -7807,23 +7119,20 @@ Default: `"reviewed"`.*/
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///The direction to sort the results by.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub direction: ::std::option::Option<ArgsDirection>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub direction: Option<ArgsDirection>,
             ///Page number for pagination (min 1)
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub page: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub page: Option<f64>,
             ///Results per page for pagination (min 1, max 100)
-            #[serde(
-                rename = "perPage",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub per_page: ::std::option::Option<f64>,
+            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
+            pub per_page: Option<f64>,
             ///How to sort the results. Can be either 'created' (when the repository was starred) or 'updated' (when the repository was last pushed to).
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub sort: ::std::option::Option<ArgsSort>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub sort: Option<ArgsSort>,
             ///Username to list starred repositories for. Defaults to the authenticated user.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub username: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub username: Option<String>,
         }
         ///The direction to sort the results by.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -7860,28 +7169,22 @@ Default: `"reviewed"`.*/
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Repository owner
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Page number for pagination (min 1)
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub page: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub page: Option<f64>,
             ///Results per page for pagination (min 1, max 100)
-            #[serde(
-                rename = "perPage",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub per_page: ::std::option::Option<f64>,
+            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
+            pub per_page: Option<f64>,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
         }
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
-            ) -> Self {
+            pub fn new(owner: impl Into<String>, repo: impl Into<String>) -> Self {
                 Self {
-                    page: ::std::default::Default::default(),
-                    per_page: ::std::default::Default::default(),
+                    page: Default::default(),
+                    per_page: Default::default(),
                     owner: owner.into(),
                     repo: repo.into(),
                 }
@@ -7909,7 +7212,7 @@ Default: `"reviewed"`.*/
             pub action: ArgsAction,
             ///The ID of the notification thread.
             #[serde(rename = "notificationID")]
-            pub notification_id: ::std::string::String,
+            pub notification_id: String,
         }
         ///Action to perform: ignore, watch, or delete the notification subscription.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -7923,10 +7226,7 @@ Default: `"reviewed"`.*/
         );
         impl Args {
             /// The required arguments (`notificationID`, `action`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                notification_id: impl ::std::convert::Into<::std::string::String>,
-                action: ArgsAction,
-            ) -> Self {
+            pub fn new(notification_id: impl Into<String>, action: ArgsAction) -> Self {
                 Self {
                     notification_id: notification_id.into(),
                     action,
@@ -7954,9 +7254,9 @@ Default: `"reviewed"`.*/
             ///Action to perform: ignore, watch, or delete the repository notification subscription.
             pub action: ArgsAction,
             ///The account owner of the repository.
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///The name of the repository.
-            pub repo: ::std::string::String,
+            pub repo: String,
         }
         ///Action to perform: ignore, watch, or delete the repository notification subscription.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -7971,8 +7271,8 @@ Default: `"reviewed"`.*/
         impl Args {
             /// The required arguments (`owner`, `repo`, `action`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
                 action: ArgsAction,
             ) -> Self {
                 Self {
@@ -7999,17 +7299,14 @@ Default: `"reviewed"`.*/
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Describes the last point that notifications were checked (optional). Default: Now
-            #[serde(
-                rename = "lastReadAt",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub last_read_at: ::std::option::Option<::std::string::String>,
+            #[serde(rename = "lastReadAt", skip_serializing_if = "Option::is_none")]
+            pub last_read_at: Option<String>,
             ///Optional repository owner. If provided with repo, only notifications for this repository are marked as read.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub owner: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub owner: Option<String>,
             ///Optional repository name. If provided with owner, only notifications for this repository are marked as read.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub repo: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub repo: Option<String>,
         }
     }
     /// Types and definition of the tool `merge_pull_request`.
@@ -8028,21 +7325,21 @@ Default: `"reviewed"`.*/
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Extra detail for merge commit
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub commit_message: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub commit_message: Option<String>,
             ///Title for merge commit
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub commit_title: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub commit_title: Option<String>,
             ///Merge method
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub merge_method: ::std::option::Option<ArgsMergeMethod>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub merge_method: Option<ArgsMergeMethod>,
             ///Repository owner
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Pull request number
             #[serde(rename = "pullNumber")]
             pub pull_number: f64,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
         }
         ///Merge method
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -8057,14 +7354,14 @@ Default: `"reviewed"`.*/
         impl Args {
             /// The required arguments (`owner`, `repo`, `pullNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
                 pull_number: f64,
             ) -> Self {
                 Self {
-                    commit_message: ::std::default::Default::default(),
-                    commit_title: ::std::default::Default::default(),
-                    merge_method: ::std::default::Default::default(),
+                    commit_message: Default::default(),
+                    commit_title: Default::default(),
+                    merge_method: Default::default(),
                     owner: owner.into(),
                     repo: repo.into(),
                     pull_number,
@@ -8091,36 +7388,34 @@ Use this tool to get details about individual projects, project fields, project 
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///The field's ID. Required for 'get_project_field' method.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub field_id: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub field_id: Option<f64>,
             ///Specific list of field names to include in the response when getting a project item (e.g. ["Status", "Priority"]). Resolved server-side to field IDs — pass this instead of 'fields' when you only know the human-readable names. Mutually exclusive with 'fields' — provide one, not both. Only used for 'get_project_item' method.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub field_names: ::std::option::Option<
-                ::std::vec::Vec<::std::string::String>,
-            >,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub field_names: Option<Vec<String>>,
             ///Specific list of field IDs to include in the response when getting a project item (e.g. ["102589", "985201", "169875"]). If neither 'fields' nor 'field_names' is provided, only the title field is included. Mutually exclusive with 'field_names' — provide one, not both. Only used for 'get_project_item' method.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub fields: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub fields: Option<Vec<String>>,
             ///The item's ID. Required for 'get_project_item' method.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub item_id: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub item_id: Option<f64>,
             ///The method to execute
             pub method: ArgsMethod,
             ///The owner (user or organization login). The name is not case sensitive.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub owner: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub owner: Option<String>,
             ///Owner type (user or org). If not provided, will be automatically detected.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub owner_type: ::std::option::Option<ArgsOwnerType>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub owner_type: Option<ArgsOwnerType>,
             ///The project's number.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub project_number: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub project_number: Option<f64>,
             ///The node ID of the project status update. Required for 'get_project_status_update' method.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub status_update_id: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub status_update_id: Option<String>,
             ///The node ID of the project view. Required for 'get_project_view' method.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub view_id: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub view_id: Option<String>,
         }
         ///The method to execute
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -8150,15 +7445,15 @@ Use this tool to get details about individual projects, project fields, project 
             /// The required arguments (`method`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(method: ArgsMethod) -> Self {
                 Self {
-                    field_id: ::std::default::Default::default(),
-                    field_names: ::std::default::Default::default(),
-                    fields: ::std::default::Default::default(),
-                    item_id: ::std::default::Default::default(),
-                    owner: ::std::default::Default::default(),
-                    owner_type: ::std::default::Default::default(),
-                    project_number: ::std::default::Default::default(),
-                    status_update_id: ::std::default::Default::default(),
-                    view_id: ::std::default::Default::default(),
+                    field_id: Default::default(),
+                    field_names: Default::default(),
+                    fields: Default::default(),
+                    item_id: Default::default(),
+                    owner: Default::default(),
+                    owner_type: Default::default(),
+                    project_number: Default::default(),
+                    status_update_id: Default::default(),
+                    view_id: Default::default(),
                     method,
                 }
             }
@@ -8183,35 +7478,33 @@ Use this tool to list projects for a user or organization, or list project field
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Forward pagination cursor from previous pageInfo.nextCursor.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub after: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub after: Option<String>,
             ///Backward pagination cursor from previous pageInfo.prevCursor (rare).
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub before: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub before: Option<String>,
             ///Field names to include when listing project items (e.g. ["Status", "Priority"]). Resolved server-side to field IDs — pass this instead of 'fields' when you only know the human-readable names. Names that fail to resolve return a structured error. Mutually exclusive with 'fields' — provide one, not both. Only used for 'list_project_items' method.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub field_names: ::std::option::Option<
-                ::std::vec::Vec<::std::string::String>,
-            >,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub field_names: Option<Vec<String>>,
             ///Field IDs to include when listing project items (e.g. ["102589", "985201"]). CRITICAL: Always provide to get field values. Without this (and without 'field_names'), only titles returned. Mutually exclusive with 'field_names' — provide one, not both. Only used for 'list_project_items' method.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub fields: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub fields: Option<Vec<String>>,
             ///The action to perform
             pub method: ArgsMethod,
             ///The owner (user or organization login). The name is not case sensitive.
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Owner type (user or org). If not provided, will automatically try both.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub owner_type: ::std::option::Option<ArgsOwnerType>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub owner_type: Option<ArgsOwnerType>,
             ///Results per page (max 50)
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub per_page: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub per_page: Option<f64>,
             ///The project's number. Required for 'list_project_fields', 'list_project_items', 'list_project_views', and 'list_project_status_updates' methods.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub project_number: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub project_number: Option<f64>,
             ///Filter/query string. For list_projects: filter by title text and state (e.g. "roadmap is:open"). For list_project_items: advanced filtering using GitHub's project filtering syntax.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub query: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub query: Option<String>,
         }
         ///The action to perform
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -8239,19 +7532,16 @@ Use this tool to list projects for a user or organization, or list project field
         );
         impl Args {
             /// The required arguments (`method`, `owner`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                method: ArgsMethod,
-                owner: impl ::std::convert::Into<::std::string::String>,
-            ) -> Self {
+            pub fn new(method: ArgsMethod, owner: impl Into<String>) -> Self {
                 Self {
-                    after: ::std::default::Default::default(),
-                    before: ::std::default::Default::default(),
-                    field_names: ::std::default::Default::default(),
-                    fields: ::std::default::Default::default(),
-                    owner_type: ::std::default::Default::default(),
-                    per_page: ::std::default::Default::default(),
-                    project_number: ::std::default::Default::default(),
-                    query: ::std::default::Default::default(),
+                    after: Default::default(),
+                    before: Default::default(),
+                    field_names: Default::default(),
+                    fields: Default::default(),
+                    owner_type: Default::default(),
+                    per_page: Default::default(),
+                    project_number: Default::default(),
+                    query: Default::default(),
                     method,
                     owner: owner.into(),
                 }
@@ -8276,89 +7566,83 @@ Use this tool to list projects for a user or organization, or list project field
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///The body of the status update (markdown). Used for 'create_project_status_update' method.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub body: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub body: Option<String>,
             ///The name of the iteration field (e.g. 'Sprint'). Required for 'create_iteration_field' method.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub field_name: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub field_name: Option<String>,
             ///Saved view filter; omit on update to preserve it, or pass null to clear it.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+            #[serde(skip_serializing_if = "Option::is_none")]
             ///
             /// `None` leaves the argument out; `Some(None)` sends `null`.
-            pub filter: ::std::option::Option<
-                ::std::option::Option<::std::string::String>,
-            >,
+            pub filter: Option<Option<String>>,
             ///The issue number. Required for 'add_project_item' when item_type is 'issue'. Also accepted by 'update_project_item' to resolve the item by issue number (combine with item_owner and item_repo).
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub issue_number: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub issue_number: Option<f64>,
             ///The project item ID. Required for 'delete_project_item'. For 'update_project_item', provide either item_id, or (item_owner + item_repo + issue_number) to resolve the item by issue.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub item_id: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub item_id: Option<f64>,
             ///The owner (user or organization) of the repository containing the issue or pull request. Required for 'add_project_item' method. Also accepted by 'update_project_item' when resolving the item by issue number.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub item_owner: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub item_owner: Option<String>,
             ///The name of the repository containing the issue or pull request. Required for 'add_project_item' method. Also accepted by 'update_project_item' when resolving the item by issue number.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub item_repo: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub item_repo: Option<String>,
             ///The item's type, either issue or pull_request. Required for 'add_project_item' method.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub item_type: ::std::option::Option<ArgsItemType>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub item_type: Option<ArgsItemType>,
             ///The items to update with the top-level 'updated_field'. Required for 'update_project_items'; prefer it over calling 'update_project_item' in a loop. Each entry must match exactly one reference variant: 'node_id', numeric 'item_id', or 'item_owner' + 'item_repo' + 'issue_number'. Limit: 50 items per call.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub items: ::std::option::Option<::std::vec::Vec<ArgsItemsItem>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub items: Option<Vec<ArgsItemsItem>>,
             ///Duration in days for iterations of the field (e.g. 7 for weekly, 14 for bi-weekly). Required for 'create_iteration_field' method.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub iteration_duration: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub iteration_duration: Option<f64>,
             ///Custom iterations for 'create_iteration_field' method. Only set this when you need iterations with varying durations, breaks between them, or specific titles. Otherwise omit it: GitHub auto-creates three iterations of 'iteration_duration' days starting on 'start_date', which is the right choice for most cases.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub iterations: ::std::option::Option<::std::vec::Vec<ArgsIterationsItem>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub iterations: Option<Vec<ArgsIterationsItem>>,
             ///View layout; required when creating a view.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub layout: ::std::option::Option<ArgsLayout>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub layout: Option<ArgsLayout>,
             ///The method to execute
             pub method: ArgsMethod,
             ///View name; required when creating a view.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub name: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub name: Option<String>,
             ///The project owner (user or organization login). The name is not case sensitive.
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Owner type (user or org). Required for 'create_project' method. If not provided for other methods, will be automatically detected.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub owner_type: ::std::option::Option<ArgsOwnerType>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub owner_type: Option<ArgsOwnerType>,
             ///The project's number. Required for all methods except 'create_project'.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub project_number: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub project_number: Option<f64>,
             ///The pull request number (use when item_type is 'pull_request' for 'add_project_item' method). Provide either issue_number or pull_request_number.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub pull_request_number: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub pull_request_number: Option<f64>,
             ///Start date in YYYY-MM-DD format. Used for 'create_project_status_update' and 'create_iteration_field' methods.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub start_date: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub start_date: Option<String>,
             ///The status of the project. Used for 'create_project_status_update' method.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub status: ::std::option::Option<ArgsStatus>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub status: Option<ArgsStatus>,
             ///The target date of the status update in YYYY-MM-DD format. Used for 'create_project_status_update' method.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub target_date: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub target_date: Option<String>,
             ///The project title. Required for 'create_project' method.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub title: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub title: Option<String>,
             ///The field/value to apply, using {"id": 123, "value": ...} or {"name": "Status", "value": ...}; null clears the field. Required for 'update_project_item' and 'update_project_items', where one top-level field/value applies to every item in a batch. For 'update_project_item' SINGLE_SELECT fields, the name form accepts option names; the ID form expects an option ID.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub updated_field: ::std::option::Option<ArgsUpdatedField>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub updated_field: Option<ArgsUpdatedField>,
             ///Project view node ID for update or delete; must belong to owner/project_number.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub view_id: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub view_id: Option<String>,
             ///Ordered project field names to show on create or replace on update; omit on update to preserve, or pass [] to reset. Mutually exclusive with visible_fields. Roadmap accepts only [].
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub visible_field_names: ::std::option::Option<
-                ::std::vec::Vec<::std::string::String>,
-            >,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub visible_field_names: Option<Vec<String>>,
             ///Ordered project field database IDs to show on create or replace on update; omit on update to preserve, or pass [] to reset. Mutually exclusive with visible_field_names. Roadmap accepts only [].
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub visible_fields: ::std::option::Option<
-                ::std::vec::Vec<::std::string::String>,
-            >,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub visible_fields: Option<Vec<String>>,
         }
         ///The item's type, either issue or pull_request. Required for 'add_project_item' method.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -8376,7 +7660,7 @@ Use this tool to list projects for a user or organization, or list project field
         pub enum ArgsItemsItem {
             NodeId {
                 ///The project item's GraphQL node ID, as returned by 'list_project_items' or 'add_project_item'.
-                node_id: ::std::string::String,
+                node_id: String,
             },
             ItemId {
                 ///The numeric project item ID.
@@ -8386,9 +7670,9 @@ Use this tool to list projects for a user or organization, or list project field
                 ///Issue number used to resolve the project item.
                 issue_number: i64,
                 ///Owner of the repository containing the issue.
-                item_owner: ::std::string::String,
+                item_owner: String,
                 ///Repository containing the issue.
-                item_repo: ::std::string::String,
+                item_repo: String,
             },
         }
         ///`ArgsIterationsItem`
@@ -8399,9 +7683,9 @@ Use this tool to list projects for a user or organization, or list project field
             ///Duration in days
             pub duration: f64,
             ///Start date in YYYY-MM-DD format
-            pub start_date: ::std::string::String,
+            pub start_date: String,
             ///Iteration title (e.g. 'Sprint 1')
-            pub title: ::std::string::String,
+            pub title: String,
         }
         ///View layout; required when creating a view.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -8471,42 +7755,39 @@ Use this tool to list projects for a user or organization, or list project field
             },
             Name {
                 ///The project field name. Matching is case-insensitive.
-                name: ::std::string::String,
+                name: String,
                 ///The value to apply. Any JSON value is accepted; use null to clear the field.
                 value: ::mcp_runtime::__private::serde_json::Value,
             },
         }
         impl Args {
             /// The required arguments (`method`, `owner`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                method: ArgsMethod,
-                owner: impl ::std::convert::Into<::std::string::String>,
-            ) -> Self {
+            pub fn new(method: ArgsMethod, owner: impl Into<String>) -> Self {
                 Self {
-                    body: ::std::default::Default::default(),
-                    field_name: ::std::default::Default::default(),
-                    filter: ::std::default::Default::default(),
-                    issue_number: ::std::default::Default::default(),
-                    item_id: ::std::default::Default::default(),
-                    item_owner: ::std::default::Default::default(),
-                    item_repo: ::std::default::Default::default(),
-                    item_type: ::std::default::Default::default(),
-                    items: ::std::default::Default::default(),
-                    iteration_duration: ::std::default::Default::default(),
-                    iterations: ::std::default::Default::default(),
-                    layout: ::std::default::Default::default(),
-                    name: ::std::default::Default::default(),
-                    owner_type: ::std::default::Default::default(),
-                    project_number: ::std::default::Default::default(),
-                    pull_request_number: ::std::default::Default::default(),
-                    start_date: ::std::default::Default::default(),
-                    status: ::std::default::Default::default(),
-                    target_date: ::std::default::Default::default(),
-                    title: ::std::default::Default::default(),
-                    updated_field: ::std::default::Default::default(),
-                    view_id: ::std::default::Default::default(),
-                    visible_field_names: ::std::default::Default::default(),
-                    visible_fields: ::std::default::Default::default(),
+                    body: Default::default(),
+                    field_name: Default::default(),
+                    filter: Default::default(),
+                    issue_number: Default::default(),
+                    item_id: Default::default(),
+                    item_owner: Default::default(),
+                    item_repo: Default::default(),
+                    item_type: Default::default(),
+                    items: Default::default(),
+                    iteration_duration: Default::default(),
+                    iterations: Default::default(),
+                    layout: Default::default(),
+                    name: Default::default(),
+                    owner_type: Default::default(),
+                    project_number: Default::default(),
+                    pull_request_number: Default::default(),
+                    start_date: Default::default(),
+                    status: Default::default(),
+                    target_date: Default::default(),
+                    title: Default::default(),
+                    updated_field: Default::default(),
+                    view_id: Default::default(),
+                    visible_field_names: Default::default(),
+                    visible_fields: Default::default(),
                     method,
                     owner: owner.into(),
                 }
@@ -8531,8 +7812,8 @@ Use this tool to list projects for a user or organization, or list project field
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Cursor for pagination, used only by the get_review_comments method. Pass the endCursor from the previous page's PageInfo to fetch the next page.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub after: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub after: Option<String>,
             /**Action to specify what pull request data needs to be retrieved from GitHub.
 Possible options:
  1. get - Get details of a specific pull request.
@@ -8547,21 +7828,18 @@ Possible options:
 */
             pub method: ArgsMethod,
             ///Repository owner
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Page number for pagination (min 1)
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub page: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub page: Option<f64>,
             ///Results per page for pagination (min 1, max 100)
-            #[serde(
-                rename = "perPage",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub per_page: ::std::option::Option<f64>,
+            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
+            pub per_page: Option<f64>,
             ///Pull request number
             #[serde(rename = "pullNumber")]
             pub pull_number: f64,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
         }
         /**Action to specify what pull request data needs to be retrieved from GitHub.
 Possible options:
@@ -8597,14 +7875,14 @@ Possible options:
             /// The required arguments (`method`, `owner`, `repo`, `pullNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
                 method: ArgsMethod,
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
                 pull_number: f64,
             ) -> Self {
                 Self {
-                    after: ::std::default::Default::default(),
-                    page: ::std::default::Default::default(),
-                    per_page: ::std::default::Default::default(),
+                    after: Default::default(),
+                    page: Default::default(),
+                    per_page: Default::default(),
                     method,
                     owner: owner.into(),
                     repo: repo.into(),
@@ -8638,32 +7916,26 @@ Available methods:
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Review comment text
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub body: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub body: Option<String>,
             ///SHA of commit to review
-            #[serde(
-                rename = "commitID",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub commit_id: ::std::option::Option<::std::string::String>,
+            #[serde(rename = "commitID", skip_serializing_if = "Option::is_none")]
+            pub commit_id: Option<String>,
             ///Review action to perform.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub event: ::std::option::Option<ArgsEvent>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub event: Option<ArgsEvent>,
             ///The write operation to perform on pull request review.
             pub method: ArgsMethod,
             ///Repository owner
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Pull request number
             #[serde(rename = "pullNumber")]
             pub pull_number: f64,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
             ///The node ID of the review thread (e.g., PRRT_kwDOxxx). Required for resolve_thread and unresolve_thread methods. Get thread IDs from pull_request_read with method get_review_comments.
-            #[serde(
-                rename = "threadId",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub thread_id: ::std::option::Option<::std::string::String>,
+            #[serde(rename = "threadId", skip_serializing_if = "Option::is_none")]
+            pub thread_id: Option<String>,
         }
         ///Review action to perform.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -8694,15 +7966,15 @@ Available methods:
             /// The required arguments (`method`, `owner`, `repo`, `pullNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
                 method: ArgsMethod,
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
                 pull_number: f64,
             ) -> Self {
                 Self {
-                    body: ::std::default::Default::default(),
-                    commit_id: ::std::default::Default::default(),
-                    event: ::std::default::Default::default(),
-                    thread_id: ::std::default::Default::default(),
+                    body: Default::default(),
+                    commit_id: Default::default(),
+                    event: Default::default(),
+                    thread_id: Default::default(),
                     method,
                     owner: owner.into(),
                     repo: repo.into(),
@@ -8727,15 +7999,15 @@ Available methods:
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Branch to push to
-            pub branch: ::std::string::String,
+            pub branch: String,
             ///Array of file objects to push, each object with path (string) and content (string)
-            pub files: ::std::vec::Vec<ArgsFilesItem>,
+            pub files: Vec<ArgsFilesItem>,
             ///Commit message
-            pub message: ::std::string::String,
+            pub message: String,
             ///Repository owner
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
         }
         ///`ArgsFilesItem`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -8743,18 +8015,18 @@ Available methods:
         #[serde(deny_unknown_fields)]
         pub struct ArgsFilesItem {
             ///file content
-            pub content: ::std::string::String,
+            pub content: String,
             ///path to the file
-            pub path: ::std::string::String,
+            pub path: String,
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `branch`, `files`, `message`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
-                branch: impl ::std::convert::Into<::std::string::String>,
-                files: ::std::vec::Vec<ArgsFilesItem>,
-                message: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
+                branch: impl Into<String>,
+                files: Vec<ArgsFilesItem>,
+                message: impl Into<String>,
             ) -> Self {
                 Self {
                     owner: owner.into(),
@@ -8784,17 +8056,17 @@ Available methods:
             ///The parent issue number
             pub issue_number: f64,
             ///Repository owner (username or organization)
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
             ///The ID of the sub-issue to remove. ID is not the same as issue number
             pub sub_issue_id: f64,
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `issue_number`, `sub_issue_id`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
                 issue_number: f64,
                 sub_issue_id: f64,
             ) -> Self {
@@ -8825,31 +8097,31 @@ Available methods:
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///The ID of the sub-issue to place this after (either after_id OR before_id should be specified)
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub after_id: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub after_id: Option<f64>,
             ///The ID of the sub-issue to place this before (either after_id OR before_id should be specified)
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub before_id: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub before_id: Option<f64>,
             ///The parent issue number
             pub issue_number: f64,
             ///Repository owner (username or organization)
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
             ///The ID of the sub-issue to reorder. ID is not the same as issue number
             pub sub_issue_id: f64,
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `issue_number`, `sub_issue_id`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
                 issue_number: f64,
                 sub_issue_id: f64,
             ) -> Self {
                 Self {
-                    after_id: ::std::default::Default::default(),
-                    before_id: ::std::default::Default::default(),
+                    after_id: Default::default(),
+                    before_id: Default::default(),
                     owner: owner.into(),
                     repo: repo.into(),
                     issue_number,
@@ -8876,18 +8148,18 @@ Available methods:
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Repository owner
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Pull request number
             #[serde(rename = "pullNumber")]
             pub pull_number: f64,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `pullNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
                 pull_number: f64,
             ) -> Self {
                 Self {
@@ -8914,22 +8186,22 @@ Available methods:
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Repository owner (username or organization)
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///The pull request number
             #[serde(rename = "pullNumber")]
             pub pull_number: f64,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
             ///GitHub usernames or ORG/team-slug team reviewers to request reviews from
-            pub reviewers: ::std::vec::Vec<::std::string::String>,
+            pub reviewers: Vec<String>,
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `pullNumber`, `reviewers`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
                 pull_number: f64,
-                reviewers: ::std::vec::Vec<::std::string::String>,
+                reviewers: Vec<String>,
             ) -> Self {
                 Self {
                     owner: owner.into(),
@@ -8959,13 +8231,11 @@ Available methods:
         pub struct Args {
             ///The node ID of the review thread to resolve (e.g., PRRT_kwDOxxx)
             #[serde(rename = "threadID")]
-            pub thread_id: ::std::string::String,
+            pub thread_id: String,
         }
         impl Args {
             /// The required arguments (`threadID`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                thread_id: impl ::std::convert::Into<::std::string::String>,
-            ) -> Self {
+            pub fn new(thread_id: impl Into<String>) -> Self {
                 Self {
                     thread_id: thread_id.into(),
                 }
@@ -8990,25 +8260,22 @@ Available methods:
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Subset of fields to return for each code search result. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'repository' and 'text_matches' in particular drops the largest per-result data.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub fields: ::std::option::Option<::std::vec::Vec<ArgsFieldsItem>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub fields: Option<Vec<ArgsFieldsItem>>,
             ///Sort order for results
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub order: ::std::option::Option<ArgsOrder>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub order: Option<ArgsOrder>,
             ///Page number for pagination (min 1)
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub page: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub page: Option<f64>,
             ///Results per page for pagination (min 1, max 100)
-            #[serde(
-                rename = "perPage",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub per_page: ::std::option::Option<f64>,
+            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
+            pub per_page: Option<f64>,
             ///Search query (GitHub code search REST). Implicit AND between terms; supports `OR`, `NOT`, and `"quoted phrase"` for exact match. Qualifiers: `repo:owner/repo`, `org:`, `user:`, `language:`, `path:dir` (prefix match), `filename:exact.ext`, `extension:`, `in:file`, `in:path`, `size:`, `is:archived`, `is:fork`. Max 256 chars. Examples: `WithContext language:go org:github`; `"package main" repo:o/r`; `func extension:go path:cmd repo:o/r`; `NOT TODO language:go repo:o/r`.
-            pub query: ::std::string::String,
+            pub query: String,
             ///Sort field ('indexed' only)
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub sort: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub sort: Option<String>,
         }
         ///`ArgsFieldsItem`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -9032,13 +8299,13 @@ Available methods:
         ::mcp_runtime::__private::string_enum!(ArgsOrder { Asc = "asc", Desc = "desc" });
         impl Args {
             /// The required arguments (`query`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(query: impl ::std::convert::Into<::std::string::String>) -> Self {
+            pub fn new(query: impl Into<String>) -> Self {
                 Self {
-                    fields: ::std::default::Default::default(),
-                    order: ::std::default::Default::default(),
-                    page: ::std::default::Default::default(),
-                    per_page: ::std::default::Default::default(),
-                    sort: ::std::default::Default::default(),
+                    fields: Default::default(),
+                    order: Default::default(),
+                    page: Default::default(),
+                    per_page: Default::default(),
+                    sort: Default::default(),
                     query: query.into(),
                 }
             }
@@ -9062,22 +8329,19 @@ Available methods:
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Sort order
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub order: ::std::option::Option<ArgsOrder>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub order: Option<ArgsOrder>,
             ///Page number for pagination (min 1)
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub page: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub page: Option<f64>,
             ///Results per page for pagination (min 1, max 100)
-            #[serde(
-                rename = "perPage",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub per_page: ::std::option::Option<f64>,
+            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
+            pub per_page: Option<f64>,
             ///Commit search query (GitHub commit search REST). Searches commit messages on the default branch only. Scope the search with `repo:owner/repo`, `org:`, or `user:` (queries without a scope qualifier match across all of GitHub and are usually not what you want). Other qualifiers: `author:`, `committer:`, `author-name:`, `committer-name:`, `author-email:`, `committer-email:`, `author-date:`, `committer-date:` (supports `>`, `<`, `>=`, `<=`, and `YYYY-MM-DD..YYYY-MM-DD` ranges), `merge:true|false`, `hash:`, `tree:`, `parent:`, `is:public`. Examples: `repo:owner/repo fix panic`; `org:github author:defunkt committer-date:>=2024-01-01`; `"refactor cache" repo:o/r`; `hash:abc1234 repo:o/r`.
-            pub query: ::std::string::String,
+            pub query: String,
             ///Sort by author or committer date (defaults to best match)
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub sort: ::std::option::Option<ArgsSort>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub sort: Option<ArgsSort>,
         }
         ///Sort order
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -9097,12 +8361,12 @@ Available methods:
         );
         impl Args {
             /// The required arguments (`query`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(query: impl ::std::convert::Into<::std::string::String>) -> Self {
+            pub fn new(query: impl Into<String>) -> Self {
                 Self {
-                    order: ::std::default::Default::default(),
-                    page: ::std::default::Default::default(),
-                    per_page: ::std::default::Default::default(),
-                    sort: ::std::default::Default::default(),
+                    order: Default::default(),
+                    page: Default::default(),
+                    per_page: Default::default(),
+                    sort: Default::default(),
                     query: query.into(),
                 }
             }
@@ -9126,31 +8390,28 @@ Available methods:
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Subset of fields to return for each issue result. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'body', 'reactions', and 'labels' in particular drops the largest per-result data.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub fields: ::std::option::Option<::std::vec::Vec<ArgsFieldsItem>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub fields: Option<Vec<ArgsFieldsItem>>,
             ///Sort order
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub order: ::std::option::Option<ArgsOrder>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub order: Option<ArgsOrder>,
             ///Optional repository owner. If provided with repo, only issues for this repository are listed.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub owner: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub owner: Option<String>,
             ///Page number for pagination (min 1)
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub page: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub page: Option<f64>,
             ///Results per page for pagination (min 1, max 100)
-            #[serde(
-                rename = "perPage",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub per_page: ::std::option::Option<f64>,
+            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
+            pub per_page: Option<f64>,
             ///The search query, as natural language. When the user gives alternative wordings, include them as plain words rather than joining them with OR.
-            pub query: ::std::string::String,
+            pub query: String,
             ///Optional repository name. If provided with owner, only issues for this repository are listed.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub repo: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub repo: Option<String>,
             ///Sort field by number of matches of categories, defaults to best match
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub sort: ::std::option::Option<ArgsSort>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub sort: Option<ArgsSort>,
         }
         ///`ArgsFieldsItem`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -9222,15 +8483,15 @@ Available methods:
         );
         impl Args {
             /// The required arguments (`query`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(query: impl ::std::convert::Into<::std::string::String>) -> Self {
+            pub fn new(query: impl Into<String>) -> Self {
                 Self {
-                    fields: ::std::default::Default::default(),
-                    order: ::std::default::Default::default(),
-                    owner: ::std::default::Default::default(),
-                    page: ::std::default::Default::default(),
-                    per_page: ::std::default::Default::default(),
-                    repo: ::std::default::Default::default(),
-                    sort: ::std::default::Default::default(),
+                    fields: Default::default(),
+                    order: Default::default(),
+                    owner: Default::default(),
+                    page: Default::default(),
+                    per_page: Default::default(),
+                    repo: Default::default(),
+                    sort: Default::default(),
                     query: query.into(),
                 }
             }
@@ -9254,22 +8515,19 @@ Available methods:
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Sort order
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub order: ::std::option::Option<ArgsOrder>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub order: Option<ArgsOrder>,
             ///Page number for pagination (min 1)
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub page: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub page: Option<f64>,
             ///Results per page for pagination (min 1, max 100)
-            #[serde(
-                rename = "perPage",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub per_page: ::std::option::Option<f64>,
+            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
+            pub per_page: Option<f64>,
             ///Organization search query. Examples: 'microsoft', 'location:california', 'created:>=2025-01-01'. Search is automatically scoped to type:org.
-            pub query: ::std::string::String,
+            pub query: String,
             ///Sort field by category
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub sort: ::std::option::Option<ArgsSort>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub sort: Option<ArgsSort>,
         }
         ///Sort order
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -9291,12 +8549,12 @@ Available methods:
         );
         impl Args {
             /// The required arguments (`query`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(query: impl ::std::convert::Into<::std::string::String>) -> Self {
+            pub fn new(query: impl Into<String>) -> Self {
                 Self {
-                    order: ::std::default::Default::default(),
-                    page: ::std::default::Default::default(),
-                    per_page: ::std::default::Default::default(),
-                    sort: ::std::default::Default::default(),
+                    order: Default::default(),
+                    page: Default::default(),
+                    per_page: Default::default(),
+                    sort: Default::default(),
                     query: query.into(),
                 }
             }
@@ -9320,31 +8578,28 @@ Available methods:
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Subset of fields to return for each pull request result. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'body', 'reactions', and 'labels' in particular drops the largest per-result data.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub fields: ::std::option::Option<::std::vec::Vec<ArgsFieldsItem>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub fields: Option<Vec<ArgsFieldsItem>>,
             ///Sort order
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub order: ::std::option::Option<ArgsOrder>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub order: Option<ArgsOrder>,
             ///Optional repository owner. If provided with repo, only pull requests for this repository are listed.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub owner: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub owner: Option<String>,
             ///Page number for pagination (min 1)
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub page: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub page: Option<f64>,
             ///Results per page for pagination (min 1, max 100)
-            #[serde(
-                rename = "perPage",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub per_page: ::std::option::Option<f64>,
+            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
+            pub per_page: Option<f64>,
             ///Search query using GitHub pull request search syntax
-            pub query: ::std::string::String,
+            pub query: String,
             ///Optional repository name. If provided with owner, only pull requests for this repository are listed.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub repo: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub repo: Option<String>,
             ///Sort field by number of matches of categories, defaults to best match
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub sort: ::std::option::Option<ArgsSort>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub sort: Option<ArgsSort>,
         }
         ///`ArgsFieldsItem`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -9413,15 +8668,15 @@ Available methods:
         );
         impl Args {
             /// The required arguments (`query`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(query: impl ::std::convert::Into<::std::string::String>) -> Self {
+            pub fn new(query: impl Into<String>) -> Self {
                 Self {
-                    fields: ::std::default::Default::default(),
-                    order: ::std::default::Default::default(),
-                    owner: ::std::default::Default::default(),
-                    page: ::std::default::Default::default(),
-                    per_page: ::std::default::Default::default(),
-                    repo: ::std::default::Default::default(),
-                    sort: ::std::default::Default::default(),
+                    fields: Default::default(),
+                    order: Default::default(),
+                    owner: Default::default(),
+                    page: Default::default(),
+                    per_page: Default::default(),
+                    repo: Default::default(),
+                    sort: Default::default(),
                     query: query.into(),
                 }
             }
@@ -9447,25 +8702,22 @@ Available methods:
             /**Return minimal repository information (default: true). When false, returns full GitHub API repository objects.
 
 Default: `true`.*/
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub minimal_output: ::std::option::Option<bool>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub minimal_output: Option<bool>,
             ///Sort order
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub order: ::std::option::Option<ArgsOrder>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub order: Option<ArgsOrder>,
             ///Page number for pagination (min 1)
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub page: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub page: Option<f64>,
             ///Results per page for pagination (min 1, max 100)
-            #[serde(
-                rename = "perPage",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub per_page: ::std::option::Option<f64>,
+            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
+            pub per_page: Option<f64>,
             ///Repository search query. Examples: 'machine learning in:name stars:>1000 language:python', 'topic:react', 'user:facebook'. Supports advanced search syntax for precise filtering.
-            pub query: ::std::string::String,
+            pub query: String,
             ///Sort repositories by field, defaults to best match
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub sort: ::std::option::Option<ArgsSort>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub sort: Option<ArgsSort>,
         }
         ///Sort order
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -9488,13 +8740,13 @@ Default: `true`.*/
         );
         impl Args {
             /// The required arguments (`query`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(query: impl ::std::convert::Into<::std::string::String>) -> Self {
+            pub fn new(query: impl Into<String>) -> Self {
                 Self {
-                    minimal_output: ::std::default::Default::default(),
-                    order: ::std::default::Default::default(),
-                    page: ::std::default::Default::default(),
-                    per_page: ::std::default::Default::default(),
-                    sort: ::std::default::Default::default(),
+                    minimal_output: Default::default(),
+                    order: Default::default(),
+                    page: Default::default(),
+                    per_page: Default::default(),
+                    sort: Default::default(),
                     query: query.into(),
                 }
             }
@@ -9518,22 +8770,19 @@ Default: `true`.*/
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Sort order
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub order: ::std::option::Option<ArgsOrder>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub order: Option<ArgsOrder>,
             ///Page number for pagination (min 1)
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub page: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub page: Option<f64>,
             ///Results per page for pagination (min 1, max 100)
-            #[serde(
-                rename = "perPage",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub per_page: ::std::option::Option<f64>,
+            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
+            pub per_page: Option<f64>,
             ///User search query. Examples: 'john smith', 'location:seattle', 'followers:>100'. Search is automatically scoped to type:user.
-            pub query: ::std::string::String,
+            pub query: String,
             ///Sort users by number of followers or repositories, or when the person joined GitHub.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub sort: ::std::option::Option<ArgsSort>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub sort: Option<ArgsSort>,
         }
         ///Sort order
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -9555,12 +8804,12 @@ Default: `true`.*/
         );
         impl Args {
             /// The required arguments (`query`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(query: impl ::std::convert::Into<::std::string::String>) -> Self {
+            pub fn new(query: impl Into<String>) -> Self {
                 Self {
-                    order: ::std::default::Default::default(),
-                    page: ::std::default::Default::default(),
-                    per_page: ::std::default::Default::default(),
-                    sort: ::std::default::Default::default(),
+                    order: Default::default(),
+                    page: Default::default(),
+                    per_page: Default::default(),
+                    sort: Default::default(),
                     query: query.into(),
                 }
             }
@@ -9584,44 +8833,44 @@ Default: `true`.*/
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Array of issue field values to set. Each element must have a 'field_id' (string, the GraphQL node ID of the field) and exactly one value field: 'text_value' for text fields, 'number_value' for number fields, 'date_value' (ISO 8601 date string) for date fields, or 'single_select_option_id' (the GraphQL node ID of the option) for single select fields. Set 'delete' to true to remove a field value.
-            pub fields: ::std::vec::Vec<ArgsFieldsItem>,
+            pub fields: Vec<ArgsFieldsItem>,
             ///The issue number to update
             pub issue_number: f64,
             ///Repository owner (username or organization)
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
         }
         ///`ArgsFieldsItem`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct ArgsFieldsItem {
             ///How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub confidence: ::std::option::Option<ArgsFieldsItemConfidence>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub confidence: Option<ArgsFieldsItemConfidence>,
             ///The value to set for a date field (ISO 8601 date string)
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub date_value: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub date_value: Option<String>,
             ///Set to true to delete this field value
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub delete: ::std::option::Option<bool>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub delete: Option<bool>,
             ///The GraphQL node ID of the issue field
-            pub field_id: ::std::string::String,
+            pub field_id: String,
             ///If true, this field value is sent to the API as a suggestion (suggest:true) rather than an applied value. Whether the value is applied or recorded as a proposal is determined by the API.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub is_suggestion: ::std::option::Option<bool>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub is_suggestion: Option<bool>,
             ///The value to set for a number field
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub number_value: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub number_value: Option<f64>,
             ///One concise sentence explaining what specifically about the issue led you to choose this field value. State the concrete signal (e.g. 'Reports a crash when saving' → high priority).
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub rationale: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub rationale: Option<String>,
             ///The GraphQL node ID of the option to set for a single select field
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub single_select_option_id: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub single_select_option_id: Option<String>,
             ///The value to set for a text field
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub text_value: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub text_value: Option<String>,
         }
         ///How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -9636,10 +8885,10 @@ Default: `true`.*/
         impl Args {
             /// The required arguments (`owner`, `repo`, `issue_number`, `fields`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
                 issue_number: f64,
-                fields: ::std::vec::Vec<ArgsFieldsItem>,
+                fields: Vec<ArgsFieldsItem>,
             ) -> Self {
                 Self {
                     owner: owner.into(),
@@ -9666,16 +8915,13 @@ Default: `true`.*/
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Repository owner
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
         }
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
-            ) -> Self {
+            pub fn new(owner: impl Into<String>, repo: impl Into<String>) -> Self {
                 Self {
                     owner: owner.into(),
                     repo: repo.into(),
@@ -9699,11 +8945,11 @@ Default: `true`.*/
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///The ID of the sub-issue to be prioritized after (either after_id OR before_id should be specified)
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub after_id: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub after_id: Option<f64>,
             ///The ID of the sub-issue to be prioritized before (either after_id OR before_id should be specified)
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub before_id: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub before_id: Option<f64>,
             ///The number of the parent issue
             pub issue_number: f64,
             /**The action to perform on a single sub-issue
@@ -9713,30 +8959,30 @@ Options are:
 - 'reprioritize' - change the order of sub-issues within a parent issue in a GitHub repository. Use either 'after_id' or 'before_id' to specify the new position.
 Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `replace_parent=true`; there is no writable parent field.
 */
-            pub method: ::std::string::String,
+            pub method: String,
             ///Repository owner
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///When true, replaces the sub-issue's current parent issue. Use with 'add' method only.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub replace_parent: ::std::option::Option<bool>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub replace_parent: Option<bool>,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
             ///The ID of the sub-issue to add. ID is not the same as issue number
             pub sub_issue_id: f64,
         }
         impl Args {
             /// The required arguments (`method`, `owner`, `repo`, `issue_number`, `sub_issue_id`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
-                method: impl ::std::convert::Into<::std::string::String>,
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
+                method: impl Into<String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
                 issue_number: f64,
                 sub_issue_id: f64,
             ) -> Self {
                 Self {
-                    after_id: ::std::default::Default::default(),
-                    before_id: ::std::default::Default::default(),
-                    replace_parent: ::std::default::Default::default(),
+                    after_id: Default::default(),
+                    before_id: Default::default(),
+                    replace_parent: Default::default(),
                     method: method.into(),
                     owner: owner.into(),
                     repo: repo.into(),
@@ -9762,17 +9008,17 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///The review body text (optional)
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub body: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub body: Option<String>,
             ///The review action to perform
             pub event: ArgsEvent,
             ///Repository owner (username or organization)
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///The pull request number
             #[serde(rename = "pullNumber")]
             pub pull_number: f64,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
         }
         ///The review action to perform
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -9788,13 +9034,13 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
         impl Args {
             /// The required arguments (`owner`, `repo`, `pullNumber`, `event`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
                 pull_number: f64,
                 event: ArgsEvent,
             ) -> Self {
                 Self {
-                    body: ::std::default::Default::default(),
+                    body: Default::default(),
                     owner: owner.into(),
                     repo: repo.into(),
                     pull_number,
@@ -9823,10 +9069,10 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             ///The type of data to fetch
             pub method: ArgsMethod,
             ///Repository owner (required for all methods)
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Repository name (required for labels, assignees, milestones, branches, issue fields, reviewers)
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub repo: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub repo: Option<String>,
         }
         ///The type of data to fetch
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -9846,12 +9092,9 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
         );
         impl Args {
             /// The required arguments (`method`, `owner`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                method: ArgsMethod,
-                owner: impl ::std::convert::Into<::std::string::String>,
-            ) -> Self {
+            pub fn new(method: ArgsMethod, owner: impl Into<String>) -> Self {
                 Self {
-                    repo: ::std::default::Default::default(),
+                    repo: Default::default(),
                     method,
                     owner: owner.into(),
                 }
@@ -9877,13 +9120,11 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
         pub struct Args {
             ///The node ID of the review thread to unresolve (e.g., PRRT_kwDOxxx)
             #[serde(rename = "threadID")]
-            pub thread_id: ::std::string::String,
+            pub thread_id: String,
         }
         impl Args {
             /// The required arguments (`threadID`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                thread_id: impl ::std::convert::Into<::std::string::String>,
-            ) -> Self {
+            pub fn new(thread_id: impl Into<String>) -> Self {
                 Self {
                     thread_id: thread_id.into(),
                 }
@@ -9906,16 +9147,13 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Repository owner
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
         }
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
-            ) -> Self {
+            pub fn new(owner: impl Into<String>, repo: impl Into<String>) -> Self {
                 Self {
                     owner: owner.into(),
                     repo: repo.into(),
@@ -9939,24 +9177,24 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Content for the file
-            pub content: ::std::string::String,
+            pub content: String,
             ///Updated description of the gist
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub description: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub description: Option<String>,
             ///Filename to update or create
-            pub filename: ::std::string::String,
+            pub filename: String,
             ///ID of the gist to update
-            pub gist_id: ::std::string::String,
+            pub gist_id: String,
         }
         impl Args {
             /// The required arguments (`gist_id`, `filename`, `content`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
-                gist_id: impl ::std::convert::Into<::std::string::String>,
-                filename: impl ::std::convert::Into<::std::string::String>,
-                content: impl ::std::convert::Into<::std::string::String>,
+                gist_id: impl Into<String>,
+                filename: impl Into<String>,
+                content: impl Into<String>,
             ) -> Self {
                 Self {
-                    description: ::std::default::Default::default(),
+                    description: Default::default(),
                     gist_id: gist_id.into(),
                     filename: filename.into(),
                     content: content.into(),
@@ -9982,32 +9220,32 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///GitHub usernames to assign to this issue.
-            pub assignees: ::std::vec::Vec<ArgsAssigneesItem>,
+            pub assignees: Vec<ArgsAssigneesItem>,
             ///The issue number to update
             pub issue_number: f64,
             ///Repository owner (username or organization)
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
         }
         ///`ArgsAssigneesItem`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         #[serde(untagged)]
         pub enum ArgsAssigneesItem {
-            String(::std::string::String),
+            String(String),
             Object {
                 ///How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
-                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-                confidence: ::std::option::Option<ArgsAssigneesItemObjectConfidence>,
+                #[serde(skip_serializing_if = "Option::is_none")]
+                confidence: Option<ArgsAssigneesItemObjectConfidence>,
                 ///If true, this assignee is sent to the API as a suggestion (suggest:true) rather than an applied assignee. Whether the assignee is applied or recorded as a proposal is determined by the API.
-                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-                is_suggestion: ::std::option::Option<bool>,
+                #[serde(skip_serializing_if = "Option::is_none")]
+                is_suggestion: Option<bool>,
                 ///GitHub username
-                login: ::std::string::String,
+                login: String,
                 ///One concise sentence explaining what specifically about the issue led you to choose this assignee. State the concrete signal (e.g. 'Authored the file the crash originates in').
-                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-                rationale: ::std::option::Option<::std::string::String>,
+                #[serde(skip_serializing_if = "Option::is_none")]
+                rationale: Option<String>,
             },
         }
         ///How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
@@ -10024,10 +9262,10 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
         impl Args {
             /// The required arguments (`owner`, `repo`, `issue_number`, `assignees`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
                 issue_number: f64,
-                assignees: ::std::vec::Vec<ArgsAssigneesItem>,
+                assignees: Vec<ArgsAssigneesItem>,
             ) -> Self {
                 Self {
                     owner: owner.into(),
@@ -10054,21 +9292,21 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///The new body content for the issue
-            pub body: ::std::string::String,
+            pub body: String,
             ///The issue number to update
             pub issue_number: f64,
             ///Repository owner (username or organization)
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `issue_number`, `body`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
                 issue_number: f64,
-                body: impl ::std::convert::Into<::std::string::String>,
+                body: impl Into<String>,
             ) -> Self {
                 Self {
                     owner: owner.into(),
@@ -10099,30 +9337,30 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             ///The issue number to update
             pub issue_number: f64,
             ///Labels to apply to this issue.
-            pub labels: ::std::vec::Vec<ArgsLabelsItem>,
+            pub labels: Vec<ArgsLabelsItem>,
             ///Repository owner (username or organization)
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
         }
         ///`ArgsLabelsItem`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         #[serde(untagged)]
         pub enum ArgsLabelsItem {
-            String(::std::string::String),
+            String(String),
             Object {
                 ///How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
-                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-                confidence: ::std::option::Option<ArgsLabelsItemObjectConfidence>,
+                #[serde(skip_serializing_if = "Option::is_none")]
+                confidence: Option<ArgsLabelsItemObjectConfidence>,
                 ///If true, this label is sent to the API as a suggestion (suggest:true) rather than an applied label. Whether the label is applied or recorded as a proposal is determined by the API.
-                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-                is_suggestion: ::std::option::Option<bool>,
+                #[serde(skip_serializing_if = "Option::is_none")]
+                is_suggestion: Option<bool>,
                 ///Label name
-                name: ::std::string::String,
+                name: String,
                 ///One concise sentence explaining what specifically about the issue led you to choose this label. State the concrete signal (e.g. 'Reports a crash when saving' → bug).
-                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-                rationale: ::std::option::Option<::std::string::String>,
+                #[serde(skip_serializing_if = "Option::is_none")]
+                rationale: Option<String>,
             },
         }
         ///How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
@@ -10139,10 +9377,10 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
         impl Args {
             /// The required arguments (`owner`, `repo`, `issue_number`, `labels`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
                 issue_number: f64,
-                labels: ::std::vec::Vec<ArgsLabelsItem>,
+                labels: Vec<ArgsLabelsItem>,
             ) -> Self {
                 Self {
                     owner: owner.into(),
@@ -10173,15 +9411,15 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             ///The milestone number to set on the issue
             pub milestone: u64,
             ///Repository owner (username or organization)
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `issue_number`, `milestone`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
                 issue_number: f64,
                 milestone: u64,
             ) -> Self {
@@ -10212,28 +9450,28 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub confidence: ::std::option::Option<ArgsConfidence>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub confidence: Option<ArgsConfidence>,
             ///The issue number of the canonical issue this issue duplicates. Only valid when state_reason is 'duplicate'. Required when is_suggestion is true and state_reason is 'duplicate'. The issue number is resolved to a database ID before being sent to the API.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub duplicate_of: ::std::option::Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub duplicate_of: Option<f64>,
             ///If true, this state change is sent to the API as a suggestion (suggest:true) rather than an applied change. Whether the change is applied or recorded as a proposal is determined by the API.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub is_suggestion: ::std::option::Option<bool>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub is_suggestion: Option<bool>,
             ///The issue number to update
             pub issue_number: f64,
             ///Repository owner (username or organization)
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///One concise sentence explaining what specifically about the issue led you to choose this state. State the concrete signal (e.g. 'The reported crash is fixed in v2.1' → completed).
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub rationale: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub rationale: Option<String>,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
             ///The new state for the issue
             pub state: ArgsState,
             ///The reason for the state change (only for closed state)
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub state_reason: ::std::option::Option<ArgsStateReason>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub state_reason: Option<ArgsStateReason>,
         }
         ///How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -10268,17 +9506,17 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
         impl Args {
             /// The required arguments (`owner`, `repo`, `issue_number`, `state`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
                 issue_number: f64,
                 state: ArgsState,
             ) -> Self {
                 Self {
-                    confidence: ::std::default::Default::default(),
-                    duplicate_of: ::std::default::Default::default(),
-                    is_suggestion: ::std::default::Default::default(),
-                    rationale: ::std::default::Default::default(),
-                    state_reason: ::std::default::Default::default(),
+                    confidence: Default::default(),
+                    duplicate_of: Default::default(),
+                    is_suggestion: Default::default(),
+                    rationale: Default::default(),
+                    state_reason: Default::default(),
                     owner: owner.into(),
                     repo: repo.into(),
                     issue_number,
@@ -10305,19 +9543,19 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             ///The issue number to update
             pub issue_number: f64,
             ///Repository owner (username or organization)
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
             ///The new title for the issue
-            pub title: ::std::string::String,
+            pub title: String,
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `issue_number`, `title`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
                 issue_number: f64,
-                title: impl ::std::convert::Into<::std::string::String>,
+                title: impl Into<String>,
             ) -> Self {
                 Self {
                     owner: owner.into(),
@@ -10346,23 +9584,23 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub confidence: ::std::option::Option<ArgsConfidence>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub confidence: Option<ArgsConfidence>,
             ///If true, this issue type change is sent to the API as a suggestion (suggest:true) rather than an applied value. Whether the type is applied or recorded as a proposal is determined by the API.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub is_suggestion: ::std::option::Option<bool>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub is_suggestion: Option<bool>,
             ///The issue number to update
             pub issue_number: f64,
             ///The issue type to set, or null to remove the current type
             #[serde(deserialize_with = "::std::option::Option::deserialize")]
-            pub issue_type: ::std::option::Option<::std::string::String>,
+            pub issue_type: Option<String>,
             ///Repository owner (username or organization)
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///One concise sentence explaining what specifically about the issue led you to choose this type. State the concrete signal (e.g. 'Reports a crash when saving' → bug, 'Asks for dark mode support' → feature).
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub rationale: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub rationale: Option<String>,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
         }
         ///How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -10377,15 +9615,15 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
         impl Args {
             /// The required arguments (`owner`, `repo`, `issue_number`, `issue_type`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
                 issue_number: f64,
-                issue_type: ::std::option::Option<::std::string::String>,
+                issue_type: Option<String>,
             ) -> Self {
                 Self {
-                    confidence: ::std::default::Default::default(),
-                    is_suggestion: ::std::default::Default::default(),
-                    rationale: ::std::default::Default::default(),
+                    confidence: Default::default(),
+                    is_suggestion: Default::default(),
+                    rationale: Default::default(),
                     owner: owner.into(),
                     repo: repo.into(),
                     issue_number,
@@ -10410,33 +9648,33 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///New base branch name
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub base: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub base: Option<String>,
             ///New description
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub body: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub body: Option<String>,
             ///Mark pull request as draft (true) or ready for review (false)
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub draft: ::std::option::Option<bool>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub draft: Option<bool>,
             ///Allow maintainer edits
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub maintainer_can_modify: ::std::option::Option<bool>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub maintainer_can_modify: Option<bool>,
             ///Repository owner
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Pull request number to update
             #[serde(rename = "pullNumber")]
             pub pull_number: f64,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
             ///GitHub usernames or ORG/team-slug team reviewers to request reviews from
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub reviewers: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub reviewers: Option<Vec<String>>,
             ///New state
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub state: ::std::option::Option<ArgsState>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub state: Option<ArgsState>,
             ///New title
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub title: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub title: Option<String>,
         }
         ///New state
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -10450,18 +9688,18 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
         impl Args {
             /// The required arguments (`owner`, `repo`, `pullNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
                 pull_number: f64,
             ) -> Self {
                 Self {
-                    base: ::std::default::Default::default(),
-                    body: ::std::default::Default::default(),
-                    draft: ::std::default::Default::default(),
-                    maintainer_can_modify: ::std::default::Default::default(),
-                    reviewers: ::std::default::Default::default(),
-                    state: ::std::default::Default::default(),
-                    title: ::std::default::Default::default(),
+                    base: Default::default(),
+                    body: Default::default(),
+                    draft: Default::default(),
+                    maintainer_can_modify: Default::default(),
+                    reviewers: Default::default(),
+                    state: Default::default(),
+                    title: Default::default(),
                     owner: owner.into(),
                     repo: repo.into(),
                     pull_number,
@@ -10485,22 +9723,22 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///The new body content for the pull request
-            pub body: ::std::string::String,
+            pub body: String,
             ///Repository owner (username or organization)
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///The pull request number
             #[serde(rename = "pullNumber")]
             pub pull_number: f64,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `pullNumber`, `body`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
                 pull_number: f64,
-                body: impl ::std::convert::Into<::std::string::String>,
+                body: impl Into<String>,
             ) -> Self {
                 Self {
                     owner: owner.into(),
@@ -10529,28 +9767,25 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///The expected SHA of the pull request's HEAD ref
-            #[serde(
-                rename = "expectedHeadSha",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub expected_head_sha: ::std::option::Option<::std::string::String>,
+            #[serde(rename = "expectedHeadSha", skip_serializing_if = "Option::is_none")]
+            pub expected_head_sha: Option<String>,
             ///Repository owner
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///Pull request number
             #[serde(rename = "pullNumber")]
             pub pull_number: f64,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `pullNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
                 pull_number: f64,
             ) -> Self {
                 Self {
-                    expected_head_sha: ::std::default::Default::default(),
+                    expected_head_sha: Default::default(),
                     owner: owner.into(),
                     repo: repo.into(),
                     pull_number,
@@ -10576,18 +9811,18 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             ///Set to true to convert to draft, false to mark as ready for review
             pub draft: bool,
             ///Repository owner (username or organization)
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///The pull request number
             #[serde(rename = "pullNumber")]
             pub pull_number: f64,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `pullNumber`, `draft`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
                 pull_number: f64,
                 draft: bool,
             ) -> Self {
@@ -10616,12 +9851,12 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Repository owner (username or organization)
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///The pull request number
             #[serde(rename = "pullNumber")]
             pub pull_number: f64,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
             ///The new state for the pull request
             pub state: ArgsState,
         }
@@ -10637,8 +9872,8 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
         impl Args {
             /// The required arguments (`owner`, `repo`, `pullNumber`, `state`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
                 pull_number: f64,
                 state: ArgsState,
             ) -> Self {
@@ -10667,22 +9902,22 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///Repository owner (username or organization)
-            pub owner: ::std::string::String,
+            pub owner: String,
             ///The pull request number
             #[serde(rename = "pullNumber")]
             pub pull_number: f64,
             ///Repository name
-            pub repo: ::std::string::String,
+            pub repo: String,
             ///The new title for the pull request
-            pub title: ::std::string::String,
+            pub title: String,
         }
         impl Args {
             /// The required arguments (`owner`, `repo`, `pullNumber`, `title`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
-                owner: impl ::std::convert::Into<::std::string::String>,
-                repo: impl ::std::convert::Into<::std::string::String>,
+                owner: impl Into<String>,
+                repo: impl Into<String>,
                 pull_number: f64,
-                title: impl ::std::convert::Into<::std::string::String>,
+                title: impl Into<String>,
             ) -> Self {
                 Self {
                     owner: owner.into(),

@@ -14,8 +14,7 @@
     rustdoc::all
 )]
 pub mod names {
-    use ::core::future::Future;
-    use ::mcp_runtime::{CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
+    use ::mcp_runtime::{CallFuture, CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
     use ::mcp_runtime::fake::{Stub, StubNoArgs};
     /// SHA-256 of the canonical tool list of the fixture (all tools, before `only`/`skip`);
     /// the runtime compares it with the live server to detect drift.
@@ -94,70 +93,43 @@ pub mod names {
             }
         }
         /// Tool name with a dash; keyword and symbol argument names.
-        pub async fn create_issue(
+        pub fn create_issue(
             &self,
             args: create_issue::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(create_issue::TOOL.name, &args, self.options.clone())
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::create_issue(self, args)
         }
         /// Dotted name, renamed to `list_repos`.
-        pub async fn list_repos(&self, args: list_repos::Args) -> Result<ToolOutput> {
-            self.session
-                .call_checked(list_repos::TOOL.name, &args, self.options.clone())
-                .await
+        pub fn list_repos(&self, args: list_repos::Args) -> CallFuture<'_, ToolOutput> {
+            Tools::list_repos(self, args)
         }
         /// A keyword as tool name.
-        pub async fn r#type(&self, args: r#type::Args) -> Result<ToolOutput> {
-            self.session
-                .call_checked(r#type::TOOL.name, &args, self.options.clone())
-                .await
+        pub fn r#type(&self, args: r#type::Args) -> CallFuture<'_, ToolOutput> {
+            Tools::r#type(self, args)
         }
         /// Clashes with Client::new.
-        pub async fn new_tool(&self) -> Result<ToolOutput> {
-            self.session
-                .call_checked(new_tool::TOOL.name, &NoArgs {}, self.options.clone())
-                .await
+        pub fn new_tool(&self) -> CallFuture<'_, ToolOutput> {
+            Tools::new_tool(self)
         }
         /// Non-ASCII name.
-        pub async fn caf_u00e9_lookup(&self) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    caf_u00e9_lookup::TOOL.name,
-                    &NoArgs {},
-                    self.options.clone(),
-                )
-                .await
+        pub fn caf_u00e9_lookup(&self) -> CallFuture<'_, ToolOutput> {
+            Tools::caf_u00e9_lookup(self)
         }
         /// Calls the tool `getHTTPStatus`.
-        pub async fn get_http_status(&self) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    get_http_status::TOOL.name,
-                    &NoArgs {},
-                    self.options.clone(),
-                )
-                .await
+        pub fn get_http_status(&self) -> CallFuture<'_, ToolOutput> {
+            Tools::get_http_status(self)
         }
         /// Calls the tool `a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four`.
-        pub async fn a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four(
+        pub fn a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four(
             &self,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four::TOOL
-                        .name,
-                    &NoArgs {},
-                    self.options.clone(),
-                )
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four(
+                self,
+            )
         }
         /// fooBar and foo_bar collide; fixed by rename.
-        pub async fn collide(&self, args: collide::Args) -> Result<ToolOutput> {
-            self.session
-                .call_checked(collide::TOOL.name, &args, self.options.clone())
-                .await
+        pub fn collide(&self, args: collide::Args) -> CallFuture<'_, ToolOutput> {
+            Tools::collide(self, args)
         }
     }
     /// The tools of this server as a trait: one method per tool, with the signature of
@@ -168,42 +140,33 @@ pub mod names {
         #[doc(hidden)]
         fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_>;
         /// See [`Client::create_issue`].
-        fn create_issue(
-            &self,
-            args: create_issue::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        fn create_issue(&self, args: create_issue::Args) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(create_issue::TOOL.name, args)
         }
         /// See [`Client::list_repos`].
-        fn list_repos(
-            &self,
-            args: list_repos::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        fn list_repos(&self, args: list_repos::Args) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(list_repos::TOOL.name, args)
         }
         /// See [`Client::type`].
-        fn r#type(
-            &self,
-            args: r#type::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        fn r#type(&self, args: r#type::Args) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(r#type::TOOL.name, args)
         }
         /// See [`Client::new_tool`].
-        fn new_tool(&self) -> impl Future<Output = Result<ToolOutput>> + Send {
+        fn new_tool(&self) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(new_tool::TOOL.name, NoArgs {})
         }
         /// See [`Client::caf_u00e9_lookup`].
-        fn caf_u00e9_lookup(&self) -> impl Future<Output = Result<ToolOutput>> + Send {
+        fn caf_u00e9_lookup(&self) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(caf_u00e9_lookup::TOOL.name, NoArgs {})
         }
         /// See [`Client::get_http_status`].
-        fn get_http_status(&self) -> impl Future<Output = Result<ToolOutput>> + Send {
+        fn get_http_status(&self) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(get_http_status::TOOL.name, NoArgs {})
         }
         /// See [`Client::a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four`].
         fn a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four(
             &self,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend()
                 .untyped(
                     a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four::TOOL
@@ -212,10 +175,7 @@ pub mod names {
                 )
         }
         /// See [`Client::collide`].
-        fn collide(
-            &self,
-            args: collide::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        fn collide(&self, args: collide::Args) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(collide::TOOL.name, args)
         }
     }
@@ -368,68 +328,44 @@ pub mod names {
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
-            #[serde(
-                rename = "box",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub box_: ::std::option::Option<::std::string::String>,
+            #[serde(rename = "box", skip_serializing_if = "Option::is_none")]
+            pub box_: Option<String>,
             ///Overridden to u32.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub count: ::std::option::Option<u32>,
-            #[serde(
-                rename = "$meta",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub meta: ::std::option::Option<::std::string::String>,
-            #[serde(
-                rename = "perPage",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub per_page: ::std::option::Option<std::num::NonZeroU8>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub raw: ::std::option::Option<::std::string::String>,
-            #[serde(
-                rename = "ref",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub ref_: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub count: Option<u32>,
+            #[serde(rename = "$meta", skip_serializing_if = "Option::is_none")]
+            pub meta: Option<String>,
+            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
+            pub per_page: Option<std::num::NonZeroU8>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub raw: Option<String>,
+            #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+            pub ref_: Option<String>,
             #[serde(rename = "repo-name")]
-            pub repo_name: ::std::string::String,
-            #[serde(
-                rename = "self",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub self_: ::std::option::Option<::std::string::String>,
-            #[serde(
-                rename = "static",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub static_: ::std::option::Option<bool>,
-            #[serde(
-                rename = "@timestamp",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub timestamp: ::std::option::Option<::std::string::String>,
+            pub repo_name: String,
+            #[serde(rename = "self", skip_serializing_if = "Option::is_none")]
+            pub self_: Option<String>,
+            #[serde(rename = "static", skip_serializing_if = "Option::is_none")]
+            pub static_: Option<bool>,
+            #[serde(rename = "@timestamp", skip_serializing_if = "Option::is_none")]
+            pub timestamp: Option<String>,
             ///A Rust keyword.
             #[serde(rename = "type")]
-            pub type_: ::std::string::String,
+            pub type_: String,
         }
         impl Args {
             /// The required arguments (`type`, `repo-name`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                type_: impl ::std::convert::Into<::std::string::String>,
-                repo_name: impl ::std::convert::Into<::std::string::String>,
-            ) -> Self {
+            pub fn new(type_: impl Into<String>, repo_name: impl Into<String>) -> Self {
                 Self {
-                    box_: ::std::default::Default::default(),
-                    count: ::std::default::Default::default(),
-                    meta: ::std::default::Default::default(),
-                    per_page: ::std::default::Default::default(),
-                    raw: ::std::default::Default::default(),
-                    ref_: ::std::default::Default::default(),
-                    self_: ::std::default::Default::default(),
-                    static_: ::std::default::Default::default(),
-                    timestamp: ::std::default::Default::default(),
+                    box_: Default::default(),
+                    count: Default::default(),
+                    meta: Default::default(),
+                    per_page: Default::default(),
+                    raw: Default::default(),
+                    ref_: Default::default(),
+                    self_: Default::default(),
+                    static_: Default::default(),
+                    timestamp: Default::default(),
                     type_: type_.into(),
                     repo_name: repo_name.into(),
                 }
@@ -451,14 +387,11 @@ pub mod names {
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub owner: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub owner: Option<String>,
             ///Overridden by the glob `*.perPage`.
-            #[serde(
-                rename = "perPage",
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub per_page: ::std::option::Option<std::num::NonZeroU8>,
+            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
+            pub per_page: Option<std::num::NonZeroU8>,
         }
     }
     /// Types and definition of the tool `type`.
@@ -476,11 +409,11 @@ pub mod names {
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
-            pub text: ::std::string::String,
+            pub text: String,
         }
         impl Args {
             /// The required arguments (`text`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(text: impl ::std::convert::Into<::std::string::String>) -> Self {
+            pub fn new(text: impl Into<String>) -> Self {
                 Self { text: text.into() }
             }
         }
@@ -550,18 +483,16 @@ pub mod names {
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub foo_bar: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub foo_bar: Option<String>,
             #[serde(rename = "fooBar")]
-            pub foo_bar_camel: ::std::string::String,
+            pub foo_bar_camel: String,
         }
         impl Args {
             /// The required arguments (`fooBar`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                foo_bar_camel: impl ::std::convert::Into<::std::string::String>,
-            ) -> Self {
+            pub fn new(foo_bar_camel: impl Into<String>) -> Self {
                 Self {
-                    foo_bar: ::std::default::Default::default(),
+                    foo_bar: Default::default(),
                     foo_bar_camel: foo_bar_camel.into(),
                 }
             }

@@ -14,8 +14,7 @@
     rustdoc::all
 )]
 pub mod nullable {
-    use ::core::future::Future;
-    use ::mcp_runtime::{CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
+    use ::mcp_runtime::{CallFuture, CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
     use ::mcp_runtime::fake::{Stub, StubNoArgs};
     /// SHA-256 of the canonical tool list of the fixture (all tools, before `only`/`skip`);
     /// the runtime compares it with the live server to detect drift.
@@ -76,10 +75,8 @@ pub mod nullable {
             }
         }
         /// The three nullable spellings, required and optional.
-        pub async fn update(&self, args: update::Args) -> Result<ToolOutput> {
-            self.session
-                .call_checked(update::TOOL.name, &args, self.options.clone())
-                .await
+        pub fn update(&self, args: update::Args) -> CallFuture<'_, ToolOutput> {
+            Tools::update(self, args)
         }
     }
     /// The tools of this server as a trait: one method per tool, with the signature of
@@ -90,10 +87,7 @@ pub mod nullable {
         #[doc(hidden)]
         fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_>;
         /// See [`Client::update`].
-        fn update(
-            &self,
-            args: update::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        fn update(&self, args: update::Args) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(update::TOOL.name, args)
         }
     }
@@ -197,66 +191,54 @@ pub mod nullable {
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub fastmcp: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub fastmcp: Option<String>,
             pub id: u64,
             ///Optional list: an empty list can be sent.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub labels: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub labels: Option<Vec<String>>,
             ///Pass null to clear, omit to keep.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+            #[serde(skip_serializing_if = "Option::is_none")]
             ///
             /// `None` leaves the argument out; `Some(None)` sends `null`.
-            pub milestone: ::std::option::Option<::std::option::Option<u64>>,
+            pub milestone: Option<Option<u64>>,
             ///Required but nullable.
             #[serde(deserialize_with = "::std::option::Option::deserialize")]
-            pub must_send: ::std::option::Option<::std::string::String>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+            pub must_send: Option<String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
             ///
             /// `None` leaves the argument out; `Some(None)` sends `null`.
-            pub object_or_null: ::std::option::Option<
-                ::std::option::Option<ArgsObjectOrNull>,
-            >,
+            pub object_or_null: Option<Option<ArgsObjectOrNull>>,
             ///Pydantic
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+            #[serde(skip_serializing_if = "Option::is_none")]
             ///
             /// `None` leaves the argument out; `Some(None)` sends `null`.
-            pub pydantic: ::std::option::Option<
-                ::std::option::Option<::std::string::String>,
-            >,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub tags: ::std::option::Option<
-                ::std::collections::BTreeMap<
-                    ::std::string::String,
-                    ::std::string::String,
-                >,
-            >,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+            pub pydantic: Option<Option<String>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub tags: Option<::std::collections::BTreeMap<String, String>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
             ///
             /// `None` leaves the argument out; `Some(None)` sends `null`.
-            pub type_array: ::std::option::Option<::std::option::Option<f64>>,
+            pub type_array: Option<Option<f64>>,
         }
         ///`ArgsObjectOrNull`
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct ArgsObjectOrNull {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub a: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub a: Option<String>,
         }
         impl Args {
             /// The required arguments (`id`, `must_send`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                id: u64,
-                must_send: ::std::option::Option<::std::string::String>,
-            ) -> Self {
+            pub fn new(id: u64, must_send: Option<String>) -> Self {
                 Self {
-                    fastmcp: ::std::default::Default::default(),
-                    labels: ::std::default::Default::default(),
-                    milestone: ::std::default::Default::default(),
-                    object_or_null: ::std::default::Default::default(),
-                    pydantic: ::std::default::Default::default(),
-                    tags: ::std::default::Default::default(),
-                    type_array: ::std::default::Default::default(),
+                    fastmcp: Default::default(),
+                    labels: Default::default(),
+                    milestone: Default::default(),
+                    object_or_null: Default::default(),
+                    pydantic: Default::default(),
+                    tags: Default::default(),
+                    type_array: Default::default(),
                     id,
                     must_send,
                 }

@@ -14,8 +14,7 @@
     rustdoc::all
 )]
 pub mod outputs {
-    use ::core::future::Future;
-    use ::mcp_runtime::{CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
+    use ::mcp_runtime::{CallFuture, CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
     use ::mcp_runtime::fake::{Stub, StubNoArgs};
     /// SHA-256 of the canonical tool list of the fixture (all tools, before `only`/`skip`);
     /// the runtime compares it with the live server to detect drift.
@@ -88,16 +87,11 @@ pub mod outputs {
             }
         }
         /// Typed result; unknown fields are accepted.
-        pub async fn get_weather(
+        pub fn get_weather(
             &self,
             args: get_weather::Args,
-        ) -> Result<get_weather::Output> {
-            self.session
-                .call_structured::<
-                    _,
-                    get_weather::Output,
-                >(get_weather::TOOL.name, &args, self.options.clone())
-                .await
+        ) -> CallFuture<'_, get_weather::Output> {
+            Tools::get_weather(self, args)
         }
         /// Runs [`Self::get_weather`] as a task (the server says it can): the handle's `wait()` gives the same result; `cancel()` or dropping the handle cancels it.
         pub async fn get_weather_task(
@@ -112,32 +106,23 @@ pub mod outputs {
                 .await
         }
         /// No arguments: {"type":"object"}.
-        pub async fn ping(&self) -> Result<ToolOutput> {
-            self.session
-                .call_checked(ping::TOOL.name, &NoArgs {}, self.options.clone())
-                .await
+        pub fn ping(&self) -> CallFuture<'_, ToolOutput> {
+            Tools::ping(self)
         }
         /// No arguments: empty properties, typed result.
-        pub async fn status(&self) -> Result<status::Output> {
-            self.session
-                .call_structured::<
-                    _,
-                    status::Output,
-                >(status::TOOL.name, &NoArgs {}, self.options.clone())
-                .await
+        pub fn status(&self) -> CallFuture<'_, status::Output> {
+            Tools::status(self)
         }
         /// Calls the tool `bare`.
-        pub async fn bare(&self, args: bare::Args) -> Result<ToolOutput> {
-            self.session.call_checked(bare::TOOL.name, &args, self.options.clone()).await
+        pub fn bare(&self, args: bare::Args) -> CallFuture<'_, ToolOutput> {
+            Tools::bare(self, args)
         }
         /// Output schema with an external $ref: result stays untyped.
-        pub async fn remote_output(
+        pub fn remote_output(
             &self,
             args: remote_output::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(remote_output::TOOL.name, &args, self.options.clone())
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::remote_output(self, args)
         }
     }
     /// The tools of this server as a trait: one method per tool, with the signature of
@@ -151,29 +136,26 @@ pub mod outputs {
         fn get_weather(
             &self,
             args: get_weather::Args,
-        ) -> impl Future<Output = Result<get_weather::Output>> + Send {
+        ) -> CallFuture<'_, get_weather::Output> {
             self.__backend().typed(get_weather::TOOL.name, args)
         }
         /// See [`Client::ping`].
-        fn ping(&self) -> impl Future<Output = Result<ToolOutput>> + Send {
+        fn ping(&self) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(ping::TOOL.name, NoArgs {})
         }
         /// See [`Client::status`].
-        fn status(&self) -> impl Future<Output = Result<status::Output>> + Send {
+        fn status(&self) -> CallFuture<'_, status::Output> {
             self.__backend().typed(status::TOOL.name, NoArgs {})
         }
         /// See [`Client::bare`].
-        fn bare(
-            &self,
-            args: bare::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        fn bare(&self, args: bare::Args) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(bare::TOOL.name, args)
         }
         /// See [`Client::remote_output`].
         fn remote_output(
             &self,
             args: remote_output::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(remote_output::TOOL.name, args)
         }
     }
@@ -307,11 +289,11 @@ pub mod outputs {
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
-            pub city: ::std::string::String,
+            pub city: String,
         }
         impl Args {
             /// The required arguments (`city`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(city: impl ::std::convert::Into<::std::string::String>) -> Self {
+            pub fn new(city: impl Into<String>) -> Self {
                 Self { city: city.into() }
             }
         }
@@ -322,12 +304,12 @@ pub mod outputs {
             #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
             #[serde(crate = "::mcp_runtime::__private::serde")]
             pub struct Output {
-                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-                pub conditions: ::std::option::Option<OutputConditions>,
-                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-                pub observed: ::std::option::Option<::std::string::String>,
-                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-                pub station: ::std::option::Option<OutputStation>,
+                #[serde(skip_serializing_if = "Option::is_none")]
+                pub conditions: Option<OutputConditions>,
+                #[serde(skip_serializing_if = "Option::is_none")]
+                pub observed: Option<String>,
+                #[serde(skip_serializing_if = "Option::is_none")]
+                pub station: Option<OutputStation>,
                 pub temperature: f64,
             }
             ///`OutputConditions`
@@ -343,8 +325,8 @@ pub mod outputs {
             #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
             #[serde(crate = "::mcp_runtime::__private::serde")]
             pub struct OutputStation {
-                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-                pub id: ::std::option::Option<::std::string::String>,
+                #[serde(skip_serializing_if = "Option::is_none")]
+                pub id: Option<String>,
             }
         }
         pub use self::output::Output;
@@ -424,8 +406,8 @@ pub mod outputs {
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub q: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub q: Option<String>,
         }
     }
     /// Typed arguments of the server's prompts (`prompts/get`), as recorded in the

@@ -14,8 +14,7 @@
     rustdoc::all
 )]
 pub mod prompts {
-    use ::core::future::Future;
-    use ::mcp_runtime::{CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
+    use ::mcp_runtime::{CallFuture, CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
     use ::mcp_runtime::fake::{Stub, StubNoArgs};
     /// SHA-256 of the canonical tool list of the fixture (all tools, before `only`/`skip`);
     /// the runtime compares it with the live server to detect drift.
@@ -79,19 +78,15 @@ pub mod prompts {
             }
         }
         /// A tool whose name is taken by Client::connect.
-        pub async fn connect_tool(&self) -> Result<ToolOutput> {
-            self.session
-                .call_checked(connect_tool::TOOL.name, &NoArgs {}, self.options.clone())
-                .await
+        pub fn connect_tool(&self) -> CallFuture<'_, ToolOutput> {
+            Tools::connect_tool(self)
         }
         /// A tool whose name is taken by Client::prompts.
-        pub async fn prompts_tool(
+        pub fn prompts_tool(
             &self,
             args: prompts_tool::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(prompts_tool::TOOL.name, &args, self.options.clone())
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::prompts_tool(self, args)
         }
     }
     /// The tools of this server as a trait: one method per tool, with the signature of
@@ -102,14 +97,11 @@ pub mod prompts {
         #[doc(hidden)]
         fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_>;
         /// See [`Client::connect_tool`].
-        fn connect_tool(&self) -> impl Future<Output = Result<ToolOutput>> + Send {
+        fn connect_tool(&self) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(connect_tool::TOOL.name, NoArgs {})
         }
         /// See [`Client::prompts_tool`].
-        fn prompts_tool(
-            &self,
-            args: prompts_tool::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        fn prompts_tool(&self, args: prompts_tool::Args) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(prompts_tool::TOOL.name, args)
         }
     }
@@ -234,8 +226,8 @@ pub mod prompts {
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub q: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub q: Option<String>,
         }
     }
     /// Typed arguments of the server's prompts (`prompts/get`), as recorded in the

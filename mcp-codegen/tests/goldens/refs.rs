@@ -14,8 +14,7 @@
     rustdoc::all
 )]
 pub mod refs {
-    use ::core::future::Future;
-    use ::mcp_runtime::{CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
+    use ::mcp_runtime::{CallFuture, CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
     use ::mcp_runtime::fake::{Stub, StubNoArgs};
     /// SHA-256 of the canonical tool list of the fixture (all tools, before `only`/`skip`);
     /// the runtime compares it with the live server to detect drift.
@@ -88,38 +87,30 @@ pub mod refs {
             }
         }
         /// $defs.Item here ...
-        pub async fn first(&self, args: first::Args) -> Result<ToolOutput> {
-            self.session
-                .call_checked(first::TOOL.name, &args, self.options.clone())
-                .await
+        pub fn first(&self, args: first::Args) -> CallFuture<'_, ToolOutput> {
+            Tools::first(self, args)
         }
         /// ... and a different $defs.Item here (own module).
-        pub async fn second(&self, args: second::Args) -> Result<ToolOutput> {
-            self.session
-                .call_checked(second::TOOL.name, &args, self.options.clone())
-                .await
+        pub fn second(&self, args: second::Args) -> CallFuture<'_, ToolOutput> {
+            Tools::second(self, args)
         }
         /// zod-to-json-schema pointer refs.
-        pub async fn zod_pointers(
+        pub fn zod_pointers(
             &self,
             args: zod_pointers::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(zod_pointers::TOOL.name, &args, self.options.clone())
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::zod_pointers(self, args)
         }
         /// Recursion through $ref "#" and an $anchor.
-        pub async fn tree(&self, args: tree::Args) -> Result<ToolOutput> {
-            self.session.call_checked(tree::TOOL.name, &args, self.options.clone()).await
+        pub fn tree(&self, args: tree::Args) -> CallFuture<'_, ToolOutput> {
+            Tools::tree(self, args)
         }
         /// allOf with one $ref and a description.
-        pub async fn pydantic_allof(
+        pub fn pydantic_allof(
             &self,
             args: pydantic_allof::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(pydantic_allof::TOOL.name, &args, self.options.clone())
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::pydantic_allof(self, args)
         }
     }
     /// The tools of this server as a trait: one method per tool, with the signature of
@@ -130,38 +121,26 @@ pub mod refs {
         #[doc(hidden)]
         fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_>;
         /// See [`Client::first`].
-        fn first(
-            &self,
-            args: first::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        fn first(&self, args: first::Args) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(first::TOOL.name, args)
         }
         /// See [`Client::second`].
-        fn second(
-            &self,
-            args: second::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        fn second(&self, args: second::Args) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(second::TOOL.name, args)
         }
         /// See [`Client::zod_pointers`].
-        fn zod_pointers(
-            &self,
-            args: zod_pointers::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        fn zod_pointers(&self, args: zod_pointers::Args) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(zod_pointers::TOOL.name, args)
         }
         /// See [`Client::tree`].
-        fn tree(
-            &self,
-            args: tree::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        fn tree(&self, args: tree::Args) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(tree::TOOL.name, args)
         }
         /// See [`Client::pydantic_allof`].
         fn pydantic_allof(
             &self,
             args: pydantic_allof::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(pydantic_allof::TOOL.name, args)
         }
     }
@@ -292,20 +271,20 @@ pub mod refs {
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             pub item: Item,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub items: ::std::option::Option<::std::vec::Vec<Item>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub items: Option<Vec<Item>>,
         }
         ///`Item`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Item {
-            pub name: ::std::string::String,
+            pub name: String,
         }
         impl Args {
             /// The required arguments (`item`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(item: Item) -> Self {
                 Self {
-                    items: ::std::default::Default::default(),
+                    items: Default::default(),
                     item,
                 }
             }
@@ -326,15 +305,15 @@ pub mod refs {
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub item: ::std::option::Option<Item>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub item: Option<Item>,
         }
         ///`Item`
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Item {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub count: ::std::option::Option<i64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub count: Option<i64>,
         }
     }
     /// Types and definition of the tool `zod_pointers`.
@@ -353,10 +332,10 @@ pub mod refs {
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             pub from: FromDef,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub to: ::std::option::Option<FromDef>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub via: ::std::option::Option<::std::vec::Vec<FromDef>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub to: Option<FromDef>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub via: Option<Vec<FromDef>>,
         }
         ///`FromDef`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -369,8 +348,8 @@ pub mod refs {
             /// The required arguments (`from`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(from: FromDef) -> Self {
                 Self {
-                    to: ::std::default::Default::default(),
-                    via: ::std::default::Default::default(),
+                    to: Default::default(),
+                    via: Default::default(),
                     from,
                 }
             }
@@ -391,25 +370,25 @@ pub mod refs {
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub children: ::std::option::Option<::std::vec::Vec<Args>>,
-            pub label: ::std::string::String,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub meta: ::std::option::Option<M>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub children: Option<Vec<Args>>,
+            pub label: String,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub meta: Option<M>,
         }
         ///`M`
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct M {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub note: ::std::option::Option<::std::string::String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub note: Option<String>,
         }
         impl Args {
             /// The required arguments (`label`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(label: impl ::std::convert::Into<::std::string::String>) -> Self {
+            pub fn new(label: impl Into<String>) -> Self {
                 Self {
-                    children: ::std::default::Default::default(),
-                    meta: ::std::default::Default::default(),
+                    children: Default::default(),
+                    meta: Default::default(),
                     label: label.into(),
                 }
             }
@@ -431,8 +410,8 @@ pub mod refs {
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             ///The mode.
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub mode: ::std::option::Option<Mode>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub mode: Option<Mode>,
         }
         ///Mode
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]

@@ -14,8 +14,7 @@
     rustdoc::all
 )]
 pub mod unions {
-    use ::core::future::Future;
-    use ::mcp_runtime::{CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
+    use ::mcp_runtime::{CallFuture, CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
     use ::mcp_runtime::fake::{Stub, StubNoArgs};
     /// SHA-256 of the canonical tool list of the fixture (all tools, before `only`/`skip`);
     /// the runtime compares it with the live server to detect drift.
@@ -92,68 +91,47 @@ pub mod unions {
             }
         }
         /// A sort direction as database servers declare it: numbers, words or a meta object.
-        pub async fn sort_direction(
+        pub fn sort_direction(
             &self,
             args: sort_direction::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(sort_direction::TOOL.name, &args, self.options.clone())
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::sort_direction(self, args)
         }
         /// Unions of scalars, arrays and a mixed-type enum.
-        pub async fn scalars(&self, args: scalars::Args) -> Result<scalars::Output> {
-            self.session
-                .call_structured::<
-                    _,
-                    scalars::Output,
-                >(scalars::TOOL.name, &args, self.options.clone())
-                .await
+        pub fn scalars(&self, args: scalars::Args) -> CallFuture<'_, scalars::Output> {
+            Tools::scalars(self, args)
         }
         /// A union of two types that also accepts null.
-        pub async fn nullable_union(
+        pub fn nullable_union(
             &self,
             args: nullable_union::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(nullable_union::TOOL.name, &args, self.options.clone())
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::nullable_union(self, args)
         }
         /// A string or any combination of two objects.
-        pub async fn scalar_or_objects(
+        pub fn scalar_or_objects(
             &self,
             args: scalar_or_objects::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(scalar_or_objects::TOOL.name, &args, self.options.clone())
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::scalar_or_objects(self, args)
         }
         /// Content blocks told apart by a constant `type`.
-        pub async fn const_discriminator(
+        pub fn const_discriminator(
             &self,
             args: const_discriminator::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(
-                    const_discriminator::TOOL.name,
-                    &args,
-                    self.options.clone(),
-                )
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::const_discriminator(self, args)
         }
         /// A project item named by one of three keys.
-        pub async fn unique_property(
+        pub fn unique_property(
             &self,
             args: unique_property::Args,
-        ) -> Result<ToolOutput> {
-            self.session
-                .call_checked(unique_property::TOOL.name, &args, self.options.clone())
-                .await
+        ) -> CallFuture<'_, ToolOutput> {
+            Tools::unique_property(self, args)
         }
         /// Branches named by their titles.
-        pub async fn titled(&self, args: titled::Args) -> Result<ToolOutput> {
-            self.session
-                .call_checked(titled::TOOL.name, &args, self.options.clone())
-                .await
+        pub fn titled(&self, args: titled::Args) -> CallFuture<'_, ToolOutput> {
+            Tools::titled(self, args)
         }
     }
     /// The tools of this server as a trait: one method per tool, with the signature of
@@ -167,49 +145,43 @@ pub mod unions {
         fn sort_direction(
             &self,
             args: sort_direction::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(sort_direction::TOOL.name, args)
         }
         /// See [`Client::scalars`].
-        fn scalars(
-            &self,
-            args: scalars::Args,
-        ) -> impl Future<Output = Result<scalars::Output>> + Send {
+        fn scalars(&self, args: scalars::Args) -> CallFuture<'_, scalars::Output> {
             self.__backend().typed(scalars::TOOL.name, args)
         }
         /// See [`Client::nullable_union`].
         fn nullable_union(
             &self,
             args: nullable_union::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(nullable_union::TOOL.name, args)
         }
         /// See [`Client::scalar_or_objects`].
         fn scalar_or_objects(
             &self,
             args: scalar_or_objects::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(scalar_or_objects::TOOL.name, args)
         }
         /// See [`Client::const_discriminator`].
         fn const_discriminator(
             &self,
             args: const_discriminator::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(const_discriminator::TOOL.name, args)
         }
         /// See [`Client::unique_property`].
         fn unique_property(
             &self,
             args: unique_property::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        ) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(unique_property::TOOL.name, args)
         }
         /// See [`Client::titled`].
-        fn titled(
-            &self,
-            args: titled::Args,
-        ) -> impl Future<Output = Result<ToolOutput>> + Send {
+        fn titled(&self, args: titled::Args) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(titled::TOOL.name, args)
         }
     }
@@ -364,7 +336,7 @@ pub mod unions {
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             pub direction: ArgsDirection,
-            pub field: ::std::string::String,
+            pub field: String,
         }
         ///`ArgsDirection`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -373,14 +345,14 @@ pub mod unions {
         pub enum ArgsDirection {
             Integer(ArgsDirectionInteger),
             String(ArgsDirectionString),
-            Object { #[serde(rename = "$meta")] meta: ::std::string::String },
+            Object { #[serde(rename = "$meta")] meta: String },
         }
-        impl ::std::convert::From<ArgsDirectionInteger> for ArgsDirection {
+        impl From<ArgsDirectionInteger> for ArgsDirection {
             fn from(value: ArgsDirectionInteger) -> Self {
                 Self::Integer(value)
             }
         }
-        impl ::std::convert::From<ArgsDirectionString> for ArgsDirection {
+        impl From<ArgsDirectionString> for ArgsDirection {
             fn from(value: ArgsDirectionString) -> Self {
                 Self::String(value)
             }
@@ -396,16 +368,14 @@ pub mod unions {
                 &self.0
             }
         }
-        impl ::std::convert::From<ArgsDirectionInteger> for i64 {
+        impl From<ArgsDirectionInteger> for i64 {
             fn from(value: ArgsDirectionInteger) -> Self {
                 value.0
             }
         }
         impl ::std::convert::TryFrom<i64> for ArgsDirectionInteger {
             type Error = ::mcp_runtime::ConversionError;
-            fn try_from(
-                value: i64,
-            ) -> ::std::result::Result<Self, ::mcp_runtime::ConversionError> {
+            fn try_from(value: i64) -> Result<Self, ::mcp_runtime::ConversionError> {
                 if ![1_i64, -1_i64].contains(&value) {
                     Err("invalid value".into())
                 } else {
@@ -415,7 +385,7 @@ pub mod unions {
         }
         impl<'de> ::mcp_runtime::__private::serde::Deserialize<'de>
         for ArgsDirectionInteger {
-            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+            fn deserialize<D>(deserializer: D) -> Result<Self, D::Error>
             where
                 D: ::mcp_runtime::__private::serde::Deserializer<'de>,
             {
@@ -441,10 +411,7 @@ pub mod unions {
         );
         impl Args {
             /// The required arguments (`field`, `direction`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                field: impl ::std::convert::Into<::std::string::String>,
-                direction: ArgsDirection,
-            ) -> Self {
+            pub fn new(field: impl Into<String>, direction: ArgsDirection) -> Self {
                 Self {
                     field: field.into(),
                     direction,
@@ -471,14 +438,14 @@ pub mod unions {
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub flag: ::std::option::Option<ArgsFlag>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub id: ::std::option::Option<ArgsId>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub ids: ::std::option::Option<ArgsIds>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            pub limit: ::std::option::Option<ArgsLimit>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub flag: Option<ArgsFlag>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub id: Option<ArgsId>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub ids: Option<ArgsIds>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pub limit: Option<ArgsLimit>,
         }
         ///`ArgsFlag`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -489,17 +456,17 @@ pub mod unions {
             String(ArgsFlagString),
             Integer(ArgsFlagInteger),
         }
-        impl ::std::convert::From<bool> for ArgsFlag {
+        impl From<bool> for ArgsFlag {
             fn from(value: bool) -> Self {
                 Self::Boolean(value)
             }
         }
-        impl ::std::convert::From<ArgsFlagString> for ArgsFlag {
+        impl From<ArgsFlagString> for ArgsFlag {
             fn from(value: ArgsFlagString) -> Self {
                 Self::String(value)
             }
         }
-        impl ::std::convert::From<ArgsFlagInteger> for ArgsFlag {
+        impl From<ArgsFlagInteger> for ArgsFlag {
             fn from(value: ArgsFlagInteger) -> Self {
                 Self::Integer(value)
             }
@@ -515,16 +482,14 @@ pub mod unions {
                 &self.0
             }
         }
-        impl ::std::convert::From<ArgsFlagInteger> for i64 {
+        impl From<ArgsFlagInteger> for i64 {
             fn from(value: ArgsFlagInteger) -> Self {
                 value.0
             }
         }
         impl ::std::convert::TryFrom<i64> for ArgsFlagInteger {
             type Error = ::mcp_runtime::ConversionError;
-            fn try_from(
-                value: i64,
-            ) -> ::std::result::Result<Self, ::mcp_runtime::ConversionError> {
+            fn try_from(value: i64) -> Result<Self, ::mcp_runtime::ConversionError> {
                 if ![0_i64].contains(&value) {
                     Err("invalid value".into())
                 } else {
@@ -533,7 +498,7 @@ pub mod unions {
             }
         }
         impl<'de> ::mcp_runtime::__private::serde::Deserialize<'de> for ArgsFlagInteger {
-            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+            fn deserialize<D>(deserializer: D) -> Result<Self, D::Error>
             where
                 D: ::mcp_runtime::__private::serde::Deserializer<'de>,
             {
@@ -556,7 +521,7 @@ pub mod unions {
         #[serde(crate = "::mcp_runtime::__private::serde")]
         #[serde(untagged)]
         pub enum ArgsId {
-            String(::std::string::String),
+            String(String),
             Integer(i64),
         }
         impl ::std::fmt::Display for ArgsId {
@@ -567,7 +532,7 @@ pub mod unions {
                 }
             }
         }
-        impl ::std::convert::From<i64> for ArgsId {
+        impl From<i64> for ArgsId {
             fn from(value: i64) -> Self {
                 Self::Integer(value)
             }
@@ -577,11 +542,11 @@ pub mod unions {
         #[serde(crate = "::mcp_runtime::__private::serde")]
         #[serde(untagged)]
         pub enum ArgsIds {
-            String(::std::string::String),
-            Array(::std::vec::Vec<::std::string::String>),
+            String(String),
+            Array(Vec<String>),
         }
-        impl ::std::convert::From<::std::vec::Vec<::std::string::String>> for ArgsIds {
-            fn from(value: ::std::vec::Vec<::std::string::String>) -> Self {
+        impl From<Vec<String>> for ArgsIds {
+            fn from(value: Vec<String>) -> Self {
                 Self::Array(value)
             }
         }
@@ -603,9 +568,7 @@ pub mod unions {
         }
         impl ::std::str::FromStr for ArgsLimit {
             type Err = ::mcp_runtime::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, ::mcp_runtime::ConversionError> {
+            fn from_str(value: &str) -> Result<Self, ::mcp_runtime::ConversionError> {
                 if let Ok(v) = value.parse() {
                     Ok(Self::Integer(v))
                 } else if let Ok(v) = value.parse() {
@@ -617,26 +580,22 @@ pub mod unions {
         }
         impl ::std::convert::TryFrom<&str> for ArgsLimit {
             type Error = ::mcp_runtime::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, ::mcp_runtime::ConversionError> {
+            fn try_from(value: &str) -> Result<Self, ::mcp_runtime::ConversionError> {
                 value.parse()
             }
         }
-        impl ::std::convert::TryFrom<::std::string::String> for ArgsLimit {
+        impl ::std::convert::TryFrom<String> for ArgsLimit {
             type Error = ::mcp_runtime::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, ::mcp_runtime::ConversionError> {
+            fn try_from(value: String) -> Result<Self, ::mcp_runtime::ConversionError> {
                 value.parse()
             }
         }
-        impl ::std::convert::From<u64> for ArgsLimit {
+        impl From<u64> for ArgsLimit {
             fn from(value: u64) -> Self {
                 Self::Integer(value)
             }
         }
-        impl ::std::convert::From<ArgsLimitString> for ArgsLimit {
+        impl From<ArgsLimitString> for ArgsLimit {
             fn from(value: ArgsLimitString) -> Self {
                 Self::String(value)
             }
@@ -662,7 +621,7 @@ pub mod unions {
             #[serde(untagged)]
             pub enum OutputValue {
                 Number(f64),
-                String(::std::string::String),
+                String(String),
                 Boolean(bool),
             }
             impl ::std::fmt::Display for OutputValue {
@@ -674,12 +633,12 @@ pub mod unions {
                     }
                 }
             }
-            impl ::std::convert::From<f64> for OutputValue {
+            impl From<f64> for OutputValue {
                 fn from(value: f64) -> Self {
                     Self::Number(value)
                 }
             }
-            impl ::std::convert::From<bool> for OutputValue {
+            impl From<bool> for OutputValue {
                 fn from(value: bool) -> Self {
                     Self::Boolean(value)
                 }
@@ -703,18 +662,18 @@ pub mod unions {
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
             #[serde(deserialize_with = "::std::option::Option::deserialize")]
-            pub cursor: ::std::option::Option<ArgsCursor>,
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+            pub cursor: Option<ArgsCursor>,
+            #[serde(skip_serializing_if = "Option::is_none")]
             ///
             /// `None` leaves the argument out; `Some(None)` sends `null`.
-            pub page: ::std::option::Option<::std::option::Option<ArgsPage>>,
+            pub page: Option<Option<ArgsPage>>,
         }
         ///`ArgsCursor`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         #[serde(untagged)]
         pub enum ArgsCursor {
-            String(::std::string::String),
+            String(String),
             Integer(i64),
         }
         impl ::std::fmt::Display for ArgsCursor {
@@ -725,7 +684,7 @@ pub mod unions {
                 }
             }
         }
-        impl ::std::convert::From<i64> for ArgsCursor {
+        impl From<i64> for ArgsCursor {
             fn from(value: i64) -> Self {
                 Self::Integer(value)
             }
@@ -748,9 +707,7 @@ pub mod unions {
         }
         impl ::std::str::FromStr for ArgsPage {
             type Err = ::mcp_runtime::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, ::mcp_runtime::ConversionError> {
+            fn from_str(value: &str) -> Result<Self, ::mcp_runtime::ConversionError> {
                 if let Ok(v) = value.parse() {
                     Ok(Self::String(v))
                 } else if let Ok(v) = value.parse() {
@@ -762,26 +719,22 @@ pub mod unions {
         }
         impl ::std::convert::TryFrom<&str> for ArgsPage {
             type Error = ::mcp_runtime::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, ::mcp_runtime::ConversionError> {
+            fn try_from(value: &str) -> Result<Self, ::mcp_runtime::ConversionError> {
                 value.parse()
             }
         }
-        impl ::std::convert::TryFrom<::std::string::String> for ArgsPage {
+        impl ::std::convert::TryFrom<String> for ArgsPage {
             type Error = ::mcp_runtime::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, ::mcp_runtime::ConversionError> {
+            fn try_from(value: String) -> Result<Self, ::mcp_runtime::ConversionError> {
                 value.parse()
             }
         }
-        impl ::std::convert::From<ArgsPageString> for ArgsPage {
+        impl From<ArgsPageString> for ArgsPage {
             fn from(value: ArgsPageString) -> Self {
                 Self::String(value)
             }
         }
-        impl ::std::convert::From<u64> for ArgsPage {
+        impl From<u64> for ArgsPage {
             fn from(value: u64) -> Self {
                 Self::Integer(value)
             }
@@ -797,9 +750,9 @@ pub mod unions {
         );
         impl Args {
             /// The required arguments (`cursor`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(cursor: ::std::option::Option<ArgsCursor>) -> Self {
+            pub fn new(cursor: Option<ArgsCursor>) -> Self {
                 Self {
-                    page: ::std::default::Default::default(),
+                    page: Default::default(),
                     cursor,
                 }
             }
@@ -827,12 +780,12 @@ pub mod unions {
         #[serde(crate = "::mcp_runtime::__private::serde")]
         #[serde(untagged)]
         pub enum ArgsTarget {
-            String(::std::string::String),
+            String(String),
             Object {
-                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-                line: ::std::option::Option<i64>,
-                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-                path: ::std::option::Option<::std::string::String>,
+                #[serde(skip_serializing_if = "Option::is_none")]
+                line: Option<i64>,
+                #[serde(skip_serializing_if = "Option::is_none")]
+                path: Option<String>,
             },
         }
         impl Args {
@@ -857,7 +810,7 @@ pub mod unions {
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
         pub struct Args {
-            pub content: ::std::vec::Vec<ArgsContentItem>,
+            pub content: Vec<ArgsContentItem>,
         }
         ///`ArgsContentItem`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
@@ -865,16 +818,16 @@ pub mod unions {
         #[serde(untagged)]
         pub enum ArgsContentItem {
             ImageOrAudio {
-                data: ::std::string::String,
+                data: String,
                 #[serde(rename = "mimeType")]
-                mime_type: ::std::string::String,
+                mime_type: String,
                 #[serde(rename = "type")]
                 type_: ArgsContentItemImageOrAudioType,
             },
             Resource {
                 #[serde(rename = "type")]
                 type_: ArgsContentItemResourceType,
-                uri: ::std::string::String,
+                uri: String,
             },
         }
         ///`ArgsContentItemImageOrAudioType`
@@ -896,7 +849,7 @@ pub mod unions {
         );
         impl Args {
             /// The required arguments (`content`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(content: ::std::vec::Vec<ArgsContentItem>) -> Self {
+            pub fn new(content: Vec<ArgsContentItem>) -> Self {
                 Self { content }
             }
         }
@@ -924,16 +877,16 @@ pub mod unions {
         #[serde(untagged, deny_unknown_fields)]
         pub enum ArgsItem {
             NodeId {
-                node_id: ::std::string::String,
-                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-                note: ::std::option::Option<::std::string::String>,
+                node_id: String,
+                #[serde(skip_serializing_if = "Option::is_none")]
+                note: Option<String>,
             },
             ItemId {
                 item_id: i64,
-                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-                note: ::std::option::Option<::std::string::String>,
+                #[serde(skip_serializing_if = "Option::is_none")]
+                note: Option<String>,
             },
-            IssueNumber { issue_number: i64, owner: ::std::string::String },
+            IssueNumber { issue_number: i64, owner: String },
         }
         impl Args {
             /// The required arguments (`item`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
@@ -965,14 +918,14 @@ pub mod unions {
         #[serde(untagged, deny_unknown_fields)]
         pub enum ArgsWho {
             Login {
-                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-                host: ::std::option::Option<::std::string::String>,
-                login: ::std::string::String,
+                #[serde(skip_serializing_if = "Option::is_none")]
+                host: Option<String>,
+                login: String,
             },
             Email {
-                email: ::std::string::String,
-                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-                verified: ::std::option::Option<bool>,
+                email: String,
+                #[serde(skip_serializing_if = "Option::is_none")]
+                verified: Option<bool>,
             },
         }
         impl Args {

@@ -5,12 +5,11 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::error::{Error, Result};
 use crate::output::ToolOutput;
-use crate::session::{CallOptions, Session};
+use crate::session::{CallOptions, Encode, Session};
 use crate::toolbox::validate::{locate, validate};
 use crate::typed::TypedTool;
 
@@ -59,10 +58,10 @@ impl Tape {
         &self,
         session: &Session,
         tool: &str,
-        args: &(impl Serialize + Sync),
+        args: &dyn Encode,
         options: CallOptions,
     ) -> Result<ToolOutput> {
-        let arguments = serde_json::to_value(args).map_err(|e| Error::Encode {
+        let arguments = args.to_json().map_err(|e| Error::Encode {
             server: session.alias().to_string(),
             tool: tool.to_string(),
             message: e.to_string(),

@@ -53,9 +53,10 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use crate::call_future::CallFuture;
 use crate::error::{Error, Result};
 use crate::output::ToolOutput;
-use crate::session::{CallOptions, Session};
+use crate::session::{CallOptions, Encode, Session};
 use crate::typed::TypedTool;
 
 pub use cassette::Tape;
@@ -408,37 +409,57 @@ pub enum Backend<'a> {
 
 impl<'a> Backend<'a> {
     /// Calls a tool with a typed structured result.
-    pub async fn typed<A, O>(self, tool: &'a str, args: A) -> Result<O>
+    pub fn typed<A, O>(self, tool: &'a str, args: A) -> CallFuture<'a, O>
     where
         A: Serialize + Send + Sync + 'static,
         O: DeserializeOwned + Send + 'static,
     {
-        match self {
-            Backend::Session(session, options) => {
-                session.call_structured(tool, &args, options.clone()).await
-            }
-            Backend::Fake(fake) => fake.call_typed(tool, args),
-            Backend::Recorder(session, options, tape) => {
-                let output = tape.call(session, tool, &args, options.clone()).await?;
-                output.decode(session.alias(), tool)
+        match self.live() {
+            Err(fake) => CallFuture::new(async move { fake.call_typed(tool, args) }),
+            Ok((session, options, tape)) => {
+                let call = live_call(session, options, tape, tool, Box::new(args));
+                CallFuture::new(async move { call.await?.decode(session.alias(), tool) })
             }
         }
     }
 
     /// Calls a tool whose result is untyped.
-    pub async fn untyped<A>(self, tool: &'a str, args: A) -> Result<ToolOutput>
+    pub fn untyped<A>(self, tool: &'a str, args: A) -> CallFuture<'a, ToolOutput>
     where
         A: Serialize + Send + Sync + 'static,
     {
-        match self {
-            Backend::Session(session, options) => {
-                session.call_checked(tool, &args, options.clone()).await
-            }
-            Backend::Fake(fake) => fake.call_untyped(tool, args),
-            Backend::Recorder(session, options, tape) => {
-                let output = tape.call(session, tool, &args, options.clone()).await?;
-                output.checked(session.alias(), tool)
+        match self.live() {
+            Err(fake) => CallFuture::new(async move { fake.call_untyped(tool, args) }),
+            Ok((session, options, tape)) => {
+                let call = live_call(session, options, tape, tool, Box::new(args));
+                CallFuture::new(async move { call.await?.checked(session.alias(), tool) })
             }
         }
+    }
+
+    /// The session, options and cassette of a live backend; the fake otherwise.
+    fn live(
+        self,
+    ) -> std::result::Result<(&'a Session, &'a CallOptions, Option<&'a Tape>), &'a FakeServer> {
+        match self {
+            Backend::Session(session, options) => Ok((session, options, None)),
+            Backend::Recorder(session, options, tape) => Ok((session, options, Some(tape))),
+            Backend::Fake(fake) => Err(fake),
+        }
+    }
+}
+
+/// A live call (recorded on `tape` if any) with the arguments' type erased: one future type
+/// for every tool, so the call path is compiled and proven `Send` once.
+async fn live_call(
+    session: &Session,
+    options: &CallOptions,
+    tape: Option<&Tape>,
+    tool: &str,
+    args: Box<dyn Encode + Send>,
+) -> Result<ToolOutput> {
+    match tape {
+        None => session.call_encoded(tool, &*args, options.clone()).await,
+        Some(tape) => tape.call(session, tool, &*args, options.clone()).await,
     }
 }

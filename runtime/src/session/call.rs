@@ -32,7 +32,7 @@ pub(super) enum CallFailure {
 impl Session {
     /// Calls a tool and turns a tool-level error (`isError: true`) into [`Error::Tool`]; the
     /// call path of generated functions for tools without a typed `outputSchema`.
-    pub async fn call_checked<A: Serialize + ?Sized>(
+    pub async fn call_checked<A: Serialize + Sync + ?Sized>(
         &self,
         tool: &str,
         args: &A,
@@ -79,7 +79,11 @@ impl Session {
     }
 
     /// Calls a tool with default options.
-    pub async fn call<A: Serialize + ?Sized>(&self, tool: &str, args: &A) -> Result<ToolOutput> {
+    pub async fn call<A: Serialize + Sync + ?Sized>(
+        &self,
+        tool: &str,
+        args: &A,
+    ) -> Result<ToolOutput> {
         self.call_with(tool, args, CallOptions::default()).await
     }
 
@@ -106,10 +110,21 @@ impl Session {
     /// [`Error::Timeout`]. Dropping the returned future also cancels the request. A dead
     /// transport is reconnected first; see [`CallOptions::with_retry_if_idempotent`] for
     /// calls cut off mid-flight.
-    pub async fn call_with<A: Serialize + ?Sized>(
+    pub async fn call_with<A: Serialize + Sync + ?Sized>(
         &self,
         tool: &str,
         args: &A,
+        options: CallOptions,
+    ) -> Result<ToolOutput> {
+        self.call_encoded(tool, &args, options).await
+    }
+
+    /// [`Session::call_with`] past the argument type: everything from here on is compiled
+    /// (and proven `Send`) once, not once per argument type.
+    pub(crate) async fn call_encoded(
+        &self,
+        tool: &str,
+        args: &dyn Encode,
         options: CallOptions,
     ) -> Result<ToolOutput> {
         match self.start_call(tool, args, &options).await? {
@@ -121,10 +136,10 @@ impl Session {
 
     /// Sends a call (reconnecting, replaying as [`Session::call_with`] says) and returns the
     /// result, or the task the server made of the call (tasks extension).
-    pub(super) async fn start_call<A: Serialize + ?Sized>(
+    pub(super) async fn start_call(
         &self,
         tool: &str,
-        args: &A,
+        args: &dyn Encode,
         options: &CallOptions,
     ) -> Result<Started> {
         // Encoded per attempt (a replay needs the arguments again) instead of cloning them.
@@ -169,17 +184,17 @@ impl Session {
     }
 
     /// `args` as the JSON object of a `tools/call` (`null` is `{}`).
-    pub(super) fn encode_arguments<A: Serialize + ?Sized>(
+    pub(super) fn encode_arguments(
         &self,
         tool: &str,
-        args: &A,
+        args: &dyn Encode,
     ) -> Result<serde_json::Map<String, Value>> {
         let encode_error = |message: String| Error::Encode {
             server: self.inner.alias.clone(),
             tool: tool.to_string(),
             message,
         };
-        match serde_json::to_value(args) {
+        match args.to_json() {
             Ok(Value::Object(map)) => Ok(map),
             Ok(Value::Null) => Ok(serde_json::Map::new()),
             Ok(other) => Err(encode_error(format!(
@@ -312,7 +327,7 @@ impl Session {
 
     /// Calls a tool and decodes its structured result into `O`: `structuredContent`,
     /// falling back to JSON in the first text block. `isError: true` is [`Error::Tool`].
-    pub async fn call_structured<A: Serialize + ?Sized, O: DeserializeOwned>(
+    pub async fn call_structured<A: Serialize + Sync + ?Sized, O: DeserializeOwned>(
         &self,
         tool: &str,
         args: &A,
@@ -325,6 +340,19 @@ impl Session {
     /// Checks `isError` and decodes a tool result into `O`.
     pub fn decode<O: DeserializeOwned>(&self, tool: &str, output: ToolOutput) -> Result<O> {
         output.decode(&self.inner.alias, tool)
+    }
+}
+
+/// Tool arguments behind one type (`&dyn Encode`), encoded to JSON per attempt: the call
+/// path takes them so that it is not generic over the argument type.
+pub(crate) trait Encode: Sync {
+    /// The arguments as JSON.
+    fn to_json(&self) -> serde_json::Result<Value>;
+}
+
+impl<T: Serialize + Sync> Encode for T {
+    fn to_json(&self) -> serde_json::Result<Value> {
+        serde_json::to_value(self)
     }
 }
 

@@ -31,6 +31,7 @@ pub use requests::REJECTED_TOOL_TARGET;
 pub use stream::{CallEvent, CallStream};
 pub use task::{TaskHandle, TaskState};
 
+pub(crate) use call::Encode;
 use conn::Conn;
 use drift_guard::DriftState;
 use handler::Shared;

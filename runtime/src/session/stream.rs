@@ -281,7 +281,7 @@ impl Session {
     /// }
     /// # }
     /// ```
-    pub fn call_stream<A: Serialize + ?Sized>(
+    pub fn call_stream<A: Serialize + Sync + ?Sized>(
         &self,
         tool: &str,
         args: &A,
@@ -289,7 +289,7 @@ impl Session {
     ) -> CallStream {
         let feed = Arc::new(Feed::default());
         let call: Pin<Box<dyn Future<Output = Result<ToolOutput>> + Send>> =
-            match self.encode_arguments(tool, args) {
+            match self.encode_arguments(tool, &args) {
                 Err(e) => Box::pin(std::future::ready(Err(e))),
                 Ok(arguments) => {
                     let options = with_progress_feed(options, feed.clone());

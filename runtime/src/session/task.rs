@@ -155,7 +155,7 @@ impl Session {
     /// Calls a tool as a task: the handle's [`TaskHandle::wait`] gives the same result as
     /// [`Session::call_checked`] (an `isError` result is [`Error::Tool`]). A server without
     /// the tasks extension answers at once; the handle then holds the result.
-    pub async fn call_task<A: Serialize + ?Sized>(
+    pub async fn call_task<A: Serialize + Sync + ?Sized>(
         &self,
         tool: &str,
         args: &A,
@@ -169,7 +169,7 @@ impl Session {
 
     /// [`Session::call_task`] decoding the structured result into `O`, as
     /// [`Session::call_structured`] does.
-    pub async fn call_task_structured<A: Serialize + ?Sized, O: DeserializeOwned>(
+    pub async fn call_task_structured<A: Serialize + Sync + ?Sized, O: DeserializeOwned>(
         &self,
         tool: &str,
         args: &A,
@@ -179,14 +179,14 @@ impl Session {
             .await
     }
 
-    async fn task_handle<A: Serialize + ?Sized, O>(
+    async fn task_handle<A: Serialize + Sync + ?Sized, O>(
         &self,
         tool: &str,
         args: &A,
         options: CallOptions,
         decode: fn(&Session, &str, ToolOutput) -> Result<O>,
     ) -> Result<TaskHandle<O>> {
-        let (task, done) = match self.start_call(tool, args, &options).await? {
+        let (task, done) = match self.start_call(tool, &args, &options).await? {
             Started::Done(output) => (None, Some(output)),
             Started::Task(task) => (Some(task), None),
         };
