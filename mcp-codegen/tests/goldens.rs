@@ -223,7 +223,7 @@ fn edge_case_expectations() {
         "pub fn new_tool(",
         "pub type_: ",
         "pub foo_bar_camel: ",
-        "rename = \"fooBar\"",
+        "foo_bar_camel = \"fooBar\"",
         "u32",
     ] {
         assert!(code.contains(needle), "names golden lacks {needle}");

@@ -3,8 +3,12 @@
 //!
 //! The macro is deliberately thin: it parses its arguments, finds and reads the fixture,
 //! calls [`mcp_codegen::generate`], and turns every failure into a `compile_error!` spanned
-//! on the user's literal. It never talks to a server and never writes a file.
+//! on the user's literal. It never talks to a server; the only file it writes is its
+//! expansion cache in the target directory (see `cache`), which spares rebuilds the
+//! generator while neither the fixture, the call nor the macro changed.
 #![deny(missing_docs)]
+
+mod cache;
 
 use std::path::{Path, PathBuf};
 
@@ -32,24 +36,32 @@ use syn::{Ident, LitStr, Token};
 /// `fixtures/`; the command line finds it by the same rule from the current directory).
 /// Editing the fixture recompiles the crate.
 ///
+/// The generated module is cached in the target directory (`<target>/<profile>/
+/// mcp-bindgen-expand/`), keyed by the fixture's bytes, the call and the macro's own build:
+/// a rebuild that changes none of them reuses it instead of generating again.
+/// `MCP_BINDGEN_CACHE=0` in the build's environment turns the cache off.
+///
 /// With `MCP_BINDGEN_TIMINGS=1` in the environment of the build, each expansion prints its
-/// wall time to stderr (`mcp_tools!("github"): expanded in 61.2 ms`).
+/// wall time to stderr (`mcp_tools!("github"): expanded in 61.2 ms`, with ` (cached)` when
+/// the cache answered).
 #[proc_macro]
 pub fn mcp_tools(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
+    let started = std::time::Instant::now();
+    let call_text = input.to_string();
     let call = match syn::parse::<MacroCall>(input) {
         Ok(call) => call,
         Err(e) => return e.to_compile_error().into(),
     };
-    let started = std::time::Instant::now();
-    let out = expand(&call).into();
+    let (out, cached) = expand(&call, &call_text);
     if std::env::var_os("MCP_BINDGEN_TIMINGS").is_some_and(|v| v != "0") {
         eprintln!(
-            "mcp_tools!(\"{}\"): expanded in {:.1} ms",
+            "mcp_tools!(\"{}\"): expanded in {:.1} ms{}",
             call.alias.value(),
-            started.elapsed().as_secs_f64() * 1000.0
+            started.elapsed().as_secs_f64() * 1000.0,
+            if cached { " (cached)" } else { "" }
         );
     }
-    out
+    out.into()
 }
 
 /// `"alias" (, key = value)*`
@@ -151,39 +163,74 @@ fn error_at(span: Span, message: &str) -> TokenStream {
     quote_spanned! {span=> ::core::compile_error!(#message); }
 }
 
-fn expand(call: &MacroCall) -> TokenStream {
+/// The module for `call` (`call_text`: its tokens as text, part of the cache key), and
+/// whether the expansion cache gave it.
+fn expand(call: &MacroCall, call_text: &str) -> (TokenStream, bool) {
     let span = call.alias.span();
     let alias = call.alias.value();
     let path = match find_fixture(&alias) {
         Ok(p) => p,
-        Err(message) => return error_at(span, &message),
+        Err(message) => return (error_at(span, &message), false),
     };
     let shown = path.display().to_string();
     let bytes = match std::fs::read(&path) {
         Ok(b) => b,
         Err(e) => {
-            return error_at(
-                span,
-                &format!(
-                    "cannot read the fixture of MCP server \"{alias}\" at {shown}: {e}; run {}",
-                    snapshot_hint(&path, &alias)
-                ),
+            let message = format!(
+                "cannot read the fixture of MCP server \"{alias}\" at {shown}: {e}; run {}",
+                snapshot_hint(&path, &alias)
             );
+            return (error_at(span, &message), false);
         }
     };
-    let fixture = match mcp_codegen::fixture::Fixture::from_slice(&bytes, &path) {
-        Ok(f) => f,
-        Err(e) => {
-            return error_at(
-                span,
-                &format!(
-                    "{e}; fix the file or run {} to rewrite it",
-                    snapshot_hint(&path, &alias)
-                ),
-            );
-        }
+    let (type_aliases, options) = options_of(call, &alias);
+    let entry = cache::Entry::open(call_text, &path, &bytes);
+    // A cached module that rustc cannot lex (a damaged file) is generated again.
+    let cached = entry
+        .as_ref()
+        .and_then(cache::Entry::get)
+        .and_then(|e| Some((e.code.parse::<TokenStream>().ok()?, e.warnings)));
+    let was_cached = cached.is_some();
+    let (tokens, warnings) = match cached {
+        Some(hit) => hit,
+        None => match generate_module(call, &path, &bytes, &options) {
+            Ok((tokens, expansion)) => {
+                if let Some(entry) = &entry {
+                    entry.put(&expansion);
+                }
+                (tokens, expansion.warnings)
+            }
+            Err(error) => return (error, false),
+        },
     };
+    let path_str = path.to_string_lossy().into_owned();
+    // Warnings on stable Rust: a use of a deprecated item, spanned on the literal.
+    let warning_items = warnings.iter().enumerate().map(|(i, w)| {
+        let note = format!("mcp_tools!(\"{alias}\"): {w} (silence with #[allow(deprecated)])");
+        let name = syn::Ident::new(&format!("__McpToolsWarning{i}"), span);
+        quote_spanned! {span=>
+            #[deprecated(note = #note)]
+            #[allow(non_camel_case_types, dead_code)]
+            struct #name;
+            let _ = #name;
+        }
+    });
+    let out = quote! {
+        #(#type_aliases)*
+        #tokens
+        #[doc(hidden)]
+        #[allow(dead_code)]
+        const _: () = {
+            // Rebuild when the fixture changes.
+            const _: &[u8] = ::core::include_bytes!(#path_str);
+            #(#warning_items)*
+        };
+    };
+    (out, was_cached)
+}
 
+/// The generator's options for `call`, and the type aliases its `types` entries need.
+fn options_of(call: &MacroCall, alias: &str) -> (Vec<TokenStream>, mcp_codegen::Options) {
     let mut options = mcp_codegen::Options::default();
     if let Some((_, only)) = &call.only {
         options = options.with_only(only.iter().map(LitStr::value));
@@ -217,7 +264,7 @@ fn expand(call: &MacroCall) -> TokenStream {
         let name = syn::Ident::new(
             &format!(
                 "__mcp_tools_{}_type_{i}",
-                mcp_codegen::naming::alias_module(&alias)
+                mcp_codegen::naming::alias_module(alias)
             ),
             value.span(),
         );
@@ -229,10 +276,35 @@ fn expand(call: &MacroCall) -> TokenStream {
         });
         options = options.with_type(key.value(), format!("super::super::{name}"));
     }
+    (type_aliases, options)
+}
 
+/// Parses the fixture and generates the module: its tokens and what the cache keeps (the
+/// text and the warnings to show), or the `compile_error!` of a failure.
+fn generate_module(
+    call: &MacroCall,
+    path: &Path,
+    bytes: &[u8],
+    options: &mcp_codegen::Options,
+) -> Result<(TokenStream, cache::Expansion), TokenStream> {
+    let span = call.alias.span();
+    let alias = call.alias.value();
+    let shown = path.display().to_string();
+    let fixture = match mcp_codegen::fixture::Fixture::from_slice(bytes, path) {
+        Ok(f) => f,
+        Err(e) => {
+            return Err(error_at(
+                span,
+                &format!(
+                    "{e}; fix the file or run {} to rewrite it",
+                    snapshot_hint(path, &alias)
+                ),
+            ));
+        }
+    };
     // typify runs inside the generator behind its own panic guard; this one catches
     // anything else, so the user never sees "proc macro panicked".
-    let generated = std::panic::catch_unwind(|| generate_detached(&fixture, &alias, &options));
+    let generated = std::panic::catch_unwind(|| generate_detached(&fixture, &alias, options));
     let (code, warnings) = match generated {
         Ok(Ok(g)) => g,
         Ok(Err(e)) => {
@@ -241,7 +313,10 @@ fn expand(call: &MacroCall) -> TokenStream {
                 .option_entry()
                 .and_then(|(option, key)| entry_span(call, option, &key))
                 .unwrap_or(span);
-            return error_at(at, &format!("mcp_tools!(\"{alias}\") with {shown}: {e}"));
+            return Err(error_at(
+                at,
+                &format!("mcp_tools!(\"{alias}\") with {shown}: {e}"),
+            ));
         }
         Err(panic) => {
             let what = panic
@@ -249,53 +324,29 @@ fn expand(call: &MacroCall) -> TokenStream {
                 .map(|s| s.to_string())
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown panic".to_string());
-            return error_at(
+            return Err(error_at(
                 span,
                 &format!(
                     "mcp_tools!(\"{alias}\"): the code generator failed on {shown}: {what}; this is a bug in mcp-bindgen, please report it with the fixture (use skip = [...] to leave the failing tool out meanwhile)"
                 ),
-            );
+            ));
         }
     };
-
     // One hand-over to the compiler: rustc lexes the whole module at once.
-    let tokens: TokenStream = match code.parse() {
-        Ok(t) => t,
-        Err(e) => {
-            return error_at(
-                span,
-                &format!(
-                    "mcp_tools!(\"{alias}\"): the generated code for {shown} does not lex ({e}); this is a bug in mcp-bindgen, please report it with the fixture"
-                ),
-            );
-        }
-    };
-    let path_str = path.to_string_lossy().into_owned();
-    // Warnings on stable Rust: a use of a deprecated item, spanned on the literal.
+    let tokens: TokenStream = code.parse().map_err(|e| {
+        error_at(
+            span,
+            &format!(
+                "mcp_tools!(\"{alias}\"): the generated code for {shown} does not lex ({e}); this is a bug in mcp-bindgen, please report it with the fixture"
+            ),
+        )
+    })?;
     let warnings = warnings
         .iter()
-        .filter(|w| !matches!(w.kind, mcp_codegen::WarningKind::Note));
-    let warning_items = warnings.enumerate().map(|(i, w)| {
-        let note = format!("mcp_tools!(\"{alias}\"): {w} (silence with #[allow(deprecated)])");
-        let name = syn::Ident::new(&format!("__McpToolsWarning{i}"), span);
-        quote_spanned! {span=>
-            #[deprecated(note = #note)]
-            #[allow(non_camel_case_types, dead_code)]
-            struct #name;
-            let _ = #name;
-        }
-    });
-    quote! {
-        #(#type_aliases)*
-        #tokens
-        #[doc(hidden)]
-        #[allow(dead_code)]
-        const _: () = {
-            // Rebuild when the fixture changes.
-            const _: &[u8] = ::core::include_bytes!(#path_str);
-            #(#warning_items)*
-        };
-    }
+        .filter(|w| !matches!(w.kind, mcp_codegen::WarningKind::Note))
+        .map(ToString::to_string)
+        .collect();
+    Ok((tokens, cache::Expansion { code, warnings }))
 }
 
 /// Runs the generator on proc-macro2's in-process token implementation and returns the

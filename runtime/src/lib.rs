@@ -24,6 +24,7 @@ mod error;
 pub mod fake;
 mod output;
 mod prompt;
+mod serde_struct;
 mod session;
 mod string_enum;
 pub mod toolbox;
@@ -55,7 +56,12 @@ pub mod __private {
     pub use ::serde;
     pub use ::serde_json;
 
+    pub use crate::__serde_struct as serde_struct;
     pub use crate::__string_enum as string_enum;
+    pub use crate::serde_struct::{
+        DeserializeStruct, StructInfo, StructMap, StructSeq, deserialize_struct, serialize_struct,
+        serialize_struct_field,
+    };
     pub use crate::string_enum::{deserialize_str_enum, from_str_enum, serialize_str_enum};
     pub use crate::toolbox::typed::roundtrip_stdio;
 }

@@ -1,5 +1,6 @@
 //! Editing a fixture rebuilds the crate that uses it: `mcp_tools!` emits `include_bytes!`
-//! for the fixture, so cargo tracks the file.
+//! for the fixture, so cargo tracks the file. The macro's expansion cache answers a rebuild
+//! that changed nothing it reads, and never one whose fixture changed.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -12,14 +13,23 @@ fn root() -> PathBuf {
 }
 
 fn run(cmd: &mut Command) -> String {
+    run_with_log(cmd).0
+}
+
+/// stdout, and stderr (where `MCP_BINDGEN_TIMINGS=1` has the macro report its expansion).
+fn run_with_log(cmd: &mut Command) -> (String, String) {
     let out = cmd.output().expect("spawn");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(out.status.success(), "{cmd:?} failed:\n{text}");
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{cmd:?} failed:\n{stdout}{stderr}");
+    (stdout, stderr)
+}
+
+/// Whether the build log's `mcp_tools!` expansion came from the cache (`None`: no expansion).
+fn cached(log: &str) -> Option<bool> {
+    log.lines()
+        .find(|l| l.contains("mcp_tools!(\"shop\"): expanded in "))
+        .map(|l| l.ends_with(" (cached)"))
 }
 
 #[test]
@@ -73,4 +83,29 @@ fn editing_a_fixture_rebuilds_the_user_crate() {
         "list_orders,place_order",
         "the edited fixture must be picked up without touching the source"
     );
+
+    // A rebuild after an edit of the source: the cache answers, with the same module.
+    let timed = || {
+        let mut c = cargo();
+        c.env("MCP_BINDGEN_TIMINGS", "1")
+            .env_remove("MCP_BINDGEN_CACHE");
+        c
+    };
+    let main = dir.join("src/main.rs");
+    let source = std::fs::read_to_string(&main).expect("main");
+    std::fs::write(&main, format!("{source}// edited\n")).expect("edit");
+    let (out, log) = run_with_log(&mut timed());
+    assert_eq!(out.trim(), "list_orders,place_order");
+    assert_eq!(cached(&log), Some(true), "{log}");
+    // Turned off, it generates.
+    std::fs::write(&main, format!("{source}// edited twice\n")).expect("edit");
+    let (out, log) = run_with_log(timed().env("MCP_BINDGEN_CACHE", "0"));
+    assert_eq!(out.trim(), "list_orders,place_order");
+    assert_eq!(cached(&log), Some(false), "{log}");
+    // Back to the first fixture: generated again (the cache keeps the last one only), not
+    // answered by a stale module.
+    fixture(&["list_orders"]);
+    let (out, log) = run_with_log(&mut timed());
+    assert_eq!(out.trim(), "list_orders");
+    assert_eq!(cached(&log), Some(false), "{log}");
 }

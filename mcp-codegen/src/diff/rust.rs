@@ -422,16 +422,17 @@ fn collect(items: &[syn::Item], prefix: &str, out: &mut BTreeMap<String, Item>) 
                     },
                 );
             }
-            // `string_enum!(Name { Variant = "wire", … })`: the enum's wire names (and the
-            // serde impls the macro writes).
+            // `string_enum!(Name { Variant = "wire", … })` and `serde_struct!(Name { field =
+            // "wire" …, … })`: the wire names of the type's members (and the serde impls the
+            // macro writes).
             syn::Item::Macro(m)
                 if m.mac
                     .path
                     .segments
                     .last()
-                    .is_some_and(|s| s.ident == "string_enum") =>
+                    .is_some_and(|s| s.ident == "string_enum" || s.ident == "serde_struct") =>
             {
-                let Some((name, wire)) = string_enum_call(&m.mac.tokens) else {
+                let Some((name, wire)) = serde_macro_call(&m.mac.tokens) else {
                     continue;
                 };
                 if let Some(Item::Type {
@@ -692,8 +693,9 @@ fn wire_name_changes(
     }
 }
 
-/// The enum and its variants' wire names of a `string_enum!(Name { Variant = "wire", … })`.
-fn string_enum_call(
+/// The type and its members' wire names of a `string_enum!(Name { Variant = "wire", … })`
+/// or a `serde_struct!(Name { field = "wire" flags…, … } …)`.
+fn serde_macro_call(
     tokens: &proc_macro2::TokenStream,
 ) -> Option<(String, BTreeMap<String, String>)> {
     use proc_macro2::TokenTree;
@@ -711,6 +713,7 @@ fn string_enum_call(
             TokenTree::Ident(variant),
             TokenTree::Punct(eq),
             TokenTree::Literal(lit),
+            ..,
         ] = entry
             && eq.as_char() == '='
             && let Ok(value) = syn::parse_str::<syn::LitStr>(&lit.to_string())
@@ -1016,6 +1019,18 @@ mod tests {
             &c,
             RustEffect::Patch,
             "is now \"in_progress\" on the wire (was \"in-progress\")",
+        );
+    }
+
+    #[test]
+    fn a_field_with_the_same_rust_name_and_another_json_name_is_a_wire_change() {
+        let per_page = |name: &str| args(json!({name: {"type": "integer"}}), json!([]));
+        let c = change(per_page("perPage"), per_page("per_page"));
+        assert_eq!(c.effect, RustEffect::Patch, "{c:#?}");
+        has(
+            &c,
+            RustEffect::Patch,
+            "is now \"per_page\" on the wire (was \"perPage\")",
         );
     }
 

@@ -11,6 +11,10 @@
 //! its `#[serde(rename)]`s and typify's `Display` / `FromStr` / `TryFrom` impls; one call
 //! `::mcp_runtime::__private::string_enum!(Name { Variant = "json", … });` gives it the same
 //! impls (serde's behaviour and messages included) from code compiled once in the runtime.
+//! Likewise a plain struct (named fields; `rename`, `default`, `skip_serializing_if` on
+//! fields, `deny_unknown_fields` on the struct) loses its serde derives and attributes for
+//! one `::mcp_runtime::__private::serde_struct!(Name { field = "json" default
+//! skip_if(path), … } deny_unknown_fields);` call.
 
 use std::collections::BTreeSet;
 
@@ -372,6 +376,14 @@ pub(super) fn rewrite(items: &mut Items) -> Vec<&'static str> {
         ));
         converted.insert(name);
     }
+    for (index, item) in items.file.items.iter_mut().enumerate() {
+        let syn::Item::Struct(st) = item else {
+            continue;
+        };
+        if let Some(call) = serde_struct(st) {
+            macros.push((index, call));
+        }
+    }
     items.pieces.retain(|p| match p {
         Piece::Impl(i) => !replaced_by_macro(i, &converted),
         _ => true,
@@ -390,6 +402,88 @@ pub(super) fn rewrite(items: &mut Items) -> Vec<&'static str> {
     }
     items.pieces = pieces;
     shorten_derives(&mut items.file)
+}
+
+/// A plain struct typify wrote (named fields, both serde derives, serde attributes among
+/// `crate` / `deny_unknown_fields` on the struct and `rename` / `default` /
+/// `skip_serializing_if` on fields) loses its serde derives and attributes; returns the
+/// `serde_struct!` call that implements them instead. Any other struct is left alone.
+fn serde_struct(st: &mut syn::ItemStruct) -> Option<TokenStream> {
+    if !st.generics.params.is_empty() {
+        return None;
+    }
+    let syn::Fields::Named(fields) = &st.fields else {
+        return None;
+    };
+    let mut serde_derives = 0;
+    let mut deny_unknown = false;
+    for attr in &st.attrs {
+        if attr.path().is_ident("derive") {
+            serde_derives += derives(attr)?
+                .iter()
+                .filter(|p| is_serde_derive(p).is_some())
+                .count();
+        } else if attr.path().is_ident("serde") {
+            for key in serde_keys(attr)? {
+                match key.as_str() {
+                    "crate" => {}
+                    "deny_unknown_fields" => deny_unknown = true,
+                    _ => return None,
+                }
+            }
+        }
+    }
+    if serde_derives != 2 {
+        return None;
+    }
+    let mut entries = Vec::with_capacity(fields.named.len());
+    for field in &fields.named {
+        let ident = field.ident.as_ref()?;
+        let mut wire = crate::naming::unraw(&ident.to_string()).to_string();
+        let mut default = None;
+        let mut skip_if = None;
+        for attr in field.attrs.iter().filter(|a| a.path().is_ident("serde")) {
+            let parsed = attr.parse_nested_meta(|meta| {
+                let key = meta.path.get_ident().map(ToString::to_string);
+                match key.as_deref() {
+                    Some("rename") => wire = meta.value()?.parse::<syn::LitStr>()?.value(),
+                    Some("skip_serializing_if") => {
+                        skip_if = Some(meta.value()?.parse::<syn::LitStr>()?.parse::<syn::Path>()?);
+                    }
+                    Some("default") if meta.input.peek(syn::Token![=]) => {
+                        let path = meta.value()?.parse::<syn::LitStr>()?.parse::<syn::Path>()?;
+                        default = Some(quote!(default(#path)));
+                    }
+                    Some("default") => default = Some(quote!(default)),
+                    _ => return Err(meta.error("not handled by serde_struct!")),
+                }
+                Ok(())
+            });
+            parsed.ok()?;
+        }
+        let skip_if = skip_if.map(|p| quote!(skip_if(#p)));
+        entries.push(quote!(#ident = #wire #default #skip_if));
+    }
+    // Convertible: drop the derives and attributes the macro replaces.
+    for attr in &mut st.attrs {
+        if attr.path().is_ident("derive") {
+            let kept: Vec<syn::Path> = derives(attr)
+                .into_iter()
+                .flatten()
+                .filter(|p| is_serde_derive(p).is_none())
+                .collect();
+            *attr = syn::parse_quote!(#[derive(#(#kept),*)]);
+        }
+    }
+    st.attrs.retain(|a| !a.path().is_ident("serde"));
+    if let syn::Fields::Named(fields) = &mut st.fields {
+        for field in &mut fields.named {
+            field.attrs.retain(|a| !a.path().is_ident("serde"));
+        }
+    }
+    let name = &st.ident;
+    let deny = deny_unknown.then(|| quote!(deny_unknown_fields));
+    Some(quote!(::mcp_runtime::__private::serde_struct!(#name { #(#entries),* } #deny);))
 }
 
 /// Whether `string_enum!` provides this impl of a converted enum (`Display`, `FromStr`,

@@ -230,44 +230,39 @@ pub mod constraints {
             )
             .described("format/pattern/bounds map to std types.")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///format/pattern/bounds map to std types.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub count: Option<u64>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub day: Option<String>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub email: Option<String>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub half: Option<f64>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub id: Option<String>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub ip: Option<String>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub offset: Option<i64>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub page: Option<u64>,
             ///Default: `30`.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub per_page: Option<u64>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub ratio: Option<f64>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub slug: Option<String>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub small: Option<i64>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             ///
             /// `None` leaves the argument out; `Some(None)` sends `null`.
             pub step: Option<Option<i64>>,
             pub when: String,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub zod_int: Option<i64>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { count = "count" skip_if(Option::is_none), day = "day"
+            skip_if(Option::is_none), email = "email" skip_if(Option::is_none), half =
+            "half" skip_if(Option::is_none), id = "id" skip_if(Option::is_none), ip =
+            "ip" skip_if(Option::is_none), offset = "offset" skip_if(Option::is_none),
+            page = "page" skip_if(Option::is_none), per_page = "per_page"
+            skip_if(Option::is_none), ratio = "ratio" skip_if(Option::is_none), slug =
+            "slug" skip_if(Option::is_none), small = "small" skip_if(Option::is_none),
+            step = "step" skip_if(Option::is_none), when = "when", zod_int = "zod_int"
+            skip_if(Option::is_none) }
+        );
         impl Args {
             /// The required arguments (`when`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(when: impl Into<String>) -> Self {
@@ -301,21 +296,20 @@ pub mod constraints {
             )
             .described("default on properties: documented, left to the server.")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///default on properties: documented, left to the server.
-        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, Default, PartialEq)]
         pub struct Args {
             ///Default: `"/"`.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub path: Option<String>,
             ///Default: `false`.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub public: Option<bool>,
             ///Default: `"open"`.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub state: Option<ArgsState>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { path = "path" skip_if(Option::is_none), public = "public"
+            skip_if(Option::is_none), state = "state" skip_if(Option::is_none) }
+        );
         ///Default: `"open"`.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsState {
@@ -336,36 +330,36 @@ pub mod constraints {
             )
             .described("Keywords typify cannot express are dropped with a warning.")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Keywords typify cannot express are dropped with a warning.
-        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, Default, PartialEq)]
         pub struct Args {
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub cond: Option<ArgsCond>,
-            #[serde(rename = "dyn", skip_serializing_if = "Option::is_none")]
             pub dyn_: Option<::mcp_runtime::__private::serde_json::Value>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub ext: Option<String>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub strict: Option<ArgsStrict>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub tuple: Option<Vec<::mcp_runtime::__private::serde_json::Value>>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { cond = "cond" skip_if(Option::is_none), dyn_ = "dyn"
+            skip_if(Option::is_none), ext = "ext" skip_if(Option::is_none), strict =
+            "strict" skip_if(Option::is_none), tuple = "tuple" skip_if(Option::is_none) }
+        );
         ///`ArgsCond`
-        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, Default, PartialEq)]
         pub struct ArgsCond {
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub a: Option<String>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            ArgsCond { a = "a" skip_if(Option::is_none) }
+        );
         ///`ArgsStrict`
-        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, Default, PartialEq)]
         pub struct ArgsStrict {
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub x: Option<String>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            ArgsStrict { x = "x" skip_if(Option::is_none) }
+        );
     }
     /// Types and definition of the tool `free_form`.
     pub mod free_form {
@@ -379,38 +373,37 @@ pub mod constraints {
             .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Maps and any-JSON values.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             pub data: ::mcp_runtime::__private::serde_json::Value,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub env: Option<
                 ::mcp_runtime::__private::serde_json::Map<
                     String,
                     ::mcp_runtime::__private::serde_json::Value,
                 >,
             >,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub extra: Option<
                 ::mcp_runtime::__private::serde_json::Map<
                     String,
                     ::mcp_runtime::__private::serde_json::Value,
                 >,
             >,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub headers: Option<::std::collections::BTreeMap<String, String>>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub labels: Option<ArgsLabels>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub loose: Option<
                 ::mcp_runtime::__private::serde_json::Map<
                     String,
                     ::mcp_runtime::__private::serde_json::Value,
                 >,
             >,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub nested: Option<ArgsNested>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { data = "data", env = "env" skip_if(Option::is_none), extra = "extra"
+            skip_if(Option::is_none), headers = "headers" skip_if(Option::is_none),
+            labels = "labels" skip_if(Option::is_none), loose = "loose"
+            skip_if(Option::is_none), nested = "nested" skip_if(Option::is_none) }
+        );
         ///`ArgsLabels`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]

@@ -225,19 +225,19 @@ pub mod enums {
             )
             .described("GitHub's colliding enum values.")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
+        use ::mcp_runtime::__private::serde::Serialize;
         ///GitHub's colliding enum values.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub encoding: Option<ArgsEncoding>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub level: Option<ArgsLevel>,
             pub q: String,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub sort: Option<ArgsSort>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { encoding = "encoding" skip_if(Option::is_none), level = "level"
+            skip_if(Option::is_none), q = "q", sort = "sort" skip_if(Option::is_none) }
+        );
         ///`ArgsEncoding`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsEncoding {
@@ -325,17 +325,17 @@ pub mod enums {
             .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Unions: tagged by const, untagged objects, scalars, mixed.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub flag: Option<ArgsFlag>,
             pub shape: ArgsShape,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub target: Option<ArgsTarget>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub value: Option<ArgsValue>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { flag = "flag" skip_if(Option::is_none), shape = "shape", target =
+            "target" skip_if(Option::is_none), value = "value" skip_if(Option::is_none) }
+        );
         ///`ArgsFlag`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
@@ -411,18 +411,19 @@ pub mod enums {
             )
             .described("const values become one-value enums.")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
+        use ::mcp_runtime::__private::serde::Serialize;
         ///const values become one-value enums.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub answer: Option<ArgsAnswer>,
             pub kind: ArgsKind,
             pub version: ArgsVersion,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub yes: Option<bool>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { answer = "answer" skip_if(Option::is_none), kind = "kind", version =
+            "version", yes = "yes" skip_if(Option::is_none) }
+        );
         ///`ArgsAnswer`
         #[derive(Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]

@@ -330,14 +330,14 @@ pub mod fallbacks {
             )
             .described("The other tools of the server are unaffected.")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///The other tools of the server are unaffected.
-        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, Default, PartialEq)]
         pub struct Args {
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub a: Option<String>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { a = "a" skip_if(Option::is_none) }
+        );
     }
     /// Typed arguments of the server's prompts (`prompts/get`), as recorded in the
     /// fixture; call them through [`super::Client::prompts`].

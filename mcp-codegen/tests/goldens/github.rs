@@ -2893,11 +2893,9 @@ pub mod github {
                 "Get details about specific GitHub Actions resources.\nUse this tool to get details about individual workflows, workflow runs, jobs, and artifacts by their unique IDs.\n",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         /**Get details about specific GitHub Actions resources.
 Use this tool to get details about individual workflows, workflow runs, jobs, and artifacts by their unique IDs.*/
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///The method to execute
             pub method: ArgsMethod,
@@ -2913,6 +2911,10 @@ Use this tool to get details about individual workflows, workflow runs, jobs, an
 */
             pub resource_id: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { method = "method", owner = "owner", repo = "repo", resource_id =
+            "resource_id" }
+        );
         ///The method to execute
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsMethod {
@@ -2959,21 +2961,17 @@ Use this tool to get details about individual workflows, workflow runs, jobs, an
                 "Tools for listing GitHub Actions resources.\nUse this tool to list workflows in a repository, or list workflow runs, jobs, and artifacts for a specific workflow or workflow run.\n",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         /**Tools for listing GitHub Actions resources.
 Use this tool to list workflows in a repository, or list workflow runs, jobs, and artifacts for a specific workflow or workflow run.*/
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///The action to perform
             pub method: ArgsMethod,
             ///Repository owner
             pub owner: String,
             ///Page number for pagination (default: 1)
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub page: Option<f64>,
             ///Results per page for pagination (default: 30, max: 100)
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub per_page: Option<f64>,
             ///Repository name
             pub repo: String,
@@ -2982,13 +2980,17 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
 - Provide a workflow ID or workflow file name (e.g. ci.yaml) for 'list_workflow_runs' method, or omit to list all workflow runs in the repository.
 - Provide a workflow run ID for 'list_workflow_jobs' and 'list_workflow_run_artifacts' methods.
 */
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub resource_id: Option<String>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub workflow_jobs_filter: Option<ArgsWorkflowJobsFilter>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub workflow_runs_filter: Option<ArgsWorkflowRunsFilter>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { method = "method", owner = "owner", page = "page"
+            skip_if(Option::is_none), per_page = "per_page" skip_if(Option::is_none),
+            repo = "repo", resource_id = "resource_id" skip_if(Option::is_none),
+            workflow_jobs_filter = "workflow_jobs_filter" skip_if(Option::is_none),
+            workflow_runs_filter = "workflow_runs_filter" skip_if(Option::is_none) }
+        );
         ///The action to perform
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsMethod {
@@ -3003,13 +3005,14 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             ListWorkflowRunArtifacts = "list_workflow_run_artifacts" }
         );
         ///Filters for workflow jobs. **ONLY** used when method is 'list_workflow_jobs'
-        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, Default, PartialEq)]
         pub struct ArgsWorkflowJobsFilter {
             ///Filters jobs by their completed_at timestamp
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub filter: Option<ArgsWorkflowJobsFilterFilter>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            ArgsWorkflowJobsFilter { filter = "filter" skip_if(Option::is_none) }
+        );
         ///Filters jobs by their completed_at timestamp
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsWorkflowJobsFilterFilter {
@@ -3020,22 +3023,22 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             ArgsWorkflowJobsFilterFilter { Latest = "latest", All = "all" }
         );
         ///Filters for workflow runs. **ONLY** used when method is 'list_workflow_runs'
-        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, Default, PartialEq)]
         pub struct ArgsWorkflowRunsFilter {
             ///Filter to a specific GitHub user's workflow runs.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub actor: Option<String>,
             ///Filter workflow runs to a specific Git branch. Use the name of the branch.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub branch: Option<String>,
             ///Filter workflow runs to a specific event type
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub event: Option<ArgsWorkflowRunsFilterEvent>,
             ///Filter workflow runs to only runs with a specific status
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub status: Option<ArgsWorkflowRunsFilterStatus>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            ArgsWorkflowRunsFilter { actor = "actor" skip_if(Option::is_none), branch =
+            "branch" skip_if(Option::is_none), event = "event" skip_if(Option::is_none),
+            status = "status" skip_if(Option::is_none) }
+        );
         ///Filter workflow runs to a specific event type
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsWorkflowRunsFilterEvent {
@@ -3133,13 +3136,10 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
                 "Trigger GitHub Actions workflow operations, including running, re-running, cancelling workflow runs, and deleting workflow run logs.",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Trigger GitHub Actions workflow operations, including running, re-running, cancelling workflow runs, and deleting workflow run logs.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Inputs the workflow accepts. Only used for 'run_workflow' method.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub inputs: Option<
                 ::mcp_runtime::__private::serde_json::Map<
                     String,
@@ -3151,17 +3151,20 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             ///Repository owner
             pub owner: String,
             ///The git reference for the workflow. The reference can be a branch or tag name. Required for 'run_workflow' method.
-            #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
             pub ref_: Option<String>,
             ///Repository name
             pub repo: String,
             ///The ID of the workflow run. Required for all methods except 'run_workflow'.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub run_id: Option<f64>,
             ///The workflow ID (numeric) or workflow file name (e.g., main.yml, ci.yaml). Required for 'run_workflow' method.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub workflow_id: Option<String>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { inputs = "inputs" skip_if(Option::is_none), method = "method", owner =
+            "owner", ref_ = "ref" skip_if(Option::is_none), repo = "repo", run_id =
+            "run_id" skip_if(Option::is_none), workflow_id = "workflow_id"
+            skip_if(Option::is_none) }
+        );
         ///The method to execute
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsMethod {
@@ -3208,38 +3211,37 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
                 "Add review comment to the requester's latest pending pull request review. A pending review needs to already exist to call this (check with the user if not sure).",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Add review comment to the requester's latest pending pull request review. A pending review needs to already exist to call this (check with the user if not sure).
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///The text of the review comment
             pub body: String,
             ///The line of the blob in the pull request diff that the comment applies to. For multi-line comments, the last line of the range
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub line: Option<f64>,
             ///Repository owner
             pub owner: String,
             ///The relative path to the file that necessitates a comment
             pub path: String,
             ///Pull request number
-            #[serde(rename = "pullNumber")]
             pub pull_number: f64,
             ///Repository name
             pub repo: String,
             ///The side of the diff to comment on. LEFT indicates the previous state, RIGHT indicates the new state
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub side: Option<ArgsSide>,
             ///For multi-line comments, the first line of the range that the comment applies to
-            #[serde(rename = "startLine", skip_serializing_if = "Option::is_none")]
             pub start_line: Option<f64>,
             ///For multi-line comments, the starting side of the diff that the comment applies to. LEFT indicates the previous state, RIGHT indicates the new state
-            #[serde(rename = "startSide", skip_serializing_if = "Option::is_none")]
             pub start_side: Option<ArgsStartSide>,
             ///The level at which the comment is targeted
-            #[serde(rename = "subjectType")]
             pub subject_type: ArgsSubjectType,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { body = "body", line = "line" skip_if(Option::is_none), owner =
+            "owner", path = "path", pull_number = "pullNumber", repo = "repo", side =
+            "side" skip_if(Option::is_none), start_line = "startLine"
+            skip_if(Option::is_none), start_side = "startSide" skip_if(Option::is_none),
+            subject_type = "subjectType" }
+        );
         ///The side of the diff to comment on. LEFT indicates the previous state, RIGHT indicates the new state
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsSide {
@@ -3304,27 +3306,27 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
                 "Add a comment and/or reaction to a specific issue or issue comment in a GitHub repository. Use this tool with pull requests as well (in this case pass pull request number as issue_number), but only if user is not asking specifically to add or react to review comments. At least one of body or reaction is required.",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Add a comment and/or reaction to a specific issue or issue comment in a GitHub repository. Use this tool with pull requests as well (in this case pass pull request number as issue_number), but only if user is not asking specifically to add or react to review comments. At least one of body or reaction is required.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Comment content. Required unless reaction is provided.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub body: Option<String>,
             ///The numeric ID of the issue or pull request comment to react to. Use this for reactions to comments; omit it to react to the issue or pull request itself. Cannot be combined with body.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub comment_id: Option<u64>,
             ///Issue or pull request number to comment on or react to.
             pub issue_number: f64,
             ///Repository owner
             pub owner: String,
             ///Emoji reaction to add. Required unless body is provided.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub reaction: Option<ArgsReaction>,
             ///Repository name
             pub repo: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { body = "body" skip_if(Option::is_none), comment_id = "comment_id"
+            skip_if(Option::is_none), issue_number = "issue_number", owner = "owner",
+            reaction = "reaction" skip_if(Option::is_none), repo = "repo" }
+        );
         ///Emoji reaction to add. Required unless body is provided.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsReaction {
@@ -3370,10 +3372,8 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             )
             .described("Add a reaction to an issue or pull request comment.")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Add a reaction to an issue or pull request comment.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///The issue or pull request comment ID
             pub comment_id: f64,
@@ -3384,6 +3384,10 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             ///Repository name
             pub repo: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { comment_id = "comment_id", content = "content", owner = "owner", repo
+            = "repo" }
+        );
         ///The emoji reaction type
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsContent {
@@ -3428,10 +3432,8 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             )
             .described("Add a reaction to an issue or pull request.")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Add a reaction to an issue or pull request.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///The emoji reaction type
             pub content: ArgsContent,
@@ -3442,6 +3444,10 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             ///Repository name
             pub repo: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { content = "content", issue_number = "issue_number", owner = "owner",
+            repo = "repo" }
+        );
         ///The emoji reaction type
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsContent {
@@ -3488,38 +3494,37 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
                 "Add a review comment to the current user's pending pull request review.",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Add a review comment to the current user's pending pull request review.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///The comment body
             pub body: String,
             ///The line number in the diff to comment on (optional)
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub line: Option<f64>,
             ///Repository owner (username or organization)
             pub owner: String,
             ///The relative path of the file to comment on
             pub path: String,
             ///The pull request number
-            #[serde(rename = "pullNumber")]
             pub pull_number: f64,
             ///Repository name
             pub repo: String,
             ///The side of the diff to comment on (optional)
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub side: Option<ArgsSide>,
             ///The start line of a multi-line comment (optional)
-            #[serde(rename = "startLine", skip_serializing_if = "Option::is_none")]
             pub start_line: Option<f64>,
             ///The start side of a multi-line comment (optional)
-            #[serde(rename = "startSide", skip_serializing_if = "Option::is_none")]
             pub start_side: Option<ArgsStartSide>,
             ///The subject type of the comment
-            #[serde(rename = "subjectType")]
             pub subject_type: ArgsSubjectType,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { body = "body", line = "line" skip_if(Option::is_none), owner =
+            "owner", path = "path", pull_number = "pullNumber", repo = "repo", side =
+            "side" skip_if(Option::is_none), start_line = "startLine"
+            skip_if(Option::is_none), start_side = "startSide" skip_if(Option::is_none),
+            subject_type = "subjectType" }
+        );
         ///The side of the diff to comment on (optional)
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsSide {
@@ -3582,10 +3587,8 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             )
             .described("Add a reaction to a pull request review comment.")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Add a reaction to a pull request review comment.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///The numeric pull request review comment ID. Use the number from a #discussion_r... anchor, not the GraphQL thread node ID (PRRT_...).
             pub comment_id: f64,
@@ -3596,6 +3599,10 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             ///Repository name
             pub repo: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { comment_id = "comment_id", content = "content", owner = "owner", repo
+            = "repo" }
+        );
         ///The emoji reaction type
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsContent {
@@ -3642,28 +3649,27 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
                 "Add a reply and/or reaction to an existing pull request comment. This can create a new comment linked as a reply to the specified comment, add an emoji reaction to the specified comment, or do both. At least one of body or reaction is required.",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Add a reply and/or reaction to an existing pull request comment. This can create a new comment linked as a reply to the specified comment, add an emoji reaction to the specified comment, or do both. At least one of body or reaction is required.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///The text of the reply. Required unless reaction is provided.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub body: Option<String>,
             ///The numeric ID of the pull request review comment to reply or react to. Use the number from a #discussion_r... anchor, not the GraphQL thread node ID (PRRT_...).
-            #[serde(rename = "commentId")]
             pub comment_id: f64,
             ///Repository owner
             pub owner: String,
             ///Pull request number. Required when body is provided.
-            #[serde(rename = "pullNumber", skip_serializing_if = "Option::is_none")]
             pub pull_number: Option<f64>,
             ///Emoji reaction to add. Required unless body is provided.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub reaction: Option<ArgsReaction>,
             ///Repository name
             pub repo: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { body = "body" skip_if(Option::is_none), comment_id = "commentId",
+            owner = "owner", pull_number = "pullNumber" skip_if(Option::is_none),
+            reaction = "reaction" skip_if(Option::is_none), repo = "repo" }
+        );
         ///Emoji reaction to add. Required unless body is provided.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsReaction {
@@ -3709,23 +3715,25 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             )
             .described("Add a sub-issue to a parent issue.")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Add a sub-issue to a parent issue.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///The parent issue number
             pub issue_number: f64,
             ///Repository owner (username or organization)
             pub owner: String,
             ///If true, reparent the sub-issue if it already has a parent
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub replace_parent: Option<bool>,
             ///Repository name
             pub repo: String,
             ///The ID of the sub-issue to add. ID is not the same as issue number
             pub sub_issue_id: f64,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { issue_number = "issue_number", owner = "owner", replace_parent =
+            "replace_parent" skip_if(Option::is_none), repo = "repo", sub_issue_id =
+            "sub_issue_id" }
+        );
         impl Args {
             /// The required arguments (`owner`, `repo`, `issue_number`, `sub_issue_id`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -3756,7 +3764,6 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
                 "Assign Copilot to a specific issue in a GitHub repository.\n\nThis tool can help with the following outcomes:\n- a Pull Request created with source code changes to resolve the issue\n\n\nMore information can be found at:\n- https://docs.github.com/en/copilot/concepts/agents/cloud-agent/about-cloud-agent\n",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         /**Assign Copilot to a specific issue in a GitHub repository.
 
 This tool can help with the following outcomes:
@@ -3765,14 +3772,11 @@ This tool can help with the following outcomes:
 
 More information can be found at:
 - https://docs.github.com/en/copilot/concepts/agents/cloud-agent/about-cloud-agent*/
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Git reference (e.g., branch) that the agent will start its work from. If not specified, defaults to the repository's default branch
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub base_ref: Option<String>,
             ///Optional custom instructions to guide the agent beyond the issue body. Use this to provide additional context, constraints, or guidance that is not captured in the issue description
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub custom_instructions: Option<String>,
             ///Issue number
             pub issue_number: f64,
@@ -3781,6 +3785,11 @@ More information can be found at:
             ///Repository name
             pub repo: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { base_ref = "base_ref" skip_if(Option::is_none), custom_instructions =
+            "custom_instructions" skip_if(Option::is_none), issue_number =
+            "issue_number", owner = "owner", repo = "repo" }
+        );
         impl Args {
             /// The required arguments (`owner`, `repo`, `issue_number`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -3810,7 +3819,6 @@ More information can be found at:
                 "Assign Copilot to a specific issue in a GitHub repository. Prefer this tool over assign_copilot_to_issue when available.\n\nThis tool can help with the following outcomes:\n- a Pull Request created with source code changes to resolve the issue\n\n\nMore information can be found at:\n- https://docs.github.com/en/copilot/concepts/agents/cloud-agent/about-cloud-agent\n",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         /**Assign Copilot to a specific issue in a GitHub repository. Prefer this tool over assign_copilot_to_issue when available.
 
 This tool can help with the following outcomes:
@@ -3819,16 +3827,13 @@ This tool can help with the following outcomes:
 
 More information can be found at:
 - https://docs.github.com/en/copilot/concepts/agents/cloud-agent/about-cloud-agent*/
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Git reference (e.g., branch) that the agent will start its work from. If not specified, defaults to the repository's default branch. Ignored when is_suggestion is true
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub base_ref: Option<String>,
             ///How confident you are in this choice. 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
             pub confidence: ArgsConfidence,
             ///Optional custom instructions to guide the agent beyond the issue body. Ignored when is_suggestion is true
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub custom_instructions: Option<String>,
             ///If true, records a pending Copilot assignment intent rather than launching the agent. Approval later supplies the launch context; base_ref and custom_instructions are ignored in this case.
             pub is_suggestion: bool,
@@ -3841,6 +3846,12 @@ More information can be found at:
             ///Repository name
             pub repo: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { base_ref = "base_ref" skip_if(Option::is_none), confidence =
+            "confidence", custom_instructions = "custom_instructions"
+            skip_if(Option::is_none), is_suggestion = "is_suggestion", issue_number =
+            "issue_number", owner = "owner", rationale = "rationale", repo = "repo" }
+        );
         ///How confident you are in this choice. 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsConfidence {
@@ -3884,21 +3895,22 @@ More information can be found at:
             )
             .described("Create a new branch in a GitHub repository")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Create a new branch in a GitHub repository
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Name for new branch
             pub branch: String,
             ///Source branch (defaults to repo default)
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub from_branch: Option<String>,
             ///Repository owner
             pub owner: String,
             ///Repository name
             pub repo: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { branch = "branch", from_branch = "from_branch"
+            skip_if(Option::is_none), owner = "owner", repo = "repo" }
+        );
         impl Args {
             /// The required arguments (`owner`, `repo`, `branch`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -3925,24 +3937,25 @@ More information can be found at:
             )
             .described("Create a new gist")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Create a new gist
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Content for simple single-file gist creation
             pub content: String,
             ///Description of the gist
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub description: Option<String>,
             ///Filename for simple single-file gist creation
             pub filename: String,
             /**Whether the gist is public
 
 Default: `false`.*/
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub public: Option<bool>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { content = "content", description = "description"
+            skip_if(Option::is_none), filename = "filename", public = "public"
+            skip_if(Option::is_none) }
+        );
         impl Args {
             /// The required arguments (`filename`, `content`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(filename: impl Into<String>, content: impl Into<String>) -> Self {
@@ -3967,13 +3980,10 @@ Default: `false`.*/
                 "Create a new issue in a GitHub repository with a title and optional body.",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Create a new issue in a GitHub repository with a title and optional body.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Issue body content (optional)
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub body: Option<String>,
             ///Repository owner (username or organization)
             pub owner: String,
@@ -3982,6 +3992,10 @@ Default: `false`.*/
             ///Issue title
             pub title: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { body = "body" skip_if(Option::is_none), owner = "owner", repo =
+            "repo", title = "title" }
+        );
         impl Args {
             /// The required arguments (`owner`, `repo`, `title`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -4010,7 +4024,6 @@ Default: `false`.*/
                 "Create or update a single file in a GitHub repository. \nIf updating, you should provide the SHA of the file you want to update. Use this tool to create or update a file in a GitHub repository remotely; do not use it for local file operations.\n\nIn order to obtain the SHA of original file version before updating, use the following git command:\ngit rev-parse <branch>:<path to file>\n\nSHA MUST be provided for existing file updates.\n",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         /**Create or update a single file in a GitHub repository.
 If updating, you should provide the SHA of the file you want to update. Use this tool to create or update a file in a GitHub repository remotely; do not use it for local file operations.
 
@@ -4018,13 +4031,11 @@ In order to obtain the SHA of original file version before updating, use the fol
 git rev-parse <branch>:<path to file>
 
 SHA MUST be provided for existing file updates.*/
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             /**Set true to update a symbolic link itself; content must be its new target path.
 
 Default: `false`.*/
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub allow_symlink_write: Option<bool>,
             ///Branch to create/update the file in
             pub branch: String,
@@ -4039,9 +4050,13 @@ Default: `false`.*/
             ///Repository name
             pub repo: String,
             ///The blob SHA of the file being replaced. Required if the file already exists.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub sha: Option<String>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { allow_symlink_write = "allow_symlink_write" skip_if(Option::is_none),
+            branch = "branch", content = "content", message = "message", owner = "owner",
+            path = "path", repo = "repo", sha = "sha" skip_if(Option::is_none) }
+        );
         impl Args {
             /// The required arguments (`owner`, `repo`, `path`, `content`, `message`, `branch`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -4075,34 +4090,34 @@ Default: `false`.*/
             )
             .described("Create a new pull request in a GitHub repository.")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Create a new pull request in a GitHub repository.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Branch to merge into
             pub base: String,
             ///PR description
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub body: Option<String>,
             ///Create as draft PR
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub draft: Option<bool>,
             ///Branch containing changes
             pub head: String,
             ///Allow maintainer edits
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub maintainer_can_modify: Option<bool>,
             ///Repository owner
             pub owner: String,
             ///Repository name
             pub repo: String,
             ///GitHub usernames or ORG/team-slug team reviewers to request reviews from
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub reviewers: Option<Vec<String>>,
             ///PR title
             pub title: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { base = "base", body = "body" skip_if(Option::is_none), draft = "draft"
+            skip_if(Option::is_none), head = "head", maintainer_can_modify =
+            "maintainer_can_modify" skip_if(Option::is_none), owner = "owner", repo =
+            "repo", reviewers = "reviewers" skip_if(Option::is_none), title = "title" }
+        );
         impl Args {
             /// The required arguments (`owner`, `repo`, `title`, `head`, `base`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -4138,28 +4153,27 @@ Default: `false`.*/
                 "Create a review on a pull request. If event is provided, the review is submitted immediately; otherwise a pending review is created.",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Create a review on a pull request. If event is provided, the review is submitted immediately; otherwise a pending review is created.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///The review body text (optional)
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub body: Option<String>,
             ///The SHA of the commit to review (optional, defaults to latest)
-            #[serde(rename = "commitID", skip_serializing_if = "Option::is_none")]
             pub commit_id: Option<String>,
             ///The review action to perform. If omitted, creates a pending review.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub event: Option<ArgsEvent>,
             ///Repository owner (username or organization)
             pub owner: String,
             ///The pull request number
-            #[serde(rename = "pullNumber")]
             pub pull_number: f64,
             ///Repository name
             pub repo: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { body = "body" skip_if(Option::is_none), commit_id = "commitID"
+            skip_if(Option::is_none), event = "event" skip_if(Option::is_none), owner =
+            "owner", pull_number = "pullNumber", repo = "repo" }
+        );
         ///The review action to perform. If omitted, creates a pending review.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsEvent {
@@ -4201,28 +4215,28 @@ Default: `false`.*/
                 "Create a new GitHub repository in your account or specified organization",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Create a new GitHub repository in your account or specified organization
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Initialize with README
-            #[serde(rename = "autoInit", skip_serializing_if = "Option::is_none")]
             pub auto_init: Option<bool>,
             ///Repository description
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub description: Option<String>,
             ///Repository name
             pub name: String,
             ///Organization to create the repository in (omit to create in your personal account)
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub organization: Option<String>,
             /**Whether the repository should be private. Defaults to true (private) when omitted.
 
 Default: `true`.*/
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub private: Option<bool>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { auto_init = "autoInit" skip_if(Option::is_none), description =
+            "description" skip_if(Option::is_none), name = "name", organization =
+            "organization" skip_if(Option::is_none), private = "private"
+            skip_if(Option::is_none) }
+        );
         impl Args {
             /// The required arguments (`name`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(name: impl Into<String>) -> Self {
@@ -4246,10 +4260,8 @@ Default: `true`.*/
             )
             .described("Delete a file from a GitHub repository")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Delete a file from a GitHub repository
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Branch to delete the file from
             pub branch: String,
@@ -4262,6 +4274,10 @@ Default: `true`.*/
             ///Repository name
             pub repo: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { branch = "branch", message = "message", owner = "owner", path =
+            "path", repo = "repo" }
+        );
         impl Args {
             /// The required arguments (`owner`, `repo`, `path`, `message`, `branch`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -4291,19 +4307,19 @@ Default: `true`.*/
             )
             .described("Delete a pending pull request review.")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Delete a pending pull request review.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Repository owner (username or organization)
             pub owner: String,
             ///The pull request number
-            #[serde(rename = "pullNumber")]
             pub pull_number: f64,
             ///Repository name
             pub repo: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { owner = "owner", pull_number = "pullNumber", repo = "repo" }
+        );
         impl Args {
             /// The required arguments (`owner`, `repo`, `pullNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -4331,16 +4347,15 @@ Default: `true`.*/
                 "Delete a GitHub repository after the user confirms the exact owner/repository name",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Delete a GitHub repository after the user confirms the exact owner/repository name
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Repository owner (username or organization)
             pub owner: String,
             ///Repository name
             pub repo: String,
         }
+        ::mcp_runtime::__private::serde_struct!(Args { owner = "owner", repo = "repo" });
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(owner: impl Into<String>, repo: impl Into<String>) -> Self {
@@ -4363,23 +4378,15 @@ Default: `true`.*/
                 "Write operations for discussion comments.\nSupports adding top-level comments, replying to existing comments, updating comment content, deleting comments, and marking or unmarking comments as the answer.",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         /**Write operations for discussion comments.
 Supports adding top-level comments, replying to existing comments, updating comment content, deleting comments, and marking or unmarking comments as the answer.*/
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Comment content (required for 'add', 'reply', and 'update' methods)
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub body: Option<String>,
             ///The Node ID of the discussion comment (required for 'reply', 'update', 'delete', 'mark_answer', and 'unmark_answer' methods). For 'reply', this is the top-level comment to reply to; GitHub Discussions only support one level of nesting.
-            #[serde(rename = "commentNodeID", skip_serializing_if = "Option::is_none")]
             pub comment_node_id: Option<String>,
             ///Discussion number (required for 'add' and 'reply' methods)
-            #[serde(
-                rename = "discussionNumber",
-                skip_serializing_if = "Option::is_none"
-            )]
             pub discussion_number: Option<f64>,
             /**Write operation to perform on a discussion comment.
 Options are:
@@ -4392,12 +4399,16 @@ Options are:
 */
             pub method: ArgsMethod,
             ///Repository owner (required for 'add' and 'reply' methods)
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub owner: Option<String>,
             ///Repository name (required for 'add' and 'reply' methods)
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub repo: Option<String>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { body = "body" skip_if(Option::is_none), comment_node_id =
+            "commentNodeID" skip_if(Option::is_none), discussion_number =
+            "discussionNumber" skip_if(Option::is_none), method = "method", owner =
+            "owner" skip_if(Option::is_none), repo = "repo" skip_if(Option::is_none) }
+        );
         /**Write operation to perform on a discussion comment.
 Options are:
 - 'add' - adds a new top-level comment to a discussion.
@@ -4444,17 +4455,17 @@ Options are:
             )
             .described("Dismiss a notification by marking it as read or done")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Dismiss a notification by marking it as read or done
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///The new state of the notification (read/done)
             pub state: ArgsState,
             ///The ID of the notification thread
-            #[serde(rename = "threadID")]
             pub thread_id: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { state = "state", thread_id = "threadID" }
+        );
         ///The new state of the notification (read/done)
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsState {
@@ -4486,27 +4497,28 @@ Options are:
                 "Find likely duplicate issues for an existing issue in a GitHub repository. This is a read-only search scoped to the source issue's repository: it returns ranked candidate issues with a similarity score and confidence, and does not close, link, comment on, or otherwise modify any issue.",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Find likely duplicate issues for an existing issue in a GitHub repository. This is a read-only search scoped to the source issue's repository: it returns ranked candidate issues with a similarity score and confidence, and does not close, link, comment on, or otherwise modify any issue.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Minimum similarity threshold a candidate must meet to be returned; higher values are stricter. When omitted, the API's high-precision default is used. The scale is defined by the API, so no client-side bounds are enforced.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub confidence_threshold: Option<f64>,
             ///The number of the existing issue to find duplicates for
             pub issue_number: f64,
             ///The owner of the repository
             pub owner: String,
             ///Page number for pagination (min 1)
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub page: Option<f64>,
             ///Results per page for pagination (min 1, max 100)
-            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
             pub per_page: Option<f64>,
             ///The name of the repository
             pub repo: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { confidence_threshold = "confidence_threshold"
+            skip_if(Option::is_none), issue_number = "issue_number", owner = "owner",
+            page = "page" skip_if(Option::is_none), per_page = "perPage"
+            skip_if(Option::is_none), repo = "repo" }
+        );
         impl Args {
             /// The required arguments (`owner`, `repo`, `issue_number`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -4537,19 +4549,20 @@ Options are:
                 "Fork a GitHub repository to your account or specified organization",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Fork a GitHub repository to your account or specified organization
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Organization to fork to
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub organization: Option<String>,
             ///Repository owner
             pub owner: String,
             ///Repository name
             pub repo: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { organization = "organization" skip_if(Option::is_none), owner =
+            "owner", repo = "repo" }
+        );
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(owner: impl Into<String>, repo: impl Into<String>) -> Self {
@@ -4573,19 +4586,19 @@ Options are:
                 "Get details of a specific code quality finding in a GitHub repository.",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Get details of a specific code quality finding in a GitHub repository.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///The number of the finding.
-            #[serde(rename = "findingNumber")]
             pub finding_number: f64,
             ///The owner of the repository.
             pub owner: String,
             ///The name of the repository.
             pub repo: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { finding_number = "findingNumber", owner = "owner", repo = "repo" }
+        );
         impl Args {
             /// The required arguments (`owner`, `repo`, `findingNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -4613,19 +4626,19 @@ Options are:
                 "Get details of a specific code scanning alert in a GitHub repository.",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Get details of a specific code scanning alert in a GitHub repository.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///The number of the alert.
-            #[serde(rename = "alertNumber")]
             pub alert_number: f64,
             ///The owner of the repository.
             pub owner: String,
             ///The name of the repository.
             pub repo: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { alert_number = "alertNumber", owner = "owner", repo = "repo" }
+        );
         impl Args {
             /// The required arguments (`owner`, `repo`, `alertNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -4651,29 +4664,29 @@ Options are:
             )
             .described("Get details for a commit from a GitHub repository")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Get details for a commit from a GitHub repository
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             /**Level of detail to include for changed files. "none" omits stats and files entirely. "stats" (default) includes per-file metadata: filename, status, and lines-of-code counts (additions, deletions, changes), with no patch content. "full_patch" additionally includes the unified diff content for each file and can be very large.
 
 Default: `"stats"`.*/
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub detail: Option<ArgsDetail>,
             ///Repository owner
             pub owner: String,
             ///Page number for pagination (min 1)
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub page: Option<f64>,
             ///Results per page for pagination (min 1, max 100)
-            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
             pub per_page: Option<f64>,
             ///Repository name
             pub repo: String,
             ///Commit SHA, branch name, or tag name
             pub sha: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { detail = "detail" skip_if(Option::is_none), owner = "owner", page =
+            "page" skip_if(Option::is_none), per_page = "perPage"
+            skip_if(Option::is_none), repo = "repo", sha = "sha" }
+        );
         /**Level of detail to include for changed files. "none" omits stats and files entirely. "stats" (default) includes per-file metadata: filename, status, and lines-of-code counts (additions, deletions, changes), with no patch content. "full_patch" additionally includes the unified diff content for each file and can be very large.
 
 Default: `"stats"`.*/
@@ -4716,19 +4729,19 @@ Default: `"stats"`.*/
                 "Get details of a specific dependabot alert in a GitHub repository.",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Get details of a specific dependabot alert in a GitHub repository.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///The number of the alert.
-            #[serde(rename = "alertNumber")]
             pub alert_number: f64,
             ///The owner of the repository.
             pub owner: String,
             ///The name of the repository.
             pub repo: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { alert_number = "alertNumber", owner = "owner", repo = "repo" }
+        );
         impl Args {
             /// The required arguments (`owner`, `repo`, `alertNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -4754,19 +4767,20 @@ Default: `"stats"`.*/
             )
             .described("Get a specific discussion by ID")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Get a specific discussion by ID
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Discussion Number
-            #[serde(rename = "discussionNumber")]
             pub discussion_number: f64,
             ///Repository owner
             pub owner: String,
             ///Repository name
             pub repo: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { discussion_number = "discussionNumber", owner = "owner", repo = "repo"
+            }
+        );
         impl Args {
             /// The required arguments (`owner`, `repo`, `discussionNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -4792,28 +4806,28 @@ Default: `"stats"`.*/
             )
             .described("Get comments from a discussion")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Get comments from a discussion
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Cursor for pagination. Use the cursor from the previous response.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub after: Option<String>,
             ///Discussion Number
-            #[serde(rename = "discussionNumber")]
             pub discussion_number: f64,
             ///When true, each top-level comment will include its replies nested within it (up to 100 replies per comment, which is the GitHub API maximum). Defaults to false.
-            #[serde(rename = "includeReplies", skip_serializing_if = "Option::is_none")]
             pub include_replies: Option<bool>,
             ///Repository owner
             pub owner: String,
             ///Results per page for pagination (min 1, max 100)
-            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
             pub per_page: Option<f64>,
             ///Repository name
             pub repo: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { after = "after" skip_if(Option::is_none), discussion_number =
+            "discussionNumber", include_replies = "includeReplies"
+            skip_if(Option::is_none), owner = "owner", per_page = "perPage"
+            skip_if(Option::is_none), repo = "repo" }
+        );
         impl Args {
             /// The required arguments (`owner`, `repo`, `discussionNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -4844,33 +4858,32 @@ Default: `"stats"`.*/
                 "Get git blame information for a file, showing the commit that last modified each line. Ranges share commit metadata via the top-level 'commits' map keyed by SHA. Use 'start_line'/'end_line' to restrict the result to a window of the file, and 'perPage'/'after' to cursor-page through returned ranges. Matching ranges are capped at 1000; when the cap is hit 'truncated' is set to true and 'total_ranges' reports the pre-cap match count.",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Get git blame information for a file, showing the commit that last modified each line. Ranges share commit metadata via the top-level 'commits' map keyed by SHA. Use 'start_line'/'end_line' to restrict the result to a window of the file, and 'perPage'/'after' to cursor-page through returned ranges. Matching ranges are capped at 1000; when the cap is hit 'truncated' is set to true and 'total_ranges' reports the pre-cap match count.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Cursor for pagination. Use the cursor from the previous response.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub after: Option<String>,
             ///Optional 1-based ending line of the window of interest. Must be >= start_line when both are provided.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub end_line: Option<f64>,
             ///Repository owner (username or organization)
             pub owner: String,
             ///Path to the file in the repository, relative to the repository root
             pub path: String,
             ///Results per page for pagination (min 1, max 100)
-            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
             pub per_page: Option<f64>,
             ///Git reference (branch, tag, or commit SHA). Defaults to the repository's default branch (HEAD).
-            #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
             pub ref_: Option<String>,
             ///Repository name
             pub repo: String,
             ///Optional 1-based starting line of the window of interest. Only ranges overlapping [start_line, end_line] are returned, clamped to the window.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub start_line: Option<f64>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { after = "after" skip_if(Option::is_none), end_line = "end_line"
+            skip_if(Option::is_none), owner = "owner", path = "path", per_page =
+            "perPage" skip_if(Option::is_none), ref_ = "ref" skip_if(Option::is_none),
+            repo = "repo", start_line = "start_line" skip_if(Option::is_none) }
+        );
         impl Args {
             /// The required arguments (`owner`, `repo`, `path`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -4903,30 +4916,29 @@ Default: `"stats"`.*/
                 "Get the contents of a file or directory from a GitHub repository",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Get the contents of a file or directory from a GitHub repository
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Subset of fields to return for each entry when the path is a directory. If omitted, all fields are returned. Ignored when the path is a single file. Use this to reduce response size when listing directories and you only need specific fields, e.g. just 'name' and 'type'.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub fields: Option<Vec<ArgsFieldsItem>>,
             ///Repository owner (username or organization)
             pub owner: String,
             /**Path to file/directory
 
 Default: `"/"`.*/
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub path: Option<String>,
             ///Accepts optional git refs such as `refs/tags/{tag}`, `refs/heads/{branch}` or `refs/pull/{pr_number}/head`
-            #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
             pub ref_: Option<String>,
             ///Repository name
             pub repo: String,
             ///Accepts optional commit SHA. If specified, it will be used instead of ref
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub sha: Option<String>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { fields = "fields" skip_if(Option::is_none), owner = "owner", path =
+            "path" skip_if(Option::is_none), ref_ = "ref" skip_if(Option::is_none), repo
+            = "repo", sha = "sha" skip_if(Option::is_none) }
+        );
         ///`ArgsFieldsItem`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsFieldsItem {
@@ -4969,14 +4981,13 @@ Default: `"/"`.*/
             )
             .described("Get gist content of a particular gist, by gist ID")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Get gist content of a particular gist, by gist ID
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///The ID of the gist
             pub gist_id: String,
         }
+        ::mcp_runtime::__private::serde_struct!(Args { gist_id = "gist_id" });
         impl Args {
             /// The required arguments (`gist_id`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(gist_id: impl Into<String>) -> Self {
@@ -4994,15 +5005,13 @@ Default: `"/"`.*/
             )
             .described("Get a global security advisory")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Get a global security advisory
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///GitHub Security Advisory ID (format: GHSA-xxxx-xxxx-xxxx).
-            #[serde(rename = "ghsaId")]
             pub ghsa_id: String,
         }
+        ::mcp_runtime::__private::serde_struct!(Args { ghsa_id = "ghsaId" });
         impl Args {
             /// The required arguments (`ghsaId`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(ghsa_id: impl Into<String>) -> Self {
@@ -5022,33 +5031,33 @@ Default: `"/"`.*/
                 "Download logs for a specific workflow job or efficiently get all failed job logs for a workflow run",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Download logs for a specific workflow job or efficiently get all failed job logs for a workflow run
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///When true, gets logs for all failed jobs in run_id
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub failed_only: Option<bool>,
             ///The unique identifier of the workflow job (required for single job logs)
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub job_id: Option<f64>,
             ///Repository owner
             pub owner: String,
             ///Repository name
             pub repo: String,
             ///Returns actual log content instead of URLs
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub return_content: Option<bool>,
             ///Workflow run ID (required when using failed_only)
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub run_id: Option<f64>,
             /**Number of lines to return from the end of the log
 
 Default: `500`.*/
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub tail_lines: Option<f64>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { failed_only = "failed_only" skip_if(Option::is_none), job_id =
+            "job_id" skip_if(Option::is_none), owner = "owner", repo = "repo",
+            return_content = "return_content" skip_if(Option::is_none), run_id = "run_id"
+            skip_if(Option::is_none), tail_lines = "tail_lines" skip_if(Option::is_none)
+            }
+        );
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(owner: impl Into<String>, repo: impl Into<String>) -> Self {
@@ -5074,10 +5083,8 @@ Default: `500`.*/
             )
             .described("Get a specific label from a repository.")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Get a specific label from a repository.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Label name.
             pub name: String,
@@ -5086,6 +5093,9 @@ Default: `500`.*/
             ///Repository name
             pub repo: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { name = "name", owner = "owner", repo = "repo" }
+        );
         impl Args {
             /// The required arguments (`owner`, `repo`, `name`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -5111,16 +5121,15 @@ Default: `500`.*/
             )
             .described("Get the latest release in a GitHub repository")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Get the latest release in a GitHub repository
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Repository owner
             pub owner: String,
             ///Repository name
             pub repo: String,
         }
+        ::mcp_runtime::__private::serde_struct!(Args { owner = "owner", repo = "repo" });
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(owner: impl Into<String>, repo: impl Into<String>) -> Self {
@@ -5158,15 +5167,15 @@ Default: `500`.*/
                 "Get detailed information for a specific GitHub notification, always call this tool when the user asks for details about a specific notification, if you don't know the ID list notifications first.",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Get detailed information for a specific GitHub notification, always call this tool when the user asks for details about a specific notification, if you don't know the ID list notifications first.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///The ID of the notification
-            #[serde(rename = "notificationID")]
             pub notification_id: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { notification_id = "notificationID" }
+        );
         impl Args {
             /// The required arguments (`notificationID`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(notification_id: impl Into<String>) -> Self {
@@ -5186,10 +5195,8 @@ Default: `500`.*/
             )
             .described("Get a specific release by its tag name in a GitHub repository")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Get a specific release by its tag name in a GitHub repository
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Repository owner
             pub owner: String,
@@ -5198,6 +5205,9 @@ Default: `500`.*/
             ///Tag name (e.g., 'v1.0.0')
             pub tag: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { owner = "owner", repo = "repo", tag = "tag" }
+        );
         impl Args {
             /// The required arguments (`owner`, `repo`, `tag`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -5225,27 +5235,27 @@ Default: `500`.*/
                 "Get the tree structure (files and directories) of a GitHub repository at a specific ref or SHA",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Get the tree structure (files and directories) of a GitHub repository at a specific ref or SHA
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Repository owner (username or organization)
             pub owner: String,
             ///Optional path prefix to filter the tree results (e.g., 'src/' to only show files in the src directory)
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub path_filter: Option<String>,
             /**Setting this parameter to true returns the objects or subtrees referenced by the tree. Default is false
 
 Default: `false`.*/
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub recursive: Option<bool>,
             ///Repository name
             pub repo: String,
             ///The SHA1 value or ref (branch or tag) name of the tree. Defaults to the repository's default branch
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub tree_sha: Option<String>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { owner = "owner", path_filter = "path_filter" skip_if(Option::is_none),
+            recursive = "recursive" skip_if(Option::is_none), repo = "repo", tree_sha =
+            "tree_sha" skip_if(Option::is_none) }
+        );
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(owner: impl Into<String>, repo: impl Into<String>) -> Self {
@@ -5271,19 +5281,19 @@ Default: `false`.*/
                 "Get details of a specific secret scanning alert in a GitHub repository.",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Get details of a specific secret scanning alert in a GitHub repository.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///The number of the alert.
-            #[serde(rename = "alertNumber")]
             pub alert_number: f64,
             ///The owner of the repository.
             pub owner: String,
             ///The name of the repository.
             pub repo: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { alert_number = "alertNumber", owner = "owner", repo = "repo" }
+        );
         impl Args {
             /// The required arguments (`owner`, `repo`, `alertNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -5309,10 +5319,8 @@ Default: `false`.*/
             )
             .described("Get details about a specific git tag in a GitHub repository")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Get details about a specific git tag in a GitHub repository
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Repository owner
             pub owner: String,
@@ -5321,6 +5329,9 @@ Default: `false`.*/
             ///Tag name
             pub tag: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { owner = "owner", repo = "repo", tag = "tag" }
+        );
         impl Args {
             /// The required arguments (`owner`, `repo`, `tag`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -5348,16 +5359,17 @@ Default: `false`.*/
                 "Get member usernames of a specific team in an organization. Limited to organizations accessible with current credentials",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Get member usernames of a specific team in an organization. Limited to organizations accessible with current credentials
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Organization login (owner) that contains the team.
             pub org: String,
             ///Team slug
             pub team_slug: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { org = "org", team_slug = "team_slug" }
+        );
         impl Args {
             /// The required arguments (`org`, `team_slug`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(org: impl Into<String>, team_slug: impl Into<String>) -> Self {
@@ -5380,15 +5392,15 @@ Default: `false`.*/
                 "Get details of the teams the user is a member of. Limited to organizations accessible with current credentials",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Get details of the teams the user is a member of. Limited to organizations accessible with current credentials
-        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, Default, PartialEq)]
         pub struct Args {
             ///Username to get teams for. If not provided, uses the authenticated user.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub user: Option<String>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { user = "user" skip_if(Option::is_none) }
+        );
     }
     /// Types and definition of the tool `issue_dependency_read`.
     pub mod issue_dependency_read {
@@ -5402,10 +5414,8 @@ Default: `false`.*/
                 "Read an issue's dependency relationships in a GitHub repository: the issues that block it (blocked_by) or the issues it blocks (blocking).",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Read an issue's dependency relationships in a GitHub repository: the issues that block it (blocked_by) or the issues it blocks (blocking).
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///The number of the issue
             pub issue_number: f64,
@@ -5418,14 +5428,17 @@ Options are:
             ///The owner of the repository
             pub owner: String,
             ///Page number for pagination (min 1)
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub page: Option<f64>,
             ///Results per page for pagination (min 1, max 100)
-            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
             pub per_page: Option<f64>,
             ///The name of the repository
             pub repo: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { issue_number = "issue_number", method = "method", owner = "owner",
+            page = "page" skip_if(Option::is_none), per_page = "perPage"
+            skip_if(Option::is_none), repo = "repo" }
+        );
         /**The read operation to perform on a single issue's dependencies.
 Options are:
 1. get_blocked_by - List the issues that block this issue (this issue is blocked by them).
@@ -5470,10 +5483,8 @@ Options are:
                 "Add or remove an issue dependency relationship in a GitHub repository. Use type 'blocked_by' to record that the subject issue is blocked by a related issue, or type 'blocking' to record that the subject issue blocks a related issue. The related issue defaults to the same repository as the subject unless related_owner/related_repo are provided.",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Add or remove an issue dependency relationship in a GitHub repository. Use type 'blocked_by' to record that the subject issue is blocked by a related issue, or type 'blocking' to record that the subject issue blocks a related issue. The related issue defaults to the same repository as the subject unless related_owner/related_repo are provided.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///The number of the subject issue
             pub issue_number: f64,
@@ -5487,10 +5498,8 @@ Options are:
             ///The number of the related issue to link or unlink
             pub related_issue_number: f64,
             ///The owner of the related issue's repository. Defaults to 'owner' when omitted.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub related_owner: Option<String>,
             ///The name of the related issue's repository. Defaults to 'repo' when omitted.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub related_repo: Option<String>,
             ///The name of the subject issue's repository
             pub repo: String,
@@ -5498,9 +5507,14 @@ Options are:
 Options are:
 - 'blocked_by' - the subject issue is blocked by the related issue.
 - 'blocking' - the subject issue blocks the related issue.*/
-            #[serde(rename = "type")]
             pub type_: ArgsType,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { issue_number = "issue_number", method = "method", owner = "owner",
+            related_issue_number = "related_issue_number", related_owner =
+            "related_owner" skip_if(Option::is_none), related_repo = "related_repo"
+            skip_if(Option::is_none), repo = "repo", type_ = "type" }
+        );
         /**The action to perform.
 Options are:
 - 'add' - create the dependency relationship.
@@ -5558,10 +5572,8 @@ Options are:
             )
             .described("Get information about a specific issue in a GitHub repository.")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Get information about a specific issue in a GitHub repository.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///The number of the issue
             pub issue_number: f64,
@@ -5577,14 +5589,17 @@ Options are:
             ///The owner of the repository
             pub owner: String,
             ///Page number for pagination (min 1)
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub page: Option<f64>,
             ///Results per page for pagination (min 1, max 100)
-            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
             pub per_page: Option<f64>,
             ///The name of the repository
             pub repo: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { issue_number = "issue_number", method = "method", owner = "owner",
+            page = "page" skip_if(Option::is_none), per_page = "perPage"
+            skip_if(Option::is_none), repo = "repo" }
+        );
         /**The read operation to perform on a single issue.
 Options are:
 1. get - Get issue details. Also returns best-effort hierarchy flags (`has_parent`, `has_children`); `parent` and `sub_issues_summary` are optional relationship summaries, and `closed_by_pull_requests` summarizes the pull requests configured to close the issue as `total_count` plus up to 5 `references`.
@@ -5638,26 +5653,19 @@ Options are:
             .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Create a new or update an existing issue in a GitHub repository.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Usernames to assign to this issue
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub assignees: Option<Vec<String>>,
             ///Issue body content
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub body: Option<String>,
             ///Issue number that this issue is a duplicate of. Required when state_reason is 'duplicate'.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub duplicate_of: Option<f64>,
             ///Issue field values to set or clear. Each item requires 'field_name' and exactly one of 'value', 'field_option_name', or 'delete: true'.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub issue_fields: Option<Vec<ArgsIssueFieldsItem>>,
             ///Issue number to update
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub issue_number: Option<f64>,
             ///Labels to apply to this issue
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub labels: Option<Vec<String>>,
             /**Write operation to perform on a single issue.
 Options are:
@@ -5666,44 +5674,51 @@ Options are:
 */
             pub method: ArgsMethod,
             ///Milestone number
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub milestone: Option<f64>,
             ///Repository owner
             pub owner: String,
             ///Repository name
             pub repo: String,
             ///New state
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub state: Option<ArgsState>,
             ///Reason for the state change. Ignored unless state is changed.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub state_reason: Option<ArgsStateReason>,
             ///Issue title
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub title: Option<String>,
             ///Type of this issue. For updates, pass null to remove the current type. Only use if issue types are enabled for this repository. Use list_issue_types to get valid type values for this repository or its owner organization. If the repository doesn't support issue types, omit this parameter.
-            #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
             ///
             /// `None` leaves the argument out; `Some(None)` sends `null`.
             pub type_: Option<Option<String>>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { assignees = "assignees" skip_if(Option::is_none), body = "body"
+            skip_if(Option::is_none), duplicate_of = "duplicate_of"
+            skip_if(Option::is_none), issue_fields = "issue_fields"
+            skip_if(Option::is_none), issue_number = "issue_number"
+            skip_if(Option::is_none), labels = "labels" skip_if(Option::is_none), method
+            = "method", milestone = "milestone" skip_if(Option::is_none), owner =
+            "owner", repo = "repo", state = "state" skip_if(Option::is_none),
+            state_reason = "state_reason" skip_if(Option::is_none), title = "title"
+            skip_if(Option::is_none), type_ = "type" skip_if(Option::is_none) }
+        );
         ///`ArgsIssueFieldsItem`
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
-        #[serde(deny_unknown_fields)]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct ArgsIssueFieldsItem {
             ///Set to true to clear this field's current value on the issue. When false or omitted, this property is ignored. Cannot be true when 'value' or 'field_option_name' is provided.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub delete: Option<bool>,
             ///Issue field name (case-insensitive). Must match a field returned by list_issue_fields for this repository or its organization.
             pub field_name: String,
             ///Option name for single-select fields. Validated against the field's options before the API call. Cannot be combined with 'value' or 'delete: true'.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub field_option_name: Option<String>,
             ///Value to set. Use for text, number, and date fields (date as YYYY-MM-DD). For single-select fields, prefer 'field_option_name' so the option is validated before the API call. Cannot be combined with 'field_option_name' or 'delete: true'.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub value: Option<ArgsIssueFieldsItemValue>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            ArgsIssueFieldsItem { delete = "delete" skip_if(Option::is_none), field_name
+            = "field_name", field_option_name = "field_option_name"
+            skip_if(Option::is_none), value = "value" skip_if(Option::is_none) }
+            deny_unknown_fields
+        );
         ///Value to set. Use for text, number, and date fields (date as YYYY-MM-DD). For single-select fields, prefer 'field_option_name' so the option is validated before the API call. Cannot be combined with 'field_option_name' or 'delete: true'.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
@@ -5803,29 +5818,29 @@ Options are:
                 "Perform write operations on repository labels. To set labels on issues, use the 'update_issue' tool.",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Perform write operations on repository labels. To set labels on issues, use the 'update_issue' tool.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Label color as 6-character hex code without '#' prefix (e.g., 'f29513'). Required for 'create', optional for 'update'.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub color: Option<String>,
             ///Label description text. Optional for 'create' and 'update'.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub description: Option<String>,
             ///Operation to perform: 'create', 'update', or 'delete'
             pub method: ArgsMethod,
             ///Label name - required for all operations
             pub name: String,
             ///New name for the label (used only with 'update' method to rename)
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub new_name: Option<String>,
             ///Repository owner (username or organization name)
             pub owner: String,
             ///Repository name
             pub repo: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { color = "color" skip_if(Option::is_none), description = "description"
+            skip_if(Option::is_none), method = "method", name = "name", new_name =
+            "new_name" skip_if(Option::is_none), owner = "owner", repo = "repo" }
+        );
         ///Operation to perform: 'create', 'update', or 'delete'
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsMethod {
@@ -5866,22 +5881,22 @@ Options are:
             )
             .described("List branches in a GitHub repository")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///List branches in a GitHub repository
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Repository owner
             pub owner: String,
             ///Page number for pagination (min 1)
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub page: Option<f64>,
             ///Results per page for pagination (min 1, max 100)
-            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
             pub per_page: Option<f64>,
             ///Repository name
             pub repo: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { owner = "owner", page = "page" skip_if(Option::is_none), per_page =
+            "perPage" skip_if(Option::is_none), repo = "repo" }
+        );
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(owner: impl Into<String>, repo: impl Into<String>) -> Self {
@@ -5904,36 +5919,35 @@ Options are:
             )
             .described("List code scanning alerts in a GitHub repository.")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///List code scanning alerts in a GitHub repository.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///The owner of the repository.
             pub owner: String,
             ///Page number for pagination (min 1)
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub page: Option<f64>,
             ///Results per page for pagination (min 1, max 100)
-            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
             pub per_page: Option<f64>,
             ///The Git reference for the results you want to list.
-            #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
             pub ref_: Option<String>,
             ///The name of the repository.
             pub repo: String,
             ///Filter code scanning alerts by severity
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub severity: Option<ArgsSeverity>,
             /**Filter code scanning alerts by state. Defaults to open
 
 Default: `"open"`.*/
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub state: Option<ArgsState>,
             ///The name of the tool used for code scanning.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub tool_name: Option<String>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { owner = "owner", page = "page" skip_if(Option::is_none), per_page =
+            "perPage" skip_if(Option::is_none), ref_ = "ref" skip_if(Option::is_none),
+            repo = "repo", severity = "severity" skip_if(Option::is_none), state =
+            "state" skip_if(Option::is_none), tool_name = "tool_name"
+            skip_if(Option::is_none) }
+        );
         ///Filter code scanning alerts by severity
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsSeverity {
@@ -5991,40 +6005,38 @@ Default: `"open"`.*/
                 "Get list of commits of a branch in a GitHub repository. Returns at least 30 results per page by default, but can return more if specified using the perPage parameter (up to 100).",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Get list of commits of a branch in a GitHub repository. Returns at least 30 results per page by default, but can return more if specified using the perPage parameter (up to 100).
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Author username or email address to filter commits by
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub author: Option<String>,
             ///Subset of fields to return for each commit. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields, e.g. just 'sha' and 'html_url'.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub fields: Option<Vec<ArgsFieldsItem>>,
             ///Repository owner
             pub owner: String,
             ///Page number for pagination (min 1)
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub page: Option<f64>,
             ///Only commits containing this file path will be returned
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub path: Option<String>,
             ///Results per page for pagination (min 1, max 100)
-            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
             pub per_page: Option<f64>,
             ///Repository name
             pub repo: String,
             ///Commit SHA, branch or tag name to list commits of. If not provided, uses the default branch of the repository. If a commit SHA is provided, will list commits up to that SHA.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub sha: Option<String>,
             ///Only commits after this date will be returned (ISO 8601 format: YYYY-MM-DDTHH:MM:SSZ or YYYY-MM-DD)
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub since: Option<String>,
             ///Only commits before this date will be returned (ISO 8601 format: YYYY-MM-DDTHH:MM:SSZ or YYYY-MM-DD)
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub until: Option<String>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { author = "author" skip_if(Option::is_none), fields = "fields"
+            skip_if(Option::is_none), owner = "owner", page = "page"
+            skip_if(Option::is_none), path = "path" skip_if(Option::is_none), per_page =
+            "perPage" skip_if(Option::is_none), repo = "repo", sha = "sha"
+            skip_if(Option::is_none), since = "since" skip_if(Option::is_none), until =
+            "until" skip_if(Option::is_none) }
+        );
         ///`ArgsFieldsItem`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsFieldsItem {
@@ -6066,30 +6078,29 @@ Default: `"open"`.*/
             )
             .described("List dependabot alerts in a GitHub repository.")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///List dependabot alerts in a GitHub repository.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Cursor for pagination. Use the cursor from the previous response.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub after: Option<String>,
             ///The owner of the repository.
             pub owner: String,
             ///Results per page for pagination (min 1, max 100)
-            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
             pub per_page: Option<f64>,
             ///The name of the repository.
             pub repo: String,
             ///Filter dependabot alerts by severity
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub severity: Option<ArgsSeverity>,
             /**Filter dependabot alerts by state. Defaults to open
 
 Default: `"open"`.*/
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub state: Option<ArgsState>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { after = "after" skip_if(Option::is_none), owner = "owner", per_page =
+            "perPage" skip_if(Option::is_none), repo = "repo", severity = "severity"
+            skip_if(Option::is_none), state = "state" skip_if(Option::is_none) }
+        );
         ///Filter dependabot alerts by severity
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsSeverity {
@@ -6142,17 +6153,17 @@ Default: `"open"`.*/
                 "List discussion categories with their id and name, for a repository or organisation.",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///List discussion categories with their id and name, for a repository or organisation.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Repository owner
             pub owner: String,
             ///Repository name. If not provided, discussion categories will be queried at the organisation level.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub repo: Option<String>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { owner = "owner", repo = "repo" skip_if(Option::is_none) }
+        );
         impl Args {
             /// The required arguments (`owner`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(owner: impl Into<String>) -> Self {
@@ -6173,32 +6184,30 @@ Default: `"open"`.*/
             )
             .described("List discussions for a repository or organisation.")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///List discussions for a repository or organisation.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Cursor for pagination. Use the cursor from the previous response.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub after: Option<String>,
             ///Optional filter by discussion category ID. If provided, only discussions with this category are listed.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub category: Option<String>,
             ///Order direction.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub direction: Option<ArgsDirection>,
             ///Order discussions by field. If provided, the 'direction' also needs to be provided.
-            #[serde(rename = "orderBy", skip_serializing_if = "Option::is_none")]
             pub order_by: Option<ArgsOrderBy>,
             ///Repository owner
             pub owner: String,
             ///Results per page for pagination (min 1, max 100)
-            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
             pub per_page: Option<f64>,
             ///Repository name. If not provided, discussions will be queried at the organisation level.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub repo: Option<String>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { after = "after" skip_if(Option::is_none), category = "category"
+            skip_if(Option::is_none), direction = "direction" skip_if(Option::is_none),
+            order_by = "orderBy" skip_if(Option::is_none), owner = "owner", per_page =
+            "perPage" skip_if(Option::is_none), repo = "repo" skip_if(Option::is_none) }
+        );
         ///Order direction.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsDirection {
@@ -6242,24 +6251,23 @@ Default: `"open"`.*/
             )
             .described("List gists for a user")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///List gists for a user
-        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, Default, PartialEq)]
         pub struct Args {
             ///Page number for pagination (min 1)
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub page: Option<f64>,
             ///Results per page for pagination (min 1, max 100)
-            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
             pub per_page: Option<f64>,
             ///Only gists updated after this time (ISO 8601 timestamp)
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub since: Option<String>,
             ///GitHub username (omit for authenticated user's gists)
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub username: Option<String>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { page = "page" skip_if(Option::is_none), per_page = "perPage"
+            skip_if(Option::is_none), since = "since" skip_if(Option::is_none), username
+            = "username" skip_if(Option::is_none) }
+        );
     }
     /// Types and definition of the tool `list_global_security_advisories`.
     pub mod list_global_security_advisories {
@@ -6271,47 +6279,44 @@ Default: `"open"`.*/
             )
             .described("List global security advisories from GitHub.")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///List global security advisories from GitHub.
-        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, Default, PartialEq)]
         pub struct Args {
             ///Filter advisories by affected package or version (e.g. "package1,package2@1.0.0").
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub affects: Option<String>,
             ///Filter by CVE ID.
-            #[serde(rename = "cveId", skip_serializing_if = "Option::is_none")]
             pub cve_id: Option<String>,
             ///Filter by Common Weakness Enumeration IDs (e.g. ["79", "284", "22"]).
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub cwes: Option<Vec<String>>,
             ///Filter by package ecosystem.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub ecosystem: Option<ArgsEcosystem>,
             ///Filter by GitHub Security Advisory ID (format: GHSA-xxxx-xxxx-xxxx).
-            #[serde(rename = "ghsaId", skip_serializing_if = "Option::is_none")]
             pub ghsa_id: Option<String>,
             ///Whether to only return withdrawn advisories.
-            #[serde(rename = "isWithdrawn", skip_serializing_if = "Option::is_none")]
             pub is_withdrawn: Option<bool>,
             ///Filter by publish or update date or date range (ISO 8601 date or range).
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub modified: Option<String>,
             ///Filter by publish date or date range (ISO 8601 date or range).
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub published: Option<String>,
             ///Filter by severity.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub severity: Option<ArgsSeverity>,
             /**Advisory type.
 
 Default: `"reviewed"`.*/
-            #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
             pub type_: Option<ArgsType>,
             ///Filter by update date or date range (ISO 8601 date or range).
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub updated: Option<String>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { affects = "affects" skip_if(Option::is_none), cve_id = "cveId"
+            skip_if(Option::is_none), cwes = "cwes" skip_if(Option::is_none), ecosystem =
+            "ecosystem" skip_if(Option::is_none), ghsa_id = "ghsaId"
+            skip_if(Option::is_none), is_withdrawn = "isWithdrawn"
+            skip_if(Option::is_none), modified = "modified" skip_if(Option::is_none),
+            published = "published" skip_if(Option::is_none), severity = "severity"
+            skip_if(Option::is_none), type_ = "type" skip_if(Option::is_none), updated =
+            "updated" skip_if(Option::is_none) }
+        );
         ///Filter by package ecosystem.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsEcosystem {
@@ -6372,17 +6377,17 @@ Default: `"reviewed"`.*/
                 "List issue fields for a repository or organization. Returns field definitions including name, type (text, number, date, single_select), and for single_select fields the list of valid option names. When repo is omitted, returns org-level fields directly.",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///List issue fields for a repository or organization. Returns field definitions including name, type (text, number, date, single_select), and for single_select fields the list of valid option names. When repo is omitted, returns org-level fields directly.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///The account owner of the repository or organization. The name is not case sensitive.
             pub owner: String,
             ///The name of the repository. When provided, returns fields for this specific repository (inherited from its organization). When omitted, returns org-level fields directly.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub repo: Option<String>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { owner = "owner", repo = "repo" skip_if(Option::is_none) }
+        );
         impl Args {
             /// The required arguments (`owner`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(owner: impl Into<String>) -> Self {
@@ -6405,17 +6410,17 @@ Default: `"reviewed"`.*/
                 "List supported issue types for a repository or its owner organization. When repo is omitted, returns org-level issue types directly.",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///List supported issue types for a repository or its owner organization. When repo is omitted, returns org-level issue types directly.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///The account owner of the repository or organization.
             pub owner: String,
             ///The name of the repository. When provided, returns issue types for this specific repository. When omitted, returns org-level issue types directly.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub repo: Option<String>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { owner = "owner", repo = "repo" skip_if(Option::is_none) }
+        );
         impl Args {
             /// The required arguments (`owner`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(owner: impl Into<String>) -> Self {
@@ -6438,43 +6443,41 @@ Default: `"reviewed"`.*/
                 "List issues in a GitHub repository. For pagination, use the 'endCursor' from the previous response's 'pageInfo' in the 'after' parameter.",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///List issues in a GitHub repository. For pagination, use the 'endCursor' from the previous response's 'pageInfo' in the 'after' parameter.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Cursor for pagination. Use the cursor from the previous response.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub after: Option<String>,
             ///Order direction. If provided, the 'orderBy' also needs to be provided.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub direction: Option<ArgsDirection>,
             ///Filter by custom issue field values. Each entry takes a field_name and a value; the server looks up the field and coerces the value to its type (single-select option name, text, number, or YYYY-MM-DD date).
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub field_filters: Option<Vec<ArgsFieldFiltersItem>>,
             ///Subset of fields to return for each issue. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'body' and 'field_values' in particular drops the largest per-result data.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub fields: Option<Vec<ArgsFieldsItem>>,
             ///Filter by labels
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub labels: Option<Vec<String>>,
             ///Order issues by field. If provided, the 'direction' also needs to be provided.
-            #[serde(rename = "orderBy", skip_serializing_if = "Option::is_none")]
             pub order_by: Option<ArgsOrderBy>,
             ///Repository owner
             pub owner: String,
             ///Results per page for pagination (min 1, max 100)
-            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
             pub per_page: Option<f64>,
             ///Repository name
             pub repo: String,
             ///Filter by date (ISO 8601 timestamp)
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub since: Option<String>,
             ///Filter by state, by default both open and closed issues are returned when not provided
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub state: Option<ArgsState>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { after = "after" skip_if(Option::is_none), direction = "direction"
+            skip_if(Option::is_none), field_filters = "field_filters"
+            skip_if(Option::is_none), fields = "fields" skip_if(Option::is_none), labels
+            = "labels" skip_if(Option::is_none), order_by = "orderBy"
+            skip_if(Option::is_none), owner = "owner", per_page = "perPage"
+            skip_if(Option::is_none), repo = "repo", since = "since"
+            skip_if(Option::is_none), state = "state" skip_if(Option::is_none) }
+        );
         ///Order direction. If provided, the 'orderBy' also needs to be provided.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsDirection {
@@ -6485,14 +6488,16 @@ Default: `"reviewed"`.*/
             ArgsDirection { Asc = "ASC", Desc = "DESC" }
         );
         ///`ArgsFieldFiltersItem`
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct ArgsFieldFiltersItem {
             ///Name of the custom field (e.g. "Priority"). Case-insensitive.
             pub field_name: String,
             ///Value to filter on. For single-select fields, the option name (e.g. "P1"). For dates, YYYY-MM-DD. For numbers, the numeric value as a string. For text, the text value.
             pub value: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            ArgsFieldFiltersItem { field_name = "field_name", value = "value" }
+        );
         ///`ArgsFieldsItem`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsFieldsItem {
@@ -6565,16 +6570,15 @@ Default: `"reviewed"`.*/
                 "List labels from a repository, ordered by issue count (descending) so the most-used labels are returned first",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///List labels from a repository, ordered by issue count (descending) so the most-used labels are returned first
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Repository owner (username or organization name) - required for all operations
             pub owner: String,
             ///Repository name - required for all operations
             pub repo: String,
         }
+        ::mcp_runtime::__private::serde_struct!(Args { owner = "owner", repo = "repo" });
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(owner: impl Into<String>, repo: impl Into<String>) -> Self {
@@ -6597,33 +6601,31 @@ Default: `"reviewed"`.*/
                 "Lists all GitHub notifications for the authenticated user, including unread notifications, mentions, review requests, assignments, and updates on issues or pull requests. Use this tool whenever the user asks what to work on next, requests a summary of their GitHub activity, wants to see pending reviews, or needs to check for new updates or tasks. This tool is the primary way to discover actionable items, reminders, and outstanding work on GitHub. Always call this tool when asked what to work on next, what is pending, or what needs attention in GitHub.",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Lists all GitHub notifications for the authenticated user, including unread notifications, mentions, review requests, assignments, and updates on issues or pull requests. Use this tool whenever the user asks what to work on next, requests a summary of their GitHub activity, wants to see pending reviews, or needs to check for new updates or tasks. This tool is the primary way to discover actionable items, reminders, and outstanding work on GitHub. Always call this tool when asked what to work on next, what is pending, or what needs attention in GitHub.
-        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, Default, PartialEq)]
         pub struct Args {
             ///Only show notifications updated before the given time (ISO 8601 format)
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub before: Option<String>,
             ///Filter notifications to, use default unless specified. Read notifications are ones that have already been acknowledged by the user. Participating notifications are those that the user is directly involved in, such as issues or pull requests they have commented on or created.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub filter: Option<ArgsFilter>,
             ///Optional repository owner. If provided with repo, only notifications for this repository are listed.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub owner: Option<String>,
             ///Page number for pagination (min 1)
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub page: Option<f64>,
             ///Results per page for pagination (min 1, max 100)
-            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
             pub per_page: Option<f64>,
             ///Optional repository name. If provided with owner, only notifications for this repository are listed.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub repo: Option<String>,
             ///Only show notifications updated after the given time (ISO 8601 format)
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub since: Option<String>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { before = "before" skip_if(Option::is_none), filter = "filter"
+            skip_if(Option::is_none), owner = "owner" skip_if(Option::is_none), page =
+            "page" skip_if(Option::is_none), per_page = "perPage"
+            skip_if(Option::is_none), repo = "repo" skip_if(Option::is_none), since =
+            "since" skip_if(Option::is_none) }
+        );
         ///Filter notifications to, use default unless specified. Read notifications are ones that have already been acknowledged by the user. Participating notifications are those that the user is directly involved in, such as issues or pull requests they have commented on or created.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsFilter {
@@ -6646,23 +6648,22 @@ Default: `"reviewed"`.*/
             )
             .described("List repository security advisories for a GitHub organization.")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///List repository security advisories for a GitHub organization.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Sort direction.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub direction: Option<ArgsDirection>,
             ///The organization login.
             pub org: String,
             ///Sort field.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub sort: Option<ArgsSort>,
             ///Filter by advisory state.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub state: Option<ArgsState>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { direction = "direction" skip_if(Option::is_none), org = "org", sort =
+            "sort" skip_if(Option::is_none), state = "state" skip_if(Option::is_none) }
+        );
         ///Sort direction.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsDirection {
@@ -6719,40 +6720,38 @@ Default: `"reviewed"`.*/
                 "List pull requests in a GitHub repository. If the user specifies an author, then DO NOT use this tool and use the search_pull_requests tool instead.",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///List pull requests in a GitHub repository. If the user specifies an author, then DO NOT use this tool and use the search_pull_requests tool instead.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Filter by base branch
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub base: Option<String>,
             ///Sort direction
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub direction: Option<ArgsDirection>,
             ///Subset of fields to return for each pull request. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'body' in particular drops the largest per-result data.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub fields: Option<Vec<ArgsFieldsItem>>,
             ///Filter by head user/org and branch
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub head: Option<String>,
             ///Repository owner
             pub owner: String,
             ///Page number for pagination (min 1)
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub page: Option<f64>,
             ///Results per page for pagination (min 1, max 100)
-            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
             pub per_page: Option<f64>,
             ///Repository name
             pub repo: String,
             ///Sort by
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub sort: Option<ArgsSort>,
             ///Filter by state
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub state: Option<ArgsState>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { base = "base" skip_if(Option::is_none), direction = "direction"
+            skip_if(Option::is_none), fields = "fields" skip_if(Option::is_none), head =
+            "head" skip_if(Option::is_none), owner = "owner", page = "page"
+            skip_if(Option::is_none), per_page = "perPage" skip_if(Option::is_none), repo
+            = "repo", sort = "sort" skip_if(Option::is_none), state = "state"
+            skip_if(Option::is_none) }
+        );
         ///Sort direction
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsDirection {
@@ -6851,25 +6850,25 @@ Default: `"reviewed"`.*/
             )
             .described("List releases in a GitHub repository")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///List releases in a GitHub repository
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Subset of fields to return for each release. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'body' in particular drops the largest per-release data.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub fields: Option<Vec<ArgsFieldsItem>>,
             ///Repository owner
             pub owner: String,
             ///Page number for pagination (min 1)
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub page: Option<f64>,
             ///Results per page for pagination (min 1, max 100)
-            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
             pub per_page: Option<f64>,
             ///Repository name
             pub repo: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { fields = "fields" skip_if(Option::is_none), owner = "owner", page =
+            "page" skip_if(Option::is_none), per_page = "perPage"
+            skip_if(Option::is_none), repo = "repo" }
+        );
         ///`ArgsFieldsItem`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsFieldsItem {
@@ -6913,25 +6912,25 @@ Default: `"reviewed"`.*/
                 "List collaborators of a GitHub repository. Results are paginated; the response includes `nextPage`, `prevPage`, `firstPage`, and `lastPage` fields. To get the next page, use the `nextPage` value as the `page` parameter.",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///List collaborators of a GitHub repository. Results are paginated; the response includes `nextPage`, `prevPage`, `firstPage`, and `lastPage` fields. To get the next page, use the `nextPage` value as the `page` parameter.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Filter by affiliation. Can be one of: 'outside' (outside collaborators), 'direct' (all with permissions regardless of org membership), 'all' (all collaborators). Default: 'all'
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub affiliation: Option<ArgsAffiliation>,
             ///Repository owner
             pub owner: String,
             ///Page number for pagination (default 1, min 1)
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub page: Option<f64>,
             ///Results per page for pagination (default 30, min 1, max 100)
-            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
             pub per_page: Option<f64>,
             ///Repository name
             pub repo: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { affiliation = "affiliation" skip_if(Option::is_none), owner = "owner",
+            page = "page" skip_if(Option::is_none), per_page = "perPage"
+            skip_if(Option::is_none), repo = "repo" }
+        );
         ///Filter by affiliation. Can be one of: 'outside' (outside collaborators), 'direct' (all with permissions regardless of org membership), 'all' (all collaborators). Default: 'all'
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsAffiliation {
@@ -6965,25 +6964,25 @@ Default: `"reviewed"`.*/
             )
             .described("List repository security advisories for a GitHub repository.")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///List repository security advisories for a GitHub repository.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Sort direction.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub direction: Option<ArgsDirection>,
             ///The owner of the repository.
             pub owner: String,
             ///The name of the repository.
             pub repo: String,
             ///Sort field.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub sort: Option<ArgsSort>,
             ///Filter by advisory state.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub state: Option<ArgsState>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { direction = "direction" skip_if(Option::is_none), owner = "owner",
+            repo = "repo", sort = "sort" skip_if(Option::is_none), state = "state"
+            skip_if(Option::is_none) }
+        );
         ///Sort direction.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsDirection {
@@ -7039,31 +7038,30 @@ Default: `"reviewed"`.*/
             )
             .described("List secret scanning alerts in a GitHub repository.")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///List secret scanning alerts in a GitHub repository.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///The owner of the repository.
             pub owner: String,
             ///Page number for pagination (min 1)
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub page: Option<f64>,
             ///Results per page for pagination (min 1, max 100)
-            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
             pub per_page: Option<f64>,
             ///The name of the repository.
             pub repo: String,
             ///Filter by resolution
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub resolution: Option<ArgsResolution>,
             ///A comma-separated list of secret types to return. All default secret patterns are returned. To return generic patterns, pass the token name(s) in the parameter.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub secret_type: Option<String>,
             ///Filter by state
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub state: Option<ArgsState>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { owner = "owner", page = "page" skip_if(Option::is_none), per_page =
+            "perPage" skip_if(Option::is_none), repo = "repo", resolution = "resolution"
+            skip_if(Option::is_none), secret_type = "secret_type"
+            skip_if(Option::is_none), state = "state" skip_if(Option::is_none) }
+        );
         ///Filter by resolution
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsResolution {
@@ -7113,27 +7111,26 @@ Default: `"reviewed"`.*/
             )
             .described("List starred repositories")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///List starred repositories
-        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, Default, PartialEq)]
         pub struct Args {
             ///The direction to sort the results by.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub direction: Option<ArgsDirection>,
             ///Page number for pagination (min 1)
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub page: Option<f64>,
             ///Results per page for pagination (min 1, max 100)
-            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
             pub per_page: Option<f64>,
             ///How to sort the results. Can be either 'created' (when the repository was starred) or 'updated' (when the repository was last pushed to).
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub sort: Option<ArgsSort>,
             ///Username to list starred repositories for. Defaults to the authenticated user.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub username: Option<String>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { direction = "direction" skip_if(Option::is_none), page = "page"
+            skip_if(Option::is_none), per_page = "perPage" skip_if(Option::is_none), sort
+            = "sort" skip_if(Option::is_none), username = "username"
+            skip_if(Option::is_none) }
+        );
         ///The direction to sort the results by.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsDirection {
@@ -7163,22 +7160,22 @@ Default: `"reviewed"`.*/
             )
             .described("List git tags in a GitHub repository")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///List git tags in a GitHub repository
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Repository owner
             pub owner: String,
             ///Page number for pagination (min 1)
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub page: Option<f64>,
             ///Results per page for pagination (min 1, max 100)
-            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
             pub per_page: Option<f64>,
             ///Repository name
             pub repo: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { owner = "owner", page = "page" skip_if(Option::is_none), per_page =
+            "perPage" skip_if(Option::is_none), repo = "repo" }
+        );
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(owner: impl Into<String>, repo: impl Into<String>) -> Self {
@@ -7203,17 +7200,17 @@ Default: `"reviewed"`.*/
                 "Manage a notification subscription: ignore, watch, or delete a notification thread subscription.",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Manage a notification subscription: ignore, watch, or delete a notification thread subscription.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Action to perform: ignore, watch, or delete the notification subscription.
             pub action: ArgsAction,
             ///The ID of the notification thread.
-            #[serde(rename = "notificationID")]
             pub notification_id: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { action = "action", notification_id = "notificationID" }
+        );
         ///Action to perform: ignore, watch, or delete the notification subscription.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsAction {
@@ -7246,10 +7243,8 @@ Default: `"reviewed"`.*/
                 "Manage a repository notification subscription: ignore, watch, or delete repository notifications subscription for the provided repository.",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Manage a repository notification subscription: ignore, watch, or delete repository notifications subscription for the provided repository.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Action to perform: ignore, watch, or delete the repository notification subscription.
             pub action: ArgsAction,
@@ -7258,6 +7253,9 @@ Default: `"reviewed"`.*/
             ///The name of the repository.
             pub repo: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { action = "action", owner = "owner", repo = "repo" }
+        );
         ///Action to perform: ignore, watch, or delete the repository notification subscription.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsAction {
@@ -7293,21 +7291,20 @@ Default: `"reviewed"`.*/
             )
             .described("Mark all notifications as read")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Mark all notifications as read
-        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, Default, PartialEq)]
         pub struct Args {
             ///Describes the last point that notifications were checked (optional). Default: Now
-            #[serde(rename = "lastReadAt", skip_serializing_if = "Option::is_none")]
             pub last_read_at: Option<String>,
             ///Optional repository owner. If provided with repo, only notifications for this repository are marked as read.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub owner: Option<String>,
             ///Optional repository name. If provided with owner, only notifications for this repository are marked as read.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub repo: Option<String>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { last_read_at = "lastReadAt" skip_if(Option::is_none), owner = "owner"
+            skip_if(Option::is_none), repo = "repo" skip_if(Option::is_none) }
+        );
     }
     /// Types and definition of the tool `merge_pull_request`.
     pub mod merge_pull_request {
@@ -7319,28 +7316,28 @@ Default: `"reviewed"`.*/
             )
             .described("Merge a pull request in a GitHub repository.")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Merge a pull request in a GitHub repository.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Extra detail for merge commit
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub commit_message: Option<String>,
             ///Title for merge commit
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub commit_title: Option<String>,
             ///Merge method
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub merge_method: Option<ArgsMergeMethod>,
             ///Repository owner
             pub owner: String,
             ///Pull request number
-            #[serde(rename = "pullNumber")]
             pub pull_number: f64,
             ///Repository name
             pub repo: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { commit_message = "commit_message" skip_if(Option::is_none),
+            commit_title = "commit_title" skip_if(Option::is_none), merge_method =
+            "merge_method" skip_if(Option::is_none), owner = "owner", pull_number =
+            "pullNumber", repo = "repo" }
+        );
         ///Merge method
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsMergeMethod {
@@ -7381,42 +7378,40 @@ Default: `"reviewed"`.*/
                 "Get details about specific GitHub Projects resources.\nUse this tool to get details about individual projects, project fields, project items, and project views by their unique IDs.\n",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         /**Get details about specific GitHub Projects resources.
 Use this tool to get details about individual projects, project fields, project items, and project views by their unique IDs.*/
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///The field's ID. Required for 'get_project_field' method.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub field_id: Option<f64>,
             ///Specific list of field names to include in the response when getting a project item (e.g. ["Status", "Priority"]). Resolved server-side to field IDs — pass this instead of 'fields' when you only know the human-readable names. Mutually exclusive with 'fields' — provide one, not both. Only used for 'get_project_item' method.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub field_names: Option<Vec<String>>,
             ///Specific list of field IDs to include in the response when getting a project item (e.g. ["102589", "985201", "169875"]). If neither 'fields' nor 'field_names' is provided, only the title field is included. Mutually exclusive with 'field_names' — provide one, not both. Only used for 'get_project_item' method.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub fields: Option<Vec<String>>,
             ///The item's ID. Required for 'get_project_item' method.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub item_id: Option<f64>,
             ///The method to execute
             pub method: ArgsMethod,
             ///The owner (user or organization login). The name is not case sensitive.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub owner: Option<String>,
             ///Owner type (user or org). If not provided, will be automatically detected.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub owner_type: Option<ArgsOwnerType>,
             ///The project's number.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub project_number: Option<f64>,
             ///The node ID of the project status update. Required for 'get_project_status_update' method.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub status_update_id: Option<String>,
             ///The node ID of the project view. Required for 'get_project_view' method.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub view_id: Option<String>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { field_id = "field_id" skip_if(Option::is_none), field_names =
+            "field_names" skip_if(Option::is_none), fields = "fields"
+            skip_if(Option::is_none), item_id = "item_id" skip_if(Option::is_none),
+            method = "method", owner = "owner" skip_if(Option::is_none), owner_type =
+            "owner_type" skip_if(Option::is_none), project_number = "project_number"
+            skip_if(Option::is_none), status_update_id = "status_update_id"
+            skip_if(Option::is_none), view_id = "view_id" skip_if(Option::is_none) }
+        );
         ///The method to execute
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsMethod {
@@ -7471,41 +7466,40 @@ Use this tool to get details about individual projects, project fields, project 
                 "Tools for listing GitHub Projects resources.\nUse this tool to list projects for a user or organization, or list project fields, items, views, and status updates for a specific project.\n",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         /**Tools for listing GitHub Projects resources.
 Use this tool to list projects for a user or organization, or list project fields, items, views, and status updates for a specific project.*/
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Forward pagination cursor from previous pageInfo.nextCursor.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub after: Option<String>,
             ///Backward pagination cursor from previous pageInfo.prevCursor (rare).
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub before: Option<String>,
             ///Field names to include when listing project items (e.g. ["Status", "Priority"]). Resolved server-side to field IDs — pass this instead of 'fields' when you only know the human-readable names. Names that fail to resolve return a structured error. Mutually exclusive with 'fields' — provide one, not both. Only used for 'list_project_items' method.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub field_names: Option<Vec<String>>,
             ///Field IDs to include when listing project items (e.g. ["102589", "985201"]). CRITICAL: Always provide to get field values. Without this (and without 'field_names'), only titles returned. Mutually exclusive with 'field_names' — provide one, not both. Only used for 'list_project_items' method.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub fields: Option<Vec<String>>,
             ///The action to perform
             pub method: ArgsMethod,
             ///The owner (user or organization login). The name is not case sensitive.
             pub owner: String,
             ///Owner type (user or org). If not provided, will automatically try both.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub owner_type: Option<ArgsOwnerType>,
             ///Results per page (max 50)
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub per_page: Option<f64>,
             ///The project's number. Required for 'list_project_fields', 'list_project_items', 'list_project_views', and 'list_project_status_updates' methods.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub project_number: Option<f64>,
             ///Filter/query string. For list_projects: filter by title text and state (e.g. "roadmap is:open"). For list_project_items: advanced filtering using GitHub's project filtering syntax.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub query: Option<String>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { after = "after" skip_if(Option::is_none), before = "before"
+            skip_if(Option::is_none), field_names = "field_names"
+            skip_if(Option::is_none), fields = "fields" skip_if(Option::is_none), method
+            = "method", owner = "owner", owner_type = "owner_type"
+            skip_if(Option::is_none), per_page = "per_page" skip_if(Option::is_none),
+            project_number = "project_number" skip_if(Option::is_none), query = "query"
+            skip_if(Option::is_none) }
+        );
         ///The action to perform
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsMethod {
@@ -7562,88 +7556,84 @@ Use this tool to list projects for a user or organization, or list project field
             .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Create and manage GitHub Projects: create projects, add/update/delete items, bulk-update many items at once, manage views, create status updates, and add iteration fields.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///The body of the status update (markdown). Used for 'create_project_status_update' method.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub body: Option<String>,
             ///The name of the iteration field (e.g. 'Sprint'). Required for 'create_iteration_field' method.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub field_name: Option<String>,
             ///Saved view filter; omit on update to preserve it, or pass null to clear it.
-            #[serde(skip_serializing_if = "Option::is_none")]
             ///
             /// `None` leaves the argument out; `Some(None)` sends `null`.
             pub filter: Option<Option<String>>,
             ///The issue number. Required for 'add_project_item' when item_type is 'issue'. Also accepted by 'update_project_item' to resolve the item by issue number (combine with item_owner and item_repo).
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub issue_number: Option<f64>,
             ///The project item ID. Required for 'delete_project_item'. For 'update_project_item', provide either item_id, or (item_owner + item_repo + issue_number) to resolve the item by issue.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub item_id: Option<f64>,
             ///The owner (user or organization) of the repository containing the issue or pull request. Required for 'add_project_item' method. Also accepted by 'update_project_item' when resolving the item by issue number.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub item_owner: Option<String>,
             ///The name of the repository containing the issue or pull request. Required for 'add_project_item' method. Also accepted by 'update_project_item' when resolving the item by issue number.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub item_repo: Option<String>,
             ///The item's type, either issue or pull_request. Required for 'add_project_item' method.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub item_type: Option<ArgsItemType>,
             ///The items to update with the top-level 'updated_field'. Required for 'update_project_items'; prefer it over calling 'update_project_item' in a loop. Each entry must match exactly one reference variant: 'node_id', numeric 'item_id', or 'item_owner' + 'item_repo' + 'issue_number'. Limit: 50 items per call.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub items: Option<Vec<ArgsItemsItem>>,
             ///Duration in days for iterations of the field (e.g. 7 for weekly, 14 for bi-weekly). Required for 'create_iteration_field' method.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub iteration_duration: Option<f64>,
             ///Custom iterations for 'create_iteration_field' method. Only set this when you need iterations with varying durations, breaks between them, or specific titles. Otherwise omit it: GitHub auto-creates three iterations of 'iteration_duration' days starting on 'start_date', which is the right choice for most cases.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub iterations: Option<Vec<ArgsIterationsItem>>,
             ///View layout; required when creating a view.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub layout: Option<ArgsLayout>,
             ///The method to execute
             pub method: ArgsMethod,
             ///View name; required when creating a view.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub name: Option<String>,
             ///The project owner (user or organization login). The name is not case sensitive.
             pub owner: String,
             ///Owner type (user or org). Required for 'create_project' method. If not provided for other methods, will be automatically detected.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub owner_type: Option<ArgsOwnerType>,
             ///The project's number. Required for all methods except 'create_project'.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub project_number: Option<f64>,
             ///The pull request number (use when item_type is 'pull_request' for 'add_project_item' method). Provide either issue_number or pull_request_number.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub pull_request_number: Option<f64>,
             ///Start date in YYYY-MM-DD format. Used for 'create_project_status_update' and 'create_iteration_field' methods.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub start_date: Option<String>,
             ///The status of the project. Used for 'create_project_status_update' method.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub status: Option<ArgsStatus>,
             ///The target date of the status update in YYYY-MM-DD format. Used for 'create_project_status_update' method.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub target_date: Option<String>,
             ///The project title. Required for 'create_project' method.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub title: Option<String>,
             ///The field/value to apply, using {"id": 123, "value": ...} or {"name": "Status", "value": ...}; null clears the field. Required for 'update_project_item' and 'update_project_items', where one top-level field/value applies to every item in a batch. For 'update_project_item' SINGLE_SELECT fields, the name form accepts option names; the ID form expects an option ID.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub updated_field: Option<ArgsUpdatedField>,
             ///Project view node ID for update or delete; must belong to owner/project_number.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub view_id: Option<String>,
             ///Ordered project field names to show on create or replace on update; omit on update to preserve, or pass [] to reset. Mutually exclusive with visible_fields. Roadmap accepts only [].
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub visible_field_names: Option<Vec<String>>,
             ///Ordered project field database IDs to show on create or replace on update; omit on update to preserve, or pass [] to reset. Mutually exclusive with visible_field_names. Roadmap accepts only [].
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub visible_fields: Option<Vec<String>>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { body = "body" skip_if(Option::is_none), field_name = "field_name"
+            skip_if(Option::is_none), filter = "filter" skip_if(Option::is_none),
+            issue_number = "issue_number" skip_if(Option::is_none), item_id = "item_id"
+            skip_if(Option::is_none), item_owner = "item_owner" skip_if(Option::is_none),
+            item_repo = "item_repo" skip_if(Option::is_none), item_type = "item_type"
+            skip_if(Option::is_none), items = "items" skip_if(Option::is_none),
+            iteration_duration = "iteration_duration" skip_if(Option::is_none),
+            iterations = "iterations" skip_if(Option::is_none), layout = "layout"
+            skip_if(Option::is_none), method = "method", name = "name"
+            skip_if(Option::is_none), owner = "owner", owner_type = "owner_type"
+            skip_if(Option::is_none), project_number = "project_number"
+            skip_if(Option::is_none), pull_request_number = "pull_request_number"
+            skip_if(Option::is_none), start_date = "start_date" skip_if(Option::is_none),
+            status = "status" skip_if(Option::is_none), target_date = "target_date"
+            skip_if(Option::is_none), title = "title" skip_if(Option::is_none),
+            updated_field = "updated_field" skip_if(Option::is_none), view_id = "view_id"
+            skip_if(Option::is_none), visible_field_names = "visible_field_names"
+            skip_if(Option::is_none), visible_fields = "visible_fields"
+            skip_if(Option::is_none) }
+        );
         ///The item's type, either issue or pull_request. Required for 'add_project_item' method.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsItemType {
@@ -7676,9 +7666,7 @@ Use this tool to list projects for a user or organization, or list project field
             },
         }
         ///`ArgsIterationsItem`
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
-        #[serde(deny_unknown_fields)]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct ArgsIterationsItem {
             ///Duration in days
             pub duration: f64,
@@ -7687,6 +7675,10 @@ Use this tool to list projects for a user or organization, or list project field
             ///Iteration title (e.g. 'Sprint 1')
             pub title: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            ArgsIterationsItem { duration = "duration", start_date = "start_date", title
+            = "title" } deny_unknown_fields
+        );
         ///View layout; required when creating a view.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsLayout {
@@ -7806,13 +7798,10 @@ Use this tool to list projects for a user or organization, or list project field
                 "Get information on a specific pull request in GitHub repository.",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Get information on a specific pull request in GitHub repository.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Cursor for pagination, used only by the get_review_comments method. Pass the endCursor from the previous page's PageInfo to fetch the next page.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub after: Option<String>,
             /**Action to specify what pull request data needs to be retrieved from GitHub.
 Possible options:
@@ -7830,17 +7819,19 @@ Possible options:
             ///Repository owner
             pub owner: String,
             ///Page number for pagination (min 1)
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub page: Option<f64>,
             ///Results per page for pagination (min 1, max 100)
-            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
             pub per_page: Option<f64>,
             ///Pull request number
-            #[serde(rename = "pullNumber")]
             pub pull_number: f64,
             ///Repository name
             pub repo: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { after = "after" skip_if(Option::is_none), method = "method", owner =
+            "owner", page = "page" skip_if(Option::is_none), per_page = "perPage"
+            skip_if(Option::is_none), pull_number = "pullNumber", repo = "repo" }
+        );
         /**Action to specify what pull request data needs to be retrieved from GitHub.
 Possible options:
  1. get - Get details of a specific pull request.
@@ -7903,7 +7894,6 @@ Possible options:
                 "Create and/or submit, delete review of a pull request.\n\nAvailable methods:\n- create: Create a new review of a pull request. If \"event\" parameter is provided, the review is submitted. If \"event\" is omitted, a pending review is created.\n- submit_pending: Submit an existing pending review of a pull request. This requires that a pending review exists for the current user on the specified pull request. The \"body\" and \"event\" parameters are used when submitting the review.\n- delete_pending: Delete an existing pending review of a pull request. This requires that a pending review exists for the current user on the specified pull request.\n- resolve_thread: Resolve a review thread. Requires only \"threadId\" parameter with the thread's node ID (e.g., PRRT_kwDOxxx). The owner, repo, and pullNumber parameters are not used for this method. Resolving an already-resolved thread is a no-op.\n- unresolve_thread: Unresolve a previously resolved review thread. Requires only \"threadId\" parameter. The owner, repo, and pullNumber parameters are not used for this method. Unresolving an already-unresolved thread is a no-op.\n",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         /**Create and/or submit, delete review of a pull request.
 
 Available methods:
@@ -7912,31 +7902,31 @@ Available methods:
 - delete_pending: Delete an existing pending review of a pull request. This requires that a pending review exists for the current user on the specified pull request.
 - resolve_thread: Resolve a review thread. Requires only "threadId" parameter with the thread's node ID (e.g., PRRT_kwDOxxx). The owner, repo, and pullNumber parameters are not used for this method. Resolving an already-resolved thread is a no-op.
 - unresolve_thread: Unresolve a previously resolved review thread. Requires only "threadId" parameter. The owner, repo, and pullNumber parameters are not used for this method. Unresolving an already-unresolved thread is a no-op.*/
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Review comment text
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub body: Option<String>,
             ///SHA of commit to review
-            #[serde(rename = "commitID", skip_serializing_if = "Option::is_none")]
             pub commit_id: Option<String>,
             ///Review action to perform.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub event: Option<ArgsEvent>,
             ///The write operation to perform on pull request review.
             pub method: ArgsMethod,
             ///Repository owner
             pub owner: String,
             ///Pull request number
-            #[serde(rename = "pullNumber")]
             pub pull_number: f64,
             ///Repository name
             pub repo: String,
             ///The node ID of the review thread (e.g., PRRT_kwDOxxx). Required for resolve_thread and unresolve_thread methods. Get thread IDs from pull_request_read with method get_review_comments.
-            #[serde(rename = "threadId", skip_serializing_if = "Option::is_none")]
             pub thread_id: Option<String>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { body = "body" skip_if(Option::is_none), commit_id = "commitID"
+            skip_if(Option::is_none), event = "event" skip_if(Option::is_none), method =
+            "method", owner = "owner", pull_number = "pullNumber", repo = "repo",
+            thread_id = "threadId" skip_if(Option::is_none) }
+        );
         ///Review action to perform.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsEvent {
@@ -7993,10 +7983,8 @@ Available methods:
             )
             .described("Push multiple files to a GitHub repository in a single commit")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Push multiple files to a GitHub repository in a single commit
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Branch to push to
             pub branch: String,
@@ -8009,16 +7997,21 @@ Available methods:
             ///Repository name
             pub repo: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { branch = "branch", files = "files", message = "message", owner =
+            "owner", repo = "repo" }
+        );
         ///`ArgsFilesItem`
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
-        #[serde(deny_unknown_fields)]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct ArgsFilesItem {
             ///file content
             pub content: String,
             ///path to the file
             pub path: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            ArgsFilesItem { content = "content", path = "path" } deny_unknown_fields
+        );
         impl Args {
             /// The required arguments (`owner`, `repo`, `branch`, `files`, `message`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -8048,10 +8041,8 @@ Available methods:
             )
             .described("Remove a sub-issue from a parent issue.")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Remove a sub-issue from a parent issue.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///The parent issue number
             pub issue_number: f64,
@@ -8062,6 +8053,10 @@ Available methods:
             ///The ID of the sub-issue to remove. ID is not the same as issue number
             pub sub_issue_id: f64,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { issue_number = "issue_number", owner = "owner", repo = "repo",
+            sub_issue_id = "sub_issue_id" }
+        );
         impl Args {
             /// The required arguments (`owner`, `repo`, `issue_number`, `sub_issue_id`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -8091,16 +8086,12 @@ Available methods:
                 "Reprioritize (reorder) a sub-issue relative to other sub-issues.",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Reprioritize (reorder) a sub-issue relative to other sub-issues.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///The ID of the sub-issue to place this after (either after_id OR before_id should be specified)
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub after_id: Option<f64>,
             ///The ID of the sub-issue to place this before (either after_id OR before_id should be specified)
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub before_id: Option<f64>,
             ///The parent issue number
             pub issue_number: f64,
@@ -8111,6 +8102,11 @@ Available methods:
             ///The ID of the sub-issue to reorder. ID is not the same as issue number
             pub sub_issue_id: f64,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { after_id = "after_id" skip_if(Option::is_none), before_id =
+            "before_id" skip_if(Option::is_none), issue_number = "issue_number", owner =
+            "owner", repo = "repo", sub_issue_id = "sub_issue_id" }
+        );
         impl Args {
             /// The required arguments (`owner`, `repo`, `issue_number`, `sub_issue_id`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -8142,19 +8138,19 @@ Available methods:
                 "Request a GitHub Copilot code review for a pull request. Use this for automated feedback on pull requests, usually before requesting a human reviewer.",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Request a GitHub Copilot code review for a pull request. Use this for automated feedback on pull requests, usually before requesting a human reviewer.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Repository owner
             pub owner: String,
             ///Pull request number
-            #[serde(rename = "pullNumber")]
             pub pull_number: f64,
             ///Repository name
             pub repo: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { owner = "owner", pull_number = "pullNumber", repo = "repo" }
+        );
         impl Args {
             /// The required arguments (`owner`, `repo`, `pullNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -8180,21 +8176,22 @@ Available methods:
             )
             .described("Request reviewers for a pull request.")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Request reviewers for a pull request.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Repository owner (username or organization)
             pub owner: String,
             ///The pull request number
-            #[serde(rename = "pullNumber")]
             pub pull_number: f64,
             ///Repository name
             pub repo: String,
             ///GitHub usernames or ORG/team-slug team reviewers to request reviews from
             pub reviewers: Vec<String>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { owner = "owner", pull_number = "pullNumber", repo = "repo", reviewers
+            = "reviewers" }
+        );
         impl Args {
             /// The required arguments (`owner`, `repo`, `pullNumber`, `reviewers`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -8224,15 +8221,13 @@ Available methods:
                 "Resolve a review thread on a pull request. Resolving an already-resolved thread is a no-op.",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Resolve a review thread on a pull request. Resolving an already-resolved thread is a no-op.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///The node ID of the review thread to resolve (e.g., PRRT_kwDOxxx)
-            #[serde(rename = "threadID")]
             pub thread_id: String,
         }
+        ::mcp_runtime::__private::serde_struct!(Args { thread_id = "threadID" });
         impl Args {
             /// The required arguments (`threadID`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(thread_id: impl Into<String>) -> Self {
@@ -8254,29 +8249,28 @@ Available methods:
                 "Fast and precise code search across ALL GitHub repositories using GitHub's native search engine. Best for finding exact symbols, functions, classes, or specific code patterns.",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Fast and precise code search across ALL GitHub repositories using GitHub's native search engine. Best for finding exact symbols, functions, classes, or specific code patterns.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Subset of fields to return for each code search result. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'repository' and 'text_matches' in particular drops the largest per-result data.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub fields: Option<Vec<ArgsFieldsItem>>,
             ///Sort order for results
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub order: Option<ArgsOrder>,
             ///Page number for pagination (min 1)
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub page: Option<f64>,
             ///Results per page for pagination (min 1, max 100)
-            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
             pub per_page: Option<f64>,
             ///Search query (GitHub code search REST). Implicit AND between terms; supports `OR`, `NOT`, and `"quoted phrase"` for exact match. Qualifiers: `repo:owner/repo`, `org:`, `user:`, `language:`, `path:dir` (prefix match), `filename:exact.ext`, `extension:`, `in:file`, `in:path`, `size:`, `is:archived`, `is:fork`. Max 256 chars. Examples: `WithContext language:go org:github`; `"package main" repo:o/r`; `func extension:go path:cmd repo:o/r`; `NOT TODO language:go repo:o/r`.
             pub query: String,
             ///Sort field ('indexed' only)
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub sort: Option<String>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { fields = "fields" skip_if(Option::is_none), order = "order"
+            skip_if(Option::is_none), page = "page" skip_if(Option::is_none), per_page =
+            "perPage" skip_if(Option::is_none), query = "query", sort = "sort"
+            skip_if(Option::is_none) }
+        );
         ///`ArgsFieldsItem`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsFieldsItem {
@@ -8323,26 +8317,25 @@ Available methods:
                 "Search for commits across GitHub repositories using GitHub's commit search syntax. Useful for finding specific changes, authors, or messages across one or many repositories. Searches the default branch only.",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Search for commits across GitHub repositories using GitHub's commit search syntax. Useful for finding specific changes, authors, or messages across one or many repositories. Searches the default branch only.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Sort order
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub order: Option<ArgsOrder>,
             ///Page number for pagination (min 1)
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub page: Option<f64>,
             ///Results per page for pagination (min 1, max 100)
-            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
             pub per_page: Option<f64>,
             ///Commit search query (GitHub commit search REST). Searches commit messages on the default branch only. Scope the search with `repo:owner/repo`, `org:`, or `user:` (queries without a scope qualifier match across all of GitHub and are usually not what you want). Other qualifiers: `author:`, `committer:`, `author-name:`, `committer-name:`, `author-email:`, `committer-email:`, `author-date:`, `committer-date:` (supports `>`, `<`, `>=`, `<=`, and `YYYY-MM-DD..YYYY-MM-DD` ranges), `merge:true|false`, `hash:`, `tree:`, `parent:`, `is:public`. Examples: `repo:owner/repo fix panic`; `org:github author:defunkt committer-date:>=2024-01-01`; `"refactor cache" repo:o/r`; `hash:abc1234 repo:o/r`.
             pub query: String,
             ///Sort by author or committer date (defaults to best match)
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub sort: Option<ArgsSort>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { order = "order" skip_if(Option::is_none), page = "page"
+            skip_if(Option::is_none), per_page = "perPage" skip_if(Option::is_none),
+            query = "query", sort = "sort" skip_if(Option::is_none) }
+        );
         ///Sort order
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsOrder {
@@ -8384,35 +8377,33 @@ Available methods:
                 "Search issues using natural-language semantic matching. Best for conceptual or paraphrased queries (e.g. \"login fails after password reset\"). Already scoped to is:issue.",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Search issues using natural-language semantic matching. Best for conceptual or paraphrased queries (e.g. "login fails after password reset"). Already scoped to is:issue.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Subset of fields to return for each issue result. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'body', 'reactions', and 'labels' in particular drops the largest per-result data.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub fields: Option<Vec<ArgsFieldsItem>>,
             ///Sort order
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub order: Option<ArgsOrder>,
             ///Optional repository owner. If provided with repo, only issues for this repository are listed.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub owner: Option<String>,
             ///Page number for pagination (min 1)
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub page: Option<f64>,
             ///Results per page for pagination (min 1, max 100)
-            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
             pub per_page: Option<f64>,
             ///The search query, as natural language. When the user gives alternative wordings, include them as plain words rather than joining them with OR.
             pub query: String,
             ///Optional repository name. If provided with owner, only issues for this repository are listed.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub repo: Option<String>,
             ///Sort field by number of matches of categories, defaults to best match
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub sort: Option<ArgsSort>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { fields = "fields" skip_if(Option::is_none), order = "order"
+            skip_if(Option::is_none), owner = "owner" skip_if(Option::is_none), page =
+            "page" skip_if(Option::is_none), per_page = "perPage"
+            skip_if(Option::is_none), query = "query", repo = "repo"
+            skip_if(Option::is_none), sort = "sort" skip_if(Option::is_none) }
+        );
         ///`ArgsFieldsItem`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsFieldsItem {
@@ -8509,26 +8500,25 @@ Available methods:
                 "Find GitHub organizations by name, location, or other organization metadata. Ideal for discovering companies, open source foundations, or teams.",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Find GitHub organizations by name, location, or other organization metadata. Ideal for discovering companies, open source foundations, or teams.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Sort order
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub order: Option<ArgsOrder>,
             ///Page number for pagination (min 1)
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub page: Option<f64>,
             ///Results per page for pagination (min 1, max 100)
-            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
             pub per_page: Option<f64>,
             ///Organization search query. Examples: 'microsoft', 'location:california', 'created:>=2025-01-01'. Search is automatically scoped to type:org.
             pub query: String,
             ///Sort field by category
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub sort: Option<ArgsSort>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { order = "order" skip_if(Option::is_none), page = "page"
+            skip_if(Option::is_none), per_page = "perPage" skip_if(Option::is_none),
+            query = "query", sort = "sort" skip_if(Option::is_none) }
+        );
         ///Sort order
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsOrder {
@@ -8572,35 +8562,33 @@ Available methods:
                 "Search for pull requests in GitHub repositories using issues search syntax already scoped to is:pr",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Search for pull requests in GitHub repositories using issues search syntax already scoped to is:pr
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Subset of fields to return for each pull request result. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'body', 'reactions', and 'labels' in particular drops the largest per-result data.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub fields: Option<Vec<ArgsFieldsItem>>,
             ///Sort order
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub order: Option<ArgsOrder>,
             ///Optional repository owner. If provided with repo, only pull requests for this repository are listed.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub owner: Option<String>,
             ///Page number for pagination (min 1)
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub page: Option<f64>,
             ///Results per page for pagination (min 1, max 100)
-            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
             pub per_page: Option<f64>,
             ///Search query using GitHub pull request search syntax
             pub query: String,
             ///Optional repository name. If provided with owner, only pull requests for this repository are listed.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub repo: Option<String>,
             ///Sort field by number of matches of categories, defaults to best match
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub sort: Option<ArgsSort>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { fields = "fields" skip_if(Option::is_none), order = "order"
+            skip_if(Option::is_none), owner = "owner" skip_if(Option::is_none), page =
+            "page" skip_if(Option::is_none), per_page = "perPage"
+            skip_if(Option::is_none), query = "query", repo = "repo"
+            skip_if(Option::is_none), sort = "sort" skip_if(Option::is_none) }
+        );
         ///`ArgsFieldsItem`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsFieldsItem {
@@ -8694,31 +8682,30 @@ Available methods:
                 "Find GitHub repositories by name, description, readme, topics, or other metadata. Perfect for discovering projects, finding examples, or locating specific repositories across GitHub.",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Find GitHub repositories by name, description, readme, topics, or other metadata. Perfect for discovering projects, finding examples, or locating specific repositories across GitHub.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             /**Return minimal repository information (default: true). When false, returns full GitHub API repository objects.
 
 Default: `true`.*/
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub minimal_output: Option<bool>,
             ///Sort order
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub order: Option<ArgsOrder>,
             ///Page number for pagination (min 1)
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub page: Option<f64>,
             ///Results per page for pagination (min 1, max 100)
-            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
             pub per_page: Option<f64>,
             ///Repository search query. Examples: 'machine learning in:name stars:>1000 language:python', 'topic:react', 'user:facebook'. Supports advanced search syntax for precise filtering.
             pub query: String,
             ///Sort repositories by field, defaults to best match
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub sort: Option<ArgsSort>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { minimal_output = "minimal_output" skip_if(Option::is_none), order =
+            "order" skip_if(Option::is_none), page = "page" skip_if(Option::is_none),
+            per_page = "perPage" skip_if(Option::is_none), query = "query", sort = "sort"
+            skip_if(Option::is_none) }
+        );
         ///Sort order
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsOrder {
@@ -8764,26 +8751,25 @@ Default: `true`.*/
                 "Find GitHub users by username, real name, or other profile information. Useful for locating developers, contributors, or team members.",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Find GitHub users by username, real name, or other profile information. Useful for locating developers, contributors, or team members.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Sort order
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub order: Option<ArgsOrder>,
             ///Page number for pagination (min 1)
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub page: Option<f64>,
             ///Results per page for pagination (min 1, max 100)
-            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
             pub per_page: Option<f64>,
             ///User search query. Examples: 'john smith', 'location:seattle', 'followers:>100'. Search is automatically scoped to type:user.
             pub query: String,
             ///Sort users by number of followers or repositories, or when the person joined GitHub.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub sort: Option<ArgsSort>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { order = "order" skip_if(Option::is_none), page = "page"
+            skip_if(Option::is_none), per_page = "perPage" skip_if(Option::is_none),
+            query = "query", sort = "sort" skip_if(Option::is_none) }
+        );
         ///Sort order
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsOrder {
@@ -8827,10 +8813,8 @@ Default: `true`.*/
                 "Set issue field values for an issue. Fields are organization-level custom fields (text, number, date, or single select). Use this to create or update field values on an issue.",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Set issue field values for an issue. Fields are organization-level custom fields (text, number, date, or single select). Use this to create or update field values on an issue.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Array of issue field values to set. Each element must have a 'field_id' (string, the GraphQL node ID of the field) and exactly one value field: 'text_value' for text fields, 'number_value' for number fields, 'date_value' (ISO 8601 date string) for date fields, or 'single_select_option_id' (the GraphQL node ID of the option) for single select fields. Set 'delete' to true to remove a field value.
             pub fields: Vec<ArgsFieldsItem>,
@@ -8841,37 +8825,41 @@ Default: `true`.*/
             ///Repository name
             pub repo: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { fields = "fields", issue_number = "issue_number", owner = "owner",
+            repo = "repo" }
+        );
         ///`ArgsFieldsItem`
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct ArgsFieldsItem {
             ///How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub confidence: Option<ArgsFieldsItemConfidence>,
             ///The value to set for a date field (ISO 8601 date string)
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub date_value: Option<String>,
             ///Set to true to delete this field value
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub delete: Option<bool>,
             ///The GraphQL node ID of the issue field
             pub field_id: String,
             ///If true, this field value is sent to the API as a suggestion (suggest:true) rather than an applied value. Whether the value is applied or recorded as a proposal is determined by the API.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub is_suggestion: Option<bool>,
             ///The value to set for a number field
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub number_value: Option<f64>,
             ///One concise sentence explaining what specifically about the issue led you to choose this field value. State the concrete signal (e.g. 'Reports a crash when saving' → high priority).
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub rationale: Option<String>,
             ///The GraphQL node ID of the option to set for a single select field
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub single_select_option_id: Option<String>,
             ///The value to set for a text field
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub text_value: Option<String>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            ArgsFieldsItem { confidence = "confidence" skip_if(Option::is_none),
+            date_value = "date_value" skip_if(Option::is_none), delete = "delete"
+            skip_if(Option::is_none), field_id = "field_id", is_suggestion =
+            "is_suggestion" skip_if(Option::is_none), number_value = "number_value"
+            skip_if(Option::is_none), rationale = "rationale" skip_if(Option::is_none),
+            single_select_option_id = "single_select_option_id" skip_if(Option::is_none),
+            text_value = "text_value" skip_if(Option::is_none) }
+        );
         ///How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsFieldsItemConfidence {
@@ -8909,16 +8897,15 @@ Default: `true`.*/
             )
             .described("Star a GitHub repository")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Star a GitHub repository
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Repository owner
             pub owner: String,
             ///Repository name
             pub repo: String,
         }
+        ::mcp_runtime::__private::serde_struct!(Args { owner = "owner", repo = "repo" });
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(owner: impl Into<String>, repo: impl Into<String>) -> Self {
@@ -8939,16 +8926,12 @@ Default: `true`.*/
             )
             .described("Add a sub-issue to a parent issue in a GitHub repository.")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Add a sub-issue to a parent issue in a GitHub repository.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///The ID of the sub-issue to be prioritized after (either after_id OR before_id should be specified)
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub after_id: Option<f64>,
             ///The ID of the sub-issue to be prioritized before (either after_id OR before_id should be specified)
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub before_id: Option<f64>,
             ///The number of the parent issue
             pub issue_number: f64,
@@ -8963,13 +8946,18 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             ///Repository owner
             pub owner: String,
             ///When true, replaces the sub-issue's current parent issue. Use with 'add' method only.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub replace_parent: Option<bool>,
             ///Repository name
             pub repo: String,
             ///The ID of the sub-issue to add. ID is not the same as issue number
             pub sub_issue_id: f64,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { after_id = "after_id" skip_if(Option::is_none), before_id =
+            "before_id" skip_if(Option::is_none), issue_number = "issue_number", method =
+            "method", owner = "owner", replace_parent = "replace_parent"
+            skip_if(Option::is_none), repo = "repo", sub_issue_id = "sub_issue_id" }
+        );
         impl Args {
             /// The required arguments (`method`, `owner`, `repo`, `issue_number`, `sub_issue_id`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -9002,24 +8990,24 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             )
             .described("Submit a pending pull request review.")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Submit a pending pull request review.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///The review body text (optional)
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub body: Option<String>,
             ///The review action to perform
             pub event: ArgsEvent,
             ///Repository owner (username or organization)
             pub owner: String,
             ///The pull request number
-            #[serde(rename = "pullNumber")]
             pub pull_number: f64,
             ///Repository name
             pub repo: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { body = "body" skip_if(Option::is_none), event = "event", owner =
+            "owner", pull_number = "pullNumber", repo = "repo" }
+        );
         ///The review action to perform
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsEvent {
@@ -9061,19 +9049,20 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
                 "Fetch UI data for MCP Apps (labels, assignees, milestones, issue types, branches, issue fields, reviewers).",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Fetch UI data for MCP Apps (labels, assignees, milestones, issue types, branches, issue fields, reviewers).
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///The type of data to fetch
             pub method: ArgsMethod,
             ///Repository owner (required for all methods)
             pub owner: String,
             ///Repository name (required for labels, assignees, milestones, branches, issue fields, reviewers)
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub repo: Option<String>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { method = "method", owner = "owner", repo = "repo"
+            skip_if(Option::is_none) }
+        );
         ///The type of data to fetch
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsMethod {
@@ -9113,15 +9102,13 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
                 "Unresolve a previously resolved review thread on a pull request. Unresolving an already-unresolved thread is a no-op.",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Unresolve a previously resolved review thread on a pull request. Unresolving an already-unresolved thread is a no-op.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///The node ID of the review thread to unresolve (e.g., PRRT_kwDOxxx)
-            #[serde(rename = "threadID")]
             pub thread_id: String,
         }
+        ::mcp_runtime::__private::serde_struct!(Args { thread_id = "threadID" });
         impl Args {
             /// The required arguments (`threadID`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(thread_id: impl Into<String>) -> Self {
@@ -9141,16 +9128,15 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             )
             .described("Unstar a GitHub repository")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Unstar a GitHub repository
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Repository owner
             pub owner: String,
             ///Repository name
             pub repo: String,
         }
+        ::mcp_runtime::__private::serde_struct!(Args { owner = "owner", repo = "repo" });
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(owner: impl Into<String>, repo: impl Into<String>) -> Self {
@@ -9171,21 +9157,22 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             )
             .described("Update an existing gist")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Update an existing gist
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Content for the file
             pub content: String,
             ///Updated description of the gist
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub description: Option<String>,
             ///Filename to update or create
             pub filename: String,
             ///ID of the gist to update
             pub gist_id: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { content = "content", description = "description"
+            skip_if(Option::is_none), filename = "filename", gist_id = "gist_id" }
+        );
         impl Args {
             /// The required arguments (`gist_id`, `filename`, `content`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -9216,8 +9203,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Update the assignees of an existing issue. This replaces the current assignees with the provided list. When setting values, include a confidence level (LOW, MEDIUM, or HIGH) reflecting how certain you are about the choice.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///GitHub usernames to assign to this issue.
             pub assignees: Vec<ArgsAssigneesItem>,
@@ -9228,6 +9214,10 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             ///Repository name
             pub repo: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { assignees = "assignees", issue_number = "issue_number", owner =
+            "owner", repo = "repo" }
+        );
         ///`ArgsAssigneesItem`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
@@ -9286,10 +9276,8 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             )
             .described("Update the body content of an existing issue.")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Update the body content of an existing issue.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///The new body content for the issue
             pub body: String,
@@ -9300,6 +9288,10 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             ///Repository name
             pub repo: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { body = "body", issue_number = "issue_number", owner = "owner", repo =
+            "repo" }
+        );
         impl Args {
             /// The required arguments (`owner`, `repo`, `issue_number`, `body`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -9331,8 +9323,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Update the labels of an existing issue. This replaces the current labels with the provided list. When setting values, include a confidence level (LOW, MEDIUM, or HIGH) reflecting how certain you are about the choice.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///The issue number to update
             pub issue_number: f64,
@@ -9343,6 +9334,10 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             ///Repository name
             pub repo: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { issue_number = "issue_number", labels = "labels", owner = "owner",
+            repo = "repo" }
+        );
         ///`ArgsLabelsItem`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
@@ -9401,10 +9396,8 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             )
             .described("Update the milestone of an existing issue.")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Update the milestone of an existing issue.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///The issue number to update
             pub issue_number: f64,
@@ -9415,6 +9408,10 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             ///Repository name
             pub repo: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { issue_number = "issue_number", milestone = "milestone", owner =
+            "owner", repo = "repo" }
+        );
         impl Args {
             /// The required arguments (`owner`, `repo`, `issue_number`, `milestone`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -9444,35 +9441,35 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
                 "Update the state of an existing issue (open or closed), with an optional state reason. When closing, include a confidence level (LOW, MEDIUM, or HIGH) reflecting how certain you are about the decision. Use is_suggestion to propose the change without applying it directly.",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Update the state of an existing issue (open or closed), with an optional state reason. When closing, include a confidence level (LOW, MEDIUM, or HIGH) reflecting how certain you are about the decision. Use is_suggestion to propose the change without applying it directly.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub confidence: Option<ArgsConfidence>,
             ///The issue number of the canonical issue this issue duplicates. Only valid when state_reason is 'duplicate'. Required when is_suggestion is true and state_reason is 'duplicate'. The issue number is resolved to a database ID before being sent to the API.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub duplicate_of: Option<f64>,
             ///If true, this state change is sent to the API as a suggestion (suggest:true) rather than an applied change. Whether the change is applied or recorded as a proposal is determined by the API.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub is_suggestion: Option<bool>,
             ///The issue number to update
             pub issue_number: f64,
             ///Repository owner (username or organization)
             pub owner: String,
             ///One concise sentence explaining what specifically about the issue led you to choose this state. State the concrete signal (e.g. 'The reported crash is fixed in v2.1' → completed).
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub rationale: Option<String>,
             ///Repository name
             pub repo: String,
             ///The new state for the issue
             pub state: ArgsState,
             ///The reason for the state change (only for closed state)
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub state_reason: Option<ArgsStateReason>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { confidence = "confidence" skip_if(Option::is_none), duplicate_of =
+            "duplicate_of" skip_if(Option::is_none), is_suggestion = "is_suggestion"
+            skip_if(Option::is_none), issue_number = "issue_number", owner = "owner",
+            rationale = "rationale" skip_if(Option::is_none), repo = "repo", state =
+            "state", state_reason = "state_reason" skip_if(Option::is_none) }
+        );
         ///How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsConfidence {
@@ -9535,10 +9532,8 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             )
             .described("Update the title of an existing issue.")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Update the title of an existing issue.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///The issue number to update
             pub issue_number: f64,
@@ -9549,6 +9544,10 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             ///The new title for the issue
             pub title: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { issue_number = "issue_number", owner = "owner", repo = "repo", title =
+            "title" }
+        );
         impl Args {
             /// The required arguments (`owner`, `repo`, `issue_number`, `title`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -9642,40 +9641,38 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             )
             .described("Update an existing pull request in a GitHub repository.")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Update an existing pull request in a GitHub repository.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///New base branch name
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub base: Option<String>,
             ///New description
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub body: Option<String>,
             ///Mark pull request as draft (true) or ready for review (false)
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub draft: Option<bool>,
             ///Allow maintainer edits
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub maintainer_can_modify: Option<bool>,
             ///Repository owner
             pub owner: String,
             ///Pull request number to update
-            #[serde(rename = "pullNumber")]
             pub pull_number: f64,
             ///Repository name
             pub repo: String,
             ///GitHub usernames or ORG/team-slug team reviewers to request reviews from
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub reviewers: Option<Vec<String>>,
             ///New state
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub state: Option<ArgsState>,
             ///New title
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub title: Option<String>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { base = "base" skip_if(Option::is_none), body = "body"
+            skip_if(Option::is_none), draft = "draft" skip_if(Option::is_none),
+            maintainer_can_modify = "maintainer_can_modify" skip_if(Option::is_none),
+            owner = "owner", pull_number = "pullNumber", repo = "repo", reviewers =
+            "reviewers" skip_if(Option::is_none), state = "state"
+            skip_if(Option::is_none), title = "title" skip_if(Option::is_none) }
+        );
         ///New state
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsState {
@@ -9717,21 +9714,22 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             )
             .described("Update the body description of an existing pull request.")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Update the body description of an existing pull request.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///The new body content for the pull request
             pub body: String,
             ///Repository owner (username or organization)
             pub owner: String,
             ///The pull request number
-            #[serde(rename = "pullNumber")]
             pub pull_number: f64,
             ///Repository name
             pub repo: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { body = "body", owner = "owner", pull_number = "pullNumber", repo =
+            "repo" }
+        );
         impl Args {
             /// The required arguments (`owner`, `repo`, `pullNumber`, `body`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -9761,22 +9759,22 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
                 "Update the branch of a pull request with the latest changes from the base branch.",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Update the branch of a pull request with the latest changes from the base branch.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///The expected SHA of the pull request's HEAD ref
-            #[serde(rename = "expectedHeadSha", skip_serializing_if = "Option::is_none")]
             pub expected_head_sha: Option<String>,
             ///Repository owner
             pub owner: String,
             ///Pull request number
-            #[serde(rename = "pullNumber")]
             pub pull_number: f64,
             ///Repository name
             pub repo: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { expected_head_sha = "expectedHeadSha" skip_if(Option::is_none), owner
+            = "owner", pull_number = "pullNumber", repo = "repo" }
+        );
         impl Args {
             /// The required arguments (`owner`, `repo`, `pullNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -9803,21 +9801,22 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             )
             .described("Mark a pull request as draft or ready for review.")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Mark a pull request as draft or ready for review.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Set to true to convert to draft, false to mark as ready for review
             pub draft: bool,
             ///Repository owner (username or organization)
             pub owner: String,
             ///The pull request number
-            #[serde(rename = "pullNumber")]
             pub pull_number: f64,
             ///Repository name
             pub repo: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { draft = "draft", owner = "owner", pull_number = "pullNumber", repo =
+            "repo" }
+        );
         impl Args {
             /// The required arguments (`owner`, `repo`, `pullNumber`, `draft`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(
@@ -9845,21 +9844,22 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             )
             .described("Update the state of an existing pull request (open or closed).")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Update the state of an existing pull request (open or closed).
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Repository owner (username or organization)
             pub owner: String,
             ///The pull request number
-            #[serde(rename = "pullNumber")]
             pub pull_number: f64,
             ///Repository name
             pub repo: String,
             ///The new state for the pull request
             pub state: ArgsState,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { owner = "owner", pull_number = "pullNumber", repo = "repo", state =
+            "state" }
+        );
         ///The new state for the pull request
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsState {
@@ -9896,21 +9896,22 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             )
             .described("Update the title of an existing pull request.")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Update the title of an existing pull request.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             ///Repository owner (username or organization)
             pub owner: String,
             ///The pull request number
-            #[serde(rename = "pullNumber")]
             pub pull_number: f64,
             ///Repository name
             pub repo: String,
             ///The new title for the pull request
             pub title: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { owner = "owner", pull_number = "pullNumber", repo = "repo", title =
+            "title" }
+        );
         impl Args {
             /// The required arguments (`owner`, `repo`, `pullNumber`, `title`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(

@@ -323,36 +323,31 @@ pub mod names {
             )
             .described("Tool name with a dash; keyword and symbol argument names.")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Tool name with a dash; keyword and symbol argument names.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            #[serde(rename = "box", skip_serializing_if = "Option::is_none")]
             pub box_: Option<String>,
             ///Overridden to u32.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub count: Option<u32>,
-            #[serde(rename = "$meta", skip_serializing_if = "Option::is_none")]
             pub meta: Option<String>,
-            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
             pub per_page: Option<std::num::NonZeroU8>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub raw: Option<String>,
-            #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
             pub ref_: Option<String>,
-            #[serde(rename = "repo-name")]
             pub repo_name: String,
-            #[serde(rename = "self", skip_serializing_if = "Option::is_none")]
             pub self_: Option<String>,
-            #[serde(rename = "static", skip_serializing_if = "Option::is_none")]
             pub static_: Option<bool>,
-            #[serde(rename = "@timestamp", skip_serializing_if = "Option::is_none")]
             pub timestamp: Option<String>,
             ///A Rust keyword.
-            #[serde(rename = "type")]
             pub type_: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { box_ = "box" skip_if(Option::is_none), count = "count"
+            skip_if(Option::is_none), meta = "$meta" skip_if(Option::is_none), per_page =
+            "perPage" skip_if(Option::is_none), raw = "raw" skip_if(Option::is_none),
+            ref_ = "ref" skip_if(Option::is_none), repo_name = "repo-name", self_ =
+            "self" skip_if(Option::is_none), static_ = "static" skip_if(Option::is_none),
+            timestamp = "@timestamp" skip_if(Option::is_none), type_ = "type" }
+        );
         impl Args {
             /// The required arguments (`type`, `repo-name`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(type_: impl Into<String>, repo_name: impl Into<String>) -> Self {
@@ -382,17 +377,17 @@ pub mod names {
             )
             .described("Dotted name, renamed to `list_repos`.")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Dotted name, renamed to `list_repos`.
-        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, Default, PartialEq)]
         pub struct Args {
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub owner: Option<String>,
             ///Overridden by the glob `*.perPage`.
-            #[serde(rename = "perPage", skip_serializing_if = "Option::is_none")]
             pub per_page: Option<std::num::NonZeroU8>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { owner = "owner" skip_if(Option::is_none), per_page = "perPage"
+            skip_if(Option::is_none) }
+        );
     }
     /// Types and definition of the tool `type`.
     pub mod r#type {
@@ -404,13 +399,12 @@ pub mod names {
             )
             .described("A keyword as tool name.")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///A keyword as tool name.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             pub text: String,
         }
+        ::mcp_runtime::__private::serde_struct!(Args { text = "text" });
         impl Args {
             /// The required arguments (`text`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(text: impl Into<String>) -> Self {
@@ -478,16 +472,16 @@ pub mod names {
             )
             .described("fooBar and foo_bar collide; fixed by rename.")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///fooBar and foo_bar collide; fixed by rename.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub foo_bar: Option<String>,
-            #[serde(rename = "fooBar")]
             pub foo_bar_camel: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { foo_bar = "foo_bar" skip_if(Option::is_none), foo_bar_camel = "fooBar"
+            }
+        );
         impl Args {
             /// The required arguments (`fooBar`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(foo_bar_camel: impl Into<String>) -> Self {

@@ -222,12 +222,13 @@ pub mod nullable {
             pub type_array: Option<Option<f64>>,
         }
         ///`ArgsObjectOrNull`
-        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, Default, PartialEq)]
         pub struct ArgsObjectOrNull {
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub a: Option<String>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            ArgsObjectOrNull { a = "a" skip_if(Option::is_none) }
+        );
         impl Args {
             /// The required arguments (`id`, `must_send`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(id: u64, must_send: Option<String>) -> Self {

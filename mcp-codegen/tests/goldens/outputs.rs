@@ -284,13 +284,12 @@ pub mod outputs {
             )
             .typed_args::<self::Args>()
             .typed_output::<self::Output>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Typed result; unknown fields are accepted.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             pub city: String,
         }
+        ::mcp_runtime::__private::serde_struct!(Args { city = "city" });
         impl Args {
             /// The required arguments (`city`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(city: impl Into<String>) -> Self {
@@ -299,19 +298,19 @@ pub mod outputs {
         }
         /// Types of the tool's structured result (`outputSchema`).
         pub mod output {
-            use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
             ///Structured result of the tool `get_weather`.
-            #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-            #[serde(crate = "::mcp_runtime::__private::serde")]
+            #[derive(Clone, Debug, PartialEq)]
             pub struct Output {
-                #[serde(skip_serializing_if = "Option::is_none")]
                 pub conditions: Option<OutputConditions>,
-                #[serde(skip_serializing_if = "Option::is_none")]
                 pub observed: Option<String>,
-                #[serde(skip_serializing_if = "Option::is_none")]
                 pub station: Option<OutputStation>,
                 pub temperature: f64,
             }
+            ::mcp_runtime::__private::serde_struct!(
+                Output { conditions = "conditions" skip_if(Option::is_none), observed =
+                "observed" skip_if(Option::is_none), station = "station"
+                skip_if(Option::is_none), temperature = "temperature" }
+            );
             ///`OutputConditions`
             #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
             pub enum OutputConditions {
@@ -322,12 +321,13 @@ pub mod outputs {
                 OutputConditions { Sunny = "sunny", Cloudy = "cloudy" }
             );
             ///`OutputStation`
-            #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-            #[serde(crate = "::mcp_runtime::__private::serde")]
+            #[derive(Clone, Debug, Default, PartialEq)]
             pub struct OutputStation {
-                #[serde(skip_serializing_if = "Option::is_none")]
                 pub id: Option<String>,
             }
+            ::mcp_runtime::__private::serde_struct!(
+                OutputStation { id = "id" skip_if(Option::is_none) }
+            );
         }
         pub use self::output::Output;
     }
@@ -362,13 +362,12 @@ pub mod outputs {
         pub type Args = ::mcp_runtime::NoArgs;
         /// Types of the tool's structured result (`outputSchema`).
         pub mod output {
-            use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
             ///Structured result of the tool `status`.
-            #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-            #[serde(crate = "::mcp_runtime::__private::serde")]
+            #[derive(Clone, Debug, PartialEq)]
             pub struct Output {
                 pub ok: bool,
             }
+            ::mcp_runtime::__private::serde_struct!(Output { ok = "ok" });
         }
         pub use self::output::Output;
     }
@@ -401,14 +400,14 @@ pub mod outputs {
                 "{\"properties\":{\"r\":{\"$ref\":\"https://example.com/r.json\"}},\"type\":\"object\"}",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Output schema with an external $ref: result stays untyped.
-        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, Default, PartialEq)]
         pub struct Args {
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub q: Option<String>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { q = "q" skip_if(Option::is_none) }
+        );
     }
     /// Typed arguments of the server's prompts (`prompts/get`), as recorded in the
     /// fixture; call them through [`super::Client::prompts`].

@@ -221,14 +221,14 @@ pub mod prompts {
             )
             .described("A tool whose name is taken by Client::prompts.")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///A tool whose name is taken by Client::prompts.
-        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, Default, PartialEq)]
         pub struct Args {
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub q: Option<String>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { q = "q" skip_if(Option::is_none) }
+        );
     }
     /// Typed arguments of the server's prompts (`prompts/get`), as recorded in the
     /// fixture; call them through [`super::Client::prompts`].

@@ -265,21 +265,21 @@ pub mod refs {
             )
             .described("$defs.Item here ...")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///$defs.Item here ...
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             pub item: Item,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub items: Option<Vec<Item>>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { item = "item", items = "items" skip_if(Option::is_none) }
+        );
         ///`Item`
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Item {
             pub name: String,
         }
+        ::mcp_runtime::__private::serde_struct!(Item { name = "name" });
         impl Args {
             /// The required arguments (`item`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(item: Item) -> Self {
@@ -300,21 +300,22 @@ pub mod refs {
             )
             .described("... and a different $defs.Item here (own module).")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///... and a different $defs.Item here (own module).
-        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, Default, PartialEq)]
         pub struct Args {
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub item: Option<Item>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { item = "item" skip_if(Option::is_none) }
+        );
         ///`Item`
-        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, Default, PartialEq)]
         pub struct Item {
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub count: Option<i64>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Item { count = "count" skip_if(Option::is_none) }
+        );
     }
     /// Types and definition of the tool `zod_pointers`.
     pub mod zod_pointers {
@@ -326,24 +327,24 @@ pub mod refs {
             )
             .described("zod-to-json-schema pointer refs.")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///zod-to-json-schema pointer refs.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             pub from: FromDef,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub to: Option<FromDef>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub via: Option<Vec<FromDef>>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { from = "from", to = "to" skip_if(Option::is_none), via = "via"
+            skip_if(Option::is_none) }
+        );
         ///`FromDef`
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct FromDef {
             pub lat: f64,
             pub lon: f64,
         }
+        ::mcp_runtime::__private::serde_struct!(FromDef { lat = "lat", lon = "lon" });
         impl Args {
             /// The required arguments (`from`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(from: FromDef) -> Self {
@@ -365,24 +366,25 @@ pub mod refs {
             )
             .described("Recursion through $ref \"#\" and an $anchor.")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Recursion through $ref "#" and an $anchor.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub children: Option<Vec<Args>>,
             pub label: String,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub meta: Option<M>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { children = "children" skip_if(Option::is_none), label = "label", meta
+            = "meta" skip_if(Option::is_none) }
+        );
         ///`M`
-        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, Default, PartialEq)]
         pub struct M {
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub note: Option<String>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            M { note = "note" skip_if(Option::is_none) }
+        );
         impl Args {
             /// The required arguments (`label`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(label: impl Into<String>) -> Self {
@@ -404,15 +406,15 @@ pub mod refs {
             )
             .described("allOf with one $ref and a description.")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///allOf with one $ref and a description.
-        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, Default, PartialEq)]
         pub struct Args {
             ///The mode.
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub mode: Option<Mode>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { mode = "mode" skip_if(Option::is_none) }
+        );
         ///Mode
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum Mode {

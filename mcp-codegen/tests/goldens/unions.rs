@@ -332,12 +332,14 @@ pub mod unions {
             .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///A sort direction as database servers declare it: numbers, words or a meta object.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             pub direction: ArgsDirection,
             pub field: String,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { direction = "direction", field = "field" }
+        );
         ///`ArgsDirection`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
@@ -435,18 +437,18 @@ pub mod unions {
             .typed_output::<self::Output>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Unions of scalars, arrays and a mixed-type enum.
-        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, Default, PartialEq)]
         pub struct Args {
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub flag: Option<ArgsFlag>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub id: Option<ArgsId>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub ids: Option<ArgsIds>,
-            #[serde(skip_serializing_if = "Option::is_none")]
             pub limit: Option<ArgsLimit>,
         }
+        ::mcp_runtime::__private::serde_struct!(
+            Args { flag = "flag" skip_if(Option::is_none), id = "id"
+            skip_if(Option::is_none), ids = "ids" skip_if(Option::is_none), limit =
+            "limit" skip_if(Option::is_none) }
+        );
         ///`ArgsFlag`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
@@ -610,11 +612,11 @@ pub mod unions {
         pub mod output {
             use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
             ///Structured result of the tool `scalars`.
-            #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-            #[serde(crate = "::mcp_runtime::__private::serde")]
+            #[derive(Clone, Debug, PartialEq)]
             pub struct Output {
                 pub value: OutputValue,
             }
+            ::mcp_runtime::__private::serde_struct!(Output { value = "value" });
             ///`OutputValue`
             #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
             #[serde(crate = "::mcp_runtime::__private::serde")]
@@ -770,11 +772,11 @@ pub mod unions {
             .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///A string or any combination of two objects.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             pub target: ArgsTarget,
         }
+        ::mcp_runtime::__private::serde_struct!(Args { target = "target" });
         ///`ArgsTarget`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
@@ -807,11 +809,11 @@ pub mod unions {
             .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Content blocks told apart by a constant `type`.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             pub content: Vec<ArgsContentItem>,
         }
+        ::mcp_runtime::__private::serde_struct!(Args { content = "content" });
         ///`ArgsContentItem`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
@@ -866,11 +868,11 @@ pub mod unions {
             .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///A project item named by one of three keys.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             pub item: ArgsItem,
         }
+        ::mcp_runtime::__private::serde_struct!(Args { item = "item" });
         ///`ArgsItem`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]
@@ -907,11 +909,11 @@ pub mod unions {
             .typed_args::<self::Args>();
         use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
         ///Branches named by their titles.
-        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             pub who: ArgsWho,
         }
+        ::mcp_runtime::__private::serde_struct!(Args { who = "who" });
         ///`ArgsWho`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_runtime::__private::serde")]

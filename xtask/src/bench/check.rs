@@ -63,14 +63,20 @@ pub(super) fn scratch_crate(
 }
 
 /// `cargo check --offline` of `krate` with `target`; returns the wall time and the
-/// expansion time `mcp_tools!` reported inside rustc (`MCP_BINDGEN_TIMINGS`), if it ran.
-pub(super) fn cargo_check(krate: &Path, target: &Path) -> Result<(Duration, Option<f64>), String> {
+/// expansion `mcp_tools!` reported inside rustc (`MCP_BINDGEN_TIMINGS`), if it ran.
+/// `cache: false` turns the macro's expansion cache off (`MCP_BINDGEN_CACHE=0`).
+pub(super) fn cargo_check(
+    krate: &Path,
+    target: &Path,
+    cache: bool,
+) -> Result<(Duration, Option<Expansion>), String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
     let mut cmd = Command::new(cargo);
     cmd.args(["check", "--offline", "--quiet"])
         .current_dir(krate)
         .env("CARGO_TARGET_DIR", target)
         .env("MCP_BINDGEN_TIMINGS", "1")
+        .env("MCP_BINDGEN_CACHE", if cache { "1" } else { "0" })
         .env_remove("MCP_FIXTURES_DIR")
         .env_remove("RUSTC_WRAPPER")
         .env_remove("CARGO_BUILD_RUSTC_WRAPPER");
@@ -78,7 +84,7 @@ pub(super) fn cargo_check(krate: &Path, target: &Path) -> Result<(Duration, Opti
     let out = run_command(&mut cmd, Duration::from_secs(1800))?;
     let elapsed = started.elapsed();
     let log = out.stderr.join("\n") + "\n" + &out.stdout.join("\n");
-    Ok((elapsed, macro_expansion_ms(&log)))
+    Ok((elapsed, macro_expansion(&log)))
 }
 
 /// [`crate::process::run`], the error naming the command.
@@ -90,11 +96,24 @@ pub(super) fn run_command(
         .map_err(|e| format!("`{}` {}", crate::process::describe(cmd), e.trim_start()))
 }
 
-/// The time of the `mcp_tools!(…): expanded in N ms` line in a build log.
-pub(super) fn macro_expansion_ms(log: &str) -> Option<f64> {
+/// One `mcp_tools!` expansion as the macro reported it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Expansion {
+    pub(super) ms: f64,
+    /// The macro's expansion cache answered (`… ms (cached)`).
+    pub(super) cached: bool,
+}
+
+/// The `mcp_tools!(…): expanded in N ms[ (cached)]` line of a build log.
+pub(super) fn macro_expansion(log: &str) -> Option<Expansion> {
     log.lines().find_map(|line| {
         let rest = line.split("): expanded in ").nth(1)?;
-        rest.strip_suffix(" ms")?.trim().parse().ok()
+        let (rest, cached) = match rest.strip_suffix(" (cached)") {
+            Some(r) => (r, true),
+            None => (rest, false),
+        };
+        let ms = rest.strip_suffix(" ms")?.trim().parse().ok()?;
+        Some(Expansion { ms, cached })
     })
 }
 
@@ -117,35 +136,56 @@ pub(super) fn check_overhead(root: &Path, dir: &Path) -> Result<Value, String> {
         "bench: warming the scratch crates' dependencies (cargo check in {}; slow the first time)",
         target.display()
     );
-    cargo_check(&base, &target)?;
-    cargo_check(&with, &target)?;
-    let mut base_s = Vec::new();
-    let mut with_s = Vec::new();
-    let mut macro_ms = Vec::new();
-    for round in 1..=3 {
-        touch(&with.join("src/main.rs"))?;
-        let (with_time, expansion) = cargo_check(&with, &target)?;
-        with_s.push(with_time.as_secs_f64());
-        macro_ms.extend(expansion);
-        touch(&base.join("src/main.rs"))?;
-        base_s.push(cargo_check(&base, &target)?.0.as_secs_f64());
-        eprintln!(
-            "bench: cargo check round {round}/3: with tools {:.2} s (mcp_tools! {:.0} ms), without {:.2} s",
-            with_s[round - 1],
-            expansion.unwrap_or(f64::NAN),
-            base_s[round - 1]
+    cargo_check(&base, &target, true)?;
+    cargo_check(&with, &target, true)?;
+    // Rebuilds after an edit: the macro's cache answers (the fixture, the call and the macro
+    // are unchanged). Then the same without the cache: a rebuild that generates.
+    let mut out = Map::new();
+    for (name, cache) in [("cached", true), ("uncached", false)] {
+        let mut base_s = Vec::new();
+        let mut with_s = Vec::new();
+        let mut macro_ms = Vec::new();
+        for round in 1..=3 {
+            touch(&with.join("src/main.rs"))?;
+            let (with_time, expansion) = cargo_check(&with, &target, cache)?;
+            let expansion = expansion.ok_or("the macro reported no expansion time")?;
+            if expansion.cached != cache {
+                return Err(format!(
+                    "round {round} ({name}): the expansion cache {} although it was {}",
+                    if expansion.cached {
+                        "answered"
+                    } else {
+                        "did not answer"
+                    },
+                    if cache { "on" } else { "off" }
+                ));
+            }
+            with_s.push(with_time.as_secs_f64());
+            macro_ms.push(expansion.ms);
+            touch(&base.join("src/main.rs"))?;
+            base_s.push(cargo_check(&base, &target, cache)?.0.as_secs_f64());
+            eprintln!(
+                "bench: cargo check round {round}/3 ({name}): with tools {:.2} s (mcp_tools! {:.0} ms), without {:.2} s",
+                with_s[round - 1],
+                expansion.ms,
+                base_s[round - 1]
+            );
+        }
+        let diffs: Vec<f64> = with_s.iter().zip(&base_s).map(|(w, b)| w - b).collect();
+        out.insert(
+            name.to_string(),
+            json!({
+                "with_tools_s": with_s,
+                "without_s": base_s,
+                "overhead_s": median(&diffs),
+                "with_tools_median_s": median(&with_s),
+                "without_median_s": median(&base_s),
+                "macro_expansion_ms": macro_ms,
+                "macro_expansion_median_ms": median(&macro_ms),
+            }),
         );
     }
-    let diffs: Vec<f64> = with_s.iter().zip(&base_s).map(|(w, b)| w - b).collect();
-    Ok(json!({
-        "with_tools_s": with_s,
-        "without_s": base_s,
-        "overhead_s": median(&diffs),
-        "with_tools_median_s": median(&with_s),
-        "without_median_s": median(&base_s),
-        "macro_expansion_ms": macro_ms,
-        "macro_expansion_median_ms": median(&macro_ms),
-    }))
+    Ok(Value::Object(out))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -208,7 +248,7 @@ pub(super) fn features(root: &Path, dir: &Path) -> Result<Value, String> {
                 .map_err(|e| format!("cannot empty {}: {e}", target.display()))?;
         }
         eprintln!("bench: cold cargo check of a {kind} user crate ({dependencies} dependencies)");
-        let (elapsed, _) = cargo_check(&krate, &target)?;
+        let (elapsed, _) = cargo_check(&krate, &target, true)?;
         eprintln!("bench: {kind}: {:.1} s", elapsed.as_secs_f64());
         out.insert(
             kind.to_string(),

@@ -233,7 +233,7 @@ fn ms(d: Duration) -> f64 {
 
 #[cfg(test)]
 mod tests {
-    use super::check::macro_expansion_ms;
+    use super::check::{Expansion, macro_expansion};
     use super::report::Row;
     use super::*;
 
@@ -248,8 +248,18 @@ mod tests {
     #[test]
     fn macro_timing_line_is_found() {
         let log = "warning: x\nmcp_tools!(\"github_official\"): expanded in 61.5 ms\n";
-        assert_eq!(macro_expansion_ms(log), Some(61.5));
-        assert_eq!(macro_expansion_ms("nothing"), None);
+        let fresh = Expansion {
+            ms: 61.5,
+            cached: false,
+        };
+        assert_eq!(macro_expansion(log), Some(fresh));
+        let log = "mcp_tools!(\"github_official\"): expanded in 7.25 ms (cached)\n";
+        let cached = Expansion {
+            ms: 7.25,
+            cached: true,
+        };
+        assert_eq!(macro_expansion(log), Some(cached));
+        assert_eq!(macro_expansion("nothing"), None);
     }
 
     #[test]
