@@ -27,6 +27,8 @@ mod prompt;
 mod serde_struct;
 mod session;
 mod string_enum;
+#[cfg(test)]
+mod test_recorder;
 pub mod toolbox;
 mod transport;
 mod typed;
