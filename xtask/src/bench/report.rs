@@ -220,10 +220,17 @@ pub(super) fn summary_rows(results: &Map<String, Value>) -> Vec<Row> {
             value: at("/cached/macro_expansion_median_ms"),
             unit: "ms",
             target: Some(("≤", 100.0)),
-            detail: format!(
-                "reported by the macro itself (`MCP_BINDGEN_TIMINGS=1`), median of 3 `cargo check`s after a touch; without the cache (`MCP_BINDGEN_CACHE=0`) {:.0} ms",
-                at("/uncached/macro_expansion_median_ms").unwrap_or(f64::NAN)
-            ),
+            detail: "reported by the macro itself (`MCP_BINDGEN_TIMINGS=1`), median of 3 `cargo check`s after a touch"
+                .to_string(),
+        });
+        rows.push(Row {
+            key: "expand_github_official_rustc_ms",
+            what: "`mcp_tools!` expansion inside rustc when it generates, 117 GitHub tools (`cargo check`)",
+            value: at("/uncached/macro_expansion_median_ms"),
+            unit: "ms",
+            target: None,
+            detail: "the same with the cache off (`MCP_BINDGEN_CACHE=0`): a first build, or one after the fixture or mcp-bindgen changed"
+                .to_string(),
         });
         rows.push(Row {
             key: "check_overhead_github_official_s",
