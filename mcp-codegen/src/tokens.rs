@@ -43,9 +43,9 @@ const PRELUDE: [(&str, &str); 9] = [
     ("convert", "Into"),
 ];
 
-/// The names of [`PRELUDE`] that typify's module `tokens` does not define itself (typify
-/// names types after schema titles, so a type `String` is possible: then `String` stays
-/// `::std::string::String` in that module).
+/// The names of [`PRELUDE`] that typify's module `tokens` does not define itself. The
+/// normalizer already renames definitions and titles that would take such a name (`String`
+/// → `StringDef`); should one get through, `String` stays `::std::string::String` there.
 pub(crate) fn free_prelude_names(tokens: &TokenStream) -> Vec<&'static str> {
     let mut taken = BTreeSet::new();
     let mut after_keyword = false;
@@ -314,15 +314,10 @@ pub(crate) fn double_option(
                 continue;
             }
             let ty = &field.ty;
-            let text = ty.to_token_stream().to_string().replace(' ', "");
-            let wrapped = if text.starts_with("Option<") {
-                quote!(Option<#ty>)
-            } else if text.starts_with("::std::option::Option<") {
-                quote!(::std::option::Option<#ty>)
-            } else {
+            let Some(option) = option_path(ty) else {
                 continue;
             };
-            if let Ok(new_ty) = syn::parse2::<syn::Type>(wrapped) {
+            if let Ok(new_ty) = syn::parse2::<syn::Type>(quote!(#option<#ty>)) {
                 field.ty = new_ty;
                 let doc = " `None` leaves the argument out; `Some(None)` sends `null`.";
                 field.attrs.push(syn::parse_quote!(#[doc = ""]));
@@ -472,9 +467,19 @@ fn serde_requires(field: &syn::Field) -> bool {
     if has_serde_default(&field.attrs) {
         return false;
     }
-    let ty = field.ty.to_token_stream().to_string().replace(' ', "");
-    !(ty.starts_with("::std::option::Option<") || ty.starts_with("Option<"))
-        || serde_word(&field.attrs, "deserialize_with")
+    option_path(&field.ty).is_none() || serde_word(&field.attrs, "deserialize_with")
+}
+
+/// The path `ty` names `Option` by (`Option` or `::std::option::Option`), if it is one.
+fn option_path(ty: &syn::Type) -> Option<TokenStream> {
+    let text = ty.to_token_stream().to_string().replace(' ', "");
+    if text.starts_with("Option<") {
+        Some(quote!(Option))
+    } else if text.starts_with("::std::option::Option<") {
+        Some(quote!(::std::option::Option))
+    } else {
+        None
+    }
 }
 
 /// Whether a `#[serde(…)]` attribute names `word`.

@@ -346,23 +346,7 @@ pub(super) fn rewrite(items: &mut Items) -> Vec<&'static str> {
             continue;
         };
         // Keep docs and the other derives; variants keep their docs.
-        let mut attrs = Vec::with_capacity(e.attrs.len());
-        for attr in e.attrs.drain(..) {
-            if attr.path().is_ident("serde") {
-                continue;
-            }
-            if attr.path().is_ident("derive") {
-                let kept: Vec<syn::Path> = derives(&attr)
-                    .into_iter()
-                    .flatten()
-                    .filter(|p| is_serde_derive(p).is_none())
-                    .collect();
-                attrs.push(syn::parse_quote!(#[derive(#(#kept),*)]));
-                continue;
-            }
-            attrs.push(attr);
-        }
-        e.attrs = attrs;
+        drop_serde_attrs(&mut e.attrs);
         let mut arms = Vec::with_capacity(values.len());
         for (v, value) in e.variants.iter_mut().zip(&values) {
             v.attrs.retain(|a| a.path().is_ident("doc"));
@@ -465,17 +449,7 @@ fn serde_struct(st: &mut syn::ItemStruct) -> Option<TokenStream> {
         entries.push(quote!(#ident = #wire #default #skip_if));
     }
     // Convertible: drop the derives and attributes the macro replaces.
-    for attr in &mut st.attrs {
-        if attr.path().is_ident("derive") {
-            let kept: Vec<syn::Path> = derives(attr)
-                .into_iter()
-                .flatten()
-                .filter(|p| is_serde_derive(p).is_none())
-                .collect();
-            *attr = syn::parse_quote!(#[derive(#(#kept),*)]);
-        }
-    }
-    st.attrs.retain(|a| !a.path().is_ident("serde"));
+    drop_serde_attrs(&mut st.attrs);
     if let syn::Fields::Named(fields) = &mut st.fields {
         for field in &mut fields.named {
             field.attrs.retain(|a| !a.path().is_ident("serde"));
@@ -484,6 +458,20 @@ fn serde_struct(st: &mut syn::ItemStruct) -> Option<TokenStream> {
     let name = &st.ident;
     let deny = deny_unknown.then(|| quote!(deny_unknown_fields));
     Some(quote!(::mcp_runtime::__private::serde_struct!(#name { #(#entries),* } #deny);))
+}
+
+/// Removes every `#[serde(…)]` and the serde derives (the other derives stay): what a
+/// `string_enum!` or `serde_struct!` call replaces.
+fn drop_serde_attrs(attrs: &mut Vec<syn::Attribute>) {
+    attrs.retain(|a| !a.path().is_ident("serde"));
+    for attr in attrs.iter_mut().filter(|a| a.path().is_ident("derive")) {
+        let kept: Vec<syn::Path> = derives(attr)
+            .into_iter()
+            .flatten()
+            .filter(|p| is_serde_derive(p).is_none())
+            .collect();
+        *attr = syn::parse_quote!(#[derive(#(#kept),*)]);
+    }
 }
 
 /// Whether `string_enum!` provides this impl of a converted enum (`Display`, `FromStr`,
