@@ -557,6 +557,43 @@ pub(crate) fn doc_lines(text: &str) -> Vec<TokenStream> {
         .collect()
 }
 
+/// [`doc_lines`] as code: `#[doc = " line"] ` per line.
+pub(crate) fn doc_text(out: &mut String, text: &str) {
+    for line in safe_doc(text).lines() {
+        out.push_str("#[doc = ");
+        if line.is_empty() {
+            out.push_str("\"\"");
+        } else {
+            out.push('"');
+            out.push(' ');
+            string_lit_body(out, line);
+            out.push('"');
+        }
+        out.push_str("] ");
+    }
+}
+
+/// `text` as a Rust string literal, escaped as `proc_macro2::Literal::string` does (so
+/// formatted expansions are byte-identical to typify's path).
+pub(crate) fn string_lit(out: &mut String, text: &str) {
+    out.push('"');
+    string_lit_body(out, text);
+    out.push('"');
+}
+
+/// The characters of [`string_lit`] between its quotes.
+fn string_lit_body(out: &mut String, text: &str) {
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\0' if chars.peek().is_some_and(|n| ('0'..='7').contains(n)) => out.push_str("\\x00"),
+            '\0' => out.push_str("\\0"),
+            '\'' => out.push('\''),
+            c => out.extend(c.escape_debug()),
+        }
+    }
+}
+
 /// See [`doc_lines`].
 pub(crate) fn safe_doc(text: &str) -> String {
     let mut out = Vec::new();
@@ -597,6 +634,29 @@ pub(crate) fn opt_str(value: Option<&str>) -> TokenStream {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn literals_are_escaped_like_proc_macro2() {
+        for text in [
+            "plain",
+            "quote \" and 'apostrophe'",
+            "back\\slash\nnew\tline\r",
+            "nul\0 and nul\u{0}7",
+            "zoë ∑ \u{200b} \u{7f} 🎉",
+        ] {
+            let mut ours = String::new();
+            string_lit(&mut ours, text);
+            assert_eq!(ours, Literal::string(text).to_string(), "{text:?}");
+        }
+        let mut ours = String::new();
+        doc_text(&mut ours, "a \"b\"\n\nc");
+        let lines: Vec<String> = doc_lines("a \"b\"\n\nc")
+            .iter()
+            .map(|t| format!("{t}"))
+            .collect();
+        let theirs: TokenStream = ours.parse().unwrap();
+        assert_eq!(theirs.to_string(), lines.join(" "));
+    }
 
     fn rw(tokens: TokenStream, lenient: bool, literals: &[(&str, &str)]) -> String {
         let map: BTreeMap<String, String> = literals

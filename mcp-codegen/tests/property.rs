@@ -313,6 +313,29 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// The direct path (plain object schemas written without typify) writes what typify's
+    /// path writes: the same expansion, byte for byte, or the same error.
+    #[test]
+    fn the_direct_path_matches_typify(
+        tools in prop::collection::vec((tool_name(), root(), prop::option::of(root())), 1..4),
+    ) {
+        let mut names = std::collections::HashSet::new();
+        let tools: Vec<Value> = tools
+            .into_iter()
+            .filter(|(name, _, _)| names.insert(name.clone()))
+            .map(tool_value)
+            .collect();
+        let doc = json!({ "tools": tools });
+        let fixture = Fixture::from_slice(doc.to_string().as_bytes(), Path::new("random.json")).expect("fixture");
+        let direct = mcp_codegen::expand_to_string(&fixture, "random", &Options::default()).map_err(|e| e.to_string());
+        let typify = mcp_codegen::expand_to_string(&fixture, "random", &Options::default().with_typify_only()).map_err(|e| e.to_string());
+        prop_assert!(direct == typify, "the paths differ on {}\n--- direct\n{:?}\n--- typify\n{:?}", doc, direct, typify);
+    }
+}
+
 /// Keywords the instance generator does not model, or models approximately: instances of a
 /// schema that uses one may be invalid (callers validate them and drop those). A value of
 /// one `oneOf` branch may match another too, and `allOf` parts are merged into one schema

@@ -30,6 +30,7 @@
 // checks for one schema) and `client` (the server module with its `Client`); `plan` puts
 // them together.
 mod client;
+mod direct;
 mod items;
 mod names;
 mod options;
@@ -96,6 +97,7 @@ fn tool_code(
     alias: &str,
     fn_name: &str,
     per_tool: &BTreeMap<String, ToolOptions>,
+    direct: bool,
 ) -> Result<ToolCode> {
     if let Err(rule) = crate::headers::param_headers(&tool.input_schema) {
         return Err(Error::InvalidHeaders {
@@ -106,9 +108,9 @@ fn tool_code(
     }
     let no_options = ToolOptions::default();
     let topts = per_tool.get(tool.name.as_str()).unwrap_or(&no_options);
-    let out = emit_tool(tool, alias, fn_name, topts)?;
+    let out = emit_tool(tool, alias, fn_name, topts, direct)?;
     Ok(ToolCode {
-        module: out.module.to_string(),
+        module: out.module,
         methods: out.methods.to_string(),
         trait_method: out.trait_method.to_string(),
         fake_method: out.fake_method.to_string(),
@@ -147,7 +149,7 @@ pub(crate) fn plan(fixture: &Fixture, alias: &str, options: &Options) -> Result<
     let jobs: Vec<(&Tool, &String)> = selected.iter().copied().zip(&fn_names).collect();
     let (outcomes, hash) = parallel::map(
         &jobs,
-        |(tool, fn_name)| tool_code(tool, alias, fn_name, &per_tool),
+        |(tool, fn_name)| tool_code(tool, alias, fn_name, &per_tool, options.direct()),
         || fixture.tools_hash(),
     );
 

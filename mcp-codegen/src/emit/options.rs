@@ -33,6 +33,8 @@ pub struct Options {
     /// `"tool.arg"` → Rust type used for that argument (`u64`, `std::num::NonZeroU8`,
     /// `crate::Sha`); `*` in a key matches any run of characters (`"*.issue_number"`).
     types: BTreeMap<String, String>,
+    /// Every type through typify (see [`Options::with_typify_only`]).
+    typify_only: bool,
 }
 
 impl Options {
@@ -60,6 +62,20 @@ impl Options {
     pub fn with_type(mut self, target: impl Into<String>, rust_type: impl Into<String>) -> Self {
         self.types.insert(target.into(), rust_type.into());
         self
+    }
+
+    /// Generates every type through typify, also those of the plain object schemas that
+    /// mcp-bindgen otherwise writes directly (strings, numbers, booleans, string enums,
+    /// arrays and nested objects of those): a check of that faster path, whose output is
+    /// the same. Not an option of `mcp_tools!`.
+    pub fn with_typify_only(mut self) -> Self {
+        self.typify_only = true;
+        self
+    }
+
+    /// Whether the direct path may write a schema's types (see [`Options::with_typify_only`]).
+    pub(super) fn direct(&self) -> bool {
+        !self.typify_only
     }
 
     /// Whether tool `name` is generated: named by `only` (when set) and not by `skip`.

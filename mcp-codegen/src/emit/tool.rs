@@ -1,5 +1,7 @@
 //! One tool: its module (its `TOOL` definition, argument and result types) and its `Client` methods.
 
+use std::fmt::Write as _;
+
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use serde_json::Value;
@@ -10,14 +12,14 @@ use super::typed::typed_module;
 use crate::fixture::Tool;
 use crate::naming::{self, did_you_mean};
 use crate::normalize::{self, Problem, Request, Role};
-use crate::tokens::{doc_lines, ident, safe_doc};
+use crate::tokens::{doc_lines, doc_text, ident, safe_doc, string_lit};
 use crate::warning::{Warning, WarningKind};
 use crate::{Error, Result};
 
 /// One tool's share of the server module.
 pub(super) struct ToolOut {
-    /// `pub mod <tool> { … }`.
-    pub(super) module: TokenStream,
+    /// `pub mod <tool> { … }` (code).
+    pub(super) module: String,
     /// The tool's `Client` methods.
     pub(super) methods: TokenStream,
     /// The tool's method of the `Tools` trait (a provided method calling the backend).
@@ -39,6 +41,7 @@ pub(super) fn emit_tool(
     alias: &str,
     fn_name: &str,
     topts: &ToolOptions,
+    direct: bool,
 ) -> Result<ToolOut> {
     let mut warnings = Vec::new();
     let mut note = |kind, message: String| {
@@ -96,7 +99,8 @@ pub(super) fn emit_tool(
                 quote! {
                     /// This tool takes no arguments; the call sends `{}`.
                     pub type Args = ::mcp_runtime::NoArgs;
-                },
+                }
+                .to_string(),
             )
         }
         Ok(n) if n.free_form => {
@@ -113,19 +117,20 @@ pub(super) fn emit_tool(
                         ::std::string::String,
                         ::mcp_runtime::__private::serde_json::Value,
                     >;
-                },
+                }
+                .to_string(),
             )
         }
         Ok(n) => {
             for w in &n.warnings {
                 note(WarningKind::Note, w.clone());
             }
-            match typed_module(&n, false) {
-                Ok(tokens) => (Typing::Typed, tokens),
-                Err(reason) => (Typing::Untyped(reason), TokenStream::new()),
+            match typed_module(&n, false, direct) {
+                Ok(code) => (Typing::Typed, code),
+                Err(reason) => (Typing::Untyped(reason), String::new()),
             }
         }
-        Err(Problem::Fallback(reason)) => (Typing::Untyped(reason), TokenStream::new()),
+        Err(Problem::Fallback(reason)) => (Typing::Untyped(reason), String::new()),
         Err(Problem::Collision {
             first,
             second,
@@ -174,13 +179,14 @@ pub(super) fn emit_tool(
                 #(#doc)*
                 pub type Args = ::mcp_runtime::__private::serde_json::Value;
             }
+            .to_string()
         }
         _ => args_tokens,
     };
 
     // Output.
     let (output_typing, output_tokens) = match &tool.output_schema {
-        None => (None, TokenStream::new()),
+        None => (None, String::new()),
         Some(schema) => {
             let request = Request {
                 description: Some(format!("Structured result of the tool `{}`.", tool.name)),
@@ -198,62 +204,75 @@ pub(super) fn emit_tool(
                     for w in &n.warnings {
                         note(WarningKind::Note, format!("outputSchema: {w}"));
                     }
-                    typed_module(&n, true)
+                    typed_module(&n, true, direct)
                 });
             match result {
-                Ok(tokens) => (
+                Ok(code) => (
                     Some(Typing::Typed),
-                    quote! {
-                        /// Types of the tool's structured result (`outputSchema`).
-                        pub mod output {
-                            #tokens
-                        }
-                        pub use self::output::Output;
-                    },
+                    format!(
+                        "#[doc = \" Types of the tool's structured result (`outputSchema`).\"] \
+                         pub mod output {{ {code} }} pub use self::output::Output;"
+                    ),
                 ),
                 Err(reason) => {
                     note(WarningKind::OutputFallback, reason.clone());
-                    (Some(Typing::Untyped(reason)), TokenStream::new())
+                    (Some(Typing::Untyped(reason)), String::new())
                 }
             }
         }
     };
 
-    // Constants.
+    // Constants: `TypedTool::new(…)` and one `const` builder per fact that differs from its
+    // defaults.
     let name = &tool.name;
-    let input_schema = compact(&tool.input_schema);
-    let openai_name = naming::openai_name(alias, name);
-    // `TypedTool::new(…)` and one `const` builder per fact that differs from its defaults.
-    let mut facts = Vec::new();
+    let mut module = String::with_capacity(
+        512 + args_tokens.len()
+            + output_tokens.len()
+            + 2 * tool.description.as_ref().map_or(0, String::len),
+    );
+    doc_text(
+        &mut module,
+        &format!("Types and definition of the tool `{name}`."),
+    );
+    let _ = write!(
+        module,
+        "pub mod {fn_name} {{ #[doc = \" The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).\"] \
+         pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new("
+    );
+    string_lit(&mut module, name);
+    module.push_str(", ");
+    string_lit(&mut module, &naming::openai_name(alias, name));
+    module.push_str(", ");
+    string_lit(&mut module, &compact(&tool.input_schema));
+    module.push(')');
     if let Some(d) = tool.description.as_deref() {
-        facts.push(quote!(.described(#d)));
+        module.push_str(".described(");
+        string_lit(&mut module, d);
+        module.push(')');
     }
     if let Some(schema) = &tool.output_schema {
-        let schema = compact(schema);
-        facts.push(quote!(.output_schema(#schema)));
+        module.push_str(".output_schema(");
+        string_lit(&mut module, &compact(schema));
+        module.push(')');
     }
-    facts.push(match &args_typing {
-        Typing::NoArgs => quote!(.no_args()),
-        Typing::Typed => quote!(.typed_args::<self::Args>()),
-        Typing::Untyped(reason) => quote!(.untyped_args(#reason)),
-    });
-    if output_typing == Some(Typing::Typed) {
-        facts.push(quote!(.typed_output::<self::Output>()));
-    }
-
-    let mod_ident = ident(fn_name);
-    let module_doc = doc_lines(&format!("Types and definition of the tool `{name}`."));
-    let module = quote! {
-        #(#module_doc)*
-        pub mod #mod_ident {
-            /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-            pub const TOOL: ::mcp_runtime::toolbox::TypedTool =
-                ::mcp_runtime::toolbox::TypedTool::new(#name, #openai_name, #input_schema) #(#facts)*;
-
-            #args_tokens
-            #output_tokens
+    match &args_typing {
+        Typing::NoArgs => module.push_str(".no_args()"),
+        Typing::Typed => module.push_str(".typed_args::<self::Args>()"),
+        Typing::Untyped(reason) => {
+            module.push_str(".untyped_args(");
+            string_lit(&mut module, reason);
+            module.push(')');
         }
-    };
+    }
+    if output_typing == Some(Typing::Typed) {
+        module.push_str(".typed_output::<self::Output>()");
+    }
+    module.push_str("; ");
+    module.push_str(&args_tokens);
+    module.push(' ');
+    module.push_str(&output_tokens);
+    module.push_str(" }");
+    let mod_ident = ident(fn_name);
 
     // Methods.
     let method = ident(fn_name);

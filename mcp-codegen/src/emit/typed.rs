@@ -12,8 +12,22 @@ use crate::typify_driver::{self, TypifyInput};
 
 use super::items;
 
-/// typify → rewrites → parse check. `Err` is the fallback reason.
+/// The module's code: the direct path's text when it can write the schema's types (and
+/// `direct` allows it), otherwise typify → rewrites → parse check. `Err` is the fallback
+/// reason.
 pub(super) fn typed_module(
+    n: &normalize::Normalized,
+    lenient: bool,
+    direct: bool,
+) -> std::result::Result<String, String> {
+    if direct && let Some(text) = super::direct::module(n, lenient) {
+        return Ok(text);
+    }
+    typify_module(n, lenient).map(|tokens| tokens.to_string())
+}
+
+/// typify → rewrites → parse check. `Err` is the fallback reason.
+fn typify_module(
     n: &normalize::Normalized,
     lenient: bool,
 ) -> std::result::Result<TokenStream, String> {
