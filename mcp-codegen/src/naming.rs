@@ -166,6 +166,40 @@ pub fn openai_hashed(sanitized: &str, seed: &str) -> String {
 /// normalizer can predict the names typify will pick and avoid collisions and panics.
 #[cfg(feature = "generate")]
 pub(crate) fn typify_sanitize(input: &str, pascal: bool) -> String {
+    // Lowercase ASCII words of letters and digits joined by single underscores (most
+    // property names and enum values): heck's result is known without running it (it is
+    // slow in the macro's unoptimized build).
+    let simple = input.starts_with(|c: char| c.is_ascii_lowercase())
+        && !input.ends_with('_')
+        && !input.contains("__")
+        && input
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
+    let out = if simple && !pascal {
+        input.to_string()
+    } else if simple {
+        let mut out = String::with_capacity(input.len());
+        for word in input.split('_') {
+            let mut chars = word.chars();
+            if let Some(first) = chars.next() {
+                out.push(first.to_ascii_uppercase());
+                out.push_str(chars.as_str());
+            }
+        }
+        out
+    } else {
+        return heck_sanitize(input, pascal);
+    };
+    if is_keyword(&out) || out == "_" {
+        format!("{out}_")
+    } else {
+        out
+    }
+}
+
+/// [`typify_sanitize`] as typify computes it, with heck.
+#[cfg(feature = "generate")]
+fn heck_sanitize(input: &str, pascal: bool) -> String {
     let to_case = |s: &str| {
         if pascal {
             s.to_pascal_case()
@@ -313,6 +347,46 @@ mod tests {
         assert_eq!(typify_sanitize("", true), "X");
         assert_eq!(typify_sanitize("'''abc_def", false), "abc_def");
         assert_eq!(typify_sanitize("9a", false), "x9a");
+        assert_eq!(typify_sanitize("self", false), "self_");
+        assert_eq!(typify_sanitize("created_at", true), "CreatedAt");
+    }
+
+    #[test]
+    fn simple_names_are_sanitized_as_heck_does() {
+        // Every string of up to 5 characters over `a`, `b`, `1`, `_` and `A`, and real names.
+        let alphabet = ['a', 'b', '1', '_', 'A'];
+        let mut names = vec![String::new()];
+        let mut last = names.clone();
+        for _ in 0..5 {
+            last = last
+                .iter()
+                .flat_map(|n| alphabet.iter().map(move |c| format!("{n}{c}")))
+                .collect();
+            names.extend(last.iter().cloned());
+        }
+        names.extend(
+            [
+                "per_page",
+                "v2_api",
+                "type",
+                "self",
+                "gen",
+                "x_1",
+                "page2x",
+                "a1b2",
+                "created_at",
+            ]
+            .map(String::from),
+        );
+        for name in &names {
+            for pascal in [false, true] {
+                assert_eq!(
+                    typify_sanitize(name, pascal),
+                    heck_sanitize(name, pascal),
+                    "{name:?} pascal={pascal}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -581,17 +581,40 @@ pub(crate) fn string_lit(out: &mut String, text: &str) {
     out.push('"');
 }
 
-/// The characters of [`string_lit`] between its quotes.
+/// The characters of [`string_lit`] between its quotes. Runs of printable ASCII other
+/// than `"` and `\` are copied as they are (an index loop: this runs on every schema and
+/// description, in the macro's unoptimized build).
 fn string_lit_body(out: &mut String, text: &str) {
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\0' if chars.peek().is_some_and(|n| ('0'..='7').contains(n)) => out.push_str("\\x00"),
-            '\0' => out.push_str("\\0"),
-            '\'' => out.push('\''),
-            c => out.extend(c.escape_debug()),
+    let bytes = text.as_bytes();
+    let (mut start, mut i) = (0, 0);
+    while i < bytes.len() {
+        let b = bytes[i];
+        if matches!(b, 0x20..=0x7e) && b != b'"' && b != b'\\' {
+            i += 1;
+            continue;
         }
+        out.push_str(&text[start..i]);
+        match b {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            0 if bytes.get(i + 1).is_some_and(|n| (b'0'..=b'7').contains(n)) => {
+                out.push_str("\\x00")
+            }
+            0 => out.push_str("\\0"),
+            _ => {}
+        }
+        if b == b'"' || b == b'\\' || b == 0 {
+            i += 1;
+        } else {
+            let Some(c) = text[i..].chars().next() else {
+                break;
+            };
+            out.extend(c.escape_debug());
+            i += c.len_utf8();
+        }
+        start = i;
     }
+    out.push_str(&text[start..]);
 }
 
 /// See [`doc_lines`].

@@ -37,16 +37,13 @@ use crate::tokens::string_lit;
 /// The module of one normalized schema (`Args` or, `lenient`, `Output`), or `None` when
 /// its shape needs typify.
 pub(super) fn module(n: &Normalized, lenient: bool) -> Option<String> {
-    if !n.defs.is_empty()
-        || !n.replacements.is_empty()
-        || !n.literals.is_empty()
-        || !n.nullable_optional.is_empty()
-    {
+    if !n.defs.is_empty() || !n.replacements.is_empty() || !n.nullable_optional.is_empty() {
         return None;
     }
     let root_name = if lenient { "Output" } else { "Args" };
     let mut w = Writer {
         types: BTreeMap::new(),
+        literals: &n.literals,
         lenient,
     };
     let root = n.root.as_object()?;
@@ -65,7 +62,9 @@ pub(super) fn module(n: &Normalized, lenient: bool) -> Option<String> {
 struct Field<'a> {
     /// The Rust name.
     ident: String,
-    /// The JSON name.
+    /// The property's key in the normalized schema.
+    key: &'a str,
+    /// The JSON name (the key, unless it is a placeholder of the normalizer).
     wire: &'a str,
     /// The Rust type without the `Option` of an optional field.
     ty: String,
@@ -73,9 +72,36 @@ struct Field<'a> {
     doc: Option<&'a str>,
 }
 
+/// Where a property's own type (a string enum, an object) would be named from; the name is
+/// only computed for those.
+enum SubName<'a> {
+    /// A property of the struct `container`.
+    Property {
+        container: &'a str,
+        property: &'a str,
+    },
+    /// The items of an array.
+    Items(&'a SubName<'a>),
+}
+
+impl SubName<'_> {
+    /// typify's name: `{container}_{snake(property)}` or `{array's name}Item`, sanitized.
+    fn type_name(&self) -> String {
+        match self {
+            SubName::Property {
+                container,
+                property,
+            } => typify_sanitize(&format!("{container}_{}", property.to_snake_case()), true),
+            SubName::Items(of) => typify_sanitize(&format!("{}Item", of.type_name()), true),
+        }
+    }
+}
+
 /// The types written so far, by name (typify's output order).
-struct Writer {
+struct Writer<'n> {
     types: BTreeMap<String, String>,
+    /// The normalizer's placeholders (property names, enum values) → the server's strings.
+    literals: &'n BTreeMap<String, String>,
     lenient: bool,
 }
 
@@ -91,7 +117,15 @@ const KNOWN_KEYS: &[&str] = &[
     "minimum",
 ];
 
-impl Writer {
+impl<'n> Writer<'n> {
+    /// The server's string for a key or value of the normalized schema.
+    fn original<'a>(&self, text: &'a str) -> &'a str
+    where
+        'n: 'a,
+    {
+        self.literals.get(text).map_or(text, String::as_str)
+    }
+
     /// Claims a type name: `None` if typify would name two types alike (it would merge
     /// them: typify's path decides).
     fn claim(&mut self, name: &str) -> Option<()> {
@@ -103,7 +137,10 @@ impl Writer {
     }
 
     /// A struct for an object schema with properties; returns its fields.
-    fn object<'a>(&mut self, obj: &'a Map<String, Value>, name: &str) -> Option<Vec<Field<'a>>> {
+    fn object<'a>(&mut self, obj: &'a Map<String, Value>, name: &str) -> Option<Vec<Field<'a>>>
+    where
+        'n: 'a,
+    {
         if obj.keys().any(|k| {
             !matches!(
                 k.as_str(),
@@ -136,7 +173,10 @@ impl Writer {
         let mut fields = Vec::with_capacity(props.len());
         for (wire, schema) in props {
             let schema = schema.as_object()?;
-            let sub = format!("{name}_{}", wire.to_snake_case());
+            let sub = SubName::Property {
+                container: name,
+                property: wire,
+            };
             let (ty, nullable) = self.property(schema, &sub)?;
             let required = required.contains(&wire.as_str());
             // A required property that accepts `null` is decoded with `deserialize_with`;
@@ -148,7 +188,8 @@ impl Writer {
             let is_object = schema.get("type").and_then(Value::as_str) == Some("object");
             fields.push(Field {
                 ident: typify_sanitize(wire, false),
-                wire,
+                key: wire,
+                wire: self.original(wire),
                 ty,
                 required,
                 doc: if is_object {
@@ -208,8 +249,12 @@ impl Writer {
     }
 
     /// The Rust type of a property schema (a new type for an enum or an object, named
-    /// from `sub`), and whether it accepts `null`.
-    fn property(&mut self, schema: &Map<String, Value>, sub: &str) -> Option<(String, bool)> {
+    /// `sub`), and whether it accepts `null`.
+    fn property(
+        &mut self,
+        schema: &Map<String, Value>,
+        sub: &SubName<'_>,
+    ) -> Option<(String, bool)> {
         if schema.keys().any(|k| !KNOWN_KEYS.contains(&k.as_str())) {
             return None;
         }
@@ -230,7 +275,7 @@ impl Writer {
         };
         let ty = match kind {
             "string" if schema.contains_key("enum") && only(&["enum"]) => {
-                self.string_enum(schema, &typify_sanitize(sub, true))?
+                self.string_enum(schema, &sub.type_name())?
             }
             "string" if only(&[]) => "String".to_string(),
             "number" if only(&[]) => "f64".to_string(),
@@ -241,15 +286,14 @@ impl Writer {
             }
             "array" if only(&["items"]) => {
                 let items = schema.get("items")?.as_object()?;
-                let item_name = format!("{}Item", typify_sanitize(sub, true));
-                let (item, item_nullable) = self.property(items, &item_name)?;
+                let (item, item_nullable) = self.property(items, &SubName::Items(sub))?;
                 if item_nullable {
                     return None;
                 }
                 format!("Vec<{item}>")
             }
             "object" => {
-                let name = typify_sanitize(sub, true);
+                let name = sub.type_name();
                 self.object(schema, &name)?;
                 name
             }
@@ -292,7 +336,7 @@ impl Writer {
                 text.push_str(", ");
             }
             let _ = write!(text, "{v} = ");
-            string_lit(&mut text, value);
+            string_lit(&mut text, self.original(value));
         }
         text.push_str(" }); ");
         self.types.insert(name.to_string(), text);
@@ -322,7 +366,7 @@ fn constructor(
     if let Some(Value::Array(required)) = root.get("required") {
         for r in required {
             let r = r.as_str()?;
-            if let Some(f) = fields.iter().find(|f| f.wire == r && f.required)
+            if let Some(f) = fields.iter().find(|f| f.key == r && f.required)
                 && !params.iter().any(|p| std::ptr::eq(*p, f))
             {
                 params.push(f);

@@ -111,9 +111,9 @@ fn tool_code(
     let out = emit_tool(tool, alias, fn_name, topts, direct)?;
     Ok(ToolCode {
         module: out.module,
-        methods: out.methods.to_string(),
-        trait_method: out.trait_method.to_string(),
-        fake_method: out.fake_method.to_string(),
+        methods: out.methods,
+        trait_method: out.trait_method,
+        fake_method: out.fake_method,
         report: out.report,
         warnings: out.warnings,
     })

@@ -2,8 +2,7 @@
 
 use std::fmt::Write as _;
 
-use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::quote;
 use serde_json::Value;
 
 use super::options::ToolOptions;
@@ -12,7 +11,7 @@ use super::typed::typed_module;
 use crate::fixture::Tool;
 use crate::naming::{self, did_you_mean};
 use crate::normalize::{self, Problem, Request, Role};
-use crate::tokens::{doc_lines, doc_text, ident, safe_doc, string_lit};
+use crate::tokens::{doc_lines, doc_text, safe_doc, string_lit};
 use crate::warning::{Warning, WarningKind};
 use crate::{Error, Result};
 
@@ -20,12 +19,12 @@ use crate::{Error, Result};
 pub(super) struct ToolOut {
     /// `pub mod <tool> { … }` (code).
     pub(super) module: String,
-    /// The tool's `Client` methods.
-    pub(super) methods: TokenStream,
-    /// The tool's method of the `Tools` trait (a provided method calling the backend).
-    pub(super) trait_method: TokenStream,
-    /// The tool's stub builder of `Fake` (`on_<tool>`).
-    pub(super) fake_method: TokenStream,
+    /// The tool's `Client` methods (code).
+    pub(super) methods: String,
+    /// The tool's method of the `Tools` trait (a provided method calling the backend; code).
+    pub(super) trait_method: String,
+    /// The tool's stub builder of `Fake` (`on_<tool>`; code).
+    pub(super) fake_method: String,
     /// How the tool got typed.
     pub(super) report: ToolReport,
     /// Fallbacks and notes.
@@ -272,74 +271,76 @@ pub(super) fn emit_tool(
     module.push(' ');
     module.push_str(&output_tokens);
     module.push_str(" }");
-    let mod_ident = ident(fn_name);
 
     // Methods.
-    let method = ident(fn_name);
-    let ret = if output_typing == Some(Typing::Typed) {
-        quote!(#mod_ident::Output)
+    let typed_output = output_typing == Some(Typing::Typed);
+    let no_args = args_typing == Typing::NoArgs;
+    let ret = if typed_output {
+        format!("{fn_name}::Output")
     } else {
-        quote!(ToolOutput)
+        "ToolOutput".to_string()
     };
-    let mut doc_text = tool.description.clone().unwrap_or_default();
-    if doc_text.trim().is_empty() {
-        doc_text = format!("Calls the tool `{name}`.");
+    let mut doc = tool.description.clone().unwrap_or_default();
+    if doc.trim().is_empty() {
+        doc = format!("Calls the tool `{name}`.");
     }
     if let Typing::Untyped(reason) = &args_typing {
-        doc_text.push_str(&format!("\n\nArguments are untyped JSON: {reason}."));
+        doc.push_str(&format!("\n\nArguments are untyped JSON: {reason}."));
     }
-    let doc = doc_lines(&doc_text);
-    let task_call = if output_typing == Some(Typing::Typed) {
-        quote!(call_task_structured::<_, #mod_ident::Output>)
+    // `(&self)` or `(&self, args: <tool>::Args)`, and what the body passes on.
+    let (params, args) = if no_args {
+        ("(&self)".to_string(), "NoArgs {}")
     } else {
-        quote!(call_task)
+        (format!("(&self, args: {fn_name}::Args)"), "args")
     };
-    let task_method = format_ident!("{}_task", naming::unraw(fn_name));
-    let task_doc = doc_lines(&format!(
-        "Runs [`Self::{}`] as a task (the server says it can): the handle's `wait()` gives the same result; `cancel()` or dropping the handle cancels it.",
-        naming::unraw(fn_name)
-    ));
-    let task_methods = match (tool.task_capable(), args_typing == Typing::NoArgs) {
-        (false, _) => quote!(),
-        (true, true) => quote! {
-            #(#task_doc)*
-            pub async fn #task_method(&self) -> Result<TaskHandle<#ret>> {
-                self.session.#task_call(#mod_ident::TOOL.name, &NoArgs {}, self.options.clone()).await
-            }
-        },
-        (true, false) => quote! {
-            #(#task_doc)*
-            pub async fn #task_method(&self, args: #mod_ident::Args) -> Result<TaskHandle<#ret>> {
-                self.session.#task_call(#mod_ident::TOOL.name, &args, self.options.clone()).await
-            }
-        },
-    };
+    let plain = naming::unraw(fn_name);
     // The inherent method is the `Tools` method (which calls through the client's backend,
     // with its options), so `client.tool(args)` needs no trait import.
-    let methods = if args_typing == Typing::NoArgs {
-        quote! {
-            #(#doc)*
-            pub fn #method(&self) -> CallFuture<'_, #ret> {
-                Tools::#method(self)
-            }
-            #task_methods
-        }
-    } else {
-        quote! {
-            #(#doc)*
-            pub fn #method(&self, args: #mod_ident::Args) -> CallFuture<'_, #ret> {
-                Tools::#method(self, args)
-            }
-            #task_methods
-        }
-    };
+    let mut methods = String::with_capacity(2 * doc.len() + 512);
+    doc_text(&mut methods, &doc);
+    let forwarded = if no_args { "self" } else { "self, args" };
+    let _ = write!(
+        methods,
+        "pub fn {fn_name}{params} -> CallFuture<'_, {ret}> {{ Tools::{fn_name}({forwarded}) }} "
+    );
+    if tool.task_capable() {
+        doc_text(
+            &mut methods,
+            &format!(
+                "Runs [`Self::{plain}`] as a task (the server says it can): the handle's `wait()` gives the same result; `cancel()` or dropping the handle cancels it."
+            ),
+        );
+        let task_call = if typed_output {
+            format!("call_task_structured::<_, {fn_name}::Output>")
+        } else {
+            "call_task".to_string()
+        };
+        let _ = write!(
+            methods,
+            "pub async fn {plain}_task{params} -> Result<TaskHandle<{ret}>> {{ \
+             self.session.{task_call}({fn_name}::TOOL.name, &{args}, self.options.clone()).await }} "
+        );
+    }
 
-    let (trait_method, fake_method) = fake_items(
-        &mod_ident,
-        fn_name,
-        &ret,
-        output_typing == Some(Typing::Typed),
-        args_typing == Typing::NoArgs,
+    // The tool's `Tools` method (provided: it calls through the implementor's backend, so
+    // `Client`, `Fake` and `Recorder` share it) and `Fake`'s `on_<tool>` stub builder.
+    let call = if typed_output { "typed" } else { "untyped" };
+    let mut trait_method = String::with_capacity(256);
+    doc_text(&mut trait_method, &format!("See [`Client::{plain}`]."));
+    let _ = write!(
+        trait_method,
+        "fn {fn_name}{params} -> CallFuture<'_, {ret}> {{ self.__backend().{call}({fn_name}::TOOL.name, {args}) }}"
+    );
+    let mut fake_method = String::with_capacity(256);
+    doc_text(&mut fake_method, &format!("Answers [`Tools::{plain}`] with `stub`."));
+    let (stub, handler) = if no_args {
+        (format!("impl StubNoArgs<{ret}>"), "move |_: NoArgs| stub()")
+    } else {
+        (format!("impl Stub<{fn_name}::Args, {ret}>"), "stub")
+    };
+    let _ = write!(
+        fake_method,
+        "pub fn on_{plain}(self, stub: {stub}) -> Self {{ self.0.stub_{call}({fn_name}::TOOL.name, {handler}); self }}"
     );
 
     Ok(ToolOut {
@@ -355,65 +356,6 @@ pub(super) fn emit_tool(
         },
         warnings,
     })
-}
-
-/// The tool's `Tools` method (provided: it calls through the implementor's backend, so
-/// `Client`, `Fake` and `Recorder` share it) and `Fake`'s `on_<tool>` stub builder.
-fn fake_items(
-    m: &syn::Ident,
-    fn_name: &str,
-    ret: &TokenStream,
-    typed_output: bool,
-    no_args: bool,
-) -> (TokenStream, TokenStream) {
-    let method = ident(fn_name);
-    let plain = naming::unraw(fn_name);
-    let on = format_ident!("on_{}", plain);
-    let call = if typed_output {
-        quote!(typed)
-    } else {
-        quote!(untyped)
-    };
-    let stub_fn = if typed_output {
-        quote!(stub_typed)
-    } else {
-        quote!(stub_untyped)
-    };
-    let trait_doc = doc_lines(&format!("See [`Client::{plain}`]."));
-    let fake_doc = doc_lines(&format!("Answers [`Tools::{plain}`] with `stub`."));
-    if no_args {
-        (
-            quote! {
-                #(#trait_doc)*
-                fn #method(&self) -> CallFuture<'_, #ret> {
-                    self.__backend().#call(#m::TOOL.name, NoArgs {})
-                }
-            },
-            quote! {
-                #(#fake_doc)*
-                pub fn #on(self, stub: impl StubNoArgs<#ret>) -> Self {
-                    self.0.#stub_fn(#m::TOOL.name, move |_: NoArgs| stub());
-                    self
-                }
-            },
-        )
-    } else {
-        (
-            quote! {
-                #(#trait_doc)*
-                fn #method(&self, args: #m::Args) -> CallFuture<'_, #ret> {
-                    self.__backend().#call(#m::TOOL.name, args)
-                }
-            },
-            quote! {
-                #(#fake_doc)*
-                pub fn #on(self, stub: impl Stub<#m::Args, #ret>) -> Self {
-                    self.0.#stub_fn(#m::TOOL.name, stub);
-                    self
-                }
-            },
-        )
-    }
 }
 
 #[cfg(test)]

@@ -153,22 +153,28 @@ pub(crate) fn normalize(
             )));
         }
     };
-    if let Some(reference) = external_refs(&schema).into_iter().next() {
-        return Err(Problem::Fallback(format!(
-            "external $ref \"{reference}\" is not supported (mcp-bindgen never fetches schemas)"
-        )));
-    }
     let root_name = role.root_name();
-    let (mut root, mut defs) = hoist_refs(&schema, root_name).map_err(Problem::Fallback)?;
-
-    if let Some(cycle) = unboxed_cycle(&root, &defs, root_name) {
-        return Err(Problem::Fallback(format!(
-            "reference cycle {cycle} without an object property or array in between (no finite Rust type; typify would recurse forever)"
-        )));
-    }
-
-    let mut ctx = Ctx::new(role, &schema);
-    ctx.defs = defs.clone();
+    let free_form = role == Role::Input && schema::free_form_arguments(&schema);
+    // Most schemas have no reference and no definition: nothing to hoist, no cycle.
+    let (mut root, mut defs, mut ctx) = if has_key(&schema, &["$ref", "$defs", "definitions"]) {
+        if let Some(reference) = external_refs(&schema).into_iter().next() {
+            return Err(Problem::Fallback(format!(
+                "external $ref \"{reference}\" is not supported (mcp-bindgen never fetches schemas)"
+            )));
+        }
+        let (root, defs) = hoist_refs(&schema, root_name).map_err(Problem::Fallback)?;
+        if let Some(cycle) = unboxed_cycle(&root, &defs, root_name) {
+            return Err(Problem::Fallback(format!(
+                "reference cycle {cycle} without an object property or array in between (no finite Rust type; typify would recurse forever)"
+            )));
+        }
+        let mut ctx = Ctx::new(role, &schema);
+        ctx.defs = defs.clone();
+        (root, defs, ctx)
+    } else {
+        let ctx = Ctx::new(role, &schema);
+        (schema, BTreeMap::new(), ctx)
+    };
     let nullable_optional = if role == Role::Input {
         nullable_optional(&root)
     } else {
@@ -190,7 +196,6 @@ pub(crate) fn normalize(
             "inputSchema is not an object schema (MCP arguments are a JSON object)".into(),
         ));
     }
-    let free_form = role == Role::Input && schema::free_form_arguments(&schema);
     let no_args = role == Role::Input && !free_form && is_empty_object(&root);
 
     let mut replacements = BTreeMap::new();
@@ -264,17 +269,33 @@ struct Ctx {
 
 impl Ctx {
     fn new(role: Role, schema: &Value) -> Self {
-        let text = schema.to_string();
-        let mut longest = 0;
-        let mut run = 0;
-        for c in text.chars() {
-            if c == '\'' {
-                run += 1;
-                longest = longest.max(run);
-            } else {
-                run = 0;
+        // Apostrophes only occur inside strings (JSON escapes none), so the longest run in
+        // the schema's text is the longest in one of its keys or strings.
+        fn longest_run(text: &str) -> usize {
+            let (mut longest, mut run) = (0, 0);
+            for b in text.bytes() {
+                if b == b'\'' {
+                    run += 1;
+                    longest = longest.max(run);
+                } else {
+                    run = 0;
+                }
+            }
+            longest
+        }
+        fn walk(v: &Value) -> usize {
+            match v {
+                Value::String(s) => longest_run(s),
+                Value::Array(list) => list.iter().map(walk).max().unwrap_or(0),
+                Value::Object(map) => map
+                    .iter()
+                    .map(|(k, v)| longest_run(k).max(walk(v)))
+                    .max()
+                    .unwrap_or(0),
+                _ => 0,
             }
         }
+        let longest = walk(schema);
         Ctx {
             role,
             warnings: Vec::new(),
@@ -303,6 +324,17 @@ impl Ctx {
         self.next_marker += 1;
         self.literals.insert(p.clone(), original.to_string());
         p
+    }
+}
+
+/// Whether an object anywhere in `v` has one of `keys`.
+fn has_key(v: &Value, keys: &[&str]) -> bool {
+    match v {
+        Value::Object(map) => {
+            keys.iter().any(|k| map.contains_key(*k)) || map.values().any(|v| has_key(v, keys))
+        }
+        Value::Array(list) => list.iter().any(|v| has_key(v, keys)),
+        _ => false,
     }
 }
 
