@@ -105,6 +105,9 @@ struct Writer<'n> {
     lenient: bool,
 }
 
+/// typify's type for an object that names no property, rewritten to the runtime's paths.
+const JSON_MAP: &str = "::mcp_runtime::__private::serde_json::Map<String, ::mcp_runtime::__private::serde_json::Value>";
+
 /// The keys a property schema of this path may have.
 const KNOWN_KEYS: &[&str] = &[
     "type",
@@ -180,19 +183,22 @@ impl<'n> Writer<'n> {
             let (ty, nullable) = self.property(schema, &sub)?;
             let required = required.contains(&wire.as_str());
             // A required property that accepts `null` is decoded with `deserialize_with`;
-            // an optional array that does not is a `Vec` defaulting to empty.
-            if (nullable && required) || (!nullable && !required && ty.starts_with("Vec<")) {
+            // an optional array or map that does not is a `Vec` or map defaulting to empty.
+            if (nullable && required)
+                || (!nullable && !required && (ty.starts_with("Vec<") || ty == JSON_MAP))
+            {
                 return None;
             }
-            // typify gives a nested object's description to its struct only.
-            let is_object = schema.get("type").and_then(Value::as_str) == Some("object");
+            // typify gives a nested struct's description to the struct only.
+            let is_struct =
+                schema.get("type").and_then(Value::as_str) == Some("object") && ty != JSON_MAP;
             fields.push(Field {
                 ident: typify_sanitize(wire, false),
                 key: wire,
                 wire: self.original(wire),
                 ty,
                 required,
-                doc: if is_object {
+                doc: if is_struct {
                     None
                 } else {
                     description(schema)?
@@ -291,6 +297,15 @@ impl<'n> Writer<'n> {
                     return None;
                 }
                 format!("Vec<{item}>")
+            }
+            // No property named and none ruled out: typify's map of JSON values.
+            "object"
+                if only(&["properties"])
+                    && schema
+                        .get("properties")
+                        .is_none_or(|p| p.as_object().is_some_and(Map::is_empty)) =>
+            {
+                JSON_MAP.to_string()
             }
             "object" => {
                 let name = sub.type_name();

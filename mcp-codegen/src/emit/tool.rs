@@ -332,7 +332,10 @@ pub(super) fn emit_tool(
         "fn {fn_name}{params} -> CallFuture<'_, {ret}> {{ self.__backend().{call}({fn_name}::TOOL.name, {args}) }}"
     );
     let mut fake_method = String::with_capacity(256);
-    doc_text(&mut fake_method, &format!("Answers [`Tools::{plain}`] with `stub`."));
+    doc_text(
+        &mut fake_method,
+        &format!("Answers [`Tools::{plain}`] with `stub`."),
+    );
     let (stub, handler) = if no_args {
         (format!("impl StubNoArgs<{ret}>"), "move |_: NoArgs| stub()")
     } else {

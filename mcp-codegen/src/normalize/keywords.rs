@@ -83,6 +83,13 @@ const WARN_DROP: &[(&str, &str)] = &[
 
 /// Drops keywords typify mishandles (see [`SILENT_DROP`], [`WARN_DROP`], `x-*`).
 pub(super) fn drop_keywords(obj: &mut Map<String, Value>, at: &str, ctx: &mut Ctx) {
+    // Most nodes have none of them: one pass over the node's few keys says so.
+    let droppable = |k: &str| {
+        k.starts_with("x-") || SILENT_DROP.contains(&k) || WARN_DROP.iter().any(|(w, _)| *w == k)
+    };
+    if !obj.keys().any(|k| droppable(k)) {
+        return;
+    }
     for key in SILENT_DROP {
         obj.remove(*key);
     }

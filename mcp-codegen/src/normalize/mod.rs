@@ -44,6 +44,7 @@ mod refs;
 mod root;
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
 
 use serde_json::{Value, json};
 
@@ -180,11 +181,11 @@ pub(crate) fn normalize(
     } else {
         BTreeSet::new()
     };
-    clean(&mut root, "", &mut ctx, true);
+    clean(&mut root, &mut String::new(), &mut ctx, true);
     let names: Vec<String> = defs.keys().cloned().collect();
     for name in names {
         if let Some(def) = defs.get_mut(&name) {
-            clean(def, &format!("/$defs/{name}"), &mut ctx, false);
+            clean(def, &mut format!("/$defs/{name}"), &mut ctx, false);
         }
     }
     if let Some(problem) = ctx.problem.take() {
@@ -338,8 +339,9 @@ fn has_key(v: &Value, keys: &[&str]) -> bool {
     }
 }
 
-/// Cleans one node and, recursively, its subschemas.
-fn clean(v: &mut Value, at: &str, ctx: &mut Ctx, is_root: bool) {
+/// Cleans one node and, recursively, its subschemas; `at` is the node's JSON pointer (a
+/// buffer the children's segments are pushed onto and taken off again).
+fn clean(v: &mut Value, at: &mut String, ctx: &mut Ctx, is_root: bool) {
     if let Value::Bool(true) = v {
         *v = json!({});
     }
@@ -364,9 +366,43 @@ fn clean(v: &mut Value, at: &str, ctx: &mut Ctx, is_root: bool) {
     enum_variants(obj, at, ctx);
     object_rules(obj, at, ctx);
 
-    for_each_child_mut(v, &mut |suffix, sub| {
-        clean(sub, &format!("{at}{suffix}"), ctx, false)
-    });
+    // The children, as `for_each_child_mut` visits them.
+    let len = at.len();
+    for (key, value) in obj.iter_mut() {
+        let k = key.as_str();
+        if MAP_KEYWORDS.contains(&k) {
+            if let Some(map) = value.as_object_mut() {
+                for (name, sub) in map.iter_mut() {
+                    push_segment(at, k);
+                    push_segment(at, name);
+                    clean(sub, at, ctx, false);
+                    at.truncate(len);
+                }
+            }
+        } else if ONE_KEYWORDS.contains(&k) || (k == "items" && !value.is_array()) {
+            push_segment(at, k);
+            clean(value, at, ctx, false);
+            at.truncate(len);
+        } else if (LIST_KEYWORDS.contains(&k) || k == "items")
+            && let Some(list) = value.as_array_mut()
+        {
+            for (i, sub) in list.iter_mut().enumerate() {
+                let _ = write!(at, "/{k}/{i}");
+                clean(sub, at, ctx, false);
+                at.truncate(len);
+            }
+        }
+    }
+}
+
+/// `/segment`, escaped as a JSON-pointer segment.
+fn push_segment(at: &mut String, segment: &str) {
+    at.push('/');
+    if segment.contains(['~', '/']) {
+        at.push_str(&escape(segment));
+    } else {
+        at.push_str(segment);
+    }
 }
 
 #[cfg(test)]
