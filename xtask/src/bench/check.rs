@@ -185,7 +185,44 @@ pub(super) fn check_overhead(root: &Path, dir: &Path) -> Result<Value, String> {
             }),
         );
     }
+    // A first build of the crate itself (a fresh clone, CI): its own artifacts and
+    // incremental state removed, dependencies kept, the expansion cache off.
+    let mut base_s = Vec::new();
+    let mut with_s = Vec::new();
+    for round in 1..=3 {
+        clean_package(&with, &target, "bench_github")?;
+        with_s.push(cargo_check(&with, &target, false)?.0.as_secs_f64());
+        clean_package(&base, &target, "bench_base")?;
+        base_s.push(cargo_check(&base, &target, false)?.0.as_secs_f64());
+        eprintln!(
+            "bench: cold cargo check round {round}/3 of the crate alone: with tools {:.2} s, without {:.2} s",
+            with_s[round - 1],
+            base_s[round - 1]
+        );
+    }
+    let diffs: Vec<f64> = with_s.iter().zip(&base_s).map(|(w, b)| w - b).collect();
+    out.insert(
+        "cold".to_string(),
+        json!({
+            "with_tools_s": with_s,
+            "without_s": base_s,
+            "overhead_s": median(&diffs),
+            "with_tools_median_s": median(&with_s),
+            "without_median_s": median(&base_s),
+        }),
+    );
     Ok(Value::Object(out))
+}
+
+/// `cargo clean --package` of `krate`'s own package in `target`: its artifacts and
+/// incremental state go, its dependencies' stay.
+fn clean_package(krate: &Path, target: &Path, package: &str) -> Result<(), String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let mut cmd = Command::new(cargo);
+    cmd.args(["clean", "--offline", "--quiet", "--package", package])
+        .current_dir(krate)
+        .env("CARGO_TARGET_DIR", target);
+    run_command(&mut cmd, Duration::from_secs(300)).map(|_| ())
 }
 
 // ---------------------------------------------------------------------------------------

@@ -16,8 +16,10 @@
 //!    run;
 //! 3. **check** — the extra `cargo check` seconds of a scratch crate binding those 117 tools
 //!    against the same crate without them (own target dir under `target/bench`, the
-//!    workspace's `Cargo.lock`, `--offline`, dependencies warmed first, medians of 3; target
-//!    ≤ 1.0 s);
+//!    workspace's `Cargo.lock`, `--offline`, dependencies warmed first, medians of 3): on a
+//!    rebuild after an edit with the macro's expansion cache answering
+//!    (`check_overhead_github_official_s`, target ≤ 1.0 s) and with it off, and on a first
+//!    build of the crate (`check_cold_github_official_s`: the crate's own artifacts cleaned);
 //! 4. **snapshot** — `cargo xtask snapshot` of every default server in parallel against the
 //!    machine's floor, max(slowest server alone, CPU-seconds of the parallel run / cores)
 //!    (`snapshot_parallel_vs_floor`, target ≤ 1.15×), and against the slowest server alone

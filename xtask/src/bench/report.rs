@@ -247,6 +247,21 @@ pub(super) fn summary_rows(results: &Map<String, Value>) -> Vec<Row> {
             ),
         });
     }
+    if let Some(check) = results.get("check") {
+        let at = |p: &str| check.pointer(p).and_then(Value::as_f64);
+        rows.push(Row {
+            key: "check_cold_github_official_s",
+            what: "extra `cargo check` on a first build of the crate binding 117 tools",
+            value: at("/cold/overhead_s"),
+            unit: "s",
+            target: None,
+            detail: format!(
+                "the crate's own artifacts and incremental state removed, dependencies built, expansion cache off: with {:.2} s, without {:.2} s (medians of 3)",
+                at("/cold/with_tools_median_s").unwrap_or(f64::NAN),
+                at("/cold/without_median_s").unwrap_or(f64::NAN),
+            ),
+        });
+    }
     if let Some(snap) = results.get("snapshot") {
         let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
         let med = |p: &str| median(&series(snap, p)).unwrap_or(f64::NAN);
