@@ -103,19 +103,9 @@ use serde::{Deserialize, Serialize};
 #[macro_export]
 #[doc(hidden)]
 macro_rules! __serde_struct {
-    // A field's value: `$required` without default, else `$slot` (an `Option`) or the default.
-    (@or $slot:expr, $required:expr $(,)?) => {
-        $required
-    };
-    (@or $slot:expr, $required:expr, default) => {
-        ::core::option::Option::unwrap_or_default($slot)
-    };
-    (@or $slot:expr, $required:expr, default($default:path)) => {
-        match $slot {
-            ::core::option::Option::Some(__value) => __value,
-            ::core::option::Option::None => $default(),
-        }
-    };
+    // A field's default is a value of `NoDefault`, `StdDefault` or `PathDefault`, written by
+    // method calls (`NoDefault.or_default().or_path(path)`), so no macro is expanded per
+    // field.
     (@deny) => {
         false
     };
@@ -179,11 +169,9 @@ macro_rules! __serde_struct {
                     __A: $crate::__private::serde::de::SeqAccess<'de>,
                 {
                     ::core::result::Result::Ok($name {$(
-                        $field: $crate::__serde_struct!(
-                            @or __seq.next_element()?,
-                            __seq.required()?,
-                            $(default $(($default))?)?
-                        ),
+                        $field: __seq.field(
+                            $crate::__private::NoDefault $(.or_default() $(.or_path($default))?)?
+                        )?,
                     )*})
                 }
 
@@ -200,11 +188,11 @@ macro_rules! __serde_struct {
                         }
                     }
                     ::core::result::Result::Ok($name {$(
-                        $field: $crate::__serde_struct!(
-                            @or $field,
-                            __map.required($field, $wire)?,
-                            $(default $(($default))?)?
-                        ),
+                        $field: __map.field(
+                            $field,
+                            $wire,
+                            $crate::__private::NoDefault $(.or_default() $(.or_path($default))?)?
+                        )?,
                     )*})
                 }
             }
@@ -359,15 +347,74 @@ impl<'de, A: SeqAccess<'de>> StructSeq<A> {
         self.seq.next_element()
     }
 
-    /// The next field without default: the next element; at the end of the sequence the
-    /// error `invalid_length(index, &"struct Name with N elements")` (an `Option` field
-    /// without default is required here too, as with serde_derive).
-    pub fn required<T: Deserialize<'de>>(&mut self) -> Result<T, A::Error> {
+    /// The next field: the next element; at the end of the sequence its default, or for
+    /// a field without one the error `invalid_length(index, &"struct Name with N
+    /// elements")` (an `Option` field without default is required here too, as with
+    /// serde_derive).
+    pub fn field<T: Deserialize<'de>>(
+        &mut self,
+        default: impl FieldDefault<T>,
+    ) -> Result<T, A::Error> {
         let index = self.index;
         match self.next_element()? {
             Some(value) => Ok(value),
-            None => Err(de::Error::invalid_length(index, &ElementCount(self.info))),
+            None => match default.value() {
+                Some(value) => Ok(value),
+                None => Err(de::Error::invalid_length(index, &ElementCount(self.info))),
+            },
         }
+    }
+}
+
+/// A field's default in `serde_struct!`: none ([`NoDefault`]), `Default::default()`
+/// ([`StdDefault`], `#[serde(default)]`) or a function ([`PathDefault`], `#[serde(default =
+/// "path")]`).
+pub trait FieldDefault<T> {
+    /// The default value; `None` for a field without one.
+    fn value(self) -> Option<T>;
+}
+
+/// A field without default. `.or_default()` gives [`StdDefault`].
+#[derive(Debug, Clone, Copy)]
+pub struct NoDefault;
+
+/// A field whose default is `Default::default()`. `.or_path(f)` gives [`PathDefault`].
+#[derive(Debug, Clone, Copy)]
+pub struct StdDefault;
+
+/// A field whose default is `f()`.
+#[derive(Debug, Clone, Copy)]
+pub struct PathDefault<F>(F);
+
+impl NoDefault {
+    /// `#[serde(default)]`.
+    pub fn or_default(self) -> StdDefault {
+        StdDefault
+    }
+}
+
+impl StdDefault {
+    /// `#[serde(default = "path")]`: `path()` instead of `Default::default()`.
+    pub fn or_path<F>(self, f: F) -> PathDefault<F> {
+        PathDefault(f)
+    }
+}
+
+impl<T> FieldDefault<T> for NoDefault {
+    fn value(self) -> Option<T> {
+        None
+    }
+}
+
+impl<T: Default> FieldDefault<T> for StdDefault {
+    fn value(self) -> Option<T> {
+        Some(T::default())
+    }
+}
+
+impl<T, F: FnOnce() -> T> FieldDefault<T> for PathDefault<F> {
+    fn value(self) -> Option<T> {
+        Some((self.0)())
     }
 }
 
@@ -435,20 +482,25 @@ impl<'de, A: MapAccess<'de>> StructMap<A> {
         Ok(())
     }
 
-    /// The value of a field without default once the map is read: the value in `slot`, else
-    /// `None` for a type that deserializes through `deserialize_option`, else the error
-    /// ``missing field `key` `` (serde_derive's `__private::de::missing_field`).
-    pub fn required<T: Deserialize<'de>>(
+    /// A field's value once the map is read: the value in `slot`, else its default, else
+    /// (a field without default) `None` for a type that deserializes through
+    /// `deserialize_option`, else the error ``missing field `key` `` (serde_derive's
+    /// `__private::de::missing_field`).
+    pub fn field<T: Deserialize<'de>>(
         &self,
         slot: Option<T>,
         key: &'static str,
+        default: impl FieldDefault<T>,
     ) -> Result<T, A::Error> {
         match slot {
             Some(value) => Ok(value),
-            None => T::deserialize(MissingField {
-                key,
-                error: PhantomData,
-            }),
+            None => match default.value() {
+                Some(value) => Ok(value),
+                None => T::deserialize(MissingField {
+                    key,
+                    error: PhantomData,
+                }),
+            },
         }
     }
 }
