@@ -272,6 +272,22 @@ fn tool_value((name, input, output): (String, Value, Option<Value>)) -> Value {
     t
 }
 
+/// The fixture of drawn tools (name, input schema, output schema), as JSON and loaded. A
+/// fixture lists each tool once (a snapshot refuses a server that does not): later tools of
+/// a name already drawn are left out.
+fn random_fixture(tools: Vec<(String, Value, Option<Value>)>) -> (Value, Fixture) {
+    let mut names = std::collections::HashSet::new();
+    let tools: Vec<Value> = tools
+        .into_iter()
+        .filter(|(name, _, _)| names.insert(name.clone()))
+        .map(tool_value)
+        .collect();
+    let doc = json!({ "tools": tools });
+    let fixture =
+        Fixture::from_slice(doc.to_string().as_bytes(), Path::new("random.json")).expect("fixture");
+    (doc, fixture)
+}
+
 fn cases() -> u32 {
     std::env::var("PROPTEST_CASES")
         .ok()
@@ -286,19 +302,11 @@ proptest! {
     fn generator_never_panics(
         tools in prop::collection::vec((tool_name(), root(), prop::option::of(root())), 1..4),
     ) {
-        // A fixture lists each tool once (a snapshot refuses a server that does not).
-        let mut names = std::collections::HashSet::new();
-        let tools: Vec<Value> = tools
-            .into_iter()
-            .filter(|(name, _, _)| names.insert(name.clone()))
-            .map(tool_value)
-            .collect();
-        let doc = json!({ "tools": tools });
+        let (doc, fixture) = random_fixture(tools);
         if let Some(dump) = std::env::var_os("MCPBG_DUMP_CASE") {
             // Debugging aid: the last case survives a crash (stack overflow aborts).
             let _ = std::fs::write(dump, doc.to_string());
         }
-        let fixture = Fixture::from_slice(doc.to_string().as_bytes(), Path::new("random.json")).expect("fixture");
         match generate(&fixture, "random", &Options::default()) {
             Ok(generated) => {
                 let parsed = syn::parse_str::<syn::File>(&generated.code);
@@ -322,14 +330,7 @@ proptest! {
     fn the_direct_path_matches_typify(
         tools in prop::collection::vec((tool_name(), root(), prop::option::of(root())), 1..4),
     ) {
-        let mut names = std::collections::HashSet::new();
-        let tools: Vec<Value> = tools
-            .into_iter()
-            .filter(|(name, _, _)| names.insert(name.clone()))
-            .map(tool_value)
-            .collect();
-        let doc = json!({ "tools": tools });
-        let fixture = Fixture::from_slice(doc.to_string().as_bytes(), Path::new("random.json")).expect("fixture");
+        let (doc, fixture) = random_fixture(tools);
         let direct = mcp_codegen::expand_to_string(&fixture, "random", &Options::default()).map_err(|e| e.to_string());
         let typify = mcp_codegen::expand_to_string(&fixture, "random", &Options::default().with_typify_only()).map_err(|e| e.to_string());
         prop_assert!(direct == typify, "the paths differ on {}\n--- direct\n{:?}\n--- typify\n{:?}", doc, direct, typify);

@@ -61,8 +61,8 @@ pub mod __private {
     pub use crate::__serde_struct as serde_struct;
     pub use crate::__string_enum as string_enum;
     pub use crate::serde_struct::{
-        DeserializeStruct, FieldDefault, NoDefault, PathDefault, StdDefault, StructInfo,
-        StructMap, StructSeq, deserialize_struct, serialize_struct, serialize_struct_field,
+        DeserializeStruct, FieldDefault, NoDefault, PathDefault, StdDefault, StructInfo, StructMap,
+        StructSeq, deserialize_struct, serialize_struct, serialize_struct_field,
     };
     pub use crate::string_enum::{deserialize_str_enum, from_str_enum, serialize_str_enum};
     pub use crate::toolbox::typed::roundtrip_stdio;

@@ -551,6 +551,16 @@ mod tests {
         (direct, all)
     }
 
+    /// Fails with the first of `mismatches`, if any.
+    fn assert_none(mismatches: &[String]) {
+        assert!(
+            mismatches.is_empty(),
+            "{} schemas differ; the first:\n{}",
+            mismatches.len(),
+            mismatches[0]
+        );
+    }
+
     #[test]
     fn the_direct_path_writes_what_typify_writes_on_every_corpus() {
         let mut mismatches = Vec::new();
@@ -564,12 +574,7 @@ mod tests {
             all += a;
         }
         eprintln!("repository corpora: {direct} of {all} schemas written directly");
-        assert!(
-            mismatches.is_empty(),
-            "{} schemas differ; the first:\n{}",
-            mismatches.len(),
-            mismatches[0]
-        );
+        assert_none(&mismatches);
         assert!(
             direct * 2 > all,
             "only {direct} of {all} schemas took the direct path"
@@ -598,12 +603,7 @@ mod tests {
         let mut mismatches = Vec::new();
         let (direct, all) = check("github", &fixture.tools, &mut mismatches);
         eprintln!("GitHub corpus: {direct} of {all} schemas written directly");
-        assert!(
-            mismatches.is_empty(),
-            "{} schemas differ; the first:\n{}",
-            mismatches.len(),
-            mismatches[0]
-        );
+        assert_none(&mismatches);
         assert!(
             direct * 10 >= all * 8,
             "only {direct} of {all} schemas took the direct path"

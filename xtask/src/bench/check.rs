@@ -171,19 +171,10 @@ pub(super) fn check_overhead(root: &Path, dir: &Path) -> Result<Value, String> {
                 base_s[round - 1]
             );
         }
-        let diffs: Vec<f64> = with_s.iter().zip(&base_s).map(|(w, b)| w - b).collect();
-        out.insert(
-            name.to_string(),
-            json!({
-                "with_tools_s": with_s,
-                "without_s": base_s,
-                "overhead_s": median(&diffs),
-                "with_tools_median_s": median(&with_s),
-                "without_median_s": median(&base_s),
-                "macro_expansion_ms": macro_ms,
-                "macro_expansion_median_ms": median(&macro_ms),
-            }),
-        );
+        let mut times = paired_times(&with_s, &base_s);
+        times.insert("macro_expansion_median_ms".into(), json!(median(&macro_ms)));
+        times.insert("macro_expansion_ms".into(), json!(macro_ms));
+        out.insert(name.to_string(), Value::Object(times));
     }
     // A first build of the crate itself (a fresh clone, CI): its own artifacts and
     // incremental state removed, dependencies kept, the expansion cache off.
@@ -200,18 +191,24 @@ pub(super) fn check_overhead(root: &Path, dir: &Path) -> Result<Value, String> {
             base_s[round - 1]
         );
     }
-    let diffs: Vec<f64> = with_s.iter().zip(&base_s).map(|(w, b)| w - b).collect();
     out.insert(
         "cold".to_string(),
-        json!({
-            "with_tools_s": with_s,
-            "without_s": base_s,
-            "overhead_s": median(&diffs),
-            "with_tools_median_s": median(&with_s),
-            "without_median_s": median(&base_s),
-        }),
+        Value::Object(paired_times(&with_s, &base_s)),
     );
     Ok(Value::Object(out))
+}
+
+/// The rounds' times of the crate with the tools and without, their medians and the median
+/// of the per-round differences (`overhead_s`).
+fn paired_times(with_s: &[f64], base_s: &[f64]) -> Map<String, Value> {
+    let diffs: Vec<f64> = with_s.iter().zip(base_s).map(|(w, b)| w - b).collect();
+    let mut out = Map::new();
+    out.insert("with_tools_s".into(), json!(with_s));
+    out.insert("without_s".into(), json!(base_s));
+    out.insert("overhead_s".into(), json!(median(&diffs)));
+    out.insert("with_tools_median_s".into(), json!(median(with_s)));
+    out.insert("without_median_s".into(), json!(median(base_s)));
+    out
 }
 
 /// `cargo clean --package` of `krate`'s own package in `target`: its artifacts and

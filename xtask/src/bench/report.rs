@@ -481,7 +481,9 @@ pub(super) fn write_markdown(
          `mcp_tools!(\"github_official\")` minus the same crate without it, after touching \
          `src/main.rs`, dependencies warm, own target dir under `target/bench/check`, median of 3 \
          rounds with the macro's expansion cache answering (a rebuild after an edit) and 3 with \
-         it off (`MCP_BINDGEN_CACHE=0`: a rebuild that generates, as after a fixture change).\n\
+         it off (`MCP_BINDGEN_CACHE=0`: a rebuild that generates, as after a fixture change); \
+         and a first build of the crate (`check_cold_github_official_s`: `cargo clean --package` \
+         of each scratch crate before its check, the cache off), median of 3.\n\
          * **Snapshot**: wall time of `cargo xtask snapshot` (the xtask binary, fixtures written \
          under `target/bench`) for every default server at once, against the slowest server \
          alone, 3 rounds. The target is on the ratio to the machine's floor, per round \
