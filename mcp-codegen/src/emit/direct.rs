@@ -2,13 +2,14 @@
 //! typify, `syn` or token trees.
 //!
 //! After normalization, most tool schemas are an object of plain properties: strings,
-//! numbers, integers, booleans, string enums, arrays of those and nested objects of the
-//! same. For exactly those shapes this module writes the code [`super::typed`] produces
-//! through typify and its rewrites, byte for byte once formatted: the same type names,
-//! field order, derives, documentation, `serde_struct!` / `string_enum!` calls and
-//! `Args::new`. Any other shape (a `$ref`, a union, a map, a default, a placeholder, a
-//! name typify would pick twice, a key this module does not know) returns `None` and
-//! takes typify's path.
+//! numbers, integers, booleans, string enums, arrays of those, nested objects of the same
+//! and objects that name no property (maps of JSON values). For exactly those shapes this
+//! module writes the code [`super::typed`] produces through typify and its rewrites, byte
+//! for byte once formatted: the same type names, field order, derives, documentation,
+//! `serde_struct!` / `string_enum!` calls and `Args::new`, with the normalizer's
+//! placeholders restored. Any other shape (a `$ref`, a union, a required property that
+//! accepts `null`, an optional array or map that does not, a name typify would pick twice,
+//! a key this module does not know) returns `None` and takes typify's path.
 //!
 //! The two paths are compared on every corpus by the tests: [`super::Options::with_typify_only`]
 //! turns this path off, and an expansion with it must equal one without it.
