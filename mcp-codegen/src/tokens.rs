@@ -594,24 +594,18 @@ fn string_lit_body(out: &mut String, text: &str) {
             continue;
         }
         out.push_str(&text[start..i]);
-        match b {
-            b'"' => out.push_str("\\\""),
-            b'\\' => out.push_str("\\\\"),
-            0 if bytes.get(i + 1).is_some_and(|n| (b'0'..=b'7').contains(n)) => {
+        let Some(c) = text[i..].chars().next() else {
+            break;
+        };
+        match c {
+            // `escape_debug` would write `\u{0}`.
+            '\0' if bytes.get(i + 1).is_some_and(|n| (b'0'..=b'7').contains(n)) => {
                 out.push_str("\\x00")
             }
-            0 => out.push_str("\\0"),
-            _ => {}
+            '\0' => out.push_str("\\0"),
+            c => out.extend(c.escape_debug()),
         }
-        if b == b'"' || b == b'\\' || b == 0 {
-            i += 1;
-        } else {
-            let Some(c) = text[i..].chars().next() else {
-                break;
-            };
-            out.extend(c.escape_debug());
-            i += c.len_utf8();
-        }
+        i += c.len_utf8();
         start = i;
     }
     out.push_str(&text[start..]);

@@ -319,10 +319,6 @@ proptest! {
             }
         }
     }
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
 
     /// The direct path (plain object schemas written without typify) writes what typify's
     /// path writes: the same expansion, byte for byte, or the same error.

@@ -65,9 +65,9 @@ impl Options {
     }
 
     /// Generates every type through typify, also those of the plain object schemas that
-    /// mcp-bindgen otherwise writes directly (strings, numbers, booleans, string enums,
-    /// arrays and nested objects of those): a check of that faster path, whose output is
-    /// the same. Not an option of `mcp_tools!`.
+    /// mcp-bindgen otherwise writes directly (strings, numbers, integers, booleans, string
+    /// enums, arrays and nested objects of those, maps of JSON values): a check of that
+    /// faster path, whose output is the same. Not an option of `mcp_tools!`.
     pub fn with_typify_only(mut self) -> Self {
         self.typify_only = true;
         self

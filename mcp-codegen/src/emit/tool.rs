@@ -2,7 +2,6 @@
 
 use std::fmt::Write as _;
 
-use quote::quote;
 use serde_json::Value;
 
 use super::options::ToolOptions;
@@ -11,7 +10,7 @@ use super::typed::typed_module;
 use crate::fixture::Tool;
 use crate::naming::{self, did_you_mean};
 use crate::normalize::{self, Problem, Request, Role};
-use crate::tokens::{doc_lines, doc_text, safe_doc, string_lit};
+use crate::tokens::{doc_text, safe_doc, string_lit};
 use crate::warning::{Warning, WarningKind};
 use crate::{Error, Result};
 
@@ -95,11 +94,9 @@ pub(super) fn emit_tool(
             }
             (
                 Typing::NoArgs,
-                quote! {
-                    /// This tool takes no arguments; the call sends `{}`.
-                    pub type Args = ::mcp_runtime::NoArgs;
-                }
-                .to_string(),
+                "#[doc = \" This tool takes no arguments; the call sends `{}`.\"] \
+                 pub type Args = ::mcp_runtime::NoArgs;"
+                    .to_string(),
             )
         }
         Ok(n) if n.free_form => {
@@ -109,15 +106,11 @@ pub(super) fn emit_tool(
                 );
             (
                 Typing::Typed,
-                quote! {
-                    /// The tool's schema names no arguments but allows any: a free-form
-                    /// JSON object (`serde_json::Map`).
-                    pub type Args = ::mcp_runtime::__private::serde_json::Map<
-                        ::std::string::String,
-                        ::mcp_runtime::__private::serde_json::Value,
-                    >;
-                }
-                .to_string(),
+                "#[doc = \" The tool's schema names no arguments but allows any: a free-form\"] \
+                 #[doc = \" JSON object (`serde_json::Map`).\"] \
+                 pub type Args = ::mcp_runtime::__private::serde_json::Map<\
+                 ::std::string::String, ::mcp_runtime::__private::serde_json::Value>;"
+                    .to_string(),
             )
         }
         Ok(n) => {
@@ -171,14 +164,15 @@ pub(super) fn emit_tool(
     let args_tokens = match &args_typing {
         Typing::Untyped(reason) => {
             note(WarningKind::ArgsFallback, reason.clone());
-            let doc = doc_lines(&format!(
-                "Arguments as untyped JSON: mcp-bindgen could not type this tool's schema ({reason})."
-            ));
-            quote! {
-                #(#doc)*
-                pub type Args = ::mcp_runtime::__private::serde_json::Value;
-            }
-            .to_string()
+            let mut code = String::new();
+            doc_text(
+                &mut code,
+                &format!(
+                    "Arguments as untyped JSON: mcp-bindgen could not type this tool's schema ({reason})."
+                ),
+            );
+            code.push_str("pub type Args = ::mcp_runtime::__private::serde_json::Value;");
+            code
         }
         _ => args_tokens,
     };
