@@ -10,7 +10,7 @@ use std::io::Read;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use mcp_runtime::{CallOptions, Session, ToolOutput};
+use mcp_bindgen::{CallOptions, Session, ToolOutput};
 use serde_json::{Map, Value, json};
 
 use crate::args::{Arg, Parser};
@@ -107,7 +107,7 @@ fn arguments(text: Option<&str>) -> Result<Map<String, Value>> {
         Ok(Value::Object(map)) => Ok(map),
         Ok(other) => Err(Error::Other(format!(
             "the arguments must be a JSON object like {{\"name\": \"value\"}}, not {}",
-            mcp_codegen::schema::json_kind(&other)
+            mcp_bindgen_core::schema::json_kind(&other)
         ))),
         Err(e) => Err(Error::Other(format!(
             "the arguments are not valid JSON (line {}, column {}): {e}",
@@ -162,7 +162,7 @@ async fn call(
         .filter_map(|t| t.get("name").and_then(Value::as_str))
         .collect();
     if !names.contains(&args.tool.as_str()) {
-        let close = mcp_codegen::naming::close_matches(&args.tool, names.iter().copied());
+        let close = mcp_bindgen_core::naming::close_matches(&args.tool, names.iter().copied());
         let hint = match close.first() {
             Some(best) => format!(" (did you mean \"{best}\"?)"),
             None => String::new(),

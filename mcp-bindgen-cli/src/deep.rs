@@ -1,11 +1,11 @@
 //! `verify --deep`: the round-trip oracle over every tool of the fixtures.
 //!
 //! 1. For every tool, valid instances of its input (and output) schema are generated
-//!    ([`mcp_codegen::instances`]) and checked against the schema.
+//!    ([`mcp_bindgen_codegen::instances`]) and checked against the schema.
 //! 2. A scratch crate under the project's target directory, `<target>/mcp-bindgen/deep`,
-//!    binds every fixture with `mcp_tools!` (depending only on `mcp-runtime`, the version
+//!    binds every fixture with `mcp_tools!` (depending only on `mcp-bindgen`, the version
 //!    the project uses) and runs each instance through the generated types.
-//! 3. What comes back is checked by [`mcp_codegen::oracle::Oracle`]: valid, and equal to
+//! 3. What comes back is checked by [`mcp_bindgen_codegen::oracle::Oracle`]: valid, and equal to
 //!    what was sent up to optional nulls and defaults.
 
 use std::collections::BTreeMap;
@@ -13,9 +13,9 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use mcp_codegen::fixture::Fixture;
-use mcp_codegen::instances;
-use mcp_codegen::oracle::{Failure, Oracle, RoundTrip, Side, ToolRoundTrip, Verdict};
+use mcp_bindgen_codegen::instances;
+use mcp_bindgen_codegen::oracle::{Failure, Oracle, RoundTrip, Side, ToolRoundTrip, Verdict};
+use mcp_bindgen_core::fixture::Fixture;
 use serde_json::{Value, json};
 
 use crate::{Cli, Error, Result};
@@ -23,7 +23,7 @@ use crate::{Cli, Error, Result};
 /// Instances generated per schema.
 const MAX_INSTANCES: usize = 40;
 
-/// How the scratch crate depends on `mcp-runtime`.
+/// How the scratch crate depends on `mcp-bindgen`.
 #[derive(Debug, Clone, PartialEq)]
 enum RuntimeDep {
     Path(PathBuf),
@@ -118,7 +118,7 @@ pub(crate) fn run(
 }
 
 /// The instances of one tool, valid for its schemas.
-fn plan_tool(alias: &str, tool: &mcp_codegen::fixture::Tool) -> ToolPlan {
+fn plan_tool(alias: &str, tool: &mcp_bindgen_core::fixture::Tool) -> ToolPlan {
     let mut plan = ToolPlan {
         server: alias.to_string(),
         tool: tool.name.clone(),
@@ -192,7 +192,7 @@ fn judge(planned: &Planned, instance: &Value, answer: &Value) -> Option<Failure>
         side: planned.side,
         instance: instance.clone(),
         returned,
-        problem: mcp_codegen::oracle::Problem { pointer, message },
+        problem: mcp_bindgen_codegen::oracle::Problem { pointer, message },
     };
     if answer.get("untyped").is_some() {
         // Carried as JSON, unchanged.
@@ -220,7 +220,7 @@ fn judge(planned: &Planned, instance: &Value, answer: &Value) -> Option<Failure>
     Some(failure(Err(message.clone()), String::new(), message))
 }
 
-/// The project's target directory, lock file and `mcp-runtime` dependency.
+/// The project's target directory, lock file and `mcp-bindgen` dependency.
 fn project(start: &Path) -> Result<Project> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let out = Command::new(&cargo)
@@ -266,7 +266,7 @@ fn project(start: &Path) -> Result<Project> {
     })
 }
 
-/// The `mcp-runtime` the project builds with: the workspace's own package, else a path or
+/// The `mcp-bindgen` the project builds with: the workspace's own package, else a path or
 /// version requirement of a member's dependency.
 fn runtime_dep(packages: &[Value]) -> Option<RuntimeDep> {
     let manifest_dir = |p: &Value| {
@@ -276,7 +276,7 @@ fn runtime_dep(packages: &[Value]) -> Option<RuntimeDep> {
     };
     if let Some(p) = packages
         .iter()
-        .find(|p| p.get("name").and_then(Value::as_str) == Some("mcp-runtime"))
+        .find(|p| p.get("name").and_then(Value::as_str) == Some("mcp-bindgen"))
     {
         return manifest_dir(p).map(RuntimeDep::Path);
     }
@@ -285,7 +285,7 @@ fn runtime_dep(packages: &[Value]) -> Option<RuntimeDep> {
         .filter_map(|p| p.get("dependencies").and_then(Value::as_array))
         .flatten();
     for d in deps {
-        if d.get("name").and_then(Value::as_str) != Some("mcp-runtime") {
+        if d.get("name").and_then(Value::as_str) != Some("mcp-bindgen") {
             continue;
         }
         if let Some(path) = d.get("path").and_then(Value::as_str) {
@@ -318,7 +318,7 @@ fn build(
     let manifest = format!(
         "# Written by `verify --deep`: the round trip of every fixture's generated types.\n\
          [package]\nname = \"mcp-bindgen-deep\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\
-         publish = false\n\n[dependencies]\nmcp-runtime = {{ {dep}, default-features = false }}\n\n\
+         publish = false\n\n[dependencies]\nmcp-bindgen = {{ {dep}, default-features = false }}\n\n\
          [workspace]\n"
     );
     let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
@@ -329,12 +329,12 @@ fn build(
     );
     let mut table = String::new();
     for (alias, _) in fixtures {
-        let module = mcp_codegen::naming::alias_module(alias);
-        main.push_str(&format!("mcp_runtime::mcp_tools!({alias:?});\n"));
+        let module = mcp_bindgen_core::naming::alias_module(alias);
+        main.push_str(&format!("mcp_bindgen::mcp_tools!({alias:?});\n"));
         table.push_str(&format!("        ({alias:?}, {module}::TYPED_TOOLS),\n"));
     }
     main.push_str(&format!(
-        "\nfn main() -> std::process::ExitCode {{\n    mcp_runtime::__private::roundtrip_stdio(&[\n{table}    ])\n}}\n"
+        "\nfn main() -> std::process::ExitCode {{\n    mcp_bindgen::__private::roundtrip_stdio(&[\n{table}    ])\n}}\n"
     ));
     write_if_changed(&crate_dir.join("Cargo.toml"), &manifest)?;
     write_if_changed(&src.join("main.rs"), &main)?;
@@ -365,7 +365,7 @@ fn build(
             String::new()
         } else {
             format!(
-                "\n(this project does not depend on mcp-runtime, so the program asked crates.io for mcp-runtime {}: run `verify --deep` in a project that depends on mcp-runtime, or add it with `cargo add mcp-runtime`)",
+                "\n(this project does not depend on mcp-bindgen, so the program asked crates.io for mcp-bindgen {}: run `verify --deep` in a project that depends on mcp-bindgen, or add it with `cargo add mcp-bindgen`)",
                 env!("CARGO_PKG_VERSION")
             )
         };
@@ -442,16 +442,16 @@ fn toml_string(s: &str) -> String {
 /// reported by the first summary line.
 pub(crate) fn usable(
     dir: &Path,
-    summary: &mcp_codegen::verify::Summary,
+    summary: &mcp_bindgen_codegen::verify::Summary,
 ) -> Result<Vec<(String, Fixture)>> {
     let broken: BTreeMap<&Path, ()> = summary
         .tools
         .iter()
-        .filter(|t| matches!(t.status, mcp_codegen::verify::Status::Error(_)))
+        .filter(|t| matches!(t.status, mcp_bindgen_codegen::verify::Status::Error(_)))
         .map(|t| (t.fixture.as_path(), ()))
         .collect();
     let mut out = Vec::new();
-    for (path, fixture) in mcp_codegen::fixture::load_dir(dir)? {
+    for (path, fixture) in mcp_bindgen_core::fixture::load_dir(dir)? {
         let Ok(fixture) = fixture else { continue };
         if broken.contains_key(path.as_path()) {
             continue;
@@ -471,7 +471,7 @@ mod tests {
     #[test]
     fn runtime_dependency_from_metadata() {
         let own_workspace =
-            [json!({"name": "mcp-runtime", "manifest_path": "/w/runtime/Cargo.toml"})];
+            [json!({"name": "mcp-bindgen", "manifest_path": "/w/runtime/Cargo.toml"})];
         assert_eq!(
             runtime_dep(&own_workspace),
             Some(RuntimeDep::Path(PathBuf::from("/w/runtime")))
@@ -479,12 +479,12 @@ mod tests {
         let user = [
             json!({"name": "app", "manifest_path": "/u/Cargo.toml", "dependencies": [
                 {"name": "tokio", "req": "^1"},
-                {"name": "mcp-runtime", "req": "^0.3"}
+                {"name": "mcp-bindgen", "req": "^0.3"}
             ]}),
         ];
         assert_eq!(runtime_dep(&user), Some(RuntimeDep::Version("^0.3".into())));
         let path = [json!({"name": "app", "dependencies": [
-            {"name": "mcp-runtime", "req": "*", "path": "/src/mcp/runtime"}
+            {"name": "mcp-bindgen", "req": "*", "path": "/src/mcp/runtime"}
         ]})];
         assert_eq!(
             runtime_dep(&path),

@@ -10,7 +10,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
-use mcp_codegen::diff::{Format, Review, Severity, review};
+use mcp_bindgen_codegen::review::{Format, Review, review};
+use mcp_bindgen_core::diff::Severity;
 use serde_json::{Map, Value, json};
 
 use crate::args::{Arg, Parser};

@@ -18,10 +18,13 @@ pub enum Error {
     Project(String),
     /// The registry, a connection or a call failed.
     #[error(transparent)]
-    Runtime(#[from] mcp_runtime::Error),
-    /// A fixture could not be read or its code not generated.
+    Runtime(#[from] mcp_bindgen::Error),
+    /// A fixture could not be read.
     #[error(transparent)]
-    Codegen(#[from] mcp_codegen::Error),
+    Fixture(#[from] mcp_bindgen_core::Error),
+    /// A fixture's code could not be generated.
+    #[error(transparent)]
+    Codegen(#[from] mcp_bindgen_codegen::Error),
     /// A file could not be written.
     #[error("cannot write {}: {source}", path.display())]
     Write {

@@ -9,8 +9,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use mcp_codegen::fixture::Fixture;
-use mcp_codegen::{Options, format_tokens, generate};
+use mcp_bindgen_codegen::{Options, format_tokens, generate};
+use mcp_bindgen_core::fixture::Fixture;
 
 use crate::args::{Arg, Parser};
 use crate::paths::{LOCATE_USAGE, Locate};
@@ -82,7 +82,7 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
     };
     let fixture = Fixture::load(&path).map_err(|e| {
         if is_path {
-            Error::Codegen(e)
+            Error::Fixture(e)
         } else {
             Error::Other(format!(
                 "{e}; run {} to create it",
@@ -91,7 +91,7 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
         }
     })?;
     let alias = if is_path {
-        mcp_codegen::verify::alias_of(&fixture)
+        mcp_bindgen_codegen::verify::alias_of(&fixture)
     } else {
         target
     };

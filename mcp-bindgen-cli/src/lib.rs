@@ -31,7 +31,7 @@
 //! Paths work like cargo's: the project is found from the current directory (or
 //! `--manifest-path`), its registry is `fixtures/servers.toml` and its fixtures are
 //! `fixtures/*.json` next to the nearest `Cargo.toml` that has them — the rule `mcp_tools!`
-//! uses ([`mcp_codegen::project`]). `--config PATH` reads another registry: TOML, or JSON in
+//! uses ([`mcp_bindgen_core::project`]). `--config PATH` reads another registry: TOML, or JSON in
 //! Claude Desktop's / Cursor's `{"mcpServers": …}` shape or VS Code's `{"servers": …}`
 //! shape; disabled servers are skipped, and what the file has that mcp-bindgen does not read
 //! (other clients' keys, a server name used under a normalized alias) is printed as
@@ -148,9 +148,9 @@ pub(crate) struct Cli {
 impl Cli {
     /// How commands connect to servers: placeholders from [`Cli::env`], then the process
     /// environment.
-    pub fn connect_options(&self) -> mcp_runtime::ConnectOptions {
+    pub fn connect_options(&self) -> mcp_bindgen::ConnectOptions {
         let env = self.env.clone();
-        mcp_runtime::ConnectOptions::new().with_env_lookup(move |name| {
+        mcp_bindgen::ConnectOptions::new().with_env_lookup(move |name| {
             env.iter()
                 .find(|(k, _)| k == name)
                 .map(|(_, v)| v.clone())
@@ -283,7 +283,7 @@ fn init_logging() {
         .with_default(level)
         .with_target("rmcp", debug_only)
         // `snapshot` reports the tools a listing left out itself, with what it did to them.
-        .with_target(mcp_runtime::REJECTED_TOOL_TARGET, debug_only);
+        .with_target(mcp_bindgen::REJECTED_TOOL_TARGET, debug_only);
     use tracing_subscriber::layer::SubscriberExt;
     use tracing_subscriber::util::SubscriberInitExt;
     // A second `run` in the same process keeps the first subscriber.

@@ -12,8 +12,8 @@
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use mcp_runtime::auth::LoopbackAuthorizer;
-use mcp_runtime::config::AuthConfig;
+use mcp_bindgen::auth::LoopbackAuthorizer;
+use mcp_bindgen::config::AuthConfig;
 
 use crate::args::{Arg, Parser};
 use crate::paths::{LOCATE_USAGE, Locate};
@@ -65,7 +65,7 @@ pub(crate) fn run(cli: &Cli, command: &str, words: &[String]) -> Result<ExitCode
     let registry = locate.load_registry(cli, command)?;
     let server = registry.get(&alias)?.clone();
     if command == "logout" {
-        return match mcp_runtime::auth::logout(&server)? {
+        return match mcp_bindgen::auth::logout(&server)? {
             Some(file) => {
                 println!("logged out of \"{alias}\": deleted {}", file.display());
                 Ok(ExitCode::SUCCESS)

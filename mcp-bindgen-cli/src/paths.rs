@@ -3,7 +3,7 @@
 //! * The project is found from the current directory, or from the directory of
 //!   `--manifest-path PATH`.
 //! * Its registry is `fixtures/servers.toml` and its fixtures `fixtures/<alias>.json` next to
-//!   the nearest `Cargo.toml` that has them ([`mcp_codegen::project::find_fixtures_dir`],
+//!   the nearest `Cargo.toml` that has them ([`mcp_bindgen_core::project::find_fixtures_dir`],
 //!   the rule `mcp_tools!` uses from the crate's directory).
 //! * `--config PATH` and `--fixtures DIR` override them, relative to the current directory;
 //!   a `.json` registry is read in Claude Desktop's / Cursor's `{"mcpServers": …}` shape or
@@ -13,11 +13,11 @@
 
 use std::path::{Path, PathBuf};
 
-use mcp_codegen::project::{
+use mcp_bindgen_core::project::{
     FIXTURES_DIR, REGISTRY_FILE, find_fixtures_dir, find_manifest_dir, find_registry,
 };
 
-use mcp_runtime::Registry;
+use mcp_bindgen::Registry;
 
 use crate::args::Parser;
 use crate::{Cli, Error, Result};

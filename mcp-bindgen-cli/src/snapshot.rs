@@ -19,9 +19,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use mcp_codegen::diff::{Format, Review};
-use mcp_codegen::fixture::{build_document, canonical_json};
-use mcp_runtime::{Registry, ServerConfig};
+use mcp_bindgen::{Registry, ServerConfig};
+use mcp_bindgen_codegen::review::{Format, Review};
+use mcp_bindgen_core::fixture::{build_document, canonical_json};
 use serde_json::{Map, Value, json};
 
 use crate::args::{Arg, Parser};
@@ -99,10 +99,10 @@ enum Outcome {
     /// Connected and listed.
     Listed(Listing),
     /// Not reached; `required` decides whether this fails the command.
-    Failed(mcp_runtime::Error),
+    Failed(mcp_bindgen::Error),
     /// Reached, but what it answered had to be rejected (a pagination cycle, a tool listed
     /// twice, lines that are not JSON-RPC): always fails the command; no fixture is written.
-    Rejected(mcp_runtime::Error),
+    Rejected(mcp_bindgen::Error),
 }
 
 /// One server's tools as a canonical fixture text.
@@ -243,7 +243,10 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
                                 reviews.push(Shown {
                                     name: row.alias.clone(),
                                     header: format!("{} (no committed fixture)", cli.show(&path)),
-                                    review: mcp_codegen::diff::review(&json!({"tools": []}), &new),
+                                    review: mcp_bindgen_codegen::review::review(
+                                        &json!({"tools": []}),
+                                        &new,
+                                    ),
                                 });
                             }
                             let line = format!(
@@ -322,7 +325,7 @@ fn write_fixture(path: &Path, text: &str) -> Result<()> {
 async fn snapshot_all(
     selected: &[ServerConfig],
     all_required: bool,
-    options: mcp_runtime::ConnectOptions,
+    options: mcp_bindgen::ConnectOptions,
 ) -> Vec<Row> {
     let pending = std::sync::Arc::new(std::sync::Mutex::new(
         selected
@@ -401,7 +404,7 @@ async fn snapshot_all(
                 transport: server.transport().kind(),
                 required: server.required() || all_required,
                 elapsed: Duration::ZERO,
-                outcome: Outcome::Failed(mcp_runtime::Error::Transport {
+                outcome: Outcome::Failed(mcp_bindgen::Error::Transport {
                     server: server.alias().to_string(),
                     message: format!("snapshot task failed: {e}"),
                     stderr_tail: Vec::new(),
@@ -413,11 +416,11 @@ async fn snapshot_all(
 
 /// Whether a snapshot failed on what the server answered (not on reaching it): the server
 /// broke the protocol, or timed out after writing lines that are not JSON-RPC.
-fn rejected(error: &mcp_runtime::Error) -> bool {
+fn rejected(error: &mcp_bindgen::Error) -> bool {
     matches!(
         error,
-        mcp_runtime::Error::Misbehaved { .. }
-            | mcp_runtime::Error::Timeout {
+        mcp_bindgen::Error::Misbehaved { .. }
+            | mcp_bindgen::Error::Timeout {
                 diagnosis: Some(_),
                 ..
             }
@@ -427,21 +430,21 @@ fn rejected(error: &mcp_runtime::Error) -> bool {
 /// Connects, lists tools, prompts and resource templates, and renders the fixture.
 pub(crate) async fn snapshot_one(
     server: &ServerConfig,
-    options: mcp_runtime::ConnectOptions,
-) -> mcp_runtime::Result<Listing> {
+    options: mcp_bindgen::ConnectOptions,
+) -> mcp_bindgen::Result<Listing> {
     let session = options.connect(server).await?;
     let result = async {
         let tools = session.list_tools().await?;
         let prompts = session.list_prompts().await?;
         let templates = session.list_resource_templates().await?;
-        Ok::<_, mcp_runtime::Error>((tools, prompts, templates))
+        Ok::<_, mcp_bindgen::Error>((tools, prompts, templates))
     }
     .await;
     let rejected = session.rejected_tools();
     let _ = session.close().await;
     let (tools, prompts, templates) = result?;
-    if let Some(name) = mcp_codegen::fixture::duplicate_tool(&tools) {
-        return Err(mcp_runtime::Error::Misbehaved {
+    if let Some(name) = mcp_bindgen_core::fixture::duplicate_tool(&tools) {
+        return Err(mcp_bindgen::Error::Misbehaved {
             server: server.alias().to_string(),
             method: "tools/list".into(),
             message: format!("server lists tool \"{name}\" twice (a server bug)"),
@@ -501,7 +504,7 @@ fn print_drift(
         eprintln!("{alias}: the committed fixture {shown} is not valid JSON; run {accept}");
         return true;
     };
-    let review = mcp_codegen::diff::review(&o, &n);
+    let review = mcp_bindgen_codegen::review::review(&o, &n);
     // Formatting alone is a change too (the fixture's text, so its hash, differs).
     let fails = review.fails(gate.fail_on) || (review.is_empty() && gate.fail_on.is_none());
     if gate.format != Format::Text {

@@ -1,13 +1,13 @@
 //! `tools [--format openai|openai-strict|anthropic|gemini] [--prefix] [--fixtures DIR]`: every
 //! fixture's tools in a model provider's format, as one toolbox over all of them would export
-//! them (`mcp_runtime::toolbox::export_offline`), printed as JSON on stdout:
+//! them (`mcp_bindgen::toolbox::export_offline`), printed as JSON on stdout:
 //!
 //! ```json
 //! {"format": "gemini", "tools": [ … ], "fallbacks": [{"name", "server", "tool", "reason"}], "collisions": [ … ]}
 //! ```
 //!
 //! A one-line summary goes to stderr (`--check`: only the summary). Each definition is checked against its format's rules
-//! (`mcp_runtime::toolbox::provider::check`; for Anthropic's `input_schema` and Gemini's
+//! (`mcp_bindgen::toolbox::provider::check`; for Anthropic's `input_schema` and Gemini's
 //! `parametersJsonSchema`, also the JSON Schema draft 2020-12 meta-schema). Exits 1 when a
 //! definition fails its check, a name is not unique, or a fixture cannot be read.
 
@@ -15,9 +15,9 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::ExitCode;
 
-use mcp_runtime::toolbox::NameCollision;
-use mcp_runtime::toolbox::provider::{self, Format, ToolExport};
-use mcp_runtime::toolbox::{ToolboxOptions, export_offline};
+use mcp_bindgen::toolbox::NameCollision;
+use mcp_bindgen::toolbox::provider::{self, Format, ToolExport};
+use mcp_bindgen::toolbox::{ToolboxOptions, export_offline};
 use serde_json::{Value, json};
 
 use crate::args::{Arg, Parser};
@@ -155,7 +155,7 @@ fn check(format: Format, def: &Value) -> std::result::Result<(), String> {
 /// `(alias, tools)` of every fixture in `dir`, sorted by file name, under the alias
 /// `verify` uses (`server.alias`, else the file stem).
 fn load(cli: &Cli, dir: &Path) -> Result<Vec<(String, Vec<Value>)>> {
-    let fixtures = mcp_codegen::fixture::load_dir(dir)?;
+    let fixtures = mcp_bindgen_core::fixture::load_dir(dir)?;
     if fixtures.is_empty() {
         return Err(Error::Project(format!(
             "no fixture in {}; run {}",
@@ -167,7 +167,7 @@ fn load(cli: &Cli, dir: &Path) -> Result<Vec<(String, Vec<Value>)>> {
         .into_iter()
         .map(|(_, loaded)| {
             let f = loaded?;
-            let alias = mcp_codegen::verify::alias_of(&f);
+            let alias = mcp_bindgen_codegen::verify::alias_of(&f);
             Ok((alias, f.tools.into_iter().map(|t| t.raw).collect()))
         })
         .collect()

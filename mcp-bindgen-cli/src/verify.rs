@@ -48,7 +48,7 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
     }
     let dir = locate.existing_fixtures_dir(cli)?;
     eprintln!("verify: fixtures in {}", cli.show(&dir));
-    let summary = mcp_codegen::verify::verify_dir(&dir)?;
+    let summary = mcp_bindgen_codegen::verify::verify_dir(&dir)?;
     for line in summary.detail_lines() {
         println!("{line}");
     }

@@ -15,9 +15,9 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_runtime::auth::HeadlessAuthorizer;
-use mcp_runtime::config::{AuthConfig, ClientCredentialsSettings, OAuthSettings};
-use mcp_runtime::{ConnectOptions, ErrorKind, ServerConfig};
+use mcp_bindgen::auth::HeadlessAuthorizer;
+use mcp_bindgen::config::{AuthConfig, ClientCredentialsSettings, OAuthSettings};
+use mcp_bindgen::{ConnectOptions, ErrorKind, ServerConfig};
 use serde_json::{Value, json};
 
 mod common;
@@ -361,7 +361,7 @@ fn sessions_sharing_a_login_refresh_it_once() {
         for i in 0..4 {
             let config = config.clone();
             tasks.push(tokio::spawn(async move {
-                let session = mcp_runtime::Session::connect(&config)
+                let session = mcp_bindgen::Session::connect(&config)
                     .await
                     .expect("connect");
                 let out = session
@@ -383,7 +383,7 @@ fn sessions_sharing_a_login_refresh_it_once() {
         assert_eq!(stats["authorization_code"], 1, "{stats}");
 
         // The agent layer on the same login, from a registry file.
-        let registry = mcp_runtime::Registry::from_toml_str(
+        let registry = mcp_bindgen::Registry::from_toml_str(
             &format!(
                 "[servers.remote]\nurl = \"{}\"\nauth = {{ oauth = {{ token_store = \"{}\" }} }}\n",
                 server.url,
@@ -392,7 +392,7 @@ fn sessions_sharing_a_login_refresh_it_once() {
             Path::new("/nonexistent/fixtures/servers.toml"),
         )
         .expect("registry");
-        let toolbox = mcp_runtime::toolbox::Toolbox::builder(&registry)
+        let toolbox = mcp_bindgen::toolbox::Toolbox::builder(&registry)
             .connect()
             .await
             .expect("toolbox");
@@ -461,7 +461,7 @@ fn an_expired_login_that_cannot_be_refreshed_names_the_login_command() {
         // The authorization server forgets its refresh tokens (a revoked login).
         drop(server);
         let _server = Server::start_with(port, "1");
-        let error = mcp_runtime::Session::connect(&config)
+        let error = mcp_bindgen::Session::connect(&config)
             .await
             .expect_err("the login cannot be refreshed");
         assert_eq!(error.kind(), ErrorKind::Unauthorized, "{error}");
@@ -476,7 +476,7 @@ fn a_server_that_wants_a_login_without_auth_in_the_registry_says_what_to_add() {
     let server = Server::start();
     let config = ServerConfig::http("hosted", false, &server.url);
     runtime().block_on(async {
-        let error = mcp_runtime::Session::connect(&config)
+        let error = mcp_bindgen::Session::connect(&config)
             .await
             .expect_err("401 without auth");
         assert_eq!(error.kind(), ErrorKind::Unauthorized, "{error}");

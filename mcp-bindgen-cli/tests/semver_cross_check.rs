@@ -67,7 +67,7 @@ fn bin(args: &[&str], dir: &Path) -> std::process::Output {
         .expect("run cargo-mcp-bindgen")
 }
 
-/// A crate `bindings` depending on this repository's `mcp-runtime`, with the workspace's
+/// A crate `bindings` depending on this repository's `mcp-bindgen`, with the workspace's
 /// lock file (the same dependency versions, no resolution).
 fn scratch_crate(dir: &Path) {
     std::fs::create_dir_all(dir.join("src")).expect("mkdir");
@@ -80,7 +80,7 @@ fn scratch_crate(dir: &Path) {
         dir.join("Cargo.toml"),
         format!(
             "[package]\nname = \"bindings\"\nversion = \"0.1.0\"\nedition = \"2024\"\npublish = false\n\n\
-             [dependencies]\nmcp-runtime = {{ path = \"{runtime}\" }}\n\n[workspace]\n"
+             [dependencies]\nmcp-bindgen = {{ path = \"{runtime}\" }}\n\n[workspace]\n"
         ),
     )
     .expect("write manifest");

@@ -1,29 +1,12 @@
-//! The one error type of `mcp-codegen`.
-
-use std::path::PathBuf;
+//! The one error type of `mcp-bindgen-codegen`.
 
 /// Everything that can go wrong while reading fixtures or generating code.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// A fixture file could not be read.
-    #[error("cannot read fixture {}: {source}", path.display())]
-    Read {
-        /// The file.
-        path: PathBuf,
-        /// The I/O error.
-        source: std::io::Error,
-    },
-    /// A fixture is not valid JSON or does not have the expected shape.
-    #[error("malformed fixture {}: at {pointer}: {message}", path.display())]
-    Malformed {
-        /// The file (or `<memory>`).
-        path: PathBuf,
-        /// JSON pointer of the offending value (`""` for the document).
-        pointer: String,
-        /// What was expected or what went wrong.
-        message: String,
-    },
+    /// A fixture could not be read or is malformed.
+    #[error(transparent)]
+    Fixture(#[from] mcp_bindgen_core::Error),
     /// A tool named in an option (`only`, `skip`, `rename`, `types`) is not in the fixture.
     #[error(
         "server \"{alias}\": unknown tool \"{tool}\" in `{option}`{hint}; the fixture has {listed}"
@@ -88,7 +71,7 @@ pub enum Error {
     #[error("{0}")]
     ArgumentCollision(Box<ArgumentCollision>),
     /// A tool's `x-mcp-header` annotations break the protocol's rules (see
-    /// [`crate::headers`]): a client must not call it.
+    /// `mcp_bindgen_core::headers`): a client must not call it.
     #[error(
         "tool \"{tool}\" of server \"{alias}\": {rule}; protocol 2026-07-28 forbids calling a tool with an invalid x-mcp-header: leave it out with skip = [\"{tool}\"], or snapshot the server again (a snapshot leaves such tools out)"
     )]

@@ -85,7 +85,7 @@ pub(crate) fn emit(prompts: &[Prompt]) -> PromptsOut {
             /// The server's prompts: one async method per prompt, arguments typed.
             #[derive(Clone, Copy, Debug)]
             pub struct Prompts<'a> {
-                pub(super) session: &'a ::mcp_runtime::Session,
+                pub(super) session: &'a ::mcp_bindgen::Session,
             }
 
             impl Prompts<'_> {
@@ -140,7 +140,7 @@ fn emit_prompt(prompt: &Prompt, rust: &str) -> Result<(TokenStream, TokenStream)
     let args_item = if no_args {
         quote! {
             /// This prompt takes no arguments.
-            pub type Args = ::mcp_runtime::NoArgs;
+            pub type Args = ::mcp_bindgen::NoArgs;
         }
     } else {
         let all_optional = prompt.arguments.iter().all(|a| !a.required);
@@ -148,8 +148,8 @@ fn emit_prompt(prompt: &Prompt, rust: &str) -> Result<(TokenStream, TokenStream)
         let args_doc = doc_lines(&format!("Arguments of the prompt `{name}`."));
         quote! {
             #(#args_doc)*
-            #[derive(Clone, Debug, #default PartialEq, Eq, ::mcp_runtime::__private::serde::Serialize, ::mcp_runtime::__private::serde::Deserialize)]
-            #[serde(crate = "::mcp_runtime::__private::serde", deny_unknown_fields)]
+            #[derive(Clone, Debug, #default PartialEq, Eq, ::mcp_bindgen::__private::serde::Serialize, ::mcp_bindgen::__private::serde::Deserialize)]
+            #[serde(crate = "::mcp_bindgen::__private::serde", deny_unknown_fields)]
             pub struct Args {
                 #(#field_tokens)*
             }
@@ -179,14 +179,14 @@ fn emit_prompt(prompt: &Prompt, rust: &str) -> Result<(TokenStream, TokenStream)
     let method = if no_args {
         quote! {
             #(#doc)*
-            pub async fn #m(&self) -> ::mcp_runtime::Result<::mcp_runtime::PromptResult> {
-                self.session.prompt(#m::NAME, &::mcp_runtime::NoArgs {}).await
+            pub async fn #m(&self) -> ::mcp_bindgen::Result<::mcp_bindgen::PromptResult> {
+                self.session.prompt(#m::NAME, &::mcp_bindgen::NoArgs {}).await
             }
         }
     } else {
         quote! {
             #(#doc)*
-            pub async fn #m(&self, args: #m::Args) -> ::mcp_runtime::Result<::mcp_runtime::PromptResult> {
+            pub async fn #m(&self, args: #m::Args) -> ::mcp_bindgen::Result<::mcp_bindgen::PromptResult> {
                 self.session.prompt(#m::NAME, &args).await
             }
         }
@@ -250,7 +250,7 @@ mod tests {
             t.contains("pub async fn args_prompt( &self, args: args_prompt::Args, )"),
             "{t}"
         );
-        assert!(t.contains("pub type Args = ::mcp_runtime::NoArgs;"));
+        assert!(t.contains("pub type Args = ::mcp_bindgen::NoArgs;"));
         assert!(t.contains("pub async fn simple_prompt( &self, )"), "{t}");
         // `Default` only when nothing is required.
         assert!(!t.contains("Default,"), "{t}");

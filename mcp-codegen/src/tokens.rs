@@ -1,15 +1,15 @@
-//! Rewrites of typify's output so it needs nothing but `mcp-runtime` in the user's crate.
+//! Rewrites of typify's output so it needs nothing but `mcp-bindgen` in the user's crate.
 //!
 //! * `::serde::…` / `::serde_json::…` paths (also inside attribute strings such as
 //!   `skip_serializing_if = "::serde_json::Map::is_empty"`) become
-//!   `::mcp_runtime::__private::serde…`;
+//!   `::mcp_bindgen::__private::serde…`;
 //! * every `#[derive(…Serialize/Deserialize…)]` is followed by
-//!   `#[serde(crate = "::mcp_runtime::__private::serde")]`;
+//!   `#[serde(crate = "::mcp_bindgen::__private::serde")]`;
 //! * placeholder strings planted by the normalizer are restored to the server's strings;
 //! * output types lose `deny_unknown_fields` (lenient decoding);
 //! * optional top-level arguments that accept `null` become `Option<Option<T>>`;
 //! * uses of typify's per-module `error` module (left out by `emit::items`) point at
-//!   `::mcp_runtime::ConversionError`.
+//!   `::mcp_bindgen::ConversionError`.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -17,7 +17,7 @@ use proc_macro2::{Delimiter, Group, Ident, Literal, Punct, Spacing, Span, TokenS
 use quote::{ToTokens, format_ident, quote};
 
 /// The runtime's re-export of serde, as a path string.
-pub(crate) const SERDE: &str = "::mcp_runtime::__private::serde";
+pub(crate) const SERDE: &str = "::mcp_bindgen::__private::serde";
 
 /// What to rewrite.
 pub(crate) struct Rewrite<'a> {
@@ -137,7 +137,7 @@ pub(crate) fn rewrite(tokens: TokenStream, rw: &Rewrite<'_>) -> TokenStream {
                     matches!(out.last(), Some(TokenTree::Ident(id)) if id == "__private");
                 match (second, krate) {
                     (true, Some(krate)) if !after_private => {
-                        out.extend(quote!(::mcp_runtime::__private::));
+                        out.extend(quote!(::mcp_bindgen::__private::));
                         out.push(TokenTree::Ident(krate));
                         i += 3;
                         continue;
@@ -157,9 +157,9 @@ pub(crate) fn rewrite(tokens: TokenStream, rw: &Rewrite<'_>) -> TokenStream {
                 }
                 out.push(input[i].clone());
             }
-            // `self::error::ConversionError` → `::mcp_runtime::ConversionError`.
+            // `self::error::ConversionError` → `::mcp_bindgen::ConversionError`.
             TokenTree::Ident(_) if is_error_module_path(&input, i) => {
-                out.extend(quote!(::mcp_runtime::));
+                out.extend(quote!(::mcp_bindgen::));
                 i += 6;
                 continue;
             }
@@ -270,7 +270,7 @@ fn rewrite_literal(lit: &Literal, rw: &Rewrite<'_>) -> Literal {
     let new = if let Some(original) = rw.literals.get(&value) {
         original.clone()
     } else if let Some(rest) = value.strip_prefix("::serde_json::") {
-        format!("::mcp_runtime::__private::serde_json::{rest}")
+        format!("::mcp_bindgen::__private::serde_json::{rest}")
     } else if let Some(rest) = value.strip_prefix("::serde::") {
         format!("{SERDE}::{rest}")
     } else if (value == "::std::option::Option::is_none"
@@ -758,16 +758,16 @@ mod tests {
         );
         assert!(!out.contains("\"::serde_json"), "{out}");
         assert!(
-            out.contains("\"::mcp_runtime::__private::serde_json::Map::is_empty\""),
+            out.contains("\"::mcp_bindgen::__private::serde_json::Map::is_empty\""),
             "{out}"
         );
         assert!(
-            out.contains("# [serde (crate = \"::mcp_runtime::__private::serde\")]"),
+            out.contains("# [serde (crate = \"::mcp_bindgen::__private::serde\")]"),
             "{out}"
         );
         assert!(out.contains("deny_unknown_fields"), "kept for inputs");
         assert!(
-            out.contains("as :: mcp_runtime :: __private :: serde :: de :: Error"),
+            out.contains("as :: mcp_bindgen :: __private :: serde :: de :: Error"),
             "{out}"
         );
     }

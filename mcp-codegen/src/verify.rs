@@ -209,7 +209,8 @@ mod tests {
 
     #[test]
     fn directories_skip_non_fixtures() {
-        let dir = std::env::temp_dir().join(format!("mcp-codegen-verify-{}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("mcp-bindgen-codegen-verify-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("servers.toml"), "[x]").unwrap();
         std::fs::write(dir.join("claude.json"), r#"{"mcpServers":{}}"#).unwrap();

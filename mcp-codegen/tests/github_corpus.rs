@@ -1,30 +1,28 @@
-//! The GitHub MCP server's 117 tools (../shared/corpus/github-official, when present): every
+//! The GitHub MCP server's 117 tools (`tests/corpus/github-official`): every
 //! tool generates code that parses, 0 errors, ≥ 97 % fully typed. The generated module is
 //! compiled by `tests/tests/goldens_compile.rs` (golden `goldens/github.rs`).
 
 use std::path::Path;
 
-use mcp_codegen::fixture::Fixture;
-use mcp_codegen::verify::{Summary, verify_fixture};
-use mcp_codegen::{Options, generate};
+use mcp_bindgen_codegen::verify::{Summary, verify_fixture};
+use mcp_bindgen_codegen::{Options, generate};
+use mcp_bindgen_core::fixture::Fixture;
 
 mod support;
 
-fn corpus() -> Option<Fixture> {
-    let tools = support::github_corpus()?;
+fn corpus() -> Fixture {
+    let tools = support::github_corpus();
     let doc = serde_json::json!({ "server": { "alias": "github" }, "tools": tools });
-    Some(
-        Fixture::from_slice(
-            doc.to_string().as_bytes(),
-            Path::new("github-official/tools.json"),
-        )
-        .expect("fixture"),
+    Fixture::from_slice(
+        doc.to_string().as_bytes(),
+        Path::new("github-official/tools.json"),
     )
+    .expect("fixture")
 }
 
 #[test]
 fn github_corpus_is_typed() {
-    let Some(fixture) = corpus() else { return };
+    let fixture = corpus();
     let summary = Summary {
         tools: verify_fixture(&fixture, "github"),
         fixtures: 1,

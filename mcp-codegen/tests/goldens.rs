@@ -1,7 +1,7 @@
 //! Golden files: the generated code (prettyplease) for every hand-made edge-case fixture in
 //! `tests/fixtures/` (one per known schema pitfall) and for the GitHub
 //! corpus, compared with `tests/goldens/<name>.rs`. `UPDATE_GOLDENS=1 cargo test -p
-//! mcp-codegen --test goldens` rewrites them. The goldens are compiled (and round-tripped)
+//! mcp-bindgen-codegen --test goldens` rewrites them. The goldens are compiled (and round-tripped)
 //! by `tests/tests/goldens_compile.rs` in the `mcp-bindgen-tests` package.
 //!
 //! A fixture may have a sidecar `<name>.options.json` with `only`, `skip`, `rename`, `types`.
@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 
 mod support;
 
-use mcp_codegen::fixture::Fixture;
-use mcp_codegen::{Options, expand_to_string, generate};
+use mcp_bindgen_codegen::{Options, expand_to_string, generate};
+use mcp_bindgen_core::fixture::Fixture;
 
 fn dir(sub: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -58,7 +58,7 @@ fn assert_golden(name: &str, actual: &str) {
     if expected != actual {
         let diff = similar::TextDiff::from_lines(expected.as_str(), actual);
         panic!(
-            "golden {} differs from the generated code; run `UPDATE_GOLDENS=1 cargo test -p mcp-codegen --test goldens` and review the diff:\n{}",
+            "golden {} differs from the generated code; run `UPDATE_GOLDENS=1 cargo test -p mcp-bindgen-codegen --test goldens` and review the diff:\n{}",
             path.display(),
             diff.unified_diff()
                 .context_radius(3)
@@ -67,7 +67,7 @@ fn assert_golden(name: &str, actual: &str) {
     }
 }
 
-/// Generated code may name only `::mcp_runtime`, `::std` and `::core` crates.
+/// Generated code may name only `::mcp_bindgen`, `::std` and `::core` crates.
 fn assert_self_contained(name: &str, code: &str) {
     for needle in [
         "::serde::",
@@ -80,7 +80,7 @@ fn assert_self_contained(name: &str, code: &str) {
             let before = &code[..i];
             assert!(
                 before.ends_with("__private"),
-                "golden {name}: `{needle}` outside ::mcp_runtime::__private at byte {i}"
+                "golden {name}: `{needle}` outside ::mcp_bindgen::__private at byte {i}"
             );
         }
     }
@@ -127,9 +127,7 @@ fn edge_case_goldens() {
 
 #[test]
 fn github_golden() {
-    let Some(tools) = support::github_corpus() else {
-        return;
-    };
+    let tools = support::github_corpus();
     let doc = serde_json::json!({ "server": { "alias": "github" }, "tools": tools });
     let fixture =
         Fixture::from_slice(doc.to_string().as_bytes(), Path::new("github.json")).expect("fixture");
@@ -175,13 +173,14 @@ fn edge_case_expectations() {
         let p = dir("fixtures").join(format!("{n}.json"));
         let f = Fixture::load(&p).expect("fixture");
         let g = generate(&f, n, &options_for(&p)).expect("generates");
-        let code = mcp_codegen::format_tokens(n, g.tokens().expect("lexes")).expect("formats");
+        let code =
+            mcp_bindgen_codegen::format_tokens(n, g.tokens().expect("lexes")).expect("formats");
         (g, code)
     };
 
     let (g, code) = load("fallbacks");
     assert_eq!(g.stats.fallback, 4, "{:?}", g.tools);
-    assert!(code.contains("pub type Args = ::mcp_runtime::__private::serde_json::Value;"));
+    assert!(code.contains("pub type Args = ::mcp_bindgen::__private::serde_json::Value;"));
     assert!(
         g.warnings
             .iter()
@@ -205,9 +204,8 @@ fn edge_case_expectations() {
     assert!(code.contains("pub fn ping(&self) -> CallFuture"));
     assert!(!code.contains("deny_unknown_fields"));
     assert!(
-        g.warnings.iter().any(
-            |w| w.tool == "remote_output" && w.kind == mcp_codegen::WarningKind::OutputFallback
-        )
+        g.warnings.iter().any(|w| w.tool == "remote_output"
+            && w.kind == mcp_bindgen_codegen::WarningKind::OutputFallback)
     );
 
     let (g, code) = load("enums");

@@ -195,7 +195,8 @@ mod tests {
 
     #[test]
     fn a_stored_expansion_is_found_under_its_key_only() {
-        let dir = std::env::temp_dir().join(format!("mcp-macros-cache-{}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("mcp-bindgen-macros-cache-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let fixture = Path::new("/p/fixtures/demo.json");
         let entry = Entry::at(&dir, "gen 1", "\"demo\"", fixture, b"{}");

@@ -1,8 +1,8 @@
-//! The `mcp_tools!` proc macro. Use it through `mcp-runtime`, which re-exports it together
+//! The `mcp_tools!` proc macro. Use it through `mcp-bindgen`, which re-exports it together
 //! with everything the generated code needs.
 //!
 //! The macro is deliberately thin: it parses its arguments, finds and reads the fixture,
-//! calls [`mcp_codegen::generate`], and turns every failure into a `compile_error!` spanned
+//! calls [`mcp_bindgen_codegen::generate`], and turns every failure into a `compile_error!` spanned
 //! on the user's literal. It never talks to a server; the only file it writes is its
 //! expansion cache in the target directory (see `cache`), which spares rebuilds the
 //! generator while neither the fixture, the call nor the macro changed.
@@ -20,8 +20,8 @@ use syn::{Ident, LitStr, Token};
 /// Generates a typed module for the MCP server whose snapshot is `fixtures/<alias>.json`.
 ///
 /// ```ignore
-/// mcp_runtime::mcp_tools!("github");
-/// mcp_runtime::mcp_tools!("github",
+/// mcp_bindgen::mcp_tools!("github");
+/// mcp_bindgen::mcp_tools!("github",
 ///     only = ["create_issue", "get_issue"],          // allowlist (original tool names)
 ///     skip = ["delete_repository"],                  // denylist
 ///     rename = { "get_issue" = "issue", "create_issue.body" = "text" },
@@ -230,8 +230,8 @@ fn expand(call: &MacroCall, call_text: &str) -> (TokenStream, bool) {
 }
 
 /// The generator's options for `call`, and the type aliases its `types` entries need.
-fn options_of(call: &MacroCall, alias: &str) -> (Vec<TokenStream>, mcp_codegen::Options) {
-    let mut options = mcp_codegen::Options::default();
+fn options_of(call: &MacroCall, alias: &str) -> (Vec<TokenStream>, mcp_bindgen_codegen::Options) {
+    let mut options = mcp_bindgen_codegen::Options::default();
     if let Some((_, only)) = &call.only {
         options = options.with_only(only.iter().map(LitStr::value));
     }
@@ -264,7 +264,7 @@ fn options_of(call: &MacroCall, alias: &str) -> (Vec<TokenStream>, mcp_codegen::
         let name = syn::Ident::new(
             &format!(
                 "__mcp_tools_{}_type_{i}",
-                mcp_codegen::naming::alias_module(alias)
+                mcp_bindgen_core::naming::alias_module(alias)
             ),
             value.span(),
         );
@@ -285,12 +285,12 @@ fn generate_module(
     call: &MacroCall,
     path: &Path,
     bytes: &[u8],
-    options: &mcp_codegen::Options,
+    options: &mcp_bindgen_codegen::Options,
 ) -> Result<(TokenStream, cache::Expansion), TokenStream> {
     let span = call.alias.span();
     let alias = call.alias.value();
     let shown = path.display().to_string();
-    let fixture = match mcp_codegen::fixture::Fixture::from_slice(bytes, path) {
+    let fixture = match mcp_bindgen_core::fixture::Fixture::from_slice(bytes, path) {
         Ok(f) => f,
         Err(e) => {
             return Err(error_at(
@@ -343,7 +343,7 @@ fn generate_module(
     })?;
     let warnings = warnings
         .iter()
-        .filter(|w| !matches!(w.kind, mcp_codegen::WarningKind::Note))
+        .filter(|w| !matches!(w.kind, mcp_bindgen_codegen::WarningKind::Note))
         .map(ToString::to_string)
         .collect();
     Ok((tokens, cache::Expansion { code, warnings }))
@@ -359,10 +359,10 @@ fn generate_module(
 /// generated code carries no user spans (everything is `call_site`), so nothing is lost.
 /// The fallback mode is switched off again on every path, panics included.
 fn generate_detached(
-    fixture: &mcp_codegen::fixture::Fixture,
+    fixture: &mcp_bindgen_core::fixture::Fixture,
     alias: &str,
-    options: &mcp_codegen::Options,
-) -> mcp_codegen::Result<(String, Vec<mcp_codegen::Warning>)> {
+    options: &mcp_bindgen_codegen::Options,
+) -> mcp_bindgen_codegen::Result<(String, Vec<mcp_bindgen_codegen::Warning>)> {
     struct Unforce;
     impl Drop for Unforce {
         fn drop(&mut self) {
@@ -371,7 +371,7 @@ fn generate_detached(
     }
     proc_macro2::fallback::force();
     let _unforce = Unforce;
-    let generated = mcp_codegen::generate(fixture, alias, options)?;
+    let generated = mcp_bindgen_codegen::generate(fixture, alias, options)?;
     Ok((generated.code, generated.warnings))
 }
 
@@ -396,7 +396,7 @@ fn entry_span(call: &MacroCall, option: &str, key: &str) -> Option<Span> {
     keys()
         .find(|k| k.value() == key)
         .or_else(|| keys().find(|k| k.value().starts_with(&format!("{key}."))))
-        .or_else(|| keys().find(|k| mcp_codegen::naming::glob_match(&k.value(), key)))
+        .or_else(|| keys().find(|k| mcp_bindgen_core::naming::glob_match(&k.value(), key)))
         .map(LitStr::span)
 }
 
@@ -456,17 +456,17 @@ fn respan(tokens: TokenStream, span: Span) -> TokenStream {
 }
 
 /// `$MCP_FIXTURES_DIR/<alias>.json`, else `fixtures/<alias>.json` of the project the crate
-/// belongs to ([`mcp_codegen::project::find_fixture`], the rule the command line uses).
+/// belongs to ([`mcp_bindgen_core::project::find_fixture`], the rule the command line uses).
 fn find_fixture(alias: &str) -> Result<PathBuf, String> {
     let manifest = std::env::var_os("CARGO_MANIFEST_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("."));
     let fixtures_dir = std::env::var_os("MCP_FIXTURES_DIR").map(PathBuf::from);
-    mcp_codegen::project::find_fixture(&manifest, fixtures_dir.as_deref(), alias)
+    mcp_bindgen_core::project::find_fixture(&manifest, fixtures_dir.as_deref(), alias)
 }
 
 /// The command that (re)writes the fixture of `alias`, in the vocabulary of the user whose
 /// project is at `dir`.
 fn snapshot_hint(dir: &Path, alias: &str) -> String {
-    mcp_codegen::project::Runner::detect(dir).command(&format!("snapshot {alias}"))
+    mcp_bindgen_core::project::Runner::detect(dir).command(&format!("snapshot {alias}"))
 }

@@ -9,7 +9,7 @@
 //! ```sh
 //! cargo xtask install-servers everything time
 //! cargo build -p mcp-bindgen-tests --bin mcp-demo-server
-//! cargo run -p mcp-runtime --example agent_bridge
+//! cargo run -p mcp-bindgen --example agent_bridge
 //! ```
 //!
 //! (`MCP_SERVERS_DIR` and `MCP_DEMO_SERVER` override `target/mcp-servers` and
@@ -17,12 +17,12 @@
 
 use std::path::Path;
 
-use mcp_runtime::Registry;
-use mcp_runtime::toolbox::{AgentConfig, AgentTools, Format, ModelPolicy, ModelRef, Toolbox};
+use mcp_bindgen::Registry;
+use mcp_bindgen::toolbox::{AgentConfig, AgentTools, Format, ModelPolicy, ModelRef, Toolbox};
 
 /// The local tool's arguments: models see this type's JSON Schema.
-#[derive(serde::Deserialize, mcp_runtime::schemars::JsonSchema)]
-#[schemars(crate = "mcp_runtime::schemars")]
+#[derive(serde::Deserialize, mcp_bindgen::schemars::JsonSchema)]
+#[schemars(crate = "mcp_bindgen::schemars")]
 struct Shout {
     /// What to shout.
     text: String,

@@ -3,9 +3,9 @@
 //! server is a fake runs a model's tool calls with no process and no network.
 //!
 //! ```sh
-//! cargo run -p mcp-runtime --example offline_agent            # offline: cassette + stubs
+//! cargo run -p mcp-bindgen --example offline_agent            # offline: cassette + stubs
 //! cargo build -p mcp-bindgen-tests --bin mcp-demo-server
-//! cargo run -p mcp-runtime --example offline_agent -- --record  # record the cassette again
+//! cargo run -p mcp-bindgen --example offline_agent -- --record  # record the cassette again
 //! ```
 //!
 //! The cassette is `runtime/examples/cassettes/demo.jsonl`. Loading it decodes every line
@@ -15,13 +15,13 @@
 
 use std::path::{Path, PathBuf};
 
-use mcp_runtime::toolbox::{Format, Toolbox};
-use mcp_runtime::{Registry, Session, ToolOutput};
+use mcp_bindgen::toolbox::{Format, Toolbox};
+use mcp_bindgen::{Registry, Session, ToolOutput};
 
-mcp_runtime::mcp_tools!("demo");
+mcp_bindgen::mcp_tools!("demo");
 
 /// The agent's own logic, written once against the trait.
-async fn weather_report(tools: &impl demo::Tools, city: &str) -> mcp_runtime::Result<String> {
+async fn weather_report(tools: &impl demo::Tools, city: &str) -> mcp_bindgen::Result<String> {
     let weather = tools
         .get_weather(demo::get_weather::Args {
             days: Some(2),
@@ -80,7 +80,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                     {"day": 2, "high": 33.0, "low": 21.0, "conditions": "sunny", "precipitation_mm": null}
                 ]
             }))
-            .map_err(|e| mcp_runtime::fake::tool_error(e.to_string()))
+            .map_err(|e| mcp_bindgen::fake::tool_error(e.to_string()))
         })
         .on_add(|args| Ok(ToolOutput::from_text((args.a + args.b).to_string())));
     let report = weather_report(&stubs, "Seville").await?;

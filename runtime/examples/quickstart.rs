@@ -6,7 +6,7 @@
 //!
 //! ```sh
 //! cargo build -p mcp-bindgen-tests --bin mcp-demo-server
-//! cargo run -p mcp-runtime --example quickstart
+//! cargo run -p mcp-bindgen --example quickstart
 //! ```
 //!
 //! The registry `fixtures/servers.toml` starts `target/debug/mcp-demo-server` (set
@@ -14,9 +14,9 @@
 
 use std::path::Path;
 
-use mcp_runtime::{CallOptions, Error, Registry, Session};
+use mcp_bindgen::{CallOptions, Error, Registry, Session};
 
-mcp_runtime::mcp_tools!("demo");
+mcp_bindgen::mcp_tools!("demo");
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -1,9 +1,9 @@
 //! Drift between a live server and the fixture the code was generated from.
 //!
 //! Generated code embeds `FIXTURE_HASH`, the SHA-256 of the fixture's canonical tool list
-//! (`mcp_codegen::fixture::tools_hash`). [`tools_hash`] computes the same hash from a live
+//! (`mcp_bindgen_core::fixture::tools_hash`). [`tools_hash`] computes the same hash from a live
 //! `tools/list`; [`crate::Session::check_drift`] compares the two and applies a
-//! [`DriftPolicy`]. Both sides call the same function of `mcp-codegen` (its lean part,
+//! [`DriftPolicy`]. Both sides call the same function of `mcp-bindgen-codegen` (its lean part,
 //! without typify or syn), so the hashes cannot disagree; `tests/tests/drift.rs` checks them
 //! on every committed fixture.
 
@@ -58,10 +58,10 @@ impl<'de> serde::Deserialize<'de> for DriftPolicy {
 }
 
 /// SHA-256 (lowercase hex) of the canonical, compact JSON of a tool list: object keys
-/// sorted recursively, tools sorted by `name` — `mcp_codegen::fixture::tools_hash`, the
+/// sorted recursively, tools sorted by `name` — `mcp_bindgen_core::fixture::tools_hash`, the
 /// value generated code embeds as `FIXTURE_HASH`.
 pub fn tools_hash<'a>(tools: impl IntoIterator<Item = &'a Value>) -> String {
-    mcp_codegen::fixture::tools_hash(tools)
+    mcp_bindgen_core::fixture::tools_hash(tools)
 }
 
 /// A short, secret-free description of a drift, for warnings and [`crate::Error::Drift`].
@@ -112,7 +112,7 @@ pub(crate) fn summary(
 #[cfg(feature = "drift-details")]
 fn changed_tools(fixture: &[crate::typed::TypedTool], live_tools: &[Value]) -> Vec<String> {
     let (old, new) = views(fixture, live_tools);
-    let report = mcp_codegen::diff::classify(
+    let report = mcp_bindgen_core::diff::classify(
         &serde_json::json!({ "tools": old }),
         &serde_json::json!({ "tools": new }),
     );

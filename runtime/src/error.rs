@@ -1,4 +1,4 @@
-//! The one error type of `mcp-runtime` ([`Error`], classified by [`ErrorKind`]), shared by
+//! The one error type of `mcp-bindgen` ([`Error`], classified by [`ErrorKind`]), shared by
 //! the runtime and the agent layer.
 //!
 //! Messages name the server (its alias), the tool and what to do. They never contain a
@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use crate::output::ToolOutput;
 
-/// Everything that can go wrong in `mcp-runtime`.
+/// Everything that can go wrong in `mcp-bindgen`.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
@@ -167,7 +167,7 @@ pub enum Error {
     /// The live server's tools differ from the fixture the code was generated from.
     #[error(
         "server \"{server}\" drifted from its fixture: {summary}; run {} to see the changes",
-        mcp_codegen::project::either_command(&format!("snapshot --check {server}"))
+        mcp_bindgen_core::project::either_command(&format!("snapshot --check {server}"))
     )]
     Drift {
         /// The server's alias.

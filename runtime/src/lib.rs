@@ -1,8 +1,8 @@
-//! # mcp-runtime
+//! # mcp-bindgen
 //!
 //! The one dependency a user of **mcp-bindgen** adds. It holds:
 //!
-//! * the [`mcp_tools!`] macro (re-exported from `mcp-macros`), which turns a committed
+//! * the [`mcp_tools!`] macro (re-exported from `mcp-bindgen-macros`), which turns a committed
 //!   fixture (`fixtures/<alias>.json`) into a typed module at compile time;
 //! * the server registry ([`config`]): `fixtures/servers.toml` or the `{"mcpServers": …}`
 //!   JSON shape, with `${NAME}` / `${NAME:-default}` substitution at connect time;
@@ -12,7 +12,7 @@
 //!   [`Session::prompt`] for typed prompt arguments).
 //!
 //! All `rmcp` types stay inside this crate: generated code and users name only
-//! `::mcp_runtime::…` paths.
+//! `::mcp_bindgen::…` paths.
 #![deny(missing_docs)]
 
 #[cfg(feature = "oauth")]
@@ -37,12 +37,13 @@ pub use call_future::CallFuture;
 pub use config::{InheritEnv, Protocol, Registry, ServerConfig, TransportConfig};
 pub use drift::DriftPolicy;
 pub use error::{Error, ErrorKind, Result};
-pub use mcp_macros::mcp_tools;
+#[cfg(feature = "macros")]
+pub use mcp_bindgen_macros::mcp_tools;
 pub use output::{Content, Health, NoArgs, ServerInfo, ToolOutput};
 pub use prompt::{PromptMessage, PromptResult, Role};
 /// schemars 1, for the argument types of local tools
-/// ([`toolbox::ToolboxBuilder::add_local`]): `#[derive(mcp_runtime::schemars::JsonSchema)]`
-/// with `#[schemars(crate = "mcp_runtime::schemars")]`.
+/// ([`toolbox::ToolboxBuilder::add_local`]): `#[derive(mcp_bindgen::schemars::JsonSchema)]`
+/// with `#[schemars(crate = "mcp_bindgen::schemars")]`.
 pub use schemars;
 pub use session::{
     CallEvent, CallOptions, CallStream, ConnectOptions, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_TOTAL,

@@ -43,7 +43,7 @@ use serde::{Deserialize, Serialize};
 ///     pub owner: String,
 ///     pub r#type: Option<String>,
 /// }
-/// mcp_runtime::__private::serde_struct!(Args {
+/// mcp_bindgen::__private::serde_struct!(Args {
 ///     after = "after" skip_if(::std::option::Option::is_none),
 ///     labels = "labels" default skip_if(::std::vec::Vec::is_empty),
 ///     limit = "limit" default(defaults::thirty),
@@ -86,7 +86,7 @@ use serde::{Deserialize, Serialize};
 /// pub struct Args {
 ///     pub owner: String,
 /// }
-/// mcp_runtime::__private::serde_struct!(Args { owner = "owner" } deny_unknown_field);
+/// mcp_bindgen::__private::serde_struct!(Args { owner = "owner" } deny_unknown_field);
 /// ```
 ///
 /// and so is a field left out (the struct construction names every field):
@@ -96,10 +96,10 @@ use serde::{Deserialize, Serialize};
 ///     pub owner: String,
 ///     pub repo: String,
 /// }
-/// mcp_runtime::__private::serde_struct!(Args { owner = "owner" });
+/// mcp_bindgen::__private::serde_struct!(Args { owner = "owner" });
 /// ```
 ///
-/// Not a public API: generated code names it as `::mcp_runtime::__private::serde_struct!`.
+/// Not a public API: generated code names it as `::mcp_bindgen::__private::serde_struct!`.
 #[macro_export]
 #[doc(hidden)]
 macro_rules! __serde_struct {

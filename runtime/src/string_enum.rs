@@ -26,7 +26,7 @@ use crate::ConversionError;
 ///     GetWorkflow,
 ///     r#Type,
 /// }
-/// mcp_runtime::__private::string_enum!(Method { GetWorkflow = "get_workflow", r#Type = "type" });
+/// mcp_bindgen::__private::string_enum!(Method { GetWorkflow = "get_workflow", r#Type = "type" });
 ///
 /// assert_eq!(Method::GetWorkflow.to_string(), "get_workflow");
 /// assert_eq!("type".parse::<Method>().ok(), Some(Method::r#Type));
@@ -40,7 +40,7 @@ use crate::ConversionError;
 ///     A,
 ///     B,
 /// }
-/// mcp_runtime::__private::string_enum!(Method { B = "b", A = "a" });
+/// mcp_bindgen::__private::string_enum!(Method { B = "b", A = "a" });
 /// ```
 ///
 /// and all of them (the `match` of `Display` is exhaustive):
@@ -51,11 +51,11 @@ use crate::ConversionError;
 ///     A,
 ///     B,
 /// }
-/// mcp_runtime::__private::string_enum!(Method { A = "a" });
+/// mcp_bindgen::__private::string_enum!(Method { A = "a" });
 /// ```
 ///
 /// The enum must be `Copy` and have no explicit discriminants. Not a public API: generated
-/// code names it as `::mcp_runtime::__private::string_enum!`.
+/// code names it as `::mcp_bindgen::__private::string_enum!`.
 #[macro_export]
 #[doc(hidden)]
 macro_rules! __string_enum {

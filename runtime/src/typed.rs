@@ -11,10 +11,10 @@ use serde_json::Value;
 /// and the whole list per server as `TYPED_TOOLS`:
 ///
 /// ```no_run
-/// # async fn run(registry: mcp_runtime::Registry) -> Result<(), Box<dyn std::error::Error>> {
-/// use mcp_runtime::toolbox::{Toolbox, TypedTool};
+/// # async fn run(registry: mcp_bindgen::Registry) -> Result<(), Box<dyn std::error::Error>> {
+/// use mcp_bindgen::toolbox::{Toolbox, TypedTool};
 ///
-/// mcp_runtime::mcp_tools!("demo");
+/// mcp_bindgen::mcp_tools!("demo");
 ///
 /// const DEMO: &[TypedTool] = demo::TYPED_TOOLS;
 /// assert_eq!(demo::echo::TOOL.name, "echo");
@@ -115,7 +115,7 @@ impl TypedTool {
     /// [`input_schema`](Self::input_schema) by the rules the toolbox exports with (so the
     /// schema text is compiled in once, not three times).
     pub fn openai_function(&self) -> Value {
-        crate::toolbox::openai::function_definition(
+        crate::toolbox::provider::openai::function_definition(
             self.openai_name,
             self.description,
             &self.input_schema_json(),
@@ -125,7 +125,7 @@ impl TypedTool {
     /// The strict (`"strict": true`) OpenAI function definition, or why the schema allows
     /// none.
     pub fn openai_function_strict(&self) -> Result<Value, String> {
-        crate::toolbox::openai::strict_function_definition(
+        crate::toolbox::provider::openai::strict_function_definition(
             self.openai_name,
             self.description,
             &self.input_schema_json(),

@@ -1,5 +1,5 @@
 //! `serde_struct!` from outside the runtime, as generated code uses it: a nested module with
-//! no prelude, no `use serde`, and only `::mcp_runtime` paths.
+//! no prelude, no `use serde`, and only `::mcp_bindgen` paths.
 
 mod outer {
     /// Generated-code style: `#![no_implicit_prelude]` proves the macro names every item by
@@ -27,7 +27,7 @@ mod outer {
             /// The `type` keyword.
             r#Type,
         }
-        ::mcp_runtime::__private::string_enum!(Kind { Bug = "bug", r#Type = "type" });
+        ::mcp_bindgen::__private::string_enum!(Kind { Bug = "bug", r#Type = "type" });
 
         /// Arguments of a tool.
         #[derive(::core::fmt::Debug, ::core::cmp::PartialEq)]
@@ -47,7 +47,7 @@ mod outer {
             /// A nested struct.
             pub nested: ::std::option::Option<Nested>,
         }
-        ::mcp_runtime::__private::serde_struct!(Args {
+        ::mcp_bindgen::__private::serde_struct!(Args {
             after = "after" skip_if(::std::option::Option::is_none),
             order_by = "orderBy" skip_if(::std::option::Option::is_none),
             labels = "labels" default skip_if(::std::vec::Vec::is_empty),
@@ -63,7 +63,7 @@ mod outer {
             pub(crate) id: i64,
             pub(crate) done: bool,
         }
-        ::mcp_runtime::__private::serde_struct!(Nested {
+        ::mcp_bindgen::__private::serde_struct!(Nested {
             id = "id",
             done = "done" default
         });
@@ -71,11 +71,11 @@ mod outer {
         /// No fields.
         #[derive(::core::fmt::Debug, ::core::cmp::PartialEq)]
         pub struct Empty {}
-        ::mcp_runtime::__private::serde_struct!(Empty {} deny_unknown_fields);
+        ::mcp_bindgen::__private::serde_struct!(Empty {} deny_unknown_fields);
     }
 }
 
-use mcp_runtime::__private::serde_json;
+use mcp_bindgen::__private::serde_json;
 use outer::inner::{Args, Empty, Kind, Nested};
 
 fn error<T: std::fmt::Debug>(result: serde_json::Result<T>) -> String {
@@ -119,7 +119,7 @@ fn serde_struct_from_another_crate() {
     );
     let value = serde_json::json!({"owner": "you", "labels": ["a"], "after": null, "limit": 2});
     assert_eq!(
-        <Args as mcp_runtime::__private::serde::Deserialize>::deserialize(&value).unwrap(),
+        <Args as mcp_bindgen::__private::serde::Deserialize>::deserialize(&value).unwrap(),
         Args {
             after: None,
             order_by: None,

@@ -1,5 +1,5 @@
 //! `string_enum!` from outside the runtime, as generated code uses it: a nested module with
-//! no prelude, no `use serde`, and only `::mcp_runtime` paths.
+//! no prelude, no `use serde`, and only `::mcp_bindgen` paths.
 
 mod outer {
     /// Generated-code style: `#![no_implicit_prelude]` proves the macro names every item by
@@ -23,7 +23,7 @@ mod outer {
             r#Type,
             AbC,
         }
-        ::mcp_runtime::__private::string_enum!(Kind {
+        ::mcp_bindgen::__private::string_enum!(Kind {
             GetWorkflow = "get_workflow",
             r#Type = "type",
             AbC = "a-b c"
@@ -34,11 +34,11 @@ mod outer {
         pub(crate) enum One {
             Only,
         }
-        ::mcp_runtime::__private::string_enum!(One { Only = "only", });
+        ::mcp_bindgen::__private::string_enum!(One { Only = "only", });
     }
 }
 
-use mcp_runtime::__private::serde_json;
+use mcp_bindgen::__private::serde_json;
 use outer::inner::{Kind, One};
 
 #[test]
@@ -51,7 +51,7 @@ fn string_enum_from_another_crate() {
         Kind::try_from(String::from("type")).ok(),
         Some(Kind::r#Type)
     );
-    let err: mcp_runtime::ConversionError = match "Type".parse::<Kind>() {
+    let err: mcp_bindgen::ConversionError = match "Type".parse::<Kind>() {
         Ok(kind) => panic!("parsed {kind:?}"),
         Err(e) => e,
     };
@@ -75,7 +75,7 @@ fn string_enum_from_another_crate() {
     );
     let value = serde_json::json!("get_workflow");
     assert_eq!(
-        <Kind as mcp_runtime::__private::serde::Deserialize>::deserialize(&value).ok(),
+        <Kind as mcp_bindgen::__private::serde::Deserialize>::deserialize(&value).ok(),
         Some(Kind::GetWorkflow)
     );
     assert_eq!(

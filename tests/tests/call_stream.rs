@@ -12,7 +12,7 @@ use common::{bounded, stderr_line};
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
-use mcp_runtime::{CallEvent, CallOptions, Error, ErrorKind, ServerConfig, Session, ToolOutput};
+use mcp_bindgen::{CallEvent, CallOptions, Error, ErrorKind, ServerConfig, Session, ToolOutput};
 use serde_json::{Value, json};
 
 async fn connect(config: &ServerConfig) -> Session {
@@ -63,7 +63,7 @@ async fn events(
 }
 
 /// The terminal event as `call_with`'s result.
-fn outcome(events: Vec<CallEvent>) -> mcp_runtime::Result<ToolOutput> {
+fn outcome(events: Vec<CallEvent>) -> mcp_bindgen::Result<ToolOutput> {
     events
         .into_iter()
         .last()

@@ -8,8 +8,8 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use mcp_codegen::fixture::Fixture;
-use mcp_runtime::{ConnectOptions, DriftPolicy, Error, ServerConfig};
+use mcp_bindgen::{ConnectOptions, DriftPolicy, Error, ServerConfig};
+use mcp_bindgen_core::fixture::Fixture;
 use serde_json::Value;
 
 async fn bounded<F: std::future::Future<Output = ()>>(limit: Duration, body: F) {
@@ -77,18 +77,18 @@ fn runtime_and_codegen_hash_every_committed_fixture_alike() {
         let raw: Vec<&Value> = f.tools.iter().map(|t| &t.raw).collect();
         let codegen = f.tools_hash();
         assert_eq!(
-            mcp_codegen::fixture::tools_hash(raw.iter().copied()),
+            mcp_bindgen_core::fixture::tools_hash(raw.iter().copied()),
             codegen
         );
         assert_eq!(
-            mcp_runtime::drift::tools_hash(raw.iter().copied()),
+            mcp_bindgen::drift::tools_hash(raw.iter().copied()),
             codegen,
             "{}",
             path.display()
         );
         // Order does not matter.
         assert_eq!(
-            mcp_runtime::drift::tools_hash(raw.iter().rev().copied()),
+            mcp_bindgen::drift::tools_hash(raw.iter().rev().copied()),
             codegen
         );
         checked += 1;
@@ -117,7 +117,7 @@ async fn the_live_demo_server_matches_its_fixture() {
                 .unwrap()
         );
         assert_eq!(
-            mcp_runtime::drift::tools_hash(&session.list_tools().await.unwrap()),
+            mcp_bindgen::drift::tools_hash(&session.list_tools().await.unwrap()),
             hash
         );
     })
@@ -243,12 +243,12 @@ async fn tools_list_changed_rechecks_drift() {
     .await;
 }
 
-mcp_runtime::mcp_tools!("demo");
+mcp_bindgen::mcp_tools!("demo");
 
 /// The program's tools as if generated before the server made `add`'s `b` required (and the
 /// fixture hash that goes with them).
-fn stale_program() -> (&'static [mcp_runtime::toolbox::TypedTool], String) {
-    let mut tools: Vec<mcp_runtime::toolbox::TypedTool> = demo::TYPED_TOOLS.to_vec();
+fn stale_program() -> (&'static [mcp_bindgen::toolbox::TypedTool], String) {
+    let mut tools: Vec<mcp_bindgen::toolbox::TypedTool> = demo::TYPED_TOOLS.to_vec();
     let add = tools.iter_mut().find(|t| t.name == "add").expect("add");
     let mut schema: Value = serde_json::from_str(add.input_schema).expect("schema");
     schema["properties"]

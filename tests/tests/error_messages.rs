@@ -6,7 +6,7 @@ mod common;
 
 use std::time::Duration;
 
-use mcp_runtime::{ServerConfig, Session};
+use mcp_bindgen::{ServerConfig, Session};
 
 /// What a message must not contain: Rust paths, generic types, `Debug` output.
 fn assert_plain(text: &str) {
@@ -63,7 +63,7 @@ for line in sys.stdin:
     let config = ServerConfig::stdio("forty-two", python, vec![script.display().to_string()]);
     let session = Session::connect(&config).await.expect("initialize works");
     let e = session
-        .call("anything", &mcp_runtime::NoArgs {})
+        .call("anything", &mcp_bindgen::NoArgs {})
         .await
         .expect_err("42 is no tool result");
     let text = e.to_string();

@@ -8,13 +8,13 @@ mod common;
 use std::path::Path;
 
 use common::{connect, demo_with_pidfile, limited};
-use mcp_runtime::toolbox::{Format, Toolbox};
-use mcp_runtime::{ConnectOptions, Error, ErrorKind, ToolOutput};
+use mcp_bindgen::toolbox::{Format, Toolbox};
+use mcp_bindgen::{ConnectOptions, Error, ErrorKind, ToolOutput};
 use serde_json::{Value, json};
 
-mcp_runtime::mcp_tools!("demo");
-mcp_runtime::mcp_tools!("everything");
-mcp_runtime::mcp_tools!("memory");
+mcp_bindgen::mcp_tools!("demo");
+mcp_bindgen::mcp_tools!("everything");
+mcp_bindgen::mcp_tools!("memory");
 
 /// What an agent does with the demo server, written once against the trait: a typed result,
 /// an untyped one, a tool without arguments, a tool error, and the same call twice.
@@ -55,7 +55,7 @@ async fn stubs_answer_typed_untyped_and_argument_free_tools() {
     let fake = demo::Fake::new()
         .on_add(|args| Ok(ToolOutput::from_text((args.a + args.b).to_string())))
         .on_server_time(|| Ok(ToolOutput::from_text("2026-11-26T00:00:00Z")))
-        .on_fail(|args| Err(mcp_runtime::fake::tool_error(args.message)));
+        .on_fail(|args| Err(mcp_bindgen::fake::tool_error(args.message)));
     // The futures are `Send`: the agent runs on another task.
     let agent = fake.clone();
     let (sum, time, failed) = tokio::spawn(async move {
@@ -371,7 +371,7 @@ async fn an_agent_loop_over_fakes_starts_no_process() {
         let pids = dir.path().join("pids");
         let fake = demo::Fake::new()
             .on_add(|args| Ok(ToolOutput::from_text((args.a + args.b).to_string())))
-            .on_fail(|args| Err(mcp_runtime::fake::tool_error(args.message)));
+            .on_fail(|args| Err(mcp_bindgen::fake::tool_error(args.message)));
         // The registry has the demo server (as a process that writes its pid); the fake takes
         // its place.
         let toolbox = Toolbox::from_servers(vec![demo_with_pidfile("demo", &pids)])

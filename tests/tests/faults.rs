@@ -10,7 +10,7 @@ use common::{bounded, stderr_line};
 
 use std::time::{Duration, Instant};
 
-use mcp_runtime::{CallOptions, ConnectOptions, Error, Health, ServerConfig, Session};
+use mcp_bindgen::{CallOptions, ConnectOptions, Error, Health, ServerConfig, Session};
 use serde_json::{Value, json};
 
 /// Margin on top of a deadline for the error to arrive (process scheduling, cancellation).
@@ -32,7 +32,7 @@ async fn connect(config: &ServerConfig) -> Session {
         .expect("connect to the fault server")
 }
 
-async fn echo(session: &Session, message: &str) -> mcp_runtime::Result<String> {
+async fn echo(session: &Session, message: &str) -> mcp_bindgen::Result<String> {
     session
         .call("echo", &json!({"message": message}))
         .await

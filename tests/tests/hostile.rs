@@ -7,7 +7,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::limited;
-use mcp_runtime::{ServerConfig, Session};
+use mcp_bindgen::{ServerConfig, Session};
 
 /// The demo server misbehaving in `mode`, over stdio, with a short request deadline.
 fn stdio(mode: &str) -> ServerConfig {

@@ -3,18 +3,18 @@
 
 use std::path::Path;
 
-use mcp_codegen::fixture::Fixture;
+use mcp_bindgen_core::fixture::Fixture;
 use serde_json::Value;
 
-mcp_runtime::mcp_tools!("demo");
-mcp_runtime::mcp_tools!("everything");
-mcp_runtime::mcp_tools!("fetch");
-mcp_runtime::mcp_tools!("filesystem");
-mcp_runtime::mcp_tools!("git");
-mcp_runtime::mcp_tools!("github");
-mcp_runtime::mcp_tools!("memory");
-mcp_runtime::mcp_tools!("sequential-thinking");
-mcp_runtime::mcp_tools!("time");
+mcp_bindgen::mcp_tools!("demo");
+mcp_bindgen::mcp_tools!("everything");
+mcp_bindgen::mcp_tools!("fetch");
+mcp_bindgen::mcp_tools!("filesystem");
+mcp_bindgen::mcp_tools!("git");
+mcp_bindgen::mcp_tools!("github");
+mcp_bindgen::mcp_tools!("memory");
+mcp_bindgen::mcp_tools!("sequential-thinking");
+mcp_bindgen::mcp_tools!("time");
 
 fn fixture(alias: &str) -> Fixture {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -71,7 +71,7 @@ fn every_committed_fixture_is_bound() {
 }
 
 /// Every committed fixture's `TYPED_TOOLS`.
-fn typed_servers() -> [(&'static str, &'static [mcp_runtime::toolbox::TypedTool]); 9] {
+fn typed_servers() -> [(&'static str, &'static [mcp_bindgen::toolbox::TypedTool]); 9] {
     [
         ("demo", demo::TYPED_TOOLS),
         ("everything", everything::TYPED_TOOLS),
@@ -125,15 +125,15 @@ fn strict_shape(root: &Value, schema: &Value, value: Value, depth: usize) -> Val
 /// schema does not allow are dropped, the rest is sent as the types say.
 #[test]
 fn strict_shaped_arguments_are_accepted_for_every_tool() {
-    use mcp_runtime::toolbox::prepare_arguments;
+    use mcp_bindgen::toolbox::prepare_arguments;
     let mut checked = 0;
     let mut failures = Vec::new();
     for (alias, tools) in typed_servers() {
         for t in tools {
             let schema: Value = serde_json::from_str(t.input_schema).expect("schema");
-            let generated = mcp_codegen::instances::generate(
+            let generated = mcp_bindgen_codegen::instances::generate(
                 &schema,
-                &mcp_codegen::instances::Options::default(),
+                &mcp_bindgen_codegen::instances::Options::default(),
             );
             assert!(
                 !generated.instances.is_empty(),
@@ -178,7 +178,7 @@ mod callers_types {
     pub mod ids {
         pub type Owner = String;
     }
-    mcp_runtime::mcp_tools!("github",
+    mcp_bindgen::mcp_tools!("github",
         only = ["get_issue"],
         types = { "get_issue.issue_number" = "IssueNumber", "get_issue.owner" = "ids::Owner" }
     );

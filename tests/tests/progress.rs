@@ -7,7 +7,7 @@ mod common;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcp_runtime::{CallOptions, ConnectOptions, Progress, ServerConfig, Session};
+use mcp_bindgen::{CallOptions, ConnectOptions, Progress, ServerConfig, Session};
 use serde_json::json;
 
 async fn bounded<F: std::future::Future<Output = ()>>(limit: Duration, body: F) {
@@ -21,7 +21,7 @@ async fn with_progress(
     session: &Session,
     tool: &str,
     args: serde_json::Value,
-) -> (mcp_runtime::ToolOutput, Vec<Progress>) {
+) -> (mcp_bindgen::ToolOutput, Vec<Progress>) {
     let seen: Arc<Mutex<Vec<Progress>>> = Arc::default();
     let sink = seen.clone();
     let options = CallOptions::new()

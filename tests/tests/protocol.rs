@@ -7,8 +7,8 @@
 mod common;
 
 use common::limited;
-use mcp_runtime::toolbox::TypedTool;
-use mcp_runtime::{
+use mcp_bindgen::toolbox::TypedTool;
+use mcp_bindgen::{
     CallOptions, ConnectOptions, DriftPolicy, ElicitationAnswer, Protocol, ServerConfig, Session,
     TaskState,
 };

@@ -42,7 +42,7 @@ fn editing_a_fixture_rebuilds_the_user_crate() {
     std::fs::write(
         dir.join("Cargo.toml"),
         format!(
-            "[package]\nname = \"scratch-user\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n[dependencies]\nmcp-runtime = {{ path = {:?} }}\n\n[workspace]\n",
+            "[package]\nname = \"scratch-user\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n[dependencies]\nmcp-bindgen = {{ path = {:?} }}\n\n[workspace]\n",
             runtime.display().to_string()
         ),
     )
@@ -51,7 +51,7 @@ fn editing_a_fixture_rebuilds_the_user_crate() {
     std::fs::copy(root().join("Cargo.lock"), dir.join("Cargo.lock")).expect("lock");
     std::fs::write(
         dir.join("src/main.rs"),
-        "mcp_runtime::mcp_tools!(\"shop\");\nfn main() { println!(\"{}\", shop::TOOL_NAMES.join(\",\")); }\n",
+        "mcp_bindgen::mcp_tools!(\"shop\");\nfn main() { println!(\"{}\", shop::TOOL_NAMES.join(\",\")); }\n",
     )
     .expect("main");
     let fixture = |tools: &[&str]| {

@@ -3,7 +3,7 @@
 
 mod common;
 
-use mcp_runtime::{ConnectOptions, Registry};
+use mcp_bindgen::{ConnectOptions, Registry};
 
 const SECRET: &str = "ghp_s3cr3t-token-value-0123456789";
 
@@ -92,7 +92,7 @@ env = {{ OTHER = "${{TEST_SECRET_TOKEN}}", NEVER_SET = "${{MCP_BINDGEN_TEST_UNSE
         seen.push_str(&format!("{session:?} {config:?}"));
         // An error path that includes the server's details.
         let err = runtime
-            .block_on(session.call("no_such_tool", &mcp_runtime::NoArgs {}))
+            .block_on(session.call("no_such_tool", &mcp_bindgen::NoArgs {}))
             .expect_err("unknown tool");
         seen.push_str(&format!("{err} {err:?}"));
         runtime.block_on(session.close()).expect("close");

@@ -6,7 +6,7 @@
 mod common;
 
 use common::limited;
-use mcp_runtime::{ConnectOptions, InheritEnv, Registry, ServerConfig};
+use mcp_bindgen::{ConnectOptions, InheritEnv, Registry, ServerConfig};
 use serde_json::{Map, Value};
 
 const SECRET: &str = "host-secret-7c1f0e2a9b";
@@ -42,7 +42,7 @@ async fn server_env(config: &ServerConfig) -> Map<String, Value> {
         .await
         .expect("connect");
     let out = session
-        .call("get-env", &mcp_runtime::NoArgs {})
+        .call("get-env", &mcp_bindgen::NoArgs {})
         .await
         .expect("get-env");
     session.close().await.expect("close");
@@ -117,7 +117,7 @@ inherit_env = true
     .expect("write");
     let r = Registry::load(&path).expect("loads");
     let inherit = |alias: &str| match r.get(alias).expect("alias").transport() {
-        mcp_runtime::TransportConfig::Stdio { inherit, .. } => inherit.clone(),
+        mcp_bindgen::TransportConfig::Stdio { inherit, .. } => inherit.clone(),
         other => panic!("{other:?}"),
     };
     assert_eq!(inherit("plain"), InheritEnv::default());
@@ -137,7 +137,7 @@ inherit_env = true
     let r = Registry::load(&json).expect("loads");
     assert!(matches!(
         r.get("a").expect("a").transport(),
-        mcp_runtime::TransportConfig::Stdio { inherit: InheritEnv::Allowlist(v), .. } if v == &["X".to_string()]
+        mcp_bindgen::TransportConfig::Stdio { inherit: InheritEnv::Allowlist(v), .. } if v == &["X".to_string()]
     ));
 
     // Mistakes are named.

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcp_runtime::{ServerConfig, Session};
+use mcp_bindgen::{ServerConfig, Session};
 
 /// A listener on 127.0.0.1 that answers every request with `respond(request_head)` and counts
 /// requests; the head of the last request is kept.

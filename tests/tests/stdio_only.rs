@@ -1,4 +1,4 @@
-//! A stdio-only program: `mcp-runtime` with `default-features = false` has no HTTP client in
+//! A stdio-only program: `mcp-bindgen` with `default-features = false` has no HTTP client in
 //! its dependency tree, makes typed calls to the demo server over stdio, and a registry
 //! entry with a `url` fails to connect with a message that names the `http` feature.
 
@@ -16,7 +16,7 @@ fn stdio_only_runtime_calls_over_stdio_and_names_the_http_feature() {
     std::fs::write(
         dir.join("Cargo.toml"),
         format!(
-            "[package]\nname = \"stdio-only\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n[dependencies]\nmcp-runtime = {{ path = {:?}, default-features = false }}\ntokio = {{ version = \"1\", features = [\"macros\", \"rt\"] }}\n\n[workspace]\n",
+            "[package]\nname = \"stdio-only\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n[dependencies]\nmcp-bindgen = {{ path = {:?}, default-features = false }}\ntokio = {{ version = \"1\", features = [\"macros\", \"rt\"] }}\n\n[workspace]\n",
             root.join("runtime").display().to_string()
         ),
     )
@@ -37,9 +37,9 @@ fn stdio_only_runtime_calls_over_stdio_and_names_the_http_feature() {
     .expect("registry");
     std::fs::write(
         dir.join("src/main.rs"),
-        r#"use mcp_runtime::{Registry, Session};
+        r#"use mcp_bindgen::{Registry, Session};
 
-mcp_runtime::mcp_tools!("demo");
+mcp_bindgen::mcp_tools!("demo");
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -86,7 +86,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     assert!(
         out.contains("remote error:")
             && out.contains("no HTTP transports")
-            && out.contains("`http` feature of mcp-runtime"),
+            && out.contains("`http` feature of mcp-bindgen"),
         "{out}"
     );
 }

@@ -1,4 +1,4 @@
-//! The agent layer (`mcp_runtime::toolbox`) against real servers: the embedded demo server,
+//! The agent layer (`mcp_bindgen::toolbox`) against real servers: the embedded demo server,
 //! server-everything and mcp-server-time.
 
 mod common;
@@ -7,13 +7,13 @@ use common::limited;
 
 use std::time::Duration;
 
-use mcp_runtime::toolbox::{
+use mcp_bindgen::toolbox::{
     AgentConfig, AgentTools, ModelPolicy, ModelRef, Route, ServerState, Toolbox, TypedTool,
 };
-use mcp_runtime::{ErrorKind, Registry};
+use mcp_bindgen::{ErrorKind, Registry};
 use serde_json::json;
 
-mcp_runtime::mcp_tools!("demo");
+mcp_bindgen::mcp_tools!("demo");
 
 /// A registry file in a temp dir (the toolbox reads registries like users do).
 fn registry(text: &str) -> (tempfile::TempDir, Registry) {
@@ -313,7 +313,7 @@ async fn names_resolution_collisions_allowlists_and_long_aliases() {
         assert!(
             names
                 .iter()
-                .all(|n| mcp_runtime::toolbox::names::is_valid_name(n)),
+                .all(|n| mcp_bindgen::toolbox::names::is_valid_name(n)),
             "{names:?}"
         );
         names.sort();
@@ -329,7 +329,7 @@ async fn names_resolution_collisions_allowlists_and_long_aliases() {
         assert_eq!(long.exported.len(), 64);
         assert_eq!(
             long.exported,
-            mcp_runtime::toolbox::exported_name(long_alias, "echo_structured")
+            mcp_bindgen::toolbox::exported_name(long_alias, "echo_structured")
         );
         let d = tb
             .call(&long.exported, r#"{"payload": [{"id": 1, "name": "n"}]}"#)

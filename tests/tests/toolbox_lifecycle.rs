@@ -8,10 +8,10 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use common::{demo_with_pidfile, limited};
-use mcp_runtime::ErrorKind;
-use mcp_runtime::toolbox::{Format, Toolbox};
+use mcp_bindgen::ErrorKind;
+use mcp_bindgen::toolbox::{Format, Toolbox};
 
-mcp_runtime::mcp_tools!("demo");
+mcp_bindgen::mcp_tools!("demo");
 
 fn pids(file: &Path) -> Vec<u32> {
     std::fs::read_to_string(file)
@@ -235,7 +235,7 @@ async fn lazy_servers_start_on_the_first_call_once() {
     .await;
 }
 
-async fn futures_join(tb: &Toolbox, name: &str) -> Vec<mcp_runtime::toolbox::Dispatch> {
+async fn futures_join(tb: &Toolbox, name: &str) -> Vec<mcp_bindgen::toolbox::Dispatch> {
     let (a, b, c) = tokio::join!(
         tb.call(name, r#"{"a": 1, "b": 2}"#),
         tb.call(name, r#"{"a": 2, "b": 1}"#),

@@ -6,15 +6,15 @@ mod common;
 
 use common::limited;
 
-use mcp_runtime::toolbox::provider::{self, Format};
-use mcp_runtime::toolbox::{AgentConfig, ModelPolicy, ModelRef, Toolbox};
-use mcp_runtime::{ErrorKind, ToolOutput};
+use mcp_bindgen::toolbox::provider::{self, Format};
+use mcp_bindgen::toolbox::{AgentConfig, ModelPolicy, ModelRef, Toolbox};
+use mcp_bindgen::{ErrorKind, ToolOutput};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 /// A local tool's arguments: the schema models see comes from this type.
-#[derive(Deserialize, mcp_runtime::schemars::JsonSchema)]
-#[schemars(crate = "mcp_runtime::schemars")]
+#[derive(Deserialize, mcp_bindgen::schemars::JsonSchema)]
+#[schemars(crate = "mcp_bindgen::schemars")]
 struct WeatherArgs {
     /// The city.
     city: String,
@@ -26,16 +26,16 @@ struct WeatherArgs {
     units: Option<Units>,
 }
 
-#[derive(Deserialize, mcp_runtime::schemars::JsonSchema)]
-#[schemars(crate = "mcp_runtime::schemars")]
+#[derive(Deserialize, mcp_bindgen::schemars::JsonSchema)]
+#[schemars(crate = "mcp_bindgen::schemars")]
 #[serde(rename_all = "lowercase")]
 enum Units {
     Metric,
     Imperial,
 }
 
-#[derive(Deserialize, mcp_runtime::schemars::JsonSchema)]
-#[schemars(crate = "mcp_runtime::schemars")]
+#[derive(Deserialize, mcp_bindgen::schemars::JsonSchema)]
+#[schemars(crate = "mcp_bindgen::schemars")]
 struct Nothing {}
 
 async fn weather(args: WeatherArgs) -> Result<String, String> {
@@ -289,7 +289,7 @@ async fn image_results_become_image_parts() {
             .output()
             .and_then(|o| {
                 o.content.iter().find_map(|c| match c {
-                    mcp_runtime::Content::Image { data, mime_type } => {
+                    mcp_bindgen::Content::Image { data, mime_type } => {
                         Some((mime_type.clone(), data.clone()))
                     }
                     _ => None,
@@ -477,7 +477,7 @@ async fn prompts_and_resources_as_tools_and_context() {
 #[tokio::test]
 async fn call_stream_through_the_toolbox_and_an_agent() {
     use futures::StreamExt;
-    use mcp_runtime::CallEvent;
+    use mcp_bindgen::CallEvent;
     limited(async {
         let tb = Toolbox::from_servers(vec![common::demo_config("demo")])
             .env(common::lookup)
@@ -552,8 +552,8 @@ async fn call_stream_through_the_toolbox_and_an_agent() {
 /// Agents and the model policy come from the registry file, beside a disabled server.
 #[tokio::test]
 async fn agents_and_models_from_the_registry_file() {
-    use mcp_runtime::Registry;
-    use mcp_runtime::toolbox::Route;
+    use mcp_bindgen::Registry;
+    use mcp_bindgen::toolbox::Route;
     limited(async {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("servers.toml");

@@ -8,7 +8,7 @@ use common::limited;
 
 use std::time::Duration;
 
-use mcp_runtime::toolbox::{AgentConfig, ModelPolicy, ModelRef, Toolbox};
+use mcp_bindgen::toolbox::{AgentConfig, ModelPolicy, ModelRef, Toolbox};
 
 #[test]
 fn tracing_spans_and_events() {

@@ -5,7 +5,7 @@ mod common;
 
 use std::time::Duration;
 
-use mcp_runtime::{CallOptions, Error, NoArgs, ServerConfig, Session};
+use mcp_bindgen::{CallOptions, Error, NoArgs, ServerConfig, Session};
 use serde_json::{Value, json};
 
 use common::connect;

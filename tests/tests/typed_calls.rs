@@ -8,14 +8,14 @@ use common::{connect, limited};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use mcp_runtime::{CallOptions, Error, Protocol, ServerConfig, Session};
+use mcp_bindgen::{CallOptions, Error, Protocol, ServerConfig, Session};
 
-mcp_runtime::mcp_tools!("demo");
-mcp_runtime::mcp_tools!("everything");
-mcp_runtime::mcp_tools!("filesystem");
-mcp_runtime::mcp_tools!("memory");
-mcp_runtime::mcp_tools!("time");
-mcp_runtime::mcp_tools!("git");
+mcp_bindgen::mcp_tools!("demo");
+mcp_bindgen::mcp_tools!("everything");
+mcp_bindgen::mcp_tools!("filesystem");
+mcp_bindgen::mcp_tools!("memory");
+mcp_bindgen::mcp_tools!("time");
+mcp_bindgen::mcp_tools!("git");
 
 /// The demo server over stdio with `server_args`, spoken to with `protocol`.
 fn demo_stdio(server_args: &[&str], protocol: Protocol) -> ServerConfig {
@@ -24,7 +24,7 @@ fn demo_stdio(server_args: &[&str], protocol: Protocol) -> ServerConfig {
         common::demo_server().to_string_lossy(),
         server_args.iter().map(|a| a.to_string()).collect(),
     )
-    .with_drift(mcp_runtime::DriftPolicy::Error)
+    .with_drift(mcp_bindgen::DriftPolicy::Error)
     .with_protocol(protocol)
 }
 
@@ -60,12 +60,12 @@ async fn demo_every_tool_typed_over_http_on_both_wires() {
     ] {
         let (_guard, url) = common::start_demo_http_with(&["--protocol", rev]);
         let config = ServerConfig::http("demo", false, url)
-            .with_drift(mcp_runtime::DriftPolicy::Error)
+            .with_drift(mcp_bindgen::DriftPolicy::Error)
             .with_protocol(Protocol::Auto);
         demo_every_tool(config, rev).await;
         let (_guard, url) = common::start_demo_http();
         let config = ServerConfig::http("demo", false, url)
-            .with_drift(mcp_runtime::DriftPolicy::Error)
+            .with_drift(mcp_bindgen::DriftPolicy::Error)
             .with_protocol(protocol);
         demo_every_tool(config, rev).await;
     }
@@ -99,7 +99,7 @@ async fn demo_every_tool(config: ServerConfig, protocol: &str) {
         assert_eq!(demo.session().server_info().protocol_version, protocol);
         // `ping` on the initialize wire, `server/discover` on the stateless one.
         let health = demo.session().health().await;
-        assert!(matches!(health, mcp_runtime::Health::Ok { .. }), "{health}");
+        assert!(matches!(health, mcp_bindgen::Health::Ok { .. }), "{health}");
 
         let sum = demo
             .add(demo::add::Args { a: 1.5, b: 2.0 })
@@ -286,7 +286,7 @@ async fn everything_typed_calls() {
             .await
             .expect("args-prompt");
         assert_eq!(weather.messages.len(), 1);
-        assert_eq!(weather.messages[0].role, mcp_runtime::Role::User);
+        assert_eq!(weather.messages[0].role, mcp_bindgen::Role::User);
         assert_eq!(weather.text(), "user: What's weather in Oslo, Viken?");
         let weather = prompts
             .args_prompt(everything::prompts::args_prompt::Args {
@@ -306,7 +306,7 @@ async fn everything_typed_calls() {
             .await
             .expect("resource-prompt");
         assert!(
-            matches!(&embedded.messages[1].content, mcp_runtime::Content::Resource { resource }
+            matches!(&embedded.messages[1].content, mcp_bindgen::Content::Resource { resource }
                 if resource["uri"].as_str().is_some_and(|u| u.ends_with('2'))),
             "{embedded:?}"
         );
@@ -429,11 +429,11 @@ async fn git_status_of_a_temp_repo() {
 async fn api_shape(session: Session) {
     let d = demo::Client::new(session);
     // No-argument tools take no argument; options go on the client.
-    let _: mcp_runtime::Result<mcp_runtime::ToolOutput> = d.server_time().await;
-    let _: mcp_runtime::Result<mcp_runtime::ToolOutput> =
+    let _: mcp_bindgen::Result<mcp_bindgen::ToolOutput> = d.server_time().await;
+    let _: mcp_bindgen::Result<mcp_bindgen::ToolOutput> =
         d.with_options(CallOptions::new()).server_time().await;
     // Typed outputs.
-    let _: mcp_runtime::Result<demo::get_weather::Output> = d
+    let _: mcp_bindgen::Result<demo::get_weather::Output> = d
         .get_weather(demo::get_weather::Args {
             city: String::new(),
             days: None,

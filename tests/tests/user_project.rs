@@ -66,15 +66,15 @@ fn user_workspace(dir: &Path, with_xtask: bool) {
     write(
         "app/Cargo.toml",
         format!(
-            "[package]\nname = \"app\"\nversion = \"0.1.0\"\nedition = \"2024\"\npublish = false\n\n[dependencies]\nmcp-runtime = {{ path = {:?} }}\ntokio = {{ version = \"1\", features = [\"macros\", \"rt-multi-thread\"] }}\n",
+            "[package]\nname = \"app\"\nversion = \"0.1.0\"\nedition = \"2024\"\npublish = false\n\n[dependencies]\nmcp-bindgen = {{ path = {:?} }}\ntokio = {{ version = \"1\", features = [\"macros\", \"rt-multi-thread\"] }}\n",
             root.join("runtime").display().to_string()
         ),
     );
     write(
         "app/src/main.rs",
-        r#"use mcp_runtime::{Registry, Session};
+        r#"use mcp_bindgen::{Registry, Session};
 
-mcp_runtime::mcp_tools!("memory");
+mcp_bindgen::mcp_tools!("memory");
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -1,4 +1,4 @@
 // The fixture is `gift-shop.json`: `_` for `-` is suggested first.
-mcp_runtime::mcp_tools!("gift_shop");
+mcp_bindgen::mcp_tools!("gift_shop");
 
 fn main() {}

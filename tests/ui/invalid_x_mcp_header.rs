@@ -1,3 +1,3 @@
-mcp_runtime::mcp_tools!("headers");
+mcp_bindgen::mcp_tools!("headers");
 
 fn main() {}

@@ -1,3 +1,3 @@
-mcp_runtime::mcp_tools!("broken");
+mcp_bindgen::mcp_tools!("broken");
 
 fn main() {}

@@ -1,4 +1,4 @@
-mcp_runtime::mcp_tools!("shop");
+mcp_bindgen::mcp_tools!("shop");
 
 async fn order(client: shop::Client) {
     let _ = client

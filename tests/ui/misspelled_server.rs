@@ -1,3 +1,3 @@
-mcp_runtime::mcp_tools!("shp");
+mcp_bindgen::mcp_tools!("shp");
 
 fn main() {}

@@ -1,3 +1,3 @@
-mcp_runtime::mcp_tools!("clash");
+mcp_bindgen::mcp_tools!("clash");
 
 fn main() {}

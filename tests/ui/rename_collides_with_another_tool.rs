@@ -1,4 +1,4 @@
 // A rename onto another tool's function.
-mcp_runtime::mcp_tools!("shop", rename = { "place_order" = "list_orders" });
+mcp_bindgen::mcp_tools!("shop", rename = { "place_order" = "list_orders" });
 
 fn main() {}

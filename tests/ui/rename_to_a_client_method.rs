@@ -1,4 +1,4 @@
 // A tool renamed to a method every generated `Client` has.
-mcp_runtime::mcp_tools!("shop", rename = { "list_orders" = "connect" });
+mcp_bindgen::mcp_tools!("shop", rename = { "list_orders" = "connect" });
 
 fn main() {}

@@ -1,4 +1,4 @@
 // A `types` value that does not resolve where `mcp_tools!` is written is reported on the entry.
-mcp_runtime::mcp_tools!("shop", types = { "place_order.quantity" = "Quantity" });
+mcp_bindgen::mcp_tools!("shop", types = { "place_order.quantity" = "Quantity" });
 
 fn main() {}

@@ -1,3 +1,3 @@
-mcp_runtime::mcp_tools!("no-such-server");
+mcp_bindgen::mcp_tools!("no-such-server");
 
 fn main() {}

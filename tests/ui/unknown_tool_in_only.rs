@@ -1,3 +1,3 @@
-mcp_runtime::mcp_tools!("shop", only = ["place_order", "list_ordrs"]);
+mcp_bindgen::mcp_tools!("shop", only = ["place_order", "list_ordrs"]);
 
 fn main() {}

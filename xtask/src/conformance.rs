@@ -4,7 +4,7 @@
 //! 1. installs Node 22 and the pinned suite (`@modelcontextprotocol/conformance`, see
 //!    `servers.rs`) into `target/mcp-servers`;
 //! 2. builds `mcp-conformance-client` (package `mcp-bindgen-tests`, feature `conformance`),
-//!    a small client on `mcp-runtime`;
+//!    a small client on `mcp-bindgen`;
 //! 3. reads the plan from the suite's own requirement sets (`requirements/<rev>.yaml`):
 //!    every client scenario each revision scores, plus the client scenarios it runs without
 //!    scoring — so a scenario in both sets runs twice, once per wire (the `initialize`

@@ -27,9 +27,9 @@ mod test;
 /// How the user runs this program, for usage texts and hints.
 const INVOKED_AS: &str = "cargo xtask";
 
-/// GitHub's official MCP server (117 tools, a bare `tools/list` array), beside the
-/// repository: read by `test` (required under `CI=true`) and `bench` when present.
-const GITHUB_CORPUS: &str = "../shared/corpus/github-official/tools.json";
+/// GitHub's official MCP server (117 tools, a bare `tools/list` array, MIT): read by `test`
+/// and `bench`.
+const GITHUB_CORPUS: &str = "tests/corpus/github-official/tools.json";
 
 /// Prints the failures and the closing line `N passed, M failed` (on stdout: what CI
 /// reads), and the exit code that goes with it.
@@ -153,7 +153,7 @@ fn demo() -> ExitCode {
         return code;
     }
     println!(
-        "\n==> cargo run -p mcp-runtime --example quickstart   ({})\n",
+        "\n==> cargo run -p mcp-bindgen --example quickstart   ({})\n",
         example.display()
     );
     match cargo_with_env(
@@ -161,7 +161,7 @@ fn demo() -> ExitCode {
             "run",
             "--quiet",
             "--package",
-            "mcp-runtime",
+            "mcp-bindgen",
             "--example",
             "quickstart",
         ],

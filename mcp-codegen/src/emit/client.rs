@@ -88,8 +88,8 @@ pub(super) fn server_module(
         )]
         pub mod #alias_mod {
             // Short names for the methods below (the tool modules name only full paths).
-            use ::mcp_runtime::{CallFuture, CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
-            use ::mcp_runtime::fake::{Stub, StubNoArgs};
+            use ::mcp_bindgen::{CallFuture, CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
+            use ::mcp_bindgen::fake::{Stub, StubNoArgs};
 
             /// SHA-256 of the canonical tool list of the fixture (all tools, before `only`/`skip`);
             /// the runtime compares it with the live server to detect drift.
@@ -101,18 +101,18 @@ pub(super) fn server_module(
             /// Every generated tool as a toolbox definition: compile-time OpenAI export and
             /// argument validation through the generated types
             /// (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
-            pub const TYPED_TOOLS: &[::mcp_runtime::toolbox::TypedTool] = &[#(#typed_tools),*];
+            pub const TYPED_TOOLS: &[::mcp_bindgen::toolbox::TypedTool] = &[#(#typed_tools),*];
 
             #(#client_doc)*
             #[derive(Clone, Debug)]
             pub struct Client {
-                session: ::mcp_runtime::Session,
+                session: ::mcp_bindgen::Session,
                 options: CallOptions,
             }
 
             impl Client {
                 /// Wraps a connected session.
-                pub fn new(session: ::mcp_runtime::Session) -> Self {
+                pub fn new(session: ::mcp_bindgen::Session) -> Self {
                     Self { session, options: CallOptions::default() }
                 }
 
@@ -128,15 +128,15 @@ pub(super) fn server_module(
                 /// code was generated from ([`FIXTURE_HASH`]; a drift is reported tool by tool
                 /// for the tools of this module); the registry's `drift` policy decides between
                 /// a warning (default), an error and nothing.
-                pub async fn connect(config: &::mcp_runtime::ServerConfig) -> ::mcp_runtime::Result<Self> {
-                    let options = ::mcp_runtime::ConnectOptions::new()
+                pub async fn connect(config: &::mcp_bindgen::ServerConfig) -> ::mcp_bindgen::Result<Self> {
+                    let options = ::mcp_bindgen::ConnectOptions::new()
                         .with_fixture_hash(FIXTURE_HASH)
                         .with_fixture_tools(TYPED_TOOLS);
                     options.connect(config).await.map(Self::new)
                 }
 
                 /// The underlying session (untyped calls, server info, close).
-                pub fn session(&self) -> &::mcp_runtime::Session {
+                pub fn session(&self) -> &::mcp_bindgen::Session {
                     &self.session
                 }
 
@@ -155,14 +155,14 @@ pub(super) fn server_module(
             /// while recording ([`Recorder`]). Implemented by those three only.
             pub trait Tools: Send + Sync {
                 #[doc(hidden)]
-                fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_>;
+                fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_>;
 
                 __mcp_bindgen_trait_methods__
             }
 
             impl Tools for Client {
-                fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
-                    ::mcp_runtime::fake::Backend::Session(&self.session, &self.options)
+                fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_> {
+                    ::mcp_bindgen::fake::Backend::Session(&self.session, &self.options)
                 }
             }
 
@@ -171,29 +171,29 @@ pub(super) fn server_module(
             /// is an error naming the tool. Clones share stubs and calls, so a test can hand one
             /// clone to a toolbox (`add_fake`) and assert on [`Fake::calls`] with another.
             #[derive(Clone, Debug)]
-            pub struct Fake(::mcp_runtime::fake::FakeServer);
+            pub struct Fake(::mcp_bindgen::fake::FakeServer);
 
             impl Fake {
                 /// A fake with no stubs.
                 pub fn new() -> Self {
-                    Self(::mcp_runtime::fake::FakeServer::new(ALIAS, TYPED_TOOLS))
+                    Self(::mcp_bindgen::fake::FakeServer::new(ALIAS, TYPED_TOOLS))
                 }
 
                 /// A fake that replays the cassette at `path` (written by [`Recorder`]). Every
                 /// recorded argument and result is decoded through this module's types first:
                 /// a cassette that no longer fits the fixture is an error naming the line, the
                 /// tool and the field.
-                pub fn from_cassette(path: impl AsRef<::std::path::Path>) -> ::mcp_runtime::Result<Self> {
-                    ::mcp_runtime::fake::FakeServer::from_cassette(ALIAS, TYPED_TOOLS, path).map(Self)
+                pub fn from_cassette(path: impl AsRef<::std::path::Path>) -> ::mcp_bindgen::Result<Self> {
+                    ::mcp_bindgen::fake::FakeServer::from_cassette(ALIAS, TYPED_TOOLS, path).map(Self)
                 }
 
                 /// The calls made so far, in order.
-                pub fn calls(&self) -> ::std::vec::Vec<::mcp_runtime::fake::Call> {
+                pub fn calls(&self) -> ::std::vec::Vec<::mcp_bindgen::fake::Call> {
                     self.0.calls()
                 }
 
                 /// The engine underneath (more cassettes, JSON calls).
-                pub fn server(&self) -> &::mcp_runtime::fake::FakeServer {
+                pub fn server(&self) -> &::mcp_bindgen::fake::FakeServer {
                     &self.0
                 }
 
@@ -207,12 +207,12 @@ pub(super) fn server_module(
             }
 
             impl Tools for Fake {
-                fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
-                    ::mcp_runtime::fake::Backend::Fake(&self.0)
+                fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_> {
+                    ::mcp_bindgen::fake::Backend::Fake(&self.0)
                 }
             }
 
-            impl From<Fake> for ::mcp_runtime::fake::FakeServer {
+            impl From<Fake> for ::mcp_bindgen::fake::FakeServer {
                 fn from(fake: Fake) -> Self {
                     fake.0
                 }
@@ -223,14 +223,14 @@ pub(super) fn server_module(
             #[derive(Debug)]
             pub struct Recorder {
                 client: Client,
-                tape: ::mcp_runtime::fake::Tape,
+                tape: ::mcp_bindgen::fake::Tape,
             }
 
             impl Recorder {
                 /// Records the calls made through `client` at the end of the cassette at
                 /// `path` (created when missing).
-                pub fn new(client: Client, path: impl AsRef<::std::path::Path>) -> ::mcp_runtime::Result<Self> {
-                    ::mcp_runtime::fake::Tape::append(path).map(|tape| Self { client, tape })
+                pub fn new(client: Client, path: impl AsRef<::std::path::Path>) -> ::mcp_bindgen::Result<Self> {
+                    ::mcp_bindgen::fake::Tape::append(path).map(|tape| Self { client, tape })
                 }
 
                 /// The client calls go to.
@@ -240,8 +240,8 @@ pub(super) fn server_module(
             }
 
             impl Tools for Recorder {
-                fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
-                    ::mcp_runtime::fake::Backend::Recorder(&self.client.session, &self.client.options, &self.tape)
+                fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_> {
+                    ::mcp_bindgen::fake::Backend::Recorder(&self.client.session, &self.client.options, &self.tape)
                 }
             }
 

@@ -9,11 +9,11 @@
 //!
 //! A string enum (unit variants only, each with its JSON string) loses its serde derives,
 //! its `#[serde(rename)]`s and typify's `Display` / `FromStr` / `TryFrom` impls; one call
-//! `::mcp_runtime::__private::string_enum!(Name { Variant = "json", … });` gives it the same
+//! `::mcp_bindgen::__private::string_enum!(Name { Variant = "json", … });` gives it the same
 //! impls (serde's behaviour and messages included) from code compiled once in the runtime.
 //! Likewise a plain struct (named fields; `rename`, `default`, `skip_serializing_if` on
 //! fields, `deny_unknown_fields` on the struct) loses its serde derives and attributes for
-//! one `::mcp_runtime::__private::serde_struct!(Name { field = "json" default
+//! one `::mcp_bindgen::__private::serde_struct!(Name { field = "json" default
 //! skip_if(path), … } deny_unknown_fields);` call.
 
 use std::collections::BTreeSet;
@@ -92,7 +92,7 @@ pub(super) fn split(tokens: TokenStream) -> Result<Option<Items>, String> {
                 Some(Kind::Impl) => pieces.push(Piece::Impl(impl_item(item))),
                 // typify's `pub mod error { pub struct ConversionError … }` (30 lines per
                 // module) is left out: `tokens::rewrite` points its uses at
-                // `::mcp_runtime::ConversionError` (same constructors, `Display`, `Debug`).
+                // `::mcp_bindgen::ConversionError` (same constructors, `Display`, `Debug`).
                 Some(Kind::Mod) if is_error_module(&item) => {}
                 _ => {
                     let stream: TokenStream = item.into_iter().collect();
@@ -356,7 +356,7 @@ pub(super) fn rewrite(items: &mut Items) -> Vec<&'static str> {
         let ident = &e.ident;
         macros.push((
             index,
-            quote!(::mcp_runtime::__private::string_enum!(#ident { #(#arms),* });),
+            quote!(::mcp_bindgen::__private::string_enum!(#ident { #(#arms),* });),
         ));
         converted.insert(name);
     }
@@ -457,7 +457,7 @@ fn serde_struct(st: &mut syn::ItemStruct) -> Option<TokenStream> {
     }
     let name = &st.ident;
     let deny = deny_unknown.then(|| quote!(deny_unknown_fields));
-    Some(quote!(::mcp_runtime::__private::serde_struct!(#name { #(#entries),* } #deny);))
+    Some(quote!(::mcp_bindgen::__private::serde_struct!(#name { #(#entries),* } #deny);))
 }
 
 /// Removes every `#[serde(…)]` and the serde derives (the other derives stay): what a
@@ -493,7 +493,7 @@ fn replaced_by_macro(i: &ImplItem, converted: &BTreeSet<String>) -> bool {
     }
 }
 
-/// `#[derive(::mcp_runtime::__private::serde::Deserialize, …)]` → `#[derive(Deserialize,
+/// `#[derive(::mcp_bindgen::__private::serde::Deserialize, …)]` → `#[derive(Deserialize,
 /// …)]` on every type, unless a type of the module is itself named `Serialize` or
 /// `Deserialize`; returns the names the module must import.
 fn shorten_derives(file: &mut syn::File) -> Vec<&'static str> {
@@ -549,7 +549,7 @@ pub(super) fn into_tokens(items: Items, imports: &[&str]) -> TokenStream {
         let names = imports
             .iter()
             .map(|n| Ident::new(n, proc_macro2::Span::call_site()));
-        out.extend(quote!(use ::mcp_runtime::__private::serde::{#(#names),*};));
+        out.extend(quote!(use ::mcp_bindgen::__private::serde::{#(#names),*};));
     }
     let mut file_items: Vec<Option<syn::Item>> = items.file.items.into_iter().map(Some).collect();
     for piece in items.pieces {

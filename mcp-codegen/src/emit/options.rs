@@ -14,7 +14,7 @@ use crate::{Error, Result};
 /// Built with the `with_*` methods, each the counterpart of one option of `mcp_tools!`:
 ///
 /// ```
-/// use mcp_codegen::Options;
+/// use mcp_bindgen_codegen::Options;
 ///
 /// let options = Options::default()
 ///     .with_skip(["delete_repo"])

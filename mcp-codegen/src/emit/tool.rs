@@ -95,7 +95,7 @@ pub(super) fn emit_tool(
             (
                 Typing::NoArgs,
                 "#[doc = \" This tool takes no arguments; the call sends `{}`.\"] \
-                 pub type Args = ::mcp_runtime::NoArgs;"
+                 pub type Args = ::mcp_bindgen::NoArgs;"
                     .to_string(),
             )
         }
@@ -108,8 +108,8 @@ pub(super) fn emit_tool(
                 Typing::Typed,
                 "#[doc = \" The tool's schema names no arguments but allows any: a free-form\"] \
                  #[doc = \" JSON object (`serde_json::Map`).\"] \
-                 pub type Args = ::mcp_runtime::__private::serde_json::Map<\
-                 ::std::string::String, ::mcp_runtime::__private::serde_json::Value>;"
+                 pub type Args = ::mcp_bindgen::__private::serde_json::Map<\
+                 ::std::string::String, ::mcp_bindgen::__private::serde_json::Value>;"
                     .to_string(),
             )
         }
@@ -171,7 +171,7 @@ pub(super) fn emit_tool(
                     "Arguments as untyped JSON: mcp-bindgen could not type this tool's schema ({reason})."
                 ),
             );
-            code.push_str("pub type Args = ::mcp_runtime::__private::serde_json::Value;");
+            code.push_str("pub type Args = ::mcp_bindgen::__private::serde_json::Value;");
             code
         }
         _ => args_tokens,
@@ -230,7 +230,7 @@ pub(super) fn emit_tool(
     let _ = write!(
         module,
         "pub mod {fn_name} {{ #[doc = \" The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).\"] \
-         pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new("
+         pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new("
     );
     string_lit(&mut module, name);
     module.push_str(", ");

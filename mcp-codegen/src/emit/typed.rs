@@ -83,7 +83,7 @@ fn typify_module(
 }
 
 /// The first `::chrono`, `::uuid` or `::regress` path in `tokens` (crates a user of
-/// `mcp-runtime` does not have), found by a token scan.
+/// `mcp-bindgen` does not have), found by a token scan.
 fn foreign_crate(tokens: TokenStream) -> Option<&'static str> {
     let mut colons = 0;
     for t in tokens {
@@ -167,7 +167,7 @@ mod tests {
         assert_eq!(
             found(quote!(
                 struct C {
-                    r: ::mcp_runtime::__private::serde_json::Value,
+                    r: ::mcp_bindgen::__private::serde_json::Value,
                     chrono: u8,
                 }
             )),

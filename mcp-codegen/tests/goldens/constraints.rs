@@ -14,8 +14,8 @@
     rustdoc::all
 )]
 pub mod constraints {
-    use ::mcp_runtime::{CallFuture, CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
-    use ::mcp_runtime::fake::{Stub, StubNoArgs};
+    use ::mcp_bindgen::{CallFuture, CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
+    use ::mcp_bindgen::fake::{Stub, StubNoArgs};
     /// SHA-256 of the canonical tool list of the fixture (all tools, before `only`/`skip`);
     /// the runtime compares it with the live server to detect drift.
     pub const FIXTURE_HASH: &str = "9a21fd2323d71f827634b9828c6de01d0931e3d4ee48217d30e9defcab6c9823";
@@ -26,7 +26,7 @@ pub mod constraints {
     /// Every generated tool as a toolbox definition: compile-time OpenAI export and
     /// argument validation through the generated types
     /// (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
-    pub const TYPED_TOOLS: &[::mcp_runtime::toolbox::TypedTool] = &[
+    pub const TYPED_TOOLS: &[::mcp_bindgen::toolbox::TypedTool] = &[
         formats::TOOL,
         defaults::TOOL,
         dropped::TOOL,
@@ -35,12 +35,12 @@ pub mod constraints {
     /// Typed client for the `constraints` server (4 tools), bound to a runtime session.
     #[derive(Clone, Debug)]
     pub struct Client {
-        session: ::mcp_runtime::Session,
+        session: ::mcp_bindgen::Session,
         options: CallOptions,
     }
     impl Client {
         /// Wraps a connected session.
-        pub fn new(session: ::mcp_runtime::Session) -> Self {
+        pub fn new(session: ::mcp_bindgen::Session) -> Self {
             Self {
                 session,
                 options: CallOptions::default(),
@@ -61,15 +61,15 @@ pub mod constraints {
         /// for the tools of this module); the registry's `drift` policy decides between
         /// a warning (default), an error and nothing.
         pub async fn connect(
-            config: &::mcp_runtime::ServerConfig,
-        ) -> ::mcp_runtime::Result<Self> {
-            let options = ::mcp_runtime::ConnectOptions::new()
+            config: &::mcp_bindgen::ServerConfig,
+        ) -> ::mcp_bindgen::Result<Self> {
+            let options = ::mcp_bindgen::ConnectOptions::new()
                 .with_fixture_hash(FIXTURE_HASH)
                 .with_fixture_tools(TYPED_TOOLS);
             options.connect(config).await.map(Self::new)
         }
         /// The underlying session (untyped calls, server info, close).
-        pub fn session(&self) -> &::mcp_runtime::Session {
+        pub fn session(&self) -> &::mcp_bindgen::Session {
             &self.session
         }
         /// The server's prompts, with typed arguments (one method per prompt of the
@@ -102,7 +102,7 @@ pub mod constraints {
     /// while recording ([`Recorder`]). Implemented by those three only.
     pub trait Tools: Send + Sync {
         #[doc(hidden)]
-        fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_>;
+        fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_>;
         /// See [`Client::formats`].
         fn formats(&self, args: formats::Args) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(formats::TOOL.name, args)
@@ -121,8 +121,8 @@ pub mod constraints {
         }
     }
     impl Tools for Client {
-        fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
-            ::mcp_runtime::fake::Backend::Session(&self.session, &self.options)
+        fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_> {
+            ::mcp_bindgen::fake::Backend::Session(&self.session, &self.options)
         }
     }
     /// This server's tools without the server: each tool answers from its stub
@@ -130,11 +130,11 @@ pub mod constraints {
     /// is an error naming the tool. Clones share stubs and calls, so a test can hand one
     /// clone to a toolbox (`add_fake`) and assert on [`Fake::calls`] with another.
     #[derive(Clone, Debug)]
-    pub struct Fake(::mcp_runtime::fake::FakeServer);
+    pub struct Fake(::mcp_bindgen::fake::FakeServer);
     impl Fake {
         /// A fake with no stubs.
         pub fn new() -> Self {
-            Self(::mcp_runtime::fake::FakeServer::new(ALIAS, TYPED_TOOLS))
+            Self(::mcp_bindgen::fake::FakeServer::new(ALIAS, TYPED_TOOLS))
         }
         /// A fake that replays the cassette at `path` (written by [`Recorder`]). Every
         /// recorded argument and result is decoded through this module's types first:
@@ -142,16 +142,16 @@ pub mod constraints {
         /// tool and the field.
         pub fn from_cassette(
             path: impl AsRef<::std::path::Path>,
-        ) -> ::mcp_runtime::Result<Self> {
-            ::mcp_runtime::fake::FakeServer::from_cassette(ALIAS, TYPED_TOOLS, path)
+        ) -> ::mcp_bindgen::Result<Self> {
+            ::mcp_bindgen::fake::FakeServer::from_cassette(ALIAS, TYPED_TOOLS, path)
                 .map(Self)
         }
         /// The calls made so far, in order.
-        pub fn calls(&self) -> ::std::vec::Vec<::mcp_runtime::fake::Call> {
+        pub fn calls(&self) -> ::std::vec::Vec<::mcp_bindgen::fake::Call> {
             self.0.calls()
         }
         /// The engine underneath (more cassettes, JSON calls).
-        pub fn server(&self) -> &::mcp_runtime::fake::FakeServer {
+        pub fn server(&self) -> &::mcp_bindgen::fake::FakeServer {
             &self.0
         }
         /// Answers [`Tools::formats`] with `stub`.
@@ -181,11 +181,11 @@ pub mod constraints {
         }
     }
     impl Tools for Fake {
-        fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
-            ::mcp_runtime::fake::Backend::Fake(&self.0)
+        fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_> {
+            ::mcp_bindgen::fake::Backend::Fake(&self.0)
         }
     }
-    impl From<Fake> for ::mcp_runtime::fake::FakeServer {
+    impl From<Fake> for ::mcp_bindgen::fake::FakeServer {
         fn from(fake: Fake) -> Self {
             fake.0
         }
@@ -195,7 +195,7 @@ pub mod constraints {
     #[derive(Debug)]
     pub struct Recorder {
         client: Client,
-        tape: ::mcp_runtime::fake::Tape,
+        tape: ::mcp_bindgen::fake::Tape,
     }
     impl Recorder {
         /// Records the calls made through `client` at the end of the cassette at
@@ -203,8 +203,8 @@ pub mod constraints {
         pub fn new(
             client: Client,
             path: impl AsRef<::std::path::Path>,
-        ) -> ::mcp_runtime::Result<Self> {
-            ::mcp_runtime::fake::Tape::append(path).map(|tape| Self { client, tape })
+        ) -> ::mcp_bindgen::Result<Self> {
+            ::mcp_bindgen::fake::Tape::append(path).map(|tape| Self { client, tape })
         }
         /// The client calls go to.
         pub fn client(&self) -> &Client {
@@ -212,8 +212,8 @@ pub mod constraints {
         }
     }
     impl Tools for Recorder {
-        fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
-            ::mcp_runtime::fake::Backend::Recorder(
+        fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_> {
+            ::mcp_bindgen::fake::Backend::Recorder(
                 &self.client.session,
                 &self.client.options,
                 &self.tape,
@@ -223,7 +223,7 @@ pub mod constraints {
     /// Types and definition of the tool `formats`.
     pub mod formats {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "formats",
                 "mcp_constraints_formats",
                 "{\"properties\":{\"count\":{\"minimum\":0,\"multipleOf\":1,\"type\":\"number\"},\"day\":{\"format\":\"date\",\"type\":\"string\"},\"email\":{\"format\":\"email\",\"type\":\"string\"},\"half\":{\"multipleOf\":0.5,\"type\":\"number\"},\"id\":{\"format\":\"uuid\",\"type\":\"string\"},\"ip\":{\"format\":\"ipv4\",\"type\":\"string\"},\"offset\":{\"exclusiveMinimum\":-1,\"type\":\"integer\"},\"page\":{\"minimum\":1,\"type\":\"integer\"},\"per_page\":{\"default\":30,\"maximum\":100,\"minimum\":1,\"type\":\"integer\"},\"ratio\":{\"maximum\":1,\"minimum\":0,\"type\":\"number\"},\"slug\":{\"maxLength\":40,\"minLength\":1,\"pattern\":\"^[a-z-]+$\",\"type\":\"string\"},\"small\":{\"format\":\"int32\",\"type\":\"integer\"},\"step\":{\"multipleOf\":5,\"type\":[\"number\",\"null\"]},\"when\":{\"format\":\"date-time\",\"type\":\"string\"},\"zod_int\":{\"maximum\":9007199254740991,\"minimum\":-9007199254740991,\"type\":\"integer\"}},\"required\":[\"when\"],\"type\":\"object\"}",
@@ -252,7 +252,7 @@ pub mod constraints {
             pub when: String,
             pub zod_int: Option<i64>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { count = "count" skip_if(Option::is_none), day = "day"
             skip_if(Option::is_none), email = "email" skip_if(Option::is_none), half =
             "half" skip_if(Option::is_none), id = "id" skip_if(Option::is_none), ip =
@@ -289,7 +289,7 @@ pub mod constraints {
     /// Types and definition of the tool `defaults`.
     pub mod defaults {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "defaults",
                 "mcp_constraints_defaults",
                 "{\"properties\":{\"path\":{\"default\":\"/\",\"type\":\"string\"},\"public\":{\"default\":false,\"type\":\"boolean\"},\"state\":{\"default\":\"open\",\"enum\":[\"open\",\"closed\"],\"type\":\"string\"}},\"type\":\"object\"}",
@@ -306,7 +306,7 @@ pub mod constraints {
             ///Default: `"open"`.
             pub state: Option<ArgsState>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { path = "path" skip_if(Option::is_none), public = "public"
             skip_if(Option::is_none), state = "state" skip_if(Option::is_none) }
         );
@@ -316,14 +316,14 @@ pub mod constraints {
             Open,
             Closed,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsState { Open = "open", Closed = "closed" }
         );
     }
     /// Types and definition of the tool `dropped`.
     pub mod dropped {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "dropped",
                 "mcp_constraints_dropped",
                 "{\"$defs\":{\"Node\":{\"$dynamicAnchor\":\"node\",\"type\":\"string\"}},\"properties\":{\"cond\":{\"else\":{},\"if\":{\"required\":[\"a\"]},\"properties\":{\"a\":{\"type\":\"string\"}},\"then\":{\"required\":[\"a\"]},\"type\":\"object\"},\"dyn\":{\"$dynamicRef\":\"#node\"},\"ext\":{\"type\":\"string\",\"x-rust-type\":{\"crate\":\"evil\",\"path\":\"evil::T\",\"version\":\"1\"}},\"strict\":{\"properties\":{\"x\":{\"type\":\"string\"}},\"type\":\"object\",\"unevaluatedProperties\":false},\"tuple\":{\"prefixItems\":[{\"type\":\"string\"},{\"type\":\"integer\"}],\"type\":\"array\"}},\"type\":\"object\"}",
@@ -334,12 +334,12 @@ pub mod constraints {
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct Args {
             pub cond: Option<ArgsCond>,
-            pub dyn_: Option<::mcp_runtime::__private::serde_json::Value>,
+            pub dyn_: Option<::mcp_bindgen::__private::serde_json::Value>,
             pub ext: Option<String>,
             pub strict: Option<ArgsStrict>,
-            pub tuple: Option<Vec<::mcp_runtime::__private::serde_json::Value>>,
+            pub tuple: Option<Vec<::mcp_bindgen::__private::serde_json::Value>>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { cond = "cond" skip_if(Option::is_none), dyn_ = "dyn"
             skip_if(Option::is_none), ext = "ext" skip_if(Option::is_none), strict =
             "strict" skip_if(Option::is_none), tuple = "tuple" skip_if(Option::is_none) }
@@ -349,7 +349,7 @@ pub mod constraints {
         pub struct ArgsCond {
             pub a: Option<String>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             ArgsCond { a = "a" skip_if(Option::is_none) }
         );
         ///`ArgsStrict`
@@ -357,48 +357,48 @@ pub mod constraints {
         pub struct ArgsStrict {
             pub x: Option<String>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             ArgsStrict { x = "x" skip_if(Option::is_none) }
         );
     }
     /// Types and definition of the tool `free_form`.
     pub mod free_form {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "free_form",
                 "mcp_constraints_free_form",
                 "{\"properties\":{\"data\":{},\"env\":{\"patternProperties\":{\"^[A-Z_]+$\":{\"type\":\"string\"}},\"type\":\"object\"},\"extra\":{\"additionalProperties\":true,\"type\":\"object\"},\"headers\":{\"additionalProperties\":{\"type\":\"string\"},\"propertyNames\":{\"pattern\":\"^[A-Za-z-]+$\"},\"type\":\"object\"},\"labels\":{\"additionalProperties\":false,\"patternProperties\":{\"^x-\":{\"type\":\"string\"}},\"properties\":{\"name\":{\"type\":\"string\"}},\"type\":\"object\"},\"loose\":{\"type\":\"object\"},\"nested\":{\"additionalProperties\":{\"type\":\"integer\"},\"properties\":{\"extra\":{\"type\":\"string\"}},\"type\":\"object\"}},\"required\":[\"data\"],\"type\":\"object\"}",
             )
             .described("Maps and any-JSON values.")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
+        use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
         ///Maps and any-JSON values.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            pub data: ::mcp_runtime::__private::serde_json::Value,
+            pub data: ::mcp_bindgen::__private::serde_json::Value,
             pub env: Option<
-                ::mcp_runtime::__private::serde_json::Map<
+                ::mcp_bindgen::__private::serde_json::Map<
                     String,
-                    ::mcp_runtime::__private::serde_json::Value,
+                    ::mcp_bindgen::__private::serde_json::Value,
                 >,
             >,
             pub extra: Option<
-                ::mcp_runtime::__private::serde_json::Map<
+                ::mcp_bindgen::__private::serde_json::Map<
                     String,
-                    ::mcp_runtime::__private::serde_json::Value,
+                    ::mcp_bindgen::__private::serde_json::Value,
                 >,
             >,
             pub headers: Option<::std::collections::BTreeMap<String, String>>,
             pub labels: Option<ArgsLabels>,
             pub loose: Option<
-                ::mcp_runtime::__private::serde_json::Map<
+                ::mcp_bindgen::__private::serde_json::Map<
                     String,
-                    ::mcp_runtime::__private::serde_json::Value,
+                    ::mcp_bindgen::__private::serde_json::Value,
                 >,
             >,
             pub nested: Option<ArgsNested>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { data = "data", env = "env" skip_if(Option::is_none), extra = "extra"
             skip_if(Option::is_none), headers = "headers" skip_if(Option::is_none),
             labels = "labels" skip_if(Option::is_none), loose = "loose"
@@ -406,7 +406,7 @@ pub mod constraints {
         );
         ///`ArgsLabels`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[serde(crate = "::mcp_bindgen::__private::serde")]
         pub struct ArgsLabels {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub name: Option<String>,
@@ -415,7 +415,7 @@ pub mod constraints {
         }
         ///`ArgsNested`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[serde(crate = "::mcp_bindgen::__private::serde")]
         pub struct ArgsNested {
             #[serde(rename = "extra", skip_serializing_if = "Option::is_none")]
             pub extra_property: Option<String>,
@@ -424,7 +424,7 @@ pub mod constraints {
         }
         impl Args {
             /// The required arguments (`data`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(data: ::mcp_runtime::__private::serde_json::Value) -> Self {
+            pub fn new(data: ::mcp_bindgen::__private::serde_json::Value) -> Self {
                 Self {
                     env: Default::default(),
                     extra: Default::default(),
@@ -445,7 +445,7 @@ pub mod constraints {
         /// The server's prompts: one async method per prompt, arguments typed.
         #[derive(Clone, Copy, Debug)]
         pub struct Prompts<'a> {
-            pub(super) session: &'a ::mcp_runtime::Session,
+            pub(super) session: &'a ::mcp_bindgen::Session,
         }
         impl Prompts<'_> {}
     }

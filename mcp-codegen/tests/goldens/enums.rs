@@ -14,8 +14,8 @@
     rustdoc::all
 )]
 pub mod enums {
-    use ::mcp_runtime::{CallFuture, CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
-    use ::mcp_runtime::fake::{Stub, StubNoArgs};
+    use ::mcp_bindgen::{CallFuture, CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
+    use ::mcp_bindgen::fake::{Stub, StubNoArgs};
     /// SHA-256 of the canonical tool list of the fixture (all tools, before `only`/`skip`);
     /// the runtime compares it with the live server to detect drift.
     pub const FIXTURE_HASH: &str = "6756744377481ebfadd3b7b7ea169f083d535d7d964d7913c929dc27a92577e9";
@@ -26,7 +26,7 @@ pub mod enums {
     /// Every generated tool as a toolbox definition: compile-time OpenAI export and
     /// argument validation through the generated types
     /// (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
-    pub const TYPED_TOOLS: &[::mcp_runtime::toolbox::TypedTool] = &[
+    pub const TYPED_TOOLS: &[::mcp_bindgen::toolbox::TypedTool] = &[
         search_issues::TOOL,
         shapes::TOOL,
         consts::TOOL,
@@ -34,12 +34,12 @@ pub mod enums {
     /// Typed client for the `enums` server (3 tools), bound to a runtime session.
     #[derive(Clone, Debug)]
     pub struct Client {
-        session: ::mcp_runtime::Session,
+        session: ::mcp_bindgen::Session,
         options: CallOptions,
     }
     impl Client {
         /// Wraps a connected session.
-        pub fn new(session: ::mcp_runtime::Session) -> Self {
+        pub fn new(session: ::mcp_bindgen::Session) -> Self {
             Self {
                 session,
                 options: CallOptions::default(),
@@ -60,15 +60,15 @@ pub mod enums {
         /// for the tools of this module); the registry's `drift` policy decides between
         /// a warning (default), an error and nothing.
         pub async fn connect(
-            config: &::mcp_runtime::ServerConfig,
-        ) -> ::mcp_runtime::Result<Self> {
-            let options = ::mcp_runtime::ConnectOptions::new()
+            config: &::mcp_bindgen::ServerConfig,
+        ) -> ::mcp_bindgen::Result<Self> {
+            let options = ::mcp_bindgen::ConnectOptions::new()
                 .with_fixture_hash(FIXTURE_HASH)
                 .with_fixture_tools(TYPED_TOOLS);
             options.connect(config).await.map(Self::new)
         }
         /// The underlying session (untyped calls, server info, close).
-        pub fn session(&self) -> &::mcp_runtime::Session {
+        pub fn session(&self) -> &::mcp_bindgen::Session {
             &self.session
         }
         /// The server's prompts, with typed arguments (one method per prompt of the
@@ -100,7 +100,7 @@ pub mod enums {
     /// while recording ([`Recorder`]). Implemented by those three only.
     pub trait Tools: Send + Sync {
         #[doc(hidden)]
-        fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_>;
+        fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_>;
         /// See [`Client::search_issues`].
         fn search_issues(
             &self,
@@ -118,8 +118,8 @@ pub mod enums {
         }
     }
     impl Tools for Client {
-        fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
-            ::mcp_runtime::fake::Backend::Session(&self.session, &self.options)
+        fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_> {
+            ::mcp_bindgen::fake::Backend::Session(&self.session, &self.options)
         }
     }
     /// This server's tools without the server: each tool answers from its stub
@@ -127,11 +127,11 @@ pub mod enums {
     /// is an error naming the tool. Clones share stubs and calls, so a test can hand one
     /// clone to a toolbox (`add_fake`) and assert on [`Fake::calls`] with another.
     #[derive(Clone, Debug)]
-    pub struct Fake(::mcp_runtime::fake::FakeServer);
+    pub struct Fake(::mcp_bindgen::fake::FakeServer);
     impl Fake {
         /// A fake with no stubs.
         pub fn new() -> Self {
-            Self(::mcp_runtime::fake::FakeServer::new(ALIAS, TYPED_TOOLS))
+            Self(::mcp_bindgen::fake::FakeServer::new(ALIAS, TYPED_TOOLS))
         }
         /// A fake that replays the cassette at `path` (written by [`Recorder`]). Every
         /// recorded argument and result is decoded through this module's types first:
@@ -139,16 +139,16 @@ pub mod enums {
         /// tool and the field.
         pub fn from_cassette(
             path: impl AsRef<::std::path::Path>,
-        ) -> ::mcp_runtime::Result<Self> {
-            ::mcp_runtime::fake::FakeServer::from_cassette(ALIAS, TYPED_TOOLS, path)
+        ) -> ::mcp_bindgen::Result<Self> {
+            ::mcp_bindgen::fake::FakeServer::from_cassette(ALIAS, TYPED_TOOLS, path)
                 .map(Self)
         }
         /// The calls made so far, in order.
-        pub fn calls(&self) -> ::std::vec::Vec<::mcp_runtime::fake::Call> {
+        pub fn calls(&self) -> ::std::vec::Vec<::mcp_bindgen::fake::Call> {
             self.0.calls()
         }
         /// The engine underneath (more cassettes, JSON calls).
-        pub fn server(&self) -> &::mcp_runtime::fake::FakeServer {
+        pub fn server(&self) -> &::mcp_bindgen::fake::FakeServer {
             &self.0
         }
         /// Answers [`Tools::search_issues`] with `stub`.
@@ -176,11 +176,11 @@ pub mod enums {
         }
     }
     impl Tools for Fake {
-        fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
-            ::mcp_runtime::fake::Backend::Fake(&self.0)
+        fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_> {
+            ::mcp_bindgen::fake::Backend::Fake(&self.0)
         }
     }
-    impl From<Fake> for ::mcp_runtime::fake::FakeServer {
+    impl From<Fake> for ::mcp_bindgen::fake::FakeServer {
         fn from(fake: Fake) -> Self {
             fake.0
         }
@@ -190,7 +190,7 @@ pub mod enums {
     #[derive(Debug)]
     pub struct Recorder {
         client: Client,
-        tape: ::mcp_runtime::fake::Tape,
+        tape: ::mcp_bindgen::fake::Tape,
     }
     impl Recorder {
         /// Records the calls made through `client` at the end of the cassette at
@@ -198,8 +198,8 @@ pub mod enums {
         pub fn new(
             client: Client,
             path: impl AsRef<::std::path::Path>,
-        ) -> ::mcp_runtime::Result<Self> {
-            ::mcp_runtime::fake::Tape::append(path).map(|tape| Self { client, tape })
+        ) -> ::mcp_bindgen::Result<Self> {
+            ::mcp_bindgen::fake::Tape::append(path).map(|tape| Self { client, tape })
         }
         /// The client calls go to.
         pub fn client(&self) -> &Client {
@@ -207,8 +207,8 @@ pub mod enums {
         }
     }
     impl Tools for Recorder {
-        fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
-            ::mcp_runtime::fake::Backend::Recorder(
+        fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_> {
+            ::mcp_bindgen::fake::Backend::Recorder(
                 &self.client.session,
                 &self.client.options,
                 &self.tape,
@@ -218,14 +218,14 @@ pub mod enums {
     /// Types and definition of the tool `search_issues`.
     pub mod search_issues {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "search_issues",
                 "mcp_enums_search_issues",
                 "{\"properties\":{\"encoding\":{\"enum\":[\"utf-8\",\"\",\"latin1\",\"UTF-8\"],\"type\":\"string\"},\"level\":{\"enum\":[1,2,3],\"type\":\"integer\"},\"q\":{\"type\":\"string\"},\"sort\":{\"enum\":[\"comments\",\"reactions\",\"reactions-+1\",\"reactions--1\",\"created\"],\"type\":\"string\"}},\"required\":[\"q\"],\"type\":\"object\"}",
             )
             .described("GitHub's colliding enum values.")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::Serialize;
+        use ::mcp_bindgen::__private::serde::Serialize;
         ///GitHub's colliding enum values.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
@@ -234,7 +234,7 @@ pub mod enums {
             pub q: String,
             pub sort: Option<ArgsSort>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { encoding = "encoding" skip_if(Option::is_none), level = "level"
             skip_if(Option::is_none), q = "q", sort = "sort" skip_if(Option::is_none) }
         );
@@ -246,12 +246,12 @@ pub mod enums {
             Latin1,
             Utf82,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsEncoding { Utf8 = "utf-8", X = "", Latin1 = "latin1", Utf82 = "UTF-8" }
         );
         ///`ArgsLevel`
         #[derive(Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(transparent)]
         pub struct ArgsLevel(i64);
         impl ::std::ops::Deref for ArgsLevel {
@@ -266,8 +266,8 @@ pub mod enums {
             }
         }
         impl ::std::convert::TryFrom<i64> for ArgsLevel {
-            type Error = ::mcp_runtime::ConversionError;
-            fn try_from(value: i64) -> Result<Self, ::mcp_runtime::ConversionError> {
+            type Error = ::mcp_bindgen::ConversionError;
+            fn try_from(value: i64) -> Result<Self, ::mcp_bindgen::ConversionError> {
                 if ![1_i64, 2_i64, 3_i64].contains(&value) {
                     Err("invalid value".into())
                 } else {
@@ -275,14 +275,14 @@ pub mod enums {
                 }
             }
         }
-        impl<'de> ::mcp_runtime::__private::serde::Deserialize<'de> for ArgsLevel {
+        impl<'de> ::mcp_bindgen::__private::serde::Deserialize<'de> for ArgsLevel {
             fn deserialize<D>(deserializer: D) -> Result<Self, D::Error>
             where
-                D: ::mcp_runtime::__private::serde::Deserializer<'de>,
+                D: ::mcp_bindgen::__private::serde::Deserializer<'de>,
             {
                 Self::try_from(<i64>::deserialize(deserializer)?)
                     .map_err(|e| {
-                        <D::Error as ::mcp_runtime::__private::serde::de::Error>::custom(
+                        <D::Error as ::mcp_bindgen::__private::serde::de::Error>::custom(
                             e.to_string(),
                         )
                     })
@@ -297,7 +297,7 @@ pub mod enums {
             ReactionsMinus1,
             Created,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsSort { Comments = "comments", Reactions = "reactions", ReactionsPlus1 =
             "reactions-+1", ReactionsMinus1 = "reactions--1", Created = "created" }
         );
@@ -316,14 +316,14 @@ pub mod enums {
     /// Types and definition of the tool `shapes`.
     pub mod shapes {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "shapes",
                 "mcp_enums_shapes",
                 "{\"properties\":{\"flag\":{\"type\":[\"boolean\",\"string\"]},\"shape\":{\"oneOf\":[{\"properties\":{\"kind\":{\"const\":\"circle\"},\"radius\":{\"type\":\"number\"}},\"required\":[\"kind\",\"radius\"],\"type\":\"object\"},{\"properties\":{\"kind\":{\"const\":\"square\"},\"side\":{\"type\":\"number\"}},\"required\":[\"kind\",\"side\"],\"type\":\"object\"}]},\"target\":{\"anyOf\":[{\"additionalProperties\":false,\"properties\":{\"node_id\":{\"type\":\"string\"}},\"required\":[\"node_id\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"item_id\":{\"type\":\"integer\"}},\"required\":[\"item_id\"],\"type\":\"object\"}]},\"value\":{\"anyOf\":[{\"type\":\"string\"},{\"properties\":{\"v\":{\"type\":\"number\"}},\"type\":\"object\"}]}},\"required\":[\"shape\"],\"type\":\"object\"}",
             )
             .described("Unions: tagged by const, untagged objects, scalars, mixed.")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
+        use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
         ///Unions: tagged by const, untagged objects, scalars, mixed.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
@@ -332,13 +332,13 @@ pub mod enums {
             pub target: Option<ArgsTarget>,
             pub value: Option<ArgsValue>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { flag = "flag" skip_if(Option::is_none), shape = "shape", target =
             "target" skip_if(Option::is_none), value = "value" skip_if(Option::is_none) }
         );
         ///`ArgsFlag`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(untagged)]
         pub enum ArgsFlag {
             Boolean(bool),
@@ -359,7 +359,7 @@ pub mod enums {
         }
         ///`ArgsShape`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(tag = "kind")]
         pub enum ArgsShape {
             #[serde(rename = "circle")]
@@ -369,7 +369,7 @@ pub mod enums {
         }
         ///`ArgsTarget`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[serde(crate = "::mcp_bindgen::__private::serde")]
         pub enum ArgsTarget {
             #[serde(rename = "node_id")]
             NodeId(String),
@@ -383,7 +383,7 @@ pub mod enums {
         }
         ///`ArgsValue`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(untagged)]
         pub enum ArgsValue {
             String(String),
@@ -404,14 +404,14 @@ pub mod enums {
     /// Types and definition of the tool `consts`.
     pub mod consts {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "consts",
                 "mcp_enums_consts",
                 "{\"properties\":{\"answer\":{\"const\":42},\"kind\":{\"const\":\"issue\",\"type\":\"string\"},\"version\":{\"const\":\"2024-01\"},\"yes\":{\"const\":true}},\"required\":[\"version\",\"kind\"],\"type\":\"object\"}",
             )
             .described("const values become one-value enums.")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::Serialize;
+        use ::mcp_bindgen::__private::serde::Serialize;
         ///const values become one-value enums.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
@@ -420,13 +420,13 @@ pub mod enums {
             pub version: ArgsVersion,
             pub yes: Option<bool>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { answer = "answer" skip_if(Option::is_none), kind = "kind", version =
             "version", yes = "yes" skip_if(Option::is_none) }
         );
         ///`ArgsAnswer`
         #[derive(Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(transparent)]
         pub struct ArgsAnswer(f64);
         impl ::std::ops::Deref for ArgsAnswer {
@@ -441,8 +441,8 @@ pub mod enums {
             }
         }
         impl ::std::convert::TryFrom<f64> for ArgsAnswer {
-            type Error = ::mcp_runtime::ConversionError;
-            fn try_from(value: f64) -> Result<Self, ::mcp_runtime::ConversionError> {
+            type Error = ::mcp_bindgen::ConversionError;
+            fn try_from(value: f64) -> Result<Self, ::mcp_bindgen::ConversionError> {
                 if ![42_f64].contains(&value) {
                     Err("invalid value".into())
                 } else {
@@ -450,14 +450,14 @@ pub mod enums {
                 }
             }
         }
-        impl<'de> ::mcp_runtime::__private::serde::Deserialize<'de> for ArgsAnswer {
+        impl<'de> ::mcp_bindgen::__private::serde::Deserialize<'de> for ArgsAnswer {
             fn deserialize<D>(deserializer: D) -> Result<Self, D::Error>
             where
-                D: ::mcp_runtime::__private::serde::Deserializer<'de>,
+                D: ::mcp_bindgen::__private::serde::Deserializer<'de>,
             {
                 Self::try_from(<f64>::deserialize(deserializer)?)
                     .map_err(|e| {
-                        <D::Error as ::mcp_runtime::__private::serde::de::Error>::custom(
+                        <D::Error as ::mcp_bindgen::__private::serde::de::Error>::custom(
                             e.to_string(),
                         )
                     })
@@ -468,13 +468,13 @@ pub mod enums {
         pub enum ArgsKind {
             Issue,
         }
-        ::mcp_runtime::__private::string_enum!(ArgsKind { Issue = "issue" });
+        ::mcp_bindgen::__private::string_enum!(ArgsKind { Issue = "issue" });
         ///`ArgsVersion`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsVersion {
             X202401,
         }
-        ::mcp_runtime::__private::string_enum!(ArgsVersion { X202401 = "2024-01" });
+        ::mcp_bindgen::__private::string_enum!(ArgsVersion { X202401 = "2024-01" });
         impl Args {
             /// The required arguments (`version`, `kind`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(version: ArgsVersion, kind: ArgsKind) -> Self {
@@ -495,7 +495,7 @@ pub mod enums {
         /// The server's prompts: one async method per prompt, arguments typed.
         #[derive(Clone, Copy, Debug)]
         pub struct Prompts<'a> {
-            pub(super) session: &'a ::mcp_runtime::Session,
+            pub(super) session: &'a ::mcp_bindgen::Session,
         }
         impl Prompts<'_> {}
     }

@@ -14,8 +14,8 @@
     rustdoc::all
 )]
 pub mod fallbacks {
-    use ::mcp_runtime::{CallFuture, CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
-    use ::mcp_runtime::fake::{Stub, StubNoArgs};
+    use ::mcp_bindgen::{CallFuture, CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
+    use ::mcp_bindgen::fake::{Stub, StubNoArgs};
     /// SHA-256 of the canonical tool list of the fixture (all tools, before `only`/`skip`);
     /// the runtime compares it with the live server to detect drift.
     pub const FIXTURE_HASH: &str = "a534ca9c46750d928d752bdaa75c02cb771da0d900a7b68447208639694f121d";
@@ -32,7 +32,7 @@ pub mod fallbacks {
     /// Every generated tool as a toolbox definition: compile-time OpenAI export and
     /// argument validation through the generated types
     /// (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
-    pub const TYPED_TOOLS: &[::mcp_runtime::toolbox::TypedTool] = &[
+    pub const TYPED_TOOLS: &[::mcp_bindgen::toolbox::TypedTool] = &[
         remote_ref::TOOL,
         dangling::TOOL,
         not_object::TOOL,
@@ -42,12 +42,12 @@ pub mod fallbacks {
     /// Typed client for the `fallbacks` server (5 tools), bound to a runtime session.
     #[derive(Clone, Debug)]
     pub struct Client {
-        session: ::mcp_runtime::Session,
+        session: ::mcp_bindgen::Session,
         options: CallOptions,
     }
     impl Client {
         /// Wraps a connected session.
-        pub fn new(session: ::mcp_runtime::Session) -> Self {
+        pub fn new(session: ::mcp_bindgen::Session) -> Self {
             Self {
                 session,
                 options: CallOptions::default(),
@@ -68,15 +68,15 @@ pub mod fallbacks {
         /// for the tools of this module); the registry's `drift` policy decides between
         /// a warning (default), an error and nothing.
         pub async fn connect(
-            config: &::mcp_runtime::ServerConfig,
-        ) -> ::mcp_runtime::Result<Self> {
-            let options = ::mcp_runtime::ConnectOptions::new()
+            config: &::mcp_bindgen::ServerConfig,
+        ) -> ::mcp_bindgen::Result<Self> {
+            let options = ::mcp_bindgen::ConnectOptions::new()
                 .with_fixture_hash(FIXTURE_HASH)
                 .with_fixture_tools(TYPED_TOOLS);
             options.connect(config).await.map(Self::new)
         }
         /// The underlying session (untyped calls, server info, close).
-        pub fn session(&self) -> &::mcp_runtime::Session {
+        pub fn session(&self) -> &::mcp_bindgen::Session {
             &self.session
         }
         /// The server's prompts, with typed arguments (one method per prompt of the
@@ -124,7 +124,7 @@ pub mod fallbacks {
     /// while recording ([`Recorder`]). Implemented by those three only.
     pub trait Tools: Send + Sync {
         #[doc(hidden)]
-        fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_>;
+        fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_>;
         /// See [`Client::remote_ref`].
         fn remote_ref(&self, args: remote_ref::Args) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(remote_ref::TOOL.name, args)
@@ -150,8 +150,8 @@ pub mod fallbacks {
         }
     }
     impl Tools for Client {
-        fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
-            ::mcp_runtime::fake::Backend::Session(&self.session, &self.options)
+        fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_> {
+            ::mcp_bindgen::fake::Backend::Session(&self.session, &self.options)
         }
     }
     /// This server's tools without the server: each tool answers from its stub
@@ -159,11 +159,11 @@ pub mod fallbacks {
     /// is an error naming the tool. Clones share stubs and calls, so a test can hand one
     /// clone to a toolbox (`add_fake`) and assert on [`Fake::calls`] with another.
     #[derive(Clone, Debug)]
-    pub struct Fake(::mcp_runtime::fake::FakeServer);
+    pub struct Fake(::mcp_bindgen::fake::FakeServer);
     impl Fake {
         /// A fake with no stubs.
         pub fn new() -> Self {
-            Self(::mcp_runtime::fake::FakeServer::new(ALIAS, TYPED_TOOLS))
+            Self(::mcp_bindgen::fake::FakeServer::new(ALIAS, TYPED_TOOLS))
         }
         /// A fake that replays the cassette at `path` (written by [`Recorder`]). Every
         /// recorded argument and result is decoded through this module's types first:
@@ -171,16 +171,16 @@ pub mod fallbacks {
         /// tool and the field.
         pub fn from_cassette(
             path: impl AsRef<::std::path::Path>,
-        ) -> ::mcp_runtime::Result<Self> {
-            ::mcp_runtime::fake::FakeServer::from_cassette(ALIAS, TYPED_TOOLS, path)
+        ) -> ::mcp_bindgen::Result<Self> {
+            ::mcp_bindgen::fake::FakeServer::from_cassette(ALIAS, TYPED_TOOLS, path)
                 .map(Self)
         }
         /// The calls made so far, in order.
-        pub fn calls(&self) -> ::std::vec::Vec<::mcp_runtime::fake::Call> {
+        pub fn calls(&self) -> ::std::vec::Vec<::mcp_bindgen::fake::Call> {
             self.0.calls()
         }
         /// The engine underneath (more cassettes, JSON calls).
-        pub fn server(&self) -> &::mcp_runtime::fake::FakeServer {
+        pub fn server(&self) -> &::mcp_bindgen::fake::FakeServer {
             &self.0
         }
         /// Answers [`Tools::remote_ref`] with `stub`.
@@ -224,11 +224,11 @@ pub mod fallbacks {
         }
     }
     impl Tools for Fake {
-        fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
-            ::mcp_runtime::fake::Backend::Fake(&self.0)
+        fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_> {
+            ::mcp_bindgen::fake::Backend::Fake(&self.0)
         }
     }
-    impl From<Fake> for ::mcp_runtime::fake::FakeServer {
+    impl From<Fake> for ::mcp_bindgen::fake::FakeServer {
         fn from(fake: Fake) -> Self {
             fake.0
         }
@@ -238,7 +238,7 @@ pub mod fallbacks {
     #[derive(Debug)]
     pub struct Recorder {
         client: Client,
-        tape: ::mcp_runtime::fake::Tape,
+        tape: ::mcp_bindgen::fake::Tape,
     }
     impl Recorder {
         /// Records the calls made through `client` at the end of the cassette at
@@ -246,8 +246,8 @@ pub mod fallbacks {
         pub fn new(
             client: Client,
             path: impl AsRef<::std::path::Path>,
-        ) -> ::mcp_runtime::Result<Self> {
-            ::mcp_runtime::fake::Tape::append(path).map(|tape| Self { client, tape })
+        ) -> ::mcp_bindgen::Result<Self> {
+            ::mcp_bindgen::fake::Tape::append(path).map(|tape| Self { client, tape })
         }
         /// The client calls go to.
         pub fn client(&self) -> &Client {
@@ -255,8 +255,8 @@ pub mod fallbacks {
         }
     }
     impl Tools for Recorder {
-        fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
-            ::mcp_runtime::fake::Backend::Recorder(
+        fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_> {
+            ::mcp_bindgen::fake::Backend::Recorder(
                 &self.client.session,
                 &self.client.options,
                 &self.tape,
@@ -266,7 +266,7 @@ pub mod fallbacks {
     /// Types and definition of the tool `remote_ref`.
     pub mod remote_ref {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "remote_ref",
                 "mcp_fallbacks_remote_ref",
                 "{\"properties\":{\"cfg\":{\"$ref\":\"https://example.com/schema.json\"}},\"type\":\"object\"}",
@@ -276,12 +276,12 @@ pub mod fallbacks {
                 "external $ref \"https://example.com/schema.json\" is not supported (mcp-bindgen never fetches schemas)",
             );
         /// Arguments as untyped JSON: mcp-bindgen could not type this tool's schema (external $ref "https://example.com/schema.json" is not supported (mcp-bindgen never fetches schemas)).
-        pub type Args = ::mcp_runtime::__private::serde_json::Value;
+        pub type Args = ::mcp_bindgen::__private::serde_json::Value;
     }
     /// Types and definition of the tool `dangling`.
     pub mod dangling {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "dangling",
                 "mcp_fallbacks_dangling",
                 "{\"properties\":{\"x\":{\"$ref\":\"#/$defs/Missing\"}},\"type\":\"object\"}",
@@ -290,12 +290,12 @@ pub mod fallbacks {
                 "$ref \"#/$defs/Missing\" does not resolve in the tool's schema",
             );
         /// Arguments as untyped JSON: mcp-bindgen could not type this tool's schema ($ref "#/$defs/Missing" does not resolve in the tool's schema).
-        pub type Args = ::mcp_runtime::__private::serde_json::Value;
+        pub type Args = ::mcp_bindgen::__private::serde_json::Value;
     }
     /// Types and definition of the tool `not_object`.
     pub mod not_object {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "not_object",
                 "mcp_fallbacks_not_object",
                 "{\"type\":\"string\"}",
@@ -304,12 +304,12 @@ pub mod fallbacks {
                 "inputSchema is not an object schema (MCP arguments are a JSON object)",
             );
         /// Arguments as untyped JSON: mcp-bindgen could not type this tool's schema (inputSchema is not an object schema (MCP arguments are a JSON object)).
-        pub type Args = ::mcp_runtime::__private::serde_json::Value;
+        pub type Args = ::mcp_bindgen::__private::serde_json::Value;
     }
     /// Types and definition of the tool `nested_collision`.
     pub mod nested_collision {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "nested_collision",
                 "mcp_fallbacks_nested_collision",
                 "{\"properties\":{\"o\":{\"properties\":{\"aB\":{\"type\":\"string\"},\"a_b\":{\"type\":\"string\"}},\"type\":\"object\"}},\"type\":\"object\"}",
@@ -318,12 +318,12 @@ pub mod fallbacks {
                 "properties \"aB\" and \"a_b\" of the object at /properties/o both map to the Rust field `a_b`",
             );
         /// Arguments as untyped JSON: mcp-bindgen could not type this tool's schema (properties "aB" and "a_b" of the object at /properties/o both map to the Rust field `a_b`).
-        pub type Args = ::mcp_runtime::__private::serde_json::Value;
+        pub type Args = ::mcp_bindgen::__private::serde_json::Value;
     }
     /// Types and definition of the tool `fine`.
     pub mod fine {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "fine",
                 "mcp_fallbacks_fine",
                 "{\"properties\":{\"a\":{\"type\":\"string\"}},\"type\":\"object\"}",
@@ -335,7 +335,7 @@ pub mod fallbacks {
         pub struct Args {
             pub a: Option<String>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { a = "a" skip_if(Option::is_none) }
         );
     }
@@ -347,7 +347,7 @@ pub mod fallbacks {
         /// The server's prompts: one async method per prompt, arguments typed.
         #[derive(Clone, Copy, Debug)]
         pub struct Prompts<'a> {
-            pub(super) session: &'a ::mcp_runtime::Session,
+            pub(super) session: &'a ::mcp_bindgen::Session,
         }
         impl Prompts<'_> {}
     }

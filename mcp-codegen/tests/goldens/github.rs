@@ -14,8 +14,8 @@
     rustdoc::all
 )]
 pub mod github {
-    use ::mcp_runtime::{CallFuture, CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
-    use ::mcp_runtime::fake::{Stub, StubNoArgs};
+    use ::mcp_bindgen::{CallFuture, CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
+    use ::mcp_bindgen::fake::{Stub, StubNoArgs};
     /// SHA-256 of the canonical tool list of the fixture (all tools, before `only`/`skip`);
     /// the runtime compares it with the live server to detect drift.
     pub const FIXTURE_HASH: &str = "e91c252e0f7518c3d580bc0c709fcec4929e18e73a36fab8340461a17f4309d8";
@@ -144,7 +144,7 @@ pub mod github {
     /// Every generated tool as a toolbox definition: compile-time OpenAI export and
     /// argument validation through the generated types
     /// (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
-    pub const TYPED_TOOLS: &[::mcp_runtime::toolbox::TypedTool] = &[
+    pub const TYPED_TOOLS: &[::mcp_bindgen::toolbox::TypedTool] = &[
         actions_get::TOOL,
         actions_list::TOOL,
         actions_run_trigger::TOOL,
@@ -266,12 +266,12 @@ pub mod github {
     /// Typed client for the `github` server (117 tools), bound to a runtime session.
     #[derive(Clone, Debug)]
     pub struct Client {
-        session: ::mcp_runtime::Session,
+        session: ::mcp_bindgen::Session,
         options: CallOptions,
     }
     impl Client {
         /// Wraps a connected session.
-        pub fn new(session: ::mcp_runtime::Session) -> Self {
+        pub fn new(session: ::mcp_bindgen::Session) -> Self {
             Self {
                 session,
                 options: CallOptions::default(),
@@ -292,15 +292,15 @@ pub mod github {
         /// for the tools of this module); the registry's `drift` policy decides between
         /// a warning (default), an error and nothing.
         pub async fn connect(
-            config: &::mcp_runtime::ServerConfig,
-        ) -> ::mcp_runtime::Result<Self> {
-            let options = ::mcp_runtime::ConnectOptions::new()
+            config: &::mcp_bindgen::ServerConfig,
+        ) -> ::mcp_bindgen::Result<Self> {
+            let options = ::mcp_bindgen::ConnectOptions::new()
                 .with_fixture_hash(FIXTURE_HASH)
                 .with_fixture_tools(TYPED_TOOLS);
             options.connect(config).await.map(Self::new)
         }
         /// The underlying session (untyped calls, server info, close).
-        pub fn session(&self) -> &::mcp_runtime::Session {
+        pub fn session(&self) -> &::mcp_bindgen::Session {
             &self.session
         }
         /// The server's prompts, with typed arguments (one method per prompt of the
@@ -1132,7 +1132,7 @@ pub mod github {
     /// while recording ([`Recorder`]). Implemented by those three only.
     pub trait Tools: Send + Sync {
         #[doc(hidden)]
-        fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_>;
+        fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_>;
         /// See [`Client::actions_get`].
         fn actions_get(&self, args: actions_get::Args) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(actions_get::TOOL.name, args)
@@ -1878,8 +1878,8 @@ pub mod github {
         }
     }
     impl Tools for Client {
-        fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
-            ::mcp_runtime::fake::Backend::Session(&self.session, &self.options)
+        fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_> {
+            ::mcp_bindgen::fake::Backend::Session(&self.session, &self.options)
         }
     }
     /// This server's tools without the server: each tool answers from its stub
@@ -1887,11 +1887,11 @@ pub mod github {
     /// is an error naming the tool. Clones share stubs and calls, so a test can hand one
     /// clone to a toolbox (`add_fake`) and assert on [`Fake::calls`] with another.
     #[derive(Clone, Debug)]
-    pub struct Fake(::mcp_runtime::fake::FakeServer);
+    pub struct Fake(::mcp_bindgen::fake::FakeServer);
     impl Fake {
         /// A fake with no stubs.
         pub fn new() -> Self {
-            Self(::mcp_runtime::fake::FakeServer::new(ALIAS, TYPED_TOOLS))
+            Self(::mcp_bindgen::fake::FakeServer::new(ALIAS, TYPED_TOOLS))
         }
         /// A fake that replays the cassette at `path` (written by [`Recorder`]). Every
         /// recorded argument and result is decoded through this module's types first:
@@ -1899,16 +1899,16 @@ pub mod github {
         /// tool and the field.
         pub fn from_cassette(
             path: impl AsRef<::std::path::Path>,
-        ) -> ::mcp_runtime::Result<Self> {
-            ::mcp_runtime::fake::FakeServer::from_cassette(ALIAS, TYPED_TOOLS, path)
+        ) -> ::mcp_bindgen::Result<Self> {
+            ::mcp_bindgen::fake::FakeServer::from_cassette(ALIAS, TYPED_TOOLS, path)
                 .map(Self)
         }
         /// The calls made so far, in order.
-        pub fn calls(&self) -> ::std::vec::Vec<::mcp_runtime::fake::Call> {
+        pub fn calls(&self) -> ::std::vec::Vec<::mcp_bindgen::fake::Call> {
             self.0.calls()
         }
         /// The engine underneath (more cassettes, JSON calls).
-        pub fn server(&self) -> &::mcp_runtime::fake::FakeServer {
+        pub fn server(&self) -> &::mcp_bindgen::fake::FakeServer {
             &self.0
         }
         /// Answers [`Tools::actions_get`] with `stub`.
@@ -2842,11 +2842,11 @@ pub mod github {
         }
     }
     impl Tools for Fake {
-        fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
-            ::mcp_runtime::fake::Backend::Fake(&self.0)
+        fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_> {
+            ::mcp_bindgen::fake::Backend::Fake(&self.0)
         }
     }
-    impl From<Fake> for ::mcp_runtime::fake::FakeServer {
+    impl From<Fake> for ::mcp_bindgen::fake::FakeServer {
         fn from(fake: Fake) -> Self {
             fake.0
         }
@@ -2856,7 +2856,7 @@ pub mod github {
     #[derive(Debug)]
     pub struct Recorder {
         client: Client,
-        tape: ::mcp_runtime::fake::Tape,
+        tape: ::mcp_bindgen::fake::Tape,
     }
     impl Recorder {
         /// Records the calls made through `client` at the end of the cassette at
@@ -2864,8 +2864,8 @@ pub mod github {
         pub fn new(
             client: Client,
             path: impl AsRef<::std::path::Path>,
-        ) -> ::mcp_runtime::Result<Self> {
-            ::mcp_runtime::fake::Tape::append(path).map(|tape| Self { client, tape })
+        ) -> ::mcp_bindgen::Result<Self> {
+            ::mcp_bindgen::fake::Tape::append(path).map(|tape| Self { client, tape })
         }
         /// The client calls go to.
         pub fn client(&self) -> &Client {
@@ -2873,8 +2873,8 @@ pub mod github {
         }
     }
     impl Tools for Recorder {
-        fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
-            ::mcp_runtime::fake::Backend::Recorder(
+        fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_> {
+            ::mcp_bindgen::fake::Backend::Recorder(
                 &self.client.session,
                 &self.client.options,
                 &self.tape,
@@ -2884,7 +2884,7 @@ pub mod github {
     /// Types and definition of the tool `actions_get`.
     pub mod actions_get {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "actions_get",
                 "mcp_github_actions_get",
                 "{\"properties\":{\"method\":{\"description\":\"The method to execute\",\"enum\":[\"get_workflow\",\"get_workflow_run\",\"get_workflow_job\",\"download_workflow_run_artifact\",\"get_workflow_run_usage\",\"get_workflow_run_logs_url\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"resource_id\":{\"description\":\"The unique identifier of the resource. This will vary based on the \\\"method\\\" provided, so ensure you provide the correct ID:\\n- Provide a workflow ID or workflow file name (e.g. ci.yaml) for 'get_workflow' method.\\n- Provide a workflow run ID for 'get_workflow_run', 'get_workflow_run_usage', and 'get_workflow_run_logs_url' methods.\\n- Provide an artifact ID for 'download_workflow_run_artifact' method.\\n- Provide a job ID for 'get_workflow_job' method.\\n\",\"type\":\"string\"}},\"required\":[\"method\",\"owner\",\"repo\",\"resource_id\"],\"type\":\"object\"}",
@@ -2911,7 +2911,7 @@ Use this tool to get details about individual workflows, workflow runs, jobs, an
 */
             pub resource_id: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { method = "method", owner = "owner", repo = "repo", resource_id =
             "resource_id" }
         );
@@ -2925,7 +2925,7 @@ Use this tool to get details about individual workflows, workflow runs, jobs, an
             GetWorkflowRunUsage,
             GetWorkflowRunLogsUrl,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsMethod { GetWorkflow = "get_workflow", GetWorkflowRun =
             "get_workflow_run", GetWorkflowJob = "get_workflow_job",
             DownloadWorkflowRunArtifact = "download_workflow_run_artifact",
@@ -2952,7 +2952,7 @@ Use this tool to get details about individual workflows, workflow runs, jobs, an
     /// Types and definition of the tool `actions_list`.
     pub mod actions_list {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "actions_list",
                 "mcp_github_actions_list",
                 "{\"properties\":{\"method\":{\"description\":\"The action to perform\",\"enum\":[\"list_workflows\",\"list_workflow_runs\",\"list_workflow_jobs\",\"list_workflow_run_artifacts\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (default: 1)\",\"minimum\":1,\"type\":\"number\"},\"per_page\":{\"description\":\"Results per page for pagination (default: 30, max: 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"resource_id\":{\"description\":\"The unique identifier of the resource. This will vary based on the \\\"method\\\" provided, so ensure you provide the correct ID:\\n- Do not provide any resource ID for 'list_workflows' method.\\n- Provide a workflow ID or workflow file name (e.g. ci.yaml) for 'list_workflow_runs' method, or omit to list all workflow runs in the repository.\\n- Provide a workflow run ID for 'list_workflow_jobs' and 'list_workflow_run_artifacts' methods.\\n\",\"type\":\"string\"},\"workflow_jobs_filter\":{\"description\":\"Filters for workflow jobs. **ONLY** used when method is 'list_workflow_jobs'\",\"properties\":{\"filter\":{\"description\":\"Filters jobs by their completed_at timestamp\",\"enum\":[\"latest\",\"all\"],\"type\":\"string\"}},\"type\":\"object\"},\"workflow_runs_filter\":{\"description\":\"Filters for workflow runs. **ONLY** used when method is 'list_workflow_runs'\",\"properties\":{\"actor\":{\"description\":\"Filter to a specific GitHub user's workflow runs.\",\"type\":\"string\"},\"branch\":{\"description\":\"Filter workflow runs to a specific Git branch. Use the name of the branch.\",\"type\":\"string\"},\"event\":{\"description\":\"Filter workflow runs to a specific event type\",\"enum\":[\"branch_protection_rule\",\"check_run\",\"check_suite\",\"create\",\"delete\",\"deployment\",\"deployment_status\",\"discussion\",\"discussion_comment\",\"fork\",\"gollum\",\"issue_comment\",\"issues\",\"label\",\"merge_group\",\"milestone\",\"page_build\",\"public\",\"pull_request\",\"pull_request_review\",\"pull_request_review_comment\",\"pull_request_target\",\"push\",\"registry_package\",\"release\",\"repository_dispatch\",\"schedule\",\"status\",\"watch\",\"workflow_call\",\"workflow_dispatch\",\"workflow_run\"],\"type\":\"string\"},\"status\":{\"description\":\"Filter workflow runs to only runs with a specific status\",\"enum\":[\"queued\",\"in_progress\",\"completed\",\"requested\",\"waiting\"],\"type\":\"string\"}},\"type\":\"object\"}},\"required\":[\"method\",\"owner\",\"repo\"],\"type\":\"object\"}",
@@ -2984,7 +2984,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             pub workflow_jobs_filter: Option<ArgsWorkflowJobsFilter>,
             pub workflow_runs_filter: Option<ArgsWorkflowRunsFilter>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { method = "method", owner = "owner", page = "page"
             skip_if(Option::is_none), per_page = "per_page" skip_if(Option::is_none),
             repo = "repo", resource_id = "resource_id" skip_if(Option::is_none),
@@ -2999,7 +2999,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             ListWorkflowJobs,
             ListWorkflowRunArtifacts,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsMethod { ListWorkflows = "list_workflows", ListWorkflowRuns =
             "list_workflow_runs", ListWorkflowJobs = "list_workflow_jobs",
             ListWorkflowRunArtifacts = "list_workflow_run_artifacts" }
@@ -3010,7 +3010,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             ///Filters jobs by their completed_at timestamp
             pub filter: Option<ArgsWorkflowJobsFilterFilter>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             ArgsWorkflowJobsFilter { filter = "filter" skip_if(Option::is_none) }
         );
         ///Filters jobs by their completed_at timestamp
@@ -3019,7 +3019,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             Latest,
             All,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsWorkflowJobsFilterFilter { Latest = "latest", All = "all" }
         );
         ///Filters for workflow runs. **ONLY** used when method is 'list_workflow_runs'
@@ -3034,7 +3034,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             ///Filter workflow runs to only runs with a specific status
             pub status: Option<ArgsWorkflowRunsFilterStatus>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             ArgsWorkflowRunsFilter { actor = "actor" skip_if(Option::is_none), branch =
             "branch" skip_if(Option::is_none), event = "event" skip_if(Option::is_none),
             status = "status" skip_if(Option::is_none) }
@@ -3075,7 +3075,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             WorkflowDispatch,
             WorkflowRun,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsWorkflowRunsFilterEvent { BranchProtectionRule =
             "branch_protection_rule", CheckRun = "check_run", CheckSuite = "check_suite",
             Create = "create", Delete = "delete", Deployment = "deployment",
@@ -3100,7 +3100,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             Requested,
             Waiting,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsWorkflowRunsFilterStatus { Queued = "queued", InProgress = "in_progress",
             Completed = "completed", Requested = "requested", Waiting = "waiting" }
         );
@@ -3127,7 +3127,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
     /// Types and definition of the tool `actions_run_trigger`.
     pub mod actions_run_trigger {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "actions_run_trigger",
                 "mcp_github_actions_run_trigger",
                 "{\"properties\":{\"inputs\":{\"description\":\"Inputs the workflow accepts. Only used for 'run_workflow' method.\",\"properties\":{},\"type\":\"object\"},\"method\":{\"description\":\"The method to execute\",\"enum\":[\"run_workflow\",\"rerun_workflow_run\",\"rerun_failed_jobs\",\"cancel_workflow_run\",\"delete_workflow_run_logs\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"ref\":{\"description\":\"The git reference for the workflow. The reference can be a branch or tag name. Required for 'run_workflow' method.\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"run_id\":{\"description\":\"The ID of the workflow run. Required for all methods except 'run_workflow'.\",\"type\":\"number\"},\"workflow_id\":{\"description\":\"The workflow ID (numeric) or workflow file name (e.g., main.yml, ci.yaml). Required for 'run_workflow' method.\",\"type\":\"string\"}},\"required\":[\"method\",\"owner\",\"repo\"],\"type\":\"object\"}",
@@ -3141,9 +3141,9 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
         pub struct Args {
             ///Inputs the workflow accepts. Only used for 'run_workflow' method.
             pub inputs: Option<
-                ::mcp_runtime::__private::serde_json::Map<
+                ::mcp_bindgen::__private::serde_json::Map<
                     String,
-                    ::mcp_runtime::__private::serde_json::Value,
+                    ::mcp_bindgen::__private::serde_json::Value,
                 >,
             >,
             ///The method to execute
@@ -3159,7 +3159,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             ///The workflow ID (numeric) or workflow file name (e.g., main.yml, ci.yaml). Required for 'run_workflow' method.
             pub workflow_id: Option<String>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { inputs = "inputs" skip_if(Option::is_none), method = "method", owner =
             "owner", ref_ = "ref" skip_if(Option::is_none), repo = "repo", run_id =
             "run_id" skip_if(Option::is_none), workflow_id = "workflow_id"
@@ -3174,7 +3174,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             CancelWorkflowRun,
             DeleteWorkflowRunLogs,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsMethod { RunWorkflow = "run_workflow", RerunWorkflowRun =
             "rerun_workflow_run", RerunFailedJobs = "rerun_failed_jobs",
             CancelWorkflowRun = "cancel_workflow_run", DeleteWorkflowRunLogs =
@@ -3202,7 +3202,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
     /// Types and definition of the tool `add_comment_to_pending_review`.
     pub mod add_comment_to_pending_review {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "add_comment_to_pending_review",
                 "mcp_github_add_comment_to_pending_review",
                 "{\"properties\":{\"body\":{\"description\":\"The text of the review comment\",\"type\":\"string\"},\"line\":{\"description\":\"The line of the blob in the pull request diff that the comment applies to. For multi-line comments, the last line of the range\",\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"path\":{\"description\":\"The relative path to the file that necessitates a comment\",\"type\":\"string\"},\"pullNumber\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"side\":{\"description\":\"The side of the diff to comment on. LEFT indicates the previous state, RIGHT indicates the new state\",\"enum\":[\"LEFT\",\"RIGHT\"],\"type\":\"string\"},\"startLine\":{\"description\":\"For multi-line comments, the first line of the range that the comment applies to\",\"type\":\"number\"},\"startSide\":{\"description\":\"For multi-line comments, the starting side of the diff that the comment applies to. LEFT indicates the previous state, RIGHT indicates the new state\",\"enum\":[\"LEFT\",\"RIGHT\"],\"type\":\"string\"},\"subjectType\":{\"description\":\"The level at which the comment is targeted\",\"enum\":[\"FILE\",\"LINE\"],\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pullNumber\",\"path\",\"body\",\"subjectType\"],\"type\":\"object\"}",
@@ -3235,7 +3235,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             ///The level at which the comment is targeted
             pub subject_type: ArgsSubjectType,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { body = "body", line = "line" skip_if(Option::is_none), owner =
             "owner", path = "path", pull_number = "pullNumber", repo = "repo", side =
             "side" skip_if(Option::is_none), start_line = "startLine"
@@ -3248,7 +3248,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             Left,
             Right,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsSide { Left = "LEFT", Right = "RIGHT" }
         );
         ///For multi-line comments, the starting side of the diff that the comment applies to. LEFT indicates the previous state, RIGHT indicates the new state
@@ -3257,7 +3257,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             Left,
             Right,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsStartSide { Left = "LEFT", Right = "RIGHT" }
         );
         ///The level at which the comment is targeted
@@ -3266,7 +3266,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             File,
             Line,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsSubjectType { File = "FILE", Line = "LINE" }
         );
         impl Args {
@@ -3297,7 +3297,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
     /// Types and definition of the tool `add_issue_comment`.
     pub mod add_issue_comment {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "add_issue_comment",
                 "mcp_github_add_issue_comment",
                 "{\"properties\":{\"body\":{\"description\":\"Comment content. Required unless reaction is provided.\",\"minLength\":1,\"type\":\"string\"},\"comment_id\":{\"description\":\"The numeric ID of the issue or pull request comment to react to. Use this for reactions to comments; omit it to react to the issue or pull request itself. Cannot be combined with body.\",\"minimum\":1,\"type\":\"integer\"},\"issue_number\":{\"description\":\"Issue or pull request number to comment on or react to.\",\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"reaction\":{\"description\":\"Emoji reaction to add. Required unless body is provided.\",\"enum\":[\"+1\",\"-1\",\"laugh\",\"confused\",\"heart\",\"hooray\",\"rocket\",\"eyes\"],\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\"],\"type\":\"object\"}",
@@ -3322,7 +3322,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             ///Repository name
             pub repo: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { body = "body" skip_if(Option::is_none), comment_id = "comment_id"
             skip_if(Option::is_none), issue_number = "issue_number", owner = "owner",
             reaction = "reaction" skip_if(Option::is_none), repo = "repo" }
@@ -3339,7 +3339,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             Rocket,
             Eyes,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsReaction { plus1 = "+1", minus1 = "-1", Laugh = "laugh", Confused =
             "confused", Heart = "heart", Hooray = "hooray", Rocket = "rocket", Eyes =
             "eyes" }
@@ -3365,7 +3365,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
     /// Types and definition of the tool `add_issue_comment_reaction`.
     pub mod add_issue_comment_reaction {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "add_issue_comment_reaction",
                 "mcp_github_add_issue_comment_reaction",
                 "{\"properties\":{\"comment_id\":{\"description\":\"The issue or pull request comment ID\",\"minimum\":1,\"type\":\"number\"},\"content\":{\"description\":\"The emoji reaction type\",\"enum\":[\"+1\",\"-1\",\"laugh\",\"confused\",\"heart\",\"hooray\",\"rocket\",\"eyes\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"comment_id\",\"content\"],\"type\":\"object\"}",
@@ -3384,7 +3384,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             ///Repository name
             pub repo: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { comment_id = "comment_id", content = "content", owner = "owner", repo
             = "repo" }
         );
@@ -3400,7 +3400,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             Rocket,
             Eyes,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsContent { plus1 = "+1", minus1 = "-1", Laugh = "laugh", Confused =
             "confused", Heart = "heart", Hooray = "hooray", Rocket = "rocket", Eyes =
             "eyes" }
@@ -3425,7 +3425,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
     /// Types and definition of the tool `add_issue_reaction`.
     pub mod add_issue_reaction {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "add_issue_reaction",
                 "mcp_github_add_issue_reaction",
                 "{\"properties\":{\"content\":{\"description\":\"The emoji reaction type\",\"enum\":[\"+1\",\"-1\",\"laugh\",\"confused\",\"heart\",\"hooray\",\"rocket\",\"eyes\"],\"type\":\"string\"},\"issue_number\":{\"description\":\"The issue number\",\"minimum\":1,\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\",\"content\"],\"type\":\"object\"}",
@@ -3444,7 +3444,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             ///Repository name
             pub repo: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { content = "content", issue_number = "issue_number", owner = "owner",
             repo = "repo" }
         );
@@ -3460,7 +3460,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             Rocket,
             Eyes,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsContent { plus1 = "+1", minus1 = "-1", Laugh = "laugh", Confused =
             "confused", Heart = "heart", Hooray = "hooray", Rocket = "rocket", Eyes =
             "eyes" }
@@ -3485,7 +3485,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
     /// Types and definition of the tool `add_pull_request_review_comment`.
     pub mod add_pull_request_review_comment {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "add_pull_request_review_comment",
                 "mcp_github_add_pull_request_review_comment",
                 "{\"properties\":{\"body\":{\"description\":\"The comment body\",\"type\":\"string\"},\"line\":{\"description\":\"The line number in the diff to comment on (optional)\",\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"path\":{\"description\":\"The relative path of the file to comment on\",\"type\":\"string\"},\"pullNumber\":{\"description\":\"The pull request number\",\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"side\":{\"description\":\"The side of the diff to comment on (optional)\",\"enum\":[\"LEFT\",\"RIGHT\"],\"type\":\"string\"},\"startLine\":{\"description\":\"The start line of a multi-line comment (optional)\",\"type\":\"number\"},\"startSide\":{\"description\":\"The start side of a multi-line comment (optional)\",\"enum\":[\"LEFT\",\"RIGHT\"],\"type\":\"string\"},\"subjectType\":{\"description\":\"The subject type of the comment\",\"enum\":[\"FILE\",\"LINE\"],\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pullNumber\",\"path\",\"body\",\"subjectType\"],\"type\":\"object\"}",
@@ -3518,7 +3518,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             ///The subject type of the comment
             pub subject_type: ArgsSubjectType,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { body = "body", line = "line" skip_if(Option::is_none), owner =
             "owner", path = "path", pull_number = "pullNumber", repo = "repo", side =
             "side" skip_if(Option::is_none), start_line = "startLine"
@@ -3531,7 +3531,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             Left,
             Right,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsSide { Left = "LEFT", Right = "RIGHT" }
         );
         ///The start side of a multi-line comment (optional)
@@ -3540,7 +3540,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             Left,
             Right,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsStartSide { Left = "LEFT", Right = "RIGHT" }
         );
         ///The subject type of the comment
@@ -3549,7 +3549,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             File,
             Line,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsSubjectType { File = "FILE", Line = "LINE" }
         );
         impl Args {
@@ -3580,7 +3580,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
     /// Types and definition of the tool `add_pull_request_review_comment_reaction`.
     pub mod add_pull_request_review_comment_reaction {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "add_pull_request_review_comment_reaction",
                 "mcp_github_add_pull_request_review_comment_reaction",
                 "{\"properties\":{\"comment_id\":{\"description\":\"The numeric pull request review comment ID. Use the number from a #discussion_r... anchor, not the GraphQL thread node ID (PRRT_...).\",\"minimum\":1,\"type\":\"number\"},\"content\":{\"description\":\"The emoji reaction type\",\"enum\":[\"+1\",\"-1\",\"laugh\",\"confused\",\"heart\",\"hooray\",\"rocket\",\"eyes\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"comment_id\",\"content\"],\"type\":\"object\"}",
@@ -3599,7 +3599,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             ///Repository name
             pub repo: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { comment_id = "comment_id", content = "content", owner = "owner", repo
             = "repo" }
         );
@@ -3615,7 +3615,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             Rocket,
             Eyes,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsContent { plus1 = "+1", minus1 = "-1", Laugh = "laugh", Confused =
             "confused", Heart = "heart", Hooray = "hooray", Rocket = "rocket", Eyes =
             "eyes" }
@@ -3640,7 +3640,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
     /// Types and definition of the tool `add_reply_to_pull_request_comment`.
     pub mod add_reply_to_pull_request_comment {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "add_reply_to_pull_request_comment",
                 "mcp_github_add_reply_to_pull_request_comment",
                 "{\"properties\":{\"body\":{\"description\":\"The text of the reply. Required unless reaction is provided.\",\"type\":\"string\"},\"commentId\":{\"description\":\"The numeric ID of the pull request review comment to reply or react to. Use the number from a #discussion_r... anchor, not the GraphQL thread node ID (PRRT_...).\",\"minimum\":1,\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"pullNumber\":{\"description\":\"Pull request number. Required when body is provided.\",\"type\":\"number\"},\"reaction\":{\"description\":\"Emoji reaction to add. Required unless body is provided.\",\"enum\":[\"+1\",\"-1\",\"laugh\",\"confused\",\"heart\",\"hooray\",\"rocket\",\"eyes\"],\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"commentId\"],\"type\":\"object\"}",
@@ -3665,7 +3665,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             ///Repository name
             pub repo: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { body = "body" skip_if(Option::is_none), comment_id = "commentId",
             owner = "owner", pull_number = "pullNumber" skip_if(Option::is_none),
             reaction = "reaction" skip_if(Option::is_none), repo = "repo" }
@@ -3682,7 +3682,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             Rocket,
             Eyes,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsReaction { plus1 = "+1", minus1 = "-1", Laugh = "laugh", Confused =
             "confused", Heart = "heart", Hooray = "hooray", Rocket = "rocket", Eyes =
             "eyes" }
@@ -3708,7 +3708,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
     /// Types and definition of the tool `add_sub_issue`.
     pub mod add_sub_issue {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "add_sub_issue",
                 "mcp_github_add_sub_issue",
                 "{\"properties\":{\"issue_number\":{\"description\":\"The parent issue number\",\"minimum\":1,\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"replace_parent\":{\"description\":\"If true, reparent the sub-issue if it already has a parent\",\"type\":\"boolean\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"sub_issue_id\":{\"description\":\"The ID of the sub-issue to add. ID is not the same as issue number\",\"type\":\"number\"}},\"required\":[\"owner\",\"repo\",\"issue_number\",\"sub_issue_id\"],\"type\":\"object\"}",
@@ -3729,7 +3729,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             ///The ID of the sub-issue to add. ID is not the same as issue number
             pub sub_issue_id: f64,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { issue_number = "issue_number", owner = "owner", replace_parent =
             "replace_parent" skip_if(Option::is_none), repo = "repo", sub_issue_id =
             "sub_issue_id" }
@@ -3755,7 +3755,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
     /// Types and definition of the tool `assign_copilot_to_issue`.
     pub mod assign_copilot_to_issue {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "assign_copilot_to_issue",
                 "mcp_github_assign_copilot_to_issue",
                 "{\"properties\":{\"base_ref\":{\"description\":\"Git reference (e.g., branch) that the agent will start its work from. If not specified, defaults to the repository's default branch\",\"type\":\"string\"},\"custom_instructions\":{\"description\":\"Optional custom instructions to guide the agent beyond the issue body. Use this to provide additional context, constraints, or guidance that is not captured in the issue description\",\"type\":\"string\"},\"issue_number\":{\"description\":\"Issue number\",\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\"],\"type\":\"object\"}",
@@ -3785,7 +3785,7 @@ More information can be found at:
             ///Repository name
             pub repo: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { base_ref = "base_ref" skip_if(Option::is_none), custom_instructions =
             "custom_instructions" skip_if(Option::is_none), issue_number =
             "issue_number", owner = "owner", repo = "repo" }
@@ -3810,7 +3810,7 @@ More information can be found at:
     /// Types and definition of the tool `assign_copilot_to_issue_with_intent`.
     pub mod assign_copilot_to_issue_with_intent {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "assign_copilot_to_issue_with_intent",
                 "mcp_github_assign_copilot_to_issue_with_intent",
                 "{\"properties\":{\"base_ref\":{\"description\":\"Git reference (e.g., branch) that the agent will start its work from. If not specified, defaults to the repository's default branch. Ignored when is_suggestion is true\",\"type\":\"string\"},\"confidence\":{\"description\":\"How confident you are in this choice. 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.\",\"enum\":[\"LOW\",\"MEDIUM\",\"HIGH\"],\"type\":\"string\"},\"custom_instructions\":{\"description\":\"Optional custom instructions to guide the agent beyond the issue body. Ignored when is_suggestion is true\",\"type\":\"string\"},\"is_suggestion\":{\"description\":\"If true, records a pending Copilot assignment intent rather than launching the agent. Approval later supplies the launch context; base_ref and custom_instructions are ignored in this case.\",\"type\":\"boolean\"},\"issue_number\":{\"description\":\"Issue number\",\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"rationale\":{\"description\":\"One concise sentence explaining what specifically about the issue led to choosing Copilot. State the concrete signal (e.g. 'Well-scoped task with clear acceptance criteria').\",\"maxLength\":280,\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\",\"rationale\",\"confidence\",\"is_suggestion\"],\"type\":\"object\"}",
@@ -3846,7 +3846,7 @@ More information can be found at:
             ///Repository name
             pub repo: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { base_ref = "base_ref" skip_if(Option::is_none), confidence =
             "confidence", custom_instructions = "custom_instructions"
             skip_if(Option::is_none), is_suggestion = "is_suggestion", issue_number =
@@ -3859,7 +3859,7 @@ More information can be found at:
             Medium,
             High,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsConfidence { Low = "LOW", Medium = "MEDIUM", High = "HIGH" }
         );
         impl Args {
@@ -3888,7 +3888,7 @@ More information can be found at:
     /// Types and definition of the tool `create_branch`.
     pub mod create_branch {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "create_branch",
                 "mcp_github_create_branch",
                 "{\"properties\":{\"branch\":{\"description\":\"Name for new branch\",\"type\":\"string\"},\"from_branch\":{\"description\":\"Source branch (defaults to repo default)\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"branch\"],\"type\":\"object\"}",
@@ -3907,7 +3907,7 @@ More information can be found at:
             ///Repository name
             pub repo: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { branch = "branch", from_branch = "from_branch"
             skip_if(Option::is_none), owner = "owner", repo = "repo" }
         );
@@ -3930,7 +3930,7 @@ More information can be found at:
     /// Types and definition of the tool `create_gist`.
     pub mod create_gist {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "create_gist",
                 "mcp_github_create_gist",
                 "{\"properties\":{\"content\":{\"description\":\"Content for simple single-file gist creation\",\"type\":\"string\"},\"description\":{\"description\":\"Description of the gist\",\"type\":\"string\"},\"filename\":{\"description\":\"Filename for simple single-file gist creation\",\"type\":\"string\"},\"public\":{\"default\":false,\"description\":\"Whether the gist is public\",\"type\":\"boolean\"}},\"required\":[\"filename\",\"content\"],\"type\":\"object\"}",
@@ -3951,7 +3951,7 @@ More information can be found at:
 Default: `false`.*/
             pub public: Option<bool>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { content = "content", description = "description"
             skip_if(Option::is_none), filename = "filename", public = "public"
             skip_if(Option::is_none) }
@@ -3971,7 +3971,7 @@ Default: `false`.*/
     /// Types and definition of the tool `create_issue`.
     pub mod create_issue {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "create_issue",
                 "mcp_github_create_issue",
                 "{\"properties\":{\"body\":{\"description\":\"Issue body content (optional)\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"title\":{\"description\":\"Issue title\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"title\"],\"type\":\"object\"}",
@@ -3992,7 +3992,7 @@ Default: `false`.*/
             ///Issue title
             pub title: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { body = "body" skip_if(Option::is_none), owner = "owner", repo =
             "repo", title = "title" }
         );
@@ -4015,7 +4015,7 @@ Default: `false`.*/
     /// Types and definition of the tool `create_or_update_file`.
     pub mod create_or_update_file {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "create_or_update_file",
                 "mcp_github_create_or_update_file",
                 "{\"properties\":{\"allow_symlink_write\":{\"default\":false,\"description\":\"Set true to update a symbolic link itself; content must be its new target path.\",\"type\":\"boolean\"},\"branch\":{\"description\":\"Branch to create/update the file in\",\"type\":\"string\"},\"content\":{\"description\":\"Content of the file, exactly as it should appear once written. Do not base64-encode it; this server does that before calling the REST API.\",\"type\":\"string\"},\"message\":{\"description\":\"Commit message\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"path\":{\"description\":\"Path where to create/update the file\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"sha\":{\"description\":\"The blob SHA of the file being replaced. Required if the file already exists.\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"path\",\"content\",\"message\",\"branch\"],\"type\":\"object\"}",
@@ -4052,7 +4052,7 @@ Default: `false`.*/
             ///The blob SHA of the file being replaced. Required if the file already exists.
             pub sha: Option<String>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { allow_symlink_write = "allow_symlink_write" skip_if(Option::is_none),
             branch = "branch", content = "content", message = "message", owner = "owner",
             path = "path", repo = "repo", sha = "sha" skip_if(Option::is_none) }
@@ -4083,7 +4083,7 @@ Default: `false`.*/
     /// Types and definition of the tool `create_pull_request`.
     pub mod create_pull_request {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "create_pull_request",
                 "mcp_github_create_pull_request",
                 "{\"properties\":{\"base\":{\"description\":\"Branch to merge into\",\"type\":\"string\"},\"body\":{\"description\":\"PR description\",\"type\":\"string\"},\"draft\":{\"description\":\"Create as draft PR\",\"type\":\"boolean\"},\"head\":{\"description\":\"Branch containing changes\",\"type\":\"string\"},\"maintainer_can_modify\":{\"description\":\"Allow maintainer edits\",\"type\":\"boolean\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"reviewers\":{\"description\":\"GitHub usernames or ORG/team-slug team reviewers to request reviews from\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"title\":{\"description\":\"PR title\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"title\",\"head\",\"base\"],\"type\":\"object\"}",
@@ -4112,7 +4112,7 @@ Default: `false`.*/
             ///PR title
             pub title: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { base = "base", body = "body" skip_if(Option::is_none), draft = "draft"
             skip_if(Option::is_none), head = "head", maintainer_can_modify =
             "maintainer_can_modify" skip_if(Option::is_none), owner = "owner", repo =
@@ -4144,7 +4144,7 @@ Default: `false`.*/
     /// Types and definition of the tool `create_pull_request_review`.
     pub mod create_pull_request_review {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "create_pull_request_review",
                 "mcp_github_create_pull_request_review",
                 "{\"properties\":{\"body\":{\"description\":\"The review body text (optional)\",\"type\":\"string\"},\"commitID\":{\"description\":\"The SHA of the commit to review (optional, defaults to latest)\",\"type\":\"string\"},\"event\":{\"description\":\"The review action to perform. If omitted, creates a pending review.\",\"enum\":[\"APPROVE\",\"REQUEST_CHANGES\",\"COMMENT\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pullNumber\":{\"description\":\"The pull request number\",\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pullNumber\"],\"type\":\"object\"}",
@@ -4169,7 +4169,7 @@ Default: `false`.*/
             ///Repository name
             pub repo: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { body = "body" skip_if(Option::is_none), commit_id = "commitID"
             skip_if(Option::is_none), event = "event" skip_if(Option::is_none), owner =
             "owner", pull_number = "pullNumber", repo = "repo" }
@@ -4181,7 +4181,7 @@ Default: `false`.*/
             RequestChanges,
             Comment,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsEvent { Approve = "APPROVE", RequestChanges = "REQUEST_CHANGES", Comment
             = "COMMENT" }
         );
@@ -4206,7 +4206,7 @@ Default: `false`.*/
     /// Types and definition of the tool `create_repository`.
     pub mod create_repository {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "create_repository",
                 "mcp_github_create_repository",
                 "{\"properties\":{\"autoInit\":{\"description\":\"Initialize with README\",\"type\":\"boolean\"},\"description\":{\"description\":\"Repository description\",\"type\":\"string\"},\"name\":{\"description\":\"Repository name\",\"type\":\"string\"},\"organization\":{\"description\":\"Organization to create the repository in (omit to create in your personal account)\",\"type\":\"string\"},\"private\":{\"default\":true,\"description\":\"Whether the repository should be private. Defaults to true (private) when omitted.\",\"type\":\"boolean\"}},\"required\":[\"name\"],\"type\":\"object\"}",
@@ -4231,7 +4231,7 @@ Default: `false`.*/
 Default: `true`.*/
             pub private: Option<bool>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { auto_init = "autoInit" skip_if(Option::is_none), description =
             "description" skip_if(Option::is_none), name = "name", organization =
             "organization" skip_if(Option::is_none), private = "private"
@@ -4253,7 +4253,7 @@ Default: `true`.*/
     /// Types and definition of the tool `delete_file`.
     pub mod delete_file {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "delete_file",
                 "mcp_github_delete_file",
                 "{\"properties\":{\"branch\":{\"description\":\"Branch to delete the file from\",\"type\":\"string\"},\"message\":{\"description\":\"Commit message\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"path\":{\"description\":\"Path to the file to delete\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"path\",\"message\",\"branch\"],\"type\":\"object\"}",
@@ -4274,7 +4274,7 @@ Default: `true`.*/
             ///Repository name
             pub repo: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { branch = "branch", message = "message", owner = "owner", path =
             "path", repo = "repo" }
         );
@@ -4300,7 +4300,7 @@ Default: `true`.*/
     /// Types and definition of the tool `delete_pending_pull_request_review`.
     pub mod delete_pending_pull_request_review {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "delete_pending_pull_request_review",
                 "mcp_github_delete_pending_pull_request_review",
                 "{\"properties\":{\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pullNumber\":{\"description\":\"The pull request number\",\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pullNumber\"],\"type\":\"object\"}",
@@ -4317,7 +4317,7 @@ Default: `true`.*/
             ///Repository name
             pub repo: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { owner = "owner", pull_number = "pullNumber", repo = "repo" }
         );
         impl Args {
@@ -4338,7 +4338,7 @@ Default: `true`.*/
     /// Types and definition of the tool `delete_repository`.
     pub mod delete_repository {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "delete_repository",
                 "mcp_github_delete_repository",
                 "{\"properties\":{\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
@@ -4355,7 +4355,7 @@ Default: `true`.*/
             ///Repository name
             pub repo: String,
         }
-        ::mcp_runtime::__private::serde_struct!(Args { owner = "owner", repo = "repo" });
+        ::mcp_bindgen::__private::serde_struct!(Args { owner = "owner", repo = "repo" });
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(owner: impl Into<String>, repo: impl Into<String>) -> Self {
@@ -4369,7 +4369,7 @@ Default: `true`.*/
     /// Types and definition of the tool `discussion_comment_write`.
     pub mod discussion_comment_write {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "discussion_comment_write",
                 "mcp_github_discussion_comment_write",
                 "{\"properties\":{\"body\":{\"description\":\"Comment content (required for 'add', 'reply', and 'update' methods)\",\"type\":\"string\"},\"commentNodeID\":{\"description\":\"The Node ID of the discussion comment (required for 'reply', 'update', 'delete', 'mark_answer', and 'unmark_answer' methods). For 'reply', this is the top-level comment to reply to; GitHub Discussions only support one level of nesting.\",\"type\":\"string\"},\"discussionNumber\":{\"description\":\"Discussion number (required for 'add' and 'reply' methods)\",\"type\":\"number\"},\"method\":{\"description\":\"Write operation to perform on a discussion comment.\\nOptions are:\\n- 'add' - adds a new top-level comment to a discussion.\\n- 'reply' - replies to a top-level discussion comment (GitHub Discussions only support one level of nesting).\\n- 'update' - updates an existing discussion comment.\\n- 'delete' - deletes a discussion comment.\\n- 'mark_answer' - marks a discussion comment as the answer (Q&A only).\\n- 'unmark_answer' - unmarks a discussion comment as the answer (Q&A only).\\n\",\"enum\":[\"add\",\"reply\",\"update\",\"delete\",\"mark_answer\",\"unmark_answer\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (required for 'add' and 'reply' methods)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name (required for 'add' and 'reply' methods)\",\"type\":\"string\"}},\"required\":[\"method\"],\"type\":\"object\"}",
@@ -4403,7 +4403,7 @@ Options are:
             ///Repository name (required for 'add' and 'reply' methods)
             pub repo: Option<String>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { body = "body" skip_if(Option::is_none), comment_node_id =
             "commentNodeID" skip_if(Option::is_none), discussion_number =
             "discussionNumber" skip_if(Option::is_none), method = "method", owner =
@@ -4427,7 +4427,7 @@ Options are:
             MarkAnswer,
             UnmarkAnswer,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsMethod { Add = "add", Reply = "reply", Update = "update", Delete =
             "delete", MarkAnswer = "mark_answer", UnmarkAnswer = "unmark_answer" }
         );
@@ -4448,7 +4448,7 @@ Options are:
     /// Types and definition of the tool `dismiss_notification`.
     pub mod dismiss_notification {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "dismiss_notification",
                 "mcp_github_dismiss_notification",
                 "{\"properties\":{\"state\":{\"description\":\"The new state of the notification (read/done)\",\"enum\":[\"read\",\"done\"],\"type\":\"string\"},\"threadID\":{\"description\":\"The ID of the notification thread\",\"type\":\"string\"}},\"required\":[\"threadID\",\"state\"],\"type\":\"object\"}",
@@ -4463,7 +4463,7 @@ Options are:
             ///The ID of the notification thread
             pub thread_id: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { state = "state", thread_id = "threadID" }
         );
         ///The new state of the notification (read/done)
@@ -4472,7 +4472,7 @@ Options are:
             Read,
             Done,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsState { Read = "read", Done = "done" }
         );
         impl Args {
@@ -4488,7 +4488,7 @@ Options are:
     /// Types and definition of the tool `find_duplicate`.
     pub mod find_duplicate {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "find_duplicate",
                 "mcp_github_find_duplicate",
                 "{\"properties\":{\"confidence_threshold\":{\"description\":\"Minimum similarity threshold a candidate must meet to be returned; higher values are stricter. When omitted, the API's high-precision default is used. The scale is defined by the API, so no client-side bounds are enforced.\",\"type\":\"number\"},\"issue_number\":{\"description\":\"The number of the existing issue to find duplicates for\",\"type\":\"number\"},\"owner\":{\"description\":\"The owner of the repository\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"The name of the repository\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\"],\"type\":\"object\"}",
@@ -4513,7 +4513,7 @@ Options are:
             ///The name of the repository
             pub repo: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { confidence_threshold = "confidence_threshold"
             skip_if(Option::is_none), issue_number = "issue_number", owner = "owner",
             page = "page" skip_if(Option::is_none), per_page = "perPage"
@@ -4540,7 +4540,7 @@ Options are:
     /// Types and definition of the tool `fork_repository`.
     pub mod fork_repository {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "fork_repository",
                 "mcp_github_fork_repository",
                 "{\"properties\":{\"organization\":{\"description\":\"Organization to fork to\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
@@ -4559,7 +4559,7 @@ Options are:
             ///Repository name
             pub repo: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { organization = "organization" skip_if(Option::is_none), owner =
             "owner", repo = "repo" }
         );
@@ -4577,7 +4577,7 @@ Options are:
     /// Types and definition of the tool `get_code_quality_finding`.
     pub mod get_code_quality_finding {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "get_code_quality_finding",
                 "mcp_github_get_code_quality_finding",
                 "{\"properties\":{\"findingNumber\":{\"description\":\"The number of the finding.\",\"type\":\"number\"},\"owner\":{\"description\":\"The owner of the repository.\",\"type\":\"string\"},\"repo\":{\"description\":\"The name of the repository.\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"findingNumber\"],\"type\":\"object\"}",
@@ -4596,7 +4596,7 @@ Options are:
             ///The name of the repository.
             pub repo: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { finding_number = "findingNumber", owner = "owner", repo = "repo" }
         );
         impl Args {
@@ -4617,7 +4617,7 @@ Options are:
     /// Types and definition of the tool `get_code_scanning_alert`.
     pub mod get_code_scanning_alert {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "get_code_scanning_alert",
                 "mcp_github_get_code_scanning_alert",
                 "{\"properties\":{\"alertNumber\":{\"description\":\"The number of the alert.\",\"type\":\"number\"},\"owner\":{\"description\":\"The owner of the repository.\",\"type\":\"string\"},\"repo\":{\"description\":\"The name of the repository.\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"alertNumber\"],\"type\":\"object\"}",
@@ -4636,7 +4636,7 @@ Options are:
             ///The name of the repository.
             pub repo: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { alert_number = "alertNumber", owner = "owner", repo = "repo" }
         );
         impl Args {
@@ -4657,7 +4657,7 @@ Options are:
     /// Types and definition of the tool `get_commit`.
     pub mod get_commit {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "get_commit",
                 "mcp_github_get_commit",
                 "{\"properties\":{\"detail\":{\"default\":\"stats\",\"description\":\"Level of detail to include for changed files. \\\"none\\\" omits stats and files entirely. \\\"stats\\\" (default) includes per-file metadata: filename, status, and lines-of-code counts (additions, deletions, changes), with no patch content. \\\"full_patch\\\" additionally includes the unified diff content for each file and can be very large.\",\"enum\":[\"none\",\"stats\",\"full_patch\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"sha\":{\"description\":\"Commit SHA, branch name, or tag name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"sha\"],\"type\":\"object\"}",
@@ -4682,7 +4682,7 @@ Default: `"stats"`.*/
             ///Commit SHA, branch name, or tag name
             pub sha: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { detail = "detail" skip_if(Option::is_none), owner = "owner", page =
             "page" skip_if(Option::is_none), per_page = "perPage"
             skip_if(Option::is_none), repo = "repo", sha = "sha" }
@@ -4696,7 +4696,7 @@ Default: `"stats"`.*/
             Stats,
             FullPatch,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsDetail { None = "none", Stats = "stats", FullPatch = "full_patch" }
         );
         impl Args {
@@ -4720,7 +4720,7 @@ Default: `"stats"`.*/
     /// Types and definition of the tool `get_dependabot_alert`.
     pub mod get_dependabot_alert {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "get_dependabot_alert",
                 "mcp_github_get_dependabot_alert",
                 "{\"properties\":{\"alertNumber\":{\"description\":\"The number of the alert.\",\"type\":\"number\"},\"owner\":{\"description\":\"The owner of the repository.\",\"type\":\"string\"},\"repo\":{\"description\":\"The name of the repository.\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"alertNumber\"],\"type\":\"object\"}",
@@ -4739,7 +4739,7 @@ Default: `"stats"`.*/
             ///The name of the repository.
             pub repo: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { alert_number = "alertNumber", owner = "owner", repo = "repo" }
         );
         impl Args {
@@ -4760,7 +4760,7 @@ Default: `"stats"`.*/
     /// Types and definition of the tool `get_discussion`.
     pub mod get_discussion {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "get_discussion",
                 "mcp_github_get_discussion",
                 "{\"properties\":{\"discussionNumber\":{\"description\":\"Discussion Number\",\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"discussionNumber\"],\"type\":\"object\"}",
@@ -4777,7 +4777,7 @@ Default: `"stats"`.*/
             ///Repository name
             pub repo: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { discussion_number = "discussionNumber", owner = "owner", repo = "repo"
             }
         );
@@ -4799,7 +4799,7 @@ Default: `"stats"`.*/
     /// Types and definition of the tool `get_discussion_comments`.
     pub mod get_discussion_comments {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "get_discussion_comments",
                 "mcp_github_get_discussion_comments",
                 "{\"properties\":{\"after\":{\"description\":\"Cursor for pagination. Use the cursor from the previous response.\",\"type\":\"string\"},\"discussionNumber\":{\"description\":\"Discussion Number\",\"type\":\"number\"},\"includeReplies\":{\"description\":\"When true, each top-level comment will include its replies nested within it (up to 100 replies per comment, which is the GitHub API maximum). Defaults to false.\",\"type\":\"boolean\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"discussionNumber\"],\"type\":\"object\"}",
@@ -4822,7 +4822,7 @@ Default: `"stats"`.*/
             ///Repository name
             pub repo: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { after = "after" skip_if(Option::is_none), discussion_number =
             "discussionNumber", include_replies = "includeReplies"
             skip_if(Option::is_none), owner = "owner", per_page = "perPage"
@@ -4849,7 +4849,7 @@ Default: `"stats"`.*/
     /// Types and definition of the tool `get_file_blame`.
     pub mod get_file_blame {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "get_file_blame",
                 "mcp_github_get_file_blame",
                 "{\"properties\":{\"after\":{\"description\":\"Cursor for pagination. Use the cursor from the previous response.\",\"type\":\"string\"},\"end_line\":{\"description\":\"Optional 1-based ending line of the window of interest. Must be >= start_line when both are provided.\",\"minimum\":1,\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"path\":{\"description\":\"Path to the file in the repository, relative to the repository root\",\"type\":\"string\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"ref\":{\"description\":\"Git reference (branch, tag, or commit SHA). Defaults to the repository's default branch (HEAD).\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"start_line\":{\"description\":\"Optional 1-based starting line of the window of interest. Only ranges overlapping [start_line, end_line] are returned, clamped to the window.\",\"minimum\":1,\"type\":\"number\"}},\"required\":[\"owner\",\"repo\",\"path\"],\"type\":\"object\"}",
@@ -4878,7 +4878,7 @@ Default: `"stats"`.*/
             ///Optional 1-based starting line of the window of interest. Only ranges overlapping [start_line, end_line] are returned, clamped to the window.
             pub start_line: Option<f64>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { after = "after" skip_if(Option::is_none), end_line = "end_line"
             skip_if(Option::is_none), owner = "owner", path = "path", per_page =
             "perPage" skip_if(Option::is_none), ref_ = "ref" skip_if(Option::is_none),
@@ -4907,7 +4907,7 @@ Default: `"stats"`.*/
     /// Types and definition of the tool `get_file_contents`.
     pub mod get_file_contents {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "get_file_contents",
                 "mcp_github_get_file_contents",
                 "{\"properties\":{\"fields\":{\"description\":\"Subset of fields to return for each entry when the path is a directory. If omitted, all fields are returned. Ignored when the path is a single file. Use this to reduce response size when listing directories and you only need specific fields, e.g. just 'name' and 'type'.\",\"items\":{\"enum\":[\"type\",\"name\",\"path\",\"size\",\"sha\",\"url\",\"git_url\",\"html_url\",\"download_url\"],\"type\":\"string\"},\"type\":\"array\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"path\":{\"default\":\"/\",\"description\":\"Path to file/directory\",\"type\":\"string\"},\"ref\":{\"description\":\"Accepts optional git refs such as `refs/tags/{tag}`, `refs/heads/{branch}` or `refs/pull/{pr_number}/head`\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"sha\":{\"description\":\"Accepts optional commit SHA. If specified, it will be used instead of ref\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
@@ -4934,7 +4934,7 @@ Default: `"/"`.*/
             ///Accepts optional commit SHA. If specified, it will be used instead of ref
             pub sha: Option<String>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { fields = "fields" skip_if(Option::is_none), owner = "owner", path =
             "path" skip_if(Option::is_none), ref_ = "ref" skip_if(Option::is_none), repo
             = "repo", sha = "sha" skip_if(Option::is_none) }
@@ -4952,7 +4952,7 @@ Default: `"/"`.*/
             HtmlUrl,
             DownloadUrl,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsFieldsItem { Type = "type", Name = "name", Path = "path", Size = "size",
             Sha = "sha", Url = "url", GitUrl = "git_url", HtmlUrl = "html_url",
             DownloadUrl = "download_url" }
@@ -4974,7 +4974,7 @@ Default: `"/"`.*/
     /// Types and definition of the tool `get_gist`.
     pub mod get_gist {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "get_gist",
                 "mcp_github_get_gist",
                 "{\"properties\":{\"gist_id\":{\"description\":\"The ID of the gist\",\"type\":\"string\"}},\"required\":[\"gist_id\"],\"type\":\"object\"}",
@@ -4987,7 +4987,7 @@ Default: `"/"`.*/
             ///The ID of the gist
             pub gist_id: String,
         }
-        ::mcp_runtime::__private::serde_struct!(Args { gist_id = "gist_id" });
+        ::mcp_bindgen::__private::serde_struct!(Args { gist_id = "gist_id" });
         impl Args {
             /// The required arguments (`gist_id`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(gist_id: impl Into<String>) -> Self {
@@ -4998,7 +4998,7 @@ Default: `"/"`.*/
     /// Types and definition of the tool `get_global_security_advisory`.
     pub mod get_global_security_advisory {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "get_global_security_advisory",
                 "mcp_github_get_global_security_advisory",
                 "{\"properties\":{\"ghsaId\":{\"description\":\"GitHub Security Advisory ID (format: GHSA-xxxx-xxxx-xxxx).\",\"type\":\"string\"}},\"required\":[\"ghsaId\"],\"type\":\"object\"}",
@@ -5011,7 +5011,7 @@ Default: `"/"`.*/
             ///GitHub Security Advisory ID (format: GHSA-xxxx-xxxx-xxxx).
             pub ghsa_id: String,
         }
-        ::mcp_runtime::__private::serde_struct!(Args { ghsa_id = "ghsaId" });
+        ::mcp_bindgen::__private::serde_struct!(Args { ghsa_id = "ghsaId" });
         impl Args {
             /// The required arguments (`ghsaId`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(ghsa_id: impl Into<String>) -> Self {
@@ -5022,7 +5022,7 @@ Default: `"/"`.*/
     /// Types and definition of the tool `get_job_logs`.
     pub mod get_job_logs {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "get_job_logs",
                 "mcp_github_get_job_logs",
                 "{\"properties\":{\"failed_only\":{\"description\":\"When true, gets logs for all failed jobs in run_id\",\"type\":\"boolean\"},\"job_id\":{\"description\":\"The unique identifier of the workflow job (required for single job logs)\",\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"return_content\":{\"description\":\"Returns actual log content instead of URLs\",\"type\":\"boolean\"},\"run_id\":{\"description\":\"Workflow run ID (required when using failed_only)\",\"type\":\"number\"},\"tail_lines\":{\"default\":500,\"description\":\"Number of lines to return from the end of the log\",\"type\":\"number\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
@@ -5051,7 +5051,7 @@ Default: `"/"`.*/
 Default: `500`.*/
             pub tail_lines: Option<f64>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { failed_only = "failed_only" skip_if(Option::is_none), job_id =
             "job_id" skip_if(Option::is_none), owner = "owner", repo = "repo",
             return_content = "return_content" skip_if(Option::is_none), run_id = "run_id"
@@ -5076,7 +5076,7 @@ Default: `500`.*/
     /// Types and definition of the tool `get_label`.
     pub mod get_label {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "get_label",
                 "mcp_github_get_label",
                 "{\"properties\":{\"name\":{\"description\":\"Label name.\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization name)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"name\"],\"type\":\"object\"}",
@@ -5093,7 +5093,7 @@ Default: `500`.*/
             ///Repository name
             pub repo: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { name = "name", owner = "owner", repo = "repo" }
         );
         impl Args {
@@ -5114,7 +5114,7 @@ Default: `500`.*/
     /// Types and definition of the tool `get_latest_release`.
     pub mod get_latest_release {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "get_latest_release",
                 "mcp_github_get_latest_release",
                 "{\"properties\":{\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
@@ -5129,7 +5129,7 @@ Default: `500`.*/
             ///Repository name
             pub repo: String,
         }
-        ::mcp_runtime::__private::serde_struct!(Args { owner = "owner", repo = "repo" });
+        ::mcp_bindgen::__private::serde_struct!(Args { owner = "owner", repo = "repo" });
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(owner: impl Into<String>, repo: impl Into<String>) -> Self {
@@ -5143,7 +5143,7 @@ Default: `500`.*/
     /// Types and definition of the tool `get_me`.
     pub mod get_me {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "get_me",
                 "mcp_github_get_me",
                 "{\"properties\":{},\"type\":\"object\"}",
@@ -5153,12 +5153,12 @@ Default: `500`.*/
             )
             .no_args();
         /// This tool takes no arguments; the call sends `{}`.
-        pub type Args = ::mcp_runtime::NoArgs;
+        pub type Args = ::mcp_bindgen::NoArgs;
     }
     /// Types and definition of the tool `get_notification_details`.
     pub mod get_notification_details {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "get_notification_details",
                 "mcp_github_get_notification_details",
                 "{\"properties\":{\"notificationID\":{\"description\":\"The ID of the notification\",\"type\":\"string\"}},\"required\":[\"notificationID\"],\"type\":\"object\"}",
@@ -5173,7 +5173,7 @@ Default: `500`.*/
             ///The ID of the notification
             pub notification_id: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { notification_id = "notificationID" }
         );
         impl Args {
@@ -5188,7 +5188,7 @@ Default: `500`.*/
     /// Types and definition of the tool `get_release_by_tag`.
     pub mod get_release_by_tag {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "get_release_by_tag",
                 "mcp_github_get_release_by_tag",
                 "{\"properties\":{\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"tag\":{\"description\":\"Tag name (e.g., 'v1.0.0')\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"tag\"],\"type\":\"object\"}",
@@ -5205,7 +5205,7 @@ Default: `500`.*/
             ///Tag name (e.g., 'v1.0.0')
             pub tag: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { owner = "owner", repo = "repo", tag = "tag" }
         );
         impl Args {
@@ -5226,7 +5226,7 @@ Default: `500`.*/
     /// Types and definition of the tool `get_repository_tree`.
     pub mod get_repository_tree {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "get_repository_tree",
                 "mcp_github_get_repository_tree",
                 "{\"properties\":{\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"path_filter\":{\"description\":\"Optional path prefix to filter the tree results (e.g., 'src/' to only show files in the src directory)\",\"type\":\"string\"},\"recursive\":{\"default\":false,\"description\":\"Setting this parameter to true returns the objects or subtrees referenced by the tree. Default is false\",\"type\":\"boolean\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"tree_sha\":{\"description\":\"The SHA1 value or ref (branch or tag) name of the tree. Defaults to the repository's default branch\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
@@ -5251,7 +5251,7 @@ Default: `false`.*/
             ///The SHA1 value or ref (branch or tag) name of the tree. Defaults to the repository's default branch
             pub tree_sha: Option<String>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { owner = "owner", path_filter = "path_filter" skip_if(Option::is_none),
             recursive = "recursive" skip_if(Option::is_none), repo = "repo", tree_sha =
             "tree_sha" skip_if(Option::is_none) }
@@ -5272,7 +5272,7 @@ Default: `false`.*/
     /// Types and definition of the tool `get_secret_scanning_alert`.
     pub mod get_secret_scanning_alert {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "get_secret_scanning_alert",
                 "mcp_github_get_secret_scanning_alert",
                 "{\"properties\":{\"alertNumber\":{\"description\":\"The number of the alert.\",\"type\":\"number\"},\"owner\":{\"description\":\"The owner of the repository.\",\"type\":\"string\"},\"repo\":{\"description\":\"The name of the repository.\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"alertNumber\"],\"type\":\"object\"}",
@@ -5291,7 +5291,7 @@ Default: `false`.*/
             ///The name of the repository.
             pub repo: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { alert_number = "alertNumber", owner = "owner", repo = "repo" }
         );
         impl Args {
@@ -5312,7 +5312,7 @@ Default: `false`.*/
     /// Types and definition of the tool `get_tag`.
     pub mod get_tag {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "get_tag",
                 "mcp_github_get_tag",
                 "{\"properties\":{\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"tag\":{\"description\":\"Tag name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"tag\"],\"type\":\"object\"}",
@@ -5329,7 +5329,7 @@ Default: `false`.*/
             ///Tag name
             pub tag: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { owner = "owner", repo = "repo", tag = "tag" }
         );
         impl Args {
@@ -5350,7 +5350,7 @@ Default: `false`.*/
     /// Types and definition of the tool `get_team_members`.
     pub mod get_team_members {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "get_team_members",
                 "mcp_github_get_team_members",
                 "{\"properties\":{\"org\":{\"description\":\"Organization login (owner) that contains the team.\",\"type\":\"string\"},\"team_slug\":{\"description\":\"Team slug\",\"type\":\"string\"}},\"required\":[\"org\",\"team_slug\"],\"type\":\"object\"}",
@@ -5367,7 +5367,7 @@ Default: `false`.*/
             ///Team slug
             pub team_slug: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { org = "org", team_slug = "team_slug" }
         );
         impl Args {
@@ -5383,7 +5383,7 @@ Default: `false`.*/
     /// Types and definition of the tool `get_teams`.
     pub mod get_teams {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "get_teams",
                 "mcp_github_get_teams",
                 "{\"properties\":{\"user\":{\"description\":\"Username to get teams for. If not provided, uses the authenticated user.\",\"type\":\"string\"}},\"type\":\"object\"}",
@@ -5398,14 +5398,14 @@ Default: `false`.*/
             ///Username to get teams for. If not provided, uses the authenticated user.
             pub user: Option<String>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { user = "user" skip_if(Option::is_none) }
         );
     }
     /// Types and definition of the tool `issue_dependency_read`.
     pub mod issue_dependency_read {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "issue_dependency_read",
                 "mcp_github_issue_dependency_read",
                 "{\"properties\":{\"issue_number\":{\"description\":\"The number of the issue\",\"type\":\"number\"},\"method\":{\"description\":\"The read operation to perform on a single issue's dependencies.\\nOptions are:\\n1. get_blocked_by - List the issues that block this issue (this issue is blocked by them).\\n2. get_blocking - List the issues that this issue blocks.\\n\",\"enum\":[\"get_blocked_by\",\"get_blocking\"],\"type\":\"string\"},\"owner\":{\"description\":\"The owner of the repository\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"The name of the repository\",\"type\":\"string\"}},\"required\":[\"method\",\"owner\",\"repo\",\"issue_number\"],\"type\":\"object\"}",
@@ -5434,7 +5434,7 @@ Options are:
             ///The name of the repository
             pub repo: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { issue_number = "issue_number", method = "method", owner = "owner",
             page = "page" skip_if(Option::is_none), per_page = "perPage"
             skip_if(Option::is_none), repo = "repo" }
@@ -5449,7 +5449,7 @@ Options are:
             GetBlockedBy,
             GetBlocking,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsMethod { GetBlockedBy = "get_blocked_by", GetBlocking = "get_blocking" }
         );
         impl Args {
@@ -5474,7 +5474,7 @@ Options are:
     /// Types and definition of the tool `issue_dependency_write`.
     pub mod issue_dependency_write {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "issue_dependency_write",
                 "mcp_github_issue_dependency_write",
                 "{\"properties\":{\"issue_number\":{\"description\":\"The number of the subject issue\",\"type\":\"number\"},\"method\":{\"description\":\"The action to perform.\\nOptions are:\\n- 'add' - create the dependency relationship.\\n- 'remove' - delete the dependency relationship.\",\"enum\":[\"add\",\"remove\"],\"type\":\"string\"},\"owner\":{\"description\":\"The owner of the subject issue's repository\",\"type\":\"string\"},\"related_issue_number\":{\"description\":\"The number of the related issue to link or unlink\",\"type\":\"number\"},\"related_owner\":{\"description\":\"The owner of the related issue's repository. Defaults to 'owner' when omitted.\",\"type\":\"string\"},\"related_repo\":{\"description\":\"The name of the related issue's repository. Defaults to 'repo' when omitted.\",\"type\":\"string\"},\"repo\":{\"description\":\"The name of the subject issue's repository\",\"type\":\"string\"},\"type\":{\"description\":\"The relationship direction relative to the subject issue.\\nOptions are:\\n- 'blocked_by' - the subject issue is blocked by the related issue.\\n- 'blocking' - the subject issue blocks the related issue.\",\"enum\":[\"blocked_by\",\"blocking\"],\"type\":\"string\"}},\"required\":[\"method\",\"type\",\"owner\",\"repo\",\"issue_number\",\"related_issue_number\"],\"type\":\"object\"}",
@@ -5509,7 +5509,7 @@ Options are:
 - 'blocking' - the subject issue blocks the related issue.*/
             pub type_: ArgsType,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { issue_number = "issue_number", method = "method", owner = "owner",
             related_issue_number = "related_issue_number", related_owner =
             "related_owner" skip_if(Option::is_none), related_repo = "related_repo"
@@ -5524,7 +5524,7 @@ Options are:
             Add,
             Remove,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsMethod { Add = "add", Remove = "remove" }
         );
         /**The relationship direction relative to the subject issue.
@@ -5536,7 +5536,7 @@ Options are:
             BlockedBy,
             Blocking,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsType { BlockedBy = "blocked_by", Blocking = "blocking" }
         );
         impl Args {
@@ -5565,7 +5565,7 @@ Options are:
     /// Types and definition of the tool `issue_read`.
     pub mod issue_read {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "issue_read",
                 "mcp_github_issue_read",
                 "{\"properties\":{\"issue_number\":{\"description\":\"The number of the issue\",\"type\":\"number\"},\"method\":{\"description\":\"The read operation to perform on a single issue.\\nOptions are:\\n1. get - Get issue details. Also returns best-effort hierarchy flags (`has_parent`, `has_children`); `parent` and `sub_issues_summary` are optional relationship summaries, and `closed_by_pull_requests` summarizes the pull requests configured to close the issue as `total_count` plus up to 5 `references`.\\n2. get_comments - Get issue comments.\\n3. get_sub_issues - Get sub-issues (children) of the issue.\\n4. get_parent - Get the parent issue, if this issue is a sub-issue of another.\\n5. get_labels - Get labels assigned to the issue.\\n\",\"enum\":[\"get\",\"get_comments\",\"get_sub_issues\",\"get_parent\",\"get_labels\"],\"type\":\"string\"},\"owner\":{\"description\":\"The owner of the repository\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"The name of the repository\",\"type\":\"string\"}},\"required\":[\"method\",\"owner\",\"repo\",\"issue_number\"],\"type\":\"object\"}",
@@ -5595,7 +5595,7 @@ Options are:
             ///The name of the repository
             pub repo: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { issue_number = "issue_number", method = "method", owner = "owner",
             page = "page" skip_if(Option::is_none), per_page = "perPage"
             skip_if(Option::is_none), repo = "repo" }
@@ -5616,7 +5616,7 @@ Options are:
             GetParent,
             GetLabels,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsMethod { Get = "get", GetComments = "get_comments", GetSubIssues =
             "get_sub_issues", GetParent = "get_parent", GetLabels = "get_labels" }
         );
@@ -5642,7 +5642,7 @@ Options are:
     /// Types and definition of the tool `issue_write`.
     pub mod issue_write {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "issue_write",
                 "mcp_github_issue_write",
                 "{\"properties\":{\"assignees\":{\"description\":\"Usernames to assign to this issue\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"body\":{\"description\":\"Issue body content\",\"type\":\"string\"},\"duplicate_of\":{\"description\":\"Issue number that this issue is a duplicate of. Required when state_reason is 'duplicate'.\",\"type\":\"number\"},\"issue_fields\":{\"description\":\"Issue field values to set or clear. Each item requires 'field_name' and exactly one of 'value', 'field_option_name', or 'delete: true'.\",\"items\":{\"additionalProperties\":false,\"properties\":{\"delete\":{\"description\":\"Set to true to clear this field's current value on the issue. When false or omitted, this property is ignored. Cannot be true when 'value' or 'field_option_name' is provided.\",\"type\":\"boolean\"},\"field_name\":{\"description\":\"Issue field name (case-insensitive). Must match a field returned by list_issue_fields for this repository or its organization.\",\"type\":\"string\"},\"field_option_name\":{\"description\":\"Option name for single-select fields. Validated against the field's options before the API call. Cannot be combined with 'value' or 'delete: true'.\",\"type\":\"string\"},\"value\":{\"description\":\"Value to set. Use for text, number, and date fields (date as YYYY-MM-DD). For single-select fields, prefer 'field_option_name' so the option is validated before the API call. Cannot be combined with 'field_option_name' or 'delete: true'.\",\"type\":[\"string\",\"number\",\"boolean\"]}},\"required\":[\"field_name\"],\"type\":\"object\"},\"type\":\"array\"},\"issue_number\":{\"description\":\"Issue number to update\",\"type\":\"number\"},\"labels\":{\"description\":\"Labels to apply to this issue\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"method\":{\"description\":\"Write operation to perform on a single issue.\\nOptions are:\\n- 'create' - creates a new issue.\\n- 'update' - updates an existing issue.\\n\",\"enum\":[\"create\",\"update\"],\"type\":\"string\"},\"milestone\":{\"description\":\"Milestone number\",\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"state\":{\"description\":\"New state\",\"enum\":[\"open\",\"closed\"],\"type\":\"string\"},\"state_reason\":{\"description\":\"Reason for the state change. Ignored unless state is changed.\",\"enum\":[\"completed\",\"not_planned\",\"duplicate\"],\"type\":\"string\"},\"title\":{\"description\":\"Issue title\",\"type\":\"string\"},\"type\":{\"anyOf\":[{\"minLength\":1,\"type\":\"string\"},{\"type\":\"null\"}],\"description\":\"Type of this issue. For updates, pass null to remove the current type. Only use if issue types are enabled for this repository. Use list_issue_types to get valid type values for this repository or its owner organization. If the repository doesn't support issue types, omit this parameter.\"}},\"required\":[\"method\",\"owner\",\"repo\"],\"type\":\"object\"}",
@@ -5651,7 +5651,7 @@ Options are:
                 "Create a new or update an existing issue in a GitHub repository.",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
+        use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
         ///Create a new or update an existing issue in a GitHub repository.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
@@ -5690,7 +5690,7 @@ Options are:
             /// `None` leaves the argument out; `Some(None)` sends `null`.
             pub type_: Option<Option<String>>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { assignees = "assignees" skip_if(Option::is_none), body = "body"
             skip_if(Option::is_none), duplicate_of = "duplicate_of"
             skip_if(Option::is_none), issue_fields = "issue_fields"
@@ -5713,7 +5713,7 @@ Options are:
             ///Value to set. Use for text, number, and date fields (date as YYYY-MM-DD). For single-select fields, prefer 'field_option_name' so the option is validated before the API call. Cannot be combined with 'field_option_name' or 'delete: true'.
             pub value: Option<ArgsIssueFieldsItemValue>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             ArgsIssueFieldsItem { delete = "delete" skip_if(Option::is_none), field_name
             = "field_name", field_option_name = "field_option_name"
             skip_if(Option::is_none), value = "value" skip_if(Option::is_none) }
@@ -5721,7 +5721,7 @@ Options are:
         );
         ///Value to set. Use for text, number, and date fields (date as YYYY-MM-DD). For single-select fields, prefer 'field_option_name' so the option is validated before the API call. Cannot be combined with 'field_option_name' or 'delete: true'.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(untagged)]
         pub enum ArgsIssueFieldsItemValue {
             Boolean(bool),
@@ -5757,7 +5757,7 @@ Options are:
             Create,
             Update,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsMethod { Create = "create", Update = "update" }
         );
         ///New state
@@ -5766,7 +5766,7 @@ Options are:
             Open,
             Closed,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsState { Open = "open", Closed = "closed" }
         );
         ///Reason for the state change. Ignored unless state is changed.
@@ -5776,7 +5776,7 @@ Options are:
             NotPlanned,
             Duplicate,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsStateReason { Completed = "completed", NotPlanned = "not_planned",
             Duplicate = "duplicate" }
         );
@@ -5809,7 +5809,7 @@ Options are:
     /// Types and definition of the tool `label_write`.
     pub mod label_write {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "label_write",
                 "mcp_github_label_write",
                 "{\"properties\":{\"color\":{\"description\":\"Label color as 6-character hex code without '#' prefix (e.g., 'f29513'). Required for 'create', optional for 'update'.\",\"type\":\"string\"},\"description\":{\"description\":\"Label description text. Optional for 'create' and 'update'.\",\"type\":\"string\"},\"method\":{\"description\":\"Operation to perform: 'create', 'update', or 'delete'\",\"enum\":[\"create\",\"update\",\"delete\"],\"type\":\"string\"},\"name\":{\"description\":\"Label name - required for all operations\",\"type\":\"string\"},\"new_name\":{\"description\":\"New name for the label (used only with 'update' method to rename)\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization name)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"method\",\"owner\",\"repo\",\"name\"],\"type\":\"object\"}",
@@ -5836,7 +5836,7 @@ Options are:
             ///Repository name
             pub repo: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { color = "color" skip_if(Option::is_none), description = "description"
             skip_if(Option::is_none), method = "method", name = "name", new_name =
             "new_name" skip_if(Option::is_none), owner = "owner", repo = "repo" }
@@ -5848,7 +5848,7 @@ Options are:
             Update,
             Delete,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsMethod { Create = "create", Update = "update", Delete = "delete" }
         );
         impl Args {
@@ -5874,7 +5874,7 @@ Options are:
     /// Types and definition of the tool `list_branches`.
     pub mod list_branches {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "list_branches",
                 "mcp_github_list_branches",
                 "{\"properties\":{\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
@@ -5893,7 +5893,7 @@ Options are:
             ///Repository name
             pub repo: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { owner = "owner", page = "page" skip_if(Option::is_none), per_page =
             "perPage" skip_if(Option::is_none), repo = "repo" }
         );
@@ -5912,7 +5912,7 @@ Options are:
     /// Types and definition of the tool `list_code_scanning_alerts`.
     pub mod list_code_scanning_alerts {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "list_code_scanning_alerts",
                 "mcp_github_list_code_scanning_alerts",
                 "{\"properties\":{\"owner\":{\"description\":\"The owner of the repository.\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"ref\":{\"description\":\"The Git reference for the results you want to list.\",\"type\":\"string\"},\"repo\":{\"description\":\"The name of the repository.\",\"type\":\"string\"},\"severity\":{\"description\":\"Filter code scanning alerts by severity\",\"enum\":[\"critical\",\"high\",\"medium\",\"low\",\"warning\",\"note\",\"error\"],\"type\":\"string\"},\"state\":{\"default\":\"open\",\"description\":\"Filter code scanning alerts by state. Defaults to open\",\"enum\":[\"open\",\"closed\",\"dismissed\",\"fixed\"],\"type\":\"string\"},\"tool_name\":{\"description\":\"The name of the tool used for code scanning.\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
@@ -5941,7 +5941,7 @@ Default: `"open"`.*/
             ///The name of the tool used for code scanning.
             pub tool_name: Option<String>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { owner = "owner", page = "page" skip_if(Option::is_none), per_page =
             "perPage" skip_if(Option::is_none), ref_ = "ref" skip_if(Option::is_none),
             repo = "repo", severity = "severity" skip_if(Option::is_none), state =
@@ -5959,7 +5959,7 @@ Default: `"open"`.*/
             Note,
             Error,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsSeverity { Critical = "critical", High = "high", Medium = "medium", Low =
             "low", Warning = "warning", Note = "note", Error = "error" }
         );
@@ -5973,7 +5973,7 @@ Default: `"open"`.*/
             Dismissed,
             Fixed,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsState { Open = "open", Closed = "closed", Dismissed = "dismissed", Fixed
             = "fixed" }
         );
@@ -5996,7 +5996,7 @@ Default: `"open"`.*/
     /// Types and definition of the tool `list_commits`.
     pub mod list_commits {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "list_commits",
                 "mcp_github_list_commits",
                 "{\"properties\":{\"author\":{\"description\":\"Author username or email address to filter commits by\",\"type\":\"string\"},\"fields\":{\"description\":\"Subset of fields to return for each commit. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields, e.g. just 'sha' and 'html_url'.\",\"items\":{\"enum\":[\"sha\",\"html_url\",\"commit\",\"author\",\"committer\"],\"type\":\"string\"},\"type\":\"array\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"path\":{\"description\":\"Only commits containing this file path will be returned\",\"type\":\"string\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"sha\":{\"description\":\"Commit SHA, branch or tag name to list commits of. If not provided, uses the default branch of the repository. If a commit SHA is provided, will list commits up to that SHA.\",\"type\":\"string\"},\"since\":{\"description\":\"Only commits after this date will be returned (ISO 8601 format: YYYY-MM-DDTHH:MM:SSZ or YYYY-MM-DD)\",\"type\":\"string\"},\"until\":{\"description\":\"Only commits before this date will be returned (ISO 8601 format: YYYY-MM-DDTHH:MM:SSZ or YYYY-MM-DD)\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
@@ -6029,7 +6029,7 @@ Default: `"open"`.*/
             ///Only commits before this date will be returned (ISO 8601 format: YYYY-MM-DDTHH:MM:SSZ or YYYY-MM-DD)
             pub until: Option<String>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { author = "author" skip_if(Option::is_none), fields = "fields"
             skip_if(Option::is_none), owner = "owner", page = "page"
             skip_if(Option::is_none), path = "path" skip_if(Option::is_none), per_page =
@@ -6046,7 +6046,7 @@ Default: `"open"`.*/
             Author,
             Committer,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsFieldsItem { Sha = "sha", HtmlUrl = "html_url", Commit = "commit", Author
             = "author", Committer = "committer" }
         );
@@ -6071,7 +6071,7 @@ Default: `"open"`.*/
     /// Types and definition of the tool `list_dependabot_alerts`.
     pub mod list_dependabot_alerts {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "list_dependabot_alerts",
                 "mcp_github_list_dependabot_alerts",
                 "{\"properties\":{\"after\":{\"description\":\"Cursor for pagination. Use the cursor from the previous response.\",\"type\":\"string\"},\"owner\":{\"description\":\"The owner of the repository.\",\"type\":\"string\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"The name of the repository.\",\"type\":\"string\"},\"severity\":{\"description\":\"Filter dependabot alerts by severity\",\"enum\":[\"low\",\"medium\",\"high\",\"critical\"],\"type\":\"string\"},\"state\":{\"default\":\"open\",\"description\":\"Filter dependabot alerts by state. Defaults to open\",\"enum\":[\"open\",\"fixed\",\"dismissed\",\"auto_dismissed\"],\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
@@ -6096,7 +6096,7 @@ Default: `"open"`.*/
 Default: `"open"`.*/
             pub state: Option<ArgsState>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { after = "after" skip_if(Option::is_none), owner = "owner", per_page =
             "perPage" skip_if(Option::is_none), repo = "repo", severity = "severity"
             skip_if(Option::is_none), state = "state" skip_if(Option::is_none) }
@@ -6109,7 +6109,7 @@ Default: `"open"`.*/
             High,
             Critical,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsSeverity { Low = "low", Medium = "medium", High = "high", Critical =
             "critical" }
         );
@@ -6123,7 +6123,7 @@ Default: `"open"`.*/
             Dismissed,
             AutoDismissed,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsState { Open = "open", Fixed = "fixed", Dismissed = "dismissed",
             AutoDismissed = "auto_dismissed" }
         );
@@ -6144,7 +6144,7 @@ Default: `"open"`.*/
     /// Types and definition of the tool `list_discussion_categories`.
     pub mod list_discussion_categories {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "list_discussion_categories",
                 "mcp_github_list_discussion_categories",
                 "{\"properties\":{\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name. If not provided, discussion categories will be queried at the organisation level.\",\"type\":\"string\"}},\"required\":[\"owner\"],\"type\":\"object\"}",
@@ -6161,7 +6161,7 @@ Default: `"open"`.*/
             ///Repository name. If not provided, discussion categories will be queried at the organisation level.
             pub repo: Option<String>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { owner = "owner", repo = "repo" skip_if(Option::is_none) }
         );
         impl Args {
@@ -6177,7 +6177,7 @@ Default: `"open"`.*/
     /// Types and definition of the tool `list_discussions`.
     pub mod list_discussions {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "list_discussions",
                 "mcp_github_list_discussions",
                 "{\"properties\":{\"after\":{\"description\":\"Cursor for pagination. Use the cursor from the previous response.\",\"type\":\"string\"},\"category\":{\"description\":\"Optional filter by discussion category ID. If provided, only discussions with this category are listed.\",\"type\":\"string\"},\"direction\":{\"description\":\"Order direction.\",\"enum\":[\"ASC\",\"DESC\"],\"type\":\"string\"},\"orderBy\":{\"description\":\"Order discussions by field. If provided, the 'direction' also needs to be provided.\",\"enum\":[\"CREATED_AT\",\"UPDATED_AT\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name. If not provided, discussions will be queried at the organisation level.\",\"type\":\"string\"}},\"required\":[\"owner\"],\"type\":\"object\"}",
@@ -6202,7 +6202,7 @@ Default: `"open"`.*/
             ///Repository name. If not provided, discussions will be queried at the organisation level.
             pub repo: Option<String>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { after = "after" skip_if(Option::is_none), category = "category"
             skip_if(Option::is_none), direction = "direction" skip_if(Option::is_none),
             order_by = "orderBy" skip_if(Option::is_none), owner = "owner", per_page =
@@ -6214,7 +6214,7 @@ Default: `"open"`.*/
             Asc,
             Desc,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsDirection { Asc = "ASC", Desc = "DESC" }
         );
         ///Order discussions by field. If provided, the 'direction' also needs to be provided.
@@ -6223,7 +6223,7 @@ Default: `"open"`.*/
             CreatedAt,
             UpdatedAt,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsOrderBy { CreatedAt = "CREATED_AT", UpdatedAt = "UPDATED_AT" }
         );
         impl Args {
@@ -6244,7 +6244,7 @@ Default: `"open"`.*/
     /// Types and definition of the tool `list_gists`.
     pub mod list_gists {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "list_gists",
                 "mcp_github_list_gists",
                 "{\"properties\":{\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"since\":{\"description\":\"Only gists updated after this time (ISO 8601 timestamp)\",\"type\":\"string\"},\"username\":{\"description\":\"GitHub username (omit for authenticated user's gists)\",\"type\":\"string\"}},\"type\":\"object\"}",
@@ -6263,7 +6263,7 @@ Default: `"open"`.*/
             ///GitHub username (omit for authenticated user's gists)
             pub username: Option<String>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { page = "page" skip_if(Option::is_none), per_page = "perPage"
             skip_if(Option::is_none), since = "since" skip_if(Option::is_none), username
             = "username" skip_if(Option::is_none) }
@@ -6272,7 +6272,7 @@ Default: `"open"`.*/
     /// Types and definition of the tool `list_global_security_advisories`.
     pub mod list_global_security_advisories {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "list_global_security_advisories",
                 "mcp_github_list_global_security_advisories",
                 "{\"properties\":{\"affects\":{\"description\":\"Filter advisories by affected package or version (e.g. \\\"package1,package2@1.0.0\\\").\",\"type\":\"string\"},\"cveId\":{\"description\":\"Filter by CVE ID.\",\"type\":\"string\"},\"cwes\":{\"description\":\"Filter by Common Weakness Enumeration IDs (e.g. [\\\"79\\\", \\\"284\\\", \\\"22\\\"]).\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"ecosystem\":{\"description\":\"Filter by package ecosystem.\",\"enum\":[\"actions\",\"composer\",\"erlang\",\"go\",\"maven\",\"npm\",\"nuget\",\"other\",\"pip\",\"pub\",\"rubygems\",\"rust\"],\"type\":\"string\"},\"ghsaId\":{\"description\":\"Filter by GitHub Security Advisory ID (format: GHSA-xxxx-xxxx-xxxx).\",\"type\":\"string\"},\"isWithdrawn\":{\"description\":\"Whether to only return withdrawn advisories.\",\"type\":\"boolean\"},\"modified\":{\"description\":\"Filter by publish or update date or date range (ISO 8601 date or range).\",\"type\":\"string\"},\"published\":{\"description\":\"Filter by publish date or date range (ISO 8601 date or range).\",\"type\":\"string\"},\"severity\":{\"description\":\"Filter by severity.\",\"enum\":[\"unknown\",\"low\",\"medium\",\"high\",\"critical\"],\"type\":\"string\"},\"type\":{\"default\":\"reviewed\",\"description\":\"Advisory type.\",\"enum\":[\"reviewed\",\"malware\",\"unreviewed\"],\"type\":\"string\"},\"updated\":{\"description\":\"Filter by update date or date range (ISO 8601 date or range).\",\"type\":\"string\"}},\"type\":\"object\"}",
@@ -6307,7 +6307,7 @@ Default: `"reviewed"`.*/
             ///Filter by update date or date range (ISO 8601 date or range).
             pub updated: Option<String>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { affects = "affects" skip_if(Option::is_none), cve_id = "cveId"
             skip_if(Option::is_none), cwes = "cwes" skip_if(Option::is_none), ecosystem =
             "ecosystem" skip_if(Option::is_none), ghsa_id = "ghsaId"
@@ -6333,7 +6333,7 @@ Default: `"reviewed"`.*/
             Rubygems,
             Rust,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsEcosystem { Actions = "actions", Composer = "composer", Erlang =
             "erlang", Go = "go", Maven = "maven", Npm = "npm", Nuget = "nuget", Other =
             "other", Pip = "pip", Pub = "pub", Rubygems = "rubygems", Rust = "rust" }
@@ -6347,7 +6347,7 @@ Default: `"reviewed"`.*/
             High,
             Critical,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsSeverity { Unknown = "unknown", Low = "low", Medium = "medium", High =
             "high", Critical = "critical" }
         );
@@ -6360,7 +6360,7 @@ Default: `"reviewed"`.*/
             Malware,
             Unreviewed,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsType { Reviewed = "reviewed", Malware = "malware", Unreviewed =
             "unreviewed" }
         );
@@ -6368,7 +6368,7 @@ Default: `"reviewed"`.*/
     /// Types and definition of the tool `list_issue_fields`.
     pub mod list_issue_fields {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "list_issue_fields",
                 "mcp_github_list_issue_fields",
                 "{\"properties\":{\"owner\":{\"description\":\"The account owner of the repository or organization. The name is not case sensitive.\",\"type\":\"string\"},\"repo\":{\"description\":\"The name of the repository. When provided, returns fields for this specific repository (inherited from its organization). When omitted, returns org-level fields directly.\",\"type\":\"string\"}},\"required\":[\"owner\"],\"type\":\"object\"}",
@@ -6385,7 +6385,7 @@ Default: `"reviewed"`.*/
             ///The name of the repository. When provided, returns fields for this specific repository (inherited from its organization). When omitted, returns org-level fields directly.
             pub repo: Option<String>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { owner = "owner", repo = "repo" skip_if(Option::is_none) }
         );
         impl Args {
@@ -6401,7 +6401,7 @@ Default: `"reviewed"`.*/
     /// Types and definition of the tool `list_issue_types`.
     pub mod list_issue_types {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "list_issue_types",
                 "mcp_github_list_issue_types",
                 "{\"properties\":{\"owner\":{\"description\":\"The account owner of the repository or organization.\",\"type\":\"string\"},\"repo\":{\"description\":\"The name of the repository. When provided, returns issue types for this specific repository. When omitted, returns org-level issue types directly.\",\"type\":\"string\"}},\"required\":[\"owner\"],\"type\":\"object\"}",
@@ -6418,7 +6418,7 @@ Default: `"reviewed"`.*/
             ///The name of the repository. When provided, returns issue types for this specific repository. When omitted, returns org-level issue types directly.
             pub repo: Option<String>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { owner = "owner", repo = "repo" skip_if(Option::is_none) }
         );
         impl Args {
@@ -6434,7 +6434,7 @@ Default: `"reviewed"`.*/
     /// Types and definition of the tool `list_issues`.
     pub mod list_issues {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "list_issues",
                 "mcp_github_list_issues",
                 "{\"properties\":{\"after\":{\"description\":\"Cursor for pagination. Use the cursor from the previous response.\",\"type\":\"string\"},\"direction\":{\"description\":\"Order direction. If provided, the 'orderBy' also needs to be provided.\",\"enum\":[\"ASC\",\"DESC\"],\"type\":\"string\"},\"field_filters\":{\"description\":\"Filter by custom issue field values. Each entry takes a field_name and a value; the server looks up the field and coerces the value to its type (single-select option name, text, number, or YYYY-MM-DD date).\",\"items\":{\"properties\":{\"field_name\":{\"description\":\"Name of the custom field (e.g. \\\"Priority\\\"). Case-insensitive.\",\"type\":\"string\"},\"value\":{\"description\":\"Value to filter on. For single-select fields, the option name (e.g. \\\"P1\\\"). For dates, YYYY-MM-DD. For numbers, the numeric value as a string. For text, the text value.\",\"type\":\"string\"}},\"required\":[\"field_name\",\"value\"],\"type\":\"object\"},\"type\":\"array\"},\"fields\":{\"description\":\"Subset of fields to return for each issue. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'body' and 'field_values' in particular drops the largest per-result data.\",\"items\":{\"enum\":[\"number\",\"title\",\"body\",\"state\",\"user\",\"labels\",\"assignees\",\"comments\",\"created_at\",\"updated_at\",\"field_values\"],\"type\":\"string\"},\"type\":\"array\"},\"labels\":{\"description\":\"Filter by labels\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"orderBy\":{\"description\":\"Order issues by field. If provided, the 'direction' also needs to be provided.\",\"enum\":[\"CREATED_AT\",\"UPDATED_AT\",\"COMMENTS\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"since\":{\"description\":\"Filter by date (ISO 8601 timestamp)\",\"type\":\"string\"},\"state\":{\"description\":\"Filter by state, by default both open and closed issues are returned when not provided\",\"enum\":[\"OPEN\",\"CLOSED\"],\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
@@ -6469,7 +6469,7 @@ Default: `"reviewed"`.*/
             ///Filter by state, by default both open and closed issues are returned when not provided
             pub state: Option<ArgsState>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { after = "after" skip_if(Option::is_none), direction = "direction"
             skip_if(Option::is_none), field_filters = "field_filters"
             skip_if(Option::is_none), fields = "fields" skip_if(Option::is_none), labels
@@ -6484,7 +6484,7 @@ Default: `"reviewed"`.*/
             Asc,
             Desc,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsDirection { Asc = "ASC", Desc = "DESC" }
         );
         ///`ArgsFieldFiltersItem`
@@ -6495,7 +6495,7 @@ Default: `"reviewed"`.*/
             ///Value to filter on. For single-select fields, the option name (e.g. "P1"). For dates, YYYY-MM-DD. For numbers, the numeric value as a string. For text, the text value.
             pub value: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             ArgsFieldFiltersItem { field_name = "field_name", value = "value" }
         );
         ///`ArgsFieldsItem`
@@ -6513,7 +6513,7 @@ Default: `"reviewed"`.*/
             UpdatedAt,
             FieldValues,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsFieldsItem { Number = "number", Title = "title", Body = "body", State =
             "state", User = "user", Labels = "labels", Assignees = "assignees", Comments
             = "comments", CreatedAt = "created_at", UpdatedAt = "updated_at", FieldValues
@@ -6526,7 +6526,7 @@ Default: `"reviewed"`.*/
             UpdatedAt,
             Comments,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsOrderBy { CreatedAt = "CREATED_AT", UpdatedAt = "UPDATED_AT", Comments =
             "COMMENTS" }
         );
@@ -6536,7 +6536,7 @@ Default: `"reviewed"`.*/
             Open,
             Closed,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsState { Open = "OPEN", Closed = "CLOSED" }
         );
         impl Args {
@@ -6561,7 +6561,7 @@ Default: `"reviewed"`.*/
     /// Types and definition of the tool `list_label`.
     pub mod list_label {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "list_label",
                 "mcp_github_list_label",
                 "{\"properties\":{\"owner\":{\"description\":\"Repository owner (username or organization name) - required for all operations\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name - required for all operations\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
@@ -6578,7 +6578,7 @@ Default: `"reviewed"`.*/
             ///Repository name - required for all operations
             pub repo: String,
         }
-        ::mcp_runtime::__private::serde_struct!(Args { owner = "owner", repo = "repo" });
+        ::mcp_bindgen::__private::serde_struct!(Args { owner = "owner", repo = "repo" });
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(owner: impl Into<String>, repo: impl Into<String>) -> Self {
@@ -6592,7 +6592,7 @@ Default: `"reviewed"`.*/
     /// Types and definition of the tool `list_notifications`.
     pub mod list_notifications {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "list_notifications",
                 "mcp_github_list_notifications",
                 "{\"properties\":{\"before\":{\"description\":\"Only show notifications updated before the given time (ISO 8601 format)\",\"type\":\"string\"},\"filter\":{\"description\":\"Filter notifications to, use default unless specified. Read notifications are ones that have already been acknowledged by the user. Participating notifications are those that the user is directly involved in, such as issues or pull requests they have commented on or created.\",\"enum\":[\"default\",\"include_read_notifications\",\"only_participating\"],\"type\":\"string\"},\"owner\":{\"description\":\"Optional repository owner. If provided with repo, only notifications for this repository are listed.\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Optional repository name. If provided with owner, only notifications for this repository are listed.\",\"type\":\"string\"},\"since\":{\"description\":\"Only show notifications updated after the given time (ISO 8601 format)\",\"type\":\"string\"}},\"type\":\"object\"}",
@@ -6619,7 +6619,7 @@ Default: `"reviewed"`.*/
             ///Only show notifications updated after the given time (ISO 8601 format)
             pub since: Option<String>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { before = "before" skip_if(Option::is_none), filter = "filter"
             skip_if(Option::is_none), owner = "owner" skip_if(Option::is_none), page =
             "page" skip_if(Option::is_none), per_page = "perPage"
@@ -6633,7 +6633,7 @@ Default: `"reviewed"`.*/
             IncludeReadNotifications,
             OnlyParticipating,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsFilter { Default = "default", IncludeReadNotifications =
             "include_read_notifications", OnlyParticipating = "only_participating" }
         );
@@ -6641,7 +6641,7 @@ Default: `"reviewed"`.*/
     /// Types and definition of the tool `list_org_repository_security_advisories`.
     pub mod list_org_repository_security_advisories {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "list_org_repository_security_advisories",
                 "mcp_github_list_org_repository_security_advisories",
                 "{\"properties\":{\"direction\":{\"description\":\"Sort direction.\",\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"org\":{\"description\":\"The organization login.\",\"type\":\"string\"},\"sort\":{\"description\":\"Sort field.\",\"enum\":[\"created\",\"updated\",\"published\"],\"type\":\"string\"},\"state\":{\"description\":\"Filter by advisory state.\",\"enum\":[\"triage\",\"draft\",\"published\",\"closed\"],\"type\":\"string\"}},\"required\":[\"org\"],\"type\":\"object\"}",
@@ -6660,7 +6660,7 @@ Default: `"reviewed"`.*/
             ///Filter by advisory state.
             pub state: Option<ArgsState>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { direction = "direction" skip_if(Option::is_none), org = "org", sort =
             "sort" skip_if(Option::is_none), state = "state" skip_if(Option::is_none) }
         );
@@ -6670,7 +6670,7 @@ Default: `"reviewed"`.*/
             Asc,
             Desc,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsDirection { Asc = "asc", Desc = "desc" }
         );
         ///Sort field.
@@ -6680,7 +6680,7 @@ Default: `"reviewed"`.*/
             Updated,
             Published,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsSort { Created = "created", Updated = "updated", Published = "published"
             }
         );
@@ -6692,7 +6692,7 @@ Default: `"reviewed"`.*/
             Published,
             Closed,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsState { Triage = "triage", Draft = "draft", Published = "published",
             Closed = "closed" }
         );
@@ -6711,7 +6711,7 @@ Default: `"reviewed"`.*/
     /// Types and definition of the tool `list_pull_requests`.
     pub mod list_pull_requests {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "list_pull_requests",
                 "mcp_github_list_pull_requests",
                 "{\"properties\":{\"base\":{\"description\":\"Filter by base branch\",\"type\":\"string\"},\"direction\":{\"description\":\"Sort direction\",\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"fields\":{\"description\":\"Subset of fields to return for each pull request. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'body' in particular drops the largest per-result data.\",\"items\":{\"enum\":[\"number\",\"title\",\"body\",\"state\",\"draft\",\"merged\",\"mergeable_state\",\"html_url\",\"user\",\"labels\",\"assignees\",\"requested_reviewers\",\"merged_by\",\"head\",\"base\",\"additions\",\"deletions\",\"changed_files\",\"commits\",\"comments\",\"created_at\",\"updated_at\",\"closed_at\",\"merged_at\",\"milestone\"],\"type\":\"string\"},\"type\":\"array\"},\"head\":{\"description\":\"Filter by head user/org and branch\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"sort\":{\"description\":\"Sort by\",\"enum\":[\"created\",\"updated\",\"popularity\",\"long-running\"],\"type\":\"string\"},\"state\":{\"description\":\"Filter by state\",\"enum\":[\"open\",\"closed\",\"all\"],\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
@@ -6744,7 +6744,7 @@ Default: `"reviewed"`.*/
             ///Filter by state
             pub state: Option<ArgsState>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { base = "base" skip_if(Option::is_none), direction = "direction"
             skip_if(Option::is_none), fields = "fields" skip_if(Option::is_none), head =
             "head" skip_if(Option::is_none), owner = "owner", page = "page"
@@ -6758,7 +6758,7 @@ Default: `"reviewed"`.*/
             Asc,
             Desc,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsDirection { Asc = "asc", Desc = "desc" }
         );
         ///`ArgsFieldsItem`
@@ -6790,7 +6790,7 @@ Default: `"reviewed"`.*/
             MergedAt,
             Milestone,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsFieldsItem { Number = "number", Title = "title", Body = "body", State =
             "state", Draft = "draft", Merged = "merged", MergeableState =
             "mergeable_state", HtmlUrl = "html_url", User = "user", Labels = "labels",
@@ -6808,7 +6808,7 @@ Default: `"reviewed"`.*/
             Popularity,
             LongRunning,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsSort { Created = "created", Updated = "updated", Popularity =
             "popularity", LongRunning = "long-running" }
         );
@@ -6819,7 +6819,7 @@ Default: `"reviewed"`.*/
             Closed,
             All,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsState { Open = "open", Closed = "closed", All = "all" }
         );
         impl Args {
@@ -6843,7 +6843,7 @@ Default: `"reviewed"`.*/
     /// Types and definition of the tool `list_releases`.
     pub mod list_releases {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "list_releases",
                 "mcp_github_list_releases",
                 "{\"properties\":{\"fields\":{\"description\":\"Subset of fields to return for each release. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'body' in particular drops the largest per-release data.\",\"items\":{\"enum\":[\"id\",\"tag_name\",\"name\",\"body\",\"html_url\",\"published_at\",\"prerelease\",\"draft\",\"author\"],\"type\":\"string\"},\"type\":\"array\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
@@ -6864,7 +6864,7 @@ Default: `"reviewed"`.*/
             ///Repository name
             pub repo: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { fields = "fields" skip_if(Option::is_none), owner = "owner", page =
             "page" skip_if(Option::is_none), per_page = "perPage"
             skip_if(Option::is_none), repo = "repo" }
@@ -6882,7 +6882,7 @@ Default: `"reviewed"`.*/
             Draft,
             Author,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsFieldsItem { Id = "id", TagName = "tag_name", Name = "name", Body =
             "body", HtmlUrl = "html_url", PublishedAt = "published_at", Prerelease =
             "prerelease", Draft = "draft", Author = "author" }
@@ -6903,7 +6903,7 @@ Default: `"reviewed"`.*/
     /// Types and definition of the tool `list_repository_collaborators`.
     pub mod list_repository_collaborators {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "list_repository_collaborators",
                 "mcp_github_list_repository_collaborators",
                 "{\"properties\":{\"affiliation\":{\"description\":\"Filter by affiliation. Can be one of: 'outside' (outside collaborators), 'direct' (all with permissions regardless of org membership), 'all' (all collaborators). Default: 'all'\",\"enum\":[\"outside\",\"direct\",\"all\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (default 1, min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (default 30, min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
@@ -6926,7 +6926,7 @@ Default: `"reviewed"`.*/
             ///Repository name
             pub repo: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { affiliation = "affiliation" skip_if(Option::is_none), owner = "owner",
             page = "page" skip_if(Option::is_none), per_page = "perPage"
             skip_if(Option::is_none), repo = "repo" }
@@ -6938,7 +6938,7 @@ Default: `"reviewed"`.*/
             Direct,
             All,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsAffiliation { Outside = "outside", Direct = "direct", All = "all" }
         );
         impl Args {
@@ -6957,7 +6957,7 @@ Default: `"reviewed"`.*/
     /// Types and definition of the tool `list_repository_security_advisories`.
     pub mod list_repository_security_advisories {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "list_repository_security_advisories",
                 "mcp_github_list_repository_security_advisories",
                 "{\"properties\":{\"direction\":{\"description\":\"Sort direction.\",\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"owner\":{\"description\":\"The owner of the repository.\",\"type\":\"string\"},\"repo\":{\"description\":\"The name of the repository.\",\"type\":\"string\"},\"sort\":{\"description\":\"Sort field.\",\"enum\":[\"created\",\"updated\",\"published\"],\"type\":\"string\"},\"state\":{\"description\":\"Filter by advisory state.\",\"enum\":[\"triage\",\"draft\",\"published\",\"closed\"],\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
@@ -6978,7 +6978,7 @@ Default: `"reviewed"`.*/
             ///Filter by advisory state.
             pub state: Option<ArgsState>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { direction = "direction" skip_if(Option::is_none), owner = "owner",
             repo = "repo", sort = "sort" skip_if(Option::is_none), state = "state"
             skip_if(Option::is_none) }
@@ -6989,7 +6989,7 @@ Default: `"reviewed"`.*/
             Asc,
             Desc,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsDirection { Asc = "asc", Desc = "desc" }
         );
         ///Sort field.
@@ -6999,7 +6999,7 @@ Default: `"reviewed"`.*/
             Updated,
             Published,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsSort { Created = "created", Updated = "updated", Published = "published"
             }
         );
@@ -7011,7 +7011,7 @@ Default: `"reviewed"`.*/
             Published,
             Closed,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsState { Triage = "triage", Draft = "draft", Published = "published",
             Closed = "closed" }
         );
@@ -7031,7 +7031,7 @@ Default: `"reviewed"`.*/
     /// Types and definition of the tool `list_secret_scanning_alerts`.
     pub mod list_secret_scanning_alerts {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "list_secret_scanning_alerts",
                 "mcp_github_list_secret_scanning_alerts",
                 "{\"properties\":{\"owner\":{\"description\":\"The owner of the repository.\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"The name of the repository.\",\"type\":\"string\"},\"resolution\":{\"description\":\"Filter by resolution\",\"enum\":[\"false_positive\",\"wont_fix\",\"revoked\",\"pattern_edited\",\"pattern_deleted\",\"used_in_tests\"],\"type\":\"string\"},\"secret_type\":{\"description\":\"A comma-separated list of secret types to return. All default secret patterns are returned. To return generic patterns, pass the token name(s) in the parameter.\",\"type\":\"string\"},\"state\":{\"description\":\"Filter by state\",\"enum\":[\"open\",\"resolved\"],\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
@@ -7056,7 +7056,7 @@ Default: `"reviewed"`.*/
             ///Filter by state
             pub state: Option<ArgsState>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { owner = "owner", page = "page" skip_if(Option::is_none), per_page =
             "perPage" skip_if(Option::is_none), repo = "repo", resolution = "resolution"
             skip_if(Option::is_none), secret_type = "secret_type"
@@ -7072,7 +7072,7 @@ Default: `"reviewed"`.*/
             PatternDeleted,
             UsedInTests,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsResolution { FalsePositive = "false_positive", WontFix = "wont_fix",
             Revoked = "revoked", PatternEdited = "pattern_edited", PatternDeleted =
             "pattern_deleted", UsedInTests = "used_in_tests" }
@@ -7083,7 +7083,7 @@ Default: `"reviewed"`.*/
             Open,
             Resolved,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsState { Open = "open", Resolved = "resolved" }
         );
         impl Args {
@@ -7104,7 +7104,7 @@ Default: `"reviewed"`.*/
     /// Types and definition of the tool `list_starred_repositories`.
     pub mod list_starred_repositories {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "list_starred_repositories",
                 "mcp_github_list_starred_repositories",
                 "{\"properties\":{\"direction\":{\"description\":\"The direction to sort the results by.\",\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"sort\":{\"description\":\"How to sort the results. Can be either 'created' (when the repository was starred) or 'updated' (when the repository was last pushed to).\",\"enum\":[\"created\",\"updated\"],\"type\":\"string\"},\"username\":{\"description\":\"Username to list starred repositories for. Defaults to the authenticated user.\",\"type\":\"string\"}},\"type\":\"object\"}",
@@ -7125,7 +7125,7 @@ Default: `"reviewed"`.*/
             ///Username to list starred repositories for. Defaults to the authenticated user.
             pub username: Option<String>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { direction = "direction" skip_if(Option::is_none), page = "page"
             skip_if(Option::is_none), per_page = "perPage" skip_if(Option::is_none), sort
             = "sort" skip_if(Option::is_none), username = "username"
@@ -7137,7 +7137,7 @@ Default: `"reviewed"`.*/
             Asc,
             Desc,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsDirection { Asc = "asc", Desc = "desc" }
         );
         ///How to sort the results. Can be either 'created' (when the repository was starred) or 'updated' (when the repository was last pushed to).
@@ -7146,14 +7146,14 @@ Default: `"reviewed"`.*/
             Created,
             Updated,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsSort { Created = "created", Updated = "updated" }
         );
     }
     /// Types and definition of the tool `list_tags`.
     pub mod list_tags {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "list_tags",
                 "mcp_github_list_tags",
                 "{\"properties\":{\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
@@ -7172,7 +7172,7 @@ Default: `"reviewed"`.*/
             ///Repository name
             pub repo: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { owner = "owner", page = "page" skip_if(Option::is_none), per_page =
             "perPage" skip_if(Option::is_none), repo = "repo" }
         );
@@ -7191,7 +7191,7 @@ Default: `"reviewed"`.*/
     /// Types and definition of the tool `manage_notification_subscription`.
     pub mod manage_notification_subscription {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "manage_notification_subscription",
                 "mcp_github_manage_notification_subscription",
                 "{\"properties\":{\"action\":{\"description\":\"Action to perform: ignore, watch, or delete the notification subscription.\",\"enum\":[\"ignore\",\"watch\",\"delete\"],\"type\":\"string\"},\"notificationID\":{\"description\":\"The ID of the notification thread.\",\"type\":\"string\"}},\"required\":[\"notificationID\",\"action\"],\"type\":\"object\"}",
@@ -7208,7 +7208,7 @@ Default: `"reviewed"`.*/
             ///The ID of the notification thread.
             pub notification_id: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { action = "action", notification_id = "notificationID" }
         );
         ///Action to perform: ignore, watch, or delete the notification subscription.
@@ -7218,7 +7218,7 @@ Default: `"reviewed"`.*/
             Watch,
             Delete,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsAction { Ignore = "ignore", Watch = "watch", Delete = "delete" }
         );
         impl Args {
@@ -7234,7 +7234,7 @@ Default: `"reviewed"`.*/
     /// Types and definition of the tool `manage_repository_notification_subscription`.
     pub mod manage_repository_notification_subscription {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "manage_repository_notification_subscription",
                 "mcp_github_manage_repository_notification_subscription",
                 "{\"properties\":{\"action\":{\"description\":\"Action to perform: ignore, watch, or delete the repository notification subscription.\",\"enum\":[\"ignore\",\"watch\",\"delete\"],\"type\":\"string\"},\"owner\":{\"description\":\"The account owner of the repository.\",\"type\":\"string\"},\"repo\":{\"description\":\"The name of the repository.\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"action\"],\"type\":\"object\"}",
@@ -7253,7 +7253,7 @@ Default: `"reviewed"`.*/
             ///The name of the repository.
             pub repo: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { action = "action", owner = "owner", repo = "repo" }
         );
         ///Action to perform: ignore, watch, or delete the repository notification subscription.
@@ -7263,7 +7263,7 @@ Default: `"reviewed"`.*/
             Watch,
             Delete,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsAction { Ignore = "ignore", Watch = "watch", Delete = "delete" }
         );
         impl Args {
@@ -7284,7 +7284,7 @@ Default: `"reviewed"`.*/
     /// Types and definition of the tool `mark_all_notifications_read`.
     pub mod mark_all_notifications_read {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "mark_all_notifications_read",
                 "mcp_github_mark_all_notifications_read",
                 "{\"properties\":{\"lastReadAt\":{\"description\":\"Describes the last point that notifications were checked (optional). Default: Now\",\"type\":\"string\"},\"owner\":{\"description\":\"Optional repository owner. If provided with repo, only notifications for this repository are marked as read.\",\"type\":\"string\"},\"repo\":{\"description\":\"Optional repository name. If provided with owner, only notifications for this repository are marked as read.\",\"type\":\"string\"}},\"type\":\"object\"}",
@@ -7301,7 +7301,7 @@ Default: `"reviewed"`.*/
             ///Optional repository name. If provided with owner, only notifications for this repository are marked as read.
             pub repo: Option<String>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { last_read_at = "lastReadAt" skip_if(Option::is_none), owner = "owner"
             skip_if(Option::is_none), repo = "repo" skip_if(Option::is_none) }
         );
@@ -7309,7 +7309,7 @@ Default: `"reviewed"`.*/
     /// Types and definition of the tool `merge_pull_request`.
     pub mod merge_pull_request {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "merge_pull_request",
                 "mcp_github_merge_pull_request",
                 "{\"properties\":{\"commit_message\":{\"description\":\"Extra detail for merge commit\",\"type\":\"string\"},\"commit_title\":{\"description\":\"Title for merge commit\",\"type\":\"string\"},\"merge_method\":{\"description\":\"Merge method\",\"enum\":[\"merge\",\"squash\",\"rebase\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"pullNumber\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pullNumber\"],\"type\":\"object\"}",
@@ -7332,7 +7332,7 @@ Default: `"reviewed"`.*/
             ///Repository name
             pub repo: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { commit_message = "commit_message" skip_if(Option::is_none),
             commit_title = "commit_title" skip_if(Option::is_none), merge_method =
             "merge_method" skip_if(Option::is_none), owner = "owner", pull_number =
@@ -7345,7 +7345,7 @@ Default: `"reviewed"`.*/
             Squash,
             Rebase,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsMergeMethod { Merge = "merge", Squash = "squash", Rebase = "rebase" }
         );
         impl Args {
@@ -7369,7 +7369,7 @@ Default: `"reviewed"`.*/
     /// Types and definition of the tool `projects_get`.
     pub mod projects_get {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "projects_get",
                 "mcp_github_projects_get",
                 "{\"properties\":{\"field_id\":{\"description\":\"The field's ID. Required for 'get_project_field' method.\",\"type\":\"number\"},\"field_names\":{\"description\":\"Specific list of field names to include in the response when getting a project item (e.g. [\\\"Status\\\", \\\"Priority\\\"]). Resolved server-side to field IDs — pass this instead of 'fields' when you only know the human-readable names. Mutually exclusive with 'fields' — provide one, not both. Only used for 'get_project_item' method.\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"fields\":{\"description\":\"Specific list of field IDs to include in the response when getting a project item (e.g. [\\\"102589\\\", \\\"985201\\\", \\\"169875\\\"]). If neither 'fields' nor 'field_names' is provided, only the title field is included. Mutually exclusive with 'field_names' — provide one, not both. Only used for 'get_project_item' method.\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"item_id\":{\"description\":\"The item's ID. Required for 'get_project_item' method.\",\"type\":\"number\"},\"method\":{\"description\":\"The method to execute\",\"enum\":[\"get_project\",\"get_project_field\",\"get_project_item\",\"get_project_status_update\",\"get_project_view\"],\"type\":\"string\"},\"owner\":{\"description\":\"The owner (user or organization login). The name is not case sensitive.\",\"type\":\"string\"},\"owner_type\":{\"description\":\"Owner type (user or org). If not provided, will be automatically detected.\",\"enum\":[\"user\",\"org\"],\"type\":\"string\"},\"project_number\":{\"description\":\"The project's number.\",\"type\":\"number\"},\"status_update_id\":{\"description\":\"The node ID of the project status update. Required for 'get_project_status_update' method.\",\"type\":\"string\"},\"view_id\":{\"description\":\"The node ID of the project view. Required for 'get_project_view' method.\",\"type\":\"string\"}},\"required\":[\"method\"],\"type\":\"object\"}",
@@ -7403,7 +7403,7 @@ Use this tool to get details about individual projects, project fields, project 
             ///The node ID of the project view. Required for 'get_project_view' method.
             pub view_id: Option<String>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { field_id = "field_id" skip_if(Option::is_none), field_names =
             "field_names" skip_if(Option::is_none), fields = "fields"
             skip_if(Option::is_none), item_id = "item_id" skip_if(Option::is_none),
@@ -7421,7 +7421,7 @@ Use this tool to get details about individual projects, project fields, project 
             GetProjectStatusUpdate,
             GetProjectView,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsMethod { GetProject = "get_project", GetProjectField =
             "get_project_field", GetProjectItem = "get_project_item",
             GetProjectStatusUpdate = "get_project_status_update", GetProjectView =
@@ -7433,7 +7433,7 @@ Use this tool to get details about individual projects, project fields, project 
             User,
             Org,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsOwnerType { User = "user", Org = "org" }
         );
         impl Args {
@@ -7457,7 +7457,7 @@ Use this tool to get details about individual projects, project fields, project 
     /// Types and definition of the tool `projects_list`.
     pub mod projects_list {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "projects_list",
                 "mcp_github_projects_list",
                 "{\"properties\":{\"after\":{\"description\":\"Forward pagination cursor from previous pageInfo.nextCursor.\",\"type\":\"string\"},\"before\":{\"description\":\"Backward pagination cursor from previous pageInfo.prevCursor (rare).\",\"type\":\"string\"},\"field_names\":{\"description\":\"Field names to include when listing project items (e.g. [\\\"Status\\\", \\\"Priority\\\"]). Resolved server-side to field IDs — pass this instead of 'fields' when you only know the human-readable names. Names that fail to resolve return a structured error. Mutually exclusive with 'fields' — provide one, not both. Only used for 'list_project_items' method.\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"fields\":{\"description\":\"Field IDs to include when listing project items (e.g. [\\\"102589\\\", \\\"985201\\\"]). CRITICAL: Always provide to get field values. Without this (and without 'field_names'), only titles returned. Mutually exclusive with 'field_names' — provide one, not both. Only used for 'list_project_items' method.\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"method\":{\"description\":\"The action to perform\",\"enum\":[\"list_projects\",\"list_project_fields\",\"list_project_items\",\"list_project_status_updates\",\"list_project_views\"],\"type\":\"string\"},\"owner\":{\"description\":\"The owner (user or organization login). The name is not case sensitive.\",\"type\":\"string\"},\"owner_type\":{\"description\":\"Owner type (user or org). If not provided, will automatically try both.\",\"enum\":[\"user\",\"org\"],\"type\":\"string\"},\"per_page\":{\"description\":\"Results per page (max 50)\",\"type\":\"number\"},\"project_number\":{\"description\":\"The project's number. Required for 'list_project_fields', 'list_project_items', 'list_project_views', and 'list_project_status_updates' methods.\",\"type\":\"number\"},\"query\":{\"description\":\"Filter/query string. For list_projects: filter by title text and state (e.g. \\\"roadmap is:open\\\"). For list_project_items: advanced filtering using GitHub's project filtering syntax.\",\"type\":\"string\"}},\"required\":[\"method\",\"owner\"],\"type\":\"object\"}",
@@ -7491,7 +7491,7 @@ Use this tool to list projects for a user or organization, or list project field
             ///Filter/query string. For list_projects: filter by title text and state (e.g. "roadmap is:open"). For list_project_items: advanced filtering using GitHub's project filtering syntax.
             pub query: Option<String>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { after = "after" skip_if(Option::is_none), before = "before"
             skip_if(Option::is_none), field_names = "field_names"
             skip_if(Option::is_none), fields = "fields" skip_if(Option::is_none), method
@@ -7509,7 +7509,7 @@ Use this tool to list projects for a user or organization, or list project field
             ListProjectStatusUpdates,
             ListProjectViews,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsMethod { ListProjects = "list_projects", ListProjectFields =
             "list_project_fields", ListProjectItems = "list_project_items",
             ListProjectStatusUpdates = "list_project_status_updates", ListProjectViews =
@@ -7521,7 +7521,7 @@ Use this tool to list projects for a user or organization, or list project field
             User,
             Org,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsOwnerType { User = "user", Org = "org" }
         );
         impl Args {
@@ -7545,7 +7545,7 @@ Use this tool to list projects for a user or organization, or list project field
     /// Types and definition of the tool `projects_write`.
     pub mod projects_write {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "projects_write",
                 "mcp_github_projects_write",
                 "{\"properties\":{\"body\":{\"description\":\"The body of the status update (markdown). Used for 'create_project_status_update' method.\",\"type\":\"string\"},\"field_name\":{\"description\":\"The name of the iteration field (e.g. 'Sprint'). Required for 'create_iteration_field' method.\",\"type\":\"string\"},\"filter\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"description\":\"Saved view filter; omit on update to preserve it, or pass null to clear it.\"},\"issue_number\":{\"description\":\"The issue number. Required for 'add_project_item' when item_type is 'issue'. Also accepted by 'update_project_item' to resolve the item by issue number (combine with item_owner and item_repo).\",\"type\":\"number\"},\"item_id\":{\"description\":\"The project item ID. Required for 'delete_project_item'. For 'update_project_item', provide either item_id, or (item_owner + item_repo + issue_number) to resolve the item by issue.\",\"type\":\"number\"},\"item_owner\":{\"description\":\"The owner (user or organization) of the repository containing the issue or pull request. Required for 'add_project_item' method. Also accepted by 'update_project_item' when resolving the item by issue number.\",\"type\":\"string\"},\"item_repo\":{\"description\":\"The name of the repository containing the issue or pull request. Required for 'add_project_item' method. Also accepted by 'update_project_item' when resolving the item by issue number.\",\"type\":\"string\"},\"item_type\":{\"description\":\"The item's type, either issue or pull_request. Required for 'add_project_item' method.\",\"enum\":[\"issue\",\"pull_request\"],\"type\":\"string\"},\"items\":{\"description\":\"The items to update with the top-level 'updated_field'. Required for 'update_project_items'; prefer it over calling 'update_project_item' in a loop. Each entry must match exactly one reference variant: 'node_id', numeric 'item_id', or 'item_owner' + 'item_repo' + 'issue_number'. Limit: 50 items per call.\",\"items\":{\"oneOf\":[{\"additionalProperties\":false,\"properties\":{\"node_id\":{\"description\":\"The project item's GraphQL node ID, as returned by 'list_project_items' or 'add_project_item'.\",\"type\":\"string\"}},\"required\":[\"node_id\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"item_id\":{\"description\":\"The numeric project item ID.\",\"type\":\"integer\"}},\"required\":[\"item_id\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"issue_number\":{\"description\":\"Issue number used to resolve the project item.\",\"type\":\"integer\"},\"item_owner\":{\"description\":\"Owner of the repository containing the issue.\",\"type\":\"string\"},\"item_repo\":{\"description\":\"Repository containing the issue.\",\"type\":\"string\"}},\"required\":[\"item_owner\",\"item_repo\",\"issue_number\"],\"type\":\"object\"}],\"type\":\"object\"},\"type\":\"array\"},\"iteration_duration\":{\"description\":\"Duration in days for iterations of the field (e.g. 7 for weekly, 14 for bi-weekly). Required for 'create_iteration_field' method.\",\"type\":\"number\"},\"iterations\":{\"description\":\"Custom iterations for 'create_iteration_field' method. Only set this when you need iterations with varying durations, breaks between them, or specific titles. Otherwise omit it: GitHub auto-creates three iterations of 'iteration_duration' days starting on 'start_date', which is the right choice for most cases.\",\"items\":{\"additionalProperties\":false,\"properties\":{\"duration\":{\"description\":\"Duration in days\",\"type\":\"number\"},\"start_date\":{\"description\":\"Start date in YYYY-MM-DD format\",\"type\":\"string\"},\"title\":{\"description\":\"Iteration title (e.g. 'Sprint 1')\",\"type\":\"string\"}},\"required\":[\"title\",\"start_date\",\"duration\"],\"type\":\"object\"},\"type\":\"array\"},\"layout\":{\"description\":\"View layout; required when creating a view.\",\"enum\":[\"table\",\"board\",\"roadmap\"],\"type\":\"string\"},\"method\":{\"description\":\"The method to execute\",\"enum\":[\"add_project_item\",\"update_project_item\",\"update_project_items\",\"delete_project_item\",\"create_project_status_update\",\"create_project_view\",\"update_project_view\",\"delete_project_view\",\"create_project\",\"create_iteration_field\"],\"type\":\"string\"},\"name\":{\"description\":\"View name; required when creating a view.\",\"type\":\"string\"},\"owner\":{\"description\":\"The project owner (user or organization login). The name is not case sensitive.\",\"type\":\"string\"},\"owner_type\":{\"description\":\"Owner type (user or org). Required for 'create_project' method. If not provided for other methods, will be automatically detected.\",\"enum\":[\"user\",\"org\"],\"type\":\"string\"},\"project_number\":{\"description\":\"The project's number. Required for all methods except 'create_project'.\",\"type\":\"number\"},\"pull_request_number\":{\"description\":\"The pull request number (use when item_type is 'pull_request' for 'add_project_item' method). Provide either issue_number or pull_request_number.\",\"type\":\"number\"},\"start_date\":{\"description\":\"Start date in YYYY-MM-DD format. Used for 'create_project_status_update' and 'create_iteration_field' methods.\",\"type\":\"string\"},\"status\":{\"description\":\"The status of the project. Used for 'create_project_status_update' method.\",\"enum\":[\"INACTIVE\",\"ON_TRACK\",\"AT_RISK\",\"OFF_TRACK\",\"COMPLETE\"],\"type\":\"string\"},\"target_date\":{\"description\":\"The target date of the status update in YYYY-MM-DD format. Used for 'create_project_status_update' method.\",\"type\":\"string\"},\"title\":{\"description\":\"The project title. Required for 'create_project' method.\",\"type\":\"string\"},\"updated_field\":{\"description\":\"The field/value to apply, using {\\\"id\\\": 123, \\\"value\\\": ...} or {\\\"name\\\": \\\"Status\\\", \\\"value\\\": ...}; null clears the field. Required for 'update_project_item' and 'update_project_items', where one top-level field/value applies to every item in a batch. For 'update_project_item' SINGLE_SELECT fields, the name form accepts option names; the ID form expects an option ID.\",\"oneOf\":[{\"additionalProperties\":false,\"properties\":{\"id\":{\"description\":\"The numeric project field ID.\",\"type\":\"integer\"},\"value\":{\"description\":\"The value to apply. Any JSON value is accepted; use null to clear the field.\"}},\"required\":[\"id\",\"value\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"name\":{\"description\":\"The project field name. Matching is case-insensitive.\",\"type\":\"string\"},\"value\":{\"description\":\"The value to apply. Any JSON value is accepted; use null to clear the field.\"}},\"required\":[\"name\",\"value\"],\"type\":\"object\"}],\"type\":\"object\"},\"view_id\":{\"description\":\"Project view node ID for update or delete; must belong to owner/project_number.\",\"type\":\"string\"},\"visible_field_names\":{\"description\":\"Ordered project field names to show on create or replace on update; omit on update to preserve, or pass [] to reset. Mutually exclusive with visible_fields. Roadmap accepts only [].\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"visible_fields\":{\"description\":\"Ordered project field database IDs to show on create or replace on update; omit on update to preserve, or pass [] to reset. Mutually exclusive with visible_field_names. Roadmap accepts only [].\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"method\",\"owner\"],\"type\":\"object\"}",
@@ -7554,7 +7554,7 @@ Use this tool to list projects for a user or organization, or list project field
                 "Create and manage GitHub Projects: create projects, add/update/delete items, bulk-update many items at once, manage views, create status updates, and add iteration fields.",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
+        use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
         ///Create and manage GitHub Projects: create projects, add/update/delete items, bulk-update many items at once, manage views, create status updates, and add iteration fields.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
@@ -7613,7 +7613,7 @@ Use this tool to list projects for a user or organization, or list project field
             ///Ordered project field database IDs to show on create or replace on update; omit on update to preserve, or pass [] to reset. Mutually exclusive with visible_field_names. Roadmap accepts only [].
             pub visible_fields: Option<Vec<String>>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { body = "body" skip_if(Option::is_none), field_name = "field_name"
             skip_if(Option::is_none), filter = "filter" skip_if(Option::is_none),
             issue_number = "issue_number" skip_if(Option::is_none), item_id = "item_id"
@@ -7640,12 +7640,12 @@ Use this tool to list projects for a user or organization, or list project field
             Issue,
             PullRequest,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsItemType { Issue = "issue", PullRequest = "pull_request" }
         );
         ///`ArgsItemsItem`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(untagged, deny_unknown_fields)]
         pub enum ArgsItemsItem {
             NodeId {
@@ -7675,7 +7675,7 @@ Use this tool to list projects for a user or organization, or list project field
             ///Iteration title (e.g. 'Sprint 1')
             pub title: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             ArgsIterationsItem { duration = "duration", start_date = "start_date", title
             = "title" } deny_unknown_fields
         );
@@ -7686,7 +7686,7 @@ Use this tool to list projects for a user or organization, or list project field
             Board,
             Roadmap,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsLayout { Table = "table", Board = "board", Roadmap = "roadmap" }
         );
         ///The method to execute
@@ -7703,7 +7703,7 @@ Use this tool to list projects for a user or organization, or list project field
             CreateProject,
             CreateIterationField,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsMethod { AddProjectItem = "add_project_item", UpdateProjectItem =
             "update_project_item", UpdateProjectItems = "update_project_items",
             DeleteProjectItem = "delete_project_item", CreateProjectStatusUpdate =
@@ -7718,7 +7718,7 @@ Use this tool to list projects for a user or organization, or list project field
             User,
             Org,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsOwnerType { User = "user", Org = "org" }
         );
         ///The status of the project. Used for 'create_project_status_update' method.
@@ -7730,26 +7730,26 @@ Use this tool to list projects for a user or organization, or list project field
             OffTrack,
             Complete,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsStatus { Inactive = "INACTIVE", OnTrack = "ON_TRACK", AtRisk = "AT_RISK",
             OffTrack = "OFF_TRACK", Complete = "COMPLETE" }
         );
         ///The field/value to apply, using {"id": 123, "value": ...} or {"name": "Status", "value": ...}; null clears the field. Required for 'update_project_item' and 'update_project_items', where one top-level field/value applies to every item in a batch. For 'update_project_item' SINGLE_SELECT fields, the name form accepts option names; the ID form expects an option ID.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(untagged, deny_unknown_fields)]
         pub enum ArgsUpdatedField {
             Id {
                 ///The numeric project field ID.
                 id: i64,
                 ///The value to apply. Any JSON value is accepted; use null to clear the field.
-                value: ::mcp_runtime::__private::serde_json::Value,
+                value: ::mcp_bindgen::__private::serde_json::Value,
             },
             Name {
                 ///The project field name. Matching is case-insensitive.
                 name: String,
                 ///The value to apply. Any JSON value is accepted; use null to clear the field.
-                value: ::mcp_runtime::__private::serde_json::Value,
+                value: ::mcp_bindgen::__private::serde_json::Value,
             },
         }
         impl Args {
@@ -7789,7 +7789,7 @@ Use this tool to list projects for a user or organization, or list project field
     /// Types and definition of the tool `pull_request_read`.
     pub mod pull_request_read {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "pull_request_read",
                 "mcp_github_pull_request_read",
                 "{\"properties\":{\"after\":{\"description\":\"Cursor for pagination, used only by the get_review_comments method. Pass the endCursor from the previous page's PageInfo to fetch the next page.\",\"type\":\"string\"},\"method\":{\"description\":\"Action to specify what pull request data needs to be retrieved from GitHub. \\nPossible options: \\n 1. get - Get details of a specific pull request.\\n 2. get_diff - Get the diff of a pull request.\\n 3. get_status - Get combined commit status of a head commit in a pull request.\\n 4. get_files - Get the list of files changed in a pull request. Use with pagination parameters to control the number of results returned.\\n 5. get_commits - Get the list of commits on a pull request. Use with pagination parameters to control the number of results returned.\\n 6. get_review_comments - Get review threads on a pull request. Each thread contains logically grouped review comments made on the same code location during pull request reviews. Returns threads with metadata (isResolved, isOutdated, isCollapsed) and their associated comments. Use cursor-based pagination (perPage, after) to control results.\\n 7. get_reviews - Get the reviews on a pull request. When asked for review comments, use get_review_comments method. Use with pagination parameters to control the number of results returned.\\n 8. get_comments - Get comments on a pull request. Use this if user doesn't specifically want review comments. Use with pagination parameters to control the number of results returned.\\n 9. get_check_runs - Get check runs for the head commit of a pull request. Check runs are the individual CI/CD jobs and checks that run on the PR.\\n\",\"enum\":[\"get\",\"get_diff\",\"get_status\",\"get_files\",\"get_commits\",\"get_review_comments\",\"get_reviews\",\"get_comments\",\"get_check_runs\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"pullNumber\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"method\",\"owner\",\"repo\",\"pullNumber\"],\"type\":\"object\"}",
@@ -7827,7 +7827,7 @@ Possible options:
             ///Repository name
             pub repo: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { after = "after" skip_if(Option::is_none), method = "method", owner =
             "owner", page = "page" skip_if(Option::is_none), per_page = "perPage"
             skip_if(Option::is_none), pull_number = "pullNumber", repo = "repo" }
@@ -7856,7 +7856,7 @@ Possible options:
             GetComments,
             GetCheckRuns,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsMethod { Get = "get", GetDiff = "get_diff", GetStatus = "get_status",
             GetFiles = "get_files", GetCommits = "get_commits", GetReviewComments =
             "get_review_comments", GetReviews = "get_reviews", GetComments =
@@ -7885,7 +7885,7 @@ Possible options:
     /// Types and definition of the tool `pull_request_review_write`.
     pub mod pull_request_review_write {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "pull_request_review_write",
                 "mcp_github_pull_request_review_write",
                 "{\"properties\":{\"body\":{\"description\":\"Review comment text\",\"type\":\"string\"},\"commitID\":{\"description\":\"SHA of commit to review\",\"type\":\"string\"},\"event\":{\"description\":\"Review action to perform.\",\"enum\":[\"APPROVE\",\"REQUEST_CHANGES\",\"COMMENT\"],\"type\":\"string\"},\"method\":{\"description\":\"The write operation to perform on pull request review.\",\"enum\":[\"create\",\"submit_pending\",\"delete_pending\",\"resolve_thread\",\"unresolve_thread\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"pullNumber\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"threadId\":{\"description\":\"The node ID of the review thread (e.g., PRRT_kwDOxxx). Required for resolve_thread and unresolve_thread methods. Get thread IDs from pull_request_read with method get_review_comments.\",\"type\":\"string\"}},\"required\":[\"method\",\"owner\",\"repo\",\"pullNumber\"],\"type\":\"object\"}",
@@ -7921,7 +7921,7 @@ Available methods:
             ///The node ID of the review thread (e.g., PRRT_kwDOxxx). Required for resolve_thread and unresolve_thread methods. Get thread IDs from pull_request_read with method get_review_comments.
             pub thread_id: Option<String>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { body = "body" skip_if(Option::is_none), commit_id = "commitID"
             skip_if(Option::is_none), event = "event" skip_if(Option::is_none), method =
             "method", owner = "owner", pull_number = "pullNumber", repo = "repo",
@@ -7934,7 +7934,7 @@ Available methods:
             RequestChanges,
             Comment,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsEvent { Approve = "APPROVE", RequestChanges = "REQUEST_CHANGES", Comment
             = "COMMENT" }
         );
@@ -7947,7 +7947,7 @@ Available methods:
             ResolveThread,
             UnresolveThread,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsMethod { Create = "create", SubmitPending = "submit_pending",
             DeletePending = "delete_pending", ResolveThread = "resolve_thread",
             UnresolveThread = "unresolve_thread" }
@@ -7976,7 +7976,7 @@ Available methods:
     /// Types and definition of the tool `push_files`.
     pub mod push_files {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "push_files",
                 "mcp_github_push_files",
                 "{\"properties\":{\"branch\":{\"description\":\"Branch to push to\",\"type\":\"string\"},\"files\":{\"description\":\"Array of file objects to push, each object with path (string) and content (string)\",\"items\":{\"additionalProperties\":false,\"properties\":{\"content\":{\"description\":\"file content\",\"type\":\"string\"},\"path\":{\"description\":\"path to the file\",\"type\":\"string\"}},\"required\":[\"path\",\"content\"],\"type\":\"object\"},\"type\":\"array\"},\"message\":{\"description\":\"Commit message\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"branch\",\"files\",\"message\"],\"type\":\"object\"}",
@@ -7997,7 +7997,7 @@ Available methods:
             ///Repository name
             pub repo: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { branch = "branch", files = "files", message = "message", owner =
             "owner", repo = "repo" }
         );
@@ -8009,7 +8009,7 @@ Available methods:
             ///path to the file
             pub path: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             ArgsFilesItem { content = "content", path = "path" } deny_unknown_fields
         );
         impl Args {
@@ -8034,7 +8034,7 @@ Available methods:
     /// Types and definition of the tool `remove_sub_issue`.
     pub mod remove_sub_issue {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "remove_sub_issue",
                 "mcp_github_remove_sub_issue",
                 "{\"properties\":{\"issue_number\":{\"description\":\"The parent issue number\",\"minimum\":1,\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"sub_issue_id\":{\"description\":\"The ID of the sub-issue to remove. ID is not the same as issue number\",\"type\":\"number\"}},\"required\":[\"owner\",\"repo\",\"issue_number\",\"sub_issue_id\"],\"type\":\"object\"}",
@@ -8053,7 +8053,7 @@ Available methods:
             ///The ID of the sub-issue to remove. ID is not the same as issue number
             pub sub_issue_id: f64,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { issue_number = "issue_number", owner = "owner", repo = "repo",
             sub_issue_id = "sub_issue_id" }
         );
@@ -8077,7 +8077,7 @@ Available methods:
     /// Types and definition of the tool `reprioritize_sub_issue`.
     pub mod reprioritize_sub_issue {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "reprioritize_sub_issue",
                 "mcp_github_reprioritize_sub_issue",
                 "{\"properties\":{\"after_id\":{\"description\":\"The ID of the sub-issue to place this after (either after_id OR before_id should be specified)\",\"type\":\"number\"},\"before_id\":{\"description\":\"The ID of the sub-issue to place this before (either after_id OR before_id should be specified)\",\"type\":\"number\"},\"issue_number\":{\"description\":\"The parent issue number\",\"minimum\":1,\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"sub_issue_id\":{\"description\":\"The ID of the sub-issue to reorder. ID is not the same as issue number\",\"type\":\"number\"}},\"required\":[\"owner\",\"repo\",\"issue_number\",\"sub_issue_id\"],\"type\":\"object\"}",
@@ -8102,7 +8102,7 @@ Available methods:
             ///The ID of the sub-issue to reorder. ID is not the same as issue number
             pub sub_issue_id: f64,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { after_id = "after_id" skip_if(Option::is_none), before_id =
             "before_id" skip_if(Option::is_none), issue_number = "issue_number", owner =
             "owner", repo = "repo", sub_issue_id = "sub_issue_id" }
@@ -8129,7 +8129,7 @@ Available methods:
     /// Types and definition of the tool `request_copilot_review`.
     pub mod request_copilot_review {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "request_copilot_review",
                 "mcp_github_request_copilot_review",
                 "{\"properties\":{\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"pullNumber\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pullNumber\"],\"type\":\"object\"}",
@@ -8148,7 +8148,7 @@ Available methods:
             ///Repository name
             pub repo: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { owner = "owner", pull_number = "pullNumber", repo = "repo" }
         );
         impl Args {
@@ -8169,7 +8169,7 @@ Available methods:
     /// Types and definition of the tool `request_pull_request_reviewers`.
     pub mod request_pull_request_reviewers {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "request_pull_request_reviewers",
                 "mcp_github_request_pull_request_reviewers",
                 "{\"properties\":{\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pullNumber\":{\"description\":\"The pull request number\",\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"reviewers\":{\"description\":\"GitHub usernames or ORG/team-slug team reviewers to request reviews from\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"owner\",\"repo\",\"pullNumber\",\"reviewers\"],\"type\":\"object\"}",
@@ -8188,7 +8188,7 @@ Available methods:
             ///GitHub usernames or ORG/team-slug team reviewers to request reviews from
             pub reviewers: Vec<String>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { owner = "owner", pull_number = "pullNumber", repo = "repo", reviewers
             = "reviewers" }
         );
@@ -8212,7 +8212,7 @@ Available methods:
     /// Types and definition of the tool `resolve_review_thread`.
     pub mod resolve_review_thread {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "resolve_review_thread",
                 "mcp_github_resolve_review_thread",
                 "{\"properties\":{\"threadID\":{\"description\":\"The node ID of the review thread to resolve (e.g., PRRT_kwDOxxx)\",\"type\":\"string\"}},\"required\":[\"threadID\"],\"type\":\"object\"}",
@@ -8227,7 +8227,7 @@ Available methods:
             ///The node ID of the review thread to resolve (e.g., PRRT_kwDOxxx)
             pub thread_id: String,
         }
-        ::mcp_runtime::__private::serde_struct!(Args { thread_id = "threadID" });
+        ::mcp_bindgen::__private::serde_struct!(Args { thread_id = "threadID" });
         impl Args {
             /// The required arguments (`threadID`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(thread_id: impl Into<String>) -> Self {
@@ -8240,7 +8240,7 @@ Available methods:
     /// Types and definition of the tool `search_code`.
     pub mod search_code {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "search_code",
                 "mcp_github_search_code",
                 "{\"properties\":{\"fields\":{\"description\":\"Subset of fields to return for each code search result. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'repository' and 'text_matches' in particular drops the largest per-result data.\",\"items\":{\"enum\":[\"name\",\"path\",\"sha\",\"repository\",\"text_matches\"],\"type\":\"string\"},\"type\":\"array\"},\"order\":{\"description\":\"Sort order for results\",\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"query\":{\"description\":\"Search query (GitHub code search REST). Implicit AND between terms; supports `OR`, `NOT`, and `\\\"quoted phrase\\\"` for exact match. Qualifiers: `repo:owner/repo`, `org:`, `user:`, `language:`, `path:dir` (prefix match), `filename:exact.ext`, `extension:`, `in:file`, `in:path`, `size:`, `is:archived`, `is:fork`. Max 256 chars. Examples: `WithContext language:go org:github`; `\\\"package main\\\" repo:o/r`; `func extension:go path:cmd repo:o/r`; `NOT TODO language:go repo:o/r`.\",\"type\":\"string\"},\"sort\":{\"description\":\"Sort field ('indexed' only)\",\"type\":\"string\"}},\"required\":[\"query\"],\"type\":\"object\"}",
@@ -8265,7 +8265,7 @@ Available methods:
             ///Sort field ('indexed' only)
             pub sort: Option<String>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { fields = "fields" skip_if(Option::is_none), order = "order"
             skip_if(Option::is_none), page = "page" skip_if(Option::is_none), per_page =
             "perPage" skip_if(Option::is_none), query = "query", sort = "sort"
@@ -8280,7 +8280,7 @@ Available methods:
             Repository,
             TextMatches,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsFieldsItem { Name = "name", Path = "path", Sha = "sha", Repository =
             "repository", TextMatches = "text_matches" }
         );
@@ -8290,7 +8290,7 @@ Available methods:
             Asc,
             Desc,
         }
-        ::mcp_runtime::__private::string_enum!(ArgsOrder { Asc = "asc", Desc = "desc" });
+        ::mcp_bindgen::__private::string_enum!(ArgsOrder { Asc = "asc", Desc = "desc" });
         impl Args {
             /// The required arguments (`query`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(query: impl Into<String>) -> Self {
@@ -8308,7 +8308,7 @@ Available methods:
     /// Types and definition of the tool `search_commits`.
     pub mod search_commits {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "search_commits",
                 "mcp_github_search_commits",
                 "{\"properties\":{\"order\":{\"description\":\"Sort order\",\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"query\":{\"description\":\"Commit search query (GitHub commit search REST). Searches commit messages on the default branch only. Scope the search with `repo:owner/repo`, `org:`, or `user:` (queries without a scope qualifier match across all of GitHub and are usually not what you want). Other qualifiers: `author:`, `committer:`, `author-name:`, `committer-name:`, `author-email:`, `committer-email:`, `author-date:`, `committer-date:` (supports `>`, `<`, `>=`, `<=`, and `YYYY-MM-DD..YYYY-MM-DD` ranges), `merge:true|false`, `hash:`, `tree:`, `parent:`, `is:public`. Examples: `repo:owner/repo fix panic`; `org:github author:defunkt committer-date:>=2024-01-01`; `\\\"refactor cache\\\" repo:o/r`; `hash:abc1234 repo:o/r`.\",\"type\":\"string\"},\"sort\":{\"description\":\"Sort by author or committer date (defaults to best match)\",\"enum\":[\"author-date\",\"committer-date\"],\"type\":\"string\"}},\"required\":[\"query\"],\"type\":\"object\"}",
@@ -8331,7 +8331,7 @@ Available methods:
             ///Sort by author or committer date (defaults to best match)
             pub sort: Option<ArgsSort>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { order = "order" skip_if(Option::is_none), page = "page"
             skip_if(Option::is_none), per_page = "perPage" skip_if(Option::is_none),
             query = "query", sort = "sort" skip_if(Option::is_none) }
@@ -8342,14 +8342,14 @@ Available methods:
             Asc,
             Desc,
         }
-        ::mcp_runtime::__private::string_enum!(ArgsOrder { Asc = "asc", Desc = "desc" });
+        ::mcp_bindgen::__private::string_enum!(ArgsOrder { Asc = "asc", Desc = "desc" });
         ///Sort by author or committer date (defaults to best match)
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsSort {
             AuthorDate,
             CommitterDate,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsSort { AuthorDate = "author-date", CommitterDate = "committer-date" }
         );
         impl Args {
@@ -8368,7 +8368,7 @@ Available methods:
     /// Types and definition of the tool `search_issues`.
     pub mod search_issues {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "search_issues",
                 "mcp_github_search_issues",
                 "{\"properties\":{\"fields\":{\"description\":\"Subset of fields to return for each issue result. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'body', 'reactions', and 'labels' in particular drops the largest per-result data.\",\"items\":{\"enum\":[\"number\",\"title\",\"body\",\"state\",\"state_reason\",\"draft\",\"locked\",\"html_url\",\"user\",\"author_association\",\"labels\",\"assignee\",\"assignees\",\"milestone\",\"comments\",\"reactions\",\"created_at\",\"updated_at\",\"closed_at\",\"closed_by\",\"type\",\"repository_url\",\"pull_request\",\"field_values\"],\"type\":\"string\"},\"type\":\"array\"},\"order\":{\"description\":\"Sort order\",\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"owner\":{\"description\":\"Optional repository owner. If provided with repo, only issues for this repository are listed.\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"query\":{\"description\":\"The search query, as natural language. When the user gives alternative wordings, include them as plain words rather than joining them with OR.\",\"type\":\"string\"},\"repo\":{\"description\":\"Optional repository name. If provided with owner, only issues for this repository are listed.\",\"type\":\"string\"},\"sort\":{\"description\":\"Sort field by number of matches of categories, defaults to best match\",\"enum\":[\"comments\",\"reactions\",\"reactions-+1\",\"reactions--1\",\"reactions-smile\",\"reactions-thinking_face\",\"reactions-heart\",\"reactions-tada\",\"interactions\",\"created\",\"updated\"],\"type\":\"string\"}},\"required\":[\"query\"],\"type\":\"object\"}",
@@ -8397,7 +8397,7 @@ Available methods:
             ///Sort field by number of matches of categories, defaults to best match
             pub sort: Option<ArgsSort>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { fields = "fields" skip_if(Option::is_none), order = "order"
             skip_if(Option::is_none), owner = "owner" skip_if(Option::is_none), page =
             "page" skip_if(Option::is_none), per_page = "perPage"
@@ -8432,7 +8432,7 @@ Available methods:
             PullRequest,
             FieldValues,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsFieldsItem { Number = "number", Title = "title", Body = "body", State =
             "state", StateReason = "state_reason", Draft = "draft", Locked = "locked",
             HtmlUrl = "html_url", User = "user", AuthorAssociation =
@@ -8449,7 +8449,7 @@ Available methods:
             Asc,
             Desc,
         }
-        ::mcp_runtime::__private::string_enum!(ArgsOrder { Asc = "asc", Desc = "desc" });
+        ::mcp_bindgen::__private::string_enum!(ArgsOrder { Asc = "asc", Desc = "desc" });
         ///Sort field by number of matches of categories, defaults to best match
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsSort {
@@ -8465,7 +8465,7 @@ Available methods:
             Created,
             Updated,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsSort { Comments = "comments", Reactions = "reactions", ReactionsPlus1 =
             "reactions-+1", ReactionsMinus1 = "reactions--1", ReactionsSmile =
             "reactions-smile", ReactionsThinkingFace = "reactions-thinking_face",
@@ -8491,7 +8491,7 @@ Available methods:
     /// Types and definition of the tool `search_orgs`.
     pub mod search_orgs {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "search_orgs",
                 "mcp_github_search_orgs",
                 "{\"properties\":{\"order\":{\"description\":\"Sort order\",\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"query\":{\"description\":\"Organization search query. Examples: 'microsoft', 'location:california', 'created:>=2025-01-01'. Search is automatically scoped to type:org.\",\"type\":\"string\"},\"sort\":{\"description\":\"Sort field by category\",\"enum\":[\"followers\",\"repositories\",\"joined\"],\"type\":\"string\"}},\"required\":[\"query\"],\"type\":\"object\"}",
@@ -8514,7 +8514,7 @@ Available methods:
             ///Sort field by category
             pub sort: Option<ArgsSort>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { order = "order" skip_if(Option::is_none), page = "page"
             skip_if(Option::is_none), per_page = "perPage" skip_if(Option::is_none),
             query = "query", sort = "sort" skip_if(Option::is_none) }
@@ -8525,7 +8525,7 @@ Available methods:
             Asc,
             Desc,
         }
-        ::mcp_runtime::__private::string_enum!(ArgsOrder { Asc = "asc", Desc = "desc" });
+        ::mcp_bindgen::__private::string_enum!(ArgsOrder { Asc = "asc", Desc = "desc" });
         ///Sort field by category
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsSort {
@@ -8533,7 +8533,7 @@ Available methods:
             Repositories,
             Joined,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsSort { Followers = "followers", Repositories = "repositories", Joined =
             "joined" }
         );
@@ -8553,7 +8553,7 @@ Available methods:
     /// Types and definition of the tool `search_pull_requests`.
     pub mod search_pull_requests {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "search_pull_requests",
                 "mcp_github_search_pull_requests",
                 "{\"properties\":{\"fields\":{\"description\":\"Subset of fields to return for each pull request result. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'body', 'reactions', and 'labels' in particular drops the largest per-result data.\",\"items\":{\"enum\":[\"number\",\"title\",\"body\",\"state\",\"state_reason\",\"draft\",\"locked\",\"html_url\",\"user\",\"author_association\",\"labels\",\"assignee\",\"assignees\",\"milestone\",\"comments\",\"reactions\",\"created_at\",\"updated_at\",\"closed_at\",\"closed_by\",\"pull_request\",\"repository_url\"],\"type\":\"string\"},\"type\":\"array\"},\"order\":{\"description\":\"Sort order\",\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"owner\":{\"description\":\"Optional repository owner. If provided with repo, only pull requests for this repository are listed.\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"query\":{\"description\":\"Search query using GitHub pull request search syntax\",\"type\":\"string\"},\"repo\":{\"description\":\"Optional repository name. If provided with owner, only pull requests for this repository are listed.\",\"type\":\"string\"},\"sort\":{\"description\":\"Sort field by number of matches of categories, defaults to best match\",\"enum\":[\"comments\",\"reactions\",\"reactions-+1\",\"reactions--1\",\"reactions-smile\",\"reactions-thinking_face\",\"reactions-heart\",\"reactions-tada\",\"interactions\",\"created\",\"updated\"],\"type\":\"string\"}},\"required\":[\"query\"],\"type\":\"object\"}",
@@ -8582,7 +8582,7 @@ Available methods:
             ///Sort field by number of matches of categories, defaults to best match
             pub sort: Option<ArgsSort>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { fields = "fields" skip_if(Option::is_none), order = "order"
             skip_if(Option::is_none), owner = "owner" skip_if(Option::is_none), page =
             "page" skip_if(Option::is_none), per_page = "perPage"
@@ -8615,7 +8615,7 @@ Available methods:
             PullRequest,
             RepositoryUrl,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsFieldsItem { Number = "number", Title = "title", Body = "body", State =
             "state", StateReason = "state_reason", Draft = "draft", Locked = "locked",
             HtmlUrl = "html_url", User = "user", AuthorAssociation =
@@ -8631,7 +8631,7 @@ Available methods:
             Asc,
             Desc,
         }
-        ::mcp_runtime::__private::string_enum!(ArgsOrder { Asc = "asc", Desc = "desc" });
+        ::mcp_bindgen::__private::string_enum!(ArgsOrder { Asc = "asc", Desc = "desc" });
         ///Sort field by number of matches of categories, defaults to best match
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsSort {
@@ -8647,7 +8647,7 @@ Available methods:
             Created,
             Updated,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsSort { Comments = "comments", Reactions = "reactions", ReactionsPlus1 =
             "reactions-+1", ReactionsMinus1 = "reactions--1", ReactionsSmile =
             "reactions-smile", ReactionsThinkingFace = "reactions-thinking_face",
@@ -8673,7 +8673,7 @@ Available methods:
     /// Types and definition of the tool `search_repositories`.
     pub mod search_repositories {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "search_repositories",
                 "mcp_github_search_repositories",
                 "{\"properties\":{\"minimal_output\":{\"default\":true,\"description\":\"Return minimal repository information (default: true). When false, returns full GitHub API repository objects.\",\"type\":\"boolean\"},\"order\":{\"description\":\"Sort order\",\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"query\":{\"description\":\"Repository search query. Examples: 'machine learning in:name stars:>1000 language:python', 'topic:react', 'user:facebook'. Supports advanced search syntax for precise filtering.\",\"type\":\"string\"},\"sort\":{\"description\":\"Sort repositories by field, defaults to best match\",\"enum\":[\"stars\",\"forks\",\"help-wanted-issues\",\"updated\"],\"type\":\"string\"}},\"required\":[\"query\"],\"type\":\"object\"}",
@@ -8700,7 +8700,7 @@ Default: `true`.*/
             ///Sort repositories by field, defaults to best match
             pub sort: Option<ArgsSort>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { minimal_output = "minimal_output" skip_if(Option::is_none), order =
             "order" skip_if(Option::is_none), page = "page" skip_if(Option::is_none),
             per_page = "perPage" skip_if(Option::is_none), query = "query", sort = "sort"
@@ -8712,7 +8712,7 @@ Default: `true`.*/
             Asc,
             Desc,
         }
-        ::mcp_runtime::__private::string_enum!(ArgsOrder { Asc = "asc", Desc = "desc" });
+        ::mcp_bindgen::__private::string_enum!(ArgsOrder { Asc = "asc", Desc = "desc" });
         ///Sort repositories by field, defaults to best match
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsSort {
@@ -8721,7 +8721,7 @@ Default: `true`.*/
             HelpWantedIssues,
             Updated,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsSort { Stars = "stars", Forks = "forks", HelpWantedIssues =
             "help-wanted-issues", Updated = "updated" }
         );
@@ -8742,7 +8742,7 @@ Default: `true`.*/
     /// Types and definition of the tool `search_users`.
     pub mod search_users {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "search_users",
                 "mcp_github_search_users",
                 "{\"properties\":{\"order\":{\"description\":\"Sort order\",\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"query\":{\"description\":\"User search query. Examples: 'john smith', 'location:seattle', 'followers:>100'. Search is automatically scoped to type:user.\",\"type\":\"string\"},\"sort\":{\"description\":\"Sort users by number of followers or repositories, or when the person joined GitHub.\",\"enum\":[\"followers\",\"repositories\",\"joined\"],\"type\":\"string\"}},\"required\":[\"query\"],\"type\":\"object\"}",
@@ -8765,7 +8765,7 @@ Default: `true`.*/
             ///Sort users by number of followers or repositories, or when the person joined GitHub.
             pub sort: Option<ArgsSort>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { order = "order" skip_if(Option::is_none), page = "page"
             skip_if(Option::is_none), per_page = "perPage" skip_if(Option::is_none),
             query = "query", sort = "sort" skip_if(Option::is_none) }
@@ -8776,7 +8776,7 @@ Default: `true`.*/
             Asc,
             Desc,
         }
-        ::mcp_runtime::__private::string_enum!(ArgsOrder { Asc = "asc", Desc = "desc" });
+        ::mcp_bindgen::__private::string_enum!(ArgsOrder { Asc = "asc", Desc = "desc" });
         ///Sort users by number of followers or repositories, or when the person joined GitHub.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsSort {
@@ -8784,7 +8784,7 @@ Default: `true`.*/
             Repositories,
             Joined,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsSort { Followers = "followers", Repositories = "repositories", Joined =
             "joined" }
         );
@@ -8804,7 +8804,7 @@ Default: `true`.*/
     /// Types and definition of the tool `set_issue_fields`.
     pub mod set_issue_fields {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "set_issue_fields",
                 "mcp_github_set_issue_fields",
                 "{\"properties\":{\"fields\":{\"description\":\"Array of issue field values to set. Each element must have a 'field_id' (string, the GraphQL node ID of the field) and exactly one value field: 'text_value' for text fields, 'number_value' for number fields, 'date_value' (ISO 8601 date string) for date fields, or 'single_select_option_id' (the GraphQL node ID of the option) for single select fields. Set 'delete' to true to remove a field value.\",\"items\":{\"properties\":{\"confidence\":{\"description\":\"How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.\",\"enum\":[\"LOW\",\"MEDIUM\",\"HIGH\"],\"type\":\"string\"},\"date_value\":{\"description\":\"The value to set for a date field (ISO 8601 date string)\",\"type\":\"string\"},\"delete\":{\"description\":\"Set to true to delete this field value\",\"type\":\"boolean\"},\"field_id\":{\"description\":\"The GraphQL node ID of the issue field\",\"type\":\"string\"},\"is_suggestion\":{\"description\":\"If true, this field value is sent to the API as a suggestion (suggest:true) rather than an applied value. Whether the value is applied or recorded as a proposal is determined by the API.\",\"type\":\"boolean\"},\"number_value\":{\"description\":\"The value to set for a number field\",\"type\":\"number\"},\"rationale\":{\"description\":\"One concise sentence explaining what specifically about the issue led you to choose this field value. State the concrete signal (e.g. 'Reports a crash when saving' → high priority).\",\"maxLength\":280,\"type\":\"string\"},\"single_select_option_id\":{\"description\":\"The GraphQL node ID of the option to set for a single select field\",\"type\":\"string\"},\"text_value\":{\"description\":\"The value to set for a text field\",\"type\":\"string\"}},\"required\":[\"field_id\"],\"type\":\"object\"},\"minItems\":1,\"type\":\"array\"},\"issue_number\":{\"description\":\"The issue number to update\",\"minimum\":1,\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\",\"fields\"],\"type\":\"object\"}",
@@ -8825,7 +8825,7 @@ Default: `true`.*/
             ///Repository name
             pub repo: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { fields = "fields", issue_number = "issue_number", owner = "owner",
             repo = "repo" }
         );
@@ -8851,7 +8851,7 @@ Default: `true`.*/
             ///The value to set for a text field
             pub text_value: Option<String>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             ArgsFieldsItem { confidence = "confidence" skip_if(Option::is_none),
             date_value = "date_value" skip_if(Option::is_none), delete = "delete"
             skip_if(Option::is_none), field_id = "field_id", is_suggestion =
@@ -8867,7 +8867,7 @@ Default: `true`.*/
             Medium,
             High,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsFieldsItemConfidence { Low = "LOW", Medium = "MEDIUM", High = "HIGH" }
         );
         impl Args {
@@ -8890,7 +8890,7 @@ Default: `true`.*/
     /// Types and definition of the tool `star_repository`.
     pub mod star_repository {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "star_repository",
                 "mcp_github_star_repository",
                 "{\"properties\":{\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
@@ -8905,7 +8905,7 @@ Default: `true`.*/
             ///Repository name
             pub repo: String,
         }
-        ::mcp_runtime::__private::serde_struct!(Args { owner = "owner", repo = "repo" });
+        ::mcp_bindgen::__private::serde_struct!(Args { owner = "owner", repo = "repo" });
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(owner: impl Into<String>, repo: impl Into<String>) -> Self {
@@ -8919,7 +8919,7 @@ Default: `true`.*/
     /// Types and definition of the tool `sub_issue_write`.
     pub mod sub_issue_write {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "sub_issue_write",
                 "mcp_github_sub_issue_write",
                 "{\"properties\":{\"after_id\":{\"description\":\"The ID of the sub-issue to be prioritized after (either after_id OR before_id should be specified)\",\"type\":\"number\"},\"before_id\":{\"description\":\"The ID of the sub-issue to be prioritized before (either after_id OR before_id should be specified)\",\"type\":\"number\"},\"issue_number\":{\"description\":\"The number of the parent issue\",\"type\":\"number\"},\"method\":{\"description\":\"The action to perform on a single sub-issue\\nOptions are:\\n- 'add' - add a sub-issue to a parent issue in a GitHub repository.\\n- 'remove' - remove a sub-issue from a parent issue in a GitHub repository.\\n- 'reprioritize' - change the order of sub-issues within a parent issue in a GitHub repository. Use either 'after_id' or 'before_id' to specify the new position.\\nWrites issue hierarchy. To move a sub-issue to a new parent, use `add` with `replace_parent=true`; there is no writable parent field.\\n\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"replace_parent\":{\"description\":\"When true, replaces the sub-issue's current parent issue. Use with 'add' method only.\",\"type\":\"boolean\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"sub_issue_id\":{\"description\":\"The ID of the sub-issue to add. ID is not the same as issue number\",\"type\":\"number\"}},\"required\":[\"method\",\"owner\",\"repo\",\"issue_number\",\"sub_issue_id\"],\"type\":\"object\"}",
@@ -8952,7 +8952,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             ///The ID of the sub-issue to add. ID is not the same as issue number
             pub sub_issue_id: f64,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { after_id = "after_id" skip_if(Option::is_none), before_id =
             "before_id" skip_if(Option::is_none), issue_number = "issue_number", method =
             "method", owner = "owner", replace_parent = "replace_parent"
@@ -8983,7 +8983,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
     /// Types and definition of the tool `submit_pending_pull_request_review`.
     pub mod submit_pending_pull_request_review {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "submit_pending_pull_request_review",
                 "mcp_github_submit_pending_pull_request_review",
                 "{\"properties\":{\"body\":{\"description\":\"The review body text (optional)\",\"type\":\"string\"},\"event\":{\"description\":\"The review action to perform\",\"enum\":[\"APPROVE\",\"REQUEST_CHANGES\",\"COMMENT\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pullNumber\":{\"description\":\"The pull request number\",\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pullNumber\",\"event\"],\"type\":\"object\"}",
@@ -9004,7 +9004,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             ///Repository name
             pub repo: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { body = "body" skip_if(Option::is_none), event = "event", owner =
             "owner", pull_number = "pullNumber", repo = "repo" }
         );
@@ -9015,7 +9015,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             RequestChanges,
             Comment,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsEvent { Approve = "APPROVE", RequestChanges = "REQUEST_CHANGES", Comment
             = "COMMENT" }
         );
@@ -9040,7 +9040,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
     /// Types and definition of the tool `ui_get`.
     pub mod ui_get {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "ui_get",
                 "mcp_github_ui_get",
                 "{\"properties\":{\"method\":{\"description\":\"The type of data to fetch\",\"enum\":[\"labels\",\"assignees\",\"milestones\",\"issue_types\",\"branches\",\"issue_fields\",\"reviewers\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (required for all methods)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name (required for labels, assignees, milestones, branches, issue fields, reviewers)\",\"type\":\"string\"}},\"required\":[\"method\",\"owner\"],\"type\":\"object\"}",
@@ -9059,7 +9059,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             ///Repository name (required for labels, assignees, milestones, branches, issue fields, reviewers)
             pub repo: Option<String>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { method = "method", owner = "owner", repo = "repo"
             skip_if(Option::is_none) }
         );
@@ -9074,7 +9074,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             IssueFields,
             Reviewers,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsMethod { Labels = "labels", Assignees = "assignees", Milestones =
             "milestones", IssueTypes = "issue_types", Branches = "branches", IssueFields
             = "issue_fields", Reviewers = "reviewers" }
@@ -9093,7 +9093,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
     /// Types and definition of the tool `unresolve_review_thread`.
     pub mod unresolve_review_thread {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "unresolve_review_thread",
                 "mcp_github_unresolve_review_thread",
                 "{\"properties\":{\"threadID\":{\"description\":\"The node ID of the review thread to unresolve (e.g., PRRT_kwDOxxx)\",\"type\":\"string\"}},\"required\":[\"threadID\"],\"type\":\"object\"}",
@@ -9108,7 +9108,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             ///The node ID of the review thread to unresolve (e.g., PRRT_kwDOxxx)
             pub thread_id: String,
         }
-        ::mcp_runtime::__private::serde_struct!(Args { thread_id = "threadID" });
+        ::mcp_bindgen::__private::serde_struct!(Args { thread_id = "threadID" });
         impl Args {
             /// The required arguments (`threadID`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(thread_id: impl Into<String>) -> Self {
@@ -9121,7 +9121,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
     /// Types and definition of the tool `unstar_repository`.
     pub mod unstar_repository {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "unstar_repository",
                 "mcp_github_unstar_repository",
                 "{\"properties\":{\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
@@ -9136,7 +9136,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             ///Repository name
             pub repo: String,
         }
-        ::mcp_runtime::__private::serde_struct!(Args { owner = "owner", repo = "repo" });
+        ::mcp_bindgen::__private::serde_struct!(Args { owner = "owner", repo = "repo" });
         impl Args {
             /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(owner: impl Into<String>, repo: impl Into<String>) -> Self {
@@ -9150,7 +9150,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
     /// Types and definition of the tool `update_gist`.
     pub mod update_gist {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "update_gist",
                 "mcp_github_update_gist",
                 "{\"properties\":{\"content\":{\"description\":\"Content for the file\",\"type\":\"string\"},\"description\":{\"description\":\"Updated description of the gist\",\"type\":\"string\"},\"filename\":{\"description\":\"Filename to update or create\",\"type\":\"string\"},\"gist_id\":{\"description\":\"ID of the gist to update\",\"type\":\"string\"}},\"required\":[\"gist_id\",\"filename\",\"content\"],\"type\":\"object\"}",
@@ -9169,7 +9169,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             ///ID of the gist to update
             pub gist_id: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { content = "content", description = "description"
             skip_if(Option::is_none), filename = "filename", gist_id = "gist_id" }
         );
@@ -9192,7 +9192,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
     /// Types and definition of the tool `update_issue_assignees`.
     pub mod update_issue_assignees {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "update_issue_assignees",
                 "mcp_github_update_issue_assignees",
                 "{\"properties\":{\"assignees\":{\"description\":\"GitHub usernames to assign to this issue.\",\"items\":{\"oneOf\":[{\"description\":\"GitHub username\",\"type\":\"string\"},{\"properties\":{\"confidence\":{\"description\":\"How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.\",\"enum\":[\"LOW\",\"MEDIUM\",\"HIGH\"],\"type\":\"string\"},\"is_suggestion\":{\"description\":\"If true, this assignee is sent to the API as a suggestion (suggest:true) rather than an applied assignee. Whether the assignee is applied or recorded as a proposal is determined by the API.\",\"type\":\"boolean\"},\"login\":{\"description\":\"GitHub username\",\"type\":\"string\"},\"rationale\":{\"description\":\"One concise sentence explaining what specifically about the issue led you to choose this assignee. State the concrete signal (e.g. 'Authored the file the crash originates in').\",\"maxLength\":280,\"type\":\"string\"}},\"required\":[\"login\"],\"type\":\"object\"}]},\"type\":\"array\"},\"issue_number\":{\"description\":\"The issue number to update\",\"minimum\":1,\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\",\"assignees\"],\"type\":\"object\"}",
@@ -9201,7 +9201,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
                 "Update the assignees of an existing issue. This replaces the current assignees with the provided list. When setting values, include a confidence level (LOW, MEDIUM, or HIGH) reflecting how certain you are about the choice.",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
+        use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
         ///Update the assignees of an existing issue. This replaces the current assignees with the provided list. When setting values, include a confidence level (LOW, MEDIUM, or HIGH) reflecting how certain you are about the choice.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
@@ -9214,13 +9214,13 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             ///Repository name
             pub repo: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { assignees = "assignees", issue_number = "issue_number", owner =
             "owner", repo = "repo" }
         );
         ///`ArgsAssigneesItem`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(untagged)]
         pub enum ArgsAssigneesItem {
             String(String),
@@ -9245,7 +9245,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             Medium,
             High,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsAssigneesItemObjectConfidence { Low = "LOW", Medium = "MEDIUM", High =
             "HIGH" }
         );
@@ -9269,7 +9269,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
     /// Types and definition of the tool `update_issue_body`.
     pub mod update_issue_body {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "update_issue_body",
                 "mcp_github_update_issue_body",
                 "{\"properties\":{\"body\":{\"description\":\"The new body content for the issue\",\"type\":\"string\"},\"issue_number\":{\"description\":\"The issue number to update\",\"minimum\":1,\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\",\"body\"],\"type\":\"object\"}",
@@ -9288,7 +9288,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             ///Repository name
             pub repo: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { body = "body", issue_number = "issue_number", owner = "owner", repo =
             "repo" }
         );
@@ -9312,7 +9312,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
     /// Types and definition of the tool `update_issue_labels`.
     pub mod update_issue_labels {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "update_issue_labels",
                 "mcp_github_update_issue_labels",
                 "{\"properties\":{\"issue_number\":{\"description\":\"The issue number to update\",\"minimum\":1,\"type\":\"number\"},\"labels\":{\"description\":\"Labels to apply to this issue.\",\"items\":{\"oneOf\":[{\"description\":\"Label name\",\"type\":\"string\"},{\"properties\":{\"confidence\":{\"description\":\"How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.\",\"enum\":[\"LOW\",\"MEDIUM\",\"HIGH\"],\"type\":\"string\"},\"is_suggestion\":{\"description\":\"If true, this label is sent to the API as a suggestion (suggest:true) rather than an applied label. Whether the label is applied or recorded as a proposal is determined by the API.\",\"type\":\"boolean\"},\"name\":{\"description\":\"Label name\",\"type\":\"string\"},\"rationale\":{\"description\":\"One concise sentence explaining what specifically about the issue led you to choose this label. State the concrete signal (e.g. 'Reports a crash when saving' → bug).\",\"maxLength\":280,\"type\":\"string\"}},\"required\":[\"name\"],\"type\":\"object\"}]},\"type\":\"array\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\",\"labels\"],\"type\":\"object\"}",
@@ -9321,7 +9321,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
                 "Update the labels of an existing issue. This replaces the current labels with the provided list. When setting values, include a confidence level (LOW, MEDIUM, or HIGH) reflecting how certain you are about the choice.",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
+        use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
         ///Update the labels of an existing issue. This replaces the current labels with the provided list. When setting values, include a confidence level (LOW, MEDIUM, or HIGH) reflecting how certain you are about the choice.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
@@ -9334,13 +9334,13 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             ///Repository name
             pub repo: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { issue_number = "issue_number", labels = "labels", owner = "owner",
             repo = "repo" }
         );
         ///`ArgsLabelsItem`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(untagged)]
         pub enum ArgsLabelsItem {
             String(String),
@@ -9365,7 +9365,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             Medium,
             High,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsLabelsItemObjectConfidence { Low = "LOW", Medium = "MEDIUM", High =
             "HIGH" }
         );
@@ -9389,7 +9389,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
     /// Types and definition of the tool `update_issue_milestone`.
     pub mod update_issue_milestone {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "update_issue_milestone",
                 "mcp_github_update_issue_milestone",
                 "{\"properties\":{\"issue_number\":{\"description\":\"The issue number to update\",\"minimum\":1,\"type\":\"number\"},\"milestone\":{\"description\":\"The milestone number to set on the issue\",\"minimum\":1,\"type\":\"integer\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\",\"milestone\"],\"type\":\"object\"}",
@@ -9408,7 +9408,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             ///Repository name
             pub repo: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { issue_number = "issue_number", milestone = "milestone", owner =
             "owner", repo = "repo" }
         );
@@ -9432,7 +9432,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
     /// Types and definition of the tool `update_issue_state`.
     pub mod update_issue_state {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "update_issue_state",
                 "mcp_github_update_issue_state",
                 "{\"properties\":{\"confidence\":{\"description\":\"How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.\",\"enum\":[\"LOW\",\"MEDIUM\",\"HIGH\"],\"type\":\"string\"},\"duplicate_of\":{\"description\":\"The issue number of the canonical issue this issue duplicates. Only valid when state_reason is 'duplicate'. Required when is_suggestion is true and state_reason is 'duplicate'. The issue number is resolved to a database ID before being sent to the API.\",\"minimum\":1,\"type\":\"number\"},\"is_suggestion\":{\"description\":\"If true, this state change is sent to the API as a suggestion (suggest:true) rather than an applied change. Whether the change is applied or recorded as a proposal is determined by the API.\",\"type\":\"boolean\"},\"issue_number\":{\"description\":\"The issue number to update\",\"minimum\":1,\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"rationale\":{\"description\":\"One concise sentence explaining what specifically about the issue led you to choose this state. State the concrete signal (e.g. 'The reported crash is fixed in v2.1' → completed).\",\"maxLength\":280,\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"state\":{\"description\":\"The new state for the issue\",\"enum\":[\"open\",\"closed\"],\"type\":\"string\"},\"state_reason\":{\"description\":\"The reason for the state change (only for closed state)\",\"enum\":[\"completed\",\"not_planned\",\"duplicate\"],\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\",\"state\"],\"type\":\"object\"}",
@@ -9463,7 +9463,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             ///The reason for the state change (only for closed state)
             pub state_reason: Option<ArgsStateReason>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { confidence = "confidence" skip_if(Option::is_none), duplicate_of =
             "duplicate_of" skip_if(Option::is_none), is_suggestion = "is_suggestion"
             skip_if(Option::is_none), issue_number = "issue_number", owner = "owner",
@@ -9477,7 +9477,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             Medium,
             High,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsConfidence { Low = "LOW", Medium = "MEDIUM", High = "HIGH" }
         );
         ///The new state for the issue
@@ -9486,7 +9486,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             Open,
             Closed,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsState { Open = "open", Closed = "closed" }
         );
         ///The reason for the state change (only for closed state)
@@ -9496,7 +9496,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             NotPlanned,
             Duplicate,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsStateReason { Completed = "completed", NotPlanned = "not_planned",
             Duplicate = "duplicate" }
         );
@@ -9525,7 +9525,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
     /// Types and definition of the tool `update_issue_title`.
     pub mod update_issue_title {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "update_issue_title",
                 "mcp_github_update_issue_title",
                 "{\"properties\":{\"issue_number\":{\"description\":\"The issue number to update\",\"minimum\":1,\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"title\":{\"description\":\"The new title for the issue\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\",\"title\"],\"type\":\"object\"}",
@@ -9544,7 +9544,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             ///The new title for the issue
             pub title: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { issue_number = "issue_number", owner = "owner", repo = "repo", title =
             "title" }
         );
@@ -9568,7 +9568,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
     /// Types and definition of the tool `update_issue_type`.
     pub mod update_issue_type {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "update_issue_type",
                 "mcp_github_update_issue_type",
                 "{\"properties\":{\"confidence\":{\"description\":\"How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.\",\"enum\":[\"LOW\",\"MEDIUM\",\"HIGH\"],\"type\":\"string\"},\"is_suggestion\":{\"description\":\"If true, this issue type change is sent to the API as a suggestion (suggest:true) rather than an applied value. Whether the type is applied or recorded as a proposal is determined by the API.\",\"type\":\"boolean\"},\"issue_number\":{\"description\":\"The issue number to update\",\"minimum\":1,\"type\":\"number\"},\"issue_type\":{\"anyOf\":[{\"minLength\":1,\"type\":\"string\"},{\"type\":\"null\"}],\"description\":\"The issue type to set, or null to remove the current type\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"rationale\":{\"description\":\"One concise sentence explaining what specifically about the issue led you to choose this type. State the concrete signal (e.g. 'Reports a crash when saving' → bug, 'Asks for dark mode support' → feature).\",\"maxLength\":280,\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\",\"issue_type\"],\"type\":\"object\"}",
@@ -9577,10 +9577,10 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
                 "Set or remove the type of an existing issue. Pass null to remove the current type. When setting a value, include a confidence level (LOW, MEDIUM, or HIGH) reflecting how certain you are about the choice.",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
+        use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
         ///Set or remove the type of an existing issue. Pass null to remove the current type. When setting a value, include a confidence level (LOW, MEDIUM, or HIGH) reflecting how certain you are about the choice.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[serde(crate = "::mcp_bindgen::__private::serde")]
         pub struct Args {
             ///How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -9608,7 +9608,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             Medium,
             High,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsConfidence { Low = "LOW", Medium = "MEDIUM", High = "HIGH" }
         );
         impl Args {
@@ -9634,7 +9634,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
     /// Types and definition of the tool `update_pull_request`.
     pub mod update_pull_request {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "update_pull_request",
                 "mcp_github_update_pull_request",
                 "{\"properties\":{\"base\":{\"description\":\"New base branch name\",\"type\":\"string\"},\"body\":{\"description\":\"New description\",\"type\":\"string\"},\"draft\":{\"description\":\"Mark pull request as draft (true) or ready for review (false)\",\"type\":\"boolean\"},\"maintainer_can_modify\":{\"description\":\"Allow maintainer edits\",\"type\":\"boolean\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"pullNumber\":{\"description\":\"Pull request number to update\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"reviewers\":{\"description\":\"GitHub usernames or ORG/team-slug team reviewers to request reviews from\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"state\":{\"description\":\"New state\",\"enum\":[\"open\",\"closed\"],\"type\":\"string\"},\"title\":{\"description\":\"New title\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pullNumber\"],\"type\":\"object\"}",
@@ -9665,7 +9665,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             ///New title
             pub title: Option<String>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { base = "base" skip_if(Option::is_none), body = "body"
             skip_if(Option::is_none), draft = "draft" skip_if(Option::is_none),
             maintainer_can_modify = "maintainer_can_modify" skip_if(Option::is_none),
@@ -9679,7 +9679,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             Open,
             Closed,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsState { Open = "open", Closed = "closed" }
         );
         impl Args {
@@ -9707,7 +9707,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
     /// Types and definition of the tool `update_pull_request_body`.
     pub mod update_pull_request_body {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "update_pull_request_body",
                 "mcp_github_update_pull_request_body",
                 "{\"properties\":{\"body\":{\"description\":\"The new body content for the pull request\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pullNumber\":{\"description\":\"The pull request number\",\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pullNumber\",\"body\"],\"type\":\"object\"}",
@@ -9726,7 +9726,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             ///Repository name
             pub repo: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { body = "body", owner = "owner", pull_number = "pullNumber", repo =
             "repo" }
         );
@@ -9750,7 +9750,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
     /// Types and definition of the tool `update_pull_request_branch`.
     pub mod update_pull_request_branch {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "update_pull_request_branch",
                 "mcp_github_update_pull_request_branch",
                 "{\"properties\":{\"expectedHeadSha\":{\"description\":\"The expected SHA of the pull request's HEAD ref\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"pullNumber\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pullNumber\"],\"type\":\"object\"}",
@@ -9771,7 +9771,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             ///Repository name
             pub repo: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { expected_head_sha = "expectedHeadSha" skip_if(Option::is_none), owner
             = "owner", pull_number = "pullNumber", repo = "repo" }
         );
@@ -9794,7 +9794,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
     /// Types and definition of the tool `update_pull_request_draft_state`.
     pub mod update_pull_request_draft_state {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "update_pull_request_draft_state",
                 "mcp_github_update_pull_request_draft_state",
                 "{\"properties\":{\"draft\":{\"description\":\"Set to true to convert to draft, false to mark as ready for review\",\"type\":\"boolean\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pullNumber\":{\"description\":\"The pull request number\",\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pullNumber\",\"draft\"],\"type\":\"object\"}",
@@ -9813,7 +9813,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             ///Repository name
             pub repo: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { draft = "draft", owner = "owner", pull_number = "pullNumber", repo =
             "repo" }
         );
@@ -9837,7 +9837,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
     /// Types and definition of the tool `update_pull_request_state`.
     pub mod update_pull_request_state {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "update_pull_request_state",
                 "mcp_github_update_pull_request_state",
                 "{\"properties\":{\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pullNumber\":{\"description\":\"The pull request number\",\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"state\":{\"description\":\"The new state for the pull request\",\"enum\":[\"open\",\"closed\"],\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pullNumber\",\"state\"],\"type\":\"object\"}",
@@ -9856,7 +9856,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             ///The new state for the pull request
             pub state: ArgsState,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { owner = "owner", pull_number = "pullNumber", repo = "repo", state =
             "state" }
         );
@@ -9866,7 +9866,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             Open,
             Closed,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsState { Open = "open", Closed = "closed" }
         );
         impl Args {
@@ -9889,7 +9889,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
     /// Types and definition of the tool `update_pull_request_title`.
     pub mod update_pull_request_title {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "update_pull_request_title",
                 "mcp_github_update_pull_request_title",
                 "{\"properties\":{\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pullNumber\":{\"description\":\"The pull request number\",\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"title\":{\"description\":\"The new title for the pull request\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pullNumber\",\"title\"],\"type\":\"object\"}",
@@ -9908,7 +9908,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             ///The new title for the pull request
             pub title: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { owner = "owner", pull_number = "pullNumber", repo = "repo", title =
             "title" }
         );
@@ -9937,7 +9937,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
         /// The server's prompts: one async method per prompt, arguments typed.
         #[derive(Clone, Copy, Debug)]
         pub struct Prompts<'a> {
-            pub(super) session: &'a ::mcp_runtime::Session,
+            pub(super) session: &'a ::mcp_bindgen::Session,
         }
         impl Prompts<'_> {}
     }

@@ -14,8 +14,8 @@
     rustdoc::all
 )]
 pub mod names {
-    use ::mcp_runtime::{CallFuture, CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
-    use ::mcp_runtime::fake::{Stub, StubNoArgs};
+    use ::mcp_bindgen::{CallFuture, CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
+    use ::mcp_bindgen::fake::{Stub, StubNoArgs};
     /// SHA-256 of the canonical tool list of the fixture (all tools, before `only`/`skip`);
     /// the runtime compares it with the live server to detect drift.
     pub const FIXTURE_HASH: &str = "7050d755d5e5e9a4989fbbfd6b3eb074b87fddb92124c6d5a9ca4681dd909d79";
@@ -35,7 +35,7 @@ pub mod names {
     /// Every generated tool as a toolbox definition: compile-time OpenAI export and
     /// argument validation through the generated types
     /// (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
-    pub const TYPED_TOOLS: &[::mcp_runtime::toolbox::TypedTool] = &[
+    pub const TYPED_TOOLS: &[::mcp_bindgen::toolbox::TypedTool] = &[
         create_issue::TOOL,
         list_repos::TOOL,
         r#type::TOOL,
@@ -48,12 +48,12 @@ pub mod names {
     /// Typed client for the `names` server (8 tools), bound to a runtime session.
     #[derive(Clone, Debug)]
     pub struct Client {
-        session: ::mcp_runtime::Session,
+        session: ::mcp_bindgen::Session,
         options: CallOptions,
     }
     impl Client {
         /// Wraps a connected session.
-        pub fn new(session: ::mcp_runtime::Session) -> Self {
+        pub fn new(session: ::mcp_bindgen::Session) -> Self {
             Self {
                 session,
                 options: CallOptions::default(),
@@ -74,15 +74,15 @@ pub mod names {
         /// for the tools of this module); the registry's `drift` policy decides between
         /// a warning (default), an error and nothing.
         pub async fn connect(
-            config: &::mcp_runtime::ServerConfig,
-        ) -> ::mcp_runtime::Result<Self> {
-            let options = ::mcp_runtime::ConnectOptions::new()
+            config: &::mcp_bindgen::ServerConfig,
+        ) -> ::mcp_bindgen::Result<Self> {
+            let options = ::mcp_bindgen::ConnectOptions::new()
                 .with_fixture_hash(FIXTURE_HASH)
                 .with_fixture_tools(TYPED_TOOLS);
             options.connect(config).await.map(Self::new)
         }
         /// The underlying session (untyped calls, server info, close).
-        pub fn session(&self) -> &::mcp_runtime::Session {
+        pub fn session(&self) -> &::mcp_bindgen::Session {
             &self.session
         }
         /// The server's prompts, with typed arguments (one method per prompt of the
@@ -138,7 +138,7 @@ pub mod names {
     /// while recording ([`Recorder`]). Implemented by those three only.
     pub trait Tools: Send + Sync {
         #[doc(hidden)]
-        fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_>;
+        fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_>;
         /// See [`Client::create_issue`].
         fn create_issue(&self, args: create_issue::Args) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(create_issue::TOOL.name, args)
@@ -180,8 +180,8 @@ pub mod names {
         }
     }
     impl Tools for Client {
-        fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
-            ::mcp_runtime::fake::Backend::Session(&self.session, &self.options)
+        fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_> {
+            ::mcp_bindgen::fake::Backend::Session(&self.session, &self.options)
         }
     }
     /// This server's tools without the server: each tool answers from its stub
@@ -189,11 +189,11 @@ pub mod names {
     /// is an error naming the tool. Clones share stubs and calls, so a test can hand one
     /// clone to a toolbox (`add_fake`) and assert on [`Fake::calls`] with another.
     #[derive(Clone, Debug)]
-    pub struct Fake(::mcp_runtime::fake::FakeServer);
+    pub struct Fake(::mcp_bindgen::fake::FakeServer);
     impl Fake {
         /// A fake with no stubs.
         pub fn new() -> Self {
-            Self(::mcp_runtime::fake::FakeServer::new(ALIAS, TYPED_TOOLS))
+            Self(::mcp_bindgen::fake::FakeServer::new(ALIAS, TYPED_TOOLS))
         }
         /// A fake that replays the cassette at `path` (written by [`Recorder`]). Every
         /// recorded argument and result is decoded through this module's types first:
@@ -201,16 +201,16 @@ pub mod names {
         /// tool and the field.
         pub fn from_cassette(
             path: impl AsRef<::std::path::Path>,
-        ) -> ::mcp_runtime::Result<Self> {
-            ::mcp_runtime::fake::FakeServer::from_cassette(ALIAS, TYPED_TOOLS, path)
+        ) -> ::mcp_bindgen::Result<Self> {
+            ::mcp_bindgen::fake::FakeServer::from_cassette(ALIAS, TYPED_TOOLS, path)
                 .map(Self)
         }
         /// The calls made so far, in order.
-        pub fn calls(&self) -> ::std::vec::Vec<::mcp_runtime::fake::Call> {
+        pub fn calls(&self) -> ::std::vec::Vec<::mcp_bindgen::fake::Call> {
             self.0.calls()
         }
         /// The engine underneath (more cassettes, JSON calls).
-        pub fn server(&self) -> &::mcp_runtime::fake::FakeServer {
+        pub fn server(&self) -> &::mcp_bindgen::fake::FakeServer {
             &self.0
         }
         /// Answers [`Tools::create_issue`] with `stub`.
@@ -274,11 +274,11 @@ pub mod names {
         }
     }
     impl Tools for Fake {
-        fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
-            ::mcp_runtime::fake::Backend::Fake(&self.0)
+        fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_> {
+            ::mcp_bindgen::fake::Backend::Fake(&self.0)
         }
     }
-    impl From<Fake> for ::mcp_runtime::fake::FakeServer {
+    impl From<Fake> for ::mcp_bindgen::fake::FakeServer {
         fn from(fake: Fake) -> Self {
             fake.0
         }
@@ -288,7 +288,7 @@ pub mod names {
     #[derive(Debug)]
     pub struct Recorder {
         client: Client,
-        tape: ::mcp_runtime::fake::Tape,
+        tape: ::mcp_bindgen::fake::Tape,
     }
     impl Recorder {
         /// Records the calls made through `client` at the end of the cassette at
@@ -296,8 +296,8 @@ pub mod names {
         pub fn new(
             client: Client,
             path: impl AsRef<::std::path::Path>,
-        ) -> ::mcp_runtime::Result<Self> {
-            ::mcp_runtime::fake::Tape::append(path).map(|tape| Self { client, tape })
+        ) -> ::mcp_bindgen::Result<Self> {
+            ::mcp_bindgen::fake::Tape::append(path).map(|tape| Self { client, tape })
         }
         /// The client calls go to.
         pub fn client(&self) -> &Client {
@@ -305,8 +305,8 @@ pub mod names {
         }
     }
     impl Tools for Recorder {
-        fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
-            ::mcp_runtime::fake::Backend::Recorder(
+        fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_> {
+            ::mcp_bindgen::fake::Backend::Recorder(
                 &self.client.session,
                 &self.client.options,
                 &self.tape,
@@ -316,7 +316,7 @@ pub mod names {
     /// Types and definition of the tool `create-issue`.
     pub mod create_issue {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "create-issue",
                 "mcp_names_create-issue",
                 "{\"properties\":{\"$meta\":{\"type\":\"string\"},\"@timestamp\":{\"type\":\"string\"},\"box\":{\"type\":\"string\"},\"count\":{\"description\":\"Overridden to u32.\",\"type\":\"number\"},\"perPage\":{\"type\":\"number\"},\"raw\":{\"type\":\"string\"},\"ref\":{\"type\":\"string\"},\"repo-name\":{\"type\":\"string\"},\"self\":{\"type\":\"string\"},\"static\":{\"type\":\"boolean\"},\"type\":{\"description\":\"A Rust keyword.\",\"type\":\"string\"}},\"required\":[\"type\",\"repo-name\"],\"type\":\"object\"}",
@@ -340,7 +340,7 @@ pub mod names {
             ///A Rust keyword.
             pub type_: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { box_ = "box" skip_if(Option::is_none), count = "count"
             skip_if(Option::is_none), meta = "$meta" skip_if(Option::is_none), per_page =
             "perPage" skip_if(Option::is_none), raw = "raw" skip_if(Option::is_none),
@@ -370,7 +370,7 @@ pub mod names {
     /// Types and definition of the tool `repo.list`.
     pub mod list_repos {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "repo.list",
                 "mcp_names_repo_list",
                 "{\"properties\":{\"owner\":{\"type\":\"string\"},\"perPage\":{\"description\":\"Overridden by the glob `*.perPage`.\",\"type\":\"number\"}},\"type\":\"object\"}",
@@ -384,7 +384,7 @@ pub mod names {
             ///Overridden by the glob `*.perPage`.
             pub per_page: Option<std::num::NonZeroU8>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { owner = "owner" skip_if(Option::is_none), per_page = "perPage"
             skip_if(Option::is_none) }
         );
@@ -392,7 +392,7 @@ pub mod names {
     /// Types and definition of the tool `type`.
     pub mod r#type {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "type",
                 "mcp_names_type",
                 "{\"properties\":{\"text\":{\"type\":\"string\"}},\"required\":[\"text\"],\"type\":\"object\"}",
@@ -404,7 +404,7 @@ pub mod names {
         pub struct Args {
             pub text: String,
         }
-        ::mcp_runtime::__private::serde_struct!(Args { text = "text" });
+        ::mcp_bindgen::__private::serde_struct!(Args { text = "text" });
         impl Args {
             /// The required arguments (`text`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(text: impl Into<String>) -> Self {
@@ -415,7 +415,7 @@ pub mod names {
     /// Types and definition of the tool `new`.
     pub mod new_tool {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "new",
                 "mcp_names_new",
                 "{\"type\":\"object\"}",
@@ -423,12 +423,12 @@ pub mod names {
             .described("Clashes with Client::new.")
             .no_args();
         /// This tool takes no arguments; the call sends `{}`.
-        pub type Args = ::mcp_runtime::NoArgs;
+        pub type Args = ::mcp_bindgen::NoArgs;
     }
     /// Types and definition of the tool `café.lookup`.
     pub mod caf_u00e9_lookup {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "café.lookup",
                 "mcp_names_caf__lookup",
                 "{\"type\":\"object\"}",
@@ -436,36 +436,36 @@ pub mod names {
             .described("Non-ASCII name.")
             .no_args();
         /// This tool takes no arguments; the call sends `{}`.
-        pub type Args = ::mcp_runtime::NoArgs;
+        pub type Args = ::mcp_bindgen::NoArgs;
     }
     /// Types and definition of the tool `getHTTPStatus`.
     pub mod get_http_status {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "getHTTPStatus",
                 "mcp_names_getHTTPStatus",
                 "{\"type\":\"object\"}",
             )
             .no_args();
         /// This tool takes no arguments; the call sends `{}`.
-        pub type Args = ::mcp_runtime::NoArgs;
+        pub type Args = ::mcp_bindgen::NoArgs;
     }
     /// Types and definition of the tool `a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four`.
     pub mod a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four",
                 "mcp_names_a_very_long_tool_name_that_goes_on_and_on_and_e60f105c",
                 "{\"type\":\"object\"}",
             )
             .no_args();
         /// This tool takes no arguments; the call sends `{}`.
-        pub type Args = ::mcp_runtime::NoArgs;
+        pub type Args = ::mcp_bindgen::NoArgs;
     }
     /// Types and definition of the tool `collide`.
     pub mod collide {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "collide",
                 "mcp_names_collide",
                 "{\"properties\":{\"fooBar\":{\"type\":\"string\"},\"foo_bar\":{\"type\":\"string\"}},\"required\":[\"fooBar\"],\"type\":\"object\"}",
@@ -478,7 +478,7 @@ pub mod names {
             pub foo_bar: Option<String>,
             pub foo_bar_camel: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { foo_bar = "foo_bar" skip_if(Option::is_none), foo_bar_camel = "fooBar"
             }
         );
@@ -500,7 +500,7 @@ pub mod names {
         /// The server's prompts: one async method per prompt, arguments typed.
         #[derive(Clone, Copy, Debug)]
         pub struct Prompts<'a> {
-            pub(super) session: &'a ::mcp_runtime::Session,
+            pub(super) session: &'a ::mcp_bindgen::Session,
         }
         impl Prompts<'_> {}
     }

@@ -14,8 +14,8 @@
     rustdoc::all
 )]
 pub mod outputs {
-    use ::mcp_runtime::{CallFuture, CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
-    use ::mcp_runtime::fake::{Stub, StubNoArgs};
+    use ::mcp_bindgen::{CallFuture, CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
+    use ::mcp_bindgen::fake::{Stub, StubNoArgs};
     /// SHA-256 of the canonical tool list of the fixture (all tools, before `only`/`skip`);
     /// the runtime compares it with the live server to detect drift.
     pub const FIXTURE_HASH: &str = "1c68ecff29011b818d961ef85da12384f8d03fb5f82b968ed26f58119b17bbe6";
@@ -32,7 +32,7 @@ pub mod outputs {
     /// Every generated tool as a toolbox definition: compile-time OpenAI export and
     /// argument validation through the generated types
     /// (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
-    pub const TYPED_TOOLS: &[::mcp_runtime::toolbox::TypedTool] = &[
+    pub const TYPED_TOOLS: &[::mcp_bindgen::toolbox::TypedTool] = &[
         get_weather::TOOL,
         ping::TOOL,
         status::TOOL,
@@ -42,12 +42,12 @@ pub mod outputs {
     /// Typed client for the `outputs` server (5 tools), bound to a runtime session.
     #[derive(Clone, Debug)]
     pub struct Client {
-        session: ::mcp_runtime::Session,
+        session: ::mcp_bindgen::Session,
         options: CallOptions,
     }
     impl Client {
         /// Wraps a connected session.
-        pub fn new(session: ::mcp_runtime::Session) -> Self {
+        pub fn new(session: ::mcp_bindgen::Session) -> Self {
             Self {
                 session,
                 options: CallOptions::default(),
@@ -68,15 +68,15 @@ pub mod outputs {
         /// for the tools of this module); the registry's `drift` policy decides between
         /// a warning (default), an error and nothing.
         pub async fn connect(
-            config: &::mcp_runtime::ServerConfig,
-        ) -> ::mcp_runtime::Result<Self> {
-            let options = ::mcp_runtime::ConnectOptions::new()
+            config: &::mcp_bindgen::ServerConfig,
+        ) -> ::mcp_bindgen::Result<Self> {
+            let options = ::mcp_bindgen::ConnectOptions::new()
                 .with_fixture_hash(FIXTURE_HASH)
                 .with_fixture_tools(TYPED_TOOLS);
             options.connect(config).await.map(Self::new)
         }
         /// The underlying session (untyped calls, server info, close).
-        pub fn session(&self) -> &::mcp_runtime::Session {
+        pub fn session(&self) -> &::mcp_bindgen::Session {
             &self.session
         }
         /// The server's prompts, with typed arguments (one method per prompt of the
@@ -131,7 +131,7 @@ pub mod outputs {
     /// while recording ([`Recorder`]). Implemented by those three only.
     pub trait Tools: Send + Sync {
         #[doc(hidden)]
-        fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_>;
+        fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_>;
         /// See [`Client::get_weather`].
         fn get_weather(
             &self,
@@ -160,8 +160,8 @@ pub mod outputs {
         }
     }
     impl Tools for Client {
-        fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
-            ::mcp_runtime::fake::Backend::Session(&self.session, &self.options)
+        fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_> {
+            ::mcp_bindgen::fake::Backend::Session(&self.session, &self.options)
         }
     }
     /// This server's tools without the server: each tool answers from its stub
@@ -169,11 +169,11 @@ pub mod outputs {
     /// is an error naming the tool. Clones share stubs and calls, so a test can hand one
     /// clone to a toolbox (`add_fake`) and assert on [`Fake::calls`] with another.
     #[derive(Clone, Debug)]
-    pub struct Fake(::mcp_runtime::fake::FakeServer);
+    pub struct Fake(::mcp_bindgen::fake::FakeServer);
     impl Fake {
         /// A fake with no stubs.
         pub fn new() -> Self {
-            Self(::mcp_runtime::fake::FakeServer::new(ALIAS, TYPED_TOOLS))
+            Self(::mcp_bindgen::fake::FakeServer::new(ALIAS, TYPED_TOOLS))
         }
         /// A fake that replays the cassette at `path` (written by [`Recorder`]). Every
         /// recorded argument and result is decoded through this module's types first:
@@ -181,16 +181,16 @@ pub mod outputs {
         /// tool and the field.
         pub fn from_cassette(
             path: impl AsRef<::std::path::Path>,
-        ) -> ::mcp_runtime::Result<Self> {
-            ::mcp_runtime::fake::FakeServer::from_cassette(ALIAS, TYPED_TOOLS, path)
+        ) -> ::mcp_bindgen::Result<Self> {
+            ::mcp_bindgen::fake::FakeServer::from_cassette(ALIAS, TYPED_TOOLS, path)
                 .map(Self)
         }
         /// The calls made so far, in order.
-        pub fn calls(&self) -> ::std::vec::Vec<::mcp_runtime::fake::Call> {
+        pub fn calls(&self) -> ::std::vec::Vec<::mcp_bindgen::fake::Call> {
             self.0.calls()
         }
         /// The engine underneath (more cassettes, JSON calls).
-        pub fn server(&self) -> &::mcp_runtime::fake::FakeServer {
+        pub fn server(&self) -> &::mcp_bindgen::fake::FakeServer {
             &self.0
         }
         /// Answers [`Tools::get_weather`] with `stub`.
@@ -231,11 +231,11 @@ pub mod outputs {
         }
     }
     impl Tools for Fake {
-        fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
-            ::mcp_runtime::fake::Backend::Fake(&self.0)
+        fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_> {
+            ::mcp_bindgen::fake::Backend::Fake(&self.0)
         }
     }
-    impl From<Fake> for ::mcp_runtime::fake::FakeServer {
+    impl From<Fake> for ::mcp_bindgen::fake::FakeServer {
         fn from(fake: Fake) -> Self {
             fake.0
         }
@@ -245,7 +245,7 @@ pub mod outputs {
     #[derive(Debug)]
     pub struct Recorder {
         client: Client,
-        tape: ::mcp_runtime::fake::Tape,
+        tape: ::mcp_bindgen::fake::Tape,
     }
     impl Recorder {
         /// Records the calls made through `client` at the end of the cassette at
@@ -253,8 +253,8 @@ pub mod outputs {
         pub fn new(
             client: Client,
             path: impl AsRef<::std::path::Path>,
-        ) -> ::mcp_runtime::Result<Self> {
-            ::mcp_runtime::fake::Tape::append(path).map(|tape| Self { client, tape })
+        ) -> ::mcp_bindgen::Result<Self> {
+            ::mcp_bindgen::fake::Tape::append(path).map(|tape| Self { client, tape })
         }
         /// The client calls go to.
         pub fn client(&self) -> &Client {
@@ -262,8 +262,8 @@ pub mod outputs {
         }
     }
     impl Tools for Recorder {
-        fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
-            ::mcp_runtime::fake::Backend::Recorder(
+        fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_> {
+            ::mcp_bindgen::fake::Backend::Recorder(
                 &self.client.session,
                 &self.client.options,
                 &self.tape,
@@ -273,7 +273,7 @@ pub mod outputs {
     /// Types and definition of the tool `get_weather`.
     pub mod get_weather {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "get_weather",
                 "mcp_outputs_get_weather",
                 "{\"properties\":{\"city\":{\"type\":\"string\"}},\"required\":[\"city\"],\"type\":\"object\"}",
@@ -289,7 +289,7 @@ pub mod outputs {
         pub struct Args {
             pub city: String,
         }
-        ::mcp_runtime::__private::serde_struct!(Args { city = "city" });
+        ::mcp_bindgen::__private::serde_struct!(Args { city = "city" });
         impl Args {
             /// The required arguments (`city`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(city: impl Into<String>) -> Self {
@@ -306,7 +306,7 @@ pub mod outputs {
                 pub station: Option<OutputStation>,
                 pub temperature: f64,
             }
-            ::mcp_runtime::__private::serde_struct!(
+            ::mcp_bindgen::__private::serde_struct!(
                 Output { conditions = "conditions" skip_if(Option::is_none), observed =
                 "observed" skip_if(Option::is_none), station = "station"
                 skip_if(Option::is_none), temperature = "temperature" }
@@ -317,7 +317,7 @@ pub mod outputs {
                 Sunny,
                 Cloudy,
             }
-            ::mcp_runtime::__private::string_enum!(
+            ::mcp_bindgen::__private::string_enum!(
                 OutputConditions { Sunny = "sunny", Cloudy = "cloudy" }
             );
             ///`OutputStation`
@@ -325,7 +325,7 @@ pub mod outputs {
             pub struct OutputStation {
                 pub id: Option<String>,
             }
-            ::mcp_runtime::__private::serde_struct!(
+            ::mcp_bindgen::__private::serde_struct!(
                 OutputStation { id = "id" skip_if(Option::is_none) }
             );
         }
@@ -334,7 +334,7 @@ pub mod outputs {
     /// Types and definition of the tool `ping`.
     pub mod ping {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "ping",
                 "mcp_outputs_ping",
                 "{\"type\":\"object\"}",
@@ -342,12 +342,12 @@ pub mod outputs {
             .described("No arguments: {\"type\":\"object\"}.")
             .no_args();
         /// This tool takes no arguments; the call sends `{}`.
-        pub type Args = ::mcp_runtime::NoArgs;
+        pub type Args = ::mcp_bindgen::NoArgs;
     }
     /// Types and definition of the tool `status`.
     pub mod status {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "status",
                 "mcp_outputs_status",
                 "{\"properties\":{},\"type\":\"object\"}",
@@ -359,7 +359,7 @@ pub mod outputs {
             .no_args()
             .typed_output::<self::Output>();
         /// This tool takes no arguments; the call sends `{}`.
-        pub type Args = ::mcp_runtime::NoArgs;
+        pub type Args = ::mcp_bindgen::NoArgs;
         /// Types of the tool's structured result (`outputSchema`).
         pub mod output {
             ///Structured result of the tool `status`.
@@ -367,14 +367,14 @@ pub mod outputs {
             pub struct Output {
                 pub ok: bool,
             }
-            ::mcp_runtime::__private::serde_struct!(Output { ok = "ok" });
+            ::mcp_bindgen::__private::serde_struct!(Output { ok = "ok" });
         }
         pub use self::output::Output;
     }
     /// Types and definition of the tool `bare`.
     pub mod bare {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "bare",
                 "mcp_outputs_bare",
                 "{}",
@@ -382,15 +382,15 @@ pub mod outputs {
             .typed_args::<self::Args>();
         /// The tool's schema names no arguments but allows any: a free-form
         /// JSON object (`serde_json::Map`).
-        pub type Args = ::mcp_runtime::__private::serde_json::Map<
+        pub type Args = ::mcp_bindgen::__private::serde_json::Map<
             ::std::string::String,
-            ::mcp_runtime::__private::serde_json::Value,
+            ::mcp_bindgen::__private::serde_json::Value,
         >;
     }
     /// Types and definition of the tool `remote_output`.
     pub mod remote_output {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "remote_output",
                 "mcp_outputs_remote_output",
                 "{\"properties\":{\"q\":{\"type\":\"string\"}},\"type\":\"object\"}",
@@ -405,7 +405,7 @@ pub mod outputs {
         pub struct Args {
             pub q: Option<String>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { q = "q" skip_if(Option::is_none) }
         );
     }
@@ -417,7 +417,7 @@ pub mod outputs {
         /// The server's prompts: one async method per prompt, arguments typed.
         #[derive(Clone, Copy, Debug)]
         pub struct Prompts<'a> {
-            pub(super) session: &'a ::mcp_runtime::Session,
+            pub(super) session: &'a ::mcp_bindgen::Session,
         }
         impl Prompts<'_> {}
     }

@@ -14,8 +14,8 @@
     rustdoc::all
 )]
 pub mod prompts {
-    use ::mcp_runtime::{CallFuture, CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
-    use ::mcp_runtime::fake::{Stub, StubNoArgs};
+    use ::mcp_bindgen::{CallFuture, CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
+    use ::mcp_bindgen::fake::{Stub, StubNoArgs};
     /// SHA-256 of the canonical tool list of the fixture (all tools, before `only`/`skip`);
     /// the runtime compares it with the live server to detect drift.
     pub const FIXTURE_HASH: &str = "df202263c8f08ecb3bb2b3812104d1c705514f145659f28b3c0175519b18ad2f";
@@ -26,19 +26,19 @@ pub mod prompts {
     /// Every generated tool as a toolbox definition: compile-time OpenAI export and
     /// argument validation through the generated types
     /// (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
-    pub const TYPED_TOOLS: &[::mcp_runtime::toolbox::TypedTool] = &[
+    pub const TYPED_TOOLS: &[::mcp_bindgen::toolbox::TypedTool] = &[
         connect_tool::TOOL,
         prompts_tool::TOOL,
     ];
     /// Typed client for the `prompts` server (2 tools), bound to a runtime session.
     #[derive(Clone, Debug)]
     pub struct Client {
-        session: ::mcp_runtime::Session,
+        session: ::mcp_bindgen::Session,
         options: CallOptions,
     }
     impl Client {
         /// Wraps a connected session.
-        pub fn new(session: ::mcp_runtime::Session) -> Self {
+        pub fn new(session: ::mcp_bindgen::Session) -> Self {
             Self {
                 session,
                 options: CallOptions::default(),
@@ -59,15 +59,15 @@ pub mod prompts {
         /// for the tools of this module); the registry's `drift` policy decides between
         /// a warning (default), an error and nothing.
         pub async fn connect(
-            config: &::mcp_runtime::ServerConfig,
-        ) -> ::mcp_runtime::Result<Self> {
-            let options = ::mcp_runtime::ConnectOptions::new()
+            config: &::mcp_bindgen::ServerConfig,
+        ) -> ::mcp_bindgen::Result<Self> {
+            let options = ::mcp_bindgen::ConnectOptions::new()
                 .with_fixture_hash(FIXTURE_HASH)
                 .with_fixture_tools(TYPED_TOOLS);
             options.connect(config).await.map(Self::new)
         }
         /// The underlying session (untyped calls, server info, close).
-        pub fn session(&self) -> &::mcp_runtime::Session {
+        pub fn session(&self) -> &::mcp_bindgen::Session {
             &self.session
         }
         /// The server's prompts, with typed arguments (one method per prompt of the
@@ -95,7 +95,7 @@ pub mod prompts {
     /// while recording ([`Recorder`]). Implemented by those three only.
     pub trait Tools: Send + Sync {
         #[doc(hidden)]
-        fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_>;
+        fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_>;
         /// See [`Client::connect_tool`].
         fn connect_tool(&self) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(connect_tool::TOOL.name, NoArgs {})
@@ -106,8 +106,8 @@ pub mod prompts {
         }
     }
     impl Tools for Client {
-        fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
-            ::mcp_runtime::fake::Backend::Session(&self.session, &self.options)
+        fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_> {
+            ::mcp_bindgen::fake::Backend::Session(&self.session, &self.options)
         }
     }
     /// This server's tools without the server: each tool answers from its stub
@@ -115,11 +115,11 @@ pub mod prompts {
     /// is an error naming the tool. Clones share stubs and calls, so a test can hand one
     /// clone to a toolbox (`add_fake`) and assert on [`Fake::calls`] with another.
     #[derive(Clone, Debug)]
-    pub struct Fake(::mcp_runtime::fake::FakeServer);
+    pub struct Fake(::mcp_bindgen::fake::FakeServer);
     impl Fake {
         /// A fake with no stubs.
         pub fn new() -> Self {
-            Self(::mcp_runtime::fake::FakeServer::new(ALIAS, TYPED_TOOLS))
+            Self(::mcp_bindgen::fake::FakeServer::new(ALIAS, TYPED_TOOLS))
         }
         /// A fake that replays the cassette at `path` (written by [`Recorder`]). Every
         /// recorded argument and result is decoded through this module's types first:
@@ -127,16 +127,16 @@ pub mod prompts {
         /// tool and the field.
         pub fn from_cassette(
             path: impl AsRef<::std::path::Path>,
-        ) -> ::mcp_runtime::Result<Self> {
-            ::mcp_runtime::fake::FakeServer::from_cassette(ALIAS, TYPED_TOOLS, path)
+        ) -> ::mcp_bindgen::Result<Self> {
+            ::mcp_bindgen::fake::FakeServer::from_cassette(ALIAS, TYPED_TOOLS, path)
                 .map(Self)
         }
         /// The calls made so far, in order.
-        pub fn calls(&self) -> ::std::vec::Vec<::mcp_runtime::fake::Call> {
+        pub fn calls(&self) -> ::std::vec::Vec<::mcp_bindgen::fake::Call> {
             self.0.calls()
         }
         /// The engine underneath (more cassettes, JSON calls).
-        pub fn server(&self) -> &::mcp_runtime::fake::FakeServer {
+        pub fn server(&self) -> &::mcp_bindgen::fake::FakeServer {
             &self.0
         }
         /// Answers [`Tools::connect_tool`] with `stub`.
@@ -159,11 +159,11 @@ pub mod prompts {
         }
     }
     impl Tools for Fake {
-        fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
-            ::mcp_runtime::fake::Backend::Fake(&self.0)
+        fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_> {
+            ::mcp_bindgen::fake::Backend::Fake(&self.0)
         }
     }
-    impl From<Fake> for ::mcp_runtime::fake::FakeServer {
+    impl From<Fake> for ::mcp_bindgen::fake::FakeServer {
         fn from(fake: Fake) -> Self {
             fake.0
         }
@@ -173,7 +173,7 @@ pub mod prompts {
     #[derive(Debug)]
     pub struct Recorder {
         client: Client,
-        tape: ::mcp_runtime::fake::Tape,
+        tape: ::mcp_bindgen::fake::Tape,
     }
     impl Recorder {
         /// Records the calls made through `client` at the end of the cassette at
@@ -181,8 +181,8 @@ pub mod prompts {
         pub fn new(
             client: Client,
             path: impl AsRef<::std::path::Path>,
-        ) -> ::mcp_runtime::Result<Self> {
-            ::mcp_runtime::fake::Tape::append(path).map(|tape| Self { client, tape })
+        ) -> ::mcp_bindgen::Result<Self> {
+            ::mcp_bindgen::fake::Tape::append(path).map(|tape| Self { client, tape })
         }
         /// The client calls go to.
         pub fn client(&self) -> &Client {
@@ -190,8 +190,8 @@ pub mod prompts {
         }
     }
     impl Tools for Recorder {
-        fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
-            ::mcp_runtime::fake::Backend::Recorder(
+        fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_> {
+            ::mcp_bindgen::fake::Backend::Recorder(
                 &self.client.session,
                 &self.client.options,
                 &self.tape,
@@ -201,7 +201,7 @@ pub mod prompts {
     /// Types and definition of the tool `connect`.
     pub mod connect_tool {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "connect",
                 "mcp_prompts_connect",
                 "{\"type\":\"object\"}",
@@ -209,12 +209,12 @@ pub mod prompts {
             .described("A tool whose name is taken by Client::connect.")
             .no_args();
         /// This tool takes no arguments; the call sends `{}`.
-        pub type Args = ::mcp_runtime::NoArgs;
+        pub type Args = ::mcp_bindgen::NoArgs;
     }
     /// Types and definition of the tool `prompts`.
     pub mod prompts_tool {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "prompts",
                 "mcp_prompts_prompts",
                 "{\"properties\":{\"q\":{\"type\":\"string\"}},\"type\":\"object\"}",
@@ -226,7 +226,7 @@ pub mod prompts {
         pub struct Args {
             pub q: Option<String>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { q = "q" skip_if(Option::is_none) }
         );
     }
@@ -243,7 +243,7 @@ pub mod prompts {
         /// The server's prompts: one async method per prompt, arguments typed.
         #[derive(Clone, Copy, Debug)]
         pub struct Prompts<'a> {
-            pub(super) session: &'a ::mcp_runtime::Session,
+            pub(super) session: &'a ::mcp_bindgen::Session,
         }
         impl Prompts<'_> {
             /// A prompt with two arguments, one required and one optional
@@ -252,7 +252,7 @@ pub mod prompts {
             pub async fn args_prompt(
                 &self,
                 args: args_prompt::Args,
-            ) -> ::mcp_runtime::Result<::mcp_runtime::PromptResult> {
+            ) -> ::mcp_bindgen::Result<::mcp_bindgen::PromptResult> {
                 self.session.prompt(args_prompt::NAME, &args).await
             }
             /// camelCase argument names
@@ -261,7 +261,7 @@ pub mod prompts {
             pub async fn resource_prompt(
                 &self,
                 args: resource_prompt::Args,
-            ) -> ::mcp_runtime::Result<::mcp_runtime::PromptResult> {
+            ) -> ::mcp_bindgen::Result<::mcp_bindgen::PromptResult> {
                 self.session.prompt(resource_prompt::NAME, &args).await
             }
             /// A prompt with no arguments
@@ -269,8 +269,8 @@ pub mod prompts {
             /// Sends `prompts/get` for `simple-prompt`.
             pub async fn simple_prompt(
                 &self,
-            ) -> ::mcp_runtime::Result<::mcp_runtime::PromptResult> {
-                self.session.prompt(simple_prompt::NAME, &::mcp_runtime::NoArgs {}).await
+            ) -> ::mcp_bindgen::Result<::mcp_bindgen::PromptResult> {
+                self.session.prompt(simple_prompt::NAME, &::mcp_bindgen::NoArgs {}).await
             }
             /// Keyword and digit-leading names; every argument optional, so `Default` exists
             ///
@@ -278,7 +278,7 @@ pub mod prompts {
             pub async fn r#type(
                 &self,
                 args: r#type::Args,
-            ) -> ::mcp_runtime::Result<::mcp_runtime::PromptResult> {
+            ) -> ::mcp_bindgen::Result<::mcp_bindgen::PromptResult> {
                 self.session.prompt(r#type::NAME, &args).await
             }
         }
@@ -300,10 +300,10 @@ pub mod prompts {
                 Debug,
                 PartialEq,
                 Eq,
-                ::mcp_runtime::__private::serde::Serialize,
-                ::mcp_runtime::__private::serde::Deserialize
+                ::mcp_bindgen::__private::serde::Serialize,
+                ::mcp_bindgen::__private::serde::Deserialize
             )]
-            #[serde(crate = "::mcp_runtime::__private::serde", deny_unknown_fields)]
+            #[serde(crate = "::mcp_bindgen::__private::serde", deny_unknown_fields)]
             pub struct Args {
                 /// Name of the city
                 #[serde(rename = "city")]
@@ -335,10 +335,10 @@ pub mod prompts {
                 Debug,
                 PartialEq,
                 Eq,
-                ::mcp_runtime::__private::serde::Serialize,
-                ::mcp_runtime::__private::serde::Deserialize
+                ::mcp_bindgen::__private::serde::Serialize,
+                ::mcp_bindgen::__private::serde::Deserialize
             )]
-            #[serde(crate = "::mcp_runtime::__private::serde", deny_unknown_fields)]
+            #[serde(crate = "::mcp_bindgen::__private::serde", deny_unknown_fields)]
             pub struct Args {
                 /// Type of resource to fetch
                 #[serde(rename = "resourceType")]
@@ -359,7 +359,7 @@ pub mod prompts {
                 "A prompt with no arguments",
             );
             /// This prompt takes no arguments.
-            pub type Args = ::mcp_runtime::NoArgs;
+            pub type Args = ::mcp_bindgen::NoArgs;
         }
         /// Types and constants of the prompt `type`.
         pub mod r#type {
@@ -378,10 +378,10 @@ pub mod prompts {
                 Default,
                 PartialEq,
                 Eq,
-                ::mcp_runtime::__private::serde::Serialize,
-                ::mcp_runtime::__private::serde::Deserialize
+                ::mcp_bindgen::__private::serde::Serialize,
+                ::mcp_bindgen::__private::serde::Deserialize
             )]
-            #[serde(crate = "::mcp_runtime::__private::serde", deny_unknown_fields)]
+            #[serde(crate = "::mcp_bindgen::__private::serde", deny_unknown_fields)]
             pub struct Args {
                 /// The argument `type`.
                 ///

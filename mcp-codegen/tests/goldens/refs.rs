@@ -14,8 +14,8 @@
     rustdoc::all
 )]
 pub mod refs {
-    use ::mcp_runtime::{CallFuture, CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
-    use ::mcp_runtime::fake::{Stub, StubNoArgs};
+    use ::mcp_bindgen::{CallFuture, CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
+    use ::mcp_bindgen::fake::{Stub, StubNoArgs};
     /// SHA-256 of the canonical tool list of the fixture (all tools, before `only`/`skip`);
     /// the runtime compares it with the live server to detect drift.
     pub const FIXTURE_HASH: &str = "abe708f5378ae76a16b746a78a87b2b8ad0a8825bc5be342171bbd920b505e61";
@@ -32,7 +32,7 @@ pub mod refs {
     /// Every generated tool as a toolbox definition: compile-time OpenAI export and
     /// argument validation through the generated types
     /// (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
-    pub const TYPED_TOOLS: &[::mcp_runtime::toolbox::TypedTool] = &[
+    pub const TYPED_TOOLS: &[::mcp_bindgen::toolbox::TypedTool] = &[
         first::TOOL,
         second::TOOL,
         zod_pointers::TOOL,
@@ -42,12 +42,12 @@ pub mod refs {
     /// Typed client for the `refs` server (5 tools), bound to a runtime session.
     #[derive(Clone, Debug)]
     pub struct Client {
-        session: ::mcp_runtime::Session,
+        session: ::mcp_bindgen::Session,
         options: CallOptions,
     }
     impl Client {
         /// Wraps a connected session.
-        pub fn new(session: ::mcp_runtime::Session) -> Self {
+        pub fn new(session: ::mcp_bindgen::Session) -> Self {
             Self {
                 session,
                 options: CallOptions::default(),
@@ -68,15 +68,15 @@ pub mod refs {
         /// for the tools of this module); the registry's `drift` policy decides between
         /// a warning (default), an error and nothing.
         pub async fn connect(
-            config: &::mcp_runtime::ServerConfig,
-        ) -> ::mcp_runtime::Result<Self> {
-            let options = ::mcp_runtime::ConnectOptions::new()
+            config: &::mcp_bindgen::ServerConfig,
+        ) -> ::mcp_bindgen::Result<Self> {
+            let options = ::mcp_bindgen::ConnectOptions::new()
                 .with_fixture_hash(FIXTURE_HASH)
                 .with_fixture_tools(TYPED_TOOLS);
             options.connect(config).await.map(Self::new)
         }
         /// The underlying session (untyped calls, server info, close).
-        pub fn session(&self) -> &::mcp_runtime::Session {
+        pub fn session(&self) -> &::mcp_bindgen::Session {
             &self.session
         }
         /// The server's prompts, with typed arguments (one method per prompt of the
@@ -119,7 +119,7 @@ pub mod refs {
     /// while recording ([`Recorder`]). Implemented by those three only.
     pub trait Tools: Send + Sync {
         #[doc(hidden)]
-        fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_>;
+        fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_>;
         /// See [`Client::first`].
         fn first(&self, args: first::Args) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(first::TOOL.name, args)
@@ -145,8 +145,8 @@ pub mod refs {
         }
     }
     impl Tools for Client {
-        fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
-            ::mcp_runtime::fake::Backend::Session(&self.session, &self.options)
+        fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_> {
+            ::mcp_bindgen::fake::Backend::Session(&self.session, &self.options)
         }
     }
     /// This server's tools without the server: each tool answers from its stub
@@ -154,11 +154,11 @@ pub mod refs {
     /// is an error naming the tool. Clones share stubs and calls, so a test can hand one
     /// clone to a toolbox (`add_fake`) and assert on [`Fake::calls`] with another.
     #[derive(Clone, Debug)]
-    pub struct Fake(::mcp_runtime::fake::FakeServer);
+    pub struct Fake(::mcp_bindgen::fake::FakeServer);
     impl Fake {
         /// A fake with no stubs.
         pub fn new() -> Self {
-            Self(::mcp_runtime::fake::FakeServer::new(ALIAS, TYPED_TOOLS))
+            Self(::mcp_bindgen::fake::FakeServer::new(ALIAS, TYPED_TOOLS))
         }
         /// A fake that replays the cassette at `path` (written by [`Recorder`]). Every
         /// recorded argument and result is decoded through this module's types first:
@@ -166,16 +166,16 @@ pub mod refs {
         /// tool and the field.
         pub fn from_cassette(
             path: impl AsRef<::std::path::Path>,
-        ) -> ::mcp_runtime::Result<Self> {
-            ::mcp_runtime::fake::FakeServer::from_cassette(ALIAS, TYPED_TOOLS, path)
+        ) -> ::mcp_bindgen::Result<Self> {
+            ::mcp_bindgen::fake::FakeServer::from_cassette(ALIAS, TYPED_TOOLS, path)
                 .map(Self)
         }
         /// The calls made so far, in order.
-        pub fn calls(&self) -> ::std::vec::Vec<::mcp_runtime::fake::Call> {
+        pub fn calls(&self) -> ::std::vec::Vec<::mcp_bindgen::fake::Call> {
             self.0.calls()
         }
         /// The engine underneath (more cassettes, JSON calls).
-        pub fn server(&self) -> &::mcp_runtime::fake::FakeServer {
+        pub fn server(&self) -> &::mcp_bindgen::fake::FakeServer {
             &self.0
         }
         /// Answers [`Tools::first`] with `stub`.
@@ -216,11 +216,11 @@ pub mod refs {
         }
     }
     impl Tools for Fake {
-        fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
-            ::mcp_runtime::fake::Backend::Fake(&self.0)
+        fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_> {
+            ::mcp_bindgen::fake::Backend::Fake(&self.0)
         }
     }
-    impl From<Fake> for ::mcp_runtime::fake::FakeServer {
+    impl From<Fake> for ::mcp_bindgen::fake::FakeServer {
         fn from(fake: Fake) -> Self {
             fake.0
         }
@@ -230,7 +230,7 @@ pub mod refs {
     #[derive(Debug)]
     pub struct Recorder {
         client: Client,
-        tape: ::mcp_runtime::fake::Tape,
+        tape: ::mcp_bindgen::fake::Tape,
     }
     impl Recorder {
         /// Records the calls made through `client` at the end of the cassette at
@@ -238,8 +238,8 @@ pub mod refs {
         pub fn new(
             client: Client,
             path: impl AsRef<::std::path::Path>,
-        ) -> ::mcp_runtime::Result<Self> {
-            ::mcp_runtime::fake::Tape::append(path).map(|tape| Self { client, tape })
+        ) -> ::mcp_bindgen::Result<Self> {
+            ::mcp_bindgen::fake::Tape::append(path).map(|tape| Self { client, tape })
         }
         /// The client calls go to.
         pub fn client(&self) -> &Client {
@@ -247,8 +247,8 @@ pub mod refs {
         }
     }
     impl Tools for Recorder {
-        fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
-            ::mcp_runtime::fake::Backend::Recorder(
+        fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_> {
+            ::mcp_bindgen::fake::Backend::Recorder(
                 &self.client.session,
                 &self.client.options,
                 &self.tape,
@@ -258,7 +258,7 @@ pub mod refs {
     /// Types and definition of the tool `first`.
     pub mod first {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "first",
                 "mcp_refs_first",
                 "{\"$defs\":{\"Item\":{\"properties\":{\"name\":{\"type\":\"string\"}},\"required\":[\"name\"],\"type\":\"object\"},\"Unused\":{\"type\":\"string\"}},\"properties\":{\"item\":{\"$ref\":\"#/$defs/Item\"},\"items\":{\"items\":{\"$ref\":\"#/$defs/Item\"},\"type\":\"array\"}},\"required\":[\"item\"],\"title\":\"Root Title Ignored\",\"type\":\"object\"}",
@@ -271,7 +271,7 @@ pub mod refs {
             pub item: Item,
             pub items: Option<Vec<Item>>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { item = "item", items = "items" skip_if(Option::is_none) }
         );
         ///`Item`
@@ -279,7 +279,7 @@ pub mod refs {
         pub struct Item {
             pub name: String,
         }
-        ::mcp_runtime::__private::serde_struct!(Item { name = "name" });
+        ::mcp_bindgen::__private::serde_struct!(Item { name = "name" });
         impl Args {
             /// The required arguments (`item`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(item: Item) -> Self {
@@ -293,7 +293,7 @@ pub mod refs {
     /// Types and definition of the tool `second`.
     pub mod second {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "second",
                 "mcp_refs_second",
                 "{\"definitions\":{\"Item\":{\"properties\":{\"count\":{\"type\":\"integer\"}},\"type\":\"object\"}},\"properties\":{\"item\":{\"$ref\":\"#/definitions/Item\"}},\"type\":\"object\"}",
@@ -305,7 +305,7 @@ pub mod refs {
         pub struct Args {
             pub item: Option<Item>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { item = "item" skip_if(Option::is_none) }
         );
         ///`Item`
@@ -313,14 +313,14 @@ pub mod refs {
         pub struct Item {
             pub count: Option<i64>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Item { count = "count" skip_if(Option::is_none) }
         );
     }
     /// Types and definition of the tool `zod_pointers`.
     pub mod zod_pointers {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "zod_pointers",
                 "mcp_refs_zod_pointers",
                 "{\"properties\":{\"from\":{\"properties\":{\"lat\":{\"type\":\"number\"},\"lon\":{\"type\":\"number\"}},\"required\":[\"lat\",\"lon\"],\"type\":\"object\"},\"to\":{\"$ref\":\"#/properties/from\"},\"via\":{\"items\":{\"$ref\":\"#/properties/from\"},\"type\":\"array\"}},\"required\":[\"from\"],\"type\":\"object\"}",
@@ -334,7 +334,7 @@ pub mod refs {
             pub to: Option<FromDef>,
             pub via: Option<Vec<FromDef>>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { from = "from", to = "to" skip_if(Option::is_none), via = "via"
             skip_if(Option::is_none) }
         );
@@ -344,7 +344,7 @@ pub mod refs {
             pub lat: f64,
             pub lon: f64,
         }
-        ::mcp_runtime::__private::serde_struct!(FromDef { lat = "lat", lon = "lon" });
+        ::mcp_bindgen::__private::serde_struct!(FromDef { lat = "lat", lon = "lon" });
         impl Args {
             /// The required arguments (`from`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
             pub fn new(from: FromDef) -> Self {
@@ -359,7 +359,7 @@ pub mod refs {
     /// Types and definition of the tool `tree`.
     pub mod tree {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "tree",
                 "mcp_refs_tree",
                 "{\"$defs\":{\"M\":{\"$anchor\":\"meta\",\"properties\":{\"note\":{\"type\":\"string\"}},\"type\":\"object\"}},\"properties\":{\"children\":{\"items\":{\"$ref\":\"#\"},\"type\":\"array\"},\"label\":{\"type\":\"string\"},\"meta\":{\"$ref\":\"#meta\"}},\"required\":[\"label\"],\"type\":\"object\"}",
@@ -373,7 +373,7 @@ pub mod refs {
             pub label: String,
             pub meta: Option<M>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { children = "children" skip_if(Option::is_none), label = "label", meta
             = "meta" skip_if(Option::is_none) }
         );
@@ -382,7 +382,7 @@ pub mod refs {
         pub struct M {
             pub note: Option<String>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             M { note = "note" skip_if(Option::is_none) }
         );
         impl Args {
@@ -399,7 +399,7 @@ pub mod refs {
     /// Types and definition of the tool `pydantic_allof`.
     pub mod pydantic_allof {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "pydantic_allof",
                 "mcp_refs_pydantic_allof",
                 "{\"$defs\":{\"Mode\":{\"enum\":[\"fast\",\"slow\"],\"title\":\"Mode\",\"type\":\"string\"}},\"properties\":{\"mode\":{\"allOf\":[{\"$ref\":\"#/$defs/Mode\"}],\"description\":\"The mode.\"}},\"type\":\"object\"}",
@@ -412,7 +412,7 @@ pub mod refs {
             ///The mode.
             pub mode: Option<Mode>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { mode = "mode" skip_if(Option::is_none) }
         );
         ///Mode
@@ -421,7 +421,7 @@ pub mod refs {
             Fast,
             Slow,
         }
-        ::mcp_runtime::__private::string_enum!(Mode { Fast = "fast", Slow = "slow" });
+        ::mcp_bindgen::__private::string_enum!(Mode { Fast = "fast", Slow = "slow" });
     }
     /// Typed arguments of the server's prompts (`prompts/get`), as recorded in the
     /// fixture; call them through [`super::Client::prompts`].
@@ -431,7 +431,7 @@ pub mod refs {
         /// The server's prompts: one async method per prompt, arguments typed.
         #[derive(Clone, Copy, Debug)]
         pub struct Prompts<'a> {
-            pub(super) session: &'a ::mcp_runtime::Session,
+            pub(super) session: &'a ::mcp_bindgen::Session,
         }
         impl Prompts<'_> {}
     }

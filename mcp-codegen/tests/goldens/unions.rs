@@ -14,8 +14,8 @@
     rustdoc::all
 )]
 pub mod unions {
-    use ::mcp_runtime::{CallFuture, CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
-    use ::mcp_runtime::fake::{Stub, StubNoArgs};
+    use ::mcp_bindgen::{CallFuture, CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
+    use ::mcp_bindgen::fake::{Stub, StubNoArgs};
     /// SHA-256 of the canonical tool list of the fixture (all tools, before `only`/`skip`);
     /// the runtime compares it with the live server to detect drift.
     pub const FIXTURE_HASH: &str = "8aa63821695e883102fad21ab87ecc374ef3992ff694ca7a511530f28f8dab6f";
@@ -34,7 +34,7 @@ pub mod unions {
     /// Every generated tool as a toolbox definition: compile-time OpenAI export and
     /// argument validation through the generated types
     /// (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
-    pub const TYPED_TOOLS: &[::mcp_runtime::toolbox::TypedTool] = &[
+    pub const TYPED_TOOLS: &[::mcp_bindgen::toolbox::TypedTool] = &[
         sort_direction::TOOL,
         scalars::TOOL,
         nullable_union::TOOL,
@@ -46,12 +46,12 @@ pub mod unions {
     /// Typed client for the `unions` server (7 tools), bound to a runtime session.
     #[derive(Clone, Debug)]
     pub struct Client {
-        session: ::mcp_runtime::Session,
+        session: ::mcp_bindgen::Session,
         options: CallOptions,
     }
     impl Client {
         /// Wraps a connected session.
-        pub fn new(session: ::mcp_runtime::Session) -> Self {
+        pub fn new(session: ::mcp_bindgen::Session) -> Self {
             Self {
                 session,
                 options: CallOptions::default(),
@@ -72,15 +72,15 @@ pub mod unions {
         /// for the tools of this module); the registry's `drift` policy decides between
         /// a warning (default), an error and nothing.
         pub async fn connect(
-            config: &::mcp_runtime::ServerConfig,
-        ) -> ::mcp_runtime::Result<Self> {
-            let options = ::mcp_runtime::ConnectOptions::new()
+            config: &::mcp_bindgen::ServerConfig,
+        ) -> ::mcp_bindgen::Result<Self> {
+            let options = ::mcp_bindgen::ConnectOptions::new()
                 .with_fixture_hash(FIXTURE_HASH)
                 .with_fixture_tools(TYPED_TOOLS);
             options.connect(config).await.map(Self::new)
         }
         /// The underlying session (untyped calls, server info, close).
-        pub fn session(&self) -> &::mcp_runtime::Session {
+        pub fn session(&self) -> &::mcp_bindgen::Session {
             &self.session
         }
         /// The server's prompts, with typed arguments (one method per prompt of the
@@ -140,7 +140,7 @@ pub mod unions {
     /// while recording ([`Recorder`]). Implemented by those three only.
     pub trait Tools: Send + Sync {
         #[doc(hidden)]
-        fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_>;
+        fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_>;
         /// See [`Client::sort_direction`].
         fn sort_direction(
             &self,
@@ -186,8 +186,8 @@ pub mod unions {
         }
     }
     impl Tools for Client {
-        fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
-            ::mcp_runtime::fake::Backend::Session(&self.session, &self.options)
+        fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_> {
+            ::mcp_bindgen::fake::Backend::Session(&self.session, &self.options)
         }
     }
     /// This server's tools without the server: each tool answers from its stub
@@ -195,11 +195,11 @@ pub mod unions {
     /// is an error naming the tool. Clones share stubs and calls, so a test can hand one
     /// clone to a toolbox (`add_fake`) and assert on [`Fake::calls`] with another.
     #[derive(Clone, Debug)]
-    pub struct Fake(::mcp_runtime::fake::FakeServer);
+    pub struct Fake(::mcp_bindgen::fake::FakeServer);
     impl Fake {
         /// A fake with no stubs.
         pub fn new() -> Self {
-            Self(::mcp_runtime::fake::FakeServer::new(ALIAS, TYPED_TOOLS))
+            Self(::mcp_bindgen::fake::FakeServer::new(ALIAS, TYPED_TOOLS))
         }
         /// A fake that replays the cassette at `path` (written by [`Recorder`]). Every
         /// recorded argument and result is decoded through this module's types first:
@@ -207,16 +207,16 @@ pub mod unions {
         /// tool and the field.
         pub fn from_cassette(
             path: impl AsRef<::std::path::Path>,
-        ) -> ::mcp_runtime::Result<Self> {
-            ::mcp_runtime::fake::FakeServer::from_cassette(ALIAS, TYPED_TOOLS, path)
+        ) -> ::mcp_bindgen::Result<Self> {
+            ::mcp_bindgen::fake::FakeServer::from_cassette(ALIAS, TYPED_TOOLS, path)
                 .map(Self)
         }
         /// The calls made so far, in order.
-        pub fn calls(&self) -> ::std::vec::Vec<::mcp_runtime::fake::Call> {
+        pub fn calls(&self) -> ::std::vec::Vec<::mcp_bindgen::fake::Call> {
             self.0.calls()
         }
         /// The engine underneath (more cassettes, JSON calls).
-        pub fn server(&self) -> &::mcp_runtime::fake::FakeServer {
+        pub fn server(&self) -> &::mcp_bindgen::fake::FakeServer {
             &self.0
         }
         /// Answers [`Tools::sort_direction`] with `stub`.
@@ -279,11 +279,11 @@ pub mod unions {
         }
     }
     impl Tools for Fake {
-        fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
-            ::mcp_runtime::fake::Backend::Fake(&self.0)
+        fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_> {
+            ::mcp_bindgen::fake::Backend::Fake(&self.0)
         }
     }
-    impl From<Fake> for ::mcp_runtime::fake::FakeServer {
+    impl From<Fake> for ::mcp_bindgen::fake::FakeServer {
         fn from(fake: Fake) -> Self {
             fake.0
         }
@@ -293,7 +293,7 @@ pub mod unions {
     #[derive(Debug)]
     pub struct Recorder {
         client: Client,
-        tape: ::mcp_runtime::fake::Tape,
+        tape: ::mcp_bindgen::fake::Tape,
     }
     impl Recorder {
         /// Records the calls made through `client` at the end of the cassette at
@@ -301,8 +301,8 @@ pub mod unions {
         pub fn new(
             client: Client,
             path: impl AsRef<::std::path::Path>,
-        ) -> ::mcp_runtime::Result<Self> {
-            ::mcp_runtime::fake::Tape::append(path).map(|tape| Self { client, tape })
+        ) -> ::mcp_bindgen::Result<Self> {
+            ::mcp_bindgen::fake::Tape::append(path).map(|tape| Self { client, tape })
         }
         /// The client calls go to.
         pub fn client(&self) -> &Client {
@@ -310,8 +310,8 @@ pub mod unions {
         }
     }
     impl Tools for Recorder {
-        fn __backend(&self) -> ::mcp_runtime::fake::Backend<'_> {
-            ::mcp_runtime::fake::Backend::Recorder(
+        fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_> {
+            ::mcp_bindgen::fake::Backend::Recorder(
                 &self.client.session,
                 &self.client.options,
                 &self.tape,
@@ -321,7 +321,7 @@ pub mod unions {
     /// Types and definition of the tool `sort_direction`.
     pub mod sort_direction {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "sort_direction",
                 "mcp_unions_sort_direction",
                 "{\"properties\":{\"direction\":{\"anyOf\":[{\"const\":1},{\"const\":-1},{\"const\":\"asc\"},{\"const\":\"desc\"},{\"const\":\"ascending\"},{\"const\":\"descending\"},{\"properties\":{\"$meta\":{\"type\":\"string\"}},\"required\":[\"$meta\"],\"type\":\"object\"}]},\"field\":{\"type\":\"string\"}},\"required\":[\"field\",\"direction\"],\"type\":\"object\"}",
@@ -330,19 +330,19 @@ pub mod unions {
                 "A sort direction as database servers declare it: numbers, words or a meta object.",
             )
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
+        use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
         ///A sort direction as database servers declare it: numbers, words or a meta object.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             pub direction: ArgsDirection,
             pub field: String,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { direction = "direction", field = "field" }
         );
         ///`ArgsDirection`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(untagged)]
         pub enum ArgsDirection {
             Integer(ArgsDirectionInteger),
@@ -361,7 +361,7 @@ pub mod unions {
         }
         ///`ArgsDirectionInteger`
         #[derive(Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(transparent)]
         pub struct ArgsDirectionInteger(i64);
         impl ::std::ops::Deref for ArgsDirectionInteger {
@@ -376,8 +376,8 @@ pub mod unions {
             }
         }
         impl ::std::convert::TryFrom<i64> for ArgsDirectionInteger {
-            type Error = ::mcp_runtime::ConversionError;
-            fn try_from(value: i64) -> Result<Self, ::mcp_runtime::ConversionError> {
+            type Error = ::mcp_bindgen::ConversionError;
+            fn try_from(value: i64) -> Result<Self, ::mcp_bindgen::ConversionError> {
                 if ![1_i64, -1_i64].contains(&value) {
                     Err("invalid value".into())
                 } else {
@@ -385,15 +385,15 @@ pub mod unions {
                 }
             }
         }
-        impl<'de> ::mcp_runtime::__private::serde::Deserialize<'de>
+        impl<'de> ::mcp_bindgen::__private::serde::Deserialize<'de>
         for ArgsDirectionInteger {
             fn deserialize<D>(deserializer: D) -> Result<Self, D::Error>
             where
-                D: ::mcp_runtime::__private::serde::Deserializer<'de>,
+                D: ::mcp_bindgen::__private::serde::Deserializer<'de>,
             {
                 Self::try_from(<i64>::deserialize(deserializer)?)
                     .map_err(|e| {
-                        <D::Error as ::mcp_runtime::__private::serde::de::Error>::custom(
+                        <D::Error as ::mcp_bindgen::__private::serde::de::Error>::custom(
                             e.to_string(),
                         )
                     })
@@ -407,7 +407,7 @@ pub mod unions {
             Ascending,
             Descending,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsDirectionString { Asc = "asc", Desc = "desc", Ascending = "ascending",
             Descending = "descending" }
         );
@@ -424,7 +424,7 @@ pub mod unions {
     /// Types and definition of the tool `scalars`.
     pub mod scalars {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "scalars",
                 "mcp_unions_scalars",
                 "{\"properties\":{\"flag\":{\"enum\":[true,\"auto\",0]},\"id\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"integer\"}]},\"ids\":{\"anyOf\":[{\"type\":\"string\"},{\"items\":{\"type\":\"string\"},\"type\":\"array\"}]},\"limit\":{\"anyOf\":[{\"minimum\":1,\"type\":\"integer\"},{\"enum\":[\"all\"],\"type\":\"string\"}]}},\"type\":\"object\"}",
@@ -435,7 +435,7 @@ pub mod unions {
             )
             .typed_args::<self::Args>()
             .typed_output::<self::Output>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
+        use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
         ///Unions of scalars, arrays and a mixed-type enum.
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct Args {
@@ -444,14 +444,14 @@ pub mod unions {
             pub ids: Option<ArgsIds>,
             pub limit: Option<ArgsLimit>,
         }
-        ::mcp_runtime::__private::serde_struct!(
+        ::mcp_bindgen::__private::serde_struct!(
             Args { flag = "flag" skip_if(Option::is_none), id = "id"
             skip_if(Option::is_none), ids = "ids" skip_if(Option::is_none), limit =
             "limit" skip_if(Option::is_none) }
         );
         ///`ArgsFlag`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(untagged)]
         pub enum ArgsFlag {
             Boolean(bool),
@@ -475,7 +475,7 @@ pub mod unions {
         }
         ///`ArgsFlagInteger`
         #[derive(Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(transparent)]
         pub struct ArgsFlagInteger(i64);
         impl ::std::ops::Deref for ArgsFlagInteger {
@@ -490,8 +490,8 @@ pub mod unions {
             }
         }
         impl ::std::convert::TryFrom<i64> for ArgsFlagInteger {
-            type Error = ::mcp_runtime::ConversionError;
-            fn try_from(value: i64) -> Result<Self, ::mcp_runtime::ConversionError> {
+            type Error = ::mcp_bindgen::ConversionError;
+            fn try_from(value: i64) -> Result<Self, ::mcp_bindgen::ConversionError> {
                 if ![0_i64].contains(&value) {
                     Err("invalid value".into())
                 } else {
@@ -499,14 +499,14 @@ pub mod unions {
                 }
             }
         }
-        impl<'de> ::mcp_runtime::__private::serde::Deserialize<'de> for ArgsFlagInteger {
+        impl<'de> ::mcp_bindgen::__private::serde::Deserialize<'de> for ArgsFlagInteger {
             fn deserialize<D>(deserializer: D) -> Result<Self, D::Error>
             where
-                D: ::mcp_runtime::__private::serde::Deserializer<'de>,
+                D: ::mcp_bindgen::__private::serde::Deserializer<'de>,
             {
                 Self::try_from(<i64>::deserialize(deserializer)?)
                     .map_err(|e| {
-                        <D::Error as ::mcp_runtime::__private::serde::de::Error>::custom(
+                        <D::Error as ::mcp_bindgen::__private::serde::de::Error>::custom(
                             e.to_string(),
                         )
                     })
@@ -517,10 +517,10 @@ pub mod unions {
         pub enum ArgsFlagString {
             Auto,
         }
-        ::mcp_runtime::__private::string_enum!(ArgsFlagString { Auto = "auto" });
+        ::mcp_bindgen::__private::string_enum!(ArgsFlagString { Auto = "auto" });
         ///`ArgsId`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(untagged)]
         pub enum ArgsId {
             String(String),
@@ -541,7 +541,7 @@ pub mod unions {
         }
         ///`ArgsIds`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(untagged)]
         pub enum ArgsIds {
             String(String),
@@ -554,7 +554,7 @@ pub mod unions {
         }
         ///`ArgsLimit`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(untagged)]
         pub enum ArgsLimit {
             Integer(u64),
@@ -569,8 +569,8 @@ pub mod unions {
             }
         }
         impl ::std::str::FromStr for ArgsLimit {
-            type Err = ::mcp_runtime::ConversionError;
-            fn from_str(value: &str) -> Result<Self, ::mcp_runtime::ConversionError> {
+            type Err = ::mcp_bindgen::ConversionError;
+            fn from_str(value: &str) -> Result<Self, ::mcp_bindgen::ConversionError> {
                 if let Ok(v) = value.parse() {
                     Ok(Self::Integer(v))
                 } else if let Ok(v) = value.parse() {
@@ -581,14 +581,14 @@ pub mod unions {
             }
         }
         impl ::std::convert::TryFrom<&str> for ArgsLimit {
-            type Error = ::mcp_runtime::ConversionError;
-            fn try_from(value: &str) -> Result<Self, ::mcp_runtime::ConversionError> {
+            type Error = ::mcp_bindgen::ConversionError;
+            fn try_from(value: &str) -> Result<Self, ::mcp_bindgen::ConversionError> {
                 value.parse()
             }
         }
         impl ::std::convert::TryFrom<String> for ArgsLimit {
-            type Error = ::mcp_runtime::ConversionError;
-            fn try_from(value: String) -> Result<Self, ::mcp_runtime::ConversionError> {
+            type Error = ::mcp_bindgen::ConversionError;
+            fn try_from(value: String) -> Result<Self, ::mcp_bindgen::ConversionError> {
                 value.parse()
             }
         }
@@ -607,19 +607,19 @@ pub mod unions {
         pub enum ArgsLimitString {
             All,
         }
-        ::mcp_runtime::__private::string_enum!(ArgsLimitString { All = "all" });
+        ::mcp_bindgen::__private::string_enum!(ArgsLimitString { All = "all" });
         /// Types of the tool's structured result (`outputSchema`).
         pub mod output {
-            use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
+            use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
             ///Structured result of the tool `scalars`.
             #[derive(Clone, Debug, PartialEq)]
             pub struct Output {
                 pub value: OutputValue,
             }
-            ::mcp_runtime::__private::serde_struct!(Output { value = "value" });
+            ::mcp_bindgen::__private::serde_struct!(Output { value = "value" });
             ///`OutputValue`
             #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-            #[serde(crate = "::mcp_runtime::__private::serde")]
+            #[serde(crate = "::mcp_bindgen::__private::serde")]
             #[serde(untagged)]
             pub enum OutputValue {
                 Number(f64),
@@ -651,17 +651,17 @@ pub mod unions {
     /// Types and definition of the tool `nullable_union`.
     pub mod nullable_union {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "nullable_union",
                 "mcp_unions_nullable_union",
                 "{\"properties\":{\"cursor\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"integer\"},{\"type\":\"null\"}]},\"page\":{\"oneOf\":[{\"type\":\"null\"},{\"const\":\"first\"},{\"const\":\"last\"},{\"minimum\":1,\"type\":\"integer\"}]}},\"required\":[\"cursor\"],\"type\":\"object\"}",
             )
             .described("A union of two types that also accepts null.")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
+        use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
         ///A union of two types that also accepts null.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[serde(crate = "::mcp_bindgen::__private::serde")]
         pub struct Args {
             #[serde(deserialize_with = "::std::option::Option::deserialize")]
             pub cursor: Option<ArgsCursor>,
@@ -672,7 +672,7 @@ pub mod unions {
         }
         ///`ArgsCursor`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(untagged)]
         pub enum ArgsCursor {
             String(String),
@@ -693,7 +693,7 @@ pub mod unions {
         }
         ///`ArgsPage`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(untagged)]
         pub enum ArgsPage {
             String(ArgsPageString),
@@ -708,8 +708,8 @@ pub mod unions {
             }
         }
         impl ::std::str::FromStr for ArgsPage {
-            type Err = ::mcp_runtime::ConversionError;
-            fn from_str(value: &str) -> Result<Self, ::mcp_runtime::ConversionError> {
+            type Err = ::mcp_bindgen::ConversionError;
+            fn from_str(value: &str) -> Result<Self, ::mcp_bindgen::ConversionError> {
                 if let Ok(v) = value.parse() {
                     Ok(Self::String(v))
                 } else if let Ok(v) = value.parse() {
@@ -720,14 +720,14 @@ pub mod unions {
             }
         }
         impl ::std::convert::TryFrom<&str> for ArgsPage {
-            type Error = ::mcp_runtime::ConversionError;
-            fn try_from(value: &str) -> Result<Self, ::mcp_runtime::ConversionError> {
+            type Error = ::mcp_bindgen::ConversionError;
+            fn try_from(value: &str) -> Result<Self, ::mcp_bindgen::ConversionError> {
                 value.parse()
             }
         }
         impl ::std::convert::TryFrom<String> for ArgsPage {
-            type Error = ::mcp_runtime::ConversionError;
-            fn try_from(value: String) -> Result<Self, ::mcp_runtime::ConversionError> {
+            type Error = ::mcp_bindgen::ConversionError;
+            fn try_from(value: String) -> Result<Self, ::mcp_bindgen::ConversionError> {
                 value.parse()
             }
         }
@@ -747,7 +747,7 @@ pub mod unions {
             First,
             Last,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsPageString { First = "first", Last = "last" }
         );
         impl Args {
@@ -763,23 +763,23 @@ pub mod unions {
     /// Types and definition of the tool `scalar_or_objects`.
     pub mod scalar_or_objects {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "scalar_or_objects",
                 "mcp_unions_scalar_or_objects",
                 "{\"properties\":{\"target\":{\"anyOf\":[{\"type\":\"string\"},{\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},{\"properties\":{\"line\":{\"type\":\"integer\"}},\"required\":[\"line\"],\"type\":\"object\"}]}},\"required\":[\"target\"],\"type\":\"object\"}",
             )
             .described("A string or any combination of two objects.")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
+        use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
         ///A string or any combination of two objects.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             pub target: ArgsTarget,
         }
-        ::mcp_runtime::__private::serde_struct!(Args { target = "target" });
+        ::mcp_bindgen::__private::serde_struct!(Args { target = "target" });
         ///`ArgsTarget`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(untagged)]
         pub enum ArgsTarget {
             String(String),
@@ -800,23 +800,23 @@ pub mod unions {
     /// Types and definition of the tool `const_discriminator`.
     pub mod const_discriminator {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "const_discriminator",
                 "mcp_unions_const_discriminator",
                 "{\"properties\":{\"content\":{\"items\":{\"anyOf\":[{\"properties\":{\"data\":{\"type\":\"string\"},\"mimeType\":{\"type\":\"string\"},\"type\":{\"enum\":[\"image\",\"audio\"]}},\"required\":[\"type\",\"data\",\"mimeType\"],\"type\":\"object\"},{\"properties\":{\"type\":{\"const\":\"resource\"},\"uri\":{\"type\":\"string\"}},\"required\":[\"type\",\"uri\"],\"type\":\"object\"}]},\"type\":\"array\"}},\"required\":[\"content\"],\"type\":\"object\"}",
             )
             .described("Content blocks told apart by a constant `type`.")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
+        use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
         ///Content blocks told apart by a constant `type`.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             pub content: Vec<ArgsContentItem>,
         }
-        ::mcp_runtime::__private::serde_struct!(Args { content = "content" });
+        ::mcp_bindgen::__private::serde_struct!(Args { content = "content" });
         ///`ArgsContentItem`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(untagged)]
         pub enum ArgsContentItem {
             ImageOrAudio {
@@ -838,7 +838,7 @@ pub mod unions {
             Image,
             Audio,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsContentItemImageOrAudioType { Image = "image", Audio = "audio" }
         );
         ///`ArgsContentItemResourceType`
@@ -846,7 +846,7 @@ pub mod unions {
         pub enum ArgsContentItemResourceType {
             Resource,
         }
-        ::mcp_runtime::__private::string_enum!(
+        ::mcp_bindgen::__private::string_enum!(
             ArgsContentItemResourceType { Resource = "resource" }
         );
         impl Args {
@@ -859,23 +859,23 @@ pub mod unions {
     /// Types and definition of the tool `unique_property`.
     pub mod unique_property {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "unique_property",
                 "mcp_unions_unique_property",
                 "{\"properties\":{\"item\":{\"oneOf\":[{\"additionalProperties\":false,\"properties\":{\"node_id\":{\"type\":\"string\"},\"note\":{\"type\":\"string\"}},\"required\":[\"node_id\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"item_id\":{\"type\":\"integer\"},\"note\":{\"type\":\"string\"}},\"required\":[\"item_id\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"issue_number\":{\"type\":\"integer\"},\"owner\":{\"type\":\"string\"}},\"required\":[\"issue_number\",\"owner\"],\"type\":\"object\"}]}},\"required\":[\"item\"],\"type\":\"object\"}",
             )
             .described("A project item named by one of three keys.")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
+        use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
         ///A project item named by one of three keys.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             pub item: ArgsItem,
         }
-        ::mcp_runtime::__private::serde_struct!(Args { item = "item" });
+        ::mcp_bindgen::__private::serde_struct!(Args { item = "item" });
         ///`ArgsItem`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(untagged, deny_unknown_fields)]
         pub enum ArgsItem {
             NodeId {
@@ -900,23 +900,23 @@ pub mod unions {
     /// Types and definition of the tool `titled`.
     pub mod titled {
         /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_runtime::toolbox::TypedTool = ::mcp_runtime::toolbox::TypedTool::new(
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
                 "titled",
                 "mcp_unions_titled",
                 "{\"properties\":{\"who\":{\"oneOf\":[{\"additionalProperties\":false,\"properties\":{\"host\":{\"type\":\"string\"},\"login\":{\"type\":\"string\"}},\"required\":[\"login\"],\"title\":\"By login\",\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"email\":{\"type\":\"string\"},\"verified\":{\"type\":\"boolean\"}},\"required\":[\"email\"],\"title\":\"By email\",\"type\":\"object\"}]}},\"required\":[\"who\"],\"type\":\"object\"}",
             )
             .described("Branches named by their titles.")
             .typed_args::<self::Args>();
-        use ::mcp_runtime::__private::serde::{Deserialize, Serialize};
+        use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
         ///Branches named by their titles.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             pub who: ArgsWho,
         }
-        ::mcp_runtime::__private::serde_struct!(Args { who = "who" });
+        ::mcp_bindgen::__private::serde_struct!(Args { who = "who" });
         ///`ArgsWho`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(untagged, deny_unknown_fields)]
         pub enum ArgsWho {
             Login {
@@ -945,7 +945,7 @@ pub mod unions {
         /// The server's prompts: one async method per prompt, arguments typed.
         #[derive(Clone, Copy, Debug)]
         pub struct Prompts<'a> {
-            pub(super) session: &'a ::mcp_runtime::Session,
+            pub(super) session: &'a ::mcp_bindgen::Session,
         }
         impl Prompts<'_> {}
     }

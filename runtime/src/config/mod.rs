@@ -116,7 +116,7 @@ pub(crate) use resolve::{Resolved, redact};
 ///
 /// ```
 /// use std::time::Duration;
-/// use mcp_runtime::{DriftPolicy, ServerConfig};
+/// use mcp_bindgen::{DriftPolicy, ServerConfig};
 ///
 /// let config = ServerConfig::stdio("demo", "mcp-demo-server", vec![])
 ///     .with_timeout(Duration::from_secs(30))

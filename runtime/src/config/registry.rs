@@ -54,11 +54,11 @@ impl Registry {
         };
         let cwd = std::env::current_dir()
             .map_err(|e| not_found(PathBuf::from("."), format!("no current directory: {e}")))?;
-        match mcp_codegen::project::find_registry(&cwd) {
+        match mcp_bindgen_core::project::find_registry(&cwd) {
             Some(path) => Self::load(path),
             None => Err(not_found(
-                cwd.join(mcp_codegen::project::FIXTURES_DIR)
-                    .join(mcp_codegen::project::REGISTRY_FILE),
+                cwd.join(mcp_bindgen_core::project::FIXTURES_DIR)
+                    .join(mcp_bindgen_core::project::REGISTRY_FILE),
                 "no fixtures/servers.toml next to a Cargo.toml in this directory or its parents \
                  (run the program inside its project, or read the registry with Registry::load(path))"
                     .to_string(),

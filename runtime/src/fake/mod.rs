@@ -14,15 +14,15 @@
 //! Code written against `impl demo::Tools` runs unchanged on all three:
 //!
 //! ```no_run
-//! mcp_runtime::mcp_tools!("demo");
+//! mcp_bindgen::mcp_tools!("demo");
 //!
-//! async fn sum(tools: &impl demo::Tools) -> mcp_runtime::Result<String> {
+//! async fn sum(tools: &impl demo::Tools) -> mcp_bindgen::Result<String> {
 //!     Ok(tools.add(demo::add::Args { a: 1.0, b: 2.0 }).await?.text())
 //! }
 //!
-//! # async fn run() -> mcp_runtime::Result<()> {
+//! # async fn run() -> mcp_bindgen::Result<()> {
 //! let fake = demo::Fake::new()
-//!     .on_add(|args| Ok(mcp_runtime::ToolOutput::from_text((args.a + args.b).to_string())));
+//!     .on_add(|args| Ok(mcp_bindgen::ToolOutput::from_text((args.a + args.b).to_string())));
 //! assert_eq!(sum(&fake).await?, "3");
 //! assert_eq!(fake.calls()[0].tool, "add");
 //! # Ok(()) }

@@ -199,7 +199,7 @@ impl Session {
             Ok(Value::Null) => Ok(serde_json::Map::new()),
             Ok(other) => Err(encode_error(format!(
                 "found {}",
-                mcp_codegen::schema::json_kind(&other)
+                mcp_bindgen_core::schema::json_kind(&other)
             ))),
             Err(e) => Err(encode_error(e.to_string())),
         }

@@ -251,7 +251,7 @@ impl Session {
                     #[cfg(not(feature = "http"))]
                     TransportConfig::StreamableHttp { .. } | TransportConfig::Sse { .. } => {
                         Err(transport_err(format!(
-                            "this build of mcp-runtime has no HTTP transports, so `transport = \"{}\"` cannot connect; enable the `http` feature of mcp-runtime (on by default)",
+                            "this build of mcp-bindgen has no HTTP transports, so `transport = \"{}\"` cannot connect; enable the `http` feature of mcp-bindgen (on by default)",
                             inner.kind
                         )))
                     }

@@ -59,7 +59,7 @@ impl Session {
         match (summary, policy) {
             (None, _) | (_, DriftPolicy::Ignore) => Ok(false),
             (Some(summary), DriftPolicy::Warn) => {
-                let fix = mcp_codegen::project::either_command(&format!(
+                let fix = mcp_bindgen_core::project::either_command(&format!(
                     "snapshot --check {}",
                     self.inner.alias
                 ));

@@ -45,7 +45,7 @@ impl Session {
             return Err(Error::InvalidServer {
                 path: Default::default(),
                 alias: config.alias().to_string(),
-                message: "this build of mcp-runtime has no OAuth support, so `auth` cannot be used; enable the `oauth` feature of mcp-runtime (on by default)".into(),
+                message: "this build of mcp-bindgen has no OAuth support, so `auth` cannot be used; enable the `oauth` feature of mcp-bindgen (on by default)".into(),
             });
         }
         let policy = options.drift.unwrap_or(config.drift());
@@ -60,7 +60,7 @@ impl Session {
         let param_headers = Arc::new(ParamHeaders::default());
         for tool in options.fixture_tools.into_iter().flatten() {
             if let Ok(schema) = serde_json::from_str(tool.input_schema)
-                && let Ok(headers) = mcp_codegen::headers::param_headers(&schema)
+                && let Ok(headers) = mcp_bindgen_core::headers::param_headers(&schema)
             {
                 param_headers.set_if_unknown(tool.name, headers);
             }

@@ -171,9 +171,9 @@ impl ConnectOptions {
     /// its first request.
     ///
     /// ```no_run
-    /// # async fn demo(config: &mcp_runtime::ServerConfig) -> mcp_runtime::Result<()> {
+    /// # async fn demo(config: &mcp_bindgen::ServerConfig) -> mcp_bindgen::Result<()> {
     /// use std::time::Duration;
-    /// use mcp_runtime::ConnectOptions;
+    /// use mcp_bindgen::ConnectOptions;
     ///
     /// let session = ConnectOptions::new()
     ///     .with_connect_timeout(Duration::from_secs(5))
@@ -204,7 +204,7 @@ pub(crate) fn excerpt(v: &impl Serialize) -> String {
     } else {
         format!(
             "{}… ({} bytes)",
-            mcp_codegen::schema::prefix_bytes(&s, 200),
+            mcp_bindgen_core::schema::prefix_bytes(&s, 200),
             s.len()
         )
     }

@@ -86,7 +86,7 @@ impl Drop for LogTap {
     }
 }
 
-/// Forwards a server's log message to `tracing` (target `mcp_runtime::server_log`, at the
+/// Forwards a server's log message to `tracing` (target `mcp_bindgen::server_log`, at the
 /// server's level), to the running call streams and to the application's callback.
 #[allow(deprecated)] // Logging is deprecated by protocol 2026-07-28; servers still send it.
 pub(super) fn server_log(shared: &Shared, params: rmcp::model::LoggingMessageNotificationParam) {
@@ -100,16 +100,16 @@ pub(super) fn server_log(shared: &Shared, params: rmcp::model::LoggingMessageNot
     let data = &params.data;
     match params.level {
         L::Debug => {
-            tracing::debug!(target: "mcp_runtime::server_log", server, logger, %data, "server log")
+            tracing::debug!(target: "mcp_bindgen::server_log", server, logger, %data, "server log")
         }
         L::Info | L::Notice => {
-            tracing::info!(target: "mcp_runtime::server_log", server, logger, %data, "server log")
+            tracing::info!(target: "mcp_bindgen::server_log", server, logger, %data, "server log")
         }
         L::Warning => {
-            tracing::warn!(target: "mcp_runtime::server_log", server, logger, %data, "server log")
+            tracing::warn!(target: "mcp_bindgen::server_log", server, logger, %data, "server log")
         }
         _ => {
-            tracing::error!(target: "mcp_runtime::server_log", server, logger, %data, level, "server log")
+            tracing::error!(target: "mcp_bindgen::server_log", server, logger, %data, level, "server log")
         }
     }
     let taps = shared.log_taps.current();

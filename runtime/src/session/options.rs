@@ -208,7 +208,7 @@ impl ConnectOptions {
     }
 
     /// Calls `f` with every log message the server sends (`notifications/message`), besides
-    /// the `tracing` event each one becomes (target `mcp_runtime::server_log`, at the
+    /// the `tracing` event each one becomes (target `mcp_bindgen::server_log`, at the
     /// server's level). `f` runs on the connection's task: keep it short.
     pub fn on_server_log(mut self, f: impl Fn(ServerLog) + Send + Sync + 'static) -> Self {
         self.on_log = Some(Arc::new(f));
@@ -259,7 +259,7 @@ impl ConnectOptions {
     /// capability is not declared and any such request is declined at once.
     ///
     /// ```
-    /// use mcp_runtime::{ConnectOptions, ElicitationAnswer};
+    /// use mcp_bindgen::{ConnectOptions, ElicitationAnswer};
     ///
     /// let options = ConnectOptions::new().on_elicitation(|request| async move {
     ///     eprintln!("{} asks: {}", request.server, request.message);

@@ -107,7 +107,7 @@ impl Session {
                 Some(next) if !seen.insert(next.clone()) => {
                     return Err(self.listing_error(format!(
                         "server returned cursor \"{}\" twice: pagination cycle",
-                        mcp_codegen::schema::truncate(&next, 80)
+                        mcp_bindgen_core::schema::truncate(&next, 80)
                     )));
                 }
                 Some(next) => cursor = Some(next),
@@ -135,7 +135,7 @@ impl Session {
         let mut kept = Vec::with_capacity(tools.len());
         for tool in tools {
             let name = tool.get("name").and_then(Value::as_str).unwrap_or("");
-            match mcp_codegen::headers::param_headers(
+            match mcp_bindgen_core::headers::param_headers(
                 tool.get("inputSchema").unwrap_or(&Value::Null),
             ) {
                 Ok(headers) => {
@@ -297,7 +297,7 @@ impl Session {
 
 /// The `tracing` target of the warning about a tool left out of a listing (a program that
 /// reports [`Session::rejected_tools`] itself, as `snapshot` does, can silence it).
-pub const REJECTED_TOOL_TARGET: &str = "mcp_runtime::rejected_tool";
+pub const REJECTED_TOOL_TARGET: &str = "mcp_bindgen::rejected_tool";
 
 /// The most pages of one `tools/list` (a server that lists more is assumed to loop).
 const MAX_PAGES: usize = 1000;
@@ -327,7 +327,7 @@ fn kept_raw(raw: Vec<Value>, tools: &[rmcp::model::Tool]) -> Option<Vec<Value>> 
         if name.is_some() && name == wanted.peek().copied() {
             wanted.next();
             kept.push(tool);
-        } else if mcp_codegen::headers::param_headers(
+        } else if mcp_bindgen_core::headers::param_headers(
             tool.get("inputSchema").unwrap_or(&Value::Null),
         )
         .is_err()

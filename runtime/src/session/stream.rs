@@ -264,9 +264,9 @@ impl Session {
     /// is then not in the stream. See [`CallStream`] for cancellation and bounded memory.
     ///
     /// ```no_run
-    /// # async fn demo(session: &mcp_runtime::Session) {
+    /// # async fn demo(session: &mcp_bindgen::Session) {
     /// use futures::StreamExt;
-    /// use mcp_runtime::{CallEvent, CallOptions};
+    /// use mcp_bindgen::{CallEvent, CallOptions};
     ///
     /// let args = serde_json::json!({"steps": 3});
     /// let mut events = session.call_stream("long_task", &args, CallOptions::new());

@@ -8,8 +8,9 @@ use serde_json::{Value, json};
 
 use super::local::LocalTool;
 use super::names::{self, NameCollision};
+use super::provider::openai;
 use super::scope::Scope;
-use super::{ServerState, Toolbox, ToolboxOptions, TypedTool, openai};
+use super::{ServerState, Toolbox, ToolboxOptions, TypedTool};
 use crate::config::ServerConfig;
 use crate::error::{Error, ErrorKind};
 use crate::fake::FakeServer;
@@ -412,7 +413,7 @@ impl Snapshot {
             .filter(|(i, _)| visible(*i))
             .map(|(_, e)| e.tool.exported.as_str())
             .collect();
-        let hint = mcp_codegen::naming::close_matches(name, names.iter().copied());
+        let hint = mcp_bindgen_core::naming::close_matches(name, names.iter().copied());
         Err(Error::toolbox(
             ErrorKind::UnknownTool,
             if hint.is_empty() {
@@ -455,7 +456,7 @@ pub(super) fn server_candidates(slot: &Slot) -> Vec<Candidate> {
                         tracing::warn!(
                             server = %alias, tool = t.name,
                             "typed tool is not in the server's live tools/list (drift); run {}",
-                            mcp_codegen::project::either_command(&format!("snapshot --check {alias}"))
+                            mcp_bindgen_core::project::either_command(&format!("snapshot --check {alias}"))
                         );
                         compiled_definition(t, &input_schema)
                     }

@@ -396,7 +396,7 @@ pub(super) fn parse_arguments(text: &str, exported: &str) -> Result<Value, Error
         Ok(v @ Value::Object(_)) => Ok(v),
         Ok(other) => Err(invalid(format!(
             "invalid arguments for {exported}: expected a JSON object, found {}",
-            mcp_codegen::schema::json_kind(&other)
+            mcp_bindgen_core::schema::json_kind(&other)
         ))),
         Err(e) => Err(invalid(format!(
             "invalid arguments for {exported}: not valid JSON ({e}); send a JSON object"

@@ -1,7 +1,7 @@
 //! Local tools: functions of the application, exported and dispatched beside MCP tools.
 //!
 //! A local tool's argument type derives `schemars::JsonSchema` (schemars 1, re-exported as
-//! `mcp_runtime::schemars`) and `serde::Deserialize`; its input schema is the type's schema.
+//! `mcp_bindgen::schemars`) and `serde::Deserialize`; its input schema is the type's schema.
 //! It is exported under its own name (`^[A-Za-z0-9_-]{1,64}$`; the `mcp_` prefix is kept for
 //! MCP tools) in every format, and a model's call goes through the same steps as an MCP
 //! tool's: the arguments are checked against the schema, then decoded into the type; the

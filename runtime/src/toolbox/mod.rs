@@ -48,7 +48,6 @@ mod fake_tests;
 mod lifecycle;
 mod local;
 pub mod names;
-pub mod openai;
 pub mod provider;
 mod scope;
 mod text;

@@ -1,7 +1,7 @@
 //! Exported tool names: `mcp_<alias>_<tool>`, sanitized to `[A-Za-z0-9_-]`, at most 64
 //! characters, and the collision resolution of a whole toolbox.
 //!
-//! [`exported_name`] is `mcp_codegen::naming::openai_name`, the rule the compile-time
+//! [`exported_name`] is `mcp_bindgen_core::naming::openai_name`, the rule the compile-time
 //! constants of `mcp_tools!` use too. Names are only ever produced, never parsed: the toolbox keeps
 //! a map from each exported name back to its `(server, tool)`.
 
@@ -18,7 +18,7 @@ pub const MAX_NAME_LEN: usize = 64;
 /// Two tools can still map to the same name (`a` + `b_c` and `a_b` + `c`, or `x.y` and `x_y`
 /// on one server): [`assign_names`] resolves that for a whole toolbox.
 pub fn exported_name(alias: &str, tool: &str) -> String {
-    mcp_codegen::naming::openai_name(alias, tool)
+    mcp_bindgen_core::naming::openai_name(alias, tool)
 }
 
 /// Several tools whose [`exported_name`] is the same.
@@ -83,7 +83,7 @@ pub fn assign_names<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> 
             continue;
         }
         let full = format!("mcp_{alias}_{tool}");
-        let sanitized = mcp_codegen::naming::openai_sanitize(&full);
+        let sanitized = mcp_bindgen_core::naming::openai_sanitize(&full);
         let mut n = 0u32;
         let new = loop {
             let seed = if n == 0 {
@@ -91,7 +91,7 @@ pub fn assign_names<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> 
             } else {
                 format!("{full}#{n}")
             };
-            let candidate = mcp_codegen::naming::openai_hashed(&sanitized, &seed);
+            let candidate = mcp_bindgen_core::naming::openai_hashed(&sanitized, &seed);
             if !used.contains(&candidate) && !plain.contains(candidate.as_str()) {
                 break candidate;
             }

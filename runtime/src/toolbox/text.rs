@@ -14,7 +14,7 @@ pub struct Truncation {
 }
 
 fn floor_boundary(s: &str, i: usize) -> usize {
-    mcp_codegen::schema::prefix_bytes(s, i).len()
+    mcp_bindgen_core::schema::prefix_bytes(s, i).len()
 }
 
 fn ceil_boundary(s: &str, mut i: usize) -> usize {

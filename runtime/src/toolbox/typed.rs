@@ -15,7 +15,7 @@ use crate::typed::{Normalize, TypedTool};
 /// use serde_json::json;
 /// let schema = json!({"type": "object", "properties": {
 ///     "path": {"type": "string"}, "head": {"type": "integer"}}, "required": ["path"]});
-/// let sent = mcp_runtime::toolbox::prepare_arguments(
+/// let sent = mcp_bindgen::toolbox::prepare_arguments(
 ///     &schema, None, json!({"path": "a.txt", "head": null}))?;
 /// assert_eq!(sent, json!({"path": "a.txt"}));
 /// # Ok::<(), String>(())

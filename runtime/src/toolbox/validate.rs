@@ -17,7 +17,7 @@
 //! `contains`, `unevaluated*`, remote `$ref`s and `$anchor`s. The server validates again; this
 //! check exists to give the model a precise, early message.
 
-use mcp_codegen::schema::{escape, json_type, resolve_local};
+use mcp_bindgen_core::schema::{escape, json_type, resolve_local};
 use serde_json::{Map, Value};
 
 /// At most this many problems are reported per call.
@@ -76,7 +76,7 @@ fn at(path: &str) -> &str {
 }
 
 fn short(v: &Value) -> String {
-    mcp_codegen::schema::truncate(&v.to_string(), 57)
+    mcp_bindgen_core::schema::truncate(&v.to_string(), 57)
 }
 
 fn type_matches(t: &str, v: &Value) -> bool {

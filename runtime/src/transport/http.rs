@@ -229,8 +229,8 @@ impl TappedClient {
         let arguments =
             serde_json::Value::Object(call.params.arguments.clone().unwrap_or_default());
         for p in params.iter() {
-            let Some(text) = mcp_codegen::headers::value_at(&arguments, &p.path)
-                .and_then(mcp_codegen::headers::header_value)
+            let Some(text) = mcp_bindgen_core::headers::value_at(&arguments, &p.path)
+                .and_then(mcp_bindgen_core::headers::header_value)
             else {
                 continue;
             };

@@ -4,7 +4,7 @@
 //!   lines that are not JSON-RPC skipped and remembered for errors ([`StdoutNoise`]), and a
 //!   direct path for `tools/call` past rmcp's service loop ([`Direct`]: own ids, answers
 //!   routed to the waiting call). The server's stderr is forwarded to `tracing` (target
-//!   `mcp_runtime::server_stderr`) and its last lines are kept for error messages
+//!   `mcp_bindgen::server_stderr`) and its last lines are kept for error messages
 //!   ([`StderrTail`]); both redact the server's resolved secrets.
 //! * **Streamable HTTP** — rmcp's reqwest client with our custom headers.
 //! * **legacy HTTP+SSE** — our own [`SseTransport`] (rmcp removed its SSE client in 0.11):

@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
-use mcp_codegen::headers::ParamHeader;
+use mcp_bindgen_core::headers::ParamHeader;
 
 /// Tool name → its mirrored arguments.
 #[derive(Debug, Default)]

@@ -76,11 +76,12 @@ impl StderrTail {
                         let mut line = crate::config::redact(&tail.secrets, line.trim_end());
                         if line.len() > STDERR_LINE_MAX {
                             let cut =
-                                mcp_codegen::schema::prefix_bytes(&line, STDERR_LINE_MAX).len();
+                                mcp_bindgen_core::schema::prefix_bytes(&line, STDERR_LINE_MAX)
+                                    .len();
                             line.truncate(cut);
                             line.push('…');
                         }
-                        tracing::debug!(target: "mcp_runtime::server_stderr", server = %alias, "{line}");
+                        tracing::debug!(target: "mcp_bindgen::server_stderr", server = %alias, "{line}");
                         tail.push(line);
                     }
                 }
@@ -137,8 +138,10 @@ impl StdoutNoise {
         let Ok(mut r) = self.0.lock() else {
             return String::new();
         };
-        let excerpt =
-            mcp_codegen::schema::truncate(&crate::config::redact(&r.secrets, text.trim()), 119);
+        let excerpt = mcp_bindgen_core::schema::truncate(
+            &crate::config::redact(&r.secrets, text.trim()),
+            119,
+        );
         r.count += 1;
         if r.first.len() < NOISE_QUOTED {
             r.first.push((excerpt.clone(), reason.to_string()));
@@ -151,7 +154,8 @@ impl StdoutNoise {
         if let Ok(mut r) = self.0.lock() {
             r.unknown_count += 1;
             if r.unknown_ids.len() < NOISE_QUOTED {
-                r.unknown_ids.push(mcp_codegen::schema::truncate(id, 40));
+                r.unknown_ids
+                    .push(mcp_bindgen_core::schema::truncate(id, 40));
             }
         }
     }

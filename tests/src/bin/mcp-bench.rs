@@ -7,14 +7,14 @@
 //! mcp-bench expand FIXTURE ALIAS N
 //! ```
 //!
-//! `expand` times `mcp_codegen::generate` + formatting of one fixture N times in this
+//! `expand` times `mcp_bindgen_codegen::generate` + formatting of one fixture N times in this
 //! optimized binary (the proc macro itself runs unoptimized unless the user's profile says
 //! otherwise; `xtask bench` measures that case in its own process) and prints JSON.
 //!
 //! Every contender talks to its own child `SERVER --pipes` (the same release binary, rmcp's
 //! `stdio_pipes()` on the server side), started once and reused for every round:
 //!
-//! * `typed` — the generated `demo::Client` of `mcp_tools!("demo")` over `mcp-runtime`;
+//! * `typed` — the generated `demo::Client` of `mcp_tools!("demo")` over `mcp-bindgen`;
 //! * `raw_rmcp` — rmcp's own client (`TokioChildProcess`, `call_tool` with `serde_json` maps);
 //! * `pipe` — a minimal hand-written JSON-RPC client on the child's stdin/stdout (the floor);
 //! * `python` — the official Python SDK (`python_client.py`, driven over its stdin).
@@ -38,9 +38,9 @@ use serde_json::{Map, Value, json};
 use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
-use mcp_runtime::{ServerConfig, Session};
+use mcp_bindgen::{ServerConfig, Session};
 
-mcp_runtime::mcp_tools!("demo");
+mcp_bindgen::mcp_tools!("demo");
 
 /// Target size of the large payload's JSON text.
 const LARGE_PAYLOAD_BYTES: usize = 100 * 1024;
@@ -174,17 +174,18 @@ fn main() {
 fn expand(fixture: &str, alias: &str, n: &str) -> Res<Value> {
     let n: usize = n.parse().map_err(|e| format!("bad count {n:?}: {e}"))?;
     let bytes = std::fs::read(fixture).map_err(|e| format!("cannot read {fixture}: {e}"))?;
-    let fixture = mcp_codegen::fixture::Fixture::from_slice(&bytes, std::path::Path::new(fixture))?;
-    let options = mcp_codegen::Options::default();
+    let fixture =
+        mcp_bindgen_core::fixture::Fixture::from_slice(&bytes, std::path::Path::new(fixture))?;
+    let options = mcp_bindgen_codegen::Options::default();
     let mut generate_ms = Vec::new();
     let mut total_ms = Vec::new();
     let mut tools = 0;
     for i in 0..=n {
         let started = Instant::now();
-        let generated = mcp_codegen::generate(&fixture, alias, &options)?;
+        let generated = mcp_bindgen_codegen::generate(&fixture, alias, &options)?;
         let generated_at = started.elapsed();
         tools = generated.stats.tools;
-        let text = mcp_codegen::format_tokens(alias, generated.tokens()?)?;
+        let text = mcp_bindgen_codegen::format_tokens(alias, generated.tokens()?)?;
         let total = started.elapsed();
         std::hint::black_box(text);
         if i > 0 {
@@ -423,7 +424,7 @@ fn check(ok: bool, what: impl FnOnce() -> String) -> Res<()> {
 }
 
 // ---------------------------------------------------------------------------------------
-// 1. typed: the generated client over mcp-runtime
+// 1. typed: the generated client over mcp-bindgen
 // ---------------------------------------------------------------------------------------
 
 struct Typed {
@@ -436,7 +437,7 @@ impl Typed {
         // The wire of the raw rmcp baseline (`serve`: the `initialize` lifecycle), so both
         // sides send the same messages.
         let config = ServerConfig::stdio("demo", server, vec!["--pipes".to_string()])
-            .with_protocol(mcp_runtime::Protocol::V2025_11_25);
+            .with_protocol(mcp_bindgen::Protocol::V2025_11_25);
         let session = Session::connect(&config).await?;
         Ok(Typed {
             client: demo::Client::new(session),

@@ -1,5 +1,5 @@
 //! `mcp-conformance-client`: the client side of the official MCP conformance suite
-//! (`@modelcontextprotocol/conformance client --command …`), built on `mcp-runtime`.
+//! (`@modelcontextprotocol/conformance client --command …`), built on `mcp-bindgen`.
 //!
 //! ```text
 //! mcp-conformance-client [--scenario NAME] URL
@@ -13,9 +13,9 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_runtime::auth::HeadlessAuthorizer;
-use mcp_runtime::config::{AuthConfig, ClientCredentialsSettings, OAuthSettings};
-use mcp_runtime::{CallOptions, ConnectOptions, Protocol, ServerConfig, Session};
+use mcp_bindgen::auth::HeadlessAuthorizer;
+use mcp_bindgen::config::{AuthConfig, ClientCredentialsSettings, OAuthSettings};
+use mcp_bindgen::{CallOptions, ConnectOptions, Protocol, ServerConfig, Session};
 use serde_json::{Value, json};
 
 fn main() -> ExitCode {

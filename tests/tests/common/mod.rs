@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use mcp_runtime::{ConnectOptions, Registry, ServerConfig, Session};
+use mcp_bindgen::{ConnectOptions, Registry, ServerConfig, Session};
 
 /// The workspace root.
 pub fn root() -> PathBuf {
@@ -232,7 +232,7 @@ pub async fn bounded<F: std::future::Future<Output = ()>>(limit: Duration, body:
 }
 
 /// Waits until a stderr line of the server contains `needle` (it logs asynchronously).
-pub async fn stderr_line(session: &mcp_runtime::Session, needle: &str) -> String {
+pub async fn stderr_line(session: &mcp_bindgen::Session, needle: &str) -> String {
     let deadline = Instant::now() + Duration::from_secs(5);
     loop {
         if let Some(l) = session

@@ -25,7 +25,7 @@ fn main() {
 }
 
 #[allow(dead_code)]
-async fn api(c: &fallbacks::Client) -> ::mcp_runtime::Result<()> {
+async fn api(c: &fallbacks::Client) -> ::mcp_bindgen::Result<()> {
     c.remote_ref(json!({"cfg": {}})).await?;
     c.dangling(json!({})).await?;
     c.not_object(json!({})).await?;

@@ -1,5 +1,5 @@
 #![deny(warnings)]
-// The GitHub MCP server's 117 tools (golden generated from ../shared/corpus/github-official).
+// The GitHub MCP server's 117 tools (golden generated from tests/corpus/github-official).
 include!("../../../mcp-codegen/tests/goldens/github.rs");
 #[path = "support/roundtrip.rs"]
 mod roundtrip;
@@ -38,7 +38,7 @@ fn main() {
 }
 
 #[allow(dead_code)]
-async fn api(c: &github::Client) -> ::mcp_runtime::Result<()> {
+async fn api(c: &github::Client) -> ::mcp_bindgen::Result<()> {
     c.get_me().await?;
     c.create_issue(create_issue::Args {
         owner: "o".into(),

@@ -73,12 +73,12 @@ fn main() {
 }
 
 #[allow(dead_code)]
-async fn api(c: &names::Client) -> ::mcp_runtime::Result<()> {
+async fn api(c: &names::Client) -> ::mcp_bindgen::Result<()> {
     c.list_repos(names::list_repos::Args::default()).await?;
     c.r#type(r#type::Args { text: "x".into() }).await?;
     c.new_tool().await?;
     c.caf_u00e9_lookup().await?;
-    c.with_options(::mcp_runtime::CallOptions::default())
+    c.with_options(::mcp_bindgen::CallOptions::default())
         .get_http_status()
         .await?;
     Ok(())

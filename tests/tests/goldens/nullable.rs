@@ -45,9 +45,9 @@ fn main() {
 }
 
 #[allow(dead_code)]
-async fn api(client: &nullable::Client) -> ::mcp_runtime::Result<::mcp_runtime::ToolOutput> {
+async fn api(client: &nullable::Client) -> ::mcp_bindgen::Result<::mcp_bindgen::ToolOutput> {
     client
-        .with_options(::mcp_runtime::CallOptions::default())
+        .with_options(::mcp_bindgen::CallOptions::default())
         .update(update::Args {
             id: 1,
             must_send: None,

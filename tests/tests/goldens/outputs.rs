@@ -31,23 +31,23 @@ fn main() {
 }
 
 #[allow(dead_code)]
-async fn api(c: &outputs::Client) -> ::mcp_runtime::Result<()> {
+async fn api(c: &outputs::Client) -> ::mcp_bindgen::Result<()> {
     let _weather: get_weather::Output = c
         .get_weather(get_weather::Args { city: "x".into() })
         .await?;
     let _status: status::Output = c.status().await?;
     // A task-capable tool (`execution.taskSupport`): the same typed output, through a handle.
-    let task: ::mcp_runtime::TaskHandle<get_weather::Output> = c
+    let task: ::mcp_bindgen::TaskHandle<get_weather::Output> = c
         .get_weather_task(get_weather::Args { city: "x".into() })
         .await?;
-    let _state: ::mcp_runtime::TaskState = task.status().await?;
+    let _state: ::mcp_bindgen::TaskState = task.status().await?;
     let _weather: get_weather::Output = task.wait().await?;
-    let _raw: ::mcp_runtime::ToolOutput = c.ping().await?;
+    let _raw: ::mcp_bindgen::ToolOutput = c.ping().await?;
     // `inputSchema: {}` names no arguments but allows any: a JSON map.
     let mut free = outputs::bare::Args::new();
     free.insert("anything".into(), serde_json::json!(1));
-    let _raw: ::mcp_runtime::ToolOutput = c.bare(free).await?;
-    let _raw: ::mcp_runtime::ToolOutput = c
+    let _raw: ::mcp_bindgen::ToolOutput = c.bare(free).await?;
+    let _raw: ::mcp_bindgen::ToolOutput = c
         .remote_output(outputs::remote_output::Args { q: None })
         .await?;
     Ok(())

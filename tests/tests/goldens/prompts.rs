@@ -47,15 +47,15 @@ fn main() {
 }
 
 #[allow(dead_code)]
-async fn api(c: &prompts::Client) -> ::mcp_runtime::Result<()> {
-    let r: ::mcp_runtime::PromptResult = c
+async fn api(c: &prompts::Client) -> ::mcp_bindgen::Result<()> {
+    let r: ::mcp_bindgen::PromptResult = c
         .prompts()
         .args_prompt(p::args_prompt::Args {
             city: "x".into(),
             state: Some("y".into()),
         })
         .await?;
-    let _: &[::mcp_runtime::PromptMessage] = &r.messages;
+    let _: &[::mcp_bindgen::PromptMessage] = &r.messages;
     let _ = c.prompts().simple_prompt().await?;
     let _ = c.prompts().r#type(Default::default()).await?;
     let _ = c.connect_tool().await?;

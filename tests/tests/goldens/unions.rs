@@ -12,8 +12,8 @@ use unions::{
 /// `json` decodes into `T` and encodes back to itself.
 fn same<T>(json: Value) -> T
 where
-    T: ::mcp_runtime::__private::serde::de::DeserializeOwned
-        + ::mcp_runtime::__private::serde::Serialize,
+    T: ::mcp_bindgen::__private::serde::de::DeserializeOwned
+        + ::mcp_bindgen::__private::serde::Serialize,
 {
     let typed: T = serde_json::from_value(json.clone())
         .unwrap_or_else(|e| panic!("{json} does not decode: {e}"));

@@ -1,8 +1,8 @@
 // A tool with a typed result: the stub returns the generated `Output`, and code written
 // against `impl kiosk::Tools` gets it back.
-mcp_runtime::mcp_tools!("kiosk");
+mcp_bindgen::mcp_tools!("kiosk");
 
-async fn shipped(tools: &impl kiosk::Tools, id: u64) -> mcp_runtime::Result<bool> {
+async fn shipped(tools: &impl kiosk::Tools, id: u64) -> mcp_bindgen::Result<bool> {
     let status = tools.order_status(kiosk::order_status::Args { id }).await?;
     Ok(status.state == kiosk::order_status::output::OutputState::Shipped)
 }

@@ -12,21 +12,21 @@ use super::*;
 
 pub(super) const SCRATCH_BASE: &str = r#"//! Scratch crate of `cargo xtask bench` (no bindings).
 fn main() {
-    let config = mcp_runtime::ServerConfig::stdio("github_official", "github-mcp-server", vec![]);
+    let config = mcp_bindgen::ServerConfig::stdio("github_official", "github-mcp-server", vec![]);
     println!("{}", config.alias());
 }
 "#;
 
 pub(super) const SCRATCH_WITH: &str = r#"//! Scratch crate of `cargo xtask bench` (binds the 117 GitHub tools).
-mcp_runtime::mcp_tools!("github_official");
+mcp_bindgen::mcp_tools!("github_official");
 
 fn main() {
-    let config = mcp_runtime::ServerConfig::stdio("github_official", "github-mcp-server", vec![]);
+    let config = mcp_bindgen::ServerConfig::stdio("github_official", "github-mcp-server", vec![]);
     println!("{} {}", config.alias(), github_official::TOOL_NAMES.len());
 }
 "#;
 
-/// A scratch crate `dir/name` outside the workspace: `mcp-runtime` as a path dependency
+/// A scratch crate `dir/name` outside the workspace: `mcp-bindgen` as a path dependency
 /// (with `runtime_options`, e.g. `, default-features = false`), the workspace's
 /// `Cargo.lock`, `main` as `src/main.rs` and `fixture` as `fixtures/github_official.json`.
 pub(super) fn scratch_crate(
@@ -47,7 +47,7 @@ pub(super) fn scratch_crate(
         std::path::absolute(root.join("runtime")).unwrap_or_else(|_| root.join("runtime"));
     let manifest = format!(
         "[package]\nname = \"{name}\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
-         [dependencies]\nmcp-runtime = {{ path = {:?}{runtime_options} }}\n\n# Not part of the mcp-bindgen workspace.\n[workspace]\n",
+         [dependencies]\nmcp-bindgen = {{ path = {:?}{runtime_options} }}\n\n# Not part of the mcp-bindgen workspace.\n[workspace]\n",
         runtime.to_string_lossy()
     );
     let write = |path: PathBuf, text: &[u8]| {

@@ -1,12 +1,12 @@
-//! Section `expand`: `mcp_codegen::generate` (what the proc macro runs) over the GitHub
+//! Section `expand`: `mcp_bindgen_codegen::generate` (what the proc macro runs) over the GitHub
 //! corpus and every committed fixture.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use mcp_codegen::fixture::Fixture;
-use mcp_codegen::{Options, format_tokens, generate};
+use mcp_bindgen_codegen::{Options, format_tokens, generate};
+use mcp_bindgen_core::fixture::Fixture;
 use serde_json::{Map, Value, json};
 
 use super::calls::build_release;
@@ -15,12 +15,8 @@ use super::*;
 /// The GitHub corpus as a fixture, and as fixture JSON text (`{"tools": [...]}`).
 pub(super) fn github_corpus(root: &Path) -> Result<(Fixture, Vec<u8>), String> {
     let path = root.join(crate::GITHUB_CORPUS);
-    let text = std::fs::read(&path).map_err(|e| {
-        format!(
-            "cannot read the GitHub corpus at {} ({e}); it lives in the shared folder beside the repository",
-            path.display()
-        )
-    })?;
+    let text = std::fs::read(&path)
+        .map_err(|e| format!("cannot read the GitHub corpus at {} ({e})", path.display()))?;
     let tools: Value =
         serde_json::from_slice(&text).map_err(|e| format!("{}: not JSON: {e}", path.display()))?;
     let wrapped = serde_json::to_vec(&json!({ "tools": tools }))

@@ -8,9 +8,9 @@
 //!    `target/bench/venv` from `xtask/bench/requirements.txt`) against the same
 //!    `mcp-demo-server --pipes`, interleaved per round, small and ≈100 KiB payloads, and
 //!    throughput at 1, 16 and 64 calls in flight;
-//! 2. **expand** — `mcp_codegen::generate` (the proc macro's work; the key figure, target
+//! 2. **expand** — `mcp_bindgen_codegen::generate` (the proc macro's work; the key figure, target
 //!    ≤ 100 ms) and generate + formatting (`cargo xtask expand`) for the 117 tools of
-//!    `../shared/corpus/github-official` and for every committed fixture, in this process
+//!    `tests/corpus/github-official` and for every committed fixture, in this process
 //!    (unoptimized, like the proc macro in a normal build); also the line count of that
 //!    formatted text (`generated_lines_github_official`, target ≤ 10 000), taken from a timed
 //!    run;
@@ -25,7 +25,7 @@
 //!    (`snapshot_parallel_vs_floor`, target ≤ 1.15×), and against the slowest server alone
 //!    (informational); wall-clock time of this binary's `snapshot` command, fixtures written
 //!    under `target/bench`, never into `fixtures/`;
-//! 5. **features** — what a stdio-only user crate (`mcp-runtime` with
+//! 5. **features** — what a stdio-only user crate (`mcp-bindgen` with
 //!    `default-features = false`) saves against the default: its dependency count
 //!    (`cargo tree`) and a cold `cargo check` (empty target dir).
 //!

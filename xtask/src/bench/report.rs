@@ -462,7 +462,7 @@ pub(super) fn write_markdown(
          (rmcp's `stdio_pipes()` on the server side), started once, warmed up, then rounds of \
          `add` (small) or `echo_structured` with ≈100 KiB of records (large), sequential calls. \
          Contenders: **typed** — the generated `demo::Client` of `mcp_tools!(\"demo\")` over \
-         mcp-runtime; **raw rmcp** — rmcp's `TokioChildProcess` client, `call_tool` with \
+         mcp-bindgen; **raw rmcp** — rmcp's `TokioChildProcess` client, `call_tool` with \
          `serde_json` maps; **pipe** — a minimal hand-written JSON-RPC client on the child's \
          stdin/stdout (the transport's floor; it still parses every answer into a \
          `serde_json::Value`); **python** — the official SDK ({PYTHON_SDK}, `stdio_client` + \
@@ -471,9 +471,9 @@ pub(super) fn write_markdown(
          rmcp) are handed a clone. All Rust contenders share one current-thread tokio runtime.\n\
          * **Throughput**: small calls with 1, 16 and 64 in flight on one session (typed and raw \
          rmcp: that many concurrent call futures; pipe: a window of that many outstanding requests).\n\
-         * **Expansion**: `mcp_codegen::generate` (what `mcp_tools!` runs; the key figure) and \
+         * **Expansion**: `mcp_bindgen_codegen::generate` (what `mcp_tools!` runs; the key figure) and \
          generate + prettyplease (`cargo xtask expand`) for the 117 tools of \
-         `../shared/corpus/github-official` and each committed fixture, in the unoptimized xtask \
+         `tests/corpus/github-official` and each committed fixture, in the unoptimized xtask \
          process (Cargo builds proc macros unoptimized by default), median of 15; the same in \
          the optimized `mcp-bench expand`. Generated lines: the line count of that \
          prettyplease text (what `cargo xtask expand` prints), taken from the last timed run.\n\
@@ -489,7 +489,7 @@ pub(super) fn write_markdown(
          alone, 3 rounds. The target is on the ratio to the machine's floor, per round \
          max(slowest server alone, CPU seconds of the parallel run / nproc): a parallel run can \
          beat neither its slowest server nor the cores' total CPU time.\n\
-         * **Features**: a scratch user crate on `mcp-runtime` with default features and with \
+         * **Features**: a scratch user crate on `mcp-bindgen` with default features and with \
          `default-features = false` (stdio only): packages in `cargo tree -e normal,build`, and \
          `cargo check --offline` into an empty target dir, once each.\n"
     );

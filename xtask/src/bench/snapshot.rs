@@ -13,7 +13,7 @@ pub(super) fn snapshot(dir: &Path) -> Result<Value, String> {
     let out = dir.join("snapshot-fixtures");
     std::fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     let registry =
-        mcp_runtime::Registry::load("fixtures/servers.toml").map_err(|e| e.to_string())?;
+        mcp_bindgen::Registry::load("fixtures/servers.toml").map_err(|e| e.to_string())?;
     let aliases: Vec<String> = registry
         .servers()
         .iter()

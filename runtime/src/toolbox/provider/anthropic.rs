@@ -20,8 +20,8 @@
 
 use serde_json::{Map, Value, json};
 
+use super::openai;
 use super::{drop_unresolvable_refs, join_reasons, modernize, obj_without};
-use crate::toolbox::openai;
 
 /// The definition of a tool exported as `name`, and the reason when the schema had to be
 /// widened to fit.

@@ -27,8 +27,8 @@
 
 use serde_json::{Map, Value, json};
 
+use super::openai;
 use super::{drop_unresolvable_refs, join_reasons, modernize, obj_without};
-use crate::toolbox::openai;
 
 /// Gemini's `Schema` keys this converter writes.
 const SCHEMA_KEYS: &[&str] = &[

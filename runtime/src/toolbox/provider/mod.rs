@@ -8,7 +8,7 @@
 //! | format | one tool | where the schema does not fit |
 //! |---|---|---|
 //! | [`Format::OpenAi`] | `{"type": "function", "function": {"name", "description", "parameters"}}` | — |
-//! | [`Format::OpenAiStrict`] | the same with `"strict": true` ([`openai`](super::openai)) | the non-strict form |
+//! | [`Format::OpenAiStrict`] | the same with `"strict": true` ([`openai`]) | the non-strict form |
 //! | [`Format::Anthropic`] | `{"name", "description", "input_schema"}` ([`anthropic`]) | a root `anyOf`/`oneOf` merged into one object |
 //! | [`Format::Gemini`] | `{"name", "description", "parameters"}` in Gemini's `Schema` subset ([`gemini`]) | `parametersJsonSchema` |
 //!
@@ -18,6 +18,7 @@
 
 pub mod anthropic;
 pub mod gemini;
+pub mod openai;
 mod results;
 
 use std::fmt;
@@ -123,7 +124,6 @@ pub fn definition(
     description: Option<&str>,
     input_schema: &Value,
 ) -> (Value, Option<String>) {
-    use super::openai;
     match format {
         Format::OpenAi => (
             openai::function_definition(name, description, input_schema),
@@ -227,7 +227,7 @@ pub(super) fn drop_unresolvable_refs(schema: &mut Value) -> Option<String> {
             return;
         };
         if let Some(Value::String(r)) = obj.get("$ref")
-            && mcp_codegen::schema::resolve_local(root, r).is_none()
+            && mcp_bindgen_core::schema::resolve_local(root, r).is_none()
         {
             dropped.push(format!("\"{r}\""));
             obj.remove("$ref");

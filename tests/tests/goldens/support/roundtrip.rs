@@ -5,7 +5,7 @@ use serde_json::Value;
 
 /// Serializes `args` and validates the JSON against `schema` (draft 2020-12 and draft-07);
 /// returns the JSON.
-pub fn check<A: ::mcp_runtime::__private::serde::Serialize>(
+pub fn check<A: ::mcp_bindgen::__private::serde::Serialize>(
     tool: &str,
     schema: &str,
     args: &A,

@@ -3,8 +3,8 @@
 //! candidates that are valid for the schema (JSON Schema 2020-12, else draft-07) count.
 #![allow(dead_code)]
 
-use mcp_runtime::__private::serde::Serialize;
-use mcp_runtime::__private::serde::de::DeserializeOwned;
+use mcp_bindgen::__private::serde::Serialize;
+use mcp_bindgen::__private::serde::de::DeserializeOwned;
 use serde_json::Value;
 
 /// What was exercised and what went wrong; [`Checks::finish`] asserts.

@@ -7,8 +7,7 @@ use serde_json::Value;
 
 /// Keywords that do not constrain values: annotations, identifiers, definitions and `x-…`
 /// extensions.
-#[cfg(any(feature = "generate", feature = "oracle"))]
-pub(crate) fn is_annotation(key: &str) -> bool {
+pub fn is_annotation(key: &str) -> bool {
     key.starts_with("x-")
         || matches!(
             key,
@@ -34,8 +33,7 @@ pub(crate) fn is_annotation(key: &str) -> bool {
 /// (`additionalProperties: true` or `{}`). The arguments are then any JSON object. An object
 /// without properties and without `additionalProperties` is the usual way to declare *no*
 /// arguments and is not free-form.
-#[cfg(any(feature = "generate", feature = "oracle"))]
-pub(crate) fn free_form_arguments(schema: &Value) -> bool {
+pub fn free_form_arguments(schema: &Value) -> bool {
     let Some(obj) = schema.as_object() else {
         return schema == &Value::Bool(true);
     };
@@ -64,7 +62,7 @@ pub(crate) fn free_form_arguments(schema: &Value) -> bool {
 }
 
 /// Keywords whose value is a map of name → schema.
-pub(crate) const MAP_KEYWORDS: &[&str] = &[
+pub const MAP_KEYWORDS: &[&str] = &[
     "properties",
     "patternProperties",
     "$defs",
@@ -72,7 +70,7 @@ pub(crate) const MAP_KEYWORDS: &[&str] = &[
     "dependentSchemas",
 ];
 /// Keywords whose value is one schema.
-pub(crate) const ONE_KEYWORDS: &[&str] = &[
+pub const ONE_KEYWORDS: &[&str] = &[
     "additionalProperties",
     "additionalItems",
     "contains",
@@ -86,10 +84,10 @@ pub(crate) const ONE_KEYWORDS: &[&str] = &[
     "contentSchema",
 ];
 /// Keywords whose value is a list of schemas.
-pub(crate) const LIST_KEYWORDS: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems"];
+pub const LIST_KEYWORDS: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems"];
 
 /// Calls `f(pointer_suffix, subschema)` for every direct subschema of `schema`.
-pub(crate) fn for_each_child<'a>(schema: &'a Value, f: &mut dyn FnMut(String, &'a Value)) {
+pub fn for_each_child<'a>(schema: &'a Value, f: &mut dyn FnMut(String, &'a Value)) {
     let Some(obj) = schema.as_object() else {
         return;
     };
@@ -202,8 +200,7 @@ fn find_anchor(schema: &Value, name: &str) -> Option<String> {
 /// "#/properties/a"}, …]}`): the pointer of one schema on it. Such a schema constrains
 /// nothing by its recursion and sends validators that expand references eagerly into
 /// endless recursion.
-#[cfg(feature = "oracle")]
-pub(crate) fn same_value_cycle(root: &Value) -> Option<String> {
+pub fn same_value_cycle(root: &Value) -> Option<String> {
     // Edges that stay on the same value: `$ref`, the combinators, `not`, `if/then/else`.
     fn edges(root: &Value, at: &str) -> Vec<String> {
         let Some(node) = root.pointer(at) else {
@@ -308,7 +305,7 @@ pub fn prefix_bytes(s: &str, max: usize) -> &str {
     &s[..end]
 }
 
-#[cfg(all(test, feature = "oracle"))]
+#[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;

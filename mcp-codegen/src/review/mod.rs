@@ -1,14 +1,18 @@
-//! Both axes of a fixture change in one report: the wire class ([`classify`]) and the Rust
-//! API effect ([`rust_effects`]), per tool, in the three forms the `diff` and
-//! `snapshot --check` commands print.
+//! Both axes of a fixture change in one report: the wire class ([`classify`], from
+//! `mcp-bindgen-core`) and the Rust API effect ([`rust_effects`]: both fixtures run through
+//! the generator), per tool, in the three forms the `diff` and `snapshot --check` commands
+//! print.
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 use serde_json::{Map, Value, json};
 
-use super::rust::{RustChange, RustEffect, RustReport, rust_effects};
-use super::{Detail, Report, Severity, classify};
+mod rust;
+
+use mcp_bindgen_core::diff::{Detail, Report, Severity, classify, totals_line};
+use rust::RustReport;
+pub use rust::{RustChange, RustEffect, rust_effects};
 
 /// One changed tool on both axes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -151,7 +155,7 @@ impl Review {
         }
         let classes: Vec<Severity> = self.tools.iter().map(|t| t.class).collect();
         let server = self.server.iter().map(|d| d.severity).max();
-        let mut out = super::totals_line(&classes, server);
+        let mut out = totals_line(&classes, server);
         if let Some(rust) = self.worst_rust() {
             let _ = write!(out, "; Rust API: {rust}");
         }

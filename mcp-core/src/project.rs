@@ -238,8 +238,10 @@ mod tests {
     }
 
     fn scratch(name: &str) -> PathBuf {
-        let dir =
-            std::env::temp_dir().join(format!("mcp-codegen-project-{name}-{}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!(
+            "mcp-bindgen-codegen-project-{name}-{}",
+            std::process::id()
+        ));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("mkdir");
         dir

@@ -27,9 +27,9 @@
 //!   its protocol default (`readOnlyHint` false, `destructiveHint` true, `idempotentHint`
 //!   false, `openWorldHint` true), `null` ↔ absent ↔ `{"type": "object"}` input schemas.
 //!
-//! The effect on the generated Rust API is the second axis ([`rust_effects`], feature
-//! `generate`): a renamed `$defs` entry is no change on the wire and a major change in
-//! Rust. [`review`] puts both together, as `snapshot --check` and `diff` print them.
+//! The effect on the generated Rust API is the second axis (`mcp_bindgen_codegen::review`,
+//! which runs the generator): a renamed `$defs` entry is no change on the wire and a major
+//! change in Rust. The review puts both together, as `snapshot --check` and `diff` print them.
 //!
 //! # How schemas are compared
 //!
@@ -219,7 +219,7 @@ impl fmt::Display for Report {
 
 /// `3 tools changed: 1 BREAKING, 2 DOCS; the server: DOCS` for these tool classes and the
 /// worst change outside the tool list.
-pub(crate) fn totals_line(classes: &[Severity], server: Option<Severity>) -> String {
+pub fn totals_line(classes: &[Severity], server: Option<Severity>) -> String {
     let mut parts = Vec::new();
     for severity in [
         Severity::Breaking,
@@ -342,17 +342,8 @@ pub fn classify(old: &Value, new: &Value) -> Report {
 
 mod document;
 mod keywords;
-#[cfg(feature = "generate")]
-mod review;
-#[cfg(feature = "generate")]
-mod rust;
 mod schema;
 mod support;
-
-#[cfg(feature = "generate")]
-pub use review::{Format, Review, ToolReview, review};
-#[cfg(feature = "generate")]
-pub use rust::{RustChange, RustEffect, rust_effects};
 
 use document::*;
 use schema::*;
