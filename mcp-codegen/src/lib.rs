@@ -5,7 +5,7 @@
 //! share it. What it shares with the runtime — the fixture model, naming, schema helpers,
 //! project paths, the wire drift classifier — is `mcp-bindgen-core`'s.
 //!
-//! * `emit` — [`generate`]: fixture → the typed server module, with [`Options`] (`only`,
+//! * [`generate`]: fixture → the typed server module, with [`Options`] (`only`,
 //!   `skip`, `rename`, `types`) and per-tool fallbacks instead of failures;
 //!   [`expand_to_string`] formats it;
 //! * [`verify`] — the per-fixture report behind the `verify` command;
@@ -21,7 +21,7 @@
 //! `tokens` rewrites the result so it needs only `mcp-bindgen`.
 #![deny(missing_docs)]
 
-pub mod emit;
+mod emit;
 mod error;
 #[cfg(feature = "oracle")]
 pub mod instances;

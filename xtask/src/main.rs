@@ -19,6 +19,7 @@ use std::process::ExitCode;
 
 mod bench;
 mod conformance;
+mod portability;
 mod prepare;
 mod process;
 mod servers;
@@ -72,6 +73,8 @@ this repository's tasks:
                       expansion time, cargo check cost, parallel snapshot (BENCHMARKS.md)
   demo                the quickstart: snapshot the embedded demo server and make typed
                       calls to it with mcp_tools!(\"demo\") (cargo alone)
+  portability         the publishable crates with their lowest allowed dependencies, and
+                      mcp-bindgen for x86_64-pc-windows-gnu (both part of `test`)
   test                install what the tests need and run the whole test suite";
 
 fn main() -> ExitCode {
@@ -100,7 +103,7 @@ fn main() -> ExitCode {
         "verify" | "expand" | "tools" | "diff" | "login" | "logout" | "-V" | "--version" => {
             mcp_bindgen_cli::run(INVOKED_AS, &args)
         }
-        "install-servers" | "demo" | "test" | "conformance" | "bench" => {
+        "install-servers" | "demo" | "test" | "conformance" | "bench" | "portability" => {
             // This repository's tasks run from the workspace root.
             let root = workspace_root();
             if let Err(e) = std::env::set_current_dir(&root) {
@@ -115,6 +118,7 @@ fn main() -> ExitCode {
                 "demo" => demo(),
                 "test" => test::run(rest),
                 "conformance" => conformance::run(rest),
+                "portability" => portability::run(&root),
                 _ => bench::run(rest),
             }
         }

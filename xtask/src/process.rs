@@ -127,6 +127,11 @@ pub fn fnv1a(bytes: &[u8]) -> u64 {
     })
 }
 
+/// [`run`], the error naming the command.
+pub(crate) fn run_command(cmd: &mut Command, timeout: Duration) -> Result<Captured, String> {
+    run(cmd, timeout).map_err(|e| format!("`{}` {}", describe(cmd), e.trim_start()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

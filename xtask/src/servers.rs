@@ -184,6 +184,15 @@ pub const TOOLS: &[Pinned] = &[
         version: "0.51.0",
         entry: "bin/cargo-semver-checks",
     },
+    // zig's clang as the C compiler for x86_64-pc-windows-gnu: the Windows check of `test`
+    // builds aws-lc-sys's C for that target (`portability::windows`).
+    Pinned {
+        alias: "zig",
+        kind: Kind::PyPi,
+        package: "ziglang",
+        version: "0.17.1",
+        entry: "venv/bin/python",
+    },
 ];
 
 /// A PyPI MCP server installed in `<dir>/venv`, started by its console script `entry`.

@@ -13,10 +13,12 @@
 //!    runs it): every default server must reproduce its committed fixture byte for byte;
 //! 5. runs `conformance` (the same function as `cargo xtask conformance`): every client
 //!    scenario of the pinned official suite;
-//! 6. runs `cargo package` of `mcp-bindgen-codegen`, `mcp-bindgen-macros`, `mcp-bindgen` and
-//!    `mcp-bindgen-cli`: each is packaged and built from its `.crate` file, the others
+//! 6. runs `cargo package` of `mcp-bindgen-core`, `mcp-bindgen-codegen`, `mcp-bindgen-macros`,
+//!    `mcp-bindgen` and `mcp-bindgen-cli`: each is packaged and built from its `.crate` file, the others
 //!    resolved from the packages (what crates.io would hold);
-//! 7. runs `bench --smoke`: every benchmark contender works (tiny iteration counts).
+//! 7. checks the publishable crates with the lowest versions their requirements allow, and
+//!    `mcp-bindgen` for `x86_64-pc-windows-gnu` (`portability`);
+//! 8. runs `bench --smoke`: every benchmark contender works (tiny iteration counts).
 //!
 //! It ends with one line `N passed, M failed` counting the tests of step 2 plus one check
 //! per later step.
@@ -24,6 +26,8 @@
 use std::io::{BufRead, BufReader};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::Instant;
+
+use crate::portability::PUBLISHED;
 
 /// The corpus as a fixture directory (`target/corpus/github-official/github.json`), so
 /// `verify --deep --fixtures` reads it as it reads a project's fixtures.
@@ -69,7 +73,8 @@ fn edge_case_fixtures(root: &std::path::Path) -> Result<std::path::PathBuf, Stri
 const USAGE: &str = "usage: cargo xtask test [-- CARGO_TEST_ARGS…]
 
 Installs the pinned servers, runs `cargo test --workspace`, `verify --deep`, `snapshot --check`,
-`conformance`, `cargo package` of the four publishable crates and `bench --smoke`.";
+`conformance`, `cargo package` of the five publishable crates, the minimal-versions and
+Windows checks and `bench --smoke`.";
 
 /// Entry point.
 pub fn run(args: &[String]) -> ExitCode {
@@ -257,6 +262,24 @@ pub fn run(args: &[String]) -> ExitCode {
         &mut failures,
     );
 
+    step("minimal versions: the publishable crates with their lowest allowed dependencies");
+    record(
+        exit_code(crate::portability::minimal_versions(&root)),
+        "minimal versions",
+        &mut passed,
+        &mut failed,
+        &mut failures,
+    );
+
+    step("cargo check --target x86_64-pc-windows-gnu -p mcp-bindgen");
+    record(
+        exit_code(crate::portability::windows(&root)),
+        "the Windows check",
+        &mut passed,
+        &mut failed,
+        &mut failures,
+    );
+
     step("bench --smoke (every benchmark contender works; no figures)");
     record(
         crate::bench::run(&["--smoke".to_string()]),
@@ -358,14 +381,6 @@ fn count(summary: &str, what: &str) -> u64 {
         })
         .unwrap_or(0)
 }
-
-/// The publishable crates, as `cargo package` names them.
-const PUBLISHED: [&str; 4] = [
-    "mcp-bindgen-codegen",
-    "mcp-bindgen-macros",
-    "mcp-bindgen",
-    "mcp-bindgen-cli",
-];
 
 /// Removes what an earlier `cargo package` on this machine unpacked of our crates.
 ///

@@ -7,35 +7,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::check::run_command;
+use super::inputs::build_release;
 use super::*;
-
-/// Builds `mcp-demo-server` and `mcp-bench` in release; returns their paths.
-pub(super) fn build_release() -> Result<(PathBuf, PathBuf), String> {
-    eprintln!("bench: building mcp-demo-server and mcp-bench (release)");
-    crate::cargo(&[
-        "build",
-        "--quiet",
-        "--release",
-        "--package",
-        "mcp-bindgen-tests",
-        "--features",
-        "bench",
-        "--bin",
-        "mcp-demo-server",
-        "--bin",
-        "mcp-bench",
-    ])?;
-    let release = cargo_target_dir().join("release");
-    let server = release.join("mcp-demo-server");
-    let bench = release.join("mcp-bench");
-    for p in [&server, &bench] {
-        if !p.is_file() {
-            return Err(format!("built, but {} is missing", p.display()));
-        }
-    }
-    Ok((server, bench))
-}
+use crate::process::run_command;
 
 pub(super) fn calls(root: &Path, dir: &Path, smoke: bool) -> Result<Value, String> {
     let (server, bench) = build_release()?;

@@ -7,8 +7,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
 
-use super::expand::github_corpus;
+use super::inputs::github_corpus;
 use super::*;
+use crate::process::run_command;
 
 pub(super) const SCRATCH_BASE: &str = r#"//! Scratch crate of `cargo xtask bench` (no bindings).
 fn main() {
@@ -85,15 +86,6 @@ pub(super) fn cargo_check(
     let elapsed = started.elapsed();
     let log = out.stderr.join("\n") + "\n" + &out.stdout.join("\n");
     Ok((elapsed, macro_expansion(&log)))
-}
-
-/// [`crate::process::run`], the error naming the command.
-pub(super) fn run_command(
-    cmd: &mut Command,
-    timeout: Duration,
-) -> Result<crate::process::Captured, String> {
-    crate::process::run(cmd, timeout)
-        .map_err(|e| format!("`{}` {}", crate::process::describe(cmd), e.trim_start()))
 }
 
 /// One `mcp_tools!` expansion as the macro reported it.

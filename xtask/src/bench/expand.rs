@@ -9,21 +9,8 @@ use mcp_bindgen_codegen::{Options, format_tokens, generate};
 use mcp_bindgen_core::fixture::Fixture;
 use serde_json::{Map, Value, json};
 
-use super::calls::build_release;
+use super::inputs::{build_release, github_corpus};
 use super::*;
-
-/// The GitHub corpus as a fixture, and as fixture JSON text (`{"tools": [...]}`).
-pub(super) fn github_corpus(root: &Path) -> Result<(Fixture, Vec<u8>), String> {
-    let path = root.join(crate::GITHUB_CORPUS);
-    let text = std::fs::read(&path)
-        .map_err(|e| format!("cannot read the GitHub corpus at {} ({e})", path.display()))?;
-    let tools: Value =
-        serde_json::from_slice(&text).map_err(|e| format!("{}: not JSON: {e}", path.display()))?;
-    let wrapped = serde_json::to_vec(&json!({ "tools": tools }))
-        .map_err(|e| format!("cannot re-encode the corpus: {e}"))?;
-    let fixture = Fixture::from_slice(&wrapped, &path).map_err(|e| e.to_string())?;
-    Ok((fixture, wrapped))
-}
 
 /// What [`time_expansion`] measured for one fixture.
 pub(super) struct Expansion {

@@ -44,6 +44,7 @@ use serde_json::{Map, Value, json};
 mod calls;
 mod check;
 mod expand;
+mod inputs;
 mod report;
 mod snapshot;
 

@@ -1,0 +1,48 @@
+//! What the benchmark sections share: the release binaries and the GitHub corpus.
+
+use std::path::{Path, PathBuf};
+
+use mcp_bindgen_core::fixture::Fixture;
+use serde_json::{Value, json};
+
+use super::cargo_target_dir;
+
+/// Builds `mcp-demo-server` and `mcp-bench` in release; returns their paths.
+pub(super) fn build_release() -> Result<(PathBuf, PathBuf), String> {
+    eprintln!("bench: building mcp-demo-server and mcp-bench (release)");
+    crate::cargo(&[
+        "build",
+        "--quiet",
+        "--release",
+        "--package",
+        "mcp-bindgen-tests",
+        "--features",
+        "bench",
+        "--bin",
+        "mcp-demo-server",
+        "--bin",
+        "mcp-bench",
+    ])?;
+    let release = cargo_target_dir().join("release");
+    let server = release.join("mcp-demo-server");
+    let bench = release.join("mcp-bench");
+    for p in [&server, &bench] {
+        if !p.is_file() {
+            return Err(format!("built, but {} is missing", p.display()));
+        }
+    }
+    Ok((server, bench))
+}
+
+/// The GitHub corpus as a fixture, and as fixture JSON text (`{"tools": [...]}`).
+pub(super) fn github_corpus(root: &Path) -> Result<(Fixture, Vec<u8>), String> {
+    let path = root.join(crate::GITHUB_CORPUS);
+    let text = std::fs::read(&path)
+        .map_err(|e| format!("cannot read the GitHub corpus at {} ({e})", path.display()))?;
+    let tools: Value =
+        serde_json::from_slice(&text).map_err(|e| format!("{}: not JSON: {e}", path.display()))?;
+    let wrapped = serde_json::to_vec(&json!({ "tools": tools }))
+        .map_err(|e| format!("cannot re-encode the corpus: {e}"))?;
+    let fixture = Fixture::from_slice(&wrapped, &path).map_err(|e| e.to_string())?;
+    Ok((fixture, wrapped))
+}

@@ -1,0 +1,156 @@
+//! Two checks of the published crates beyond this machine's build, run by `cargo xtask test`:
+//!
+//! * [`minimal_versions`]: the publishable crates build with the lowest versions their
+//!   dependency requirements allow (as tokio and sqlx check), so a requirement such as
+//!   `serde_json = "1.0.127"` is a promise the code keeps. The workspace is copied to
+//!   `target/minimal-versions/ws` (the committed `Cargo.lock` stays as it is), the copy's lock
+//!   file is rewritten by `cargo +nightly update -Z direct-minimal-versions` (direct
+//!   dependencies at their lowest allowed version, the rest as high as they resolve), and the
+//!   five crates are type-checked there with the stable toolchain.
+//! * [`windows`]: `cargo check --target x86_64-pc-windows-gnu -p mcp-bindgen` with its default
+//!   features: every `cfg(windows)` path of the runtime compiles. The standard library for the
+//!   target comes from `rustup target add`; the C of `aws-lc-sys` (the default TLS provider)
+//!   is compiled by zig's clang, the pinned PyPI package `ziglang` (`xtask/servers/zig`),
+//!   through two small wrapper scripts written next to it.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The publishable crates, in dependency order.
+pub const PUBLISHED: [&str; 5] = [
+    "mcp-bindgen-core",
+    "mcp-bindgen-codegen",
+    "mcp-bindgen-macros",
+    "mcp-bindgen",
+    "mcp-bindgen-cli",
+];
+
+/// `cargo xtask portability`: both checks, with the closing `N passed, M failed` line.
+pub fn run(root: &Path) -> std::process::ExitCode {
+    let mut failures = Vec::new();
+    for (what, outcome) in [
+        ("minimal versions", minimal_versions(root)),
+        ("the Windows check", windows(root)),
+    ] {
+        if let Err(e) = outcome {
+            eprintln!("portability: {what}: {e}");
+            failures.push(what.to_string());
+        }
+    }
+    crate::summary(2 - failures.len() as u64, failures.len() as u64, &failures)
+}
+
+/// The Windows target checked.
+const WINDOWS: &str = "x86_64-pc-windows-gnu";
+
+/// Builds the publishable crates against their lowest allowed direct dependencies.
+pub fn minimal_versions(root: &Path) -> Result<(), String> {
+    let base = root.join("target").join("minimal-versions");
+    let ws = base.join("ws");
+    let _ = std::fs::remove_dir_all(&ws);
+    copy_tracked(root, &ws)?;
+    let mut update = Command::new("cargo");
+    update
+        .args(["+nightly", "update", "-Z", "direct-minimal-versions"])
+        .current_dir(&ws);
+    status(&mut update)?;
+    let mut check = Command::new(cargo());
+    check
+        .args(["check", "--locked"])
+        .args(PUBLISHED.iter().flat_map(|p| ["--package", p]))
+        .env("CARGO_TARGET_DIR", base.join("target"))
+        .current_dir(&ws);
+    status(&mut check)
+}
+
+/// `cargo check --target x86_64-pc-windows-gnu -p mcp-bindgen` (default features).
+pub fn windows(root: &Path) -> Result<(), String> {
+    let mut add = Command::new("rustup");
+    add.args(["target", "add", WINDOWS]);
+    status(&mut add)?;
+    let zig = crate::servers::find("zig").ok_or("the zig pin is missing from xtask's table")?;
+    crate::servers::install(root, &["zig"])?;
+    let (cc, ar) = zig_wrappers(&zig.dir(root), &zig.entry_path(root))?;
+    let target_env = WINDOWS.replace('-', "_");
+    crate::cargo_with_env(
+        &["check", "--target", WINDOWS, "--package", "mcp-bindgen"],
+        &[
+            (format!("CC_{target_env}"), cc.display().to_string()),
+            (format!("AR_{target_env}"), ar.display().to_string()),
+        ],
+    )
+}
+
+/// Writes `zcc` and `zar` (zig's `cc` and `ar` for x86_64-windows-gnu) beside zig's venv.
+fn zig_wrappers(dir: &Path, python: &Path) -> Result<(PathBuf, PathBuf), String> {
+    let python = python.display();
+    // The cc crate passes its own `--target=x86_64-pc-windows-gnu`, a name zig does not
+    // parse; the wrapper drops it and names the target zig's way.
+    let cc = format!(
+        "#!/bin/sh\n# Written by `cargo xtask test`: zig's C compiler for {WINDOWS}.\n\
+         for a do\n  shift\n  case \"$a\" in --target=*) ;; *) set -- \"$@\" \"$a\" ;; esac\ndone\n\
+         exec \"{python}\" -m ziglang cc -target x86_64-windows-gnu \"$@\"\n"
+    );
+    let ar = format!(
+        "#!/bin/sh\n# Written by `cargo xtask test`: zig's archiver.\nexec \"{python}\" -m ziglang ar \"$@\"\n"
+    );
+    let write = |name: &str, text: &str| -> Result<PathBuf, String> {
+        let path = dir.join(name);
+        std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
+                .map_err(|e| format!("cannot make {} executable: {e}", path.display()))?;
+        }
+        Ok(path)
+    };
+    Ok((write("zcc", &cc)?, write("zar", &ar)?))
+}
+
+/// Copies the files git tracks (and the working tree's edits of them) to `to`.
+fn copy_tracked(root: &Path, to: &Path) -> Result<(), String> {
+    let out = Command::new("git")
+        .args(["ls-files", "-z"])
+        .current_dir(root)
+        .output()
+        .map_err(|e| format!("cannot run git ls-files: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "git ls-files failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    for file in out.stdout.split(|b| *b == 0).filter(|f| !f.is_empty()) {
+        let rel = Path::new(std::str::from_utf8(file).map_err(|e| e.to_string())?);
+        let (from, dest) = (root.join(rel), to.join(rel));
+        // A tracked file deleted in the working tree, or a symlink to one: nothing to copy.
+        if !from.is_file() {
+            continue;
+        }
+        if let Some(parent) = dest.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+        }
+        std::fs::copy(&from, &dest).map_err(|e| format!("cannot copy {}: {e}", from.display()))?;
+    }
+    Ok(())
+}
+
+/// The cargo that runs xtask (stable), for commands run in another directory.
+fn cargo() -> String {
+    std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string())
+}
+
+/// Runs `cmd` with inherited output; `Err` names the command.
+fn status(cmd: &mut Command) -> Result<(), String> {
+    let what = crate::process::describe(cmd);
+    let status = cmd
+        .status()
+        .map_err(|e| format!("cannot run `{what}`: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("`{what}` failed ({status})"))
+    }
+}
