@@ -8,6 +8,10 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
 use crate::output::ToolOutput;
 
 /// Everything that can go wrong in `mcp-bindgen`.
@@ -443,6 +447,61 @@ pub(crate) fn fmt_duration(d: Duration) -> String {
         format!("{} s", d.as_secs())
     } else {
         format!("{:.1} s", d.as_secs_f64())
+    }
+}
+
+/// A tool's result as the call's outcome: the tool's own error (`isError: true`) becomes
+/// [`Error::Tool`], a result that does not fit the expected type [`Error::Decode`].
+impl ToolOutput {
+    /// `self`, or [`Error::Tool`] when the tool reported an error (`isError: true`): what an
+    /// untyped call of `tool` on `server` returns.
+    pub(crate) fn checked(self, server: &str, tool: &str) -> Result<ToolOutput> {
+        if self.is_error {
+            Err(Error::Tool {
+                server: server.to_string(),
+                tool: tool.to_string(),
+                output: self,
+            })
+        } else {
+            Ok(self)
+        }
+    }
+
+    /// What a typed call of `tool` on `server` returns: [`Error::Tool`] when the tool reported
+    /// an error, else the structured result (`structuredContent`, falling back to JSON in the
+    /// first text block) decoded into `O` ([`Error::Decode`] names the field).
+    pub(crate) fn decode<O: DeserializeOwned>(self, server: &str, tool: &str) -> Result<O> {
+        let output = self.checked(server, tool)?;
+        // Read from a reference: the structured result is not copied.
+        let parsed;
+        let json = match &output.structured {
+            Some(v) => v,
+            None => {
+                parsed = output.json().unwrap_or(Value::Null);
+                &parsed
+            }
+        };
+        O::deserialize(json).map_err(|e| Error::Decode {
+            server: server.to_string(),
+            tool: tool.to_string(),
+            type_name: std::any::type_name::<O>(),
+            message: e.to_string(),
+            excerpt: excerpt(json),
+        })
+    }
+}
+
+/// A JSON excerpt of what a server sent (at most 200 bytes, then its size).
+pub(crate) fn excerpt(v: &impl Serialize) -> String {
+    let s = serde_json::to_string(v).unwrap_or_else(|e| format!("<{e}>"));
+    if s.len() <= 200 {
+        s
+    } else {
+        format!(
+            "{}… ({} bytes)",
+            mcp_bindgen_core::schema::prefix_bytes(&s, 200),
+            s.len()
+        )
     }
 }
 

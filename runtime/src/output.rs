@@ -3,10 +3,7 @@
 use std::time::Duration;
 
 use serde::Serialize;
-use serde::de::DeserializeOwned;
 use serde_json::Value;
-
-use crate::error::{Error, Result};
 
 /// The state of a session's connection, from [`Session::health`](crate::Session::health).
 #[derive(Debug, Clone, PartialEq)]
@@ -193,43 +190,6 @@ impl ToolOutput {
             .map(Content::to_text)
             .collect::<Vec<_>>()
             .join("\n")
-    }
-
-    /// `self`, or [`Error::Tool`] when the tool reported an error (`isError: true`): what an
-    /// untyped call of `tool` on `server` returns.
-    pub(crate) fn checked(self, server: &str, tool: &str) -> Result<ToolOutput> {
-        if self.is_error {
-            Err(Error::Tool {
-                server: server.to_string(),
-                tool: tool.to_string(),
-                output: self,
-            })
-        } else {
-            Ok(self)
-        }
-    }
-
-    /// What a typed call of `tool` on `server` returns: [`Error::Tool`] when the tool reported
-    /// an error, else the structured result (`structuredContent`, falling back to JSON in the
-    /// first text block) decoded into `O` ([`Error::Decode`] names the field).
-    pub(crate) fn decode<O: DeserializeOwned>(self, server: &str, tool: &str) -> Result<O> {
-        let output = self.checked(server, tool)?;
-        // Read from a reference: the structured result is not copied.
-        let parsed;
-        let json = match &output.structured {
-            Some(v) => v,
-            None => {
-                parsed = output.json().unwrap_or(Value::Null);
-                &parsed
-            }
-        };
-        O::deserialize(json).map_err(|e| Error::Decode {
-            server: server.to_string(),
-            tool: tool.to_string(),
-            type_name: std::any::type_name::<O>(),
-            message: e.to_string(),
-            excerpt: crate::session::excerpt(json),
-        })
     }
 
     /// The structured result as JSON: `structuredContent`, else the first text block parsed

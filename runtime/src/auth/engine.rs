@@ -12,7 +12,7 @@ use rmcp::transport::auth::{
     InMemoryCredentialStore, JwtSigningAlgorithm, OAuthClientConfig, WWWAuthenticateParams,
 };
 
-use super::Authorizer;
+use super::authorizer::Authorizer;
 use super::store::TokenStore;
 use crate::config::{AuthConfig, ClientCredentialsSettings, OAuthSettings};
 use crate::error::Error;

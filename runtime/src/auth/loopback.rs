@@ -6,7 +6,7 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
-use super::{AuthorizeFuture, Authorizer};
+use super::authorizer::{AuthorizeFuture, Authorizer};
 
 /// How long a login waits for the browser's redirect.
 const WAIT: Duration = Duration::from_secs(300);

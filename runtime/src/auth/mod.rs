@@ -30,17 +30,17 @@
 //! in-process lock and `flock` on `<file>.lock`), so it is refreshed once; a refresh keeps
 //! the refresh token when the answer carries none.
 
-use std::future::Future;
 use std::path::PathBuf;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
+mod authorizer;
 mod engine;
 mod http;
 mod loopback;
 mod store;
 
+pub use authorizer::{AuthorizeFuture, Authorizer};
 pub(crate) use engine::Engine;
 pub(crate) use http::OAuthHttp;
 pub use loopback::{HeadlessAuthorizer, LoopbackAuthorizer};
@@ -48,24 +48,6 @@ pub use store::{TOKEN_DIR_VAR, default_token_dir};
 
 use crate::config::{AuthConfig, Resolved, ServerConfig, TransportConfig};
 use crate::error::{Error, Result};
-
-/// The future an [`Authorizer`] returns: the redirect URL the authorization server sent the
-/// browser to, or why there is none.
-pub type AuthorizeFuture<'a> =
-    Pin<Box<dyn Future<Output = std::result::Result<String, String>> + Send + 'a>>;
-
-/// Takes a user (or a test's headless agent) through an authorization URL.
-///
-/// [`LoopbackAuthorizer`] is the interactive one: it listens on `127.0.0.1`, prints the URL
-/// and opens a browser when there is one.
-pub trait Authorizer: Send + Sync {
-    /// The redirect URI to register and to send with the authorization request.
-    fn redirect_uri(&self) -> String;
-
-    /// Has `url` visited and returns the full redirect URL it ends at (with `code`,
-    /// `state` and, when the server sends it, `iss`).
-    fn authorize<'a>(&'a self, url: &'a str) -> AuthorizeFuture<'a>;
-}
 
 /// What a login ([`crate::ConnectOptions::login`]) did.
 #[derive(Debug, Clone)]

@@ -11,8 +11,8 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::conn::Conn;
-use super::{CallOptions, DEFAULT_MAX_TOTAL, DEFAULT_TIMEOUT, Session, excerpt};
-use crate::error::{Error, Result};
+use super::{CallOptions, DEFAULT_MAX_TOTAL, DEFAULT_TIMEOUT, Session};
+use crate::error::{Error, Result, excerpt};
 use crate::output::{Content, ToolOutput};
 use crate::transport::Round;
 

@@ -13,11 +13,12 @@ use rmcp::service::{PeerRequestOptions, RunningService, ServiceError};
 use rmcp::{ClientServiceExt, RoleClient};
 use serde_json::Value;
 
-use super::handler::{Handler, Shared, client_config, lifecycle, stateless_meta};
-use super::{Session, excerpt};
+use super::Session;
+use super::handler::{Handler, client_config, lifecycle, stateless_meta};
+use super::notify::Shared;
 use crate::config::{Protocol, REVISIONS, TransportConfig};
 use crate::drift::DriftPolicy;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, excerpt};
 use crate::output::ServerInfo;
 #[cfg(feature = "http")]
 use crate::transport::SseTransport;

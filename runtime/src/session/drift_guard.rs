@@ -5,7 +5,7 @@ use std::sync::{Arc, Weak};
 
 use serde_json::Value;
 
-use super::handler::Shared;
+use super::notify::Shared;
 use super::{Inner, Session};
 use crate::drift::{self, DriftPolicy};
 use crate::error::{Error, Result};

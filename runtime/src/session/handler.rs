@@ -13,28 +13,8 @@ use rmcp::{ClientHandler, RoleClient};
 use serde_json::Value;
 
 use super::input::{Elicit, answer_elicitation};
-use super::notify::{LogFn, LogTaps, server_log};
-use super::progress::ProgressRouter;
+use super::notify::{Shared, server_log};
 use crate::config::Protocol;
-
-/// State the rmcp client handler shares with its session (and every reconnection).
-pub(super) struct Shared {
-    pub(super) alias: Arc<str>,
-    pub(super) progress: ProgressRouter,
-    /// Woken by `tools/list_changed` (and when the session is dropped).
-    pub(super) list_changed: tokio::sync::Notify,
-    /// The application's receiver of server log messages.
-    pub(super) on_log: Option<LogFn>,
-    /// The running call streams' receivers of server log messages.
-    pub(super) log_taps: LogTaps,
-    /// The application's receiver of `tools/list_changed`.
-    pub(super) on_tools_changed: Option<ToolsChangedFn>,
-}
-
-/// A receiver of `tools/list_changed` ([`ConnectOptions::on_tools_changed`]).
-///
-/// [`ConnectOptions::on_tools_changed`]: super::ConnectOptions::on_tools_changed
-pub(super) type ToolsChangedFn = Arc<dyn Fn() + Send + Sync>;
 
 /// Our rmcp client handler: routes progress, reports `tools/list_changed`, and (opt-in)
 /// answers elicitations (with the schema defaults or the application's callback).

@@ -145,7 +145,7 @@ impl Session {
                         method: format!("tools/call \"{tool}\""),
                         message: format!(
                             "the server asked for input of a kind this client does not know: {}",
-                            super::excerpt(&other)
+                            crate::error::excerpt(&other)
                         ),
                     });
                 }

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use super::conn::Conn;
 use super::drift_guard::{DriftState, watch_list_changed};
-use super::handler::Shared;
+use super::notify::Shared;
 use super::progress::ProgressRouter;
 use super::{ConnectOptions, DEFAULT_CONNECT_TIMEOUT, Inner, Session};
 use crate::config::{Resolved, ServerConfig};

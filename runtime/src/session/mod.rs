@@ -4,8 +4,6 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use serde::Serialize;
-
 use crate::config::{Resolved, ServerConfig};
 use crate::error::Result;
 use crate::output::*;
@@ -34,8 +32,8 @@ pub use task::{TaskHandle, TaskState};
 pub(crate) use call::Encode;
 use conn::Conn;
 use drift_guard::DriftState;
-use handler::Shared;
 use lifecycle::Reconnect;
+use notify::Shared;
 
 /// A live connection to one MCP server. Cheap to clone; the connection closes when the
 /// last clone is dropped (stdio servers are terminated) or on [`Session::close`].
@@ -193,20 +191,6 @@ impl ConnectOptions {
             None => config.resolve(&|name| std::env::var(name).ok()),
         };
         async move { Session::start(config, resolved?, self).await }
-    }
-}
-
-/// A JSON excerpt of what a server sent (at most 200 bytes, then its size).
-pub(crate) fn excerpt(v: &impl Serialize) -> String {
-    let s = serde_json::to_string(v).unwrap_or_else(|e| format!("<{e}>"));
-    if s.len() <= 200 {
-        s
-    } else {
-        format!(
-            "{}… ({} bytes)",
-            mcp_bindgen_core::schema::prefix_bytes(&s, 200),
-            s.len()
-        )
     }
 }
 

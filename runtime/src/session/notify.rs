@@ -1,7 +1,9 @@
 //! What a server tells the client on its own: log messages (`notifications/message`, to
 //! `tracing` and an optional callback) and tool-list changes (`notifications/tools/list_changed`
 //! on an `initialize` session, or through a `subscriptions/listen` request on a stateless
-//! one), which trigger the drift re-check.
+//! one), which trigger the drift re-check; and [`Shared`], the state those notifications
+//! (and progress) reach, shared by the rmcp client handler, the session and every
+//! reconnection.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -10,7 +12,26 @@ use rmcp::RoleClient;
 use rmcp::model::{ServerNotification, SubscriptionFilter};
 use serde_json::Value;
 
-use super::handler::Shared;
+use super::progress::ProgressRouter;
+
+/// State the rmcp client handler shares with its session (and every reconnection).
+pub(super) struct Shared {
+    pub(super) alias: Arc<str>,
+    pub(super) progress: ProgressRouter,
+    /// Woken by `tools/list_changed` (and when the session is dropped).
+    pub(super) list_changed: tokio::sync::Notify,
+    /// The application's receiver of server log messages.
+    pub(super) on_log: Option<LogFn>,
+    /// The running call streams' receivers of server log messages.
+    pub(super) log_taps: LogTaps,
+    /// The application's receiver of `tools/list_changed`.
+    pub(super) on_tools_changed: Option<ToolsChangedFn>,
+}
+
+/// A receiver of `tools/list_changed` ([`ConnectOptions::on_tools_changed`]).
+///
+/// [`ConnectOptions::on_tools_changed`]: super::ConnectOptions::on_tools_changed
+pub(super) type ToolsChangedFn = Arc<dyn Fn() + Send + Sync>;
 
 /// A log message a server sent (`notifications/message`).
 #[derive(Debug, Clone, PartialEq)]

@@ -103,7 +103,7 @@ pub struct ConnectOptions {
     pub(super) drift: Option<DriftPolicy>,
     pub(super) elicit: Option<Elicit>,
     pub(super) on_log: Option<LogFn>,
-    pub(super) on_tools_changed: Option<super::handler::ToolsChangedFn>,
+    pub(super) on_tools_changed: Option<super::notify::ToolsChangedFn>,
     #[cfg(feature = "oauth")]
     pub(super) authorizer: Option<Arc<dyn crate::auth::Authorizer>>,
 }

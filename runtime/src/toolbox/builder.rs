@@ -5,16 +5,15 @@ use std::sync::{Arc, RwLock};
 
 use serde_json::Value;
 
-use super::catalog::{Extras, Slot, Snapshot};
-use super::extras;
-use super::lifecycle::ChangedTx;
+use super::catalog::{Slot, Snapshot};
+use super::lifecycle::connect_one;
 use super::local::LocalTool;
 use super::{EnvLookup, Inner, SkippedServer, Toolbox, ToolboxOptions, TypedTool};
 use crate::config::ServerConfig;
 use crate::error::{Error, ErrorKind};
 use crate::fake::FakeServer;
 use crate::output::ToolOutput;
-use crate::session::{CallOptions, ConnectOptions, Session};
+use crate::session::CallOptions;
 use serde::de::DeserializeOwned;
 use std::future::Future;
 
@@ -368,35 +367,6 @@ impl ToolboxBuilder {
             changes,
         ));
         Ok(toolbox)
-    }
-}
-
-/// Connects a server and lists its tools (and, when `options` asks, its prompts and
-/// resources).
-pub(super) async fn connect_one(
-    cfg: &ServerConfig,
-    lookup: &EnvLookup,
-    options: &ToolboxOptions,
-    changed: &ChangedTx,
-) -> Result<(Session, Vec<Value>, Extras), Error> {
-    let mut connect = ConnectOptions::new().with_shared_env_lookup(lookup.clone());
-    if options.refresh_on_list_changed {
-        let changed = changed.clone();
-        let alias = cfg.alias().to_string();
-        connect = connect.on_tools_changed(move || {
-            let _ = changed.send(alias.clone());
-        });
-    }
-    let session = connect.connect(cfg).await?;
-    match session.list_tools().await {
-        Ok(tools) => {
-            let extras = extras::list(&session, options).await;
-            Ok((session, tools, extras))
-        }
-        Err(e) => {
-            let _ = session.close().await;
-            Err(e)
-        }
     }
 }
 

@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use super::local::LocalTool;
 use super::names::{self, NameCollision};
@@ -502,7 +502,7 @@ pub(super) fn server_candidates(slot: &Slot) -> Vec<Candidate> {
             }
         }
     }
-    out.extend(super::extras::candidates(slot, &seen));
+    out.extend(extra_candidates(slot, &seen));
     out
 }
 
@@ -546,6 +546,105 @@ pub(super) fn tool_ref(snap: &Snapshot, index: usize) -> ToolRef {
             exported: String::new(),
         },
     }
+}
+
+/// Most resources named in `read_resource`'s description.
+pub const MAX_LISTED_RESOURCES: usize = 50;
+
+/// The prompt and resource tools of a server; `taken` are the names of its own tools.
+fn extra_candidates(slot: &Slot, taken: &BTreeSet<String>) -> Vec<Candidate> {
+    let alias = slot.config.alias();
+    let mut out = Vec::new();
+    let mut push = |tool: String, description: String, input_schema: Value, kind: Kind| {
+        if taken.contains(&tool) {
+            tracing::warn!(server = %alias, tool = %tool, "the server has a tool of this name; its prompt/resource tool is left out");
+            return;
+        }
+        out.push(Candidate {
+            server: alias.to_string(),
+            definition: json!({"name": tool, "description": description, "inputSchema": input_schema}),
+            tool,
+            description: Some(description),
+            input_schema,
+            typed: None,
+            kind,
+        });
+    };
+    for prompt in &slot.prompts {
+        let Some(name) = prompt.get("name").and_then(Value::as_str) else {
+            continue;
+        };
+        let mut properties = Map::new();
+        let mut required = Vec::new();
+        for arg in prompt
+            .get("arguments")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let Some(arg_name) = arg.get("name").and_then(Value::as_str) else {
+                continue;
+            };
+            let mut p = json!({"type": "string"});
+            if let Some(d) = arg.get("description").and_then(Value::as_str) {
+                p["description"] = json!(d);
+            }
+            properties.insert(arg_name.to_string(), p);
+            if arg.get("required") == Some(&json!(true)) {
+                required.push(json!(arg_name));
+            }
+        }
+        let mut schema = json!({"type": "object", "properties": properties});
+        if !required.is_empty() {
+            schema["required"] = Value::Array(required);
+        }
+        let about = prompt
+            .get("description")
+            .and_then(Value::as_str)
+            .map(|d| format!(": {d}"))
+            .unwrap_or_default();
+        push(
+            format!("get_prompt_{name}"),
+            format!(
+                "Get the prompt \"{name}\" of the MCP server {alias}{about}. Returns its messages as text."
+            ),
+            schema,
+            Kind::Prompt(name.to_string()),
+        );
+    }
+    if !slot.resources.is_empty() {
+        let mut listed: Vec<String> = slot
+            .resources
+            .iter()
+            .take(MAX_LISTED_RESOURCES)
+            .filter_map(|r| {
+                let uri = r.get("uri").and_then(Value::as_str)?;
+                let name = r.get("name").and_then(Value::as_str).unwrap_or("");
+                let about = r
+                    .get("description")
+                    .and_then(Value::as_str)
+                    .map(|d| format!(": {}", d.lines().next().unwrap_or("")))
+                    .unwrap_or_default();
+                Some(format!("- {uri} ({name}){about}"))
+            })
+            .collect();
+        if slot.resources.len() > MAX_LISTED_RESOURCES {
+            listed.push(format!(
+                "- … and {} more",
+                slot.resources.len() - MAX_LISTED_RESOURCES
+            ));
+        }
+        push(
+            "read_resource".to_string(),
+            format!(
+                "Read a resource of the MCP server {alias} by its URI. Resources:\n{}",
+                listed.join("\n")
+            ),
+            json!({"type": "object", "properties": {"uri": {"type": "string", "description": "The resource's URI."}}, "required": ["uri"]}),
+            Kind::ReadResource,
+        );
+    }
+    out
 }
 
 impl Toolbox {

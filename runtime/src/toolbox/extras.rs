@@ -6,23 +6,18 @@
 //!   `mcp_<alias>_get_prompt_<name>`): its arguments are the prompt's (strings), its result
 //!   the prompt's messages as text;
 //! * a server with resources gets the tool `read_resource` (`{"uri": string}`), whose
-//!   description lists the resources (the first [`MAX_LISTED_RESOURCES`]); text contents are
+//!   description lists the resources (the first [`MAX_LISTED_RESOURCES`](super::MAX_LISTED_RESOURCES)); text contents are
 //!   text, images are image content, other binary contents are summarized.
 //!
 //! A server tool of the same name wins (the extra one is left out, with a warning).
 
-use std::collections::BTreeSet;
+use serde_json::{Map, Value};
 
-use serde_json::{Map, Value, json};
-
-use super::catalog::{Candidate, Extras, Kind, Slot};
+use super::catalog::{Extras, Kind};
 use super::{Toolbox, ToolboxOptions};
 use crate::error::{Error, ErrorKind};
 use crate::output::{Content, ToolOutput};
 use crate::session::Session;
-
-/// Most resources named in `read_resource`'s description.
-pub const MAX_LISTED_RESOURCES: usize = 50;
 
 /// The prompt and resource lists `options` asks for (empty otherwise, or when the server
 /// has none; a failure is logged and gives an empty list).
@@ -48,102 +43,6 @@ pub(super) async fn list(session: &Session, options: &ToolboxOptions) -> Extras 
     };
     let (prompts, resources) = futures::join!(prompts, resources);
     Extras { prompts, resources }
-}
-
-/// The extra tools of a server; `taken` are the names of its own tools.
-pub(super) fn candidates(slot: &Slot, taken: &BTreeSet<String>) -> Vec<Candidate> {
-    let alias = slot.config.alias();
-    let mut out = Vec::new();
-    let mut push = |tool: String, description: String, input_schema: Value, kind: Kind| {
-        if taken.contains(&tool) {
-            tracing::warn!(server = %alias, tool = %tool, "the server has a tool of this name; its prompt/resource tool is left out");
-            return;
-        }
-        out.push(Candidate {
-            server: alias.to_string(),
-            definition: json!({"name": tool, "description": description, "inputSchema": input_schema}),
-            tool,
-            description: Some(description),
-            input_schema,
-            typed: None,
-            kind,
-        });
-    };
-    for prompt in &slot.prompts {
-        let Some(name) = prompt.get("name").and_then(Value::as_str) else {
-            continue;
-        };
-        let mut properties = Map::new();
-        let mut required = Vec::new();
-        for arg in prompt
-            .get("arguments")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let Some(arg_name) = arg.get("name").and_then(Value::as_str) else {
-                continue;
-            };
-            let mut p = json!({"type": "string"});
-            if let Some(d) = arg.get("description").and_then(Value::as_str) {
-                p["description"] = json!(d);
-            }
-            properties.insert(arg_name.to_string(), p);
-            if arg.get("required") == Some(&json!(true)) {
-                required.push(json!(arg_name));
-            }
-        }
-        let mut schema = json!({"type": "object", "properties": properties});
-        if !required.is_empty() {
-            schema["required"] = Value::Array(required);
-        }
-        let about = prompt
-            .get("description")
-            .and_then(Value::as_str)
-            .map(|d| format!(": {d}"))
-            .unwrap_or_default();
-        push(
-            format!("get_prompt_{name}"),
-            format!(
-                "Get the prompt \"{name}\" of the MCP server {alias}{about}. Returns its messages as text."
-            ),
-            schema,
-            Kind::Prompt(name.to_string()),
-        );
-    }
-    if !slot.resources.is_empty() {
-        let mut listed: Vec<String> = slot
-            .resources
-            .iter()
-            .take(MAX_LISTED_RESOURCES)
-            .filter_map(|r| {
-                let uri = r.get("uri").and_then(Value::as_str)?;
-                let name = r.get("name").and_then(Value::as_str).unwrap_or("");
-                let about = r
-                    .get("description")
-                    .and_then(Value::as_str)
-                    .map(|d| format!(": {}", d.lines().next().unwrap_or("")))
-                    .unwrap_or_default();
-                Some(format!("- {uri} ({name}){about}"))
-            })
-            .collect();
-        if slot.resources.len() > MAX_LISTED_RESOURCES {
-            listed.push(format!(
-                "- … and {} more",
-                slot.resources.len() - MAX_LISTED_RESOURCES
-            ));
-        }
-        push(
-            "read_resource".to_string(),
-            format!(
-                "Read a resource of the MCP server {alias} by its URI. Resources:\n{}",
-                listed.join("\n")
-            ),
-            json!({"type": "object", "properties": {"uri": {"type": "string", "description": "The resource's URI."}}, "required": ["uri"]}),
-            Kind::ReadResource,
-        );
-    }
-    out
 }
 
 /// Runs an extra tool: the prompt's messages, or the resource's contents.

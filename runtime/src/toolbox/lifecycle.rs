@@ -4,11 +4,16 @@
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use super::builder::connect_one;
-use super::catalog::{Slot, Snapshot};
+use serde_json::Value;
+
+use super::catalog::{Extras, Slot, Snapshot};
 use super::extras;
-use super::{Inner, ReconnectReport, ServerState, ServerStatus, Toolbox};
+use super::{
+    EnvLookup, Inner, ReconnectReport, ServerState, ServerStatus, Toolbox, ToolboxOptions,
+};
+use crate::config::ServerConfig;
 use crate::error::{Error, ErrorKind};
+use crate::session::{ConnectOptions, Session};
 
 /// What [`Toolbox::refresh`] did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -257,6 +262,35 @@ impl Toolbox {
                 slot.set_health(ServerState::Failed, Some(e.to_string()));
                 Err(e.into_toolbox())
             }
+        }
+    }
+}
+
+/// Connects a server and lists its tools (and, when `options` asks, its prompts and
+/// resources).
+pub(super) async fn connect_one(
+    cfg: &ServerConfig,
+    lookup: &EnvLookup,
+    options: &ToolboxOptions,
+    changed: &ChangedTx,
+) -> Result<(Session, Vec<Value>, Extras), Error> {
+    let mut connect = ConnectOptions::new().with_shared_env_lookup(lookup.clone());
+    if options.refresh_on_list_changed {
+        let changed = changed.clone();
+        let alias = cfg.alias().to_string();
+        connect = connect.on_tools_changed(move || {
+            let _ = changed.send(alias.clone());
+        });
+    }
+    let session = connect.connect(cfg).await?;
+    match session.list_tools().await {
+        Ok(tools) => {
+            let extras = extras::list(&session, options).await;
+            Ok((session, tools, extras))
+        }
+        Err(e) => {
+            let _ = session.close().await;
+            Err(e)
         }
     }
 }

@@ -69,10 +69,10 @@ pub use agent::{
     AgentConfig, AgentTools, AgentView, ModelPolicy, ModelRef, Route, RuleCheck, check_rules,
 };
 pub use builder::ToolboxBuilder;
+pub use catalog::MAX_LISTED_RESOURCES;
 pub use catalog::{ExportedTool, ToolRef};
 pub use dispatch::Dispatch;
 pub use export::{NativeServer, OpenAiExport, StrictFallback, export_offline};
-pub use extras::MAX_LISTED_RESOURCES;
 pub use lifecycle::RefreshReport;
 pub use local::LocalTool;
 pub use names::{MAX_NAME_LEN, NameCollision, exported_name};
