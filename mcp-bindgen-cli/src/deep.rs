@@ -318,7 +318,7 @@ fn build(
     let manifest = format!(
         "# Written by `verify --deep`: the round trip of every fixture's generated types.\n\
          [package]\nname = \"mcp-bindgen-deep\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\
-         publish = false\n\n[dependencies]\nmcp-bindgen = {{ {dep}, default-features = false }}\n\n\
+         publish = false\n\n[dependencies]\nmcp-bindgen = {{ {dep}, default-features = false, features = [\"macros\"] }}\n\n\
          [workspace]\n"
     );
     let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());

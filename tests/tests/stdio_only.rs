@@ -16,7 +16,7 @@ fn stdio_only_runtime_calls_over_stdio_and_names_the_http_feature() {
     std::fs::write(
         dir.join("Cargo.toml"),
         format!(
-            "[package]\nname = \"stdio-only\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n[dependencies]\nmcp-bindgen = {{ path = {:?}, default-features = false }}\ntokio = {{ version = \"1\", features = [\"macros\", \"rt\"] }}\n\n[workspace]\n",
+            "[package]\nname = \"stdio-only\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n[dependencies]\nmcp-bindgen = {{ path = {:?}, default-features = false, features = [\"macros\"] }}\ntokio = {{ version = \"1\", features = [\"macros\", \"rt\"] }}\n\n[workspace]\n",
             root.join("runtime").display().to_string()
         ),
     )

@@ -1,6 +1,13 @@
 //! The token store: one file per server URL (the OAuth resource) holding the issuer that
 //! minted the tokens, the client registration and the tokens, created with owner-only
 //! permissions in the user's config directory, never in a project.
+//!
+//! Owner-only means, on Unix, mode 0600 for files and 0700 for the `tokens` directory. On
+//! Windows, where there are no mode bits, the default directory is `%APPDATA%\mcp-bindgen\tokens`
+//! inside the user's profile, whose access list (inherited by what is created in it) grants
+//! the user, SYSTEM and administrators only; the store sets no access list of its own, so a
+//! `token_store`/`MCP_BINDGEN_TOKEN_DIR` outside the profile gets that folder's access list.
+//! There, refreshes are serialized within a process only (no cross-process file lock).
 
 use std::collections::HashMap;
 use std::fmt;

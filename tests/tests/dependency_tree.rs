@@ -1,0 +1,69 @@
+//! The crate family's dependency rules, read from cargo itself:
+//!
+//! * the runtime (`mcp-bindgen`) depends on `mcp-bindgen-core`, never on the generator
+//!   (`mcp-bindgen-codegen`); only its `macros` feature brings the proc macro, which is the
+//!   generator's one way in;
+//! * without default features no part of the generator is built: no `typify`, no
+//!   `prettyplease`, no `mcp-bindgen-macros` or `mcp-bindgen-codegen`;
+//! * `mcp-bindgen-core` builds none of them either, nor rmcp, tokio or reqwest.
+
+mod common;
+
+use std::process::Command;
+
+/// `cargo tree -e normal --prefix none` of `package` with `args`: one package per line.
+fn tree(package: &str, args: &[&str]) -> Vec<String> {
+    let out = Command::new(env!("CARGO"))
+        .args(["tree", "-e", "normal", "--prefix", "none", "-p", package])
+        .args(args)
+        .current_dir(common::root())
+        .output()
+        .expect("cargo tree runs");
+    assert!(
+        out.status.success(),
+        "cargo tree -p {package} {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+fn has(lines: &[String], name: &str) -> bool {
+    lines.iter().any(|l| l.starts_with(&format!("{name} v")))
+}
+
+const GENERATOR: [&str; 4] = [
+    "typify",
+    "prettyplease",
+    "mcp-bindgen-codegen",
+    "mcp-bindgen-macros",
+];
+
+#[test]
+fn the_runtime_without_default_features_builds_no_generator() {
+    let lean = tree("mcp-bindgen", &["--no-default-features"]);
+    assert!(has(&lean, "mcp-bindgen-core"), "{lean:#?}");
+    for name in GENERATOR {
+        assert!(!has(&lean, name), "{name} in the lean runtime: {lean:#?}");
+    }
+    // The default runtime brings the macro (and so the generator): the check above can fail.
+    let default = tree("mcp-bindgen", &[]);
+    assert!(has(&default, "mcp-bindgen-macros"), "{default:#?}");
+    assert!(has(&default, "typify"), "{default:#?}");
+}
+
+#[test]
+fn the_runtime_depends_on_core_and_never_on_the_generator() {
+    // Direct dependencies only (`--depth 1`), every feature on.
+    let direct = tree("mcp-bindgen", &["--all-features", "--depth", "1"]);
+    assert!(has(&direct, "mcp-bindgen-core"), "{direct:#?}");
+    assert!(has(&direct, "mcp-bindgen-macros"), "{direct:#?}");
+    assert!(!has(&direct, "mcp-bindgen-codegen"), "{direct:#?}");
+    let core = tree("mcp-bindgen-core", &["--all-features"]);
+    // (`syn` is there, through `thiserror`'s derive, as in every crate that derives.)
+    for name in GENERATOR.iter().chain(&["rmcp", "tokio", "reqwest"]) {
+        assert!(!has(&core, name), "{name} in mcp-bindgen-core: {core:#?}");
+    }
+}
