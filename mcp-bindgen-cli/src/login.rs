@@ -12,8 +12,8 @@
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use mcp_bindgen::AuthConfig;
 use mcp_bindgen::auth::LoopbackAuthorizer;
-use mcp_bindgen::config::AuthConfig;
 
 use crate::args::{Arg, Parser};
 use crate::paths::{LOCATE_USAGE, Locate};

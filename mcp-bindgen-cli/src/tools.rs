@@ -15,7 +15,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::ExitCode;
 
-use mcp_bindgen::toolbox::NameCollision;
+use mcp_bindgen::toolbox::names::NameCollision;
 use mcp_bindgen::toolbox::provider::{self, Format, ToolExport};
 use mcp_bindgen::toolbox::{ToolboxOptions, export_offline};
 use serde_json::{Value, json};

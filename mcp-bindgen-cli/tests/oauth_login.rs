@@ -16,7 +16,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_bindgen::auth::HeadlessAuthorizer;
-use mcp_bindgen::config::{AuthConfig, ClientCredentialsSettings, OAuthSettings};
+use mcp_bindgen::{AuthConfig, ClientCredentialsSettings, OAuthSettings};
 use mcp_bindgen::{ConnectOptions, ErrorKind, ServerConfig};
 use serde_json::{Value, json};
 

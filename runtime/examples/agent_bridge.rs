@@ -18,7 +18,8 @@
 use std::path::Path;
 
 use mcp_bindgen::Registry;
-use mcp_bindgen::toolbox::{AgentConfig, AgentTools, Format, ModelPolicy, ModelRef, Toolbox};
+use mcp_bindgen::toolbox::provider::Format;
+use mcp_bindgen::toolbox::{AgentConfig, AgentTools, ModelPolicy, ModelRef, Toolbox};
 
 /// The local tool's arguments: models see this type's JSON Schema.
 #[derive(serde::Deserialize, mcp_bindgen::schemars::JsonSchema)]

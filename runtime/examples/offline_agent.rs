@@ -15,7 +15,8 @@
 
 use std::path::{Path, PathBuf};
 
-use mcp_bindgen::toolbox::{Format, Toolbox};
+use mcp_bindgen::toolbox::Toolbox;
+use mcp_bindgen::toolbox::provider::Format;
 use mcp_bindgen::{Registry, Session, ToolOutput};
 
 mcp_bindgen::mcp_tools!("demo");

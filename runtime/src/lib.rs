@@ -4,7 +4,7 @@
 //!
 //! * the [`mcp_tools!`] macro (re-exported from `mcp-bindgen-macros`), which turns a committed
 //!   fixture (`fixtures/<alias>.json`) into a typed module at compile time;
-//! * the server registry ([`config`]): `fixtures/servers.toml` or the `{"mcpServers": …}`
+//! * the server registry ([`Registry`], [`ServerConfig`]): `fixtures/servers.toml` or the `{"mcpServers": …}`
 //!   JSON shape, with `${NAME}` / `${NAME:-default}` substitution at connect time;
 //! * the transports (stdio, legacy HTTP+SSE, Streamable HTTP) behind one connect API
 //!   ([`Session::connect`]);
@@ -18,7 +18,7 @@
 #[cfg(feature = "oauth")]
 pub mod auth;
 mod call_future;
-pub mod config;
+mod config;
 pub mod drift;
 mod error;
 pub mod fake;
@@ -34,8 +34,10 @@ mod transport;
 mod typed;
 
 pub use call_future::CallFuture;
-pub use config::{InheritEnv, Protocol, Registry, ServerConfig, TransportConfig};
-pub use drift::DriftPolicy;
+pub use config::{
+    AuthConfig, ClientCredentialsSettings, InheritEnv, OAuthSettings, Protocol, Registry,
+    ServerConfig, TransportConfig,
+};
 pub use error::{Error, ErrorKind, Result};
 #[cfg(feature = "macros")]
 pub use mcp_bindgen_macros::mcp_tools;

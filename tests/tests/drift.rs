@@ -8,7 +8,8 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use mcp_bindgen::{ConnectOptions, DriftPolicy, Error, ServerConfig};
+use mcp_bindgen::drift::DriftPolicy;
+use mcp_bindgen::{ConnectOptions, Error, ServerConfig};
 use mcp_bindgen_core::fixture::Fixture;
 use serde_json::Value;
 

@@ -8,7 +8,8 @@ mod common;
 use std::path::Path;
 
 use common::{connect, demo_with_pidfile, limited};
-use mcp_bindgen::toolbox::{Format, Toolbox};
+use mcp_bindgen::toolbox::Toolbox;
+use mcp_bindgen::toolbox::provider::Format;
 use mcp_bindgen::{ConnectOptions, Error, ErrorKind, ToolOutput};
 use serde_json::{Value, json};
 

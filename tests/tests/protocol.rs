@@ -9,8 +9,7 @@ mod common;
 use common::limited;
 use mcp_bindgen::toolbox::TypedTool;
 use mcp_bindgen::{
-    CallOptions, ConnectOptions, DriftPolicy, ElicitationAnswer, Protocol, ServerConfig, Session,
-    TaskState,
+    CallOptions, ConnectOptions, ElicitationAnswer, Protocol, ServerConfig, Session, TaskState,
 };
 use serde_json::json;
 
@@ -142,7 +141,7 @@ async fn a_first_call_over_http_mirrors_its_header_from_the_fixture() {
         // No drift check, so no `tools/list` before the call.
         let config = config
             .with_protocol(Protocol::V2026_07_28)
-            .with_drift(DriftPolicy::Ignore);
+            .with_drift(mcp_bindgen::drift::DriftPolicy::Ignore);
         let args = json!({"region": "eu west"});
 
         // Without the fixture nothing knows the annotation: the server refuses the call.

@@ -329,7 +329,7 @@ async fn names_resolution_collisions_allowlists_and_long_aliases() {
         assert_eq!(long.exported.len(), 64);
         assert_eq!(
             long.exported,
-            mcp_bindgen::toolbox::exported_name(long_alias, "echo_structured")
+            mcp_bindgen::toolbox::names::exported_name(long_alias, "echo_structured")
         );
         let d = tb
             .call(&long.exported, r#"{"payload": [{"id": 1, "name": "n"}]}"#)

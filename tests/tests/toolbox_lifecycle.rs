@@ -9,7 +9,8 @@ use std::time::{Duration, Instant};
 
 use common::{demo_with_pidfile, limited};
 use mcp_bindgen::ErrorKind;
-use mcp_bindgen::toolbox::{Format, Toolbox};
+use mcp_bindgen::toolbox::Toolbox;
+use mcp_bindgen::toolbox::provider::Format;
 
 mcp_bindgen::mcp_tools!("demo");
 

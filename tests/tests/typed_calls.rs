@@ -24,7 +24,7 @@ fn demo_stdio(server_args: &[&str], protocol: Protocol) -> ServerConfig {
         common::demo_server().to_string_lossy(),
         server_args.iter().map(|a| a.to_string()).collect(),
     )
-    .with_drift(mcp_bindgen::DriftPolicy::Error)
+    .with_drift(mcp_bindgen::drift::DriftPolicy::Error)
     .with_protocol(protocol)
 }
 
@@ -60,12 +60,12 @@ async fn demo_every_tool_typed_over_http_on_both_wires() {
     ] {
         let (_guard, url) = common::start_demo_http_with(&["--protocol", rev]);
         let config = ServerConfig::http("demo", false, url)
-            .with_drift(mcp_bindgen::DriftPolicy::Error)
+            .with_drift(mcp_bindgen::drift::DriftPolicy::Error)
             .with_protocol(Protocol::Auto);
         demo_every_tool(config, rev).await;
         let (_guard, url) = common::start_demo_http();
         let config = ServerConfig::http("demo", false, url)
-            .with_drift(mcp_bindgen::DriftPolicy::Error)
+            .with_drift(mcp_bindgen::drift::DriftPolicy::Error)
             .with_protocol(protocol);
         demo_every_tool(config, rev).await;
     }

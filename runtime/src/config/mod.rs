@@ -66,7 +66,7 @@
 //!   refused with the key meant; any other unknown key is refused in the TOML shape and
 //!   ignored (in the same warning) in the JSON shape.
 //! * A server name that is not an alias (`"GitHub"`, `"brave search"`) is used under its
-//!   normalized alias ([`normalize_alias`]: `github`, `brave_search`), with a warning; two
+//!   normalized alias (`normalize_alias`: `github`, `brave_search`), with a warning; two
 //!   names with the same alias are an error.
 //!
 //! Agents and the model policy can be declared in the registry too (`[models.<provider>]`,
@@ -103,7 +103,6 @@ mod resolve;
 mod shapes_tests;
 
 pub use auth::{AuthConfig, ClientCredentialsSettings, OAuthSettings};
-pub use keys::{check_alias, normalize_alias};
 pub use protocol::{LAST_WITH_INITIALIZE, Protocol, REVISIONS};
 pub use registry::Registry;
 pub(crate) use resolve::{Resolved, redact};
@@ -116,7 +115,8 @@ pub(crate) use resolve::{Resolved, redact};
 ///
 /// ```
 /// use std::time::Duration;
-/// use mcp_bindgen::{DriftPolicy, ServerConfig};
+/// use mcp_bindgen::ServerConfig;
+/// use mcp_bindgen::drift::DriftPolicy;
 ///
 /// let config = ServerConfig::stdio("demo", "mcp-demo-server", vec![])
 ///     .with_timeout(Duration::from_secs(30))

@@ -29,7 +29,8 @@ pub enum Protocol {
     /// The current revision when the server has it, else the newest with `initialize`.
     #[default]
     Auto,
-    /// Exactly this revision (one of [`REVISIONS`]).
+    /// Exactly this revision: `"2025-11-25"` ([`Protocol::V2025_11_25`]) or `"2026-07-28"`
+    /// ([`Protocol::V2026_07_28`]).
     Revision(&'static str),
 }
 

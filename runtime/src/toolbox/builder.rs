@@ -79,7 +79,7 @@ impl ToolboxBuilder {
     ///   Without one, the fake adds a server of its alias.
     /// * [`ToolboxBuilder::only`] selects a fake like any server.
     /// * A fake is always active ([`ServerStatus::transport`] is `"fake"`); reconnecting,
-    ///   refreshing and health checks leave it alone. It has no [`Session`]
+    ///   refreshing and health checks leave it alone. It has no [`Session`](crate::Session)
     ///   ([`Toolbox::session`] is `None`, [`Toolbox::native_servers`] leaves it out), and no
     ///   prompts or resources.
     ///

@@ -5,7 +5,8 @@ use futures::StreamExt;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::{Format, ServerState, Toolbox, TypedTool, normalize_as};
+use super::provider::Format;
+use super::{ServerState, Toolbox, TypedTool, normalize_as};
 use crate::CallEvent;
 use crate::config::ServerConfig;
 use crate::error::ErrorKind;

@@ -75,8 +75,6 @@ pub use dispatch::Dispatch;
 pub use export::{NativeServer, OpenAiExport, StrictFallback, export_offline};
 pub use lifecycle::RefreshReport;
 pub use local::LocalTool;
-pub use names::{MAX_NAME_LEN, NameCollision, exported_name};
-pub use provider::{Fallback, Format, ToolExport};
 pub use text::{Truncation, truncate_middle};
 pub use typed::prepare_arguments;
 

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_bindgen::auth::HeadlessAuthorizer;
-use mcp_bindgen::config::{AuthConfig, ClientCredentialsSettings, OAuthSettings};
+use mcp_bindgen::{AuthConfig, ClientCredentialsSettings, OAuthSettings};
 use mcp_bindgen::{CallOptions, ConnectOptions, Protocol, ServerConfig, Session};
 use serde_json::{Value, json};
 

@@ -256,7 +256,10 @@ pub(super) fn features(root: &Path, dir: &Path) -> Result<Value, String> {
     let features_dir = dir.join("features");
     let mut out = Map::new();
     for (kind, options) in [
-        ("stdio_only", ", default-features = false, features = [\"macros\"]"),
+        (
+            "stdio_only",
+            ", default-features = false, features = [\"macros\"]",
+        ),
         ("default", ""),
     ] {
         let krate = scratch_crate(
