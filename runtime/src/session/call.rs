@@ -30,18 +30,6 @@ pub(super) enum CallFailure {
 }
 
 impl Session {
-    /// Calls a tool and turns a tool-level error (`isError: true`) into [`Error::Tool`]; the
-    /// call path of generated functions for tools without a typed `outputSchema`.
-    pub async fn call_checked<A: Serialize + Sync + ?Sized>(
-        &self,
-        tool: &str,
-        args: &A,
-        options: CallOptions,
-    ) -> Result<ToolOutput> {
-        let output = self.call_with(tool, args, options).await?;
-        self.check_tool_error(tool, output)
-    }
-
     /// `output`, or [`Error::Tool`] when the tool reported an error (`isError: true`).
     pub(crate) fn check_tool_error(&self, tool: &str, output: ToolOutput) -> Result<ToolOutput> {
         output.checked(&self.inner.alias, tool)

@@ -153,7 +153,7 @@ impl Session {
     }
 
     /// Calls a tool as a task: the handle's [`TaskHandle::wait`] gives the same result as
-    /// [`Session::call_checked`] (an `isError` result is [`Error::Tool`]). A server without
+    /// [`Session::call_with`], except that an `isError` result is [`Error::Tool`]. A server without
     /// the tasks extension answers at once; the handle then holds the result.
     pub async fn call_task<A: Serialize + Sync + ?Sized>(
         &self,
