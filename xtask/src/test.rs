@@ -94,12 +94,13 @@ pub fn run(args: &[String]) -> ExitCode {
         }
     }
     let started = Instant::now();
+    let mut stages = Stages::default();
     let root = crate::workspace_root();
     let mut passed = 0u64;
     let mut failed = 0u64;
     let mut failures: Vec<String> = Vec::new();
 
-    step("install the pinned MCP servers");
+    stages.start("install the pinned MCP servers");
     if let Err(e) = crate::servers::install(&root, &[]) {
         eprintln!("test: cannot install the servers the tests need:\n{e}");
         println!("0 passed, 1 failed");
@@ -124,7 +125,7 @@ pub fn run(args: &[String]) -> ExitCode {
         }
     }
 
-    step("cargo test --workspace");
+    stages.start("cargo test --workspace");
     match cargo_test(&extra, &env) {
         Ok((p, f)) => {
             passed += p;
@@ -140,7 +141,9 @@ pub fn run(args: &[String]) -> ExitCode {
     }
 
     // The README's offline example, as a user runs it: no server, no network.
-    step("cargo run --example offline_agent (a cassette, stubs and a toolbox of fakes, offline)");
+    stages.start(
+        "cargo run --example offline_agent (a cassette, stubs and a toolbox of fakes, offline)",
+    );
     let offline = crate::cargo(&[
         "run",
         "--quiet",
@@ -188,7 +191,7 @@ pub fn run(args: &[String]) -> ExitCode {
         }
     }
     for (what, dir) in corpora {
-        step(&format!(
+        stages.start(&format!(
             "verify --deep ({what}: codegen and round trip of every tool)"
         ));
         let mut args = vec!["verify".to_string(), "--deep".to_string()];
@@ -204,7 +207,7 @@ pub fn run(args: &[String]) -> ExitCode {
         );
         // One valid, uniquely named definition per tool in every provider's format.
         for format in ["anthropic", "gemini", "openai-strict"] {
-            step(&format!("tools --format {format} --check ({what})"));
+            stages.start(&format!("tools --format {format} --check ({what})"));
             let mut args = vec![
                 "tools".to_string(),
                 "--format".to_string(),
@@ -224,7 +227,7 @@ pub fn run(args: &[String]) -> ExitCode {
         }
     }
 
-    step("snapshot --check --all-required (drift against the live servers)");
+    stages.start("snapshot --check --all-required (drift against the live servers)");
     let check = ["snapshot", "--check", "--all-required"].map(String::from);
     let prepared = crate::prepare::prepare(&[]).unwrap_or_else(|e| {
         eprintln!("test: {e}");
@@ -238,7 +241,7 @@ pub fn run(args: &[String]) -> ExitCode {
         &mut failures,
     );
 
-    step("conformance (cargo xtask conformance: the official suite's client scenarios)");
+    stages.start("conformance (cargo xtask conformance: the official suite's client scenarios)");
     record(
         crate::conformance::run(&[]),
         "conformance",
@@ -247,7 +250,7 @@ pub fn run(args: &[String]) -> ExitCode {
         &mut failures,
     );
 
-    step("cargo package of the publishable crates (each built from its .crate file)");
+    stages.start("cargo package of the publishable crates (each built from its .crate file)");
     forget_packaged_sources();
     let mut args = vec!["package", "--allow-dirty"];
     for name in PUBLISHED {
@@ -262,7 +265,7 @@ pub fn run(args: &[String]) -> ExitCode {
         &mut failures,
     );
 
-    step("minimal versions: the publishable crates with their lowest allowed dependencies");
+    stages.start("minimal versions: the publishable crates with their lowest allowed dependencies");
     record(
         exit_code(crate::portability::minimal_versions(&root)),
         "minimal versions",
@@ -271,7 +274,7 @@ pub fn run(args: &[String]) -> ExitCode {
         &mut failures,
     );
 
-    step("cargo check --target x86_64-pc-windows-gnu -p mcp-bindgen");
+    stages.start("cargo check --target x86_64-pc-windows-gnu -p mcp-bindgen");
     record(
         exit_code(crate::portability::windows(&root)),
         "the Windows check",
@@ -280,7 +283,7 @@ pub fn run(args: &[String]) -> ExitCode {
         &mut failures,
     );
 
-    step("bench --smoke (every benchmark contender works; no figures)");
+    stages.start("bench --smoke (every benchmark contender works; no figures)");
     record(
         crate::bench::run(&["--smoke".to_string()]),
         "bench --smoke",
@@ -289,11 +292,45 @@ pub fn run(args: &[String]) -> ExitCode {
         &mut failures,
     );
 
+    stages.finish();
     eprintln!(
         "\nxtask test finished in {:.0} s",
         started.elapsed().as_secs_f64()
     );
     crate::summary(passed, failed, &failures)
+}
+
+/// The steps' wall-clock times, printed as a table at the end (CI's time budget is
+/// reviewed from it).
+#[derive(Default)]
+struct Stages {
+    current: Option<(String, Instant)>,
+    done: Vec<(String, f64)>,
+}
+
+impl Stages {
+    /// Ends the running step and starts `name`.
+    fn start(&mut self, name: &str) {
+        self.end();
+        step(name);
+        self.current = Some((name.to_string(), Instant::now()));
+    }
+
+    fn end(&mut self) {
+        if let Some((name, at)) = self.current.take() {
+            self.done.push((name, at.elapsed().as_secs_f64()));
+        }
+    }
+
+    /// Ends the running step and prints every step's time.
+    fn finish(&mut self) {
+        self.end();
+        eprintln!("\n==> stage times");
+        for (name, secs) in &self.done {
+            let short: String = name.chars().take(72).collect();
+            eprintln!("{secs:>8.1} s  {short}");
+        }
+    }
 }
 
 fn step(name: &str) {

@@ -298,7 +298,7 @@ pub(super) fn summary_rows(results: &Map<String, Value>) -> Vec<Row> {
         let get = |kind: &str, key: &str| features.pointer(&format!("/{kind}/{key}"))?.as_f64();
         rows.push(Row {
             key: "deps_stdio_only",
-            what: "dependencies of a user crate, stdio only (`default-features = false`)",
+            what: "dependencies of a user crate, stdio only (`default-features = false, features = [\"macros\"]`)",
             value: get("stdio_only", "dependencies"),
             unit: "crates",
             target: None,
@@ -490,7 +490,7 @@ pub(super) fn write_markdown(
          max(slowest server alone, CPU seconds of the parallel run / nproc): a parallel run can \
          beat neither its slowest server nor the cores' total CPU time.\n\
          * **Features**: a scratch user crate on `mcp-bindgen` with default features and with \
-         `default-features = false` (stdio only): packages in `cargo tree -e normal,build`, and \
+         `default-features = false, features = [\"macros\"]` (stdio only): packages in `cargo tree -e normal,build`, and \
          `cargo check --offline` into an empty target dir, once each.\n"
     );
     text.push_str(NOTES_MARKER);
