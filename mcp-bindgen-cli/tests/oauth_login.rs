@@ -23,10 +23,11 @@ use serde_json::{Value, json};
 mod common;
 use common::demo_server;
 
-/// Access tokens live 36 s: rmcp refreshes 30 s before expiry (counting whole seconds since
-/// the token was received): fresh for 5 s at least, so steps under load do not refresh
-/// early, and refreshed first by every request after 7.5 s.
-const TTL: &str = "36";
+/// Access tokens live 12 s: rmcp (3.11) refreshes when less than min(30 s, half the
+/// lifetime) is left, counting whole seconds since the token was received: fresh for 6 s at
+/// least, so steps under load do not refresh early, and refreshed first by every request
+/// after 7.5 s.
+const TTL: &str = "12";
 const FRESH_FOR: Duration = Duration::from_millis(7500);
 const MACHINE_SECRET: &str = "machine-secret-0a9f";
 
@@ -445,7 +446,7 @@ fn an_expired_login_that_cannot_be_refreshed_names_the_login_command() {
         .expect("a free port")
         .port();
     let tokens = tempfile::tempdir().expect("tokens");
-    // Tokens that are always inside the refresh margin: every request refreshes first.
+    // Tokens that live 1 s: a second after the login, every request refreshes first.
     let server = Server::start_with(port, "1");
     let config = ServerConfig::http("remote", false, &server.url).with_auth(AuthConfig::OAuth(
         OAuthSettings::default().with_token_store(tokens.path()),
@@ -458,7 +459,9 @@ fn an_expired_login_that_cannot_be_refreshed_names_the_login_command() {
             )
             .await
             .expect("login");
-        // The authorization server forgets its refresh tokens (a revoked login).
+        // The token expires (rmcp counts whole seconds since it was received), and the
+        // authorization server forgets its refresh tokens (a revoked login).
+        tokio::time::sleep(Duration::from_millis(2100)).await;
         drop(server);
         let _server = Server::start_with(port, "1");
         let error = mcp_bindgen::Session::connect(&config)

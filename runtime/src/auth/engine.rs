@@ -143,7 +143,8 @@ impl Engine {
         let Some(manager) = &state.manager else {
             return Ok(None);
         };
-        // Locks only when a refresh may follow (rmcp refreshes within 30 s of expiry).
+        // Locks only when a refresh may follow (rmcp refreshes when less than min(30 s, half
+        // the token's lifetime) is left: always inside this margin).
         let _flight = match &self.store {
             Some(store) if !store.fresh(FRESH_MARGIN) => Some(store.flight().await),
             _ => None,
