@@ -557,7 +557,7 @@ async fn agents_model_server_rules_routing_and_scope() {
         let view = tb
             .agent(&AgentConfig::new("a2", gpt.clone(), ["wrapped"]), &policy)
             .expect("ok");
-        assert_eq!(view.route(), Route::FunctionCalls);
+        assert_eq!(view.route(), Some(Route::FunctionCalls));
         assert!(view.warnings().is_empty());
         let AgentTools::FunctionCalls(export) = view.model_tools(false) else {
             panic!("function calls expected")
@@ -585,7 +585,7 @@ async fn agents_model_server_rules_routing_and_scope() {
         let view = tb
             .agent(&AgentConfig::new("a3", claude.clone(), ["plain"]), &policy)
             .expect("ok");
-        assert_eq!(view.route(), Route::Native);
+        assert_eq!(view.route(), Some(Route::Native));
         assert!(view.warnings().is_empty());
         let AgentTools::Native(servers) = view.model_tools(false) else {
             panic!("native expected")
@@ -605,7 +605,7 @@ async fn agents_model_server_rules_routing_and_scope() {
         let view = tb
             .agent(&AgentConfig::new("a4", ModelRef::new("openai", "gpt-mcp"), ["wrapped"]), &policy)
             .expect("ok");
-        assert_eq!(view.route(), Route::Native);
+        assert_eq!(view.route(), Some(Route::Native));
         assert_eq!(view.warnings().len(), 1);
         assert!(view.warnings()[0].contains("unneeded overhead"), "{}", view.warnings()[0]);
         assert!(view.warnings()[0].contains("openai/gpt-mcp"), "{}", view.warnings()[0]);

@@ -602,7 +602,7 @@ servers = ["demo"]
                 registry.model_policy(),
             )
             .expect("view");
-        assert_eq!(helper.route(), Route::FunctionCalls);
+        assert_eq!(helper.route(), Some(Route::FunctionCalls));
         let export = helper.export(Format::Gemini);
         assert_eq!(export.tools.len(), 1);
         assert_eq!(export.tools[0]["name"], "mcp_demo_echo");
@@ -619,7 +619,7 @@ servers = ["demo"]
                 registry.model_policy(),
             )
             .expect("view");
-        assert_eq!(native.route(), Route::Native);
+        assert_eq!(native.route(), Some(Route::Native));
 
         let e = Toolbox::builder(&registry)
             .only(["off"])

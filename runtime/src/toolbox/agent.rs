@@ -1,29 +1,16 @@
-//! Agents: which model, which servers and tools; the model/server rules; the
-//! restricted view each agent gets.
+//! Agents: which model, which servers and tools; the model/server rules; each agent's
+//! toolbox, restricted to its servers and tools.
 
 use std::collections::BTreeSet;
-
-use serde_json::Value;
+use std::sync::Arc;
 
 use super::Toolbox;
-use super::catalog::{ExportedTool, Snapshot, ToolRef, tool_ref};
-use super::dispatch::Dispatch;
-use super::export::{NativeServer, OpenAiExport, export, native};
-use super::provider::{Format, ToolExport};
-use super::scope::Scope;
+use super::catalog::{Snapshot, tool_ref};
+use super::export::{NativeServer, OpenAiExport};
+use super::scope::{Agent, Route, Scope};
 use crate::config::ServerConfig;
 pub use crate::config::agents::{AgentConfig, ModelPolicy, ModelRef};
 use crate::error::{Error, ErrorKind};
-use crate::session::{CallOptions, CallStream, Session};
-
-/// How an agent gets its tools.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Route {
-    /// MCP tool definitions and sessions (direct passage): the model supports MCP.
-    Native,
-    /// Function-call definitions and dispatch (wrapper): the model does not.
-    FunctionCalls,
-}
 
 /// The outcome of [`check_rules`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -146,15 +133,65 @@ fn scope_of(config: &AgentConfig, snap: &Snapshot) -> Result<Scope, Error> {
 }
 
 impl Toolbox {
-    /// Creates the view of one agent: checks the model/server rules (an error for a
-    /// model without MCP support and a server without `function_call_wrapper`; a warning,
-    /// logged and kept in [`AgentView::warnings`], for an MCP model and a wrapper server) and
-    /// restricts everything to the agent's servers and tools.
-    pub fn agent(&self, config: &AgentConfig, policy: &ModelPolicy) -> Result<AgentView, Error> {
+    /// One agent's toolbox: checks the model/server rules (an error for a model without MCP
+    /// support and a server without `function_call_wrapper`; a warning, logged and kept in
+    /// [`Toolbox::warnings`], for an MCP model and a wrapper server) and restricts what a
+    /// model sees — tools, exports, sessions, calls, prompts and resources — to the agent's
+    /// servers and tools; anything else is refused ([`ErrorKind::NotAllowed`]). The servers
+    /// are shared with `self`.
+    pub fn agent(&self, config: &AgentConfig, policy: &ModelPolicy) -> Result<Toolbox, Error> {
         let servers = self.server_configs();
         let check = check_rules(config, policy, &servers)?;
         let scope = scope_of(config, &self.snapshot())?;
-        Ok(AgentView::new(self.clone(), config.clone(), check, scope))
+        Ok(Toolbox {
+            inner: self.inner.clone(),
+            agent: Some(Arc::new(Agent {
+                config: config.clone(),
+                route: check.route,
+                warnings: check.warnings,
+                scope,
+            })),
+        })
+    }
+
+    /// The agent's configuration, for an agent's toolbox ([`Toolbox::agent`]).
+    pub fn agent_config(&self) -> Option<&AgentConfig> {
+        self.agent.as_deref().map(|a| &a.config)
+    }
+
+    /// How the agent gets its tools, for an agent's toolbox: [`Route::Native`] for a model
+    /// that supports MCP, else [`Route::FunctionCalls`].
+    pub fn route(&self) -> Option<Route> {
+        self.agent.as_deref().map(|a| a.route)
+    }
+
+    /// Warnings of the model/server rules (none outside an agent's toolbox).
+    pub fn warnings(&self) -> &[String] {
+        self.agent.as_deref().map_or(&[], |a| &a.warnings)
+    }
+
+    /// What the model gets: native servers for an MCP model, function definitions (strict
+    /// where possible when `strict`) otherwise, and for a toolbox without an agent.
+    pub fn model_tools(&self, strict: bool) -> AgentTools {
+        match self.route() {
+            Some(Route::Native) => AgentTools::Native(self.native_servers()),
+            _ => AgentTools::FunctionCalls(self.openai_export(strict)),
+        }
+    }
+
+    /// `Ok` when a model of this toolbox may use `alias`'s server.
+    pub(super) fn check_server(&self, alias: &str) -> Result<(), Error> {
+        match self.agent.as_deref() {
+            Some(agent) if !agent.scope.has_server(alias) => Err(Error::toolbox(
+                ErrorKind::NotAllowed,
+                format!(
+                    "server \"{alias}\" is not available to agent \"{}\" (its servers: {})",
+                    agent.config.name,
+                    agent.config.servers.join(", ")
+                ),
+            )),
+            _ => Ok(()),
+        }
     }
 }
 
@@ -163,195 +200,8 @@ impl Toolbox {
 pub enum AgentTools {
     /// Raw MCP tool definitions and sessions.
     Native(Vec<NativeServer>),
-    /// Function-call definitions (the `tools` array); calls go through
-    /// [`AgentView::call`].
+    /// Function-call definitions (the `tools` array); calls go through [`Toolbox::call`].
     FunctionCalls(OpenAiExport),
-}
-
-/// One agent's restricted view of a [`Toolbox`]: it lists, exports, routes and dispatches only
-/// the agent's servers and tools; anything else is refused
-/// ([`ErrorKind::NotAllowed`]).
-#[derive(Debug, Clone)]
-pub struct AgentView {
-    toolbox: Toolbox,
-    config: AgentConfig,
-    check: RuleCheck,
-    scope: Scope,
-}
-
-impl AgentView {
-    pub(super) fn new(
-        toolbox: Toolbox,
-        config: AgentConfig,
-        check: RuleCheck,
-        scope: Scope,
-    ) -> Self {
-        AgentView {
-            toolbox,
-            config,
-            check,
-            scope,
-        }
-    }
-
-    /// The agent's configuration.
-    pub fn config(&self) -> &AgentConfig {
-        &self.config
-    }
-
-    /// How the agent gets its tools.
-    pub fn route(&self) -> Route {
-        self.check.route
-    }
-
-    /// Warnings of the model/server rules.
-    pub fn warnings(&self) -> &[String] {
-        &self.check.warnings
-    }
-
-    /// The tools the agent may use.
-    pub fn tools(&self) -> Vec<ExportedTool> {
-        self.toolbox
-            .snapshot()
-            .entries
-            .iter()
-            .filter(|e| self.scope.allows(&e.tool.server, &e.tool.tool))
-            .map(|e| e.tool.clone())
-            .collect()
-    }
-
-    /// The agent's `tools` array of function definitions (strict where possible).
-    pub fn openai_tools(&self, strict: bool) -> Vec<Value> {
-        self.openai_export(strict).tools
-    }
-
-    /// [`AgentView::openai_tools`] with the strict fallbacks.
-    pub fn openai_export(&self, strict: bool) -> OpenAiExport {
-        self.export(if strict {
-            Format::OpenAiStrict
-        } else {
-            Format::OpenAi
-        })
-    }
-
-    /// The agent's tools in a provider's format, with the fallbacks.
-    pub fn export(&self, format: Format) -> ToolExport {
-        export(&self.toolbox.snapshot(), format, Some(&self.scope))
-    }
-
-    /// Raw MCP definitions and sessions of the agent's connected servers.
-    pub fn native_servers(&self) -> Vec<NativeServer> {
-        native(&self.toolbox.snapshot(), Some(&self.scope))
-    }
-
-    /// What the model gets: native servers for an MCP model, function definitions otherwise.
-    pub fn model_tools(&self, strict: bool) -> AgentTools {
-        match self.check.route {
-            Route::Native => AgentTools::Native(self.native_servers()),
-            Route::FunctionCalls => AgentTools::FunctionCalls(self.openai_export(strict)),
-        }
-    }
-
-    /// The session of one of the agent's servers.
-    pub fn session(&self, alias: &str) -> Option<Session> {
-        if self.scope.has_server(alias) {
-            self.toolbox.session(alias)
-        } else {
-            None
-        }
-    }
-
-    /// Resolves a name among the agent's tools.
-    pub fn resolve(&self, name: &str) -> Result<ToolRef, Error> {
-        let snap = self.toolbox.snapshot();
-        let i = snap.resolve(name, Some(&self.scope))?;
-        Ok(tool_ref(&snap, i))
-    }
-
-    /// Dispatches a tool call of the agent's model; tools outside its configuration are
-    /// refused.
-    pub async fn call(&self, name: &str, arguments_json: &str) -> Dispatch {
-        self.call_with(
-            name,
-            arguments_json,
-            self.toolbox.options().call_options.clone(),
-        )
-        .await
-    }
-
-    /// [`Toolbox::call_stream`] within the agent's servers and tools.
-    pub async fn call_stream(&self, name: &str, arguments_json: &str) -> CallStream {
-        self.toolbox
-            .stream(
-                name,
-                arguments_json,
-                Some(&self.scope),
-                self.toolbox.options().call_options.clone(),
-            )
-            .await
-    }
-
-    /// [`AgentView::call`] with per-call options.
-    pub async fn call_with(
-        &self,
-        name: &str,
-        arguments_json: &str,
-        options: CallOptions,
-    ) -> Dispatch {
-        self.toolbox
-            .dispatch(name, arguments_json, Some(&self.scope), options)
-            .await
-    }
-
-    /// The prompts of one of the agent's servers.
-    pub async fn list_prompts(&self, alias: &str) -> Result<Vec<Value>, Error> {
-        self.check_server(alias)?;
-        self.toolbox.list_prompts(alias).await
-    }
-
-    /// The resource templates of one of the agent's servers.
-    pub async fn list_resource_templates(&self, alias: &str) -> Result<Vec<Value>, Error> {
-        self.check_server(alias)?;
-        self.toolbox.list_resource_templates(alias).await
-    }
-
-    /// The resources of one of the agent's servers.
-    pub async fn list_resources(&self, alias: &str) -> Result<Vec<Value>, Error> {
-        self.check_server(alias)?;
-        self.toolbox.list_resources(alias).await
-    }
-
-    /// Reads a resource of one of the agent's servers.
-    pub async fn read_resource(&self, alias: &str, uri: &str) -> Result<Value, Error> {
-        self.check_server(alias)?;
-        self.toolbox.read_resource(alias, uri).await
-    }
-
-    /// Gets a prompt of one of the agent's servers.
-    pub async fn get_prompt(
-        &self,
-        alias: &str,
-        name: &str,
-        arguments: serde_json::Map<String, Value>,
-    ) -> Result<Value, Error> {
-        self.check_server(alias)?;
-        self.toolbox.get_prompt(alias, name, arguments).await
-    }
-
-    fn check_server(&self, alias: &str) -> Result<(), Error> {
-        if self.scope.has_server(alias) {
-            Ok(())
-        } else {
-            Err(Error::toolbox(
-                ErrorKind::NotAllowed,
-                format!(
-                    "server \"{alias}\" is not available to agent \"{}\" (its servers: {})",
-                    self.config.name,
-                    self.config.servers.join(", ")
-                ),
-            ))
-        }
-    }
 }
 
 #[cfg(test)]

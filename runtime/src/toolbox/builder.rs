@@ -352,6 +352,7 @@ impl ToolboxBuilder {
         }
         let snapshot = Snapshot::build(slots, self.locals, &self.options);
         let toolbox = Toolbox {
+            agent: None,
             inner: Arc::new(Inner {
                 options: self.options,
                 lookup,

@@ -648,11 +648,13 @@ fn extra_candidates(slot: &Slot, taken: &BTreeSet<String>) -> Vec<Candidate> {
 }
 
 impl Toolbox {
-    /// Every exported tool, sorted by server and tool.
+    /// Every exported tool (an agent's: its tools), sorted by server and tool.
     pub fn tools(&self) -> Vec<ExportedTool> {
+        let scope = self.scope();
         self.snapshot()
             .entries
             .iter()
+            .filter(|e| scope.is_none_or(|s| s.allows(&e.tool.server, &e.tool.tool)))
             .map(|e| e.tool.clone())
             .collect()
     }
@@ -665,7 +667,7 @@ impl Toolbox {
     /// Resolves an exported name, `alias.tool`, or an unambiguous short tool name.
     pub fn resolve(&self, name: &str) -> Result<ToolRef, Error> {
         let snap = self.snapshot();
-        let i = snap.resolve(name, None)?;
+        let i = snap.resolve(name, self.scope())?;
         Ok(tool_ref(&snap, i))
     }
 }

@@ -66,12 +66,13 @@ impl Dispatch {
 impl Toolbox {
     /// Dispatches a model's tool call: `name` as exported (or `alias.tool`, or an
     /// unambiguous short name), `arguments_json` the model's arguments string (empty means
-    /// `{}`).
+    /// `{}`). An agent's toolbox refuses tools outside the agent's
+    /// ([`ErrorKind::NotAllowed`]).
     pub async fn call(&self, name: &str, arguments_json: &str) -> Dispatch {
         self.dispatch(
             name,
             arguments_json,
-            None,
+            self.scope(),
             self.inner.options.call_options.clone(),
         )
         .await
@@ -84,7 +85,8 @@ impl Toolbox {
         arguments_json: &str,
         options: CallOptions,
     ) -> Dispatch {
-        self.dispatch(name, arguments_json, None, options).await
+        self.dispatch(name, arguments_json, self.scope(), options)
+            .await
     }
 
     /// A model's tool call as a stream of events ([`CallEvent`]): resolved, checked and
@@ -99,7 +101,7 @@ impl Toolbox {
         self.stream(
             name,
             arguments_json,
-            None,
+            self.scope(),
             self.inner.options.call_options.clone(),
         )
         .await

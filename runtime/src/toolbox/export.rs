@@ -53,13 +53,13 @@ impl Toolbox {
     /// Every tool in a provider's format ([`Format`]): OpenAI (strict or not), Anthropic or
     /// Gemini, with the tools that took a weaker form and why.
     pub fn export(&self, format: Format) -> ToolExport {
-        export(&self.snapshot(), format, None)
+        export(&self.snapshot(), format, self.scope())
     }
 
     /// Raw MCP tool definitions and the live session of every connected server (a fake,
     /// which has no session, is left out).
     pub fn native_servers(&self) -> Vec<NativeServer> {
-        native(&self.snapshot(), None)
+        native(&self.snapshot(), self.scope())
     }
 }
 

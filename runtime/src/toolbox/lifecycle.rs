@@ -308,7 +308,7 @@ pub(super) async fn follow_list_changes(
         let Some(inner) = toolbox.upgrade() else {
             return;
         };
-        let tb = Toolbox { inner };
+        let tb = Toolbox { inner, agent: None };
         if tb.is_closed() {
             return;
         }

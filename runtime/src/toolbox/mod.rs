@@ -31,8 +31,8 @@
 //!   `function_call_wrapper` (per server, registry key or
 //!   [`ToolboxBuilder::function_call_wrapper`]) says which servers may be offered as function
 //!   calls. [`Toolbox::agent`] checks an [`AgentConfig`] against both (error or warning) and
-//!   returns an [`AgentView`] that exports, routes and dispatches only the agent's servers
-//!   and tools.
+//!   returns the agent's toolbox: the same type, sharing the servers, that lists, exports,
+//!   routes and dispatches only the agent's servers and tools.
 //!
 //! Every call runs in a `mcp_tool_call` span (`server`, `tool`, `exported`, `duration_ms`,
 //! `outcome`); events: `tool called`, `tool failed`, `server skipped`, `server reconnected`.
@@ -65,9 +65,7 @@ use crate::session::{CallOptions, Session};
 use catalog::{Snapshot, unavailable};
 
 pub use crate::typed::{Normalize, TypedTool, normalize_as, normalize_no_args};
-pub use agent::{
-    AgentConfig, AgentTools, AgentView, ModelPolicy, ModelRef, Route, RuleCheck, check_rules,
-};
+pub use agent::{AgentConfig, AgentTools, ModelPolicy, ModelRef, RuleCheck, check_rules};
 pub use builder::ToolboxBuilder;
 pub use catalog::MAX_LISTED_RESOURCES;
 pub use catalog::{ExportedTool, ToolRef};
@@ -75,6 +73,7 @@ pub use dispatch::Dispatch;
 pub use export::{NativeServer, OpenAiExport, StrictFallback, export_offline};
 pub use lifecycle::RefreshReport;
 pub use local::LocalTool;
+pub use scope::Route;
 pub use text::{Truncation, truncate_middle};
 pub use typed::prepare_arguments;
 
@@ -161,9 +160,15 @@ pub struct ReconnectReport {
 }
 
 /// Many MCP servers behind one set of exported tools. Cheap to clone (shared state).
+///
+/// [`Toolbox::agent`] gives one agent's toolbox: the same servers, with everything a model
+/// sees (tools, exports, sessions, calls, prompts and resources) restricted to the agent's
+/// servers and tools. Closing, reconnecting or refreshing acts on the shared servers.
 #[derive(Clone)]
 pub struct Toolbox {
     inner: Arc<Inner>,
+    /// The agent this toolbox is restricted to, if any.
+    agent: Option<Arc<scope::Agent>>,
 }
 
 struct Inner {
@@ -181,6 +186,7 @@ struct Inner {
 impl std::fmt::Debug for Toolbox {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Toolbox")
+            .field("agent", &self.agent.as_ref().map(|a| &a.config.name))
             .field("servers", &self.statuses())
             .field("options", &self.inner.options)
             .finish_non_exhaustive()
@@ -210,6 +216,11 @@ impl Toolbox {
             disabled: Vec::new(),
             fakes: BTreeMap::new(),
         }
+    }
+
+    /// The agent's servers and tools, for an agent's toolbox.
+    fn scope(&self) -> Option<&scope::Scope> {
+        self.agent.as_deref().map(|a| &a.scope)
     }
 
     fn snapshot(&self) -> Arc<Snapshot> {
@@ -282,8 +293,12 @@ impl Toolbox {
             .collect()
     }
 
-    /// The live session of a server (`None` for a fake: it has none).
+    /// The live session of a server (`None` for a fake: it has none, and for a server
+    /// outside an agent's).
     pub fn session(&self, alias: &str) -> Option<Session> {
+        if self.scope().is_some_and(|s| !s.has_server(alias)) {
+            return None;
+        }
         self.snapshot()
             .slots
             .get(alias)
@@ -406,6 +421,7 @@ impl Toolbox {
     /// The session of a server; `None` for a fake (which has none, and no prompts or
     /// resources).
     fn require_session(&self, alias: &str) -> Result<Option<Session>, Error> {
+        self.check_server(alias)?;
         let snap = self.snapshot();
         match snap.slots.get(alias) {
             None => Err(Error::toolbox(

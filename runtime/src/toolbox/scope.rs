@@ -3,7 +3,26 @@
 
 use std::collections::BTreeSet;
 
+use crate::config::agents::AgentConfig;
 use crate::error::{Error, ErrorKind};
+
+/// How an agent gets its tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Route {
+    /// MCP tool definitions and sessions (direct passage): the model supports MCP.
+    Native,
+    /// Function-call definitions and dispatch (wrapper): the model does not.
+    FunctionCalls,
+}
+
+/// What an agent's toolbox is restricted to: the agent, how its model gets tools, the
+/// warnings of the model/server rules, its servers and tools.
+pub(super) struct Agent {
+    pub(super) config: AgentConfig,
+    pub(super) route: Route,
+    pub(super) warnings: Vec<String>,
+    pub(super) scope: Scope,
+}
 
 /// The servers and tools an agent may use.
 #[derive(Debug, Clone)]
