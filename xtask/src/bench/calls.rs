@@ -7,12 +7,12 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::inputs::build_release;
+use super::inputs::build_binaries;
 use super::*;
 use crate::process::run_command;
 
 pub(super) fn calls(root: &Path, dir: &Path, smoke: bool) -> Result<Value, String> {
-    let (server, bench) = build_release()?;
+    let (server, bench) = build_binaries(smoke)?;
     let python = python_venv(root, dir)?;
     let script = dir.join("python_client.py");
     std::fs::write(&script, PYTHON_CLIENT)

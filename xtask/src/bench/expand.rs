@@ -9,7 +9,7 @@ use mcp_bindgen_codegen::{Options, format_tokens, generate};
 use mcp_bindgen_core::fixture::Fixture;
 use serde_json::{Map, Value, json};
 
-use super::inputs::{build_release, github_corpus};
+use super::inputs::{build_binaries, github_corpus};
 use super::*;
 
 /// What [`time_expansion`] measured for one fixture.
@@ -89,7 +89,7 @@ pub(super) fn expand_release(
 
 pub(super) fn expand(root: &Path, dir: &Path, smoke: bool) -> Result<Value, String> {
     let n = if smoke { 1 } else { 15 };
-    let (_, bench) = build_release()?;
+    let (_, bench) = build_binaries(smoke)?;
     eprintln!("bench: expansion times (median of {n})");
     let (github, github_text) = github_corpus(root)?;
     let github_file = dir.join("github_official.json");

@@ -1,4 +1,4 @@
-//! What the benchmark sections share: the release binaries and the GitHub corpus.
+//! What the benchmark sections share: the benchmark's binaries and the GitHub corpus.
 
 use std::path::{Path, PathBuf};
 
@@ -7,13 +7,17 @@ use serde_json::{Value, json};
 
 use super::cargo_target_dir;
 
-/// Builds `mcp-demo-server` and `mcp-bench` in release; returns their paths.
-pub(super) fn build_release() -> Result<(PathBuf, PathBuf), String> {
-    eprintln!("bench: building mcp-demo-server and mcp-bench (release)");
+/// Builds `mcp-demo-server` and `mcp-bench` and returns their paths: in release for the
+/// figures, in the dev profile for `--smoke` (which only checks that every contender works,
+/// and so reuses the test build's dependencies instead of building them all again).
+pub(super) fn build_binaries(smoke: bool) -> Result<(PathBuf, PathBuf), String> {
+    let profile = if smoke { "dev" } else { "release" };
+    eprintln!("bench: building mcp-demo-server and mcp-bench ({profile})");
     crate::cargo(&[
         "build",
         "--quiet",
-        "--release",
+        "--profile",
+        profile,
         "--package",
         "mcp-bindgen-tests",
         "--features",
@@ -23,9 +27,9 @@ pub(super) fn build_release() -> Result<(PathBuf, PathBuf), String> {
         "--bin",
         "mcp-bench",
     ])?;
-    let release = cargo_target_dir().join("release");
-    let server = release.join("mcp-demo-server");
-    let bench = release.join("mcp-bench");
+    let out = cargo_target_dir().join(if smoke { "debug" } else { "release" });
+    let server = out.join("mcp-demo-server");
+    let bench = out.join("mcp-bench");
     for p in [&server, &bench] {
         if !p.is_file() {
             return Err(format!("built, but {} is missing", p.display()));

@@ -31,9 +31,9 @@
 //!
 //! Outputs: a table on stdout, `target/bench/results.json`, and `BENCHMARKS.md` at the
 //! workspace root (hand-written notes below its `<!-- notes -->` marker are kept).
-//! `--smoke` runs tiny iteration counts only to check that every contender works (sections
-//! `check`, `snapshot` and `features` are skipped; `snapshot --check` is part of the test command) and
-//! writes `target/bench/results-smoke.json` only.
+//! `--smoke` runs tiny iteration counts, with dev-profile binaries, only to check that every
+//! contender works (sections `check`, `snapshot` and `features` are skipped; `snapshot
+//! --check` is part of the test command) and writes `target/bench/results-smoke.json` only.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
