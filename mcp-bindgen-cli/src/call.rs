@@ -136,12 +136,12 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
         }
         let text = serde_json::to_string_pretty(&result)
             .map_err(|e| Error::Other(format!("cannot print JSON: {e}")))?;
-        println!("{text}");
+        outln!("{text}");
     } else {
-        println!("{}", as_text(&output));
+        outln!("{}", as_text(&output));
     }
     if output.is_error {
-        eprintln!(
+        errln!(
             "call: tool \"{}\" of server \"{}\" reported an error (isError)",
             args.tool, args.alias
         );
@@ -162,23 +162,13 @@ async fn call(
         .filter_map(|t| t.get("name").and_then(Value::as_str))
         .collect();
     if !names.contains(&args.tool.as_str()) {
-        let close = mcp_bindgen_core::naming::close_matches(&args.tool, names.iter().copied());
-        let hint = match close.first() {
-            Some(best) => format!(" (did you mean \"{best}\"?)"),
-            None => String::new(),
-        };
-        return Err(Error::Other(format!(
-            "server \"{}\" has no tool \"{}\"{hint}; its tools: {}",
-            args.alias,
-            args.tool,
-            names.join(", ")
-        )));
+        return Err(Error::Other(no_such_tool(&args.alias, &args.tool, &names)));
     }
     let mut options = CallOptions::new().on_progress(|p| match (p.total, p.message) {
-        (Some(total), Some(m)) => eprintln!("  progress {}/{total}: {m}", p.progress),
-        (Some(total), None) => eprintln!("  progress {}/{total}", p.progress),
-        (None, Some(m)) => eprintln!("  progress {}: {m}", p.progress),
-        (None, None) => eprintln!("  progress {}", p.progress),
+        (Some(total), Some(m)) => errln!("  progress {}/{total}: {m}", p.progress),
+        (Some(total), None) => errln!("  progress {}/{total}", p.progress),
+        (None, Some(m)) => errln!("  progress {}: {m}", p.progress),
+        (None, None) => errln!("  progress {}", p.progress),
     });
     if let Some(t) = args.timeout {
         options = options.with_timeout(t);
@@ -195,6 +185,37 @@ fn as_text(output: &ToolOutput) -> String {
         return serde_json::to_string_pretty(structured).unwrap_or_else(|_| structured.to_string());
     }
     output.text()
+}
+
+/// Tools listed in full in a "no tool" error; longer lists are cut with a count.
+const TOOLS_LISTED: usize = 20;
+
+/// The error for a tool the server does not list: the closest names first, then at most
+/// [`TOOLS_LISTED`] of the others (a server with 200 000 tools must not make a 2 MB line),
+/// every name escaped for the terminal.
+fn no_such_tool(alias: &str, tool: &str, names: &[&str]) -> String {
+    let show = |n: &str| format!("\"{}\"", mcp_bindgen_core::text::printable(n, false));
+    let close = mcp_bindgen_core::naming::close_matches(tool, names.iter().copied());
+    let hint = if close.is_empty() {
+        String::new()
+    } else {
+        let list: Vec<String> = close.iter().map(|c| show(c)).collect();
+        format!(" (did you mean {}?)", list.join(" or "))
+    };
+    let listed: Vec<String> = names
+        .iter()
+        .take(TOOLS_LISTED)
+        .map(|n| mcp_bindgen_core::text::printable(n, false).into_owned())
+        .collect();
+    let more = match names.len().saturating_sub(TOOLS_LISTED) {
+        0 => String::new(),
+        n => format!(" and {n} more (list them with `tools {alias}`)"),
+    };
+    format!(
+        "server \"{alias}\" has no tool {}{hint}; its tools: {}{more}",
+        show(tool),
+        listed.join(", ")
+    )
 }
 
 #[cfg(test)]
@@ -223,5 +244,19 @@ mod tests {
             is_error: false,
         };
         assert_eq!(as_text(&out), "{\n  \"x\": 1\n}");
+    }
+
+    #[test]
+    fn no_such_tool_names_the_closest_and_stays_short() {
+        let many: Vec<String> = (0..200_000).map(|i| format!("tool_{i}")).collect();
+        let mut names: Vec<&str> = many.iter().map(String::as_str).collect();
+        names.push("get_issue");
+        let e = no_such_tool("gh", "get_isue", &names);
+        assert!(e.contains("did you mean \"get_issue\""), "{e}");
+        assert!(e.contains("and 199981 more"), "{e}");
+        assert!(e.len() < 1000, "{} bytes", e.len());
+        let e = no_such_tool("gh", "x", &["evil\x1b[2J"]);
+        assert!(!e.contains('\x1b'), "{e}");
+        assert!(e.contains("evil\\u{1b}[2J"), "{e}");
     }
 }

@@ -344,7 +344,7 @@ fn build(
         let to = crate_dir.join("Cargo.lock");
         std::fs::copy(lock, &to).map_err(|source| Error::Write { path: to, source })?;
     }
-    eprintln!(
+    errln!(
         "verify: building the round-trip program in {}",
         cli.show(&crate_dir)
     );
@@ -417,7 +417,7 @@ fn write_if_changed(path: &Path, text: &str) -> Result<()> {
     if std::fs::read_to_string(path).is_ok_and(|old| old == text) {
         return Ok(());
     }
-    std::fs::write(path, text).map_err(|source| Error::Write {
+    mcp_bindgen_core::project::write_atomic(path, text.as_bytes()).map_err(|source| Error::Write {
         path: path.to_path_buf(),
         source,
     })

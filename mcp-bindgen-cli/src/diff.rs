@@ -141,7 +141,7 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
         .filter(|pair| {
             let keep = single || is_fixture(&pair.old) || is_fixture(&pair.new);
             if !keep {
-                eprintln!(
+                errln!(
                     "note: {} is not a fixture (no `tools` array); skipped",
                     pair.shown
                 );
@@ -168,7 +168,7 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
             }
         })
         .collect();
-    print!("{}", render(&reviews, gate.format, single));
+    out!("{}", render(&reviews, gate.format, single));
     let failed = reviews.iter().any(|r| r.review.fails(gate.fail_on));
     Ok(if failed {
         ExitCode::FAILURE

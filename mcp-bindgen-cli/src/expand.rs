@@ -97,9 +97,9 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
     };
     let generated = generate(&fixture, &alias, &options)?;
     for w in &generated.warnings {
-        eprintln!("warning: {w}");
+        errln!("warning: {w}");
     }
-    print!("{}", format_tokens(&alias, generated.tokens()?)?);
+    out!("{}", format_tokens(&alias, generated.tokens()?)?);
     Ok(ExitCode::SUCCESS)
 }
 

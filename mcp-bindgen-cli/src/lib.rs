@@ -44,6 +44,8 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+#[macro_use]
+mod terminal;
 mod args;
 mod call;
 mod deep;
@@ -66,7 +68,6 @@ pub use error::{Error, Result};
 /// and from a user's own xtask binary (`cargo xtask …`); messages name the fix in the form
 /// the user ran.
 pub fn main() -> ExitCode {
-    restore_sigpipe();
     let mut argv = std::env::args_os();
     let program = argv.next().unwrap_or_default();
     let mut args = Vec::new();
@@ -74,7 +75,7 @@ pub fn main() -> ExitCode {
         match arg.into_string() {
             Ok(a) => args.push(a),
             Err(bad) => {
-                eprintln!("error: argument {bad:?} is not valid UTF-8");
+                errln!("error: argument {bad:?} is not valid UTF-8");
                 return ExitCode::from(2);
             }
         }
@@ -97,17 +98,6 @@ pub fn main() -> ExitCode {
     run(&invoked_as, &args)
 }
 
-/// A command piped into `head` ends quietly when `head` exits, as `cat` would, instead of
-/// panicking on a write to a closed pipe: the process gets the default `SIGPIPE` action back
-/// (Rust programs start with it ignored). Only in [`main`], which owns the process.
-fn restore_sigpipe() {
-    #[cfg(unix)]
-    // SAFETY: resets one signal's disposition at start-up, before any thread is spawned.
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-    }
-}
-
 /// Runs one command: `args` are the words after the program (`["snapshot", "github"]`),
 /// `invoked_as` is how the user runs this program (`"cargo xtask"`, `"cargo mcp-bindgen"`),
 /// used in usage texts and hints. Relative paths resolve against the current directory.
@@ -123,7 +113,7 @@ pub fn run_with_env(invoked_as: &str, args: &[String], env: &[(String, String)])
     let cwd = match std::env::current_dir() {
         Ok(d) => d,
         Err(e) => {
-            eprintln!("error: cannot read the current directory: {e}");
+            errln!("error: cannot read the current directory: {e}");
             return ExitCode::FAILURE;
         }
     };
@@ -197,7 +187,7 @@ skipped; other clients' keys are ignored with a warning."
 
     fn dispatch(&self, args: &[String]) -> ExitCode {
         let Some((command, rest)) = args.split_first() else {
-            eprintln!("{}", self.usage());
+            errln!("{}", self.usage());
             return ExitCode::from(2);
         };
         let result = match command.as_str() {
@@ -209,11 +199,11 @@ skipped; other clients' keys are ignored with a warning."
             "call" => call::run(self, rest),
             "login" | "logout" => login::run(self, command, rest),
             "-h" | "--help" | "help" => {
-                println!("{}", self.usage());
+                outln!("{}", self.usage());
                 return ExitCode::SUCCESS;
             }
             "-V" | "--version" => {
-                println!("mcp-bindgen-cli {}", env!("CARGO_PKG_VERSION"));
+                outln!("mcp-bindgen-cli {}", env!("CARGO_PKG_VERSION"));
                 return ExitCode::SUCCESS;
             }
             other => Err(Error::Usage(format!(
@@ -224,15 +214,15 @@ skipped; other clients' keys are ignored with a warning."
         match result {
             Ok(code) => code,
             Err(Error::Help(text)) => {
-                println!("{text}");
+                outln!("{text}");
                 ExitCode::SUCCESS
             }
             Err(e @ Error::Usage(_)) => {
-                eprintln!("{command}: {e}");
+                errln!("{command}: {e}");
                 ExitCode::from(2)
             }
             Err(e) => {
-                eprintln!("{command}: error: {e}");
+                errln!("{command}: error: {e}");
                 ExitCode::FAILURE
             }
         }
@@ -292,6 +282,10 @@ fn init_logging() {
             tracing_subscriber::fmt::layer()
                 .with_writer(std::io::stderr)
                 .with_target(false)
+                .with_ansi(
+                    std::io::IsTerminal::is_terminal(&std::io::stderr())
+                        && std::env::var_os("NO_COLOR").is_none(),
+                )
                 .without_time(),
         )
         .with(filter)

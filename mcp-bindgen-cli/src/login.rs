@@ -67,11 +67,11 @@ pub(crate) fn run(cli: &Cli, command: &str, words: &[String]) -> Result<ExitCode
     if command == "logout" {
         return match mcp_bindgen::auth::logout(&server)? {
             Some(file) => {
-                println!("logged out of \"{alias}\": deleted {}", file.display());
+                outln!("logged out of \"{alias}\": deleted {}", file.display());
                 Ok(ExitCode::SUCCESS)
             }
             None => {
-                println!("no stored login for \"{alias}\"");
+                outln!("no stored login for \"{alias}\"");
                 Ok(ExitCode::SUCCESS)
             }
         };
@@ -109,12 +109,12 @@ pub(crate) fn run(cli: &Cli, command: &str, words: &[String]) -> Result<ExitCode
             format!(" (scopes: {})", login.scopes.join(" "))
         };
         match &login.token_file {
-            Some(file) => println!(
+            Some(file) => outln!(
                 "logged in to \"{alias}\"{scopes}: {} tools; tokens stored in {}",
                 tools.len(),
                 file.display()
             ),
-            None => println!(
+            None => outln!(
                 "client credentials of \"{alias}\" accepted{scopes}: {} tools",
                 tools.len()
             ),

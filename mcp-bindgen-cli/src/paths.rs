@@ -112,7 +112,7 @@ impl Locate {
             &cli.show(&registry.path),
             registry.warnings(),
         ) {
-            eprintln!("{line}");
+            errln!("{line}");
         }
         Ok(registry)
     }

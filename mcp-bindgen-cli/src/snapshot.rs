@@ -14,7 +14,7 @@
 //! The command never changes the environment: a server is started exactly as the user's
 //! program would start it from the same registry.
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -116,6 +116,9 @@ pub(crate) struct Listing {
     /// Tools the server listed that a client must not call (invalid `x-mcp-header`), with
     /// the rule each breaks; not in the fixture.
     pub rejected: Vec<(String, String)>,
+    /// Tools whose names break the MCP tool-name rule, with why (kept, reported as the
+    /// server's bug).
+    pub odd_names: Vec<(String, String)>,
 }
 
 struct Row {
@@ -134,7 +137,7 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
     let fixtures_dir = args.locate.fixtures_dir(cli, Some(&registry_path))?;
     let selected: Vec<ServerConfig> = if args.aliases.is_empty() {
         for alias in registry.disabled() {
-            eprintln!(
+            errln!(
                 "snapshot: skipped server \"{alias}\": {}",
                 why_disabled(cli, &registry, alias)
             );
@@ -161,7 +164,7 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
 
     let started = Instant::now();
     let names: Vec<&str> = selected.iter().map(|s| s.alias()).collect();
-    eprintln!(
+    errln!(
         "snapshot: {} server(s) of {}, in parallel: {}",
         selected.len(),
         cli.show(&registry_path),
@@ -184,25 +187,25 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
         let status = match &row.outcome {
             Outcome::Failed(error) if row.required => {
                 failed = true;
-                eprintln!("error: server \"{}\" (required): {error}", row.alias);
+                errln!("error: server \"{}\" (required): {error}", row.alias);
                 "FAILED (required)".to_string()
             }
             // A gate that skips what it cannot reach passes by accident.
             Outcome::Failed(error) if args.check && !args.allow_unreachable => {
                 failed = true;
-                eprintln!(
+                errln!(
                     "error: {error}\n       so \"{}\" was not checked (pass --allow-unreachable to check only the servers that answer)",
                     row.alias
                 );
                 "NOT CHECKED".to_string()
             }
             Outcome::Failed(error) => {
-                eprintln!("warning: {error}; skipped");
+                errln!("warning: {error}; skipped");
                 "skipped".to_string()
             }
             Outcome::Rejected(error) => {
                 failed = true;
-                eprintln!(
+                errln!(
                     "error: {error}\n       so {} was not written",
                     cli.show(&path)
                 );
@@ -256,9 +259,9 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
                                 cli.hint(&format!("snapshot {}", row.alias))
                             );
                             if args.gate.format == Format::Text {
-                                println!("{line}");
+                                outln!("{line}");
                             } else {
-                                eprintln!("{line}");
+                                errln!("{line}");
                             }
                             "DRIFT (no fixture)".to_string()
                         }
@@ -275,13 +278,13 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
     }
     let machine = args.check && args.gate.format != Format::Text;
     if machine {
-        print!("{}", crate::diff::render(&reviews, args.gate.format, false));
+        out!("{}", crate::diff::render(&reviews, args.gate.format, false));
     }
     print_table(cli, &rows, &statuses, total, machine);
     // A rejected answer fails the command on its own (and was an answer).
     let none_answered = rows.iter().all(|r| matches!(r.outcome, Outcome::Failed(_)));
     if none_answered {
-        eprintln!(
+        errln!(
             "error: none of the {} selected server(s) answered; {}",
             rows.len(),
             if args.check {
@@ -309,14 +312,9 @@ fn why_disabled(cli: &Cli, registry: &Registry, alias: &str) -> String {
     }
 }
 
+/// Writes a fixture atomically: a killed or failed run leaves the previous one intact.
 fn write_fixture(path: &Path, text: &str) -> Result<()> {
-    let write = || {
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)?;
-        }
-        std::fs::write(path, text)
-    };
-    write().map_err(|source| Error::Write {
+    mcp_bindgen_core::project::write_atomic(path, text.as_bytes()).map_err(|source| Error::Write {
         path: path.to_path_buf(),
         source,
     })
@@ -341,7 +339,7 @@ async fn snapshot_all(
                 tokio::time::sleep(Duration::from_secs(5)).await;
                 let waiting = pending.lock().map(|p| p.join(", ")).unwrap_or_default();
                 if !waiting.is_empty() {
-                    eprintln!(
+                    errln!(
                         "  … still waiting for: {waiting} ({:.0} s)",
                         started.elapsed().as_secs_f64()
                     );
@@ -365,20 +363,27 @@ async fn snapshot_all(
             }
             match &outcome {
                 Outcome::Listed(listing) => {
-                    eprintln!(
+                    errln!(
                         "  ✓ {:<20} {} tools in {:.1} s",
                         server.alias(),
                         listing.tools,
                         elapsed.as_secs_f64()
                     );
+                    for (tool, why) in &listing.odd_names {
+                        errln!(
+                            "warning: {}: tool \"{}\" breaks the MCP tool-name rule: {why} (a server bug; kept, under a Rust name of its own)",
+                            server.alias(),
+                            mcp_bindgen_core::text::printable(tool, false)
+                        );
+                    }
                     for (tool, rule) in &listing.rejected {
-                        eprintln!(
+                        errln!(
                             "warning: {}: tool \"{tool}\" left out of the fixture: {rule} (protocol 2026-07-28 forbids calling a tool with an invalid x-mcp-header)",
                             server.alias()
                         );
                     }
                 }
-                Outcome::Failed(_) | Outcome::Rejected(_) => eprintln!(
+                Outcome::Failed(_) | Outcome::Rejected(_) => errln!(
                     "  ✗ {:<20} failed after {:.1} s",
                     server.alias(),
                     elapsed.as_secs_f64()
@@ -450,6 +455,33 @@ pub(crate) async fn snapshot_one(
             message: format!("server lists tool \"{name}\" twice (a server bug)"),
         });
     }
+    // A server that reflects a resolved `${NAME}` (a token) into a tool must not get it
+    // committed to git.
+    if let Some(tool) = tools
+        .iter()
+        .chain(&prompts)
+        .chain(&templates)
+        .find(|t| session.contains_secret(&t.to_string()))
+    {
+        let name = tool
+            .get("name")
+            .or_else(|| tool.get("uriTemplate"))
+            .and_then(Value::as_str)
+            .unwrap_or("?");
+        return Err(mcp_bindgen::Error::Misbehaved {
+            server: server.alias().to_string(),
+            method: "tools/list".into(),
+            message: format!(
+                "\"{}\" contains a secret of this server's configuration (a value a `${{NAME}}` resolved to, a header, or a credential in the URL), which a fixture meant for git must not hold; no fixture was written. Run the snapshot with a dummy value for that variable, or fix the server",
+                mcp_bindgen_core::text::printable(name, false)
+            ),
+        });
+    }
+    let odd_names = tools
+        .iter()
+        .filter_map(|t| t.get("name").and_then(Value::as_str))
+        .filter_map(|n| mcp_bindgen_core::text::valid_tool_name(n).map(|why| (n.to_string(), why)))
+        .collect();
     let info = session.server_info();
     let count = tools.len();
     let mut extra = Map::new();
@@ -473,6 +505,7 @@ pub(crate) async fn snapshot_one(
         tools: count,
         protocol: info.protocol_version.clone(),
         rejected,
+        odd_names,
     })
 }
 
@@ -501,7 +534,7 @@ fn print_drift(
         serde_json::from_str::<Value>(new),
     );
     let (Ok(o), Ok(n)) = parsed else {
-        eprintln!("{alias}: the committed fixture {shown} is not valid JSON; run {accept}");
+        errln!("{alias}: the committed fixture {shown} is not valid JSON; run {accept}");
         return true;
     };
     let review = mcp_bindgen_codegen::review::review(&o, &n);
@@ -515,12 +548,12 @@ fn print_drift(
         });
         return fails;
     }
-    println!("── {alias}: drift against {shown}");
+    outln!("── {alias}: drift against {shown}");
     if review.is_empty() {
-        println!("{alias}: only formatting differs (run {accept})");
+        outln!("{alias}: only formatting differs (run {accept})");
     } else {
-        print!("{}", review.render(Format::Text));
-        println!("{alias}: {}; accept them with {accept}", review.totals());
+        out!("{}", review.render(Format::Text));
+        outln!("{alias}: {}; accept them with {accept}", review.totals());
     }
     let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let label_old = format!("{shown} (committed)");
@@ -530,8 +563,10 @@ fn print_drift(
         .context_radius(3)
         .header(&label_old, &label_new)
         .to_string();
-    let mut out = std::io::stdout().lock();
+    let mut out = String::with_capacity(text.len() + 64);
     for line in text.lines() {
+        // Fixture text is JSON (control characters escaped), but C1 controls are not.
+        let line = mcp_bindgen_core::text::printable(line, false);
         let paint = |code: &str| format!("\x1b[{code}m{line}\x1b[0m");
         let painted = if !color {
             line.to_string()
@@ -546,8 +581,10 @@ fn print_drift(
         } else {
             line.to_string()
         };
-        let _ = writeln!(out, "{painted}");
+        out.push_str(&painted);
+        out.push('\n');
     }
+    crate::terminal::out_raw(&out);
     fails
 }
 
@@ -581,8 +618,8 @@ fn print_table(
     }
     out.push_str(&format!("total {:.1} s\n", total.as_secs_f64()));
     if to_stderr {
-        eprint!("{out}");
+        err!("{out}");
     } else {
-        print!("{out}");
+        out!("{out}");
     }
 }

@@ -82,7 +82,7 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
         }
     }
     if format == Format::Gemini && export.tools.len() > GEMINI_MAX_DECLARATIONS {
-        eprintln!(
+        errln!(
             "tools: warning: {} declarations; Gemini takes at most {GEMINI_MAX_DECLARATIONS} per request (choose servers or tools per agent)",
             export.tools.len()
         );
@@ -99,7 +99,7 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
         ),
         Format::Gemini => format!(", {} as parametersJsonSchema", export.fallbacks.len()),
     };
-    eprintln!(
+    errln!(
         "{} {format} tool definitions from {} fixtures in {}{weaker}, {} name collisions resolved",
         export.tools.len(),
         servers.len(),
@@ -107,7 +107,7 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
         collisions.len()
     );
     for problem in &problems {
-        eprintln!("tools: {problem}");
+        errln!("tools: {problem}");
     }
     Ok(if problems.is_empty() {
         ExitCode::SUCCESS
@@ -127,7 +127,7 @@ fn print_json(format: Format, export: &ToolExport, collisions: &[NameCollision])
     });
     let text = serde_json::to_string_pretty(&out)
         .map_err(|e| Error::Other(format!("cannot print JSON: {e}")))?;
-    println!("{text}");
+    outln!("{text}");
     Ok(())
 }
 

@@ -4,7 +4,8 @@
 //! `N tools: T typed, F fallback, E errors`; exits 1 when E > 0. With `--deep`, the
 //! round-trip oracle also runs over every tool (see `deep`): one line per failed instance
 //! and skipped tool, and a second summary line `round-trip: N tools, P passed, F failed,
-//! S skipped`; exits 1 when F > 0 as well.
+//! S skipped`; exits 1 when F > 0 as well, or when more than 2 % of the tools were skipped
+//! (`--max-skipped PCT` raises it): a round trip that checks nothing must not pass.
 
 use std::process::ExitCode;
 
@@ -14,7 +15,7 @@ use crate::{Cli, Result};
 
 fn usage(cli: &Cli) -> String {
     format!(
-        "usage: {} verify [--deep] [--fixtures DIR]
+        "usage: {} verify [--deep [--max-skipped PCT]] [--fixtures DIR]
 
 Generates the code of every fixture (as mcp_tools! would), without the network, and ends
 with `N tools: T typed, F fallback, E errors`; exits 1 when a tool cannot be generated.
@@ -25,19 +26,36 @@ with `N tools: T typed, F fallback, E errors`; exits 1 when a tool cannot be gen
                          <target>/mcp-bindgen/deep) and must come back valid and equal, up
                          to optional nulls and defaults. Adds the line
                          `round-trip: N tools, P passed, F failed, S skipped`.
+  --max-skipped PCT      with --deep: fail when more than PCT % of the tools had no
+                         instance to check (default {DEFAULT_MAX_SKIPPED_PCT})
 {LOCATE_USAGE}",
         cli.invoked_as
     )
 }
+
+/// The share of tools `verify --deep` may skip (no instance could be checked) and pass.
+const DEFAULT_MAX_SKIPPED_PCT: f64 = 2.0;
 
 /// Entry point; `words` are the words after `verify`.
 pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
     let mut p = Parser::new(words, usage(cli));
     let mut locate = Locate::default();
     let mut deep = false;
+    let mut max_skipped = None;
     while let Some(arg) = p.next()? {
         match arg {
             Arg::Flag(f) if f == "--deep" => deep = true,
+            Arg::Flag(f) if f == "--max-skipped" => {
+                let value = p.value(&f)?;
+                match value.trim_end_matches('%').parse::<f64>() {
+                    Ok(pct) if (0.0..=100.0).contains(&pct) => max_skipped = Some(pct),
+                    _ => {
+                        return Err(p.error(&format!(
+                            "--max-skipped takes a percentage from 0 to 100, not `{value}`"
+                        )));
+                    }
+                }
+            }
             Arg::Flag(f) => {
                 if !locate.take(&f, &mut p)? {
                     return Err(p.unknown(&f));
@@ -46,14 +64,18 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
             Arg::Word(w) => return Err(p.error(&format!("unexpected argument `{w}`"))),
         }
     }
+    if max_skipped.is_some() && !deep {
+        return Err(p.error("--max-skipped is for --deep"));
+    }
+    let max_skipped = max_skipped.unwrap_or(DEFAULT_MAX_SKIPPED_PCT);
     let dir = locate.existing_fixtures_dir(cli)?;
-    eprintln!("verify: fixtures in {}", cli.show(&dir));
+    errln!("verify: fixtures in {}", cli.show(&dir));
     let summary = mcp_bindgen_codegen::verify::verify_dir(&dir)?;
     for line in summary.detail_lines() {
-        println!("{line}");
+        outln!("{line}");
     }
     if summary.fixtures == 0 {
-        eprintln!(
+        errln!(
             "verify: no fixture in {}; run {}",
             cli.show(&dir),
             cli.hint("snapshot")
@@ -63,20 +85,56 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
         let fixtures = crate::deep::usable(&dir, &summary)?;
         let report = crate::deep::run(cli, &dir, &fixtures, &locate.start(cli)?)?;
         for line in report.detail_lines(3) {
-            println!("{line}");
+            outln!("{line}");
         }
         Some(report)
     } else {
         None
     };
-    println!("{}", summary.summary_line());
+    outln!("{}", summary.summary_line());
     if let Some(report) = &round_trip {
-        println!("{}", report.summary_line());
+        outln!("{}", report.summary_line());
     }
-    let failed = round_trip.as_ref().is_some_and(|r| r.failed() > 0);
+    let mut failed = round_trip.as_ref().is_some_and(|r| r.failed() > 0);
+    if let Some(report) = &round_trip
+        && let Some(why) = too_many_skipped(report.skipped(), report.tools.len(), max_skipped)
+    {
+        errln!("error: {why}");
+        failed = true;
+    }
     Ok(if summary.errors() > 0 || failed {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Why a round trip that skipped `skipped` of `tools` tools does not count as a pass, when
+/// more than `max_pct` % were skipped.
+fn too_many_skipped(skipped: usize, tools: usize, max_pct: f64) -> Option<String> {
+    if tools == 0 {
+        return None;
+    }
+    let pct = skipped as f64 * 100.0 / tools as f64;
+    (pct > max_pct).then(|| {
+        format!(
+            "the round trip skipped {skipped} of {tools} tools ({pct:.1} %, more than {max_pct} %): it checked too little to pass; see the skipped tools above, or pass --max-skipped {}",
+            pct.ceil()
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_round_trip_that_skips_too_much_fails() {
+        assert!(too_many_skipped(2, 100, 2.0).is_none());
+        let e = too_many_skipped(3, 100, 2.0).expect("over 2 %");
+        assert!(e.contains("3 of 100 tools (3.0 %"), "{e}");
+        assert!(too_many_skipped(10, 10, 2.0).is_some());
+        assert!(too_many_skipped(10, 10, 100.0).is_none());
+        assert!(too_many_skipped(0, 0, 2.0).is_none());
+    }
 }

@@ -29,5 +29,6 @@ pub mod headers;
 pub mod naming;
 pub mod project;
 pub mod schema;
+pub mod text;
 
 pub use error::{Error, Result};

@@ -27,6 +27,36 @@ pub const REGISTRY_FILE: &str = "servers.toml";
 /// The package name of the command-line crate (what `cargo install` takes).
 pub const CLI_PACKAGE: &str = "mcp-bindgen-cli";
 
+/// Writes `bytes` to `path` so that a reader (or a later run) sees the old file or the new
+/// one, never a part: the bytes go to a temporary file in the same folder (created when
+/// missing), are flushed to disk, and the file is renamed over `path`. A failed or killed
+/// run leaves the previous file intact (and at worst a `.<name>.tmp<pid>` file beside it,
+/// which a later write by the same process id replaces).
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    std::fs::create_dir_all(dir)?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
+    let written = (|| {
+        let mut file = std::fs::File::create(&tmp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        drop(file);
+        std::fs::rename(&tmp, path)
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
+}
+
 /// The `fixtures/` folder of the project at or above `start`.
 ///
 /// Walks from `start` up to the file-system root and returns `<dir>/fixtures` for the
@@ -387,5 +417,25 @@ mod tests {
         touch(&root.join("xtask/Cargo.toml"), "[dependencies]\n");
         assert_ne!(Runner::detect(&root.join("app/src")), Runner::Xtask);
         let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn atomic_writes_replace_whole_files() {
+        let dir = std::env::temp_dir().join(format!("mcp-core-atomic-{}", std::process::id()));
+        let path = dir.join("sub").join("f.json");
+        write_atomic(&path, b"one").expect("first write");
+        write_atomic(&path, b"two").expect("second write");
+        assert_eq!(std::fs::read_to_string(&path).expect("read"), "two");
+        let left: Vec<_> = std::fs::read_dir(dir.join("sub"))
+            .expect("dir")
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name())
+            .collect();
+        assert_eq!(left.len(), 1, "no temporary file is left: {left:?}");
+        // A folder in the way: the write fails and the old file stays.
+        let blocked = dir.join("blocked");
+        std::fs::create_dir_all(blocked.join("x")).expect("mkdir");
+        assert!(write_atomic(&blocked, b"new").is_err());
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

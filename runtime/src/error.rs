@@ -312,6 +312,130 @@ impl std::fmt::Display for ErrorKind {
 }
 
 impl Error {
+    /// This error with every text field passed through the redaction rule of the server's
+    /// configuration ([`crate::config::redact`]): what a transport, an HTTP body or a
+    /// server's JSON-RPC error message echoed of a resolved secret (a `${NAME}` value, a
+    /// header, the URL's userinfo or query, a bearer token) becomes `<redacted>`. A tool's
+    /// output (data, not a message) is kept as the server sent it.
+    pub(crate) fn redacted(self, secrets: &[String]) -> Error {
+        let r = |s: String| crate::config::redact(secrets, &s);
+        match self {
+            Error::RegistrySyntax {
+                path,
+                line,
+                column,
+                message,
+            } => Error::RegistrySyntax {
+                path,
+                line,
+                column,
+                message: r(message),
+            },
+            Error::InvalidServer {
+                path,
+                alias,
+                message,
+            } => Error::InvalidServer {
+                path,
+                alias,
+                message: r(message),
+            },
+            Error::Auth { server, message } => Error::Auth {
+                server,
+                message: r(message),
+            },
+            Error::Transport {
+                server,
+                message,
+                stderr_tail,
+            } => Error::Transport {
+                server,
+                message: r(message),
+                stderr_tail: stderr_tail.into_iter().map(r).collect(),
+            },
+            Error::Protocol {
+                server,
+                method,
+                code,
+                message,
+            } => Error::Protocol {
+                server,
+                method: r(method),
+                code,
+                message: r(message),
+            },
+            Error::Misbehaved {
+                server,
+                method,
+                message,
+            } => Error::Misbehaved {
+                server,
+                method: r(method),
+                message: r(message),
+            },
+            Error::Timeout {
+                server,
+                what,
+                limit,
+                kind,
+                diagnosis,
+            } => Error::Timeout {
+                server,
+                what: r(what),
+                limit,
+                kind,
+                diagnosis: diagnosis.map(r),
+            },
+            Error::Decode {
+                server,
+                tool,
+                type_name,
+                message,
+                excerpt,
+            } => Error::Decode {
+                server,
+                tool,
+                type_name,
+                message: r(message),
+                excerpt: r(excerpt),
+            },
+            Error::Encode {
+                server,
+                tool,
+                message,
+            } => Error::Encode {
+                server,
+                tool,
+                message: r(message),
+            },
+            Error::Drift { server, summary } => Error::Drift {
+                server,
+                summary: r(summary),
+            },
+            Error::Toolbox {
+                kind,
+                message,
+                source,
+                output,
+            } => Error::Toolbox {
+                kind,
+                message: r(message),
+                source: source.map(|e| Box::new(e.redacted(secrets))),
+                output,
+            },
+            Error::Prompt {
+                server,
+                prompt,
+                message,
+            } => Error::Prompt {
+                server,
+                prompt,
+                message: r(message),
+            },
+            other => other,
+        }
+    }
+
     /// What went wrong, for code to match on.
     pub fn kind(&self) -> ErrorKind {
         match self {

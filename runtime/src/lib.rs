@@ -35,7 +35,7 @@ mod typed;
 
 pub use call_future::CallFuture;
 pub use config::{
-    AuthConfig, ClientCredentialsSettings, InheritEnv, OAuthSettings, Protocol, Registry,
+    AuthConfig, ClientCredentialsSettings, InheritEnv, Limits, OAuthSettings, Protocol, Registry,
     ServerConfig, TransportConfig,
 };
 pub use error::{Error, ErrorKind, Result};

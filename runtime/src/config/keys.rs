@@ -38,6 +38,12 @@ const OURS: &[&str] = &[
     "httpUrl",
     "serverUrl",
     "includeTools",
+    "max_message_bytes",
+    "maxMessageBytes",
+    "max_tools",
+    "maxTools",
+    "max_tools_list_bytes",
+    "maxToolsListBytes",
 ];
 
 /// Keys other MCP clients write into a server entry, with the clients, for the warning.

@@ -20,6 +20,9 @@
 //!   exclude_tools = ["delete_repo"]  # optional denylist
 //!   function_call_wrapper = false    # offer the tools to non-MCP models as function calls
 //!   enabled = true                   # false (or disabled = true): kept out of the servers
+//!   max_message_bytes = 16777216     # largest message (stdio line, SSE event, HTTP body)
+//!   max_tools = 10000                # most tools in one tools/list
+//!   max_tools_list_bytes = 67108864  # largest tools/list (all pages)
 //!
 //!   [servers.remote]
 //!   transport = "streamable-http"
@@ -95,6 +98,7 @@ use crate::drift::DriftPolicy;
 pub(crate) mod agents;
 mod auth;
 mod keys;
+mod limits;
 mod protocol;
 mod raw;
 mod registry;
@@ -103,6 +107,8 @@ mod resolve;
 mod shapes_tests;
 
 pub use auth::{AuthConfig, ClientCredentialsSettings, OAuthSettings};
+pub(crate) use limits::fmt_bytes;
+pub use limits::Limits;
 pub use protocol::{LAST_WITH_INITIALIZE, Protocol, REVISIONS};
 pub use registry::Registry;
 pub(crate) use resolve::{Resolved, redact};
@@ -156,6 +162,8 @@ pub struct ServerConfig {
     protocol: Protocol,
     /// How an access token is obtained (HTTP servers only).
     auth: Option<AuthConfig>,
+    /// How much the server may send.
+    limits: Limits,
 }
 
 /// How to reach a server. String values may contain `${NAME}` placeholders.
@@ -292,6 +300,7 @@ impl fmt::Debug for ServerConfig {
             .field("drift", &self.drift)
             .field("protocol", &self.protocol)
             .field("auth", &self.auth)
+            .field("limits", &self.limits)
             .finish_non_exhaustive()
     }
 }
@@ -330,6 +339,7 @@ impl ServerConfig {
             drift: DriftPolicy::default(),
             protocol: Protocol::Auto,
             auth: None,
+            limits: Limits::default(),
         }
     }
 
@@ -420,6 +430,18 @@ impl ServerConfig {
     /// `auth = { client_credentials = … }`); `None`: no OAuth (static `headers` only).
     pub fn auth(&self) -> Option<&AuthConfig> {
         self.auth.as_ref()
+    }
+
+    /// How much the server may send (`max_message_bytes`, `max_tools`,
+    /// `max_tools_list_bytes`); see [`Limits`] for the defaults.
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+
+    /// Sets [`ServerConfig::limits`].
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
     }
 
     /// Sets [`ServerConfig::auth`].

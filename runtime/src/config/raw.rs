@@ -109,6 +109,12 @@ pub(super) struct RawServer {
     connect_timeout: Option<Seconds>,
     drift: Option<DriftPolicy>,
     protocol: Option<Protocol>,
+    #[serde(alias = "maxMessageBytes")]
+    max_message_bytes: Option<Bytes>,
+    #[serde(alias = "maxTools")]
+    max_tools: Option<Bytes>,
+    #[serde(alias = "maxToolsListBytes")]
+    max_tools_list_bytes: Option<Bytes>,
     /// `enabled = false` (Zed, Goose, Codex CLI, ours) keeps the server out of the registry's
     /// servers.
     pub(super) enabled: Option<bool>,
@@ -233,6 +239,19 @@ impl RawServer {
             connect_timeout: self.connect_timeout.map(|t| t.0),
             drift: self.drift.unwrap_or_default(),
             protocol: self.protocol.unwrap_or_default(),
+            limits: {
+                let mut limits = super::Limits::default();
+                if let Some(Bytes(n)) = self.max_message_bytes {
+                    limits = limits.with_max_message_bytes(n);
+                }
+                if let Some(Bytes(n)) = self.max_tools {
+                    limits = limits.with_max_tools(n);
+                }
+                if let Some(Bytes(n)) = self.max_tools_list_bytes {
+                    limits = limits.with_max_tools_list_bytes(n);
+                }
+                limits
+            },
         })
     }
 
@@ -307,6 +326,21 @@ impl<'de> Deserialize<'de> for Seconds {
             Err(serde::de::Error::custom(format!(
                 "timeout must be a positive number of seconds, found {secs}"
             )))
+        }
+    }
+}
+
+/// A positive count (bytes, tools) of a `max_*` key.
+struct Bytes(usize);
+
+impl<'de> Deserialize<'de> for Bytes {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let n = u64::deserialize(d)?;
+        match usize::try_from(n) {
+            Ok(n) if n > 0 => Ok(Bytes(n)),
+            _ => Err(serde::de::Error::custom(format!(
+                "a `max_*` limit must be a positive whole number, found {n}"
+            ))),
         }
     }
 }

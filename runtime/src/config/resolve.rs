@@ -26,12 +26,86 @@ pub(crate) struct Resolved {
 const MIN_SECRET_LEN: usize = 4;
 
 /// `text` with every one of `secrets` replaced by `<redacted>` (longest first, so a secret
-/// that contains another is replaced whole).
+/// that contains another is replaced whole), and the token after every `Bearer ` (an OAuth
+/// access token the configuration never held, echoed by a server) as well: the one
+/// redaction rule for every text that leaves the runtime.
 pub(crate) fn redact(secrets: &[String], text: &str) -> String {
     let mut out = text.to_string();
     for secret in secrets {
         if out.contains(secret.as_str()) {
             out = out.replace(secret.as_str(), "<redacted>");
+        }
+    }
+    redact_bearer(&out)
+}
+
+/// `text` with the credential after each `Bearer ` (any case) replaced by `<redacted>`.
+fn redact_bearer(text: &str) -> String {
+    const WORD: &str = "bearer ";
+    let lower = text.to_ascii_lowercase();
+    if !lower.contains(WORD) {
+        return text.to_string();
+    }
+    let token_char = |c: char| c.is_ascii_alphanumeric() || "-._~+/=".contains(c);
+    let mut out = String::with_capacity(text.len());
+    let mut rest = 0;
+    let mut from = 0;
+    while let Some(i) = lower[from..].find(WORD) {
+        let start = from + i + WORD.len();
+        let len = text[start..]
+            .find(|c: char| !token_char(c))
+            .unwrap_or(text.len() - start);
+        if len >= MIN_SECRET_LEN && !text[start..].starts_with("<redacted>") {
+            out.push_str(&text[rest..start]);
+            out.push_str("<redacted>");
+            rest = start + len;
+        }
+        from = start + len.max(1).min(text.len() - start);
+        if from >= text.len() {
+            break;
+        }
+    }
+    out.push_str(&text[rest..]);
+    out
+}
+
+/// Whether a query parameter's name says it carries a credential.
+fn credential_name(name: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "key", "token", "secret", "auth", "pass", "pwd", "sig", "credential", "session", "code",
+        "jwt",
+    ];
+    let name = name.to_ascii_lowercase();
+    WORDS.iter().any(|w| name.contains(w))
+}
+
+/// The parts of `url` that carry credentials: the userinfo's user and password, and the
+/// values of query parameters named like credentials (`?api_key=…`, `?token=…`, `?sig=…`;
+/// hosted servers take keys there). Other query values (`?version=2`) are not secrets.
+fn url_secrets(url: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let after_scheme = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let authority = after_scheme
+        .split(['/', '?', '#'])
+        .next()
+        .unwrap_or_default();
+    if let Some((userinfo, _)) = authority.rsplit_once('@') {
+        out.extend(
+            userinfo
+                .split(':')
+                .filter(|s| !s.is_empty())
+                .map(str::to_string),
+        );
+    }
+    if let Some((_, query)) = url.split_once('?') {
+        let query = query.split('#').next().unwrap_or_default();
+        for pair in query.split('&') {
+            if let Some((name, value)) = pair.split_once('=')
+                && !value.is_empty()
+                && credential_name(name)
+            {
+                out.push(value.to_string());
+            }
         }
     }
     out
@@ -199,11 +273,13 @@ impl ServerConfig {
             }
             None => None,
         };
-        // Header values are credentials more often than not, written in or substituted.
-        if let TransportConfig::Sse { headers, .. }
-        | TransportConfig::StreamableHttp { headers, .. } = &transport
+        // Header values are credentials more often than not, written in or substituted; so
+        // are a URL's userinfo and query values.
+        if let TransportConfig::Sse { headers, url }
+        | TransportConfig::StreamableHttp { headers, url } = &transport
         {
             secrets.extend(headers.values().cloned());
+            secrets.extend(url_secrets(url));
         }
         secrets.retain(|s| s.chars().count() >= MIN_SECRET_LEN);
         secrets.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
@@ -358,5 +434,19 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn url_credentials_and_bearer_tokens_are_redacted() {
+        assert_eq!(
+            url_secrets("https://me:pw1234@h.example/mcp?api_key=k-123456&v=2#frag"),
+            ["me", "pw1234", "k-123456"]
+        );
+        assert!(url_secrets("http://127.0.0.1:3001/mcp").is_empty());
+        assert_eq!(
+            redact(&[], "got Authorization: Bearer eyJ0.abc-def_1 and bearer x"),
+            "got Authorization: Bearer <redacted> and bearer x"
+        );
+        assert_eq!(redact(&["k-123456".into()], "?api_key=k-123456"), "?api_key=<redacted>");
     }
 }

@@ -196,7 +196,13 @@ impl Session {
                             cmd.current_dir(dir);
                         }
                         let (transport, eof) =
-                            StdioTransport::spawn(alias, cmd, tap.clone(), stderr, &inner.noise)
+                            StdioTransport::spawn(
+                                alias,
+                                cmd,
+                                tap.clone(),
+                                (stderr, &inner.noise),
+                                inner.config.limits().max_message_bytes(),
+                            )
                                 .map_err(|e| {
                                     transport_err(format!("cannot start `{command}`: {e}"))
                                 })?;
@@ -220,6 +226,7 @@ impl Session {
                             headers,
                             tap.clone(),
                             inner.param_headers.clone(),
+                            (&inner.noise, inner.config.limits().max_message_bytes()),
                         )?;
                         #[cfg(feature = "oauth")]
                         if let Some(engine) = &inner.auth {
@@ -242,6 +249,7 @@ impl Session {
                             headers,
                             connect_timeout,
                             tap.clone(),
+                            (&inner.noise, inner.config.limits().max_message_bytes()),
                         )
                         .await?;
                         handler
@@ -361,6 +369,18 @@ impl Session {
         idle: Duration,
         e: ServiceError,
     ) -> Error {
+        self.describe_service_error(conn, what, idle, e)
+            .await
+            .redacted(&self.inner.resolved.secrets)
+    }
+
+    async fn describe_service_error(
+        &self,
+        conn: &Conn,
+        what: &str,
+        idle: Duration,
+        e: ServiceError,
+    ) -> Error {
         if let Some(auth) = self.auth_failure() {
             return auth;
         }
@@ -387,10 +407,13 @@ impl Session {
                 if let Some(eof) = &conn.stderr_eof {
                     eof.wait(STDERR_DRAIN).await;
                 }
-                let why = if self.inner.kind == "stdio" {
-                    "the server exited or closed its stdout"
-                } else {
-                    "the server closed the connection"
+                let ended = self.inner.noise.ended();
+                let why = match &ended {
+                    Some(why) => why.as_str(),
+                    None if self.inner.kind == "stdio" => {
+                        "the server exited or closed its stdout before answering"
+                    }
+                    None => "the server closed the connection before answering",
                 };
                 let noise = self
                     .inner
@@ -400,7 +423,7 @@ impl Session {
                     .unwrap_or_default();
                 Error::Transport {
                     server: self.inner.alias.clone(),
-                    message: format!("{what} failed: {why} before answering{noise}"),
+                    message: format!("{what} failed: {why}{noise}"),
                     stderr_tail: self.inner.stderr.lines(),
                 }
             }

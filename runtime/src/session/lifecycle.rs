@@ -187,6 +187,7 @@ impl Session {
                 Ok(conn)
             }
             Err(e) => {
+                let e = e.redacted(&self.inner.resolved.secrets);
                 state.failures = state.failures.saturating_add(1);
                 state.last_failure = Some((Instant::now(), e.to_string()));
                 Err(e)

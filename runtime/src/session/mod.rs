@@ -143,6 +143,25 @@ impl Session {
         }
     }
 
+    /// `text` with every secret of the server's configuration replaced by `<redacted>`: the
+    /// values its `${NAME}` placeholders resolved to, its headers, its URL's userinfo and
+    /// credential query parameters, auth secrets, and any token after `Bearer `. The rule
+    /// every error of the session follows; for text of your own (a log line).
+    pub fn redact(&self, text: &str) -> String {
+        crate::config::redact(&self.inner.resolved.secrets, text)
+    }
+
+    /// Whether `text` contains a secret of the server's configuration (as
+    /// [`Session::redact`] would replace, but for `Bearer ` examples): what must never be
+    /// written to a file meant for git, such as a fixture.
+    pub fn contains_secret(&self, text: &str) -> bool {
+        self.inner
+            .resolved
+            .secrets
+            .iter()
+            .any(|s| text.contains(s.as_str()))
+    }
+
     /// The transport's name: `stdio`, `sse` or `streamable-http`.
     pub fn transport(&self) -> &'static str {
         self.inner.kind

@@ -96,12 +96,26 @@ impl Session {
         let mut tools = Vec::new();
         let mut cursor: Option<String> = None;
         let mut seen = std::collections::HashSet::new();
+        let limits = self.inner.config.limits();
         for _ in 0..MAX_PAGES {
             let params = rmcp::model::PaginatedRequestParams::default().with_cursor(cursor);
             let page = self
                 .with_deadline(conn, "tools/list", conn.peer.list_tools(Some(params)))
                 .await?;
             tools.extend(page.tools);
+            if tools.len() > limits.max_tools() {
+                return Err(self.listing_error(format!(
+                    "server listed more than {} tools (the `max_tools` limit; raise it in the registry if the server really has this many); stopped listing",
+                    limits.max_tools()
+                )));
+            }
+            let bytes = self.inner.tap.captured_bytes();
+            if bytes > limits.max_tools_list_bytes() {
+                return Err(self.listing_error(format!(
+                    "the server's tools/list answers took more than {} (the `max_tools_list_bytes` limit; raise it in the registry if the server really lists this much); stopped listing",
+                    crate::config::fmt_bytes(limits.max_tools_list_bytes())
+                )));
+            }
             match page.next_cursor {
                 None => return Ok(tools),
                 Some(next) if !seen.insert(next.clone()) => {

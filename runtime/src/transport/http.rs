@@ -12,7 +12,7 @@ use rmcp::transport::streamable_http_client::{
 };
 use sse_stream::{Error as SseError, Sse};
 
-use super::{ParamHeaders, RawTap};
+use super::{ParamHeaders, RawTap, StdoutNoise};
 use crate::error::{Error, Result};
 
 /// rmcp's Streamable HTTP transport for `url` with extra headers: the tapped client and the
@@ -24,6 +24,7 @@ pub(crate) fn streamable_http(
     headers: &BTreeMap<String, String>,
     tap: Arc<RawTap>,
     params: Arc<ParamHeaders>,
+    (noise, max_message): (&StdoutNoise, usize),
 ) -> Result<(
     TappedClient,
     rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig,
@@ -34,13 +35,16 @@ pub(crate) fn streamable_http(
         let (name, value) = header_pair(alias, k, v)?;
         map.insert(name, value);
     }
-    let config = StreamableHttpClientTransportConfig::with_uri(url.to_string()).custom_headers(map);
+    let config = StreamableHttpClientTransportConfig::with_uri(url.to_string())
+        .custom_headers(map)
+        .max_sse_event_size(max_message)
+        .max_json_response_size(max_message);
     let client = TappedClient::new(tap, params).map_err(|e| Error::Transport {
         server: alias.to_string(),
         message: format!("cannot build the HTTP client: {e}"),
         stderr_tail: Vec::new(),
     })?;
-    Ok((client, config))
+    Ok((client.watched(noise.clone(), max_message), config))
 }
 
 pub(super) fn header_pair(
@@ -69,6 +73,9 @@ pub(crate) struct TappedClient {
     inner: reqwest::Client,
     tap: Arc<RawTap>,
     params: Arc<ParamHeaders>,
+    /// Where an over-size answer is recorded (the session's error names the limit), and
+    /// the limit.
+    watch: Option<(StdoutNoise, usize)>,
 }
 
 impl TappedClient {
@@ -78,7 +85,33 @@ impl TappedClient {
             .pool_max_idle_per_host(0)
             .redirect(same_origin_redirects())
             .build()?;
-        Ok(TappedClient { inner, tap, params })
+        Ok(TappedClient {
+            inner,
+            tap,
+            params,
+            watch: None,
+        })
+    }
+
+    /// This client, recording an answer over `max_message` bytes in `noise`.
+    pub(crate) fn watched(mut self, noise: StdoutNoise, max_message: usize) -> Self {
+        self.watch = Some((noise, max_message));
+        self
+    }
+
+    /// Records that the server crossed the message size limit.
+    fn too_large(&self, what: &str) {
+        if let Some((noise, max)) = &self.watch {
+            noise.end(super::too_large(what, *max));
+        }
+    }
+
+    /// Notes an over-size JSON body in `result`.
+    fn check<T>(&self, result: HttpResult<T>) -> HttpResult<T> {
+        if let Err(StreamableHttpError::ResponseBodyTooLarge { .. }) = &result {
+            self.too_large("an HTTP answer");
+        }
+        result
     }
 }
 
@@ -114,10 +147,37 @@ impl StreamableHttpClient for TappedClient {
     ) -> HttpResult<StreamableHttpPostResponse> {
         self.tap.on_send(&message);
         self.mirror_params(&message, &mut custom_headers);
-        let response = self
-            .inner
-            .post_message(uri, message, session_id, auth_header, custom_headers)
-            .await?;
+        let response = self.check(
+            self.inner
+                .post_message(uri, message, session_id, auth_header, custom_headers)
+                .await,
+        )?;
+        Ok(self.tap_response(response))
+    }
+
+    async fn post_message_with_response_limits(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        mut custom_headers: HashMap<HeaderName, HeaderValue>,
+        limits: rmcp::transport::streamable_http_client::StreamableHttpResponseLimits,
+    ) -> HttpResult<StreamableHttpPostResponse> {
+        self.tap.on_send(&message);
+        self.mirror_params(&message, &mut custom_headers);
+        let response = self.check(
+            self.inner
+                .post_message_with_response_limits(
+                    uri,
+                    message,
+                    session_id,
+                    auth_header,
+                    custom_headers,
+                    limits,
+                )
+                .await,
+        )?;
         Ok(self.tap_response(response))
     }
 
@@ -132,17 +192,18 @@ impl StreamableHttpClient for TappedClient {
     ) -> HttpResult<StreamableHttpPostResponse> {
         self.tap.on_send(&message);
         self.mirror_params(&message, &mut custom_headers);
-        let response = self
-            .inner
-            .post_message_with_max_sse_event_size(
-                uri,
-                message,
-                session_id,
-                auth_header,
-                custom_headers,
-                max_sse_event_size,
-            )
-            .await?;
+        let response = self.check(
+            self.inner
+                .post_message_with_max_sse_event_size(
+                    uri,
+                    message,
+                    session_id,
+                    auth_header,
+                    custom_headers,
+                    max_sse_event_size,
+                )
+                .await,
+        )?;
         Ok(self.tap_response(response))
     }
 
@@ -257,14 +318,19 @@ impl TappedClient {
         stream: BoxStream<'static, std::result::Result<Sse, SseError>>,
     ) -> BoxStream<'static, std::result::Result<Sse, SseError>> {
         let tap = self.tap.clone();
+        let watch = self.watch.clone();
         stream
-            .inspect(move |event| {
-                if let Ok(Sse {
+            .inspect(move |event| match event {
+                Ok(Sse {
                     data: Some(data), ..
-                }) = event
-                {
-                    tap.on_receive(data.as_bytes());
+                }) => tap.on_receive(data.as_bytes()),
+                // rmcp's bounded event stream: "SSE event exceeded the maximum size of …".
+                Err(e) if e.to_string().contains("exceeded the maximum size") => {
+                    if let Some((noise, max)) = &watch {
+                        noise.end(super::too_large("an SSE event", *max));
+                    }
                 }
+                _ => {}
             })
             .boxed()
     }

@@ -36,3 +36,12 @@ pub(crate) use server_output::{StderrEof, StderrTail, StdoutNoise};
 pub(crate) use sse::SseTransport;
 pub(crate) use stdio::{Direct, Round, StdioTransport};
 pub(crate) use tap::RawTap;
+
+/// The message of a session ended because the server sent `what` over the
+/// `max_message_bytes` limit (`max` bytes).
+pub(crate) fn too_large(what: &str, max: usize) -> String {
+    format!(
+        "the server sent {what} larger than {} (the `max_message_bytes` limit; raise it in the registry if the server's messages are this large), so the client ended the session",
+        crate::config::fmt_bytes(max)
+    )
+}

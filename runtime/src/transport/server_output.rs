@@ -5,7 +5,6 @@
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
-use tokio::io::AsyncBufReadExt;
 
 /// How many stderr lines of a stdio server are kept for error messages.
 const STDERR_TAIL_LINES: usize = 20;
@@ -45,6 +44,20 @@ impl StderrTail {
             .unwrap_or_default()
     }
 
+    /// Redacts, escapes, cuts and keeps one line (`cut`: the server's line was longer).
+    fn accept(&self, alias: &str, raw: &[u8], cut: bool) {
+        let text = String::from_utf8_lossy(raw);
+        let redacted = crate::config::redact(&self.secrets, text.trim_end());
+        let mut line = mcp_bindgen_core::text::printable(&redacted, false).into_owned();
+        if cut || line.len() > STDERR_LINE_MAX {
+            let keep = mcp_bindgen_core::schema::prefix_bytes(&line, STDERR_LINE_MAX).len();
+            line.truncate(keep);
+            line.push('…');
+        }
+        tracing::debug!(target: "mcp_bindgen::server_stderr", server = %alias, "{line}");
+        self.push(line);
+    }
+
     fn push(&self, line: String) {
         if let Ok(mut q) = self.lines.lock() {
             if q.len() == STDERR_TAIL_LINES {
@@ -65,26 +78,42 @@ impl StderrTail {
         let (eof_tx, eof_rx) = tokio::sync::watch::channel(false);
         tokio::spawn(async move {
             let _eof = EofOnDrop(eof_tx);
-            let mut reader = tokio::io::BufReader::new(stderr);
-            let mut buf = Vec::new();
+            let mut stderr = stderr;
+            // Bounded whatever the server writes: reads go into a fixed chunk, a line keeps
+            // at most about `STDERR_LINE_MAX` bytes (the rest of it is dropped, never stored).
+            let mut chunk = vec![0u8; 8 * 1024];
+            let mut line: Vec<u8> = Vec::new();
+            let mut cut = false;
+            // Room for a secret that straddles the cut, so it is redacted whole.
+            let keep = STDERR_LINE_MAX + 4 + tail.secrets.iter().map(String::len).max().unwrap_or(0);
             loop {
-                buf.clear();
-                match reader.read_until(b'\n', &mut buf).await {
+                use tokio::io::AsyncReadExt as _;
+                let n = match stderr.read(&mut chunk).await {
                     Ok(0) | Err(_) => break,
-                    Ok(_) => {
-                        let line = String::from_utf8_lossy(&buf);
-                        let mut line = crate::config::redact(&tail.secrets, line.trim_end());
-                        if line.len() > STDERR_LINE_MAX {
-                            let cut =
-                                mcp_bindgen_core::schema::prefix_bytes(&line, STDERR_LINE_MAX)
-                                    .len();
-                            line.truncate(cut);
-                            line.push('…');
+                    Ok(n) => n,
+                };
+                let mut rest = &chunk[..n];
+                while !rest.is_empty() {
+                    let (piece, done) = match memchr::memchr(b'\n', rest) {
+                        Some(i) => (&rest[..i], Some(i + 1)),
+                        None => (rest, None),
+                    };
+                    let room = keep.saturating_sub(line.len());
+                    line.extend_from_slice(&piece[..piece.len().min(room)]);
+                    cut |= piece.len() > room;
+                    match done {
+                        Some(i) => {
+                            tail.accept(&alias, &line, cut);
+                            line.clear();
+                            cut = false;
+                            rest = &rest[i..];
                         }
-                        tracing::debug!(target: "mcp_bindgen::server_stderr", server = %alias, "{line}");
-                        tail.push(line);
+                        None => rest = &[],
                     }
                 }
+            }
+            if !line.is_empty() {
+                tail.accept(&alias, &line, cut);
             }
         });
         StderrEof(eof_rx)
@@ -107,10 +136,15 @@ struct NoiseRecord {
     /// Ids of answers to no request of the session (the first few), and how many there were.
     unknown_ids: Vec<String>,
     unknown_count: usize,
+    /// Why the client ended the connection (a limit crossed), when it did.
+    ended: Option<String>,
 }
 
 /// Skipped lines quoted in an error.
 const NOISE_QUOTED: usize = 3;
+/// Skipped lines logged one by one; later ones are only counted (a server flooding stdout
+/// must not flood the log).
+pub(super) const NOISE_LOGGED: usize = 5;
 
 impl std::fmt::Debug for NoiseRecord {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -132,21 +166,49 @@ impl StdoutNoise {
     }
 
     /// Counts a skipped line and keeps it if it is among the first; returns the excerpt to
-    /// log (secrets redacted before the line is cut, so no part of one survives the cut).
-    pub(super) fn record(&self, line: &[u8], reason: &str) -> String {
-        let text = String::from_utf8_lossy(line);
+    /// log (secrets redacted before the line is cut, so no part of one survives the cut), or
+    /// `None` past the first few lines, which are counted and not logged.
+    pub(super) fn record(&self, line: &[u8], reason: &str) -> Option<String> {
         let Ok(mut r) = self.0.lock() else {
-            return String::new();
+            return None;
         };
-        let excerpt = mcp_bindgen_core::schema::truncate(
-            &crate::config::redact(&r.secrets, text.trim()),
-            119,
-        );
         r.count += 1;
+        if r.count > NOISE_LOGGED.max(NOISE_QUOTED) {
+            return None;
+        }
+        let text = String::from_utf8_lossy(line);
+        let excerpt = mcp_bindgen_core::text::printable(
+            &mcp_bindgen_core::schema::truncate(
+                &crate::config::redact(&r.secrets, text.trim()),
+                119,
+            ),
+            false,
+        )
+        .into_owned();
         if r.first.len() < NOISE_QUOTED {
             r.first.push((excerpt.clone(), reason.to_string()));
         }
-        excerpt
+        (r.count <= NOISE_LOGGED).then_some(excerpt)
+    }
+
+    /// How many lines were skipped so far.
+    pub(super) fn skipped(&self) -> usize {
+        self.0.lock().map(|r| r.count).unwrap_or(0)
+    }
+
+    /// Records why the client ended the connection (a limit the server crossed): the next
+    /// error of the session says this instead of "the server closed the connection".
+    pub(crate) fn end(&self, why: String) {
+        if let Ok(mut r) = self.0.lock()
+            && r.ended.is_none()
+        {
+            r.ended = Some(why);
+        }
+    }
+
+    /// Why the client ended the connection, if it did.
+    pub(crate) fn ended(&self) -> Option<String> {
+        self.0.lock().ok().and_then(|r| r.ended.clone())
     }
 
     /// Counts an answer whose id no request of the session had (kept if among the first).

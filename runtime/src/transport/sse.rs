@@ -10,7 +10,7 @@ use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use tokio::sync::{mpsc, oneshot};
 
-use super::RawTap;
+use super::{RawTap, StdoutNoise};
 use super::http::header_pair;
 use crate::error::{Error, Result};
 
@@ -33,6 +33,7 @@ impl SseTransport {
         headers: &BTreeMap<String, String>,
         timeout: Duration,
         tap: Arc<RawTap>,
+        (noise, max_event): (&StdoutNoise, usize),
     ) -> Result<Self> {
         let err = |message: String| Error::Transport {
             server: alias.to_string(),
@@ -74,9 +75,10 @@ impl SseTransport {
         let (endpoint_tx, endpoint_rx) = oneshot::channel::<String>();
         let (msg_tx, incoming) = mpsc::channel(256);
         let reader_alias: Arc<str> = alias.into();
+        let bytes = bounded_events(response.bytes_stream(), max_event, noise.clone());
         let reader = tokio::spawn(read_events(
             reader_alias.clone(),
-            response,
+            bytes,
             endpoint_tx,
             msg_tx,
             tap.clone(),
@@ -120,15 +122,59 @@ impl SseTransport {
     }
 }
 
+/// The event stream's bytes, ended with an error (recorded in `noise`) as soon as one event
+/// grows past `max` bytes: an event that never ends cannot fill the memory.
+fn bounded_events(
+    bytes: impl futures::Stream<Item = reqwest::Result<bytes::Bytes>> + Send + 'static,
+    max: usize,
+    noise: StdoutNoise,
+) -> impl futures::Stream<Item = std::io::Result<bytes::Bytes>> + Send + 'static {
+    // Bytes of the current event, and of its current line (a blank line ends an event).
+    let mut event = 0usize;
+    let mut line = 0usize;
+    let mut over = false;
+    bytes.map(move |chunk| {
+        if over {
+            return Err(std::io::Error::other("event too large"));
+        }
+        let chunk = chunk.map_err(std::io::Error::other)?;
+        for &b in chunk.iter() {
+            match b {
+                b'\n' => {
+                    if line == 0 {
+                        event = 0;
+                    }
+                    line = 0;
+                }
+                b'\r' => {}
+                _ => {
+                    line += 1;
+                    event += 1;
+                }
+            }
+            if event > max {
+                over = true;
+                noise.end(super::too_large("an SSE event", max));
+                return Err(std::io::Error::other(format!(
+                    "an SSE event exceeded {} bytes",
+                    max
+                )));
+            }
+        }
+        Ok(chunk)
+    })
+}
+
 async fn read_events(
     alias: Arc<str>,
-    response: reqwest::Response,
+    bytes: impl futures::Stream<Item = std::io::Result<bytes::Bytes>> + Send + 'static,
     endpoint_tx: oneshot::Sender<String>,
     msg_tx: mpsc::Sender<RxJsonRpcMessage<RoleClient>>,
     tap: Arc<RawTap>,
 ) {
     let mut endpoint_tx = Some(endpoint_tx);
-    let mut events = sse_stream::SseStream::from_bytes_stream(response.bytes_stream());
+    let events = sse_stream::SseStream::from_bytes_stream(bytes);
+    futures::pin_mut!(events);
     while let Some(event) = events.next().await {
         let event = match event {
             Ok(event) => event,

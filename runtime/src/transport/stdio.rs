@@ -11,7 +11,7 @@ use rmcp::service::ServiceError;
 use serde::de::DeserializeSeed as _;
 
 use super::RawTap;
-use super::server_output::{StderrEof, StderrTail, StdoutNoise, not_json_rpc};
+use super::server_output::{NOISE_LOGGED, StderrEof, StderrTail, StdoutNoise, not_json_rpc};
 
 /// Initial capacity of the stdout read buffer.
 const READ_CHUNK: usize = 64 * 1024;
@@ -51,6 +51,8 @@ pub(crate) struct StdioTransport {
     tap: Arc<RawTap>,
     stderr_tail: StderrTail,
     noise: StdoutNoise,
+    /// The longest line accepted ([`crate::Limits::max_message_bytes`]).
+    max_line: usize,
     /// Ids ([`id_key`]) of rmcp's requests not answered yet: an answer to any other id
     /// (and not a direct call's) is reported, not handed on.
     awaiting: Arc<Mutex<std::collections::HashSet<String>>>,
@@ -494,13 +496,13 @@ impl StdioTransport {
     }
 
     /// Spawns `command` with piped stdio; stderr goes to `tail`, skipped stdout lines to
-    /// `noise`.
+    /// `noise`; a stdout line longer than `max_line` bytes ends the transport.
     pub(crate) fn spawn(
         alias: &str,
         mut command: tokio::process::Command,
         tap: Arc<RawTap>,
-        tail: &StderrTail,
-        noise: &StdoutNoise,
+        (tail, noise): (&StderrTail, &StdoutNoise),
+        max_line: usize,
     ) -> std::io::Result<(Self, StderrEof)> {
         command
             .stdin(std::process::Stdio::piped())
@@ -543,13 +545,16 @@ impl StdioTransport {
                 tap,
                 stderr_tail: tail.clone(),
                 noise: noise.clone(),
+                max_line,
                 awaiting: Arc::default(),
             },
             reader,
         ))
     }
 
-    /// The next complete line (without its newline), or `None` at EOF.
+    /// The next complete line (without its newline), or `None` at EOF, or when the server
+    /// wrote more than `max_line` bytes without a newline (recorded in `noise`: the
+    /// session's error says so).
     async fn next_line(&mut self) -> Option<std::ops::Range<usize>> {
         use tokio::io::AsyncReadExt;
         loop {
@@ -562,6 +567,11 @@ impl StdioTransport {
                 return Some(range);
             }
             self.scanned = self.buf.len() - self.start;
+            if self.scanned > self.max_line {
+                self.noise
+                    .end(super::too_large("a stdout line", self.max_line));
+                return None;
+            }
             // Compact before growing: keep the unconsumed tail at the front.
             if self.start > 0 && self.start == self.buf.len() {
                 self.buf.clear();
@@ -685,8 +695,15 @@ impl rmcp::transport::Transport<rmcp::RoleClient> for StdioTransport {
                 }
                 Err(e) => {
                     let why = not_json_rpc(line, &e);
-                    let shown = self.noise.record(line, &why);
-                    tracing::warn!(server = %self.alias, "skipping a stdout line ({why}): {shown}");
+                    match self.noise.record(line, &why) {
+                        Some(shown) => {
+                            tracing::warn!(server = %self.alias, "skipping a stdout line ({why}): {shown}")
+                        }
+                        None if self.noise.skipped() == NOISE_LOGGED + 1 => {
+                            tracing::warn!(server = %self.alias, "skipping more stdout lines that are not JSON-RPC (counted, no longer logged)")
+                        }
+                        None => {}
+                    }
                 }
             }
         }
@@ -801,8 +818,8 @@ mod tests {
             "script",
             cmd,
             Arc::new(RawTap::default()),
-            &StderrTail::default(),
-            &StdoutNoise::default(),
+            (&StderrTail::default(), &StdoutNoise::default()),
+            crate::Limits::DEFAULT_MAX_MESSAGE_BYTES,
         )
         .expect("sh")
         .0

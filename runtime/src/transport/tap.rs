@@ -54,6 +54,8 @@ struct TapState {
     wanted: HashSet<String>,
     /// Captured `result.tools` arrays, in arrival order.
     pages: Vec<Vec<Value>>,
+    /// Bytes of the captured answers.
+    bytes: usize,
 }
 
 #[derive(Deserialize)]
@@ -112,6 +114,7 @@ impl RawTap {
             && st.wanted.remove(&id.to_string())
         {
             st.pages.push(tools);
+            st.bytes += text.len();
             self.in_flight.store(st.wanted.len(), Ordering::Release);
         }
     }
@@ -120,7 +123,14 @@ impl RawTap {
     pub(crate) fn reset(&self) {
         if let Ok(mut st) = self.state.lock() {
             st.pages.clear();
+            st.bytes = 0;
         }
+    }
+
+    /// Bytes of the `tools/list` answers captured since [`RawTap::reset`] (0 when the
+    /// transport parsed them before the tap saw them).
+    pub(crate) fn captured_bytes(&self) -> usize {
+        self.state.lock().map(|st| st.bytes).unwrap_or(0)
     }
 
     /// The pages captured since [`RawTap::reset`].
