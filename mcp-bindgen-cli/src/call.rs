@@ -143,7 +143,8 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
     if output.is_error {
         errln!(
             "call: tool \"{}\" of server \"{}\" reported an error (isError)",
-            args.tool, args.alias
+            args.tool,
+            args.alias
         );
         return Ok(ExitCode::FAILURE);
     }

@@ -119,7 +119,11 @@ mod tests {
             .with_max_tools(0)
             .with_max_tools_list_bytes(5);
         assert_eq!(
-            (l.max_message_bytes(), l.max_tools(), l.max_tools_list_bytes()),
+            (
+                l.max_message_bytes(),
+                l.max_tools(),
+                l.max_tools_list_bytes()
+            ),
             (1024, 1, 1024)
         );
     }

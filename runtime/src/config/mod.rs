@@ -107,8 +107,8 @@ mod resolve;
 mod shapes_tests;
 
 pub use auth::{AuthConfig, ClientCredentialsSettings, OAuthSettings};
-pub(crate) use limits::fmt_bytes;
 pub use limits::Limits;
+pub(crate) use limits::fmt_bytes;
 pub use protocol::{LAST_WITH_INITIALIZE, Protocol, REVISIONS};
 pub use registry::Registry;
 pub(crate) use resolve::{Resolved, redact};

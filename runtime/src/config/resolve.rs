@@ -72,7 +72,16 @@ fn redact_bearer(text: &str) -> String {
 /// Whether a query parameter's name says it carries a credential.
 fn credential_name(name: &str) -> bool {
     const WORDS: &[&str] = &[
-        "key", "token", "secret", "auth", "pass", "pwd", "sig", "credential", "session", "code",
+        "key",
+        "token",
+        "secret",
+        "auth",
+        "pass",
+        "pwd",
+        "sig",
+        "credential",
+        "session",
+        "code",
         "jwt",
     ];
     let name = name.to_ascii_lowercase();
@@ -447,6 +456,9 @@ mod tests {
             redact(&[], "got Authorization: Bearer eyJ0.abc-def_1 and bearer x"),
             "got Authorization: Bearer <redacted> and bearer x"
         );
-        assert_eq!(redact(&["k-123456".into()], "?api_key=k-123456"), "?api_key=<redacted>");
+        assert_eq!(
+            redact(&["k-123456".into()], "?api_key=k-123456"),
+            "?api_key=<redacted>"
+        );
     }
 }

@@ -138,13 +138,20 @@ impl Session {
             };
             let stderr = &inner.stderr;
             let tap = inner.tap.clone();
-            let transport_err = |message: String| Error::Transport {
-                server: alias.to_string(),
-                message: match inner.noise.summary() {
-                    Some(noise) => format!("{message}; {noise}"),
-                    None => message,
-                },
-                stderr_tail: stderr.lines(),
+            let transport_err = |message: String| {
+                // How the connection ended (the server's exit status, a limit it crossed).
+                let message = match inner.noise.ended() {
+                    Some(ended) if !message.contains(&ended) => format!("{message} ({ended})"),
+                    _ => message,
+                };
+                Error::Transport {
+                    server: alias.to_string(),
+                    message: match inner.noise.summary() {
+                        Some(noise) => format!("{message}; {noise}"),
+                        None => message,
+                    },
+                    stderr_tail: stderr.lines(),
+                }
             };
             let target = match &inner.resolved.transport {
                 TransportConfig::Stdio { command, .. } => format!("`{command}`"),
@@ -167,6 +174,11 @@ impl Session {
                             "the server requires authorization (HTTP 401 or 403) and its registry entry has no `auth`: add `auth = \"oauth\"` and log in with `cargo xtask login {alias}` (or `cargo mcp-bindgen login {alias}`), or put a token in `headers`"
                         ),
                     };
+                }
+                if let rmcp::service::ClientInitializeError::ConnectionClosed(_) = &e
+                    && let Some(ended) = inner.noise.ended()
+                {
+                    return transport_err(format!("initialize failed: {ended}"));
                 }
                 if protocol == Protocol::Auto
                     && let Some(revision) = initialize_fallback(&e)
@@ -195,17 +207,14 @@ impl Session {
                         if let Some(dir) = cwd {
                             cmd.current_dir(dir);
                         }
-                        let (transport, eof) =
-                            StdioTransport::spawn(
-                                alias,
-                                cmd,
-                                tap.clone(),
-                                (stderr, &inner.noise),
-                                inner.config.limits().max_message_bytes(),
-                            )
-                                .map_err(|e| {
-                                    transport_err(format!("cannot start `{command}`: {e}"))
-                                })?;
+                        let (transport, eof) = StdioTransport::spawn(
+                            alias,
+                            cmd,
+                            tap.clone(),
+                            (stderr, &inner.noise),
+                            inner.config.limits().max_message_bytes(),
+                        )
+                        .map_err(|e| transport_err(format!("cannot start `{command}`: {e}")))?;
                         stderr_eof = Some(eof.clone());
                         direct = Some(transport.direct());
                         match handler.serve_with_lifecycle(transport, mode).await {
@@ -546,10 +555,14 @@ pub(super) fn describe_initialize_error(
 ) -> String {
     use rmcp::service::ClientInitializeError as E;
     match e {
-        E::TransportError { error, .. } => format!(
-            "could not connect to {target}: {}",
-            crate::error::cause(&*error.error)
-        ),
+        E::TransportError { error, .. } => match error.error.downcast_ref::<Error>() {
+            // Our own transport's words (stdio), without its "server …:" prefix.
+            Some(Error::Transport { message, .. }) => message.clone(),
+            _ => format!(
+                "could not connect to {target}: {}",
+                crate::error::cause(&*error.error)
+            ),
+        },
         E::ConnectionClosed(_) => {
             "the server closed the connection before answering initialize".to_string()
         }

@@ -5,7 +5,6 @@
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
-
 /// How many stderr lines of a stdio server are kept for error messages.
 const STDERR_TAIL_LINES: usize = 20;
 /// Longest stderr line kept (longer lines are cut).
@@ -85,7 +84,8 @@ impl StderrTail {
             let mut line: Vec<u8> = Vec::new();
             let mut cut = false;
             // Room for a secret that straddles the cut, so it is redacted whole.
-            let keep = STDERR_LINE_MAX + 4 + tail.secrets.iter().map(String::len).max().unwrap_or(0);
+            let keep =
+                STDERR_LINE_MAX + 4 + tail.secrets.iter().map(String::len).max().unwrap_or(0);
             loop {
                 use tokio::io::AsyncReadExt as _;
                 let n = match stderr.read(&mut chunk).await {

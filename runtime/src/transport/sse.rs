@@ -10,8 +10,8 @@ use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use tokio::sync::{mpsc, oneshot};
 
-use super::{RawTap, StdoutNoise};
 use super::http::header_pair;
+use super::{RawTap, StdoutNoise};
 use crate::error::{Error, Result};
 
 /// Legacy HTTP+SSE client transport (MCP 2024-11-05).

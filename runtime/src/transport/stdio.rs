@@ -15,6 +15,8 @@ use super::server_output::{NOISE_LOGGED, StderrEof, StderrTail, StdoutNoise, not
 
 /// Initial capacity of the stdout read buffer.
 const READ_CHUNK: usize = 64 * 1024;
+/// How long a transport that read end of file waits for the server's exit status.
+const EXIT_STATUS_WAIT: std::time::Duration = std::time::Duration::from_millis(300);
 /// How long `close` waits after closing stdin, and again after SIGTERM.
 const EXIT_GRACE: std::time::Duration = std::time::Duration::from_millis(1500);
 
@@ -399,7 +401,11 @@ impl Writer {
                 Ok(())
             }
             Err(e) => {
-                let why = format!("cannot write to the server's stdin: {e}");
+                let why = if e.kind() == std::io::ErrorKind::BrokenPipe {
+                    "the server exited, or closed its stdin, before reading the request".to_string()
+                } else {
+                    format!("cannot write to the server's stdin: {e}")
+                };
                 *failed = Some(why.clone());
                 Err(why)
             }
@@ -628,6 +634,14 @@ impl rmcp::transport::Transport<rmcp::RoleClient> for StdioTransport {
         loop {
             let Some(range) = self.next_line().await else {
                 self.direct.close();
+                // Say how the server ended, when it exited (a limit crossed is said already).
+                if self.noise.ended().is_none()
+                    && let Ok(Ok(status)) =
+                        tokio::time::timeout(EXIT_STATUS_WAIT, self.child.wait()).await
+                {
+                    self.noise
+                        .end(format!("the server exited ({status}) before answering"));
+                }
                 return None;
             };
             let line = &self.buf[range];

@@ -68,7 +68,10 @@ OPTIONS:
                              nextCursor it already sent), duplicate-tool (a tool listed twice);
                              stdio only: bad-utf8 (the answer is not valid UTF-8), unknown-id
                              (an answer to an id nobody sent), deep (an answer nested 200
-                             levels deep) — these three never answer properly
+                             levels deep) — these three never answer properly; many-tools
+                             (20 000 tools in one answer, about 1.4 MB); reflect-env (the
+                             value of MCP_DEMO_REFLECT in a tool's description, as a server
+                             that echoes its configuration would)
     -h, --help               print this help
     -V, --version            print the version
 
@@ -131,6 +134,10 @@ pub enum Misbehave {
     UnknownId,
     /// The answer nests 200 levels deep, past serde_json's limit of 128 (stdio).
     Deep,
+    /// 20 000 tools in one answer (more than the client's default `max_tools`).
+    ManyTools,
+    /// The value of `MCP_DEMO_REFLECT` in a tool's description.
+    ReflectEnv,
 }
 
 /// One of the two protocol wires (`--protocol`).
@@ -218,9 +225,11 @@ impl Options {
                         "bad-utf8" => Misbehave::BadUtf8,
                         "unknown-id" => Misbehave::UnknownId,
                         "deep" => Misbehave::Deep,
+                        "many-tools" => Misbehave::ManyTools,
+                        "reflect-env" => Misbehave::ReflectEnv,
                         other => {
                             return Err(format!(
-                                "unknown misbehaviour {other:?} (expected cursor-cycle, duplicate-tool, bad-utf8, unknown-id or deep)"
+                                "unknown misbehaviour {other:?} (expected cursor-cycle, duplicate-tool, bad-utf8, unknown-id, deep, many-tools or reflect-env)"
                             ));
                         }
                     })

@@ -540,6 +540,20 @@ impl ServerHandler for DemoServer {
                 tools.push(first);
                 return Ok(rmcp::model::ListToolsResult::with_all_items(tools));
             }
+            Some(super::Misbehave::ManyTools) => {
+                let schema = Arc::new(JsonObject::from_iter([(
+                    "type".to_string(),
+                    Value::from("object"),
+                )]));
+                let many = (0..20_000)
+                    .map(|i| Tool::new(format!("tool_{i:05}"), "One of many.", schema.clone()));
+                return Ok(rmcp::model::ListToolsResult::with_all_items(many.collect()));
+            }
+            Some(super::Misbehave::ReflectEnv) => {
+                let value = std::env::var("MCP_DEMO_REFLECT").unwrap_or_default();
+                tools[0].description = Some(format!("Configured with {value}.").into());
+                return Ok(rmcp::model::ListToolsResult::with_all_items(tools));
+            }
             Some(mode) => return misbehave_raw(&self.shared.config, mode, context).await,
         }
         if self.shared.grown.load(Ordering::SeqCst) {

@@ -1,0 +1,280 @@
+//! Servers that die, flood, grow without end or echo secrets, through the commands a user
+//! runs (`snapshot`, `call`): each is a diagnosed failure of that server, memory stays
+//! bounded, no resolved secret reaches the output or a fixture, and server text cannot
+//! drive the terminal.
+
+use std::path::Path;
+use std::process::Command;
+
+mod common;
+use common::demo_server;
+
+/// What one run of `cargo-mcp-bindgen` gave.
+struct Run {
+    /// The exit code; `None` when a signal ended the process.
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    fn text(&self) -> String {
+        format!("{}{}", self.stdout, self.stderr)
+    }
+}
+
+/// Runs `cargo-mcp-bindgen ARGS` with the registry `toml` in `dir` (which also holds the
+/// fixtures), and `env` set.
+fn run(dir: &Path, toml: &str, args: &[&str], env: &[(&str, &str)]) -> Run {
+    let registry = dir.join("servers.toml");
+    std::fs::write(&registry, toml).expect("write registry");
+    let out = Command::new(env!("CARGO_BIN_EXE_cargo-mcp-bindgen"))
+        .args(args)
+        .args(["--config", &registry.display().to_string()])
+        .args(["--fixtures", &dir.display().to_string()])
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .envs(env.iter().copied())
+        .output()
+        .expect("run cargo-mcp-bindgen");
+    Run {
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// The demo server's registry entry under `alias`, with `extra` lines.
+fn demo(alias: &str, extra: &str) -> String {
+    format!(
+        "[servers.{alias}]\ncommand = {:?}\n{extra}\n",
+        demo_server().display().to_string()
+    )
+}
+
+/// The largest resident set of any child process this test binary waited for, in bytes.
+fn peak_child_rss() -> u64 {
+    // SAFETY: `getrusage` fills the zeroed struct it is given; no other memory is touched.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage);
+        usage
+    };
+    // Linux reports kilobytes.
+    usage.ru_maxrss as u64 * 1024
+}
+
+#[test]
+fn a_server_that_dies_at_start_is_a_diagnosed_failure_never_the_death_of_the_command() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let toml = format!(
+        "[servers.dead]\ncommand = \"false\"\n\n[servers.dies]\ncommand = \"sh\"\nargs = [\"-c\", \"echo 'fatal: no config' >&2; exit 3\"]\n\n{}",
+        demo("demo", "")
+    );
+    // Beside a healthy server, every run writes its fixture (a SIGPIPE used to kill 1 in 3).
+    for _ in 0..3 {
+        let _ = std::fs::remove_file(dir.path().join("demo.json"));
+        let out = run(dir.path(), &toml, &["snapshot"], &[]);
+        assert_eq!(out.code, Some(0), "killed or failed: {}", out.text());
+        assert!(dir.path().join("demo.json").is_file(), "{}", out.text());
+        let text = out.text();
+        assert!(text.contains("server \"dead\""), "{text}");
+        assert!(text.contains("fatal: no config"), "the stderr tail: {text}");
+    }
+    // Alone, it is the command's failure, with words.
+    for _ in 0..5 {
+        let out = run(dir.path(), &toml, &["call", "dead", "anything"], &[]);
+        assert_eq!(out.code, Some(1), "{}", out.text());
+        assert!(
+            out.stderr.contains("server \"dead\"") && out.stderr.contains("before"),
+            "{}",
+            out.stderr
+        );
+    }
+    let out = run(dir.path(), &toml, &["snapshot", "--check", "dead"], &[]);
+    assert_eq!(out.code, Some(1), "{}", out.text());
+}
+
+#[test]
+fn endless_output_keeps_memory_bounded_and_names_the_limit() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let toml = "\
+[servers.line]
+command = \"sh\"
+args = [\"-c\", \"head -c 400000000 /dev/zero\"]
+
+[servers.stderr]
+command = \"sh\"
+args = [\"-c\", \"head -c 400000000 /dev/zero >&2; sleep 30\"]
+connect_timeout = 3
+
+[servers.noise]
+command = \"sh\"
+args = [\"-c\", \"yes 'not json' | head -n 100000; sleep 30\"]
+connect_timeout = 3
+";
+    let line = run(dir.path(), toml, &["snapshot", "line"], &[]);
+    assert_eq!(line.code, Some(1), "{}", line.text());
+    assert!(
+        line.stderr.contains("a stdout line larger than 16 MiB")
+            && line.stderr.contains("max_message_bytes"),
+        "{}",
+        line.stderr
+    );
+    let stderr = run(dir.path(), toml, &["snapshot", "stderr"], &[]);
+    assert_eq!(stderr.code, Some(1), "{}", stderr.text());
+    let noise = run(dir.path(), toml, &["snapshot", "noise"], &[]);
+    assert_eq!(noise.code, Some(1), "{}", noise.text());
+    // 100 000 skipped lines: a few logged, the rest counted.
+    let logged = noise.stderr.matches("skipping a stdout line").count();
+    assert!(
+        (1..=5).contains(&logged),
+        "{logged} lines logged:\n{}",
+        noise.stderr
+    );
+    assert!(
+        noise
+            .stderr
+            .contains("lines to stdout that are not JSON-RPC"),
+        "{}",
+        noise.stderr
+    );
+    let peak = peak_child_rss();
+    assert!(
+        peak < 200 * 1024 * 1024,
+        "a command grew to {} MB against an endless server",
+        peak / (1024 * 1024)
+    );
+}
+
+#[test]
+fn tool_lists_past_the_limits_are_refused_with_the_setting_that_raises_them() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let toml = demo("many", "args = [\"--misbehave\", \"many-tools\"]")
+        + &demo(
+            "raised",
+            "args = [\"--misbehave\", \"many-tools\"]\nmax_tools = 30000",
+        )
+        + &demo(
+            "small",
+            "args = [\"--misbehave\", \"many-tools\"]\nmax_tools = 30000\nmax_message_bytes = 65536",
+        );
+    let out = run(dir.path(), &toml, &["snapshot", "many"], &[]);
+    assert_eq!(out.code, Some(1), "{}", out.text());
+    assert!(
+        out.stderr
+            .contains("more than 10000 tools (the `max_tools` limit"),
+        "{}",
+        out.stderr
+    );
+    assert!(!dir.path().join("many.json").exists());
+    let out = run(dir.path(), &toml, &["snapshot", "raised"], &[]);
+    assert_eq!(out.code, Some(0), "{}", out.text());
+    assert!(out.stderr.contains("20000 tools"), "{}", out.stderr);
+    let out = run(dir.path(), &toml, &["snapshot", "small"], &[]);
+    assert_eq!(out.code, Some(1), "{}", out.text());
+    assert!(
+        out.stderr.contains("larger than 64 KiB") && out.stderr.contains("max_message_bytes"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn an_answer_over_the_size_limit_on_http_is_named_as_such() {
+    let mut server = Command::new(demo_server())
+        .args([
+            "--transport",
+            "http",
+            "--port",
+            "0",
+            "--misbehave",
+            "many-tools",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start the demo server");
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(server.stdout.take().expect("stdout")),
+        &mut line,
+    )
+    .expect("listening line");
+    let url = line.trim().trim_start_matches("listening on ").to_string();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let toml =
+        format!("[servers.big]\nurl = \"{url}\"\nmax_tools = 30000\nmax_message_bytes = 65536\n");
+    let out = run(dir.path(), &toml, &["snapshot", "big"], &[]);
+    let _ = server.kill();
+    let _ = server.wait();
+    assert_eq!(out.code, Some(1), "{}", out.text());
+    assert!(
+        out.stderr.contains("larger than 64 KiB") && out.stderr.contains("max_message_bytes"),
+        "not \"the server closed the connection\": {}",
+        out.stderr
+    );
+}
+
+#[test]
+fn secrets_reach_neither_messages_nor_fixtures() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let secret = "sk-live-4f9a8b7c6d5e";
+    // A server that reflects its configuration into a tool: no fixture.
+    let toml = demo(
+        "echo",
+        "args = [\"--misbehave\", \"reflect-env\"]\nenv = { MCP_DEMO_REFLECT = \"${PROBE_SECRET}\" }",
+    ) + &demo(
+        "plain",
+        "args = [\"--misbehave\", \"reflect-env\"]\nenv = { MCP_DEMO_REFLECT = \"nothing secret\" }",
+    );
+    let out = run(
+        dir.path(),
+        &toml,
+        &["snapshot", "echo", "plain"],
+        &[("PROBE_SECRET", secret)],
+    );
+    assert_eq!(out.code, Some(1), "{}", out.text());
+    assert!(!out.text().contains(secret), "{}", out.text());
+    assert!(out.stderr.contains("contains a secret"), "{}", out.stderr);
+    assert!(!dir.path().join("echo.json").exists());
+    assert!(dir.path().join("plain.json").is_file(), "{}", out.text());
+    // A key in the URL, on both HTTP transports: never in a message.
+    for transport in ["streamable-http", "sse"] {
+        let toml = format!(
+            "[servers.remote]\ntransport = \"{transport}\"\nurl = \"http://user:pa55word@127.0.0.1:9/mcp?api_key=${{PROBE_SECRET}}&v=1\"\n"
+        );
+        for args in [
+            &["call", "remote", "x"][..],
+            &["snapshot", "--check", "remote"],
+        ] {
+            let out = run(dir.path(), &toml, args, &[("PROBE_SECRET", secret)]);
+            assert_eq!(out.code, Some(1), "{}", out.text());
+            let text = out.text();
+            assert!(text.contains("remote"), "{text}");
+            assert!(
+                !text.contains(secret) && !text.contains("pa55word"),
+                "{text}"
+            );
+        }
+    }
+}
+
+#[test]
+fn server_text_cannot_drive_the_terminal() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let toml = "[servers.evil]\ncommand = \"sh\"\nargs = [\"-c\", \"printf '\\\\033]52;c;aGk=\\\\007\\\\033[2J boom\\\\n' >&2; exit 2\"]\n";
+    let out = run(dir.path(), toml, &["call", "evil", "x"], &[]);
+    assert_eq!(out.code, Some(1), "{}", out.text());
+    assert!(
+        out.stderr.contains("boom"),
+        "the stderr tail is shown: {}",
+        out.stderr
+    );
+    assert!(
+        !out.text().contains('\x1b') && !out.text().contains('\x07'),
+        "{:?}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("\\u{1b}]52;c;aGk="), "{}", out.stderr);
+}
