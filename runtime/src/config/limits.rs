@@ -86,7 +86,7 @@ pub(crate) fn fmt_bytes(bytes: usize) -> String {
     const KIB: usize = 1024;
     const MIB: usize = 1024 * 1024;
     let scaled = |unit: usize, name: &str| {
-        if bytes % unit == 0 {
+        if bytes.is_multiple_of(unit) {
             format!("{} {name}", bytes / unit)
         } else {
             format!("{:.1} {name}", bytes as f64 / unit as f64)
