@@ -36,6 +36,8 @@ pub(crate) struct Engine {
     state: tokio::sync::Mutex<State>,
     /// The last failure, as the session reports it (the HTTP layer can only carry text).
     failure: Mutex<Option<Error>>,
+    /// Extra root certificates of the server (`ca_certs`), for the OAuth requests too.
+    roots: Vec<reqwest::Certificate>,
 }
 
 #[derive(Default)]
@@ -72,7 +74,14 @@ impl Engine {
             authorizer,
             state: tokio::sync::Mutex::new(State::default()),
             failure: Mutex::new(None),
+            roots: Vec::new(),
         }
+    }
+
+    /// This engine, trusting `roots` (the server's `ca_certs`) for its OAuth requests.
+    pub(crate) fn trusting(mut self, roots: Vec<reqwest::Certificate>) -> Self {
+        self.roots = roots;
+        self
     }
 
     /// The failure the last refused request ran into, once.
@@ -109,6 +118,17 @@ impl Engine {
         let mut manager = AuthorizationManager::new(self.url.as_str())
             .await
             .map_err(|e| self.error(format!("cannot start OAuth: {}", auth_message(&e))))?;
+        if !self.roots.is_empty() {
+            // rmcp's own client trusts the system's roots only: ours adds the server's.
+            let client = crate::transport::trusting(reqwest::Client::builder(), &self.roots)
+                .redirect(crate::transport::same_origin_redirects())
+                .timeout(std::time::Duration::from_secs(30))
+                .build()
+                .map_err(|e| self.error(format!("cannot build the OAuth HTTP client: {e}")))?;
+            manager
+                .with_client(client)
+                .map_err(|e| self.error(format!("cannot start OAuth: {}", auth_message(&e))))?;
+        }
         match &self.store {
             Some(store) => manager.set_credential_store(store.clone()),
             None => manager.set_credential_store(InMemoryCredentialStore::new()),

@@ -82,7 +82,8 @@ pub(crate) async fn login(
             message: "the server has no `auth` setting in the registry: add `auth = \"oauth\"` to its entry".into(),
         });
     };
-    let challenge = probe(config.alias(), &resolved).await;
+    let roots = crate::transport::extra_roots(config.alias(), config.ca_certs())?;
+    let challenge = probe(config.alias(), &resolved, &roots).await;
     let scopes = engine.login(challenge.as_deref()).await?;
     Ok(Login {
         token_file: engine.store().map(|s| s.path().to_path_buf()),
@@ -106,11 +107,11 @@ pub fn logout(config: &ServerConfig) -> Result<Option<PathBuf>> {
 
 /// The `WWW-Authenticate` challenge of an unauthenticated `initialize`, when the server
 /// answers 401 with one.
-async fn probe(alias: &str, resolved: &Resolved) -> Option<String> {
+async fn probe(alias: &str, resolved: &Resolved, roots: &[reqwest::Certificate]) -> Option<String> {
     let TransportConfig::StreamableHttp { url, headers } = &resolved.transport else {
         return None;
     };
-    let client = reqwest::Client::builder()
+    let client = crate::transport::trusting(reqwest::Client::builder(), roots)
         .redirect(crate::transport::same_origin_redirects())
         .timeout(Duration::from_secs(30))
         .build()
@@ -222,13 +223,10 @@ pub(crate) fn engine_for(
         });
     };
     let store = store_for(config, resolved, lookup)?;
-    Ok(Some(Arc::new(Engine::new(
-        config.alias(),
-        url,
-        auth.clone(),
-        store,
-        authorizer,
-    ))))
+    let roots = crate::transport::extra_roots(config.alias(), config.ca_certs())?;
+    Ok(Some(Arc::new(
+        Engine::new(config.alias(), url, auth.clone(), store, authorizer).trusting(roots),
+    )))
 }
 
 #[cfg(test)]

@@ -44,6 +44,8 @@ const OURS: &[&str] = &[
     "maxTools",
     "max_tools_list_bytes",
     "maxToolsListBytes",
+    "ca_certs",
+    "caCerts",
 ];
 
 /// Keys other MCP clients write into a server entry, with the clients, for the warning.

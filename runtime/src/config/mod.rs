@@ -23,6 +23,7 @@
 //!   max_message_bytes = 16777216     # largest message (stdio line, SSE event, HTTP body)
 //!   max_tools = 10000                # most tools in one tools/list
 //!   max_tools_list_bytes = 67108864  # largest tools/list (all pages)
+//!   # HTTP servers: ca_certs = ["certs/ca.pem"] trusts extra root certificates (PEM)
 //!
 //!   [servers.remote]
 //!   transport = "streamable-http"
@@ -164,6 +165,8 @@ pub struct ServerConfig {
     auth: Option<AuthConfig>,
     /// How much the server may send.
     limits: Limits,
+    /// Extra root certificates (PEM files) trusted for this HTTPS server.
+    ca_certs: Vec<PathBuf>,
 }
 
 /// How to reach a server. String values may contain `${NAME}` placeholders.
@@ -301,6 +304,7 @@ impl fmt::Debug for ServerConfig {
             .field("protocol", &self.protocol)
             .field("auth", &self.auth)
             .field("limits", &self.limits)
+            .field("ca_certs", &self.ca_certs)
             .finish_non_exhaustive()
     }
 }
@@ -340,6 +344,7 @@ impl ServerConfig {
             protocol: Protocol::Auto,
             auth: None,
             limits: Limits::default(),
+            ca_certs: Vec::new(),
         }
     }
 
@@ -441,6 +446,19 @@ impl ServerConfig {
     /// Sets [`ServerConfig::limits`].
     pub fn with_limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
+        self
+    }
+
+    /// Extra root certificates, PEM files, that the client trusts for this HTTPS server
+    /// besides the system's (`ca_certs = ["certs/corp-ca.pem"]`, relative to the registry
+    /// file): a server behind a company CA, or a test CA.
+    pub fn ca_certs(&self) -> &[PathBuf] {
+        &self.ca_certs
+    }
+
+    /// Adds a root certificate file ([`ServerConfig::ca_certs`]).
+    pub fn with_ca_cert(mut self, pem: impl Into<PathBuf>) -> Self {
+        self.ca_certs.push(pem.into());
         self
     }
 

@@ -115,6 +115,8 @@ pub(super) struct RawServer {
     max_tools: Option<Bytes>,
     #[serde(alias = "maxToolsListBytes")]
     max_tools_list_bytes: Option<Bytes>,
+    #[serde(default, alias = "caCerts")]
+    ca_certs: Vec<String>,
     /// `enabled = false` (Zed, Goose, Codex CLI, ours) keeps the server out of the registry's
     /// servers.
     pub(super) enabled: Option<bool>,
@@ -156,9 +158,13 @@ impl RawServer {
         };
         let transport = match transport.as_str() {
             "stdio" => {
-                if self.url.is_some() || !self.headers.is_empty() || self.auth.is_some() {
+                if self.url.is_some()
+                    || !self.headers.is_empty()
+                    || self.auth.is_some()
+                    || !self.ca_certs.is_empty()
+                {
                     return Err(
-                        "`url`, `headers` and `auth` are for HTTP servers; a stdio server needs `command`"
+                        "`url`, `headers`, `auth` and `ca_certs` are for HTTP servers; a stdio server needs `command`"
                             .into(),
                     );
                 }
@@ -221,10 +227,12 @@ impl RawServer {
             Some(raw) => Some(raw.into_config()?),
             None => None,
         };
+        let ca_certs = self.ca_certs.iter().map(|p| base_dir.join(p)).collect();
         Ok(ServerConfig {
             alias: alias.to_string(),
             transport,
             auth,
+            ca_certs,
             timeout: self.timeout.map(|t| t.0),
             required: self.required,
             tools: self.tools,

@@ -39,6 +39,8 @@ struct Entries {
     agents: Vec<Read<RawAgent>>,
     /// Top-level keys that are not read (key, clients).
     ignored: Vec<(&'static str, &'static str)>,
+    /// The file's text where errors can point at a key (TOML).
+    text: Option<String>,
 }
 
 impl Registry {
@@ -105,6 +107,7 @@ impl Registry {
                 models: toml_entries(text, file.models),
                 agents: toml_entries(text, file.agents),
                 ignored: Vec::new(),
+                text: Some(text.to_string()),
             },
         )
     }
@@ -153,6 +156,7 @@ impl Registry {
                     .inputs
                     .map(|_| FOREIGN_TOP_LEVEL.to_vec())
                     .unwrap_or_default(),
+                text: None,
             },
         )
     }
@@ -172,11 +176,19 @@ impl Registry {
         let mut disabled_by = BTreeMap::new();
         // alias → the name it was written as
         let mut names: BTreeMap<String, String> = BTreeMap::new();
+        let text = entries.text.as_deref();
         for (name, mut raw, position) in entries.servers {
-            let invalid = |message: String| Error::InvalidServer {
-                path: path.to_path_buf(),
-                alias: name.clone(),
-                message: at(position, message),
+            let invalid = |message: String| {
+                // At the key the message is about, when the file shows where it is.
+                let position = text
+                    .zip(position)
+                    .and_then(|(text, (line, _))| key_position(text, line, &message))
+                    .or(position);
+                Error::InvalidServer {
+                    path: path.to_path_buf(),
+                    alias: name.clone(),
+                    message: at(position, message),
+                }
             };
             for key in std::mem::take(&mut raw.other).keys() {
                 match keys::classify(key) {
@@ -409,6 +421,36 @@ fn entries<T>(map: Option<UniqueMap<T>>) -> Vec<Read<T>> {
         .collect()
 }
 
+/// Where the first key that `message` names in backticks (`` `url` ``) is written in the
+/// table whose header is on line `header` of `text`: the line and column of the key, if it
+/// is written there (`key = …` on a line of its own, before the next table).
+fn key_position(text: &str, header: usize, message: &str) -> Option<(usize, usize)> {
+    let named = message
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|w| !w.is_empty() && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
+    let lines: Vec<&str> = text.lines().collect();
+    let table = lines.get(header..)?;
+    let end = table
+        .iter()
+        .position(|l| l.trim_start().starts_with('['))
+        .unwrap_or(table.len());
+    for key in named {
+        for (i, line) in table[..end].iter().enumerate() {
+            let indent = line.len() - line.trim_start().len();
+            let rest = &line[indent..];
+            if rest
+                .strip_prefix(key)
+                .is_some_and(|after| after.trim_start().starts_with('='))
+            {
+                return Some((header + i + 1, line[..indent].chars().count() + 1));
+            }
+        }
+    }
+    None
+}
+
 /// `message` prefixed with `line L:C: ` where the position is known.
 fn at(position: Option<(usize, usize)>, message: String) -> String {
     match position {
@@ -535,5 +577,27 @@ exclude_tools = ["rm"]
             .unwrap_err()
             .to_string();
         assert!(e.starts_with("m.json:1:"), "{e}");
+    }
+
+    #[test]
+    fn server_errors_point_at_the_key() {
+        let text =
+            "[servers.a]\ncommand = \"x\"\n  url = \"http://x\"\n\n[servers.b]\nurl = \"y\"\n";
+        assert_eq!(
+            key_position(text, 1, "`url`, `headers` are for HTTP"),
+            Some((3, 3))
+        );
+        assert_eq!(key_position(text, 1, "`nothing` here"), None);
+        // Not past the next table.
+        assert_eq!(key_position(text, 1, "`urlx`"), None);
+        let e = Registry::from_toml_str(
+            "[servers.a]\ncommand = \"x\"\nargs = [\"y\"]\ntimeoutt = 3\n",
+            Path::new("servers.toml"),
+        )
+        .expect_err("a typo");
+        assert!(
+            e.to_string().contains("line 4:1: unknown field `timeoutt`"),
+            "{e}"
+        );
     }
 }

@@ -222,7 +222,7 @@ fn typos_of_our_keys_are_refused_with_the_key_meant() {
     );
     let e = toml_err("[servers.a]\ncommand = \"x\"\narg = [\"y\"]\n");
     assert!(
-        e.contains("server \"a\": line 1:10: unknown field `arg`: did you mean `args`?"),
+        e.contains("server \"a\": line 3:1: unknown field `arg`: did you mean `args`?"),
         "{e}"
     );
     let e = toml_err("[servers.a]\ncommand = \"x\"\nexclude-tools = [\"y\"]\n");

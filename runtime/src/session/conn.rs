@@ -236,6 +236,7 @@ impl Session {
                             tap.clone(),
                             inner.param_headers.clone(),
                             (&inner.noise, inner.config.limits().max_message_bytes()),
+                            &crate::transport::extra_roots(alias, inner.config.ca_certs())?,
                         )?;
                         #[cfg(feature = "oauth")]
                         if let Some(engine) = &inner.auth {
@@ -259,6 +260,7 @@ impl Session {
                             connect_timeout,
                             tap.clone(),
                             (&inner.noise, inner.config.limits().max_message_bytes()),
+                            &crate::transport::extra_roots(alias, inner.config.ca_certs())?,
                         )
                         .await?;
                         handler

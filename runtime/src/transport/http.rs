@@ -25,6 +25,7 @@ pub(crate) fn streamable_http(
     tap: Arc<RawTap>,
     params: Arc<ParamHeaders>,
     (noise, max_message): (&StdoutNoise, usize),
+    roots: &[reqwest::Certificate],
 ) -> Result<(
     TappedClient,
     rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig,
@@ -39,12 +40,49 @@ pub(crate) fn streamable_http(
         .custom_headers(map)
         .max_sse_event_size(max_message)
         .max_json_response_size(max_message);
-    let client = TappedClient::new(tap, params).map_err(|e| Error::Transport {
+    let client = TappedClient::new(tap, params, roots).map_err(|e| Error::Transport {
         server: alias.to_string(),
         message: format!("cannot build the HTTP client: {e}"),
         stderr_tail: Vec::new(),
     })?;
     Ok((client.watched(noise.clone(), max_message), config))
+}
+
+/// The root certificates of the PEM files `paths` (a server's `ca_certs`), for the clients
+/// that reach it; an unreadable file or one without a certificate is the server's
+/// configuration error, naming the file.
+pub(crate) fn extra_roots(
+    alias: &str,
+    paths: &[std::path::PathBuf],
+) -> Result<Vec<reqwest::Certificate>> {
+    let mut roots = Vec::new();
+    for path in paths {
+        let bad = |why: String| Error::InvalidServer {
+            path: Default::default(),
+            alias: alias.to_string(),
+            message: format!("ca_certs: {}: {why}", path.display()),
+        };
+        let pem = std::fs::read(path).map_err(|e| bad(format!("cannot read it: {e}")))?;
+        let certs = reqwest::Certificate::from_pem_bundle(&pem)
+            .map_err(|e| bad(format!("not a PEM certificate file: {e}")))?;
+        if certs.is_empty() {
+            return Err(bad("holds no certificate".into()));
+        }
+        roots.extend(certs);
+    }
+    Ok(roots)
+}
+
+/// `builder` trusting `roots` besides the system's.
+pub(crate) fn trusting(
+    builder: reqwest::ClientBuilder,
+    roots: &[reqwest::Certificate],
+) -> reqwest::ClientBuilder {
+    if roots.is_empty() {
+        builder
+    } else {
+        builder.tls_certs_merge(roots.iter().cloned())
+    }
 }
 
 pub(super) fn header_pair(
@@ -79,8 +117,12 @@ pub(crate) struct TappedClient {
 }
 
 impl TappedClient {
-    pub(crate) fn new(tap: Arc<RawTap>, params: Arc<ParamHeaders>) -> Result<Self, reqwest::Error> {
-        let inner = reqwest::Client::builder()
+    pub(crate) fn new(
+        tap: Arc<RawTap>,
+        params: Arc<ParamHeaders>,
+        roots: &[reqwest::Certificate],
+    ) -> Result<Self, reqwest::Error> {
+        let inner = trusting(reqwest::Client::builder(), roots)
             // rmcp's default: idle pooling stalls on Linux delayed ACKs.
             .pool_max_idle_per_host(0)
             .redirect(same_origin_redirects())

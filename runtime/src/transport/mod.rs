@@ -29,7 +29,7 @@ mod tap;
 #[cfg(feature = "oauth")]
 pub(crate) use http::same_origin_redirects;
 #[cfg(feature = "http")]
-pub(crate) use http::streamable_http;
+pub(crate) use http::{extra_roots, streamable_http, trusting};
 pub(crate) use param_headers::ParamHeaders;
 pub(crate) use server_output::{StderrEof, StderrTail, StdoutNoise};
 #[cfg(feature = "http")]

@@ -34,6 +34,7 @@ impl SseTransport {
         timeout: Duration,
         tap: Arc<RawTap>,
         (noise, max_event): (&StdoutNoise, usize),
+        roots: &[reqwest::Certificate],
     ) -> Result<Self> {
         let err = |message: String| Error::Transport {
             server: alias.to_string(),
@@ -46,7 +47,7 @@ impl SseTransport {
             let (n, v) = header_pair(alias, k, v)?;
             header_map.insert(n, v);
         }
-        let client = reqwest::Client::builder()
+        let client = super::http::trusting(reqwest::Client::builder(), roots)
             .redirect(super::http::same_origin_redirects())
             .build()
             .map_err(|e| err(format!("cannot build HTTP client: {e}")))?;

@@ -6,7 +6,7 @@ use mcp_bindgen_tests::demo::{self, Command, Options};
 
 fn main() -> ExitCode {
     let options = match Options::parse(std::env::args().skip(1)) {
-        Ok(Command::Serve(options)) => options,
+        Ok(Command::Serve(options)) => *options,
         Ok(Command::Help) => {
             print!("{}", demo::USAGE);
             return ExitCode::SUCCESS;

@@ -36,9 +36,14 @@ const EXIT_GRACE: Duration = Duration::from_millis(300);
 pub(super) async fn serve(options: &Options) -> io::Result<()> {
     let listener = TcpListener::bind((options.host.as_str(), options.port)).await?;
     let address = listener.local_addr()?;
+    let tls = match &options.tls {
+        Some((cert, key)) => Some(tls_acceptor(cert, key)?),
+        None => None,
+    };
+    let scheme = if tls.is_some() { "https" } else { "http" };
     {
         let mut stdout = io::stdout().lock();
-        writeln!(stdout, "listening on http://{address}{ENDPOINT}")?;
+        writeln!(stdout, "listening on {scheme}://{address}{ENDPOINT}")?;
         stdout.flush()?;
     }
     log(format_args!("serving Streamable HTTP on {address}"));
@@ -48,6 +53,7 @@ pub(super) async fn serve(options: &Options) -> io::Result<()> {
         exit_after: options.exit_after,
         protocol: options.protocol,
         misbehave: options.misbehave,
+        page_size: options.page_size,
         garbage: None,
     });
     let mut config = StreamableHttpServerConfig::default();
@@ -59,11 +65,16 @@ pub(super) async fn serve(options: &Options) -> io::Result<()> {
     }
     let oauth = options.oauth.then(|| {
         Arc::new(OAuthServer::new(
-            format!("http://{address}"),
+            format!("{scheme}://{address}"),
             options.oauth_ttl,
             options.oauth_refresh_delay,
             &options.oauth_clients,
         ))
+    });
+    let gate = Arc::new(Gate {
+        header: options.require_header.clone(),
+        expire_after: options.expire_session_after,
+        seen: std::sync::Mutex::new(std::collections::HashMap::new()),
     });
     let factory = server.clone();
     let service = StreamableHttpService::new(
@@ -84,14 +95,39 @@ pub(super) async fn serve(options: &Options) -> io::Result<()> {
                 };
                 let service = service.clone();
                 let oauth = oauth.clone();
+                let tls = tls.clone();
+                let gate = gate.clone();
                 tokio::spawn(async move {
                     let handler = hyper::service::service_fn(move |request| {
-                        route(service.clone(), oauth.clone(), request)
+                        let gate = gate.clone();
+                        let service = service.clone();
+                        let oauth = oauth.clone();
+                        async move {
+                            if let Some(refused) = gate.check(&request) {
+                                return Ok(refused);
+                            }
+                            route(service, oauth, request).await
+                        }
                     });
-                    if let Err(error) = http1::Builder::new()
-                        .serve_connection(TokioIo::new(stream), handler)
-                        .await
-                    {
+                    let served = match tls {
+                        Some(tls) => match tls.accept(stream).await {
+                            Ok(stream) => {
+                                http1::Builder::new()
+                                    .serve_connection(TokioIo::new(stream), handler)
+                                    .await
+                            }
+                            Err(error) => {
+                                log(format_args!("TLS handshake failed: {error}"));
+                                return;
+                            }
+                        },
+                        None => {
+                            http1::Builder::new()
+                                .serve_connection(TokioIo::new(stream), handler)
+                                .await
+                        }
+                    };
+                    if let Err(error) = served {
                         log(format_args!("http connection error: {error}"));
                     }
                 });
@@ -105,6 +141,78 @@ pub(super) async fn serve(options: &Options) -> io::Result<()> {
 }
 
 type Body = BoxBody<Bytes, Infallible>;
+
+/// The server's TLS side: the certificate chain and key in PEM files.
+fn tls_acceptor(
+    cert: &std::path::Path,
+    key: &std::path::Path,
+) -> io::Result<tokio_rustls::TlsAcceptor> {
+    use tokio_rustls::rustls;
+    use tokio_rustls::rustls::pki_types::pem::PemObject as _;
+    use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer};
+    let bad = |what: &str, e: &dyn std::fmt::Display| io::Error::other(format!("{what}: {e}"));
+    let chain = CertificateDer::pem_file_iter(cert)
+        .map_err(|e| bad("--tls-cert", &e))?
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| bad("--tls-cert", &e))?;
+    let key = PrivateKeyDer::from_pem_file(key).map_err(|e| bad("--tls-key", &e))?;
+    let config = rustls::ServerConfig::builder_with_provider(Arc::new(
+        rustls::crypto::aws_lc_rs::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .map_err(|e| bad("TLS", &e))?
+    .with_no_client_auth()
+    .with_single_cert(chain, key)
+    .map_err(|e| bad("TLS", &e))?;
+    Ok(tokio_rustls::TlsAcceptor::from(Arc::new(config)))
+}
+
+/// What every request passes before it reaches the MCP endpoint: `--require-header`, and
+/// `--expire-session-after` (a session forgotten after N of its requests answers 404, as
+/// the specification has a server that expired a session do).
+struct Gate {
+    header: Option<(String, String)>,
+    expire_after: Option<u64>,
+    /// Requests seen per session id.
+    seen: std::sync::Mutex<std::collections::HashMap<String, u64>>,
+}
+
+impl Gate {
+    fn check(&self, request: &Request<Incoming>) -> Option<Response<Body>> {
+        let refuse = |status: StatusCode, text: String| {
+            let mut response = Response::new(Full::new(Bytes::from(text)).boxed());
+            *response.status_mut() = status;
+            response
+        };
+        if let Some((name, value)) = &self.header {
+            let got = request
+                .headers()
+                .get(name.as_str())
+                .and_then(|v| v.to_str().ok());
+            if got != Some(value.as_str()) {
+                log(format_args!("refused a request without header {name}"));
+                return Some(refuse(
+                    StatusCode::BAD_REQUEST,
+                    format!("missing or wrong header {name}\n"),
+                ));
+            }
+        }
+        let limit = self.expire_after?;
+        let session = request
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|v| v.to_str().ok())?
+            .to_string();
+        let mut seen = self.seen.lock().ok()?;
+        let count = seen.entry(session.clone()).or_default();
+        *count += 1;
+        if *count > limit {
+            log(format_args!("session {session} expired"));
+            return Some(refuse(StatusCode::NOT_FOUND, "session expired\n".into()));
+        }
+        None
+    }
+}
 
 async fn route(
     mut service: StreamableHttpService<DemoServer, LocalSessionManager>,

@@ -9,6 +9,8 @@
 //!                 [--faults] [--exit-after N] [--startup-delay-ms N]
 //!                 [--protocol all|2025-11-25|2026-07-28] [--misbehave MODE]
 //!                 [--oauth [--oauth-token-ttl SECS] [--oauth-client ID:SECRET]…]
+//!                 [--page-size N] [--tls-cert PEM --tls-key PEM]
+//!                 [--require-header NAME:VALUE] [--expire-session-after N]
 //! ```
 //!
 //! - stdio (default): newline-delimited JSON-RPC on stdin/stdout; `--pipes` uses rmcp's
@@ -72,6 +74,12 @@ OPTIONS:
                              (20 000 tools in one answer, about 1.4 MB); reflect-env (the
                              value of MCP_DEMO_REFLECT in a tool's description, as a server
                              that echoes its configuration would)
+    --page-size N            list the tools N per page (tools/list pagination)
+    --tls-cert PEM           http: serve HTTPS with this certificate chain (with --tls-key)
+    --tls-key PEM            http: the certificate's private key
+    --require-header N:V     http: answer 400 to a request without header N = V
+    --expire-session-after N http: forget a session after N of its requests (the next one
+                             gets 404, as a server that expired the session would)
     -h, --help               print this help
     -V, --version            print the version
 
@@ -119,6 +127,14 @@ pub struct Options {
     pub oauth_clients: Vec<(String, String)>,
     /// How long answering a refresh takes (`--oauth-refresh-delay-ms N`).
     pub oauth_refresh_delay: Duration,
+    /// Tools per `tools/list` page (`--page-size N`; `None`: one page).
+    pub page_size: Option<usize>,
+    /// http: serve HTTPS with this certificate chain and key (`--tls-cert`, `--tls-key`).
+    pub tls: Option<(std::path::PathBuf, std::path::PathBuf)>,
+    /// http: a header every request must carry (`--require-header NAME:VALUE`).
+    pub require_header: Option<(String, String)>,
+    /// http: a session is forgotten after this many of its requests.
+    pub expire_session_after: Option<u64>,
 }
 
 /// A broken server's `tools/list` (`--misbehave`).
@@ -165,6 +181,10 @@ impl Default for Options {
             oauth_ttl: Duration::from_secs(3600),
             oauth_clients: Vec::new(),
             oauth_refresh_delay: Duration::ZERO,
+            page_size: None,
+            tls: None,
+            require_header: None,
+            expire_session_after: None,
         }
     }
 }
@@ -173,7 +193,7 @@ impl Default for Options {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Command {
     /// Serve with these options.
-    Serve(Options),
+    Serve(Box<Options>),
     /// Print [`USAGE`].
     Help,
     /// Print the version.
@@ -189,6 +209,7 @@ impl Options {
         S: Into<String>,
     {
         let mut options = Options::default();
+        let (mut cert, mut key) = (None, None);
         let mut args = args.into_iter().map(Into::into);
         while let Some(arg) = args.next() {
             let (flag, inline) = match arg.split_once('=') {
@@ -274,6 +295,24 @@ impl Options {
                         .oauth_clients
                         .push((id.to_string(), secret.to_string()));
                 }
+                "--page-size" => {
+                    options.page_size = Some(number("--page-size", &value("--page-size")?)?)
+                }
+                "--tls-cert" => cert = Some(std::path::PathBuf::from(value("--tls-cert")?)),
+                "--tls-key" => key = Some(std::path::PathBuf::from(value("--tls-key")?)),
+                "--require-header" => {
+                    let pair = value("--require-header")?;
+                    let (name, v) = pair
+                        .split_once(':')
+                        .ok_or("--require-header takes NAME:VALUE")?;
+                    options.require_header = Some((name.to_ascii_lowercase(), v.to_string()));
+                }
+                "--expire-session-after" => {
+                    options.expire_session_after = Some(number(
+                        "--expire-session-after",
+                        &value("--expire-session-after")?,
+                    )?)
+                }
                 "--faults" | "--pipes" | "--oauth" if inline.is_some() => {
                     return Err(format!("{flag} takes no value"));
                 }
@@ -286,7 +325,17 @@ impl Options {
         if options.oauth && options.transport != TransportKind::Http {
             return Err("--oauth needs --transport http".into());
         }
-        Ok(Command::Serve(options))
+        options.tls = match (cert, key) {
+            (Some(cert), Some(key)) if options.transport == TransportKind::Http => {
+                Some((cert, key))
+            }
+            (None, None) => None,
+            _ => return Err("--tls-cert and --tls-key go together, with --transport http".into()),
+        };
+        if options.page_size == Some(0) {
+            return Err("--page-size must be at least 1".into());
+        }
+        Ok(Command::Serve(Box::new(options)))
     }
 }
 
@@ -317,7 +366,7 @@ mod tests {
 
     fn serve(args: &[&str]) -> Options {
         match Options::parse(args.iter().copied()) {
-            Ok(Command::Serve(options)) => options,
+            Ok(Command::Serve(options)) => *options,
             other => panic!("unexpected {other:?}"),
         }
     }
@@ -352,6 +401,16 @@ mod tests {
             (&["--port", "70000"][..], "not a valid"),
             (&["--bogus"][..], "unknown argument"),
             (&["--faults=yes"][..], "takes no value"),
+            (
+                &["--transport", "http", "--tls-cert", "c.pem"][..],
+                "go together",
+            ),
+            (
+                &["--tls-cert", "c.pem", "--tls-key", "k.pem"][..],
+                "go together",
+            ),
+            (&["--page-size", "0"][..], "at least 1"),
+            (&["--require-header", "x"][..], "NAME:VALUE"),
         ] {
             let error = Options::parse(args.iter().copied()).unwrap_err();
             assert!(error.contains(needle), "{args:?}: {error}");

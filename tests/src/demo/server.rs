@@ -72,6 +72,8 @@ pub struct DemoConfig {
     pub protocol: Option<super::Wire>,
     /// How `tools/list` misbehaves.
     pub misbehave: Option<super::Misbehave>,
+    /// Tools per `tools/list` page (`None`: one page).
+    pub page_size: Option<usize>,
 }
 
 /// State shared by every session of one server process.
@@ -524,7 +526,7 @@ impl ServerHandler for DemoServer {
 
     async fn list_tools(
         &self,
-        _request: Option<rmcp::model::PaginatedRequestParams>,
+        request: Option<rmcp::model::PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::ListToolsResult, ErrorData> {
         let mut tools = self.router.list_all();
@@ -566,7 +568,26 @@ impl ServerHandler for DemoServer {
                 )])),
             ));
         }
-        Ok(rmcp::model::ListToolsResult::with_all_items(tools))
+        let Some(size) = self.shared.config.page_size else {
+            return Ok(rmcp::model::ListToolsResult::with_all_items(tools));
+        };
+        // The cursor is the offset of the page, as text.
+        let start = match request.and_then(|r| r.cursor) {
+            Some(cursor) => cursor.parse::<usize>().map_err(|_| {
+                ErrorData::invalid_params(format!("unknown cursor {cursor:?}"), None)
+            })?,
+            None => 0,
+        };
+        let end = (start + size).min(tools.len());
+        log(format_args!(
+            "tools/list page: tools {start}..{end} of {}",
+            tools.len()
+        ));
+        let mut page = rmcp::model::ListToolsResult::with_all_items(
+            tools.get(start..end).unwrap_or_default().to_vec(),
+        );
+        page.next_cursor = (end < tools.len()).then(|| end.to_string());
+        Ok(page)
     }
 
     async fn get_task(

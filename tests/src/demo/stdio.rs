@@ -22,6 +22,7 @@ pub(super) async fn serve(options: &Options) -> io::Result<()> {
         exit_after: options.exit_after,
         protocol: options.protocol,
         misbehave: options.misbehave,
+        page_size: options.page_size,
         garbage: Some(queue.clone()),
     });
     if options.pipes {
