@@ -21,7 +21,7 @@
 //! |---|---|
 //! | `snapshot [ALIAS…] [--check]` | connect to the registry's servers and write `fixtures/<alias>.json`; with `--check` write nothing, classify every change, exit 1 on drift |
 //! | `diff OLD NEW`, `diff --base REV` | review a fixture change with no server: per tool, the wire class (BREAKING / ADDITIVE / DOCS / NONE) and the Rust API effect (major / minor / patch) with reasons; `--format text\|markdown\|json`, `--fail-on breaking\|additive\|docs` |
-//! | `verify [--deep] [--fixtures DIR]` | generate code for every fixture (no network); with `--deep`, check that every valid value of every schema survives the generated types; exit 1 on errors or failures |
+//! | `verify [--deep [--max-skipped PCT]] [--fixtures DIR]` | generate code for every fixture (no network); with `--deep`, check that every valid value of every schema survives the generated types; exit 1 on errors, failures, or more than 2 % of the tools skipped |
 //! | `expand ALIAS\|PATH` | print the Rust code `mcp_tools!` generates for a fixture |
 //! | `tools [--strict]` | the OpenAI function-call `tools` array of every fixture |
 //! | `call ALIAS TOOL [JSON]` | call one tool of a configured server and print the result |
@@ -163,7 +163,7 @@ commands:
                                 with --check write nothing, classify every change, exit 1 on drift
   diff OLD NEW | --base REV     review a fixture change without a server: wire class and Rust API
                                 effect per tool (--format text|markdown|json, --fail-on LEVEL)
-  verify [--deep] [--fixtures DIR]
+  verify [--deep [--max-skipped PCT]] [--fixtures DIR]
                                 generate code for every fixture (no network); --deep: round-trip
                                 valid values through the generated types; exit 1 on errors
   expand ALIAS|PATH             print the Rust code mcp_tools!(\"ALIAS\") generates

@@ -80,6 +80,8 @@ fn a_server_that_dies_at_start_is_a_diagnosed_failure_never_the_death_of_the_com
         let text = out.text();
         assert!(text.contains("server \"dead\""), "{text}");
         assert!(text.contains("fatal: no config"), "the stderr tail: {text}");
+        assert!(text.contains("exit status: 3"), "the exit status: {text}");
+        assert!(text.contains("exit status: 1"), "the exit status: {text}");
     }
     // Alone, it is the command's failure, with words.
     for _ in 0..5 {
@@ -239,6 +241,25 @@ fn secrets_reach_neither_messages_nor_fixtures() {
     assert!(out.stderr.contains("contains a secret"), "{}", out.stderr);
     assert!(!dir.path().join("echo.json").exists());
     assert!(dir.path().join("plain.json").is_file(), "{}", out.text());
+    // A server that quotes it in a JSON-RPC error.
+    let toml = demo(
+        "quoting",
+        "args = [\"--misbehave\", \"reflect-env-error\"]\nenv = { MCP_DEMO_REFLECT = \"${PROBE_SECRET}\" }",
+    );
+    let out = run(
+        dir.path(),
+        &toml,
+        &["snapshot", "quoting"],
+        &[("PROBE_SECRET", secret)],
+    );
+    assert_eq!(out.code, Some(1), "{}", out.text());
+    assert!(
+        out.stderr
+            .contains("the key <redacted> is not allowed here"),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.text().contains(secret), "{}", out.text());
     // A key in the URL, on both HTTP transports: never in a message.
     for transport in ["streamable-http", "sse"] {
         let toml = format!(

@@ -1,6 +1,7 @@
 //! The HTTP wire as hosted servers run it, through the commands a user runs: HTTPS with a
 //! certificate from a test CA made at test time (trusted through the registry's
-//! `ca_certs`, refused without it), OAuth over it, registry headers checked by the server, a
+//! `ca_certs`, refused without it), OAuth over it, registry headers checked by the server
+//! (and a credential its error page echoes kept out of the message), a
 //! session the server expires re-established once, transparently, and a multi-page
 //! `tools/list` over stdio and HTTP.
 
@@ -157,10 +158,10 @@ fn registry_headers_reach_the_server() {
     let dir = tempfile::tempdir().expect("tempdir");
     let toml = format!(
         "[servers.with]\nurl = \"{url}\"\nheaders = {{ X-Probe = \"${{PROBE}}\" }}\n\n\
-         [servers.without]\nurl = \"{url}\"\n",
+         [servers.without]\nurl = \"{url}\"\nheaders = {{ Authorization = \"Bearer ${{TOKEN}}\" }}\n",
         url = server.url
     );
-    let env = [("PROBE", "probe-value-31")];
+    let env = [("PROBE", "probe-value-31"), ("TOKEN", "tok-e9f8a7b6")];
     let (code, text) = run(
         dir.path(),
         &toml,
@@ -175,6 +176,9 @@ fn registry_headers_reach_the_server() {
         "the server refuses a request without the header: {text}"
     );
     assert!(text.contains("400"), "{text}");
+    // The server's error page echoes the Authorization header: not into the message.
+    assert!(text.contains("authorization: <redacted>"), "{text}");
+    assert!(!text.contains("tok-e9f8a7b6"), "{text}");
 }
 
 #[test]

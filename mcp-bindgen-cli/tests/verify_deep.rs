@@ -31,8 +31,22 @@ fn deep_verify_reports_passes_skips_and_the_summary_lines() {
 ]}"#,
     )
     .expect("write fixture");
-    let out = Command::new(env!("CARGO_BIN_EXE_cargo-mcp-bindgen"))
+    // 1 of 3 tools cannot be checked: more than the 2 % a pass allows by default.
+    let strict = Command::new(env!("CARGO_BIN_EXE_cargo-mcp-bindgen"))
         .args(["verify", "--deep", "--fixtures"])
+        .arg(dir.path())
+        .current_dir(root())
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run cargo-mcp-bindgen");
+    let strict_text = String::from_utf8_lossy(&strict.stderr);
+    assert_eq!(strict.status.code(), Some(1), "{strict_text}");
+    assert!(
+        strict_text.contains("the round trip skipped 1 of 3 tools (33.3 %, more than 2 %)"),
+        "{strict_text}"
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_cargo-mcp-bindgen"))
+        .args(["verify", "--deep", "--max-skipped", "34", "--fixtures"])
         .arg(dir.path())
         .current_dir(root())
         .env("NO_COLOR", "1")

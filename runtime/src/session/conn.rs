@@ -128,6 +128,8 @@ impl Session {
             }
             (_, p) => p,
         };
+        // How an earlier connection ended is not this one's story.
+        inner.noise.clear_ended();
         let (service, client, stderr_eof, direct) = loop {
             let mode = lifecycle(protocol);
             let client = client_config(inner.options.elicit.is_some(), protocol);
@@ -175,9 +177,8 @@ impl Session {
                         ),
                     };
                 }
-                if let rmcp::service::ClientInitializeError::ConnectionClosed(_) = &e
-                    && let Some(ended) = inner.noise.ended()
-                {
+                // The server exited or crossed a limit: that is why, whatever rmcp saw.
+                if let Some(ended) = inner.noise.ended() {
                     return transport_err(format!("initialize failed: {ended}"));
                 }
                 if protocol == Protocol::Auto

@@ -206,6 +206,13 @@ impl StdoutNoise {
         }
     }
 
+    /// Forgets why the last connection ended (a new one starts).
+    pub(crate) fn clear_ended(&self) {
+        if let Ok(mut r) = self.0.lock() {
+            r.ended = None;
+        }
+    }
+
     /// Why the client ended the connection, if it did.
     pub(crate) fn ended(&self) -> Option<String> {
         self.0.lock().ok().and_then(|r| r.ended.clone())

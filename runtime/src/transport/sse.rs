@@ -274,3 +274,45 @@ impl Drop for SseTransport {
         self.reader.abort();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The stream of `chunks` through [`bounded_events`] with a 16-byte limit: what came
+    /// through, and why it stopped.
+    async fn through(chunks: &[&'static [u8]]) -> (Vec<u8>, Option<String>) {
+        let noise = StdoutNoise::default();
+        let source = futures::stream::iter(
+            chunks
+                .iter()
+                .map(|c| Ok::<_, reqwest::Error>(bytes::Bytes::from_static(c)))
+                .collect::<Vec<_>>(),
+        );
+        let bounded = bounded_events(source, 16, noise.clone());
+        futures::pin_mut!(bounded);
+        let mut out = Vec::new();
+        while let Some(Ok(chunk)) = bounded.next().await {
+            out.extend_from_slice(&chunk);
+        }
+        (out, noise.ended())
+    }
+
+    #[tokio::test]
+    async fn an_event_that_never_ends_stops_at_the_limit() {
+        // Events under the limit, split anywhere, pass; a blank line (LF or CRLF) ends each.
+        let (out, ended) =
+            through(&[b"data: 123456\n\nda", b"ta: 1234567\r\n\r\ndata: x\n\n"]).await;
+        assert_eq!(out.len(), 40);
+        assert_eq!(ended, None);
+        // One that never ends is cut as soon as it is over the limit, and says so.
+        let (out, ended) = through(&[b"data: aaaaaaaa", b"aaaaaaaaaaaaaaaa", b"\n\n"]).await;
+        assert!(out.len() <= 16, "{}", out.len());
+        let ended = ended.expect("recorded");
+        assert!(
+            ended.contains("an SSE event larger than 16 bytes")
+                && ended.contains("max_message_bytes"),
+            "{ended}"
+        );
+    }
+}

@@ -492,6 +492,20 @@ impl<'de> serde::de::Visitor<'de> for CallAnswer<'_> {
 impl Drop for StdioTransport {
     fn drop(&mut self) {
         self.direct.close();
+        // A write that failed because the server had exited: its exit status, for the error
+        // that follows (the reader, which would say it at end of file, is gone).
+        let write_failed = self
+            .writer
+            .pipe
+            .try_lock()
+            .is_ok_and(|pipe| pipe.failed.is_some());
+        if write_failed
+            && self.noise.ended().is_none()
+            && let Ok(Some(status)) = self.child.try_wait()
+        {
+            self.noise
+                .end(format!("the server exited ({status}) before answering"));
+        }
     }
 }
 

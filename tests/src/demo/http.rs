@@ -191,9 +191,15 @@ impl Gate {
                 .and_then(|v| v.to_str().ok());
             if got != Some(value.as_str()) {
                 log(format_args!("refused a request without header {name}"));
+                // Echoes the request's authorization, as careless servers' error pages do.
+                let authorization = request
+                    .headers()
+                    .get("authorization")
+                    .and_then(|v| v.to_str().ok())
+                    .unwrap_or("none");
                 return Some(refuse(
                     StatusCode::BAD_REQUEST,
-                    format!("missing or wrong header {name}\n"),
+                    format!("missing or wrong header {name}; authorization: {authorization}\n"),
                 ));
             }
         }

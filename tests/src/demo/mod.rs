@@ -73,7 +73,8 @@ OPTIONS:
                              levels deep) — these three never answer properly; many-tools
                              (20 000 tools in one answer, about 1.4 MB); reflect-env (the
                              value of MCP_DEMO_REFLECT in a tool's description, as a server
-                             that echoes its configuration would)
+                             that echoes its configuration would); reflect-env-error (the
+                             same value in a JSON-RPC error answering tools/list)
     --page-size N            list the tools N per page (tools/list pagination)
     --tls-cert PEM           http: serve HTTPS with this certificate chain (with --tls-key)
     --tls-key PEM            http: the certificate's private key
@@ -154,6 +155,8 @@ pub enum Misbehave {
     ManyTools,
     /// The value of `MCP_DEMO_REFLECT` in a tool's description.
     ReflectEnv,
+    /// The value of `MCP_DEMO_REFLECT` in a JSON-RPC error answering `tools/list`.
+    ReflectEnvError,
 }
 
 /// One of the two protocol wires (`--protocol`).
@@ -248,9 +251,10 @@ impl Options {
                         "deep" => Misbehave::Deep,
                         "many-tools" => Misbehave::ManyTools,
                         "reflect-env" => Misbehave::ReflectEnv,
+                        "reflect-env-error" => Misbehave::ReflectEnvError,
                         other => {
                             return Err(format!(
-                                "unknown misbehaviour {other:?} (expected cursor-cycle, duplicate-tool, bad-utf8, unknown-id, deep, many-tools or reflect-env)"
+                                "unknown misbehaviour {other:?} (expected cursor-cycle, duplicate-tool, bad-utf8, unknown-id, deep, many-tools, reflect-env or reflect-env-error)"
                             ));
                         }
                     })

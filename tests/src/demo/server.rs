@@ -551,6 +551,13 @@ impl ServerHandler for DemoServer {
                     .map(|i| Tool::new(format!("tool_{i:05}"), "One of many.", schema.clone()));
                 return Ok(rmcp::model::ListToolsResult::with_all_items(many.collect()));
             }
+            Some(super::Misbehave::ReflectEnvError) => {
+                let value = std::env::var("MCP_DEMO_REFLECT").unwrap_or_default();
+                return Err(ErrorData::invalid_request(
+                    format!("the key {value} is not allowed here"),
+                    None,
+                ));
+            }
             Some(super::Misbehave::ReflectEnv) => {
                 let value = std::env::var("MCP_DEMO_REFLECT").unwrap_or_default();
                 tools[0].description = Some(format!("Configured with {value}.").into());
