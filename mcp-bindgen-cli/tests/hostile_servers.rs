@@ -4,44 +4,13 @@
 //! drive the terminal.
 
 use std::path::Path;
-use std::process::Command;
 
 mod common;
-use common::demo_server;
+use common::{HttpDemo, Run, demo_server, run_with_registry};
 
-/// What one run of `cargo-mcp-bindgen` gave.
-struct Run {
-    /// The exit code; `None` when a signal ended the process.
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-impl Run {
-    fn text(&self) -> String {
-        format!("{}{}", self.stdout, self.stderr)
-    }
-}
-
-/// Runs `cargo-mcp-bindgen ARGS` with the registry `toml` in `dir` (which also holds the
-/// fixtures), and `env` set.
+/// Runs `cargo-mcp-bindgen ARGS` with the registry `toml` in `dir`.
 fn run(dir: &Path, toml: &str, args: &[&str], env: &[(&str, &str)]) -> Run {
-    let registry = dir.join("servers.toml");
-    std::fs::write(&registry, toml).expect("write registry");
-    let out = Command::new(env!("CARGO_BIN_EXE_cargo-mcp-bindgen"))
-        .args(args)
-        .args(["--config", &registry.display().to_string()])
-        .args(["--fixtures", &dir.display().to_string()])
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .envs(env.iter().copied())
-        .output()
-        .expect("run cargo-mcp-bindgen");
-    Run {
-        code: out.status.code(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    run_with_registry(dir, toml, args, env)
 }
 
 /// The demo server's registry entry under `alias`, with `extra` lines.
@@ -184,32 +153,13 @@ fn tool_lists_past_the_limits_are_refused_with_the_setting_that_raises_them() {
 
 #[test]
 fn an_answer_over_the_size_limit_on_http_is_named_as_such() {
-    let mut server = Command::new(demo_server())
-        .args([
-            "--transport",
-            "http",
-            "--port",
-            "0",
-            "--misbehave",
-            "many-tools",
-        ])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("start the demo server");
-    let mut line = String::new();
-    std::io::BufRead::read_line(
-        &mut std::io::BufReader::new(server.stdout.take().expect("stdout")),
-        &mut line,
-    )
-    .expect("listening line");
-    let url = line.trim().trim_start_matches("listening on ").to_string();
+    let server = HttpDemo::start(&["--misbehave", "many-tools"]);
+    let url = &server.url;
     let dir = tempfile::tempdir().expect("tempdir");
     let toml =
         format!("[servers.big]\nurl = \"{url}\"\nmax_tools = 30000\nmax_message_bytes = 65536\n");
     let out = run(dir.path(), &toml, &["snapshot", "big"], &[]);
-    let _ = server.kill();
-    let _ = server.wait();
+    drop(server);
     assert_eq!(out.code, Some(1), "{}", out.text());
     assert!(
         out.stderr.contains("larger than 64 KiB") && out.stderr.contains("max_message_bytes"),

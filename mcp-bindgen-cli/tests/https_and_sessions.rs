@@ -5,77 +5,15 @@
 //! session the server expires re-established once, transparently, and a multi-page
 //! `tools/list` over stdio and HTTP.
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
 
 mod common;
-use common::demo_server;
+use common::{HttpDemo as Server, demo_server, run_with_registry};
 
-/// The demo server over HTTP(S) with `args`; killed on drop. Its stderr (the server's log)
-/// is kept in a file.
-struct Server {
-    child: Child,
-    url: String,
-    log: tempfile::NamedTempFile,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Server {
-    fn start(args: &[&str]) -> Server {
-        let log = tempfile::NamedTempFile::new().expect("log file");
-        let mut child = Command::new(demo_server())
-            .args(["--transport", "http", "--port", "0"])
-            .args(args)
-            .env("MCP_DEMO_LOG", "info")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(log.reopen().expect("log"))
-            .spawn()
-            .expect("start the demo server");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().expect("stdout"))
-            .read_line(&mut line)
-            .expect("listening line");
-        let url = line
-            .trim()
-            .strip_prefix("listening on ")
-            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-            .to_string();
-        Server { child, url, log }
-    }
-
-    fn log(&self) -> String {
-        std::fs::read_to_string(self.log.path()).unwrap_or_default()
-    }
-}
-
-/// Runs `cargo-mcp-bindgen ARGS` in `dir` (registry `toml`, fixtures and tokens there).
+/// Runs `cargo-mcp-bindgen ARGS` in `dir`: exit code and output.
 fn run(dir: &Path, toml: &str, args: &[&str], env: &[(&str, &str)]) -> (i32, String) {
-    let registry = dir.join("servers.toml");
-    std::fs::write(&registry, toml).expect("write registry");
-    let out = Command::new(env!("CARGO_BIN_EXE_cargo-mcp-bindgen"))
-        .args(args)
-        .args(["--config", &registry.display().to_string()])
-        .args(["--fixtures", &dir.display().to_string()])
-        .current_dir(dir)
-        .env("MCP_BINDGEN_TOKEN_DIR", dir.join("tokens"))
-        .env("NO_COLOR", "1")
-        .envs(env.iter().copied())
-        .output()
-        .expect("run cargo-mcp-bindgen");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.code().unwrap_or(-1), text)
+    let out = run_with_registry(dir, toml, args, env);
+    (out.code.unwrap_or(-1), out.text())
 }
 
 /// A test CA and a certificate it signed for `localhost` and 127.0.0.1, as PEM files in
