@@ -9,6 +9,7 @@ use reqwest::header::{HeaderName, HeaderValue};
 use rmcp::model::ClientJsonRpcMessage;
 use rmcp::transport::streamable_http_client::{
     StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
+    StreamableHttpResponseLimits as ResponseLimits,
 };
 use sse_stream::{Error as SseError, Sse};
 
@@ -185,18 +186,43 @@ impl StreamableHttpClient for TappedClient {
         message: ClientJsonRpcMessage,
         session_id: Option<Arc<str>>,
         auth_header: Option<String>,
-        mut custom_headers: HashMap<HeaderName, HeaderValue>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> HttpResult<StreamableHttpPostResponse> {
-        self.tap.on_send(&message);
-        self.mirror_params(&message, &mut custom_headers);
-        let response = self.check(
-            self.inner
-                .post_message(uri, message, session_id, auth_header, custom_headers)
-                .await,
-        )?;
-        Ok(self.tap_response(response))
+        self.post_message_with_response_limits(
+            uri,
+            message,
+            session_id,
+            auth_header,
+            custom_headers,
+            ResponseLimits::default(),
+        )
+        .await
     }
 
+    async fn post_message_with_max_sse_event_size(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        max_sse_event_size: usize,
+    ) -> HttpResult<StreamableHttpPostResponse> {
+        let mut limits = ResponseLimits::default();
+        limits.max_sse_event_size = max_sse_event_size;
+        self.post_message_with_response_limits(
+            uri,
+            message,
+            session_id,
+            auth_header,
+            custom_headers,
+            limits,
+        )
+        .await
+    }
+
+    /// Every POST comes here (rmcp's transport calls this one with the configured limits):
+    /// tapped, `Mcp-Param-*` mirrored, an over-size answer recorded.
     async fn post_message_with_response_limits(
         &self,
         uri: Arc<str>,
@@ -204,7 +230,7 @@ impl StreamableHttpClient for TappedClient {
         session_id: Option<Arc<str>>,
         auth_header: Option<String>,
         mut custom_headers: HashMap<HeaderName, HeaderValue>,
-        limits: rmcp::transport::streamable_http_client::StreamableHttpResponseLimits,
+        limits: ResponseLimits,
     ) -> HttpResult<StreamableHttpPostResponse> {
         self.tap.on_send(&message);
         self.mirror_params(&message, &mut custom_headers);
@@ -217,32 +243,6 @@ impl StreamableHttpClient for TappedClient {
                     auth_header,
                     custom_headers,
                     limits,
-                )
-                .await,
-        )?;
-        Ok(self.tap_response(response))
-    }
-
-    async fn post_message_with_max_sse_event_size(
-        &self,
-        uri: Arc<str>,
-        message: ClientJsonRpcMessage,
-        session_id: Option<Arc<str>>,
-        auth_header: Option<String>,
-        mut custom_headers: HashMap<HeaderName, HeaderValue>,
-        max_sse_event_size: usize,
-    ) -> HttpResult<StreamableHttpPostResponse> {
-        self.tap.on_send(&message);
-        self.mirror_params(&message, &mut custom_headers);
-        let response = self.check(
-            self.inner
-                .post_message_with_max_sse_event_size(
-                    uri,
-                    message,
-                    session_id,
-                    auth_header,
-                    custom_headers,
-                    max_sse_event_size,
                 )
                 .await,
         )?;
