@@ -129,6 +129,10 @@ fn tool_lists_past_the_limits_are_refused_with_the_setting_that_raises_them() {
         + &demo(
             "small",
             "args = [\"--misbehave\", \"many-tools\"]\nmax_tools = 30000\nmax_message_bytes = 65536",
+        )
+        + &demo(
+            "listed",
+            "args = [\"--misbehave\", \"many-tools\"]\nmax_tools = 30000\nmax_tools_list_bytes = 100000",
         );
     let out = run(dir.path(), &toml, &["snapshot", "many"], &[]);
     assert_eq!(out.code, Some(1), "{}", out.text());
@@ -142,6 +146,14 @@ fn tool_lists_past_the_limits_are_refused_with_the_setting_that_raises_them() {
     let out = run(dir.path(), &toml, &["snapshot", "raised"], &[]);
     assert_eq!(out.code, Some(0), "{}", out.text());
     assert!(out.stderr.contains("20000 tools"), "{}", out.stderr);
+    let out = run(dir.path(), &toml, &["snapshot", "listed"], &[]);
+    assert_eq!(out.code, Some(1), "{}", out.text());
+    assert!(
+        out.stderr
+            .contains("took more than 97.7 KiB (the `max_tools_list_bytes` limit"),
+        "{}",
+        out.stderr
+    );
     let out = run(dir.path(), &toml, &["snapshot", "small"], &[]);
     assert_eq!(out.code, Some(1), "{}", out.text());
     assert!(

@@ -39,7 +39,12 @@ pub(crate) fn redact(secrets: &[String], text: &str) -> String {
     redact_bearer(&out)
 }
 
-/// `text` with the credential after each `Bearer ` (any case) replaced by `<redacted>`.
+/// The shortest text after `Bearer ` taken for a credential (OAuth access tokens, JWTs and
+/// API keys are longer; words are shorter).
+const BEARER_TOKEN_MIN: usize = 16;
+
+/// `text` with the credential after each `Bearer ` (any case) replaced by `<redacted>`: a
+/// run of token characters at least [`BEARER_TOKEN_MIN`] long with a digit in it.
 fn redact_bearer(text: &str) -> String {
     const WORD: &str = "bearer ";
     let lower = text.to_ascii_lowercase();
@@ -55,7 +60,9 @@ fn redact_bearer(text: &str) -> String {
         let len = text[start..]
             .find(|c: char| !token_char(c))
             .unwrap_or(text.len() - start);
-        if len >= MIN_SECRET_LEN && !text[start..].starts_with("<redacted>") {
+        // A credential, not a word ("jwt-bearer grant"): long, with a digit in it.
+        let token = &text[start..start + len];
+        if len >= BEARER_TOKEN_MIN && token.chars().any(|c| c.is_ascii_digit()) {
             out.push_str(&text[rest..start]);
             out.push_str("<redacted>");
             rest = start + len;
@@ -453,9 +460,15 @@ mod tests {
         );
         assert!(url_secrets("http://127.0.0.1:3001/mcp").is_empty());
         assert_eq!(
-            redact(&[], "got Authorization: Bearer eyJ0.abc-def_1 and bearer x"),
+            redact(
+                &[],
+                "got Authorization: Bearer eyJhbGciOi.J9x-y_1Z and bearer x"
+            ),
             "got Authorization: Bearer <redacted> and bearer x"
         );
+        // Words after "bearer" are not credentials.
+        let words = "unsupported_grant_type: only jwt-bearer grant is supported, Bearer realm";
+        assert_eq!(redact(&[], words), words);
         assert_eq!(
             redact(&["k-123456".into()], "?api_key=k-123456"),
             "?api_key=<redacted>"

@@ -145,8 +145,9 @@ impl Session {
 
     /// `text` with every secret of the server's configuration replaced by `<redacted>`: the
     /// values its `${NAME}` placeholders resolved to, its headers, its URL's userinfo and
-    /// credential query parameters, auth secrets, and any token after `Bearer `. The rule
-    /// every error of the session follows; for text of your own (a log line).
+    /// credential query parameters, auth secrets, and bearer tokens (16 or more token
+    /// characters with a digit, after `Bearer `). The rule every error of the session
+    /// follows; for text of your own (a log line).
     pub fn redact(&self, text: &str) -> String {
         crate::config::redact(&self.inner.resolved.secrets, text)
     }

@@ -97,11 +97,20 @@ impl Session {
         let mut cursor: Option<String> = None;
         let mut seen = std::collections::HashSet::new();
         let limits = self.inner.config.limits();
+        // (bytes the tap captured, bytes of pages it did not see)
+        let mut seen_bytes = (0usize, 0usize);
         for _ in 0..MAX_PAGES {
             let params = rmcp::model::PaginatedRequestParams::default().with_cursor(cursor);
             let page = self
                 .with_deadline(conn, "tools/list", conn.peer.list_tools(Some(params)))
                 .await?;
+            // Bytes of the answer: as received when the tap saw it, else (an HTTP JSON body
+            // that rmcp parsed first) as encoded again.
+            let captured = self.inner.tap.captured_bytes();
+            if captured == seen_bytes.0 {
+                seen_bytes.1 += serde_json::to_vec(&page.tools).map_or(0, |v| v.len());
+            }
+            seen_bytes.0 = captured;
             tools.extend(page.tools);
             if tools.len() > limits.max_tools() {
                 return Err(self.listing_error(format!(
@@ -109,8 +118,7 @@ impl Session {
                     limits.max_tools()
                 )));
             }
-            let bytes = self.inner.tap.captured_bytes();
-            if bytes > limits.max_tools_list_bytes() {
+            if seen_bytes.0 + seen_bytes.1 > limits.max_tools_list_bytes() {
                 return Err(self.listing_error(format!(
                     "the server's tools/list answers took more than {} (the `max_tools_list_bytes` limit; raise it in the registry if the server really lists this much); stopped listing",
                     crate::config::fmt_bytes(limits.max_tools_list_bytes())
