@@ -210,7 +210,7 @@ fn no_such_tool(alias: &str, tool: &str, names: &[&str]) -> String {
         .collect();
     let more = match names.len().saturating_sub(TOOLS_LISTED) {
         0 => String::new(),
-        n => format!(" and {n} more (list them with `tools {alias}`)"),
+        n => format!(" and {n} more"),
     };
     format!(
         "server \"{alias}\" has no tool {}{hint}; its tools: {}{more}",

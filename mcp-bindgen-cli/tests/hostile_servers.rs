@@ -165,17 +165,57 @@ fn tool_lists_past_the_limits_are_refused_with_the_setting_that_raises_them() {
 
 #[test]
 fn an_answer_over_the_size_limit_on_http_is_named_as_such() {
-    let server = HttpDemo::start(&["--misbehave", "many-tools"]);
-    let url = &server.url;
     let dir = tempfile::tempdir().expect("tempdir");
-    let toml =
-        format!("[servers.big]\nurl = \"{url}\"\nmax_tools = 30000\nmax_message_bytes = 65536\n");
-    let out = run(dir.path(), &toml, &["snapshot", "big"], &[]);
-    drop(server);
+    let limits = "max_tools = 30000\nmax_message_bytes = 65536";
+    // An event stream, and JSON bodies (the stateless revision), the latter behind OAuth
+    // too: the limit reaches the client under the OAuth layer.
+    let events = HttpDemo::start(&["--misbehave", "many-tools"]);
+    let json = HttpDemo::start(&[
+        "--misbehave",
+        "many-tools",
+        "--json-response",
+        "--protocol",
+        "2026-07-28",
+    ]);
+    let oauth = HttpDemo::start(&[
+        "--misbehave",
+        "many-tools",
+        "--json-response",
+        "--protocol",
+        "2026-07-28",
+        "--oauth",
+        "--oauth-client",
+        "bot:bot-secret-5512",
+    ]);
+    let toml = format!(
+        "[servers.events]\nurl = \"{}\"\n{limits}\n\n\
+         [servers.json]\nurl = \"{}\"\n{limits}\n\n\
+         [servers.oauth]\nurl = \"{}\"\n{limits}\n\
+         auth = {{ client_credentials = {{ client_id = \"bot\", client_secret = \"${{BOT_SECRET}}\" }} }}\n\n\
+         [servers.listed]\nurl = \"{}\"\nmax_tools = 30000\nmax_tools_list_bytes = 100000\n",
+        events.url, json.url, oauth.url, json.url
+    );
+    let env = [("BOT_SECRET", "bot-secret-5512")];
+    for (alias, what) in [
+        ("events", "an SSE event"),
+        ("json", "an HTTP answer"),
+        ("oauth", "an HTTP answer"),
+    ] {
+        let out = run(dir.path(), &toml, &["snapshot", alias], &env);
+        assert_eq!(out.code, Some(1), "{alias}: {}", out.text());
+        assert!(
+            out.stderr.contains(&format!("{what} larger than 64 KiB"))
+                && out.stderr.contains("max_message_bytes"),
+            "{alias}: not \"the server closed the connection\": {}",
+            out.stderr
+        );
+    }
+    // JSON bodies are parsed before the tap sees them: the listing's size still counts.
+    let out = run(dir.path(), &toml, &["snapshot", "listed"], &env);
     assert_eq!(out.code, Some(1), "{}", out.text());
     assert!(
-        out.stderr.contains("larger than 64 KiB") && out.stderr.contains("max_message_bytes"),
-        "not \"the server closed the connection\": {}",
+        out.stderr.contains("the `max_tools_list_bytes` limit"),
+        "{}",
         out.stderr
     );
 }

@@ -10,6 +10,7 @@ use reqwest::header::{HeaderName, HeaderValue};
 use rmcp::model::ClientJsonRpcMessage;
 use rmcp::transport::streamable_http_client::{
     StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
+    StreamableHttpResponseLimits as ResponseLimits,
 };
 use sse_stream::{Error as SseError, Sse};
 
@@ -92,15 +93,14 @@ where
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> HttpResult<StreamableHttpPostResponse, C::Error> {
-        self.with_token(auth_header, |token| {
-            self.inner.post_message(
-                uri.clone(),
-                message.clone(),
-                session_id.clone(),
-                token,
-                custom_headers.clone(),
-            )
-        })
+        self.post_message_with_response_limits(
+            uri,
+            message,
+            session_id,
+            auth_header,
+            custom_headers,
+            ResponseLimits::default(),
+        )
         .await
     }
 
@@ -113,14 +113,38 @@ where
         custom_headers: HashMap<HeaderName, HeaderValue>,
         max_sse_event_size: usize,
     ) -> HttpResult<StreamableHttpPostResponse, C::Error> {
+        let mut limits = ResponseLimits::default();
+        limits.max_sse_event_size = max_sse_event_size;
+        self.post_message_with_response_limits(
+            uri,
+            message,
+            session_id,
+            auth_header,
+            custom_headers,
+            limits,
+        )
+        .await
+    }
+
+    /// Every POST comes here with the transport's limits (the JSON body limit included),
+    /// handed on unchanged to the client underneath.
+    async fn post_message_with_response_limits(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        limits: ResponseLimits,
+    ) -> HttpResult<StreamableHttpPostResponse, C::Error> {
         self.with_token(auth_header, |token| {
-            self.inner.post_message_with_max_sse_event_size(
+            self.inner.post_message_with_response_limits(
                 uri.clone(),
                 message.clone(),
                 session_id.clone(),
                 token,
                 custom_headers.clone(),
-                max_sse_event_size,
+                limits,
             )
         })
         .await

@@ -441,10 +441,14 @@ impl Session {
             }
             ServiceError::TransportSend(e) => Error::Transport {
                 server: self.inner.alias.clone(),
-                message: format!(
-                    "{what} could not be sent: {}",
-                    crate::error::cause(&*e.error)
-                ),
+                // The transport recorded why (an answer over a limit): say that.
+                message: match self.inner.noise.ended() {
+                    Some(ended) => format!("{what} failed: {ended}"),
+                    None => format!(
+                        "{what} could not be sent: {}",
+                        crate::error::cause(&*e.error)
+                    ),
+                },
                 stderr_tail: self.inner.stderr.lines(),
             },
             ServiceError::UnexpectedResponse => Error::Transport {

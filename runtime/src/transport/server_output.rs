@@ -1,6 +1,7 @@
 //! What a stdio server writes besides its answers: stderr (forwarded to `tracing`, its last
 //! lines kept for errors) and stdout lines that are not JSON-RPC (quoted in errors), both
-//! with the server's resolved secrets redacted.
+//! with the server's resolved secrets redacted; and, for every transport, how a connection
+//! ended when the transport knows better than "closed" (an exit status, a crossed limit).
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -121,7 +122,9 @@ impl StderrTail {
 }
 
 /// Lines a stdio server wrote to stdout that are not JSON-RPC messages (logging on the wrong
-/// stream, mostly): the first few, with why they were skipped, for the errors that follow.
+/// stream, mostly): the first few, with why they were skipped, for the errors that follow;
+/// and how the connection ended ([`StdoutNoise::end`]), which the HTTP transports record
+/// here too.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct StdoutNoise(Arc<Mutex<NoiseRecord>>);
 
@@ -136,7 +139,8 @@ struct NoiseRecord {
     /// Ids of answers to no request of the session (the first few), and how many there were.
     unknown_ids: Vec<String>,
     unknown_count: usize,
-    /// Why the client ended the connection (a limit crossed), when it did.
+    /// How the connection ended, when a transport knows: the server's exit status, or a
+    /// limit it crossed (the client then ended it).
     ended: Option<String>,
 }
 
@@ -196,8 +200,9 @@ impl StdoutNoise {
         self.0.lock().map(|r| r.count).unwrap_or(0)
     }
 
-    /// Records why the client ended the connection (a limit the server crossed): the next
-    /// error of the session says this instead of "the server closed the connection".
+    /// Records how the connection ended (the server's exit status, a limit it crossed; the
+    /// first word stands): the next error of the session says this instead of "the server
+    /// closed the connection".
     pub(crate) fn end(&self, why: String) {
         if let Ok(mut r) = self.0.lock()
             && r.ended.is_none()
@@ -213,7 +218,7 @@ impl StdoutNoise {
         }
     }
 
-    /// Why the client ended the connection, if it did.
+    /// How the connection ended, if a transport recorded it.
     pub(crate) fn ended(&self) -> Option<String> {
         self.0.lock().ok().and_then(|r| r.ended.clone())
     }

@@ -15,6 +15,11 @@ use super::server_output::{NOISE_LOGGED, StderrEof, StderrTail, StdoutNoise, not
 
 /// Initial capacity of the stdout read buffer.
 const READ_CHUNK: usize = 64 * 1024;
+/// How a server that exited ended a connection, in words.
+fn exited(status: std::process::ExitStatus) -> String {
+    format!("the server exited ({status}) before answering")
+}
+
 /// How long a transport that read end of file waits for the server's exit status.
 const EXIT_STATUS_WAIT: std::time::Duration = std::time::Duration::from_millis(300);
 /// How long `close` waits after closing stdin, and again after SIGTERM.
@@ -503,8 +508,7 @@ impl Drop for StdioTransport {
             && self.noise.ended().is_none()
             && let Ok(Some(status)) = self.child.try_wait()
         {
-            self.noise
-                .end(format!("the server exited ({status}) before answering"));
+            self.noise.end(exited(status));
         }
     }
 }
@@ -653,8 +657,7 @@ impl rmcp::transport::Transport<rmcp::RoleClient> for StdioTransport {
                     && let Ok(Ok(status)) =
                         tokio::time::timeout(EXIT_STATUS_WAIT, self.child.wait()).await
                 {
-                    self.noise
-                        .end(format!("the server exited ({status}) before answering"));
+                    self.noise.end(exited(status));
                 }
                 return None;
             };

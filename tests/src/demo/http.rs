@@ -57,6 +57,7 @@ pub(super) async fn serve(options: &Options) -> io::Result<()> {
         garbage: None,
     });
     let mut config = StreamableHttpServerConfig::default();
+    config.json_response = options.json_response;
     // rmcp accepts only loopback `Host` headers by default (DNS-rebinding protection);
     // also accept the host we were asked to bind.
     let host = options.host.trim_start_matches('[').trim_end_matches(']');

@@ -10,7 +10,7 @@
 //!                 [--protocol all|2025-11-25|2026-07-28] [--misbehave MODE]
 //!                 [--oauth [--oauth-token-ttl SECS] [--oauth-client ID:SECRET]…]
 //!                 [--page-size N] [--tls-cert PEM --tls-key PEM]
-//!                 [--require-header NAME:VALUE] [--expire-session-after N]
+//!                 [--require-header NAME:VALUE] [--expire-session-after N] [--json-response]
 //! ```
 //!
 //! - stdio (default): newline-delimited JSON-RPC on stdin/stdout; `--pipes` uses rmcp's
@@ -81,6 +81,8 @@ OPTIONS:
     --require-header N:V     http: answer 400 to a request without header N = V
     --expire-session-after N http: forget a session after N of its requests (the next one
                              gets 404, as a server that expired the session would)
+    --json-response          http: answer stateless requests with application/json bodies
+                             instead of event streams where it can
     -h, --help               print this help
     -V, --version            print the version
 
@@ -136,6 +138,8 @@ pub struct Options {
     pub require_header: Option<(String, String)>,
     /// http: a session is forgotten after this many of its requests.
     pub expire_session_after: Option<u64>,
+    /// http: JSON bodies instead of event streams for stateless answers (`--json-response`).
+    pub json_response: bool,
 }
 
 /// A broken server's `tools/list` (`--misbehave`).
@@ -188,6 +192,7 @@ impl Default for Options {
             tls: None,
             require_header: None,
             expire_session_after: None,
+            json_response: false,
         }
     }
 }
@@ -317,6 +322,7 @@ impl Options {
                         &value("--expire-session-after")?,
                     )?)
                 }
+                "--json-response" if inline.is_none() => options.json_response = true,
                 "--faults" | "--pipes" | "--oauth" if inline.is_some() => {
                     return Err(format!("{flag} takes no value"));
                 }
