@@ -199,30 +199,9 @@ impl StreamableHttpClient for TappedClient {
         .await
     }
 
-    async fn post_message_with_max_sse_event_size(
-        &self,
-        uri: Arc<str>,
-        message: ClientJsonRpcMessage,
-        session_id: Option<Arc<str>>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-        max_sse_event_size: usize,
-    ) -> HttpResult<StreamableHttpPostResponse> {
-        let mut limits = ResponseLimits::default();
-        limits.max_sse_event_size = max_sse_event_size;
-        self.post_message_with_response_limits(
-            uri,
-            message,
-            session_id,
-            auth_header,
-            custom_headers,
-            limits,
-        )
-        .await
-    }
-
-    /// Every POST comes here (rmcp's transport calls this one with the configured limits):
-    /// tapped, `Mcp-Param-*` mirrored, an over-size answer recorded.
+    /// Every POST comes here (rmcp's transport calls this one, with the configured limits;
+    /// `post_message` comes with the defaults): tapped, `Mcp-Param-*` mirrored, an
+    /// over-size answer recorded.
     async fn post_message_with_response_limits(
         &self,
         uri: Arc<str>,
