@@ -267,7 +267,7 @@ pub(crate) fn shape_unions(
     }
     scalar_any_of(obj);
     closed_objects_any_of(obj, defs);
-    open_single_property_any_of(obj, defs);
+    object_unions(obj, at, root, defs);
     if let Some(Value::Array(list)) = obj.get_mut("oneOf") {
         name_branches(list, at, "oneOf", root);
     }
@@ -390,63 +390,300 @@ fn closed_objects_any_of(obj: &mut Map<String, Value>, defs: &BTreeMap<String, V
     }
 }
 
-/// Step 3c: an `anyOf` of objects that each have one property, required, becomes one object
-/// with every such property optional, unless every branch is closed. typify reads that shape
-/// as an externally tagged enum (`{"path": …}` or `{"line": …}`), which cannot carry a value
-/// matching several branches (`{"path": "a", "line": 1}`, valid for `anyOf` when a branch is
-/// open); a struct of options carries every combination.
-fn open_single_property_any_of(obj: &mut Map<String, Value>, defs: &BTreeMap<String, Value>) {
-    if obj.contains_key("oneOf") || obj.contains_key("properties") {
+/// Step 3c: a union whose branches are all objects is decoded by what tells them apart.
+///
+/// 1. A *tag*: a property every branch requires and fixes (`const`, or an `enum` of strings)
+///    to values no other branch allows, directly (`{"operation": "get-team", …}`) or nested
+///    (`{"action": {"kind": "move"}, …}`). A value matches at most one branch, and each
+///    branch's type rejects the other tags, so an enum decodes it exactly: a direct tag with
+///    one value per branch stays typify's internally tagged enum (whose variants' nested
+///    types get distinct names here, see [`name_variant_fields`]); any other tag makes the
+///    union a `oneOf` (an untagged enum).
+/// 2. Else a `oneOf` (exclusive by its own definition), or an `anyOf` of closed objects
+///    (step 3b), stays an enum.
+/// 3. Else, an `anyOf` with an open branch: a value may match several branches, and every
+///    branch may accept (and drop) another's properties, so no enum and no struct of
+///    flattened options carries every value (serde hands a shared key to the first
+///    flattened field). It becomes one object with the union of the properties: a property
+///    several branches declare differently is the `anyOf` of their schemas, a property is
+///    required when every branch requires it.
+fn object_unions(
+    obj: &mut Map<String, Value>,
+    at: &str,
+    root: &str,
+    defs: &BTreeMap<String, Value>,
+) {
+    let key = match (obj.get("anyOf"), obj.get("oneOf")) {
+        (Some(Value::Array(_)), None) => "anyOf",
+        (None, Some(Value::Array(_))) => "oneOf",
+        _ => return,
+    };
+    if obj.contains_key("properties") || obj.get("type").is_some_and(|t| t != "object") {
         return;
     }
-    if obj.get("type").is_some_and(|t| t != "object") {
-        return;
-    }
-    let Some(Value::Array(list)) = obj.get("anyOf") else {
+    let Some(Value::Array(list)) = obj.get(key) else {
         return;
     };
     if list.len() < 2 {
         return;
     }
-    let mut properties = Map::new();
-    let mut all_closed = true;
+    let mut targets: Vec<&Map<String, Value>> = Vec::with_capacity(list.len());
     for branch in list {
-        let Some(value) = through_refs(branch, defs) else {
-            return;
-        };
-        let Some(target) = value.as_object() else {
-            return;
-        };
-        let single = target
-            .get("properties")
-            .and_then(Value::as_object)
-            .filter(|p| p.len() == 1);
-        let required = target.get("required").and_then(Value::as_array);
-        let Some((name, schema)) = single.and_then(|p| p.iter().next()) else {
-            return;
-        };
-        let only_keys = target.keys().all(|k| {
-            matches!(
-                k.as_str(),
-                "type" | "properties" | "required" | "additionalProperties"
-            ) || is_annotation(k)
-        });
-        if !only_keys
-            || shape(value) != Shape::Object
-            || required.is_none_or(|r| r.len() != 1 || r[0] != *name.as_str())
-            || properties.contains_key(name)
-        {
-            return;
+        match through_refs(branch, defs) {
+            Some(target) if plain_object(target) => targets.extend(target.as_object()),
+            _ => return,
         }
-        all_closed &= target.get("additionalProperties") == Some(&Value::Bool(false));
-        properties.insert(name.clone(), schema.clone());
     }
-    if all_closed {
+    if let Some(path) = tag_path(&targets, defs, 0) {
+        let direct_single = path.len() == 1
+            && targets
+                .iter()
+                .all(|t| property_values(t, &path[0], defs).is_some_and(|v| v.len() == 1));
+        if direct_single {
+            if let Some(Value::Array(list)) = obj.get_mut(key) {
+                name_variant_fields(list, &path[0], at, root, defs);
+            }
+        } else if key == "anyOf"
+            && let Some(list) = obj.remove("anyOf")
+        {
+            obj.insert("oneOf".into(), list);
+        }
         return;
     }
-    obj.remove("anyOf");
-    obj.insert("type".into(), Value::String("object".into()));
-    obj.insert("properties".into(), Value::Object(properties));
+    let all_closed = targets
+        .iter()
+        .all(|t| t.get("additionalProperties") == Some(&Value::Bool(false)));
+    if key == "oneOf" || all_closed {
+        return;
+    }
+    let Some(merged) = merge_objects(&targets) else {
+        return;
+    };
+    obj.remove(key);
+    obj.remove("type");
+    for (k, v) in merged {
+        obj.insert(k, v);
+    }
+}
+
+/// An object schema made only of `properties`, `required`, `additionalProperties` (a boolean)
+/// and annotations: what [`object_unions`] can reason about.
+fn plain_object(target: &Value) -> bool {
+    let Some(obj) = target.as_object() else {
+        return false;
+    };
+    shape(target) == Shape::Object
+        && obj.keys().all(|k| {
+            matches!(k.as_str(), "type" | "properties" | "required")
+                || (k == "additionalProperties" && obj[k].is_boolean())
+                || is_annotation(k)
+        })
+}
+
+fn required_names(obj: &Map<String, Value>) -> Vec<&str> {
+    obj.get("required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect()
+}
+
+/// The string values a property of `obj` is fixed to (`const` or `enum`), through references.
+fn property_values(
+    obj: &Map<String, Value>,
+    property: &str,
+    defs: &BTreeMap<String, Value>,
+) -> Option<Vec<String>> {
+    let schema = through_refs(obj.get("properties")?.get(property)?, defs)?;
+    value_list(schema)?
+        .into_iter()
+        .map(|v| v.as_str().map(str::to_string))
+        .collect()
+}
+
+/// The path to a tag of `objects` (see [`object_unions`]): a property each requires, fixed
+/// to values no two objects share, or an object property each requires whose own objects
+/// are tagged (up to three levels down).
+fn tag_path(
+    objects: &[&Map<String, Value>],
+    defs: &BTreeMap<String, Value>,
+    depth: usize,
+) -> Option<Vec<String>> {
+    let first = objects.first()?.get("properties")?.as_object()?;
+    let required_by_all = |p: &str| objects.iter().all(|o| required_names(o).contains(&p));
+    'direct: for property in first.keys().filter(|p| required_by_all(p)) {
+        let mut seen: Vec<String> = Vec::new();
+        for obj in objects {
+            let Some(values) = property_values(obj, property, defs) else {
+                continue 'direct;
+            };
+            if values.is_empty() || values.iter().any(|v| seen.contains(v)) {
+                continue 'direct;
+            }
+            seen.extend(values);
+        }
+        return Some(vec![property.clone()]);
+    }
+    if depth >= 2 {
+        return None;
+    }
+    for property in first.keys().filter(|p| required_by_all(p)) {
+        let nested: Option<Vec<&Map<String, Value>>> = objects
+            .iter()
+            .map(|o| {
+                let schema = through_refs(o.get("properties")?.get(property.as_str())?, defs)?;
+                plain_object(schema).then_some(schema.as_object()?)
+            })
+            .collect();
+        if let Some(nested) = nested
+            && let Some(mut rest) = tag_path(&nested, defs, depth + 1)
+        {
+            rest.insert(0, property.clone());
+            return Some(rest);
+        }
+    }
+    None
+}
+
+/// Compares schemas as types: annotations (descriptions, titles, examples) aside.
+fn without_annotations(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .filter(|(k, _)| !is_annotation(k))
+                .map(|(k, v)| (k.clone(), without_annotations(v)))
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().map(without_annotations).collect()),
+        other => other.clone(),
+    }
+}
+
+/// One object with the union of `objects`' properties (see [`object_unions`]); `None` when
+/// the branches' `additionalProperties` differ in a way one object cannot say.
+fn merge_objects(objects: &[&Map<String, Value>]) -> Option<Map<String, Value>> {
+    let mut properties: Vec<(String, Vec<Value>)> = Vec::new();
+    for obj in objects {
+        let Some(props) = obj.get("properties").and_then(Value::as_object) else {
+            continue;
+        };
+        for (name, schema) in props {
+            let bare = without_annotations(schema);
+            match properties.iter_mut().find(|(n, _)| n == name) {
+                Some((_, schemas)) => {
+                    if !schemas.iter().any(|s| without_annotations(s) == bare) {
+                        schemas.push(schema.clone());
+                    }
+                }
+                None => properties.push((name.clone(), vec![schema.clone()])),
+            }
+        }
+    }
+    let first_required = objects
+        .first()
+        .map(|o| required_names(o))
+        .unwrap_or_default();
+    let required: Vec<Value> = first_required
+        .into_iter()
+        .filter(|p| objects.iter().all(|o| required_names(o).contains(p)))
+        .map(|p| Value::String(p.to_string()))
+        .collect();
+    let closed =
+        |o: &&Map<String, Value>| o.get("additionalProperties") == Some(&Value::Bool(false));
+    let mut out = Map::new();
+    out.insert("type".into(), Value::String("object".into()));
+    out.insert(
+        "properties".into(),
+        Value::Object(
+            properties
+                .into_iter()
+                .map(|(name, mut schemas)| {
+                    let schema = if schemas.len() == 1 {
+                        schemas.remove(0)
+                    } else {
+                        json!({ "anyOf": schemas })
+                    };
+                    (name, schema)
+                })
+                .collect(),
+        ),
+    );
+    if !required.is_empty() {
+        out.insert("required".into(), Value::Array(required));
+    }
+    if objects.iter().all(closed) {
+        out.insert("additionalProperties".into(), Value::Bool(false));
+    }
+    Some(out)
+}
+
+/// typify names the types nested in an internally tagged enum's variants after the enum and
+/// the property alone (`ArgsRequestParams`), so two variants with a `params` property of
+/// different shapes would get one type (the first), and the other's values would be refused
+/// or dropped. Such properties of inline branches get a title naming their variant.
+fn name_variant_fields(
+    list: &mut [Value],
+    tag: &str,
+    at: &str,
+    root: &str,
+    defs: &BTreeMap<String, Value>,
+) {
+    let mut shapes: BTreeMap<String, Vec<Value>> = BTreeMap::new();
+    for branch in list.iter() {
+        let Some(props) = through_refs(branch, defs)
+            .and_then(|t| t.get("properties"))
+            .and_then(Value::as_object)
+        else {
+            continue;
+        };
+        for (name, schema) in props.iter().filter(|(n, _)| *n != tag) {
+            let bare = without_annotations(schema);
+            let seen = shapes.entry(name.clone()).or_default();
+            if !seen.contains(&bare) {
+                seen.push(bare);
+            }
+        }
+    }
+    let prefix = path_words(&format!("{at}/oneOf"), root);
+    for branch in list.iter_mut() {
+        let Some(obj) = branch.as_object_mut() else {
+            continue;
+        };
+        let variant = fixed_values(obj, tag)
+            .and_then(|v| v.first().and_then(Value::as_str).map(str::to_string));
+        let (Some(variant), Some(Value::Object(props))) = (variant, obj.get_mut("properties"))
+        else {
+            continue;
+        };
+        for (name, schema) in props.iter_mut() {
+            if shapes.get(name).is_none_or(|s| s.len() < 2) {
+                continue;
+            }
+            title_named_type(schema, format!("{prefix} {variant} {name}"));
+        }
+    }
+}
+
+/// Gives the type a schema generates (through arrays: their items') the title `words`,
+/// when it generates a named type (an object, enum or union).
+fn title_named_type(schema: &mut Value, mut words: String) {
+    let Some(obj) = schema.as_object_mut() else {
+        return;
+    };
+    if obj.get("type").and_then(Value::as_str) == Some("array") {
+        if let Some(items) = obj.get_mut("items") {
+            words.push_str(" item");
+            title_named_type(items, words);
+        }
+        return;
+    }
+    let named = ["properties", "enum", "const", "anyOf", "oneOf", "allOf"]
+        .iter()
+        .any(|k| obj.contains_key(*k));
+    if named && !obj.contains_key("$ref") {
+        obj.insert(VARIANT_TITLE.into(), Value::String(words));
+    }
 }
 
 /// `branch`, or the definition a `$ref` branch (nothing else but annotations) names.
@@ -737,12 +974,15 @@ mod tests {
         assert_eq!(list.len(), 2);
         assert_eq!(list[1]["anyOf"].as_array().map(Vec::len), Some(2));
         assert_eq!(list[1][VARIANT_TITLE], "Args sort Object");
-        // Objects alone keep typify's any-subset struct.
+        // Open objects alone become one object carrying any subset of them.
         let objects = json!({"anyOf": [
             {"type": "object", "properties": {"a": {"type": "string"}}},
             {"type": "object", "properties": {"b": {"type": "string"}}}
         ]});
-        assert!(shaped(objects)["anyOf"].is_array());
+        assert_eq!(
+            shaped(objects),
+            json!({"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}}})
+        );
     }
 
     #[test]
@@ -762,23 +1002,24 @@ mod tests {
             {"title": "By id", "type": "object", "properties": {"id": {"type": "integer"}}}
         ]}));
         assert_eq!(by_title["oneOf"][0][VARIANT_TITLE], "Args sort By name");
+        // A required tag with several values per branch: an untagged enum.
         let by_const = shaped(json!({"anyOf": [
-            {"type": "object", "properties": {"type": {"enum": ["image", "audio"]}}},
-            {"type": "object", "properties": {"type": {"const": "resource"}}}
+            {"type": "object", "properties": {"type": {"enum": ["image", "audio"]}}, "required": ["type"]},
+            {"type": "object", "properties": {"type": {"const": "resource"}}, "required": ["type"]}
         ]}));
         assert_eq!(
-            by_const["anyOf"][0][VARIANT_TITLE],
+            by_const["oneOf"][0][VARIANT_TITLE],
             "Args sort image or audio"
         );
-        assert_eq!(by_const["anyOf"][1][VARIANT_TITLE], "Args sort resource");
-        let by_property = shaped(json!({"anyOf": [
+        assert_eq!(by_const["oneOf"][1][VARIANT_TITLE], "Args sort resource");
+        let by_property = shaped(json!({"oneOf": [
             {"type": "object", "properties": {"node_id": {"type": "string"}}, "required": ["node_id"]},
             {"type": "object", "properties": {"item_id": {"type": "integer"}}, "required": ["item_id"]},
             {"type": "object", "properties": {"owner": {}, "issue_number": {}}, "required": ["issue_number", "owner"]}
         ]}));
-        assert_eq!(by_property["anyOf"][0][VARIANT_TITLE], "Args sort node_id");
+        assert_eq!(by_property["oneOf"][0][VARIANT_TITLE], "Args sort node_id");
         assert_eq!(
-            by_property["anyOf"][2][VARIANT_TITLE],
+            by_property["oneOf"][2][VARIANT_TITLE],
             "Args sort issue_number"
         );
     }
@@ -836,19 +1077,15 @@ mod tests {
             shape_unions(obj, "/properties/block", "Args", &defs);
         }
         assert!(v.get("anyOf").is_none() && v["oneOf"].is_array(), "{v}");
-        // Open objects, or closed ones without a shared property, stay typify's flattened
-        // struct (which carries any subset of them).
-        for branches in [
-            json!([{"type": "object", "properties": {"a": {}, "t": {}}}, {"type": "object", "properties": {"b": {}, "t": {}}}]),
-            json!([{"type": "object", "additionalProperties": false, "properties": {"a": {}}},
-                   {"type": "object", "additionalProperties": false, "properties": {"b": {}}}]),
-        ] {
-            let mut v = json!({ "anyOf": branches });
-            if let Some(obj) = v.as_object_mut() {
-                shape_unions(obj, "/properties/x", "Args", &defs);
-            }
-            assert!(v["anyOf"].is_array(), "{v}");
+        // Closed objects without a shared property stay typify's union.
+        let mut v = json!({ "anyOf": [
+            {"type": "object", "additionalProperties": false, "properties": {"a": {}}},
+            {"type": "object", "additionalProperties": false, "properties": {"b": {}}}
+        ] });
+        if let Some(obj) = v.as_object_mut() {
+            shape_unions(obj, "/properties/x", "Args", &defs);
         }
+        assert!(v["anyOf"].is_array(), "{v}");
     }
 
     #[test]

@@ -66,6 +66,78 @@ pub(super) fn nullable_union(obj: &mut Map<String, Value>) {
     }
 }
 
+/// A definition that is itself nullable (`Node: {anyOf: [{…}, null]}`, zod's and pydantic's
+/// `Optional` recursive models) is moved to its uses: the definition becomes the non-null
+/// schema and each reference to it `anyOf: [{$ref}, null]`. typify names both the
+/// definition's `Option` newtype and the object inside it after the definition (two `Node`
+/// types, which do not compile), and the value at each use is then exactly as nullable as
+/// the schema says, at every depth of a recursion.
+pub(super) fn nullable_definitions(
+    root: &mut Value,
+    defs: &mut std::collections::BTreeMap<String, Value>,
+) {
+    let mut nullable: Vec<String> = Vec::new();
+    for (name, def) in defs.iter_mut() {
+        let Some(obj) = def.as_object_mut() else {
+            continue;
+        };
+        let only_union = obj
+            .keys()
+            .all(|k| k == "anyOf" || crate::schema::is_annotation(k));
+        let Some(Value::Array(list)) = obj.get("anyOf") else {
+            continue;
+        };
+        if !only_union || list.len() != 2 || !is_null_schema(&list[1]) || is_null_schema(&list[0]) {
+            continue;
+        }
+        let Some(Value::Object(inner)) = list.first().cloned() else {
+            continue;
+        };
+        obj.remove("anyOf");
+        for (k, v) in inner {
+            obj.entry(k).or_insert(v);
+        }
+        nullable.push(format!("#/$defs/{name}"));
+    }
+    if nullable.is_empty() {
+        return;
+    }
+    wrap_nullable_refs(root, &nullable);
+    for def in defs.values_mut() {
+        wrap_nullable_refs(def, &nullable);
+    }
+}
+
+/// Rewrites each `{$ref: R}` with `R` in `nullable` into `anyOf: [{$ref: R}, null]`, unless
+/// it already is the non-null branch of such a union.
+fn wrap_nullable_refs(v: &mut Value, nullable: &[String]) {
+    let Some(obj) = v.as_object_mut() else {
+        return;
+    };
+    let target = obj.get("$ref").and_then(Value::as_str);
+    if let Some(r) = target.filter(|r| nullable.iter().any(|n| n == r)) {
+        let reference = json!({ "$ref": r });
+        obj.remove("$ref");
+        obj.insert("anyOf".into(), json!([reference, {"type": "null"}]));
+        return;
+    }
+    let already = matches!(obj.get("anyOf"), Some(Value::Array(list))
+        if list.len() == 2 && is_null_schema(&list[1])
+            && list[0].get("$ref").and_then(Value::as_str).is_some_and(|r| nullable.iter().any(|n| n == r)));
+    if already {
+        return;
+    }
+    for child in obj.values_mut() {
+        match child {
+            Value::Array(list) => list
+                .iter_mut()
+                .for_each(|c| wrap_nullable_refs(c, nullable)),
+            Value::Object(_) => wrap_nullable_refs(child, nullable),
+            _ => {}
+        }
+    }
+}
+
 /// Whether a schema accepts every value (`true`, or only annotations).
 fn is_unconstrained(v: &Value) -> bool {
     match v {

@@ -50,7 +50,9 @@ use serde_json::{Value, json};
 
 use crate::schema::{self, LIST_KEYWORDS, MAP_KEYWORDS, ONE_KEYWORDS, escape};
 
-use composition::{nullable_union, single_all_of, unconstrained_union, untyped_not};
+use composition::{
+    nullable_definitions, nullable_union, single_all_of, unconstrained_union, untyped_not,
+};
 use cycles::unboxed_cycle;
 use enums::{const_to_enum, enum_variants};
 use keywords::{annotations_to_docs, drop_keywords, ref_siblings};
@@ -191,6 +193,7 @@ pub(crate) fn normalize(
     if let Some(problem) = ctx.problem.take() {
         return Err(problem);
     }
+    nullable_definitions(&mut root, &mut defs);
 
     if role == Role::Input && !is_object_like(&root) {
         return Err(Problem::Fallback(
