@@ -71,6 +71,72 @@ fn heck_sanitize(input: &str, pascal: bool) -> String {
     }
 }
 
+/// Words for symbols in spelled-out names (shared by enum values and property names).
+pub(crate) const SYMBOL_WORDS: &[(char, &str)] = &[
+    ('+', "plus"),
+    ('*', "star"),
+    ('#', "hash"),
+    ('@', "at"),
+    ('!', "bang"),
+    ('$', "dollar"),
+    ('%', "percent"),
+    ('&', "and"),
+    ('=', "eq"),
+    ('<', "lt"),
+    ('>', "gt"),
+    ('~', "tilde"),
+    ('^', "caret"),
+    ('?', "question"),
+    ('/', "slash"),
+    ('.', "dot"),
+    (',', "comma"),
+    (':', "colon"),
+    (';', "semicolon"),
+];
+
+/// A word for how a name is spelled (`camel`, `pascal`, `kebab`, `upper`, `dotted`, `spaced`,
+/// `underscored`, a symbol's word, else `other`): the suffix that tells apart the Rust names
+/// of two properties, or two tools, that would otherwise get the same one.
+pub(crate) fn spelling(name: &str) -> String {
+    let letters: Vec<char> = name.chars().filter(|c| c.is_alphabetic()).collect();
+    let first = name.chars().next().unwrap_or('_');
+    if !first.is_alphanumeric() && first != '_' {
+        return SYMBOL_WORDS
+            .iter()
+            .find(|(s, _)| *s == first)
+            .map_or("symbol", |(_, w)| *w)
+            .to_string();
+    }
+    let word = if name.contains('-') {
+        "kebab"
+    } else if name.contains(' ') {
+        "spaced"
+    } else if name.contains('.') {
+        "dotted"
+    } else if !letters.is_empty() && letters.iter().all(|c| c.is_uppercase()) {
+        "upper"
+    } else if first.is_uppercase() {
+        "pascal"
+    } else if letters.iter().any(|c| c.is_uppercase()) {
+        "camel"
+    } else if name.starts_with('_') || name.ends_with('_') || name.contains("__") {
+        "underscored"
+    } else {
+        "other"
+    };
+    word.to_string()
+}
+
+/// `"a"`, `"a" and "b"`, `"a", "b" and "c"`.
+pub(crate) fn quoted_list(names: &[String]) -> String {
+    let quoted: Vec<String> = names.iter().map(|n| format!("\"{n}\"")).collect();
+    match quoted.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        Some((last, _)) => last.clone(),
+        None => String::new(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

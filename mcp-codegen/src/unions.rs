@@ -601,6 +601,8 @@ fn merge_objects(objects: &[&Map<String, Value>]) -> Option<Map<String, Value>> 
                 .map(|(name, mut schemas)| {
                     let schema = if schemas.len() == 1 {
                         schemas.remove(0)
+                    } else if let Some(widest) = same_scalar_type(&schemas) {
+                        widest
                     } else {
                         json!({ "anyOf": schemas })
                     };
@@ -616,6 +618,44 @@ fn merge_objects(objects: &[&Map<String, Value>]) -> Option<Map<String, Value>> 
         out.insert("additionalProperties".into(), Value::Bool(false));
     }
     Some(out)
+}
+
+/// Schemas of one scalar type that differ only in bounds on its values (`{"type": "string"}`
+/// and `{"type": "string", "maxLength": 20}`): that type, which accepts every value any of
+/// them accepts (the first one's description kept). `None` for anything else.
+fn same_scalar_type(schemas: &[Value]) -> Option<Value> {
+    const BOUNDS: [&str; 10] = [
+        "minLength",
+        "maxLength",
+        "pattern",
+        "format",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "contentEncoding",
+    ];
+    let ty = schemas.first()?.get("type")?.as_str()?;
+    if !matches!(ty, "string" | "integer" | "number" | "boolean") {
+        return None;
+    }
+    let plain = schemas.iter().all(|s| {
+        s.get("type").and_then(Value::as_str) == Some(ty)
+            && s.as_object().is_some_and(|o| {
+                o.keys()
+                    .all(|k| k == "type" || BOUNDS.contains(&k.as_str()) || is_annotation(k))
+            })
+    });
+    if !plain {
+        return None;
+    }
+    let mut out = Map::new();
+    out.insert("type".into(), Value::String(ty.into()));
+    if let Some(d) = schemas.iter().find_map(|s| s.get("description")) {
+        out.insert("description".into(), d.clone());
+    }
+    Some(Value::Object(out))
 }
 
 /// typify names the types nested in an internally tagged enum's variants after the enum and

@@ -29,6 +29,9 @@ pub struct ToolStatus {
     pub tool: String,
     /// Outcome.
     pub status: Status,
+    /// Names chosen on the tool's behalf: properties or functions whose names would
+    /// collide, each given a distinct one (`renamed` lines of the report).
+    pub renamed: Vec<String>,
 }
 
 /// The verification of one or more fixtures.
@@ -81,11 +84,15 @@ impl Summary {
         )
     }
 
-    /// One line per tool that is not fully typed.
+    /// One line per tool that is not fully typed, and one per name chosen on a tool's
+    /// behalf (`renamed`).
     pub fn detail_lines(&self) -> Vec<String> {
         let mut out = Vec::new();
         for t in &self.tools {
             let file = t.fixture.display();
+            for r in &t.renamed {
+                out.push(format!("renamed  {file}: {}: {r}", t.tool));
+            }
             match &t.status {
                 Status::Typed => {}
                 Status::Fallback(reasons) => {
@@ -111,6 +118,7 @@ pub fn verify_fixture(fixture: &Fixture, alias: &str) -> Vec<ToolStatus> {
             fixture: at.clone(),
             tool: String::new(),
             status: Status::Error(e),
+            renamed: Vec::new(),
         }]
     };
     let plan = match plan(fixture, alias, &Options::default()) {
@@ -133,10 +141,18 @@ pub fn verify_fixture(fixture: &Fixture, alias: &str) -> Vec<ToolStatus> {
         } else {
             Status::Error("tool was not generated".into())
         };
+        let renamed = plan
+            .generated
+            .warnings
+            .iter()
+            .filter(|w| w.tool == tool.name && w.kind == crate::WarningKind::Renamed)
+            .map(|w| w.message.clone())
+            .collect();
         out.push(ToolStatus {
             fixture: at.clone(),
             tool: tool.name.clone(),
             status,
+            renamed,
         });
     }
     out
@@ -171,6 +187,7 @@ pub fn verify_dir(dir: &Path) -> Result<Summary> {
                 fixture: path,
                 tool: String::new(),
                 status: Status::Error(e.to_string()),
+                renamed: Vec::new(),
             }),
         }
     }
@@ -196,7 +213,7 @@ mod tests {
             tools: verify_fixture(&f, "f"),
             fixtures: 1,
         };
-        assert_eq!(s.summary_line(), "3 tools: 1 typed, 1 fallback, 1 errors");
+        assert_eq!(s.summary_line(), "3 tools: 2 typed, 1 fallback, 0 errors");
         let lines = s.detail_lines();
         assert_eq!(lines.len(), 2);
         assert!(
@@ -204,7 +221,12 @@ mod tests {
             "{}",
             lines[0]
         );
-        assert!(lines[1].contains("\"aB\" and \"a_b\""), "{}", lines[1]);
+        assert!(
+            lines[1].starts_with("renamed  f.json: c: properties \"aB\" and \"a_b\"")
+                && lines[1].contains("\"aB\" is `a_b_camel`"),
+            "{}",
+            lines[1]
+        );
     }
 
     #[test]

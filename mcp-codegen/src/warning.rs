@@ -9,6 +9,9 @@ pub enum WarningKind {
     OutputFallback,
     /// A schema constraint is not enforced by the types (dropped keyword, renamed variant…).
     Note,
+    /// Names that would collide got distinct ones on their own (properties mapping to one
+    /// Rust field, tools mapping to one function); `verify` lists them.
+    Renamed,
     /// A prompt got no typed method (name or argument collision); `tool` holds the prompt's
     /// name.
     PromptSkipped,
@@ -43,7 +46,9 @@ impl std::fmt::Display for Warning {
                     self.tool, self.message
                 )
             }
-            WarningKind::Note => write!(f, "tool \"{}\": {}", self.tool, self.message),
+            WarningKind::Note | WarningKind::Renamed => {
+                write!(f, "tool \"{}\": {}", self.tool, self.message)
+            }
             WarningKind::PromptSkipped => write!(
                 f,
                 "prompt \"{}\" is not generated: {}",

@@ -179,7 +179,7 @@ fn edge_case_expectations() {
     };
 
     let (g, code) = load("fallbacks");
-    assert_eq!(g.stats.fallback, 4, "{:?}", g.tools);
+    assert_eq!(g.stats.fallback, 3, "{:?}", g.tools);
     assert!(code.contains("pub type Args = ::mcp_bindgen::__private::serde_json::Value;"));
     assert!(
         g.warnings

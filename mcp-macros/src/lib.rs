@@ -343,7 +343,12 @@ fn generate_module(
     })?;
     let warnings = warnings
         .iter()
-        .filter(|w| !matches!(w.kind, mcp_bindgen_codegen::WarningKind::Note))
+        .filter(|w| {
+            !matches!(
+                w.kind,
+                mcp_bindgen_codegen::WarningKind::Note | mcp_bindgen_codegen::WarningKind::Renamed
+            )
+        })
         .map(ToString::to_string)
         .collect();
     Ok((tokens, cache::Expansion { code, warnings }))

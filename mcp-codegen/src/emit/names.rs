@@ -52,7 +52,69 @@ pub(super) fn function_names(
         }
         fn_names.push(name);
     }
+    distinct_functions(selected, per_tool, &mut fn_names, warnings);
     Ok(fn_names)
+}
+
+/// Tools whose names map to one function (`list-repos` and `list.repos`), none renamed: the
+/// tool spelled exactly as the function keeps it, each other one gets the function name plus
+/// a word for its spelling (`list_repos_dotted`), then a number; stable, since the names
+/// depend on the spellings only. A collision a `rename` causes stays an error
+/// ([`collisions`]).
+fn distinct_functions(
+    selected: &[&Tool],
+    per_tool: &BTreeMap<String, ToolOptions>,
+    fn_names: &mut [String],
+    warnings: &mut Vec<Warning>,
+) {
+    let renamed = |i: usize| {
+        per_tool
+            .get(selected[i].name.as_str())
+            .is_some_and(|o| o.fn_rename.is_some())
+    };
+    let mut groups: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (i, name) in fn_names.iter().enumerate() {
+        groups
+            .entry(naming::unraw(name).to_string())
+            .or_default()
+            .push(i);
+    }
+    let mut taken: Vec<String> = fn_names
+        .iter()
+        .map(|f| naming::unraw(f).to_string())
+        .collect();
+    for (base, members) in groups {
+        if members.len() < 2 || members.iter().any(|&i| renamed(i)) {
+            continue;
+        }
+        let exact = members.iter().copied().find(|&i| selected[i].name == base);
+        let mut others: Vec<usize> = members.into_iter().filter(|&i| Some(i) != exact).collect();
+        others.sort_by(|&a, &b| selected[a].name.cmp(&selected[b].name));
+        for i in others {
+            let word = naming::spelling(&selected[i].name);
+            let mut name = format!("{base}_{word}");
+            let mut n = 2;
+            while taken
+                .iter()
+                .any(|t| *t == name || format!("{t}_task") == name)
+            {
+                name = format!("{base}_{word}_{n}");
+                n += 1;
+            }
+            taken.push(name.clone());
+            let kept = exact.map_or(String::new(), |e| {
+                format!(" (tool \"{}\" keeps `{base}`)", selected[e].name)
+            });
+            warnings.push(Warning {
+                tool: selected[i].name.clone(),
+                kind: WarningKind::Renamed,
+                message: format!(
+                    "function named `{name}`: the tool's name maps to `{base}`, as another tool's does{kept}; `rename` chooses another"
+                ),
+            });
+            fn_names[i] = name;
+        }
+    }
 }
 
 /// Two tools whose functions (or their `_task` variants) share a name: an error for the
@@ -136,18 +198,49 @@ mod tests {
     use crate::emit::{Options, generate};
 
     #[test]
-    fn tool_name_collisions_are_errors_with_a_hint() {
+    fn tool_name_collisions_get_distinct_functions_on_their_own() {
+        let f = fixture(serde_json::json!([
+            {"name": "list.repos", "inputSchema": {}},
+            {"name": "list-repos", "inputSchema": {}},
+            {"name": "list_repos", "inputSchema": {}}
+        ]));
+        let g = generate(&f, "gh", &Options::default()).expect("generates");
+        for f in [
+            "fn list_repos(",
+            "fn list_repos_dotted(",
+            "fn list_repos_kebab(",
+        ] {
+            assert!(g.code.contains(f), "{f} in the generated code");
+        }
+        let renamed: Vec<&str> = g
+            .warnings
+            .iter()
+            .filter(|w| w.kind == crate::WarningKind::Renamed)
+            .map(|w| w.tool.as_str())
+            .collect();
+        assert_eq!(renamed, ["list-repos", "list.repos"]);
+        // Stable: the same names whatever the order of the tools.
+        let f = fixture(serde_json::json!([
+            {"name": "list_repos", "inputSchema": {}},
+            {"name": "list-repos", "inputSchema": {}},
+            {"name": "list.repos", "inputSchema": {}}
+        ]));
+        let again = generate(&f, "gh", &Options::default()).expect("generates");
+        for f in [
+            "fn list_repos(",
+            "fn list_repos_dotted(",
+            "fn list_repos_kebab(",
+        ] {
+            assert!(again.code.contains(f), "{f} in the generated code");
+        }
+    }
+
+    #[test]
+    fn a_rename_that_collides_is_an_error_with_a_hint() {
         let f = fixture(serde_json::json!([
             {"name": "list-repos", "inputSchema": {}},
             {"name": "list.repos", "inputSchema": {}}
         ]));
-        let e = generate(&f, "gh", &Options::default())
-            .unwrap_err()
-            .to_string();
-        assert_eq!(
-            e,
-            "tools \"list-repos\" and \"list.repos\" of server \"gh\" both map to the Rust function `list_repos`; add rename = { \"list.repos\" = \"list_repos_2\" }"
-        );
         let ok = generate(
             &f,
             "gh",
@@ -155,6 +248,17 @@ mod tests {
         )
         .unwrap();
         assert_eq!(ok.stats.tools, 2);
+        let e = generate(
+            &f,
+            "gh",
+            &Options::default().with_rename("list.repos", "list_repos"),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("rename = { \"list.repos\" = \"list_repos\" }: `list_repos` is taken by tool \"list-repos\""),
+            "{e}"
+        );
         // No `_with` variants: `a` and `a_with` are two plain methods.
         let f = fixture(
             serde_json::json!([{"name": "a", "inputSchema": {}}, {"name": "a_with", "inputSchema": {}}]),

@@ -117,6 +117,9 @@ pub(super) fn emit_tool(
             for w in &n.warnings {
                 note(WarningKind::Note, w.clone());
             }
+            for r in &n.renamed {
+                note(WarningKind::Renamed, r.clone());
+            }
             match typed_module(&n, false, direct) {
                 Ok(code) => (Typing::Typed, code),
                 Err(reason) => (Typing::Untyped(reason), String::new()),
@@ -129,6 +132,13 @@ pub(super) fn emit_tool(
             field,
             ..
         }) => {
+            // Collisions are resolved on their own unless a `rename` causes one: the hint
+            // replaces that entry.
+            let (first, second) = if request.renames.contains_key(&first) {
+                (second, first)
+            } else {
+                (first, second)
+            };
             let mut suggestion = format!("{field}_2");
             let mut n = 3;
             while props
@@ -196,6 +206,9 @@ pub(super) fn emit_tool(
                 .and_then(|n| {
                     for w in &n.warnings {
                         note(WarningKind::Note, format!("outputSchema: {w}"));
+                    }
+                    for r in &n.renamed {
+                        note(WarningKind::Renamed, format!("outputSchema: {r}"));
                     }
                     typed_module(&n, true, direct)
                 });
@@ -361,24 +374,40 @@ mod tests {
     use crate::emit::{Options, generate};
 
     #[test]
-    fn argument_collisions_are_errors_with_a_hint() {
+    fn colliding_arguments_get_distinct_fields_and_a_rename_that_collides_is_an_error() {
         let f = fixture(serde_json::json!([
             {"name": "t", "inputSchema": {"type": "object", "properties": {"fooBar": {"type": "string"}, "foo_bar": {"type": "string"}}}}
         ]));
-        let e = generate(&f, "gh", &Options::default())
-            .unwrap_err()
-            .to_string();
+        let g = generate(&f, "gh", &Options::default()).expect("generates");
+        assert!(
+            g.code
+                .contains("pub foo_bar: Option<String>, pub foo_bar_camel: Option<String>"),
+            "{}",
+            g.code
+        );
+        assert!(g.code.contains(r#"foo_bar_camel = "fooBar""#));
+        assert!(g.warnings.iter().any(
+            |w| w.kind == crate::WarningKind::Renamed && w.message.contains("`foo_bar_camel`")
+        ));
+        // `rename` overrides the chosen name.
+        let renamed = generate(
+            &f,
+            "gh",
+            &Options::default().with_rename("t.fooBar", "foo_bar_2"),
+        )
+        .expect("generates");
+        assert!(renamed.code.contains("pub foo_bar_2: Option<String>"));
+        // A rename onto a taken field is the rename's error.
+        let e = generate(
+            &f,
+            "gh",
+            &Options::default().with_rename("t.fooBar", "foo_bar"),
+        )
+        .unwrap_err()
+        .to_string();
         assert_eq!(
             e,
-            "tool \"t\" of server \"gh\": arguments \"fooBar\" and \"foo_bar\" both map to the Rust field `foo_bar`; add rename = { \"t.foo_bar\" = \"foo_bar_2\" }"
-        );
-        assert!(
-            generate(
-                &f,
-                "gh",
-                &Options::default().with_rename("t.foo_bar", "foo_bar_2")
-            )
-            .is_ok()
+            "tool \"t\" of server \"gh\": arguments \"foo_bar\" and \"fooBar\" both map to the Rust field `foo_bar`; add rename = { \"t.fooBar\" = \"foo_bar_2\" }"
         );
     }
 }

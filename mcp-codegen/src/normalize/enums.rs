@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{Map, Value, json};
 
 use super::Ctx;
-use crate::naming::typify_sanitize;
+use crate::naming::{SYMBOL_WORDS, typify_sanitize};
 
 /// `const` → a one-value `enum` (typify ignores `const`).
 pub(super) fn const_to_enum(obj: &mut Map<String, Value>, at: &str, ctx: &mut Ctx) {
@@ -129,29 +129,6 @@ fn spell_out(s: &str) -> String {
     }
     out
 }
-
-/// Words for symbols in spelled-out names (shared by enum values and property names).
-pub(super) const SYMBOL_WORDS: &[(char, &str)] = &[
-    ('+', "plus"),
-    ('*', "star"),
-    ('#', "hash"),
-    ('@', "at"),
-    ('!', "bang"),
-    ('$', "dollar"),
-    ('%', "percent"),
-    ('&', "and"),
-    ('=', "eq"),
-    ('<', "lt"),
-    ('>', "gt"),
-    ('~', "tilde"),
-    ('^', "caret"),
-    ('?', "question"),
-    ('/', "slash"),
-    ('.', "dot"),
-    (',', "comma"),
-    (':', "colon"),
-    (';', "semicolon"),
-];
 
 #[cfg(test)]
 mod tests {

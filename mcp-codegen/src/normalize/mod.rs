@@ -15,7 +15,7 @@
 //! | `anyOf/oneOf [X, null]`, `type: [X, "null"]` | `Option<X>`; an optional top-level argument that may be null becomes `Option<Option<X>>` (`None` omits it, `Some(None)` sends `null`) |
 //! | `default: null` on a non-null type, any `default` | removed (the server applies defaults); the value is documented |
 //! | keywords / non-identifiers as property names | typify's `type_` / `meta` + `#[serde(rename)]` |
-//! | `fooBar` + `foo_bar` in one object | [`Problem::Collision`] (top level: fixable with `rename`) |
+//! | `fooBar` + `foo_bar` in one object, at any depth | distinct fields: the exact snake-case spelling keeps `foo_bar`, the other gets a word for its spelling (`foo_bar_camel`), JSON names kept, with a warning; a `rename` that collides is [`Problem::Collision`] |
 //! | enum values with colliding variant names (`reactions-+1`/`reactions--1`) | distinct names (`ReactionsPlus1`/`ReactionsMinus1`) via placeholder values restored after typify |
 //! | no-argument tool | `no_args`: the function takes no arguments and sends `{}` |
 //! | `const` | a one-value enum (type-checked, serializes the constant) |
@@ -105,6 +105,8 @@ pub(crate) struct Normalized {
     pub literals: BTreeMap<String, String>,
     /// Human-readable notes about dropped constraints.
     pub warnings: Vec<String>,
+    /// Properties that got a field of their own because their names collide.
+    pub renamed: Vec<String>,
     /// The tool takes no arguments (input only).
     pub no_args: bool,
     /// The tool's arguments are any JSON object: its schema declares nothing about them, or
@@ -183,6 +185,7 @@ pub(crate) fn normalize(
     } else {
         BTreeSet::new()
     };
+    ctx.root_renames = request.renames.keys().cloned().collect();
     clean(&mut root, &mut String::new(), &mut ctx, true);
     let names: Vec<String> = defs.keys().cloned().collect();
     for name in names {
@@ -194,6 +197,7 @@ pub(crate) fn normalize(
         return Err(problem);
     }
     nullable_definitions(&mut root, &mut defs);
+    unreachable_definitions(&root, &mut defs);
 
     if role == Role::Input && !is_object_like(&root) {
         return Err(Problem::Fallback(
@@ -205,12 +209,14 @@ pub(crate) fn normalize(
     let mut replacements = BTreeMap::new();
     apply_types(&mut root, &mut defs, &mut replacements, &request.types)?;
     apply_renames(&mut root, &mut ctx, &request.renames)?;
-    if let Some(c) = first_collision(&root) {
+    if let Some((first, second, field)) = first_collision(&root) {
+        // Placeholder keys (renamed properties) are named as the server spells them.
+        let original = |key: String| ctx.literals.get(&key).cloned().unwrap_or(key);
         return Err(Problem::Collision {
             pointer: String::new(),
-            first: c.0,
-            second: c.1,
-            field: c.2,
+            first: original(first),
+            second: original(second),
+            field,
         });
     }
     if let Some(description) = &request.description
@@ -225,10 +231,43 @@ pub(crate) fn normalize(
         replacements,
         literals: ctx.literals,
         warnings: ctx.warnings,
+        renamed: ctx.renamed,
         no_args,
         free_form,
         nullable_optional,
     })
+}
+
+/// Drops the definitions nothing reaches from the root any more (the branches of a union
+/// merged into one object, see `unions`): typify would emit a type for each, unused.
+fn unreachable_definitions(root: &Value, defs: &mut BTreeMap<String, Value>) {
+    fn refs(v: &Value, out: &mut Vec<String>) {
+        match v {
+            Value::Object(m) => {
+                if let Some(name) = m
+                    .get("$ref")
+                    .and_then(Value::as_str)
+                    .and_then(|r| r.strip_prefix("#/$defs/"))
+                {
+                    out.push(name.to_string());
+                }
+                m.values().for_each(|c| refs(c, out));
+            }
+            Value::Array(a) => a.iter().for_each(|c| refs(c, out)),
+            _ => {}
+        }
+    }
+    let mut reached: BTreeSet<String> = BTreeSet::new();
+    let mut todo = Vec::new();
+    refs(root, &mut todo);
+    while let Some(name) = todo.pop() {
+        if reached.insert(name.clone())
+            && let Some(def) = defs.get(&name)
+        {
+            refs(def, &mut todo);
+        }
+    }
+    defs.retain(|name, _| reached.contains(name));
 }
 
 /// Mutable variant of [`for_each_child`].
@@ -269,6 +308,10 @@ struct Ctx {
     problem: Option<Problem>,
     /// The tool's definitions as hoisted, before cleaning (what `$ref` branches look like).
     defs: BTreeMap<String, Value>,
+    /// Collisions resolved by [`objects`] (reported apart from the warnings).
+    renamed: Vec<String>,
+    /// Top-level properties the caller renames (their fields are the caller's choice).
+    root_renames: BTreeSet<String>,
 }
 
 impl Ctx {
@@ -307,6 +350,8 @@ impl Ctx {
             next_marker: longest + 1,
             problem: None,
             defs: BTreeMap::new(),
+            renamed: Vec::new(),
+            root_renames: BTreeSet::new(),
         }
     }
 

@@ -6,9 +6,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value, json};
 
-use super::enums::SYMBOL_WORDS;
-use super::{Ctx, Problem, Role};
-use crate::naming::typify_sanitize;
+use super::{Ctx, Role};
+use crate::naming::{SYMBOL_WORDS, spelling, typify_sanitize};
 
 /// `patternProperties` beside declared `properties` → the values they allow kept in the
 /// flattened map of extra properties (`additionalProperties`), which typify types; alone
@@ -97,13 +96,70 @@ pub(super) fn object_rules(obj: &mut Map<String, Value>, at: &str, ctx: &mut Ctx
         }
     }
 
-    if !at.is_empty()
-        && ctx.problem.is_none()
-        && let Some((first, second, field)) = first_collision_in(obj)
-    {
-        ctx.problem = Some(Problem::Fallback(format!(
-            "properties \"{first}\" and \"{second}\" of the object at {at} both map to the Rust field `{field}`"
-        )));
+    resolve_collisions(obj, at, ctx);
+}
+
+/// Properties of one object that map to the same Rust field (`orderBy` and `order_by`, an
+/// OpenAPI-derived server's query and body spellings) get distinct fields on their own: the
+/// property spelled exactly as the field keeps it; each other one gets the field plus a word
+/// for its spelling (`order_by_camel`, `order_by_pascal`, `order_by_kebab`, `order_by_upper`,
+/// …, then a number), with its JSON name kept. Stable: the names depend on the spellings
+/// only, not on the order of the properties. Top-level properties the caller renames are left
+/// to the `rename` option.
+fn resolve_collisions(obj: &mut Map<String, Value>, at: &str, ctx: &mut Ctx) {
+    let Some(Value::Object(props)) = obj.get("properties") else {
+        return;
+    };
+    let renamed = |name: &str| at.is_empty() && ctx.root_renames.contains(name);
+    let mut by_field: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for name in props.keys().filter(|n| !renamed(n)) {
+        by_field
+            .entry(typify_sanitize(name, false))
+            .or_default()
+            .push(name.clone());
+    }
+    if by_field.values().all(|names| names.len() < 2) {
+        return;
+    }
+    let mut taken: BTreeSet<String> = by_field.keys().cloned().collect();
+    let groups: Vec<(String, Vec<String>)> = by_field
+        .into_iter()
+        .filter(|(_, names)| names.len() > 1)
+        .collect();
+    for (field, mut names) in groups {
+        names.sort();
+        let exact = names.iter().find(|n| **n == field).cloned();
+        let stem = field.trim_end_matches('_').to_string();
+        let mut moved: Vec<(String, String)> = Vec::new();
+        for name in names.iter().filter(|n| Some(*n) != exact.as_ref()) {
+            let mut ident = format!("{stem}_{}", spelling(name));
+            let mut n = 2;
+            while taken.contains(&ident) {
+                ident = format!("{stem}_{}_{n}", spelling(name));
+                n += 1;
+            }
+            taken.insert(ident.clone());
+            moved.push((name.clone(), ident));
+        }
+        if exact.is_none() {
+            taken.remove(&field);
+        }
+        for (name, ident) in &moved {
+            rename_property(obj, ctx, name, ident);
+        }
+        let list = moved
+            .iter()
+            .map(|(name, ident)| format!("\"{name}\" is `{ident}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let kept = exact.map_or(String::new(), |e| format!("\"{e}\" keeps `{field}`; "));
+        let at = if at.is_empty() { "/" } else { at };
+        ctx.renamed.push(
+            format!(
+                "properties {} at {at} map to one Rust field `{field}`: {kept}{list} (JSON names unchanged; `rename` chooses others at the top level)",
+                crate::naming::quoted_list(&names)
+            ),
+        );
     }
 }
 

@@ -157,11 +157,25 @@ mod tests {
     use crate::normalize::{Request, Role, normalize};
 
     #[test]
-    fn snake_case_collisions_are_reported() {
+    fn snake_case_collisions_get_distinct_fields() {
         let s = json!({"type": "object", "properties": {"fooBar": {"type": "string"}, "foo_bar": {"type": "string"}}});
-        let err = normalize(&s, Role::Input, &Request::default()).unwrap_err();
+        let n = normalize(&s, Role::Input, &Request::default()).expect("resolved");
+        let fields: BTreeSet<String> = n.root["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(|k| typify_sanitize(k, false))
+            .collect();
         assert_eq!(
-            err,
+            fields,
+            ["foo_bar", "foo_bar_camel"].map(String::from).into()
+        );
+        assert_eq!(n.renamed.len(), 1, "{:?}", n.renamed);
+        // A rename onto the taken field is the caller's collision.
+        let mut req = Request::default();
+        req.renames.insert("fooBar".into(), "foo_bar".into());
+        assert_eq!(
+            normalize(&s, Role::Input, &req).unwrap_err(),
             Problem::Collision {
                 pointer: String::new(),
                 first: "fooBar".into(),
@@ -169,7 +183,7 @@ mod tests {
                 field: "foo_bar".into()
             }
         );
-        // A rename fixes it.
+        // A rename chooses the name.
         let mut req = Request::default();
         req.renames.insert("fooBar".into(), "foo_bar_camel".into());
         let n = normalize(&s, Role::Input, &req).unwrap();
@@ -182,12 +196,23 @@ mod tests {
             .clone();
         assert_eq!(typify_sanitize(&key, false), "foo_bar_camel");
         assert_eq!(n.literals[&key], "fooBar");
-        // Nested collisions fall back.
-        let nested = json!({"type": "object", "properties": {"o": {"type": "object", "properties": {"aB": {}, "a_b": {}}}}});
-        let err = normalize(&nested, Role::Input, &Request::default()).unwrap_err();
-        assert!(
-            matches!(err, Problem::Fallback(r) if r.contains("\"aB\"") && r.contains("\"a_b\""))
-        );
+        // Nested ones too, whatever the order of the properties.
+        for nested in [
+            json!({"type": "object", "properties": {"o": {"type": "object", "properties": {"aB": {}, "a_b": {}, "A-B": {}}}}}),
+            json!({"type": "object", "properties": {"o": {"type": "object", "properties": {"A-B": {}, "a_b": {}, "aB": {}}}}}),
+        ] {
+            let n = normalize(&nested, Role::Input, &Request::default()).expect("resolved");
+            let fields: BTreeSet<String> = n.root["properties"]["o"]["properties"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .map(|k| typify_sanitize(k, false))
+                .collect();
+            assert_eq!(
+                fields,
+                ["a_b", "a_b_camel", "a_b_kebab"].map(String::from).into()
+            );
+        }
     }
 
     #[test]

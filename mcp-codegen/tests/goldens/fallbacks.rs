@@ -18,17 +18,11 @@ pub mod fallbacks {
     use ::mcp_bindgen::fake::{Stub, StubNoArgs};
     /// SHA-256 of the canonical tool list of the fixture (all tools, before `only`/`skip`);
     /// the runtime compares it with the live server to detect drift.
-    pub const FIXTURE_HASH: &str = "a534ca9c46750d928d752bdaa75c02cb771da0d900a7b68447208639694f121d";
+    pub const FIXTURE_HASH: &str = "d997c823b3f26fc80f45facabde08ba740a40aa2b280bcf8eb2110ed036ef0f2";
     /// The server alias.
     pub const ALIAS: &str = "fallbacks";
     /// Original names of the generated tools, in fixture order.
-    pub const TOOL_NAMES: &[&str] = &[
-        "remote_ref",
-        "dangling",
-        "not_object",
-        "nested_collision",
-        "fine",
-    ];
+    pub const TOOL_NAMES: &[&str] = &["remote_ref", "dangling", "not_object", "fine"];
     /// Every generated tool as a toolbox definition: compile-time OpenAI export and
     /// argument validation through the generated types
     /// (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
@@ -36,10 +30,9 @@ pub mod fallbacks {
         remote_ref::TOOL,
         dangling::TOOL,
         not_object::TOOL,
-        nested_collision::TOOL,
         fine::TOOL,
     ];
-    /// Typed client for the `fallbacks` server (5 tools), bound to a runtime session.
+    /// Typed client for the `fallbacks` server (4 tools), bound to a runtime session.
     #[derive(Clone, Debug)]
     pub struct Client {
         session: ::mcp_bindgen::Session,
@@ -104,15 +97,6 @@ pub mod fallbacks {
         pub fn not_object(&self, args: not_object::Args) -> CallFuture<'_, ToolOutput> {
             Tools::not_object(self, args)
         }
-        /// Calls the tool `nested_collision`.
-        ///
-        /// Arguments are untyped JSON: properties "aB" and "a_b" of the object at /properties/o both map to the Rust field `a_b`.
-        pub fn nested_collision(
-            &self,
-            args: nested_collision::Args,
-        ) -> CallFuture<'_, ToolOutput> {
-            Tools::nested_collision(self, args)
-        }
         /// The other tools of the server are unaffected.
         pub fn fine(&self, args: fine::Args) -> CallFuture<'_, ToolOutput> {
             Tools::fine(self, args)
@@ -136,13 +120,6 @@ pub mod fallbacks {
         /// See [`Client::not_object`].
         fn not_object(&self, args: not_object::Args) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(not_object::TOOL.name, args)
-        }
-        /// See [`Client::nested_collision`].
-        fn nested_collision(
-            &self,
-            args: nested_collision::Args,
-        ) -> CallFuture<'_, ToolOutput> {
-            self.__backend().untyped(nested_collision::TOOL.name, args)
         }
         /// See [`Client::fine`].
         fn fine(&self, args: fine::Args) -> CallFuture<'_, ToolOutput> {
@@ -202,14 +179,6 @@ pub mod fallbacks {
             stub: impl Stub<not_object::Args, ToolOutput>,
         ) -> Self {
             self.0.stub_untyped(not_object::TOOL.name, stub);
-            self
-        }
-        /// Answers [`Tools::nested_collision`] with `stub`.
-        pub fn on_nested_collision(
-            self,
-            stub: impl Stub<nested_collision::Args, ToolOutput>,
-        ) -> Self {
-            self.0.stub_untyped(nested_collision::TOOL.name, stub);
             self
         }
         /// Answers [`Tools::fine`] with `stub`.
@@ -304,20 +273,6 @@ pub mod fallbacks {
                 "inputSchema is not an object schema (MCP arguments are a JSON object)",
             );
         /// Arguments as untyped JSON: mcp-bindgen could not type this tool's schema (inputSchema is not an object schema (MCP arguments are a JSON object)).
-        pub type Args = ::mcp_bindgen::__private::serde_json::Value;
-    }
-    /// Types and definition of the tool `nested_collision`.
-    pub mod nested_collision {
-        /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
-        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
-                "nested_collision",
-                "mcp_fallbacks_nested_collision",
-                "{\"properties\":{\"o\":{\"properties\":{\"aB\":{\"type\":\"string\"},\"a_b\":{\"type\":\"string\"}},\"type\":\"object\"}},\"type\":\"object\"}",
-            )
-            .untyped_args(
-                "properties \"aB\" and \"a_b\" of the object at /properties/o both map to the Rust field `a_b`",
-            );
-        /// Arguments as untyped JSON: mcp-bindgen could not type this tool's schema (properties "aB" and "a_b" of the object at /properties/o both map to the Rust field `a_b`).
         pub type Args = ::mcp_bindgen::__private::serde_json::Value;
     }
     /// Types and definition of the tool `fine`.

@@ -29,7 +29,6 @@ async fn api(c: &fallbacks::Client) -> ::mcp_bindgen::Result<()> {
     c.remote_ref(json!({"cfg": {}})).await?;
     c.dangling(json!({})).await?;
     c.not_object(json!({})).await?;
-    c.nested_collision(json!({"o": {"aB": "x"}})).await?;
     c.fine(fine::Args::default()).await?;
     Ok(())
 }

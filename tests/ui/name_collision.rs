@@ -1,3 +1,0 @@
-mcp_bindgen::mcp_tools!("clash");
-
-fn main() {}
