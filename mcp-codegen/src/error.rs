@@ -51,7 +51,9 @@ pub enum Error {
         /// What is wrong and how to fix it.
         message: String,
     },
-    /// Two tools map to the same Rust function name.
+    /// Two tools map to the same Rust function name because of a `rename`, or a tool's name
+    /// is another tool's task method (`<name>_task`). Names that collide on their own get
+    /// distinct functions instead ([`crate::WarningKind::Renamed`]).
     #[error(
         "tools \"{first}\" and \"{second}\" of server \"{alias}\" both map to the Rust function `{function}`; add rename = {{ \"{second}\" = \"{suggestion}\" }}"
     )]
@@ -67,7 +69,8 @@ pub enum Error {
         /// A free name to rename the second tool to.
         suggestion: String,
     },
-    /// Two top-level arguments of a tool map to the same Rust field name.
+    /// A `rename` gives a top-level argument the Rust field of another (arguments whose names
+    /// collide on their own get distinct fields instead, [`crate::WarningKind::Renamed`]).
     #[error("{0}")]
     ArgumentCollision(Box<ArgumentCollision>),
     /// A tool's `x-mcp-header` annotations break the protocol's rules (see

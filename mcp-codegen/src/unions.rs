@@ -1129,6 +1129,70 @@ mod tests {
     }
 
     #[test]
+    fn open_objects_become_one_object_with_the_union_of_their_properties() {
+        let v = shaped(json!({"anyOf": [
+            {"type": "object", "properties": {"user_id": {"type": "string"}, "note": {"type": "string", "description": "a"}, "n": {"type": "integer"}}, "required": ["user_id", "note"]},
+            {"type": "object", "properties": {"team_id": {"type": "string"}, "note": {"type": "string", "description": "b"}, "n": {"type": "integer", "minimum": 0}}, "required": ["note", "team_id"]},
+            {"type": "object", "properties": {"note": {"type": "integer"}}, "required": ["note"], "additionalProperties": false}
+        ]}));
+        assert!(v.get("anyOf").is_none(), "{v}");
+        assert_eq!(v["type"], "object");
+        // Required by every branch: required.
+        assert_eq!(v["required"], json!(["note"]));
+        // The same type with other annotations or bounds: one schema.
+        assert_eq!(v["properties"]["n"], json!({"type": "integer"}));
+        // Declared differently: the union of the declarations.
+        assert_eq!(
+            v["properties"]["note"],
+            json!({"anyOf": [{"type": "string", "description": "a"}, {"type": "integer"}]})
+        );
+        // An open branch: the object stays open.
+        assert!(v.get("additionalProperties").is_none());
+    }
+
+    #[test]
+    fn a_constant_tag_at_any_depth_makes_an_enum() {
+        // Nested: `oneOf`, named after a property only that branch has.
+        let nested = shaped(json!({"anyOf": [
+            {"type": "object", "properties": {"action": {"type": "object", "properties": {"kind": {"const": "move"}}, "required": ["kind"]}, "to": {"type": "string"}}, "required": ["action", "to"]},
+            {"type": "object", "properties": {"action": {"type": "object", "properties": {"kind": {"const": "wait"}}, "required": ["kind"]}}, "required": ["action"]}
+        ]}));
+        assert!(nested["oneOf"].is_array(), "{nested}");
+        // A tag that may be left out tells nothing: one object.
+        let optional = shaped(json!({"anyOf": [
+            {"type": "object", "properties": {"kind": {"const": "a"}, "a": {"type": "string"}}},
+            {"type": "object", "properties": {"kind": {"const": "b"}, "b": {"type": "string"}}}
+        ]}));
+        assert_eq!(
+            optional["properties"]["kind"],
+            json!({"anyOf": [{"const": "a"}, {"const": "b"}]})
+        );
+        // Direct, one value per branch: typify's internal tag, whose variants' nested types
+        // of different shapes get titles naming their variant.
+        let mut tagged = json!({"anyOf": [
+            {"type": "object", "properties": {"op": {"const": "get"}, "params": {"type": "object", "properties": {"id": {"type": "string"}}}}, "required": ["op"]},
+            {"type": "object", "properties": {"op": {"const": "list"}, "params": {"type": "object", "properties": {"limit": {"type": "integer"}}}, "tags": {"type": "array", "items": {"enum": ["x"]}}}, "required": ["op"]},
+            {"type": "object", "properties": {"op": {"const": "put"}, "params": {"type": "object", "properties": {"id": {"type": "string"}}}, "tags": {"type": "array", "items": {"enum": ["y"]}}}, "required": ["op"]}
+        ]});
+        if let Some(obj) = tagged.as_object_mut() {
+            shape_unions(obj, "/properties/request", "Args", &BTreeMap::new());
+        }
+        let list = tagged["anyOf"].as_array().expect("still a union");
+        assert_eq!(
+            list[0]["properties"]["params"][VARIANT_TITLE],
+            "Args request get params"
+        );
+        assert_eq!(
+            list[1]["properties"]["params"][VARIANT_TITLE],
+            "Args request list params"
+        );
+        assert_eq!(
+            list[2]["properties"]["tags"]["items"][VARIANT_TITLE],
+            "Args request put tags item"
+        );
+    }
+
+    #[test]
     fn path_words_follow_properties_items_and_definitions() {
         assert_eq!(
             path_words("/properties/items/items/oneOf", "Args"),

@@ -2,13 +2,35 @@
 
 use serde_json::Value;
 
-/// One object with the properties of the first object instance of each list, when at least
-/// two lists have one and no property is given two different values.
-pub(super) fn combine_objects(lists: &[Vec<Value>]) -> Option<Value> {
+/// Objects matching several lists' schemas at once: one with the properties of the first
+/// object instance of each list, and one with those of the largest (every property each
+/// branch declares: where a branch that accepts any object would swallow the others'), each
+/// when at least two lists have an object and no property is given two different values.
+pub(super) fn combine_objects(lists: &[Vec<Value>]) -> Vec<Value> {
+    let first = combine(lists, |list| list.iter().find(|v| v.is_object()));
+    let largest = combine(lists, |list| {
+        list.iter()
+            .filter_map(|v| v.as_object().map(|o| (o.len(), v)))
+            .fold(None, |best: Option<(usize, &Value)>, (n, v)| match best {
+                Some((m, _)) if m >= n => best,
+                _ => Some((n, v)),
+            })
+            .map(|(_, v)| v)
+    });
+    let mut out: Vec<Value> = first.into_iter().collect();
+    if let Some(l) = largest
+        && !out.contains(&l)
+    {
+        out.push(l);
+    }
+    out
+}
+
+fn combine(lists: &[Vec<Value>], pick: impl Fn(&[Value]) -> Option<&Value>) -> Option<Value> {
     let mut combined = serde_json::Map::new();
     let mut parts = 0;
     for list in lists {
-        let Some(Value::Object(obj)) = list.iter().find(|v| v.is_object()) else {
+        let Some(Value::Object(obj)) = pick(list) else {
             continue;
         };
         for (k, v) in obj {

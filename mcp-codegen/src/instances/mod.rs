@@ -179,12 +179,16 @@ impl<'a> Gen<'a> {
                 // `anyOf` accepts a value that matches several branches at once: one object
                 // holding the properties of every object branch (dropped by the caller when
                 // the branches are closed or disagree).
-                let combined = (key == "anyOf").then(|| combine_objects(&lists)).flatten();
+                let combined = if key == "anyOf" {
+                    combine_objects(&lists)
+                } else {
+                    Vec::new()
+                };
                 let mut out = interleave(lists, self.max);
-                if let Some(combined) = combined {
-                    out.truncate(self.max.saturating_sub(1));
-                    if !out.contains(&combined) {
-                        out.push(combined);
+                out.truncate(self.max.saturating_sub(combined.len()));
+                for c in combined {
+                    if !out.contains(&c) {
+                        out.push(c);
                     }
                 }
                 return out;
@@ -307,6 +311,54 @@ mod tests {
             g.instances
                 .iter()
                 .all(|i| i.as_object().is_some_and(|o| o.len() == 1))
+        );
+    }
+
+    #[test]
+    fn values_that_expose_lossy_unions_and_nullability() {
+        // A union of open objects: a value with only the last branch's property (which the
+        // first branch, all optional, also accepts) and one with every branch's properties.
+        let s = json!({"$defs": {
+            "A": {"type": "object", "properties": {"threshold": {"type": "number"}}},
+            "B": {"type": "object", "properties": {"count": {"type": "integer"}}},
+            "C": {"type": "object", "properties": {"time_window": {"type": "integer"}}}
+        }, "type": "object", "properties": {"c": {"anyOf": [
+            {"$ref": "#/$defs/A"}, {"$ref": "#/$defs/B"}, {"$ref": "#/$defs/C"}
+        ]}}, "required": ["c"]});
+        let out = valid(&s);
+        let only = |i: &Value, key: &str| {
+            i["c"]
+                .as_object()
+                .is_some_and(|o| o.len() == 1 && o.contains_key(key))
+        };
+        assert!(out.iter().any(|i| only(i, "time_window")), "{out:?}");
+        assert!(
+            out.iter()
+                .any(|i| i["c"].as_object().is_some_and(|o| o.len() == 3)),
+            "{out:?}"
+        );
+        // A constant tag: each tag with its own nested payload, every property of it set.
+        let s = json!({"type": "object", "properties": {"r": {"anyOf": [
+            {"type": "object", "properties": {"op": {"const": "get"}, "params": {"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]}}, "required": ["op", "params"]},
+            {"type": "object", "properties": {"op": {"const": "list"}, "params": {"type": "object", "properties": {"limit": {"type": "integer"}, "page": {"type": "integer"}}}}, "required": ["op"]}
+        ]}}, "required": ["r"]});
+        let out = valid(&s);
+        assert!(
+            out.iter()
+                .any(|i| i["r"]["op"] == "get" && i["r"]["params"]["id"].is_string())
+        );
+        assert!(out.iter().any(|i| i["r"]["op"] == "list"
+            && i["r"]["params"]["limit"].is_number()
+            && i["r"]["params"]["page"].is_number()));
+        // A recursion: `null` at depth 2, where a link is required but nullable.
+        let s = json!({"$defs": {"Link": {"type": "object", "properties": {
+            "v": {"type": "integer"}, "next": {"anyOf": [{"$ref": "#/$defs/Link"}, {"type": "null"}]}
+        }, "required": ["v", "next"]}}, "$ref": "#/$defs/Link"});
+        let out = valid(&s);
+        assert!(
+            out.iter()
+                .any(|i| i["next"]["next"].is_null() && i["next"].is_object()),
+            "{out:?}"
         );
     }
 

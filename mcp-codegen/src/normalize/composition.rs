@@ -191,6 +191,28 @@ mod tests {
     use std::collections::BTreeSet;
 
     #[test]
+    fn a_nullable_definition_is_nullable_where_it_is_used() {
+        let n = norm(json!({"type": "object",
+            "$defs": {"Node": {"anyOf": [
+                {"type": "object", "properties": {"child": {"$ref": "#/$defs/Node"}, "name": {"type": "string"}}},
+                {"type": "null"}
+            ]}},
+            "properties": {
+                "root": {"$ref": "#/$defs/Node"},
+                "maybe": {"anyOf": [{"$ref": "#/$defs/Node"}, {"type": "null"}]}
+            }
+        }));
+        let node = &n.defs["Node"];
+        assert!(node.get("anyOf").is_none(), "{node}");
+        assert_eq!(node["type"], "object");
+        let nullable = json!({"anyOf": [{"$ref": "#/$defs/Node"}, {"type": "null"}]});
+        assert_eq!(node["properties"]["child"], nullable);
+        assert_eq!(n.root["properties"]["root"], nullable);
+        // Already nullable at the use: not wrapped twice.
+        assert_eq!(n.root["properties"]["maybe"], nullable);
+    }
+
+    #[test]
     fn three_nullable_spellings() {
         let n = norm(json!({"type": "object", "properties": {
             "a": {"anyOf": [{"type": "null"}, {"type": "string"}]},

@@ -26,7 +26,9 @@
 //! | `additionalProperties: {schema}` beside `properties` | typify's flattened `extra` map; a property whose field would be `extra` becomes `extra_property` |
 //! | `patternProperties` beside `properties` | their value schemas join `additionalProperties` (the flattened `extra` map carries those keys); alone, a map |
 //! | `number` with an integral `multipleOf` | `integer` (every allowed value is whole) |
-//! | unions (see `unions`) | untagged enums for unions with scalar or array branches; variants named by title, discriminator, unique property or type |
+//! | unions (see `unions`) | untagged enums for unions with scalar or array branches; unions of objects decoded by a constant tag at any depth, else (an `anyOf` with an open branch) one struct of the union of the properties; variants named by title, discriminator, unique property or type |
+//! | a definition that is itself nullable (`anyOf: [{…}, null]`) | the non-null schema, each reference to it `anyOf: [{$ref}, null]` (typify would name the `Option` newtype and the object alike) |
+//! | definitions nothing reaches (union branches merged into one struct) | dropped |
 //!
 //! The passes live one concern per file: `refs` (external references, hoisting into one
 //! namespace), `cycles` (reference cycles typify cannot break), `keywords` (dropped keywords,
