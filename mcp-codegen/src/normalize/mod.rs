@@ -29,6 +29,7 @@
 //! | unions (see `unions`) | untagged enums for unions with scalar or array branches; unions of objects decoded by a constant tag at any depth, else (an `anyOf` with an open branch) one struct of the union of the properties; variants named by title, discriminator, unique property or type |
 //! | a definition that is itself nullable (`anyOf: [{…}, null]`) | the non-null schema, each reference to it `anyOf: [{$ref}, null]` (typify would name the `Option` newtype and the object alike) |
 //! | definitions nothing reaches (union branches merged into one struct) | dropped |
+//! | two different schemas typify would give one name (`{"a_b": {…}}` and `{"a": {"b": {…}}}` are both `ArgsAB`; typify would use the first for both) | the later one titled with a number (`ArgsAb2`), see `type_names` |
 //!
 //! The passes live one concern per file: `refs` (external references, hoisting into one
 //! namespace), `cycles` (reference cycles typify cannot break), `keywords` (dropped keywords,
@@ -44,6 +45,7 @@ mod numbers;
 mod objects;
 mod refs;
 mod root;
+mod type_names;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -221,6 +223,7 @@ pub(crate) fn normalize(
             field,
         });
     }
+    type_names::distinct_type_names(&mut root, &mut defs, root_name);
     if let Some(description) = &request.description
         && let Some(obj) = root.as_object_mut()
         && !description.trim().is_empty()

@@ -18,7 +18,7 @@ pub mod faithful {
     use ::mcp_bindgen::fake::{Stub, StubNoArgs};
     /// SHA-256 of the canonical tool list of the fixture (all tools, before `only`/`skip`);
     /// the runtime compares it with the live server to detect drift.
-    pub const FIXTURE_HASH: &str = "7035664f72da0a2b7b8c52ec07ea48b5ca5b29145010dc38740b5748f20a8a47";
+    pub const FIXTURE_HASH: &str = "235b2a0655a99c00348ab10e36712c89432965fe711711b5acc43485711add59";
     /// The server alias.
     pub const ALIAS: &str = "faithful";
     /// Original names of the generated tools, in fixture order.
@@ -29,6 +29,7 @@ pub mod faithful {
         "nested_tag",
         "nullable_recursion",
         "output_fields",
+        "colliding_type_names",
         "colliding_arguments",
     ];
     /// Every generated tool as a toolbox definition: compile-time OpenAI export and
@@ -41,9 +42,10 @@ pub mod faithful {
         nested_tag::TOOL,
         nullable_recursion::TOOL,
         output_fields::TOOL,
+        colliding_type_names::TOOL,
         colliding_arguments::TOOL,
     ];
-    /// Typed client for the `faithful` server (7 tools), bound to a runtime session.
+    /// Typed client for the `faithful` server (8 tools), bound to a runtime session.
     #[derive(Clone, Debug)]
     pub struct Client {
         session: ::mcp_bindgen::Session,
@@ -126,6 +128,13 @@ pub mod faithful {
         pub fn output_fields(&self) -> CallFuture<'_, output_fields::Output> {
             Tools::output_fields(self)
         }
+        /// Nested types typify would give one name: a property `list_item` beside a list of objects (`OutputListItem`), `a_b` beside `a.b` (`ArgsAB`), a property `foo` beside a definition `ArgsFoo`.
+        pub fn colliding_type_names(
+            &self,
+            args: colliding_type_names::Args,
+        ) -> CallFuture<'_, colliding_type_names::Output> {
+            Tools::colliding_type_names(self, args)
+        }
         /// An OpenAPI-derived tool whose arguments are spelled two or three ways, at the top level and nested.
         pub fn colliding_arguments(
             &self,
@@ -176,6 +185,13 @@ pub mod faithful {
         /// See [`Client::output_fields`].
         fn output_fields(&self) -> CallFuture<'_, output_fields::Output> {
             self.__backend().typed(output_fields::TOOL.name, NoArgs {})
+        }
+        /// See [`Client::colliding_type_names`].
+        fn colliding_type_names(
+            &self,
+            args: colliding_type_names::Args,
+        ) -> CallFuture<'_, colliding_type_names::Output> {
+            self.__backend().typed(colliding_type_names::TOOL.name, args)
         }
         /// See [`Client::colliding_arguments`].
         fn colliding_arguments(
@@ -265,6 +281,14 @@ pub mod faithful {
             stub: impl StubNoArgs<output_fields::Output>,
         ) -> Self {
             self.0.stub_typed(output_fields::TOOL.name, move |_: NoArgs| stub());
+            self
+        }
+        /// Answers [`Tools::colliding_type_names`] with `stub`.
+        pub fn on_colliding_type_names(
+            self,
+            stub: impl Stub<colliding_type_names::Args, colliding_type_names::Output>,
+        ) -> Self {
+            self.0.stub_typed(colliding_type_names::TOOL.name, stub);
             self
         }
         /// Answers [`Tools::colliding_arguments`] with `stub`.
@@ -807,6 +831,106 @@ pub mod faithful {
                 OutputStatus { code = "code" skip_if(Option::is_none), message =
                 "message" skip_if(Option::is_none), retry_after = "retryAfter"
                 skip_if(Option::is_none) }
+            );
+        }
+        pub use self::output::Output;
+    }
+    /// Types and definition of the tool `colliding_type_names`.
+    pub mod colliding_type_names {
+        /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
+                "colliding_type_names",
+                "mcp_faithful_colliding_type_names",
+                "{\"$defs\":{\"ArgsFoo\":{\"properties\":{\"z\":{\"type\":\"boolean\"}},\"type\":\"object\"}},\"properties\":{\"a\":{\"properties\":{\"b\":{\"enum\":[\"p\",\"q\"]}},\"type\":\"object\"},\"a_b\":{\"enum\":[\"x\",\"y\"]},\"bar\":{\"$ref\":\"#/$defs/ArgsFoo\"},\"foo\":{\"properties\":{\"w\":{\"type\":\"string\"}},\"type\":\"object\"}},\"type\":\"object\"}",
+            )
+            .described(
+                "Nested types typify would give one name: a property `list_item` beside a list of objects (`OutputListItem`), `a_b` beside `a.b` (`ArgsAB`), a property `foo` beside a definition `ArgsFoo`.",
+            )
+            .output_schema(
+                "{\"properties\":{\"list\":{\"items\":{\"properties\":{\"id\":{\"type\":\"string\"}},\"type\":\"object\"},\"type\":\"array\"},\"list_item\":{\"properties\":{\"count\":{\"type\":\"integer\"},\"summary\":{\"type\":\"string\"}},\"type\":\"object\"}},\"required\":[\"list\"],\"type\":\"object\"}",
+            )
+            .typed_args::<self::Args>()
+            .typed_output::<self::Output>();
+        ///Nested types typify would give one name: a property `list_item` beside a list of objects (`OutputListItem`), `a_b` beside `a.b` (`ArgsAB`), a property `foo` beside a definition `ArgsFoo`.
+        #[derive(Clone, Debug, Default, PartialEq)]
+        pub struct Args {
+            pub a: Option<ArgsA>,
+            pub a_b: Option<ArgsAb2>,
+            pub bar: Option<ArgsFoo>,
+            pub foo: Option<ArgsFoo2>,
+        }
+        ::mcp_bindgen::__private::serde_struct!(
+            Args { a = "a" skip_if(Option::is_none), a_b = "a_b"
+            skip_if(Option::is_none), bar = "bar" skip_if(Option::is_none), foo = "foo"
+            skip_if(Option::is_none) }
+        );
+        ///`ArgsA`
+        #[derive(Clone, Debug, Default, PartialEq)]
+        pub struct ArgsA {
+            pub b: Option<ArgsAB>,
+        }
+        ::mcp_bindgen::__private::serde_struct!(
+            ArgsA { b = "b" skip_if(Option::is_none) }
+        );
+        ///`ArgsAB`
+        #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+        pub enum ArgsAB {
+            P,
+            Q,
+        }
+        ::mcp_bindgen::__private::string_enum!(ArgsAB { P = "p", Q = "q" });
+        ///`ArgsAb2`
+        #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+        pub enum ArgsAb2 {
+            X,
+            Y,
+        }
+        ::mcp_bindgen::__private::string_enum!(ArgsAb2 { X = "x", Y = "y" });
+        ///`ArgsFoo`
+        #[derive(Clone, Debug, Default, PartialEq)]
+        pub struct ArgsFoo {
+            pub z: Option<bool>,
+        }
+        ::mcp_bindgen::__private::serde_struct!(
+            ArgsFoo { z = "z" skip_if(Option::is_none) }
+        );
+        ///`ArgsFoo2`
+        #[derive(Clone, Debug, Default, PartialEq)]
+        pub struct ArgsFoo2 {
+            pub w: Option<String>,
+        }
+        ::mcp_bindgen::__private::serde_struct!(
+            ArgsFoo2 { w = "w" skip_if(Option::is_none) }
+        );
+        /// Types of the tool's structured result (`outputSchema`).
+        pub mod output {
+            ///Structured result of the tool `colliding_type_names`.
+            #[derive(Clone, Debug, PartialEq)]
+            pub struct Output {
+                pub list: Vec<OutputListItem>,
+                pub list_item: Option<OutputListItem2>,
+            }
+            ::mcp_bindgen::__private::serde_struct!(
+                Output { list = "list", list_item = "list_item" skip_if(Option::is_none)
+                }
+            );
+            ///`OutputListItem`
+            #[derive(Clone, Debug, Default, PartialEq)]
+            pub struct OutputListItem {
+                pub id: Option<String>,
+            }
+            ::mcp_bindgen::__private::serde_struct!(
+                OutputListItem { id = "id" skip_if(Option::is_none) }
+            );
+            ///`OutputListItem2`
+            #[derive(Clone, Debug, Default, PartialEq)]
+            pub struct OutputListItem2 {
+                pub count: Option<i64>,
+                pub summary: Option<String>,
+            }
+            ::mcp_bindgen::__private::serde_struct!(
+                OutputListItem2 { count = "count" skip_if(Option::is_none), summary =
+                "summary" skip_if(Option::is_none) }
             );
         }
         pub use self::output::Output;

@@ -5,8 +5,8 @@ mod roundtrip;
 
 use serde_json::{Value, json};
 use faithful::{
-    colliding_arguments, const_tagged, nested_tag, nullable_recursion, output_fields,
-    pydantic_union, required_sets,
+    colliding_arguments, colliding_type_names, const_tagged, nested_tag, nullable_recursion,
+    output_fields, pydantic_union, required_sets,
 };
 
 /// `json` decodes into `T` and encodes back to itself.
@@ -176,6 +176,24 @@ fn main() {
     }));
     assert_eq!(out.created_at, Some(1764201600));
     assert_eq!(out.created_at_camel.as_deref(), Some("2026-11-27"));
+
+    // Types typify would give one name (and then use the first for both) get their own.
+    let a: colliding_type_names::Args = same(json!({
+        "a_b": "y", "a": {"b": "q"}, "foo": {"w": "w"}, "bar": {"z": true}
+    }));
+    roundtrip::check(
+        colliding_type_names::TOOL.name,
+        colliding_type_names::TOOL.input_schema,
+        &a,
+    );
+    let out: colliding_type_names::Output = same(json!({
+        "list": [{"id": "1"}],
+        "list_item": {"summary": "a string beside the list", "count": 1}
+    }));
+    assert_eq!(
+        out.list_item.and_then(|i| i.summary).as_deref(),
+        Some("a string beside the list")
+    );
 
     // Class 5: names that collide get distinct fields on their own; JSON names are kept.
     let a = colliding_arguments::Args {
