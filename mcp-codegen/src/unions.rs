@@ -248,14 +248,26 @@ fn is_null_branch(branch: &Value) -> bool {
         || value_list(branch).is_some_and(|v| v.iter().all(Value::is_null))
 }
 
+/// Key on an object that [`object_unions`] merged from branches, listing the definitions it
+/// inlined: below it, a union reaching one of them again is not merged again (a recursive
+/// union would be inlined forever). The normalizer moves the names into its context.
+pub(crate) const INLINED: &str = "$mcpBindgenInlined";
+
 /// Steps 1–4 on one node; `at` is the node's JSON pointer, `root` the root type's name,
-/// `defs` the tool's definitions (`#/$defs/<name>` targets, as the server wrote them).
+/// `defs` the tool's definitions (`#/$defs/<name>` targets, as the server wrote them),
+/// `inlined` the definitions merged into an enclosing object. Returns notes for the user
+/// (constraints the types do not enforce).
 pub(crate) fn shape_unions(
     obj: &mut Map<String, Value>,
     at: &str,
     root: &str,
     defs: &BTreeMap<String, Value>,
-) {
+    inlined: &[String],
+) -> Vec<String> {
+    let mut notes = Vec::new();
+    if let Some(note) = object_parts(obj) {
+        notes.push(note);
+    }
     split_mixed_enum(obj);
     for key in ["anyOf", "oneOf"] {
         let Some(Value::Array(list)) = obj.get(key) else {
@@ -265,9 +277,14 @@ pub(crate) fn shape_unions(
             obj.insert(key.into(), Value::Array(typed));
         }
     }
+    for key in ["anyOf", "oneOf"] {
+        if let Some(Value::Array(list)) = obj.get_mut(key) {
+            array_branches(list);
+        }
+    }
     scalar_any_of(obj);
     closed_objects_any_of(obj, defs);
-    object_unions(obj, at, root, defs);
+    object_unions(obj, at, root, defs, inlined);
     if let Some(Value::Array(list)) = obj.get_mut("oneOf") {
         name_branches(list, at, "oneOf", root);
     }
@@ -286,6 +303,148 @@ pub(crate) fn shape_unions(
         }
         name_branches(list, at, "anyOf", root);
     }
+    notes
+}
+
+/// A part of an object's `anyOf`/`oneOf`/`allOf` that adds nothing but properties and
+/// presence rules (`{"required": ["channels"]}`, `{"properties": {"link": …}, "required":
+/// ["link"]}`): "at least one of these" rules beside `properties`.
+fn object_part(v: &Value) -> bool {
+    v.as_object().is_some_and(|o| {
+        o.iter().all(|(k, v)| match k.as_str() {
+            "required" | "properties" => true,
+            "type" => v == "object",
+            "additionalProperties" => v.is_boolean(),
+            _ => is_annotation(k),
+        })
+    })
+}
+
+/// Whether every part of `obj`'s `key` combinator is an [`object_part`].
+fn object_parts_only(obj: &Map<String, Value>, key: &str) -> bool {
+    matches!(obj.get(key), Some(Value::Array(list)) if !list.is_empty() && list.iter().all(object_part))
+}
+
+/// The properties of an object's parts (`allOf`/`anyOf`/`oneOf` of [`object_part`]s) that
+/// the object does not declare itself.
+fn part_properties(obj: &Map<String, Value>) -> Vec<(String, Value)> {
+    let mut out: Vec<(String, Value)> = Vec::new();
+    for key in ["allOf", "anyOf", "oneOf"] {
+        if !object_parts_only(obj, key) {
+            continue;
+        }
+        for part in obj.get(key).and_then(Value::as_array).into_iter().flatten() {
+            for (name, schema) in part
+                .get("properties")
+                .and_then(Value::as_object)
+                .into_iter()
+                .flatten()
+            {
+                let declared = obj.get("properties").and_then(|p| p.get(name)).is_some();
+                if !declared && !out.iter().any(|(n, _)| n == name) {
+                    out.push((name.clone(), schema.clone()));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// An object with `properties` and an `anyOf`/`oneOf`/`allOf` of [`object_part`]s: the
+/// parts' properties join the object's, and the combinator goes (typify would make a union
+/// of the object and property-less parts, and values lose properties). `allOf` parts'
+/// required properties stay required; which properties `anyOf`/`oneOf` want together is not
+/// checked by the types (the server does).
+fn object_parts(obj: &mut Map<String, Value>) -> Option<String> {
+    if !obj.get("properties").is_some_and(Value::is_object) {
+        return None;
+    }
+    let extra = part_properties(obj);
+    let mut dropped = Vec::new();
+    for key in ["allOf", "anyOf", "oneOf"] {
+        if !object_parts_only(obj, key) {
+            continue;
+        }
+        let Some(Value::Array(parts)) = obj.remove(key) else {
+            continue;
+        };
+        if key == "allOf" {
+            let required: Vec<Value> = parts
+                .iter()
+                .filter_map(|p| p.get("required").and_then(Value::as_array))
+                .flatten()
+                .cloned()
+                .collect();
+            if let Value::Array(list) = obj
+                .entry("required")
+                .or_insert_with(|| Value::Array(Vec::new()))
+            {
+                for r in required {
+                    if !list.contains(&r) {
+                        list.push(r);
+                    }
+                }
+            }
+        } else if parts.iter().any(|p| p.get("required").is_some()) {
+            dropped.push(key);
+        }
+    }
+    if let Some(Value::Object(props)) = obj.get_mut("properties") {
+        for (name, schema) in extra {
+            props.insert(name, schema);
+        }
+    }
+    (!dropped.is_empty()).then(|| {
+        format!(
+            "`{}` rules on which properties must be present together not checked by the generated types",
+            dropped.join("`/`")
+        )
+    })
+}
+
+/// An array of one item schema, with no constraint but on its length.
+fn plain_array(b: &Value) -> bool {
+    b.as_object().is_some_and(|o| {
+        o.get("type").and_then(Value::as_str) == Some("array")
+            && o.get("items").is_some_and(Value::is_object)
+            && o.keys().all(|k| {
+                matches!(
+                    k.as_str(),
+                    "type" | "items" | "minItems" | "maxItems" | "uniqueItems"
+                ) || is_annotation(k)
+            })
+    })
+}
+
+/// Step 2b: several array branches in one union become one array whose items are the union
+/// of theirs. An untagged enum of arrays takes the first array type every item fits, and
+/// drops what a later branch's items declare (`{"jobs": [{"id", "url"}]}` decoded as a list
+/// of `{id}`).
+fn array_branches(list: &mut Vec<Value>) {
+    let arrays: Vec<usize> = (0..list.len()).filter(|&i| plain_array(&list[i])).collect();
+    if arrays.len() < 2 {
+        return;
+    }
+    let mut items: Vec<Value> = Vec::new();
+    for &i in &arrays {
+        if let Some(it) = list[i].get("items")
+            && !items
+                .iter()
+                .any(|x| without_annotations(x) == without_annotations(it))
+        {
+            items.push(it.clone());
+        }
+    }
+    let merged = if items.len() == 1 {
+        json!({"type": "array", "items": items.remove(0)})
+    } else {
+        json!({"type": "array", "items": {"anyOf": items}})
+    };
+    let first = arrays[0];
+    for &i in arrays.iter().rev() {
+        list.remove(i);
+    }
+    list.insert(first, merged);
 }
 
 /// Step 3.
@@ -412,27 +571,85 @@ fn object_unions(
     at: &str,
     root: &str,
     defs: &BTreeMap<String, Value>,
+    inlined: &[String],
 ) {
     let key = match (obj.get("anyOf"), obj.get("oneOf")) {
         (Some(Value::Array(_)), None) => "anyOf",
         (None, Some(Value::Array(_))) => "oneOf",
         _ => return,
     };
-    if obj.contains_key("properties") || obj.get("type").is_some_and(|t| t != "object") {
+    // `type: ["object", "null"]` beside the union: `Option` of the union, which is shaped when
+    // the inner schema's turn comes.
+    let nullable_object = matches!(obj.get("type"), Some(Value::Array(t))
+        if t.len() == 2 && t.contains(&json!("object")) && t.contains(&json!("null")));
+    if nullable_object {
+        let mut inner = std::mem::take(obj);
+        inner.insert("type".into(), Value::String("object".into()));
+        let docs: Vec<(String, Value)> = inner
+            .iter()
+            .filter(|(k, _)| *k == "description")
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        obj.extend(docs);
+        obj.insert(
+            "anyOf".into(),
+            json!([Value::Object(inner), {"type": "null"}]),
+        );
         return;
     }
+    if obj.get("type").is_some_and(|t| t != "object") {
+        return;
+    }
+    // Properties beside the union hold for every branch: one object of them all.
+    let outer = obj.contains_key("properties");
     let Some(Value::Array(list)) = obj.get(key) else {
         return;
     };
-    if list.len() < 2 {
+    if list.len() < 2 && !outer {
         return;
     }
     let mut targets: Vec<&Map<String, Value>> = Vec::with_capacity(list.len());
+    let mut refs: Vec<String> = Vec::new();
     for branch in list {
         match through_refs(branch, defs) {
             Some(target) if plain_object(target) => targets.extend(target.as_object()),
             _ => return,
         }
+        if let Some(name) = ref_name(branch) {
+            if inlined.iter().any(|i| *i == name) {
+                // A recursive union met again inside its own merge: left to typify.
+                return;
+            }
+            refs.push(name);
+        }
+    }
+    // Inline branches without `type` (OpenAPI converters leave it out): typify reads them
+    // as objects only with it.
+    if let Some(Value::Array(list)) = obj.get_mut(key) {
+        for branch in list.iter_mut() {
+            if let Some(b) = branch.as_object_mut()
+                && !b.contains_key("$ref")
+            {
+                b.entry("type")
+                    .or_insert_with(|| Value::String("object".into()));
+            }
+        }
+    }
+    let Some(Value::Array(list)) = obj.get(key) else {
+        return;
+    };
+    let targets: Vec<&Map<String, Value>> = list
+        .iter()
+        .filter_map(|b| through_refs(b, defs).and_then(Value::as_object))
+        .collect();
+    if outer {
+        let Some(merged) = merge_objects(&targets) else {
+            return;
+        };
+        obj.remove(key);
+        merge_into_outer(obj, merged);
+        mark_inlined(obj, refs);
+        return;
     }
     if let Some(path) = tag_path(&targets, defs, 0) {
         let direct_single = path.len() == 1
@@ -464,6 +681,52 @@ fn object_unions(
     for (k, v) in merged {
         obj.insert(k, v);
     }
+    mark_inlined(obj, refs);
+}
+
+/// The definition a `$ref` branch names (`#/$defs/<name>`), if it is one.
+fn ref_name(branch: &Value) -> Option<String> {
+    branch
+        .get("$ref")
+        .and_then(Value::as_str)
+        .and_then(|r| r.strip_prefix("#/$defs/"))
+        .map(str::to_string)
+}
+
+fn mark_inlined(obj: &mut Map<String, Value>, refs: Vec<String>) {
+    if !refs.is_empty() {
+        obj.insert(
+            INLINED.into(),
+            Value::Array(refs.into_iter().map(Value::String).collect()),
+        );
+    }
+}
+
+/// The branches' merged object joined to the properties beside the union (which every value
+/// satisfies: where both declare a property, the outer declaration is kept; what the outer
+/// requires stays required).
+fn merge_into_outer(obj: &mut Map<String, Value>, merged: Map<String, Value>) {
+    if let (Some(Value::Object(props)), Some(Value::Object(from))) =
+        (obj.get_mut("properties"), merged.get("properties"))
+    {
+        for (name, schema) in from {
+            props.entry(name.clone()).or_insert_with(|| schema.clone());
+        }
+    }
+    if let Some(Value::Array(required)) = merged.get("required") {
+        let list = obj
+            .entry("required")
+            .or_insert_with(|| Value::Array(Vec::new()));
+        if let Value::Array(list) = list {
+            for r in required {
+                if !list.contains(r) {
+                    list.push(r.clone());
+                }
+            }
+        }
+    }
+    obj.entry("type")
+        .or_insert_with(|| Value::String("object".into()));
 }
 
 /// An object schema made only of `properties`, `required`, `additionalProperties` (a boolean)
@@ -472,10 +735,16 @@ fn plain_object(target: &Value) -> bool {
     let Some(obj) = target.as_object() else {
         return false;
     };
-    shape(target) == Shape::Object
-        && obj.keys().all(|k| {
+    let object = match obj.get("type") {
+        Some(t) => t == "object",
+        None => obj.contains_key("properties") || obj.contains_key("required"),
+    };
+    object
+        && obj.iter().all(|(k, v)| {
             matches!(k.as_str(), "type" | "properties" | "required")
-                || (k == "additionalProperties" && obj[k].is_boolean())
+                || (k == "additionalProperties" && v.is_boolean())
+                || (matches!(k.as_str(), "anyOf" | "oneOf" | "allOf")
+                    && v.as_array().is_some_and(|l| l.iter().all(object_part)))
                 || is_annotation(k)
         })
 }
@@ -565,10 +834,14 @@ fn without_annotations(v: &Value) -> Value {
 fn merge_objects(objects: &[&Map<String, Value>]) -> Option<Map<String, Value>> {
     let mut properties: Vec<(String, Vec<Value>)> = Vec::new();
     for obj in objects {
-        let Some(props) = obj.get("properties").and_then(Value::as_object) else {
-            continue;
-        };
-        for (name, schema) in props {
+        let own = obj
+            .get("properties")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+            .map(|(n, s)| (n.clone(), s.clone()));
+        let all: Vec<(String, Value)> = own.chain(part_properties(obj)).collect();
+        for (name, schema) in &all {
             let bare = without_annotations(schema);
             match properties.iter_mut().find(|(n, _)| n == name) {
                 Some((_, schemas)) => {
@@ -603,6 +876,11 @@ fn merge_objects(objects: &[&Map<String, Value>]) -> Option<Map<String, Value>> 
                         schemas.remove(0)
                     } else if let Some(widest) = same_scalar_type(&schemas) {
                         widest
+                    } else if schemas.iter().all(plain_array) {
+                        // One array type (an optional one then stays `Option<Vec<_>>`).
+                        let mut list = schemas.clone();
+                        array_branches(&mut list);
+                        list.remove(0)
                     } else {
                         json!({ "anyOf": schemas })
                     };
@@ -963,7 +1241,7 @@ mod tests {
 
     fn shaped(mut v: Value) -> Value {
         if let Some(obj) = v.as_object_mut() {
-            shape_unions(obj, "/properties/sort", "Args", &BTreeMap::new());
+            shape_unions(obj, "/properties/sort", "Args", &BTreeMap::new(), &[]);
         }
         v
     }
@@ -1114,7 +1392,7 @@ mod tests {
         .collect();
         let mut v = json!({"anyOf": [{"$ref": "#/$defs/Paragraph"}, {"$ref": "#/$defs/Bullet"}]});
         if let Some(obj) = v.as_object_mut() {
-            shape_unions(obj, "/properties/block", "Args", &defs);
+            shape_unions(obj, "/properties/block", "Args", &defs, &[]);
         }
         assert!(v.get("anyOf").is_none() && v["oneOf"].is_array(), "{v}");
         // Closed objects without a shared property stay typify's union.
@@ -1123,7 +1401,7 @@ mod tests {
             {"type": "object", "additionalProperties": false, "properties": {"b": {}}}
         ] });
         if let Some(obj) = v.as_object_mut() {
-            shape_unions(obj, "/properties/x", "Args", &defs);
+            shape_unions(obj, "/properties/x", "Args", &defs, &[]);
         }
         assert!(v["anyOf"].is_array(), "{v}");
     }
@@ -1175,7 +1453,7 @@ mod tests {
             {"type": "object", "properties": {"op": {"const": "put"}, "params": {"type": "object", "properties": {"id": {"type": "string"}}}, "tags": {"type": "array", "items": {"enum": ["y"]}}}, "required": ["op"]}
         ]});
         if let Some(obj) = tagged.as_object_mut() {
-            shape_unions(obj, "/properties/request", "Args", &BTreeMap::new());
+            shape_unions(obj, "/properties/request", "Args", &BTreeMap::new(), &[]);
         }
         let list = tagged["anyOf"].as_array().expect("still a union");
         assert_eq!(

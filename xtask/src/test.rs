@@ -5,7 +5,7 @@
 //! 2. runs `cargo test --workspace` with the registry's environment set (and
 //!    `PROPTEST_CASES=10000`: the generator's property test sees 10 000 random schemas);
 //! 3. runs `verify --deep` (codegen, then the round-trip oracle; `mcp-bindgen-cli`) over
-//!    the committed fixtures, the property test's sample, 46 real servers' tool schemas
+//!    the committed fixtures, the property test's sample, 53 real servers' tool schemas
 //!    (`tests/corpus/real-servers`), the generator's edge-case fixtures and GitHub's official
 //!    server (`tests/corpus/github-official`); and `tools --format anthropic|gemini|openai-strict
 //!    --check` over the same directories (one valid definition per tool, names unique);
@@ -161,7 +161,7 @@ pub fn run(args: &[String]) -> ExitCode {
     );
 
     // The round-trip oracle over every corpus at hand: the committed fixtures, the property
-    // test's sample, 46 real servers, the edge cases and GitHub's official server.
+    // test's sample, 53 real servers, the edge cases and GitHub's official server.
     let corpus = root.join(crate::GITHUB_CORPUS);
     let mut corpora: Vec<(&str, Option<std::path::PathBuf>)> = vec![
         ("the committed fixtures", None),
@@ -170,7 +170,7 @@ pub fn run(args: &[String]) -> ExitCode {
             Some(root.join("tests/ui/property/fixtures")),
         ),
         (
-            "46 real servers' tool schemas",
+            "53 real servers' tool schemas",
             Some(root.join("tests/corpus/real-servers")),
         ),
     ];

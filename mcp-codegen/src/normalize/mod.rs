@@ -313,6 +313,9 @@ struct Ctx {
     problem: Option<Problem>,
     /// The tool's definitions as hoisted, before cleaning (what `$ref` branches look like).
     defs: BTreeMap<String, Value>,
+    /// Definitions merged into an enclosing object on the current path (see
+    /// `unions::INLINED`).
+    inlined: Vec<String>,
     /// Collisions resolved by [`objects`] (reported apart from the warnings).
     renamed: Vec<String>,
     /// Top-level properties the caller renames (their fields are the caller's choice).
@@ -356,6 +359,7 @@ impl Ctx {
             problem: None,
             defs: BTreeMap::new(),
             renamed: Vec::new(),
+            inlined: Vec::new(),
             root_renames: BTreeSet::new(),
         }
     }
@@ -413,7 +417,18 @@ fn clean(v: &mut Value, at: &mut String, ctx: &mut Ctx, is_root: bool) {
     integer_bounds(obj);
     nullable_union(obj);
     unconstrained_union(obj, at, ctx);
-    crate::unions::shape_unions(obj, at, ctx.role.root_name(), &ctx.defs);
+    for note in crate::unions::shape_unions(obj, at, ctx.role.root_name(), &ctx.defs, &ctx.inlined)
+    {
+        ctx.warn(at, note);
+    }
+    let inherited = ctx.inlined.len();
+    if let Some(Value::Array(names)) = obj.remove(crate::unions::INLINED) {
+        ctx.inlined.extend(
+            names
+                .into_iter()
+                .filter_map(|n| n.as_str().map(str::to_string)),
+        );
+    }
     nullable_union(obj);
     untyped_not(obj, at, ctx);
     enum_variants(obj, at, ctx);
@@ -446,6 +461,7 @@ fn clean(v: &mut Value, at: &mut String, ctx: &mut Ctx, is_root: bool) {
             }
         }
     }
+    ctx.inlined.truncate(inherited);
 }
 
 /// `/segment`, escaped as a JSON-pointer segment.

@@ -18,7 +18,7 @@ pub mod faithful {
     use ::mcp_bindgen::fake::{Stub, StubNoArgs};
     /// SHA-256 of the canonical tool list of the fixture (all tools, before `only`/`skip`);
     /// the runtime compares it with the live server to detect drift.
-    pub const FIXTURE_HASH: &str = "235b2a0655a99c00348ab10e36712c89432965fe711711b5acc43485711add59";
+    pub const FIXTURE_HASH: &str = "7f68ed793225f090563d051d25a084157d701b9e15010074a5cd0c6755f92957";
     /// The server alias.
     pub const ALIAS: &str = "faithful";
     /// Original names of the generated tools, in fixture order.
@@ -30,6 +30,7 @@ pub mod faithful {
         "nullable_recursion",
         "output_fields",
         "colliding_type_names",
+        "openapi_shapes",
         "colliding_arguments",
     ];
     /// Every generated tool as a toolbox definition: compile-time OpenAI export and
@@ -43,9 +44,10 @@ pub mod faithful {
         nullable_recursion::TOOL,
         output_fields::TOOL,
         colliding_type_names::TOOL,
+        openapi_shapes::TOOL,
         colliding_arguments::TOOL,
     ];
-    /// Typed client for the `faithful` server (8 tools), bound to a runtime session.
+    /// Typed client for the `faithful` server (9 tools), bound to a runtime session.
     #[derive(Clone, Debug)]
     pub struct Client {
         session: ::mcp_bindgen::Session,
@@ -135,6 +137,13 @@ pub mod faithful {
         ) -> CallFuture<'_, colliding_type_names::Output> {
             Tools::colliding_type_names(self, args)
         }
+        /// Shapes of OpenAPI converters and pydantic servers: a union that reaches itself, branches without `type`, properties beside a union, arrays in several branches, `at least one of` rules, a nullable union of objects.
+        pub fn openapi_shapes(
+            &self,
+            args: openapi_shapes::Args,
+        ) -> CallFuture<'_, openapi_shapes::Output> {
+            Tools::openapi_shapes(self, args)
+        }
         /// An OpenAPI-derived tool whose arguments are spelled two or three ways, at the top level and nested.
         pub fn colliding_arguments(
             &self,
@@ -192,6 +201,13 @@ pub mod faithful {
             args: colliding_type_names::Args,
         ) -> CallFuture<'_, colliding_type_names::Output> {
             self.__backend().typed(colliding_type_names::TOOL.name, args)
+        }
+        /// See [`Client::openapi_shapes`].
+        fn openapi_shapes(
+            &self,
+            args: openapi_shapes::Args,
+        ) -> CallFuture<'_, openapi_shapes::Output> {
+            self.__backend().typed(openapi_shapes::TOOL.name, args)
         }
         /// See [`Client::colliding_arguments`].
         fn colliding_arguments(
@@ -289,6 +305,14 @@ pub mod faithful {
             stub: impl Stub<colliding_type_names::Args, colliding_type_names::Output>,
         ) -> Self {
             self.0.stub_typed(colliding_type_names::TOOL.name, stub);
+            self
+        }
+        /// Answers [`Tools::openapi_shapes`] with `stub`.
+        pub fn on_openapi_shapes(
+            self,
+            stub: impl Stub<openapi_shapes::Args, openapi_shapes::Output>,
+        ) -> Self {
+            self.0.stub_typed(openapi_shapes::TOOL.name, stub);
             self
         }
         /// Answers [`Tools::colliding_arguments`] with `stub`.
@@ -931,6 +955,150 @@ pub mod faithful {
             ::mcp_bindgen::__private::serde_struct!(
                 OutputListItem2 { count = "count" skip_if(Option::is_none), summary =
                 "summary" skip_if(Option::is_none) }
+            );
+        }
+        pub use self::output::Output;
+    }
+    /// Types and definition of the tool `openapi_shapes`.
+    pub mod openapi_shapes {
+        /// The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).
+        pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new(
+                "openapi_shapes",
+                "mcp_faithful_openapi_shapes",
+                "{\"$defs\":{\"Condition\":{\"properties\":{\"field\":{\"type\":\"string\"},\"operands\":{\"items\":{\"anyOf\":[{\"$ref\":\"#/$defs/Condition\"},{\"properties\":{\"value\":{\"type\":\"string\"}},\"type\":\"object\"}]},\"type\":\"array\"}},\"type\":\"object\"}},\"properties\":{\"condition\":{\"$ref\":\"#/$defs/Condition\"},\"notification\":{\"anyOf\":[{\"properties\":{\"company_id\":{\"type\":\"string\"},\"title\":{\"type\":\"string\"}},\"required\":[\"company_id\",\"title\"],\"type\":\"object\"},{\"properties\":{\"experience_id\":{\"type\":\"string\"},\"title\":{\"type\":\"string\"}},\"required\":[\"experience_id\",\"title\"],\"type\":\"object\"}],\"properties\":{\"jq_filter\":{\"type\":\"string\"}},\"type\":\"object\"},\"rules\":{\"items\":{\"anyOf\":[{\"properties\":{\"rule_type\":{\"enum\":[\"working_hour\"],\"type\":\"string\"},\"within_working_hour\":{\"type\":\"boolean\"}},\"required\":[\"rule_type\",\"within_working_hour\"]},{\"properties\":{\"rule_type\":{\"enum\":[\"service\"],\"type\":\"string\"},\"service_ids\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"rule_type\",\"service_ids\"]}],\"type\":[\"object\",\"null\"]},\"type\":\"array\"},\"slack\":{\"anyOf\":[{\"properties\":{\"channels\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"channels\"]},{\"properties\":{\"slack_users\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"slack_users\"]}],\"properties\":{\"blocks\":{\"type\":\"string\"},\"task_type\":{\"enum\":[\"send_slack\"],\"type\":\"string\"}},\"required\":[\"blocks\"],\"type\":\"object\"}},\"type\":\"object\"}",
+            )
+            .described(
+                "Shapes of OpenAPI converters and pydantic servers: a union that reaches itself, branches without `type`, properties beside a union, arrays in several branches, `at least one of` rules, a nullable union of objects.",
+            )
+            .output_schema(
+                "{\"properties\":{\"result\":{\"anyOf\":[{\"properties\":{\"jobs\":{\"items\":{\"properties\":{\"id\":{\"type\":\"string\"}},\"required\":[\"id\"],\"type\":\"object\"},\"type\":\"array\"},\"links\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"jobs\",\"links\"],\"type\":\"object\"},{\"properties\":{\"jobs\":{\"items\":{\"properties\":{\"id\":{\"type\":\"string\"},\"url\":{\"type\":\"string\"}},\"required\":[\"id\",\"url\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"jobs\"],\"type\":\"object\"}]}},\"required\":[\"result\"],\"type\":\"object\"}",
+            )
+            .typed_args::<self::Args>()
+            .typed_output::<self::Output>();
+        use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
+        ///Shapes of OpenAPI converters and pydantic servers: a union that reaches itself, branches without `type`, properties beside a union, arrays in several branches, `at least one of` rules, a nullable union of objects.
+        #[derive(Clone, Debug, Default, PartialEq)]
+        pub struct Args {
+            pub condition: Option<Condition>,
+            pub notification: Option<ArgsNotification>,
+            pub rules: Option<Vec<Option<ArgsRulesItem>>>,
+            pub slack: Option<ArgsSlack>,
+        }
+        ::mcp_bindgen::__private::serde_struct!(
+            Args { condition = "condition" skip_if(Option::is_none), notification =
+            "notification" skip_if(Option::is_none), rules = "rules"
+            skip_if(Option::is_none), slack = "slack" skip_if(Option::is_none) }
+        );
+        ///`ArgsNotification`
+        #[derive(Clone, Debug, Default, PartialEq)]
+        pub struct ArgsNotification {
+            pub company_id: Option<String>,
+            pub experience_id: Option<String>,
+            pub jq_filter: Option<String>,
+            pub title: Option<String>,
+        }
+        ::mcp_bindgen::__private::serde_struct!(
+            ArgsNotification { company_id = "company_id" skip_if(Option::is_none),
+            experience_id = "experience_id" skip_if(Option::is_none), jq_filter =
+            "jq_filter" skip_if(Option::is_none), title = "title"
+            skip_if(Option::is_none) }
+        );
+        ///`ArgsRulesItem`
+        #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+        #[serde(crate = "::mcp_bindgen::__private::serde")]
+        #[serde(tag = "rule_type")]
+        pub enum ArgsRulesItem {
+            #[serde(rename = "working_hour")]
+            WorkingHour { within_working_hour: bool },
+            #[serde(rename = "service")]
+            Service { service_ids: Vec<String> },
+        }
+        ///`ArgsSlack`
+        #[derive(Clone, Debug, PartialEq)]
+        pub struct ArgsSlack {
+            pub blocks: String,
+            pub channels: Option<Vec<String>>,
+            pub slack_users: Option<Vec<String>>,
+            pub task_type: Option<ArgsSlackTaskType>,
+        }
+        ::mcp_bindgen::__private::serde_struct!(
+            ArgsSlack { blocks = "blocks", channels = "channels"
+            skip_if(Option::is_none), slack_users = "slack_users"
+            skip_if(Option::is_none), task_type = "task_type" skip_if(Option::is_none) }
+        );
+        ///`ArgsSlackTaskType`
+        #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+        pub enum ArgsSlackTaskType {
+            SendSlack,
+        }
+        ::mcp_bindgen::__private::string_enum!(
+            ArgsSlackTaskType { SendSlack = "send_slack" }
+        );
+        ///`Condition`
+        #[derive(Clone, Debug, Default, PartialEq)]
+        pub struct Condition {
+            pub field: Option<String>,
+            pub operands: Option<Vec<ConditionOperandsItem>>,
+        }
+        ::mcp_bindgen::__private::serde_struct!(
+            Condition { field = "field" skip_if(Option::is_none), operands = "operands"
+            skip_if(Option::is_none) }
+        );
+        ///`ConditionOperandsItem`
+        #[derive(Clone, Debug, Default, PartialEq)]
+        pub struct ConditionOperandsItem {
+            pub field: Option<String>,
+            pub operands: Option<Vec<ConditionOperandsItemOperandsItem>>,
+            pub value: Option<String>,
+        }
+        ::mcp_bindgen::__private::serde_struct!(
+            ConditionOperandsItem { field = "field" skip_if(Option::is_none), operands =
+            "operands" skip_if(Option::is_none), value = "value" skip_if(Option::is_none)
+            }
+        );
+        ///`ConditionOperandsItemOperandsItem`
+        #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
+        #[serde(crate = "::mcp_bindgen::__private::serde")]
+        pub struct ConditionOperandsItemOperandsItem {
+            #[serde(flatten, skip_serializing_if = "Option::is_none")]
+            pub subtype_0: Option<Condition>,
+            #[serde(flatten, skip_serializing_if = "Option::is_none")]
+            pub subtype_1: Option<ConditionOperandsItemOperandsItemSubtype1>,
+        }
+        ///`ConditionOperandsItemOperandsItemSubtype1`
+        #[derive(Clone, Debug, Default, PartialEq)]
+        pub struct ConditionOperandsItemOperandsItemSubtype1 {
+            pub value: Option<String>,
+        }
+        ::mcp_bindgen::__private::serde_struct!(
+            ConditionOperandsItemOperandsItemSubtype1 { value = "value"
+            skip_if(Option::is_none) }
+        );
+        /// Types of the tool's structured result (`outputSchema`).
+        pub mod output {
+            ///Structured result of the tool `openapi_shapes`.
+            #[derive(Clone, Debug, PartialEq)]
+            pub struct Output {
+                pub result: OutputResult,
+            }
+            ::mcp_bindgen::__private::serde_struct!(Output { result = "result" });
+            ///`OutputResult`
+            #[derive(Clone, Debug, PartialEq)]
+            pub struct OutputResult {
+                pub jobs: Vec<OutputResultJobsItem>,
+                pub links: Option<Vec<String>>,
+            }
+            ::mcp_bindgen::__private::serde_struct!(
+                OutputResult { jobs = "jobs", links = "links" skip_if(Option::is_none) }
+            );
+            ///`OutputResultJobsItem`
+            #[derive(Clone, Debug, PartialEq)]
+            pub struct OutputResultJobsItem {
+                pub id: String,
+                pub url: Option<String>,
+            }
+            ::mcp_bindgen::__private::serde_struct!(
+                OutputResultJobsItem { id = "id", url = "url" skip_if(Option::is_none) }
             );
         }
         pub use self::output::Output;

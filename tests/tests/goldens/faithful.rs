@@ -6,7 +6,7 @@ mod roundtrip;
 use serde_json::{Value, json};
 use faithful::{
     colliding_arguments, colliding_type_names, const_tagged, nested_tag, nullable_recursion,
-    output_fields, pydantic_union, required_sets,
+    openapi_shapes, output_fields, pydantic_union, required_sets,
 };
 
 /// `json` decodes into `T` and encodes back to itself.
@@ -59,6 +59,30 @@ fn main() {
         one.one,
         Some(required_sets::ArgsOne::TeamId { team_id: 7, .. })
     ));
+
+    // OpenAPI converters' and pydantic servers' spellings of the same unions: a union that
+    // reaches itself (no endless inlining), branches without `type`, properties beside a
+    // union, "at least one of" rules, a nullable union of objects.
+    for v in [
+        json!({"condition": {"field": "a", "operands": [
+            {"field": "b", "operands": [{"value": "x"}, {"field": "c"}]},
+            {"value": "y"}
+        ]}}),
+        json!({"rules": [
+            {"rule_type": "working_hour", "within_working_hour": true},
+            null,
+            {"rule_type": "service", "service_ids": ["s"]}
+        ]}),
+        json!({"notification": {"jq_filter": ".", "experience_id": "e", "title": "t"}}),
+        json!({"slack": {"blocks": "b", "slack_users": ["u"], "task_type": "send_slack"}}),
+    ] {
+        let a: openapi_shapes::Args = same(v);
+        roundtrip::check(openapi_shapes::TOOL.name, openapi_shapes::TOOL.input_schema, &a);
+    }
+    // Arrays in several branches: one list of items carrying either branch's properties.
+    let out: openapi_shapes::Output =
+        same(json!({"result": {"jobs": [{"id": "1", "url": "u"}, {"id": "2"}], "links": []}}));
+    assert_eq!(out.result.jobs[0].url.as_deref(), Some("u"));
 
     // Class 2: a union tagged by a constant: each variant has its own nested types.
     use const_tagged::{
