@@ -616,7 +616,7 @@ fn object_unions(
             _ => return,
         }
         if let Some(name) = ref_name(branch) {
-            if inlined.iter().any(|i| *i == name) {
+            if inlined.contains(&name) {
                 // A recursive union met again inside its own merge: left to typify.
                 return;
             }
