@@ -816,7 +816,7 @@ fn tag_path(
 }
 
 /// Compares schemas as types: annotations (descriptions, titles, examples) aside.
-fn without_annotations(v: &Value) -> Value {
+pub(crate) fn without_annotations(v: &Value) -> Value {
     match v {
         Value::Object(m) => Value::Object(
             m.iter()

@@ -18,7 +18,7 @@ use heck::ToSnakeCase;
 use serde_json::{Map, Value};
 
 use crate::naming::typify_sanitize;
-use crate::schema::is_annotation;
+use crate::unions::without_annotations;
 
 /// Gives the schemas of `root` and `defs` whose typify names collide distinct titles.
 pub(super) fn distinct_type_names(
@@ -63,20 +63,6 @@ fn option_of(obj: &Map<String, Value>) -> Option<usize> {
     (list.len() == 2 && is_null(&list[1]) && !is_null(&list[0])).then_some(0)
 }
 
-/// `schema` without annotations: what decides whether two schemas are one type.
-fn bare(v: &Value) -> Value {
-    match v {
-        Value::Object(m) => Value::Object(
-            m.iter()
-                .filter(|(k, _)| !is_annotation(k))
-                .map(|(k, v)| (k.clone(), bare(v)))
-                .collect(),
-        ),
-        Value::Array(a) => Value::Array(a.iter().map(bare).collect()),
-        other => other.clone(),
-    }
-}
-
 /// The node at a place typify names `derived`: claims its name, or retitles it.
 fn place(schema: &mut Value, derived: String, claimed: &mut BTreeMap<String, Option<Value>>) {
     let Some(obj) = schema.as_object_mut() else {
@@ -93,7 +79,7 @@ fn place(schema: &mut Value, derived: String, claimed: &mut BTreeMap<String, Opt
         None => derived,
     };
     if named(obj) {
-        let shape = bare(&Value::Object(obj.clone()));
+        let shape = without_annotations(&Value::Object(obj.clone()));
         match claimed.get(&name) {
             None => {
                 claimed.insert(name.clone(), Some(shape));

@@ -3,23 +3,13 @@ include!("../../../mcp-codegen/tests/goldens/faithful.rs");
 #[path = "support/roundtrip.rs"]
 mod roundtrip;
 
-use serde_json::{Value, json};
+use serde_json::json;
 use faithful::{
     colliding_arguments, colliding_type_names, const_tagged, nested_tag, nullable_recursion,
     openapi_shapes, output_fields, pydantic_union, required_sets,
 };
 
-/// `json` decodes into `T` and encodes back to itself.
-fn same<T>(json: Value) -> T
-where
-    T: ::mcp_bindgen::__private::serde::de::DeserializeOwned
-        + ::mcp_bindgen::__private::serde::Serialize,
-{
-    let typed: T = serde_json::from_value(json.clone())
-        .unwrap_or_else(|e| panic!("{json} does not decode: {e}"));
-    assert_eq!(serde_json::to_value(&typed).expect("encodes"), json);
-    typed
-}
+use roundtrip::same;
 
 fn main() {
     // Class 1: a union of open objects carries every branch's properties, whichever branch

@@ -3,23 +3,13 @@ include!("../../../mcp-codegen/tests/goldens/unions.rs");
 #[path = "support/roundtrip.rs"]
 mod roundtrip;
 
-use serde_json::{Value, json};
+use serde_json::json;
 use unions::{
     const_discriminator, nullable_union, scalar_or_objects, scalars, sort_direction, titled,
     unique_property,
 };
 
-/// `json` decodes into `T` and encodes back to itself.
-fn same<T>(json: Value) -> T
-where
-    T: ::mcp_bindgen::__private::serde::de::DeserializeOwned
-        + ::mcp_bindgen::__private::serde::Serialize,
-{
-    let typed: T = serde_json::from_value(json.clone())
-        .unwrap_or_else(|e| panic!("{json} does not decode: {e}"));
-    assert_eq!(serde_json::to_value(&typed).expect("encodes"), json);
-    typed
-}
+use roundtrip::same;
 
 fn main() {
     // Numbers, words and an object in one union (a database server's sort direction): an

@@ -54,3 +54,15 @@ pub fn rejects(schema: &str, json: Value) {
         "{json} should be invalid"
     );
 }
+
+/// `json` decodes into `T` and encodes back to itself; returns the decoded value.
+pub fn same<T>(json: Value) -> T
+where
+    T: ::mcp_bindgen::__private::serde::de::DeserializeOwned
+        + ::mcp_bindgen::__private::serde::Serialize,
+{
+    let typed: T = serde_json::from_value(json.clone())
+        .unwrap_or_else(|e| panic!("{json} does not decode: {e}"));
+    assert_eq!(serde_json::to_value(&typed).expect("encodes"), json);
+    typed
+}
