@@ -94,18 +94,27 @@ pub(crate) const SYMBOL_WORDS: &[(char, &str)] = &[
     (';', "semicolon"),
 ];
 
-/// A word for how a name is spelled (`camel`, `pascal`, `kebab`, `upper`, `dotted`, `spaced`,
-/// `underscored`, a symbol's word, else `other`): the suffix that tells apart the Rust names
+/// A word for how a name is spelled (the words of its symbols — `lt`, `gt`, `dollar`, `at`,
+/// … —, else `camel`, `pascal`, `kebab`, `upper`, `dotted`, `spaced`, `underscored`, else
+/// `other`): the suffix that tells apart the Rust names
 /// of two properties, or two tools, that would otherwise get the same one.
 pub(crate) fn spelling(name: &str) -> String {
     let letters: Vec<char> = name.chars().filter(|c| c.is_alphabetic()).collect();
     let first = name.chars().next().unwrap_or('_');
-    if !first.is_alphanumeric() && first != '_' {
-        return SYMBOL_WORDS
-            .iter()
-            .find(|(s, _)| *s == first)
-            .map_or("symbol", |(_, w)| *w)
-            .to_string();
+    // Symbols say most (`DateCreated<` → `lt`, `$type` → `dollar`), in order.
+    let mut symbols: Vec<&str> = Vec::new();
+    for c in name.chars().filter(|c| *c != '.') {
+        if let Some((_, w)) = SYMBOL_WORDS.iter().find(|(s, _)| *s == c)
+            && !symbols.contains(w)
+        {
+            symbols.push(w);
+        }
+    }
+    if !symbols.is_empty() {
+        return symbols.join("_");
+    }
+    if !first.is_alphanumeric() && !matches!(first, '_' | '-' | '.' | ' ') {
+        return "symbol".to_string();
     }
     let word = if name.contains('-') {
         "kebab"
@@ -140,6 +149,26 @@ pub(crate) fn quoted_list(names: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn spellings_name_what_sets_a_name_apart() {
+        for (name, word) in [
+            ("orderBy", "camel"),
+            ("OrderBy", "pascal"),
+            ("order-by", "kebab"),
+            ("ORDER_BY", "upper"),
+            ("order.by", "dotted"),
+            ("order by", "spaced"),
+            ("_order_by", "underscored"),
+            ("DateCreated<", "lt"),
+            ("DateCreated>", "gt"),
+            ("$type", "dollar"),
+            ("@id", "at"),
+            ("a+b<", "plus_lt"),
+        ] {
+            assert_eq!(spelling(name), word, "{name}");
+        }
+    }
 
     #[test]
     fn typify_rule_is_reproduced() {

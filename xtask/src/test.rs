@@ -203,7 +203,7 @@ pub fn run(args: &[String]) -> ExitCode {
         let known_skips = match what {
             // 1 of 28: a sampled schema with a dangling `$ref`.
             "the property sample" => Some("4"),
-            // 3 of 38: the `fallbacks` fixture (a remote `$ref`, a dangling `$ref`, a schema
+            // 3 of 40: the `fallbacks` fixture (a remote `$ref`, a dangling `$ref`, a schema
             // that allows no object).
             "the generator's edge cases" => Some("10"),
             _ => None,
