@@ -17,12 +17,12 @@
 //!    branch that accepts a value wins); several array branches become one array of the
 //!    union of their items; several object branches stay together in one nested `anyOf`,
 //!    shaped in its turn; a `null` branch beside two or more others makes the union optional
-//!    (`Option<enum>`);
-//! 3c. a union of objects is decoded by what tells the branches apart ([`object_unions`]):
-//!    a constant tag at any depth makes an enum; else an `anyOf` with an open branch, or a
-//!    union beside `properties`, becomes one object of the union of the properties (never
-//!    "the first branch that parses" when that branch can swallow another's data); parts
-//!    beside `properties` that only add properties and "at least one of" rules join them;
+//!    (`Option<enum>`); a union of objects is decoded by what tells the branches apart
+//!    ([`object_unions`]): a constant tag at any depth makes an enum; else an `anyOf` with an
+//!    open branch, or a union beside `properties`, becomes one object of the union of the
+//!    properties (never "the first branch that parses" when that branch can swallow
+//!    another's data); parts beside `properties` that only add properties and "at least one
+//!    of" rules join them;
 //! 4. the branches of a union are named: by `title`; objects by a discriminating property's
 //!    constant, else by a required property only that branch has, else `Object` when it is
 //!    the only one; scalars after their type. A name reaches typify as a title prefixed by the
