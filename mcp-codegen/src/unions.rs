@@ -591,12 +591,9 @@ fn object_unions(
     if nullable_object {
         let mut inner = std::mem::take(obj);
         inner.insert("type".into(), Value::String("object".into()));
-        let docs: Vec<(String, Value)> = inner
-            .iter()
-            .filter(|(k, _)| *k == "description")
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
-        obj.extend(docs);
+        if let Some(d) = inner.get("description") {
+            obj.insert("description".into(), d.clone());
+        }
         obj.insert(
             "anyOf".into(),
             json!([Value::Object(inner), {"type": "null"}]),
@@ -614,12 +611,10 @@ fn object_unions(
     if list.len() < 2 && !outer {
         return;
     }
-    let mut targets: Vec<&Map<String, Value>> = Vec::with_capacity(list.len());
     let mut refs: Vec<String> = Vec::new();
     for branch in list {
-        match through_refs(branch, defs) {
-            Some(target) if plain_object(target) => targets.extend(target.as_object()),
-            _ => return,
+        if !through_refs(branch, defs).is_some_and(plain_object) {
+            return;
         }
         if let Some(name) = ref_name(branch) {
             if inlined.contains(&name) {
@@ -649,9 +644,7 @@ fn object_unions(
         .filter_map(|b| through_refs(b, defs).and_then(Value::as_object))
         .collect();
     if outer {
-        let Some(merged) = merge_objects(&targets) else {
-            return;
-        };
+        let merged = merge_objects(&targets);
         obj.remove(key);
         merge_into_outer(obj, merged);
         mark_inlined(obj, refs);
@@ -679,9 +672,7 @@ fn object_unions(
     if key == "oneOf" || all_closed {
         return;
     }
-    let Some(merged) = merge_objects(&targets) else {
-        return;
-    };
+    let merged = merge_objects(&targets);
     obj.remove(key);
     obj.remove("type");
     for (k, v) in merged {
@@ -779,7 +770,7 @@ fn property_values(
 
 /// The path to a tag of `objects` (see [`object_unions`]): a property each requires, fixed
 /// to values no two objects share, or an object property each requires whose own objects
-/// are tagged (up to three levels down).
+/// are tagged (the tag at most two levels down).
 fn tag_path(
     objects: &[&Map<String, Value>],
     defs: &BTreeMap<String, Value>,
@@ -835,9 +826,9 @@ pub(crate) fn without_annotations(v: &Value) -> Value {
     }
 }
 
-/// One object with the union of `objects`' properties (see [`object_unions`]); `None` when
-/// the branches' `additionalProperties` differ in a way one object cannot say.
-fn merge_objects(objects: &[&Map<String, Value>]) -> Option<Map<String, Value>> {
+/// One object with the union of `objects`' properties (see [`object_unions`]); closed when
+/// every object is.
+fn merge_objects(objects: &[&Map<String, Value>]) -> Map<String, Value> {
     let mut properties: Vec<(String, Vec<Value>)> = Vec::new();
     for obj in objects {
         let own = obj
@@ -884,9 +875,8 @@ fn merge_objects(objects: &[&Map<String, Value>]) -> Option<Map<String, Value>> 
                         widest
                     } else if schemas.iter().all(plain_array) {
                         // One array type (an optional one then stays `Option<Vec<_>>`).
-                        let mut list = schemas.clone();
-                        array_branches(&mut list);
-                        list.remove(0)
+                        array_branches(&mut schemas);
+                        schemas.remove(0)
                     } else {
                         json!({ "anyOf": schemas })
                     };
@@ -901,7 +891,7 @@ fn merge_objects(objects: &[&Map<String, Value>]) -> Option<Map<String, Value>> 
     if objects.iter().all(closed) {
         out.insert("additionalProperties".into(), Value::Bool(false));
     }
-    Some(out)
+    out
 }
 
 /// Schemas of one scalar type that differ only in bounds on its values (`{"type": "string"}`
