@@ -402,6 +402,25 @@ async fn slow_start_beyond_the_connect_timeout_is_a_clear_error() {
     .await;
 }
 
+/// Under `protocol = "auto"` rmcp waits 10 s for `server/discover`, then sends
+/// `initialize`. A server that was only slow to start answers both, the probe first: that
+/// late answer must not be taken for `initialize`'s (it was, as "uncorrelated error
+/// response: expected id 1, error response carried 0", when slow Python servers started
+/// in parallel).
+#[tokio::test]
+async fn a_late_answer_to_the_revision_probe_is_not_taken_for_initialize() {
+    bounded(Duration::from_secs(40), async {
+        let config = faults(&["--startup-delay-ms", "11000", "--protocol", "2025-11-25"]);
+        let session = connect(&config).await;
+        assert_eq!(session.server_info().protocol_version, "2025-11-25");
+        assert_eq!(
+            echo(&session, "after a slow start").await.unwrap(),
+            "after a slow start"
+        );
+    })
+    .await;
+}
+
 #[tokio::test]
 async fn lazy_sessions_connect_on_first_use_and_closed_ones_stay_closed() {
     bounded(Duration::from_secs(20), async {

@@ -127,11 +127,18 @@ pub fn run(args: &[String]) -> ExitCode {
 
     stages.start("cargo test --workspace");
     match cargo_test(&extra, &env) {
-        Ok((p, f)) => {
+        Ok(CargoTest {
+            passed: p,
+            failed: f,
+            failing,
+            ..
+        }) => {
             passed += p;
             failed += f;
             if f > 0 {
                 failures.push(format!("cargo test: {f} failed"));
+                // Named again at the end, where a CI log's tail shows them.
+                failures.extend(failing.into_iter().map(|t| format!("  {t}")));
             }
         }
         Err(e) => {
@@ -376,11 +383,54 @@ fn record(
     }
 }
 
-/// Runs `cargo test --workspace`, echoing its output and summing its result lines.
 /// Random schemas the property test of `mcp-bindgen-codegen` generates per `cargo xtask test` run.
 const PROPERTY_CASES: u32 = 10_000;
 
-fn cargo_test(extra: &[String], env: &[(String, String)]) -> Result<(u64, u64), String> {
+/// What `cargo test --workspace` reported, read line by line from its output.
+#[derive(Debug, Default)]
+struct CargoTest {
+    passed: u64,
+    failed: u64,
+    /// Each failed test with the first lines of its panic message, when one was printed.
+    failing: Vec<String>,
+    /// Inside a `---- name stdout ----` block: lines kept so far.
+    block: Option<usize>,
+}
+
+/// Lines of a failed test's output kept for the closing summary.
+const FAILURE_LINES: usize = 3;
+
+impl CargoTest {
+    /// Takes in one line of `cargo test`'s output.
+    fn line(&mut self, line: &str) {
+        if let Some(rest) = line.strip_prefix("test result: ") {
+            self.passed += count(rest, " passed");
+            self.failed += count(rest, " failed");
+        } else if let Some(name) = line
+            .strip_prefix("---- ")
+            .and_then(|l| l.strip_suffix(" stdout ----"))
+        {
+            self.failing.push(name.to_string());
+            self.block = Some(0);
+        } else if line == "failures:" || line.starts_with("test ") {
+            self.block = None;
+        } else if let (Some(kept), Some(last)) = (self.block, self.failing.last_mut()) {
+            // From the panic (or the returned error) on, up to the next blank line.
+            let starts = line.starts_with("thread '") || line.starts_with("Error: ");
+            if kept > 0 && (line.is_empty() || kept >= FAILURE_LINES) {
+                self.block = None;
+            } else if kept > 0 || starts {
+                last.push_str(if kept == 0 { ": " } else { " / " });
+                last.push_str(line.trim());
+                self.block = Some(kept + 1);
+            }
+        }
+    }
+}
+
+/// Runs `cargo test --workspace`, echoing its output, summing its result lines and
+/// collecting the failed tests' names and first lines of output.
+fn cargo_test(extra: &[String], env: &[(String, String)]) -> Result<CargoTest, String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
     let mut child = Command::new(cargo)
         .args(["test", "--workspace", "--no-fail-fast"])
@@ -396,23 +446,20 @@ fn cargo_test(extra: &[String], env: &[(String, String)]) -> Result<(u64, u64), 
         .stdout(Stdio::piped())
         .spawn()
         .map_err(|e| format!("cannot run cargo test: {e}"))?;
-    let (mut passed, mut failed) = (0u64, 0u64);
+    let mut report = CargoTest::default();
     if let Some(out) = child.stdout.take() {
         for line in BufReader::new(out).lines().map_while(Result::ok) {
             println!("{line}");
-            if let Some(rest) = line.strip_prefix("test result: ") {
-                passed += count(rest, " passed");
-                failed += count(rest, " failed");
-            }
+            report.line(&line);
         }
     }
     let status = child.wait().map_err(|e| format!("cargo test: {e}"))?;
-    if !status.success() && failed == 0 {
+    if !status.success() && report.failed == 0 {
         return Err(format!(
             "cargo test failed ({status}) before running every test"
         ));
     }
-    Ok((passed, failed))
+    Ok(report)
 }
 
 /// In `ok. 3 passed; 1 failed; …`, the number before `what`.
@@ -472,7 +519,7 @@ fn forget_packaged_sources() {
 
 #[cfg(test)]
 mod tests {
-    use super::count;
+    use super::{CargoTest, count};
 
     #[test]
     fn counts_cargo_test_summaries() {
@@ -482,5 +529,43 @@ mod tests {
         let s = "FAILED. 3 passed; 2 failed; 0 ignored";
         assert_eq!(count(s, " passed"), 3);
         assert_eq!(count(s, " failed"), 2);
+    }
+
+    #[test]
+    fn failed_tests_are_named_with_their_panic() {
+        let out = "running 2 tests
+test ok_one ... ok
+test drift ... FAILED
+
+failures:
+
+---- drift stdout ----
+printed by the test
+
+thread 'drift' (30727) panicked at cli/tests/drift_corpus.rs:97:5:
+1 of 87 cases classified wrong:
+gh-60:
+    expected major
+stack backtrace:
+
+---- typed_calls::slow stdout ----
+Error: the server timed out
+
+failures:
+    drift
+    typed_calls::slow
+
+test result: FAILED. 1 passed; 2 failed; 0 ignored; 0 measured; 0 filtered out
+";
+        let mut report = CargoTest::default();
+        out.lines().for_each(|l| report.line(l));
+        assert_eq!((report.passed, report.failed), (1, 2));
+        assert_eq!(
+            report.failing,
+            [
+                "drift: thread 'drift' (30727) panicked at cli/tests/drift_corpus.rs:97:5: / 1 of 87 cases classified wrong: / gh-60:",
+                "typed_calls::slow: Error: the server timed out",
+            ]
+        );
     }
 }

@@ -60,9 +60,22 @@ pub(crate) struct StdioTransport {
     noise: StdoutNoise,
     /// The longest line accepted ([`crate::Limits::max_message_bytes`]).
     max_line: usize,
-    /// Ids ([`id_key`]) of rmcp's requests not answered yet: an answer to any other id
-    /// (and not a direct call's) is reported, not handed on.
-    awaiting: Arc<Mutex<std::collections::HashSet<String>>>,
+    /// rmcp's requests not answered yet, and those it gave up on.
+    awaiting: Arc<Mutex<Awaiting>>,
+}
+
+/// Ids ([`id_key`]) of rmcp's requests: an answer to an id not among them (and not a
+/// direct call's) is reported, not handed on.
+#[derive(Debug, Default)]
+struct Awaiting {
+    /// Sent and not answered yet.
+    sent: std::collections::HashSet<String>,
+    /// Sent before `initialize` and never to be answered for rmcp: under `protocol =
+    /// "auto"`, rmcp stops waiting for `server/discover` after 10 s and sends
+    /// `initialize`; a server that was merely slow to start answers the probe late, and
+    /// rmcp would take that answer for `initialize`'s ("uncorrelated error response").
+    /// Such an answer is dropped quietly.
+    abandoned: std::collections::HashSet<String>,
 }
 
 /// A request id as the key of [`StdioTransport::awaiting`]: like rmcp, an id echoed as a
@@ -627,7 +640,11 @@ impl rmcp::transport::Transport<rmcp::RoleClient> for StdioTransport {
         if let JsonRpcMessage::Request(r) = &item
             && let Ok(mut awaiting) = self.awaiting.lock()
         {
-            awaiting.insert(id_key(&r.id));
+            if matches!(r.request, rmcp::model::ClientRequest::InitializeRequest(_)) {
+                let earlier = std::mem::take(&mut awaiting.sent);
+                awaiting.abandoned.extend(earlier);
+            }
+            awaiting.sent.insert(id_key(&r.id));
         }
         // Encoded straight into the queue: rmcp calls `send` from its one service loop, so
         // the queue's order is the order of the messages.
@@ -711,11 +728,15 @@ impl rmcp::transport::Transport<rmcp::RoleClient> for StdioTransport {
                         _ => None,
                     };
                     if let Some(id) = answered.map(id_key) {
-                        let asked = self
+                        let (asked, abandoned) = self
                             .awaiting
                             .lock()
-                            .map(|mut a| a.remove(&id))
-                            .unwrap_or(true);
+                            .map(|mut a| (a.sent.remove(&id), a.abandoned.remove(&id)))
+                            .unwrap_or((true, false));
+                        if abandoned {
+                            tracing::debug!(server = %self.alias, id = %id, "dropping a late answer to server/discover: the session went on with initialize");
+                            continue;
+                        }
                         if !asked {
                             tracing::warn!(server = %self.alias, id = %id, "ignoring an answer to a request id this session never sent");
                             self.noise.unknown_id(&id);
