@@ -45,7 +45,8 @@ pub use output::{Content, Health, NoArgs, ServerInfo, ToolOutput};
 pub use prompt::{PromptMessage, PromptResult, Role};
 /// schemars 1, for the argument types of local tools
 /// ([`toolbox::ToolboxBuilder::add_local`]): `#[derive(mcp_bindgen::schemars::JsonSchema)]`
-/// with `#[schemars(crate = "mcp_bindgen::schemars")]`.
+/// with `#[schemars(crate = "mcp_bindgen::schemars")]`. With the `local-tools` feature.
+#[cfg(feature = "local-tools")]
 pub use schemars;
 pub use session::{
     CallEvent, CallOptions, CallStream, ConnectOptions, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_TOTAL,

@@ -5,7 +5,8 @@
 //!   generator's one way in;
 //! * without default features no part of the generator is built: no `typify`, no
 //!   `prettyplease`, no `mcp-bindgen-macros` or `mcp-bindgen-codegen`;
-//! * `mcp-bindgen-core` builds none of them either, nor rmcp, tokio or reqwest.
+//! * `mcp-bindgen-core` builds none of them either, nor rmcp, tokio or reqwest;
+//! * the default runtime builds no C crypto (aws-lc), one schemars and no OAuth crates.
 
 mod common;
 
@@ -66,4 +67,39 @@ fn the_runtime_depends_on_core_and_never_on_the_generator() {
     for name in GENERATOR.iter().chain(&["rmcp", "tokio", "reqwest"]) {
         assert!(!has(&core, name), "{name} in mcp-bindgen-core: {core:#?}");
     }
+}
+
+#[test]
+fn the_default_runtime_builds_no_c_crypto_one_schemars_and_no_oauth() {
+    let default = tree("mcp-bindgen", &[]);
+    // TLS through rustls with ring: aws-lc's C build is not in the default tree.
+    assert!(has(&default, "ring"), "{default:#?}");
+    for name in ["aws-lc-sys", "aws-lc-rs", "jsonwebtoken", "oauth2"] {
+        assert!(
+            !has(&default, name),
+            "{name} with default features: {default:#?}"
+        );
+    }
+    // One schemars: typify's (0.8, in the proc macro's build); local tools' schemars 1 is
+    // the `local-tools` feature.
+    assert_eq!(versions(&default, "schemars").len(), 1, "{default:#?}");
+    // The features that bring them: the checks above can fail.
+    let jwt = tree("mcp-bindgen", &["--features", "oauth-jwt,local-tools"]);
+    for name in ["aws-lc-sys", "jsonwebtoken", "oauth2"] {
+        assert!(has(&jwt, name), "{name} with oauth-jwt: {jwt:#?}");
+    }
+    assert_eq!(versions(&jwt, "schemars").len(), 2, "{jwt:#?}");
+}
+
+/// The versions of `name` in a tree, each once.
+fn versions(lines: &[String], name: &str) -> Vec<String> {
+    let mut found: Vec<String> = lines
+        .iter()
+        .filter_map(|l| l.strip_prefix(&format!("{name} v")))
+        .filter_map(|rest| rest.split_whitespace().next())
+        .map(|v| format!("v{v}"))
+        .collect();
+    found.sort();
+    found.dedup();
+    found
 }

@@ -7,9 +7,11 @@
 use std::sync::{Arc, Mutex};
 
 use oauth2::TokenResponse as _;
+#[cfg(feature = "oauth-jwt")]
+use rmcp::transport::auth::JwtSigningAlgorithm;
 use rmcp::transport::auth::{
     AuthError, AuthorizationCallback, AuthorizationManager, ClientCredentialsConfig,
-    InMemoryCredentialStore, JwtSigningAlgorithm, OAuthClientConfig, WWWAuthenticateParams,
+    InMemoryCredentialStore, OAuthClientConfig, WWWAuthenticateParams,
 };
 
 use super::authorizer::Authorizer;
@@ -115,12 +117,15 @@ impl Engine {
     }
 
     async fn new_manager(&self) -> Result<AuthorizationManager, Error> {
+        // rmcp builds its own HTTP clients here: they need a TLS provider too.
+        crate::transport::tls_ready().map_err(|e| self.error(e))?;
         let mut manager = AuthorizationManager::new(self.url.as_str())
             .await
             .map_err(|e| self.error(format!("cannot start OAuth: {}", auth_message(&e))))?;
         if !self.roots.is_empty() {
             // rmcp's own client trusts the system's roots only: ours adds the server's.
-            let client = crate::transport::trusting(reqwest::Client::builder(), &self.roots)
+            let client = crate::transport::client_builder(&self.roots)
+                .map_err(|e| self.error(e))?
                 .redirect(crate::transport::same_origin_redirects())
                 .timeout(std::time::Duration::from_secs(30))
                 .build()
@@ -489,6 +494,13 @@ impl Engine {
                 scopes: c.scopes.clone(),
                 resource,
             },
+            #[cfg(not(feature = "oauth-jwt"))]
+            (None, Some(_)) => {
+                return Err(self.error(
+                    "client credentials with a `private_key` (a signed JWT) need the `oauth-jwt` feature of mcp-bindgen: enable it, or use a `client_secret`",
+                ));
+            }
+            #[cfg(feature = "oauth-jwt")]
             (None, Some(key)) => ClientCredentialsConfig::PrivateKeyJwt {
                 client_id: c.client_id.clone(),
                 signing_key: key.as_bytes().to_vec(),
@@ -531,6 +543,7 @@ impl Engine {
     }
 }
 
+#[cfg(feature = "oauth-jwt")]
 fn algorithm(name: &str) -> Option<JwtSigningAlgorithm> {
     Some(match name {
         "RS256" => JwtSigningAlgorithm::RS256,

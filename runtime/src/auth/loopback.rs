@@ -181,7 +181,7 @@ impl Authorizer for HeadlessAuthorizer {
 
     fn authorize<'a>(&'a self, url: &'a str) -> AuthorizeFuture<'a> {
         Box::pin(async move {
-            let client = reqwest::Client::builder()
+            let client = crate::transport::client_builder(&[])?
                 .redirect(reqwest::redirect::Policy::none())
                 .build()
                 .map_err(|e| format!("cannot build the HTTP client: {e}"))?;

@@ -1,4 +1,4 @@
-//! OAuth 2.1 for remote servers (feature `oauth`, on by default).
+//! OAuth 2.1 for remote servers (feature `oauth`; JWT client credentials: `oauth-jwt`).
 //!
 //! A server entry with `auth = "oauth"` is logged in to once — [`ConnectOptions::login`]
 //! with a [`LoopbackAuthorizer`], which `cargo xtask login ALIAS` and
@@ -111,7 +111,8 @@ async fn probe(alias: &str, resolved: &Resolved, roots: &[reqwest::Certificate])
     let TransportConfig::StreamableHttp { url, headers } = &resolved.transport else {
         return None;
     };
-    let client = crate::transport::trusting(reqwest::Client::builder(), roots)
+    let client = crate::transport::client_builder(roots)
+        .ok()?
         .redirect(crate::transport::same_origin_redirects())
         .timeout(Duration::from_secs(30))
         .build()

@@ -45,7 +45,7 @@ impl Session {
             return Err(Error::InvalidServer {
                 path: Default::default(),
                 alias: config.alias().to_string(),
-                message: "this build of mcp-bindgen has no OAuth support, so `auth` cannot be used; enable the `oauth` feature of mcp-bindgen (on by default)".into(),
+                message: "this build of mcp-bindgen has no OAuth support, so `auth` cannot be used; enable the `oauth` feature of mcp-bindgen (`features = [\"oauth\"]`; the CLI has it)".into(),
             });
         }
         let policy = options.drift.unwrap_or(config.drift());

@@ -12,10 +12,7 @@ use super::{EnvLookup, Inner, SkippedServer, Toolbox, ToolboxOptions, TypedTool}
 use crate::config::ServerConfig;
 use crate::error::{Error, ErrorKind};
 use crate::fake::FakeServer;
-use crate::output::ToolOutput;
 use crate::session::CallOptions;
-use serde::de::DeserializeOwned;
-use std::future::Future;
 
 /// Configures and connects a [`Toolbox`].
 pub struct ToolboxBuilder {
@@ -96,20 +93,28 @@ impl ToolboxBuilder {
     /// (`schemars::JsonSchema + Deserialize`), and its schema is what models see. See
     /// [`LocalTool::new`]; a bad name or a second tool of the same name makes
     /// [`ToolboxBuilder::connect`] fail.
+    #[cfg(feature = "local-tools")]
     pub fn add_local<A, F, Fut, T, E>(
-        mut self,
+        self,
         name: impl Into<String>,
         description: impl Into<String>,
         handler: F,
     ) -> Self
     where
-        A: schemars::JsonSchema + DeserializeOwned + Send + 'static,
+        A: schemars::JsonSchema + serde::de::DeserializeOwned + Send + 'static,
         F: Fn(A) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<T, E>> + Send + 'static,
-        T: Into<ToolOutput>,
+        Fut: std::future::Future<Output = Result<T, E>> + Send + 'static,
+        T: Into<crate::output::ToolOutput>,
         E: std::fmt::Display,
     {
-        match LocalTool::new(name, description, handler) {
+        self.add_local_tool(LocalTool::new(name, description, handler))
+    }
+
+    /// Adds a local tool built with [`LocalTool::with_schema`] (or [`LocalTool::new`]); an
+    /// `Err` (a bad name) or a second tool of the same name makes
+    /// [`ToolboxBuilder::connect`] fail.
+    pub fn add_local_tool(mut self, tool: Result<LocalTool, Error>) -> Self {
+        match tool {
             Ok(tool) => {
                 if self.locals.contains_key(tool.name()) {
                     self.local_error.get_or_insert(duplicate_local(tool.name()));

@@ -41,14 +41,16 @@ impl std::fmt::Debug for LocalTool {
 }
 
 impl LocalTool {
-    /// A tool named `name` whose arguments are an `A` and whose work is `handler`.
+    /// A tool named `name` whose arguments are an `A` and whose work is `handler`; its
+    /// input schema is `A`'s (schemars 1).
     ///
     /// The handler returns anything that converts into a [`ToolOutput`] (`String`, `&str`,
     /// a `serde_json::Value` — structured — or a `ToolOutput`), or an error whose text the
     /// model reads.
     ///
     /// Fails ([`ErrorKind::Config`]) for a name outside `^[A-Za-z0-9_-]{1,64}$` or starting
-    /// with `mcp_`.
+    /// with `mcp_`. Needs the `local-tools` feature; [`LocalTool::with_schema`] does not.
+    #[cfg(feature = "local-tools")]
     pub fn new<A, F, Fut, T, E>(
         name: impl Into<String>,
         description: impl Into<String>,
@@ -61,9 +63,29 @@ impl LocalTool {
         T: Into<ToolOutput>,
         E: std::fmt::Display,
     {
+        LocalTool::with_schema(name, description, input_schema::<A>(), handler)
+    }
+
+    /// A tool named `name` with the JSON Schema `input_schema` (an object schema), whose
+    /// arguments are decoded into an `A` (`serde_json::Value` for no decoding) and whose
+    /// work is `handler`. Arguments are checked against the schema before the decoding.
+    ///
+    /// Fails like [`LocalTool::new`].
+    pub fn with_schema<A, F, Fut, T, E>(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        input_schema: Value,
+        handler: F,
+    ) -> Result<LocalTool, Error>
+    where
+        A: DeserializeOwned + Send + 'static,
+        F: Fn(A) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<T, E>> + Send + 'static,
+        T: Into<ToolOutput>,
+        E: std::fmt::Display,
+    {
         let name = name.into();
         check_name(&name)?;
-        let input_schema = input_schema::<A>();
         let handler = Arc::new(handler);
         let tool = name.clone();
         let erased: Arc<Handler> = Arc::new(move |arguments: Value| {
@@ -100,7 +122,7 @@ impl LocalTool {
         &self.name
     }
 
-    /// The input schema (from the argument type).
+    /// The input schema (from the argument type, or as given).
     pub fn input_schema(&self) -> &Value {
         &self.input_schema
     }
@@ -151,6 +173,7 @@ fn check_name(name: &str) -> Result<(), Error> {
     Ok(())
 }
 
+#[cfg(feature = "local-tools")]
 /// The JSON Schema of `A` as a tool's input schema: an object schema, `$schema` and the
 /// type's title removed.
 fn input_schema<A: schemars::JsonSchema>() -> Value {

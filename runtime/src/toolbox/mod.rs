@@ -331,6 +331,7 @@ impl Toolbox {
 
     /// Adds a local tool after start-up (see [`ToolboxBuilder::add_local`]) and re-exports
     /// the tools. Fails for a bad name or a name already taken by a local tool.
+    #[cfg(feature = "local-tools")]
     pub fn add_local<A, F, Fut, T, E>(
         &self,
         name: impl Into<String>,
@@ -344,7 +345,12 @@ impl Toolbox {
         T: Into<crate::output::ToolOutput>,
         E: std::fmt::Display,
     {
-        let tool = LocalTool::new(name, description, handler)?;
+        self.add_local_tool(LocalTool::new(name, description, handler)?)
+    }
+
+    /// Adds a local tool built with [`LocalTool::with_schema`] (or [`LocalTool::new`]) after
+    /// start-up and re-exports the tools. Fails for a name already taken by a local tool.
+    pub fn add_local_tool(&self, tool: LocalTool) -> Result<(), Error> {
         let snap = self.snapshot();
         if snap.locals.contains_key(tool.name()) {
             return Err(builder::duplicate_local(tool.name()));

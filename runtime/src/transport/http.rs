@@ -74,16 +74,38 @@ pub(crate) fn extra_roots(
     Ok(roots)
 }
 
-/// `builder` trusting `roots` besides the system's.
-pub(crate) fn trusting(
-    builder: reqwest::ClientBuilder,
+/// A client builder trusting `roots` besides the system's, once a TLS provider is ready
+/// ([`tls_ready`]).
+pub(crate) fn client_builder(
     roots: &[reqwest::Certificate],
-) -> reqwest::ClientBuilder {
-    if roots.is_empty() {
+) -> Result<reqwest::ClientBuilder, String> {
+    tls_ready()?;
+    let builder = reqwest::Client::builder();
+    Ok(if roots.is_empty() {
         builder
     } else {
         builder.tls_certs_merge(roots.iter().cloned())
+    })
+}
+
+/// Makes sure rustls has a process-wide crypto provider before any HTTP client is built
+/// (reqwest is built without one; rmcp's OAuth code builds its own clients too).
+///
+/// With the `rustls` feature: installs *ring*'s provider unless the program installed one
+/// before. Without it: the program must have installed one, else an error that says so
+/// (reqwest would panic).
+pub(crate) fn tls_ready() -> Result<(), String> {
+    if rustls::crypto::CryptoProvider::get_default().is_some() {
+        return Ok(());
     }
+    #[cfg(feature = "rustls")]
+    {
+        // Losing a race to another installer is fine: a provider is installed either way.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        Ok(())
+    }
+    #[cfg(not(feature = "rustls"))]
+    Err("no TLS crypto provider: enable the `rustls` feature of mcp-bindgen (on by default), or install a rustls `CryptoProvider` (`CryptoProvider::install_default`) before connecting".to_string())
 }
 
 pub(super) fn header_pair(
@@ -122,12 +144,13 @@ impl TappedClient {
         tap: Arc<RawTap>,
         params: Arc<ParamHeaders>,
         roots: &[reqwest::Certificate],
-    ) -> Result<Self, reqwest::Error> {
-        let inner = trusting(reqwest::Client::builder(), roots)
+    ) -> Result<Self, String> {
+        let inner = client_builder(roots)?
             // rmcp's default: idle pooling stalls on Linux delayed ACKs.
             .pool_max_idle_per_host(0)
             .redirect(same_origin_redirects())
-            .build()?;
+            .build()
+            .map_err(|e| e.to_string())?;
         Ok(TappedClient {
             inner,
             tap,

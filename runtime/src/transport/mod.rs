@@ -27,9 +27,9 @@ mod stdio;
 mod tap;
 
 #[cfg(feature = "oauth")]
-pub(crate) use http::same_origin_redirects;
+pub(crate) use http::{client_builder, same_origin_redirects, tls_ready};
 #[cfg(feature = "http")]
-pub(crate) use http::{extra_roots, streamable_http, trusting};
+pub(crate) use http::{extra_roots, streamable_http};
 pub(crate) use param_headers::ParamHeaders;
 pub(crate) use server_output::{StderrEof, StderrTail, StdoutNoise};
 #[cfg(feature = "http")]

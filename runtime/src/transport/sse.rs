@@ -47,7 +47,8 @@ impl SseTransport {
             let (n, v) = header_pair(alias, k, v)?;
             header_map.insert(n, v);
         }
-        let client = super::http::trusting(reqwest::Client::builder(), roots)
+        let client = super::http::client_builder(roots)
+            .map_err(&err)?
             .redirect(super::http::same_origin_redirects())
             .build()
             .map_err(|e| err(format!("cannot build HTTP client: {e}")))?;

@@ -1,5 +1,5 @@
 //! Sections `check` and `features`: the extra `cargo check` of a crate binding the GitHub
-//! corpus, and what a stdio-only user crate saves.
+//! corpus, and the cold build of a user crate against raw rmcp and stdio only.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -251,24 +251,132 @@ pub(super) fn dependency_count(krate: &Path) -> Result<usize, String> {
     Ok(packages.len().saturating_sub(1))
 }
 
+/// The user crate of the features section: two servers bound with `mcp_tools!` (the 117
+/// GitHub tools and the demo server's), one connected over stdio, one over Streamable HTTP.
+const TWO_SERVERS: &str = r#"//! Scratch crate of `cargo xtask bench`: two servers, typed.
+use mcp_bindgen::{Registry, Session};
+
+mcp_bindgen::mcp_tools!("github_official");
+mcp_bindgen::mcp_tools!("demo");
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let registry = Registry::discover()?;
+    let demo = demo::Client::new(Session::connect(registry.get("demo")?).await?);
+    let sum = demo.add(demo::add::Args { a: 2.0, b: 40.0 }).await?;
+    let github = github_official::Client::new(Session::connect(registry.get("github")?).await?);
+    println!("{} {}", sum.text(), github_official::TOOL_NAMES.len());
+    let _ = github;
+    Ok(())
+}
+"#;
+
+/// The same two servers through rmcp's client directly: a child process and Streamable
+/// HTTP, untyped calls.
+const RAW_RMCP: &str = r#"//! Scratch crate of `cargo xtask bench`: two servers, rmcp's client.
+use rmcp::ServiceExt;
+use rmcp::model::CallToolRequestParams;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let demo = ()
+        .serve(TokioChildProcess::new(tokio::process::Command::new("mcp-demo-server"))?)
+        .await?;
+    let mut args = serde_json::Map::new();
+    args.insert("a".into(), 2.0.into());
+    args.insert("b".into(), 40.0.into());
+    let sum = demo
+        .call_tool(CallToolRequestParams::new("add").with_arguments(args))
+        .await?;
+    let github = ()
+        .serve(StreamableHttpClientTransport::from_uri("https://api.githubcopilot.com/mcp/"))
+        .await?;
+    let tools = github.list_all_tools().await?;
+    println!("{:?} {}", sum.content, tools.len());
+    Ok(())
+}
+"#;
+
+/// A user crate for the features section: `dependencies` in its manifest, `main`, the
+/// workspace's `Cargo.lock`, and the GitHub corpus and demo fixtures.
+fn user_crate(
+    dir: &Path,
+    name: &str,
+    dependencies: &str,
+    main: &str,
+    root: &Path,
+    github: &[u8],
+) -> Result<PathBuf, String> {
+    let krate = dir.join(name);
+    let fixtures = krate.join("fixtures");
+    for d in [krate.join("src"), fixtures.clone()] {
+        std::fs::create_dir_all(&d).map_err(|e| format!("cannot create {}: {e}", d.display()))?;
+    }
+    let demo = std::fs::read(root.join("fixtures/demo.json"))
+        .map_err(|e| format!("cannot read fixtures/demo.json: {e}"))?;
+    let lock = std::fs::read(root.join("Cargo.lock"))
+        .map_err(|e| format!("cannot read the workspace Cargo.lock: {e}"))?;
+    let manifest = format!(
+        "[package]\nname = \"{name}\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
+         [dependencies]\n{dependencies}tokio = {{ version = \"1\", features = [\"macros\", \"rt\"] }}\n\n\
+         # Not part of the mcp-bindgen workspace.\n[workspace]\n"
+    );
+    let registry = "[servers.demo]\ncommand = \"mcp-demo-server\"\n\n\
+                    [servers.github]\nurl = \"https://api.githubcopilot.com/mcp/\"\n";
+    for (path, text) in [
+        (krate.join("Cargo.toml"), manifest.as_bytes()),
+        (krate.join("src/main.rs"), main.as_bytes()),
+        (krate.join("Cargo.lock"), &lock[..]),
+        (fixtures.join("github_official.json"), github),
+        (fixtures.join("demo.json"), &demo[..]),
+        (fixtures.join("servers.toml"), registry.as_bytes()),
+    ] {
+        std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    Ok(krate)
+}
+
+/// Section 5: a two-server user crate with default features, stdio only, and the same
+/// program on rmcp's client directly (`cold_check_vs_raw_rmcp`): packages and a cold
+/// `cargo check` each.
 pub(super) fn features(root: &Path, dir: &Path) -> Result<Value, String> {
     let (_, corpus) = github_corpus(root)?;
     let features_dir = dir.join("features");
+    let runtime =
+        std::path::absolute(root.join("runtime")).unwrap_or_else(|_| root.join("runtime"));
+    let runtime = runtime.to_string_lossy();
     let mut out = Map::new();
-    for (kind, options) in [
+    for (kind, dependencies, main) in [
         (
             "stdio_only",
-            ", default-features = false, features = [\"macros\"]",
+            format!(
+                "mcp-bindgen = {{ path = {runtime:?}, default-features = false, features = [\"macros\"] }}\n"
+            ),
+            TWO_SERVERS,
         ),
-        ("default", ""),
+        (
+            "default",
+            format!("mcp-bindgen = {{ path = {runtime:?} }}\n"),
+            TWO_SERVERS,
+        ),
+        (
+            "raw_rmcp",
+            // rmcp's client with the same transports and its own TLS feature.
+            "rmcp = { version = \"3.11\", default-features = false, features = [\"client\", \
+             \"transport-child-process\", \"transport-streamable-http-client-reqwest\", \"reqwest\"] }\n\
+             serde_json = \"1\"\n"
+                .to_string(),
+            RAW_RMCP,
+        ),
     ] {
-        let krate = scratch_crate(
+        let krate = user_crate(
             &features_dir,
             &format!("bench_{kind}"),
-            SCRATCH_BASE,
+            &dependencies,
+            main,
             root,
             &corpus,
-            options,
         )?;
         let dependencies = dependency_count(&krate)?;
         let target = features_dir.join(format!("target-{kind}"));

@@ -25,9 +25,10 @@
 //!    (`snapshot_parallel_vs_floor`, target ≤ 1.15×), and against the slowest server alone
 //!    (informational); wall-clock time of this binary's `snapshot` command, fixtures written
 //!    under `target/bench`, never into `fixtures/`;
-//! 5. **features** — what a stdio-only user crate (`mcp-bindgen` with
-//!    `default-features = false`) saves against the default: its dependency count
-//!    (`cargo tree`) and a cold `cargo check` (empty target dir).
+//! 5. **features** — a user crate binding two servers with default features against the
+//!    same program on rmcp's client directly (`cold_check_vs_raw_rmcp`, target ≤ 1.3), and
+//!    stdio only: dependency counts (`cargo tree`) and a cold `cargo check` (empty target
+//!    dir) each.
 //!
 //! Outputs: a table on stdout, `target/bench/results.json`, and `BENCHMARKS.md` at the
 //! workspace root (hand-written notes below its `<!-- notes -->` marker are kept).

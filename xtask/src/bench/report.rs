@@ -296,27 +296,45 @@ pub(super) fn summary_rows(results: &Map<String, Value>) -> Vec<Row> {
     }
     if let Some(features) = results.get("features") {
         let get = |kind: &str, key: &str| features.pointer(&format!("/{kind}/{key}"))?.as_f64();
+        let ratio = match (
+            get("default", "cold_check_s"),
+            get("raw_rmcp", "cold_check_s"),
+        ) {
+            (Some(ours), Some(raw)) if raw > 0.0 => Some(ours / raw),
+            _ => None,
+        };
         rows.push(Row {
-            key: "deps_stdio_only",
-            what: "dependencies of a user crate, stdio only (`default-features = false, features = [\"macros\"]`)",
-            value: get("stdio_only", "dependencies"),
+            key: "cold_check_vs_raw_rmcp",
+            what: "cold `cargo check` of a two-server user crate, default features / the same program on rmcp's client",
+            value: ratio,
+            unit: "×",
+            target: Some(("≤", 1.3)),
+            detail: format!(
+                "mcp-bindgen {:.1} s ({} crates, 117 + 8 tools bound), raw rmcp {:.1} s ({} crates: `client`, child process, Streamable HTTP, rmcp's `reqwest` TLS); empty target dirs, `--offline`, one run each",
+                get("default", "cold_check_s").unwrap_or(f64::NAN),
+                get("default", "dependencies").unwrap_or(f64::NAN),
+                get("raw_rmcp", "cold_check_s").unwrap_or(f64::NAN),
+                get("raw_rmcp", "dependencies").unwrap_or(f64::NAN),
+            ),
+        });
+        rows.push(Row {
+            key: "deps_default",
+            what: "dependencies of the two-server user crate, default features",
+            value: get("default", "dependencies"),
             unit: "crates",
             target: None,
             detail: format!(
-                "default features (HTTP transports, rustls): {} crates",
-                get("default", "dependencies").unwrap_or(f64::NAN)
+                "stdio only (`default-features = false, features = [\"macros\"]`): {} crates",
+                get("stdio_only", "dependencies").unwrap_or(f64::NAN)
             ),
         });
         rows.push(Row {
             key: "cold_check_stdio_only_s",
-            what: "cold `cargo check` of a user crate, stdio only",
+            what: "cold `cargo check` of the two-server user crate, stdio only",
             value: get("stdio_only", "cold_check_s"),
             unit: "s",
             target: None,
-            detail: format!(
-                "default features: {:.1} s (empty target dir, `--offline`, one run each)",
-                get("default", "cold_check_s").unwrap_or(f64::NAN)
-            ),
+            detail: "empty target dir, `--offline`, one run".to_string(),
         });
     }
     rows
@@ -489,9 +507,13 @@ pub(super) fn write_markdown(
          alone, 3 rounds. The target is on the ratio to the machine's floor, per round \
          max(slowest server alone, CPU seconds of the parallel run / nproc): a parallel run can \
          beat neither its slowest server nor the cores' total CPU time.\n\
-         * **Features**: a scratch user crate on `mcp-bindgen` with default features and with \
-         `default-features = false, features = [\"macros\"]` (stdio only): packages in `cargo tree -e normal,build`, and \
-         `cargo check --offline` into an empty target dir, once each.\n"
+         * **Features**: a scratch user crate binding two servers (`mcp_tools!` of the 117 \
+         GitHub tools and of the demo fixture; one connected over stdio, one over Streamable \
+         HTTP) on `mcp-bindgen` with default features and with `default-features = false, \
+         features = [\"macros\"]` (stdio only), and the same program on rmcp's client directly \
+         (`client`, `transport-child-process`, `transport-streamable-http-client-reqwest` and \
+         rmcp's `reqwest` TLS feature; untyped calls): packages in `cargo tree -e normal,build`, \
+         and `cargo check --offline` into an empty target dir, once each.\n"
     );
     text.push_str(NOTES_MARKER);
     text.push_str(&notes);
