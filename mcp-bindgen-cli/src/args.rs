@@ -77,14 +77,28 @@ impl Parser {
         Error::Usage(format!("{message}\n\n{}", self.usage))
     }
 
-    /// The error for a flag the command does not know (or `--help`).
+    /// The error for a flag the command does not know (or `--help`), with the command's
+    /// closest options: those its usage text names, so the two cannot drift apart.
     pub fn unknown(&self, flag: &str) -> Error {
         if flag == "-h" || flag == "--help" {
-            Error::Help(self.usage.clone())
-        } else {
-            self.error(&format!("unknown option `{flag}`"))
+            return Error::Help(self.usage.clone());
         }
+        let known = options_of(&self.usage);
+        let hint = mcp_bindgen_core::naming::did_you_mean(flag, known.iter().map(String::as_str));
+        self.error(&format!("unknown option `{flag}`{hint}"))
     }
+}
+
+/// The `--options` a usage text names, each once.
+fn options_of(usage: &str) -> Vec<String> {
+    let mut found: Vec<String> = usage
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+        .filter(|w| w.len() > 2 && w.starts_with("--") && !w.ends_with('-'))
+        .map(str::to_string)
+        .collect();
+    found.sort();
+    found.dedup();
+    found
 }
 
 #[cfg(test)]
@@ -126,5 +140,22 @@ mod tests {
         assert!(p.next().is_err());
         assert!(matches!(p.unknown("--help"), Error::Help(_)));
         assert!(matches!(p.unknown("--nope"), Error::Usage(_)));
+    }
+
+    #[test]
+    fn unknown_options_suggest_the_closest_the_usage_names() {
+        let p = Parser::new(
+            &[],
+            "usage: x [--check] [--allow-unreachable]\n  --fail-on LEVEL  …",
+        );
+        let e = p.unknown("--chek").to_string();
+        assert!(
+            e.contains("unknown option `--chek` (did you mean \"--check\"?)"),
+            "{e}"
+        );
+        let e = p.unknown("--allow-unreachble").to_string();
+        assert!(e.contains("did you mean \"--allow-unreachable\""), "{e}");
+        let e = p.unknown("--zzzzzzzz").to_string();
+        assert!(!e.contains("did you mean"), "{e}");
     }
 }

@@ -19,14 +19,17 @@
 //!
 //! | command | what it does |
 //! |---|---|
-//! | `snapshot [ALIAS…] [--check]` | connect to the registry's servers and write `fixtures/<alias>.json`; with `--check` write nothing, classify every change, exit 1 on drift |
-//! | `diff OLD NEW`, `diff --base REV` | review a fixture change with no server: per tool, the wire class (BREAKING / ADDITIVE / DOCS / NONE) and the Rust API effect (major / minor / patch) with reasons; `--format text\|markdown\|json`, `--fail-on breaking\|additive\|docs` |
-//! | `verify [--deep [--max-skipped PCT]] [--fixtures DIR]` | generate code for every fixture (no network); with `--deep`, check that every valid value of every schema survives the generated types; exit 1 on errors, failures, or more than 2 % of the tools skipped |
+//! | `snapshot [ALIAS…] [--check] [--allow-unreachable]` | connect to the registry's servers and write `fixtures/<alias>.json`; exit 1 when a server failed (`--allow-unreachable`: a warning, except for `required = true` servers); with `--check` write nothing, classify every change, exit 1 on drift |
+//! | `diff OLD NEW \| diff --base REV` | review a fixture change with no server: per tool, the wire class (BREAKING / ADDITIVE / DOCS / NONE) and the Rust API effect (major / minor / patch) with reasons; `--format text\|markdown\|json`, `--fail-on breaking\|additive\|docs` |
+//! | `verify [--deep] [--fixtures DIR]` | generate code for every fixture (no network); with `--deep`, check that every valid value of every schema survives the generated types; exit 1 on errors, failures, or more than 2 % of the tools skipped (`--max-skipped PCT`) |
 //! | `expand ALIAS\|PATH` | print the Rust code `mcp_tools!` generates for a fixture |
-//! | `tools [--strict]` | the OpenAI function-call `tools` array of every fixture |
+//! | `tools [--format FORMAT] [--check]` | every fixture's tools as a model provider's tool definitions: `openai` (default), `openai-strict`, `anthropic` or `gemini`; `--check` checks them and prints a summary |
 //! | `call ALIAS TOOL [JSON]` | call one tool of a configured server and print the result |
-//! | `login ALIAS [--no-browser]` | OAuth login to a server with `auth = "oauth"`: authorization code + PKCE through a loopback redirect, tokens in the user's token store |
+//! | `login ALIAS [--no-browser]` | OAuth login to an HTTP server with `auth = "oauth"`: authorization code + PKCE through a loopback redirect, tokens in the user's token store |
 //! | `logout ALIAS` | delete a server's stored OAuth tokens |
+//!
+//! Every command answers `--help`; a misspelled command, option or server alias gets a
+//! "did you mean". Colours only on a terminal, never with `NO_COLOR`.
 //!
 //! Paths work like cargo's: the project is found from the current directory (or
 //! `--manifest-path`), its registry is `fixtures/servers.toml` and its fixtures are
@@ -59,6 +62,100 @@ mod tools;
 mod verify;
 
 pub use error::{Error, Result};
+
+/// One command: its synopsis and what it does. The top-level help, `cargo xtask`'s help in
+/// mcp-bindgen's repository and the command table of this crate's documentation come from
+/// [`COMMANDS`] (a test checks the documentation against it).
+#[derive(Debug, Clone, Copy)]
+pub struct Command {
+    /// The word that selects it.
+    pub name: &'static str,
+    /// Its arguments, as in its own `--help`.
+    pub synopsis: &'static str,
+    /// What it does, in one or two short lines.
+    pub about: &'static str,
+}
+
+/// Every command, in the order the help lists them.
+pub const COMMANDS: &[Command] = &[
+    Command {
+        name: "snapshot",
+        synopsis: "snapshot [ALIAS…] [--check] [--allow-unreachable]",
+        about: "connect to the registry's servers, write fixtures/<alias>.json (exit 1 when a \
+                server failed); --check: write nothing, classify every change, exit 1 on drift",
+    },
+    Command {
+        name: "diff",
+        synopsis: "diff OLD NEW | diff --base REV",
+        about: "review a fixture change without a server: wire class and Rust API effect per \
+                tool (--format text|markdown|json, --fail-on LEVEL)",
+    },
+    Command {
+        name: "verify",
+        synopsis: "verify [--deep] [--fixtures DIR]",
+        about: "generate code for every fixture (no network); --deep: round-trip valid values \
+                through the generated types; exit 1 on errors",
+    },
+    Command {
+        name: "expand",
+        synopsis: "expand ALIAS|PATH",
+        about: "print the Rust code mcp_tools!(\"ALIAS\") generates",
+    },
+    Command {
+        name: "tools",
+        synopsis: "tools [--format FORMAT] [--check]",
+        about: "every fixture's tools as a model provider's tool definitions: openai (default), \
+                openai-strict, anthropic or gemini; --check: check them, print a summary",
+    },
+    Command {
+        name: "call",
+        synopsis: "call ALIAS TOOL [JSON]",
+        about: "call one tool of a configured server, print the result",
+    },
+    Command {
+        name: "login",
+        synopsis: "login ALIAS [--no-browser]",
+        about: "OAuth login to an HTTP server with `auth = \"oauth\"`: opens the authorization \
+                URL, stores the tokens in the user's token store",
+    },
+    Command {
+        name: "logout",
+        synopsis: "logout ALIAS",
+        about: "delete a server's stored OAuth tokens",
+    },
+];
+
+/// The commands part of the help: each synopsis, its description beside it (wrapped).
+pub fn commands_help() -> String {
+    const COLUMN: usize = 32;
+    const WIDTH: usize = 98;
+    let mut out = String::new();
+    for c in COMMANDS {
+        let mut lines: Vec<String> = Vec::new();
+        let mut line = String::new();
+        for word in c.about.split_whitespace() {
+            if !line.is_empty() && COLUMN + line.len() + 1 + word.len() > WIDTH {
+                lines.push(std::mem::take(&mut line));
+            }
+            if !line.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(word);
+        }
+        lines.push(line);
+        let head = format!("  {}", c.synopsis);
+        if head.chars().count() + 2 > COLUMN {
+            out.push_str(&head);
+            out.push('\n');
+        } else {
+            out.push_str(&format!("{head:<COLUMN$}{}\n", lines.remove(0)));
+        }
+        for l in lines {
+            out.push_str(&format!("{:COLUMN$}{l}\n", ""));
+        }
+    }
+    out
+}
 
 /// Runs the command line of the current process and returns its exit code: 0 on success,
 /// 1 when a command fails (drift, errors, an unreachable required server), 2 on a usage
@@ -154,25 +251,11 @@ impl Cli {
     }
 
     fn usage(&self) -> String {
-        let p = &self.invoked_as;
         format!(
             "usage: {p} <command> [options]
 
 commands:
-  snapshot [ALIAS…] [--check]   connect to the registry's servers, write fixtures/<alias>.json;
-                                with --check write nothing, classify every change, exit 1 on drift
-  diff OLD NEW | --base REV     review a fixture change without a server: wire class and Rust API
-                                effect per tool (--format text|markdown|json, --fail-on LEVEL)
-  verify [--deep [--max-skipped PCT]] [--fixtures DIR]
-                                generate code for every fixture (no network); --deep: round-trip
-                                valid values through the generated types; exit 1 on errors
-  expand ALIAS|PATH             print the Rust code mcp_tools!(\"ALIAS\") generates
-  tools [--strict]              print the OpenAI function-call `tools` array of every fixture
-  call ALIAS TOOL [JSON]        call one tool of a configured server, print the result
-  login ALIAS [--no-browser]    OAuth login to a server with `auth = \"oauth\"`: opens the
-                                authorization URL, stores the tokens in the user's token store
-  logout ALIAS                  delete a server's stored OAuth tokens
-
+{commands}
 options of every command:
   --manifest-path PATH          find the project from this Cargo.toml instead of the current directory
   -h, --help                    the command's own options
@@ -181,7 +264,9 @@ The project's registry is fixtures/servers.toml and its fixtures fixtures/<alias
 the nearest Cargo.toml (from the current directory up) that has them. `--config PATH` reads
 another registry: TOML, or a .json file in the {{\"mcpServers\": …}} shape (Claude Desktop,
 Cursor) or the {{\"servers\": …}} shape (VS Code's .vscode/mcp.json). Disabled servers are
-skipped; other clients' keys are ignored with a warning."
+skipped; other clients' keys are ignored with a warning.",
+            p = self.invoked_as,
+            commands = commands_help(),
         )
     }
 
@@ -207,7 +292,8 @@ skipped; other clients' keys are ignored with a warning."
                 return ExitCode::SUCCESS;
             }
             other => Err(Error::Usage(format!(
-                "unknown command `{other}`\n\n{}",
+                "unknown command `{other}`{}\n\n{}",
+                mcp_bindgen_core::naming::did_you_mean(other, COMMANDS.iter().map(|c| c.name)),
                 self.usage()
             ))),
         };
@@ -298,4 +384,25 @@ pub(crate) fn async_runtime() -> Result<tokio::runtime::Runtime> {
         .enable_all()
         .build()
         .map_err(|e| Error::Other(format!("cannot start the async runtime: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::COMMANDS;
+
+    /// The crate documentation's table lists exactly [`COMMANDS`], with their synopses.
+    #[test]
+    fn the_documented_commands_are_the_commands() {
+        let source = include_str!("lib.rs");
+        let rows: Vec<&str> = source
+            .lines()
+            .filter_map(|l| l.strip_prefix("//! | `"))
+            .filter_map(|l| l.split("` |").next())
+            .collect();
+        let synopses: Vec<String> = COMMANDS
+            .iter()
+            .map(|c| c.synopsis.replace('|', "\\|"))
+            .collect();
+        assert_eq!(rows, synopses);
+    }
 }

@@ -79,6 +79,11 @@ pub(crate) fn run(cli: &Cli, command: &str, words: &[String]) -> Result<ExitCode
     let port = match server.auth() {
         Some(AuthConfig::OAuth(o)) => o.redirect_port,
         Some(_) => None,
+        None if server.transport().kind() == "stdio" => {
+            return Err(Error::Other(format!(
+                "server \"{alias}\" is a stdio server: OAuth logins are for HTTP servers (`url`); a stdio server takes its credentials from its `env` (e.g. `env = {{ API_TOKEN = \"${{API_TOKEN}}\" }}`)"
+            )));
+        }
         None => {
             return Err(Error::Other(format!(
                 "server \"{alias}\" has no `auth` setting in the registry: add `auth = \"oauth\"` to its entry (static tokens go in `headers`)"

@@ -37,8 +37,9 @@ fn usage(cli: &Cli) -> String {
                          disabled ones: `enabled = false`, `\"disabled\": true`)
   --check                write nothing; compare with the committed fixtures, exit 1 on drift
                          or when a server could not be checked
-  --allow-unreachable    with --check: a server that cannot be reached (not started, an
-                         undefined variable) is a warning, not a failure
+  --allow-unreachable    a server that cannot be reached (not started, an undefined
+                         variable) is a warning, not a failure (`required = true` servers
+                         still fail); without it any such server exits 1
   --fail-on LEVEL        with --check: drift fails only when a change reaches LEVEL:
                          breaking, additive, docs (default: any change)
   --format FORMAT        with --check: the review as text (default), markdown or json
@@ -84,9 +85,6 @@ fn parse(cli: &Cli, words: &[String]) -> Result<Args> {
                 }
             }
         }
-    }
-    if out.allow_unreachable && !out.check {
-        return Err(p.error("--allow-unreachable is for --check"));
     }
     if out.gate_given && !out.check {
         return Err(p.error("--fail-on and --format are for --check"));
@@ -190,7 +188,8 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
                 errln!("error: server \"{}\" (required): {error}", row.alias);
                 "FAILED (required)".to_string()
             }
-            // A gate that skips what it cannot reach passes by accident.
+            // A gate that skips what it cannot reach passes by accident; a re-snapshot that
+            // skips it keeps a stale fixture quietly.
             Outcome::Failed(error) if args.check && !args.allow_unreachable => {
                 failed = true;
                 errln!(
@@ -198,6 +197,14 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
                     row.alias
                 );
                 "NOT CHECKED".to_string()
+            }
+            Outcome::Failed(error) if !args.allow_unreachable => {
+                failed = true;
+                errln!(
+                    "error: {error}\n       so {} was not written (pass --allow-unreachable to snapshot only the servers that answer)",
+                    cli.show(&path)
+                );
+                "FAILED".to_string()
             }
             Outcome::Failed(error) => {
                 errln!("warning: {error}; skipped");

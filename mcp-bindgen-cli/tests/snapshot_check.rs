@@ -351,8 +351,9 @@ fn with_unreachable(fixtures: &Path, args: &[&str]) -> (i32, String) {
     run(&words)
 }
 
-/// A drift gate cannot pass by accident: a server it could not reach fails `--check` unless
-/// the user says `--allow-unreachable`; a snapshot in which no server answered fails.
+/// A drift gate cannot pass by accident: a server it could not reach fails `--check`, and a
+/// plain snapshot, unless the user says `--allow-unreachable`; a snapshot in which no server
+/// answered fails.
 #[test]
 fn unreachable_servers_fail_the_gate_unless_allowed() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -377,6 +378,17 @@ fn unreachable_servers_fail_the_gate_unless_allowed() {
         out.contains("warning: server \"gone\": cannot start"),
         "{out}"
     );
+    assert!(out.contains("; skipped"), "{out}");
+
+    // A plain snapshot fails too: the fixtures of the servers that answered are written,
+    // the unreachable one's is not, and the exit code says so.
+    let (code, out) = with_unreachable(dir.path(), &[]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("gone.json was not written"), "{out}");
+    assert!(out.contains("FAILED"), "{out}");
+    assert!(!dir.path().join("gone.json").exists());
+    let (code, out) = with_unreachable(dir.path(), &["--allow-unreachable"]);
+    assert_eq!(code, 0, "{out}");
     assert!(out.contains("; skipped"), "{out}");
 
     // Nothing answered: a plain snapshot fails too, and writes nothing.

@@ -61,7 +61,10 @@ pub enum Error {
         location: String,
     },
     /// An alias was asked for that the registry does not define.
-    #[error("no server \"{alias}\" in the registry (known: {known})")]
+    #[error(
+        "no server \"{alias}\" in the registry{} (known: {known})",
+        mcp_bindgen_core::naming::did_you_mean(alias, known.split(", "))
+    )]
     UnknownServer {
         /// The alias asked for.
         alias: String,

@@ -46,41 +46,76 @@ fn summary(passed: u64, failed: u64, failures: &[String]) -> ExitCode {
     }
 }
 
-const USAGE: &str = "usage: cargo xtask <command> [args]
+/// This repository's own tasks (the mcp-bindgen commands come from mcp-bindgen-cli).
+const TASKS: &[(&str, &str)] = &[
+    (
+        "install-servers [ALIAS…] [--conformance]",
+        "install the pinned npm/PyPI servers into target/mcp-servers",
+    ),
+    (
+        "conformance [--scenario NAME]…",
+        "run the official MCP conformance client scenarios\n\
+         (installs Node 22 and the pinned suite into target/mcp-servers)",
+    ),
+    (
+        "bench [--smoke] [--skip SECTION]…",
+        "benchmarks: typed vs raw rmcp vs pipe floor vs Python SDK, throughput,\n\
+         expansion time, cargo check cost, parallel snapshot (BENCHMARKS.md)",
+    ),
+    (
+        "demo",
+        "the quickstart: snapshot the embedded demo server, make typed calls to it\n\
+         with mcp_tools!(\"demo\"), and show the compile error of a misspelled argument",
+    ),
+    (
+        "portability",
+        "the publishable crates with their lowest allowed dependencies, and\n\
+         mcp-bindgen for x86_64-pc-windows-gnu (both part of `test`)",
+    ),
+    (
+        "test",
+        "install what the tests need and run the whole test suite",
+    ),
+];
 
-the mcp-bindgen commands (mcp-bindgen-cli; `cargo xtask <command> --help` for options):
-  snapshot [ALIAS…] [--check]   connect to the registry's servers and write fixtures/<alias>.json;
-                                with --check write nothing, classify every change, exit 1 on drift
-  diff OLD NEW | --base REV     review a fixture change without a server: wire class and Rust API
-                                effect per tool (--format text|markdown|json, --fail-on LEVEL)
-  verify [--deep] [--fixtures DIR]
-                                generate code for every fixture (no network); --deep: round-trip
-                                valid values through the generated types; exit 1 on errors
-  expand ALIAS|PATH             print the code mcp_tools!(\"ALIAS\") generates
-  tools [--strict]              print the OpenAI function-call `tools` array of every fixture
-  call ALIAS TOOL [JSON]        call one tool of a configured server, print the result
-  login ALIAS [--no-browser]    OAuth login to a server with `auth = \"oauth\"` (tokens in the
-                                user's token store); logout ALIAS deletes them
+/// `cargo xtask --help`: the CLI's commands (from its one table) and this repository's tasks.
+fn usage() -> String {
+    let mut text = format!(
+        "usage: cargo xtask <command> [args]\n\n\
+         the mcp-bindgen commands (mcp-bindgen-cli; `cargo xtask <command> --help` for options):\n{}\n\
+         this repository's tasks:\n",
+        mcp_bindgen_cli::commands_help()
+    );
+    for (synopsis, about) in TASKS {
+        let mut lines = about.lines().map(str::trim);
+        if synopsis.len() < 18 {
+            let first = lines.next().unwrap_or("");
+            text.push_str(&format!("  {synopsis:<20}{first}\n"));
+        } else {
+            text.push_str(&format!("  {synopsis}\n"));
+        }
+        for line in lines {
+            text.push_str(&format!("{:22}{line}\n", ""));
+        }
+    }
+    text.trim_end().to_string()
+}
 
-this repository's tasks:
-  install-servers [ALIAS…] [--conformance]
-                      install the pinned npm/PyPI servers into target/mcp-servers
-  conformance [--scenario NAME]…
-                      run the official MCP conformance client scenarios
-                      (installs Node 22 and the pinned suite into target/mcp-servers)
-  bench [--smoke] [--skip SECTION]…
-                      benchmarks: typed vs raw rmcp vs pipe floor vs Python SDK, throughput,
-                      expansion time, cargo check cost, parallel snapshot (BENCHMARKS.md)
-  demo                the quickstart: snapshot the embedded demo server and make typed
-                      calls to it with mcp_tools!(\"demo\") (cargo alone)
-  portability         the publishable crates with their lowest allowed dependencies, and
-                      mcp-bindgen for x86_64-pc-windows-gnu (both part of `test`)
-  test                install what the tests need and run the whole test suite";
+/// The names of every command `cargo xtask` takes, for "did you mean".
+fn command_names() -> Vec<&'static str> {
+    let mut names: Vec<&str> = mcp_bindgen_cli::COMMANDS.iter().map(|c| c.name).collect();
+    names.extend(
+        TASKS
+            .iter()
+            .filter_map(|(synopsis, _)| synopsis.split_whitespace().next()),
+    );
+    names
+}
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some((command, rest)) = args.split_first() else {
-        eprintln!("{USAGE}");
+        eprintln!("{}", usage());
         return ExitCode::from(2);
     };
     match command.as_str() {
@@ -123,11 +158,15 @@ fn main() -> ExitCode {
             }
         }
         "-h" | "--help" | "help" => {
-            println!("{USAGE}");
+            println!("{}", usage());
             ExitCode::SUCCESS
         }
         other => {
-            eprintln!("error: unknown command `{other}`\n\n{USAGE}");
+            eprintln!(
+                "error: unknown command `{other}`{}\n\n{}",
+                mcp_bindgen_core::naming::did_you_mean(other, command_names()),
+                usage()
+            );
             ExitCode::from(2)
         }
     }

@@ -209,7 +209,8 @@ impl ServerConfig {
             } => {
                 let command = sub(command, "command")?;
                 let command = if command.contains('/') && Path::new(&command).is_relative() {
-                    self.base_dir.join(&command).to_string_lossy().into_owned()
+                    let relative = command.strip_prefix("./").unwrap_or(&command);
+                    self.base_dir.join(relative).to_string_lossy().into_owned()
                 } else {
                     command
                 };
@@ -445,7 +446,7 @@ mod tests {
         let res = r.get("a").unwrap().resolve(&env(&[])).unwrap();
         match res.transport {
             TransportConfig::Stdio { command, cwd, .. } => {
-                assert_eq!(command, "/etc/mcp/./bin/srv");
+                assert_eq!(command, "/etc/mcp/bin/srv");
                 assert_eq!(cwd.as_deref(), Some("/etc/mcp/work"));
             }
             other => panic!("{other:?}"),

@@ -215,7 +215,12 @@ impl Session {
                             (stderr, &inner.noise),
                             inner.config.limits().max_message_bytes(),
                         )
-                        .map_err(|e| transport_err(format!("cannot start `{command}`: {e}")))?;
+                        .map_err(|e| {
+                            transport_err(format!(
+                                "cannot start `{command}`: {e}{}",
+                                not_found_hint(&e, command, inner.config.base_dir())
+                            ))
+                        })?;
                         stderr_eof = Some(eof.clone());
                         direct = Some(transport.direct());
                         match handler.serve_with_lifecycle(transport, mode).await {
@@ -519,6 +524,24 @@ impl Drop for CancelOnDrop {
             }
         }
     }
+}
+
+/// Where a stdio server's `command` was looked for, when it was not found: a path with a
+/// `/` in the registry's directory (relative ones are resolved there), else `PATH`.
+fn not_found_hint(e: &std::io::Error, command: &str, base: &std::path::Path) -> String {
+    if e.kind() != std::io::ErrorKind::NotFound {
+        return String::new();
+    }
+    if !command.contains('/') && !command.contains('\\') {
+        return " (not found on PATH; give a path, or install the server)".to_string();
+    }
+    if std::path::Path::new(command).starts_with(base) && base != std::path::Path::new(".") {
+        return format!(
+            " (a relative `command` is resolved against the registry's directory, {})",
+            base.display()
+        );
+    }
+    String::new()
 }
 
 /// The revision to start again with after `server/discover` failed under `protocol =
