@@ -90,6 +90,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         other => println!("fail(..)              → unexpected: {other:?}"),
     }
+
+    // `cargo xtask demo` compiles this example once more with `--cfg mcp_bindgen_demo_typo`,
+    // to show what a misspelled argument gets: a compile error that names the right one.
+    #[cfg(mcp_bindgen_demo_typo)]
+    demo.add(demo::add::Args { a: 2.0, bb: 40.0 }).await?;
+
     demo.session().close().await?;
     Ok(())
 }

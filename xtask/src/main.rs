@@ -177,7 +177,7 @@ fn demo() -> ExitCode {
     let root = workspace_root();
     let example = root.join("runtime/examples/quickstart.rs");
     println!(
-        "==> cargo xtask demo: build the embedded demo MCP server, snapshot it into fixtures/demo.json,\n    then build and run {} (typed calls through mcp_tools!(\"demo\")).\n    The first build compiles the whole dependency tree: a few minutes on a small machine.\n",
+        "==> cargo xtask demo: build the embedded demo MCP server, snapshot it into fixtures/demo.json,\n    build and run {} (typed calls through mcp_tools!(\"demo\")),\n    then compile it once more with a misspelled argument.\n    The first build compiles the whole dependency tree: a few minutes on a small machine.\n",
         example.display()
     );
     let env = match prepare::prepare(&["demo".to_string()]) {
@@ -199,17 +199,12 @@ fn demo() -> ExitCode {
         "\n==> cargo run -p mcp-bindgen --example quickstart   ({})\n",
         example.display()
     );
-    match cargo_with_env(
-        &[
-            "run",
-            "--quiet",
-            "--package",
-            "mcp-bindgen",
-            "--example",
-            "quickstart",
-        ],
-        &env,
-    ) {
+    let run = ["run", "--package", "mcp-bindgen", "--example", "quickstart"];
+    if let Err(e) = cargo_with_env(&run, &env) {
+        eprintln!("demo: {e}");
+        return ExitCode::FAILURE;
+    }
+    match compile_error_of_a_typo(&example) {
         Ok(()) => {
             println!(
                 "\n==> done: the program above is {}; `cargo xtask expand demo` prints the code mcp_tools!(\"demo\") generated.",
@@ -222,6 +217,66 @@ fn demo() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The cfg under which the quickstart example misspells an argument.
+const TYPO_CFG: &str = "mcp_bindgen_demo_typo";
+
+/// Compiles the quickstart example with [`TYPO_CFG`] (its dependencies are built already:
+/// `cargo rustc` passes the cfg to the example alone) and prints the compiler's error; `Err`
+/// unless it failed with the error that names the misspelled field.
+fn compile_error_of_a_typo(example: &Path) -> Result<(), String> {
+    let source = std::fs::read_to_string(example)
+        .map_err(|e| format!("cannot read {}: {e}", example.display()))?;
+    let line = source
+        .lines()
+        .position(|l| l.contains(&format!("#[cfg({TYPO_CFG})]")))
+        .map(|i| i + 2)
+        .ok_or_else(|| format!("{} has no `#[cfg({TYPO_CFG})]` line", example.display()))?;
+    println!(
+        "\n==> the compile-time catch: the same program with one argument misspelled ({}:{line}):\n\n    demo.add(demo::add::Args {{ a: 2.0, bb: 40.0 }}).await?;\n\n    cargo rustc -p mcp-bindgen --example quickstart -- --cfg {TYPO_CFG}\n",
+        example.display()
+    );
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let out = std::process::Command::new(cargo)
+        .args([
+            "rustc",
+            "--quiet",
+            "--package",
+            "mcp-bindgen",
+            "--example",
+            "quickstart",
+            "--",
+            "--cfg",
+            TYPO_CFG,
+        ])
+        .env("CARGO_TERM_COLOR", "never")
+        .current_dir(workspace_root())
+        .output()
+        .map_err(|e| format!("cannot run cargo rustc: {e}"))?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // The compiler's own words, without cargo's closing "could not compile" lines.
+    let shown: Vec<&str> = stderr
+        .lines()
+        .take_while(|l| {
+            !l.starts_with("For more information") && !l.starts_with("error: could not compile")
+        })
+        .collect();
+    println!("{}", shown.join("\n").trim_end());
+    if out.status.success() || !stderr.contains("no field named `bb`") {
+        return Err(format!(
+            "the misspelled argument did not give the expected compile error (cargo rustc {}):\n{stderr}",
+            if out.status.success() {
+                "succeeded"
+            } else {
+                "failed otherwise"
+            }
+        ));
+    }
+    println!(
+        "\n    The fix is the name the compiler suggests, `b: 40.0`, as in the call that ran above. A dynamic\n    bridge would have sent {{\"a\": 2, \"bb\": 40}} and learnt of the mistake at run time, if at all."
+    );
+    Ok(())
 }
 
 /// The workspace root (the parent of this crate's directory).

@@ -66,17 +66,23 @@ pub fn prepare(aliases: &[String]) -> Result<Vec<(String, String)>, String> {
 /// Builds the embedded demo server (debug) and returns its path.
 pub fn build_demo_server() -> Result<PathBuf, String> {
     let path = target_dir().join("debug").join("mcp-demo-server");
-    if !path.exists() {
+    // A first build shows cargo's progress (it takes minutes on a small machine); a
+    // rebuild that has nothing to do stays quiet.
+    let first = !path.exists();
+    if first {
         eprintln!("building the embedded demo MCP server (mcp-demo-server)…");
     }
-    crate::cargo(&[
+    let mut args = vec![
         "build",
-        "--quiet",
         "--package",
         "mcp-bindgen-tests",
         "--bin",
         "mcp-demo-server",
-    ])?;
+    ];
+    if !first {
+        args.push("--quiet");
+    }
+    crate::cargo(&args)?;
     if path.exists() {
         Ok(path)
     } else {
