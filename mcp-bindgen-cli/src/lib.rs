@@ -63,6 +63,11 @@ mod verify;
 
 pub use error::{Error, Result};
 
+/// The README's examples, compiled by `cargo test --doc`.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
+
 /// One command: its synopsis and what it does. The top-level help, `cargo xtask`'s help in
 /// mcp-bindgen's repository and the command table of this crate's documentation come from
 /// [`COMMANDS`] (a test checks the documentation against it).

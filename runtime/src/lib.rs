@@ -17,6 +17,7 @@
 
 #[cfg(feature = "oauth")]
 pub mod auth;
+pub mod guide;
 mod call_future;
 mod config;
 pub mod drift;
