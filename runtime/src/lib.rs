@@ -13,6 +13,13 @@
 //!
 //! All `rmcp` types stay inside this crate: generated code and users name only
 //! `::mcp_bindgen::…` paths.
+//!
+//! The [`guide`] is the reference, one chapter per subject: [`guide::registry`],
+//! [`guide::drift`], [`guide::typed`], [`guide::runtime`], [`guide::agents`],
+//! [`guide::testing`], [`guide::commands`].
+//!
+//! Features: `macros`, `http` and `rustls` (rustls with the *ring* provider) on by default;
+//! `oauth`, `oauth-jwt`, `drift-details` and `local-tools` opt-in.
 #![deny(missing_docs)]
 
 #[cfg(feature = "oauth")]
