@@ -30,7 +30,7 @@ struct Shout {
 }
 
 #[tokio::main(flavor = "current_thread")]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+async fn main() -> Result<(), mcp_bindgen::Report> {
     let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let registry = Registry::load(workspace.join("fixtures/servers.toml"))?;
     let toolbox = Toolbox::builder(&registry)

@@ -49,7 +49,7 @@ fn cassette() -> PathBuf {
 }
 
 #[tokio::main(flavor = "current_thread")]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+async fn main() -> Result<(), mcp_bindgen::Report> {
     if std::env::args().any(|a| a == "--record") {
         // Against the live demo server (the default registry's `demo`), every call appended
         // to a fresh cassette.

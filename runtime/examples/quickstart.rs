@@ -19,7 +19,7 @@ use mcp_bindgen::{CallOptions, Error, Registry, Session};
 mcp_bindgen::mcp_tools!("demo");
 
 #[tokio::main(flavor = "current_thread")]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+async fn main() -> Result<(), mcp_bindgen::Report> {
     let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let registry = Registry::load(workspace.join("fixtures/servers.toml"))?;
     let session = Session::connect(registry.get("demo")?).await?;

@@ -63,7 +63,7 @@ pub enum Error {
     /// An alias was asked for that the registry does not define.
     #[error(
         "no server \"{alias}\" in the registry{} (known: {known})",
-        mcp_bindgen_core::naming::did_you_mean(alias, known.split(", "))
+        mcp_bindgen_core::naming::did_you_mean(alias, known.split(", ").filter(|k| !k.is_empty()))
     )]
     UnknownServer {
         /// The alias asked for.
@@ -632,6 +632,62 @@ pub(crate) fn excerpt(v: &impl Serialize) -> String {
     }
 }
 
+/// Any error, for `main`: `fn main() -> Result<(), mcp_bindgen::Report>` prints a failure in
+/// words — its `Display`, then each cause the text does not already hold — where
+/// `Box<dyn Error>` prints the `Debug` form (`Transport { server: "demo", … }`).
+///
+/// ```
+/// fn main() -> Result<(), mcp_bindgen::Report> {
+///     let toml = "[servers.demo]\ncommand = \"mcp-demo-server\"\n";
+///     let registry = mcp_bindgen::Registry::from_toml_str(toml, "servers.toml".as_ref())?;
+///     let err = mcp_bindgen::Report::from(registry.get("dmo").unwrap_err());
+///     assert_eq!(
+///         format!("{err:?}"),
+///         "no server \"dmo\" in the registry (did you mean \"demo\"?) (known: demo)"
+///     );
+///     Ok(())
+/// }
+/// ```
+///
+/// Like `anyhow::Error`, it is not itself a `std::error::Error`, so that `?` converts any
+/// error into it.
+pub struct Report(Box<dyn std::error::Error + Send + Sync + 'static>);
+
+impl Report {
+    /// The error inside.
+    pub fn inner(&self) -> &(dyn std::error::Error + Send + Sync + 'static) {
+        &*self.0
+    }
+}
+
+impl<E: std::error::Error + Send + Sync + 'static> From<E> for Report {
+    fn from(error: E) -> Self {
+        Report(Box::new(error))
+    }
+}
+
+impl std::fmt::Display for Report {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(&self.0, f)
+    }
+}
+
+impl std::fmt::Debug for Report {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let text = self.0.to_string();
+        f.write_str(&text)?;
+        let mut cause = self.0.source();
+        while let Some(c) = cause {
+            let line = c.to_string();
+            if !text.contains(&line) {
+                write!(f, "\n  caused by: {line}")?;
+            }
+            cause = c.source();
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -694,6 +750,39 @@ mod tests {
         };
         assert_eq!(
             e.to_string(),
+            "server \"demo\": tools/call \"hang\" timed out after 1.5 s (idle timeout)"
+        );
+    }
+
+    #[test]
+    fn a_report_prints_words_and_the_causes_the_text_lacks() {
+        #[derive(Debug)]
+        struct Outer(std::io::Error);
+        impl std::fmt::Display for Outer {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("cannot read the registry")
+            }
+        }
+        impl std::error::Error for Outer {
+            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+                Some(&self.0)
+            }
+        }
+        let report = super::Report::from(Outer(std::io::Error::other("disk on fire")));
+        assert_eq!(
+            format!("{report:?}"),
+            "cannot read the registry\n  caused by: disk on fire"
+        );
+        assert_eq!(report.to_string(), "cannot read the registry");
+        let timeout = super::Report::from(Error::Timeout {
+            server: "demo".into(),
+            what: "tools/call \"hang\"".into(),
+            limit: Duration::from_millis(1500),
+            kind: "idle timeout",
+            diagnosis: None,
+        });
+        assert_eq!(
+            format!("{timeout:?}"),
             "server \"demo\": tools/call \"hang\" timed out after 1.5 s (idle timeout)"
         );
     }

@@ -24,12 +24,12 @@
 
 #[cfg(feature = "oauth")]
 pub mod auth;
-pub mod guide;
 mod call_future;
 mod config;
 pub mod drift;
 mod error;
 pub mod fake;
+pub mod guide;
 mod output;
 mod prompt;
 mod serde_struct;
@@ -46,7 +46,7 @@ pub use config::{
     AuthConfig, ClientCredentialsSettings, InheritEnv, Limits, OAuthSettings, Protocol, Registry,
     ServerConfig, TransportConfig,
 };
-pub use error::{Error, ErrorKind, Result};
+pub use error::{Error, ErrorKind, Report, Result};
 #[cfg(feature = "macros")]
 pub use mcp_bindgen_macros::mcp_tools;
 pub use output::{Content, Health, NoArgs, ServerInfo, ToolOutput};
