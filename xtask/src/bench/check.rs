@@ -392,7 +392,37 @@ pub(super) fn features(root: &Path, dir: &Path) -> Result<Value, String> {
             json!({ "dependencies": dependencies, "cold_check_s": elapsed.as_secs_f64() }),
         );
     }
+    out.insert("cli_install".into(), cli_install(root, &features_dir)?);
     Ok(Value::Object(out))
+}
+
+/// `cargo install --path mcp-bindgen-cli --locked --offline` into a scratch root with an
+/// empty target dir: what a user's first `cargo install mcp-bindgen-cli` builds.
+fn cli_install(root: &Path, dir: &Path) -> Result<Value, String> {
+    let install_root = dir.join("cli-root");
+    let target = dir.join("target-cli-install");
+    for d in [&install_root, &target] {
+        if d.exists() {
+            std::fs::remove_dir_all(d).map_err(|e| format!("cannot empty {}: {e}", d.display()))?;
+        }
+    }
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let mut cmd = Command::new(cargo);
+    cmd.args(["install", "--locked", "--offline", "--quiet", "--path"])
+        .arg(root.join("mcp-bindgen-cli"))
+        .arg("--root")
+        .arg(&install_root)
+        .env("CARGO_TARGET_DIR", &target)
+        .env_remove("RUSTC_WRAPPER")
+        .env_remove("CARGO_BUILD_RUSTC_WRAPPER");
+    eprintln!("bench: cold cargo install of mcp-bindgen-cli (release)");
+    let started = Instant::now();
+    run_command(&mut cmd, Duration::from_secs(3600))?;
+    let elapsed = started.elapsed().as_secs_f64();
+    eprintln!("bench: cargo install: {elapsed:.1} s");
+    // The build tree is large and of no further use.
+    let _ = std::fs::remove_dir_all(&target);
+    Ok(json!({ "cold_install_s": elapsed }))
 }
 
 // ---------------------------------------------------------------------------------------

@@ -329,6 +329,16 @@ pub(super) fn summary_rows(results: &Map<String, Value>) -> Vec<Row> {
             ),
         });
         rows.push(Row {
+            key: "cli_install_cold_s",
+            what: "cold `cargo install` of mcp-bindgen-cli (release, every feature)",
+            value: features
+                .pointer("/cli_install/cold_install_s")
+                .and_then(Value::as_f64),
+            unit: "s",
+            target: None,
+            detail: "`--locked --offline`, empty target dir, one run".to_string(),
+        });
+        rows.push(Row {
             key: "cold_check_stdio_only_s",
             what: "cold `cargo check` of the two-server user crate, stdio only",
             value: get("stdio_only", "cold_check_s"),
