@@ -254,13 +254,13 @@ pub(super) fn dependency_count(krate: &Path) -> Result<usize, String> {
 /// The user crate of the features section: two servers bound with `mcp_tools!` (the 117
 /// GitHub tools and the demo server's), one connected over stdio, one over Streamable HTTP.
 const TWO_SERVERS: &str = r#"//! Scratch crate of `cargo xtask bench`: two servers, typed.
-use mcp_bindgen::{Registry, Session};
+use mcp_bindgen::{Registry, Report, Session};
 
 mcp_bindgen::mcp_tools!("github_official");
 mcp_bindgen::mcp_tools!("demo");
 
 #[tokio::main(flavor = "current_thread")]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+async fn main() -> Result<(), Report> {
     let registry = Registry::discover()?;
     let demo = demo::Client::new(Session::connect(registry.get("demo")?).await?);
     let sum = demo.add(demo::add::Args { a: 2.0, b: 40.0 }).await?;
