@@ -77,7 +77,7 @@ fn user_workspace(dir: &Path, with_xtask: bool) {
 mcp_bindgen::mcp_tools!("memory");
 
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+async fn main() -> Result<(), mcp_bindgen::Report> {
     let registry = Registry::discover()?;
     let memory = memory::Client::new(Session::connect(registry.get("memory")?).await?);
     memory
