@@ -2,13 +2,19 @@
 
 use serde_json::Value;
 
-/// Objects matching several lists' schemas at once: one with the properties of the first
-/// object instance of each list, and one with those of the largest (every property each
-/// branch declares: where a branch that accepts any object would swallow the others'), each
-/// when at least two lists have an object and no property is given two different values.
-pub(super) fn combine_objects(lists: &[Vec<Value>]) -> Vec<Value> {
-    let first = combine(lists, |list| list.iter().find(|v| v.is_object()));
-    let largest = combine(lists, |list| {
+/// Objects matching several `anyOf` branches at once: one with the properties of the first
+/// object instance of each branch's list, and one with those of the largest (every property
+/// each branch declares: where a branch that accepts any object would swallow the others'),
+/// each when at least two lists have an object and no property is given two different
+/// values.
+///
+/// `anyOf` needs one branch to accept the whole: a combination is kept only when some
+/// branch is open (no `additionalProperties` but `true`, nothing else that limits keys) and
+/// every property it declares comes from its own instance, so the keys the others add are
+/// ones it does not constrain.
+pub(super) fn combine_objects(branches: &[Value], lists: &[Vec<Value>]) -> Vec<Value> {
+    let first = combine(branches, lists, |list| list.iter().find(|v| v.is_object()));
+    let largest = combine(branches, lists, |list| {
         list.iter()
             .filter_map(|v| v.as_object().map(|o| (o.len(), v)))
             .fold(None, |best: Option<(usize, &Value)>, (n, v)| match best {
@@ -26,11 +32,16 @@ pub(super) fn combine_objects(lists: &[Vec<Value>]) -> Vec<Value> {
     out
 }
 
-fn combine(lists: &[Vec<Value>], pick: impl Fn(&[Value]) -> Option<&Value>) -> Option<Value> {
+fn combine(
+    branches: &[Value],
+    lists: &[Vec<Value>],
+    pick: impl Fn(&[Value]) -> Option<&Value>,
+) -> Option<Value> {
     let mut combined = serde_json::Map::new();
-    let mut parts = 0;
+    let mut picked: Vec<Option<&serde_json::Map<String, Value>>> = Vec::with_capacity(lists.len());
     for list in lists {
         let Some(Value::Object(obj)) = pick(list) else {
+            picked.push(None);
             continue;
         };
         for (k, v) in obj {
@@ -41,9 +52,51 @@ fn combine(lists: &[Vec<Value>], pick: impl Fn(&[Value]) -> Option<&Value>) -> O
                 }
             }
         }
-        parts += 1;
+        picked.push(Some(obj));
     }
-    (parts >= 2).then_some(Value::Object(combined))
+    if picked.iter().flatten().count() < 2 {
+        return None;
+    }
+    let accepted = branches.iter().zip(&picked).any(|(branch, own)| {
+        let Some(own) = own else {
+            return false;
+        };
+        open_object(branch)
+            && combined.keys().all(|k| {
+                own.contains_key(k)
+                    || !branch
+                        .get("properties")
+                        .and_then(Value::as_object)
+                        .is_some_and(|p| p.contains_key(k))
+            })
+    });
+    accepted.then_some(Value::Object(combined))
+}
+
+/// An object schema that takes any key it does not declare, with any value.
+fn open_object(schema: &Value) -> bool {
+    let Some(obj) = schema.as_object() else {
+        return false;
+    };
+    let limiting = [
+        "patternProperties",
+        "propertyNames",
+        "unevaluatedProperties",
+        "maxProperties",
+        "dependentSchemas",
+        "dependentRequired",
+        "not",
+        "if",
+        "anyOf",
+        "oneOf",
+        "allOf",
+        "$ref",
+    ];
+    obj.get("type").is_none_or(|t| t == "object")
+        && obj
+            .get("additionalProperties")
+            .is_none_or(|a| a == &Value::Bool(true) || a == &serde_json::json!({}))
+        && !limiting.iter().any(|k| obj.contains_key(*k))
 }
 
 /// Each list's first values first, then their seconds, … (at most `max`).

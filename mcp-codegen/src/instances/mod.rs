@@ -164,23 +164,24 @@ impl<'a> Gen<'a> {
             if let Some(Value::Array(branches)) = obj.get(key) {
                 let mut rest = obj.clone();
                 rest.remove(key);
-                let lists: Vec<Vec<Value>> = branches
+                let merged: Vec<Value> = branches
                     .iter()
                     .map(|b| {
                         let b = self.deref_all(b, depth);
-                        let merged = if rest.keys().all(|k| is_annotation(k)) {
+                        if rest.keys().all(|k| is_annotation(k)) {
                             b
                         } else {
                             merge(&Value::Object(rest.clone()), &b)
-                        };
-                        self.variants(&merged, depth + 1)
+                        }
                     })
                     .collect();
+                let lists: Vec<Vec<Value>> =
+                    merged.iter().map(|b| self.variants(b, depth + 1)).collect();
                 // `anyOf` accepts a value that matches several branches at once: one object
-                // holding the properties of every object branch (dropped by the caller when
-                // the branches are closed or disagree).
+                // holding the properties of every object branch, when an open branch
+                // accepts it.
                 let combined = if key == "anyOf" {
-                    combine_objects(&lists)
+                    combine_objects(&merged, &lists)
                 } else {
                     Vec::new()
                 };
@@ -301,6 +302,25 @@ mod tests {
                 .any(|i| i["target"].get("path").is_some() && i["target"].get("line").is_some()),
             "{out:?}"
         );
+        // No open branch takes the whole: a closed branch, and a map of strings that the
+        // closed branch's integer `a` breaks (found by the property test).
+        let s = json!({"type": "object", "properties": {"a": {"anyOf": [
+            {"type": "object", "additionalProperties": false, "properties": {"a": {"type": "integer"}}},
+            {"type": "object", "additionalProperties": {"type": "string"}}
+        ]}}});
+        let out = valid(&s);
+        assert!(
+            out.iter()
+                .all(|i| i["a"].as_object().is_none_or(|o| o.len() <= 1)),
+            "{out:?}"
+        );
+        // An open branch that declares a key another branch's instance fills: not combined
+        // (the value was made for the other branch's schema).
+        let s = json!({"anyOf": [
+            {"type": "object", "properties": {"a": {"type": "integer"}}},
+            {"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}}, "required": ["a", "b"], "additionalProperties": false}
+        ]});
+        valid(&s);
         // `oneOf` forbids matching both.
         let one_of = json!({"oneOf": [
             {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
