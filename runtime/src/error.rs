@@ -653,13 +653,6 @@ pub(crate) fn excerpt(v: &impl Serialize) -> String {
 /// error into it.
 pub struct Report(Box<dyn std::error::Error + Send + Sync + 'static>);
 
-impl Report {
-    /// The error inside.
-    pub fn inner(&self) -> &(dyn std::error::Error + Send + Sync + 'static) {
-        &*self.0
-    }
-}
-
 impl<E: std::error::Error + Send + Sync + 'static> From<E> for Report {
     fn from(error: E) -> Self {
         Report(Box::new(error))

@@ -228,14 +228,17 @@ const TYPO_CFG: &str = "mcp_bindgen_demo_typo";
 fn compile_error_of_a_typo(example: &Path) -> Result<(), String> {
     let source = std::fs::read_to_string(example)
         .map_err(|e| format!("cannot read {}: {e}", example.display()))?;
-    let line = source
-        .lines()
+    // The line under the cfg attribute: the misspelled call, shown as the file has it.
+    let lines: Vec<&str> = source.lines().collect();
+    let (line, code) = lines
+        .iter()
         .position(|l| l.contains(&format!("#[cfg({TYPO_CFG})]")))
-        .map(|i| i + 2)
+        .and_then(|i| Some((i + 2, *lines.get(i + 1)?)))
         .ok_or_else(|| format!("{} has no `#[cfg({TYPO_CFG})]` line", example.display()))?;
     println!(
-        "\n==> the compile-time catch: the same program with one argument misspelled ({}:{line}):\n\n    demo.add(demo::add::Args {{ a: 2.0, bb: 40.0 }}).await?;\n\n    cargo rustc -p mcp-bindgen --example quickstart -- --cfg {TYPO_CFG}\n",
-        example.display()
+        "\n==> the compile-time catch: the same program with one argument misspelled ({}:{line}):\n\n    {}\n\n    cargo rustc -p mcp-bindgen --example quickstart -- --cfg {TYPO_CFG}\n",
+        example.display(),
+        code.trim()
     );
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
     let out = std::process::Command::new(cargo)

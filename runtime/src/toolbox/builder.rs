@@ -110,7 +110,7 @@ impl ToolboxBuilder {
         self.add_local_tool(LocalTool::new(name, description, handler))
     }
 
-    /// Adds a local tool built with [`LocalTool::with_schema`] (or [`LocalTool::new`]); an
+    /// Adds a local tool built with [`LocalTool::with_schema`] (or `LocalTool::new`, with the `local-tools` feature); an
     /// `Err` (a bad name) or a second tool of the same name makes
     /// [`ToolboxBuilder::connect`] fail.
     pub fn add_local_tool(mut self, tool: Result<LocalTool, Error>) -> Self {

@@ -70,7 +70,8 @@ impl LocalTool {
     /// arguments are decoded into an `A` (`serde_json::Value` for no decoding) and whose
     /// work is `handler`. Arguments are checked against the schema before the decoding.
     ///
-    /// Fails like [`LocalTool::new`].
+    /// Fails ([`ErrorKind::Config`]) for a name outside `^[A-Za-z0-9_-]{1,64}$` or starting
+    /// with `mcp_`.
     pub fn with_schema<A, F, Fut, T, E>(
         name: impl Into<String>,
         description: impl Into<String>,

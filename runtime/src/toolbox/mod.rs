@@ -348,7 +348,7 @@ impl Toolbox {
         self.add_local_tool(LocalTool::new(name, description, handler)?)
     }
 
-    /// Adds a local tool built with [`LocalTool::with_schema`] (or [`LocalTool::new`]) after
+    /// Adds a local tool built with [`LocalTool::with_schema`] (or `LocalTool::new`, with the `local-tools` feature) after
     /// start-up and re-exports the tools. Fails for a name already taken by a local tool.
     pub fn add_local_tool(&self, tool: LocalTool) -> Result<(), Error> {
         let snap = self.snapshot();

@@ -27,40 +27,15 @@ fn main() {
 }
 "#;
 
-/// A scratch crate `dir/name` outside the workspace: `mcp-bindgen` as a path dependency
-/// (with `runtime_options`, e.g. `, default-features = false`), the workspace's
-/// `Cargo.lock`, `main` as `src/main.rs` and `fixture` as `fixtures/github_official.json`.
-pub(super) fn scratch_crate(
-    dir: &Path,
-    name: &str,
-    main: &str,
-    root: &Path,
-    fixture: &[u8],
-    runtime_options: &str,
-) -> Result<PathBuf, String> {
-    let krate = dir.join(name);
-    let src = krate.join("src");
-    let fixtures = krate.join("fixtures");
-    std::fs::create_dir_all(&src).map_err(|e| format!("cannot create {}: {e}", src.display()))?;
-    std::fs::create_dir_all(&fixtures)
-        .map_err(|e| format!("cannot create {}: {e}", fixtures.display()))?;
+/// The `mcp-bindgen` dependency line of a scratch crate: a path into this checkout, with
+/// `options` (e.g. `, default-features = false`).
+fn runtime_dependency(root: &Path, options: &str) -> String {
     let runtime =
         std::path::absolute(root.join("runtime")).unwrap_or_else(|_| root.join("runtime"));
-    let manifest = format!(
-        "[package]\nname = \"{name}\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
-         [dependencies]\nmcp-bindgen = {{ path = {:?}{runtime_options} }}\n\n# Not part of the mcp-bindgen workspace.\n[workspace]\n",
+    format!(
+        "mcp-bindgen = {{ path = {:?}{options} }}\n",
         runtime.to_string_lossy()
-    );
-    let write = |path: PathBuf, text: &[u8]| {
-        std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
-    };
-    write(krate.join("Cargo.toml"), manifest.as_bytes())?;
-    write(src.join("main.rs"), main.as_bytes())?;
-    let lock = std::fs::read(root.join("Cargo.lock"))
-        .map_err(|e| format!("cannot read the workspace Cargo.lock: {e}"))?;
-    write(krate.join("Cargo.lock"), &lock)?;
-    write(fixtures.join("github_official.json"), fixture)?;
-    Ok(krate)
+    )
 }
 
 /// `cargo check --offline` of `krate` with `target`; returns the wall time and the
@@ -122,8 +97,23 @@ pub(super) fn check_overhead(root: &Path, dir: &Path) -> Result<Value, String> {
     let (_, corpus) = github_corpus(root)?;
     let check_dir = dir.join("check");
     let target = check_dir.join("target");
-    let base = scratch_crate(&check_dir, "bench_base", SCRATCH_BASE, root, &corpus, "")?;
-    let with = scratch_crate(&check_dir, "bench_github", SCRATCH_WITH, root, &corpus, "")?;
+    let dependency = runtime_dependency(root, "");
+    let base = user_crate(
+        &check_dir,
+        "bench_base",
+        &dependency,
+        SCRATCH_BASE,
+        root,
+        &corpus,
+    )?;
+    let with = user_crate(
+        &check_dir,
+        "bench_github",
+        &dependency,
+        SCRATCH_WITH,
+        root,
+        &corpus,
+    )?;
     eprintln!(
         "bench: warming the scratch crates' dependencies (cargo check in {}; slow the first time)",
         target.display()
@@ -298,8 +288,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 }
 "#;
 
-/// A user crate for the features section: `dependencies` in its manifest, `main`, the
-/// workspace's `Cargo.lock`, and the GitHub corpus and demo fixtures.
+/// A scratch user crate `dir/name` outside the workspace: `dependencies` (and tokio) in its
+/// manifest, `main` as `src/main.rs`, the workspace's `Cargo.lock`, and as fixtures the
+/// GitHub corpus (`github_official.json`), the demo fixture and a registry of both.
 fn user_crate(
     dir: &Path,
     name: &str,
@@ -343,21 +334,16 @@ fn user_crate(
 pub(super) fn features(root: &Path, dir: &Path) -> Result<Value, String> {
     let (_, corpus) = github_corpus(root)?;
     let features_dir = dir.join("features");
-    let runtime =
-        std::path::absolute(root.join("runtime")).unwrap_or_else(|_| root.join("runtime"));
-    let runtime = runtime.to_string_lossy();
     let mut out = Map::new();
     for (kind, dependencies, main) in [
         (
             "stdio_only",
-            format!(
-                "mcp-bindgen = {{ path = {runtime:?}, default-features = false, features = [\"macros\"] }}\n"
-            ),
+            runtime_dependency(root, ", default-features = false, features = [\"macros\"]"),
             TWO_SERVERS,
         ),
         (
             "default",
-            format!("mcp-bindgen = {{ path = {runtime:?} }}\n"),
+            runtime_dependency(root, ""),
             TWO_SERVERS,
         ),
         (
