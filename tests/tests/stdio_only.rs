@@ -62,6 +62,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             .args(args)
             .current_dir(dir)
             .env("CARGO_TARGET_DIR", &target)
+            .env("CARGO_PROFILE_DEV_DEBUG", "false")
             .env_remove("MCP_FIXTURES_DIR")
             .output()
             .expect("run cargo");

@@ -147,6 +147,17 @@ pub fn run(args: &[String]) -> ExitCode {
         }
     }
 
+    // The tests' own builds (trybuild's projects, the scratch user crates) are not used
+    // again; on CI, where disk is the scarce resource, they go before the later steps build.
+    if std::env::var_os("CI").is_some() {
+        let tests = crate::prepare::target_dir().join("tests");
+        if let Err(e) = std::fs::remove_dir_all(&tests)
+            && e.kind() != std::io::ErrorKind::NotFound
+        {
+            eprintln!("test: cannot remove {}: {e}", tests.display());
+        }
+    }
+
     // The README's offline example, as a user runs it: no server, no network.
     stages.start(
         "cargo run --example offline_agent (a cassette, stubs and a toolbox of fakes, offline)",
@@ -320,12 +331,12 @@ pub fn run(args: &[String]) -> ExitCode {
     crate::summary(passed, failed, &failures)
 }
 
-/// The steps' wall-clock times, printed as a table at the end (CI's time budget is
-/// reviewed from it).
+/// The steps' wall-clock times and the disk left free after each, printed as a table at
+/// the end (CI's time and disk budgets are reviewed from it).
 #[derive(Default)]
 struct Stages {
     current: Option<(String, Instant)>,
-    done: Vec<(String, f64)>,
+    done: Vec<(String, f64, Option<f64>)>,
 }
 
 impl Stages {
@@ -338,19 +349,37 @@ impl Stages {
 
     fn end(&mut self) {
         if let Some((name, at)) = self.current.take() {
-            self.done.push((name, at.elapsed().as_secs_f64()));
+            self.done
+                .push((name, at.elapsed().as_secs_f64(), free_disk_gib()));
         }
     }
 
-    /// Ends the running step and prints every step's time.
+    /// Ends the running step and prints every step's time and the disk then free.
     fn finish(&mut self) {
         self.end();
-        eprintln!("\n==> stage times");
-        for (name, secs) in &self.done {
-            let short: String = name.chars().take(72).collect();
-            eprintln!("{secs:>8.1} s  {short}");
+        eprintln!("\n==> stage times (and disk free after each)");
+        for (name, secs, free) in &self.done {
+            let short: String = name.chars().take(64).collect();
+            let free = free.map_or_else(|| "?".to_string(), |g| format!("{g:.1} GiB"));
+            eprintln!("{secs:>8.1} s  {free:>9}  {short}");
         }
     }
+}
+
+/// Free space on the target directory's file system, in GiB (`df -Pk`; `None` where `df`
+/// cannot tell).
+fn free_disk_gib() -> Option<f64> {
+    let target = crate::prepare::target_dir();
+    let out = Command::new("df").arg("-Pk").arg(&target).output().ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let kib: f64 = text
+        .lines()
+        .nth(1)?
+        .split_whitespace()
+        .nth(3)?
+        .parse()
+        .ok()?;
+    Some(kib / (1024.0 * 1024.0))
 }
 
 fn step(name: &str) {
