@@ -472,14 +472,17 @@ fn collect(items: &[syn::Item], prefix: &str, out: &mut BTreeMap<String, Item>) 
                 );
             }
             syn::Item::Use(u) if is_pub(&u.vis) => {
-                out.insert(
-                    format!("{prefix}use {}", tokens(&u.tree)),
-                    Item::Other {
+                // One item per name the `use` makes visible: `pub use self::output::Output`
+                // is the re-export `Output` of `self::output::Output`.
+                let mut names = Vec::new();
+                reexports(&u.tree, String::new(), &mut names);
+                for (name, path) in names {
+                    out.entry(format!("{prefix}{name}")).or_insert(Item::Other {
                         kind: "re-export",
-                        signature: tokens(&u.tree),
+                        signature: path,
                         rest: String::new(),
-                    },
-                );
+                    });
+                }
             }
             syn::Item::Mod(m) if is_pub(&m.vis) => {
                 if let Some((_, inner)) = &m.content {
@@ -829,6 +832,28 @@ fn derive_changes(
 /// Token text as written by hand: `Option < Vec < String > >` → `Option<Vec<String>>`
 /// (a space kept only between two words and after a comma), `std` prelude paths shortened,
 /// long types cut.
+/// The names a `use` tree makes visible, each with the path it stands for (`*` for a glob).
+fn reexports(tree: &syn::UseTree, path: String, out: &mut Vec<(String, String)>) {
+    let join = |last: &str| {
+        if path.is_empty() {
+            last.to_string()
+        } else {
+            format!("{path}::{last}")
+        }
+    };
+    match tree {
+        syn::UseTree::Path(p) => reexports(&p.tree, join(&p.ident.to_string()), out),
+        syn::UseTree::Name(n) => out.push((n.ident.to_string(), join(&n.ident.to_string()))),
+        syn::UseTree::Rename(r) => out.push((r.rename.to_string(), join(&r.ident.to_string()))),
+        syn::UseTree::Glob(_) => out.push((join("*"), join("*"))),
+        syn::UseTree::Group(g) => {
+            for t in &g.items {
+                reexports(t, path.clone(), out);
+            }
+        }
+    }
+}
+
 fn squeeze(t: &str) -> String {
     let word = |c: char| c.is_alphanumeric() || c == '_' || c == '\'';
     let chars: Vec<char> = t.chars().collect();

@@ -25,7 +25,13 @@
 //!   one count as overlapping), `const: x` ↔ `enum: [x]`, a `$defs` entry renamed or
 //!   inlined with the same shape, a `$schema` switch, an annotation written or dropped at
 //!   its protocol default (`readOnlyHint` false, `destructiveHint` true, `idempotentHint`
-//!   false, `openWorldHint` true), `null` ↔ absent ↔ `{"type": "object"}` input schemas.
+//!   false, `openWorldHint` true), `null` ↔ absent ↔ `{"type": "object"}` input schemas,
+//!   a union nested in a union branch written flat (`anyOf: [{anyOf: [A, B]}, C]` ↔
+//!   `anyOf: [A, B, C]`; with `oneOf` only where the branches cannot overlap), and a
+//!   keyword that restricts nothing given the schema's other keywords (`propertyNames:
+//!   {"type": "string"}`, a length of at least 0, `pattern: ".*"`, `multipleOf: 1` on
+//!   integers, a bound a sized integer `format` such as `uint8` already implies, a
+//!   `maxItems` a closed tuple meets, a bound every `enum` value meets).
 //!
 //! The effect on the generated Rust API is the second axis (`mcp_bindgen_codegen::review`,
 //! which runs the generator): a renamed `$defs` entry is no change on the wire and a major
@@ -301,7 +307,7 @@ pub fn classify(old: &Value, new: &Value) -> Report {
                     vec![detail(
                         Severity::None,
                         "",
-                        "written differently, same meaning (e.g. an empty `properties`, a `null` schema)",
+                        "written differently, same meaning (e.g. an empty `properties`, a `null` schema, a nested union written flat)",
                     )]
                 } else {
                     details
@@ -343,10 +349,12 @@ pub fn classify(old: &Value, new: &Value) -> Report {
 mod document;
 mod keywords;
 mod schema;
+mod spelling;
 mod support;
 
 use document::*;
 use schema::*;
+use spelling::*;
 use support::*;
 
 #[cfg(test)]

@@ -155,6 +155,7 @@ pub(super) fn diff_schema(dir: Dir, old: &Value, new: &Value) -> Vec<Detail> {
         visited: BTreeSet::new(),
         budget: BUDGET,
         exhausted: false,
+        flattened: 0,
     };
     // The roots themselves are "#": a `{"$ref": "#"}` inside is a cycle back to here.
     d.active.insert((vec![String::new()], vec![String::new()]));
@@ -174,6 +175,9 @@ pub(super) struct SchemaDiff<'r> {
     pub(super) visited: BTreeSet<String>,
     pub(super) budget: usize,
     pub(super) exhausted: bool,
+    /// Nested unions written flat by [`SchemaDiff::prepare`] so far (a counter: `cmp` tells
+    /// from it which side was spelled nested).
+    pub(super) flattened: usize,
 }
 
 impl<'r> SchemaDiff<'r> {
@@ -236,8 +240,19 @@ impl<'r> SchemaDiff<'r> {
         self.budget -= 1;
         let mut old_refs = Vec::new();
         let mut new_refs = Vec::new();
+        let before = self.flattened;
         let o = self.prepare(old, Side::Old, &mut old_refs, 0);
+        let between = self.flattened;
         let n = self.prepare(new, Side::New, &mut new_refs, 0);
+        let (old_nested, new_nested) = (between > before, self.flattened > between);
+        if old_nested != new_nested {
+            let message = if old_nested {
+                "a union nested in a union branch is now written flat (the same values)"
+            } else {
+                "union branches are now nested in a union branch (the same values)"
+            };
+            self.emit(path, Effect::Equivalent, message);
+        }
         let (old_name, new_name) = (def_name(&old_refs), def_name(&new_refs));
         if old_name != new_name {
             let show = |n: Option<&str>| {
@@ -334,6 +349,11 @@ impl<'r> SchemaDiff<'r> {
                 continue;
             }
             if level < 4 {
+                if let Some(flat) = self.flatten_union(obj, side) {
+                    self.flattened += 1;
+                    cur = Cow::Owned(flat);
+                    continue;
+                }
                 let mark = refs.len();
                 if let Some(folded) = self.fold_union(obj, side, refs, level) {
                     cur = Cow::Owned(folded);
@@ -455,7 +475,12 @@ impl<'r> SchemaDiff<'r> {
         // A schema that is one union and another that is not: the other is read as a union
         // of one branch, so `string` → `anyOf: [string, {…}]` is a branch gained.
         let (a, b) = (wrap_as_union(a, b), wrap_as_union(b, a));
+        // Keywords that restrict nothing (`minLength: 0`, `propertyNames: {"type":
+        // "string"}`, `minimum: 0` of a `uint32`, …) are compared as absent.
+        let (a, gone_old) = strip_vacuous(a.as_ref());
+        let (b, gone_new) = strip_vacuous(b.as_ref());
         let (a, b) = (a.as_ref(), b.as_ref());
+        self.vacuous_keywords(path, &gone_old, &gone_new, a, b);
         // Keywords that constrain one JSON type only matter for values both sides accept as
         // that type: a required field inside a newly accepted object shape narrows nothing.
         let shared = shared_types(a, b);
@@ -486,10 +511,12 @@ impl<'r> SchemaDiff<'r> {
                 "type" => self.types(path, a, b),
                 "additionalProperties" => self.additional(path, x, y, depth),
                 "items" | "prefixItems" => self.items(path, key, x, y, depth),
-                "additionalItems"
-                | "unevaluatedItems"
-                | "unevaluatedProperties"
-                | "propertyNames" => {
+                "propertyNames" => {
+                    let child = child_path(path, key);
+                    let (x, y) = (key_schema(x), key_schema(y));
+                    self.cmp(&child, &x, &y, depth + 1);
+                }
+                "additionalItems" | "unevaluatedItems" | "unevaluatedProperties" => {
                     let child = child_path(path, key);
                     self.cmp(&child, x.unwrap_or(&TRUE), y.unwrap_or(&TRUE), depth + 1);
                 }
@@ -635,7 +662,7 @@ impl<'r> SchemaDiff<'r> {
 
     /// True when no value can match two of the branches: their types, their allowed values
     /// or a required discriminator property's values do not overlap.
-    fn disjoint(&mut self, branches: &[Value], side: Side) -> bool {
+    pub(super) fn disjoint(&mut self, branches: &[Value], side: Side) -> bool {
         let prepared: Vec<Map<String, Value>> = branches
             .iter()
             .map(|b| {
