@@ -59,7 +59,8 @@ pub use schemars;
 pub use session::{
     CallEvent, CallOptions, CallStream, ConnectOptions, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_TOTAL,
     DEFAULT_TIMEOUT, Elicitation, ElicitationAnswer, ElicitationFuture, HEALTH_TIMEOUT, Progress,
-    REJECTED_TOOL_TARGET, ServerLog, Session, TaskHandle, TaskState,
+    REJECTED_TOOL_TARGET, Root, SamplingFuture, SamplingMessage, SamplingReply, SamplingRequest,
+    ServerLog, Session, TaskHandle, TaskState,
 };
 pub use typed::ConversionError;
 

@@ -2,14 +2,17 @@
 //! tools (`--faults`): elicitation answered by the application on both wires (a server
 //! request on 2025-11-25, `input_required` rounds on 2026-07-28), and the `x-mcp-header`
 //! rules (tools with invalid annotations left out; valid ones mirrored into `Mcp-Param-*`
-//! headers even before any `tools/list`).
+//! headers even before any `tools/list`); sampling and roots answered by the application on
+//! both wires, and against server-everything, whose sampling and roots tools exist only for
+//! a client that declares those capabilities.
 
 mod common;
 
 use common::limited;
 use mcp_bindgen::toolbox::TypedTool;
 use mcp_bindgen::{
-    CallOptions, ConnectOptions, ElicitationAnswer, Protocol, ServerConfig, Session, TaskState,
+    CallOptions, ConnectOptions, ElicitationAnswer, Protocol, Root, SamplingReply, ServerConfig,
+    Session, TaskState,
 };
 use serde_json::json;
 
@@ -301,6 +304,217 @@ async fn a_call_the_server_runs_as_a_task_is_followed_to_its_result_on_both_wire
             }
             let _ = session.close().await;
         }
+    })
+    .await;
+}
+
+/// A session that answers sampling with `model` and the prompt's text, `" back"` appended.
+fn sampling(model: &'static str) -> ConnectOptions {
+    ConnectOptions::new().on_sampling(move |request| async move {
+        let prompt = request
+            .messages
+            .last()
+            .map(|m| m.text())
+            .unwrap_or_default();
+        Ok(SamplingReply::new(model, format!("{prompt} back")))
+    })
+}
+
+#[tokio::test]
+async fn sampling_is_answered_by_the_application_on_both_wires() {
+    limited(async {
+        let (_servers, wires) = every_wire();
+        for (config, what) in wires {
+            let options = ConnectOptions::new().on_sampling(|request| async move {
+                assert_eq!(request.server, "faults");
+                assert_eq!(request.system_prompt.as_deref(), Some("You are terse."));
+                assert_eq!(request.model_hints, ["demo-model"]);
+                assert_eq!(request.max_tokens, 20);
+                assert_eq!(request.messages.len(), 1);
+                assert_eq!(request.messages[0].role, "user");
+                Ok(SamplingReply::new(
+                    "test-model",
+                    format!("{} back", request.messages[0].text()),
+                ))
+            });
+            let session = options.connect(&config).await.expect("connect");
+            let out = session.call("sample", &json!({})).await.expect("sample");
+            assert_eq!(out.text(), "test-model: Say hello back", "{what}");
+            let _ = session.close().await;
+
+            // The application refuses: the server is told why, and the call fails with it.
+            let refusing =
+                ConnectOptions::new().on_sampling(|_| async { Err("over budget".to_string()) });
+            let session = refusing.connect(&config).await.expect("connect");
+            let err = session
+                .call("sample", &json!({}))
+                .await
+                .expect_err("refused");
+            assert!(
+                err.to_string()
+                    .contains("the application refused the sampling request: over budget"),
+                "{what}: {err}"
+            );
+            let _ = session.close().await;
+
+            // No callback: not declared, and a request for it is refused saying so.
+            let session = Session::connect(&config).await.expect("connect");
+            let err = session
+                .call("sample", &json!({}))
+                .await
+                .expect_err("not offered");
+            assert!(
+                err.to_string().contains("does not offer sampling"),
+                "{what}: {err}"
+            );
+            let _ = session.close().await;
+        }
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn roots_are_offered_and_changed_on_both_wires() {
+    limited(async {
+        let (_servers, wires) = every_wire();
+        for (config, what) in wires {
+            let options = ConnectOptions::new().with_roots([
+                Root::new("file:///srv/data").with_name("data"),
+                Root::directory("/tmp/project"),
+            ]);
+            let session = options.connect(&config).await.expect("connect");
+            let out = session.call("roots", &json!({})).await.expect("roots");
+            assert_eq!(
+                out.text(),
+                "roots: file:///srv/data, file:///tmp/project",
+                "{what}"
+            );
+            session
+                .set_roots([Root::new("file:///elsewhere")])
+                .await
+                .expect("set roots");
+            assert_eq!(session.roots(), [Root::new("file:///elsewhere")]);
+            let out = session.call("roots", &json!({})).await.expect("roots");
+            assert_eq!(out.text(), "roots: file:///elsewhere", "{what}");
+            let _ = session.close().await;
+
+            // Roots from the registry entry.
+            let session = Session::connect(&config.clone().with_root(Root::new("file:///reg")))
+                .await
+                .expect("connect");
+            let out = session.call("roots", &json!({})).await.expect("roots");
+            assert_eq!(out.text(), "roots: file:///reg", "{what}");
+            let _ = session.close().await;
+
+            // No roots: not declared, a request for them is an error, and none can be set.
+            let session = Session::connect(&config).await.expect("connect");
+            let err = session
+                .call("roots", &json!({}))
+                .await
+                .expect_err("no roots");
+            assert!(err.to_string().contains("roots"), "{what}: {err}");
+            let err = session.set_roots([]).await.expect_err("not declared");
+            assert!(
+                err.to_string()
+                    .contains("did not declare the roots capability"),
+                "{what}: {err}"
+            );
+            let _ = session.close().await;
+        }
+    })
+    .await;
+}
+
+/// server-everything lists `trigger-sampling-request` and `get-roots-list` only to a client
+/// that declares sampling and roots; both then reach the application.
+#[tokio::test]
+async fn server_everything_samples_and_reads_the_roots_of_a_client_that_offers_them() {
+    limited(async {
+        let config = common::installed("everything");
+        let plain = common::connect(&config).await;
+        let names = |tools: Vec<serde_json::Value>| -> Vec<String> {
+            tools
+                .iter()
+                .filter_map(|t| t["name"].as_str().map(str::to_string))
+                .collect()
+        };
+        let listed = names(plain.list_tools().await.expect("tools/list"));
+        assert!(
+            !listed
+                .iter()
+                .any(|n| n == "trigger-sampling-request" || n == "get-roots-list"),
+            "{listed:?}"
+        );
+        let _ = plain.close().await;
+
+        let options = sampling("app-model")
+            .with_env_lookup(common::lookup)
+            .with_roots([Root::new("file:///work/one").with_name("one")]);
+        let session = options.connect(&config).await.expect("connect");
+        let listed = names(session.list_tools().await.expect("tools/list"));
+        for tool in ["trigger-sampling-request", "get-roots-list"] {
+            assert!(listed.iter().any(|n| n == tool), "{tool} not in {listed:?}");
+        }
+        let out = session
+            .call(
+                "trigger-sampling-request",
+                &json!({"prompt": "hi", "maxTokens": 10}),
+            )
+            .await
+            .expect("trigger-sampling-request");
+        let text = out.text();
+        assert!(text.contains("\"model\": \"app-model\""), "{text}");
+        assert!(
+            text.contains("Resource trigger-sampling-request context: hi back"),
+            "{text}"
+        );
+
+        let out = session
+            .call("get-roots-list", &json!({}))
+            .await
+            .expect("roots");
+        assert!(
+            out.text().contains("URI: file:///work/one"),
+            "{}",
+            out.text()
+        );
+        // A change is announced; the server asks again and lists the new roots.
+        session
+            .set_roots([Root::new("file:///work/two")])
+            .await
+            .expect("set roots");
+        let mut seen = String::new();
+        for _ in 0..50 {
+            seen = session
+                .call("get-roots-list", &json!({}))
+                .await
+                .expect("roots")
+                .text();
+            if seen.contains("file:///work/two") {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        assert!(seen.contains("URI: file:///work/two"), "{seen}");
+        assert!(!seen.contains("file:///work/one"), "{seen}");
+        let _ = session.close().await;
+    })
+    .await;
+}
+
+/// A toolbox's sessions offer what its `connect_options` offer: a server's sampling request
+/// reaches the agent's model through a dispatched call.
+#[tokio::test]
+async fn a_toolbox_lends_its_servers_the_agents_model() {
+    limited(async {
+        let tb = mcp_bindgen::toolbox::Toolbox::from_servers(vec![stdio("2025-11-25")])
+            .connect_options(sampling("agent-model"))
+            .connect()
+            .await
+            .expect("connect");
+        let d = tb.call("mcp_faults_sample", "{}").await;
+        assert!(d.is_ok(), "{}", d.text);
+        assert_eq!(d.text, "agent-model: Say hello back");
     })
     .await;
 }

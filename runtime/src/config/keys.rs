@@ -46,6 +46,7 @@ const OURS: &[&str] = &[
     "maxToolsListBytes",
     "ca_certs",
     "caCerts",
+    "roots",
 ];
 
 /// Keys other MCP clients write into a server entry, with the clients, for the warning.

@@ -23,6 +23,7 @@
 //!   max_message_bytes = 16777216     # largest message (stdio line, SSE event, HTTP body)
 //!   max_tools = 10000                # most tools in one tools/list
 //!   max_tools_list_bytes = 67108864  # largest tools/list (all pages)
+//!   roots = ["."]                    # roots offered to the server (paths or file:// URIs)
 //!   # HTTP servers: ca_certs = ["certs/ca.pem"] trusts extra root certificates (PEM)
 //!
 //!   [servers.remote]
@@ -167,6 +168,7 @@ pub struct ServerConfig {
     limits: Limits,
     /// Extra root certificates (PEM files) trusted for this HTTPS server.
     ca_certs: Vec<PathBuf>,
+    roots: Vec<crate::Root>,
 }
 
 /// How to reach a server. String values may contain `${NAME}` placeholders.
@@ -305,6 +307,7 @@ impl fmt::Debug for ServerConfig {
             .field("auth", &self.auth)
             .field("limits", &self.limits)
             .field("ca_certs", &self.ca_certs)
+            .field("roots", &self.roots)
             .finish_non_exhaustive()
     }
 }
@@ -345,6 +348,7 @@ impl ServerConfig {
             auth: None,
             limits: Limits::default(),
             ca_certs: Vec::new(),
+            roots: Vec::new(),
         }
     }
 
@@ -459,6 +463,19 @@ impl ServerConfig {
     /// Adds a root certificate file ([`ServerConfig::ca_certs`]).
     pub fn with_ca_cert(mut self, pem: impl Into<PathBuf>) -> Self {
         self.ca_certs.push(pem.into());
+        self
+    }
+
+    /// The roots the client offers the server (`roots = [".", "file:///srv/data"]`: paths
+    /// relative to the registry file, or URIs); the `roots` capability is declared when
+    /// there is one (or when [`crate::ConnectOptions::with_roots`] sets them).
+    pub fn roots(&self) -> &[crate::Root] {
+        &self.roots
+    }
+
+    /// Adds a root ([`ServerConfig::roots`]).
+    pub fn with_root(mut self, root: crate::Root) -> Self {
+        self.roots.push(root);
         self
     }
 

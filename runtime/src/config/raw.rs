@@ -117,6 +117,8 @@ pub(super) struct RawServer {
     max_tools_list_bytes: Option<Bytes>,
     #[serde(default, alias = "caCerts")]
     ca_certs: Vec<String>,
+    #[serde(default)]
+    roots: Vec<String>,
     /// `enabled = false` (Zed, Goose, Codex CLI, ours) keeps the server out of the registry's
     /// servers.
     pub(super) enabled: Option<bool>,
@@ -228,11 +230,23 @@ impl RawServer {
             None => None,
         };
         let ca_certs = self.ca_certs.iter().map(|p| base_dir.join(p)).collect();
+        // A URI as written; a path, relative to the registry file, as its `file://` URI.
+        let roots = self
+            .roots
+            .iter()
+            .map(|r| match r.split_once("://") {
+                Some((scheme, _)) if !scheme.is_empty() && !scheme.contains('/') => {
+                    crate::Root::new(r.clone())
+                }
+                _ => crate::Root::directory(base_dir.join(r)),
+            })
+            .collect();
         Ok(ServerConfig {
             alias: alias.to_string(),
             transport,
             auth,
             ca_certs,
+            roots,
             timeout: self.timeout.map(|t| t.0),
             required: self.required,
             tools: self.tools,

@@ -482,6 +482,26 @@ mod tests {
     use crate::config::test_support::toml_err;
 
     #[test]
+    fn roots_are_uris_or_paths_relative_to_the_registry_file() {
+        let r = Registry::from_toml_str(
+            "[servers.fs]\ncommand = \"x\"\nroots = [\"data\", \"file:///srv/shared\"]\n",
+            Path::new("/home/me/project/fixtures/servers.toml"),
+        )
+        .expect("parses");
+        let roots = r.get("fs").expect("fs").roots();
+        assert_eq!(
+            roots,
+            [
+                crate::Root::new("file:///home/me/project/fixtures/data"),
+                crate::Root::new("file:///srv/shared")
+            ]
+        );
+        let none = Registry::from_toml_str("[servers.fs]\ncommand = \"x\"\n", Path::new("s.toml"))
+            .expect("parses");
+        assert!(none.get("fs").expect("fs").roots().is_empty());
+    }
+
+    #[test]
     fn parses_all_three_transports_sorted_by_alias() {
         let r = Registry::from_toml_str(
             r#"

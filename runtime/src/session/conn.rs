@@ -14,7 +14,7 @@ use rmcp::{ClientServiceExt, RoleClient};
 use serde_json::Value;
 
 use super::Session;
-use super::handler::{Handler, client_config, lifecycle, stateless_meta};
+use super::handler::{Handler, Offers, client_config, lifecycle, stateless_meta};
 use super::notify::Shared;
 use crate::config::{Protocol, REVISIONS, TransportConfig};
 use crate::drift::DriftPolicy;
@@ -132,11 +132,17 @@ impl Session {
         inner.noise.clear_ended();
         let (service, client, stderr_eof, direct) = loop {
             let mode = lifecycle(protocol);
-            let client = client_config(inner.options.elicit.is_some(), protocol);
+            let offers = Offers {
+                elicitation: inner.options.elicit.is_some(),
+                sampling: inner.options.sampling.is_some(),
+                roots: inner.shared.roots.is_some(),
+            };
+            let client = client_config(offers, protocol);
             let handler = Handler {
                 config: client.clone(),
                 shared: inner.shared.clone(),
                 elicit: inner.options.elicit.clone(),
+                sampling: inner.options.sampling.clone(),
             };
             let stderr = &inner.stderr;
             let tap = inner.tap.clone();

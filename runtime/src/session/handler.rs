@@ -1,4 +1,5 @@
-//! The rmcp client handler: client capabilities, `tools/list_changed`, elicitation defaults.
+//! The rmcp client handler: client capabilities, `tools/list_changed`, elicitation,
+//! sampling and roots.
 
 use std::sync::Arc;
 
@@ -12,16 +13,19 @@ use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ClientHandler, RoleClient};
 use serde_json::Value;
 
+use super::client::{SampleFn, SamplingRefusal, answer_sampling, roots_json};
 use super::input::{Elicit, answer_elicitation};
 use super::notify::{Shared, server_log};
 use crate::config::Protocol;
 
 /// Our rmcp client handler: routes progress, reports `tools/list_changed`, and (opt-in)
-/// answers elicitations (with the schema defaults or the application's callback).
+/// answers elicitations (with the schema defaults or the application's callback), sampling
+/// requests (the application's callback) and `roots/list` (the roots set).
 pub(super) struct Handler {
     pub(super) config: ClientConfig,
     pub(super) shared: Arc<Shared>,
     pub(super) elicit: Option<Elicit>,
+    pub(super) sampling: Option<SampleFn>,
 }
 
 impl ClientHandler for Handler {
@@ -61,9 +65,62 @@ impl ClientHandler for Handler {
     ) -> std::result::Result<ElicitResult, rmcp::ErrorData> {
         Ok(answer_elicitation(self.elicit.as_ref(), &self.shared.alias, request).await)
     }
+
+    #[allow(deprecated)] // Sampling is deprecated by a later revision; 2025-11-25 servers use it.
+    async fn create_message(
+        &self,
+        params: rmcp::model::CreateMessageRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> std::result::Result<rmcp::model::CreateMessageResult, rmcp::ErrorData> {
+        let params = serde_json::to_value(params).unwrap_or(Value::Null);
+        let refusal = |r: SamplingRefusal| {
+            let code = match r {
+                SamplingRefusal::NotOffered => rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+                // The code the specification gives a refusal by the user.
+                SamplingRefusal::Refused(_) => rmcp::model::ErrorCode(-1),
+                SamplingRefusal::Invalid(_) => rmcp::model::ErrorCode::INVALID_PARAMS,
+            };
+            rmcp::ErrorData::new(code, r.to_string(), None)
+        };
+        let result = answer_sampling(self.sampling.as_ref(), &self.shared.alias, params)
+            .await
+            .map_err(refusal)?;
+        serde_json::from_value(result).map_err(|e| {
+            rmcp::ErrorData::internal_error(
+                format!("the sampling reply is not a result: {e}"),
+                None,
+            )
+        })
+    }
+
+    #[allow(deprecated)] // Roots are deprecated by a later revision; 2025-11-25 servers ask.
+    async fn list_roots(
+        &self,
+        _context: RequestContext<RoleClient>,
+    ) -> std::result::Result<rmcp::model::ListRootsResult, rmcp::ErrorData> {
+        let Some(roots) = &self.shared.roots else {
+            return Err(rmcp::ErrorData::new(
+                rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+                "this client offers no roots (none in the registry entry or in mcp-bindgen's ConnectOptions::with_roots), so the roots capability was not declared",
+                None,
+            ));
+        };
+        let json = roots_json(&roots.lock().unwrap_or_else(|p| p.into_inner()));
+        serde_json::from_value(json)
+            .map_err(|e| rmcp::ErrorData::internal_error(format!("roots: {e}"), None))
+    }
 }
 
-pub(super) fn client_config(elicitation: bool, protocol: Protocol) -> ClientConfig {
+/// The capabilities the client declares: those it answers.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Offers {
+    pub(super) elicitation: bool,
+    pub(super) sampling: bool,
+    pub(super) roots: bool,
+}
+
+#[allow(deprecated)] // `sampling`: deprecated by a later revision, declared for 2025-11-25 servers.
+pub(super) fn client_config(offers: Offers, protocol: Protocol) -> ClientConfig {
     let mut capabilities = ClientCapabilities::default();
     // The tasks extension: a server may run a call as a task, which the session follows.
     capabilities.extensions = Some(
@@ -74,9 +131,15 @@ pub(super) fn client_config(elicitation: bool, protocol: Protocol) -> ClientConf
         .into_iter()
         .collect(),
     );
-    if elicitation {
+    if offers.elicitation {
         capabilities.elicitation =
             Some(ElicitationCapability::new().with_form(FormElicitationCapability::new()));
+    }
+    if offers.sampling {
+        capabilities.sampling = serde_json::from_value(serde_json::json!({})).ok();
+    }
+    if offers.roots {
+        capabilities.roots = serde_json::from_value(serde_json::json!({"listChanged": true})).ok();
     }
     let mut config = ClientConfig::new(
         capabilities,

@@ -56,6 +56,11 @@ impl Session {
             on_log: options.on_log.clone(),
             on_tools_changed: options.on_tools_changed.clone(),
             log_taps: Default::default(),
+            roots: options
+                .roots
+                .clone()
+                .or_else(|| (!config.roots().is_empty()).then(|| config.roots().to_vec()))
+                .map(std::sync::Mutex::new),
         });
         let param_headers = Arc::new(ParamHeaders::default());
         for tool in options.fixture_tools.into_iter().flatten() {

@@ -10,6 +10,7 @@ use crate::output::*;
 use crate::transport::{ParamHeaders, RawTap, StderrTail, StdoutNoise};
 
 mod call;
+mod client;
 mod conn;
 mod drift_guard;
 mod handler;
@@ -22,6 +23,7 @@ mod requests;
 mod stream;
 mod task;
 
+pub use client::{Root, SamplingFuture, SamplingMessage, SamplingReply, SamplingRequest};
 pub use input::{Elicitation, ElicitationAnswer, ElicitationFuture};
 pub use notify::ServerLog;
 pub use options::*;

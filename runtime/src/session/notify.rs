@@ -26,6 +26,8 @@ pub(super) struct Shared {
     pub(super) log_taps: LogTaps,
     /// The application's receiver of `tools/list_changed`.
     pub(super) on_tools_changed: Option<ToolsChangedFn>,
+    /// The roots the client offers (`None`: the `roots` capability is not declared).
+    pub(super) roots: Option<std::sync::Mutex<Vec<super::Root>>>,
 }
 
 /// A receiver of `tools/list_changed` ([`ConnectOptions::on_tools_changed`]).

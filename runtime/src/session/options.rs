@@ -102,6 +102,8 @@ pub struct ConnectOptions {
     pub(super) fixture_tools: Option<&'static [crate::typed::TypedTool]>,
     pub(super) drift: Option<DriftPolicy>,
     pub(super) elicit: Option<Elicit>,
+    pub(super) sampling: Option<super::client::SampleFn>,
+    pub(super) roots: Option<Vec<super::client::Root>>,
     pub(super) on_log: Option<LogFn>,
     pub(super) on_tools_changed: Option<super::notify::ToolsChangedFn>,
     #[cfg(feature = "oauth")]
@@ -119,6 +121,8 @@ impl std::fmt::Debug for ConnectOptions {
             .field("fixture_hash", &self.fixture_hash)
             .field("fixture_tools", &self.fixture_tools.map(<[_]>::len))
             .field("drift", &self.drift)
+            .field("on_sampling", &self.sampling.is_some())
+            .field("roots", &self.roots)
             .field("on_server_log", &self.on_log.is_some())
             .field("on_tools_changed", &self.on_tools_changed.is_some())
             .field("authorizer", &{
@@ -273,6 +277,48 @@ impl ConnectOptions {
         Fut: std::future::Future<Output = ElicitationAnswer> + Send + 'static,
     {
         self.elicit = Some(Elicit::Callback(Arc::new(move |e| Box::pin(f(e)))));
+        self
+    }
+
+    /// Declares the `sampling` capability and asks `f` for a completion whenever the server
+    /// needs one from the application's model — as a `sampling/createMessage` request
+    /// (protocol up to 2025-11-25) or as an `input_required` answer to a call (2026-07-28).
+    /// `f` picks the model (the request's [`SamplingRequest::model_hints`] are hints) and
+    /// may refuse with a reason, which the server receives as a JSON-RPC error. Without
+    /// this the capability is not declared and a sampling request is refused with a
+    /// JSON-RPC error that says so.
+    ///
+    /// ```
+    /// use mcp_bindgen::{ConnectOptions, SamplingReply};
+    ///
+    /// let options = ConnectOptions::new().on_sampling(|request| async move {
+    ///     let prompt = request.messages.last().map(|m| m.text()).unwrap_or_default();
+    ///     // Ask your model here; this one only repeats the prompt.
+    ///     Ok(SamplingReply::new("echo", format!("you said: {prompt}")))
+    /// });
+    /// # let _ = options;
+    /// ```
+    ///
+    /// [`SamplingRequest::model_hints`]: super::SamplingRequest::model_hints
+    pub fn on_sampling<F, Fut>(mut self, f: F) -> Self
+    where
+        F: Fn(super::SamplingRequest) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = std::result::Result<super::SamplingReply, String>>
+            + Send
+            + 'static,
+    {
+        self.sampling = Some(Arc::new(move |r| Box::pin(f(r))));
+        self
+    }
+
+    /// Declares the `roots` capability (with `listChanged`) and answers `roots/list` with
+    /// `roots` (overrides the registry's `roots`). [`Session::set_roots`] changes them later
+    /// and tells the server. Without roots here or in the registry the capability is not
+    /// declared.
+    ///
+    /// [`Session::set_roots`]: super::Session::set_roots
+    pub fn with_roots(mut self, roots: impl IntoIterator<Item = super::Root>) -> Self {
+        self.roots = Some(roots.into_iter().collect());
         self
     }
 }

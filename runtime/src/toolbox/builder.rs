@@ -192,6 +192,13 @@ impl ToolboxBuilder {
         self
     }
 
+    /// Sets [`ToolboxOptions::connect_options`]: e.g. `ConnectOptions::new().on_sampling(…)`
+    /// lets every server ask the agent's model for completions.
+    pub fn connect_options(mut self, options: crate::ConnectOptions) -> Self {
+        self.options.connect_options = options;
+        self
+    }
+
     /// Connects every selected server in parallel and lists its tools.
     ///
     /// Fails ([`ErrorKind::RequiredServer`]) when a `required` server cannot be

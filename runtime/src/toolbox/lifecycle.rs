@@ -13,7 +13,7 @@ use super::{
 };
 use crate::config::ServerConfig;
 use crate::error::{Error, ErrorKind};
-use crate::session::{ConnectOptions, Session};
+use crate::session::Session;
 
 /// What [`Toolbox::refresh`] did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -274,7 +274,10 @@ pub(super) async fn connect_one(
     options: &ToolboxOptions,
     changed: &ChangedTx,
 ) -> Result<(Session, Vec<Value>, Extras), Error> {
-    let mut connect = ConnectOptions::new().with_shared_env_lookup(lookup.clone());
+    let mut connect = options
+        .connect_options
+        .clone()
+        .with_shared_env_lookup(lookup.clone());
     if options.refresh_on_list_changed {
         let changed = changed.clone();
         let alias = cfg.alias().to_string();

@@ -99,6 +99,11 @@ pub struct ToolboxOptions {
     pub resources_as_tools: bool,
     /// Re-list a server's tools when it reports `tools/list_changed` (default on).
     pub refresh_on_list_changed: bool,
+    /// What every server's session connects with: the client capabilities it offers
+    /// (sampling with the agent's model, roots, elicitation) and server-log receivers. The
+    /// toolbox sets the placeholder lookup ([`ToolboxBuilder::env`]) and, with
+    /// [`ToolboxOptions::refresh_on_list_changed`], the `tools/list_changed` receiver.
+    pub connect_options: crate::ConnectOptions,
 }
 
 impl Default for ToolboxOptions {
@@ -110,6 +115,7 @@ impl Default for ToolboxOptions {
             prompts_as_tools: false,
             resources_as_tools: false,
             refresh_on_list_changed: true,
+            connect_options: crate::ConnectOptions::default(),
         }
     }
 }

@@ -29,7 +29,7 @@ pub const SERVER_NAME: &str = "mcp-demo-server";
 /// `serverInfo.version` of the demo server (the crate version).
 pub const SERVER_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// Names of the tools that are listed only with `--faults`, sorted.
-pub const FAULT_TOOLS: [&str; 11] = [
+pub const FAULT_TOOLS: [&str; 13] = [
     "ask",
     "bad_header",
     "crash",
@@ -39,6 +39,8 @@ pub const FAULT_TOOLS: [&str; 11] = [
     "huge",
     "log",
     "region",
+    "roots",
+    "sample",
     "sleep",
     "slow_sum",
 ];
@@ -410,6 +412,19 @@ impl DemoServer {
         "unreachable: call_tool answers ask".into()
     }
 
+    /// Fault: ask the client's model for a completion of "Say hello" (sampling) and report
+    /// it as `<model>: <text>`. Served by [`sample`].
+    #[tool(title = "Sample")]
+    fn sample(&self) -> String {
+        "unreachable: call_tool answers sample".into()
+    }
+
+    /// Fault: ask the client for its roots and list their URIs. Served by [`roots`].
+    #[tool(title = "Roots")]
+    fn roots(&self) -> String {
+        "unreachable: call_tool answers roots".into()
+    }
+
     /// Fault: add the tool `grown` to the tool list and announce it with
     /// `notifications/tools/list_changed` (to `subscriptions/listen` requests on a stateless
     /// session).
@@ -648,6 +663,12 @@ impl ServerHandler for DemoServer {
         if request.name == "ask" && self.shared.config.faults {
             return ask(request, context).await;
         }
+        if request.name == "sample" && self.shared.config.faults {
+            return sample(request, context).await;
+        }
+        if request.name == "roots" && self.shared.config.faults {
+            return roots(request, context).await;
+        }
         let tasks_declared = context
             .client_capabilities()
             .is_some_and(|caps| caps.supports_tasks());
@@ -807,6 +828,103 @@ async fn ask(
         .map_err(|e| ErrorData::internal_error(format!("elicitation failed: {e}"), None))?;
     let answer = serde_json::to_value(answer).unwrap_or(Value::Null);
     Ok(greet(&answer))
+}
+
+/// One request to the client, the way the session's revision carries it: on a stateless
+/// session (2026-07-28) an `input_required` answer (the retried call brings the result in
+/// `inputResponses`, with `requestState` `state` unchanged); on an `initialize` session the
+/// server request itself. `Ok(Err(response))`: answer the call with `response` now.
+async fn ask_client(
+    request: &CallToolRequestParams,
+    context: &RequestContext<RoleServer>,
+    (method, params, state): (&str, Value, &str),
+) -> Result<Result<Value, CallToolResponse>, ErrorData> {
+    let stateless = context
+        .meta
+        .protocol_version()
+        .is_some_and(|v| !v.has_initialize());
+    let mut entry = serde_json::json!({ "method": method });
+    if !params.is_null() {
+        entry["params"] = params;
+    }
+    if stateless {
+        if let Some(answer) = request.input_responses.as_ref().and_then(|r| r.get("it")) {
+            if request.request_state.as_deref() != Some(state) {
+                return Err(ErrorData::invalid_params(
+                    "requestState did not come back",
+                    None,
+                ));
+            }
+            return Ok(Ok(serde_json::to_value(answer).unwrap_or(Value::Null)));
+        }
+        let input: rmcp::model::InputRequests =
+            serde_json::from_value(serde_json::json!({ "it": entry }))
+                .map_err(|e| ErrorData::internal_error(format!("input request: {e}"), None))?;
+        return Ok(Err(CallToolResponse::InputRequired(
+            rmcp::model::InputRequiredResult::new(Some(input), Some(state.into())),
+        )));
+    }
+    let request: rmcp::model::ServerRequest = serde_json::from_value(entry)
+        .map_err(|e| ErrorData::internal_error(format!("{method}: {e}"), None))?;
+    let answer = context
+        .peer
+        .send_request(request)
+        .await
+        .map_err(|e| ErrorData::internal_error(format!("{method} failed: {e}"), None))?;
+    Ok(Ok(serde_json::to_value(answer).unwrap_or(Value::Null)))
+}
+
+fn text_result(text: String) -> CallToolResponse {
+    CallToolResponse::Complete(CallToolResult::success(vec![ContentBlock::text(text)]))
+}
+
+/// The fault tool `sample`: a completion of "Say hello" from the client's model.
+async fn sample(
+    request: CallToolRequestParams,
+    context: RequestContext<RoleServer>,
+) -> Result<CallToolResponse, ErrorData> {
+    let params = serde_json::json!({
+        "messages": [{"role": "user", "content": {"type": "text", "text": "Say hello"}}],
+        "systemPrompt": "You are terse.",
+        "maxTokens": 20,
+        "modelPreferences": {"hints": [{"name": "demo-model"}]}
+    });
+    match ask_client(
+        &request,
+        &context,
+        ("sampling/createMessage", params, "sample-1"),
+    )
+    .await?
+    {
+        Err(response) => Ok(response),
+        Ok(answer) => Ok(text_result(format!(
+            "{}: {}",
+            answer["model"].as_str().unwrap_or("?"),
+            answer
+                .pointer("/content/text")
+                .and_then(Value::as_str)
+                .unwrap_or("?")
+        ))),
+    }
+}
+
+/// The fault tool `roots`: the URIs of the client's roots, comma-separated.
+async fn roots(
+    request: CallToolRequestParams,
+    context: RequestContext<RoleServer>,
+) -> Result<CallToolResponse, ErrorData> {
+    match ask_client(&request, &context, ("roots/list", Value::Null, "roots-1")).await? {
+        Err(response) => Ok(response),
+        Ok(answer) => {
+            let uris: Vec<&str> = answer["roots"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|r| r["uri"].as_str())
+                .collect();
+            Ok(text_result(format!("roots: {}", uris.join(", "))))
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------
