@@ -1,4 +1,4 @@
-//! `tools [--format openai|openai-strict|anthropic|gemini] [--prefix] [--fixtures DIR]`: every
+//! `tools [--format openai|openai-strict|openai-responses|anthropic|gemini] [--prefix] [--fixtures DIR]`: every
 //! fixture's tools in a model provider's format, as one toolbox over all of them would export
 //! them (`mcp_bindgen::toolbox::export_offline`), printed as JSON on stdout:
 //!
@@ -33,7 +33,8 @@ fn usage(cli: &Cli) -> String {
 
 Prints every fixture's tools as a model provider's tool definitions (names mcp_<alias>_<tool>).
 
-  --format FORMAT        openai (default), openai-strict, anthropic or gemini; tools a format
+  --format FORMAT        openai (default), openai-strict, openai-responses, anthropic or gemini
+                         (chat completions, strict, the Responses API, …); tools a format
                          cannot express take a weaker form, listed under \"fallbacks\" with the reason
   --strict               the same as --format openai-strict
   --prefix               prefix descriptions with `[MCP: <alias>]`
@@ -92,7 +93,9 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
     }
     let weaker = match format {
         Format::OpenAi => String::new(),
-        Format::OpenAiStrict => format!(", {} not strict", export.fallbacks.len()),
+        Format::OpenAiStrict | Format::OpenAiResponses => {
+            format!(", {} not strict", export.fallbacks.len())
+        }
         Format::Anthropic => format!(
             ", {} adjusted to fit (see fallbacks)",
             export.fallbacks.len()
@@ -138,7 +141,7 @@ fn check(format: Format, def: &Value) -> std::result::Result<(), String> {
     let schema = match format {
         Format::Anthropic => def.get("input_schema"),
         Format::Gemini => def.get("parametersJsonSchema"),
-        Format::OpenAi | Format::OpenAiStrict => None,
+        Format::OpenAi | Format::OpenAiStrict | Format::OpenAiResponses => None,
     };
     if let Some(schema) = schema
         && let Err(e) = jsonschema::draft202012::meta::validate(schema)

@@ -237,7 +237,7 @@ pub fn run(args: &[String]) -> ExitCode {
             &mut failures,
         );
         // One valid, uniquely named definition per tool in every provider's format.
-        for format in ["anthropic", "gemini", "openai-strict"] {
+        for format in ["anthropic", "gemini", "openai-strict", "openai-responses"] {
             stages.start(&format!("tools --format {format} --check ({what})"));
             let mut args = vec![
                 "tools".to_string(),

@@ -84,7 +84,7 @@ pub(super) fn export(snap: &Snapshot, format: Format, scope: Option<&Scope>) -> 
                 Ok(s) => (s.clone(), None),
                 Err(reason) => (t.function.clone(), Some(reason.clone())),
             },
-            Format::Anthropic | Format::Gemini => provider::definition(
+            Format::OpenAiResponses | Format::Anthropic | Format::Gemini => provider::definition(
                 format,
                 &t.exported,
                 t.exported_description.as_deref(),

@@ -9,6 +9,7 @@
 //! |---|---|---|
 //! | [`Format::OpenAi`] | `{"type": "function", "function": {"name", "description", "parameters"}}` | — |
 //! | [`Format::OpenAiStrict`] | the same with `"strict": true` ([`openai`]) | the non-strict form |
+//! | [`Format::OpenAiResponses`] | `{"type": "function", "name", "description", "parameters", "strict"}` ([`openai::responses_function`]) | `"strict": false` |
 //! | [`Format::Anthropic`] | `{"name", "description", "input_schema"}` ([`anthropic`]) | a root `anyOf`/`oneOf` merged into one object |
 //! | [`Format::Gemini`] | `{"name", "description", "parameters"}` in Gemini's `Schema` subset ([`gemini`]) | `parametersJsonSchema` |
 //!
@@ -39,6 +40,8 @@ pub enum Format {
     OpenAi,
     /// OpenAI function calling with `strict: true` where the schema allows it.
     OpenAiStrict,
+    /// OpenAI's Responses API function tools (flat, `strict` where the schema allows it).
+    OpenAiResponses,
     /// Anthropic's Messages API `tools`.
     Anthropic,
     /// Gemini's `functionDeclarations`.
@@ -47,18 +50,20 @@ pub enum Format {
 
 impl Format {
     /// Every format, in the order of [`Format::as_str`]'s list.
-    pub const ALL: [Format; 4] = [
+    pub const ALL: [Format; 5] = [
         Format::OpenAi,
         Format::OpenAiStrict,
+        Format::OpenAiResponses,
         Format::Anthropic,
         Format::Gemini,
     ];
 
-    /// `openai`, `openai-strict`, `anthropic` or `gemini`.
+    /// `openai`, `openai-strict`, `openai-responses`, `anthropic` or `gemini`.
     pub fn as_str(self) -> &'static str {
         match self {
             Format::OpenAi => "openai",
             Format::OpenAiStrict => "openai-strict",
+            Format::OpenAiResponses => "openai-responses",
             Format::Anthropic => "anthropic",
             Format::Gemini => "gemini",
         }
@@ -68,7 +73,7 @@ impl Format {
     pub fn name_of(self, definition: &Value) -> Option<&str> {
         match self {
             Format::OpenAi | Format::OpenAiStrict => definition.pointer("/function/name"),
-            Format::Anthropic | Format::Gemini => definition.get("name"),
+            Format::OpenAiResponses | Format::Anthropic | Format::Gemini => definition.get("name"),
         }
         .and_then(Value::as_str)
     }
@@ -88,7 +93,9 @@ impl FromStr for Format {
             .into_iter()
             .find(|f| f.as_str() == s)
             .ok_or_else(|| {
-                format!("unknown format \"{s}\"; use openai, openai-strict, anthropic or gemini")
+                format!(
+                    "unknown format \"{s}\"; use openai, openai-strict, openai-responses, anthropic or gemini"
+                )
             })
     }
 }
@@ -138,6 +145,7 @@ pub fn definition(
                 ),
             }
         }
+        Format::OpenAiResponses => openai::responses_function(name, description, input_schema),
         Format::Anthropic => anthropic::tool_definition(name, description, input_schema),
         Format::Gemini => gemini::function_declaration(name, description, input_schema),
     }
@@ -152,6 +160,24 @@ pub fn check(format: Format, definition: &Value) -> Result<(), String> {
                 return Err(format!("name \"{name}\" is not ^[A-Za-z0-9_-]{{1,64}}$"));
             }
             match definition.pointer("/function/parameters/type") {
+                Some(Value::String(t)) if t == "object" => Ok(()),
+                _ => Err(format!("{name}: parameters is not an object schema")),
+            }
+        }
+        Format::OpenAiResponses => {
+            let name = format.name_of(definition).ok_or("no function name")?;
+            if !super::names::is_valid_name(name) {
+                return Err(format!("name \"{name}\" is not ^[A-Za-z0-9_-]{{1,64}}$"));
+            }
+            if definition.get("type") != Some(&json!("function")) {
+                return Err(format!("{name}: type is not \"function\""));
+            }
+            if !definition.get("strict").is_some_and(Value::is_boolean) {
+                return Err(format!(
+                    "{name}: no boolean `strict` (the Responses API takes an absent one as true)"
+                ));
+            }
+            match definition.pointer("/parameters/type") {
                 Some(Value::String(t)) if t == "object" => Ok(()),
                 _ => Err(format!("{name}: parameters is not an object schema")),
             }

@@ -66,6 +66,33 @@ pub fn function_definition(name: &str, description: Option<&str>, input_schema: 
     json!({"type": "function", "function": function})
 }
 
+/// The Responses API's function tool: `{"type": "function", "name", "description",
+/// "parameters", "strict"}` — the chat-completions definition flattened. The Responses API
+/// takes `strict` as true when it is absent, so it is always written: `true` with the strict
+/// parameters where the schema allows them, else `false` with the plain ones and the reason.
+pub fn responses_function(
+    name: &str,
+    description: Option<&str>,
+    input_schema: &Value,
+) -> (Value, Option<String>) {
+    let (chat, reason) = match strict_function_definition(name, description, input_schema) {
+        Ok(strict) => (strict, None),
+        Err(reason) => (
+            function_definition(name, description, input_schema),
+            Some(reason),
+        ),
+    };
+    let mut flat = Map::new();
+    flat.insert("type".into(), json!("function"));
+    if let Some(Value::Object(function)) = chat.get("function") {
+        for (k, v) in function {
+            flat.insert(k.clone(), v.clone());
+        }
+    }
+    flat.insert("strict".into(), json!(reason.is_none()));
+    (Value::Object(flat), reason)
+}
+
 /// The strict definition of a tool exported under `name`, or why there is none: local
 /// `$ref`s inlined first, then the strict rules.
 pub fn strict_function_definition(

@@ -21,9 +21,37 @@ fn formats_parse_and_print() {
     }
     let e = "claude".parse::<Format>().unwrap_err();
     assert!(
-        e.contains("openai, openai-strict, anthropic or gemini"),
+        e.contains("openai, openai-strict, openai-responses, anthropic or gemini"),
         "{e}"
     );
+}
+
+#[test]
+fn the_responses_api_takes_flat_functions_with_strict_always_written() {
+    let fits =
+        json!({"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]});
+    let (d, f) = definition(Format::OpenAiResponses, "mcp_s_t", Some("Search."), &fits);
+    assert_eq!(f, None);
+    assert_eq!(
+        d,
+        json!({"type": "function", "name": "mcp_s_t", "description": "Search.", "strict": true,
+               "parameters": {"type": "object", "properties": {"q": {"type": "string"}},
+                              "required": ["q"], "additionalProperties": false}})
+    );
+    check(Format::OpenAiResponses, &d).expect("valid");
+    // A free-form object cannot be strict: `strict: false` said out loud, with the reason.
+    let open = json!({"type": "object", "properties": {"meta": {"type": "object"}}});
+    let (d, f) = definition(Format::OpenAiResponses, "mcp_s_t", None, &open);
+    assert_eq!(d["strict"], json!(false));
+    assert!(f.is_some());
+    check(Format::OpenAiResponses, &d).expect("valid");
+    // Without `strict` the Responses API would read it as true.
+    let mut bad = d.clone();
+    bad.as_object_mut().map(|m| m.remove("strict"));
+    assert!(check(Format::OpenAiResponses, &bad).is_err());
+    // The chat-completions nesting is not the Responses form.
+    let (chat, _) = definition(Format::OpenAi, "mcp_s_t", None, &fits);
+    assert!(check(Format::OpenAiResponses, &chat).is_err());
 }
 
 #[test]
