@@ -23,7 +23,7 @@
 //! | `diff OLD NEW \| diff --base REV` | review a fixture change with no server: per tool, the wire class (BREAKING / ADDITIVE / DOCS / NONE) and the Rust API effect (major / minor / patch) with reasons; `--format text\|markdown\|json`, `--fail-on breaking\|additive\|docs` |
 //! | `verify [--deep] [--fixtures DIR]` | generate code for every fixture (no network); with `--deep`, check that every valid value of every schema survives the generated types; exit 1 on errors, failures, or more than 2 % of the tools skipped (`--max-skipped PCT`) |
 //! | `expand ALIAS\|PATH` | print the Rust code `mcp_tools!` generates for a fixture |
-//! | `tools [--format FORMAT] [--check]` | every fixture's tools as a model provider's tool definitions: `openai` (default), `openai-strict`, `openai-responses`, `anthropic` or `gemini`; `--check` checks them and prints a summary |
+//! | `tools [--format FORMAT] [--check]` | every fixture's tools as a model provider's tool definitions: `openai` (default), `openai-strict`, `openai-responses`, `anthropic` or `gemini`; `--check` checks them and prints a summary; `anthropic-mcp` / `openai-mcp`: the remote servers as the provider's native MCP connector entries |
 //! | `call ALIAS TOOL [JSON]` | call one tool of a configured server and print the result |
 //! | `login ALIAS [--no-browser]` | OAuth login to an HTTP server with `auth = "oauth"`: authorization code + PKCE through a loopback redirect, tokens in the user's token store |
 //! | `logout ALIAS` | delete a server's stored OAuth tokens |

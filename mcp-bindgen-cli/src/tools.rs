@@ -11,11 +11,15 @@
 //! `parametersJsonSchema`, also the JSON Schema draft 2020-12 meta-schema). Exits 1 when a
 //! definition fails its check, a name is not unique, or a fixture cannot be read.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::ExitCode;
 
+use mcp_bindgen::TransportConfig;
 use mcp_bindgen::toolbox::names::NameCollision;
+use mcp_bindgen::toolbox::provider::connector::{
+    Approval, Connector, Refused, RemoteServer, connector_export,
+};
 use mcp_bindgen::toolbox::provider::{self, Format, ToolExport};
 use mcp_bindgen::toolbox::{ToolboxOptions, export_offline};
 use serde_json::{Value, json};
@@ -36,6 +40,14 @@ Prints every fixture's tools as a model provider's tool definitions (names mcp_<
   --format FORMAT        openai (default), openai-strict, openai-responses, anthropic or gemini
                          (chat completions, strict, the Responses API, …); tools a format
                          cannot express take a weaker form, listed under \"fallbacks\" with the reason
+  --format anthropic-mcp|openai-mcp
+                         the registry's remote servers for the provider to connect to itself:
+                         Anthropic's mcp_servers and mcp_toolsets, or OpenAI Responses' mcp
+                         tools, each allowing the fixture's tools; ${{NAME}} placeholders are
+                         printed as written; stdio and unreachable servers are refused, with why
+  --approval auto|always|never
+                         (openai-mcp) which calls need approval; auto: all but read-only tools
+  --public-url ALIAS=URL the URL the provider reaches ALIAS at (a private server's gateway)
   --strict               the same as --format openai-strict
   --prefix               prefix descriptions with `[MCP: <alias>]`
   --check                check every definition and print the summary only (for CI)
@@ -51,12 +63,33 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
     let mut format = Format::OpenAi;
     let mut options = ToolboxOptions::default();
     let mut check_only = false;
+    let mut connector: Option<Connector> = None;
+    let mut approval = Approval::Auto;
+    let mut public_urls: BTreeMap<String, String> = BTreeMap::new();
     while let Some(arg) = p.next()? {
         match arg {
             Arg::Flag(f) if f == "--strict" => format = Format::OpenAiStrict,
             Arg::Flag(f) if f == "--format" => {
                 let value = p.value(&f)?;
-                format = value.parse().map_err(|e: String| p.error(&e))?;
+                match value.parse::<Connector>() {
+                    Ok(c) => connector = Some(c),
+                    Err(_) => {
+                        format = value.parse().map_err(|e: String| {
+                            p.error(&format!("{e}, or a connector: anthropic-mcp or openai-mcp"))
+                        })?;
+                    }
+                }
+            }
+            Arg::Flag(f) if f == "--approval" => {
+                let value = p.value(&f)?;
+                approval = value.parse().map_err(|e: String| p.error(&e))?;
+            }
+            Arg::Flag(f) if f == "--public-url" => {
+                let value = p.value(&f)?;
+                let Some((alias, url)) = value.split_once('=') else {
+                    return Err(p.error(&format!("--public-url {value}: expected ALIAS=URL")));
+                };
+                public_urls.insert(alias.to_string(), url.to_string());
             }
             Arg::Flag(f) if f == "--prefix" => options.description_prefix = true,
             Arg::Flag(f) if f == "--check" => check_only = true,
@@ -67,6 +100,9 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
             }
             Arg::Word(w) => return Err(p.error(&format!("unexpected argument `{w}`"))),
         }
+    }
+    if let Some(connector) = connector {
+        return connectors(cli, &locate, connector, approval, &public_urls, check_only);
     }
     let dir = locate.existing_fixtures_dir(cli)?;
     let servers = load(cli, &dir)?;
@@ -153,6 +189,112 @@ fn check(format: Format, def: &Value) -> std::result::Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// `tools --format anthropic-mcp|openai-mcp`: the registry's servers as connector entries,
+/// each allowing its fixture's tools (after the registry's `tools`/`exclude_tools`), with
+/// `${NAME}` placeholders as written (nothing is resolved, so no secret is printed).
+fn connectors(
+    cli: &Cli,
+    locate: &Locate,
+    connector: Connector,
+    approval: Approval,
+    public_urls: &BTreeMap<String, String>,
+    check_only: bool,
+) -> Result<ExitCode> {
+    let registry = locate.load_registry(cli, "tools")?;
+    let dir = locate.existing_fixtures_dir(cli)?;
+    let fixtures: BTreeMap<String, Vec<Value>> = load(cli, &dir)?.into_iter().collect();
+    let mut servers = Vec::new();
+    let mut refused = Vec::new();
+    for config in registry.servers() {
+        let alias = config.alias().to_string();
+        let (url, headers) = match config.transport() {
+            TransportConfig::Sse { url, headers }
+            | TransportConfig::StreamableHttp { url, headers } => (url.clone(), headers.clone()),
+            _ => {
+                refused.push(Refused {
+                    alias,
+                    reason: "a stdio server runs on this machine and the provider cannot start it; export its tools as functions instead".into(),
+                });
+                continue;
+            }
+        };
+        let Some(tools) = fixtures.get(&alias) else {
+            refused.push(Refused {
+                alias: alias.clone(),
+                reason: format!("no fixture; run {}", cli.hint(&format!("snapshot {alias}"))),
+            });
+            continue;
+        };
+        let tools: Vec<Value> = tools
+            .iter()
+            .filter(|t| {
+                let name = t.get("name").and_then(Value::as_str).unwrap_or_default();
+                config
+                    .tools()
+                    .is_none_or(|only| only.iter().any(|o| o == name))
+                    && !config.exclude_tools().iter().any(|x| x == name)
+            })
+            .cloned()
+            .collect();
+        let bearer = config.auth().map(|_| {
+            format!(
+                "<the OAuth access token of {alias}: log in with {}>",
+                cli.hint(&format!("login {alias}"))
+            )
+        });
+        servers.push(RemoteServer {
+            url: public_urls.get(&alias).cloned().unwrap_or(url),
+            alias,
+            headers,
+            bearer,
+            tools,
+        });
+    }
+    let mut export = connector_export(connector, &servers, approval);
+    export.refused.extend(refused);
+    export.refused.sort_by(|a, b| a.alias.cmp(&b.alias));
+    let problems: Vec<String> = provider::connector::check(connector, &export)
+        .err()
+        .into_iter()
+        .collect();
+    if !check_only {
+        let mut out = json!({"format": connector.as_str()});
+        if connector == Connector::Anthropic {
+            out["anthropic_beta"] = json!(provider::connector::ANTHROPIC_BETA);
+            out["mcp_servers"] = json!(export.mcp_servers);
+        }
+        out["tools"] = json!(export.tools);
+        out["refused"] = json!(
+            export
+                .refused
+                .iter()
+                .map(|r| json!({"server": r.alias, "reason": r.reason}))
+                .collect::<Vec<_>>()
+        );
+        let text = serde_json::to_string_pretty(&out)
+            .map_err(|e| Error::Other(format!("cannot print JSON: {e}")))?;
+        outln!("{text}");
+    }
+    errln!(
+        "{} {connector} entries from {} in {}, {} servers refused",
+        export.tools.len(),
+        cli.show(&locate.registry(cli)?),
+        cli.show(&dir),
+        export.refused.len()
+    );
+    for r in &export.refused {
+        errln!("  {}: {}", r.alias, r.reason);
+    }
+    for problem in &problems {
+        errln!("tools: {problem}");
+    }
+    Ok(if problems.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 /// `(alias, tools)` of every fixture in `dir`, sorted by file name, under the alias

@@ -227,3 +227,74 @@ fn project_toml_with_enabled_false_prints_no_warning() {
         run.stderr
     );
 }
+
+/// `tools --format anthropic-mcp|openai-mcp`: the registry's remote servers as a provider's
+/// connector entries, `${NAME}`s as written (never resolved, so no secret is printed), stdio
+/// servers refused with the reason.
+#[test]
+fn remote_servers_become_connector_entries_with_placeholders_as_written() {
+    let fixture = std::fs::read_to_string(common::root().join("fixtures/everything.json"))
+        .expect("everything.json");
+    let dir = project(&[
+        (
+            "fixtures/servers.toml",
+            format!(
+                "[servers.remote]\nurl = \"https://mcp.example.com/mcp\"\nheaders = {{ Authorization = \"Bearer ${{REMOTE_TOKEN}}\" }}\nexclude_tools = [\"get-env\"]\n\n[servers.demo]\ncommand = {:?}\n",
+                demo_server().display().to_string()
+            ),
+        ),
+        (
+            "fixtures/remote.json",
+            fixture.replace("\"alias\": \"everything\"", "\"alias\": \"remote\""),
+        ),
+    ]);
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_cargo-mcp-bindgen"))
+            .arg("mcp-bindgen")
+            .args(args)
+            .current_dir(dir.path())
+            .env("REMOTE_TOKEN", "s3cr3t-value-never-printed")
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("run");
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(
+            !stdout.contains("s3cr3t") && !stderr.contains("s3cr3t"),
+            "{stdout}{stderr}"
+        );
+        (out.status.code(), stdout, stderr)
+    };
+    let (code, stdout, stderr) = run(&["tools", "--format", "openai-mcp"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let out: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
+    let entry = &out["tools"][0];
+    assert_eq!(entry["type"], "mcp");
+    assert_eq!(entry["server_label"], "remote");
+    assert_eq!(
+        entry["headers"],
+        json!({"Authorization": "Bearer ${REMOTE_TOKEN}"})
+    );
+    let allowed = entry["allowed_tools"].as_array().expect("allowed_tools");
+    assert!(!allowed.contains(&json!("get-env")), "{allowed:?}");
+    assert!(allowed.contains(&json!("echo")), "{allowed:?}");
+    assert_eq!(out["refused"][0]["server"], "demo");
+    assert!(stderr.contains("1 openai-mcp entries"), "{stderr}");
+    assert!(stderr.contains("demo: a stdio server"), "{stderr}");
+
+    let (code, stdout, stderr) = run(&["tools", "--format", "anthropic-mcp"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let out: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
+    assert_eq!(out["anthropic_beta"], "mcp-client-2025-11-20");
+    assert_eq!(
+        out["mcp_servers"],
+        json!([{"type": "url", "url": "https://mcp.example.com/mcp", "name": "remote",
+                "authorization_token": "${REMOTE_TOKEN}"}])
+    );
+    assert_eq!(out["tools"][0]["type"], "mcp_toolset");
+
+    // A misspelled connector names both kinds of formats.
+    let (code, _, stderr) = run(&["tools", "--format", "openai-mpc"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("anthropic-mcp or openai-mcp"), "{stderr}");
+}

@@ -632,3 +632,74 @@ servers = ["demo"]
     })
     .await;
 }
+
+/// Provider-native MCP from a live toolbox: server-everything over Streamable HTTP (its
+/// live tools and annotations) and the demo server over stdio.
+#[tokio::test]
+async fn live_servers_become_connector_entries_or_are_refused_with_the_reason() {
+    use mcp_bindgen::toolbox::ConnectorOptions;
+    use mcp_bindgen::toolbox::provider::connector::{self, Approval, Connector};
+    limited(async {
+        let (_guard, port) = common::start_everything_http("streamableHttp");
+        let remote = mcp_bindgen::ServerConfig::http(
+            "everything",
+            false,
+            format!("http://127.0.0.1:{port}/mcp"),
+        )
+        .with_tools(["echo", "get-sum", "toggle-simulated-logging"]);
+        let tb = Toolbox::from_servers(vec![remote, common::demo_config("demo")])
+            .connect()
+            .await
+            .expect("connect");
+        assert!(tb.skipped().is_empty(), "{:?}", tb.skipped());
+
+        // As this machine reaches it (loopback), no provider can: refused, and why.
+        let local = tb
+            .mcp_connectors(Connector::OpenAi, &ConnectorOptions::default())
+            .await;
+        assert!(local.tools.is_empty(), "{:?}", local.tools);
+        let reasons: Vec<String> = local
+            .refused
+            .iter()
+            .map(|r| format!("{}: {}", r.alias, r.reason))
+            .collect();
+        assert_eq!(reasons.len(), 2, "{reasons:?}");
+        assert!(reasons[0].starts_with("demo: a stdio server"), "{reasons:?}");
+        assert!(
+            reasons[1].starts_with("everything: 127.0.0.1 is a loopback or private address"),
+            "{reasons:?}"
+        );
+
+        // Behind a public gateway: the live tools the toolbox allows, approval from their
+        // annotations (echo and get-sum are read-only, toggle-simulated-logging is not).
+        let public = ConnectorOptions::default()
+            .approval(Approval::Auto)
+            .public_url("everything", "https://mcp.example.com/everything");
+        let openai = tb.mcp_connectors(Connector::OpenAi, &public).await;
+        connector::check(Connector::OpenAi, &openai).expect("valid");
+        assert_eq!(openai.tools.len(), 1, "{:?}", openai.refused);
+        let entry = &openai.tools[0];
+        assert_eq!(entry["server_url"], "https://mcp.example.com/everything");
+        assert_eq!(
+            entry["allowed_tools"],
+            json!(["echo", "get-sum", "toggle-simulated-logging"])
+        );
+        assert_eq!(
+            entry["require_approval"],
+            json!({"never": {"tool_names": ["echo", "get-sum"]},
+                   "always": {"tool_names": ["toggle-simulated-logging"]}})
+        );
+        let anthropic = tb.mcp_connectors(Connector::Anthropic, &public).await;
+        connector::check(Connector::Anthropic, &anthropic).expect("valid");
+        assert_eq!(
+            anthropic.mcp_servers,
+            [json!({"type": "url", "url": "https://mcp.example.com/everything", "name": "everything"})]
+        );
+        assert_eq!(
+            anthropic.tools[0]["configs"],
+            json!({"echo": {"enabled": true}, "get-sum": {"enabled": true},
+                   "toggle-simulated-logging": {"enabled": true}})
+        );
+    })
+    .await;
+}

@@ -8,6 +8,9 @@ use serde_json::Value;
 
 use super::catalog::{Entry, Slot, Snapshot, server_candidates};
 use super::names::NameCollision;
+use super::provider::connector::{
+    Approval, Connector, ConnectorExport, Refused, RemoteServer, connector_export,
+};
 use super::provider::{self, Fallback, Format, ToolExport};
 use super::scope::Scope;
 use super::{Toolbox, ToolboxOptions};
@@ -60,6 +63,95 @@ impl Toolbox {
     /// which has no session, is left out).
     pub fn native_servers(&self) -> Vec<NativeServer> {
         native(&self.snapshot(), self.scope())
+    }
+
+    /// The servers as a provider's native MCP connector takes them
+    /// ([`provider::connector`]): Anthropic's `mcp_servers` and `mcp_toolset`s, or OpenAI
+    /// Responses' `mcp` tools, each allowing exactly the tools this toolbox exports for the
+    /// server, with its headers and OAuth token as the session sends them. Servers the
+    /// provider cannot reach are in [`ConnectorExport::refused`] with the reason: stdio
+    /// servers, servers not connected, and URLs on loopback or private addresses unless
+    /// [`ConnectorOptions::public_url`] gives the one the provider reaches.
+    ///
+    /// The entries hold credentials: send them to the provider, never to a log.
+    pub async fn mcp_connectors(
+        &self,
+        connector: Connector,
+        options: &ConnectorOptions,
+    ) -> ConnectorExport {
+        let snap = self.snapshot();
+        let scope = self.scope();
+        let mut servers = Vec::new();
+        let mut refused = Vec::new();
+        for server in native(&snap, scope) {
+            let Some((url, headers)) = server.session.http_target() else {
+                refused.push(Refused {
+                    alias: server.alias,
+                    reason: "a stdio server runs on this machine and the provider cannot start it; export its tools as functions instead".into(),
+                });
+                continue;
+            };
+            let bearer = match server.session.bearer_token().await {
+                Ok(token) => token,
+                Err(e) => {
+                    refused.push(Refused {
+                        alias: server.alias,
+                        reason: format!("no OAuth access token: {e}"),
+                    });
+                    continue;
+                }
+            };
+            let url = options
+                .public_urls
+                .get(&server.alias)
+                .cloned()
+                .unwrap_or(url);
+            servers.push(RemoteServer {
+                alias: server.alias,
+                url,
+                headers,
+                bearer,
+                tools: server.tools,
+            });
+        }
+        for alias in snap.slots.keys() {
+            let listed = servers.iter().any(|s| &s.alias == alias)
+                || refused.iter().any(|r| &r.alias == alias);
+            if !listed && scope.is_none_or(|s| s.has_server(alias)) {
+                refused.push(Refused {
+                    alias: alias.clone(),
+                    reason: "not connected (a fake, or a lazy server before its first call)".into(),
+                });
+            }
+        }
+        let mut export = connector_export(connector, &servers, options.approval);
+        export.refused.extend(refused);
+        export.refused.sort_by(|a, b| a.alias.cmp(&b.alias));
+        export
+    }
+}
+
+/// How [`Toolbox::mcp_connectors`] writes the entries.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ConnectorOptions {
+    /// Which calls need approval (OpenAI's `require_approval`).
+    pub approval: Approval,
+    /// The URL the provider reaches a server at, by alias, where it differs from the one
+    /// this machine uses (a server on a private network behind a public gateway or tunnel).
+    pub public_urls: BTreeMap<String, String>,
+}
+
+impl ConnectorOptions {
+    /// Sets [`ConnectorOptions::approval`].
+    pub fn approval(mut self, approval: Approval) -> Self {
+        self.approval = approval;
+        self
+    }
+
+    /// Adds a [`ConnectorOptions::public_urls`] entry.
+    pub fn public_url(mut self, alias: impl Into<String>, url: impl Into<String>) -> Self {
+        self.public_urls.insert(alias.into(), url.into());
+        self
     }
 }
 

@@ -70,7 +70,7 @@ pub use builder::ToolboxBuilder;
 pub use catalog::MAX_LISTED_RESOURCES;
 pub use catalog::{ExportedTool, ToolRef};
 pub use dispatch::Dispatch;
-pub use export::{NativeServer, OpenAiExport, StrictFallback, export_offline};
+pub use export::{ConnectorOptions, NativeServer, OpenAiExport, StrictFallback, export_offline};
 pub use lifecycle::RefreshReport;
 pub use local::LocalTool;
 pub use scope::Route;

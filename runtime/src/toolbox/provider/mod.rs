@@ -18,6 +18,7 @@
 //! [`Dispatch::gemini_function_response`], [`Dispatch::openai_tool_messages`]).
 
 pub mod anthropic;
+pub mod connector;
 pub mod gemini;
 pub mod openai;
 mod results;
