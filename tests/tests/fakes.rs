@@ -475,3 +475,90 @@ async fn a_recorded_cassette_holds_no_resolved_secret() {
     })
     .await;
 }
+
+/// `*_task` methods go through the backend like every other generated method: a `Fake`
+/// answers them with the tool's stub, a `Recorder` records them, and on the live server
+/// (server-everything's `simulate-research-query`, `taskSupport: required`) the handle
+/// gives the same typed result.
+#[tokio::test]
+async fn task_methods_are_answered_by_fakes_recorded_and_run_live() {
+    limited(async {
+        use everything::Tools as _;
+        let args = || everything::simulate_research_query::Args {
+            topic: "tides".into(),
+            ambiguous: None,
+        };
+        let fake = everything::Fake::new().on_simulate_research_query(|args| {
+            Ok(ToolOutput::from_text(format!("research on {}", args.topic)))
+        });
+        let handle = fake
+            .simulate_research_query_task(args())
+            .await
+            .expect("a handle");
+        assert_eq!(handle.id(), None);
+        assert_eq!(
+            handle.status().await.expect("status"),
+            mcp_bindgen::TaskState::Completed
+        );
+        assert_eq!(
+            handle.wait().await.expect("wait").text(),
+            "research on tides"
+        );
+        // The tool runs only as a task (`taskSupport: required`): the plain method runs it
+        // as one and waits, here as on a live server.
+        let plain = fake.simulate_research_query(args()).await.expect("plain");
+        assert_eq!(plain.text(), "research on tides");
+        assert_eq!(fake.calls().len(), 2);
+        // An unstubbed tool: the handle's result is the fake's error.
+        let bare = everything::Fake::new();
+        let err = bare
+            .simulate_research_query_task(args())
+            .await
+            .expect("a handle")
+            .wait()
+            .await
+            .expect_err("no stub");
+        assert!(matches!(err, Error::Fake { .. }), "{err}");
+
+        // Live, through the generated client, and recorded on the way.
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cassette = dir.path().join("research.jsonl");
+        let client = everything::Client::new(connect(&common::installed("everything")).await);
+        let live = client
+            .simulate_research_query_task(args())
+            .await
+            .expect("task")
+            .wait()
+            .await
+            .expect("result");
+        assert!(live.text().contains("tides"), "{}", live.text());
+        let plain = client
+            .simulate_research_query(args())
+            .await
+            .expect("the plain method runs the task");
+        assert!(
+            plain.text().contains("# Research Report: tides"),
+            "{}",
+            plain.text()
+        );
+        let recorder = everything::Recorder::new(client, &cassette).expect("recorder");
+        let recorded = recorder
+            .simulate_research_query_task(args())
+            .await
+            .expect("task")
+            .wait()
+            .await
+            .expect("recorded result");
+        let _ = recorder.client().session().close().await;
+        let replay = everything::Fake::from_cassette(&cassette).expect("loads");
+        let replayed = replay
+            .simulate_research_query_task(args())
+            .await
+            .expect("task")
+            .wait()
+            .await
+            .expect("replayed");
+        assert_eq!(replayed.text(), recorded.text());
+    })
+    .await;
+}

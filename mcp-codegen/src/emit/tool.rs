@@ -310,34 +310,48 @@ pub(super) fn emit_tool(
         methods,
         "pub fn {fn_name}{params} -> CallFuture<'_, {ret}> {{ Tools::{fn_name}({forwarded}) }} "
     );
+    // The tool's `Tools` method (provided: it calls through the implementor's backend, so
+    // `Client`, `Fake` and `Recorder` share it) and `Fake`'s `on_<tool>` stub builder.
+    let call = if typed_output { "typed" } else { "untyped" };
+    let mut trait_method = String::with_capacity(256);
+    doc_text(&mut trait_method, &format!("See [`Client::{plain}`]."));
+    if tool.task_required() {
+        // The server runs it only as a task (`taskSupport: required`): the plain method runs
+        // it as one and waits.
+        let _ = write!(
+            trait_method,
+            "fn {fn_name}{params} -> CallFuture<'_, {ret}> {{ CallFuture::new(async move {{ Tools::{plain}_task({forwarded}).await?.wait().await }}) }}"
+        );
+    } else {
+        let _ = write!(
+            trait_method,
+            "fn {fn_name}{params} -> CallFuture<'_, {ret}> {{ self.__backend().{call}({fn_name}::TOOL.name, {args}) }}"
+        );
+    }
     if tool.task_capable() {
+        // The task variant goes through the backend too: a `Fake` answers it with the
+        // tool's stub, a `Recorder` records it.
         doc_text(
             &mut methods,
             &format!(
                 "Runs [`Self::{plain}`] as a task (the server says it can): the handle's `wait()` gives the same result; `cancel()` or dropping the handle cancels it."
             ),
         );
-        let task_call = if typed_output {
-            format!("call_task_structured::<_, {fn_name}::Output>")
-        } else {
-            "call_task".to_string()
-        };
         let _ = write!(
             methods,
-            "pub async fn {plain}_task{params} -> Result<TaskHandle<{ret}>> {{ \
-             self.session.{task_call}({fn_name}::TOOL.name, &{args}, self.options.clone()).await }} "
+            "pub fn {plain}_task{params} -> CallFuture<'_, TaskHandle<{ret}>> {{ Tools::{plain}_task({forwarded}) }} "
+        );
+        doc_text(
+            &mut trait_method,
+            &format!(
+                "See [`Client::{plain}_task`]; a `Fake` answers it with the `on_{plain}` stub."
+            ),
+        );
+        let _ = write!(
+            trait_method,
+            "fn {plain}_task{params} -> CallFuture<'_, TaskHandle<{ret}>> {{ self.__backend().task_{call}({fn_name}::TOOL.name, {args}) }}"
         );
     }
-
-    // The tool's `Tools` method (provided: it calls through the implementor's backend, so
-    // `Client`, `Fake` and `Recorder` share it) and `Fake`'s `on_<tool>` stub builder.
-    let call = if typed_output { "typed" } else { "untyped" };
-    let mut trait_method = String::with_capacity(256);
-    doc_text(&mut trait_method, &format!("See [`Client::{plain}`]."));
-    let _ = write!(
-        trait_method,
-        "fn {fn_name}{params} -> CallFuture<'_, {ret}> {{ self.__backend().{call}({fn_name}::TOOL.name, {args}) }}"
-    );
     let mut fake_method = String::with_capacity(256);
     doc_text(
         &mut fake_method,

@@ -94,16 +94,11 @@ pub mod outputs {
             Tools::get_weather(self, args)
         }
         /// Runs [`Self::get_weather`] as a task (the server says it can): the handle's `wait()` gives the same result; `cancel()` or dropping the handle cancels it.
-        pub async fn get_weather_task(
+        pub fn get_weather_task(
             &self,
             args: get_weather::Args,
-        ) -> Result<TaskHandle<get_weather::Output>> {
-            self.session
-                .call_task_structured::<
-                    _,
-                    get_weather::Output,
-                >(get_weather::TOOL.name, &args, self.options.clone())
-                .await
+        ) -> CallFuture<'_, TaskHandle<get_weather::Output>> {
+            Tools::get_weather_task(self, args)
         }
         /// No arguments: {"type":"object"}.
         pub fn ping(&self) -> CallFuture<'_, ToolOutput> {
@@ -138,6 +133,13 @@ pub mod outputs {
             args: get_weather::Args,
         ) -> CallFuture<'_, get_weather::Output> {
             self.__backend().typed(get_weather::TOOL.name, args)
+        }
+        /// See [`Client::get_weather_task`]; a `Fake` answers it with the `on_get_weather` stub.
+        fn get_weather_task(
+            &self,
+            args: get_weather::Args,
+        ) -> CallFuture<'_, TaskHandle<get_weather::Output>> {
+            self.__backend().task_typed(get_weather::TOOL.name, args)
         }
         /// See [`Client::ping`].
         fn ping(&self) -> CallFuture<'_, ToolOutput> {

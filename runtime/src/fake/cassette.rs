@@ -52,21 +52,34 @@ impl Tape {
         &self.path
     }
 
-    /// Calls `tool` on `session` and appends the call and the server's result (an `isError`
-    /// result included) to the cassette.
+    /// Calls `tool` on `session` (as a task, followed to its end, when `task`) and appends
+    /// the call and the server's result (an `isError` result included) to the cassette.
     pub(super) async fn call(
         &self,
         session: &Session,
         tool: &str,
         args: &dyn Encode,
         options: CallOptions,
+        task: bool,
     ) -> Result<ToolOutput> {
         let arguments = args.to_json().map_err(|e| Error::Encode {
             server: session.alias().to_string(),
             tool: tool.to_string(),
             message: e.to_string(),
         })?;
-        let output = session.call_with(tool, &arguments, options).await?;
+        let output = if task {
+            match session
+                .call_task(tool, &arguments, options)
+                .await?
+                .wait()
+                .await
+            {
+                Err(Error::Tool { output, .. }) => output,
+                other => other?,
+            }
+        } else {
+            session.call_with(tool, &arguments, options).await?
+        };
         // The server's secrets never reach the cassette (a file meant to be committed):
         // a tool that echoes its environment records `<redacted>`.
         let line = session.redact_json(&json!({

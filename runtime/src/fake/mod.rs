@@ -56,7 +56,7 @@ use serde_json::Value;
 use crate::call_future::CallFuture;
 use crate::error::{Error, Result};
 use crate::output::ToolOutput;
-use crate::session::{CallOptions, Encode, Session};
+use crate::session::{CallOptions, Encode, Session, TaskHandle};
 use crate::typed::TypedTool;
 
 pub use cassette::Tape;
@@ -437,6 +437,65 @@ impl<'a> Backend<'a> {
         }
     }
 
+    /// Runs a tool as a task with a typed structured result (the generated `*_task`
+    /// methods): a live server's task handle; a fake's or a recording's handle holds the
+    /// result already (the recorder records the call followed to its end).
+    pub fn task_typed<A, O>(self, tool: &'a str, args: A) -> CallFuture<'a, TaskHandle<O>>
+    where
+        A: Serialize + Send + Sync + 'static,
+        O: DeserializeOwned + Send + 'static,
+    {
+        match self {
+            Backend::Fake(fake) => CallFuture::new(async move {
+                Ok(TaskHandle::ready(
+                    fake.alias(),
+                    tool,
+                    fake.call_typed(tool, args),
+                ))
+            }),
+            Backend::Session(session, options) => CallFuture::new(async move {
+                session
+                    .call_task_structured::<A, O>(tool, &args, options.clone())
+                    .await
+            }),
+            Backend::Recorder(session, options, tape) => CallFuture::new(async move {
+                let result = tape
+                    .call(session, tool, &args, options.clone(), true)
+                    .await
+                    .and_then(|out| out.decode(session.alias(), tool));
+                Ok(TaskHandle::ready(session.alias(), tool, result))
+            }),
+        }
+    }
+
+    /// [`Backend::task_typed`] for a tool whose result is untyped.
+    pub fn task_untyped<A>(self, tool: &'a str, args: A) -> CallFuture<'a, TaskHandle<ToolOutput>>
+    where
+        A: Serialize + Send + Sync + 'static,
+    {
+        match self {
+            Backend::Fake(fake) => CallFuture::new(async move {
+                Ok(TaskHandle::ready(
+                    fake.alias(),
+                    tool,
+                    fake.call_untyped(tool, args),
+                ))
+            }),
+            Backend::Session(session, options) => {
+                CallFuture::new(
+                    async move { session.call_task(tool, &args, options.clone()).await },
+                )
+            }
+            Backend::Recorder(session, options, tape) => CallFuture::new(async move {
+                let result = tape
+                    .call(session, tool, &args, options.clone(), true)
+                    .await
+                    .and_then(|out| out.checked(session.alias(), tool));
+                Ok(TaskHandle::ready(session.alias(), tool, result))
+            }),
+        }
+    }
+
     /// The session, options and cassette of a live backend; the fake otherwise.
     fn live(
         self,
@@ -460,6 +519,9 @@ async fn live_call(
 ) -> Result<ToolOutput> {
     match tape {
         None => session.call_encoded(tool, &*args, options.clone()).await,
-        Some(tape) => tape.call(session, tool, &*args, options.clone()).await,
+        Some(tape) => {
+            tape.call(session, tool, &*args, options.clone(), false)
+                .await
+        }
     }
 }
