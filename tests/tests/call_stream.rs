@@ -43,6 +43,7 @@ async fn events(
     args: Value,
     options: CallOptions,
 ) -> Vec<CallEvent> {
+    let started = std::time::SystemTime::now();
     let mut stream = session.call_stream(tool, &args, options);
     let mut seen: Vec<CallEvent> = Vec::new();
     while let Some(event) = stream.next().await {
@@ -58,6 +59,14 @@ async fn events(
     );
     let seqs: Vec<u64> = seen.iter().map(CallEvent::seq).collect();
     assert_eq!(seqs, (0..seen.len() as u64).collect::<Vec<_>>(), "{seen:?}");
+    // Every event carries when it arrived: in order, within the call.
+    let times: Vec<std::time::SystemTime> = seen.iter().map(CallEvent::at).collect();
+    assert!(times.windows(2).all(|w| w[0] <= w[1]), "{times:?}");
+    assert!(
+        times
+            .iter()
+            .all(|t| *t >= started && *t <= std::time::SystemTime::now())
+    );
     assert!(stream.next().await.is_none(), "the stream ended");
     seen
 }
@@ -346,6 +355,7 @@ async fn log_messages_that_arrive_during_the_call_are_events() {
                 level,
                 logger,
                 data,
+                ..
             } => {
                 assert_eq!(*seq, 0);
                 assert_eq!(level, "warning");

@@ -724,3 +724,63 @@ async fn resources_and_prompts_read_and_get_against_server_everything() {
     })
     .await;
 }
+
+/// Per-server name prefixes and predicate filters beside the registry's allow/deny lists:
+/// the demo server's tools under their own names, only those annotated read-only, called by
+/// those names; a bad prefix or an unknown alias is a configuration error.
+#[tokio::test]
+async fn a_server_prefix_and_a_tool_filter_shape_the_export() {
+    limited(async {
+        let tb = Toolbox::builder(&common::registry())
+            .only(["demo"])
+            .env(common::lookup)
+            .prefix("demo", "")
+            .filter("demo", |t| t["annotations"]["readOnlyHint"] == true)
+            .connect()
+            .await
+            .expect("connect");
+        let names: Vec<String> = tb.tools().into_iter().map(|t| t.exported).collect();
+        assert!(names.contains(&"echo".to_string()), "{names:?}");
+        assert!(names.contains(&"get_weather".to_string()), "{names:?}");
+        // create_issue is not annotated read-only: filtered out.
+        assert!(
+            !names.iter().any(|n| n.contains("create_issue")),
+            "{names:?}"
+        );
+        assert!(!names.iter().any(|n| n.starts_with("mcp_")), "{names:?}");
+        let d = tb.call("echo", r#"{"message": "hi"}"#).await;
+        assert!(d.is_ok(), "{}", d.text);
+        assert_eq!(d.text, "hi");
+        let d = tb.call("create_issue", "{}").await;
+        assert!(!d.is_ok(), "a filtered tool is not callable: {}", d.text);
+
+        let short = Toolbox::builder(&common::registry())
+            .only(["demo"])
+            .env(common::lookup)
+            .prefix("demo", "d-")
+            .connect()
+            .await
+            .expect("connect");
+        let names: Vec<String> = short.tools().into_iter().map(|t| t.exported).collect();
+        assert!(names.contains(&"d-create_issue".to_string()), "{names:?}");
+
+        for (builder, needle) in [
+            (
+                Toolbox::builder(&common::registry())
+                    .only(["demo"])
+                    .prefix("demo", "my tools."),
+                "holds ' '",
+            ),
+            (
+                Toolbox::builder(&common::registry())
+                    .only(["demo"])
+                    .filter("nope", |_| true),
+                "a tool filter names server \"nope\"",
+            ),
+        ] {
+            let e = builder.connect().await.expect_err("a configuration error");
+            assert!(e.to_string().contains(needle), "{e}");
+        }
+    })
+    .await;
+}

@@ -4,6 +4,7 @@ use std::collections::VecDeque;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
+use std::time::SystemTime;
 
 use futures::Stream;
 use futures::stream::FusedStream;
@@ -29,6 +30,8 @@ pub enum CallEvent {
     Progress {
         /// Arrival number.
         seq: u64,
+        /// When it arrived.
+        at: SystemTime,
         /// Progress so far; increases with every update.
         progress: f64,
         /// The total, when the server knows it.
@@ -41,6 +44,8 @@ pub enum CallEvent {
     Log {
         /// Arrival number.
         seq: u64,
+        /// When it arrived.
+        at: SystemTime,
         /// The syslog level the server gave: `debug`, `info`, `notice`, `warning`, `error`,
         /// `critical`, `alert` or `emergency`.
         level: String,
@@ -53,6 +58,8 @@ pub enum CallEvent {
     Result {
         /// Arrival number.
         seq: u64,
+        /// When it arrived.
+        at: SystemTime,
         /// What [`Session::call_with`] returns as `Ok`.
         output: ToolOutput,
     },
@@ -60,6 +67,8 @@ pub enum CallEvent {
     Error {
         /// Arrival number.
         seq: u64,
+        /// When the call failed.
+        at: SystemTime,
         /// What [`Session::call_with`] returns as `Err`.
         error: Error,
     },
@@ -73,6 +82,16 @@ impl CallEvent {
             | CallEvent::Log { seq, .. }
             | CallEvent::Result { seq, .. }
             | CallEvent::Error { seq, .. } => *seq,
+        }
+    }
+
+    /// When the event arrived (the wall clock: comparable with the server's log times).
+    pub fn at(&self) -> SystemTime {
+        match self {
+            CallEvent::Progress { at, .. }
+            | CallEvent::Log { at, .. }
+            | CallEvent::Result { at, .. }
+            | CallEvent::Error { at, .. } => *at,
         }
     }
 
@@ -227,8 +246,16 @@ impl Stream for CallStream {
             this.call = None;
             let seq = this.feed.close();
             this.last = Some(match result {
-                Ok(output) => CallEvent::Result { seq, output },
-                Err(error) => CallEvent::Error { seq, error },
+                Ok(output) => CallEvent::Result {
+                    seq,
+                    at: SystemTime::now(),
+                    output,
+                },
+                Err(error) => CallEvent::Error {
+                    seq,
+                    at: SystemTime::now(),
+                    error,
+                },
             });
         }
         if let Some(event) = this.feed.pop() {
@@ -303,6 +330,7 @@ impl Session {
                             Arc::new(move |log: &ServerLog| {
                                 logs.push(|seq| CallEvent::Log {
                                     seq,
+                                    at: SystemTime::now(),
                                     level: log.level.clone(),
                                     logger: log.logger.clone(),
                                     data: log.data.clone(),
@@ -327,6 +355,7 @@ fn with_progress_feed(mut options: CallOptions, feed: Arc<Feed>) -> CallOptions 
         }
         feed.push(|seq| CallEvent::Progress {
             seq,
+            at: SystemTime::now(),
             progress: p.progress,
             total: p.total,
             message: p.message,
@@ -343,6 +372,7 @@ mod tests {
     fn progress(feed: &Feed, value: f64) {
         feed.push(|seq| CallEvent::Progress {
             seq,
+            at: SystemTime::now(),
             progress: value,
             total: None,
             message: None,
@@ -352,6 +382,7 @@ mod tests {
     fn log(feed: &Feed, text: &str) {
         feed.push(|seq| CallEvent::Log {
             seq,
+            at: SystemTime::now(),
             level: "info".into(),
             logger: None,
             data: Value::String(text.into()),

@@ -192,6 +192,27 @@ impl ToolboxBuilder {
         self
     }
 
+    /// Exports `alias`'s tools as `<prefix><tool>` instead of `mcp_<alias>_<tool>`
+    /// ([`ToolboxOptions::prefixes`]; `""` for the tools' own names). The prefix is made of
+    /// `[A-Za-z0-9_-]`.
+    pub fn prefix(mut self, alias: impl Into<String>, prefix: impl Into<String>) -> Self {
+        self.options.prefixes.insert(alias.into(), prefix.into());
+        self
+    }
+
+    /// Exports only the tools of `alias` whose MCP definition `keep` accepts
+    /// ([`ToolboxOptions::filters`]), e.g. `|t| t["annotations"]["readOnlyHint"] == true`.
+    pub fn filter(
+        mut self,
+        alias: impl Into<String>,
+        keep: impl Fn(&Value) -> bool + Send + Sync + 'static,
+    ) -> Self {
+        self.options
+            .filters
+            .insert(alias.into(), super::ToolFilter::new(keep));
+        self
+    }
+
     /// Sets [`ToolboxOptions::connect_options`]: e.g. `ConnectOptions::new().on_sampling(…)`
     /// lets every server ask the agent's model for completions.
     pub fn connect_options(mut self, options: crate::ConnectOptions) -> Self {
@@ -261,6 +282,27 @@ impl ToolboxBuilder {
         for alias in self.typed.keys() {
             if !servers.iter().any(|s| s.alias() == alias) {
                 return Err(unknown("a typed server", alias));
+            }
+        }
+        for (alias, prefix) in &self.options.prefixes {
+            if !servers.iter().any(|s| s.alias() == alias) {
+                return Err(unknown("a name prefix", alias));
+            }
+            if let Some(bad) = prefix
+                .chars()
+                .find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))
+            {
+                return Err(Error::toolbox(
+                    ErrorKind::Config,
+                    format!(
+                        "the name prefix {prefix:?} of server \"{alias}\" holds {bad:?}; tool names take [A-Za-z0-9_-] only"
+                    ),
+                ));
+            }
+        }
+        for alias in self.options.filters.keys() {
+            if !servers.iter().any(|s| s.alias() == alias) {
+                return Err(unknown("a tool filter", alias));
             }
         }
         for (alias, tools) in &self.lazy {

@@ -223,7 +223,12 @@ impl Snapshot {
             if slot.session.is_none() && !slot.lazy && !slot.is_fake() {
                 continue;
             }
-            candidates.extend(server_candidates(slot));
+            let filter = options.filters.get(slot.config.alias());
+            candidates.extend(
+                server_candidates(slot).into_iter().filter(|c| {
+                    c.kind != Kind::Tool || filter.is_none_or(|f| f.keeps(&c.definition))
+                }),
+            );
         }
         Snapshot::build_from(slots, locals, candidates, options)
     }
@@ -235,10 +240,11 @@ impl Snapshot {
         options: &ToolboxOptions,
     ) -> Snapshot {
         candidates.sort_by(|a, b| (&a.server, &a.tool).cmp(&(&b.server, &b.tool)));
-        let assignment = names::assign_names(
+        let assignment = names::assign_names_with(
             candidates
                 .iter()
                 .map(|c| (c.server.as_str(), c.tool.as_str())),
+            &options.prefixes,
         );
         for c in &assignment.collisions {
             tracing::warn!(name = %c.name, "{c}");

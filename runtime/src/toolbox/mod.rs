@@ -104,6 +104,34 @@ pub struct ToolboxOptions {
     /// toolbox sets the placeholder lookup ([`ToolboxBuilder::env`]) and, with
     /// [`ToolboxOptions::refresh_on_list_changed`], the `tools/list_changed` receiver.
     pub connect_options: crate::ConnectOptions,
+    /// Per server, the prefix its exported names take instead of `mcp_<alias>_` (`""`:
+    /// the tools' own names; collisions are resolved as for any name).
+    pub prefixes: BTreeMap<String, String>,
+    /// Per server, a predicate on each tool's MCP definition: the tools it refuses are not
+    /// exported (beside the registry's `tools`/`exclude_tools`).
+    pub filters: BTreeMap<String, ToolFilter>,
+}
+
+/// A predicate on a tool's MCP definition ([`ToolboxOptions::filters`]).
+#[derive(Clone)]
+pub struct ToolFilter(Arc<dyn Fn(&serde_json::Value) -> bool + Send + Sync>);
+
+impl ToolFilter {
+    /// Keeps the tools for which `f` is true.
+    pub fn new(f: impl Fn(&serde_json::Value) -> bool + Send + Sync + 'static) -> Self {
+        ToolFilter(Arc::new(f))
+    }
+
+    /// Whether the tool `definition` is kept.
+    pub fn keeps(&self, definition: &serde_json::Value) -> bool {
+        (self.0)(definition)
+    }
+}
+
+impl std::fmt::Debug for ToolFilter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ToolFilter(..)")
+    }
 }
 
 impl Default for ToolboxOptions {
@@ -116,6 +144,8 @@ impl Default for ToolboxOptions {
             resources_as_tools: false,
             refresh_on_list_changed: true,
             connect_options: crate::ConnectOptions::default(),
+            prefixes: BTreeMap::new(),
+            filters: BTreeMap::new(),
         }
     }
 }

@@ -65,10 +65,38 @@ pub struct NameAssignment {
 /// even that is taken, a hash of `mcp_<alias>_<tool>#<n>`). A new name never takes the plain
 /// name of another pair. Duplicate pairs are ignored.
 pub fn assign_names<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> NameAssignment {
+    assign_names_with(pairs, &BTreeMap::new())
+}
+
+/// [`assign_names`] where a server's tools may take another prefix than `mcp_<alias>_`:
+/// `prefixes` maps an alias to its prefix (`""`: the tools' own names). The name is the
+/// prefix and the tool name, sanitized and hashed as [`exported_name`] does.
+pub fn assign_names_with<'a>(
+    pairs: impl IntoIterator<Item = (&'a str, &'a str)>,
+    prefixes: &BTreeMap<String, String>,
+) -> NameAssignment {
+    let full_name = |alias: &str, tool: &str| match prefixes.get(alias) {
+        Some(prefix) => format!("{prefix}{tool}"),
+        None => format!("mcp_{alias}_{tool}"),
+    };
     let pairs: BTreeSet<(&str, &str)> = pairs.into_iter().collect();
     let base: Vec<((&str, &str), String)> = pairs
         .iter()
-        .map(|&(a, t)| ((a, t), exported_name(a, t)))
+        .map(|&(a, t)| {
+            let name = match prefixes.get(a) {
+                None => exported_name(a, t),
+                Some(_) => {
+                    let full = full_name(a, t);
+                    let sanitized = mcp_bindgen_core::naming::openai_sanitize(&full);
+                    if sanitized.len() <= MAX_NAME_LEN && !sanitized.is_empty() {
+                        sanitized
+                    } else {
+                        mcp_bindgen_core::naming::openai_hashed(&sanitized, &full)
+                    }
+                }
+            };
+            ((a, t), name)
+        })
         .collect();
     let plain: BTreeSet<&str> = base.iter().map(|(_, n)| n.as_str()).collect();
     let mut used: BTreeSet<String> = BTreeSet::new();
@@ -82,7 +110,7 @@ pub fn assign_names<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> 
             out.names.insert(key, name.clone());
             continue;
         }
-        let full = format!("mcp_{alias}_{tool}");
+        let full = full_name(alias, tool);
         let sanitized = mcp_bindgen_core::naming::openai_sanitize(&full);
         let mut n = 0u32;
         let new = loop {
@@ -128,6 +156,35 @@ pub fn is_valid_name(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn prefixes_replace_mcp_alias_and_collisions_are_still_resolved() {
+        let prefixes: BTreeMap<String, String> = [
+            ("a".to_string(), String::new()),
+            ("b".to_string(), String::new()),
+        ]
+        .into_iter()
+        .collect();
+        let got = assign_names_with([("a", "echo"), ("b", "echo"), ("c", "echo")], &prefixes);
+        let name = |s: &str| got.names[&(s.to_string(), "echo".to_string())].clone();
+        assert_eq!(name("a"), "echo");
+        assert_eq!(name("c"), "mcp_c_echo");
+        assert!(
+            name("b").starts_with("echo_") && name("b").len() == "echo_".len() + 8,
+            "{}",
+            name("b")
+        );
+        assert_eq!(got.collisions.len(), 1);
+        // A long prefixed name is capped like any other.
+        let long: BTreeMap<String, String> =
+            [("a".to_string(), "x".repeat(70))].into_iter().collect();
+        let got = assign_names_with([("a", "t")], &long);
+        assert!(
+            got.names
+                .values()
+                .all(|n| n.len() <= MAX_NAME_LEN && is_valid_name(n))
+        );
+    }
 
     #[test]
     fn plain_names_are_sanitized() {
