@@ -595,25 +595,66 @@ impl ToolOutput {
     }
 
     /// What a typed call of `tool` on `server` returns: [`Error::Tool`] when the tool reported
-    /// an error, else the structured result (`structuredContent`, falling back to JSON in the
-    /// first text block) decoded into `O` ([`Error::Decode`] names the field).
+    /// an error, else the structured result decoded into `O` ([`Error::Decode`] names the
+    /// field).
+    ///
+    /// A result that is not an object travels differently by protocol revision and SDK:
+    /// as `structuredContent` itself (2026-07-28), as JSON in the first text block (rmcp
+    /// servers on older revisions), or wrapped as `{"result": …}` (the TypeScript SDK on
+    /// older revisions). The structured result is tried first, then the text block's JSON;
+    /// each as it is, then unwrapped from `{"result": …}`, then wrapped into it — so a
+    /// fixture snapshotted on one revision decodes results sent on the other.
     pub(crate) fn decode<O: DeserializeOwned>(self, server: &str, tool: &str) -> Result<O> {
         let output = self.checked(server, tool)?;
-        // Read from a reference: the structured result is not copied.
-        let parsed;
-        let json = match &output.structured {
-            Some(v) => v,
-            None => {
-                parsed = output.json().unwrap_or(Value::Null);
-                &parsed
-            }
+        let text_json: Option<Value> = output.content.iter().find_map(|c| match c {
+            crate::output::Content::Text { text } => serde_json::from_str(text).ok(),
+            _ => None,
+        });
+        let sources: Vec<&Value> = output
+            .structured
+            .iter()
+            .chain(
+                text_json
+                    .iter()
+                    .filter(|t| Some(*t) != output.structured.as_ref()),
+            )
+            .collect();
+        let Some(first) = sources.first().copied() else {
+            return O::deserialize(&Value::Null).map_err(|e| Error::Decode {
+                server: server.to_string(),
+                tool: tool.to_string(),
+                type_name: std::any::type_name::<O>(),
+                message: e.to_string(),
+                excerpt: "no structured result and no JSON text".into(),
+            });
         };
-        O::deserialize(json).map_err(|e| Error::Decode {
+        let mut first_error = None;
+        for json in &sources {
+            // Read from a reference: the structured result is not copied.
+            match O::deserialize(*json) {
+                Ok(value) => return Ok(value),
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                }
+            }
+            let unwrapped = json
+                .as_object()
+                .filter(|m| m.len() == 1)
+                .and_then(|m| m.get("result"));
+            if let Some(Ok(value)) = unwrapped.map(O::deserialize) {
+                return Ok(value);
+            }
+            let wrapped = serde_json::json!({ "result": json });
+            if let Ok(value) = O::deserialize(&wrapped) {
+                return Ok(value);
+            }
+        }
+        Err(Error::Decode {
             server: server.to_string(),
             tool: tool.to_string(),
             type_name: std::any::type_name::<O>(),
-            message: e.to_string(),
-            excerpt: excerpt(json),
+            message: first_error.map_or_else(String::new, |e| e.to_string()),
+            excerpt: excerpt(first),
         })
     }
 }

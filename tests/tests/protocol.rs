@@ -518,3 +518,61 @@ async fn a_toolbox_lends_its_servers_the_agents_model() {
     })
     .await;
 }
+
+/// Results that are not objects, typed, whichever way the wire carries them: as
+/// `structuredContent` (2026-07-28), as JSON in the first text block (rmcp on 2025-11-25),
+/// wrapped as `{"result": …}` (the TypeScript SDK on 2025-11-25) — decoded into the bare
+/// type and into the wrapper a fixture of the other revision generates.
+#[tokio::test]
+async fn non_object_results_decode_the_same_on_both_wires() {
+    #[derive(serde::Deserialize, Debug, PartialEq)]
+    struct Wrapped {
+        result: Vec<i64>,
+    }
+    limited(async {
+        let (_servers, wires) = every_wire();
+        for (config, what) in wires {
+            let session = Session::connect(&config).await.expect("connect");
+            let no = json!({});
+            let numbers: Vec<i64> = session
+                .call_structured("numbers", &no, CallOptions::new())
+                .await
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert_eq!(numbers, [3, 1, 2], "{what}");
+            let count: u64 = session
+                .call_structured("count", &no, CallOptions::new())
+                .await
+                .expect("count");
+            assert_eq!(count, 42, "{what}");
+            let greeting: String = session
+                .call_structured("greeting", &no, CallOptions::new())
+                .await
+                .expect("greeting");
+            assert_eq!(greeting, "hello", "{what}");
+            for tool in ["numbers", "ts_numbers"] {
+                let bare: Vec<i64> = session
+                    .call_structured(tool, &no, CallOptions::new())
+                    .await
+                    .unwrap_or_else(|e| panic!("{what}: {tool}: {e}"));
+                assert_eq!(bare, [3, 1, 2], "{what}: {tool}");
+                let wrapped: Wrapped = session
+                    .call_structured(tool, &no, CallOptions::new())
+                    .await
+                    .unwrap_or_else(|e| panic!("{what}: {tool} as a wrapper: {e}"));
+                assert_eq!(wrapped.result, [3, 1, 2], "{what}: {tool}");
+            }
+            // A shape that matches none of the spellings is still a decode error.
+            let wrong = session
+                .call_structured::<_, Vec<String>>("numbers", &no, CallOptions::new())
+                .await
+                .expect_err("integers are not strings");
+            assert_eq!(
+                wrong.kind(),
+                mcp_bindgen::ErrorKind::Decode,
+                "{what}: {wrong}"
+            );
+            let _ = session.close().await;
+        }
+    })
+    .await;
+}

@@ -95,7 +95,6 @@ const FOREIGN: &[(&str, &str)] = &[
     ("env_http_headers", "Codex CLI"),
     // several clients
     ("icon", "other clients"),
-    ("roots", "other clients"),
 ];
 
 /// Keys of the top level of a JSON registry that concern its servers but are not read:
@@ -357,7 +356,7 @@ mod tests {
     #[test]
     fn keys_are_classified() {
         assert_eq!(classify("autoApprove"), Key::Foreign("Cline"));
-        assert_eq!(classify("roots"), Key::Foreign("other clients"));
+        assert_eq!(classify("icon"), Key::Foreign("other clients"));
         assert_eq!(classify("comand"), Key::Typo("command"));
         assert_eq!(classify("arg"), Key::Typo("args"));
         assert_eq!(classify("argz"), Key::Typo("args"));

@@ -252,7 +252,7 @@ fn typos_of_our_keys_are_refused_with_the_key_meant() {
     let r = toml("[servers.a]\ncommand = \"x\"\nautoApprove = []\nroots = []\n");
     assert_eq!(r.warnings().len(), 1);
     assert!(
-        r.warnings()[0].contains("`roots` (other clients)"),
+        r.warnings()[0].contains("`autoApprove` (Cline)") && !r.warnings()[0].contains("roots"),
         "{:?}",
         r.warnings()
     );

@@ -29,20 +29,43 @@ pub const SERVER_NAME: &str = "mcp-demo-server";
 /// `serverInfo.version` of the demo server (the crate version).
 pub const SERVER_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// Names of the tools that are listed only with `--faults`, sorted.
-pub const FAULT_TOOLS: [&str; 13] = [
+pub const FAULT_TOOLS: [&str; 17] = [
     "ask",
     "bad_header",
+    "count",
     "crash",
     "garbage",
+    "greeting",
     "grow",
     "hang",
     "huge",
     "log",
+    "numbers",
     "region",
     "roots",
     "sample",
     "sleep",
     "slow_sum",
+    "ts_numbers",
+];
+
+/// The fault tools whose result is not an object, with their output schema and result:
+/// allowed from protocol 2026-07-28 on; rmcp carries them to older peers as JSON in the
+/// first text block (and drops the schema from their listing). `ts_numbers` answers as the
+/// TypeScript SDK does on older revisions instead: `{"result": …}` as `structuredContent`.
+const NON_OBJECT_OUTPUTS: [(&str, &str, &str); 4] = [
+    ("count", r#"{"type":"integer"}"#, "42"),
+    ("greeting", r#"{"type":"string"}"#, r#""hello""#),
+    (
+        "numbers",
+        r#"{"type":"array","items":{"type":"integer"}}"#,
+        "[3,1,2]",
+    ),
+    (
+        "ts_numbers",
+        r#"{"type":"array","items":{"type":"integer"}}"#,
+        "[3,1,2]",
+    ),
 ];
 /// Names of the demo tools (always listed), sorted.
 pub const DEMO_TOOLS: [&str; 8] = [
@@ -120,6 +143,13 @@ impl DemoServer {
         }
         // Object keys sorted recursively: the listing is byte-for-byte the same whether or
         // not some other crate in the build enables serde_json's `preserve_order`.
+        for (name, schema, _) in NON_OBJECT_OUTPUTS {
+            if let Some(route) = router.map.get_mut(name)
+                && let Ok(schema) = serde_json::from_str::<JsonObject>(schema)
+            {
+                route.attr.output_schema = Some(Arc::new(schema));
+            }
+        }
         for route in router.map.values_mut() {
             route.attr.input_schema = Arc::new(sorted_object(&route.attr.input_schema));
             if let Some(output) = &route.attr.output_schema {
@@ -419,6 +449,31 @@ impl DemoServer {
         "unreachable: call_tool answers sample".into()
     }
 
+    /// Fault: the integer 42 as the structured result (not an object).
+    #[tool(title = "Count")]
+    fn count(&self) -> String {
+        "unreachable: call_tool answers count".into()
+    }
+
+    /// Fault: the string "hello" as the structured result (not an object).
+    #[tool(title = "Greeting")]
+    fn greeting(&self) -> String {
+        "unreachable: call_tool answers greeting".into()
+    }
+
+    /// Fault: the array [3, 1, 2] as the structured result (not an object).
+    #[tool(title = "Numbers")]
+    fn numbers(&self) -> String {
+        "unreachable: call_tool answers numbers".into()
+    }
+
+    /// Fault: [3, 1, 2] as the TypeScript SDK sends a non-object result: bare on
+    /// 2026-07-28, wrapped as `{"result": …}` on older revisions.
+    #[tool(title = "Numbers, as the TypeScript SDK sends them")]
+    fn ts_numbers(&self) -> String {
+        "unreachable: call_tool answers ts_numbers".into()
+    }
+
     /// Fault: ask the client for its roots and list their URIs. Served by [`roots`].
     #[tool(title = "Roots")]
     fn roots(&self) -> String {
@@ -662,6 +717,25 @@ impl ServerHandler for DemoServer {
     ) -> Result<CallToolResponse, ErrorData> {
         if request.name == "ask" && self.shared.config.faults {
             return ask(request, context).await;
+        }
+        if let Some((name, _, value)) = NON_OBJECT_OUTPUTS
+            .iter()
+            .find(|(name, _, _)| *name == request.name)
+            .filter(|_| self.shared.config.faults)
+        {
+            let value: Value = serde_json::from_str(value).unwrap_or(Value::Null);
+            let stateless = context
+                .meta
+                .protocol_version()
+                .is_some_and(|v| !v.has_initialize());
+            let value = if *name == "ts_numbers" && !stateless {
+                serde_json::json!({ "result": value })
+            } else {
+                value
+            };
+            return Ok(CallToolResponse::Complete(CallToolResult::structured(
+                value,
+            )));
         }
         if request.name == "sample" && self.shared.config.faults {
             return sample(request, context).await;
