@@ -784,3 +784,77 @@ async fn a_server_prefix_and_a_tool_filter_shape_the_export() {
     })
     .await;
 }
+
+/// The opt-in result cache: only for tools annotated read-only and idempotent, per
+/// arguments, errors never cached, expired after its TTL, forgotten on `tools/list_changed`.
+#[tokio::test]
+async fn a_read_only_idempotent_tool_can_reuse_its_results() {
+    limited(async {
+        let faults = mcp_bindgen::ServerConfig::stdio(
+            "faults",
+            common::demo_server().to_string_lossy().into_owned(),
+            vec!["--faults".into()],
+        );
+        let tb = Toolbox::from_servers(vec![faults.clone()])
+            .cache("faults", "echo", std::time::Duration::from_secs(600))
+            .cache("faults", "fail", std::time::Duration::from_secs(600))
+            .cache("faults", "add", std::time::Duration::from_millis(50))
+            .connect()
+            .await
+            .expect("connect");
+        let hi = r#"{"message": "hi"}"#;
+        let first = tb.call("mcp_faults_echo", hi).await;
+        assert!(first.is_ok() && !first.cached, "{}", first.text);
+        let second = tb.call("mcp_faults_echo", hi).await;
+        assert!(second.is_ok() && second.cached, "{}", second.text);
+        assert_eq!(second.text, first.text);
+        let other = tb.call("mcp_faults_echo", r#"{"message": "ho"}"#).await;
+        assert!(!other.cached, "other arguments are another call");
+        // A tool error is never kept.
+        for _ in 0..2 {
+            let d = tb.call("mcp_faults_fail", r#"{"message": "no"}"#).await;
+            assert!(!d.is_ok() && !d.cached, "{}", d.text);
+        }
+        // The TTL.
+        let sum = r#"{"a": 1, "b": 2}"#;
+        assert!(!tb.call("mcp_faults_add", sum).await.cached);
+        tokio::time::sleep(std::time::Duration::from_millis(120)).await;
+        assert!(!tb.call("mcp_faults_add", sum).await.cached, "expired");
+        // `tools/list_changed` forgets the server's results.
+        assert!(tb.call("mcp_faults_echo", hi).await.cached);
+        assert!(tb.call("mcp_faults_grow", "{}").await.is_ok());
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while !tb.tools().iter().any(|t| t.exported == "mcp_faults_grown") {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "no refresh after grow"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        assert!(
+            !tb.call("mcp_faults_echo", hi).await.cached,
+            "forgotten on list_changed"
+        );
+
+        // Only read-only and idempotent tools, and only tools the toolbox exports.
+        for (tool, needle) in [
+            (
+                "server_time",
+                "does not annotate it read-only and idempotent",
+            ),
+            (
+                "create_issue",
+                "does not annotate it read-only and idempotent",
+            ),
+            ("nope", "which the toolbox does not export"),
+        ] {
+            let e = Toolbox::from_servers(vec![faults.clone()])
+                .cache("faults", tool, std::time::Duration::from_secs(1))
+                .connect()
+                .await
+                .expect_err("refused");
+            assert!(e.to_string().contains(needle), "{tool}: {e}");
+        }
+    })
+    .await;
+}

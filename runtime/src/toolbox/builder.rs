@@ -213,6 +213,21 @@ impl ToolboxBuilder {
         self
     }
 
+    /// Reuses the results of `tool` of server `alias` for `ttl` when it is called again with
+    /// the same arguments ([`ToolboxOptions::cache`]). Only for a tool the server annotates
+    /// read-only and idempotent (`readOnlyHint` and `idempotentHint` true; otherwise
+    /// [`ToolboxBuilder::connect`] fails); the cache of a server is forgotten when it reports
+    /// `tools/list_changed`. A cached [`Dispatch`](super::Dispatch) says so (`cached`).
+    pub fn cache(
+        mut self,
+        alias: impl Into<String>,
+        tool: impl Into<String>,
+        ttl: std::time::Duration,
+    ) -> Self {
+        self.options.cache.insert((alias.into(), tool.into()), ttl);
+        self
+    }
+
     /// Sets [`ToolboxOptions::connect_options`]: e.g. `ConnectOptions::new().on_sampling(…)`
     /// lets every server ask the agent's model for completions.
     pub fn connect_options(mut self, options: crate::ConnectOptions) -> Self {
@@ -405,6 +420,32 @@ impl ToolboxBuilder {
             slots.insert(slot.config.alias().to_string(), Arc::new(slot));
         }
         let snapshot = Snapshot::build(slots, self.locals, &self.options);
+        for (server, tool) in self.options.cache.keys() {
+            let definition = snapshot
+                .by_pair
+                .get(&(server.clone(), tool.clone()))
+                .and_then(|&i| snapshot.entries.get(i))
+                .map(|e| &e.tool.definition);
+            let Some(definition) = definition else {
+                return Err(Error::toolbox(
+                    ErrorKind::Config,
+                    format!(
+                        "a result cache names tool \"{tool}\" of server \"{server}\", which the toolbox does not export"
+                    ),
+                ));
+            };
+            let hint = |h: &str| {
+                definition.pointer(&format!("/annotations/{h}")) == Some(&Value::Bool(true))
+            };
+            if !(hint("readOnlyHint") && hint("idempotentHint")) {
+                return Err(Error::toolbox(
+                    ErrorKind::Config,
+                    format!(
+                        "the results of tool \"{tool}\" of server \"{server}\" cannot be cached: the server does not annotate it read-only and idempotent (readOnlyHint and idempotentHint true), so a repeated call may give another result or change something"
+                    ),
+                ));
+            }
+        }
         let toolbox = Toolbox {
             agent: None,
             inner: Arc::new(Inner {
@@ -415,6 +456,7 @@ impl ToolboxBuilder {
                 closed: std::sync::atomic::AtomicBool::new(false),
                 reconnecting: tokio::sync::Mutex::new(()),
                 changed,
+                results: Default::default(),
             }),
         };
         tokio::spawn(super::lifecycle::follow_list_changes(

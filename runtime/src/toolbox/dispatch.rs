@@ -35,6 +35,11 @@ pub struct Dispatch {
     pub truncation: Option<Truncation>,
     /// How long the dispatch took.
     pub duration: Duration,
+    /// The result came from the toolbox's result cache ([`ToolboxBuilder::cache`]), not
+    /// from a call.
+    ///
+    /// [`ToolboxBuilder::cache`]: super::ToolboxBuilder::cache
+    pub cached: bool,
     /// The toolbox's limit the texts were cut to (for the provider forms of the result).
     pub(crate) max_output_bytes: usize,
 }
@@ -282,6 +287,7 @@ impl Toolbox {
                 tool,
                 truncation,
                 duration: start.elapsed(),
+                cached: false,
                 max_output_bytes: max,
             }
         };
@@ -301,6 +307,7 @@ impl Toolbox {
             duration_ms = tracing::field::Empty,
             outcome = tracing::field::Empty,
         );
+        let mut cached = false;
         let (slot, result) = match runner {
             Runner::Local(local) => {
                 let call = async {
@@ -321,15 +328,54 @@ impl Toolbox {
                 session,
                 kind,
             } => {
-                let call = async {
-                    tracing::info!(server = %target.server, tool = %target.tool, "tool called");
-                    match &kind {
-                        Kind::Tool => session.call_with(&target.tool, &arguments, options).await,
-                        kind => extras::run(&session, kind, &arguments).await,
+                let ttl = matches!(kind, Kind::Tool)
+                    .then(|| {
+                        self.inner
+                            .options
+                            .cache
+                            .get(&(target.server.clone(), target.tool.clone()))
+                    })
+                    .flatten()
+                    .copied();
+                let key = (
+                    target.server.clone(),
+                    target.tool.clone(),
+                    arguments.to_string(),
+                );
+                let hit = ttl.and_then(|ttl| {
+                    let mut results = self.inner.results.lock().ok()?;
+                    match results.get(&key) {
+                        Some((at, output)) if at.elapsed() < ttl => Some(output.clone()),
+                        Some(_) => {
+                            results.remove(&key);
+                            None
+                        }
+                        None => None,
                     }
-                };
-                let result = call.instrument(span.clone()).await;
-                (Some(slot), result)
+                });
+                if let Some(output) = hit {
+                    tracing::debug!(server = %target.server, tool = %target.tool, "result from the cache");
+                    cached = true;
+                    (Some(slot), Ok(output))
+                } else {
+                    let call = async {
+                        tracing::info!(server = %target.server, tool = %target.tool, "tool called");
+                        match &kind {
+                            Kind::Tool => {
+                                session.call_with(&target.tool, &arguments, options).await
+                            }
+                            kind => extras::run(&session, kind, &arguments).await,
+                        }
+                    };
+                    let result = call.instrument(span.clone()).await;
+                    if let (Some(_), Ok(output)) = (ttl, &result)
+                        && !output.is_error
+                        && let Ok(mut results) = self.inner.results.lock()
+                    {
+                        results.insert(key, (std::time::Instant::now(), output.clone()));
+                    }
+                    (Some(slot), result)
+                }
             }
         };
         let elapsed = start.elapsed();
@@ -349,6 +395,7 @@ impl Toolbox {
                     tool: Some(target),
                     truncation,
                     duration: elapsed,
+                    cached,
                     max_output_bytes: max,
                 }
             }

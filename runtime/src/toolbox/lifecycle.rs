@@ -316,6 +316,9 @@ pub(super) async fn follow_list_changes(
             return;
         }
         tracing::info!(server = %alias, "tools/list_changed: refreshing the server's tools");
+        if let Ok(mut results) = tb.inner.results.lock() {
+            results.retain(|(server, _, _), _| *server != alias);
+        }
         tb.refresh_only(Some(&alias)).await;
     }
 }

@@ -110,6 +110,10 @@ pub struct ToolboxOptions {
     /// Per server, a predicate on each tool's MCP definition: the tools it refuses are not
     /// exported (beside the registry's `tools`/`exclude_tools`).
     pub filters: BTreeMap<String, ToolFilter>,
+    /// Per `(server, tool)`, how long a result is reused for a call with the same
+    /// arguments: only for tools annotated read-only and idempotent (checked at connect),
+    /// forgotten when the server reports `tools/list_changed`.
+    pub cache: BTreeMap<(String, String), std::time::Duration>,
 }
 
 /// A predicate on a tool's MCP definition ([`ToolboxOptions::filters`]).
@@ -146,6 +150,7 @@ impl Default for ToolboxOptions {
             connect_options: crate::ConnectOptions::default(),
             prefixes: BTreeMap::new(),
             filters: BTreeMap::new(),
+            cache: BTreeMap::new(),
         }
     }
 }
@@ -217,6 +222,14 @@ struct Inner {
     closed: std::sync::atomic::AtomicBool,
     /// Sessions send their alias here on `tools/list_changed`.
     changed: lifecycle::ChangedTx,
+    /// Cached results ([`ToolboxOptions::cache`]): `(server, tool, arguments)` → when the
+    /// result came, and the result.
+    results: std::sync::Mutex<
+        std::collections::HashMap<
+            (String, String, String),
+            (std::time::Instant, crate::ToolOutput),
+        >,
+    >,
 }
 
 impl std::fmt::Debug for Toolbox {
