@@ -212,6 +212,10 @@ pub struct Toolbox {
     agent: Option<Arc<scope::Agent>>,
 }
 
+/// `(server, tool, arguments)` → when the result came, and the result.
+type ResultCache =
+    std::collections::HashMap<(String, String, String), (std::time::Instant, crate::ToolOutput)>;
+
 struct Inner {
     options: ToolboxOptions,
     lookup: EnvLookup,
@@ -224,12 +228,7 @@ struct Inner {
     changed: lifecycle::ChangedTx,
     /// Cached results ([`ToolboxOptions::cache`]): `(server, tool, arguments)` → when the
     /// result came, and the result.
-    results: std::sync::Mutex<
-        std::collections::HashMap<
-            (String, String, String),
-            (std::time::Instant, crate::ToolOutput),
-        >,
-    >,
+    results: std::sync::Mutex<ResultCache>,
 }
 
 impl std::fmt::Debug for Toolbox {
