@@ -571,6 +571,13 @@ async fn non_object_results_decode_the_same_on_both_wires() {
                 mcp_bindgen::ErrorKind::Decode,
                 "{what}: {wrong}"
             );
+            let revision = session.server_info().protocol_version.clone();
+            assert!(
+                wrong
+                    .to_string()
+                    .contains(&format!("the session speaks protocol {revision}")),
+                "{what}: {wrong}"
+            );
             let _ = session.close().await;
         }
     })

@@ -418,7 +418,7 @@ impl<'a> Backend<'a> {
             Err(fake) => CallFuture::new(async move { fake.call_typed(tool, args) }),
             Ok((session, options, tape)) => {
                 let call = live_call(session, options, tape, tool, Box::new(args));
-                CallFuture::new(async move { call.await?.decode(session.alias(), tool) })
+                CallFuture::new(async move { session.decode(tool, call.await?) })
             }
         }
     }
@@ -462,7 +462,7 @@ impl<'a> Backend<'a> {
                 let result = tape
                     .call(session, tool, &args, options.clone(), true)
                     .await
-                    .and_then(|out| out.decode(session.alias(), tool));
+                    .and_then(|out| session.decode(tool, out));
                 Ok(TaskHandle::ready(session.alias(), tool, result))
             }),
         }

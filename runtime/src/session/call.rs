@@ -325,9 +325,29 @@ impl Session {
         self.decode(tool, output)
     }
 
-    /// Checks `isError` and decodes a tool result into `O`.
+    /// Checks `isError` and decodes a tool result into `O`. A result that fits `O` in none
+    /// of the spellings of either protocol revision is an [`Error::Decode`] that names the
+    /// session's revision.
     pub fn decode<O: DeserializeOwned>(&self, tool: &str, output: ToolOutput) -> Result<O> {
-        output.decode(&self.inner.alias, tool)
+        output.decode(&self.inner.alias, tool).map_err(|e| match e {
+            Error::Decode {
+                server,
+                tool,
+                type_name,
+                message,
+                excerpt,
+            } => Error::Decode {
+                server,
+                tool,
+                type_name,
+                message: format!(
+                    "{message} (the session speaks protocol {}; the result was read as structuredContent and as the first text block's JSON, each also unwrapped from and wrapped into {{\"result\": …}}, as the revisions up to 2025-11-25 and 2026-07-28 carry it)",
+                    self.server_info().protocol_version
+                ),
+                excerpt,
+            },
+            other => other,
+        })
     }
 }
 
