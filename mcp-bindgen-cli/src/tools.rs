@@ -145,14 +145,7 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
         cli.show(&dir),
         collisions.len()
     );
-    for problem in &problems {
-        errln!("tools: {problem}");
-    }
-    Ok(if problems.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
+    Ok(finish(&problems))
 }
 
 fn print_json(format: Format, export: &ToolExport, collisions: &[NameCollision]) -> Result<()> {
@@ -287,14 +280,19 @@ fn connectors(
     for r in &export.refused {
         errln!("  {}: {}", r.alias, r.reason);
     }
-    for problem in &problems {
+    Ok(finish(&problems))
+}
+
+/// Prints each problem; the exit code (1 when there is one).
+fn finish(problems: &[String]) -> ExitCode {
+    for problem in problems {
         errln!("tools: {problem}");
     }
-    Ok(if problems.is_empty() {
+    if problems.is_empty() {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
-    })
+    }
 }
 
 /// `(alias, tools)` of every fixture in `dir`, sorted by file name, under the alias

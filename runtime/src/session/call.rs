@@ -329,24 +329,14 @@ impl Session {
     /// of the spellings of either protocol revision is an [`Error::Decode`] that names the
     /// session's revision.
     pub fn decode<O: DeserializeOwned>(&self, tool: &str, output: ToolOutput) -> Result<O> {
-        output.decode(&self.inner.alias, tool).map_err(|e| match e {
-            Error::Decode {
-                server,
-                tool,
-                type_name,
-                message,
-                excerpt,
-            } => Error::Decode {
-                server,
-                tool,
-                type_name,
-                message: format!(
+        output.decode(&self.inner.alias, tool).map_err(|mut e| {
+            if let Error::Decode { message, .. } = &mut e {
+                *message = format!(
                     "{message} (the session speaks protocol {}; the result was read as structuredContent and as the first text block's JSON, each also unwrapped from and wrapped into {{\"result\": …}}, as the revisions up to 2025-11-25 and 2026-07-28 carry it)",
                     self.server_info().protocol_version
-                ),
-                excerpt,
-            },
-            other => other,
+                );
+            }
+            e
         })
     }
 }
