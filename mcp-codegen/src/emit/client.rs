@@ -68,6 +68,14 @@ pub(super) fn server_module(
          argument is optional. Optional arguments are `Option<T>`; an optional argument that accepts \
          `null` is `Option<Option<T>>` (`None` leaves it out, `Some(None)` sends `null`)."
     ));
+    let protocol = match fixture
+        .document
+        .pointer("/server/protocolVersion")
+        .and_then(Value::as_str)
+    {
+        Some(revision) => quote!(::core::option::Option::Some(#revision)),
+        None => quote!(::core::option::Option::None),
+    };
     let client_doc = doc_lines(&format!(
         "Typed client for the `{alias}` server ({} tools), bound to a runtime session.",
         names.len()
@@ -96,6 +104,8 @@ pub(super) fn server_module(
             pub const FIXTURE_HASH: &str = #hash;
             /// The server alias.
             pub const ALIAS: &str = #alias;
+            /// The protocol revision the fixture was snapshotted at (`None`: not recorded).
+            pub const FIXTURE_PROTOCOL: ::core::option::Option<&str> = #protocol;
             /// Original names of the generated tools, in fixture order.
             pub const TOOL_NAMES: &[&str] = &[#(#names),*];
             /// Every generated tool as a toolbox definition: compile-time OpenAI export and
@@ -131,7 +141,8 @@ pub(super) fn server_module(
                 pub async fn connect(config: &::mcp_bindgen::ServerConfig) -> ::mcp_bindgen::Result<Self> {
                     let options = ::mcp_bindgen::ConnectOptions::new()
                         .with_fixture_hash(FIXTURE_HASH)
-                        .with_fixture_tools(TYPED_TOOLS);
+                        .with_fixture_tools(TYPED_TOOLS)
+                        .with_fixture_protocol(FIXTURE_PROTOCOL);
                     options.connect(config).await.map(Self::new)
                 }
 

@@ -21,6 +21,8 @@ pub mod constraints {
     pub const FIXTURE_HASH: &str = "9a21fd2323d71f827634b9828c6de01d0931e3d4ee48217d30e9defcab6c9823";
     /// The server alias.
     pub const ALIAS: &str = "constraints";
+    /// The protocol revision the fixture was snapshotted at (`None`: not recorded).
+    pub const FIXTURE_PROTOCOL: ::core::option::Option<&str> = ::core::option::Option::None;
     /// Original names of the generated tools, in fixture order.
     pub const TOOL_NAMES: &[&str] = &["formats", "defaults", "dropped", "free_form"];
     /// Every generated tool as a toolbox definition: compile-time OpenAI export and
@@ -65,7 +67,8 @@ pub mod constraints {
         ) -> ::mcp_bindgen::Result<Self> {
             let options = ::mcp_bindgen::ConnectOptions::new()
                 .with_fixture_hash(FIXTURE_HASH)
-                .with_fixture_tools(TYPED_TOOLS);
+                .with_fixture_tools(TYPED_TOOLS)
+                .with_fixture_protocol(FIXTURE_PROTOCOL);
             options.connect(config).await.map(Self::new)
         }
         /// The underlying session (untyped calls, server info, close).

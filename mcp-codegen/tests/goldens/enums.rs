@@ -21,6 +21,8 @@ pub mod enums {
     pub const FIXTURE_HASH: &str = "6756744377481ebfadd3b7b7ea169f083d535d7d964d7913c929dc27a92577e9";
     /// The server alias.
     pub const ALIAS: &str = "enums";
+    /// The protocol revision the fixture was snapshotted at (`None`: not recorded).
+    pub const FIXTURE_PROTOCOL: ::core::option::Option<&str> = ::core::option::Option::None;
     /// Original names of the generated tools, in fixture order.
     pub const TOOL_NAMES: &[&str] = &["search_issues", "shapes", "consts"];
     /// Every generated tool as a toolbox definition: compile-time OpenAI export and
@@ -64,7 +66,8 @@ pub mod enums {
         ) -> ::mcp_bindgen::Result<Self> {
             let options = ::mcp_bindgen::ConnectOptions::new()
                 .with_fixture_hash(FIXTURE_HASH)
-                .with_fixture_tools(TYPED_TOOLS);
+                .with_fixture_tools(TYPED_TOOLS)
+                .with_fixture_protocol(FIXTURE_PROTOCOL);
             options.connect(config).await.map(Self::new)
         }
         /// The underlying session (untyped calls, server info, close).

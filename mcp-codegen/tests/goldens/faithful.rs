@@ -21,6 +21,8 @@ pub mod faithful {
     pub const FIXTURE_HASH: &str = "7f68ed793225f090563d051d25a084157d701b9e15010074a5cd0c6755f92957";
     /// The server alias.
     pub const ALIAS: &str = "faithful";
+    /// The protocol revision the fixture was snapshotted at (`None`: not recorded).
+    pub const FIXTURE_PROTOCOL: ::core::option::Option<&str> = ::core::option::Option::None;
     /// Original names of the generated tools, in fixture order.
     pub const TOOL_NAMES: &[&str] = &[
         "pydantic_union",
@@ -80,7 +82,8 @@ pub mod faithful {
         ) -> ::mcp_bindgen::Result<Self> {
             let options = ::mcp_bindgen::ConnectOptions::new()
                 .with_fixture_hash(FIXTURE_HASH)
-                .with_fixture_tools(TYPED_TOOLS);
+                .with_fixture_tools(TYPED_TOOLS)
+                .with_fixture_protocol(FIXTURE_PROTOCOL);
             options.connect(config).await.map(Self::new)
         }
         /// The underlying session (untyped calls, server info, close).

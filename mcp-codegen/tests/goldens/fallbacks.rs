@@ -21,6 +21,8 @@ pub mod fallbacks {
     pub const FIXTURE_HASH: &str = "d997c823b3f26fc80f45facabde08ba740a40aa2b280bcf8eb2110ed036ef0f2";
     /// The server alias.
     pub const ALIAS: &str = "fallbacks";
+    /// The protocol revision the fixture was snapshotted at (`None`: not recorded).
+    pub const FIXTURE_PROTOCOL: ::core::option::Option<&str> = ::core::option::Option::None;
     /// Original names of the generated tools, in fixture order.
     pub const TOOL_NAMES: &[&str] = &["remote_ref", "dangling", "not_object", "fine"];
     /// Every generated tool as a toolbox definition: compile-time OpenAI export and
@@ -65,7 +67,8 @@ pub mod fallbacks {
         ) -> ::mcp_bindgen::Result<Self> {
             let options = ::mcp_bindgen::ConnectOptions::new()
                 .with_fixture_hash(FIXTURE_HASH)
-                .with_fixture_tools(TYPED_TOOLS);
+                .with_fixture_tools(TYPED_TOOLS)
+                .with_fixture_protocol(FIXTURE_PROTOCOL);
             options.connect(config).await.map(Self::new)
         }
         /// The underlying session (untyped calls, server info, close).

@@ -21,6 +21,8 @@ pub mod github {
     pub const FIXTURE_HASH: &str = "e91c252e0f7518c3d580bc0c709fcec4929e18e73a36fab8340461a17f4309d8";
     /// The server alias.
     pub const ALIAS: &str = "github";
+    /// The protocol revision the fixture was snapshotted at (`None`: not recorded).
+    pub const FIXTURE_PROTOCOL: ::core::option::Option<&str> = ::core::option::Option::None;
     /// Original names of the generated tools, in fixture order.
     pub const TOOL_NAMES: &[&str] = &[
         "actions_get",
@@ -296,7 +298,8 @@ pub mod github {
         ) -> ::mcp_bindgen::Result<Self> {
             let options = ::mcp_bindgen::ConnectOptions::new()
                 .with_fixture_hash(FIXTURE_HASH)
-                .with_fixture_tools(TYPED_TOOLS);
+                .with_fixture_tools(TYPED_TOOLS)
+                .with_fixture_protocol(FIXTURE_PROTOCOL);
             options.connect(config).await.map(Self::new)
         }
         /// The underlying session (untyped calls, server info, close).

@@ -21,6 +21,8 @@ pub mod names {
     pub const FIXTURE_HASH: &str = "7050d755d5e5e9a4989fbbfd6b3eb074b87fddb92124c6d5a9ca4681dd909d79";
     /// The server alias.
     pub const ALIAS: &str = "names";
+    /// The protocol revision the fixture was snapshotted at (`None`: not recorded).
+    pub const FIXTURE_PROTOCOL: ::core::option::Option<&str> = ::core::option::Option::None;
     /// Original names of the generated tools, in fixture order.
     pub const TOOL_NAMES: &[&str] = &[
         "create-issue",
@@ -78,7 +80,8 @@ pub mod names {
         ) -> ::mcp_bindgen::Result<Self> {
             let options = ::mcp_bindgen::ConnectOptions::new()
                 .with_fixture_hash(FIXTURE_HASH)
-                .with_fixture_tools(TYPED_TOOLS);
+                .with_fixture_tools(TYPED_TOOLS)
+                .with_fixture_protocol(FIXTURE_PROTOCOL);
             options.connect(config).await.map(Self::new)
         }
         /// The underlying session (untyped calls, server info, close).

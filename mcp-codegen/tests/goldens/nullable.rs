@@ -21,6 +21,8 @@ pub mod nullable {
     pub const FIXTURE_HASH: &str = "cd95d6ed52f7460b51e042a1cd09d211b171f951eed676d9611ebd5de7f01ac4";
     /// The server alias.
     pub const ALIAS: &str = "nullable";
+    /// The protocol revision the fixture was snapshotted at (`None`: not recorded).
+    pub const FIXTURE_PROTOCOL: ::core::option::Option<&str> = ::core::option::Option::None;
     /// Original names of the generated tools, in fixture order.
     pub const TOOL_NAMES: &[&str] = &["update"];
     /// Every generated tool as a toolbox definition: compile-time OpenAI export and
@@ -60,7 +62,8 @@ pub mod nullable {
         ) -> ::mcp_bindgen::Result<Self> {
             let options = ::mcp_bindgen::ConnectOptions::new()
                 .with_fixture_hash(FIXTURE_HASH)
-                .with_fixture_tools(TYPED_TOOLS);
+                .with_fixture_tools(TYPED_TOOLS)
+                .with_fixture_protocol(FIXTURE_PROTOCOL);
             options.connect(config).await.map(Self::new)
         }
         /// The underlying session (untyped calls, server info, close).

@@ -21,6 +21,8 @@ pub mod outputs {
     pub const FIXTURE_HASH: &str = "1c68ecff29011b818d961ef85da12384f8d03fb5f82b968ed26f58119b17bbe6";
     /// The server alias.
     pub const ALIAS: &str = "outputs";
+    /// The protocol revision the fixture was snapshotted at (`None`: not recorded).
+    pub const FIXTURE_PROTOCOL: ::core::option::Option<&str> = ::core::option::Option::None;
     /// Original names of the generated tools, in fixture order.
     pub const TOOL_NAMES: &[&str] = &[
         "get_weather",
@@ -72,7 +74,8 @@ pub mod outputs {
         ) -> ::mcp_bindgen::Result<Self> {
             let options = ::mcp_bindgen::ConnectOptions::new()
                 .with_fixture_hash(FIXTURE_HASH)
-                .with_fixture_tools(TYPED_TOOLS);
+                .with_fixture_tools(TYPED_TOOLS)
+                .with_fixture_protocol(FIXTURE_PROTOCOL);
             options.connect(config).await.map(Self::new)
         }
         /// The underlying session (untyped calls, server info, close).

@@ -21,6 +21,8 @@ pub mod prompts {
     pub const FIXTURE_HASH: &str = "df202263c8f08ecb3bb2b3812104d1c705514f145659f28b3c0175519b18ad2f";
     /// The server alias.
     pub const ALIAS: &str = "prompts";
+    /// The protocol revision the fixture was snapshotted at (`None`: not recorded).
+    pub const FIXTURE_PROTOCOL: ::core::option::Option<&str> = ::core::option::Option::None;
     /// Original names of the generated tools, in fixture order.
     pub const TOOL_NAMES: &[&str] = &["connect", "prompts"];
     /// Every generated tool as a toolbox definition: compile-time OpenAI export and
@@ -63,7 +65,8 @@ pub mod prompts {
         ) -> ::mcp_bindgen::Result<Self> {
             let options = ::mcp_bindgen::ConnectOptions::new()
                 .with_fixture_hash(FIXTURE_HASH)
-                .with_fixture_tools(TYPED_TOOLS);
+                .with_fixture_tools(TYPED_TOOLS)
+                .with_fixture_protocol(FIXTURE_PROTOCOL);
             options.connect(config).await.map(Self::new)
         }
         /// The underlying session (untyped calls, server info, close).

@@ -21,6 +21,8 @@ pub mod refs {
     pub const FIXTURE_HASH: &str = "abe708f5378ae76a16b746a78a87b2b8ad0a8825bc5be342171bbd920b505e61";
     /// The server alias.
     pub const ALIAS: &str = "refs";
+    /// The protocol revision the fixture was snapshotted at (`None`: not recorded).
+    pub const FIXTURE_PROTOCOL: ::core::option::Option<&str> = ::core::option::Option::None;
     /// Original names of the generated tools, in fixture order.
     pub const TOOL_NAMES: &[&str] = &[
         "first",
@@ -72,7 +74,8 @@ pub mod refs {
         ) -> ::mcp_bindgen::Result<Self> {
             let options = ::mcp_bindgen::ConnectOptions::new()
                 .with_fixture_hash(FIXTURE_HASH)
-                .with_fixture_tools(TYPED_TOOLS);
+                .with_fixture_tools(TYPED_TOOLS)
+                .with_fixture_protocol(FIXTURE_PROTOCOL);
             options.connect(config).await.map(Self::new)
         }
         /// The underlying session (untyped calls, server info, close).

@@ -21,6 +21,8 @@ pub mod unions {
     pub const FIXTURE_HASH: &str = "8aa63821695e883102fad21ab87ecc374ef3992ff694ca7a511530f28f8dab6f";
     /// The server alias.
     pub const ALIAS: &str = "unions";
+    /// The protocol revision the fixture was snapshotted at (`None`: not recorded).
+    pub const FIXTURE_PROTOCOL: ::core::option::Option<&str> = ::core::option::Option::None;
     /// Original names of the generated tools, in fixture order.
     pub const TOOL_NAMES: &[&str] = &[
         "sort_direction",
@@ -76,7 +78,8 @@ pub mod unions {
         ) -> ::mcp_bindgen::Result<Self> {
             let options = ::mcp_bindgen::ConnectOptions::new()
                 .with_fixture_hash(FIXTURE_HASH)
-                .with_fixture_tools(TYPED_TOOLS);
+                .with_fixture_tools(TYPED_TOOLS)
+                .with_fixture_protocol(FIXTURE_PROTOCOL);
             options.connect(config).await.map(Self::new)
         }
         /// The underlying session (untyped calls, server info, close).

@@ -331,8 +331,12 @@ impl Session {
     pub fn decode<O: DeserializeOwned>(&self, tool: &str, output: ToolOutput) -> Result<O> {
         output.decode(&self.inner.alias, tool).map_err(|mut e| {
             if let Error::Decode { message, .. } = &mut e {
+                let fixture = match self.inner.options.fixture_protocol {
+                    Some(revision) => format!("the fixture was snapshotted at protocol {revision}, "),
+                    None => String::new(),
+                };
                 *message = format!(
-                    "{message} (the session speaks protocol {}; the result was read as structuredContent and as the first text block's JSON, each also unwrapped from and wrapped into {{\"result\": …}}, as the revisions up to 2025-11-25 and 2026-07-28 carry it)",
+                    "{message} ({fixture}the session speaks protocol {}; the result was read as structuredContent and as the first text block's JSON, each also unwrapped from and wrapped into {{\"result\": …}}, as the revisions up to 2025-11-25 and 2026-07-28 carry it)",
                     self.server_info().protocol_version
                 );
             }

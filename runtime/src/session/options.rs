@@ -100,6 +100,7 @@ pub struct ConnectOptions {
     pub(super) connect_timeout: Option<Duration>,
     pub(super) fixture_hash: Option<String>,
     pub(super) fixture_tools: Option<&'static [crate::typed::TypedTool]>,
+    pub(super) fixture_protocol: Option<&'static str>,
     pub(super) drift: Option<DriftPolicy>,
     pub(super) elicit: Option<Elicit>,
     pub(super) sampling: Option<super::client::SampleFn>,
@@ -120,6 +121,7 @@ impl std::fmt::Debug for ConnectOptions {
             .field("connect_timeout", &self.connect_timeout)
             .field("fixture_hash", &self.fixture_hash)
             .field("fixture_tools", &self.fixture_tools.map(<[_]>::len))
+            .field("fixture_protocol", &self.fixture_protocol)
             .field("drift", &self.drift)
             .field("on_sampling", &self.sampling.is_some())
             .field("roots", &self.roots)
@@ -193,6 +195,14 @@ impl ConnectOptions {
     /// uses.
     pub fn with_fixture_tools(mut self, tools: &'static [crate::typed::TypedTool]) -> Self {
         self.fixture_tools = Some(tools);
+        self
+    }
+
+    /// The protocol revision the fixture was snapshotted at (generated code's
+    /// `FIXTURE_PROTOCOL`): a typed result that fits none of the spellings of either
+    /// revision is then a decode error naming both the fixture's and the session's.
+    pub fn with_fixture_protocol(mut self, revision: Option<&'static str>) -> Self {
+        self.fixture_protocol = revision;
         self
     }
 
