@@ -206,10 +206,7 @@ fn connectors(
             TransportConfig::Sse { url, headers }
             | TransportConfig::StreamableHttp { url, headers } => (url.clone(), headers.clone()),
             _ => {
-                refused.push(Refused {
-                    alias,
-                    reason: "a stdio server runs on this machine and the provider cannot start it; export its tools as functions instead".into(),
-                });
+                refused.push(Refused::stdio(alias));
                 continue;
             }
         };
@@ -245,9 +242,7 @@ fn connectors(
             tools,
         });
     }
-    let mut export = connector_export(connector, &servers, approval);
-    export.refused.extend(refused);
-    export.refused.sort_by(|a, b| a.alias.cmp(&b.alias));
+    let export = connector_export(connector, &servers, approval, refused);
     let problems: Vec<String> = provider::connector::check(connector, &export)
         .err()
         .into_iter()

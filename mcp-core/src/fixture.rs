@@ -96,21 +96,20 @@ impl Tool {
     /// Whether the server runs the tool only as a task (`execution.taskSupport` is
     /// `"required"`): the generated plain method then runs it as a task and waits.
     pub fn task_required(&self) -> bool {
+        self.task_support() == Some("required")
+    }
+
+    /// `execution.taskSupport`, when the fixture records it.
+    fn task_support(&self) -> Option<&str> {
         self.raw
             .pointer("/execution/taskSupport")
             .and_then(Value::as_str)
-            == Some("required")
     }
 
     /// Whether the server says the tool can run as a task (`execution.taskSupport` is
     /// `"optional"` or `"required"`): the generated client then has a `*_task` method.
     pub fn task_capable(&self) -> bool {
-        matches!(
-            self.raw
-                .pointer("/execution/taskSupport")
-                .and_then(Value::as_str),
-            Some("optional" | "required")
-        )
+        matches!(self.task_support(), Some("optional" | "required"))
     }
 }
 

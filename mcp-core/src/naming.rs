@@ -130,12 +130,17 @@ pub fn is_plain_ident(s: &str) -> bool {
 /// SHA-256 of the unsanitized `mcp_<alias>_<tool>`, so they stay stable and distinct. The
 /// agent layer uses the same rule and keeps a map back: never parse these names.
 pub fn openai_name(alias: &str, tool: &str) -> String {
-    let full = format!("mcp_{alias}_{tool}");
-    let sanitized = openai_sanitize(&full);
+    openai_name_of(&format!("mcp_{alias}_{tool}"))
+}
+
+/// [`openai_name`] of a name already composed (`<prefix><tool>`): sanitized, and hashed
+/// when longer than [`OPENAI_NAME_MAX`].
+pub fn openai_name_of(full: &str) -> String {
+    let sanitized = openai_sanitize(full);
     if sanitized.len() <= OPENAI_NAME_MAX {
         sanitized
     } else {
-        openai_hashed(&sanitized, &full)
+        openai_hashed(&sanitized, full)
     }
 }
 

@@ -7,8 +7,9 @@
 //! 3. runs `verify --deep` (codegen, then the round-trip oracle; `mcp-bindgen-cli`) over
 //!    the committed fixtures, the property test's sample, 53 real servers' tool schemas
 //!    (`tests/corpus/real-servers`), the generator's edge-case fixtures and GitHub's official
-//!    server (`tests/corpus/github-official`); and `tools --format anthropic|gemini|openai-strict
-//!    --check` over the same directories (one valid definition per tool, names unique);
+//!    server (`tests/corpus/github-official`); and `tools --format
+//!    anthropic|gemini|openai-strict|openai-responses --check` over the same directories
+//!    (one valid definition per tool, names unique);
 //! 4. runs `snapshot --check --all-required` (`mcp-bindgen-cli`, as `cargo xtask snapshot`
 //!    runs it): every default server must reproduce its committed fixture byte for byte;
 //! 5. runs `conformance` (the same function as `cargo xtask conformance`): every client

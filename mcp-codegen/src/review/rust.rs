@@ -829,9 +829,6 @@ fn derive_changes(
     }
 }
 
-/// Token text as written by hand: `Option < Vec < String > >` → `Option<Vec<String>>`
-/// (a space kept only between two words and after a comma), `std` prelude paths shortened,
-/// long types cut.
 /// The names a `use` tree makes visible, each with the path it stands for (`*` for a glob).
 fn reexports(tree: &syn::UseTree, path: String, out: &mut Vec<(String, String)>) {
     let join = |last: &str| {
@@ -854,6 +851,9 @@ fn reexports(tree: &syn::UseTree, path: String, out: &mut Vec<(String, String)>)
     }
 }
 
+/// Token text as written by hand: `Option < Vec < String > >` → `Option<Vec<String>>`
+/// (a space kept only between two words and after a comma), `std` prelude paths shortened,
+/// long types cut.
 fn squeeze(t: &str) -> String {
     let word = |c: char| c.is_alphanumeric() || c == '_' || c == '\'';
     let chars: Vec<char> = t.chars().collect();

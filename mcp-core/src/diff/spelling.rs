@@ -231,27 +231,17 @@ fn met_by_every_allowed_value(key: &str, v: &Value, m: &Map<String, Value>) -> O
             _ => None,
         }
     };
-    let meets = |x: f64| match key {
-        "minimum" | "minLength" | "minItems" | "minProperties" => x >= n,
-        "maximum" | "maxLength" | "maxItems" | "maxProperties" => x <= n,
-        "exclusiveMinimum" => x > n,
-        "exclusiveMaximum" => x < n,
-        _ => false,
+    let meets: fn(f64, f64) -> bool = match key {
+        "minimum" | "minLength" | "minItems" | "minProperties" => |x, n| x >= n,
+        "maximum" | "maxLength" | "maxItems" | "maxProperties" => |x, n| x <= n,
+        "exclusiveMinimum" => |x, n| x > n,
+        "exclusiveMaximum" => |x, n| x < n,
+        _ => return None,
     };
-    let known = matches!(
-        key,
-        "minimum"
-            | "maximum"
-            | "exclusiveMinimum"
-            | "exclusiveMaximum"
-            | "minLength"
-            | "maxLength"
-            | "minItems"
-            | "maxItems"
-            | "minProperties"
-            | "maxProperties"
-    );
-    (known && values.values().filter_map(measure).all(meets))
+    values
+        .values()
+        .filter_map(measure)
+        .all(|x| meets(x, n))
         .then(|| "every value the schema allows (`enum`/`const`) meets it".to_string())
 }
 
@@ -267,7 +257,6 @@ impl SchemaDiff<'_> {
         a: &Map<String, Value>,
         b: &Map<String, Value>,
     ) {
-        let shown = |v: &Value| compact(v);
         // `0` and `0.0` are one bound.
         let same = |x: &Value, y: &Value| x == y || (x.is_number() && x.as_f64() == y.as_f64());
         for g in gone_old {
@@ -282,8 +271,8 @@ impl SchemaDiff<'_> {
                     format!(
                         "`{}` changed from {} to {}: neither restricts anything ({})",
                         g.key,
-                        shown(&g.value),
-                        shown(&n.value),
+                        compact(&g.value),
+                        compact(&n.value),
                         n.why
                     ),
                 ),
@@ -293,7 +282,7 @@ impl SchemaDiff<'_> {
                     format!(
                         "`{}: {}` removed: it restricted nothing ({})",
                         g.key,
-                        shown(&g.value),
+                        compact(&g.value),
                         g.why
                     ),
                 ),
@@ -309,7 +298,7 @@ impl SchemaDiff<'_> {
                 format!(
                     "`{}: {}` added: it restricts nothing ({})",
                     n.key,
-                    shown(&n.value),
+                    compact(&n.value),
                     n.why
                 ),
             );

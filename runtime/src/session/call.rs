@@ -327,7 +327,8 @@ impl Session {
 
     /// Checks `isError` and decodes a tool result into `O`. A result that fits `O` in none
     /// of the spellings of either protocol revision is an [`Error::Decode`] that names the
-    /// session's revision.
+    /// session's revision, and the fixture's when the session knows it
+    /// ([`ConnectOptions::with_fixture_protocol`](super::ConnectOptions::with_fixture_protocol)).
     pub fn decode<O: DeserializeOwned>(&self, tool: &str, output: ToolOutput) -> Result<O> {
         output.decode(&self.inner.alias, tool).map_err(|mut e| {
             if let Error::Decode { message, .. } = &mut e {

@@ -1,7 +1,7 @@
 //! What the client offers the server: completions from the application's model (MCP
 //! sampling, `sampling/createMessage`) and the application's roots (`roots/list`), as server
 //! requests (protocol up to 2025-11-25) or as `input_required` answers to a call
-//! (2026-07-28). Both eras go through [`answer_sampling`] and [`roots_json`].
+//! (2026-07-28). Both eras go through [`answer_sampling`] and [`offered_roots`].
 
 use std::future::Future;
 use std::pin::Pin;
@@ -95,12 +95,13 @@ pub type SamplingFuture = Pin<Box<dyn Future<Output = Result<SamplingReply, Stri
 pub(super) type SampleFn = Arc<dyn Fn(SamplingRequest) -> SamplingFuture + Send + Sync>;
 
 /// A root the client offers the server: a directory or file (a `file://` URI) it may work in.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
 #[non_exhaustive]
 pub struct Root {
     /// The root's URI (`file:///home/me/project`).
     pub uri: String,
     /// A name for people.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
 }
 
@@ -144,15 +145,14 @@ pub(crate) fn file_uri(path: &std::path::Path) -> String {
     out
 }
 
+/// The `roots/list` result of the roots a session offers; `None` when it offers none (the
+/// capability was not declared).
+pub(super) fn offered_roots(roots: Option<&std::sync::Mutex<Vec<Root>>>) -> Option<Value> {
+    roots.map(|r| roots_json(&r.lock().unwrap_or_else(|p| p.into_inner())))
+}
+
 /// A `roots/list` result: `{"roots": [{"uri", "name"?}, …]}`.
-pub(super) fn roots_json(roots: &[Root]) -> Value {
-    let roots: Vec<Value> = roots
-        .iter()
-        .map(|r| match &r.name {
-            Some(name) => json!({"uri": r.uri, "name": name}),
-            None => json!({"uri": r.uri}),
-        })
-        .collect();
+fn roots_json(roots: &[Root]) -> Value {
     json!({ "roots": roots })
 }
 
@@ -263,30 +263,6 @@ fn sampling_request(server: &str, params: Value) -> Result<SamplingRequest, Stri
 }
 
 impl super::Session {
-    /// An HTTP server's URL and headers as the session sends them (placeholders
-    /// substituted); `None` for a stdio server. For provider-native MCP entries.
-    pub(crate) fn http_target(
-        &self,
-    ) -> Option<(String, std::collections::BTreeMap<String, String>)> {
-        match &self.inner.resolved.transport {
-            crate::config::TransportConfig::Stdio { .. } => None,
-            crate::config::TransportConfig::Sse { url, headers }
-            | crate::config::TransportConfig::StreamableHttp { url, headers } => {
-                Some((url.clone(), headers.clone()))
-            }
-        }
-    }
-
-    /// The OAuth access token the session would send now (refreshed when due); `None` for a
-    /// server without OAuth. For provider-native MCP entries.
-    pub(crate) async fn bearer_token(&self) -> Result<Option<String>> {
-        #[cfg(feature = "oauth")]
-        if let Some(engine) = &self.inner.auth {
-            return engine.token().await;
-        }
-        Ok(None)
-    }
-
     /// The roots the session offers the server (empty when it offers none).
     pub fn roots(&self) -> Vec<Root> {
         match &self.inner.shared.roots {

@@ -13,7 +13,7 @@ use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ClientHandler, RoleClient};
 use serde_json::Value;
 
-use super::client::{SampleFn, SamplingRefusal, answer_sampling, roots_json};
+use super::client::{SampleFn, SamplingRefusal, answer_sampling, offered_roots};
 use super::input::{Elicit, answer_elicitation};
 use super::notify::{Shared, server_log};
 use crate::config::Protocol;
@@ -98,14 +98,13 @@ impl ClientHandler for Handler {
         &self,
         _context: RequestContext<RoleClient>,
     ) -> std::result::Result<rmcp::model::ListRootsResult, rmcp::ErrorData> {
-        let Some(roots) = &self.shared.roots else {
+        let Some(json) = offered_roots(self.shared.roots.as_ref()) else {
             return Err(rmcp::ErrorData::new(
                 rmcp::model::ErrorCode::METHOD_NOT_FOUND,
                 "this client offers no roots (none in the registry entry or in mcp-bindgen's ConnectOptions::with_roots), so the roots capability was not declared",
                 None,
             ));
         };
-        let json = roots_json(&roots.lock().unwrap_or_else(|p| p.into_inner()));
         serde_json::from_value(json)
             .map_err(|e| rmcp::ErrorData::internal_error(format!("roots: {e}"), None))
     }

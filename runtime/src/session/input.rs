@@ -131,18 +131,18 @@ impl Session {
                     let result = answer_elicitation(policy, alias, r.params).await;
                     serde_json::to_value(result).unwrap_or(Value::Null)
                 }
-                InputRequest::ListRoots(_) => match &self.inner.shared.roots {
-                    Some(roots) => {
-                        super::client::roots_json(&roots.lock().unwrap_or_else(|p| p.into_inner()))
+                InputRequest::ListRoots(_) => {
+                    match super::client::offered_roots(self.inner.shared.roots.as_ref()) {
+                        Some(json) => json,
+                        None => {
+                            return Err(Error::Misbehaved {
+                                server: alias.to_string(),
+                                method: format!("tools/call \"{tool}\""),
+                                message: "the server asked for the client's roots, but this client offers none (no `roots` in the registry entry, no ConnectOptions::with_roots) and did not declare the roots capability".into(),
+                            });
+                        }
                     }
-                    None => {
-                        return Err(Error::Misbehaved {
-                            server: alias.to_string(),
-                            method: format!("tools/call \"{tool}\""),
-                            message: "the server asked for the client's roots, but this client offers none (no `roots` in the registry entry, no ConnectOptions::with_roots) and did not declare the roots capability".into(),
-                        });
-                    }
-                },
+                }
                 #[allow(deprecated)] // Sampling: deprecated by a later revision, still sent.
                 InputRequest::CreateMessage(r) => {
                     let params = serde_json::to_value(&r.params).unwrap_or(Value::Null);

@@ -170,6 +170,30 @@ impl Session {
         self.inner.kind
     }
 
+    /// An HTTP server's URL and headers as the session sends them (placeholders
+    /// substituted); `None` for a stdio server. For provider-native MCP entries.
+    pub(crate) fn http_target(
+        &self,
+    ) -> Option<(String, std::collections::BTreeMap<String, String>)> {
+        match &self.inner.resolved.transport {
+            crate::config::TransportConfig::Stdio { .. } => None,
+            crate::config::TransportConfig::Sse { url, headers }
+            | crate::config::TransportConfig::StreamableHttp { url, headers } => {
+                Some((url.clone(), headers.clone()))
+            }
+        }
+    }
+
+    /// The OAuth access token the session would send now (refreshed when due); `None` for a
+    /// server without OAuth. For provider-native MCP entries.
+    pub(crate) async fn bearer_token(&self) -> Result<Option<String>> {
+        #[cfg(feature = "oauth")]
+        if let Some(engine) = &self.inner.auth {
+            return engine.token().await;
+        }
+        Ok(None)
+    }
+
     /// What the server reported in `initialize` (empty before a lazy session connected).
     pub fn server_info(&self) -> &ServerInfo {
         self.inner.info.get().unwrap_or(&NO_INFO)

@@ -8,6 +8,7 @@ use tracing::Instrument;
 
 use std::sync::Arc;
 
+use super::CacheKey;
 use super::catalog::{Kind, Slot, ToolRef, tool_ref, unavailable};
 use super::extras;
 use super::local::LocalTool;
@@ -265,6 +266,28 @@ impl Toolbox {
         })
     }
 
+    /// A result of the cache younger than `ttl`; an older one is dropped.
+    fn cached(&self, key: &CacheKey, ttl: std::time::Duration) -> Option<ToolOutput> {
+        let mut results = self.inner.results.lock().ok()?;
+        match results.get(key) {
+            Some((at, output)) if at.elapsed() < ttl => Some(output.clone()),
+            Some(_) => {
+                results.remove(key);
+                None
+            }
+            None => None,
+        }
+    }
+
+    /// Keeps a result for [`Toolbox::cached`] (never a tool error).
+    fn keep(&self, key: CacheKey, output: &ToolOutput) {
+        if !output.is_error
+            && let Ok(mut results) = self.inner.results.lock()
+        {
+            results.insert(key, (std::time::Instant::now(), output.clone()));
+        }
+    }
+
     pub(super) async fn dispatch(
         &self,
         name: &str,
@@ -342,17 +365,7 @@ impl Toolbox {
                     target.tool.clone(),
                     arguments.to_string(),
                 );
-                let hit = ttl.and_then(|ttl| {
-                    let mut results = self.inner.results.lock().ok()?;
-                    match results.get(&key) {
-                        Some((at, output)) if at.elapsed() < ttl => Some(output.clone()),
-                        Some(_) => {
-                            results.remove(&key);
-                            None
-                        }
-                        None => None,
-                    }
-                });
+                let hit = ttl.and_then(|ttl| self.cached(&key, ttl));
                 if let Some(output) = hit {
                     tracing::debug!(server = %target.server, tool = %target.tool, "result from the cache");
                     cached = true;
@@ -368,11 +381,8 @@ impl Toolbox {
                         }
                     };
                     let result = call.instrument(span.clone()).await;
-                    if let (Some(_), Ok(output)) = (ttl, &result)
-                        && !output.is_error
-                        && let Ok(mut results) = self.inner.results.lock()
-                    {
-                        results.insert(key, (std::time::Instant::now(), output.clone()));
+                    if let (Some(_), Ok(output)) = (ttl, &result) {
+                        self.keep(key, output);
                     }
                     (Some(slot), result)
                 }

@@ -85,10 +85,7 @@ impl Toolbox {
         let mut refused = Vec::new();
         for server in native(&snap, scope) {
             let Some((url, headers)) = server.session.http_target() else {
-                refused.push(Refused {
-                    alias: server.alias,
-                    reason: "a stdio server runs on this machine and the provider cannot start it; export its tools as functions instead".into(),
-                });
+                refused.push(Refused::stdio(server.alias));
                 continue;
             };
             let bearer = match server.session.bearer_token().await {
@@ -124,10 +121,7 @@ impl Toolbox {
                 });
             }
         }
-        let mut export = connector_export(connector, &servers, options.approval);
-        export.refused.extend(refused);
-        export.refused.sort_by(|a, b| a.alias.cmp(&b.alias));
-        export
+        connector_export(connector, &servers, options.approval, refused)
     }
 }
 

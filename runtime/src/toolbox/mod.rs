@@ -212,9 +212,10 @@ pub struct Toolbox {
     agent: Option<Arc<scope::Agent>>,
 }
 
-/// `(server, tool, arguments)` → when the result came, and the result.
-type ResultCache =
-    std::collections::HashMap<(String, String, String), (std::time::Instant, crate::ToolOutput)>;
+/// What a cached result is kept under: `(server, tool, arguments as JSON)`.
+type CacheKey = (String, String, String);
+/// The result cache: when each result came, and the result.
+type ResultCache = std::collections::HashMap<CacheKey, (std::time::Instant, crate::ToolOutput)>;
 
 struct Inner {
     options: ToolboxOptions,

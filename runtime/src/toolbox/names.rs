@@ -83,18 +83,7 @@ pub fn assign_names_with<'a>(
     let base: Vec<((&str, &str), String)> = pairs
         .iter()
         .map(|&(a, t)| {
-            let name = match prefixes.get(a) {
-                None => exported_name(a, t),
-                Some(_) => {
-                    let full = full_name(a, t);
-                    let sanitized = mcp_bindgen_core::naming::openai_sanitize(&full);
-                    if sanitized.len() <= MAX_NAME_LEN && !sanitized.is_empty() {
-                        sanitized
-                    } else {
-                        mcp_bindgen_core::naming::openai_hashed(&sanitized, &full)
-                    }
-                }
-            };
+            let name = mcp_bindgen_core::naming::openai_name_of(&full_name(a, t));
             ((a, t), name)
         })
         .collect();

@@ -127,6 +127,16 @@ pub struct Refused {
     pub reason: String,
 }
 
+impl Refused {
+    /// A stdio server: it runs on this machine, and no provider can start it.
+    pub fn stdio(alias: impl Into<String>) -> Self {
+        Refused {
+            alias: alias.into(),
+            reason: "a stdio server runs on this machine and the provider cannot start it; export its tools as functions instead".into(),
+        }
+    }
+}
+
 /// The request parameters for a connector: what goes into the request besides the model and
 /// the messages.
 #[derive(Clone, PartialEq, Default)]
@@ -204,13 +214,17 @@ fn private_host(host: &str) -> bool {
 }
 
 /// The connector entries of `servers`, in their order; a server the provider cannot use
-/// goes to [`ConnectorExport::refused`].
+/// goes to [`ConnectorExport::refused`], beside those `refused` already (sorted by alias).
 pub fn connector_export(
     connector: Connector,
     servers: &[RemoteServer],
     approval: Approval,
+    refused: Vec<Refused>,
 ) -> ConnectorExport {
-    let mut out = ConnectorExport::default();
+    let mut out = ConnectorExport {
+        refused,
+        ..ConnectorExport::default()
+    };
     for server in servers {
         match entry(connector, server, approval) {
             Ok((mcp_server, tool)) => {
@@ -223,13 +237,14 @@ pub fn connector_export(
             }),
         }
     }
+    out.refused.sort_by(|a, b| a.alias.cmp(&b.alias));
     out
 }
 
-fn tool_names(server: &RemoteServer) -> Vec<String> {
-    let mut names: Vec<String> = server
-        .tools
-        .iter()
+/// The names of `tools`, sorted, once each.
+fn tool_names<'t>(tools: impl IntoIterator<Item = &'t Value>) -> Vec<String> {
+    let mut names: Vec<String> = tools
+        .into_iter()
         .filter_map(|t| t.get("name").and_then(Value::as_str).map(str::to_string))
         .collect();
     names.sort();
@@ -251,7 +266,7 @@ fn entry(
     if let Some(reason) = unreachable(connector, &server.url) {
         return Err(reason);
     }
-    let names = tool_names(server);
+    let names = tool_names(&server.tools);
     match connector {
         Connector::Anthropic => {
             let mut token = server.bearer.clone();
@@ -305,22 +320,12 @@ fn entry(
                 Approval::Auto => {
                     let (free, asked): (Vec<&Value>, Vec<&Value>) =
                         server.tools.iter().partition(|t| read_only(t));
-                    let names = |tools: Vec<&Value>| -> Vec<String> {
-                        let mut n: Vec<String> = tools
-                            .iter()
-                            .filter_map(|t| t.get("name").and_then(Value::as_str))
-                            .map(str::to_string)
-                            .collect();
-                        n.sort();
-                        n.dedup();
-                        n
-                    };
                     match (free.is_empty(), asked.is_empty()) {
                         (true, _) => json!("always"),
                         (false, true) => json!("never"),
                         (false, false) => json!({
-                            "never": {"tool_names": names(free)},
-                            "always": {"tool_names": names(asked)},
+                            "never": {"tool_names": tool_names(free)},
+                            "always": {"tool_names": tool_names(asked)},
                         }),
                     }
                 }
@@ -470,7 +475,12 @@ mod tests {
         let mut s = server("https://api.example.com/mcp");
         s.headers
             .insert("Authorization".into(), "Bearer t0k".into());
-        let export = connector_export(Connector::Anthropic, &[s.clone()], Approval::Auto);
+        let export = connector_export(
+            Connector::Anthropic,
+            &[s.clone()],
+            Approval::Auto,
+            Vec::new(),
+        );
         assert!(export.refused.is_empty(), "{:?}", export.refused);
         assert_eq!(
             export.mcp_servers,
@@ -488,7 +498,7 @@ mod tests {
         check(Connector::Anthropic, &export).expect("valid");
         // Any other header cannot be passed: refused with the header named.
         s.headers.insert("X-Tenant".into(), "acme".into());
-        let export = connector_export(Connector::Anthropic, &[s], Approval::Auto);
+        let export = connector_export(Connector::Anthropic, &[s], Approval::Auto, Vec::new());
         assert!(export.tools.is_empty());
         assert!(
             export.refused[0].reason.contains("`X-Tenant`"),
@@ -502,7 +512,7 @@ mod tests {
         let mut s = server("https://api.example.com/mcp");
         s.headers.insert("X-Tenant".into(), "acme".into());
         s.bearer = Some("oauth-token".into());
-        let auto = connector_export(Connector::OpenAi, &[s.clone()], Approval::Auto);
+        let auto = connector_export(Connector::OpenAi, &[s.clone()], Approval::Auto, Vec::new());
         assert!(auto.mcp_servers.is_empty());
         assert_eq!(
             auto.tools,
@@ -516,12 +526,12 @@ mod tests {
         );
         check(Connector::OpenAi, &auto).expect("valid");
         for (approval, want) in [(Approval::Always, "always"), (Approval::Never, "never")] {
-            let e = connector_export(Connector::OpenAi, &[s.clone()], approval);
+            let e = connector_export(Connector::OpenAi, &[s.clone()], approval, Vec::new());
             assert_eq!(e.tools[0]["require_approval"], json!(want));
         }
         // Only read-only tools: nothing to approve.
         s.tools.truncate(1);
-        let e = connector_export(Connector::OpenAi, &[s], Approval::Auto);
+        let e = connector_export(Connector::OpenAi, &[s], Approval::Auto, Vec::new());
         assert_eq!(e.tools[0]["require_approval"], json!("never"));
         // Debug shows no credential.
         let shown = format!("{e:?} {:?}", server("https://x.example"));
