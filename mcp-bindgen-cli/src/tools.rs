@@ -220,11 +220,7 @@ fn connectors(
         let tools: Vec<Value> = tools
             .iter()
             .filter(|t| {
-                let name = t.get("name").and_then(Value::as_str).unwrap_or_default();
-                config
-                    .tools()
-                    .is_none_or(|only| only.iter().any(|o| o == name))
-                    && !config.exclude_tools().iter().any(|x| x == name)
+                config.allows_tool(t.get("name").and_then(Value::as_str).unwrap_or_default())
             })
             .cloned()
             .collect();

@@ -12,9 +12,9 @@ use rmcp::{
     ErrorData, Json, RoleServer, ServerHandler,
     handler::server::{router::tool::ToolRouter, tool::ToolCallContext, wrapper::Parameters},
     model::{
-        CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ElicitRequestParams,
-        Implementation, JsonObject, ProgressNotificationParam, ProtocolVersion, ServerCapabilities,
-        ServerConfig, Tool,
+        CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+        JsonObject, ProgressNotificationParam, ProtocolVersion, ServerCapabilities, ServerConfig,
+        Tool,
     },
     service::RequestContext,
     tool, tool_handler, tool_router,
@@ -724,10 +724,7 @@ impl ServerHandler for DemoServer {
             .filter(|_| self.shared.config.faults)
         {
             let value: Value = serde_json::from_str(value).unwrap_or(Value::Null);
-            let stateless = context
-                .meta
-                .protocol_version()
-                .is_some_and(|v| !v.has_initialize());
+            let stateless = stateless(&context);
             let value = if *name == "ts_numbers" && !stateless {
                 serde_json::json!({ "result": value })
             } else {
@@ -836,8 +833,8 @@ async fn misbehave_raw(
 }
 
 /// The elicitation `ask` sends: a form with one required string `name`.
-fn ask_params() -> Result<ElicitRequestParams, ErrorData> {
-    serde_json::from_value(serde_json::json!({
+fn ask_params() -> Value {
+    serde_json::json!({
         "mode": "form",
         "message": "What is your name?",
         "requestedSchema": {
@@ -845,8 +842,7 @@ fn ask_params() -> Result<ElicitRequestParams, ErrorData> {
             "properties": {"name": {"type": "string", "default": "Ada"}},
             "required": ["name"]
         }
-    }))
-    .map_err(|e| ErrorData::internal_error(format!("elicitation request: {e}"), None))
+    })
 }
 
 /// The fault tool `ask` (listed with `--faults`): asks the user's name with an elicitation
@@ -871,37 +867,16 @@ async fn ask(
         };
         CallToolResponse::Complete(CallToolResult::success(vec![ContentBlock::text(text)]))
     };
-    let stateless = context
-        .meta
-        .protocol_version()
-        .is_some_and(|v| !v.has_initialize());
-    if stateless {
-        if let Some(answer) = request.input_responses.as_ref().and_then(|r| r.get("name")) {
-            if request.request_state.as_deref() != Some("ask-1") {
-                return Err(ErrorData::invalid_params(
-                    "requestState did not come back",
-                    None,
-                ));
-            }
-            return Ok(greet(answer));
-        }
-        let input: rmcp::model::InputRequests = serde_json::from_value(serde_json::json!({
-            "name": {"method": "elicitation/create", "params": ask_params()?}
-        }))
-        .map_err(|e| ErrorData::internal_error(format!("input request: {e}"), None))?;
-        return Ok(CallToolResponse::InputRequired(
-            rmcp::model::InputRequiredResult::new(Some(input), Some("ask-1".into())),
-        ));
+    match ask_client(
+        &request,
+        &context,
+        ("elicitation/create", ask_params(), "ask-1"),
+    )
+    .await?
+    {
+        Err(response) => Ok(response),
+        Ok(answer) => Ok(greet(&answer)),
     }
-    let answer = context
-        .peer
-        .send_request(rmcp::model::ServerRequest::ElicitRequest(
-            rmcp::model::ElicitRequest::new(ask_params()?),
-        ))
-        .await
-        .map_err(|e| ErrorData::internal_error(format!("elicitation failed: {e}"), None))?;
-    let answer = serde_json::to_value(answer).unwrap_or(Value::Null);
-    Ok(greet(&answer))
 }
 
 /// One request to the client, the way the session's revision carries it: on a stateless
@@ -913,10 +888,7 @@ async fn ask_client(
     context: &RequestContext<RoleServer>,
     (method, params, state): (&str, Value, &str),
 ) -> Result<Result<Value, CallToolResponse>, ErrorData> {
-    let stateless = context
-        .meta
-        .protocol_version()
-        .is_some_and(|v| !v.has_initialize());
+    let stateless = stateless(context);
     let mut entry = serde_json::json!({ "method": method });
     if !params.is_null() {
         entry["params"] = params;
@@ -946,6 +918,14 @@ async fn ask_client(
         .await
         .map_err(|e| ErrorData::internal_error(format!("{method} failed: {e}"), None))?;
     Ok(Ok(serde_json::to_value(answer).unwrap_or(Value::Null)))
+}
+
+/// Whether the session speaks a stateless revision (2026-07-28 on).
+fn stateless(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .meta
+        .protocol_version()
+        .is_some_and(|v| !v.has_initialize())
 }
 
 fn text_result(text: String) -> CallToolResponse {
