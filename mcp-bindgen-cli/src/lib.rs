@@ -23,7 +23,7 @@
 //! | `diff OLD NEW \| diff --base REV` | review a fixture change with no server: per tool, the wire class (BREAKING / ADDITIVE / DOCS / NONE) and the Rust API effect (major / minor / patch) with reasons; `--format text\|markdown\|json`, `--fail-on breaking\|additive\|docs` |
 //! | `verify [--deep] [--fixtures DIR]` | generate code for every fixture (no network); with `--deep`, check that every valid value of every schema survives the generated types; exit 1 on errors, failures, or more than 2 % of the tools skipped (`--max-skipped PCT`) |
 //! | `expand ALIAS\|PATH` | print the Rust code `mcp_tools!` generates for a fixture |
-//! | `tools [--format FORMAT] [--check]` | every fixture's tools as a model provider's tool definitions: `openai` (default), `openai-strict`, `openai-responses`, `anthropic` or `gemini`; `--check` checks them and prints a summary; `anthropic-mcp` / `openai-mcp`: the remote servers as the provider's native MCP connector entries |
+//! | `tools [--format FORMAT] [--compact] [--tokens] [--check]` | every fixture's tools as a model provider's tool definitions: `openai` (default), `openai-strict`, `openai-responses`, `anthropic` or `gemini` (`--compact`: the compact definitions); `--check` checks them and prints a summary; `anthropic-mcp` / `openai-mcp`: the remote servers as the provider's native MCP connector entries; `--tokens`: what each server's tools cost a model per format, full and compact, largest first, failing over a server's `max_tokens` budget |
 //! | `call ALIAS TOOL [JSON]` | call one tool of a configured server and print the result |
 //! | `login ALIAS [--no-browser]` | OAuth login to an HTTP server with `auth = "oauth"`: authorization code + PKCE through a loopback redirect, tokens in the user's token store |
 //! | `logout ALIAS` | delete a server's stored OAuth tokens |
@@ -58,6 +58,7 @@ mod expand;
 mod login;
 mod paths;
 mod snapshot;
+mod tokens;
 mod tools;
 mod verify;
 
@@ -108,9 +109,10 @@ pub const COMMANDS: &[Command] = &[
     },
     Command {
         name: "tools",
-        synopsis: "tools [--format FORMAT] [--check]",
+        synopsis: "tools [--format FORMAT] [--compact] [--tokens] [--check]",
         about: "every fixture's tools as a model provider's tool definitions: openai (default), \
-                openai-strict, openai-responses, anthropic or gemini; --check: check them, print a summary",
+                openai-strict, openai-responses, anthropic or gemini; --tokens: what they cost a model, \
+                per server and format; --check: check them (and the token budgets), print a summary",
     },
     Command {
         name: "call",

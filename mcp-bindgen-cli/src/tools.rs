@@ -33,7 +33,8 @@ const GEMINI_MAX_DECLARATIONS: usize = 512;
 
 fn usage(cli: &Cli) -> String {
     format!(
-        "usage: {} tools [--format FORMAT] [--strict] [--prefix] [--check] [--fixtures DIR]
+        "usage: {} tools [--format FORMAT] [--strict] [--compact] [--prefix] [--check] [--fixtures DIR]
+       {0} tools --tokens [--max-tokens N] [--check]
 
 Prints every fixture's tools as a model provider's tool definitions (names mcp_<alias>_<tool>).
 
@@ -49,6 +50,13 @@ Prints every fixture's tools as a model provider's tool definitions (names mcp_<
                          (openai-mcp) which calls need approval; auto: all but read-only tools
   --public-url ALIAS=URL the URL the provider reaches ALIAS at (a private server's gateway)
   --strict               the same as --format openai-strict
+  --compact              the compact definitions (what ToolboxBuilder::compact exports: no
+                         $schema, titles that repeat a name, defaults the description states,
+                         keywords that allow everything, spare whitespace)
+  --tokens               instead of the definitions, what they cost: tokens per server and
+                         format (o200k_base), full and compact, largest tools first; fails
+                         when a server is over its budget (the registry's max_tokens)
+  --max-tokens N         (--tokens) the budget of every server, instead of the registry's
   --prefix               prefix descriptions with `[MCP: <alias>]`
   --check                check every definition and print the summary only (for CI)
 {LOCATE_USAGE}",
@@ -66,8 +74,18 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
     let mut connector: Option<Connector> = None;
     let mut approval = Approval::Auto;
     let mut public_urls: BTreeMap<String, String> = BTreeMap::new();
+    let mut tokens = false;
+    let mut max_tokens: Option<u32> = None;
     while let Some(arg) = p.next()? {
         match arg {
+            Arg::Flag(f) if f == "--tokens" => tokens = true,
+            Arg::Flag(f) if f == "--compact" => options.compact = true,
+            Arg::Flag(f) if f == "--max-tokens" => {
+                let value = p.value(&f)?;
+                max_tokens = Some(value.parse().map_err(|_| {
+                    p.error(&format!("--max-tokens takes a token count, not `{value}`"))
+                })?);
+            }
             Arg::Flag(f) if f == "--strict" => format = Format::OpenAiStrict,
             Arg::Flag(f) if f == "--format" => {
                 let value = p.value(&f)?;
@@ -100,6 +118,12 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
             }
             Arg::Word(w) => return Err(p.error(&format!("unexpected argument `{w}`"))),
         }
+    }
+    if max_tokens.is_some() && !tokens {
+        return Err(p.error("--max-tokens is for --tokens"));
+    }
+    if tokens {
+        return crate::tokens::run(cli, &locate, max_tokens, check_only);
     }
     if let Some(connector) = connector {
         return connectors(cli, &locate, connector, approval, &public_urls, check_only);

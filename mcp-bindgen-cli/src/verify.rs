@@ -74,6 +74,9 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
     for line in summary.detail_lines() {
         outln!("{line}");
     }
+    for line in summary.token_lines() {
+        outln!("{line}");
+    }
     if summary.fixtures == 0 {
         errln!(
             "verify: no fixture in {}; run {}",

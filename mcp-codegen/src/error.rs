@@ -86,6 +86,9 @@ pub enum Error {
         /// The rule the annotation breaks, naming the property.
         rule: String,
     },
+    /// The bound tools' OpenAI definitions take more tokens than `max_tokens` allows.
+    #[error("{0}")]
+    OverBudget(Box<crate::budget::OverBudget>),
 }
 
 impl Error {
@@ -104,6 +107,7 @@ impl Error {
             } => Some((option, format!("{tool}.{argument}"))),
             Error::InvalidOption { entry, .. } => entry.clone(),
             Error::ToolNameCollision { second, .. } => Some(("rename", second.clone())),
+            Error::OverBudget(_) => Some(("max_tokens", String::new())),
             _ => None,
         }
     }

@@ -21,6 +21,7 @@
 //! `tokens` rewrites the result so it needs only `mcp-bindgen`.
 #![deny(missing_docs)]
 
+pub mod budget;
 mod emit;
 mod error;
 #[cfg(feature = "oracle")]

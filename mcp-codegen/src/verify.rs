@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use crate::Result;
 use crate::emit::{Options, plan};
 use crate::fixture::Fixture;
+use mcp_bindgen_core::provider::Tokens;
 
 /// The outcome for one tool.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,6 +42,9 @@ pub struct Summary {
     pub tools: Vec<ToolStatus>,
     /// Fixtures read.
     pub fixtures: usize,
+    /// Per readable fixture, its alias and the tokens of its tools' OpenAI function
+    /// definitions, full and compact (`o200k_base`), or why they could not be counted.
+    pub tokens: Vec<(String, std::result::Result<Tokens, String>)>,
 }
 
 impl Summary {
@@ -82,6 +86,21 @@ impl Summary {
             self.fallback(),
             self.errors()
         )
+    }
+
+    /// One line per fixture: `tokens   <alias>: N (OpenAI function definitions, o200k_base),
+    /// M compact`.
+    pub fn token_lines(&self) -> Vec<String> {
+        self.tokens
+            .iter()
+            .map(|(alias, tokens)| match tokens {
+                Ok(t) => format!(
+                    "tokens   {alias}: {} (OpenAI function definitions, o200k_base), {} compact",
+                    t.full, t.compact
+                ),
+                Err(e) => format!("tokens   {alias}: not counted: {e}"),
+            })
+            .collect()
     }
 
     /// One line per tool that is not fully typed, and one per name chosen on a tool's
@@ -182,6 +201,13 @@ pub fn verify_dir(dir: &Path) -> Result<Summary> {
             Ok(fixture) => {
                 let alias = alias_of(&fixture);
                 summary.tools.extend(verify_fixture(&fixture, &alias));
+                let tokens = fixture
+                    .tools
+                    .iter()
+                    .map(|t| crate::budget::tool_tokens(&alias, t))
+                    .collect::<std::result::Result<Vec<_>, _>>()
+                    .map(|list| Tokens::sum(&list));
+                summary.tokens.push((alias, tokens));
             }
             Err(e) => summary.tools.push(ToolStatus {
                 fixture: path,
@@ -212,7 +238,12 @@ mod tests {
         let s = Summary {
             tools: verify_fixture(&f, "f"),
             fixtures: 1,
+            tokens: vec![("f".into(), Ok(Tokens::new(120, 100)))],
         };
+        assert_eq!(
+            s.token_lines(),
+            ["tokens   f: 120 (OpenAI function definitions, o200k_base), 100 compact"]
+        );
         assert_eq!(s.summary_line(), "3 tools: 2 typed, 1 fallback, 0 errors");
         let lines = s.detail_lines();
         assert_eq!(lines.len(), 2);

@@ -11,6 +11,8 @@
 //!   char-boundary truncation;
 //! * [`naming`] — tool names → Rust names, exported (OpenAI-style) names, "did you mean";
 //! * [`headers`] — the `x-mcp-header` annotations of protocol 2026-07-28;
+//! * [`provider`] — one tool in each model provider's format (OpenAI, OpenAI strict, the
+//!   Responses API, Anthropic, Gemini), and the checks of those formats;
 //! * [`project`] — where a project's registry and fixtures live (the rule `mcp_tools!`,
 //!   the command line and the runtime share) and how to name a command in the user's
 //!   vocabulary;
@@ -28,6 +30,7 @@ pub mod fixture;
 pub mod headers;
 pub mod naming;
 pub mod project;
+pub mod provider;
 pub mod schema;
 pub mod text;
 

@@ -133,6 +133,16 @@ pub fn openai_name(alias: &str, tool: &str) -> String {
     openai_name_of(&format!("mcp_{alias}_{tool}"))
 }
 
+/// Whether `name` is a valid exported (OpenAI-style) function name: 1–[`OPENAI_NAME_MAX`]
+/// characters of `[A-Za-z0-9_-]`.
+pub fn is_valid_exported_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= OPENAI_NAME_MAX
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
 /// [`openai_name`] of a name already composed (`<prefix><tool>`): sanitized, and hashed
 /// when longer than [`OPENAI_NAME_MAX`].
 pub fn openai_name_of(full: &str) -> String {

@@ -5,6 +5,8 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use serde_json::Value;
 
+use mcp_bindgen_core::provider::Tokens;
+
 use crate::fixture::{Fixture, Tool};
 use crate::naming;
 use crate::tokens::{doc_lines, ident};
@@ -25,6 +27,8 @@ pub(super) struct Items<'a> {
     pub(super) prompts_module: &'a TokenStream,
     /// [`Fixture::tools_hash`].
     pub(super) hash: &'a str,
+    /// The generated tools' tokens, when counted.
+    pub(super) tokens: Option<Tokens>,
 }
 
 /// Where the per-tool code goes in the module's text.
@@ -51,7 +55,17 @@ pub(super) fn server_module(
         tool_items,
         prompts_module,
         hash,
+        tokens,
     } = items;
+    let tokens_const = tokens.map(|Tokens { full, compact }| {
+        let full = proc_macro2::Literal::u32_unsuffixed(full);
+        let compact = proc_macro2::Literal::u32_unsuffixed(compact);
+        quote! {
+            /// Tokens of the generated tools' OpenAI function definitions (o200k_base), full
+            /// and compact: what exporting them costs a model on every turn.
+            pub const TOKENS: ::mcp_bindgen::toolbox::Tokens = ::mcp_bindgen::toolbox::Tokens::new(#full, #compact);
+        }
+    });
     let alias_mod = ident(&naming::alias_module(alias));
     let names: Vec<&str> = selected.iter().map(|t| t.name.as_str()).collect();
     let server_name = fixture
@@ -112,6 +126,7 @@ pub(super) fn server_module(
             /// argument validation through the generated types
             /// (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
             pub const TYPED_TOOLS: &[::mcp_bindgen::toolbox::TypedTool] = &[#(#typed_tools),*];
+            #tokens_const
 
             #(#client_doc)*
             #[derive(Clone, Debug)]

@@ -41,6 +41,7 @@ mod typed;
 
 use std::collections::BTreeMap;
 
+use mcp_bindgen_core::provider::Tokens;
 use proc_macro2::TokenStream;
 
 use crate::fixture::{Fixture, Tool};
@@ -89,6 +90,7 @@ struct ToolCode {
     fake_method: String,
     report: ToolReport,
     warnings: Vec<crate::Warning>,
+    tokens: Option<Tokens>,
 }
 
 /// One tool, on a worker thread: its `x-mcp-header`s checked, then emitted as text.
@@ -97,7 +99,7 @@ fn tool_code(
     alias: &str,
     fn_name: &str,
     per_tool: &BTreeMap<String, ToolOptions>,
-    direct: bool,
+    options: &Options,
 ) -> Result<ToolCode> {
     if let Err(rule) = crate::headers::param_headers(&tool.input_schema) {
         return Err(Error::InvalidHeaders {
@@ -108,8 +110,20 @@ fn tool_code(
     }
     let no_options = ToolOptions::default();
     let topts = per_tool.get(tool.name.as_str()).unwrap_or(&no_options);
-    let out = emit_tool(tool, alias, fn_name, topts, direct)?;
+    let tokens = if options.tokens() {
+        Some(
+            crate::budget::tool_tokens(alias, tool).map_err(|e| Error::InvalidOption {
+                alias: alias.to_string(),
+                entry: None,
+                message: format!("cannot count the tokens of tool \"{}\": {e}", tool.name),
+            })?,
+        )
+    } else {
+        None
+    };
+    let out = emit_tool(tool, alias, fn_name, topts, options.direct(), tokens)?;
     Ok(ToolCode {
+        tokens,
         module: out.module,
         methods: out.methods,
         trait_method: out.trait_method,
@@ -149,8 +163,13 @@ pub(crate) fn plan(fixture: &Fixture, alias: &str, options: &Options) -> Result<
     let jobs: Vec<(&Tool, &String)> = selected.iter().copied().zip(&fn_names).collect();
     let (outcomes, hash) = parallel::map(
         &jobs,
-        |(tool, fn_name)| tool_code(tool, alias, fn_name, &per_tool, options.direct()),
-        || fixture.tools_hash(),
+        |(tool, fn_name)| tool_code(tool, alias, fn_name, &per_tool, options),
+        || {
+            if options.tokens() {
+                crate::budget::preload();
+            }
+            fixture.tools_hash()
+        },
     );
 
     let mut tool_items = Vec::new();
@@ -159,6 +178,7 @@ pub(crate) fn plan(fixture: &Fixture, alias: &str, options: &Options) -> Result<
     let mut fake_methods = Vec::new();
     let mut reports = Vec::new();
     let mut typed_tools = Vec::new();
+    let mut token_counts = Vec::new();
     let mut stats = Stats::default();
     for ((tool, fn_name), outcome) in jobs.iter().zip(outcomes) {
         match outcome {
@@ -176,6 +196,7 @@ pub(crate) fn plan(fixture: &Fixture, alias: &str, options: &Options) -> Result<
                     stats.typed_outputs += 1;
                 }
                 warnings.extend(out.warnings);
+                token_counts.extend(out.tokens.map(|t| (tool.name.clone(), t)));
                 typed_tools.push(typed_tool_entry(fn_name));
                 tool_items.push(out.module);
                 methods.push(out.methods);
@@ -185,6 +206,23 @@ pub(crate) fn plan(fixture: &Fixture, alias: &str, options: &Options) -> Result<
             }
             Err(e) => errors.push((tool.name.clone(), e)),
         }
+    }
+
+    let total = options
+        .tokens()
+        .then(|| Tokens::sum(&token_counts.iter().map(|(_, t)| *t).collect::<Vec<_>>()));
+    if let (Some(max), Some(total)) = (options.max_tokens(), total)
+        && total.full > max
+    {
+        errors.push((
+            String::new(),
+            Error::OverBudget(Box::new(crate::budget::over_budget(
+                alias,
+                max,
+                total,
+                token_counts,
+            ))),
+        ));
     }
 
     let prompts = crate::prompts::emit(&fixture.prompts);
@@ -202,6 +240,7 @@ pub(crate) fn plan(fixture: &Fixture, alias: &str, options: &Options) -> Result<
             tool_items: &tool_items,
             prompts_module: &prompts.module,
             hash: &hash,
+            tokens: total,
         },
     );
     Ok(Plan {

@@ -35,6 +35,10 @@ pub struct Options {
     types: BTreeMap<String, String>,
     /// Every type through typify (see [`Options::with_typify_only`]).
     typify_only: bool,
+    /// Count each tool's tokens and write the `TOKENS` constants (`tokens = true`).
+    tokens: bool,
+    /// The most tokens the bound tools' OpenAI definitions may take (`max_tokens = N`).
+    max_tokens: Option<u32>,
 }
 
 impl Options {
@@ -71,6 +75,33 @@ impl Options {
     pub fn with_typify_only(mut self) -> Self {
         self.typify_only = true;
         self
+    }
+
+    /// Counts the tokens of each tool's OpenAI definition, full and compact, and writes them
+    /// as `TOKENS` constants: one per tool module, the total in the server module
+    /// (`tokens = true`).
+    pub fn with_tokens(mut self) -> Self {
+        self.tokens = true;
+        self
+    }
+
+    /// Makes a server module whose tools' OpenAI definitions (in full) take more than `max`
+    /// tokens an error that names the largest tools and what would fit (`max_tokens = N`;
+    /// counts the tokens as [`Options::with_tokens`] does).
+    pub fn with_max_tokens(mut self, max: u32) -> Self {
+        self.max_tokens = Some(max);
+        self.tokens = true;
+        self
+    }
+
+    /// Whether the tools' tokens are counted.
+    pub(super) fn tokens(&self) -> bool {
+        self.tokens
+    }
+
+    /// The `max_tokens` budget.
+    pub(super) fn max_tokens(&self) -> Option<u32> {
+        self.max_tokens
     }
 
     /// Whether the direct path may write a schema's types (see [`Options::with_typify_only`]).

@@ -2,6 +2,7 @@
 
 use std::fmt::Write as _;
 
+use mcp_bindgen_core::provider::Tokens;
 use serde_json::Value;
 
 use super::options::ToolOptions;
@@ -40,6 +41,7 @@ pub(super) fn emit_tool(
     fn_name: &str,
     topts: &ToolOptions,
     direct: bool,
+    tokens: Option<Tokens>,
 ) -> Result<ToolOut> {
     let mut warnings = Vec::new();
     let mut note = |kind, message: String| {
@@ -274,6 +276,14 @@ pub(super) fn emit_tool(
         module.push_str(".typed_output::<self::Output>()");
     }
     module.push_str("; ");
+    if let Some(t) = tokens {
+        let _ = write!(
+            module,
+            "#[doc = \" Tokens of the tool's OpenAI function definition (o200k_base): full and compact.\"] \
+             pub const TOKENS: ::mcp_bindgen::toolbox::Tokens = ::mcp_bindgen::toolbox::Tokens::new({}, {}); ",
+            t.full, t.compact
+        );
+    }
     module.push_str(&args_tokens);
     module.push(' ');
     module.push_str(&output_tokens);

@@ -47,6 +47,8 @@ const OURS: &[&str] = &[
     "ca_certs",
     "caCerts",
     "roots",
+    "max_tokens",
+    "maxTokens",
 ];
 
 /// Keys other MCP clients write into a server entry, with the clients, for the warning.

@@ -24,6 +24,7 @@
 //!   max_tools = 10000                # most tools in one tools/list
 //!   max_tools_list_bytes = 67108864  # largest tools/list (all pages)
 //!   roots = ["."]                    # roots offered to the server (paths or file:// URIs)
+//!   max_tokens = 8000                # token budget of the tool list (`tools --tokens --check`)
 //!   # HTTP servers: ca_certs = ["certs/ca.pem"] trusts extra root certificates (PEM)
 //!
 //!   [servers.remote]
@@ -169,6 +170,7 @@ pub struct ServerConfig {
     /// Extra root certificates (PEM files) trusted for this HTTPS server.
     ca_certs: Vec<PathBuf>,
     roots: Vec<crate::Root>,
+    max_tokens: Option<u32>,
 }
 
 /// How to reach a server. String values may contain `${NAME}` placeholders.
@@ -308,6 +310,7 @@ impl fmt::Debug for ServerConfig {
             .field("limits", &self.limits)
             .field("ca_certs", &self.ca_certs)
             .field("roots", &self.roots)
+            .field("max_tokens", &self.max_tokens)
             .finish_non_exhaustive()
     }
 }
@@ -349,6 +352,7 @@ impl ServerConfig {
             limits: Limits::default(),
             ca_certs: Vec::new(),
             roots: Vec::new(),
+            max_tokens: None,
         }
     }
 
@@ -471,6 +475,20 @@ impl ServerConfig {
     /// there is one (or when [`crate::ConnectOptions::with_roots`] sets them).
     pub fn roots(&self) -> &[crate::Root] {
         &self.roots
+    }
+
+    /// The token budget of the server's tool list (`max_tokens = 8000`): the most tokens its
+    /// tools' OpenAI function definitions may take, after `tools`/`exclude_tools`.
+    /// `cargo mcp-bindgen tools --tokens --check` fails over it; `mcp_tools!(…, max_tokens =
+    /// N)` is the same gate at compile time.
+    pub fn max_tokens(&self) -> Option<u32> {
+        self.max_tokens
+    }
+
+    /// Sets [`ServerConfig::max_tokens`].
+    pub fn with_max_tokens(mut self, max: u32) -> Self {
+        self.max_tokens = Some(max);
+        self
     }
 
     /// Adds a root ([`ServerConfig::roots`]).

@@ -119,6 +119,8 @@ pub(super) struct RawServer {
     ca_certs: Vec<String>,
     #[serde(default)]
     roots: Vec<String>,
+    #[serde(alias = "maxTokens")]
+    max_tokens: Option<u32>,
     /// `enabled = false` (Zed, Goose, Codex CLI, ours) keeps the server out of the registry's
     /// servers.
     pub(super) enabled: Option<bool>,
@@ -247,6 +249,7 @@ impl RawServer {
             auth,
             ca_certs,
             roots,
+            max_tokens: self.max_tokens,
             timeout: self.timeout.map(|t| t.0),
             required: self.required,
             tools: self.tools,

@@ -228,6 +228,22 @@ impl ToolboxBuilder {
         self
     }
 
+    /// Exports the compact form of each server tool's schema ([`ToolboxOptions::compact`]).
+    pub fn compact(mut self, on: bool) -> Self {
+        self.options.compact = on;
+        self
+    }
+
+    /// Turns on progressive discovery ([`Progressive`](super::Progressive)): the exports hold
+    /// `search_tools`, `load_tools`, the loaded tools and these pinned ones (exported names or
+    /// `alias.tool`).
+    pub fn progressive<I: IntoIterator<Item = S>, S: Into<String>>(mut self, pinned: I) -> Self {
+        self.options.progressive = Some(super::Progressive {
+            pinned: pinned.into_iter().map(Into::into).collect(),
+        });
+        self
+    }
+
     /// Sets [`ToolboxOptions::connect_options`]: e.g. `ConnectOptions::new().on_sampling(…)`
     /// lets every server ask the agent's model for completions.
     pub fn connect_options(mut self, options: crate::ConnectOptions) -> Self {
@@ -457,6 +473,7 @@ impl ToolboxBuilder {
                 reconnecting: tokio::sync::Mutex::new(()),
                 changed,
                 results: Default::default(),
+                loaded: Default::default(),
             }),
         };
         tokio::spawn(super::lifecycle::follow_list_changes(

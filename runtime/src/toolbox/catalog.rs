@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 
 use super::local::LocalTool;
 use super::names::{self, NameCollision};
-use super::provider::openai;
+use super::provider::{Format, compact, model_definition, openai};
 use super::scope::Scope;
 use super::{ServerState, Toolbox, ToolboxOptions, TypedTool};
 use crate::config::ServerConfig;
@@ -270,13 +270,30 @@ impl Snapshot {
             };
             // Typed or not, the definitions follow from the schema: a typed tool's is its
             // compile-time one (see `candidates`), so both agree with `TypedTool::openai_function`.
-            let function =
-                openai::function_definition(&exported, description.as_deref(), &c.input_schema);
-            let strict_function = openai::strict_function_definition(
+            // The model's view: the compact form when asked (arguments are still checked
+            // against the full schema).
+            let function = model_definition(
+                Format::OpenAi,
+                options.compact,
                 &exported,
                 description.as_deref(),
                 &c.input_schema,
-            );
+            )
+            .0;
+            let strict_function = if options.compact {
+                let description = description.as_deref().map(compact::compact_description);
+                openai::strict_function_definition(
+                    &exported,
+                    description.as_deref().filter(|d| !d.is_empty()),
+                    &compact::compact(Format::OpenAiStrict, &c.input_schema),
+                )
+            } else {
+                openai::strict_function_definition(
+                    &exported,
+                    description.as_deref(),
+                    &c.input_schema,
+                )
+            };
             let index = snapshot.entries.len();
             snapshot.by_exported.insert(exported.clone(), index);
             snapshot.by_pair.insert(key, index);

@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use super::CacheKey;
 use super::catalog::{Kind, Slot, ToolRef, tool_ref, unavailable};
+use super::discovery::Which;
 use super::extras;
 use super::local::LocalTool;
 use super::scope::Scope;
@@ -132,6 +133,10 @@ impl Toolbox {
             Runner::Local(local) => {
                 CallStream::from_future(async move { local.run(arguments).await })
             }
+            Runner::Discovery(which) => {
+                let result = self.discover(which, &arguments, scope);
+                CallStream::from_future(async move { result })
+            }
             Runner::Fake(fake) => {
                 CallStream::from_future(async move { fake.call_json(&target.tool, arguments) })
             }
@@ -170,6 +175,8 @@ pub(super) struct Prepared {
 pub(super) enum Runner {
     /// A local tool.
     Local(LocalTool),
+    /// One of progressive discovery's two tools.
+    Discovery(Which),
     /// A tool of a fake ([`ToolboxBuilder::add_fake`](super::ToolboxBuilder::add_fake)).
     Fake(FakeServer),
     /// A tool of a server (`Kind::Tool`), or a prompt/resource tool.
@@ -192,6 +199,35 @@ impl Toolbox {
     ) -> Result<Prepared, (Error, Option<ToolRef>)> {
         if self.is_closed() {
             return Err((self.closed_error(name, false), None));
+        }
+        if self.inner.options.progressive.is_some()
+            && let Some(which) = Which::of(name)
+        {
+            let target = ToolRef {
+                server: String::new(),
+                tool: which.name().to_string(),
+                exported: which.name().to_string(),
+            };
+            let arguments = parse_arguments(arguments_json, &target.exported)
+                .and_then(|a| {
+                    typed::prepare_arguments(&which.schema(), None, a).map_err(|problems| {
+                        Error::toolbox(
+                            ErrorKind::InvalidArguments,
+                            format!(
+                                "invalid arguments for {}: {problems}. Fix the arguments and call it again.",
+                                target.exported
+                            ),
+                        )
+                    })
+                });
+            return match arguments {
+                Ok(arguments) => Ok(Prepared {
+                    target,
+                    arguments,
+                    runner: Runner::Discovery(which),
+                }),
+                Err(e) => Err((e, Some(target))),
+            };
         }
         let snap = self.snapshot();
         let index = snap.resolve(name, scope).map_err(|e| (e, None))?;
@@ -338,6 +374,11 @@ impl Toolbox {
                     local.run(arguments).await
                 };
                 (None, call.instrument(span.clone()).await)
+            }
+            Runner::Discovery(which) => {
+                let _entered = span.enter();
+                tracing::info!(tool = %target.tool, "discovery tool called");
+                (None, self.discover(which, &arguments, scope))
             }
             Runner::Fake(fake) => {
                 let call = async {

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::catalog::{Entry, Slot, Snapshot, server_candidates};
+use super::discovery::View;
 use super::names::NameCollision;
 use super::provider::connector::{
     Approval, Connector, ConnectorExport, Refused, RemoteServer, connector_export,
@@ -55,8 +56,18 @@ impl Toolbox {
 
     /// Every tool in a provider's format ([`Format`]): OpenAI (strict or not), Anthropic or
     /// Gemini, with the tools that took a weaker form and why.
+    ///
+    /// With [`ToolboxOptions::compact`] the definitions are the compact ones; with
+    /// progressive discovery ([`ToolboxBuilder::progressive`](super::ToolboxBuilder::progressive))
+    /// the list is `search_tools`, `load_tools`, then the local, pinned and loaded tools.
     pub fn export(&self, format: Format) -> ToolExport {
-        export(&self.snapshot(), format, self.scope())
+        export(
+            &self.snapshot(),
+            format,
+            self.scope(),
+            self.inner.options.compact,
+            self.discovery_view().as_ref(),
+        )
     }
 
     /// Raw MCP tool definitions and the live session of every connected server (a fake,
@@ -149,18 +160,28 @@ impl ConnectorOptions {
     }
 }
 
-pub(super) fn export(snap: &Snapshot, format: Format, scope: Option<&Scope>) -> ToolExport {
+pub(super) fn export(
+    snap: &Snapshot,
+    format: Format,
+    scope: Option<&Scope>,
+    compact: bool,
+    view: Option<&View<'_>>,
+) -> ToolExport {
     let mut entries: Vec<&Entry> = snap
         .entries
         .iter()
         .filter(|e| scope.is_none_or(|s| s.allows(&e.tool.server, &e.tool.tool)))
+        .filter(|e| view.is_none_or(|v| v.exports(e)))
         .collect();
     entries.sort_by(|a, b| a.tool.exported.cmp(&b.tool.exported));
     let mut out = ToolExport {
         format,
-        tools: Vec::with_capacity(entries.len()),
+        tools: Vec::with_capacity(entries.len() + 2),
         fallbacks: Vec::new(),
     };
+    if view.is_some() {
+        out.tools.extend(View::definitions(format));
+    }
     for e in entries {
         let t = &e.tool;
         let (definition, fallback) = match format {
@@ -170,12 +191,16 @@ pub(super) fn export(snap: &Snapshot, format: Format, scope: Option<&Scope>) -> 
                 Ok(s) => (s.clone(), None),
                 Err(reason) => (t.function.clone(), Some(reason.clone())),
             },
-            Format::OpenAiResponses | Format::Anthropic | Format::Gemini => provider::definition(
-                format,
-                &t.exported,
-                t.exported_description.as_deref(),
-                &t.input_schema,
-            ),
+            Format::OpenAiResponses | Format::Anthropic | Format::Gemini => {
+                // A local tool's schema is the application's own: never compacted.
+                provider::model_definition(
+                    format,
+                    compact && !t.server.is_empty(),
+                    &t.exported,
+                    t.exported_description.as_deref(),
+                    &t.input_schema,
+                )
+            }
         };
         if let Some(reason) = fallback {
             out.fallbacks.push(Fallback {
@@ -240,5 +265,8 @@ pub fn export_offline(
         candidates.extend(server_candidates(slot));
     }
     let snap = Snapshot::build_from(slots, BTreeMap::new(), candidates, options);
-    (export(&snap, format, None), snap.collisions.clone())
+    (
+        export(&snap, format, None, options.compact, None),
+        snap.collisions.clone(),
+    )
 }

@@ -40,6 +40,7 @@
 mod agent;
 mod builder;
 mod catalog;
+mod discovery;
 mod dispatch;
 mod export;
 mod extras;
@@ -73,6 +74,7 @@ pub use dispatch::Dispatch;
 pub use export::{ConnectorOptions, NativeServer, OpenAiExport, StrictFallback, export_offline};
 pub use lifecycle::RefreshReport;
 pub use local::LocalTool;
+pub use mcp_bindgen_core::provider::Tokens;
 pub use scope::Route;
 pub use text::{Truncation, truncate_middle};
 pub use typed::prepare_arguments;
@@ -114,6 +116,31 @@ pub struct ToolboxOptions {
     /// arguments: only for tools annotated read-only and idempotent (checked at connect),
     /// forgotten when the server reports `tools/list_changed`.
     pub cache: BTreeMap<(String, String), std::time::Duration>,
+    /// Export the compact form of each server tool's schema
+    /// ([`provider::compact`]: no `$schema`, titles that repeat a name, defaults the
+    /// description states, keywords that allow everything, spare whitespace). A model's
+    /// arguments are still checked against the full schema.
+    pub compact: bool,
+    /// Progressive discovery ([`Progressive`]): export two tools that search and load the
+    /// catalogue instead of every definition.
+    pub progressive: Option<Progressive>,
+}
+
+/// Progressive discovery ([`ToolboxBuilder::progressive`]): instead of every tool's
+/// definition, the exports hold [`provider::discovery`]'s two tools — `search_tools` (names
+/// and one-line summaries of the tools matching a query) and `load_tools` (loads tools by
+/// name) —, the tools loaded so far and the pinned ones. Calls are dispatched as usual; a
+/// loaded tool takes the same path as without discovery. The exports stay byte-for-byte the
+/// same from one turn to the next until a tool is loaded, so a provider's prompt cache
+/// keeps working.
+///
+/// Worth it when the definitions take more than a few percent of the model's context
+/// window (1–5 %: for a 200 000-token window, from about 2 000–10 000 tokens of tools); `mcp_tools!(…,
+/// tokens = true)` and `cargo mcp-bindgen tools --tokens` give the count.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Progressive {
+    /// Tools exported from the start (exported names, or `alias.tool`).
+    pub pinned: std::collections::BTreeSet<String>,
 }
 
 /// A predicate on a tool's MCP definition ([`ToolboxOptions::filters`]).
@@ -151,6 +178,8 @@ impl Default for ToolboxOptions {
             prefixes: BTreeMap::new(),
             filters: BTreeMap::new(),
             cache: BTreeMap::new(),
+            compact: false,
+            progressive: None,
         }
     }
 }
@@ -230,6 +259,8 @@ struct Inner {
     /// Cached results ([`ToolboxOptions::cache`]): `(server, tool, arguments)` → when the
     /// result came, and the result.
     results: std::sync::Mutex<ResultCache>,
+    /// Tools loaded by progressive discovery's `load_tools` (exported names).
+    loaded: std::sync::Mutex<std::collections::BTreeSet<String>>,
 }
 
 impl std::fmt::Debug for Toolbox {

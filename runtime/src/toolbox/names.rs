@@ -135,11 +135,7 @@ pub fn assign_names_with<'a>(
 
 /// Whether `name` is a valid OpenAI function name: 1–64 characters of `[A-Za-z0-9_-]`.
 pub fn is_valid_name(name: &str) -> bool {
-    !name.is_empty()
-        && name.len() <= MAX_NAME_LEN
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    mcp_bindgen_core::naming::is_valid_exported_name(name)
 }
 
 #[cfg(test)]

@@ -17,89 +17,33 @@
 //! as image parts rather than placeholders ([`Dispatch::anthropic_tool_result`],
 //! [`Dispatch::gemini_function_response`], [`Dispatch::openai_tool_messages`]).
 
-pub mod anthropic;
 pub mod connector;
-pub mod gemini;
-pub mod openai;
 mod results;
 
-use std::fmt;
-use std::str::FromStr;
+use serde_json::Value;
 
-use serde_json::{Map, Value, json};
+pub use mcp_bindgen_core::provider::{
+    Format, anthropic, check, compact, compact_definition, definition, discovery, gemini, openai,
+};
 
+/// [`definition`], or [`compact_definition`] when `compact`.
+pub(crate) fn model_definition(
+    format: Format,
+    compact: bool,
+    name: &str,
+    description: Option<&str>,
+    input_schema: &Value,
+) -> (Value, Option<String>) {
+    if compact {
+        compact_definition(format, name, description, input_schema)
+    } else {
+        definition(format, name, description, input_schema)
+    }
+}
 pub use results::{IMAGE_TYPES_ANTHROPIC, IMAGE_TYPES_GEMINI};
 
 #[cfg(doc)]
 use crate::{output::ToolOutput, toolbox::Dispatch};
-
-/// A model provider's tool format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum Format {
-    /// OpenAI chat-completions function calling, non-strict.
-    #[default]
-    OpenAi,
-    /// OpenAI function calling with `strict: true` where the schema allows it.
-    OpenAiStrict,
-    /// OpenAI's Responses API function tools (flat, `strict` where the schema allows it).
-    OpenAiResponses,
-    /// Anthropic's Messages API `tools`.
-    Anthropic,
-    /// Gemini's `functionDeclarations`.
-    Gemini,
-}
-
-impl Format {
-    /// Every format, in the order of [`Format::as_str`]'s list.
-    pub const ALL: [Format; 5] = [
-        Format::OpenAi,
-        Format::OpenAiStrict,
-        Format::OpenAiResponses,
-        Format::Anthropic,
-        Format::Gemini,
-    ];
-
-    /// `openai`, `openai-strict`, `openai-responses`, `anthropic` or `gemini`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Format::OpenAi => "openai",
-            Format::OpenAiStrict => "openai-strict",
-            Format::OpenAiResponses => "openai-responses",
-            Format::Anthropic => "anthropic",
-            Format::Gemini => "gemini",
-        }
-    }
-
-    /// The name a definition of this format carries.
-    pub fn name_of(self, definition: &Value) -> Option<&str> {
-        match self {
-            Format::OpenAi | Format::OpenAiStrict => definition.pointer("/function/name"),
-            Format::OpenAiResponses | Format::Anthropic | Format::Gemini => definition.get("name"),
-        }
-        .and_then(Value::as_str)
-    }
-}
-
-impl fmt::Display for Format {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for Format {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Format::ALL
-            .into_iter()
-            .find(|f| f.as_str() == s)
-            .ok_or_else(|| {
-                format!(
-                    "unknown format \"{s}\"; use openai, openai-strict, openai-responses, anthropic or gemini"
-                )
-            })
-    }
-}
 
 /// A tool exported in a weaker form than its format's best, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -124,206 +68,3 @@ pub struct ToolExport {
     /// Tools that took a weaker form, with the reason.
     pub fallbacks: Vec<Fallback>,
 }
-
-/// The definition of a tool exported as `name` in `format`, and the fallback reason if any.
-pub fn definition(
-    format: Format,
-    name: &str,
-    description: Option<&str>,
-    input_schema: &Value,
-) -> (Value, Option<String>) {
-    match format {
-        Format::OpenAi => (
-            openai::function_definition(name, description, input_schema),
-            None,
-        ),
-        Format::OpenAiStrict => {
-            match openai::strict_function_definition(name, description, input_schema) {
-                Ok(d) => (d, None),
-                Err(reason) => (
-                    openai::function_definition(name, description, input_schema),
-                    Some(reason),
-                ),
-            }
-        }
-        Format::OpenAiResponses => openai::responses_function(name, description, input_schema),
-        Format::Anthropic => anthropic::tool_definition(name, description, input_schema),
-        Format::Gemini => gemini::function_declaration(name, description, input_schema),
-    }
-}
-
-/// Checks one definition against `format`'s rules; the error names the tool and the place.
-pub fn check(format: Format, definition: &Value) -> Result<(), String> {
-    match format {
-        Format::OpenAi | Format::OpenAiStrict => {
-            let name = format.name_of(definition).ok_or("no function name")?;
-            if !super::names::is_valid_name(name) {
-                return Err(format!("name \"{name}\" is not ^[A-Za-z0-9_-]{{1,64}}$"));
-            }
-            match definition.pointer("/function/parameters/type") {
-                Some(Value::String(t)) if t == "object" => Ok(()),
-                _ => Err(format!("{name}: parameters is not an object schema")),
-            }
-        }
-        Format::OpenAiResponses => {
-            let name = format.name_of(definition).ok_or("no function name")?;
-            if !super::names::is_valid_name(name) {
-                return Err(format!("name \"{name}\" is not ^[A-Za-z0-9_-]{{1,64}}$"));
-            }
-            if definition.get("type") != Some(&json!("function")) {
-                return Err(format!("{name}: type is not \"function\""));
-            }
-            if !definition.get("strict").is_some_and(Value::is_boolean) {
-                return Err(format!(
-                    "{name}: no boolean `strict` (the Responses API takes an absent one as true)"
-                ));
-            }
-            match definition.pointer("/parameters/type") {
-                Some(Value::String(t)) if t == "object" => Ok(()),
-                _ => Err(format!("{name}: parameters is not an object schema")),
-            }
-        }
-        Format::Anthropic => anthropic::check(definition),
-        Format::Gemini => gemini::check(definition),
-    }
-}
-
-/// Translates draft-04/07 spellings that draft 2020-12 rejects, everywhere in the schema.
-pub(super) fn modernize(schema: &mut Value) {
-    let Value::Object(obj) = schema else {
-        return;
-    };
-    // Boolean exclusive bounds (draft 4) → numeric ones.
-    for (flag, bound) in [
-        ("exclusiveMinimum", "minimum"),
-        ("exclusiveMaximum", "maximum"),
-    ] {
-        if let Some(Value::Bool(b)) = obj.get(flag) {
-            let b = *b;
-            obj.remove(flag);
-            if b && let Some(v) = obj.remove(bound) {
-                obj.insert(flag.into(), v);
-            }
-        }
-    }
-    // `items: [..]` (a tuple before 2020-12) → `prefixItems`.
-    if let Some(Value::Array(_)) = obj.get("items")
-        && let Some(items) = obj.remove("items")
-    {
-        obj.insert("prefixItems".into(), items);
-        if let Some(extra) = obj.remove("additionalItems") {
-            obj.insert("items".into(), extra);
-        }
-    }
-    if obj.get("type") == Some(&json!("any")) {
-        obj.remove("type");
-    }
-    // `"required": true` on a property (draft 3) → the parent's `required` list.
-    let mut required_here = Vec::new();
-    if let Some(Value::Object(props)) = obj.get_mut("properties") {
-        for (name, prop) in props.iter_mut() {
-            if let Value::Object(p) = prop
-                && let Some(Value::Bool(r)) = p.get("required")
-            {
-                if *r {
-                    required_here.push(name.clone());
-                }
-                p.remove("required");
-            }
-        }
-    }
-    if !required_here.is_empty() {
-        if !matches!(obj.get("required"), Some(Value::Array(_))) {
-            obj.insert("required".into(), json!([]));
-        }
-        anthropic::add_required(obj, required_here);
-    } else if matches!(obj.get("required"), Some(Value::Bool(_))) {
-        obj.remove("required");
-    }
-    for child in schema_children_mut(obj) {
-        modernize(child);
-    }
-}
-
-/// Removes every `$ref` that does not lead anywhere in the document itself (a dangling
-/// pointer or another document: a broken server schema, which providers refuse), keeping the
-/// rest of its node. Returns the fallback reason when it removed any.
-pub(super) fn drop_unresolvable_refs(schema: &mut Value) -> Option<String> {
-    fn walk(v: &mut Value, root: &Value, dropped: &mut Vec<String>) {
-        let Value::Object(obj) = v else {
-            return;
-        };
-        if let Some(Value::String(r)) = obj.get("$ref")
-            && mcp_bindgen_core::schema::resolve_local(root, r).is_none()
-        {
-            dropped.push(format!("\"{r}\""));
-            obj.remove("$ref");
-        }
-        for child in schema_children_mut(obj) {
-            walk(child, root, dropped);
-        }
-    }
-    let root = schema.clone();
-    let mut dropped = Vec::new();
-    walk(schema, &root, &mut dropped);
-    (!dropped.is_empty()).then(|| {
-        format!(
-            "$ref {} leads nowhere in the schema and was removed (that value then accepts any JSON)",
-            dropped.join(", ")
-        )
-    })
-}
-
-/// Joins fallback reasons.
-pub(super) fn join_reasons(a: Option<String>, b: Option<String>) -> Option<String> {
-    match (a, b) {
-        (Some(a), Some(b)) => Some(format!("{a}; {b}")),
-        (a, b) => a.or(b),
-    }
-}
-
-/// The keys of an object outside `allowed`.
-fn obj_without(value: &Value, allowed: &[&str]) -> Vec<String> {
-    value
-        .as_object()
-        .into_iter()
-        .flat_map(Map::keys)
-        .filter(|k| !allowed.contains(&k.as_str()))
-        .cloned()
-        .collect()
-}
-
-/// The sub-schemas of a schema object (for walks that rewrite every node).
-fn schema_children_mut(obj: &mut Map<String, Value>) -> Vec<&mut Value> {
-    let mut out = Vec::new();
-    for (k, v) in obj.iter_mut() {
-        match (k.as_str(), v) {
-            (
-                "items"
-                | "additionalProperties"
-                | "not"
-                | "if"
-                | "then"
-                | "else"
-                | "contains"
-                | "propertyNames"
-                | "additionalItems"
-                | "unevaluatedProperties"
-                | "unevaluatedItems",
-                v @ Value::Object(_),
-            ) => out.push(v),
-            ("anyOf" | "oneOf" | "allOf" | "prefixItems", Value::Array(list)) => {
-                out.extend(list.iter_mut())
-            }
-            (
-                "properties" | "patternProperties" | "dependentSchemas" | "$defs" | "definitions",
-                Value::Object(map),
-            ) => out.extend(map.values_mut()),
-            _ => {}
-        }
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests;

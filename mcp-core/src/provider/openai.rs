@@ -266,7 +266,7 @@ impl<'a> Inline<'a> {
                 where_(at)
             ));
         };
-        let pointer = mcp_bindgen_core::schema::percent_decode(pointer);
+        let pointer = crate::schema::percent_decode(pointer);
         if pointer.is_empty() {
             return Ok(self.root);
         }

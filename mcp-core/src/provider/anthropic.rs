@@ -200,7 +200,7 @@ pub fn check(definition: &Value) -> Result<(), String> {
         .get("name")
         .and_then(Value::as_str)
         .ok_or("no name")?;
-    if !crate::toolbox::names::is_valid_name(name) {
+    if !crate::naming::is_valid_exported_name(name) {
         return Err(format!("name \"{name}\" is not ^[A-Za-z0-9_-]{{1,64}}$"));
     }
     let extra = obj_without(definition, &["name", "description", "input_schema"]);
