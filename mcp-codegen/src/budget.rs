@@ -155,27 +155,36 @@ impl std::fmt::Display for OverBudget {
             write!(f, ", …")?;
         }
         f.write_str(". To fit: ")?;
+        let mut ways = Vec::new();
         match &self.skip_to_fit {
-            Some(skip) if skip.len() <= 8 => write!(
-                f,
-                "skip = [{}], or only = [...] with the tools the program calls",
+            Some(skip) if skip.len() <= 8 => ways.push(format!(
+                "skip = [{}]",
                 skip.iter()
                     .map(|t| format!("\"{t}\""))
                     .collect::<Vec<_>>()
                     .join(", ")
-            )?,
-            Some(skip) => write!(
-                f,
-                "leave out the {} largest tools with skip = [...], or name the tools the program calls with only = [...]",
+            )),
+            Some(skip) => ways.push(format!(
+                "leave out the {} largest tools with skip = [...]",
                 skip.len()
-            )?,
-            None => f.write_str("name fewer tools with only = [...]")?,
+            )),
+            None => {}
         }
-        write!(
-            f,
-            "; or export the compact form ({} tokens, ToolboxBuilder::compact), or let the model discover tools (ToolboxBuilder::progressive: {} tokens up front); or raise max_tokens",
-            self.total.compact, self.progressive
-        )
+        ways.push("only = [...] with the tools the program calls".into());
+        if self.total.compact <= self.max {
+            ways.push(format!(
+                "the compact export ({} tokens: ToolboxBuilder::compact, then max_tokens counts the full form: raise it to {})",
+                self.total.compact, self.total.full
+            ));
+        }
+        if self.progressive <= self.max {
+            ways.push(format!(
+                "progressive discovery ({} tokens up front: ToolboxBuilder::progressive)",
+                self.progressive
+            ));
+        }
+        ways.push("a larger max_tokens".into());
+        f.write_str(&ways.join("; or "))
     }
 }
 
@@ -200,12 +209,29 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("skip = [\"b\"]"), "{text}");
-        assert!(text.contains("compact form (740 tokens"), "{text}");
-        assert!(o.progressive > 0 && text.contains(&format!("{} tokens up front", o.progressive)));
+        // The compact form (740) does not fit 450 tokens; discovery does.
+        assert!(!text.contains("compact export"), "{text}");
+        assert!(o.progressive > 0 && o.progressive <= 450);
+        assert!(text.contains("progressive discovery ("), "{text}");
+        let roomy = over_budget(
+            "gh",
+            800,
+            Tokens::new(900, 740),
+            vec![("b".into(), Tokens::new(900, 740))],
+        );
+        let text = roomy.to_string();
+        assert!(text.contains("the compact export (740 tokens"), "{text}");
+        assert!(
+            text.contains(&format!(
+                "progressive discovery ({} tokens up front",
+                roomy.progressive
+            )),
+            "{text}"
+        );
         // No list fits when one tool alone is over the budget.
         let none = over_budget("gh", 50, Tokens::new(900, 740), counts);
         assert_eq!(none.skip_to_fit, None);
-        assert!(none.to_string().contains("name fewer tools with only"));
+        assert!(none.to_string().contains("To fit: only = [...]"), "{none}");
     }
 
     #[test]

@@ -380,3 +380,122 @@ async fn the_later_fake_of_an_alias_wins_and_overrides_apply() {
     assert!(tb.server_configs()[0].function_call_wrapper());
     assert_eq!(tb.status("x").map(|s| s.state), Some(ServerState::Active));
 }
+
+/// Progressive discovery: the exports start as `search_tools` and `load_tools` (plus the
+/// pinned tools), stay the same bytes until a tool is loaded, and a loaded tool is exported
+/// and dispatched as without discovery.
+#[tokio::test]
+async fn progressive_discovery_searches_loads_and_calls() {
+    let tb = Toolbox::from_servers(vec![])
+        .add_fake(fake())
+        .progressive(["x.echo"])
+        .connect()
+        .await
+        .unwrap_or_else(|e| panic!("connect: {e}"));
+    let first = tb.openai_tools(false);
+    assert_eq!(names(&first), ["search_tools", "load_tools", "mcp_x_echo"]);
+    for format in Format::ALL {
+        let export = tb.export(format);
+        assert_eq!(export.tools.len(), 3, "{format}");
+        for d in &export.tools {
+            super::provider::check(format, d).unwrap_or_else(|e| panic!("{format}: {e}"));
+        }
+    }
+
+    // Search: the model finds the adder by a word of its description.
+    let found = tb.call("search_tools", r#"{"query": "numbers"}"#).await;
+    assert!(found.is_ok(), "{}", found.text);
+    let json: Value = serde_json::from_str(&found.text).unwrap();
+    assert_eq!(json["tools"][0]["name"], "mcp_x_add");
+    assert_eq!(json["tools"][0]["summary"], "Adds two numbers.");
+    // Nothing loaded yet: the same bytes as before.
+    assert_eq!(
+        serde_json::to_string(&tb.openai_tools(false)).unwrap(),
+        serde_json::to_string(&first).unwrap()
+    );
+
+    // Load: the definition comes back and joins the exports.
+    let loaded = tb
+        .call("load_tools", r#"{"names": ["mcp_x_add", "nope"]}"#)
+        .await;
+    assert!(loaded.is_ok(), "{}", loaded.text);
+    let json: Value = serde_json::from_str(&loaded.text).unwrap();
+    assert_eq!(json["loaded"][0]["name"], "mcp_x_add");
+    assert_eq!(
+        json["loaded"][0]["parameters"]["required"],
+        json!(["a", "b"])
+    );
+    assert_eq!(json["unknown"], json!(["nope"]));
+    assert_eq!(tb.loaded_tools(), ["mcp_x_add"]);
+    assert_eq!(
+        names(&tb.openai_tools(false)),
+        ["search_tools", "load_tools", "mcp_x_add", "mcp_x_echo"]
+    );
+
+    // The loaded tool is called through the typed path (its arguments checked by `AddArgs`).
+    let sum = tb.call("mcp_x_add", r#"{"a": 2, "b": 3}"#).await;
+    assert!(sum.is_ok(), "{}", sum.text);
+    assert_eq!(
+        sum.output().and_then(|o| o.json()),
+        Some(json!({"sum": 5.0}))
+    );
+    let bad = tb.call("mcp_x_add", r#"{"a": 2}"#).await;
+    assert_eq!(bad.error_kind(), Some(ErrorKind::InvalidArguments));
+
+    // Bad discovery calls are model-readable errors.
+    let none = tb.call("load_tools", r#"{"names": ["nope"]}"#).await;
+    assert_eq!(none.error_kind(), Some(ErrorKind::UnknownTool));
+    assert!(none.text.contains("call search_tools"), "{}", none.text);
+    let invalid = tb.call("search_tools", "{}").await;
+    assert_eq!(invalid.error_kind(), Some(ErrorKind::InvalidArguments));
+
+    // The application can load tools too.
+    assert_eq!(tb.load_tools(["x.boom"]).unwrap(), ["mcp_x_boom"]);
+    assert!(tb.load_tools(["x.missing"]).is_err());
+}
+
+/// Without discovery, `search_tools` is just an unknown tool.
+#[tokio::test]
+async fn discovery_tools_exist_only_with_discovery_on() {
+    let tb = toolbox(&fake()).await;
+    let d = tb.call("search_tools", r#"{"query": "x"}"#).await;
+    assert_eq!(d.error_kind(), Some(ErrorKind::UnknownTool));
+}
+
+/// The compact export drops what a model does not read; dispatch still checks the full schema.
+#[tokio::test]
+async fn the_compact_export_keeps_what_restricts() {
+    const TITLED: TypedTool = tool(
+        "titled",
+        r#"{"$schema":"https://json-schema.org/draft/2020-12/schema","title":"titledArguments","type":"object","properties":{"owner":{"title":"Owner","type":"string","minLength":1}},"required":["owner"],"additionalProperties":true}"#,
+        "mcp_y_titled",
+    );
+    static TITLED_TOOLS: &[TypedTool] = &[TITLED];
+    let fake = FakeServer::new("y", TITLED_TOOLS);
+    fake.stub_untyped("titled", |_: Value| Ok(ToolOutput::from_text("ok")));
+    let tb = Toolbox::from_servers(vec![])
+        .add_fake(fake)
+        .compact(true)
+        .connect()
+        .await
+        .unwrap_or_else(|e| panic!("connect: {e}"));
+    let params = &tb.openai_tools(false)[0]["function"]["parameters"];
+    assert_eq!(
+        params,
+        &json!({"type": "object", "properties": {"owner": {"type": "string", "minLength": 1}},
+                "required": ["owner"]})
+    );
+    let anthropic = &tb.export(Format::Anthropic).tools[0]["input_schema"];
+    assert!(anthropic.get("title").is_none() && anthropic.get("$schema").is_none());
+    let strict = &tb.openai_tools(true)[0]["function"];
+    assert_eq!(strict["strict"], true);
+    // Dispatch checks the full schema: `minLength` still applies.
+    let d = tb.call("mcp_y_titled", r#"{"owner": ""}"#).await;
+    assert_eq!(
+        d.error_kind(),
+        Some(ErrorKind::InvalidArguments),
+        "{}",
+        d.text
+    );
+    assert!(tb.call("mcp_y_titled", r#"{"owner": "o"}"#).await.is_ok());
+}
