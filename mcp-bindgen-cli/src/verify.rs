@@ -1,6 +1,8 @@
 //! `verify [--deep] [--fixtures DIR]`: codegen over every fixture of the project, no network.
 //!
-//! Prints one line per tool that is not fully typed (with the reason) and ends with exactly
+//! Prints one line per tool that is not fully typed (with the reason), one line per fixture
+//! with what its tools cost a model (`tokens   <alias>: N (OpenAI function definitions,
+//! o200k_base), M compact`) and ends with exactly
 //! `N tools: T typed, F fallback, E errors`; exits 1 when E > 0. With `--deep`, the
 //! round-trip oracle also runs over every tool (see `deep`): one line per failed instance
 //! and skipped tool, and a second summary line `round-trip: N tools, P passed, F failed,
@@ -17,8 +19,9 @@ fn usage(cli: &Cli) -> String {
     format!(
         "usage: {} verify [--deep [--max-skipped PCT]] [--fixtures DIR]
 
-Generates the code of every fixture (as mcp_tools! would), without the network, and ends
-with `N tools: T typed, F fallback, E errors`; exits 1 when a tool cannot be generated.
+Generates the code of every fixture (as mcp_tools! would), without the network, prints each
+fixture's token cost (`tokens   <alias>: …`) and ends with `N tools: T typed, F fallback,
+E errors`; exits 1 when a tool cannot be generated.
 
   --deep                 also check that the generated types carry every value their
                          schemas allow: valid instances of each tool's input and output

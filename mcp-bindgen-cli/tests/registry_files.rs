@@ -298,3 +298,106 @@ fn remote_servers_become_connector_entries_with_placeholders_as_written() {
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("anthropic-mcp or openai-mcp"), "{stderr}");
 }
+
+/// `tools --tokens`: a table per server (every format, full and compact, largest tools
+/// first) that agrees with the generator's counts; the registry's `max_tokens` (after
+/// `exclude_tools`) and `--max-tokens` fail `--check` with the largest tools and what fits.
+#[test]
+fn token_counts_per_server_and_the_budget_gate() {
+    let everything = std::fs::read_to_string(common::root().join("fixtures/everything.json"))
+        .expect("everything.json");
+    let demo_fixture =
+        std::fs::read_to_string(common::root().join("fixtures/demo.json")).expect("demo.json");
+    let dir = project(&[
+        (
+            "fixtures/servers.toml",
+            format!(
+                "[servers.everything]\ncommand = \"npx\"\nexclude_tools = [\"gzip-file-as-resource\"]\nmax_tokens = 600\n\n[servers.demo]\ncommand = {:?}\n",
+                demo()
+            ),
+        ),
+        ("fixtures/everything.json", everything.clone()),
+        ("fixtures/demo.json", demo_fixture.clone()),
+    ]);
+    let run = cli(dir.path(), &["tools", "--tokens"]);
+    assert_eq!(run.code, 1, "everything is over 600 tokens: {}", run.stderr);
+    // The table: both servers, every format, largest tool first.
+    let header = lines_with(&run.stdout, "openai-strict");
+    assert_eq!(header.len(), 2, "{}", run.stdout);
+    assert!(header[0].contains("anthropic") && header[0].contains("gemini"));
+    assert!(run.stdout.contains("demo (8 tools)"), "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("everything (12 tools, max_tokens = 600)"),
+        "the excluded tool is not counted: {}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("gzip-file-as-resource"));
+    // The demo's numbers are the generator's.
+    let f = mcp_bindgen_core::fixture::Fixture::from_slice(
+        demo_fixture.as_bytes(),
+        Path::new("demo.json"),
+    )
+    .expect("demo fixture");
+    let total: u32 = f
+        .tools
+        .iter()
+        .map(|t| {
+            mcp_bindgen_codegen::budget::tool_tokens("demo", t)
+                .expect("count")
+                .full
+        })
+        .sum();
+    let demo_total = lines_with(&run.stdout, "(all, full)")[0];
+    assert_eq!(
+        demo_total.split_whitespace().nth(2),
+        Some(total.to_string().as_str()),
+        "{demo_total}"
+    );
+    let first_demo_tool = run
+        .stdout
+        .lines()
+        .skip_while(|l| !l.contains("(all, compact)"))
+        .nth(1)
+        .expect("a tool row");
+    assert!(
+        first_demo_tool.contains("create_issue"),
+        "largest first: {first_demo_tool}"
+    );
+    // The gate: the registry's budget, named.
+    assert!(
+        run.stderr.contains("server \"everything\"")
+            && run.stderr.contains("over max_tokens = 600")
+            && run
+                .stderr
+                .contains("max_tokens of [servers.everything] in the registry"),
+        "{}",
+        run.stderr
+    );
+    // `--check` prints only the summary and the failure; `--max-tokens` sets every budget.
+    let check = cli(
+        dir.path(),
+        &["tools", "--tokens", "--check", "--max-tokens", "100000"],
+    );
+    assert_eq!(check.code, 0, "{}", check.stderr);
+    assert!(check.stdout.is_empty(), "{}", check.stdout);
+    assert!(check.stderr.contains("0 over budget"), "{}", check.stderr);
+    let tight = cli(
+        dir.path(),
+        &["tools", "--tokens", "--check", "--max-tokens", "100"],
+    );
+    assert_eq!(tight.code, 1);
+    assert!(tight.stderr.contains("2 over budget"), "{}", tight.stderr);
+    assert!(
+        tight.stderr.contains("budget set by --max-tokens"),
+        "{}",
+        tight.stderr
+    );
+    let usage = cli(dir.path(), &["tools", "--max-tokens", "5"]);
+    assert_eq!(usage.code, 2, "{}", usage.stderr);
+    assert!(
+        usage.stderr.contains("--max-tokens is for --tokens"),
+        "{}",
+        usage.stderr
+    );
+}

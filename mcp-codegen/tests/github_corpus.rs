@@ -26,6 +26,7 @@ fn github_corpus_is_typed() {
     let summary = Summary {
         tools: verify_fixture(&fixture, "github"),
         fixtures: 1,
+        tokens: Vec::new(),
     };
     for line in summary.detail_lines() {
         println!("{line}");

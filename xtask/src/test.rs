@@ -8,8 +8,9 @@
 //!    the committed fixtures, the property test's sample, 53 real servers' tool schemas
 //!    (`tests/corpus/real-servers`), the generator's edge-case fixtures and GitHub's official
 //!    server (`tests/corpus/github-official`); and `tools --format
-//!    anthropic|gemini|openai-strict|openai-responses --check` over the same directories
-//!    (one valid definition per tool, names unique);
+//!    anthropic|gemini|openai-strict|openai-responses [--compact] --check` over the same
+//!    directories (one valid definition per tool, full and compact, names unique), and
+//!    `tools --tokens --check` (every tool's tokens counted in every format);
 //! 4. runs `snapshot --check --all-required` (`mcp-bindgen-cli`, as `cargo xtask snapshot`
 //!    runs it): every default server must reproduce its committed fixture byte for byte;
 //! 5. runs `conformance` (the same function as `cargo xtask conformance`): every client
@@ -237,26 +238,50 @@ pub fn run(args: &[String]) -> ExitCode {
             &mut failed,
             &mut failures,
         );
-        // One valid, uniquely named definition per tool in every provider's format.
+        // One valid, uniquely named definition per tool in every provider's format, full
+        // and compact.
         for format in ["anthropic", "gemini", "openai-strict", "openai-responses"] {
-            stages.start(&format!("tools --format {format} --check ({what})"));
-            let mut args = vec![
-                "tools".to_string(),
-                "--format".to_string(),
-                format.to_string(),
-                "--check".to_string(),
-            ];
-            if let Some(dir) = &dir {
-                args.extend(["--fixtures".to_string(), dir.display().to_string()]);
+            for compact in [false, true] {
+                let form = if compact { " --compact" } else { "" };
+                stages.start(&format!("tools --format {format}{form} --check ({what})"));
+                let mut args = vec![
+                    "tools".to_string(),
+                    "--format".to_string(),
+                    format.to_string(),
+                    "--check".to_string(),
+                ];
+                if compact {
+                    args.push("--compact".to_string());
+                }
+                if let Some(dir) = &dir {
+                    args.extend(["--fixtures".to_string(), dir.display().to_string()]);
+                }
+                record(
+                    mcp_bindgen_cli::run(crate::INVOKED_AS, &args),
+                    &format!("tools --format {format}{form} ({what})"),
+                    &mut passed,
+                    &mut failed,
+                    &mut failures,
+                );
             }
-            record(
-                mcp_bindgen_cli::run(crate::INVOKED_AS, &args),
-                &format!("tools --format {format} ({what})"),
-                &mut passed,
-                &mut failed,
-                &mut failures,
-            );
         }
+        // Every tool's tokens count in every format.
+        stages.start(&format!("tools --tokens --check ({what})"));
+        let mut args = vec![
+            "tools".to_string(),
+            "--tokens".to_string(),
+            "--check".to_string(),
+        ];
+        if let Some(dir) = &dir {
+            args.extend(["--fixtures".to_string(), dir.display().to_string()]);
+        }
+        record(
+            mcp_bindgen_cli::run(crate::INVOKED_AS, &args),
+            &format!("tools --tokens ({what})"),
+            &mut passed,
+            &mut failed,
+            &mut failures,
+        );
     }
 
     stages.start("snapshot --check --all-required (drift against the live servers)");

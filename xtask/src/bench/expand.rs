@@ -31,14 +31,23 @@ pub(super) fn time_expansion(
     alias: &str,
     n: usize,
 ) -> Result<Expansion, String> {
+    time_expansion_with(fixture, alias, n, &Options::default())
+}
+
+/// [`time_expansion`] with `options`.
+pub(super) fn time_expansion_with(
+    fixture: &Fixture,
+    alias: &str,
+    n: usize,
+    options: &Options,
+) -> Result<Expansion, String> {
     let mut gen_ms = Vec::with_capacity(n);
     let mut total_ms = Vec::with_capacity(n);
     let mut tools = 0;
     let mut lines = 0;
     for i in 0..n {
         let started = Instant::now();
-        let generated =
-            generate(fixture, alias, &Options::default()).map_err(|e| format!("{alias}: {e}"))?;
+        let generated = generate(fixture, alias, options).map_err(|e| format!("{alias}: {e}"))?;
         let generated_at = started.elapsed();
         tools = generated.stats.tools;
         let text = format_tokens(
@@ -96,9 +105,21 @@ pub(super) fn expand(root: &Path, dir: &Path, smoke: bool) -> Result<Value, Stri
     std::fs::write(&github_file, &github_text)
         .map_err(|e| format!("cannot write {}: {e}", github_file.display()))?;
     let github_release = expand_release(&bench, &github_file, "github_official", n)?;
+    // The encoding's first use in this process (what a first expansion with `tokens` pays
+    // once, besides the counting itself).
+    let started = Instant::now();
+    mcp_bindgen_codegen::budget::count("load")?;
+    let encoding_load_ms = ms(started.elapsed());
     // One untimed run first: page in the code, warm the allocator.
     time_expansion(&github, "github_official", 1)?;
     let github_run = time_expansion(&github, "github_official", n)?;
+    let counted = time_expansion_with(
+        &github,
+        "github_official",
+        n,
+        &Options::default().with_tokens(),
+    )?;
+    let tokens = token_totals(&github, "github_official")?;
     let mut fixtures = Map::new();
     let mut paths: Vec<PathBuf> = std::fs::read_dir(root.join("fixtures"))
         .map_err(|e| format!("cannot list fixtures/: {e}"))?
@@ -136,8 +157,37 @@ pub(super) fn expand(root: &Path, dir: &Path, smoke: bool) -> Result<Value, Stri
             // Lines of the `cargo xtask expand` text (prettyplease), from the timed runs.
             "generated_lines": github_run.lines,
             "release": github_release,
+            "generate_with_tokens_ms": counted.generate_ms,
+            "encoding_load_ms": encoding_load_ms,
+            "tokens": tokens,
         },
         "fixtures": fixtures,
+    }))
+}
+
+/// The tokens of a fixture's tools per format, full and compact, and what progressive
+/// discovery exports up front.
+fn token_totals(fixture: &Fixture, alias: &str) -> Result<Value, String> {
+    use mcp_bindgen_core::provider::Format;
+    let mut formats = Map::new();
+    for format in Format::ALL {
+        let (mut full, mut compact) = (0u64, 0u64);
+        for tool in &fixture.tools {
+            let [(f, c)] = mcp_bindgen_codegen::budget::count_formats(alias, tool, &[format])?[..]
+            else {
+                return Err(format!("{alias}: one count expected per format"));
+            };
+            full += u64::from(f);
+            compact += u64::from(c);
+        }
+        formats.insert(
+            format.as_str().to_string(),
+            json!({"full": full, "compact": compact, "ratio": compact as f64 / full.max(1) as f64}),
+        );
+    }
+    Ok(json!({
+        "formats": formats,
+        "progressive_upfront": mcp_bindgen_codegen::budget::progressive_upfront()?,
     }))
 }
 

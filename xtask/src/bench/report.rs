@@ -178,6 +178,60 @@ pub(super) fn summary_rows(results: &Map<String, Value>) -> Vec<Row> {
             ),
         });
     }
+    if let Some(tokens) = results
+        .get("expand")
+        .and_then(|e| e.pointer("/github_official/tokens"))
+    {
+        let formats = tokens.get("formats").and_then(Value::as_object);
+        let per_format = formats
+            .into_iter()
+            .flatten()
+            .map(|(f, v)| {
+                format!(
+                    "{f} {} → {}",
+                    v["full"].as_u64().unwrap_or(0),
+                    v["compact"].as_u64().unwrap_or(0)
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        let largest_ratio = formats
+            .into_iter()
+            .flatten()
+            .filter_map(|(_, v)| v["ratio"].as_f64())
+            .fold(None, |m: Option<f64>, r| Some(m.map_or(r, |m| m.max(r))));
+        rows.push(Row {
+            key: "compact_vs_full_tokens_github_official",
+            what: "tokens of the compact export / the full export, 117 GitHub tools (largest over the formats)",
+            value: largest_ratio,
+            unit: "×",
+            target: Some(("≤", 0.75)),
+            detail: format!("o200k_base tokens, full → compact: {per_format}"),
+        });
+        rows.push(Row {
+            key: "progressive_upfront_tokens_github_official",
+            what: "tokens exported up front with progressive discovery, 117 GitHub tools",
+            value: tokens.get("progressive_upfront").and_then(Value::as_f64),
+            unit: "tokens",
+            target: Some(("≤", 2000.0)),
+            detail: "`search_tools` + `load_tools` as OpenAI functions, before any tool is loaded"
+                .into(),
+        });
+    }
+    if let Some(expand) = results.get("expand") {
+        let at = |p: &str| expand.pointer(p).and_then(Value::as_f64);
+        rows.push(Row {
+            key: "expand_tokens_github_official_ms",
+            what: "`mcp_tools!(…, tokens = true)` expansion, 117 GitHub tools (generate with token counts, unoptimized)",
+            value: at("/github_official/generate_with_tokens_ms"),
+            unit: "ms",
+            target: Some(("≤", 100.0)),
+            detail: format!(
+                "loading the o200k_base encoding, once per process: {:.0} ms",
+                at("/github_official/encoding_load_ms").unwrap_or(f64::NAN)
+            ),
+        });
+    }
     if let Some(expand) = results.get("expand") {
         let release = |p: &str| expand.pointer(p).and_then(Value::as_f64);
         rows.push(Row {
