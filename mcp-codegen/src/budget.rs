@@ -152,7 +152,7 @@ impl std::fmt::Display for OverBudget {
             write!(f, "{}{tool} ({})", if i == 0 { "" } else { ", " }, t.full)?;
         }
         if n > 5 {
-            write!(f, ", …")?;
+            write!(f, " and {} more", n - 5)?;
         }
         f.write_str(". To fit: ")?;
         let mut ways = Vec::new();
