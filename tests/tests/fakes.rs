@@ -436,6 +436,75 @@ async fn an_agent_loop_over_fakes_starts_no_process() {
     .await;
 }
 
+/// Progressive discovery over a generated `Fake`: the model gets two tools, searches, loads
+/// the adder and calls it through the typed path; nothing else reaches the model's list.
+#[tokio::test]
+async fn an_agent_discovers_loads_and_calls_a_tool() {
+    limited(async {
+        let fake = demo::Fake::new()
+            .on_add(|args| Ok(ToolOutput::from_text((args.a + args.b).to_string())));
+        let toolbox = Toolbox::from_servers(vec![])
+            .add_fake(fake.clone())
+            .progressive(Vec::<String>::new())
+            .connect()
+            .await
+            .expect("toolbox");
+        let names = |toolbox: &Toolbox| -> Vec<String> {
+            toolbox
+                .export(Format::OpenAi)
+                .tools
+                .iter()
+                .filter_map(|t| t.pointer("/function/name").and_then(Value::as_str))
+                .map(str::to_string)
+                .collect()
+        };
+        assert_eq!(names(&toolbox), ["search_tools", "load_tools"]);
+        let before = serde_json::to_string(&toolbox.export(Format::Anthropic).tools).unwrap();
+
+        // Turn 1: the model searches.
+        let found = toolbox
+            .call("search_tools", r#"{"query": "add two numbers"}"#)
+            .await;
+        assert!(found.is_ok(), "{}", found.text);
+        let found: Value = serde_json::from_str(&found.text).expect("JSON");
+        assert_eq!(found["tools"][0]["name"], "mcp_demo_add", "{found}");
+        assert_eq!(
+            serde_json::to_string(&toolbox.export(Format::Anthropic).tools).unwrap(),
+            before,
+            "a search changes no byte of the tool list"
+        );
+        // Turn 2: it loads the adder; its definition comes back and joins the list.
+        let loaded = toolbox
+            .call("load_tools", r#"{"names": ["mcp_demo_add"]}"#)
+            .await;
+        assert!(loaded.is_ok(), "{}", loaded.text);
+        let loaded: Value = serde_json::from_str(&loaded.text).expect("JSON");
+        assert_eq!(
+            loaded["loaded"][0]["parameters"]["required"],
+            serde_json::json!(["a", "b"])
+        );
+        assert_eq!(
+            names(&toolbox),
+            ["search_tools", "load_tools", "mcp_demo_add"]
+        );
+        // Turn 3: it calls it, checked by the generated `Args`.
+        let d = toolbox.call("mcp_demo_add", r#"{"a": 2, "b": 3}"#).await;
+        assert!(d.is_ok(), "{}", d.text);
+        assert_eq!(d.text, "5");
+        let d = toolbox.call("mcp_demo_add", r#"{"a": "two"}"#).await;
+        assert_eq!(
+            d.error_kind(),
+            Some(ErrorKind::InvalidArguments),
+            "{}",
+            d.text
+        );
+        let tools: Vec<String> = fake.calls().into_iter().map(|c| c.tool).collect();
+        assert_eq!(tools, ["add"]);
+        toolbox.close().await;
+    })
+    .await;
+}
+
 #[tokio::test]
 async fn a_recorded_cassette_holds_no_resolved_secret() {
     limited(async {
