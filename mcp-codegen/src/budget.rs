@@ -13,20 +13,42 @@
 //! --tokens` counts every format. The encoding is loaded once per process, on a thread of its
 //! own while the generator works.
 
+#[cfg(feature = "tokens")]
 use std::sync::OnceLock;
 
 use mcp_bindgen_core::fixture::Tool;
 use mcp_bindgen_core::naming;
 use mcp_bindgen_core::provider::{Format, Tokens, compact_definition, definition, discovery};
-use tiktoken_rs::CoreBPE;
 
 /// The encoding, or why it could not be loaded (its data is compiled in: not expected).
-fn encoding() -> Result<&'static CoreBPE, String> {
-    static ENCODING: OnceLock<Result<CoreBPE, String>> = OnceLock::new();
+#[cfg(feature = "tokens")]
+fn encoding() -> Result<&'static tiktoken_rs::CoreBPE, String> {
+    static ENCODING: OnceLock<Result<tiktoken_rs::CoreBPE, String>> = OnceLock::new();
     ENCODING
         .get_or_init(|| tiktoken_rs::o200k_base().map_err(|e| e.to_string()))
         .as_ref()
         .map_err(Clone::clone)
+}
+
+/// Without the `tokens` feature there is no encoding: counting is an error that says so.
+#[cfg(not(feature = "tokens"))]
+fn encoding() -> Result<&'static Unavailable, String> {
+    Err(UNAVAILABLE.to_string())
+}
+
+/// Why tokens cannot be counted in a build without the `tokens` feature.
+pub const UNAVAILABLE: &str = "token counting needs the `tokens` feature (of mcp-bindgen: `mcp-bindgen = { version = \"0.1\", features = [\"tokens\"] }`)";
+
+/// Stands for the encoding in a build without the `tokens` feature.
+#[cfg(not(feature = "tokens"))]
+#[doc(hidden)]
+pub struct Unavailable;
+
+#[cfg(not(feature = "tokens"))]
+impl Unavailable {
+    fn encode_ordinary(&self, _: &str) -> Vec<u32> {
+        Vec::new()
+    }
 }
 
 /// Loads the encoding now (the generator calls it on a thread that would otherwise wait).
@@ -192,6 +214,7 @@ impl std::fmt::Display for OverBudget {
 mod tests {
     use super::*;
 
+    #[cfg(feature = "tokens")]
     #[test]
     fn over_budget_names_the_largest_tools_and_what_fits() {
         let counts = vec![
@@ -234,6 +257,7 @@ mod tests {
         assert!(none.to_string().contains("To fit: only = [...]"), "{none}");
     }
 
+    #[cfg(feature = "tokens")]
     #[test]
     fn counts_are_o200k_tokens() {
         assert_eq!(count("hello world").unwrap(), 2);

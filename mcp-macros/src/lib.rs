@@ -31,7 +31,7 @@ use syn::{Ident, LitStr, Token};
 /// );
 /// ```
 ///
-/// `tokens = true` counts the tokens of each bound tool's OpenAI function definition (OpenAI's
+/// With mcp-bindgen's `tokens` feature, `tokens = true` counts the tokens of each bound tool's OpenAI function definition (OpenAI's
 /// `o200k_base` encoding), in full and in compact form, and writes them as constants:
 /// `github::TOKENS` (all bound tools) and `github::<tool>::TOKENS`. `max_tokens = N` counts
 /// them too and makes a tool list whose full definitions take more than `N` tokens a compile
@@ -134,6 +134,14 @@ impl Parse for MacroCall {
                         return Err(dup("types"));
                     }
                     call.types = Some((key.clone(), parse_map(input)?));
+                }
+                "tokens" | "max_tokens" if !cfg!(feature = "tokens") => {
+                    return Err(syn::Error::new(
+                        key.span(),
+                        format!(
+                            "`{key}` counts tokens, which needs mcp-bindgen's `tokens` feature: mcp-bindgen = {{ version = \"0.1\", features = [\"tokens\"] }}"
+                        ),
+                    ));
                 }
                 "tokens" => {
                     if call.tokens.is_some() {

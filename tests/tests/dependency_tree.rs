@@ -6,7 +6,8 @@
 //! * without default features no part of the generator is built: no `typify`, no
 //!   `prettyplease`, no `mcp-bindgen-macros` or `mcp-bindgen-codegen`;
 //! * `mcp-bindgen-core` builds none of them either, nor rmcp, tokio or reqwest;
-//! * the default runtime builds no C crypto (aws-lc), one schemars and no OAuth crates.
+//! * the default runtime builds no C crypto (aws-lc), one schemars, no OAuth crates and no
+//!   tokenizer (`tiktoken-rs` is the `tokens` feature's).
 
 mod common;
 
@@ -70,11 +71,17 @@ fn the_runtime_depends_on_core_and_never_on_the_generator() {
 }
 
 #[test]
-fn the_default_runtime_builds_no_c_crypto_one_schemars_and_no_oauth() {
+fn the_default_runtime_builds_no_c_crypto_one_schemars_no_oauth_and_no_tokenizer() {
     let default = tree("mcp-bindgen", &[]);
     // TLS through rustls with ring: aws-lc's C build is not in the default tree.
     assert!(has(&default, "ring"), "{default:#?}");
-    for name in ["aws-lc-sys", "aws-lc-rs", "jsonwebtoken", "oauth2"] {
+    for name in [
+        "aws-lc-sys",
+        "aws-lc-rs",
+        "jsonwebtoken",
+        "oauth2",
+        "tiktoken-rs",
+    ] {
         assert!(
             !has(&default, name),
             "{name} with default features: {default:#?}"
@@ -89,6 +96,11 @@ fn the_default_runtime_builds_no_c_crypto_one_schemars_and_no_oauth() {
         assert!(has(&jwt, name), "{name} with oauth-jwt: {jwt:#?}");
     }
     assert_eq!(versions(&jwt, "schemars").len(), 2, "{jwt:#?}");
+    let tokens = tree("mcp-bindgen", &["--features", "tokens"]);
+    assert!(
+        has(&tokens, "tiktoken-rs"),
+        "tiktoken-rs with tokens: {tokens:#?}"
+    );
 }
 
 /// The versions of `name` in a tree, each once.

@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 
 use super::local::LocalTool;
 use super::names::{self, NameCollision};
-use super::provider::{Format, compact, model_definition, openai};
+use super::provider::{Format, model_definition, openai};
 use super::scope::Scope;
 use super::{ServerState, Toolbox, ToolboxOptions, TypedTool};
 use crate::config::ServerConfig;
@@ -280,19 +280,17 @@ impl Snapshot {
                 &c.input_schema,
             )
             .0;
-            let strict_function = if options.compact {
-                let description = description.as_deref().map(compact::compact_description);
-                openai::strict_function_definition(
-                    &exported,
-                    description.as_deref().filter(|d| !d.is_empty()),
-                    &compact::compact(Format::OpenAiStrict, &c.input_schema),
-                )
-            } else {
-                openai::strict_function_definition(
-                    &exported,
-                    description.as_deref(),
-                    &c.input_schema,
-                )
+            // The strict form, or why there is none (then the format's definition is the
+            // non-strict one, with the reason).
+            let strict_function = match model_definition(
+                Format::OpenAiStrict,
+                options.compact,
+                &exported,
+                description.as_deref(),
+                &c.input_schema,
+            ) {
+                (strict, None) => Ok(strict),
+                (_, Some(reason)) => Err(reason),
             };
             let index = snapshot.entries.len();
             snapshot.by_exported.insert(exported.clone(), index);

@@ -134,6 +134,10 @@ pub struct ToolboxOptions {
 /// same from one turn to the next until a tool is loaded, so a provider's prompt cache
 /// keeps working.
 ///
+/// The discovery tools' names come first: a server tool exported under the same name (a
+/// `prefix` of `""`) is reached as `alias.tool`. The loaded tools are the toolbox's, shared by
+/// its agents' toolboxes (each still exports and dispatches only its own tools).
+///
 /// Worth it when the definitions take more than a few percent of the model's context
 /// window (1–5 %: for a 200 000-token window, from about 2 000–10 000 tokens of tools); `mcp_tools!(…,
 /// tokens = true)` and `cargo mcp-bindgen tools --tokens` give the count.

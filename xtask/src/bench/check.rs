@@ -18,12 +18,17 @@ fn main() {
 }
 "#;
 
-pub(super) const SCRATCH_WITH: &str = r#"//! Scratch crate of `cargo xtask bench` (binds the 117 GitHub tools).
-mcp_bindgen::mcp_tools!("github_official");
+pub(super) const SCRATCH_WITH: &str = r#"//! Scratch crate of `cargo xtask bench` (binds the 117 GitHub tools, counting their tokens).
+mcp_bindgen::mcp_tools!("github_official", tokens = true);
 
 fn main() {
     let config = mcp_bindgen::ServerConfig::stdio("github_official", "github-mcp-server", vec![]);
-    println!("{} {}", config.alias(), github_official::TOOL_NAMES.len());
+    println!(
+        "{} {} {}",
+        config.alias(),
+        github_official::TOOL_NAMES.len(),
+        github_official::TOKENS.full
+    );
 }
 "#;
 
@@ -97,7 +102,8 @@ pub(super) fn check_overhead(root: &Path, dir: &Path) -> Result<Value, String> {
     let (_, corpus) = github_corpus(root)?;
     let check_dir = dir.join("check");
     let target = check_dir.join("target");
-    let dependency = runtime_dependency(root, "");
+    // With token counting on (`tokens = true` needs the feature): what binding costs at most.
+    let dependency = runtime_dependency(root, ", features = [\"tokens\"]");
     let base = user_crate(
         &check_dir,
         "bench_base",

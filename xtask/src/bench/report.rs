@@ -288,7 +288,7 @@ pub(super) fn summary_rows(results: &Map<String, Value>) -> Vec<Row> {
         });
         rows.push(Row {
             key: "check_overhead_github_official_s",
-            what: "extra `cargo check` on a rebuild, crate binding 117 tools",
+            what: "extra `cargo check` on a rebuild, crate binding 117 tools (`tokens = true`)",
             value: at("/cached/overhead_s"),
             unit: "s",
             target: Some(("≤", 1.0)),
@@ -558,9 +558,15 @@ pub(super) fn write_markdown(
          `tests/corpus/github-official` and each committed fixture, in the unoptimized xtask \
          process (Cargo builds proc macros unoptimized by default), median of 15; the same in \
          the optimized `mcp-bench expand`. Generated lines: the line count of that \
-         prettyplease text (what `cargo xtask expand` prints), taken from the last timed run.\n\
+         prettyplease text (what `cargo xtask expand` prints), taken from the last timed run. \
+         With `tokens`: the same `generate` counting each tool's tokens (the encoding loaded \
+         before the timed runs; its load is reported beside).\n\
+         * **Tokens**: o200k_base tokens (`tiktoken-rs`) of the compact JSON text of each \
+         definition the toolbox exports for GitHub's 117 tools, per format, full and compact; \
+         progressive discovery's up-front tokens are those of `search_tools` and `load_tools` \
+         as OpenAI functions.\n\
          * **Check overhead**: `cargo check --offline` of a scratch crate with \
-         `mcp_tools!(\"github_official\")` minus the same crate without it, after touching \
+         `mcp_tools!(\"github_official\", tokens = true)` (feature `tokens`) minus the same crate without it, after touching \
          `src/main.rs`, dependencies warm, own target dir under `target/bench/check`, median of 3 \
          rounds with the macro's expansion cache answering (a rebuild after an edit) and 3 with \
          it off (`MCP_BINDGEN_CACHE=0`: a rebuild that generates, as after a fixture change); \
