@@ -4,7 +4,7 @@
 //! A definition is what the runtime's toolbox sends for the tool under its default name
 //! (`mcp_<alias>_<tool>`): [`mcp_bindgen_core::provider::definition`] (or
 //! [`compact_definition`]) of the fixture's description and input schema. Its tokens are
-//! those of its compact JSON text in OpenAI's `o200k_base` encoding (`tiktoken-rs`), the
+//! those of its compact JSON text in OpenAI's `o200k_base` encoding (`bpe-openai`), the
 //! encoding of OpenAI's current models. Anthropic and Google do not publish their tokenizers:
 //! for their formats the count is the same encoding's, an estimate of their size.
 //!
@@ -13,21 +13,14 @@
 //! --tokens` counts every format. The encoding is loaded once per process, on a thread of its
 //! own while the generator works.
 
-#[cfg(feature = "tokens")]
-use std::sync::OnceLock;
-
 use mcp_bindgen_core::fixture::Tool;
 use mcp_bindgen_core::naming;
 use mcp_bindgen_core::provider::{Format, Tokens, compact_definition, definition, discovery};
 
-/// The encoding, or why it could not be loaded (its data is compiled in: not expected).
+/// The encoding (its data is compiled in).
 #[cfg(feature = "tokens")]
-fn encoding() -> Result<&'static tiktoken_rs::CoreBPE, String> {
-    static ENCODING: OnceLock<Result<tiktoken_rs::CoreBPE, String>> = OnceLock::new();
-    ENCODING
-        .get_or_init(|| tiktoken_rs::o200k_base().map_err(|e| e.to_string()))
-        .as_ref()
-        .map_err(Clone::clone)
+fn encoding() -> Result<&'static bpe_openai::Tokenizer, String> {
+    Ok(bpe_openai::o200k_base())
 }
 
 /// Without the `tokens` feature there is no encoding: counting is an error that says so.
@@ -46,8 +39,8 @@ pub struct Unavailable;
 
 #[cfg(not(feature = "tokens"))]
 impl Unavailable {
-    fn encode_ordinary(&self, _: &str) -> Vec<u32> {
-        Vec::new()
+    fn count(&self, _: &str) -> usize {
+        0
     }
 }
 
@@ -58,7 +51,7 @@ pub(crate) fn preload() {
 
 /// Tokens of a text in `o200k_base`.
 pub fn count(text: &str) -> Result<usize, String> {
-    Ok(encoding()?.encode_ordinary(text).len())
+    Ok(encoding()?.count(text))
 }
 
 /// Tokens of one JSON definition's compact text.

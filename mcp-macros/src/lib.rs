@@ -36,7 +36,7 @@ use syn::{Ident, LitStr, Token};
 /// `github::TOKENS` (all bound tools) and `github::<tool>::TOKENS`. `max_tokens = N` counts
 /// them too and makes a tool list whose full definitions take more than `N` tokens a compile
 /// error naming the largest tools and what would fit. Counting loads the encoding (about
-/// 0.6 s in an unoptimized proc macro, once per crate build); the expansion cache keeps the
+/// 0.7 s in an unoptimized proc macro, once per crate build); the expansion cache keeps the
 /// result for rebuilds.
 ///
 /// The fixture is `<alias>.json` in `$MCP_FIXTURES_DIR` when set (relative to the crate's

@@ -7,7 +7,7 @@
 //!   `prettyplease`, no `mcp-bindgen-macros` or `mcp-bindgen-codegen`;
 //! * `mcp-bindgen-core` builds none of them either, nor rmcp, tokio or reqwest;
 //! * the default runtime builds no C crypto (aws-lc), one schemars, no OAuth crates and no
-//!   tokenizer (`tiktoken-rs` is the `tokens` feature's).
+//!   tokenizer (`bpe-openai` is the `tokens` feature's).
 
 mod common;
 
@@ -80,7 +80,7 @@ fn the_default_runtime_builds_no_c_crypto_one_schemars_no_oauth_and_no_tokenizer
         "aws-lc-rs",
         "jsonwebtoken",
         "oauth2",
-        "tiktoken-rs",
+        "bpe-openai",
     ] {
         assert!(
             !has(&default, name),
@@ -98,8 +98,8 @@ fn the_default_runtime_builds_no_c_crypto_one_schemars_no_oauth_and_no_tokenizer
     assert_eq!(versions(&jwt, "schemars").len(), 2, "{jwt:#?}");
     let tokens = tree("mcp-bindgen", &["--features", "tokens"]);
     assert!(
-        has(&tokens, "tiktoken-rs"),
-        "tiktoken-rs with tokens: {tokens:#?}"
+        has(&tokens, "bpe-openai"),
+        "bpe-openai with tokens: {tokens:#?}"
     );
 }
 

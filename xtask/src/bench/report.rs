@@ -561,7 +561,7 @@ pub(super) fn write_markdown(
          prettyplease text (what `cargo xtask expand` prints), taken from the last timed run. \
          With `tokens`: the same `generate` counting each tool's tokens (the encoding loaded \
          before the timed runs; its load is reported beside).\n\
-         * **Tokens**: o200k_base tokens (`tiktoken-rs`) of the compact JSON text of each \
+         * **Tokens**: o200k_base tokens (`bpe-openai`) of the compact JSON text of each \
          definition the toolbox exports for GitHub's 117 tools, per format, full and compact; \
          progressive discovery's up-front tokens are those of `search_tools` and `load_tools` \
          as OpenAI functions.\n\
