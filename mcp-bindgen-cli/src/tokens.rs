@@ -116,18 +116,8 @@ fn count(
     registry: Option<&mcp_bindgen::Registry>,
     max_tokens: Option<u32>,
 ) -> Result<Vec<Server>> {
-    let fixtures = mcp_bindgen_core::fixture::load_dir(dir)?;
-    if fixtures.is_empty() {
-        return Err(Error::Project(format!(
-            "no fixture in {}; run {}",
-            cli.show(dir),
-            cli.hint("snapshot")
-        )));
-    }
     let mut out = Vec::new();
-    for (_, loaded) in fixtures {
-        let fixture = loaded?;
-        let alias = mcp_bindgen_codegen::verify::alias_of(&fixture);
+    for (alias, fixture) in crate::tools::load_fixtures(cli, dir)? {
         let config = registry.and_then(|r| r.servers().iter().find(|s| s.alias() == alias));
         let tools: Vec<&Tool> = fixture
             .tools

@@ -86,40 +86,8 @@ fn walk(node: &mut Value, name: Option<&str>, keep_types: bool) {
         obj.remove("default");
     }
     drop_vacuous(obj, keep_types);
-    for (key, child) in obj.iter_mut() {
-        match (key.as_str(), child) {
-            ("properties" | "$defs" | "definitions" | "patternProperties", Value::Object(map)) => {
-                let named = key == "properties";
-                for (prop, schema) in map.iter_mut() {
-                    walk(schema, named.then_some(prop.as_str()), keep_types);
-                }
-            }
-            ("anyOf" | "oneOf" | "allOf" | "prefixItems", Value::Array(list)) => {
-                for branch in list {
-                    walk(branch, None, keep_types);
-                }
-            }
-            (
-                "items"
-                | "additionalProperties"
-                | "not"
-                | "if"
-                | "then"
-                | "else"
-                | "contains"
-                | "propertyNames"
-                | "additionalItems"
-                | "unevaluatedProperties"
-                | "unevaluatedItems",
-                child @ Value::Object(_),
-            ) => walk(child, None, keep_types),
-            ("items", Value::Array(list)) => {
-                for branch in list {
-                    walk(branch, None, keep_types);
-                }
-            }
-            _ => {}
-        }
+    for (name, child) in super::named_children_mut(obj) {
+        walk(child, name, keep_types);
     }
 }
 

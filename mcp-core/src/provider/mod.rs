@@ -285,6 +285,14 @@ fn obj_without(value: &Value, allowed: &[&str]) -> Vec<String> {
 
 /// The sub-schemas of a schema object (for walks that rewrite every node).
 fn schema_children_mut(obj: &mut Map<String, Value>) -> Vec<&mut Value> {
+    named_children_mut(obj)
+        .into_iter()
+        .map(|(_, child)| child)
+        .collect()
+}
+
+/// [`schema_children_mut`] with the property name of each child of `properties`.
+pub(crate) fn named_children_mut(obj: &mut Map<String, Value>) -> Vec<(Option<&str>, &mut Value)> {
     let mut out = Vec::new();
     for (k, v) in obj.iter_mut() {
         match (k.as_str(), v) {
@@ -301,14 +309,17 @@ fn schema_children_mut(obj: &mut Map<String, Value>) -> Vec<&mut Value> {
                 | "unevaluatedProperties"
                 | "unevaluatedItems",
                 v @ Value::Object(_),
-            ) => out.push(v),
-            ("anyOf" | "oneOf" | "allOf" | "prefixItems", Value::Array(list)) => {
-                out.extend(list.iter_mut())
+            ) => out.push((None, v)),
+            ("anyOf" | "oneOf" | "allOf" | "prefixItems" | "items", Value::Array(list)) => {
+                out.extend(list.iter_mut().map(|v| (None, v)))
+            }
+            ("properties", Value::Object(map)) => {
+                out.extend(map.iter_mut().map(|(name, v)| (Some(name.as_str()), v)))
             }
             (
-                "properties" | "patternProperties" | "dependentSchemas" | "$defs" | "definitions",
+                "patternProperties" | "dependentSchemas" | "$defs" | "definitions",
                 Value::Object(map),
-            ) => out.extend(map.values_mut()),
+            ) => out.extend(map.values_mut().map(|v| (None, v))),
             _ => {}
         }
     }
