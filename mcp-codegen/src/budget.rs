@@ -17,41 +17,25 @@ use mcp_bindgen_core::fixture::Tool;
 use mcp_bindgen_core::naming;
 use mcp_bindgen_core::provider::{Format, Tokens, compact_definition, definition, discovery};
 
-/// The encoding (its data is compiled in).
-#[cfg(feature = "tokens")]
-fn encoding() -> Result<&'static bpe_openai::Tokenizer, String> {
-    Ok(bpe_openai::o200k_base())
-}
-
-/// Without the `tokens` feature there is no encoding: counting is an error that says so.
-#[cfg(not(feature = "tokens"))]
-fn encoding() -> Result<&'static Unavailable, String> {
-    Err(UNAVAILABLE.to_string())
-}
-
 /// Why tokens cannot be counted in a build without the `tokens` feature.
 pub const UNAVAILABLE: &str = "token counting needs the `tokens` feature (of mcp-bindgen: `mcp-bindgen = { version = \"0.1\", features = [\"tokens\"] }`)";
 
-/// Stands for the encoding in a build without the `tokens` feature.
-#[cfg(not(feature = "tokens"))]
-#[doc(hidden)]
-pub struct Unavailable;
-
-#[cfg(not(feature = "tokens"))]
-impl Unavailable {
-    fn count(&self, _: &str) -> usize {
-        0
-    }
-}
-
 /// Loads the encoding now (the generator calls it on a thread that would otherwise wait).
 pub(crate) fn preload() {
-    let _ = encoding();
+    #[cfg(feature = "tokens")]
+    let _ = bpe_openai::o200k_base();
 }
 
-/// Tokens of a text in `o200k_base`.
+/// Tokens of a text in `o200k_base` (its data is compiled in); without the `tokens`
+/// feature, [`UNAVAILABLE`].
 pub fn count(text: &str) -> Result<usize, String> {
-    Ok(encoding()?.count(text))
+    #[cfg(feature = "tokens")]
+    return Ok(bpe_openai::o200k_base().count(text));
+    #[cfg(not(feature = "tokens"))]
+    {
+        let _ = text;
+        Err(UNAVAILABLE.to_string())
+    }
 }
 
 /// Tokens of one JSON definition's compact text.
