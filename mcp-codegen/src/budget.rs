@@ -128,7 +128,7 @@ pub fn over_budget(
 }
 
 /// Tokens of progressive discovery's two tools as OpenAI function definitions: what a
-/// toolbox with [`discovery`](mcp_bindgen_core::provider::discovery) exports up front,
+/// toolbox with [`discovery`] exports up front,
 /// before any tool is loaded.
 pub fn progressive_upfront() -> Result<u32, String> {
     discovery::tools()
