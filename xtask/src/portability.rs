@@ -12,6 +12,9 @@
 //!   target comes from `rustup target add`; the C of `aws-lc-sys` (the default TLS provider)
 //!   is compiled by zig's clang, the pinned PyPI package `ziglang` (`xtask/servers/zig`),
 //!   through two small wrapper scripts written next to it.
+//! * [`wasm`]: `cargo check --target wasm32-unknown-unknown -p mcp-bindgen-core` with every
+//!   feature: what the runtime and the generator share (the fixture model, the provider
+//!   formats, the drift classifier) builds for WebAssembly, the first step of a runtime there.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -31,17 +34,20 @@ pub fn run(root: &Path) -> std::process::ExitCode {
     for (what, outcome) in [
         ("minimal versions", minimal_versions(root)),
         ("the Windows check", windows(root)),
+        ("the wasm32 check", wasm()),
     ] {
         if let Err(e) = outcome {
             eprintln!("portability: {what}: {e}");
             failures.push(what.to_string());
         }
     }
-    crate::summary(2 - failures.len() as u64, failures.len() as u64, &failures)
+    crate::summary(3 - failures.len() as u64, failures.len() as u64, &failures)
 }
 
 /// The Windows target checked.
 const WINDOWS: &str = "x86_64-pc-windows-gnu";
+/// The WebAssembly target checked.
+const WASM: &str = "wasm32-unknown-unknown";
 
 /// Builds the publishable crates against their lowest allowed direct dependencies.
 pub fn minimal_versions(root: &Path) -> Result<(), String> {
@@ -61,6 +67,25 @@ pub fn minimal_versions(root: &Path) -> Result<(), String> {
         .env("CARGO_TARGET_DIR", base.join("target"))
         .current_dir(&ws);
     status(&mut check)
+}
+
+/// `cargo check --target wasm32-unknown-unknown -p mcp-bindgen-core --all-features` (the
+/// target's standard library from `rustup target add`).
+pub fn wasm() -> Result<(), String> {
+    let mut add = Command::new("rustup");
+    add.args(["target", "add", WASM]);
+    status(&mut add)?;
+    crate::cargo_with_env(
+        &[
+            "check",
+            "--target",
+            WASM,
+            "--package",
+            "mcp-bindgen-core",
+            "--all-features",
+        ],
+        &[],
+    )
 }
 
 /// `cargo check --target x86_64-pc-windows-gnu -p mcp-bindgen` (default features).

@@ -18,8 +18,9 @@
 //! 6. runs `cargo package` of `mcp-bindgen-core`, `mcp-bindgen-codegen`, `mcp-bindgen-macros`,
 //!    `mcp-bindgen` and `mcp-bindgen-cli`: each is packaged and built from its `.crate` file, the others
 //!    resolved from the packages (what crates.io would hold);
-//! 7. checks the publishable crates with the lowest versions their requirements allow, and
-//!    `mcp-bindgen` for `x86_64-pc-windows-gnu` (`portability`);
+//! 7. checks the publishable crates with the lowest versions their requirements allow,
+//!    `mcp-bindgen` for `x86_64-pc-windows-gnu`, and `mcp-bindgen-core` for
+//!    `wasm32-unknown-unknown` (`portability`);
 //! 8. runs `bench --smoke`: every benchmark contender works (tiny iteration counts).
 //!
 //! It ends with one line `N passed, M failed` counting the tests of step 2 plus one check
@@ -335,6 +336,15 @@ pub fn run(args: &[String]) -> ExitCode {
     record(
         exit_code(crate::portability::windows(&root)),
         "the Windows check",
+        &mut passed,
+        &mut failed,
+        &mut failures,
+    );
+
+    stages.start("cargo check --target wasm32-unknown-unknown -p mcp-bindgen-core");
+    record(
+        exit_code(crate::portability::wasm()),
+        "the wasm32 check",
         &mut passed,
         &mut failed,
         &mut failures,
