@@ -183,6 +183,29 @@ fn warning_lines(command: &str, full: &str, shown: &str, warnings: &[String]) ->
     lines
 }
 
+/// Every fixture in `dir`, sorted by file name, with its alias (`server.alias`, else the
+/// file stem, as `verify` names it); none is an error that says how to make one.
+pub(crate) fn load_fixtures(
+    cli: &Cli,
+    dir: &Path,
+) -> Result<Vec<(String, mcp_bindgen_core::fixture::Fixture)>> {
+    let fixtures = mcp_bindgen_core::fixture::load_dir(dir)?;
+    if fixtures.is_empty() {
+        return Err(Error::Project(format!(
+            "no fixture in {}; run {}",
+            cli.show(dir),
+            cli.hint("snapshot")
+        )));
+    }
+    fixtures
+        .into_iter()
+        .map(|(_, loaded)| {
+            let f = loaded?;
+            Ok((mcp_bindgen_codegen::verify::alias_of(&f), f))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -117,7 +117,7 @@ fn count(
     max_tokens: Option<u32>,
 ) -> Result<Vec<Server>> {
     let mut out = Vec::new();
-    for (alias, fixture) in crate::tools::load_fixtures(cli, dir)? {
+    for (alias, fixture) in crate::paths::load_fixtures(cli, dir)? {
         let config = registry.and_then(|r| r.servers().iter().find(|s| s.alias() == alias));
         let tools: Vec<&Tool> = fixture
             .tools

@@ -313,31 +313,8 @@ fn finish(problems: &[String]) -> ExitCode {
 /// `(alias, tools)` of every fixture in `dir`, sorted by file name, under the alias
 /// `verify` uses (`server.alias`, else the file stem).
 fn load(cli: &Cli, dir: &Path) -> Result<Vec<(String, Vec<Value>)>> {
-    Ok(load_fixtures(cli, dir)?
+    Ok(crate::paths::load_fixtures(cli, dir)?
         .into_iter()
         .map(|(alias, f)| (alias, f.tools.into_iter().map(|t| t.raw).collect()))
         .collect())
-}
-
-/// Every fixture in `dir` with its alias (see [`load`]); none is an error that says how to
-/// make one.
-pub(crate) fn load_fixtures(
-    cli: &Cli,
-    dir: &Path,
-) -> Result<Vec<(String, mcp_bindgen_core::fixture::Fixture)>> {
-    let fixtures = mcp_bindgen_core::fixture::load_dir(dir)?;
-    if fixtures.is_empty() {
-        return Err(Error::Project(format!(
-            "no fixture in {}; run {}",
-            cli.show(dir),
-            cli.hint("snapshot")
-        )));
-    }
-    fixtures
-        .into_iter()
-        .map(|(_, loaded)| {
-            let f = loaded?;
-            Ok((mcp_bindgen_codegen::verify::alias_of(&f), f))
-        })
-        .collect()
 }
