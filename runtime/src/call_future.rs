@@ -16,12 +16,26 @@ use crate::error::Result;
 /// type as an `async fn` generic over the arguments would be. That is what keeps a crate
 /// binding a server of a hundred tools quick to check; the box costs one allocation per
 /// call.
+///
+/// On wasm32 (the `wasm` feature) it is not `Send`: the host's `fetch` futures are not.
 #[must_use = "a tool call does nothing unless it is awaited"]
-pub struct CallFuture<'a, T>(Pin<Box<dyn Future<Output = Result<T>> + Send + 'a>>);
+pub struct CallFuture<'a, T>(Boxed<'a, T>);
+
+#[cfg(not(target_arch = "wasm32"))]
+type Boxed<'a, T> = Pin<Box<dyn Future<Output = Result<T>> + Send + 'a>>;
+#[cfg(target_arch = "wasm32")]
+type Boxed<'a, T> = Pin<Box<dyn Future<Output = Result<T>> + 'a>>;
 
 impl<'a, T> CallFuture<'a, T> {
     /// Boxes `call`, e.g. to implement a method of a generated `Tools` trait by hand.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn new(call: impl Future<Output = Result<T>> + Send + 'a) -> Self {
+        Self(Box::pin(call))
+    }
+
+    /// Boxes `call`, e.g. to implement a method of a generated `Tools` trait by hand.
+    #[cfg(target_arch = "wasm32")]
+    pub fn new(call: impl Future<Output = Result<T>> + 'a) -> Self {
         Self(Box::pin(call))
     }
 }

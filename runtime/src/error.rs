@@ -529,7 +529,7 @@ pub(crate) fn cause(error: &(dyn std::error::Error + 'static)) -> String {
     }
     // rmcp's Streamable HTTP errors hold the HTTP client's error without exposing it as
     // their source.
-    #[cfg(feature = "http")]
+    #[cfg(all(feature = "http", not(target_arch = "wasm32")))]
     if let Some(rmcp::transport::streamable_http_client::StreamableHttpError::Client(inner)) =
         innermost.downcast_ref::<rmcp::transport::streamable_http_client::StreamableHttpError<
             reqwest::Error,

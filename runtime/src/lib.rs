@@ -20,9 +20,26 @@
 //!
 //! Features: `macros`, `http` and `rustls` (rustls with the *ring* provider) on by default;
 //! `oauth`, `oauth-jwt`, `drift-details` and `local-tools` opt-in.
+//!
+//! On `wasm32-unknown-unknown` (browsers, edge workers) the runtime is built with
+//! `default-features = false, features = ["wasm"]`: the same generated code then calls
+//! servers over Streamable HTTP through the host's `fetch`, on both protocol revisions
+//! ([`guide::runtime`], "In the browser and on edge workers").
 #![deny(missing_docs)]
+// The wasm32 build compiles the modules it shares with the native runtime (the registry,
+// errors, drift messages) and uses a part of them.
+#![cfg_attr(target_arch = "wasm32", allow(dead_code, unused_imports))]
 
-#[cfg(feature = "oauth")]
+#[cfg(all(target_arch = "wasm32", not(feature = "wasm")))]
+compile_error!(
+    "mcp-bindgen on wasm32 needs its `wasm` feature: `mcp-bindgen = { version = \"0.1\", default-features = false, features = [\"wasm\"] }`"
+);
+#[cfg(all(target_arch = "wasm32", feature = "oauth"))]
+compile_error!(
+    "mcp-bindgen's `oauth` feature (the login flow, the token store) is not available on wasm32: pass a bearer token in the registry's `headers` instead"
+);
+
+#[cfg(all(feature = "oauth", not(target_arch = "wasm32")))]
 pub mod auth;
 mod call_future;
 mod config;
@@ -32,12 +49,19 @@ pub mod fake;
 pub mod guide;
 mod output;
 mod prompt;
+mod root;
 mod serde_struct;
+// On wasm32 the session is a Streamable HTTP client over the host's `fetch`, with the
+// native session's API for everything generated code calls.
+#[cfg_attr(target_arch = "wasm32", path = "session/web.rs")]
 mod session;
 mod string_enum;
 #[cfg(test)]
 mod test_recorder;
+// On wasm32 the toolbox holds only what generated code names (the agent layer is native).
+#[cfg_attr(target_arch = "wasm32", path = "toolbox/web.rs")]
 pub mod toolbox;
+#[cfg(not(target_arch = "wasm32"))]
 mod transport;
 mod typed;
 
@@ -51,16 +75,20 @@ pub use error::{Error, ErrorKind, Report, Result};
 pub use mcp_bindgen_macros::mcp_tools;
 pub use output::{Content, Health, NoArgs, ServerInfo, ToolOutput};
 pub use prompt::{PromptMessage, PromptResult, Role};
+pub use root::Root;
 /// schemars 1, for the argument types of local tools
 /// ([`toolbox::ToolboxBuilder::add_local`]): `#[derive(mcp_bindgen::schemars::JsonSchema)]`
 /// with `#[schemars(crate = "mcp_bindgen::schemars")]`. With the `local-tools` feature.
 #[cfg(feature = "local-tools")]
 pub use schemars;
 pub use session::{
-    CallEvent, CallOptions, CallStream, ConnectOptions, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_TOTAL,
-    DEFAULT_TIMEOUT, Elicitation, ElicitationAnswer, ElicitationFuture, HEALTH_TIMEOUT, Progress,
-    REJECTED_TOOL_TARGET, Root, SamplingFuture, SamplingMessage, SamplingReply, SamplingRequest,
-    ServerLog, Session, TaskHandle, TaskState,
+    CallOptions, ConnectOptions, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_TOTAL, DEFAULT_TIMEOUT,
+    HEALTH_TIMEOUT, Progress, Session, TaskHandle, TaskState,
+};
+#[cfg(not(target_arch = "wasm32"))]
+pub use session::{
+    CallEvent, CallStream, Elicitation, ElicitationAnswer, ElicitationFuture, REJECTED_TOOL_TARGET,
+    SamplingFuture, SamplingMessage, SamplingReply, SamplingRequest, ServerLog,
 };
 pub use typed::ConversionError;
 

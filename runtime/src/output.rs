@@ -93,6 +93,7 @@ pub enum Content {
 }
 
 impl Content {
+    #[cfg(not(target_arch = "wasm32"))]
     /// Converts rmcp's content block, moving its data (`None` for a kind we do not model).
     pub(crate) fn from_rmcp(block: rmcp::model::ContentBlock) -> Option<Content> {
         use rmcp::model::ContentBlock;

@@ -115,7 +115,7 @@ impl TypedTool {
     /// [`input_schema`](Self::input_schema) by the rules the toolbox exports with (so the
     /// schema text is compiled in once, not three times).
     pub fn openai_function(&self) -> Value {
-        crate::toolbox::provider::openai::function_definition(
+        mcp_bindgen_core::provider::openai::function_definition(
             self.openai_name,
             self.description,
             &self.input_schema_json(),
@@ -125,7 +125,7 @@ impl TypedTool {
     /// The strict (`"strict": true`) OpenAI function definition, or why the schema allows
     /// none.
     pub fn openai_function_strict(&self) -> Result<Value, String> {
-        crate::toolbox::provider::openai::strict_function_definition(
+        mcp_bindgen_core::provider::openai::strict_function_definition(
             self.openai_name,
             self.description,
             &self.input_schema_json(),

@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
+pub use crate::root::Root;
 use crate::error::{Error, Result};
 
 /// A server's request for a completion from the application's model (MCP sampling).
@@ -93,57 +94,6 @@ pub type SamplingFuture = Pin<Box<dyn Future<Output = Result<SamplingReply, Stri
 
 /// The application's sampling callback (set through [`crate::ConnectOptions::on_sampling`]).
 pub(super) type SampleFn = Arc<dyn Fn(SamplingRequest) -> SamplingFuture + Send + Sync>;
-
-/// A root the client offers the server: a directory or file (a `file://` URI) it may work in.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
-#[non_exhaustive]
-pub struct Root {
-    /// The root's URI (`file:///home/me/project`).
-    pub uri: String,
-    /// A name for people.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-}
-
-impl Root {
-    /// The root `uri` without a name.
-    pub fn new(uri: impl Into<String>) -> Self {
-        Self {
-            uri: uri.into(),
-            name: None,
-        }
-    }
-
-    /// The `file://` URI of `path` (made absolute against the current directory).
-    pub fn directory(path: impl AsRef<std::path::Path>) -> Self {
-        Self::new(file_uri(path.as_ref()))
-    }
-
-    /// Sets [`Root::name`].
-    pub fn with_name(mut self, name: impl Into<String>) -> Self {
-        self.name = Some(name.into());
-        self
-    }
-}
-
-/// `file://` + the absolute path, with the characters a URI path cannot hold escaped.
-pub(crate) fn file_uri(path: &std::path::Path) -> String {
-    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-    let text = absolute.to_string_lossy().replace('\\', "/");
-    let mut out = String::from("file://");
-    if !text.starts_with('/') {
-        out.push('/');
-    }
-    for b in text.bytes() {
-        match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'/' | b'-' | b'_' | b'.' | b'~' | b':' => {
-                out.push(b as char)
-            }
-            _ => out.push_str(&format!("%{b:02X}")),
-        }
-    }
-    out
-}
 
 /// The `roots/list` result of the roots a session offers; `None` when it offers none (the
 /// capability was not declared).
@@ -360,10 +310,6 @@ mod tests {
 
     #[test]
     fn roots_are_file_uris() {
-        assert_eq!(
-            file_uri(std::path::Path::new("/tmp/a b")),
-            "file:///tmp/a%20b"
-        );
         assert_eq!(
             roots_json(&[
                 Root::new("file:///x").with_name("X"),

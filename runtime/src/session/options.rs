@@ -3,7 +3,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+#[cfg(not(target_arch = "wasm32"))]
 use super::input::{Elicit, Elicitation, ElicitationAnswer};
+#[cfg(not(target_arch = "wasm32"))]
 use super::notify::{LogFn, ServerLog};
 use crate::drift::DriftPolicy;
 
@@ -102,10 +104,15 @@ pub struct ConnectOptions {
     pub(super) fixture_tools: Option<&'static [crate::typed::TypedTool]>,
     pub(super) fixture_protocol: Option<&'static str>,
     pub(super) drift: Option<DriftPolicy>,
+    #[cfg(not(target_arch = "wasm32"))]
     pub(super) elicit: Option<Elicit>,
+    #[cfg(not(target_arch = "wasm32"))]
     pub(super) sampling: Option<super::client::SampleFn>,
+    #[cfg(not(target_arch = "wasm32"))]
     pub(super) roots: Option<Vec<super::client::Root>>,
+    #[cfg(not(target_arch = "wasm32"))]
     pub(super) on_log: Option<LogFn>,
+    #[cfg(not(target_arch = "wasm32"))]
     pub(super) on_tools_changed: Option<super::notify::ToolsChangedFn>,
     #[cfg(feature = "oauth")]
     pub(super) authorizer: Option<Arc<dyn crate::auth::Authorizer>>,
@@ -115,15 +122,16 @@ pub(super) type Lookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
 
 impl std::fmt::Debug for ConnectOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ConnectOptions")
-            .field("lookup", &self.lookup.is_some())
+        let mut d = f.debug_struct("ConnectOptions");
+        d.field("lookup", &self.lookup.is_some())
             .field("lazy", &self.lazy)
             .field("connect_timeout", &self.connect_timeout)
             .field("fixture_hash", &self.fixture_hash)
             .field("fixture_tools", &self.fixture_tools.map(<[_]>::len))
             .field("fixture_protocol", &self.fixture_protocol)
-            .field("drift", &self.drift)
-            .field("on_sampling", &self.sampling.is_some())
+            .field("drift", &self.drift);
+        #[cfg(not(target_arch = "wasm32"))]
+        d.field("on_sampling", &self.sampling.is_some())
             .field("roots", &self.roots)
             .field("on_server_log", &self.on_log.is_some())
             .field("on_tools_changed", &self.on_tools_changed.is_some())
@@ -140,8 +148,8 @@ impl std::fmt::Debug for ConnectOptions {
                     Elicit::Defaults => "schema defaults",
                     Elicit::Callback(_) => "callback",
                 }),
-            )
-            .finish()
+            );
+        d.finish()
     }
 }
 
@@ -212,6 +220,7 @@ impl ConnectOptions {
         self
     }
 
+    #[cfg(not(target_arch = "wasm32"))]
     /// Declares the `elicitation` (form) capability and accepts every `elicitation/create`
     /// with the defaults of the requested schema (fields without a default are left out).
     /// URL elicitations are declined. Off by default: servers may offer other tools to
@@ -221,6 +230,7 @@ impl ConnectOptions {
         self
     }
 
+    #[cfg(not(target_arch = "wasm32"))]
     /// Calls `f` with every log message the server sends (`notifications/message`), besides
     /// the `tracing` event each one becomes (target `mcp_bindgen::server_log`, at the
     /// server's level). `f` runs on the connection's task: keep it short.
@@ -229,6 +239,7 @@ impl ConnectOptions {
         self
     }
 
+    #[cfg(not(target_arch = "wasm32"))]
     /// Calls `f` whenever the server reports `notifications/tools/list_changed` (after the
     /// session's own drift re-check is scheduled). `f` runs on the connection's task: keep it
     /// short (send a message, set a flag).
@@ -266,6 +277,7 @@ impl ConnectOptions {
         }
     }
 
+    #[cfg(not(target_arch = "wasm32"))]
     /// Declares the `elicitation` capability and asks `f` whenever the server needs input
     /// from the user — as an `elicitation/create` request (protocol up to 2025-11-25) or as
     /// an `input_required` answer to a call (2026-07-28), which the call then retries with
@@ -290,6 +302,7 @@ impl ConnectOptions {
         self
     }
 
+    #[cfg(not(target_arch = "wasm32"))]
     /// Declares the `sampling` capability and asks `f` for a completion whenever the server
     /// needs one from the application's model — as a `sampling/createMessage` request
     /// (protocol up to 2025-11-25) or as an `input_required` answer to a call (2026-07-28).
@@ -321,6 +334,7 @@ impl ConnectOptions {
         self
     }
 
+    #[cfg(not(target_arch = "wasm32"))]
     /// Declares the `roots` capability (with `listChanged`) and answers `roots/list` with
     /// `roots` (overrides the registry's `roots`). [`Session::set_roots`] changes them later
     /// and tells the server. Without roots here or in the registry the capability is not
