@@ -81,14 +81,14 @@ pub use root::Root;
 /// with `#[schemars(crate = "mcp_bindgen::schemars")]`. With the `local-tools` feature.
 #[cfg(feature = "local-tools")]
 pub use schemars;
-pub use session::{
-    CallOptions, ConnectOptions, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_TOTAL, DEFAULT_TIMEOUT,
-    HEALTH_TIMEOUT, Progress, Session, TaskHandle, TaskState,
-};
 #[cfg(not(target_arch = "wasm32"))]
 pub use session::{
     CallEvent, CallStream, Elicitation, ElicitationAnswer, ElicitationFuture, REJECTED_TOOL_TARGET,
     SamplingFuture, SamplingMessage, SamplingReply, SamplingRequest, ServerLog,
+};
+pub use session::{
+    CallOptions, ConnectOptions, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_TOTAL, DEFAULT_TIMEOUT,
+    HEALTH_TIMEOUT, Progress, Session, TaskHandle, TaskState,
 };
 pub use typed::ConversionError;
 

@@ -68,9 +68,10 @@ const TASKS: &[(&str, &str)] = &[
          with mcp_tools!(\"demo\"), and show the compile error of a misspelled argument",
     ),
     (
-        "portability",
-        "the publishable crates with their lowest allowed dependencies, and\n\
-         mcp-bindgen for x86_64-pc-windows-gnu (both part of `test`)",
+        "portability [minimal-versions|windows|wasm|wasm-node]…",
+        "the publishable crates with their lowest allowed dependencies,\n\
+         mcp-bindgen for x86_64-pc-windows-gnu and wasm32, and the wasm32 client\n\
+         under Node (all part of `test`)",
     ),
     (
         "test",
@@ -153,7 +154,7 @@ fn main() -> ExitCode {
                 "demo" => demo(),
                 "test" => test::run(rest),
                 "conformance" => conformance::run(rest),
-                "portability" => portability::run(&root),
+                "portability" => portability::run(&root, rest),
                 _ => bench::run(rest),
             }
         }

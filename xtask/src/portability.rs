@@ -12,9 +12,13 @@
 //!   target comes from `rustup target add`; the C of `aws-lc-sys` (the default TLS provider)
 //!   is compiled by zig's clang, the pinned PyPI package `ziglang` (`xtask/servers/zig`),
 //!   through two small wrapper scripts written next to it.
-//! * [`wasm`]: `cargo check --target wasm32-unknown-unknown -p mcp-bindgen-core` with every
-//!   feature: what the runtime and the generator share (the fixture model, the provider
-//!   formats, the drift classifier) builds for WebAssembly, the first step of a runtime there.
+//! * [`wasm`]: `cargo check --target wasm32-unknown-unknown` of `mcp-bindgen-core` with every
+//!   feature and of `mcp-bindgen --no-default-features --features wasm` (the runtime over the
+//!   host's `fetch`).
+//! * [`wasm_node`]: the wasm32 build of a typed client of the demo server
+//!   (`tests/wasm`) runs its tests under Node 22 with wasm-bindgen-test's runner (the pinned
+//!   `wasm-bindgen-cli`), against the demo server over HTTP on 127.0.0.1 that requires a
+//!   bearer token.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -28,20 +32,42 @@ pub const PUBLISHED: [&str; 5] = [
     "mcp-bindgen-cli",
 ];
 
-/// `cargo xtask portability`: both checks, with the closing `N passed, M failed` line.
-pub fn run(root: &Path) -> std::process::ExitCode {
+/// `cargo xtask portability [CHECK…]`: the checks named (`minimal-versions`, `windows`,
+/// `wasm`, `wasm-node`; all without a name), with the closing `N passed, M failed` line.
+pub fn run(root: &Path, names: &[String]) -> std::process::ExitCode {
+    type Check = fn(&Path) -> Result<(), String>;
+    let checks: [(&str, &str, Check); 4] = [
+        ("minimal-versions", "minimal versions", minimal_versions),
+        ("windows", "the Windows check", windows),
+        ("wasm", "the wasm32 check", |_| wasm()),
+        ("wasm-node", "the wasm32 tests under Node", wasm_node),
+    ];
+    if let Some(unknown) = names
+        .iter()
+        .find(|n| !checks.iter().any(|(name, ..)| name == n))
+    {
+        let known: Vec<&str> = checks.iter().map(|(name, ..)| *name).collect();
+        eprintln!(
+            "portability: unknown check {unknown:?} (known: {})",
+            known.join(", ")
+        );
+        return std::process::ExitCode::from(2);
+    }
     let mut failures = Vec::new();
-    for (what, outcome) in [
-        ("minimal versions", minimal_versions(root)),
-        ("the Windows check", windows(root)),
-        ("the wasm32 check", wasm()),
-    ] {
-        if let Err(e) = outcome {
-            eprintln!("portability: {what}: {e}");
-            failures.push(what.to_string());
+    let mut passed = 0;
+    for (name, what, check) in checks {
+        if !names.is_empty() && !names.iter().any(|n| n == name) {
+            continue;
+        }
+        match check(root) {
+            Ok(()) => passed += 1,
+            Err(e) => {
+                eprintln!("portability: {what}: {e}");
+                failures.push(what.to_string());
+            }
         }
     }
-    crate::summary(3 - failures.len() as u64, failures.len() as u64, &failures)
+    crate::summary(passed, failures.len() as u64, &failures)
 }
 
 /// The Windows target checked.
@@ -69,8 +95,9 @@ pub fn minimal_versions(root: &Path) -> Result<(), String> {
     status(&mut check)
 }
 
-/// `cargo check --target wasm32-unknown-unknown -p mcp-bindgen-core --all-features` (the
-/// target's standard library from `rustup target add`).
+/// `cargo check --target wasm32-unknown-unknown -p mcp-bindgen-core --all-features` and
+/// `… -p mcp-bindgen --no-default-features --features wasm` (the target's standard library
+/// from `rustup target add`).
 pub fn wasm() -> Result<(), String> {
     let mut add = Command::new("rustup");
     add.args(["target", "add", WASM]);
@@ -85,7 +112,123 @@ pub fn wasm() -> Result<(), String> {
             "--all-features",
         ],
         &[],
+    )?;
+    crate::cargo_with_env(
+        &[
+            "check",
+            "--target",
+            WASM,
+            "--package",
+            "mcp-bindgen",
+            "--no-default-features",
+            "--features",
+            "wasm",
+        ],
+        &[],
     )
+}
+
+/// `cargo test --target wasm32-unknown-unknown -p mcp-bindgen-wasm-tests`, run by
+/// wasm-bindgen-test's runner under the pinned Node 22, against the demo server over HTTP
+/// (`--require-header "Authorization:Bearer <token>"`), once answering with event streams
+/// and once with JSON bodies (`--json-response`); its URL and token reach the tests in
+/// `MCP_WASM_DEMO_URL` and `MCP_WASM_DEMO_TOKEN`.
+pub fn wasm_node(root: &Path) -> Result<(), String> {
+    crate::servers::install(root, &["node22", "wasm-bindgen"])?;
+    let pinned = |alias| {
+        crate::servers::find(alias)
+            .map(|p| p.entry_path(root))
+            .ok_or(format!("the {alias} pin is missing from xtask's table"))
+    };
+    let runner = pinned("wasm-bindgen")?;
+    let node = pinned("node22")?;
+    let node_dir = node.parent().ok_or("the Node 22 pin has no directory")?;
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let mut dirs = vec![node_dir.to_path_buf()];
+    dirs.extend(std::env::split_paths(&path));
+    let path = std::env::join_paths(dirs).map_err(|e| e.to_string())?;
+
+    let demo = crate::prepare::build_demo_server()?;
+    let token = format!(
+        "wasm-{:016x}",
+        crate::process::fnv1a(
+            format!("{:?}{}", std::time::SystemTime::now(), std::process::id()).as_bytes()
+        )
+    );
+    let target_env = WASM.replace('-', "_").to_uppercase();
+    // The demo server answering with event streams, with JSON bodies, and speaking only
+    // the initialize lifecycle of 2025-11-25 (`protocol = "auto"` falls back to it).
+    for extra in [&[][..], &["--json-response"], &["--protocol", "2025-11-25"]] {
+        let server = DemoServer::start(&demo, &token, extra)?;
+        let only = match extra {
+            ["--protocol", revision] => revision,
+            _ => "",
+        };
+        crate::cargo_with_env(
+            &[
+                "test",
+                "--target",
+                WASM,
+                "--package",
+                "mcp-bindgen-wasm-tests",
+            ],
+            &[
+                (
+                    format!("CARGO_TARGET_{target_env}_RUNNER"),
+                    runner.display().to_string(),
+                ),
+                ("PATH".to_string(), path.to_string_lossy().into_owned()),
+                ("MCP_WASM_DEMO_URL".to_string(), server.url.clone()),
+                ("MCP_WASM_DEMO_TOKEN".to_string(), token.clone()),
+                ("MCP_WASM_DEMO_ONLY".to_string(), only.to_string()),
+            ],
+        )
+        .map_err(|e| format!("{e} (demo server with [{}])", extra.join(" ")))?;
+    }
+    Ok(())
+}
+
+/// The demo server over HTTP on a free port of 127.0.0.1, stopped when dropped.
+struct DemoServer {
+    child: std::process::Child,
+    url: String,
+}
+
+impl DemoServer {
+    fn start(binary: &Path, token: &str, extra: &[&str]) -> Result<Self, String> {
+        use std::io::BufRead;
+        let mut child = Command::new(binary)
+            .args(["--transport", "http", "--port", "0", "--require-header"])
+            .arg(format!("Authorization:Bearer {token}"))
+            .args(extra)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("cannot start {}: {e}", binary.display()))?;
+        let mut line = String::new();
+        if let Some(stdout) = child.stdout.take() {
+            let _ = std::io::BufReader::new(stdout).read_line(&mut line);
+        }
+        let mut server = DemoServer {
+            child,
+            url: String::new(),
+        };
+        match line.trim().strip_prefix("listening on ") {
+            Some(url) => {
+                server.url = url.to_string();
+                Ok(server)
+            }
+            None => Err(format!(
+                "the demo server did not say where it listens (it printed {line:?})"
+            )),
+        }
+    }
+}
+
+impl Drop for DemoServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 /// `cargo check --target x86_64-pc-windows-gnu -p mcp-bindgen` (default features).

@@ -184,6 +184,23 @@ pub const TOOLS: &[Pinned] = &[
         version: "0.51.0",
         entry: "bin/cargo-semver-checks",
     },
+    // The test runner of wasm-bindgen-test: runs the wasm32 tests under Node
+    // (`portability::wasm_node`). Its version is the wasm-bindgen of Cargo.lock's.
+    Pinned {
+        alias: "wasm-bindgen",
+        kind: Kind::Crate,
+        package: "wasm-bindgen-cli",
+        version: "0.2.130",
+        entry: "bin/wasm-bindgen-test-runner",
+    },
+    // binaryen's `wasm-opt` (a Node script): the size of the wasm32 client in `bench`.
+    Pinned {
+        alias: "binaryen",
+        kind: Kind::NpmTool,
+        package: "binaryen",
+        version: "132.0.0",
+        entry: "node_modules/binaryen/bin/wasm-opt",
+    },
     // zig's clang as the C compiler for x86_64-pc-windows-gnu: the Windows check of `test`
     // builds aws-lc-sys's C for that target (`portability::windows`).
     Pinned {
@@ -435,7 +452,12 @@ fn install_npm(root: &Path, pinned: &Pinned, dir: &Path) -> Result<(), String> {
     run_with_retries(pinned, &mut cmd, ATTEMPTS, DOWNLOAD_TIMEOUT)
 }
 
-/// `cargo install --locked` into `dir`, its build files in `dir/build` (removed after).
+/// Crates installed without `--locked`: wasm-bindgen-cli 0.2.130's lock file names
+/// webpki-roots 1.0.11, which the crates.io index no longer lists (its `ureq` only
+/// downloads browser drivers, which the Node runner does not use).
+const UNLOCKED: &[&str] = &["wasm-bindgen-cli"];
+
+/// `cargo install --locked` (see [`UNLOCKED`]) into `dir`, its build files in `dir/build` (removed after).
 /// Optimized lightly (`opt-level = 1`, no LTO, many codegen units): the build is the cost
 /// here, the tool's own work is milliseconds.
 fn install_crate(pinned: &Pinned, dir: &Path) -> Result<(), String> {
@@ -446,7 +468,11 @@ fn install_crate(pinned: &Pinned, dir: &Path) -> Result<(), String> {
         .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "16")
         .env("CARGO_PROFILE_RELEASE_DEBUG", "false")
         .env("CARGO_PROFILE_RELEASE_INCREMENTAL", "false");
-    cmd.args(["install", "--locked", "--quiet", "--version"])
+    cmd.arg("install");
+    if !UNLOCKED.contains(&pinned.package) {
+        cmd.arg("--locked");
+    }
+    cmd.args(["--quiet", "--version"])
         .arg(format!("={}", pinned.version))
         .arg("--root")
         .arg(dir)
@@ -521,16 +547,15 @@ fn verify(pinned: &Pinned, dir: &Path) -> Result<(), String> {
     }
 }
 
-/// Asks the installed cargo subcommand: `<entry> <subcommand> --version` prints
-/// `<package> <version>`.
+/// The version `cargo install` recorded for the package in `<dir>/.crates2.json`
+/// (`{"installs": {"<package> <version> (<source>)": …}}`).
 fn crate_installed_version(pinned: &Pinned, dir: &Path) -> Option<String> {
-    let subcommand = pinned.package.strip_prefix("cargo-")?;
-    let out = Command::new(dir.join(pinned.entry))
-        .args([subcommand, "--version"])
-        .output()
-        .ok()?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    text.split_whitespace().nth(1).map(str::to_owned)
+    let text = fs::read_to_string(dir.join(".crates2.json")).ok()?;
+    let json: serde_json::Value = serde_json::from_str(&text).ok()?;
+    json.get("installs")?.as_object()?.keys().find_map(|key| {
+        let mut words = key.split_whitespace();
+        (words.next()? == pinned.package).then(|| words.next().map(str::to_owned))?
+    })
 }
 
 /// Reads the version from `venv/lib/python*/site-packages/<name>-<version>.dist-info`.

@@ -19,8 +19,9 @@
 //!    `mcp-bindgen` and `mcp-bindgen-cli`: each is packaged and built from its `.crate` file, the others
 //!    resolved from the packages (what crates.io would hold);
 //! 7. checks the publishable crates with the lowest versions their requirements allow,
-//!    `mcp-bindgen` for `x86_64-pc-windows-gnu`, and `mcp-bindgen-core` for
-//!    `wasm32-unknown-unknown` (`portability`);
+//!    `mcp-bindgen` for `x86_64-pc-windows-gnu`, `mcp-bindgen-core` and `mcp-bindgen`
+//!    (`--features wasm`) for `wasm32-unknown-unknown`, and runs the wasm32 build of a typed
+//!    client under Node against the demo server (`portability`);
 //! 8. runs `bench --smoke`: every benchmark contender works (tiny iteration counts).
 //!
 //! It ends with one line `N passed, M failed` counting the tests of step 2 plus one check
@@ -341,10 +342,19 @@ pub fn run(args: &[String]) -> ExitCode {
         &mut failures,
     );
 
-    stages.start("cargo check --target wasm32-unknown-unknown -p mcp-bindgen-core");
+    stages.start("cargo check --target wasm32-unknown-unknown (core; runtime --features wasm)");
     record(
         exit_code(crate::portability::wasm()),
         "the wasm32 check",
+        &mut passed,
+        &mut failed,
+        &mut failures,
+    );
+
+    stages.start("cargo test --target wasm32-unknown-unknown -p mcp-bindgen-wasm-tests (Node)");
+    record(
+        exit_code(crate::portability::wasm_node(&root)),
+        "the wasm32 tests under Node",
         &mut passed,
         &mut failed,
         &mut failures,

@@ -9,8 +9,8 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-pub use crate::root::Root;
 use crate::error::{Error, Result};
+pub use crate::root::Root;
 
 /// A server's request for a completion from the application's model (MCP sampling).
 #[derive(Debug, Clone, PartialEq)]

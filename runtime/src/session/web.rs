@@ -14,7 +14,7 @@
 //! server-to-client requests (sampling, elicitation, roots: none are offered), drift
 //! watching, and tasks (a `*_task` call runs as a plain call; its handle holds the result).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
@@ -27,6 +27,7 @@ use serde_json::{Map, Value, json};
 use crate::config::{LAST_WITH_INITIALIZE, Protocol, ServerConfig, TransportConfig};
 use crate::error::{Error, Result};
 use crate::output::{Content, ServerInfo, ToolOutput};
+use mcp_bindgen_core::headers::{ParamHeader, header_value, param_headers, value_at};
 
 mod options;
 
@@ -56,6 +57,9 @@ struct Inner {
     info: OnceLock<ServerInfo>,
     /// `Mcp-Session-Id` of a 2025-11-25 session.
     session_id: Mutex<Option<String>>,
+    /// Each tool's valid `x-mcp-header` annotations (from the fixture, then from
+    /// `tools/list`): mirrored into `Mcp-Param-*` headers of its calls on 2026-07-28.
+    param_headers: Mutex<HashMap<String, Vec<ParamHeader>>>,
 }
 
 static NO_INFO: ServerInfo = ServerInfo {
@@ -100,6 +104,14 @@ impl ConnectOptions {
             }
         };
         let lazy = self.lazy;
+        let mut mirrored = HashMap::new();
+        for tool in self.fixture_tools.into_iter().flatten() {
+            if let Ok(schema) = serde_json::from_str(tool.input_schema)
+                && let Ok(headers) = param_headers(&schema)
+            {
+                mirrored.insert(tool.name.to_string(), headers);
+            }
+        }
         let session = Session {
             inner: Arc::new(Inner {
                 alias,
@@ -113,6 +125,7 @@ impl ConnectOptions {
                 protocol: OnceLock::new(),
                 info: OnceLock::new(),
                 session_id: Mutex::new(None),
+                param_headers: Mutex::new(mirrored),
             }),
         };
         if !lazy {
@@ -151,17 +164,16 @@ impl Session {
 
     /// Whether `text` holds a secret of the configuration.
     pub fn contains_secret(&self, text: &str) -> bool {
-        self.inner
-            .secrets
-            .iter()
-            .any(|s| text.contains(s.as_str()))
+        self.inner.secrets.iter().any(|s| text.contains(s.as_str()))
     }
 
     /// [`Session::redact`] on every string of a JSON value.
     pub(crate) fn redact_json(&self, value: &Value) -> Value {
         match value {
             Value::String(s) => Value::String(self.redact(s)),
-            Value::Array(items) => Value::Array(items.iter().map(|v| self.redact_json(v)).collect()),
+            Value::Array(items) => {
+                Value::Array(items.iter().map(|v| self.redact_json(v)).collect())
+            }
             Value::Object(map) => Value::Object(
                 map.iter()
                     .map(|(k, v)| (self.redact(k), self.redact_json(v)))
@@ -213,7 +225,13 @@ impl Session {
         let limit = self.limit(tool, &options);
         let params = json!({ "name": tool, "arguments": arguments });
         let result = self
-            .request("tools/call", Some(tool), params, limit, options.on_progress.as_ref())
+            .request(
+                "tools/call",
+                Some(tool),
+                params,
+                limit,
+                options.on_progress.as_ref(),
+            )
             .await?;
         Ok(output_of(result))
     }
@@ -234,7 +252,9 @@ impl Session {
         output.decode(&self.inner.alias, tool).map_err(|mut e| {
             if let Error::Decode { message, .. } = &mut e {
                 let fixture = match self.inner.options.fixture_protocol {
-                    Some(revision) => format!("the fixture was snapshotted at protocol {revision}, "),
+                    Some(revision) => {
+                        format!("the fixture was snapshotted at protocol {revision}, ")
+                    }
                     None => String::new(),
                 };
                 *message = format!(
@@ -286,8 +306,22 @@ impl Session {
                 Some(c) => json!({ "cursor": c }),
                 None => json!({}),
             };
-            let page = self.request("tools/list", None, params, limit, None).await?;
+            let page = self
+                .request("tools/list", None, params, limit, None)
+                .await?;
             if let Some(Value::Array(items)) = page.get("tools") {
+                let mut mirrored = self
+                    .inner
+                    .param_headers
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner);
+                for tool in items {
+                    let name = tool.get("name").and_then(Value::as_str);
+                    let schema = tool.get("inputSchema");
+                    if let (Some(name), Some(Ok(headers))) = (name, schema.map(param_headers)) {
+                        mirrored.insert(name.to_string(), headers);
+                    }
+                }
                 tools.extend(items.iter().cloned());
             }
             if tools.len() > max_tools {
@@ -300,10 +334,9 @@ impl Session {
             match next {
                 Some(next) if cursor.as_deref() != Some(next) => cursor = Some(next.to_string()),
                 Some(next) => {
-                    return Err(self.misbehaved(
-                        "tools/list",
-                        format!("sent the cursor {next:?} twice"),
-                    ));
+                    return Err(
+                        self.misbehaved("tools/list", format!("sent the cursor {next:?} twice"))
+                    );
                 }
                 None => return Ok(tools),
             }
@@ -365,8 +398,16 @@ impl Session {
                 Ok(protocol) => protocol,
                 // A server of the initialize lifecycle refuses `server/discover` (an unknown
                 // method, or a request without a session).
-                Err(Error::Protocol { .. } | Error::Transport { .. }) => {
-                    self.initialize(LAST_WITH_INITIALIZE, limit).await?
+                Err(discover @ (Error::Protocol { .. } | Error::Transport { .. })) => {
+                    match self.initialize(LAST_WITH_INITIALIZE, limit).await {
+                        Ok(protocol) => protocol,
+                        Err(Error::Transport { message, .. }) => {
+                            return Err(self.transport_error(format!(
+                                "the server refused server/discover ({discover}) and then initialize: {message}"
+                            )));
+                        }
+                        Err(e) => return Err(e),
+                    }
                 }
                 Err(e) => return Err(e),
             },
@@ -385,7 +426,9 @@ impl Session {
         if !speaks {
             return Err(self.misbehaved(
                 "server/discover",
-                format!("the server does not list protocol {STATELESS} among its supportedVersions"),
+                format!(
+                    "the server does not list protocol {STATELESS} among its supportedVersions"
+                ),
             ));
         }
         let server = result
@@ -418,11 +461,7 @@ impl Session {
                 format!("answered with protocol {spoken:?}, which this client does not speak"),
             ));
         };
-        self.set_info(
-            result.get("serverInfo"),
-            result.get("capabilities"),
-            spoken,
-        );
+        self.set_info(result.get("serverInfo"), result.get("capabilities"), spoken);
         self.notify("notifications/initialized", spoken, limit)
             .await?;
         Ok(spoken)
@@ -484,6 +523,25 @@ impl Session {
         request
     }
 
+    /// The `Mcp-Param-*` headers of a call of `tool` with `params`.
+    fn mirrored(&self, tool: &str, params: &Value) -> Vec<(String, String)> {
+        let known = self
+            .inner
+            .param_headers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let (Some(headers), Some(arguments)) = (known.get(tool), params.get("arguments")) else {
+            return Vec::new();
+        };
+        headers
+            .iter()
+            .filter_map(|p| {
+                let value = value_at(arguments, &p.path).and_then(header_value)?;
+                Some((format!("Mcp-Param-{}", p.header), value))
+            })
+            .collect()
+    }
+
     fn next_id(&self) -> u64 {
         self.inner.next_id.fetch_add(1, Ordering::Relaxed) + 1
     }
@@ -515,7 +573,10 @@ impl Session {
                         json!(protocol),
                     );
                     meta.insert("io.modelcontextprotocol/clientInfo".into(), client_info());
-                    meta.insert("io.modelcontextprotocol/clientCapabilities".into(), json!({}));
+                    meta.insert(
+                        "io.modelcontextprotocol/clientCapabilities".into(),
+                        json!({}),
+                    );
                 }
                 if meta.is_empty() {
                     map.remove("_meta");
@@ -534,8 +595,13 @@ impl Session {
         }
         if stateless {
             request = request.header("Mcp-Method", method);
-            if let Some(name) = name {
+            if let Some(name) = name.and_then(|n| header_value(&json!(n))) {
                 request = request.header("Mcp-Name", name);
+            }
+            if let (Some(tool), "tools/call") = (name, method) {
+                for (header, value) in self.mirrored(tool, &params) {
+                    request = request.header(header, value);
+                }
             }
         }
         let session_id = self
@@ -582,10 +648,11 @@ impl Session {
             if reader.buffer.len() > max {
                 return Err(self.too_large(&what, max));
             }
-            if event_stream && status.is_success() {
-                if let Some(answer) = reader.events(id, progress) {
-                    return self.answer(&what, answer);
-                }
+            if event_stream
+                && status.is_success()
+                && let Some(answer) = reader.events(id, progress)
+            {
+                return self.answer(&what, answer);
             }
         }
         if event_stream && status.is_success() {
@@ -605,7 +672,9 @@ impl Session {
             let text = String::from_utf8_lossy(&reader.buffer);
             let text = text.trim();
             let advice = match status.as_u16() {
-                401 | 403 => " (the server wants credentials: set an `Authorization` header in the server's `headers`)",
+                401 | 403 => {
+                    " (the server wants credentials: set an `Authorization` header in the server's `headers`)"
+                }
                 _ => "",
             };
             return Err(self.transport_error(format!(
@@ -673,7 +742,9 @@ impl Session {
         }
         match answer.get("result") {
             Some(result) => Ok(result.clone()),
-            None => Err(self.misbehaved(what, "answered with neither result nor error".to_string())),
+            None => {
+                Err(self.misbehaved(what, "answered with neither result nor error".to_string()))
+            }
         }
     }
 
@@ -711,7 +782,9 @@ impl Session {
     fn too_large(&self, what: &str, max: usize) -> Error {
         self.misbehaved(
             what,
-            format!("answered with more than {max} bytes (the registry's limits.max_message_bytes)"),
+            format!(
+                "answered with more than {max} bytes (the registry's limits.max_message_bytes)"
+            ),
         )
     }
 }
@@ -752,15 +825,12 @@ impl Reader {
     /// `progress`; the response to `id` is returned.
     fn events(&mut self, id: u64, progress: Option<&ProgressFn>) -> Option<Value> {
         loop {
-            let text = String::from_utf8_lossy(&self.buffer);
-            let end = ["\n\n", "\r\n\r\n"]
+            let (end, sep) = [&b"\n\n"[..], b"\r\n\r\n"]
                 .iter()
-                .filter_map(|sep| text.find(sep).map(|i| (i, sep.len())))
+                .filter_map(|sep| memchr::memmem::find(&self.buffer, sep).map(|i| (i, sep.len())))
                 .min()?;
-            let event = text[..end.0].to_string();
-            let consumed = text[..end.0 + end.1].len();
-            drop(text);
-            self.buffer.drain(..consumed);
+            let event: Vec<u8> = self.buffer.drain(..end + sep).collect();
+            let event = String::from_utf8_lossy(&event[..end]);
             let data: Vec<&str> = event
                 .lines()
                 .filter_map(|l| l.strip_prefix("data:"))
@@ -777,17 +847,20 @@ impl Reader {
             if message.get("method").and_then(Value::as_str) == Some("notifications/progress") {
                 let params = message.get("params");
                 let token = params.and_then(|p| p.get("progressToken"));
-                if let (Some(report), Some(params)) = (progress, params) {
-                    if token.and_then(Value::as_u64) == Some(id) {
-                        report(Progress {
-                            progress: params.get("progress").and_then(Value::as_f64).unwrap_or(0.0),
-                            total: params.get("total").and_then(Value::as_f64),
-                            message: params
-                                .get("message")
-                                .and_then(Value::as_str)
-                                .map(str::to_string),
-                        });
-                    }
+                if let (Some(report), Some(params)) = (progress, params)
+                    && token.and_then(Value::as_u64) == Some(id)
+                {
+                    report(Progress {
+                        progress: params
+                            .get("progress")
+                            .and_then(Value::as_f64)
+                            .unwrap_or(0.0),
+                        total: params.get("total").and_then(Value::as_f64),
+                        message: params
+                            .get("message")
+                            .and_then(Value::as_str)
+                            .map(str::to_string),
+                    });
                 }
             }
         }

@@ -30,10 +30,14 @@
 //!    stdio only: dependency counts (`cargo tree`) and a cold `cargo check` (empty target
 //!    dir) each.
 //!
+//! 6. **wasm** — the size of a typed client of the demo server built for
+//!    `wasm32-unknown-unknown` (`tests/wasm`), built for size, after `wasm-bindgen` and after
+//!    binaryen's `wasm-opt -Oz` (`wasm_client_bytes`, target ≤ 1 MiB).
+//!
 //! Outputs: a table on stdout, `target/bench/results.json`, and `BENCHMARKS.md` at the
 //! workspace root (hand-written notes below its `<!-- notes -->` marker are kept).
 //! `--smoke` runs tiny iteration counts, with dev-profile binaries, only to check that every
-//! contender works (sections `check`, `snapshot` and `features` are skipped; `snapshot
+//! contender works (sections `check`, `snapshot`, `features` and `wasm` are skipped; `snapshot
 //! --check` is part of the test command) and writes `target/bench/results-smoke.json` only.
 
 use std::path::PathBuf;
@@ -48,6 +52,7 @@ mod expand;
 mod inputs;
 mod report;
 mod snapshot;
+mod wasm;
 
 use check::{check_overhead, features};
 use report::{
@@ -55,7 +60,7 @@ use report::{
 };
 
 const USAGE: &str =
-    "usage: cargo xtask bench [--smoke] [--skip calls|expand|check|snapshot|features]…
+    "usage: cargo xtask bench [--smoke] [--skip calls|expand|check|snapshot|features|wasm]…
 
   --smoke          tiny iteration counts: only checks that every contender works
   --skip SECTION   leave a section out (repeatable)";
@@ -72,7 +77,7 @@ const PIP_TIMEOUT: Duration = Duration::from_secs(300);
 const NOTES_MARKER: &str =
     "<!-- notes: everything below this line is kept by `cargo xtask bench` -->";
 
-const SECTIONS: [&str; 5] = ["calls", "expand", "check", "snapshot", "features"];
+const SECTIONS: [&str; 6] = ["calls", "expand", "check", "snapshot", "features", "wasm"];
 
 struct Args {
     smoke: bool,
@@ -101,7 +106,7 @@ fn parse(args: &[String]) -> Result<Args, String> {
     }
     if out.smoke {
         out.skip
-            .extend(["check", "snapshot", "features"].map(String::from));
+            .extend(["check", "snapshot", "features", "wasm"].map(String::from));
     }
     Ok(out)
 }
@@ -163,6 +168,9 @@ fn run_inner(args: &Args) -> Result<(), String> {
     }
     if runs("features") {
         results.insert("features".into(), features(&root, &dir)?);
+    }
+    if runs("wasm") {
+        results.insert("wasm".into(), wasm::wasm(&root, &dir)?);
     }
     let load_after = load_average();
     let machine = machine_facts(load_before.as_deref(), load_after.as_deref());

@@ -348,6 +348,23 @@ pub(super) fn summary_rows(results: &Map<String, Value>) -> Vec<Row> {
             ),
         });
     }
+    if let Some(wasm) = results.get("wasm") {
+        let bytes = |k: &str| wasm.get(k).and_then(Value::as_f64);
+        let kib = |k: &str| bytes(k).map_or("-".to_string(), |b| format!("{:.0} KiB", b / 1024.0));
+        rows.push(Row {
+            key: "wasm_client_bytes",
+            what: "a typed client of the demo server for wasm32-unknown-unknown, after `wasm-opt -Oz`",
+            value: bytes("opt_bytes").map(|b| b / 1_048_576.0),
+            unit: "MiB",
+            target: Some(("≤", 1.0)),
+            detail: format!(
+                "release for size: {} from rustc, {} after wasm-bindgen, {} after wasm-opt",
+                kib("raw_bytes"),
+                kib("bindgen_bytes"),
+                kib("opt_bytes")
+            ),
+        });
+    }
     if let Some(features) = results.get("features") {
         let get = |kind: &str, key: &str| features.pointer(&format!("/{kind}/{key}"))?.as_f64();
         let ratio = match (

@@ -1,0 +1,185 @@
+//! The typed client of the demo server, built for wasm32 and run under Node by
+//! wasm-bindgen-test's runner: `cargo xtask test` starts the demo server over HTTP
+//! (`--require-header "Authorization: Bearer …"`) and passes its URL and token in
+//! `MCP_WASM_DEMO_URL` and `MCP_WASM_DEMO_TOKEN`.
+#![cfg(target_arch = "wasm32")]
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use mcp_bindgen::{CallOptions, ConnectOptions, Error, Protocol, ServerConfig, Session};
+use mcp_bindgen_wasm_tests::demo;
+use wasm_bindgen_test::wasm_bindgen_test;
+
+/// A variable of the Node process that runs the tests.
+fn env(name: &str) -> Option<String> {
+    let global = js_sys::global();
+    let process = js_sys::Reflect::get(&global, &"process".into()).ok()?;
+    let vars = js_sys::Reflect::get(&process, &"env".into()).ok()?;
+    js_sys::Reflect::get(&vars, &name.into()).ok()?.as_string()
+}
+
+/// The demo server's URL and token; the tests fail without them (`cargo xtask test` sets
+/// them).
+fn server() -> (String, String) {
+    let url = env("MCP_WASM_DEMO_URL")
+        .expect("MCP_WASM_DEMO_URL: the demo server's URL (cargo xtask test sets it)");
+    let token = env("MCP_WASM_DEMO_TOKEN")
+        .expect("MCP_WASM_DEMO_TOKEN: the token the demo server requires");
+    (url, token)
+}
+
+/// The demo server at `url`, speaking `protocol`, with the token as a `${DEMO_TOKEN}`
+/// placeholder in its `Authorization` header.
+fn config(url: &str, protocol: Protocol) -> ServerConfig {
+    ServerConfig::http("demo", false, url)
+        .with_protocol(protocol)
+        .with_env("Authorization", "Bearer ${DEMO_TOKEN}")
+}
+
+async fn connect(protocol: Protocol) -> demo::Client {
+    let (url, token) = server();
+    let session = ConnectOptions::new()
+        .with_env_lookup(move |name| (name == "DEMO_TOKEN").then(|| token.clone()))
+        .connect(&config(&url, protocol))
+        .await
+        .expect("connect");
+    demo::Client::new(session)
+}
+
+#[wasm_bindgen_test]
+async fn typed_calls_on_both_revisions() {
+    // `MCP_WASM_DEMO_ONLY`: the one revision the demo server speaks (`--protocol`), if any.
+    let only = env("MCP_WASM_DEMO_ONLY").filter(|v| !v.is_empty());
+    let protocols = match only.as_deref() {
+        Some("2025-11-25") => vec![Protocol::V2025_11_25, Protocol::Auto],
+        Some(other) => panic!("MCP_WASM_DEMO_ONLY={other}: not a revision this test knows"),
+        None => vec![Protocol::V2026_07_28, Protocol::V2025_11_25, Protocol::Auto],
+    };
+    for protocol in protocols {
+        let demo = connect(protocol).await;
+        let spoken = demo.session().server_info().protocol_version.clone();
+        match protocol {
+            Protocol::Revision(r) => assert_eq!(spoken, r),
+            // Auto asks `server/discover` first and falls back to `initialize`.
+            Protocol::Auto => assert_eq!(spoken, only.as_deref().unwrap_or("2026-07-28")),
+        }
+        assert_eq!(demo.session().server_info().name, "mcp-demo-server");
+
+        let sum = demo
+            .add(demo::add::Args { a: 1.5, b: 2.0 })
+            .await
+            .expect("add");
+        assert_eq!(sum.text(), "3.5", "{spoken}");
+
+        // A typed structured result.
+        let weather = demo
+            .get_weather(demo::get_weather::Args {
+                city: "Oslo".into(),
+                days: Some(3),
+                units: None,
+            })
+            .await
+            .expect("get_weather");
+        assert_eq!(weather.city, "Oslo");
+        assert_eq!(weather.forecast.len(), 3);
+
+        // A tool error is `Error::Tool` with the tool's own output.
+        let err = demo
+            .fail(demo::fail::Args {
+                message: "boom".into(),
+            })
+            .await
+            .expect_err("fail is a tool error");
+        match err {
+            Error::Tool { tool, output, .. } => {
+                assert_eq!(tool, "fail");
+                assert_eq!(output.text(), "boom");
+            }
+            other => panic!("expected Error::Tool, got {other:?}"),
+        }
+        demo.session().close().await.expect("close");
+    }
+}
+
+#[wasm_bindgen_test]
+async fn progress_arrives_and_a_deadline_aborts_the_call() {
+    let demo = connect(Protocol::Auto).await;
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = seen.clone();
+    let done = demo
+        .with_options(CallOptions::new().on_progress(move |p| {
+            if let Ok(mut v) = sink.lock() {
+                v.push(p.progress);
+            }
+        }))
+        .long_task(demo::long_task::Args {
+            steps: 4,
+            delay_ms: Some(5),
+        })
+        .await
+        .expect("long_task");
+    assert!(done.text().contains('4'), "{}", done.text());
+    assert_eq!(*seen.lock().expect("progress"), vec![1.0, 2.0, 3.0, 4.0]);
+
+    // 3 steps of 2 s against a deadline of 300 ms.
+    let err = demo
+        .with_options(CallOptions::new().with_timeout(Duration::from_millis(300)))
+        .long_task(demo::long_task::Args {
+            steps: 3,
+            delay_ms: Some(2000),
+        })
+        .await
+        .expect_err("the deadline expires first");
+    match &err {
+        Error::Timeout { what, limit, .. } => {
+            assert_eq!(what, "tools/call \"long_task\"");
+            assert_eq!(*limit, Duration::from_millis(300));
+        }
+        other => panic!("expected Error::Timeout, got {other:?}"),
+    }
+    // The session still works after an aborted call.
+    let sum = demo
+        .add(demo::add::Args { a: 2.0, b: 40.0 })
+        .await
+        .expect("add after the timeout");
+    assert_eq!(sum.text(), "42");
+}
+
+#[wasm_bindgen_test]
+async fn a_wrong_token_is_refused_and_never_shown() {
+    let (url, token) = server();
+    let wrong = format!("{token}-wrong");
+    let lookup = wrong.clone();
+    let err = ConnectOptions::new()
+        .with_env_lookup(move |name| (name == "DEMO_TOKEN").then(|| lookup.clone()))
+        .connect(&config(&url, Protocol::V2025_11_25))
+        .await
+        .expect_err("the server requires the right token");
+    let text = format!("{err} {err:?}");
+    assert!(text.contains("HTTP 400"), "{text}");
+    assert!(!text.contains(&wrong), "the token leaked: {text}");
+
+    // A `${NAME}` nobody defines is an error that names it (a wasm32 host has no
+    // process environment to fall back on).
+    let err = Session::connect(&config(&url, Protocol::Auto))
+        .await
+        .expect_err("DEMO_TOKEN is not defined");
+    assert!(err.to_string().contains("DEMO_TOKEN"), "{err}");
+
+    // A stdio server cannot run in a wasm32 host: the error says what to use instead.
+    let err = Session::connect(&ServerConfig::stdio("local", "mcp-demo-server", vec![]))
+        .await
+        .expect_err("no stdio on wasm32");
+    assert!(err.to_string().contains("Streamable HTTP"), "{err}");
+}
+
+#[wasm_bindgen_test]
+async fn the_exported_function_calls_the_server() {
+    let (url, token) = server();
+    let sum = mcp_bindgen_wasm_tests::add(url, token, 19.0, 23.0)
+        .await
+        .map_err(wasm_bindgen::JsValue::from)
+        .expect("add");
+    assert_eq!(sum, "42");
+}
