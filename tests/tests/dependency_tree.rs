@@ -7,7 +7,9 @@
 //!   `prettyplease`, no `mcp-bindgen-macros` or `mcp-bindgen-codegen`;
 //! * `mcp-bindgen-core` builds none of them either, nor rmcp, tokio or reqwest;
 //! * the default runtime builds no C crypto (aws-lc), one schemars, no OAuth crates and no
-//!   tokenizer (`bpe-openai` is the `tokens` feature's).
+//!   tokenizer (`bpe-openai` is the `tokens` feature's);
+//! * on wasm32 with the `wasm` feature the runtime builds neither rmcp nor tokio (nor mio,
+//!   whose sockets do not exist there), and reqwest is its HTTP client.
 
 mod common;
 
@@ -54,6 +56,31 @@ fn the_runtime_without_default_features_builds_no_generator() {
     let default = tree("mcp-bindgen", &[]);
     assert!(has(&default, "mcp-bindgen-macros"), "{default:#?}");
     assert!(has(&default, "typify"), "{default:#?}");
+}
+
+#[test]
+fn the_wasm32_runtime_builds_no_rmcp_and_no_tokio() {
+    let wasm = tree(
+        "mcp-bindgen",
+        &[
+            "--target",
+            "wasm32-unknown-unknown",
+            "--no-default-features",
+            "--features",
+            "wasm",
+        ],
+    );
+    assert!(has(&wasm, "reqwest"), "{wasm:#?}");
+    assert!(has(&wasm, "mcp-bindgen-macros"), "{wasm:#?}");
+    for name in ["rmcp", "tokio", "mio"] {
+        assert!(!has(&wasm, name), "{name} in the wasm32 runtime: {wasm:#?}");
+    }
+    // The same features on this machine's target bring rmcp and tokio: the check can fail.
+    let native = tree(
+        "mcp-bindgen",
+        &["--no-default-features", "--features", "wasm"],
+    );
+    assert!(has(&native, "rmcp") && has(&native, "tokio"), "{native:#?}");
 }
 
 #[test]

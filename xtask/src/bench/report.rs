@@ -600,7 +600,13 @@ pub(super) fn write_markdown(
          features = [\"macros\"]` (stdio only), and the same program on rmcp's client directly \
          (`client`, `transport-child-process`, `transport-streamable-http-client-reqwest` and \
          rmcp's `reqwest` TLS feature; untyped calls): packages in `cargo tree -e normal,build`, \
-         and `cargo check --offline` into an empty target dir, once each.\n"
+         and `cargo check --offline` into an empty target dir, once each.\n\
+         * **wasm32**: the library of `tests/wasm` (`mcp_tools!(\"demo\")` and one exported \
+         function that connects with a bearer token and calls a tool) built with `cargo build \
+         --release --target wasm32-unknown-unknown` for size (`opt-level = \"z\"`, LTO, one \
+         codegen unit, `panic = \"abort\"`), then `wasm-bindgen --target web` (pinned \
+         wasm-bindgen-cli) and binaryen's `wasm-opt -Oz` (pinned npm `binaryen`): the bytes \
+         after each step.\n"
     );
     text.push_str(NOTES_MARKER);
     text.push_str(&notes);
