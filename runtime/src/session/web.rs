@@ -396,14 +396,19 @@ impl Session {
             Protocol::Revision(_) => self.discover(limit).await?,
             Protocol::Auto => match self.discover(limit).await {
                 Ok(protocol) => protocol,
+                // The server could not be reached: `initialize` would not reach it either.
+                Err(Error::Transport { message, .. }) if !message.starts_with("HTTP ") => {
+                    return Err(self.transport_error(message));
+                }
                 // A server of the initialize lifecycle refuses `server/discover` (an unknown
-                // method, or a request without a session).
+                // method, an unsupported revision, or a request without a session).
                 Err(discover @ (Error::Protocol { .. } | Error::Transport { .. })) => {
                     match self.initialize(LAST_WITH_INITIALIZE, limit).await {
                         Ok(protocol) => protocol,
                         Err(Error::Transport { message, .. }) => {
                             return Err(self.transport_error(format!(
-                                "the server refused server/discover ({discover}) and then initialize: {message}"
+                                "{message} (after server/discover: {})",
+                                reason(&discover)
                             )));
                         }
                         Err(e) => return Err(e),
@@ -760,7 +765,20 @@ impl Session {
                 diagnosis: None,
             };
         }
-        self.transport_error(format!("{what}: {}", crate::error::cause(e)))
+        // The wasm backend's error is the JavaScript exception, stack trace included:
+        // keep its first line (`TypeError: fetch failed`).
+        let cause = crate::error::cause(e);
+        let cause = cause
+            .strip_prefix("jsValue(")
+            .unwrap_or(&cause)
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .trim_end_matches(')');
+        self.transport_error(format!(
+            "{what}: the request to {} failed: {cause}",
+            self.inner.url
+        ))
     }
 
     fn transport_error(&self, message: String) -> Error {
@@ -786,6 +804,15 @@ impl Session {
                 "answered with more than {max} bytes (the registry's limits.max_message_bytes)"
             ),
         )
+    }
+}
+
+/// Why a request failed, without the server's name (the error that wraps it names it).
+fn reason(e: &Error) -> String {
+    match e {
+        Error::Transport { message, .. } => message.clone(),
+        Error::Protocol { code, message, .. } => format!("JSON-RPC error {code}: {message}"),
+        other => other.to_string(),
     }
 }
 
