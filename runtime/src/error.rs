@@ -594,6 +594,29 @@ impl ToolOutput {
         }
     }
 
+    /// [`ToolOutput::decode`] in a session: a decode error also names the revision the
+    /// session speaks and the fixture's (when known).
+    pub(crate) fn decode_in_session<O: DeserializeOwned>(
+        self,
+        server: &str,
+        tool: &str,
+        fixture_protocol: Option<&str>,
+        spoken: &str,
+    ) -> Result<O> {
+        self.decode(server, tool).map_err(|mut e| {
+            if let Error::Decode { message, .. } = &mut e {
+                let fixture = match fixture_protocol {
+                    Some(revision) => format!("the fixture was snapshotted at protocol {revision}, "),
+                    None => String::new(),
+                };
+                *message = format!(
+                    "{message} ({fixture}the session speaks protocol {spoken}; the result was read as structuredContent and as the first text block's JSON, each also unwrapped from and wrapped into {{\"result\": …}}, as the revisions up to 2025-11-25 and 2026-07-28 carry it)"
+                );
+            }
+            e
+        })
+    }
+
     /// What a typed call of `tool` on `server` returns: [`Error::Tool`] when the tool reported
     /// an error, else the structured result decoded into `O` ([`Error::Decode`] names the
     /// field).

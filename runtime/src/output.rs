@@ -47,6 +47,22 @@ impl std::fmt::Display for Health {
     }
 }
 
+/// Where a task stands ([`TaskHandle::status`](crate::TaskHandle::status)).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TaskState {
+    /// Running; the server's status message, if any.
+    Working(Option<String>),
+    /// Waiting for input from the user (answered by the session's elicitation callback).
+    InputRequired,
+    /// Done: [`TaskHandle::wait`](crate::TaskHandle::wait) returns the result.
+    Completed,
+    /// Ended with an error.
+    Failed,
+    /// Cancelled.
+    Cancelled,
+}
+
 /// Arguments of a tool that takes none: serializes as `{}` (and reads any object).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct NoArgs {}
@@ -220,6 +236,16 @@ pub struct ServerInfo {
     /// Whether the server declared the `resources` capability.
     pub has_resources: bool,
 }
+
+/// What [`Session::server_info`](crate::Session::server_info) answers before the session
+/// has started.
+pub(crate) static NO_INFO: ServerInfo = ServerInfo {
+    name: String::new(),
+    version: String::new(),
+    protocol_version: String::new(),
+    has_prompts: false,
+    has_resources: false,
+};
 
 impl From<String> for ToolOutput {
     fn from(text: String) -> Self {

@@ -311,7 +311,7 @@ fn cargo() -> String {
 }
 
 /// Runs `cmd` with inherited output; `Err` names the command.
-fn status(cmd: &mut Command) -> Result<(), String> {
+pub(crate) fn status(cmd: &mut Command) -> Result<(), String> {
     let what = crate::process::describe(cmd);
     let status = cmd
         .status()

@@ -330,19 +330,12 @@ impl Session {
     /// session's revision, and the fixture's when the session knows it
     /// ([`ConnectOptions::with_fixture_protocol`](super::ConnectOptions::with_fixture_protocol)).
     pub fn decode<O: DeserializeOwned>(&self, tool: &str, output: ToolOutput) -> Result<O> {
-        output.decode(&self.inner.alias, tool).map_err(|mut e| {
-            if let Error::Decode { message, .. } = &mut e {
-                let fixture = match self.inner.options.fixture_protocol {
-                    Some(revision) => format!("the fixture was snapshotted at protocol {revision}, "),
-                    None => String::new(),
-                };
-                *message = format!(
-                    "{message} ({fixture}the session speaks protocol {}; the result was read as structuredContent and as the first text block's JSON, each also unwrapped from and wrapped into {{\"result\": …}}, as the revisions up to 2025-11-25 and 2026-07-28 carry it)",
-                    self.server_info().protocol_version
-                );
-            }
-            e
-        })
+        output.decode_in_session(
+            &self.inner.alias,
+            tool,
+            self.inner.options.fixture_protocol,
+            &self.server_info().protocol_version,
+        )
     }
 }
 

@@ -23,13 +23,14 @@ mod requests;
 mod stream;
 mod task;
 
+pub use crate::output::TaskState;
 pub use client::{Root, SamplingFuture, SamplingMessage, SamplingReply, SamplingRequest};
 pub use input::{Elicitation, ElicitationAnswer, ElicitationFuture};
 pub use notify::ServerLog;
 pub use options::*;
 pub use requests::REJECTED_TOOL_TARGET;
 pub use stream::{CallEvent, CallStream};
-pub use task::{TaskHandle, TaskState};
+pub use task::TaskHandle;
 
 pub(crate) use call::Encode;
 use conn::Conn;
@@ -89,14 +90,6 @@ impl Drop for Inner {
         self.shared.list_changed.notify_one();
     }
 }
-
-static NO_INFO: ServerInfo = ServerInfo {
-    name: String::new(),
-    version: String::new(),
-    protocol_version: String::new(),
-    has_prompts: false,
-    has_resources: false,
-};
 
 impl std::fmt::Debug for Session {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

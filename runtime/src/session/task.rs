@@ -24,28 +24,12 @@ use serde_json::Value;
 use super::call::{Started, output_of};
 use super::{CallOptions, Session};
 use crate::error::{Error, Result};
-use crate::output::ToolOutput;
+use crate::output::{TaskState, ToolOutput};
 
 /// The polling interval when the server names none.
 const DEFAULT_POLL: Duration = Duration::from_millis(500);
 /// Bounds on the server's interval (a zero or huge value is not honoured as such).
 const POLL_BOUNDS: (Duration, Duration) = (Duration::from_millis(10), Duration::from_secs(30));
-
-/// Where a task stands ([`TaskHandle::status`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum TaskState {
-    /// Running; the server's status message, if any.
-    Working(Option<String>),
-    /// Waiting for input from the user (answered by the session's elicitation callback).
-    InputRequired,
-    /// Done: [`TaskHandle::wait`] returns the result.
-    Completed,
-    /// Ended with an error.
-    Failed,
-    /// Cancelled.
-    Cancelled,
-}
 
 /// A call the server runs as a task. [`TaskHandle::wait`] polls at the server's interval
 /// and decodes the result exactly as the direct call does; [`TaskHandle::cancel`] stops it;

@@ -26,7 +26,8 @@ use serde_json::{Map, Value, json};
 
 use crate::config::{LAST_WITH_INITIALIZE, Protocol, ServerConfig, TransportConfig};
 use crate::error::{Error, Result};
-use crate::output::{Content, ServerInfo, ToolOutput};
+pub use crate::output::TaskState;
+use crate::output::{Content, NO_INFO, ServerInfo, ToolOutput};
 use mcp_bindgen_core::headers::{ParamHeader, header_value, param_headers, value_at};
 
 mod options;
@@ -61,14 +62,6 @@ struct Inner {
     /// `tools/list`): mirrored into `Mcp-Param-*` headers of its calls on 2026-07-28.
     param_headers: Mutex<HashMap<String, Vec<ParamHeader>>>,
 }
-
-static NO_INFO: ServerInfo = ServerInfo {
-    name: String::new(),
-    version: String::new(),
-    protocol_version: String::new(),
-    has_prompts: false,
-    has_resources: false,
-};
 
 impl std::fmt::Debug for Session {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -249,21 +242,12 @@ impl Session {
 
     /// Checks `isError` and decodes a tool result into `O`, as the native session does.
     pub fn decode<O: DeserializeOwned>(&self, tool: &str, output: ToolOutput) -> Result<O> {
-        output.decode(&self.inner.alias, tool).map_err(|mut e| {
-            if let Error::Decode { message, .. } = &mut e {
-                let fixture = match self.inner.options.fixture_protocol {
-                    Some(revision) => {
-                        format!("the fixture was snapshotted at protocol {revision}, ")
-                    }
-                    None => String::new(),
-                };
-                *message = format!(
-                    "{message} ({fixture}the session speaks protocol {})",
-                    self.server_info().protocol_version
-                );
-            }
-            e
-        })
+        output.decode_in_session(
+            &self.inner.alias,
+            tool,
+            self.inner.options.fixture_protocol,
+            &self.server_info().protocol_version,
+        )
     }
 
     /// Runs a tool as a task: on wasm32 the call runs to its end and the handle holds the
@@ -904,22 +888,6 @@ impl<T: Serialize + Sync> Encode for T {
     fn to_json(&self) -> serde_json::Result<Value> {
         serde_json::to_value(self)
     }
-}
-
-/// The state of a task (on wasm32 a task handle always holds its result).
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum TaskState {
-    /// The task runs (never on wasm32).
-    Working(Option<String>),
-    /// The task waits for input (never on wasm32).
-    InputRequired,
-    /// The task ended with a result.
-    Completed,
-    /// The task ended with an error.
-    Failed,
-    /// The task was cancelled (never on wasm32).
-    Cancelled,
 }
 
 /// What a `*_task` method of a generated client returns: on wasm32 the call has run to its

@@ -49,7 +49,7 @@ pub(super) fn wasm(root: &Path, dir: &Path) -> Result<Value, String> {
         .args(["--target", "web", "--out-dir"])
         .arg(&out)
         .arg(&raw);
-    run(&mut bindgen)?;
+    crate::portability::status(&mut bindgen)?;
     let bound = out.join("mcp_bindgen_wasm_tests_bg.wasm");
     let optimized = out.join("mcp_bindgen_wasm_tests_opt.wasm");
     let mut opt = Command::new(entry("node22")?);
@@ -58,7 +58,7 @@ pub(super) fn wasm(root: &Path, dir: &Path) -> Result<Value, String> {
         .arg(&bound)
         .arg("-o")
         .arg(&optimized);
-    run(&mut opt)?;
+    crate::portability::status(&mut opt)?;
     let size = |p: &Path| {
         std::fs::metadata(p)
             .map(|m| m.len())
@@ -69,16 +69,4 @@ pub(super) fn wasm(root: &Path, dir: &Path) -> Result<Value, String> {
         "bindgen_bytes": size(&bound)?,
         "opt_bytes": size(&optimized)?,
     }))
-}
-
-fn run(cmd: &mut Command) -> Result<(), String> {
-    let what = crate::process::describe(cmd);
-    let status = cmd
-        .status()
-        .map_err(|e| format!("cannot run `{what}`: {e}"))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("`{what}` failed ({status})"))
-    }
 }
