@@ -12,7 +12,7 @@
 //! transport, OAuth login (send a bearer token in the server's `headers`), reconnection
 //! (every request stands alone; a 2025-11-25 session the server expired is started again),
 //! server-to-client requests (sampling, elicitation, roots: none are offered), drift
-//! watching, and tasks (a `*_task` call runs as a plain call; its handle holds the result).
+//! re-checks on `tools/list_changed` (drift is checked at connect), and tasks (a `*_task` call runs as a plain call; its handle holds the result).
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -25,6 +25,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
 use crate::config::{LAST_WITH_INITIALIZE, Protocol, ServerConfig, TransportConfig};
+use crate::drift::{self, DriftPolicy};
 use crate::error::{Error, Result};
 pub use crate::output::TaskState;
 use crate::output::{Content, NO_INFO, ServerInfo, ToolOutput};
@@ -281,6 +282,11 @@ impl Session {
 
     /// Every tool the server lists (`tools/list`, all pages), as raw JSON.
     pub async fn list_tools(&self) -> Result<Vec<Value>> {
+        let protocol = self.start().await?;
+        self.list_tools_at(protocol).await
+    }
+
+    async fn list_tools_at(&self, protocol: &'static str) -> Result<Vec<Value>> {
         let mut tools = Vec::new();
         let mut cursor: Option<String> = None;
         let limit = self.limit("", &CallOptions::default());
@@ -291,7 +297,7 @@ impl Session {
                 None => json!({}),
             };
             let page = self
-                .request("tools/list", None, params, limit, None)
+                .send("tools/list", None, params, protocol, limit, None)
                 .await?;
             if let Some(Value::Array(items)) = page.get("tools") {
                 let mut mirrored = self
@@ -401,7 +407,55 @@ impl Session {
                 Err(e) => return Err(e),
             },
         };
-        Ok(*self.inner.protocol.get_or_init(|| protocol))
+        let protocol = *self.inner.protocol.get_or_init(|| protocol);
+        if let Some(expected) = &self.inner.options.fixture_hash {
+            let policy = self
+                .inner
+                .options
+                .drift
+                .unwrap_or(self.inner.config.drift());
+            self.drift_at(protocol, expected, policy).await?;
+        }
+        Ok(protocol)
+    }
+
+    /// Compares the live `tools/list` with `expected_hash` (a generated `FIXTURE_HASH`):
+    /// `Ok(true)` when they differ under [`DriftPolicy::Warn`] (a `tracing` warning),
+    /// [`Error::Drift`] under [`DriftPolicy::Error`]. A session whose options carry the
+    /// fixture's hash (a generated `Client::connect`) checks at connect.
+    pub async fn check_drift(&self, expected_hash: &str, policy: DriftPolicy) -> Result<bool> {
+        let protocol = self.start().await?;
+        self.drift_at(protocol, expected_hash, policy).await
+    }
+
+    async fn drift_at(
+        &self,
+        protocol: &'static str,
+        expected_hash: &str,
+        policy: DriftPolicy,
+    ) -> Result<bool> {
+        if policy == DriftPolicy::Ignore {
+            return Ok(false);
+        }
+        let tools = self.list_tools_at(protocol).await?;
+        let live = drift::tools_hash(&tools);
+        if live == expected_hash {
+            return Ok(false);
+        }
+        let summary = drift::summary(
+            expected_hash,
+            &live,
+            &tools,
+            self.inner.options.fixture_tools,
+        );
+        if policy == DriftPolicy::Error {
+            return Err(Error::Drift {
+                server: self.alias().to_string(),
+                summary,
+            });
+        }
+        tracing::warn!(server = %self.alias(), "server drifted from its fixture: {summary}");
+        Ok(true)
     }
 
     async fn discover(&self, limit: Duration) -> Result<&'static str> {

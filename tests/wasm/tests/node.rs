@@ -7,6 +7,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use mcp_bindgen::drift::DriftPolicy;
 use mcp_bindgen::{CallOptions, ConnectOptions, Error, Protocol, ServerConfig, Session};
 use mcp_bindgen_wasm_tests::demo;
 use wasm_bindgen_test::wasm_bindgen_test;
@@ -172,6 +173,37 @@ async fn a_wrong_token_is_refused_and_never_shown() {
         .await
         .expect_err("no stdio on wasm32");
     assert!(err.to_string().contains("Streamable HTTP"), "{err}");
+}
+
+#[wasm_bindgen_test]
+async fn drift_is_checked_at_connect() {
+    let (url, token) = server();
+    let options = || {
+        let token = token.clone();
+        ConnectOptions::new()
+            .with_env_lookup(move |name| (name == "DEMO_TOKEN").then(|| token.clone()))
+            .with_fixture_tools(demo::TYPED_TOOLS)
+            .with_drift_policy(DriftPolicy::Error)
+    };
+    // What a generated `Client::connect` passes: the live tools match the fixture.
+    options()
+        .with_fixture_hash(demo::FIXTURE_HASH)
+        .connect(&config(&url, Protocol::Auto))
+        .await
+        .expect("the demo server matches its fixture");
+    // A fixture of other tools: the connection fails with the drift.
+    let err = options()
+        .with_fixture_hash("0".repeat(64))
+        .connect(&config(&url, Protocol::Auto))
+        .await
+        .expect_err("the hashes differ");
+    match &err {
+        Error::Drift { server, summary } => {
+            assert_eq!(server, "demo");
+            assert!(!summary.is_empty(), "{err}");
+        }
+        other => panic!("expected Error::Drift, got {other:?}"),
+    }
 }
 
 #[wasm_bindgen_test]
