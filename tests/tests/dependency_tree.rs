@@ -9,7 +9,8 @@
 //! * the default runtime builds no C crypto (aws-lc), one schemars, no OAuth crates and no
 //!   tokenizer (`bpe-openai` is the `tokens` feature's);
 //! * on wasm32 with the `wasm` feature the runtime builds neither rmcp nor tokio (nor mio,
-//!   whose sockets do not exist there), and reqwest is its HTTP client.
+//!   whose sockets do not exist there) nor rustls, with or without the default features,
+//!   and reqwest is its HTTP client.
 
 mod common;
 
@@ -60,20 +61,19 @@ fn the_runtime_without_default_features_builds_no_generator() {
 
 #[test]
 fn the_wasm32_runtime_builds_no_rmcp_and_no_tokio() {
-    let wasm = tree(
-        "mcp-bindgen",
-        &[
-            "--target",
-            "wasm32-unknown-unknown",
-            "--no-default-features",
-            "--features",
-            "wasm",
-        ],
-    );
-    assert!(has(&wasm, "reqwest"), "{wasm:#?}");
-    assert!(has(&wasm, "mcp-bindgen-macros"), "{wasm:#?}");
-    for name in ["rmcp", "tokio", "mio"] {
-        assert!(!has(&wasm, name), "{name} in the wasm32 runtime: {wasm:#?}");
+    // With the default features too: `http`, `rustls` and `oauth` add nothing there.
+    for defaults in [&["--no-default-features"][..], &[]] {
+        let mut args = vec!["--target", "wasm32-unknown-unknown", "--features", "wasm"];
+        args.extend(defaults);
+        let wasm = tree("mcp-bindgen", &args);
+        assert!(has(&wasm, "reqwest"), "{wasm:#?}");
+        assert!(has(&wasm, "mcp-bindgen-macros"), "{wasm:#?}");
+        for name in ["rmcp", "tokio", "mio", "rustls", "ring"] {
+            assert!(
+                !has(&wasm, name),
+                "{name} in the wasm32 runtime {args:?}: {wasm:#?}"
+            );
+        }
     }
     // The same features on this machine's target bring rmcp and tokio: the check can fail.
     let native = tree(
