@@ -132,9 +132,10 @@ pub fn wasm() -> Result<(), String> {
 /// wasm-bindgen-test's runner under the pinned Node 22, against the demo server over HTTP
 /// (`--require-header "Authorization:Bearer <token>"`), once answering with event streams
 /// and once with JSON bodies (`--json-response`); its URL and token reach the tests in
-/// `MCP_WASM_DEMO_URL` and `MCP_WASM_DEMO_TOKEN`.
+/// `MCP_WASM_DEMO_URL` and `MCP_WASM_DEMO_TOKEN`; server-everything (npm) in its Streamable
+/// HTTP mode beside it, in `MCP_WASM_EVERYTHING_URL`.
 pub fn wasm_node(root: &Path) -> Result<(), String> {
-    crate::servers::install(root, &["node22", "wasm-bindgen"])?;
+    crate::servers::install(root, &["node22", "wasm-bindgen", "everything"])?;
     let pinned = |alias| {
         crate::servers::find(alias)
             .map(|p| p.entry_path(root))
@@ -155,6 +156,7 @@ pub fn wasm_node(root: &Path) -> Result<(), String> {
             format!("{:?}{}", std::time::SystemTime::now(), std::process::id()).as_bytes()
         )
     );
+    let everything = Everything::start(root, &node)?;
     let target_env = WASM.replace('-', "_").to_uppercase();
     // The demo server answering with event streams, with JSON bodies, and speaking only
     // the initialize lifecycle of 2025-11-25 (`protocol = "auto"` falls back to it).
@@ -181,11 +183,70 @@ pub fn wasm_node(root: &Path) -> Result<(), String> {
                 ("MCP_WASM_DEMO_URL".to_string(), server.url.clone()),
                 ("MCP_WASM_DEMO_TOKEN".to_string(), token.clone()),
                 ("MCP_WASM_DEMO_ONLY".to_string(), only.to_string()),
+                (
+                    "MCP_WASM_EVERYTHING_URL".to_string(),
+                    everything.url.clone(),
+                ),
             ],
         )
         .map_err(|e| format!("{e} (demo server with [{}])", extra.join(" ")))?;
     }
     Ok(())
+}
+
+/// server-everything (the pinned npm package) in its Streamable HTTP mode on a free port,
+/// stopped when dropped.
+struct Everything {
+    child: std::process::Child,
+    url: String,
+}
+
+impl Everything {
+    fn start(root: &Path, node: &Path) -> Result<Self, String> {
+        let pinned = crate::servers::find("everything").ok_or("the everything pin is missing")?;
+        let script = pinned
+            .dir(root)
+            .join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map_err(|e| format!("no free port: {e}"))?
+            .port();
+        let child = Command::new(node)
+            .arg(&script)
+            .arg("streamableHttp")
+            .env("PORT", port.to_string())
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot start {}: {e}", script.display()))?;
+        let mut server = Everything {
+            child,
+            url: format!("http://127.0.0.1:{port}/mcp"),
+        };
+        for _ in 0..600 {
+            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                return Ok(server);
+            }
+            if let Ok(Some(status)) = server.child.try_wait() {
+                return Err(format!(
+                    "server-everything exited before listening: {status}"
+                ));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        server.url.clear();
+        Err(format!(
+            "server-everything does not listen on {port} after 30 s"
+        ))
+    }
+}
+
+impl Drop for Everything {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 /// The demo server over HTTP on a free port of 127.0.0.1, stopped when dropped.

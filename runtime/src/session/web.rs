@@ -333,6 +333,91 @@ impl Session {
         }
     }
 
+    /// The server's prompts (`prompts/list`, all pages); none when it declared no prompts.
+    pub async fn list_prompts(&self) -> Result<Vec<Value>> {
+        self.start().await?;
+        if !self.server_info().has_prompts {
+            return Ok(Vec::new());
+        }
+        self.list_paged("prompts/list", "prompts").await
+    }
+
+    /// The server's resources (`resources/list`, all pages); none when it declared no
+    /// resources.
+    pub async fn list_resources(&self) -> Result<Vec<Value>> {
+        self.start().await?;
+        if !self.server_info().has_resources {
+            return Ok(Vec::new());
+        }
+        self.list_paged("resources/list", "resources").await
+    }
+
+    /// The server's resource templates (`resources/templates/list`, all pages).
+    pub async fn list_resource_templates(&self) -> Result<Vec<Value>> {
+        self.start().await?;
+        if !self.server_info().has_resources {
+            return Ok(Vec::new());
+        }
+        self.list_paged("resources/templates/list", "resourceTemplates")
+            .await
+    }
+
+    /// Reads the resource at `uri` (`resources/read`), as raw JSON.
+    pub async fn read_resource(&self, uri: &str) -> Result<Value> {
+        let limit = self.limit("", &CallOptions::default());
+        self.request(
+            "resources/read",
+            Some(uri),
+            json!({ "uri": uri }),
+            limit,
+            None,
+        )
+        .await
+    }
+
+    /// Asks the server whether it is there, within `timeout`: `ping` on a 2025-11-25
+    /// session, `server/discover` on a stateless one (2026-07-28 has no `ping`).
+    pub async fn ping(&self, timeout: Duration) -> Result<()> {
+        let protocol = self.start().await?;
+        let method = if protocol > LAST_WITH_INITIALIZE {
+            "server/discover"
+        } else {
+            "ping"
+        };
+        self.request(method, None, json!({}), timeout, None)
+            .await
+            .map(drop)
+    }
+
+    /// Every item under `key` of a paged list request.
+    async fn list_paged(&self, method: &str, key: &str) -> Result<Vec<Value>> {
+        const MAX_PAGES: usize = 1000;
+        let limit = self.limit("", &CallOptions::default());
+        let mut items = Vec::new();
+        let mut cursor: Option<String> = None;
+        for _ in 0..MAX_PAGES {
+            let params = match &cursor {
+                Some(c) => json!({ "cursor": c }),
+                None => json!({}),
+            };
+            let page = self.request(method, None, params, limit, None).await?;
+            if let Some(Value::Array(page_items)) = page.get(key) {
+                items.extend(page_items.iter().cloned());
+            }
+            match page.get("nextCursor").and_then(Value::as_str) {
+                None => return Ok(items),
+                Some(next) if cursor.as_deref() == Some(next) => {
+                    return Err(self.misbehaved(
+                        method,
+                        format!("server returned cursor {next:?} twice: pagination cycle"),
+                    ));
+                }
+                Some(next) => cursor = Some(next.to_string()),
+            }
+        }
+        Err(self.misbehaved(method, format!("more than {MAX_PAGES} pages")))
+    }
+
     /// Gets the prompt `name` (`prompts/get`) as raw JSON.
     pub async fn get_prompt(&self, name: &str, arguments: Map<String, Value>) -> Result<Value> {
         let limit = self.limit("", &CallOptions::default());

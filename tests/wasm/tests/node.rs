@@ -1,7 +1,8 @@
 //! The typed client of the demo server, built for wasm32 and run under Node by
 //! wasm-bindgen-test's runner: `cargo xtask test` starts the demo server over HTTP
 //! (`--require-header "Authorization: Bearer …"`) and passes its URL and token in
-//! `MCP_WASM_DEMO_URL` and `MCP_WASM_DEMO_TOKEN`.
+//! `MCP_WASM_DEMO_URL` and `MCP_WASM_DEMO_TOKEN`, and server-everything (npm) in its
+//! Streamable HTTP mode in `MCP_WASM_EVERYTHING_URL`.
 #![cfg(target_arch = "wasm32")]
 
 use std::sync::{Arc, Mutex};
@@ -11,6 +12,8 @@ use mcp_bindgen::drift::DriftPolicy;
 use mcp_bindgen::{CallOptions, ConnectOptions, Error, Protocol, ServerConfig, Session};
 use mcp_bindgen_wasm_tests::demo;
 use wasm_bindgen_test::wasm_bindgen_test;
+
+mcp_bindgen::mcp_tools!("everything");
 
 /// A variable of the Node process that runs the tests.
 fn env(name: &str) -> Option<String> {
@@ -204,6 +207,50 @@ async fn drift_is_checked_at_connect() {
         }
         other => panic!("expected Error::Drift, got {other:?}"),
     }
+}
+
+#[wasm_bindgen_test]
+async fn server_everything_over_streamable_http() {
+    let url = env("MCP_WASM_EVERYTHING_URL")
+        .expect("MCP_WASM_EVERYTHING_URL: server-everything's URL (cargo xtask test sets it)");
+    // The generated `connect`: the live tools are checked against the fixture's hash.
+    let config = ServerConfig::http("everything", false, url)
+        .with_drift(mcp_bindgen::drift::DriftPolicy::Error);
+    let everything = everything::Client::connect(&config)
+        .await
+        .expect("connect without drift");
+    let echo = everything
+        .echo(everything::echo::Args {
+            message: "from wasm".into(),
+        })
+        .await
+        .expect("echo");
+    assert!(echo.text().contains("from wasm"), "{}", echo.text());
+    let sum = everything
+        .get_sum(everything::get_sum::Args { a: 2.0, b: 40.0 })
+        .await
+        .expect("get_sum");
+    assert!(sum.text().contains("42"), "{}", sum.text());
+    let weather = everything
+        .get_structured_content(everything::get_structured_content::Args {
+            location: everything::get_structured_content::ArgsLocation::Chicago,
+        })
+        .await
+        .expect("get_structured_content");
+    assert!(!weather.conditions.is_empty());
+
+    let session = everything.session();
+    session.ping(Duration::from_secs(5)).await.expect("ping");
+    let prompts = session.list_prompts().await.expect("prompts");
+    assert!(!prompts.is_empty());
+    let resources = session.list_resources().await.expect("resources");
+    let uri = resources[0]["uri"]
+        .as_str()
+        .expect("a resource uri")
+        .to_string();
+    let read = session.read_resource(&uri).await.expect("read");
+    assert_eq!(read["contents"][0]["uri"].as_str(), Some(uri.as_str()));
+    session.close().await.expect("close");
 }
 
 #[wasm_bindgen_test]
