@@ -133,7 +133,8 @@ pub fn wasm() -> Result<(), String> {
 /// (`--require-header "Authorization:Bearer <token>"`), once answering with event streams
 /// and once with JSON bodies (`--json-response`); its URL and token reach the tests in
 /// `MCP_WASM_DEMO_URL` and `MCP_WASM_DEMO_TOKEN`; server-everything (npm) in its Streamable
-/// HTTP mode beside it, in `MCP_WASM_EVERYTHING_URL`.
+/// HTTP mode beside it, in `MCP_WASM_EVERYTHING_URL`, and a demo server that pages its tools
+/// in a cycle, in `MCP_WASM_CYCLE_URL`.
 pub fn wasm_node(root: &Path) -> Result<(), String> {
     crate::servers::install(root, &["node22", "wasm-bindgen", "everything"])?;
     let pinned = |alias| {
@@ -157,10 +158,21 @@ pub fn wasm_node(root: &Path) -> Result<(), String> {
         )
     );
     let everything = Everything::start(root, &node)?;
+    // A server that pages its tools in a cycle: the client must stop, not loop.
+    let cycle = DemoServer::start(
+        &demo,
+        &token,
+        &["--misbehave", "cursor-cycle", "--page-size", "2"],
+    )?;
     let target_env = WASM.replace('-', "_").to_uppercase();
     // The demo server answering with event streams, with JSON bodies, and speaking only
     // the initialize lifecycle of 2025-11-25 (`protocol = "auto"` falls back to it).
-    for extra in [&[][..], &["--json-response"], &["--protocol", "2025-11-25"]] {
+    // The first pages its tools 3 at a time.
+    for extra in [
+        &["--page-size", "3"][..],
+        &["--json-response"],
+        &["--protocol", "2025-11-25"],
+    ] {
         let server = DemoServer::start(&demo, &token, extra)?;
         let only = match extra {
             ["--protocol", revision] => revision,
@@ -187,6 +199,7 @@ pub fn wasm_node(root: &Path) -> Result<(), String> {
                     "MCP_WASM_EVERYTHING_URL".to_string(),
                     everything.url.clone(),
                 ),
+                ("MCP_WASM_CYCLE_URL".to_string(), cycle.url.clone()),
             ],
         )
         .map_err(|e| format!("{e} (demo server with [{}])", extra.join(" ")))?;

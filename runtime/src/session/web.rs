@@ -12,7 +12,9 @@
 //! transport, OAuth login (send a bearer token in the server's `headers`), reconnection
 //! (every request stands alone; a 2025-11-25 session the server expired is started again),
 //! server-to-client requests (sampling, elicitation, roots: none are offered), drift
-//! re-checks on `tools/list_changed` (drift is checked at connect), and tasks (a `*_task` call runs as a plain call; its handle holds the result).
+//! re-checks on `tools/list_changed` (drift is checked at connect), `health()`,
+//! `call_stream`, and tasks (a `*_task` call runs as a plain call; its handle holds the
+//! result).
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -287,50 +289,30 @@ impl Session {
     }
 
     async fn list_tools_at(&self, protocol: &'static str) -> Result<Vec<Value>> {
-        let mut tools = Vec::new();
-        let mut cursor: Option<String> = None;
-        let limit = self.limit("", &CallOptions::default());
         let max_tools = self.inner.config.limits().max_tools();
-        loop {
-            let params = match &cursor {
-                Some(c) => json!({ "cursor": c }),
-                None => json!({}),
-            };
-            let page = self
-                .send("tools/list", None, params, protocol, limit, None)
-                .await?;
-            if let Some(Value::Array(items)) = page.get("tools") {
-                let mut mirrored = self
-                    .inner
-                    .param_headers
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner);
-                for tool in items {
-                    let name = tool.get("name").and_then(Value::as_str);
-                    let schema = tool.get("inputSchema");
-                    if let (Some(name), Some(Ok(headers))) = (name, schema.map(param_headers)) {
-                        mirrored.insert(name.to_string(), headers);
-                    }
-                }
-                tools.extend(items.iter().cloned());
-            }
+        self.pages("tools/list", "tools", protocol, |tools| {
             if tools.len() > max_tools {
-                return Err(self.misbehaved(
-                    "tools/list",
-                    format!("more than {max_tools} tools (the registry's limits.max_tools)"),
+                return Err(format!(
+                    "more than {max_tools} tools (the registry's limits.max_tools)"
                 ));
             }
-            let next = page.get("nextCursor").and_then(Value::as_str);
-            match next {
-                Some(next) if cursor.as_deref() != Some(next) => cursor = Some(next.to_string()),
-                Some(next) => {
-                    return Err(
-                        self.misbehaved("tools/list", format!("sent the cursor {next:?} twice"))
-                    );
+            Ok(())
+        })
+        .await
+        .inspect(|tools| {
+            let mut mirrored = self
+                .inner
+                .param_headers
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            for tool in tools {
+                let name = tool.get("name").and_then(Value::as_str);
+                let schema = tool.get("inputSchema");
+                if let (Some(name), Some(Ok(headers))) = (name, schema.map(param_headers)) {
+                    mirrored.insert(name.to_string(), headers);
                 }
-                None => return Ok(tools),
             }
-        }
+        })
     }
 
     /// The server's prompts (`prompts/list`, all pages); none when it declared no prompts.
@@ -391,22 +373,39 @@ impl Session {
 
     /// Every item under `key` of a paged list request.
     async fn list_paged(&self, method: &str, key: &str) -> Result<Vec<Value>> {
+        let protocol = self.start().await?;
+        self.pages(method, key, protocol, |_| Ok(())).await
+    }
+
+    /// Every item under `key` of `method`'s pages, `check`ed after each page; a cursor sent
+    /// twice (a cycle) or more than 1000 pages is [`Error::Misbehaved`].
+    async fn pages(
+        &self,
+        method: &str,
+        key: &str,
+        protocol: &'static str,
+        check: impl Fn(&[Value]) -> std::result::Result<(), String>,
+    ) -> Result<Vec<Value>> {
         const MAX_PAGES: usize = 1000;
         let limit = self.limit("", &CallOptions::default());
         let mut items = Vec::new();
+        let mut seen = std::collections::HashSet::new();
         let mut cursor: Option<String> = None;
         for _ in 0..MAX_PAGES {
             let params = match &cursor {
                 Some(c) => json!({ "cursor": c }),
                 None => json!({}),
             };
-            let page = self.request(method, None, params, limit, None).await?;
+            let page = self
+                .send(method, None, params, protocol, limit, None)
+                .await?;
             if let Some(Value::Array(page_items)) = page.get(key) {
                 items.extend(page_items.iter().cloned());
             }
+            check(&items).map_err(|message| self.misbehaved(method, message))?;
             match page.get("nextCursor").and_then(Value::as_str) {
                 None => return Ok(items),
-                Some(next) if cursor.as_deref() == Some(next) => {
+                Some(next) if !seen.insert(next.to_string()) => {
                     return Err(self.misbehaved(
                         method,
                         format!("server returned cursor {next:?} twice: pagination cycle"),

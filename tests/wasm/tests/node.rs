@@ -179,6 +179,28 @@ async fn a_wrong_token_is_refused_and_never_shown() {
 }
 
 #[wasm_bindgen_test]
+async fn a_pagination_cycle_ends_with_an_error() {
+    let (_, token) = server();
+    let url = env("MCP_WASM_CYCLE_URL")
+        .expect("MCP_WASM_CYCLE_URL: a demo server paging in a cycle (cargo xtask test sets it)");
+    let session = ConnectOptions::new()
+        .with_env_lookup(move |name| (name == "DEMO_TOKEN").then(|| token.clone()))
+        .connect(&config(&url, Protocol::Auto))
+        .await
+        .expect("connect");
+    let err = session.list_tools().await.expect_err("the cursors cycle");
+    match &err {
+        Error::Misbehaved {
+            method, message, ..
+        } => {
+            assert_eq!(method, "tools/list");
+            assert!(message.contains("pagination cycle"), "{err}");
+        }
+        other => panic!("expected Error::Misbehaved, got {other:?}"),
+    }
+}
+
+#[wasm_bindgen_test]
 async fn drift_is_checked_at_connect() {
     let (url, token) = server();
     let options = || {
