@@ -133,8 +133,8 @@ pub fn wasm() -> Result<(), String> {
 /// (`--require-header "Authorization:Bearer <token>"`), once answering with event streams
 /// and once with JSON bodies (`--json-response`); its URL and token reach the tests in
 /// `MCP_WASM_DEMO_URL` and `MCP_WASM_DEMO_TOKEN`; server-everything (npm) in its Streamable
-/// HTTP mode beside it, in `MCP_WASM_EVERYTHING_URL`, and a demo server that pages its tools
-/// in a cycle, in `MCP_WASM_CYCLE_URL`.
+/// HTTP mode beside it, in `MCP_WASM_EVERYTHING_URL`, a demo server that pages its tools in
+/// a cycle, in `MCP_WASM_CYCLE_URL`, and one with the fault tools, in `MCP_WASM_FAULTS_URL`.
 pub fn wasm_node(root: &Path) -> Result<(), String> {
     crate::servers::install(root, &["node22", "wasm-bindgen", "everything"])?;
     let pinned = |alias| {
@@ -158,6 +158,8 @@ pub fn wasm_node(root: &Path) -> Result<(), String> {
         )
     );
     let everything = Everything::start(root, &node)?;
+    // The fault tools (`x-mcp-header` annotations, valid and invalid), stateless.
+    let faults = DemoServer::start(&demo, &token, &["--faults", "--protocol", "2026-07-28"])?;
     // A server that pages its tools in a cycle: the client must stop, not loop.
     let cycle = DemoServer::start(
         &demo,
@@ -200,6 +202,7 @@ pub fn wasm_node(root: &Path) -> Result<(), String> {
                     everything.url.clone(),
                 ),
                 ("MCP_WASM_CYCLE_URL".to_string(), cycle.url.clone()),
+                ("MCP_WASM_FAULTS_URL".to_string(), faults.url.clone()),
             ],
         )
         .map_err(|e| format!("{e} (demo server with [{}])", extra.join(" ")))?;

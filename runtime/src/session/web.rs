@@ -64,6 +64,8 @@ struct Inner {
     /// Each tool's valid `x-mcp-header` annotations (from the fixture, then from
     /// `tools/list`): mirrored into `Mcp-Param-*` headers of its calls on 2026-07-28.
     param_headers: Mutex<HashMap<String, Vec<ParamHeader>>>,
+    /// The tools the last `tools/list` left out, and why.
+    rejected: Mutex<Vec<(String, String)>>,
 }
 
 impl std::fmt::Debug for Session {
@@ -122,6 +124,7 @@ impl ConnectOptions {
                 info: OnceLock::new(),
                 session_id: Mutex::new(None),
                 param_headers: Mutex::new(mirrored),
+                rejected: Mutex::new(Vec::new()),
             }),
         };
         if !lazy {
@@ -299,20 +302,49 @@ impl Session {
             Ok(())
         })
         .await
-        .inspect(|tools| {
-            let mut mirrored = self
-                .inner
-                .param_headers
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
-            for tool in tools {
-                let name = tool.get("name").and_then(Value::as_str);
-                let schema = tool.get("inputSchema");
-                if let (Some(name), Some(Ok(headers))) = (name, schema.map(param_headers)) {
+        .map(|tools| self.keep_valid_tools(tools))
+    }
+
+    /// Leaves out the tools whose `x-mcp-header` annotations break protocol 2026-07-28's
+    /// rules (a client must not call them), as the native session does; remembers why
+    /// ([`Session::rejected_tools`]) and the valid annotations (mirrored into `Mcp-Param-*`).
+    fn keep_valid_tools(&self, tools: Vec<Value>) -> Vec<Value> {
+        let mut mirrored = self
+            .inner
+            .param_headers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let mut rejected = Vec::new();
+        let mut kept = Vec::with_capacity(tools.len());
+        for tool in tools {
+            let name = tool.get("name").and_then(Value::as_str).unwrap_or("");
+            match param_headers(tool.get("inputSchema").unwrap_or(&Value::Null)) {
+                Ok(headers) => {
                     mirrored.insert(name.to_string(), headers);
+                    kept.push(tool);
+                }
+                Err(rule) => {
+                    tracing::warn!(server = %self.alias(), tool = name, "tool left out: {rule}");
+                    rejected.push((name.to_string(), rule));
                 }
             }
-        })
+        }
+        *self
+            .inner
+            .rejected
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = rejected;
+        kept
+    }
+
+    /// The tools the last `tools/list` left out, with the rule each broke: tools whose
+    /// `x-mcp-header` annotations are invalid (protocol 2026-07-28 forbids calling them).
+    pub fn rejected_tools(&self) -> Vec<(String, String)> {
+        self.inner
+            .rejected
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 
     /// The server's prompts (`prompts/list`, all pages); none when it declared no prompts.

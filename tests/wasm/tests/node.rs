@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp_bindgen::drift::DriftPolicy;
+use mcp_bindgen::toolbox::TypedTool;
 use mcp_bindgen::{CallOptions, ConnectOptions, Error, Protocol, ServerConfig, Session};
 use mcp_bindgen_wasm_tests::demo;
 use wasm_bindgen_test::wasm_bindgen_test;
@@ -176,6 +177,64 @@ async fn a_wrong_token_is_refused_and_never_shown() {
         .await
         .expect_err("no stdio on wasm32");
     assert!(err.to_string().contains("Streamable HTTP"), "{err}");
+}
+
+/// The fault server's `region` tool as generated code describes it (its `TOOL` constant).
+static REGION: [TypedTool; 1] = [TypedTool {
+    name: "region",
+    description: None,
+    input_schema: r#"{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}},"required":["region"]}"#,
+    output_schema: None,
+    openai_name: "mcp_faults_region",
+    untyped_args_reason: None,
+    normalize: None,
+    normalize_output: None,
+}];
+
+#[wasm_bindgen_test]
+async fn x_mcp_headers_are_mirrored_and_invalid_ones_left_out() {
+    let (_, token) = server();
+    let url = env("MCP_WASM_FAULTS_URL")
+        .expect("MCP_WASM_FAULTS_URL: the demo server with --faults (cargo xtask test sets it)");
+    let options = || {
+        let token = token.clone();
+        ConnectOptions::new()
+            .with_env_lookup(move |name| (name == "DEMO_TOKEN").then(|| token.clone()))
+    };
+    let config = config(&url, Protocol::V2026_07_28);
+    let args = serde_json::json!({"region": "eu west"});
+
+    // Without the fixture nothing knows the annotation before `tools/list`: refused.
+    let bare = options().connect(&config).await.expect("connect");
+    let e = bare
+        .call("region", &args)
+        .await
+        .expect_err("no Mcp-Param-Region header");
+    assert!(e.to_string().contains("Mcp-Param-Region"), "{e}");
+
+    // With the fixture's tool the first call carries the header.
+    let typed = options()
+        .with_fixture_tools(&REGION)
+        .connect(&config)
+        .await
+        .expect("connect");
+    let out = typed.call("region", &args).await.expect("region");
+    assert_eq!(out.text(), "region eu west");
+
+    // `tools/list` leaves out the tool whose annotation is invalid, and says why.
+    let tools = bare.list_tools().await.expect("tools/list");
+    let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
+    assert!(names.contains(&"region"), "{names:?}");
+    assert!(!names.contains(&"bad_header"), "{names:?}");
+    let rejected = bare.rejected_tools();
+    assert_eq!(rejected.len(), 1, "{rejected:?}");
+    assert_eq!(rejected[0].0, "bad_header");
+    // The listing taught the session the annotation: the bare session's call works now.
+    let out = bare
+        .call("region", &args)
+        .await
+        .expect("region after tools/list");
+    assert_eq!(out.text(), "region eu west");
 }
 
 #[wasm_bindgen_test]
