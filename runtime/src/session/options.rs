@@ -220,29 +220,29 @@ impl ConnectOptions {
         self
     }
 
-    #[cfg(not(target_arch = "wasm32"))]
     /// Declares the `elicitation` (form) capability and accepts every `elicitation/create`
     /// with the defaults of the requested schema (fields without a default are left out).
     /// URL elicitations are declined. Off by default: servers may offer other tools to
     /// clients that can elicit.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn accept_elicitation_defaults(mut self) -> Self {
         self.elicit = Some(Elicit::Defaults);
         self
     }
 
-    #[cfg(not(target_arch = "wasm32"))]
     /// Calls `f` with every log message the server sends (`notifications/message`), besides
     /// the `tracing` event each one becomes (target `mcp_bindgen::server_log`, at the
     /// server's level). `f` runs on the connection's task: keep it short.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn on_server_log(mut self, f: impl Fn(ServerLog) + Send + Sync + 'static) -> Self {
         self.on_log = Some(Arc::new(f));
         self
     }
 
-    #[cfg(not(target_arch = "wasm32"))]
     /// Calls `f` whenever the server reports `notifications/tools/list_changed` (after the
     /// session's own drift re-check is scheduled). `f` runs on the connection's task: keep it
     /// short (send a message, set a flag).
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn on_tools_changed(mut self, f: impl Fn() + Send + Sync + 'static) -> Self {
         self.on_tools_changed = Some(Arc::new(f));
         self
@@ -277,7 +277,6 @@ impl ConnectOptions {
         }
     }
 
-    #[cfg(not(target_arch = "wasm32"))]
     /// Declares the `elicitation` capability and asks `f` whenever the server needs input
     /// from the user — as an `elicitation/create` request (protocol up to 2025-11-25) or as
     /// an `input_required` answer to a call (2026-07-28), which the call then retries with
@@ -293,6 +292,7 @@ impl ConnectOptions {
     /// });
     /// # let _ = options;
     /// ```
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn on_elicitation<F, Fut>(mut self, f: F) -> Self
     where
         F: Fn(Elicitation) -> Fut + Send + Sync + 'static,
@@ -302,7 +302,6 @@ impl ConnectOptions {
         self
     }
 
-    #[cfg(not(target_arch = "wasm32"))]
     /// Declares the `sampling` capability and asks `f` for a completion whenever the server
     /// needs one from the application's model — as a `sampling/createMessage` request
     /// (protocol up to 2025-11-25) or as an `input_required` answer to a call (2026-07-28).
@@ -323,6 +322,7 @@ impl ConnectOptions {
     /// ```
     ///
     /// [`SamplingRequest::model_hints`]: super::SamplingRequest::model_hints
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn on_sampling<F, Fut>(mut self, f: F) -> Self
     where
         F: Fn(super::SamplingRequest) -> Fut + Send + Sync + 'static,
@@ -334,13 +334,13 @@ impl ConnectOptions {
         self
     }
 
-    #[cfg(not(target_arch = "wasm32"))]
     /// Declares the `roots` capability (with `listChanged`) and answers `roots/list` with
     /// `roots` (overrides the registry's `roots`). [`Session::set_roots`] changes them later
     /// and tells the server. Without roots here or in the registry the capability is not
     /// declared.
     ///
     /// [`Session::set_roots`]: super::Session::set_roots
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn with_roots(mut self, roots: impl IntoIterator<Item = super::Root>) -> Self {
         self.roots = Some(roots.into_iter().collect());
         self
