@@ -320,6 +320,7 @@ impl Error {
     /// server's JSON-RPC error message echoed of a resolved secret (a `${NAME}` value, a
     /// header, the URL's userinfo or query, a bearer token) becomes `<redacted>`. A tool's
     /// output (data, not a message) is kept as the server sent it.
+    #[cfg(not(target_arch = "wasm32"))]
     pub(crate) fn redacted(self, secrets: &[String]) -> Error {
         let r = |s: String| crate::config::redact(secrets, &s);
         match self {
@@ -493,6 +494,7 @@ impl Error {
     }
 
     /// Sets the runtime error underneath an agent-layer error.
+    #[cfg(not(target_arch = "wasm32"))]
     pub(crate) fn with_source(mut self, e: Error) -> Self {
         if let Error::Toolbox { source, .. } = &mut self {
             *source = Some(Box::new(e));
@@ -501,6 +503,7 @@ impl Error {
     }
 
     /// Sets the tool output of an agent-layer error.
+    #[cfg(not(target_arch = "wasm32"))]
     pub(crate) fn with_output(mut self, o: ToolOutput) -> Self {
         if let Error::Toolbox { output, .. } = &mut self {
             *output = Some(Box::new(o));
@@ -510,6 +513,7 @@ impl Error {
 
     /// A runtime error as the agent layer reports it: an [`Error::Toolbox`] with the same
     /// message and kind, the original as its source (agent-layer errors are kept as they are).
+    #[cfg(not(target_arch = "wasm32"))]
     pub(crate) fn into_toolbox(self) -> Self {
         if matches!(self, Error::Toolbox { .. }) {
             return self;

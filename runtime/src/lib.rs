@@ -26,9 +26,6 @@
 //! servers over Streamable HTTP through the host's `fetch`, on both protocol revisions
 //! ([`guide::runtime`], "In the browser and on edge workers").
 #![deny(missing_docs)]
-// The wasm32 build compiles the modules it shares with the native runtime (the registry,
-// errors, drift messages) and uses a part of them.
-#![cfg_attr(target_arch = "wasm32", allow(dead_code, unused_imports))]
 
 #[cfg(all(target_arch = "wasm32", not(feature = "wasm")))]
 compile_error!(

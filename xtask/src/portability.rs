@@ -157,11 +157,11 @@ pub fn wasm_node(root: &Path) -> Result<(), String> {
             format!("{:?}{}", std::time::SystemTime::now(), std::process::id()).as_bytes()
         )
     );
-    let everything = Everything::start(root, &node)?;
+    let everything = Server::everything(root, &node)?;
     // The fault tools (`x-mcp-header` annotations, valid and invalid), stateless.
-    let faults = DemoServer::start(&demo, &token, &["--faults", "--protocol", "2026-07-28"])?;
+    let faults = Server::demo(&demo, &token, &["--faults", "--protocol", "2026-07-28"])?;
     // A server that pages its tools in a cycle: the client must stop, not loop.
-    let cycle = DemoServer::start(
+    let cycle = Server::demo(
         &demo,
         &token,
         &["--misbehave", "cursor-cycle", "--page-size", "2"],
@@ -175,7 +175,7 @@ pub fn wasm_node(root: &Path) -> Result<(), String> {
         &["--json-response"],
         &["--protocol", "2025-11-25"],
     ] {
-        let server = DemoServer::start(&demo, &token, extra)?;
+        let server = Server::demo(&demo, &token, extra)?;
         let only = match extra {
             ["--protocol", revision] => revision,
             _ => "",
@@ -210,15 +210,15 @@ pub fn wasm_node(root: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// server-everything (the pinned npm package) in its Streamable HTTP mode on a free port,
-/// stopped when dropped.
-struct Everything {
+/// A server the wasm32 tests call over HTTP, stopped when dropped.
+struct Server {
     child: std::process::Child,
     url: String,
 }
 
-impl Everything {
-    fn start(root: &Path, node: &Path) -> Result<Self, String> {
+impl Server {
+    /// server-everything (the pinned npm package) in its Streamable HTTP mode on a free port.
+    fn everything(root: &Path, node: &Path) -> Result<Self, String> {
         let pinned = crate::servers::find("everything").ok_or("the everything pin is missing")?;
         let script = pinned
             .dir(root)
@@ -236,7 +236,7 @@ impl Everything {
             .stderr(std::process::Stdio::null())
             .spawn()
             .map_err(|e| format!("cannot start {}: {e}", script.display()))?;
-        let mut server = Everything {
+        let mut server = Server {
             child,
             url: format!("http://127.0.0.1:{port}/mcp"),
         };
@@ -251,28 +251,13 @@ impl Everything {
             }
             std::thread::sleep(std::time::Duration::from_millis(50));
         }
-        server.url.clear();
         Err(format!(
             "server-everything does not listen on {port} after 30 s"
         ))
     }
-}
 
-impl Drop for Everything {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// The demo server over HTTP on a free port of 127.0.0.1, stopped when dropped.
-struct DemoServer {
-    child: std::process::Child,
-    url: String,
-}
-
-impl DemoServer {
-    fn start(binary: &Path, token: &str, extra: &[&str]) -> Result<Self, String> {
+    /// The demo server over HTTP on a free port of 127.0.0.1, requiring `token`.
+    fn demo(binary: &Path, token: &str, extra: &[&str]) -> Result<Self, String> {
         use std::io::BufRead;
         let mut child = Command::new(binary)
             .args(["--transport", "http", "--port", "0", "--require-header"])
@@ -285,7 +270,7 @@ impl DemoServer {
         if let Some(stdout) = child.stdout.take() {
             let _ = std::io::BufReader::new(stdout).read_line(&mut line);
         }
-        let mut server = DemoServer {
+        let mut server = Server {
             child,
             url: String::new(),
         };
@@ -301,7 +286,7 @@ impl DemoServer {
     }
 }
 
-impl Drop for DemoServer {
+impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();

@@ -82,6 +82,7 @@ impl Default for Limits {
 }
 
 /// `bytes` in words: `16 MiB`, `1.5 KiB`, `300 bytes`.
+#[cfg(not(target_arch = "wasm32"))]
 pub(crate) fn fmt_bytes(bytes: usize) -> String {
     const KIB: usize = 1024;
     const MIB: usize = 1024 * 1024;

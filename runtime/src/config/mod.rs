@@ -111,10 +111,13 @@ mod shapes_tests;
 
 pub use auth::{AuthConfig, ClientCredentialsSettings, OAuthSettings};
 pub use limits::Limits;
+#[cfg(not(target_arch = "wasm32"))]
 pub(crate) use limits::fmt_bytes;
 pub use protocol::{LAST_WITH_INITIALIZE, Protocol, REVISIONS};
 pub use registry::Registry;
-pub(crate) use resolve::{Resolved, redact};
+#[cfg(not(target_arch = "wasm32"))]
+pub(crate) use resolve::Resolved;
+pub(crate) use resolve::redact;
 
 /// One server of the registry, with its values still unsubstituted.
 ///
@@ -597,6 +600,7 @@ impl ServerConfig {
 
     /// Sets [`ServerConfig::function_call_wrapper`] in place (the toolbox builder's
     /// per-server override).
+    #[cfg(not(target_arch = "wasm32"))]
     pub(crate) fn set_function_call_wrapper(&mut self, wrapper: bool) {
         self.function_call_wrapper = wrapper;
     }

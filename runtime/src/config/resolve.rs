@@ -14,7 +14,8 @@ use crate::error::{Error, Result};
 #[derive(Clone)]
 pub(crate) struct Resolved {
     pub(crate) transport: TransportConfig,
-    /// The `auth` setting with its secrets substituted.
+    /// The `auth` setting with its secrets substituted (read by the native OAuth engine).
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     pub(crate) auth: Option<AuthConfig>,
     /// Every value that came from the environment (a `${NAME}` substituted, a passed-on
     /// variable) or sits in a header: what must never appear in a log line or an error.

@@ -171,6 +171,7 @@ impl ConnectOptions {
 
     /// [`ConnectOptions::with_env_lookup`] with a lookup that is already shared (the
     /// toolbox's).
+    #[cfg(not(target_arch = "wasm32"))]
     pub(crate) fn with_shared_env_lookup(mut self, lookup: Lookup) -> Self {
         self.lookup = Some(lookup);
         self

@@ -264,11 +264,10 @@ impl Session {
         args: &A,
         options: CallOptions,
     ) -> Result<TaskHandle<ToolOutput>> {
-        let result = self
-            .call_with(tool, args, options)
-            .await
-            .and_then(|out| out.checked(self.alias(), tool));
-        Ok(TaskHandle::ready(self.alias(), tool, result))
+        self.as_task(tool, args, options, |session, tool, out| {
+            out.checked(session.alias(), tool)
+        })
+        .await
     }
 
     /// [`Session::call_task`] with a typed result.
@@ -278,10 +277,19 @@ impl Session {
         args: &A,
         options: CallOptions,
     ) -> Result<TaskHandle<O>> {
-        let result = self
-            .call_with(tool, args, options)
-            .await
-            .and_then(|out| self.decode(tool, out));
+        self.as_task(tool, args, options, Self::decode).await
+    }
+
+    /// A call run to its end, its output `finish`ed, in a handle that holds the result.
+    async fn as_task<A: Serialize + Sync + ?Sized, O>(
+        &self,
+        tool: &str,
+        args: &A,
+        options: CallOptions,
+        finish: impl FnOnce(&Self, &str, ToolOutput) -> Result<O>,
+    ) -> Result<TaskHandle<O>> {
+        let result = self.call_with(tool, args, options).await;
+        let result = result.and_then(|out| finish(self, tool, out));
         Ok(TaskHandle::ready(self.alias(), tool, result))
     }
 
@@ -460,12 +468,7 @@ impl Session {
     /// Ends the session: a 2025-11-25 session is deleted on the server (`DELETE` with its
     /// `Mcp-Session-Id`); a stateless one has nothing to end.
     pub async fn close(&self) -> Result<()> {
-        let id = self
-            .inner
-            .session_id
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
+        let id = self.session_id().take();
         if let Some(id) = id {
             let request = self
                 .with_headers(self.inner.http.delete(&self.inner.url))
@@ -662,11 +665,7 @@ impl Session {
             Err(Error::Transport { ref message, .. })
                 if protocol <= LAST_WITH_INITIALIZE && message.starts_with("HTTP 404") =>
             {
-                self.inner
-                    .session_id
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .take();
+                self.session_id().take();
                 self.initialize(protocol, limit).await?;
                 self.send(method, name, params, protocol, limit, progress)
                     .await
@@ -680,6 +679,37 @@ impl Session {
             request = request.header(name.as_str(), value.as_str());
         }
         request
+    }
+
+    /// A POST of `body` to the server with the configured headers, `MCP-Protocol-Version`
+    /// (when given), the session's `Mcp-Session-Id` (if any) and the deadline `limit`.
+    fn post(
+        &self,
+        body: &Value,
+        protocol: Option<&str>,
+        limit: Duration,
+    ) -> reqwest::RequestBuilder {
+        let mut request = self
+            .with_headers(self.inner.http.post(&self.inner.url))
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .timeout(limit)
+            .body(body.to_string());
+        if let Some(protocol) = protocol {
+            request = request.header("MCP-Protocol-Version", protocol);
+        }
+        if let Some(id) = self.session_id().clone() {
+            request = request.header("Mcp-Session-Id", id);
+        }
+        request
+    }
+
+    /// The `Mcp-Session-Id` of a 2025-11-25 session.
+    fn session_id(&self) -> std::sync::MutexGuard<'_, Option<String>> {
+        self.inner
+            .session_id
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 
     /// The `Mcp-Param-*` headers of a call of `tool` with `params`.
@@ -743,15 +773,9 @@ impl Session {
             }
         }
         let body = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
-        let mut request = self
-            .with_headers(self.inner.http.post(&self.inner.url))
-            .header("Content-Type", "application/json")
-            .header("Accept", "application/json, text/event-stream")
-            .timeout(limit)
-            .body(body.to_string());
-        if method != "initialize" {
-            request = request.header("MCP-Protocol-Version", protocol);
-        }
+        // `initialize` negotiates the revision: no header before it.
+        let header = (method != "initialize").then_some(protocol);
+        let mut request = self.post(&body, header, limit);
         if stateless {
             request = request.header("Mcp-Method", method);
             if let Some(name) = name.and_then(|n| header_value(&json!(n))) {
@@ -762,15 +786,6 @@ impl Session {
                     request = request.header(header, value);
                 }
             }
-        }
-        let session_id = self
-            .inner
-            .session_id
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone();
-        if let Some(session_id) = session_id {
-            request = request.header("Mcp-Session-Id", session_id);
         }
         let what = match name {
             Some(name) => format!("{method} {name:?}"),
@@ -783,11 +798,7 @@ impl Session {
             .get("Mcp-Session-Id")
             .and_then(|v| v.to_str().ok())
         {
-            *self
-                .inner
-                .session_id
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner) = Some(id.to_string());
+            *self.session_id() = Some(id.to_string());
         }
         let status = response.status();
         let event_stream = response
@@ -853,23 +864,8 @@ impl Session {
 
     async fn notify(&self, method: &str, protocol: &'static str, limit: Duration) -> Result<()> {
         let body = json!({ "jsonrpc": "2.0", "method": method });
-        let mut request = self
-            .with_headers(self.inner.http.post(&self.inner.url))
-            .header("Content-Type", "application/json")
-            .header("Accept", "application/json, text/event-stream")
-            .header("MCP-Protocol-Version", protocol)
-            .timeout(limit)
-            .body(body.to_string());
-        let session_id = self
-            .inner
-            .session_id
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone();
-        if let Some(session_id) = session_id {
-            request = request.header("Mcp-Session-Id", session_id);
-        }
-        let response = request
+        let response = self
+            .post(&body, Some(protocol), limit)
             .send()
             .await
             .map_err(|e| self.fetch_error(method, limit, &e))?;

@@ -42,10 +42,16 @@ fn config(url: &str, protocol: Protocol) -> ServerConfig {
         .with_env("Authorization", "Bearer ${DEMO_TOKEN}")
 }
 
+/// Options that give `${DEMO_TOKEN}` the value `token` (a wasm32 host has no process
+/// environment).
+fn with_token(token: &str) -> ConnectOptions {
+    let token = token.to_string();
+    ConnectOptions::new().with_env_lookup(move |name| (name == "DEMO_TOKEN").then(|| token.clone()))
+}
+
 async fn connect(protocol: Protocol) -> demo::Client {
     let (url, token) = server();
-    let session = ConnectOptions::new()
-        .with_env_lookup(move |name| (name == "DEMO_TOKEN").then(|| token.clone()))
+    let session = with_token(&token)
         .connect(&config(&url, protocol))
         .await
         .expect("connect");
@@ -155,9 +161,7 @@ async fn progress_arrives_and_a_deadline_aborts_the_call() {
 async fn a_wrong_token_is_refused_and_never_shown() {
     let (url, token) = server();
     let wrong = format!("{token}-wrong");
-    let lookup = wrong.clone();
-    let err = ConnectOptions::new()
-        .with_env_lookup(move |name| (name == "DEMO_TOKEN").then(|| lookup.clone()))
+    let err = with_token(&wrong)
         .connect(&config(&url, Protocol::V2025_11_25))
         .await
         .expect_err("the server requires the right token");
@@ -196,11 +200,7 @@ async fn x_mcp_headers_are_mirrored_and_invalid_ones_left_out() {
     let (_, token) = server();
     let url = env("MCP_WASM_FAULTS_URL")
         .expect("MCP_WASM_FAULTS_URL: the demo server with --faults (cargo xtask test sets it)");
-    let options = || {
-        let token = token.clone();
-        ConnectOptions::new()
-            .with_env_lookup(move |name| (name == "DEMO_TOKEN").then(|| token.clone()))
-    };
+    let options = || with_token(&token);
     let config = config(&url, Protocol::V2026_07_28);
     let args = serde_json::json!({"region": "eu west"});
 
@@ -242,8 +242,7 @@ async fn a_pagination_cycle_ends_with_an_error() {
     let (_, token) = server();
     let url = env("MCP_WASM_CYCLE_URL")
         .expect("MCP_WASM_CYCLE_URL: a demo server paging in a cycle (cargo xtask test sets it)");
-    let session = ConnectOptions::new()
-        .with_env_lookup(move |name| (name == "DEMO_TOKEN").then(|| token.clone()))
+    let session = with_token(&token)
         .connect(&config(&url, Protocol::Auto))
         .await
         .expect("connect");
@@ -263,9 +262,7 @@ async fn a_pagination_cycle_ends_with_an_error() {
 async fn drift_is_checked_at_connect() {
     let (url, token) = server();
     let options = || {
-        let token = token.clone();
-        ConnectOptions::new()
-            .with_env_lookup(move |name| (name == "DEMO_TOKEN").then(|| token.clone()))
+        with_token(&token)
             .with_fixture_tools(demo::TYPED_TOOLS)
             .with_drift_policy(DriftPolicy::Error)
     };
