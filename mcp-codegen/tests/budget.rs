@@ -164,6 +164,43 @@ fn compact_definitions_pass_every_check_and_accept_every_valid_value() {
     assert!(instances_checked > 10_000, "{instances_checked}");
 }
 
+/// The count remembers the pieces it has seen (`budget::count`); it must agree with the
+/// encoding's own count on every definition of every corpus, on first sight and from
+/// memory, and on text outside ASCII.
+#[test]
+fn remembered_counts_equal_the_encodings_own() {
+    let encoding = bpe_openai::o200k_base();
+    let mut texts = vec![
+        "naïve café — 東京 🚀 \u{1F680}\n\ttabs".to_string(),
+        "Ω≈ç√∫ 0123456789 ǅ".to_string(),
+        String::new(),
+    ];
+    for (alias, fixture) in corpora() {
+        for tool in &fixture.tools {
+            let name = mcp_bindgen_core::naming::openai_name(&alias, &tool.name);
+            let description = tool.description.as_deref();
+            for format in Format::ALL {
+                for (d, _) in [
+                    provider::definition(format, &name, description, &tool.input_schema),
+                    provider::compact_definition(format, &name, description, &tool.input_schema),
+                ] {
+                    texts.push(d.to_string());
+                }
+            }
+        }
+    }
+    for round in ["first", "remembered"] {
+        for text in &texts {
+            assert_eq!(
+                budget::count(text).unwrap(),
+                encoding.count(text.as_str()),
+                "{round}: {text}"
+            );
+        }
+    }
+    assert!(texts.len() > 10_000, "{}", texts.len());
+}
+
 /// Function names, exported names and the order of a tool list do not depend on the
 /// order of the fixture's tools, and a tool added changes none of the others.
 #[test]

@@ -11,7 +11,8 @@
 //! * the root's `title` (the arguments' type name, such as pydantic's `create_issueArguments`)
 //!   and a property's `title` that repeats its name (`"owner"` titled `"Owner"`);
 //! * a `default` the description already states (`"Page size (default: 30)"` with
-//!   `default: 30`);
+//!   `default: 30`), and likewise a `minimum` or `maximum` (`"Results per page (min 1,
+//!   max 100)"` with `minimum: 1, maximum: 100`);
 //! * keywords that allow everything: `additionalProperties: true` or `{}`, `required: []`,
 //!   `minLength`/`minItems`/`minProperties` of 0, `pattern` `""` or `".*"`,
 //!   `readOnly`/`writeOnly`/`deprecated` of `false`;
@@ -84,6 +85,13 @@ fn walk(node: &mut Value, name: Option<&str>, keep_types: bool) {
         && states_default(d, default)
     {
         obj.remove("default");
+    }
+    for (key, words) in [("minimum", MINIMUM_WORDS), ("maximum", MAXIMUM_WORDS)] {
+        if let (Some(bound), Some(Value::String(d))) = (obj.get(key), obj.get("description"))
+            && states_bound(d, words, bound)
+        {
+            obj.remove(key);
+        }
     }
     drop_vacuous(obj, keep_types);
     for (name, child) in super::named_children_mut(obj) {
@@ -169,6 +177,31 @@ fn states_default(description: &str, default: &Value) -> bool {
         .any(|word| word == text || word.trim_end_matches('.') == text)
 }
 
+/// The words that state a lower bound (`min 1`, `minimum: 1`, `at least 1`).
+const MINIMUM_WORDS: &[&str] = &["min", "minimum", "least"];
+/// The words that state an upper bound (`max 100`, `maximum: 100`, `at most 100`).
+const MAXIMUM_WORDS: &[&str] = &["max", "maximum", "most"];
+
+/// Whether a description states the numeric `bound`: one of `words` (`least` and `most` only
+/// after `at`) followed within two words by the bound's value, such as `(min 1, max 100)`.
+fn states_bound(description: &str, words: &[&str], bound: &Value) -> bool {
+    let Value::Number(n) = bound else {
+        return false;
+    };
+    let value = n.to_string();
+    let lower = description.to_lowercase();
+    let tokens: Vec<&str> = lower
+        .split(|c: char| !(c.is_alphanumeric() || ".-+".contains(c)))
+        .map(|w| w.trim_end_matches('.'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    tokens.iter().enumerate().any(|(i, word)| {
+        let keyword = words.contains(word)
+            && (!matches!(*word, "least" | "most") || i > 0 && tokens[i - 1] == "at");
+        keyword && tokens[i + 1..].iter().take(2).any(|w| *w == value)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -198,7 +231,7 @@ mod tests {
                 "type": "object",
                 "properties": {
                     "owner": {"type": "string", "description": "Repository owner"},
-                    "per_page": {"type": "number", "minimum": 1, "maximum": 100,
+                    "per_page": {"type": "number", "minimum": 1,
                                  "description": "Results per page (default: 30, max: 100)"},
                     "state": {"enum": ["open", "closed"], "default": "open",
                               "description": "Filter by state"},
@@ -223,6 +256,24 @@ mod tests {
         assert!(!states_default("Page size (default: 30)", &json!(3)));
         assert!(!states_default("Page size, 30 at most", &json!(30)));
         assert!(!states_default("Default: none", &json!("")));
+    }
+
+    #[test]
+    fn a_bound_is_dropped_only_when_the_description_states_that_value() {
+        let (min, max) = (MINIMUM_WORDS, MAXIMUM_WORDS);
+        let text = "Results per page for pagination (min 1, max 100)";
+        assert!(states_bound(text, min, &json!(1)));
+        assert!(states_bound(text, max, &json!(100)));
+        assert!(states_bound("Page number (default 1, min 1)", min, &json!(1)));
+        assert!(states_bound("Between 2 and 9; at least 2.", min, &json!(2)));
+        assert!(states_bound("Maximum: 50 entries", max, &json!(50)));
+        // Another value, the other bound, a bound word inside another word, no "at".
+        assert!(!states_bound(text, max, &json!(10)));
+        assert!(!states_bound("Results per page (max 100)", min, &json!(100)));
+        assert!(!states_bound("Administrator 1", min, &json!(1)));
+        assert!(!states_bound("The most 5 recent", max, &json!(5)));
+        assert!(!states_bound("min 1", min, &json!("1")));
+        assert!(!states_bound("Optional 1-based line", min, &json!(1)));
     }
 
     #[test]

@@ -167,28 +167,86 @@ pub(super) fn expand(root: &Path, dir: &Path, smoke: bool) -> Result<Value, Stri
 
 /// The tokens of a fixture's tools per format, full and compact, and what progressive
 /// discovery exports up front.
+///
+/// Beside them, per format, the `skeleton`: the tokens left when every schema keyword but
+/// those that say what the arguments are ([`skeleton`]) is removed as well. That removal
+/// loses constraints, so no export uses it; it bounds what any compaction that keeps the
+/// descriptions could save.
 fn token_totals(fixture: &Fixture, alias: &str) -> Result<Value, String> {
-    use mcp_bindgen_core::provider::Format;
+    use mcp_bindgen_codegen::budget::{count_definition, count_formats};
+    use mcp_bindgen_core::naming::openai_name;
+    use mcp_bindgen_core::provider::{Format, compact_definition};
     let mut formats = Map::new();
     for format in Format::ALL {
-        let (mut full, mut compact) = (0u64, 0u64);
+        let (mut full, mut compact, mut bare) = (0u64, 0u64, 0u64);
         for tool in &fixture.tools {
-            let [(f, c)] = mcp_bindgen_codegen::budget::count_formats(alias, tool, &[format])?[..]
-            else {
+            let [(f, c)] = count_formats(alias, tool, &[format])?[..] else {
                 return Err(format!("{alias}: one count expected per format"));
             };
             full += u64::from(f);
             compact += u64::from(c);
+            let mut schema = tool.input_schema.clone();
+            skeleton(&mut schema);
+            let name = openai_name(alias, &tool.name);
+            let definition =
+                compact_definition(format, &name, tool.description.as_deref(), &schema).0;
+            bare += u64::from(count_definition(&definition)?);
         }
         formats.insert(
             format.as_str().to_string(),
-            json!({"full": full, "compact": compact, "ratio": compact as f64 / full.max(1) as f64}),
+            json!({
+                "full": full,
+                "compact": compact,
+                "ratio": compact as f64 / full.max(1) as f64,
+                "skeleton": bare,
+                "skeleton_ratio": bare as f64 / full.max(1) as f64,
+            }),
         );
     }
     Ok(json!({
         "formats": formats,
         "progressive_upfront": mcp_bindgen_codegen::budget::progressive_upfront()?,
     }))
+}
+
+/// Keeps of a schema only what says what the arguments are: property names, types, enum
+/// values, descriptions, what is required, items and unions, and the value schema of a map.
+/// Every constraint (bounds, patterns, formats, lengths, `additionalProperties: false`),
+/// default, title and example goes.
+fn skeleton(node: &mut Value) {
+    const KEEP: &[&str] = &[
+        "type",
+        "properties",
+        "required",
+        "items",
+        "prefixItems",
+        "enum",
+        "const",
+        "description",
+        "anyOf",
+        "oneOf",
+        "allOf",
+        "$ref",
+        "$defs",
+        "definitions",
+        "nullable",
+    ];
+    let Value::Object(obj) = node else {
+        return;
+    };
+    obj.retain(|k, v| KEEP.contains(&k.as_str()) || k == "additionalProperties" && v.is_object());
+    for (k, v) in obj.iter_mut() {
+        match (k.as_str(), v) {
+            ("properties" | "$defs" | "definitions", Value::Object(map)) => {
+                map.values_mut().for_each(skeleton)
+            }
+            ("items" | "additionalProperties", v @ Value::Object(_)) => skeleton(v),
+            ("anyOf" | "oneOf" | "allOf" | "prefixItems" | "items", Value::Array(list)) => {
+                list.iter_mut().for_each(skeleton)
+            }
+            _ => {}
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------
