@@ -264,12 +264,20 @@ mod tests {
         let text = "Results per page for pagination (min 1, max 100)";
         assert!(states_bound(text, min, &json!(1)));
         assert!(states_bound(text, max, &json!(100)));
-        assert!(states_bound("Page number (default 1, min 1)", min, &json!(1)));
+        assert!(states_bound(
+            "Page number (default 1, min 1)",
+            min,
+            &json!(1)
+        ));
         assert!(states_bound("Between 2 and 9; at least 2.", min, &json!(2)));
         assert!(states_bound("Maximum: 50 entries", max, &json!(50)));
         // Another value, the other bound, a bound word inside another word, no "at".
         assert!(!states_bound(text, max, &json!(10)));
-        assert!(!states_bound("Results per page (max 100)", min, &json!(100)));
+        assert!(!states_bound(
+            "Results per page (max 100)",
+            min,
+            &json!(100)
+        ));
         assert!(!states_bound("Administrator 1", min, &json!(1)));
         assert!(!states_bound("The most 5 recent", max, &json!(5)));
         assert!(!states_bound("min 1", min, &json!("1")));
