@@ -1,0 +1,12 @@
+//! The CLI's integration tests, in one binary: each module runs the built
+//! `cargo-mcp-bindgen` as a user does, against real servers. `common` holds the helpers.
+
+mod common;
+mod drift_corpus;
+mod hostile_servers;
+mod https_and_sessions;
+mod oauth_login;
+mod registry_files;
+mod semver_cross_check;
+mod snapshot_check;
+mod verify_deep;
