@@ -4,7 +4,7 @@
 //! (`mcp_bindgen_core::fixture::tools_hash`). [`tools_hash`] computes the same hash from a live
 //! `tools/list`; [`crate::Session::check_drift`] compares the two and applies a
 //! [`DriftPolicy`]. Both sides call the same function of `mcp-bindgen-codegen` (its lean part,
-//! without typify or syn), so the hashes cannot disagree; `tests/tests/drift.rs` checks them
+//! without typify or syn), so the hashes cannot disagree; `tests/tests/it/drift.rs` checks them
 //! on every committed fixture.
 
 use std::fmt;

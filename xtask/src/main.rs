@@ -12,13 +12,14 @@
 //! | `conformance [--scenario NAME]…` | the official MCP conformance client scenarios |
 //! | `bench [--smoke]` | the benchmark suite; writes `BENCHMARKS.md` and `target/bench/results.json` |
 //! | `demo` | the quickstart: snapshot the embedded demo server, run the typed example |
-//! | `test` | install what the tests need, run every test, check the fixtures for drift |
+//! | `test [--quick]` | install what the tests need, run every test, check the fixtures for drift; `--quick`: the offline part |
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 mod bench;
 mod conformance;
+mod demo;
 mod portability;
 mod prepare;
 mod process;
@@ -74,8 +75,9 @@ const TASKS: &[(&str, &str)] = &[
          under Node (all part of `test`)",
     ),
     (
-        "test",
-        "install what the tests need and run the whole test suite",
+        "test [--quick]",
+        "install what the tests need and run the whole test suite, with a table\n\
+         of each stage's time; --quick: no installs, no live npm/PyPI servers",
     ),
 ];
 
@@ -151,7 +153,13 @@ fn main() -> ExitCode {
             }
             match command.as_str() {
                 "install-servers" => servers::run(rest),
-                "demo" => demo(),
+                "demo" => match demo::run() {
+                    Ok(()) => ExitCode::SUCCESS,
+                    Err(e) => {
+                        eprintln!("demo: {e}");
+                        ExitCode::FAILURE
+                    }
+                },
                 "test" => test::run(rest),
                 "conformance" => conformance::run(rest),
                 "portability" => portability::run(&root, rest),
@@ -171,116 +179,6 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
-}
-
-/// The quickstart: snapshot the embedded demo server, then run the typed example on it.
-fn demo() -> ExitCode {
-    let root = workspace_root();
-    let example = root.join("runtime/examples/quickstart.rs");
-    println!(
-        "==> cargo xtask demo: build the embedded demo MCP server, snapshot it into fixtures/demo.json,\n    build and run {} (typed calls through mcp_tools!(\"demo\")),\n    then compile it once more with a misspelled argument.\n    The first build compiles the whole dependency tree: a few minutes on a small machine.\n",
-        example.display()
-    );
-    let env = match prepare::prepare(&["demo".to_string()]) {
-        Ok(env) => env,
-        Err(e) => {
-            eprintln!("demo: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let code = mcp_bindgen_cli::run_with_env(
-        INVOKED_AS,
-        &["snapshot".to_string(), "demo".to_string()],
-        &env,
-    );
-    if code != ExitCode::SUCCESS {
-        return code;
-    }
-    println!(
-        "\n==> cargo run -p mcp-bindgen --example quickstart   ({})\n",
-        example.display()
-    );
-    let run = ["run", "--package", "mcp-bindgen", "--example", "quickstart"];
-    if let Err(e) = cargo_with_env(&run, &env) {
-        eprintln!("demo: {e}");
-        return ExitCode::FAILURE;
-    }
-    match compile_error_of_a_typo(&example) {
-        Ok(()) => {
-            println!(
-                "\n==> done: the program above is {}; `cargo xtask expand demo` prints the code mcp_tools!(\"demo\") generated.",
-                example.display()
-            );
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("demo: {e}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
-/// The cfg under which the quickstart example misspells an argument.
-const TYPO_CFG: &str = "mcp_bindgen_demo_typo";
-
-/// Compiles the quickstart example with [`TYPO_CFG`] (its dependencies are built already:
-/// `cargo rustc` passes the cfg to the example alone) and prints the compiler's error; `Err`
-/// unless it failed with the error that names the misspelled field.
-fn compile_error_of_a_typo(example: &Path) -> Result<(), String> {
-    let source = std::fs::read_to_string(example)
-        .map_err(|e| format!("cannot read {}: {e}", example.display()))?;
-    // The line under the cfg attribute: the misspelled call, shown as the file has it.
-    let lines: Vec<&str> = source.lines().collect();
-    let (line, code) = lines
-        .iter()
-        .position(|l| l.contains(&format!("#[cfg({TYPO_CFG})]")))
-        .and_then(|i| Some((i + 2, *lines.get(i + 1)?)))
-        .ok_or_else(|| format!("{} has no `#[cfg({TYPO_CFG})]` line", example.display()))?;
-    println!(
-        "\n==> the compile-time catch: the same program with one argument misspelled ({}:{line}):\n\n    {}\n\n    cargo rustc -p mcp-bindgen --example quickstart -- --cfg {TYPO_CFG}\n",
-        example.display(),
-        code.trim()
-    );
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
-    let out = std::process::Command::new(cargo)
-        .args([
-            "rustc",
-            "--quiet",
-            "--package",
-            "mcp-bindgen",
-            "--example",
-            "quickstart",
-            "--",
-            "--cfg",
-            TYPO_CFG,
-        ])
-        .env("CARGO_TERM_COLOR", "never")
-        .current_dir(workspace_root())
-        .output()
-        .map_err(|e| format!("cannot run cargo rustc: {e}"))?;
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    // The compiler's own words, without cargo's closing "could not compile" lines.
-    let shown: Vec<&str> = stderr
-        .lines()
-        .take_while(|l| {
-            !l.starts_with("For more information") && !l.starts_with("error: could not compile")
-        })
-        .collect();
-    println!("{}", shown.join("\n").trim_end());
-    if out.status.success() || !stderr.contains("no field named `bb`") {
-        return Err(format!(
-            "the misspelled argument did not give the expected compile error (cargo rustc {}):\n{stderr}",
-            if out.status.success() {
-                "succeeded"
-            } else {
-                "failed otherwise"
-            }
-        ));
-    }
-    println!(
-        "\n    The fix is the name the compiler suggests, `b: 40.0`, as in the call that ran above. A dynamic\n    bridge would have sent {{\"a\": 2, \"bb\": 40}} and learnt of the mistake at run time, if at all."
-    );
-    Ok(())
 }
 
 /// The workspace root (the parent of this crate's directory).

@@ -457,11 +457,58 @@ fn install_npm(root: &Path, pinned: &Pinned, dir: &Path) -> Result<(), String> {
 /// downloads browser drivers, which the Node runner does not use).
 const UNLOCKED: &[&str] = &["wasm-bindgen-cli"];
 
-/// `cargo install --locked` (see [`UNLOCKED`]) into `dir`, its build files in `dir/build` (removed after).
+/// `cargo install --locked` (see [`UNLOCKED`]) of a tool, into `dir`.
+///
+/// A tool built from source costs minutes, and its build depends on nothing of this
+/// repository: it is built once per machine and version into [`tool_cache`]
+/// (`<cache>/<package>-<version>`, its build files in a `build` folder removed after), and
+/// each install copies the cached `bin/` and cargo's install record (`.crates2.json`) into
+/// `dir`. A cache entry is used only when complete (its stamp is written last).
 /// Optimized lightly (`opt-level = 1`, no LTO, many codegen units): the build is the cost
 /// here, the tool's own work is milliseconds.
 fn install_crate(pinned: &Pinned, dir: &Path) -> Result<(), String> {
-    let build = dir.join("build");
+    let cached = tool_cache().join(format!("{}-{}", pinned.package, pinned.version));
+    let stamp = cached.join(STAMP);
+    if !stamp.is_file() {
+        let _ = fs::remove_dir_all(&cached);
+        build_crate(pinned, &cached)?;
+        fs::write(&stamp, pinned.spec())
+            .map_err(|e| format!("cannot write {}: {e}", stamp.display()))?;
+    } else {
+        println!(
+            "install-servers: cached {:<20} {} (built once on this machine)",
+            pinned.alias,
+            cached.display()
+        );
+    }
+    copy_dir(&cached.join("bin"), &dir.join("bin"))?;
+    for file in [".crates2.json", ".crates.toml"] {
+        let from = cached.join(file);
+        if from.is_file() {
+            fs::copy(&from, dir.join(file))
+                .map_err(|e| format!("cannot copy {}: {e}", from.display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// Where tools built from source are kept between runs on this machine:
+/// `$MCP_BINDGEN_TOOL_CACHE`, else `$XDG_CACHE_HOME/mcp-bindgen-xtask`, else
+/// `$HOME/.cache/mcp-bindgen-xtask`, else `target/tool-cache` (then per checkout).
+pub fn tool_cache() -> PathBuf {
+    if let Some(dir) = std::env::var_os("MCP_BINDGEN_TOOL_CACHE") {
+        return PathBuf::from(dir);
+    }
+    std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache")))
+        .map(|cache| cache.join("mcp-bindgen-xtask"))
+        .unwrap_or_else(|| servers_dir(&workspace_root()).with_file_name("tool-cache"))
+}
+
+/// `cargo install` of `pinned` with `root` as its install root.
+fn build_crate(pinned: &Pinned, root: &Path) -> Result<(), String> {
+    let build = root.join("build");
     let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     cmd.env("CARGO_PROFILE_RELEASE_OPT_LEVEL", "1")
         .env("CARGO_PROFILE_RELEASE_LTO", "false")
@@ -475,7 +522,7 @@ fn install_crate(pinned: &Pinned, dir: &Path) -> Result<(), String> {
     cmd.args(["--quiet", "--version"])
         .arg(format!("={}", pinned.version))
         .arg("--root")
-        .arg(dir)
+        .arg(root)
         .arg("--target-dir")
         .arg(&build)
         .arg(pinned.package)
@@ -485,6 +532,21 @@ fn install_crate(pinned: &Pinned, dir: &Path) -> Result<(), String> {
     let result = run_with_retries(pinned, &mut cmd, 2, BUILD_TIMEOUT);
     let _ = fs::remove_dir_all(&build);
     result
+}
+
+/// Copies the files of `from` (not recursive: a `bin/` folder) into `to`, keeping their
+/// permissions.
+fn copy_dir(from: &Path, to: &Path) -> Result<(), String> {
+    fs::create_dir_all(to).map_err(|e| format!("cannot create {}: {e}", to.display()))?;
+    let entries = fs::read_dir(from).map_err(|e| format!("cannot read {}: {e}", from.display()))?;
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_file() {
+            fs::copy(&path, to.join(entry.file_name()))
+                .map_err(|e| format!("cannot copy {}: {e}", path.display()))?;
+        }
+    }
+    Ok(())
 }
 
 fn install_pypi(root: &Path, pinned: &Pinned, dir: &Path) -> Result<(), String> {

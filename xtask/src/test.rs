@@ -1,31 +1,38 @@
 //! `cargo xtask test` — the README's test command, and what CI runs.
 //!
-//! 1. installs the pinned npm/PyPI servers, Node 22 and the conformance suite into
-//!    `target/mcp-servers` (idempotent);
+//! 1. builds every test binary once (`cargo test --workspace --no-run`: one integration-test
+//!    binary per crate) while, on another thread, the pinned npm/PyPI servers, Node 22, the
+//!    conformance suite and the tools are installed into `target/mcp-servers` (idempotent;
+//!    tools built from crates.io are built once per machine and version, [`crate::servers::tool_cache`]);
 //! 2. runs `cargo test --workspace` with the registry's environment set (and
 //!    `PROPTEST_CASES=10000`: the generator's property test sees 10 000 random schemas);
-//! 3. runs `verify --deep` (codegen, then the round-trip oracle; `mcp-bindgen-cli`) over
+//! 3. runs the demo (`cargo xtask demo`, the README's first command), checking that the typed
+//!    calls returned the demo server's answers and that the misspelled argument is a compile
+//!    error that names it; then the offline agent example;
+//! 4. runs `verify --deep` (codegen, then the round-trip oracle; `mcp-bindgen-cli`) over
 //!    the committed fixtures, the property test's sample, 53 real servers' tool schemas
 //!    (`tests/corpus/real-servers`), the generator's edge-case fixtures and GitHub's official
 //!    server (`tests/corpus/github-official`); and `tools --format
 //!    anthropic|gemini|openai-strict|openai-responses [--compact] --check` over the same
 //!    directories (one valid definition per tool, full and compact, names unique), and
 //!    `tools --tokens --check` (every tool's tokens counted in every format);
-//! 4. runs `snapshot --check --all-required` (`mcp-bindgen-cli`, as `cargo xtask snapshot`
+//! 5. runs `snapshot --check --all-required` (`mcp-bindgen-cli`, as `cargo xtask snapshot`
 //!    runs it): every default server must reproduce its committed fixture byte for byte;
-//! 5. runs `conformance` (the same function as `cargo xtask conformance`): every client
+//! 6. runs `conformance` (the same function as `cargo xtask conformance`): every client
 //!    scenario of the pinned official suite;
-//! 6. runs `cargo package` of `mcp-bindgen-core`, `mcp-bindgen-codegen`, `mcp-bindgen-macros`,
+//! 7. runs `cargo package` of `mcp-bindgen-core`, `mcp-bindgen-codegen`, `mcp-bindgen-macros`,
 //!    `mcp-bindgen` and `mcp-bindgen-cli`: each is packaged and built from its `.crate` file, the others
 //!    resolved from the packages (what crates.io would hold);
-//! 7. checks the publishable crates with the lowest versions their requirements allow,
+//! 8. checks the publishable crates with the lowest versions their requirements allow,
 //!    `mcp-bindgen` for `x86_64-pc-windows-gnu`, `mcp-bindgen-core` and `mcp-bindgen`
 //!    (`--features wasm`) for `wasm32-unknown-unknown`, and runs the wasm32 build of a typed
 //!    client under Node against the demo server (`portability`);
-//! 8. runs `bench --smoke`: every benchmark contender works (tiny iteration counts).
+//! 9. runs `bench --smoke`: every benchmark contender works (tiny iteration counts).
 //!
-//! It ends with one line `N passed, M failed` counting the tests of step 2 plus one check
-//! per later step.
+//! It ends with the stage table (each stage's time and the disk then free, the number of
+//! test binaries built) and one line `N passed, M failed` counting the tests of step 2 plus
+//! one check per later step. `--quick` is steps 1 and 2 without the installs, and without
+//! the integration-test modules that need them or build crates of their own.
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, ExitCode, Stdio};
@@ -74,15 +81,47 @@ fn edge_case_fixtures(root: &std::path::Path) -> Result<std::path::PathBuf, Stri
     Ok(dir)
 }
 
-const USAGE: &str = "usage: cargo xtask test [-- CARGO_TEST_ARGS…]
+const USAGE: &str = "usage: cargo xtask test [--quick] [CARGO_TEST_ARGS…] [-- TEST_BINARY_ARGS…]
 
-Installs the pinned servers, runs `cargo test --workspace`, `verify --deep`, `snapshot --check`,
-`conformance`, `cargo package` of the five publishable crates, the minimal-versions and
-Windows checks and `bench --smoke`.";
+Builds every test binary while the pinned servers and tools install, runs `cargo test
+--workspace`, the demo (`cargo xtask demo`, checked), the offline example, `verify --deep` and
+the exports over every corpus, `snapshot --check`, `conformance`, `cargo package` of the
+five publishable crates, the minimal-versions, Windows and wasm32 checks, the wasm32 client
+under Node and `bench --smoke`; ends with a table of each stage's time and free disk.
+
+--quick   the contributor's inner loop: no installs, no live servers, no packaging or
+          portability: the unit tests and the integration tests that need neither an
+          installed server nor a crate built from scratch (`QUICK_SKIPS`).";
+
+/// Integration-test modules `--quick` leaves out: those that need the installed npm/PyPI
+/// servers or tools (`cargo xtask install-servers`), and those that build crates of their
+/// own from scratch (trybuild's projects, the scratch user crates).
+const QUICK_SKIPS: &[&str] = &[
+    // The end-to-end tests (`tests/tests/it`): installed servers.
+    "drift::",
+    "fakes::",
+    "progress::",
+    "protocol::",
+    "server_env::",
+    "toolbox::",
+    "toolbox_providers::",
+    "transports::",
+    "typed_calls::",
+    // Their own builds.
+    "ui::",
+    "user_project::",
+    "rebuild::",
+    "stdio_only::",
+    // The CLI's (`mcp-bindgen-cli/tests/it`): cargo-semver-checks, a scratch crate.
+    "semver_cross_check::",
+    "verify_deep::",
+];
 
 /// Entry point.
 pub fn run(args: &[String]) -> ExitCode {
-    let mut extra: Vec<String> = Vec::new();
+    let mut quick = false;
+    let mut cargo_args: Vec<String> = Vec::new();
+    let mut test_args: Vec<String> = Vec::new();
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -90,11 +129,9 @@ pub fn run(args: &[String]) -> ExitCode {
                 println!("{USAGE}");
                 return ExitCode::SUCCESS;
             }
-            "--" => extra.extend(it.by_ref().cloned()),
-            other => {
-                eprintln!("test: unknown argument {other}\n{USAGE}");
-                return ExitCode::from(2);
-            }
+            "--quick" => quick = true,
+            "--" => test_args.extend(it.by_ref().cloned()),
+            other => cargo_args.push(other.to_string()),
         }
     }
     let started = Instant::now();
@@ -104,33 +141,90 @@ pub fn run(args: &[String]) -> ExitCode {
     let mut failed = 0u64;
     let mut failures: Vec<String> = Vec::new();
 
-    stages.start("install the pinned MCP servers");
-    if let Err(e) = crate::servers::install(&root, &[]) {
-        eprintln!("test: cannot install the servers the tests need:\n{e}");
-        println!("0 passed, 1 failed");
-        return ExitCode::FAILURE;
-    }
-    if let Err(e) = crate::servers::install(&root, &["node22", "conformance", "semver-checks"]) {
-        eprintln!(
-            "test: cannot install Node 22, the conformance suite and cargo-semver-checks:\n{e}"
-        );
-        println!("0 passed, 1 failed");
-        return ExitCode::FAILURE;
-    }
-    // The tests get the registry's variables explicitly (the registry's defaults point at
-    // the same places; a non-default CARGO_TARGET_DIR moves the demo server).
-    let mut env = crate::servers::env_vars(&root);
-    match crate::prepare::build_demo_server() {
-        Ok(path) => env.push(("MCP_DEMO_SERVER".to_string(), path.display().to_string())),
+    // The installs (downloads, and tools built from source once per machine) run beside
+    // the build of the test binaries instead of before it.
+    let installs = (!quick).then(|| {
+        let root = root.clone();
+        std::thread::spawn(move || crate::servers::install(&root, &TEST_INSTALLS))
+    });
+    stages.start(if quick {
+        "build: cargo test --workspace --no-run"
+    } else {
+        "build: cargo test --workspace --no-run (the pinned servers and tools install meanwhile)"
+    });
+    let binaries = match build_tests(&cargo_args) {
+        Ok(n) => n,
         Err(e) => {
             eprintln!("test: {e}");
             println!("0 passed, 1 failed");
             return ExitCode::FAILURE;
         }
+    };
+    stages.note(format!("{binaries} test binaries built"));
+    if let Some(installs) = installs {
+        let outcome = installs
+            .join()
+            .unwrap_or_else(|_| Err("the install thread panicked".to_string()));
+        if let Err(e) = outcome {
+            eprintln!("test: cannot install what the tests need:\n{e}");
+            println!("0 passed, 1 failed");
+            return ExitCode::FAILURE;
+        }
+    }
+    // The tests get the registry's variables explicitly (the registry's defaults point at
+    // the same places; a non-default CARGO_TARGET_DIR moves the demo server, which the
+    // build above made).
+    let mut env = crate::servers::env_vars(&root);
+    env.push((
+        "MCP_DEMO_SERVER".to_string(),
+        crate::prepare::target_dir()
+            .join("debug")
+            .join("mcp-demo-server")
+            .display()
+            .to_string(),
+    ));
+    // The whole workspace; with `--quick`, the unit tests, the integration tests but those
+    // of `QUICK_SKIPS` (their module paths), and the doctests, as three runs.
+    let mut runs = vec![
+        ["test", "--workspace", "--no-fail-fast"]
+            .map(String::from)
+            .to_vec(),
+    ];
+    if quick {
+        let skips = QUICK_SKIPS
+            .iter()
+            .flat_map(|m| ["--skip".to_string(), m.to_string()]);
+        runs = vec![
+            words("test --workspace --no-fail-fast --lib --bins"),
+            words("test --workspace --no-fail-fast --test it"),
+            words("test --workspace --no-fail-fast --doc"),
+        ];
+        runs[1].extend(cargo_args.iter().cloned());
+        runs[1].push("--".to_string());
+        runs[1].extend(test_args.iter().cloned().chain(skips));
+        for run in [0, 2] {
+            runs[run].extend(cargo_args.iter().cloned());
+            runs[run].push("--".to_string());
+            runs[run].extend(test_args.iter().cloned());
+        }
+    } else {
+        runs[0].extend(cargo_args.iter().cloned());
+        runs[0].push("--".to_string());
+        runs[0].extend(test_args.iter().cloned());
     }
 
     stages.start("cargo test --workspace");
-    match cargo_test(&extra, &env) {
+    match runs
+        .iter()
+        .map(|args| cargo_test(args, &env, !quick))
+        .try_fold(CargoTest::default(), |sum, run| {
+            run.map(|r| CargoTest {
+                passed: sum.passed + r.passed,
+                failed: sum.failed + r.failed,
+                failing: [sum.failing, r.failing].concat(),
+                block: None,
+            })
+        }) {
         Ok(CargoTest {
             passed: p,
             failed: f,
@@ -150,6 +244,14 @@ pub fn run(args: &[String]) -> ExitCode {
             failures.push(e);
         }
     }
+    if quick {
+        stages.finish(binaries);
+        eprintln!(
+            "\nxtask test --quick finished in {:.0} s",
+            started.elapsed().as_secs_f64()
+        );
+        return crate::summary(passed, failed, &failures);
+    }
 
     // The tests' own builds (trybuild's projects, the scratch user crates) are not used
     // again; on CI, where disk is the scarce resource, they go before the later steps build.
@@ -161,6 +263,16 @@ pub fn run(args: &[String]) -> ExitCode {
             eprintln!("test: cannot remove {}: {e}", tests.display());
         }
     }
+
+    // The README's first command, as a user runs it, its output checked.
+    stages.start("cargo xtask demo (typed calls to the demo server, then the compile error)");
+    record(
+        exit_code(crate::demo::run()),
+        "cargo xtask demo",
+        &mut passed,
+        &mut failed,
+        &mut failures,
+    );
 
     // The README's offline example, as a user runs it: no server, no network.
     stages.start(
@@ -369,7 +481,7 @@ pub fn run(args: &[String]) -> ExitCode {
         &mut failures,
     );
 
-    stages.finish();
+    stages.finish(binaries);
     eprintln!(
         "\nxtask test finished in {:.0} s",
         started.elapsed().as_secs_f64()
@@ -378,11 +490,13 @@ pub fn run(args: &[String]) -> ExitCode {
 }
 
 /// The steps' wall-clock times and the disk left free after each, printed as a table at
-/// the end (CI's time and disk budgets are reviewed from it).
+/// the end (CI's time and disk budgets are reviewed from it), with notes such as the number
+/// of test binaries built.
 #[derive(Default)]
 struct Stages {
     current: Option<(String, Instant)>,
     done: Vec<(String, f64, Option<f64>)>,
+    notes: Vec<String>,
 }
 
 impl Stages {
@@ -393,6 +507,11 @@ impl Stages {
         self.current = Some((name.to_string(), Instant::now()));
     }
 
+    /// A line printed under the table.
+    fn note(&mut self, line: String) {
+        self.notes.push(line);
+    }
+
     fn end(&mut self) {
         if let Some((name, at)) = self.current.take() {
             self.done
@@ -400,14 +519,22 @@ impl Stages {
         }
     }
 
-    /// Ends the running step and prints every step's time and the disk then free.
-    fn finish(&mut self) {
+    /// Ends the running step and prints every step's time and the disk then free, the
+    /// total, and the notes.
+    fn finish(&mut self, binaries: usize) {
         self.end();
         eprintln!("\n==> stage times (and disk free after each)");
+        let mut total = 0.0;
         for (name, secs, free) in &self.done {
-            let short: String = name.chars().take(64).collect();
+            total += secs;
+            let short: String = name.chars().take(72).collect();
             let free = free.map_or_else(|| "?".to_string(), |g| format!("{g:.1} GiB"));
             eprintln!("{secs:>8.1} s  {free:>9}  {short}");
+        }
+        eprintln!("{total:>8.1} s  {:>9}  total", "");
+        eprintln!("test binaries built: {binaries}");
+        for note in &self.notes {
+            eprintln!("{note}");
         }
     }
 }
@@ -503,22 +630,85 @@ impl CargoTest {
     }
 }
 
-/// Runs `cargo test --workspace`, echoing its output, summing its result lines and
-/// collecting the failed tests' names and first lines of output.
-fn cargo_test(extra: &[String], env: &[(String, String)]) -> Result<CargoTest, String> {
+/// What `cargo xtask test` installs, beside the build: the servers of the default registry,
+/// Node 22 and the conformance suite, cargo-semver-checks (the drift corpus's cross-check),
+/// wasm-bindgen's test runner and binaryen (wasm32), zig (the Windows check's C compiler).
+const TEST_INSTALLS: [&str; 14] = [
+    // The tools built from source first: the longest installs start earliest.
+    "semver-checks",
+    "wasm-bindgen",
+    "everything",
+    "filesystem",
+    "memory",
+    "sequential-thinking",
+    "github",
+    "time",
+    "fetch",
+    "git",
+    "node22",
+    "conformance",
+    "binaryen",
+    "zig",
+];
+
+/// `cargo test --workspace --no-run`: builds every test binary (and the binaries and
+/// examples they use) once; returns how many test binaries cargo made.
+fn build_tests(cargo_args: &[String]) -> Result<usize, String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
     let mut child = Command::new(cargo)
-        .args(["test", "--workspace", "--no-fail-fast"])
-        .args(extra)
+        .args(["test", "--workspace", "--no-run"])
+        .args(cargo_args)
+        .current_dir(crate::workspace_root())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run cargo test --no-run: {e}"))?;
+    let mut binaries = 0;
+    if let Some(err) = child.stderr.take() {
+        for line in BufReader::new(err).lines().map_while(Result::ok) {
+            eprintln!("{line}");
+            if line.trim_start().starts_with("Executable ") {
+                binaries += 1;
+            }
+        }
+    }
+    let status = child
+        .wait()
+        .map_err(|e| format!("cargo test --no-run: {e}"))?;
+    if status.success() {
+        Ok(binaries)
+    } else {
+        Err(format!("cargo test --workspace --no-run failed ({status})"))
+    }
+}
+
+/// `s` split at spaces.
+fn words(s: &str) -> Vec<String> {
+    s.split_whitespace().map(String::from).collect()
+}
+
+/// Runs `cargo <args>` (a `cargo test` whose binaries are built already), echoing its
+/// output, summing its result lines and collecting the failed tests' names and first lines
+/// of output. `proptest`: the property test's full count of random schemas.
+fn cargo_test(
+    args: &[String],
+    env: &[(String, String)],
+    proptest: bool,
+) -> Result<CargoTest, String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let mut cmd = Command::new(cargo);
+    cmd.args(args)
         .envs(env.iter().map(|(k, v)| (k, v)))
         .current_dir(crate::workspace_root())
-        // Issue 3: at least 10 000 random schemas per run (about 80 s in a debug build),
-        // unless the caller chose a count.
-        .env(
+        .stdout(Stdio::piped());
+    if proptest {
+        // At least 10 000 random schemas per run (about 80 s in a debug build), unless the
+        // caller chose a count; the inner loop keeps proptest's default.
+        cmd.env(
             "PROPTEST_CASES",
             std::env::var("PROPTEST_CASES").unwrap_or_else(|_| PROPERTY_CASES.to_string()),
-        )
-        .stdout(Stdio::piped())
+        );
+    }
+    let mut child = cmd
         .spawn()
         .map_err(|e| format!("cannot run cargo test: {e}"))?;
     let mut report = CargoTest::default();
@@ -617,7 +807,7 @@ failures:
 ---- drift stdout ----
 printed by the test
 
-thread 'drift' (30727) panicked at cli/tests/drift_corpus.rs:97:5:
+thread 'drift' (30727) panicked at cli/tests/it/drift_corpus.rs:97:5:
 1 of 87 cases classified wrong:
 gh-60:
     expected major
@@ -638,7 +828,7 @@ test result: FAILED. 1 passed; 2 failed; 0 ignored; 0 measured; 0 filtered out
         assert_eq!(
             report.failing,
             [
-                "drift: thread 'drift' (30727) panicked at cli/tests/drift_corpus.rs:97:5: / 1 of 87 cases classified wrong: / gh-60:",
+                "drift: thread 'drift' (30727) panicked at cli/tests/it/drift_corpus.rs:97:5: / 1 of 87 cases classified wrong: / gh-60:",
                 "typed_calls::slow: Error: the server timed out",
             ]
         );

@@ -72,7 +72,12 @@ fn https_with_a_test_ca_streamable_http_and_oauth() {
         &env,
     );
     assert_eq!(out.code, Some(0), "{}", out.text());
-    assert_eq!(out.stdout.trim(), "5", "the sum, printed alone: {}", out.text());
+    assert_eq!(
+        out.stdout.trim(),
+        "5",
+        "the sum, printed alone: {}",
+        out.text()
+    );
     let (code, text) = run(dir.path(), &toml, &["snapshot", "trusted"], &env);
     assert_eq!(code, 0, "{text}");
     assert!(dir.path().join("trusted.json").is_file());
@@ -107,7 +112,12 @@ fn registry_headers_reach_the_server() {
         &env,
     );
     assert_eq!(out.code, Some(0), "{}", out.text());
-    assert_eq!(out.stdout.trim(), "2", "the sum, printed alone: {}", out.text());
+    assert_eq!(
+        out.stdout.trim(),
+        "2",
+        "the sum, printed alone: {}",
+        out.text()
+    );
     let (code, text) = run(dir.path(), &toml, &["call", "without", "add", "{}"], &env);
     assert_eq!(
         code, 1,

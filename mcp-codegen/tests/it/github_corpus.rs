@@ -1,6 +1,6 @@
 //! The GitHub MCP server's 117 tools (`tests/corpus/github-official`): every
 //! tool generates code that parses, 0 errors, ≥ 97 % fully typed. The generated module is
-//! compiled by `tests/tests/goldens_compile.rs` (golden `goldens/github.rs`).
+//! compiled by `tests/tests/it/ui.rs` (golden `goldens/github.rs`).
 
 use std::path::Path;
 

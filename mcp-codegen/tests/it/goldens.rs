@@ -1,8 +1,8 @@
 //! Golden files: the generated code (prettyplease) for every hand-made edge-case fixture in
 //! `tests/fixtures/` (one per known schema pitfall) and for the GitHub
 //! corpus, compared with `tests/goldens/<name>.rs`. `UPDATE_GOLDENS=1 cargo test -p
-//! mcp-bindgen-codegen --test goldens` rewrites them. The goldens are compiled (and round-tripped)
-//! by `tests/tests/goldens_compile.rs` in the `mcp-bindgen-tests` package.
+//! mcp-bindgen-codegen --test it goldens::` rewrites them. The goldens are compiled (and round-tripped)
+//! by `tests/tests/it/ui.rs` in the `mcp-bindgen-tests` package.
 //!
 //! A fixture may have a sidecar `<name>.options.json` with `only`, `skip`, `rename`, `types`.
 
@@ -58,7 +58,7 @@ fn assert_golden(name: &str, actual: &str) {
     if expected != actual {
         let diff = similar::TextDiff::from_lines(expected.as_str(), actual);
         panic!(
-            "golden {} differs from the generated code; run `UPDATE_GOLDENS=1 cargo test -p mcp-bindgen-codegen --test goldens` and review the diff:\n{}",
+            "golden {} differs from the generated code; run `UPDATE_GOLDENS=1 cargo test -p mcp-bindgen-codegen --test it goldens::` and review the diff:\n{}",
             path.display(),
             diff.unified_diff()
                 .context_radius(3)

@@ -1,8 +1,8 @@
 //! The generator's integration tests, in one binary: token budgets, the GitHub corpus,
 //! the goldens and the property test. `support` reads the GitHub corpus.
 
-mod support;
 mod budget;
 mod github_corpus;
 mod goldens;
 mod property;
+mod support;

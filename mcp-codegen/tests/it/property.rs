@@ -732,8 +732,7 @@ fn sample_files() -> Vec<(PathBuf, String)> {
     let mut samples = Vec::new();
     let (mut typed, mut fallback) = (0, 0);
     for (alias, tools) in draw_sample() {
-        let server =
-            json!({"alias": alias, "name": "property-test sample (mcp-codegen/tests/property.rs)"});
+        let server = json!({"alias": alias, "name": "property-test sample (mcp-codegen/tests/it/property.rs)"});
         let doc = build_document(server, tools, Map::new());
         let text = canonical_json(&doc);
         let (fixture, g) = generate_doc(&doc, &alias).expect("sampled fixture generates");
@@ -769,7 +768,12 @@ fn sampled_fixtures_are_current() {
         }
     }
     let mut on_disk: Vec<PathBuf> = std::fs::read_dir(&fixtures)
-        .map(|d| d.flatten().map(|e| e.path()).filter(|p| is_sample(p)).collect())
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.path())
+                .filter(|p| is_sample(p))
+                .collect()
+        })
         .unwrap_or_default();
     on_disk.sort();
     for (path, content) in &files {

@@ -1,6 +1,6 @@
 //! The registry's `auth` key and the token store. The flows themselves run against real
 //! authorization servers: the conformance suite (`cargo xtask conformance`) and the demo
-//! server's OAuth mode (`mcp-bindgen-cli/tests/oauth_login.rs`).
+//! server's OAuth mode (`mcp-bindgen-cli/tests/it/oauth_login.rs`).
 
 use std::path::Path;
 

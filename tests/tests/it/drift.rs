@@ -337,7 +337,7 @@ fn a_program_without_a_subscriber_sees_the_warning_on_stderr() {
     let out = std::process::Command::new(std::env::current_exe().expect("test binary"))
         .args([
             "--exact",
-            "a_program_without_a_subscriber_sees_the_warning_on_stderr",
+            "drift::a_program_without_a_subscriber_sees_the_warning_on_stderr",
             "--nocapture",
         ])
         .env("MCP_DRIFT_CHILD", "1")

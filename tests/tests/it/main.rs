@@ -4,8 +4,8 @@
 //! free ports, child processes. `cargo test -p mcp-bindgen-tests --test it toolbox::` runs
 //! one module.
 
-mod common;
 mod call_stream;
+mod common;
 mod demo_server;
 mod dependency_tree;
 mod drift;

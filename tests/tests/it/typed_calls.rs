@@ -191,9 +191,9 @@ async fn demo_every_tool(config: ServerConfig, protocol: &str) {
             .await
             .expect("long_task");
         assert_eq!(
-        done.text(),
-        "long_task finished 4 step(s), 4 progress notification(s) sent"
-    );
+            done.text(),
+            "long_task finished 4 step(s), 4 progress notification(s) sent"
+        );
         assert_eq!(*seen.lock().expect("progress"), vec![1.0, 2.0, 3.0, 4.0]);
 
         let now = demo.server_time().await.expect("server_time");

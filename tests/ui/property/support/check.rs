@@ -1,5 +1,5 @@
 //! Checks for the sampled pass file (`../sampled.rs`): each generated type against the
-//! candidate instances `mcp-codegen/tests/property.rs` wrote for its schema. Only the
+//! candidate instances `mcp-codegen/tests/it/property.rs` wrote for its schema. Only the
 //! candidates that are valid for the schema (JSON Schema 2020-12, else draft-07) count.
 #![allow(dead_code)]
 
