@@ -8,7 +8,7 @@
 //!
 //! ```sh
 //! cargo xtask install-servers everything time
-//! cargo build -p mcp-bindgen-tests --bin mcp-demo-server
+//! cargo build --bin mcp-demo-server
 //! cargo run -p mcp-bindgen --example agent_bridge
 //! ```
 //!

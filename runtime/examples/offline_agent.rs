@@ -4,7 +4,7 @@
 //!
 //! ```sh
 //! cargo run -p mcp-bindgen --example offline_agent            # offline: cassette + stubs
-//! cargo build -p mcp-bindgen-tests --bin mcp-demo-server
+//! cargo build --bin mcp-demo-server
 //! cargo run -p mcp-bindgen --example offline_agent -- --record  # record the cassette again
 //! ```
 //!

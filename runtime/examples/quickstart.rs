@@ -5,7 +5,7 @@
 //! refreshes the fixture and runs this example), or by hand:
 //!
 //! ```sh
-//! cargo build -p mcp-bindgen-tests --bin mcp-demo-server
+//! cargo build --bin mcp-demo-server
 //! cargo run -p mcp-bindgen --example quickstart
 //! ```
 //!

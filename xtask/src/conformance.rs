@@ -3,7 +3,7 @@
 //!
 //! 1. installs Node 22 and the pinned suite (`@modelcontextprotocol/conformance`, see
 //!    `servers.rs`) into `target/mcp-servers`;
-//! 2. builds `mcp-conformance-client` (package `mcp-bindgen-tests`, feature `conformance`),
+//! 2. builds `mcp-conformance-client` (package `mcp-bindgen-tests`),
 //!    a small client on `mcp-bindgen`;
 //! 3. reads the plan from the suite's own requirement sets (`requirements/<rev>.yaml`):
 //!    every client scenario each revision scores, plus the client scenarios it runs without
@@ -378,16 +378,8 @@ fn run_all(node: &Path, suite: &Path, client: &Path, runs: &[Run], out_dir: &Pat
 
 /// Builds the client and returns its path.
 fn build_client() -> Result<PathBuf, String> {
-    crate::cargo(&[
-        "build",
-        "--quiet",
-        "--package",
-        "mcp-bindgen-tests",
-        "--features",
-        "conformance",
-        "--bin",
-        "mcp-conformance-client",
-    ])?;
+    // No `--package`: the workspace's one feature set (what `cargo test --workspace` built).
+    crate::cargo(&["build", "--quiet", "--bin", "mcp-conformance-client"])?;
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| crate::workspace_root().join("target"));

@@ -160,16 +160,9 @@ fn compile_error_of_a_typo(example: &Path) -> Result<(), String> {
         })
         .collect();
     println!("{}", shown.join("\n").trim_end());
-    // The error names the misspelled field, points at the example's line, and suggests
-    // the right name.
-    let at = format!("quickstart.rs:{line}:");
-    if out.status.success()
-        || !stderr.contains("no field named `bb`")
-        || !stderr.contains(&at)
-        || !stderr.contains("`b`")
-    {
+    if out.status.success() || !names_the_typo(&stderr, line) {
         return Err(format!(
-            "the misspelled argument did not give the expected compile error at {at} (cargo rustc {}):\n{stderr}",
+            "the misspelled argument did not give the expected compile error at quickstart.rs:{line} (cargo rustc {}):\n{stderr}",
             if out.status.success() {
                 "succeeded"
             } else {
@@ -183,9 +176,41 @@ fn compile_error_of_a_typo(example: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// The compiler's error names the misspelled field, points at the example's `line`, and
+/// suggests the right name (rustc shows the call with `b` in its place).
+fn names_the_typo(stderr: &str, line: usize) -> bool {
+    stderr.contains("no field named `bb`")
+        && stderr.contains(&format!("quickstart.rs:{line}:"))
+        && stderr.contains("a: 2.0, b: 40.0")
+}
+
 #[cfg(test)]
 mod tests {
-    use super::check_output;
+    use super::{check_output, names_the_typo};
+
+    #[test]
+    fn the_typos_error_must_name_the_field_the_line_and_the_fix() {
+        let stderr = "error[E0560]: struct `add::Args` has no field named `bb`
+  --> runtime/examples/quickstart.rs:97:40
+   |
+97 |     demo.add(demo::add::Args { a: 2.0, bb: 40.0 }).await?;
+   |                                        ^^ unknown field
+   |
+help: a field with a similar name exists
+   |
+97 -     demo.add(demo::add::Args { a: 2.0, bb: 40.0 }).await?;
+97 +     demo.add(demo::add::Args { a: 2.0, b: 40.0 }).await?;
+   |
+";
+        assert!(names_the_typo(stderr, 97));
+        assert!(!names_the_typo(stderr, 98), "another line");
+        let no_hint = stderr.replace(
+            "97 +     demo.add(demo::add::Args { a: 2.0, b: 40.0 }).await?;\n",
+            "",
+        );
+        assert!(!names_the_typo(&no_hint, 97), "no suggestion");
+        assert!(!names_the_typo("error: could not find `Cargo.toml`", 97));
+    }
 
     #[test]
     fn the_quickstarts_output_is_checked_line_by_line() {

@@ -72,13 +72,9 @@ pub fn build_demo_server() -> Result<PathBuf, String> {
     if first {
         eprintln!("building the embedded demo MCP server (mcp-demo-server)…");
     }
-    let mut args = vec![
-        "build",
-        "--package",
-        "mcp-bindgen-tests",
-        "--bin",
-        "mcp-demo-server",
-    ];
+    // No `--package`: the workspace's one feature set, so the binary `cargo test
+    // --workspace` built is up to date and nothing is built again.
+    let mut args = vec!["build", "--bin", "mcp-demo-server"];
     if !first {
         args.push("--quiet");
     }

@@ -58,6 +58,31 @@ fn corpus_fixture(
     Ok(dir)
 }
 
+/// The property test's sampled fixtures (`tests/ui/fixtures/sample_*.json`, beside the UI
+/// tests' fixtures that are made to fail), copied to `target/corpus/property-sample` for
+/// `verify --deep --fixtures`.
+fn property_sample(root: &std::path::Path) -> Result<std::path::PathBuf, String> {
+    let from = root.join("tests/ui/fixtures");
+    let dir = root.join("target/corpus/property-sample");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let entries = std::fs::read_dir(&from).map_err(|e| format!("{}: {e}", from.display()))?;
+    let mut copied = 0;
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with("sample_") && name.ends_with(".json") {
+            let path = entry.path();
+            std::fs::copy(&path, dir.join(&name))
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+            copied += 1;
+        }
+    }
+    if copied == 0 {
+        return Err(format!("no sample_*.json in {}", from.display()));
+    }
+    Ok(dir)
+}
+
 /// The generator's hand-made edge-case fixtures (`mcp-codegen/tests/fixtures`) that generate
 /// without macro options (those with an `<name>.options.json` sidecar need them), copied to
 /// `target/corpus/edge-cases` for `verify --deep --fixtures`.
@@ -142,10 +167,16 @@ pub fn run(args: &[String]) -> ExitCode {
     let mut failures: Vec<String> = Vec::new();
 
     // The installs (downloads, and tools built from source once per machine) run beside
-    // the build of the test binaries instead of before it.
+    // the build of the test binaries instead of before it: first what `cargo test` needs
+    // (its result comes back on `first`), then what only later stages need, which goes on
+    // beside the tests.
+    let (first_tx, first) = std::sync::mpsc::channel();
     let installs = (!quick).then(|| {
         let root = root.clone();
-        std::thread::spawn(move || crate::servers::install(&root, &TEST_INSTALLS))
+        std::thread::spawn(move || {
+            let _ = first_tx.send(crate::servers::install(&root, &FOR_THE_TESTS));
+            crate::servers::install(&root, &FOR_LATER_STAGES)
+        })
     });
     stages.start(if quick {
         "build: cargo test --workspace --no-run"
@@ -160,11 +191,10 @@ pub fn run(args: &[String]) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    stages.note(format!("{binaries} test binaries built"));
-    if let Some(installs) = installs {
-        let outcome = installs
-            .join()
-            .unwrap_or_else(|_| Err("the install thread panicked".to_string()));
+    if installs.is_some() {
+        let outcome = first
+            .recv()
+            .unwrap_or_else(|_| Err("the install thread ended early".to_string()));
         if let Err(e) = outcome {
             eprintln!("test: cannot install what the tests need:\n{e}");
             println!("0 passed, 1 failed");
@@ -264,6 +294,19 @@ pub fn run(args: &[String]) -> ExitCode {
         }
     }
 
+    // What only the later stages need, installed beside the tests.
+    if let Some(installs) = installs {
+        stages.start("the installs for the later stages (begun beside the tests)");
+        let outcome = installs
+            .join()
+            .unwrap_or_else(|_| Err("the install thread panicked".to_string()));
+        if let Err(e) = outcome {
+            eprintln!("test: cannot install what the later stages need:\n{e}");
+            failed += 1;
+            failures.push("the installs for the later stages".to_string());
+        }
+    }
+
     // The README's first command, as a user runs it, its output checked.
     stages.start("cargo xtask demo (typed calls to the demo server, then the compile error)");
     record(
@@ -300,14 +343,18 @@ pub fn run(args: &[String]) -> ExitCode {
     let mut corpora: Vec<(&str, Option<std::path::PathBuf>)> = vec![
         ("the committed fixtures", None),
         (
-            "the property sample",
-            Some(root.join("tests/ui/property/fixtures")),
-        ),
-        (
             "53 real servers' tool schemas",
             Some(root.join("tests/corpus/real-servers")),
         ),
     ];
+    match property_sample(&root) {
+        Ok(dir) => corpora.push(("the property sample", Some(dir))),
+        Err(e) => {
+            eprintln!("test: {e}");
+            failed += 1;
+            failures.push("verify --deep: the property sample".into());
+        }
+    }
     match edge_case_fixtures(&root) {
         Ok(dir) => corpora.push(("the generator's edge cases", Some(dir))),
         Err(e) => {
@@ -490,13 +537,12 @@ pub fn run(args: &[String]) -> ExitCode {
 }
 
 /// The steps' wall-clock times and the disk left free after each, printed as a table at
-/// the end (CI's time and disk budgets are reviewed from it), with notes such as the number
-/// of test binaries built.
+/// the end (CI's time and disk budgets are reviewed from it), with the number of test
+/// binaries built.
 #[derive(Default)]
 struct Stages {
     current: Option<(String, Instant)>,
     done: Vec<(String, f64, Option<f64>)>,
-    notes: Vec<String>,
 }
 
 impl Stages {
@@ -507,11 +553,6 @@ impl Stages {
         self.current = Some((name.to_string(), Instant::now()));
     }
 
-    /// A line printed under the table.
-    fn note(&mut self, line: String) {
-        self.notes.push(line);
-    }
-
     fn end(&mut self) {
         if let Some((name, at)) = self.current.take() {
             self.done
@@ -520,7 +561,7 @@ impl Stages {
     }
 
     /// Ends the running step and prints every step's time and the disk then free, the
-    /// total, and the notes.
+    /// total, and the number of test binaries built.
     fn finish(&mut self, binaries: usize) {
         self.end();
         eprintln!("\n==> stage times (and disk free after each)");
@@ -533,9 +574,6 @@ impl Stages {
         }
         eprintln!("{total:>8.1} s  {:>9}  total", "");
         eprintln!("test binaries built: {binaries}");
-        for note in &self.notes {
-            eprintln!("{note}");
-        }
     }
 }
 
@@ -630,13 +668,11 @@ impl CargoTest {
     }
 }
 
-/// What `cargo xtask test` installs, beside the build: the servers of the default registry,
-/// Node 22 and the conformance suite, cargo-semver-checks (the drift corpus's cross-check),
-/// wasm-bindgen's test runner and binaryen (wasm32), zig (the Windows check's C compiler).
-const TEST_INSTALLS: [&str; 14] = [
-    // The tools built from source first: the longest installs start earliest.
+/// What `cargo xtask test` installs before `cargo test` runs, beside the build: the servers
+/// of the default registry, Node 22 and the conformance suite, and cargo-semver-checks (the
+/// drift corpus's cross-check, built from source first: the longest install starts earliest).
+const FOR_THE_TESTS: [&str; 11] = [
     "semver-checks",
-    "wasm-bindgen",
     "everything",
     "filesystem",
     "memory",
@@ -647,9 +683,11 @@ const TEST_INSTALLS: [&str; 14] = [
     "git",
     "node22",
     "conformance",
-    "binaryen",
-    "zig",
 ];
+
+/// What only the stages after `cargo test` need, installed while the tests run:
+/// wasm-bindgen's test runner and binaryen (wasm32), zig (the Windows check's C compiler).
+const FOR_LATER_STAGES: [&str; 3] = ["wasm-bindgen", "binaryen", "zig"];
 
 /// `cargo test --workspace --no-run`: builds every test binary (and the binaries and
 /// examples they use) once; returns how many test binaries cargo made.

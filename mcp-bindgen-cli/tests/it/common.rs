@@ -22,7 +22,7 @@ pub fn demo_server() -> PathBuf {
     let path = target.join("debug").join("mcp-demo-server");
     assert!(
         path.exists(),
-        "{} is missing: run `cargo build -p mcp-bindgen-tests` or `cargo xtask test`",
+        "{} is missing: run `cargo build --bin mcp-demo-server` or `cargo xtask test`",
         path.display()
     );
     path

@@ -21,6 +21,30 @@ pub fn root() -> PathBuf {
         .to_path_buf()
 }
 
+/// This workspace's target directory: `$CARGO_TARGET_DIR` or `<root>/target`.
+pub fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target"))
+}
+
+/// The environment of a cargo build of a scratch crate (a user's project the tests make):
+/// its own target directory for what it produces (`target/tests/scratch`: binaries named
+/// like this workspace's, `app` or `xtask`, do not replace them), and this workspace's
+/// target directory as cargo's build directory, so that the dependencies it builds with
+/// the same features and profile (no debug info, `CARGO_PROFILE_DEV_DEBUG=false`, as this
+/// workspace builds its dependencies) are the ones `cargo test` built, not built again.
+pub fn scratch_cargo_env() -> [(&'static str, PathBuf); 3] {
+    [
+        (
+            "CARGO_TARGET_DIR",
+            target_dir().join("tests").join("scratch"),
+        ),
+        ("CARGO_BUILD_BUILD_DIR", target_dir()),
+        ("CARGO_PROFILE_DEV_DEBUG", PathBuf::from("false")),
+    ]
+}
+
 /// `$MCP_SERVERS_DIR` or `<root>/target/mcp-servers`.
 pub fn servers_dir() -> PathBuf {
     std::env::var_os("MCP_SERVERS_DIR")

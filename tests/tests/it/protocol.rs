@@ -519,53 +519,69 @@ async fn a_toolbox_lends_its_servers_the_agents_model() {
     .await;
 }
 
-/// Results that are not objects, typed, whichever way the wire carries them: as
-/// `structuredContent` (2026-07-28), as JSON in the first text block (rmcp on 2025-11-25),
-/// wrapped as `{"result": …}` (the TypeScript SDK on 2025-11-25) — decoded into the bare
-/// type and into the wrapper a fixture of the other revision generates.
+/// The fault server's tools whose results are not objects, typed from its snapshot at
+/// 2026-07-28 (`tests/fixtures/faults.json`).
+mod faults_2026 {
+    mcp_bindgen::mcp_tools!(
+        "faults",
+        only = ["count", "greeting", "numbers", "ts_numbers"]
+    );
+}
+
+/// The same two array tools as the TypeScript SDK lists them on 2025-11-25: a result object
+/// `{"result": [...]}` (`tests/fixtures/ts_wrapped.json`, written by hand from that shape).
+mod wrapped_2025 {
+    mcp_bindgen::mcp_tools!("ts_wrapped");
+}
+
+/// Results that are not objects, typed through `mcp_tools!`, whichever way the wire carries
+/// them: as `structuredContent` (2026-07-28), as JSON in the first text block (rmcp on
+/// 2025-11-25), wrapped as `{"result": …}` (the TypeScript SDK on 2025-11-25) — decoded into
+/// the bare types the 2026-07-28 fixture generates, and into the wrapper the TypeScript
+/// SDK's 2025-11-25 listing generates.
 #[tokio::test]
 async fn non_object_results_decode_the_same_on_both_wires() {
-    #[derive(serde::Deserialize, Debug, PartialEq)]
-    struct Wrapped {
-        result: Vec<i64>,
-    }
+    use faults_2026::faults;
+    use wrapped_2025::ts_wrapped;
     limited(async {
         let (_servers, wires) = every_wire();
         for (config, what) in wires {
-            // As generated code connects: the fixture's revision known to the session.
-            let session = ConnectOptions::new()
-                .with_fixture_protocol(Some("2026-07-28"))
-                .connect(&config)
+            // The generated client's own door: drift checked, the fixture's revision known
+            // to the session.
+            let typed = faults::Client::connect(&config)
                 .await
-                .expect("connect");
-            let no = json!({});
-            let numbers: Vec<i64> = session
-                .call_structured("numbers", &no, CallOptions::new())
+                .unwrap_or_else(|e| panic!("{what}: connect: {e}"));
+            // Each result is the generated output type, a newtype of the bare value.
+            let numbers: Vec<i64> = typed
+                .numbers()
                 .await
-                .unwrap_or_else(|e| panic!("{what}: {e}"));
+                .unwrap_or_else(|e| panic!("{what}: {e}"))
+                .0;
             assert_eq!(numbers, [3, 1, 2], "{what}");
-            let count: u64 = session
-                .call_structured("count", &no, CallOptions::new())
-                .await
-                .expect("count");
+            let count: i64 = typed.count().await.expect("count").0;
             assert_eq!(count, 42, "{what}");
-            let greeting: String = session
-                .call_structured("greeting", &no, CallOptions::new())
-                .await
-                .expect("greeting");
+            let greeting: String = typed.greeting().await.expect("greeting").0;
             assert_eq!(greeting, "hello", "{what}");
-            for tool in ["numbers", "ts_numbers"] {
-                let bare: Vec<i64> = session
-                    .call_structured(tool, &no, CallOptions::new())
-                    .await
-                    .unwrap_or_else(|e| panic!("{what}: {tool}: {e}"));
-                assert_eq!(bare, [3, 1, 2], "{what}: {tool}");
-                let wrapped: Wrapped = session
-                    .call_structured(tool, &no, CallOptions::new())
-                    .await
-                    .unwrap_or_else(|e| panic!("{what}: {tool} as a wrapper: {e}"));
-                assert_eq!(wrapped.result, [3, 1, 2], "{what}: {tool}");
-            }
+            let bare: Vec<i64> = typed
+                .ts_numbers()
+                .await
+                .unwrap_or_else(|e| panic!("{what}: ts_numbers: {e}"))
+                .0;
+            assert_eq!(bare, [3, 1, 2], "{what}: ts_numbers");
+            // The wrapper type, over the same session.
+            let wrapper = ts_wrapped::Client::new(typed.session().clone());
+            let wrapped = wrapper
+                .numbers()
+                .await
+                .unwrap_or_else(|e| panic!("{what}: numbers as a wrapper: {e}"));
+            assert_eq!(wrapped.result, [3, 1, 2], "{what}: numbers");
+            let wrapped = wrapper
+                .ts_numbers()
+                .await
+                .unwrap_or_else(|e| panic!("{what}: ts_numbers as a wrapper: {e}"));
+            assert_eq!(wrapped.result, [3, 1, 2], "{what}: ts_numbers");
+            let session = typed.session().clone();
+            let no = json!({});
             // A shape that matches none of the spellings is still a decode error.
             let wrong = session
                 .call_structured::<_, Vec<String>>("numbers", &no, CallOptions::new())

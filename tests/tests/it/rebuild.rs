@@ -66,14 +66,13 @@ fn editing_a_fixture_rebuilds_the_user_crate() {
         .expect("fixture");
     };
     // Shared with the other scratch crates of the tests (`stdio_only.rs`, `user_project.rs`),
-    // without debug info (disk is what CI runs out of).
-    let target = root().join("target/tests/scratch");
+    // without debug info (disk is what CI runs out of), its dependencies built by `cargo
+    // test` where they have the same features.
     let cargo = || {
         let mut c = Command::new(env!("CARGO"));
         c.args(["run", "--quiet", "--offline"])
             .current_dir(dir)
-            .env("CARGO_TARGET_DIR", &target)
-            .env("CARGO_PROFILE_DEV_DEBUG", "false")
+            .envs(crate::common::scratch_cargo_env())
             .env_remove("MCP_FIXTURES_DIR");
         c
     };

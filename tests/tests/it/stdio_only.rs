@@ -56,13 +56,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 "#,
     )
     .expect("main");
-    let target = root.join("target/tests/scratch");
     let cargo = |args: &[&str]| {
         let out = Command::new(env!("CARGO"))
             .args(args)
             .current_dir(dir)
-            .env("CARGO_TARGET_DIR", &target)
-            .env("CARGO_PROFILE_DEV_DEBUG", "false")
+            .envs(common::scratch_cargo_env())
             .env_remove("MCP_FIXTURES_DIR")
             .output()
             .expect("run cargo");

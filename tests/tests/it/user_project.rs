@@ -9,10 +9,11 @@
 //! read_graph` prints the graph; `cargo doc` documents the bindings without a warning.
 //! Every command runs from the user's directory (or below it), never from this repository.
 //!
-//! The user workspace builds in `target/tests/scratch` (kept between runs, shared with the
-//! other scratch crates of the tests, without debug info: disk is what CI runs out of); the
-//! installed binary is built in this workspace's `target/` with `--debug`, which reuses what
-//! `cargo xtask` already compiled.
+//! The user workspace puts its binaries and docs in `target/tests/scratch` and its
+//! intermediate artifacts in this workspace's `target/` (cargo's build directory, without
+//! debug info, [`common::scratch_cargo_env`]): the dependencies `cargo test` built with the
+//! same features are not built again. The installed binary is built in this workspace's
+//! `target/` with `--debug`, which reuses what `cargo xtask` already compiled.
 
 use crate::common;
 
@@ -115,11 +116,7 @@ fn cargo(dir: &Path, args: &[&str], path_prefix: Option<&Path>) -> Output {
     let mut cmd = Command::new(env!("CARGO"));
     cmd.args(args)
         .current_dir(dir)
-        .env(
-            "CARGO_TARGET_DIR",
-            common::root().join("target/tests/scratch"),
-        )
-        .env("CARGO_PROFILE_DEV_DEBUG", "false")
+        .envs(common::scratch_cargo_env())
         .env("NO_COLOR", "1")
         .env_remove("MCP_FIXTURES_DIR")
         .env_remove("MCP_SERVERS_DIR")
@@ -247,7 +244,7 @@ fn users_workspace_with_a_three_line_xtask() {
     let all = text(&out);
     assert!(out.status.success(), "cargo doc failed:\n{all}");
     assert!(!all.contains("warning"), "cargo doc warned:\n{all}");
-    let page = common::root().join("target/tests/scratch/doc/app/memory/index.html");
+    let page = common::target_dir().join("tests/scratch/doc/app/memory/index.html");
     let html = std::fs::read_to_string(&page).expect("the module `memory` is documented");
     assert!(html.contains("create_entities"), "{}", page.display());
 }

@@ -13,15 +13,13 @@ use super::cargo_target_dir;
 pub(super) fn build_binaries(smoke: bool) -> Result<(PathBuf, PathBuf), String> {
     let profile = if smoke { "dev" } else { "release" };
     eprintln!("bench: building mcp-demo-server and mcp-bench ({profile})");
+    // No `--package`: the workspace's one feature set, so `--smoke` finds both binaries
+    // built by `cargo test --workspace`.
     crate::cargo(&[
         "build",
         "--quiet",
         "--profile",
         profile,
-        "--package",
-        "mcp-bindgen-tests",
-        "--features",
-        "bench",
         "--bin",
         "mcp-demo-server",
         "--bin",

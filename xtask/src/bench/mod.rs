@@ -2,7 +2,7 @@
 //!
 //! One run, contenders side by side, results as medians of per-round ratios:
 //!
-//! 1. **calls** — the `mcp-bench` binary (package `mcp-bindgen-tests`, feature `bench`, built in
+//! 1. **calls** — the `mcp-bench` binary (package `mcp-bindgen-tests`, built in
 //!    release with the demo server) times the typed generated client, raw rmcp, a minimal
 //!    hand-written JSON-RPC pipe client and the official Python SDK (installed here into
 //!    `target/bench/venv` from `xtask/bench/requirements.txt`) against the same
