@@ -62,15 +62,43 @@ fn corpus_fixture(
 /// tests' fixtures that are made to fail), copied to `target/corpus/property-sample` for
 /// `verify --deep --fixtures`.
 fn property_sample(root: &std::path::Path) -> Result<std::path::PathBuf, String> {
-    let from = root.join("tests/ui/fixtures");
-    let dir = root.join("target/corpus/property-sample");
+    copy_corpus(root, "tests/ui/fixtures", "property-sample", |name, _| {
+        name.starts_with("sample_")
+    })
+}
+
+/// The generator's hand-made edge-case fixtures (`mcp-codegen/tests/fixtures`) that generate
+/// without macro options (those with an `<name>.options.json` sidecar need them), copied to
+/// `target/corpus/edge-cases` for `verify --deep --fixtures`.
+fn edge_case_fixtures(root: &std::path::Path) -> Result<std::path::PathBuf, String> {
+    copy_corpus(
+        root,
+        "mcp-codegen/tests/fixtures",
+        "edge-cases",
+        |name, from| {
+            let stem = name.trim_end_matches(".json");
+            !stem.ends_with(".options") && !from.join(format!("{stem}.options.json")).exists()
+        },
+    )
+}
+
+/// Copies the `.json` files of `<root>/<from>` that `keep(name, from_dir)` takes into a
+/// fresh `<root>/target/corpus/<to>`, and returns that folder; `Err` when none was kept.
+fn copy_corpus(
+    root: &std::path::Path,
+    from: &str,
+    to: &str,
+    keep: impl Fn(&str, &std::path::Path) -> bool,
+) -> Result<std::path::PathBuf, String> {
+    let from = root.join(from);
+    let dir = root.join("target/corpus").join(to);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let entries = std::fs::read_dir(&from).map_err(|e| format!("{}: {e}", from.display()))?;
     let mut copied = 0;
     for entry in entries.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
-        if name.starts_with("sample_") && name.ends_with(".json") {
+        if name.ends_with(".json") && keep(&name, &from) {
             let path = entry.path();
             std::fs::copy(&path, dir.join(&name))
                 .map_err(|e| format!("{}: {e}", path.display()))?;
@@ -78,30 +106,7 @@ fn property_sample(root: &std::path::Path) -> Result<std::path::PathBuf, String>
         }
     }
     if copied == 0 {
-        return Err(format!("no sample_*.json in {}", from.display()));
-    }
-    Ok(dir)
-}
-
-/// The generator's hand-made edge-case fixtures (`mcp-codegen/tests/fixtures`) that generate
-/// without macro options (those with an `<name>.options.json` sidecar need them), copied to
-/// `target/corpus/edge-cases` for `verify --deep --fixtures`.
-fn edge_case_fixtures(root: &std::path::Path) -> Result<std::path::PathBuf, String> {
-    let from = root.join("mcp-codegen/tests/fixtures");
-    let dir = root.join("target/corpus/edge-cases");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let entries = std::fs::read_dir(&from).map_err(|e| format!("{}: {e}", from.display()))?;
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let Some(stem) = name.strip_suffix(".json") else {
-            continue;
-        };
-        if stem.ends_with(".options") || from.join(format!("{stem}.options.json")).exists() {
-            continue;
-        }
-        std::fs::copy(&path, dir.join(&name)).map_err(|e| format!("{}: {e}", path.display()))?;
+        return Err(format!("no fixture to copy in {}", from.display()));
     }
     Ok(dir)
 }
@@ -573,8 +578,29 @@ impl Stages {
             eprintln!("{secs:>8.1} s  {free:>9}  {short}");
         }
         eprintln!("{total:>8.1} s  {:>9}  total", "");
+        if let Some(whole) = since_the_run_started() {
+            eprintln!(
+                "{whole:>8.0} s  {:>9}  since the run started (the dev runner's build included)",
+                ""
+            );
+        }
         eprintln!("test binaries built: {binaries}");
     }
+}
+
+/// Seconds since `$MCP_BINDGEN_RUN_STARTED` (Unix seconds, set by `.ci/run` before `cargo
+/// xtask` builds this program), when set.
+fn since_the_run_started() -> Option<u64> {
+    let started: u64 = std::env::var("MCP_BINDGEN_RUN_STARTED")
+        .ok()?
+        .trim()
+        .parse()
+        .ok()?;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?
+        .as_secs();
+    now.checked_sub(started)
 }
 
 /// Free space on the target directory's file system, in GiB (`df -Pk`; `None` where `df`
