@@ -115,7 +115,38 @@ fn command_names() -> Vec<&'static str> {
     names
 }
 
+/// Whether a variable is one that `cargo run` sets for the program it runs (`CARGO_PKG_*`,
+/// `CARGO_MANIFEST_DIR`, …) and that cargo reads again from its own environment when this
+/// program runs cargo: build scripts declare `rerun-if-env-changed` on them (ring's does on
+/// `CARGO_PKG_NAME` and `CARGO_MANIFEST_DIR`), so a cargo started with xtask's values would
+/// run ring's build script again and rebuild it and every crate above it (rustls, reqwest,
+/// rmcp, the runtime), once here and once more from the shell. `CARGO` itself stays.
+pub fn set_by_cargo_run(name: &str) -> bool {
+    name.starts_with("CARGO_PKG_")
+        || matches!(
+            name,
+            "CARGO_MANIFEST_DIR"
+                | "CARGO_MANIFEST_PATH"
+                | "CARGO_MANIFEST_LINKS"
+                | "CARGO_CRATE_NAME"
+                | "CARGO_BIN_NAME"
+                | "CARGO_PRIMARY_PACKAGE"
+                | "OUT_DIR"
+        )
+}
+
 fn main() -> ExitCode {
+    // The cargo commands this program runs see the shell's environment, not `cargo run`'s
+    // additions (see `set_by_cargo_run`).
+    let inherited: Vec<std::ffi::OsString> = std::env::vars_os()
+        .map(|(name, _)| name)
+        .filter(|name| set_by_cargo_run(&name.to_string_lossy()))
+        .collect();
+    for name in inherited {
+        // SAFETY: the first statement of `main`: no other thread exists yet, so nothing
+        // reads the environment while it changes.
+        unsafe { std::env::remove_var(name) };
+    }
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some((command, rest)) = args.split_first() else {
         eprintln!("{}", usage());

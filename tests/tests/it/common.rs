@@ -34,15 +34,42 @@ pub fn target_dir() -> PathBuf {
 /// target directory as cargo's build directory, so that the dependencies it builds with
 /// the same features and profile (no debug info, `CARGO_PROFILE_DEV_DEBUG=false`, as this
 /// workspace builds its dependencies) are the ones `cargo test` built, not built again.
-pub fn scratch_cargo_env() -> [(&'static str, PathBuf); 3] {
-    [
-        (
+///
+/// Without the variables `cargo test` sets for this test binary (`CARGO_PKG_NAME`,
+/// `CARGO_MANIFEST_DIR`, …): cargo compares them with what build scripts declared with
+/// `rerun-if-env-changed` (ring's does), and would otherwise build those crates again in the
+/// shared build directory, and `cargo test` after it once more.
+pub fn scratch_cargo(cmd: &mut Command) -> &mut Command {
+    without_cargo_test_env(cmd)
+        .env(
             "CARGO_TARGET_DIR",
             target_dir().join("tests").join("scratch"),
-        ),
-        ("CARGO_BUILD_BUILD_DIR", target_dir()),
-        ("CARGO_PROFILE_DEV_DEBUG", PathBuf::from("false")),
-    ]
+        )
+        .env("CARGO_BUILD_BUILD_DIR", target_dir())
+        .env("CARGO_PROFILE_DEV_DEBUG", "false")
+}
+
+/// `cmd` without the variables `cargo test` set for this test binary (see
+/// [`scratch_cargo`]), for a cargo that builds in this workspace's target directory.
+pub fn without_cargo_test_env(cmd: &mut Command) -> &mut Command {
+    for (name, _) in std::env::vars_os() {
+        let name = name.to_string_lossy();
+        if name.starts_with("CARGO_PKG_")
+            || matches!(
+                name.as_ref(),
+                "CARGO_MANIFEST_DIR"
+                    | "CARGO_MANIFEST_PATH"
+                    | "CARGO_MANIFEST_LINKS"
+                    | "CARGO_CRATE_NAME"
+                    | "CARGO_BIN_NAME"
+                    | "CARGO_PRIMARY_PACKAGE"
+                    | "OUT_DIR"
+            )
+        {
+            cmd.env_remove(name.as_ref());
+        }
+    }
+    cmd
 }
 
 /// `$MCP_SERVERS_DIR` or `<root>/target/mcp-servers`.

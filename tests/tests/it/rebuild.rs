@@ -70,9 +70,9 @@ fn editing_a_fixture_rebuilds_the_user_crate() {
     // test` where they have the same features.
     let cargo = || {
         let mut c = Command::new(env!("CARGO"));
-        c.args(["run", "--quiet", "--offline"])
+        crate::common::scratch_cargo(&mut c)
+            .args(["run", "--quiet", "--offline"])
             .current_dir(dir)
-            .envs(crate::common::scratch_cargo_env())
             .env_remove("MCP_FIXTURES_DIR");
         c
     };

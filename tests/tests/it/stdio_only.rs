@@ -57,10 +57,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     )
     .expect("main");
     let cargo = |args: &[&str]| {
-        let out = Command::new(env!("CARGO"))
+        let out = common::scratch_cargo(&mut Command::new(env!("CARGO")))
             .args(args)
             .current_dir(dir)
-            .envs(common::scratch_cargo_env())
             .env_remove("MCP_FIXTURES_DIR")
             .output()
             .expect("run cargo");

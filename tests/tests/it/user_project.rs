@@ -11,7 +11,7 @@
 //!
 //! The user workspace puts its binaries and docs in `target/tests/scratch` and its
 //! intermediate artifacts in this workspace's `target/` (cargo's build directory, without
-//! debug info, [`common::scratch_cargo_env`]): the dependencies `cargo test` built with the
+//! debug info, [`common::scratch_cargo`]): the dependencies `cargo test` built with the
 //! same features are not built again. The installed binary is built in this workspace's
 //! `target/` with `--debug`, which reuses what `cargo xtask` already compiled.
 
@@ -114,9 +114,9 @@ async fn main() -> Result<(), mcp_bindgen::Report> {
 /// repository's variables.
 fn cargo(dir: &Path, args: &[&str], path_prefix: Option<&Path>) -> Output {
     let mut cmd = Command::new(env!("CARGO"));
-    cmd.args(args)
+    common::scratch_cargo(&mut cmd)
+        .args(args)
         .current_dir(dir)
-        .envs(common::scratch_cargo_env())
         .env("NO_COLOR", "1")
         .env_remove("MCP_FIXTURES_DIR")
         .env_remove("MCP_SERVERS_DIR")
@@ -257,7 +257,7 @@ fn users_workspace_with_the_installed_cargo_subcommand() {
     // `cargo install`, into a root of the test's own; built in this workspace's target/
     // (`--debug`: what `cargo xtask` already compiled is reused).
     let install_root = tmp.path().join("installed");
-    let out = Command::new(env!("CARGO"))
+    let out = common::without_cargo_test_env(&mut Command::new(env!("CARGO")))
         .args(["install", "--locked", "--debug", "--path"])
         .arg(common::root().join("mcp-bindgen-cli"))
         .arg("--root")
