@@ -220,33 +220,28 @@ pub fn run(args: &[String]) -> ExitCode {
     ));
     // The whole workspace; with `--quick`, the unit tests, the integration tests but those
     // of `QUICK_SKIPS` (their module paths), and the doctests, as three runs.
-    let mut runs = vec![
-        ["test", "--workspace", "--no-fail-fast"]
-            .map(String::from)
-            .to_vec(),
-    ];
-    if quick {
-        let skips = QUICK_SKIPS
-            .iter()
-            .flat_map(|m| ["--skip".to_string(), m.to_string()]);
-        runs = vec![
-            words("test --workspace --no-fail-fast --lib --bins"),
-            words("test --workspace --no-fail-fast --test it"),
-            words("test --workspace --no-fail-fast --doc"),
-        ];
-        runs[1].extend(cargo_args.iter().cloned());
-        runs[1].push("--".to_string());
-        runs[1].extend(test_args.iter().cloned().chain(skips));
-        for run in [0, 2] {
-            runs[run].extend(cargo_args.iter().cloned());
-            runs[run].push("--".to_string());
-            runs[run].extend(test_args.iter().cloned());
-        }
+    let run = |targets: &str, skips: &[&str]| -> Vec<String> {
+        let mut args = words("test --workspace --no-fail-fast");
+        args.extend(words(targets));
+        args.extend(cargo_args.iter().cloned());
+        args.push("--".to_string());
+        args.extend(test_args.iter().cloned());
+        args.extend(
+            skips
+                .iter()
+                .flat_map(|m| ["--skip".to_string(), m.to_string()]),
+        );
+        args
+    };
+    let runs = if quick {
+        vec![
+            run("--lib --bins", &[]),
+            run("--test it", QUICK_SKIPS),
+            run("--doc", &[]),
+        ]
     } else {
-        runs[0].extend(cargo_args.iter().cloned());
-        runs[0].push("--".to_string());
-        runs[0].extend(test_args.iter().cloned());
-    }
+        vec![run("", &[])]
+    };
 
     stages.start("cargo test --workspace");
     match runs
