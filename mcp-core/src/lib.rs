@@ -7,6 +7,8 @@
 //! * [`fixture`] — the fixture model (`fixtures/<alias>.json`), its loader, its canonical
 //!   JSON form (sorted keys, 2-space indent, trailing newline) and the tool-list hash that
 //!   generated code and live sessions compare;
+//! * [`fingerprint`] — each tool's two digests (what a model reads, what a call must fit)
+//!   over RFC 8785 canonical JSON, and renames told from them;
 //! * [`schema`] — JSON Schema plumbing: JSON pointers, local `$ref`s, a value's JSON type,
 //!   char-boundary truncation;
 //! * [`naming`] — tool names → Rust names, exported (OpenAI-style) names, "did you mean";
@@ -26,6 +28,7 @@
 #[cfg(feature = "diff")]
 pub mod diff;
 mod error;
+pub mod fingerprint;
 pub mod fixture;
 pub mod headers;
 pub mod naming;

@@ -224,6 +224,8 @@ mod tests {
         let tool = |name: &'static str, input: &'static str| crate::typed::TypedTool {
             name,
             description: None,
+            title: None,
+            annotations: None,
             input_schema: input,
             output_schema: None,
             openai_name: name,

@@ -182,6 +182,22 @@ pub enum Error {
         /// A short summary.
         summary: String,
     },
+    /// A toolbox refused a live tool that is not among its server's reviewed tools (the
+    /// fixture, or what `mcp_tools!` compiled): it is neither offered to a model nor callable
+    /// unless the server or the agent allows unreviewed tools (`unreviewed_tools = true`).
+    #[error(
+        "tool \"{tool}\" of server \"{server}\" was never reviewed (it is not in {reviewed}), so it is neither offered to the model nor callable; run {} to review it and {} to accept it",
+        mcp_bindgen_core::project::either_command(&format!("snapshot --check {server}")),
+        mcp_bindgen_core::project::either_command(&format!("snapshot {server}"))
+    )]
+    NotReviewed {
+        /// The server's alias.
+        server: String,
+        /// The live tool's name.
+        tool: String,
+        /// Where the reviewed tools come from (`fixtures/demo.json`, …).
+        reviewed: String,
+    },
     /// An error of the agent layer ([`crate::toolbox`]): unknown or ambiguous tool names,
     /// refused calls, invalid model arguments, rule violations, or a runtime error as seen by
     /// a dispatch. `Display` is the short message a model is shown; [`Error::kind`] is for
@@ -271,6 +287,8 @@ pub enum ErrorKind {
     Decode,
     /// The live server's tools differ from the fixture.
     Drift,
+    /// A live tool that was never reviewed (not in its server's fixture).
+    NotReviewed,
     /// A server marked `required = true` could not be started.
     RequiredServer,
     /// A model without MCP support was given a server without a function-call
@@ -300,6 +318,7 @@ impl ErrorKind {
             ErrorKind::Protocol => "protocol",
             ErrorKind::Decode => "decode",
             ErrorKind::Drift => "drift",
+            ErrorKind::NotReviewed => "not_reviewed",
             ErrorKind::RequiredServer => "required_server",
             ErrorKind::ModelServerMismatch => "model_server_mismatch",
             ErrorKind::Unauthorized => "unauthorized",
@@ -416,6 +435,15 @@ impl Error {
                 server,
                 summary: r(summary),
             },
+            Error::NotReviewed {
+                server,
+                tool,
+                reviewed,
+            } => Error::NotReviewed {
+                server,
+                tool: r(tool),
+                reviewed,
+            },
             Error::Toolbox {
                 kind,
                 message,
@@ -461,6 +489,7 @@ impl Error {
             Error::Tool { .. } => ErrorKind::ToolFailed,
             Error::Decode { .. } => ErrorKind::Decode,
             Error::Drift { .. } => ErrorKind::Drift,
+            Error::NotReviewed { .. } => ErrorKind::NotReviewed,
             Error::Fake { .. } => ErrorKind::Unavailable,
             Error::Cassette { .. } => ErrorKind::Config,
         }

@@ -27,6 +27,10 @@ pub struct TypedTool {
     pub name: &'static str,
     /// The tool's description.
     pub description: Option<&'static str>,
+    /// The tool's `title`, when it has one.
+    pub title: Option<&'static str>,
+    /// The tool's `annotations` (JSON text), when it has them.
+    pub annotations: Option<&'static str>,
     /// The tool's `inputSchema` (JSON text).
     pub input_schema: &'static str,
     /// The tool's `outputSchema` (JSON text), when it has one.
@@ -59,6 +63,8 @@ impl TypedTool {
         Self {
             name,
             description: None,
+            title: None,
+            annotations: None,
             input_schema,
             output_schema: None,
             openai_name,
@@ -71,6 +77,18 @@ impl TypedTool {
     /// With this description.
     pub const fn described(mut self, description: &'static str) -> Self {
         self.description = Some(description);
+        self
+    }
+
+    /// With this `title`.
+    pub const fn titled(mut self, title: &'static str) -> Self {
+        self.title = Some(title);
+        self
+    }
+
+    /// With these `annotations` (JSON text).
+    pub const fn annotated(mut self, annotations: &'static str) -> Self {
+        self.annotations = Some(annotations);
         self
     }
 
@@ -108,6 +126,35 @@ impl TypedTool {
     pub fn input_schema_json(&self) -> Value {
         serde_json::from_str(self.input_schema)
             .unwrap_or_else(|_| Value::Object(Default::default()))
+    }
+
+    /// The MCP definition the tool was reviewed as (its fixture entry without the fields
+    /// neither a model nor a call reads: `name`, `title`, `description`, `annotations`,
+    /// `inputSchema`, `outputSchema`).
+    pub fn definition(&self) -> Value {
+        let parse = |text: &str| serde_json::from_str::<Value>(text).ok();
+        let mut tool = serde_json::Map::new();
+        tool.insert("name".into(), Value::from(self.name));
+        if let Some(t) = self.title {
+            tool.insert("title".into(), Value::from(t));
+        }
+        if let Some(d) = self.description {
+            tool.insert("description".into(), Value::from(d));
+        }
+        if let Some(a) = self.annotations.and_then(parse) {
+            tool.insert("annotations".into(), a);
+        }
+        tool.insert("inputSchema".into(), self.input_schema_json());
+        if let Some(o) = self.output_schema.and_then(parse) {
+            tool.insert("outputSchema".into(), o);
+        }
+        Value::Object(tool)
+    }
+
+    /// The tool's fingerprint ([`mcp_bindgen_core::fingerprint`]): the digest of what a model
+    /// reads and the digest of its schemas, as reviewed.
+    pub fn fingerprint(&self) -> mcp_bindgen_core::fingerprint::Fingerprint {
+        mcp_bindgen_core::fingerprint::Fingerprint::of(&self.definition())
     }
 
     /// The non-strict OpenAI function definition, `{"type": "function", "function": {"name":

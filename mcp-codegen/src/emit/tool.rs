@@ -258,6 +258,17 @@ pub(super) fn emit_tool(
         string_lit(&mut module, d);
         module.push(')');
     }
+    // What the model reads beside the description: the reviewed words a toolbox exports.
+    if let Some(t) = tool.title.as_deref() {
+        module.push_str(".titled(");
+        string_lit(&mut module, t);
+        module.push(')');
+    }
+    if let Some(a) = tool.raw.get("annotations").filter(|a| a.is_object()) {
+        module.push_str(".annotated(");
+        string_lit(&mut module, &compact(a));
+        module.push(')');
+    }
     if let Some(schema) = &tool.output_schema {
         module.push_str(".output_schema(");
         string_lit(&mut module, &compact(schema));

@@ -6,7 +6,8 @@
 //! what they read):
 //!
 //! * [`Severity::Breaking`] — a call that worked may now be rejected, or a result may now
-//!   hold values the old schema did not describe: tool removed, new required argument,
+//!   hold values the old schema did not describe: tool removed (or renamed: a tool removed
+//!   and one added with the same schema [fingerprint](crate::fingerprint)), new required argument,
 //!   argument removed or made required, type changed or narrowed, enum value removed,
 //!   `const` changed, stricter bounds, `additionalProperties` closed, `anyOf` → `oneOf` over
 //!   branches that may overlap, a constraint the classifier does not analyse added (it may
@@ -288,18 +289,54 @@ pub fn classify(old: &Value, new: &Value) -> Report {
             .iter()
             .find(|m| !old_names.contains(m) && crate::naming::fn_name(m) == rust)
     };
+    // A removed tool and a new one with the same schemas (fingerprint): a rename.
+    let prints = |doc: &Map<String, Value>| {
+        crate::fingerprint::fingerprints(
+            doc.get("tools")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten(),
+        )
+    };
+    let renames = crate::fingerprint::renames(&prints(o), &prints(n));
+    let renamed_to = |name: &str| {
+        renames
+            .iter()
+            .find(|(from, _)| from == name)
+            .map(|(_, to)| to)
+    };
+    let renamed_from = |name: &str| {
+        renames
+            .iter()
+            .find(|(_, to)| to == name)
+            .map(|(from, _)| from)
+    };
     let mut changes = Vec::new();
     each_change(o.get("tools"), n.get("tools"), &["name"], |name, change| {
         let details = finish(match change {
             Change::Removed => vec![detail(
                 Severity::Breaking,
                 "",
-                match successor(name) {
-                    Some(new) => format!("tool removed (new tool \"{new}\" has its Rust name)"),
-                    None => "tool removed".to_string(),
+                match (renamed_to(name), successor(name)) {
+                    (Some(new), _) => format!(
+                        "tool renamed to \"{new}\" (removed; \"{new}\" is new with the same input and output schemas)"
+                    ),
+                    (None, Some(new)) => {
+                        format!("tool removed (new tool \"{new}\" has its Rust name)")
+                    }
+                    (None, None) => "tool removed".to_string(),
                 },
             )],
-            Change::Added(_) => vec![detail(Severity::Additive, "", "new tool")],
+            Change::Added(_) => vec![detail(
+                Severity::Additive,
+                "",
+                match renamed_from(name) {
+                    Some(old) => {
+                        format!("new tool: \"{old}\" renamed (the same input and output schemas)")
+                    }
+                    None => "new tool".to_string(),
+                },
+            )],
             Change::Changed(a, b) => {
                 let details = diff_tool(a, b);
                 if details.is_empty() && sets_sorted(a) != sets_sorted(b) {
@@ -325,7 +362,8 @@ pub fn classify(old: &Value, new: &Value) -> Report {
 
     let mut server = Vec::new();
     each_field(o, n, |key, x, y| match key {
-        "tools" => {}
+        // The fingerprints follow from the tools, whose changes are reported above.
+        "tools" | "fingerprints" => {}
         "server" => diff_server(x, y, &mut server),
         "prompts" => diff_prompts(x, y, &mut server),
         "resourceTemplates" => diff_templates(x, y, &mut server),
@@ -494,6 +532,48 @@ mod tests {
         );
         only(&r, Severity::Breaking, "", "tool removed");
         assert_eq!(r.changes[0].tool, "b");
+    }
+
+    #[test]
+    fn a_tool_removed_and_one_added_with_its_schemas_is_a_rename() {
+        let weather =
+            json!({"type": "object", "properties": {"city": string()}, "required": ["city"]});
+        let r = classify(
+            &doc(
+                json!([{"name": "get_weather", "description": "Weather.", "inputSchema": weather},
+                {"name": "keep", "inputSchema": {"type": "object"}}]),
+            ),
+            &doc(
+                json!([{"name": "forecast", "description": "Weather now.", "inputSchema": weather},
+                {"name": "keep", "inputSchema": {"type": "object"}},
+                {"name": "fresh", "inputSchema": {"type": "object", "properties": {"q": string()}}}]),
+            ),
+        );
+        let by_tool: Vec<(&str, Severity, &str)> = r
+            .changes
+            .iter()
+            .map(|c| (c.tool.as_str(), c.severity, c.headline()))
+            .collect();
+        assert_eq!(
+            by_tool,
+            [
+                (
+                    "forecast",
+                    Severity::Additive,
+                    "new tool: \"get_weather\" renamed (the same input and output schemas)"
+                ),
+                ("fresh", Severity::Additive, "new tool"),
+                (
+                    "get_weather",
+                    Severity::Breaking,
+                    "tool renamed to \"forecast\" (removed; \"forecast\" is new with the same input and output schemas)"
+                ),
+            ]
+        );
+        // The `fingerprints` key follows the tools: never a change of its own.
+        let mut with_prints = doc(json!([{"name": "a"}]));
+        with_prints["fingerprints"] = json!({"a": {"model": "1", "schema": "2"}});
+        assert!(classify(&doc(json!([{"name": "a"}])), &with_prints).is_empty());
     }
 
     #[test]

@@ -105,6 +105,8 @@ impl ModelPolicy {
 /// model = "openai/gpt-5"
 /// servers = ["github", "fetch"]
 /// tools = ["github.search_code", "fetch.fetch"]   # optional
+/// unreviewed_tools = false   # optional: offer live tools missing from a server's fixture
+/// require_fixture = false    # optional: refuse a server without a fixture
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AgentConfig {
@@ -117,6 +119,11 @@ pub struct AgentConfig {
     /// If set, only these tools of those servers: `alias.tool`, exported names or
     /// unambiguous short names.
     pub tools: Option<Vec<String>>,
+    /// The agent is offered (and may call) live tools missing from their server's fixture
+    /// (default false: only reviewed tools).
+    pub unreviewed_tools: bool,
+    /// The agent may use only servers that have a fixture (default false).
+    pub require_fixture: bool,
 }
 
 impl AgentConfig {
@@ -131,7 +138,21 @@ impl AgentConfig {
             model,
             servers: servers.into_iter().map(Into::into).collect(),
             tools: None,
+            unreviewed_tools: false,
+            require_fixture: false,
         }
+    }
+
+    /// Sets [`AgentConfig::unreviewed_tools`].
+    pub fn with_unreviewed_tools(mut self, allow: bool) -> Self {
+        self.unreviewed_tools = allow;
+        self
+    }
+
+    /// Sets [`AgentConfig::require_fixture`].
+    pub fn with_require_fixture(mut self, require: bool) -> Self {
+        self.require_fixture = require;
+        self
     }
 
     /// Restricts the agent to these tools.
@@ -161,6 +182,10 @@ pub(super) struct RawAgent {
     model: String,
     servers: Vec<String>,
     tools: Option<Vec<String>>,
+    #[serde(default, alias = "unreviewedTools")]
+    unreviewed_tools: bool,
+    #[serde(default, alias = "requireFixture")]
+    require_fixture: bool,
 }
 
 /// Adds one `[models.<key>]` entry to `policy`; the error is the message of a registry
@@ -243,6 +268,8 @@ impl RawAgent {
             model,
             servers,
             tools,
+            unreviewed_tools: self.unreviewed_tools,
+            require_fixture: self.require_fixture,
         })
     }
 }

@@ -14,6 +14,8 @@
 //!   tool_timeouts = { search_code = 120 }  # per-tool idle deadlines (seconds)
 //!   connect_timeout = 10             # seconds for start-up + initialize (default 30)
 //!   drift = "warn"                   # live tools ≠ fixture: "warn" | "error" | "ignore"
+//!   unreviewed_tools = false         # a toolbox offers live tools missing from the fixture
+//!   require_fixture = false          # a toolbox refuses to start without the fixture
 //!   protocol = "auto"                # or "2025-11-25" (initialize) / "2026-07-28" (stateless)
 //!   required = false                 # a failure to connect is an error, not a warning
 //!   tools = ["create_issue"]         # optional allowlist
@@ -164,6 +166,10 @@ pub struct ServerConfig {
     connect_timeout: Option<Duration>,
     /// What a drift between the live tool list and the compiled fixture does.
     drift: DriftPolicy,
+    /// A toolbox offers live tools that are not in the server's fixture.
+    unreviewed_tools: bool,
+    /// A toolbox refuses to start without the server's fixture.
+    require_fixture: bool,
     /// Which protocol revision to negotiate.
     protocol: Protocol,
     /// How an access token is obtained (HTTP servers only).
@@ -308,6 +314,8 @@ impl fmt::Debug for ServerConfig {
             .field("tool_timeouts", &self.tool_timeouts)
             .field("connect_timeout", &self.connect_timeout)
             .field("drift", &self.drift)
+            .field("unreviewed_tools", &self.unreviewed_tools)
+            .field("require_fixture", &self.require_fixture)
             .field("protocol", &self.protocol)
             .field("auth", &self.auth)
             .field("limits", &self.limits)
@@ -350,6 +358,8 @@ impl ServerConfig {
             tool_timeouts: BTreeMap::new(),
             connect_timeout: None,
             drift: DriftPolicy::default(),
+            unreviewed_tools: false,
+            require_fixture: false,
             protocol: Protocol::Auto,
             auth: None,
             limits: Limits::default(),
@@ -431,9 +441,25 @@ impl ServerConfig {
     }
 
     /// What a drift between the live tool list and the compiled fixture does
-    /// (`drift = "warn" | "error" | "ignore"`; default `warn`).
+    /// (`drift = "warn" | "error" | "ignore"`; default `warn`). In a toolbox, per tool:
+    /// `warn` refuses a tool whose change is BREAKING and offers the reviewed definition of
+    /// one whose change is not (with one warning), `error` refuses a tool at any change,
+    /// `ignore` offers the reviewed definitions whatever changed.
     pub fn drift(&self) -> DriftPolicy {
         self.drift
+    }
+
+    /// Whether a toolbox offers this server's live tools that are not in its fixture
+    /// (`unreviewed_tools = true`; default false: they are neither offered nor callable).
+    pub fn unreviewed_tools(&self) -> bool {
+        self.unreviewed_tools
+    }
+
+    /// Whether a toolbox refuses to start without this server's fixture
+    /// (`require_fixture = true`; default false: a server without one is offered as it is
+    /// live, with a warning).
+    pub fn require_fixture(&self) -> bool {
+        self.require_fixture
     }
 
     /// Which MCP protocol revision the session negotiates (`protocol = "auto"`, the
@@ -566,6 +592,18 @@ impl ServerConfig {
     /// Sets [`ServerConfig::function_call_wrapper`].
     pub fn with_function_call_wrapper(mut self, wrapper: bool) -> Self {
         self.function_call_wrapper = wrapper;
+        self
+    }
+
+    /// Sets [`ServerConfig::unreviewed_tools`].
+    pub fn with_unreviewed_tools(mut self, allow: bool) -> Self {
+        self.unreviewed_tools = allow;
+        self
+    }
+
+    /// Sets [`ServerConfig::require_fixture`].
+    pub fn with_require_fixture(mut self, require: bool) -> Self {
+        self.require_fixture = require;
         self
     }
 

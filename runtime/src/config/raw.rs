@@ -108,6 +108,10 @@ pub(super) struct RawServer {
     #[serde(alias = "connectTimeout")]
     connect_timeout: Option<Seconds>,
     drift: Option<DriftPolicy>,
+    #[serde(default, alias = "unreviewedTools")]
+    unreviewed_tools: bool,
+    #[serde(default, alias = "requireFixture")]
+    require_fixture: bool,
     protocol: Option<Protocol>,
     #[serde(alias = "maxMessageBytes")]
     max_message_bytes: Option<Bytes>,
@@ -263,6 +267,8 @@ impl RawServer {
                 .collect(),
             connect_timeout: self.connect_timeout.map(|t| t.0),
             drift: self.drift.unwrap_or_default(),
+            unreviewed_tools: self.unreviewed_tools,
+            require_fixture: self.require_fixture,
             protocol: self.protocol.unwrap_or_default(),
             limits: {
                 let mut limits = super::Limits::default();

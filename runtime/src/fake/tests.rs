@@ -21,6 +21,8 @@ const TOOLS: &[TypedTool] = &[
     TypedTool {
         name: "add",
         description: None,
+        title: None,
+        annotations: None,
         input_schema: r#"{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"required":["a","b"],"additionalProperties":false}"#,
         output_schema: Some(
             r#"{"type":"object","properties":{"sum":{"type":"integer"}},"required":["sum"]}"#,
@@ -33,6 +35,8 @@ const TOOLS: &[TypedTool] = &[
     TypedTool {
         name: "raw",
         description: None,
+        title: None,
+        annotations: None,
         input_schema: r#"{"type":"object","properties":{"n":{"type":"integer"}}}"#,
         output_schema: None,
         openai_name: "mcp_t_raw",
@@ -43,6 +47,8 @@ const TOOLS: &[TypedTool] = &[
     TypedTool {
         name: "now",
         description: None,
+        title: None,
+        annotations: None,
         input_schema: r#"{"type":"object"}"#,
         output_schema: None,
         openai_name: "mcp_t_now",

@@ -100,6 +100,38 @@ pub fn check_rules(
 /// names (`alias.tool`, an exported name or an unambiguous short name).
 fn scope_of(config: &AgentConfig, snap: &Snapshot) -> Result<Scope, Error> {
     let mut scope = Scope::new(&config.name, config.servers.iter().cloned().collect());
+    scope.unreviewed = config.unreviewed_tools;
+    if config.require_fixture {
+        let bare: Vec<&str> = config
+            .servers
+            .iter()
+            .filter(|alias| {
+                snap.slots
+                    .get(alias.as_str())
+                    .is_some_and(|slot| slot.reviewed.is_none())
+            })
+            .map(String::as_str)
+            .collect();
+        if !bare.is_empty() {
+            return Err(Error::toolbox(
+                ErrorKind::Config,
+                format!(
+                    "agent \"{}\" requires a fixture for each of its servers (`require_fixture = true`), and {} ha{} none; run {} to record {}",
+                    config.name,
+                    bare.iter()
+                        .map(|a| format!("\"{a}\""))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    if bare.len() == 1 { "s" } else { "ve" },
+                    mcp_bindgen_core::project::either_command(&format!(
+                        "snapshot {}",
+                        bare.join(" ")
+                    )),
+                    if bare.len() == 1 { "it" } else { "them" },
+                ),
+            ));
+        }
+    }
     let Some(list) = &config.tools else {
         return Ok(scope);
     };

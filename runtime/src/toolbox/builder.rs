@@ -1,6 +1,7 @@
 //! Start-up: which servers, which options; connecting them all in parallel.
 
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
 use serde_json::Value;
@@ -8,6 +9,7 @@ use serde_json::Value;
 use super::catalog::{Slot, Snapshot};
 use super::lifecycle::connect_one;
 use super::local::LocalTool;
+use super::review::Reviewed;
 use super::{EnvLookup, Inner, SkippedServer, Toolbox, ToolboxOptions, TypedTool};
 use crate::config::ServerConfig;
 use crate::error::{Error, ErrorKind};
@@ -31,6 +33,10 @@ pub struct ToolboxBuilder {
     pub(super) local_error: Option<Error>,
     /// Fakes that answer in place of servers, by alias.
     pub(super) fakes: BTreeMap<String, FakeServer>,
+    /// Where `<alias>.json` fixtures are read (the registry's directory).
+    pub(super) fixtures_dir: Option<PathBuf>,
+    /// Fixtures given in code, by alias: `(where, text)`.
+    pub(super) fixtures: BTreeMap<String, (String, String)>,
 }
 
 impl std::fmt::Debug for ToolboxBuilder {
@@ -141,6 +147,27 @@ impl ToolboxBuilder {
     /// its live `tools/list` replaces them.
     pub fn lazy_with_tools(mut self, alias: impl Into<String>, tools: Vec<Value>) -> Self {
         self.lazy.insert(alias.into(), tools);
+        self
+    }
+
+    /// Reads each server's fixture, `<alias>.json`, from `dir` instead of the registry's
+    /// directory (where `snapshot` writes them: `fixtures/`). A server with a fixture
+    /// offers models its reviewed tools only ([`Toolbox`]: "What the model sees").
+    pub fn fixtures_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.fixtures_dir = Some(dir.into());
+        self
+    }
+
+    /// The fixture of server `alias`, as JSON text (e.g. `include_str!("../fixtures/github.json")`,
+    /// so a deployed binary carries what was reviewed); it takes precedence over the
+    /// fixtures directory. A fixture that does not parse makes [`ToolboxBuilder::connect`]
+    /// fail.
+    pub fn fixture(mut self, alias: impl Into<String>, json: impl Into<String>) -> Self {
+        let alias = alias.into();
+        self.fixtures.insert(
+            alias.clone(),
+            (format!("the fixture given for \"{alias}\""), json.into()),
+        );
         self
     }
 
@@ -352,6 +379,29 @@ impl ToolboxBuilder {
                 ));
             }
         }
+        // The reviewed tools of each untyped server: what its model may see.
+        let mut reviewed: BTreeMap<String, Reviewed> = BTreeMap::new();
+        for cfg in &servers {
+            let alias = cfg.alias();
+            if self.typed.contains_key(alias) || self.fakes.contains_key(alias) {
+                continue;
+            }
+            if let Some(r) = self.read_fixture(alias)? {
+                reviewed.insert(alias.to_string(), r);
+            } else if cfg.require_fixture() {
+                return Err(Error::toolbox(
+                    ErrorKind::Config,
+                    format!(
+                        "server \"{alias}\" requires a fixture (`require_fixture = true`) and has none{}; run {} to record its tools for review",
+                        self.fixtures_dir
+                            .as_deref()
+                            .map(|d| format!(" at {}", d.join(format!("{alias}.json")).display()))
+                            .unwrap_or_default(),
+                        mcp_bindgen_core::project::either_command(&format!("snapshot {alias}"))
+                    ),
+                ));
+            }
+        }
         let lookup: EnvLookup = self
             .lookup
             .clone()
@@ -381,6 +431,7 @@ impl ToolboxBuilder {
         for (cfg, result) in servers.into_iter().zip(results) {
             let typed = self.typed.get(cfg.alias()).copied();
             let fake = self.fakes.get(cfg.alias()).cloned();
+            let fixture = reviewed.remove(cfg.alias());
             let slot = match (fake, result) {
                 (Some(fake), _) => Slot::with_fake(cfg, fake),
                 (None, Ok(Some((session, tools, extras)))) => {
@@ -411,6 +462,7 @@ impl ToolboxBuilder {
                     Slot::new(cfg, None, Vec::new(), typed, Some(reason))
                 }
             };
+            let slot = slot.with_reviewed(fixture);
             match (&slot.session, slot.lazy) {
                 _ if slot.is_fake() => tracing::info!(
                     server = %slot.config.alias(),
@@ -482,6 +534,63 @@ impl ToolboxBuilder {
         ));
         Ok(toolbox)
     }
+}
+
+impl ToolboxBuilder {
+    /// The reviewed tools of `alias`: the fixture given in code, else `<alias>.json` of the
+    /// fixtures directory, else none. A fixture that cannot be read is an error (a toolbox
+    /// never falls back to the live tools of a server it was told the fixture of).
+    fn read_fixture(&self, alias: &str) -> Result<Option<Reviewed>, Error> {
+        let (path, bytes) = match self.fixtures.get(alias) {
+            Some((source, text)) => (PathBuf::from(source), text.as_bytes().to_vec()),
+            None => {
+                let Some(path) = self
+                    .fixtures_dir
+                    .as_deref()
+                    .map(|d| d.join(format!("{alias}.json")))
+                    .filter(|p| p.is_file())
+                else {
+                    return Ok(None);
+                };
+                let bytes = std::fs::read(&path).map_err(|e| {
+                    Error::toolbox(
+                        ErrorKind::Config,
+                        format!("cannot read the fixture {}: {e}", path.display()),
+                    )
+                })?;
+                (path, bytes)
+            }
+        };
+        let fixture =
+            mcp_bindgen_core::fixture::Fixture::from_slice(&bytes, &path).map_err(|e| {
+                Error::toolbox(
+                    ErrorKind::Config,
+                    format!(
+                        "server \"{alias}\": {e}; run {} to write it again",
+                        mcp_bindgen_core::project::either_command(&format!("snapshot {alias}"))
+                    ),
+                )
+            })?;
+        let stale = fixture.stale_fingerprints();
+        if !stale.is_empty() {
+            tracing::warn!(
+                server = %alias,
+                "{}: the fingerprints of {} do not match their definitions (edited by hand?); the definitions are what the model sees; run {} to write the fixture again",
+                path.display(),
+                stale.join(", "),
+                mcp_bindgen_core::project::either_command(&format!("snapshot {alias}"))
+            );
+        }
+        Ok(Some(Reviewed::from_fixture(relative(&path), &fixture)))
+    }
+}
+
+/// `path` relative to the current directory when it is inside it (shorter messages).
+fn relative(path: &Path) -> &Path {
+    std::env::current_dir()
+        .ok()
+        .and_then(|cwd| path.strip_prefix(cwd).ok())
+        .unwrap_or(path)
 }
 
 /// The configuration of a fake's server when the registry has none of its alias (its

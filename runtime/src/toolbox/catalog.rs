@@ -9,6 +9,7 @@ use serde_json::{Map, Value, json};
 use super::local::LocalTool;
 use super::names::{self, NameCollision};
 use super::provider::{Format, model_definition, openai};
+use super::review::{self, Reviewed};
 use super::scope::Scope;
 use super::{ServerState, Toolbox, ToolboxOptions, TypedTool};
 use crate::config::ServerConfig;
@@ -80,6 +81,11 @@ pub(super) struct Slot {
     /// ([`ToolboxBuilder::add_fake`](super::ToolboxBuilder::add_fake)): no session, never
     /// connected, always active; its tools are `typed`.
     pub(super) fake: Option<FakeServer>,
+    /// The reviewed tools (its fixture's, or `typed`): what the model may see. `None`: no
+    /// fixture, the live tools are offered unreviewed.
+    pub(super) reviewed: Option<Arc<Reviewed>>,
+    /// The warnings already given (each once per toolbox); shared by every version.
+    pub(super) warned: Arc<Mutex<BTreeSet<String>>>,
 }
 
 impl Slot {
@@ -90,7 +96,10 @@ impl Slot {
         typed: Option<&'static [TypedTool]>,
         error: Option<String>,
     ) -> Slot {
+        let reviewed = typed.map(|t| Arc::new(Reviewed::from_typed(config.alias(), t)));
         Slot {
+            reviewed,
+            warned: Arc::default(),
             config,
             session,
             tools,
@@ -136,6 +145,34 @@ impl Slot {
             prompts: self.prompts.clone(),
             resources: self.resources.clone(),
             fake: self.fake.clone(),
+            reviewed: self.reviewed.clone(),
+            warned: self.warned.clone(),
+        }
+    }
+
+    /// With these reviewed tools (a fixture's).
+    pub(super) fn with_reviewed(mut self, reviewed: Option<Reviewed>) -> Slot {
+        if let Some(r) = reviewed {
+            self.reviewed = Some(Arc::new(r));
+        }
+        self
+    }
+
+    /// Warns once per toolbox: through `tracing`, or on stderr when the program has no
+    /// `tracing` subscriber (it would never see the warning).
+    pub(super) fn warn_once(&self, text: String) {
+        let first = self
+            .warned
+            .lock()
+            .map(|mut w| w.insert(text.clone()))
+            .unwrap_or(false);
+        if !first {
+            return;
+        }
+        let alias = self.config.alias();
+        tracing::warn!(server = %alias, "{text}");
+        if !tracing::dispatcher::has_been_set() {
+            eprintln!("warning: server \"{alias}\": {text}");
         }
     }
 
@@ -170,6 +207,11 @@ pub(super) struct Entry {
     pub(super) local: Option<LocalTool>,
     /// What a call of the entry does on its server.
     pub(super) kind: Kind,
+    /// A live tool that was never reviewed, which only an agent that allows unreviewed
+    /// tools sees.
+    pub(super) unreviewed: bool,
+    /// The live definition tells the model other words than the reviewed one offered.
+    pub(super) words_differ: bool,
 }
 
 /// What an exported entry of a server is.
@@ -200,6 +242,8 @@ pub(super) struct Snapshot {
     pub(super) by_pair: BTreeMap<(String, String), usize>,
     pub(super) by_short: BTreeMap<String, Vec<usize>>,
     pub(super) collisions: Vec<NameCollision>,
+    /// Reviewed tools refused (a breaking change, a removal), by `(server, tool)`: why.
+    pub(super) withheld: BTreeMap<(String, String), String>,
 }
 
 pub(super) struct Candidate {
@@ -210,6 +254,8 @@ pub(super) struct Candidate {
     pub(super) input_schema: Value,
     pub(super) typed: Option<&'static TypedTool>,
     pub(super) kind: Kind,
+    pub(super) unreviewed: bool,
+    pub(super) words_differ: bool,
 }
 
 impl Snapshot {
@@ -219,18 +265,23 @@ impl Snapshot {
         options: &ToolboxOptions,
     ) -> Snapshot {
         let mut candidates: Vec<Candidate> = Vec::new();
+        let mut withheld = BTreeMap::new();
         for slot in slots.values() {
             if slot.session.is_none() && !slot.lazy && !slot.is_fake() {
                 continue;
             }
             let filter = options.filters.get(slot.config.alias());
+            let listing = server_candidates(slot);
             candidates.extend(
-                server_candidates(slot).into_iter().filter(|c| {
+                listing.candidates.into_iter().filter(|c| {
                     c.kind != Kind::Tool || filter.is_none_or(|f| f.keeps(&c.definition))
                 }),
             );
+            withheld.extend(listing.withheld);
         }
-        Snapshot::build_from(slots, locals, candidates, options)
+        let mut snapshot = Snapshot::build_from(slots, locals, candidates, options);
+        snapshot.withheld = withheld;
+        snapshot
     }
 
     pub(super) fn build_from(
@@ -257,6 +308,7 @@ impl Snapshot {
             by_pair: BTreeMap::new(),
             by_short: BTreeMap::new(),
             collisions: assignment.collisions.clone(),
+            withheld: BTreeMap::new(),
         };
         for c in candidates {
             let key = (c.server.clone(), c.tool.clone());
@@ -316,6 +368,8 @@ impl Snapshot {
                 typed: c.typed,
                 local: None,
                 kind: c.kind,
+                unreviewed: c.unreviewed,
+                words_differ: c.words_differ,
             });
         }
         for (name, local) in &locals {
@@ -353,6 +407,8 @@ impl Snapshot {
                 typed: None,
                 local: Some(local.clone()),
                 kind: Kind::Tool,
+                unreviewed: false,
+                words_differ: false,
             });
         }
         snapshot.locals = locals;
@@ -363,17 +419,45 @@ impl Snapshot {
         self.entries.get(index)
     }
 
+    /// The refusal of a reviewed tool this snapshot withholds (a breaking change, a
+    /// removal) that `name` designates: `alias.tool`, its exported name or its short name.
+    fn withheld_refusal(&self, name: &str, scope: Option<&Scope>) -> Option<Error> {
+        let ((server, _), why) = self.withheld.iter().find(|((server, tool), _)| {
+            scope.is_none_or(|s| s.allows(server, tool))
+                && (name == format!("{server}.{tool}")
+                    || name == tool
+                    || name == mcp_bindgen_core::naming::openai_name(server, tool))
+        })?;
+        Some(Error::Drift {
+            server: server.clone(),
+            summary: why.clone(),
+        })
+    }
+
+    /// The refusal of an unreviewed tool an agent that allows none asks for.
+    fn unreviewed_refusal(&self, e: &Entry) -> Error {
+        Error::NotReviewed {
+            server: e.tool.server.clone(),
+            tool: e.tool.tool.clone(),
+            reviewed: self
+                .slots
+                .get(&e.tool.server)
+                .and_then(|s| s.reviewed.as_ref())
+                .map_or_else(|| "its fixture".to_string(), |r| r.source.clone()),
+        }
+    }
+
     /// Resolves a name among the tools `visible` accepts. Tools outside it are reported as
     /// [`ErrorKind::NotAllowed`] (with `scope` naming the agent).
     pub(super) fn resolve(&self, name: &str, scope: Option<&Scope>) -> Result<usize, Error> {
-        let visible = |i: usize| {
-            scope.is_none_or(|s| {
-                self.entries
-                    .get(i)
-                    .is_some_and(|e| s.allows(&e.tool.server, &e.tool.tool))
-            })
-        };
+        let visible = |i: usize| self.entries.get(i).is_some_and(|e| visible(e, scope));
         let refuse = |i: usize| -> Error {
+            if let Some(e) = self.entries.get(i)
+                && scope.is_none_or(|s| s.allows(&e.tool.server, &e.tool.tool))
+                && e.unreviewed
+            {
+                return self.unreviewed_refusal(e);
+            }
             let (server, tool) = self
                 .entries
                 .get(i)
@@ -427,6 +511,9 @@ impl Snapshot {
                 }
             }
         }
+        if let Some(refusal) = self.withheld_refusal(name, scope) {
+            return Err(refusal);
+        }
         let names: Vec<&str> = self
             .entries
             .iter()
@@ -452,48 +539,125 @@ impl Snapshot {
     }
 }
 
-/// The tools a connected server exports, before naming.
-pub(super) fn server_candidates(slot: &Slot) -> Vec<Candidate> {
+/// Whether a model of `scope` (`None`: the toolbox's own) sees the entry: the agent's tool,
+/// and reviewed unless the agent allows unreviewed tools.
+pub(super) fn visible(e: &Entry, scope: Option<&Scope>) -> bool {
+    scope.is_none_or(|s| s.allows(&e.tool.server, &e.tool.tool))
+        && (!e.unreviewed || scope.is_some_and(|s| s.unreviewed))
+}
+
+/// What a server exports, before naming, and the reviewed tools it withholds.
+pub(super) struct Listing {
+    pub(super) candidates: Vec<Candidate>,
+    /// `(server, tool)` → why it is refused.
+    pub(super) withheld: Vec<((String, String), String)>,
+}
+
+/// The tools a connected server exports, before naming: its reviewed tools as reviewed
+/// ([`review`]), or without a fixture its live `tools/list`.
+pub(super) fn server_candidates(slot: &Slot) -> Listing {
     let alias = slot.config.alias();
-    let live: BTreeMap<&str, &Value> = slot
-        .tools
-        .iter()
-        .filter_map(|t| t.get("name").and_then(Value::as_str).map(|n| (n, t)))
-        .collect();
     let mut out: Vec<Candidate> = Vec::new();
+    let mut withheld = Vec::new();
     let mut seen = BTreeSet::new();
-    match slot.typed {
-        Some(typed) => {
-            for t in typed {
-                if !slot.config.allows_tool(t.name) || !seen.insert(t.name.to_string()) {
+    match &slot.reviewed {
+        Some(reviewed) => {
+            // Before connecting (lazy, fake), every reviewed tool is offered.
+            let live = slot.session.as_ref().map(|_| slot.tools.as_slice());
+            let verdict = review::judge(reviewed, live, slot.config.drift());
+            let fix = |command: &str| {
+                mcp_bindgen_core::project::either_command(&format!("{command} {alias}"))
+            };
+            for warning in &verdict.warnings {
+                slot.warn_once(format!(
+                    "{warning}; run {} to see the changes, {} to accept them",
+                    fix("snapshot --check"),
+                    fix("snapshot")
+                ));
+            }
+            for (tool, why) in verdict.withheld {
+                if slot.config.allows_tool(&tool) {
+                    slot.warn_once(format!(
+                        "{why}; run {} to see the change",
+                        fix("snapshot --check")
+                    ));
+                    withheld.push(((alias.to_string(), tool), why));
+                }
+            }
+            let allow_unreviewed = slot.config.unreviewed_tools();
+            let unreviewed: Vec<&String> = verdict
+                .unreviewed
+                .iter()
+                .filter(|t| slot.config.allows_tool(t))
+                .collect();
+            if !unreviewed.is_empty() {
+                let names: Vec<String> = unreviewed.iter().map(|t| format!("\"{t}\"")).collect();
+                slot.warn_once(format!(
+                    "the server lists {} tool(s) that are not in {}: {}; {}; run {} to review them",
+                    names.len(),
+                    reviewed.source,
+                    names.join(", "),
+                    if allow_unreviewed {
+                        "offered unreviewed (`unreviewed_tools = true`)"
+                    } else {
+                        "they are neither offered nor callable"
+                    },
+                    fix("snapshot --check")
+                ));
+            }
+            for (name, offer) in &verdict.offered {
+                if !slot.config.allows_tool(name) || !seen.insert(name.clone()) {
                     continue;
                 }
-                let input_schema = t.input_schema_json();
-                let definition = match live.get(t.name) {
-                    Some(d) => (*d).clone(),
-                    // A fake has no live list: its definitions are the compile-time ones.
-                    None if slot.is_fake() => compiled_definition(t, &input_schema),
-                    None => {
-                        tracing::warn!(
-                            server = %alias, tool = t.name,
-                            "typed tool is not in the server's live tools/list (drift); run {}",
-                            mcp_bindgen_core::project::either_command(&format!("snapshot --check {alias}"))
-                        );
-                        compiled_definition(t, &input_schema)
-                    }
-                };
+                let typed = slot.typed.and_then(|t| t.iter().find(|t| t.name == name));
                 out.push(Candidate {
                     server: alias.to_string(),
-                    tool: t.name.to_string(),
-                    description: t.description.map(str::to_string),
-                    definition,
-                    input_schema,
-                    typed: Some(t),
+                    tool: name.clone(),
+                    description: offer
+                        .definition
+                        .get("description")
+                        .and_then(Value::as_str)
+                        .map(str::to_string),
+                    definition: offer.definition.clone(),
+                    input_schema: input_schema_of(offer.definition),
+                    typed,
                     kind: Kind::Tool,
+                    unreviewed: false,
+                    words_differ: offer.words_differ,
+                });
+            }
+            for name in unreviewed {
+                let Some(t) = slot
+                    .tools
+                    .iter()
+                    .find(|t| t.get("name").and_then(Value::as_str) == Some(name))
+                else {
+                    continue;
+                };
+                if !seen.insert(name.clone()) {
+                    continue;
+                }
+                out.push(Candidate {
+                    server: alias.to_string(),
+                    tool: name.clone(),
+                    description: t
+                        .get("description")
+                        .and_then(Value::as_str)
+                        .map(str::to_string),
+                    definition: t.clone(),
+                    input_schema: input_schema_of(t),
+                    typed: None,
+                    kind: Kind::Tool,
+                    unreviewed: !allow_unreviewed,
+                    words_differ: false,
                 });
             }
         }
         None => {
+            slot.warn_once(format!(
+                "no fixture: its live tools are offered to the model unreviewed (a server that changes its descriptions or adds tools reaches the model unseen); run {} to record them for review",
+                mcp_bindgen_core::project::either_command(&format!("snapshot {alias}"))
+            ));
             for t in &slot.tools {
                 let Some(name) = t.get("name").and_then(Value::as_str) else {
                     continue;
@@ -513,28 +677,28 @@ pub(super) fn server_candidates(slot: &Slot) -> Vec<Candidate> {
                         .and_then(Value::as_str)
                         .map(str::to_string),
                     definition: t.clone(),
-                    input_schema: match t.get("inputSchema") {
-                        Some(s @ (Value::Object(_) | Value::Bool(_))) => s.clone(),
-                        _ => json!({}),
-                    },
+                    input_schema: input_schema_of(t),
                     typed: None,
                     kind: Kind::Tool,
+                    unreviewed: false,
+                    words_differ: false,
                 });
             }
         }
     }
     out.extend(extra_candidates(slot, &seen));
-    out
+    Listing {
+        candidates: out,
+        withheld,
+    }
 }
 
-/// The MCP definition of a typed tool, from its compile-time constants (for a tool missing
-/// from the live list, or a fake's).
-fn compiled_definition(t: &TypedTool, input_schema: &Value) -> Value {
-    let mut d = json!({"name": t.name, "inputSchema": input_schema});
-    if let Some(desc) = t.description {
-        d["description"] = json!(desc);
+/// A tool's input schema (`{}` when it has none or a bad one).
+fn input_schema_of(tool: &Value) -> Value {
+    match tool.get("inputSchema") {
+        Some(s @ (Value::Object(_) | Value::Bool(_))) => s.clone(),
+        _ => json!({}),
     }
-    d
 }
 
 // ---------------------------------------------------------------------------------------
@@ -589,6 +753,8 @@ fn extra_candidates(slot: &Slot, taken: &BTreeSet<String>) -> Vec<Candidate> {
             input_schema,
             typed: None,
             kind,
+            unreviewed: false,
+            words_differ: false,
         });
     };
     for prompt in &slot.prompts {
@@ -675,7 +841,7 @@ impl Toolbox {
         self.snapshot()
             .entries
             .iter()
-            .filter(|e| scope.is_none_or(|s| s.allows(&e.tool.server, &e.tool.tool)))
+            .filter(|e| visible(e, scope))
             .map(|e| e.tool.clone())
             .collect()
     }

@@ -209,7 +209,7 @@ fn search(snap: &Snapshot, scope: Option<&Scope>, query: &str, limit: usize) -> 
     let mut scored: Vec<(usize, &Entry)> = snap
         .entries
         .iter()
-        .filter(|e| scope.is_none_or(|s| s.allows(&e.tool.server, &e.tool.tool)))
+        .filter(|e| super::catalog::visible(e, scope))
         .filter_map(|e| {
             let t = &e.tool;
             let name = format!("{} {}", t.exported, t.tool).to_lowercase();

@@ -13,6 +13,7 @@ use super::provider::connector::{
     Approval, Connector, ConnectorExport, Refused, RemoteServer, connector_export,
 };
 use super::provider::{self, Fallback, Format, ToolExport};
+use super::review::Reviewed;
 use super::scope::Scope;
 use super::{Toolbox, ToolboxOptions};
 use crate::config::ServerConfig;
@@ -94,7 +95,19 @@ impl Toolbox {
         let scope = self.scope();
         let mut servers = Vec::new();
         let mut refused = Vec::new();
-        for server in native(&snap, scope) {
+        // A provider's connector reads the server's own tools/list: a tool whose live words
+        // differ from the reviewed ones would reach the model unreviewed, so it is left out.
+        let differ: std::collections::BTreeSet<(&str, &str)> = snap
+            .entries
+            .iter()
+            .filter(|e| e.words_differ)
+            .map(|e| (e.tool.server.as_str(), e.tool.tool.as_str()))
+            .collect();
+        for mut server in native(&snap, scope) {
+            server.tools.retain(|t| {
+                let name = t.get("name").and_then(Value::as_str).unwrap_or("");
+                !differ.contains(&(server.alias.as_str(), name))
+            });
             let Some((url, headers)) = server.session.http_target() else {
                 refused.push(Refused::stdio(server.alias));
                 continue;
@@ -170,7 +183,7 @@ pub(super) fn export(
     let mut entries: Vec<&Entry> = snap
         .entries
         .iter()
-        .filter(|e| scope.is_none_or(|s| s.allows(&e.tool.server, &e.tool.tool)))
+        .filter(|e| super::catalog::visible(e, scope))
         .filter(|e| view.is_none_or(|v| v.exports(e)))
         .collect();
     entries.sort_by(|a, b| a.tool.exported.cmp(&b.tool.exported));
@@ -225,7 +238,7 @@ pub(super) fn native(snap: &Snapshot, scope: Option<&Scope>) -> Vec<NativeServer
                 .entries
                 .iter()
                 .filter(|e| e.tool.server == slot.config.alias())
-                .filter(|e| scope.is_none_or(|s| s.allows(&e.tool.server, &e.tool.tool)))
+                .filter(|e| super::catalog::visible(e, scope))
                 .map(|e| e.tool.definition.clone())
                 .collect();
             Some(NativeServer {
@@ -250,19 +263,23 @@ pub fn export_offline(
         .map(|(alias, tools)| {
             (
                 alias.clone(),
-                Arc::new(Slot::new(
-                    ServerConfig::stdio(alias.clone(), "", Vec::new()),
-                    None,
-                    tools.clone(),
-                    None,
-                    None,
-                )),
+                Arc::new(
+                    Slot::new(
+                        ServerConfig::stdio(alias.clone(), "", Vec::new()),
+                        None,
+                        Vec::new(),
+                        None,
+                        None,
+                    )
+                    // The tools given are the reviewed ones: exported as they are.
+                    .with_reviewed(Some(Reviewed::from_tools(alias, tools))),
+                ),
             )
         })
         .collect();
     let mut candidates = Vec::new();
     for slot in slots.values() {
-        candidates.extend(server_candidates(slot));
+        candidates.extend(server_candidates(slot).candidates);
     }
     let snap = Snapshot::build_from(slots, BTreeMap::new(), candidates, options);
     (

@@ -40,6 +40,8 @@ const fn tool(
 
 const ADD: TypedTool = TypedTool {
     description: Some("Adds two numbers."),
+    title: None,
+    annotations: None,
     output_schema: Some(
         r#"{"type":"object","properties":{"sum":{"type":"number"}},"required":["sum"]}"#,
     ),

@@ -50,6 +50,7 @@ mod lifecycle;
 mod local;
 pub mod names;
 pub mod provider;
+mod review;
 mod scope;
 mod text;
 pub(crate) mod typed;
@@ -282,6 +283,14 @@ impl Toolbox {
     pub fn builder(registry: &Registry) -> ToolboxBuilder {
         let mut builder = Self::from_servers(registry.servers().to_vec());
         builder.disabled = registry.disabled().to_vec();
+        // `snapshot` writes a registry's fixtures next to it (`fixtures/`).
+        builder.fixtures_dir = registry.path.parent().map(|d| {
+            if d.as_os_str().is_empty() {
+                std::path::PathBuf::from(".")
+            } else {
+                d.to_path_buf()
+            }
+        });
         builder
     }
 
@@ -299,6 +308,8 @@ impl Toolbox {
             lazy: BTreeMap::new(),
             disabled: Vec::new(),
             fakes: BTreeMap::new(),
+            fixtures_dir: None,
+            fixtures: BTreeMap::new(),
         }
     }
 

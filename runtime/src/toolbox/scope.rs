@@ -30,6 +30,8 @@ pub(super) struct Scope {
     agent: String,
     servers: BTreeSet<String>,
     tools: Option<BTreeSet<(String, String)>>,
+    /// The agent sees live tools missing from their server's fixture.
+    pub(super) unreviewed: bool,
 }
 
 impl Scope {
@@ -39,6 +41,7 @@ impl Scope {
             agent: agent.to_string(),
             servers,
             tools: None,
+            unreviewed: false,
         }
     }
 

@@ -129,6 +129,8 @@ async fn tools_with_invalid_x_mcp_headers_are_left_out_on_every_wire() {
 static FIXTURE: [TypedTool; 1] = [TypedTool {
     name: "region",
     description: None,
+    title: None,
+    annotations: None,
     input_schema: r#"{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}},"required":["region"]}"#,
     output_schema: None,
     openai_name: "mcp_faults_region",

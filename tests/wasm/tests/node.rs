@@ -190,6 +190,8 @@ async fn a_wrong_token_is_refused_and_never_shown() {
 static REGION: [TypedTool; 1] = [TypedTool {
     name: "region",
     description: None,
+    title: None,
+    annotations: None,
     input_schema: r#"{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}},"required":["region"]}"#,
     output_schema: None,
     openai_name: "mcp_faults_region",
