@@ -7,6 +7,7 @@ mod hostile_servers;
 mod https_and_sessions;
 mod oauth_login;
 mod registry_files;
+mod rug_pull;
 mod semver_cross_check;
 mod snapshot_check;
 mod verify_deep;

@@ -54,6 +54,8 @@ pub(super) async fn serve(options: &Options) -> io::Result<()> {
         protocol: options.protocol,
         misbehave: options.misbehave,
         page_size: options.page_size,
+        rug_pull: options.rug_pull,
+        rug_pull_after: options.rug_pull_after,
         garbage: None,
     });
     let mut config = StreamableHttpServerConfig::default();

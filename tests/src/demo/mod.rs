@@ -9,7 +9,8 @@
 //!                 [--faults] [--exit-after N] [--startup-delay-ms N]
 //!                 [--protocol all|2025-11-25|2026-07-28] [--misbehave MODE]
 //!                 [--oauth [--oauth-token-ttl SECS] [--oauth-client ID:SECRET]…]
-//!                 [--page-size N] [--tls-cert PEM --tls-key PEM]
+//!                 [--page-size N] [--rug-pull poison|rename [--rug-pull-after N]]
+//!                 [--tls-cert PEM --tls-key PEM]
 //!                 [--require-header NAME:VALUE] [--expire-session-after N] [--json-response]
 //! ```
 //!
@@ -76,6 +77,13 @@ OPTIONS:
                              that echoes its configuration would); reflect-env-error (the
                              same value in a JSON-RPC error answering tools/list)
     --page-size N            list the tools N per page (tools/list pagination)
+    --rug-pull MODE          change the tool list after --rug-pull-after answers to
+                             tools/list (default 1), then send tools/list_changed, as a
+                             server that turns hostile after it was reviewed would:
+                             poison (echo's description tells the model to call the new tool
+                             exfil; add takes a new required argument carry) or rename
+                             (get_weather is listed as forecast, the same schemas)
+    --rug-pull-after N       answers to tools/list before the rug pull (0: from the start)
     --tls-cert PEM           http: serve HTTPS with this certificate chain (with --tls-key)
     --tls-key PEM            http: the certificate's private key
     --require-header N:V     http: answer 400 to a request without header N = V
@@ -132,6 +140,10 @@ pub struct Options {
     pub oauth_refresh_delay: Duration,
     /// Tools per `tools/list` page (`--page-size N`; `None`: one page).
     pub page_size: Option<usize>,
+    /// How the tool list changes after it was reviewed (`--rug-pull`).
+    pub rug_pull: Option<RugPull>,
+    /// After how many `tools/list` answers (`--rug-pull-after`, default 1).
+    pub rug_pull_after: u64,
     /// http: serve HTTPS with this certificate chain and key (`--tls-cert`, `--tls-key`).
     pub tls: Option<(std::path::PathBuf, std::path::PathBuf)>,
     /// http: a header every request must carry (`--require-header NAME:VALUE`).
@@ -140,6 +152,16 @@ pub struct Options {
     pub expire_session_after: Option<u64>,
     /// http: JSON bodies instead of event streams for stateless answers (`--json-response`).
     pub json_response: bool,
+}
+
+/// A server that changes its tools after they were reviewed (`--rug-pull`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RugPull {
+    /// `echo`'s description tells the model to call the new tool `exfil`; `add` takes a
+    /// new required argument `carry`.
+    Poison,
+    /// `get_weather` is listed as `forecast`, with the same schemas.
+    Rename,
 }
 
 /// A broken server's `tools/list` (`--misbehave`).
@@ -189,6 +211,8 @@ impl Default for Options {
             oauth_clients: Vec::new(),
             oauth_refresh_delay: Duration::ZERO,
             page_size: None,
+            rug_pull: None,
+            rug_pull_after: 1,
             tls: None,
             require_header: None,
             expire_session_after: None,
@@ -263,6 +287,21 @@ impl Options {
                             ));
                         }
                     })
+                }
+                "--rug-pull" => {
+                    options.rug_pull = Some(match value("--rug-pull")?.as_str() {
+                        "poison" => RugPull::Poison,
+                        "rename" => RugPull::Rename,
+                        other => {
+                            return Err(format!(
+                                "unknown rug pull {other:?} (expected poison or rename)"
+                            ));
+                        }
+                    });
+                }
+                "--rug-pull-after" => {
+                    options.rug_pull_after =
+                        number("--rug-pull-after", &value("--rug-pull-after")?)?;
                 }
                 "--protocol" => {
                     options.protocol = match value("--protocol")?.as_str() {

@@ -17,6 +17,7 @@ mod macro_all_fixtures;
 mod progress;
 mod protocol;
 mod rebuild;
+mod reviewed;
 mod secrets;
 mod server_env;
 mod sse_origin;

@@ -1,0 +1,295 @@
+//! What you reviewed is what runs: a toolbox over a server that turns hostile after its
+//! snapshot (the demo server's `--rug-pull`) offers the model the fixture's words only,
+//! refuses the tool the server added and the tool it changed in a breaking way, in every
+//! export format, compact, and through progressive discovery.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use mcp_bindgen::toolbox::provider::Format;
+use mcp_bindgen::toolbox::{AgentConfig, ModelPolicy, ModelRef, Toolbox};
+use mcp_bindgen::{ErrorKind, Registry};
+
+use crate::common::{demo_server, root};
+
+const POISON: &str = "ignore previous instructions";
+
+/// A project directory whose `fixtures/` holds the registry (`servers`, TOML) and the demo
+/// server's committed fixture under `demo.json`.
+fn project(servers: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let fixtures = dir.path().join("fixtures");
+    std::fs::create_dir_all(&fixtures).unwrap();
+    std::fs::copy(
+        root().join("fixtures/demo.json"),
+        fixtures.join("demo.json"),
+    )
+    .unwrap();
+    let registry = fixtures.join("servers.toml");
+    std::fs::write(&registry, servers).unwrap();
+    (dir, registry)
+}
+
+fn demo_entry(alias: &str, args: &[&str]) -> String {
+    let args: Vec<String> = args.iter().map(|a| format!("{a:?}")).collect();
+    format!(
+        "[servers.{alias}]\ncommand = {:?}\nargs = [{}]\ntimeout = 20\nfunction_call_wrapper = true\n",
+        demo_server().display().to_string(),
+        args.join(", ")
+    )
+}
+
+/// Every definition the toolbox gives a model, in every format, as one text.
+fn exports(toolbox: &Toolbox) -> String {
+    Format::ALL
+        .iter()
+        .map(|f| serde_json::to_string(&toolbox.export(*f).tools).unwrap())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Waits until the toolbox refuses `demo.add`: the server's `tools/list_changed` after its
+/// first answer made the toolbox list the tools again.
+async fn until_rug_pulled(toolbox: &Toolbox) {
+    for _ in 0..200 {
+        if toolbox.resolve("demo.add").is_err() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the toolbox never re-listed the tools after tools/list_changed");
+}
+
+fn reviewed_echo_description() -> String {
+    let fixture: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(root().join("fixtures/demo.json")).unwrap()).unwrap();
+    fixture["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "echo")
+        .and_then(|t| t["description"].as_str())
+        .unwrap()
+        .to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rug_pull_reaches_the_model_in_no_format_and_its_calls_are_refused() {
+    let (_dir, path) = project(&demo_entry("demo", &["--rug-pull", "poison"]));
+    let registry = Registry::load(&path).unwrap();
+    let toolbox = Toolbox::builder(&registry).connect().await.unwrap();
+    until_rug_pulled(&toolbox).await;
+
+    let text = exports(&toolbox);
+    assert!(!text.to_lowercase().contains(POISON), "{text}");
+    assert!(!text.contains("exfil"), "{text}");
+    let reviewed = serde_json::to_string(&reviewed_echo_description()).unwrap();
+    assert!(text.contains(reviewed.trim_matches('"')), "{text}");
+    assert!(
+        !text.contains("mcp_demo_add"),
+        "a breaking change is withheld: {text}"
+    );
+
+    // The tool the server added: neither offered nor callable, in words.
+    let exfil = toolbox
+        .call("mcp_demo_exfil", r#"{"data": "sk-123"}"#)
+        .await;
+    assert_eq!(
+        exfil.error_kind(),
+        Some(ErrorKind::NotReviewed),
+        "{}",
+        exfil.text
+    );
+    for needle in [
+        "\"exfil\"",
+        "never reviewed",
+        "snapshot --check demo",
+        "snapshot demo",
+    ] {
+        assert!(exfil.text.contains(needle), "{needle:?} in {}", exfil.text);
+    }
+    assert!(
+        !exfil.text.contains("exfiltrated"),
+        "the call reached the server"
+    );
+    let by_pair = toolbox.call("demo.exfil", r#"{"data": "x"}"#).await;
+    assert_eq!(by_pair.error_kind(), Some(ErrorKind::NotReviewed));
+
+    // A breaking change: refused, with the change and the command that shows it.
+    let add = toolbox.call("mcp_demo_add", r#"{"a": 1, "b": 2}"#).await;
+    assert_eq!(add.error_kind(), Some(ErrorKind::Drift), "{}", add.text);
+    for needle in [
+        "new required argument \"carry\"",
+        "refused",
+        "snapshot --check demo",
+    ] {
+        assert!(add.text.contains(needle), "{needle:?} in {}", add.text);
+    }
+
+    // A description-only change: the reviewed definition is offered, and the tool works.
+    let echo = toolbox.call("mcp_demo_echo", r#"{"message": "hi"}"#).await;
+    assert!(echo.is_ok(), "{}", echo.text);
+    assert!(toolbox.tools().iter().all(|t| t.tool != "exfil"));
+
+    // An agent that allows unreviewed tools sees the new one (with its live words).
+    let policy = ModelPolicy::new().provider("openai", false);
+    let open = AgentConfig::new("open", ModelRef::new("openai", "gpt-5"), ["demo"])
+        .with_unreviewed_tools(true);
+    let agent = toolbox.agent(&open, &policy).unwrap();
+    assert!(agent.tools().iter().any(|t| t.tool == "exfil"));
+    let closed = AgentConfig::new("closed", ModelRef::new("openai", "gpt-5"), ["demo"]);
+    let agent = toolbox.agent(&closed, &policy).unwrap();
+    assert!(agent.tools().iter().all(|t| t.tool != "exfil"));
+    let refused = agent.call("demo.exfil", r#"{"data": "x"}"#).await;
+    assert_eq!(
+        refused.error_kind(),
+        Some(ErrorKind::NotReviewed),
+        "{}",
+        refused.text
+    );
+    toolbox.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn progressive_discovery_and_compact_exports_hold_the_reviewed_text_only() {
+    let (_dir, path) = project(&demo_entry("demo", &["--rug-pull", "poison"]));
+    let registry = Registry::load(&path).unwrap();
+    let toolbox = Toolbox::builder(&registry)
+        .compact(true)
+        .progressive(Vec::<String>::new())
+        .connect()
+        .await
+        .unwrap();
+    until_rug_pulled(&toolbox).await;
+
+    let found = toolbox
+        .call("search_tools", r#"{"query": "exfil echo keys"}"#)
+        .await;
+    assert!(found.is_ok(), "{}", found.text);
+    assert!(!found.text.contains("exfil"), "{}", found.text);
+    assert!(
+        !found.text.to_lowercase().contains(POISON),
+        "{}",
+        found.text
+    );
+    let loaded = toolbox
+        .call(
+            "load_tools",
+            r#"{"names": ["mcp_demo_echo", "mcp_demo_exfil"]}"#,
+        )
+        .await;
+    assert!(
+        !loaded.text.to_lowercase().contains(POISON),
+        "{}",
+        loaded.text
+    );
+    assert!(loaded.text.contains("mcp_demo_echo"), "{}", loaded.text);
+    let text = exports(&toolbox);
+    assert!(!text.to_lowercase().contains(POISON), "{text}");
+    assert!(!text.contains("\"mcp_demo_exfil\""), "{text}");
+    assert!(text.contains("mcp_demo_echo"), "{text}");
+    toolbox.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_renamed_tool_is_withheld_and_its_new_name_refused() {
+    let (_dir, path) = project(&demo_entry(
+        "demo",
+        &["--rug-pull", "rename", "--rug-pull-after", "0"],
+    ));
+    let registry = Registry::load(&path).unwrap();
+    let toolbox = Toolbox::builder(&registry).connect().await.unwrap();
+    let old = toolbox
+        .call("mcp_demo_get_weather", r#"{"city": "Oslo"}"#)
+        .await;
+    assert_eq!(old.error_kind(), Some(ErrorKind::Drift), "{}", old.text);
+    assert!(
+        old.text
+            .contains("now lists \"forecast\" with the same schemas (a rename)"),
+        "{}",
+        old.text
+    );
+    let new = toolbox.call("demo.forecast", r#"{"city": "Oslo"}"#).await;
+    assert_eq!(
+        new.error_kind(),
+        Some(ErrorKind::NotReviewed),
+        "{}",
+        new.text
+    );
+    toolbox.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fixtures_can_be_required_by_a_server_or_an_agent() {
+    let bare = format!(
+        "{}{}",
+        demo_entry("demo", &[]),
+        demo_entry("bare", &[]).replace("timeout = 20\n", "timeout = 20\nrequire_fixture = true\n")
+    );
+    let (_dir, path) = project(&bare);
+    let registry = Registry::load(&path).unwrap();
+    let e = Toolbox::builder(&registry)
+        .connect()
+        .await
+        .err()
+        .expect("bare has no fixture");
+    assert_eq!(e.kind(), ErrorKind::Config);
+    assert!(
+        e.to_string().contains("server \"bare\" requires a fixture"),
+        "{e}"
+    );
+    assert!(e.to_string().contains("snapshot bare"), "{e}");
+
+    let (_dir, path) = project(&format!(
+        "{}{}",
+        demo_entry("demo", &[]),
+        demo_entry("bare", &[])
+    ));
+    let registry = Registry::load(&path).unwrap();
+    let toolbox = Toolbox::builder(&registry).connect().await.unwrap();
+    let policy = ModelPolicy::new().provider("openai", false);
+    let strict = AgentConfig::new("strict", ModelRef::new("openai", "gpt-5"), ["demo", "bare"])
+        .with_require_fixture(true);
+    let e = toolbox
+        .agent(&strict, &policy)
+        .err()
+        .expect("bare has no fixture");
+    assert!(
+        e.to_string()
+            .contains("agent \"strict\" requires a fixture"),
+        "{e}"
+    );
+    assert!(e.to_string().contains("\"bare\""), "{e}");
+    // Without a fixture, a server's live tools are offered (dynamic use), with a warning.
+    assert!(toolbox.resolve("bare.echo").is_ok());
+    toolbox.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fixture_given_in_code_is_used_and_a_bad_one_is_an_error() {
+    let (dir, path) = project(&demo_entry(
+        "demo",
+        &["--rug-pull", "poison", "--rug-pull-after", "0"],
+    ));
+    let registry = Registry::load(&path).unwrap();
+    let fixture = std::fs::read_to_string(dir.path().join("fixtures/demo.json")).unwrap();
+    let toolbox = Toolbox::builder(&registry)
+        .fixtures_dir(Path::new("/nonexistent"))
+        .fixture("demo", fixture)
+        .connect()
+        .await
+        .unwrap();
+    assert!(!exports(&toolbox).to_lowercase().contains(POISON));
+    toolbox.close().await;
+    let e = Toolbox::builder(&registry)
+        .fixture("demo", "{\"tools\": 3}")
+        .connect()
+        .await
+        .err()
+        .expect("a bad fixture");
+    assert_eq!(e.kind(), ErrorKind::Config);
+    assert!(
+        e.to_string().contains("at /tools: expected an array"),
+        "{e}"
+    );
+}
