@@ -2895,6 +2895,9 @@ pub mod github {
             .described(
                 "Get details about specific GitHub Actions resources.\nUse this tool to get details about individual workflows, workflow runs, jobs, and artifacts by their unique IDs.\n",
             )
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get details of GitHub Actions resources (workflows, workflow runs, jobs, and artifacts)\"}",
+            )
             .typed_args::<self::Args>();
         /**Get details about specific GitHub Actions resources.
 Use this tool to get details about individual workflows, workflow runs, jobs, and artifacts by their unique IDs.*/
@@ -2962,6 +2965,9 @@ Use this tool to get details about individual workflows, workflow runs, jobs, an
             )
             .described(
                 "Tools for listing GitHub Actions resources.\nUse this tool to list workflows in a repository, or list workflow runs, jobs, and artifacts for a specific workflow or workflow run.\n",
+            )
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List GitHub Actions workflows in a repository\"}",
             )
             .typed_args::<self::Args>();
         /**Tools for listing GitHub Actions resources.
@@ -3138,6 +3144,9 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             .described(
                 "Trigger GitHub Actions workflow operations, including running, re-running, cancelling workflow runs, and deleting workflow run logs.",
             )
+            .annotated(
+                "{\"destructiveHint\":true,\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Trigger GitHub Actions workflow actions\"}",
+            )
             .typed_args::<self::Args>();
         ///Trigger GitHub Actions workflow operations, including running, re-running, cancelling workflow runs, and deleting workflow run logs.
         #[derive(Clone, Debug, PartialEq)]
@@ -3212,6 +3221,9 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             )
             .described(
                 "Add review comment to the requester's latest pending pull request review. A pending review needs to already exist to call this (check with the user if not sure).",
+            )
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Add review comment to the requester's latest pending pull request review\"}",
             )
             .typed_args::<self::Args>();
         ///Add review comment to the requester's latest pending pull request review. A pending review needs to already exist to call this (check with the user if not sure).
@@ -3308,6 +3320,9 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             .described(
                 "Add a comment and/or reaction to a specific issue or issue comment in a GitHub repository. Use this tool with pull requests as well (in this case pass pull request number as issue_number), but only if user is not asking specifically to add or react to review comments. At least one of body or reaction is required.",
             )
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Add comment to issue or pull request\"}",
+            )
             .typed_args::<self::Args>();
         ///Add a comment and/or reaction to a specific issue or issue comment in a GitHub repository. Use this tool with pull requests as well (in this case pass pull request number as issue_number), but only if user is not asking specifically to add or react to review comments. At least one of body or reaction is required.
         #[derive(Clone, Debug, PartialEq)]
@@ -3374,6 +3389,9 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
                 "{\"properties\":{\"comment_id\":{\"description\":\"The issue or pull request comment ID\",\"minimum\":1,\"type\":\"number\"},\"content\":{\"description\":\"The emoji reaction type\",\"enum\":[\"+1\",\"-1\",\"laugh\",\"confused\",\"heart\",\"hooray\",\"rocket\",\"eyes\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"comment_id\",\"content\"],\"type\":\"object\"}",
             )
             .described("Add a reaction to an issue or pull request comment.")
+            .annotated(
+                "{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":true,\"readOnlyHint\":false,\"title\":\"Add Reaction to Issue or Pull Request Comment\"}",
+            )
             .typed_args::<self::Args>();
         ///Add a reaction to an issue or pull request comment.
         #[derive(Clone, Debug, PartialEq)]
@@ -3434,6 +3452,9 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
                 "{\"properties\":{\"content\":{\"description\":\"The emoji reaction type\",\"enum\":[\"+1\",\"-1\",\"laugh\",\"confused\",\"heart\",\"hooray\",\"rocket\",\"eyes\"],\"type\":\"string\"},\"issue_number\":{\"description\":\"The issue number\",\"minimum\":1,\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\",\"content\"],\"type\":\"object\"}",
             )
             .described("Add a reaction to an issue or pull request.")
+            .annotated(
+                "{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":true,\"readOnlyHint\":false,\"title\":\"Add Reaction to Issue or Pull Request\"}",
+            )
             .typed_args::<self::Args>();
         ///Add a reaction to an issue or pull request.
         #[derive(Clone, Debug, PartialEq)]
@@ -3495,6 +3516,9 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             )
             .described(
                 "Add a review comment to the current user's pending pull request review.",
+            )
+            .annotated(
+                "{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":true,\"readOnlyHint\":false,\"title\":\"Add Pull Request Review Comment\"}",
             )
             .typed_args::<self::Args>();
         ///Add a review comment to the current user's pending pull request review.
@@ -3589,6 +3613,9 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
                 "{\"properties\":{\"comment_id\":{\"description\":\"The numeric pull request review comment ID. Use the number from a #discussion_r... anchor, not the GraphQL thread node ID (PRRT_...).\",\"minimum\":1,\"type\":\"number\"},\"content\":{\"description\":\"The emoji reaction type\",\"enum\":[\"+1\",\"-1\",\"laugh\",\"confused\",\"heart\",\"hooray\",\"rocket\",\"eyes\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"comment_id\",\"content\"],\"type\":\"object\"}",
             )
             .described("Add a reaction to a pull request review comment.")
+            .annotated(
+                "{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":true,\"readOnlyHint\":false,\"title\":\"Add Pull Request Review Comment Reaction\"}",
+            )
             .typed_args::<self::Args>();
         ///Add a reaction to a pull request review comment.
         #[derive(Clone, Debug, PartialEq)]
@@ -3650,6 +3677,9 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             )
             .described(
                 "Add a reply and/or reaction to an existing pull request comment. This can create a new comment linked as a reply to the specified comment, add an emoji reaction to the specified comment, or do both. At least one of body or reaction is required.",
+            )
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Add reply to pull request comment\"}",
             )
             .typed_args::<self::Args>();
         ///Add a reply and/or reaction to an existing pull request comment. This can create a new comment linked as a reply to the specified comment, add an emoji reaction to the specified comment, or do both. At least one of body or reaction is required.
@@ -3717,6 +3747,9 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
                 "{\"properties\":{\"issue_number\":{\"description\":\"The parent issue number\",\"minimum\":1,\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"replace_parent\":{\"description\":\"If true, reparent the sub-issue if it already has a parent\",\"type\":\"boolean\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"sub_issue_id\":{\"description\":\"The ID of the sub-issue to add. ID is not the same as issue number\",\"type\":\"number\"}},\"required\":[\"owner\",\"repo\",\"issue_number\",\"sub_issue_id\"],\"type\":\"object\"}",
             )
             .described("Add a sub-issue to a parent issue.")
+            .annotated(
+                "{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":true,\"readOnlyHint\":false,\"title\":\"Add Sub-Issue\"}",
+            )
             .typed_args::<self::Args>();
         ///Add a sub-issue to a parent issue.
         #[derive(Clone, Debug, PartialEq)]
@@ -3765,6 +3798,9 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             )
             .described(
                 "Assign Copilot to a specific issue in a GitHub repository.\n\nThis tool can help with the following outcomes:\n- a Pull Request created with source code changes to resolve the issue\n\n\nMore information can be found at:\n- https://docs.github.com/en/copilot/concepts/agents/cloud-agent/about-cloud-agent\n",
+            )
+            .annotated(
+                "{\"idempotentHint\":true,\"readOnlyHint\":false,\"title\":\"Assign Copilot to issue\"}",
             )
             .typed_args::<self::Args>();
         /**Assign Copilot to a specific issue in a GitHub repository.
@@ -3820,6 +3856,9 @@ More information can be found at:
             )
             .described(
                 "Assign Copilot to a specific issue in a GitHub repository. Prefer this tool over assign_copilot_to_issue when available.\n\nThis tool can help with the following outcomes:\n- a Pull Request created with source code changes to resolve the issue\n\n\nMore information can be found at:\n- https://docs.github.com/en/copilot/concepts/agents/cloud-agent/about-cloud-agent\n",
+            )
+            .annotated(
+                "{\"idempotentHint\":true,\"readOnlyHint\":false,\"title\":\"Assign Copilot to issue with intent\"}",
             )
             .typed_args::<self::Args>();
         /**Assign Copilot to a specific issue in a GitHub repository. Prefer this tool over assign_copilot_to_issue when available.
@@ -3897,6 +3936,9 @@ More information can be found at:
                 "{\"properties\":{\"branch\":{\"description\":\"Name for new branch\",\"type\":\"string\"},\"from_branch\":{\"description\":\"Source branch (defaults to repo default)\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"branch\"],\"type\":\"object\"}",
             )
             .described("Create a new branch in a GitHub repository")
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Create branch\"}",
+            )
             .typed_args::<self::Args>();
         ///Create a new branch in a GitHub repository
         #[derive(Clone, Debug, PartialEq)]
@@ -3939,6 +3981,9 @@ More information can be found at:
                 "{\"properties\":{\"content\":{\"description\":\"Content for simple single-file gist creation\",\"type\":\"string\"},\"description\":{\"description\":\"Description of the gist\",\"type\":\"string\"},\"filename\":{\"description\":\"Filename for simple single-file gist creation\",\"type\":\"string\"},\"public\":{\"default\":false,\"description\":\"Whether the gist is public\",\"type\":\"boolean\"}},\"required\":[\"filename\",\"content\"],\"type\":\"object\"}",
             )
             .described("Create a new gist")
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Create Gist\"}",
+            )
             .typed_args::<self::Args>();
         ///Create a new gist
         #[derive(Clone, Debug, PartialEq)]
@@ -3981,6 +4026,9 @@ Default: `false`.*/
             )
             .described(
                 "Create a new issue in a GitHub repository with a title and optional body.",
+            )
+            .annotated(
+                "{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":true,\"readOnlyHint\":false,\"title\":\"Create Issue\"}",
             )
             .typed_args::<self::Args>();
         ///Create a new issue in a GitHub repository with a title and optional body.
@@ -4025,6 +4073,9 @@ Default: `false`.*/
             )
             .described(
                 "Create or update a single file in a GitHub repository. \nIf updating, you should provide the SHA of the file you want to update. Use this tool to create or update a file in a GitHub repository remotely; do not use it for local file operations.\n\nIn order to obtain the SHA of original file version before updating, use the following git command:\ngit rev-parse <branch>:<path to file>\n\nSHA MUST be provided for existing file updates.\n",
+            )
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Create or update file\"}",
             )
             .typed_args::<self::Args>();
         /**Create or update a single file in a GitHub repository.
@@ -4092,6 +4143,9 @@ Default: `false`.*/
                 "{\"properties\":{\"base\":{\"description\":\"Branch to merge into\",\"type\":\"string\"},\"body\":{\"description\":\"PR description\",\"type\":\"string\"},\"draft\":{\"description\":\"Create as draft PR\",\"type\":\"boolean\"},\"head\":{\"description\":\"Branch containing changes\",\"type\":\"string\"},\"maintainer_can_modify\":{\"description\":\"Allow maintainer edits\",\"type\":\"boolean\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"reviewers\":{\"description\":\"GitHub usernames or ORG/team-slug team reviewers to request reviews from\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"title\":{\"description\":\"PR title\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"title\",\"head\",\"base\"],\"type\":\"object\"}",
             )
             .described("Create a new pull request in a GitHub repository.")
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Open new pull request\"}",
+            )
             .typed_args::<self::Args>();
         ///Create a new pull request in a GitHub repository.
         #[derive(Clone, Debug, PartialEq)]
@@ -4155,6 +4209,9 @@ Default: `false`.*/
             .described(
                 "Create a review on a pull request. If event is provided, the review is submitted immediately; otherwise a pending review is created.",
             )
+            .annotated(
+                "{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":true,\"readOnlyHint\":false,\"title\":\"Create Pull Request Review\"}",
+            )
             .typed_args::<self::Args>();
         ///Create a review on a pull request. If event is provided, the review is submitted immediately; otherwise a pending review is created.
         #[derive(Clone, Debug, PartialEq)]
@@ -4217,6 +4274,9 @@ Default: `false`.*/
             .described(
                 "Create a new GitHub repository in your account or specified organization",
             )
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Create repository\"}",
+            )
             .typed_args::<self::Args>();
         ///Create a new GitHub repository in your account or specified organization
         #[derive(Clone, Debug, PartialEq)]
@@ -4262,6 +4322,9 @@ Default: `true`.*/
                 "{\"properties\":{\"branch\":{\"description\":\"Branch to delete the file from\",\"type\":\"string\"},\"message\":{\"description\":\"Commit message\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"path\":{\"description\":\"Path to the file to delete\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"path\",\"message\",\"branch\"],\"type\":\"object\"}",
             )
             .described("Delete a file from a GitHub repository")
+            .annotated(
+                "{\"destructiveHint\":true,\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Delete file\"}",
+            )
             .typed_args::<self::Args>();
         ///Delete a file from a GitHub repository
         #[derive(Clone, Debug, PartialEq)]
@@ -4309,6 +4372,9 @@ Default: `true`.*/
                 "{\"properties\":{\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pullNumber\":{\"description\":\"The pull request number\",\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pullNumber\"],\"type\":\"object\"}",
             )
             .described("Delete a pending pull request review.")
+            .annotated(
+                "{\"destructiveHint\":true,\"idempotentHint\":false,\"openWorldHint\":true,\"readOnlyHint\":false,\"title\":\"Delete Pending Pull Request Review\"}",
+            )
             .typed_args::<self::Args>();
         ///Delete a pending pull request review.
         #[derive(Clone, Debug, PartialEq)]
@@ -4349,6 +4415,9 @@ Default: `true`.*/
             .described(
                 "Delete a GitHub repository after the user confirms the exact owner/repository name",
             )
+            .annotated(
+                "{\"destructiveHint\":true,\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Delete repository\"}",
+            )
             .typed_args::<self::Args>();
         ///Delete a GitHub repository after the user confirms the exact owner/repository name
         #[derive(Clone, Debug, PartialEq)]
@@ -4379,6 +4448,9 @@ Default: `true`.*/
             )
             .described(
                 "Write operations for discussion comments.\nSupports adding top-level comments, replying to existing comments, updating comment content, deleting comments, and marking or unmarking comments as the answer.",
+            )
+            .annotated(
+                "{\"destructiveHint\":true,\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Manage discussion comments\"}",
             )
             .typed_args::<self::Args>();
         /**Write operations for discussion comments.
@@ -4457,6 +4529,9 @@ Options are:
                 "{\"properties\":{\"state\":{\"description\":\"The new state of the notification (read/done)\",\"enum\":[\"read\",\"done\"],\"type\":\"string\"},\"threadID\":{\"description\":\"The ID of the notification thread\",\"type\":\"string\"}},\"required\":[\"threadID\",\"state\"],\"type\":\"object\"}",
             )
             .described("Dismiss a notification by marking it as read or done")
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Dismiss notification\"}",
+            )
             .typed_args::<self::Args>();
         ///Dismiss a notification by marking it as read or done
         #[derive(Clone, Debug, PartialEq)]
@@ -4498,6 +4573,9 @@ Options are:
             )
             .described(
                 "Find likely duplicate issues for an existing issue in a GitHub repository. This is a read-only search scoped to the source issue's repository: it returns ranked candidate issues with a similarity score and confidence, and does not close, link, comment on, or otherwise modify any issue.",
+            )
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Find duplicate issues\"}",
             )
             .typed_args::<self::Args>();
         ///Find likely duplicate issues for an existing issue in a GitHub repository. This is a read-only search scoped to the source issue's repository: it returns ranked candidate issues with a similarity score and confidence, and does not close, link, comment on, or otherwise modify any issue.
@@ -4551,6 +4629,9 @@ Options are:
             .described(
                 "Fork a GitHub repository to your account or specified organization",
             )
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Fork repository\"}",
+            )
             .typed_args::<self::Args>();
         ///Fork a GitHub repository to your account or specified organization
         #[derive(Clone, Debug, PartialEq)]
@@ -4587,6 +4668,9 @@ Options are:
             )
             .described(
                 "Get details of a specific code quality finding in a GitHub repository.",
+            )
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get code quality finding\"}",
             )
             .typed_args::<self::Args>();
         ///Get details of a specific code quality finding in a GitHub repository.
@@ -4628,6 +4712,9 @@ Options are:
             .described(
                 "Get details of a specific code scanning alert in a GitHub repository.",
             )
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get code scanning alert\"}",
+            )
             .typed_args::<self::Args>();
         ///Get details of a specific code scanning alert in a GitHub repository.
         #[derive(Clone, Debug, PartialEq)]
@@ -4666,6 +4753,9 @@ Options are:
                 "{\"properties\":{\"detail\":{\"default\":\"stats\",\"description\":\"Level of detail to include for changed files. \\\"none\\\" omits stats and files entirely. \\\"stats\\\" (default) includes per-file metadata: filename, status, and lines-of-code counts (additions, deletions, changes), with no patch content. \\\"full_patch\\\" additionally includes the unified diff content for each file and can be very large.\",\"enum\":[\"none\",\"stats\",\"full_patch\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"sha\":{\"description\":\"Commit SHA, branch name, or tag name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"sha\"],\"type\":\"object\"}",
             )
             .described("Get details for a commit from a GitHub repository")
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get commit details\"}",
+            )
             .typed_args::<self::Args>();
         ///Get details for a commit from a GitHub repository
         #[derive(Clone, Debug, PartialEq)]
@@ -4731,6 +4821,9 @@ Default: `"stats"`.*/
             .described(
                 "Get details of a specific dependabot alert in a GitHub repository.",
             )
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get dependabot alert\"}",
+            )
             .typed_args::<self::Args>();
         ///Get details of a specific dependabot alert in a GitHub repository.
         #[derive(Clone, Debug, PartialEq)]
@@ -4769,6 +4862,9 @@ Default: `"stats"`.*/
                 "{\"properties\":{\"discussionNumber\":{\"description\":\"Discussion Number\",\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"discussionNumber\"],\"type\":\"object\"}",
             )
             .described("Get a specific discussion by ID")
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get discussion\"}",
+            )
             .typed_args::<self::Args>();
         ///Get a specific discussion by ID
         #[derive(Clone, Debug, PartialEq)]
@@ -4808,6 +4904,9 @@ Default: `"stats"`.*/
                 "{\"properties\":{\"after\":{\"description\":\"Cursor for pagination. Use the cursor from the previous response.\",\"type\":\"string\"},\"discussionNumber\":{\"description\":\"Discussion Number\",\"type\":\"number\"},\"includeReplies\":{\"description\":\"When true, each top-level comment will include its replies nested within it (up to 100 replies per comment, which is the GitHub API maximum). Defaults to false.\",\"type\":\"boolean\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"discussionNumber\"],\"type\":\"object\"}",
             )
             .described("Get comments from a discussion")
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get discussion comments\"}",
+            )
             .typed_args::<self::Args>();
         ///Get comments from a discussion
         #[derive(Clone, Debug, PartialEq)]
@@ -4859,6 +4958,9 @@ Default: `"stats"`.*/
             )
             .described(
                 "Get git blame information for a file, showing the commit that last modified each line. Ranges share commit metadata via the top-level 'commits' map keyed by SHA. Use 'start_line'/'end_line' to restrict the result to a window of the file, and 'perPage'/'after' to cursor-page through returned ranges. Matching ranges are capped at 1000; when the cap is hit 'truncated' is set to true and 'total_ranges' reports the pre-cap match count.",
+            )
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get file blame information\"}",
             )
             .typed_args::<self::Args>();
         ///Get git blame information for a file, showing the commit that last modified each line. Ranges share commit metadata via the top-level 'commits' map keyed by SHA. Use 'start_line'/'end_line' to restrict the result to a window of the file, and 'perPage'/'after' to cursor-page through returned ranges. Matching ranges are capped at 1000; when the cap is hit 'truncated' is set to true and 'total_ranges' reports the pre-cap match count.
@@ -4917,6 +5019,9 @@ Default: `"stats"`.*/
             )
             .described(
                 "Get the contents of a file or directory from a GitHub repository",
+            )
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get file or directory contents\"}",
             )
             .typed_args::<self::Args>();
         ///Get the contents of a file or directory from a GitHub repository
@@ -4983,6 +5088,9 @@ Default: `"/"`.*/
                 "{\"properties\":{\"gist_id\":{\"description\":\"The ID of the gist\",\"type\":\"string\"}},\"required\":[\"gist_id\"],\"type\":\"object\"}",
             )
             .described("Get gist content of a particular gist, by gist ID")
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get Gist Content\"}",
+            )
             .typed_args::<self::Args>();
         ///Get gist content of a particular gist, by gist ID
         #[derive(Clone, Debug, PartialEq)]
@@ -5007,6 +5115,9 @@ Default: `"/"`.*/
                 "{\"properties\":{\"ghsaId\":{\"description\":\"GitHub Security Advisory ID (format: GHSA-xxxx-xxxx-xxxx).\",\"type\":\"string\"}},\"required\":[\"ghsaId\"],\"type\":\"object\"}",
             )
             .described("Get a global security advisory")
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get a global security advisory\"}",
+            )
             .typed_args::<self::Args>();
         ///Get a global security advisory
         #[derive(Clone, Debug, PartialEq)]
@@ -5033,6 +5144,7 @@ Default: `"/"`.*/
             .described(
                 "Download logs for a specific workflow job or efficiently get all failed job logs for a workflow run",
             )
+            .annotated("{\"readOnlyHint\":true,\"title\":\"Get job logs\"}")
             .typed_args::<self::Args>();
         ///Download logs for a specific workflow job or efficiently get all failed job logs for a workflow run
         #[derive(Clone, Debug, PartialEq)]
@@ -5085,6 +5197,9 @@ Default: `500`.*/
                 "{\"properties\":{\"name\":{\"description\":\"Label name.\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization name)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"name\"],\"type\":\"object\"}",
             )
             .described("Get a specific label from a repository.")
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get a specific label from a repository\"}",
+            )
             .typed_args::<self::Args>();
         ///Get a specific label from a repository.
         #[derive(Clone, Debug, PartialEq)]
@@ -5123,6 +5238,9 @@ Default: `500`.*/
                 "{\"properties\":{\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
             )
             .described("Get the latest release in a GitHub repository")
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get latest release\"}",
+            )
             .typed_args::<self::Args>();
         ///Get the latest release in a GitHub repository
         #[derive(Clone, Debug, PartialEq)]
@@ -5154,6 +5272,9 @@ Default: `500`.*/
             .described(
                 "Get details of the authenticated GitHub user. Use this when a request is about the user's own profile for GitHub. Or when information is missing to build other tool calls.",
             )
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get my user profile\"}",
+            )
             .no_args();
         /// This tool takes no arguments; the call sends `{}`.
         pub type Args = ::mcp_bindgen::NoArgs;
@@ -5168,6 +5289,9 @@ Default: `500`.*/
             )
             .described(
                 "Get detailed information for a specific GitHub notification, always call this tool when the user asks for details about a specific notification, if you don't know the ID list notifications first.",
+            )
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get notification details\"}",
             )
             .typed_args::<self::Args>();
         ///Get detailed information for a specific GitHub notification, always call this tool when the user asks for details about a specific notification, if you don't know the ID list notifications first.
@@ -5197,6 +5321,9 @@ Default: `500`.*/
                 "{\"properties\":{\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"tag\":{\"description\":\"Tag name (e.g., 'v1.0.0')\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"tag\"],\"type\":\"object\"}",
             )
             .described("Get a specific release by its tag name in a GitHub repository")
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get a release by tag name\"}",
+            )
             .typed_args::<self::Args>();
         ///Get a specific release by its tag name in a GitHub repository
         #[derive(Clone, Debug, PartialEq)]
@@ -5236,6 +5363,9 @@ Default: `500`.*/
             )
             .described(
                 "Get the tree structure (files and directories) of a GitHub repository at a specific ref or SHA",
+            )
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get repository tree\"}",
             )
             .typed_args::<self::Args>();
         ///Get the tree structure (files and directories) of a GitHub repository at a specific ref or SHA
@@ -5283,6 +5413,9 @@ Default: `false`.*/
             .described(
                 "Get details of a specific secret scanning alert in a GitHub repository.",
             )
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get secret scanning alert\"}",
+            )
             .typed_args::<self::Args>();
         ///Get details of a specific secret scanning alert in a GitHub repository.
         #[derive(Clone, Debug, PartialEq)]
@@ -5321,6 +5454,9 @@ Default: `false`.*/
                 "{\"properties\":{\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"tag\":{\"description\":\"Tag name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"tag\"],\"type\":\"object\"}",
             )
             .described("Get details about a specific git tag in a GitHub repository")
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get tag details\"}",
+            )
             .typed_args::<self::Args>();
         ///Get details about a specific git tag in a GitHub repository
         #[derive(Clone, Debug, PartialEq)]
@@ -5361,6 +5497,9 @@ Default: `false`.*/
             .described(
                 "Get member usernames of a specific team in an organization. Limited to organizations accessible with current credentials",
             )
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get team members\"}",
+            )
             .typed_args::<self::Args>();
         ///Get member usernames of a specific team in an organization. Limited to organizations accessible with current credentials
         #[derive(Clone, Debug, PartialEq)]
@@ -5394,6 +5533,9 @@ Default: `false`.*/
             .described(
                 "Get details of the teams the user is a member of. Limited to organizations accessible with current credentials",
             )
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get teams\"}",
+            )
             .typed_args::<self::Args>();
         ///Get details of the teams the user is a member of. Limited to organizations accessible with current credentials
         #[derive(Clone, Debug, Default, PartialEq)]
@@ -5415,6 +5557,9 @@ Default: `false`.*/
             )
             .described(
                 "Read an issue's dependency relationships in a GitHub repository: the issues that block it (blocked_by) or the issues it blocks (blocking).",
+            )
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Read issue dependencies\"}",
             )
             .typed_args::<self::Args>();
         ///Read an issue's dependency relationships in a GitHub repository: the issues that block it (blocked_by) or the issues it blocks (blocking).
@@ -5484,6 +5629,9 @@ Options are:
             )
             .described(
                 "Add or remove an issue dependency relationship in a GitHub repository. Use type 'blocked_by' to record that the subject issue is blocked by a related issue, or type 'blocking' to record that the subject issue blocks a related issue. The related issue defaults to the same repository as the subject unless related_owner/related_repo are provided.",
+            )
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Change issue dependency\"}",
             )
             .typed_args::<self::Args>();
         ///Add or remove an issue dependency relationship in a GitHub repository. Use type 'blocked_by' to record that the subject issue is blocked by a related issue, or type 'blocking' to record that the subject issue blocks a related issue. The related issue defaults to the same repository as the subject unless related_owner/related_repo are provided.
@@ -5574,6 +5722,9 @@ Options are:
                 "{\"properties\":{\"issue_number\":{\"description\":\"The number of the issue\",\"type\":\"number\"},\"method\":{\"description\":\"The read operation to perform on a single issue.\\nOptions are:\\n1. get - Get issue details. Also returns best-effort hierarchy flags (`has_parent`, `has_children`); `parent` and `sub_issues_summary` are optional relationship summaries, and `closed_by_pull_requests` summarizes the pull requests configured to close the issue as `total_count` plus up to 5 `references`.\\n2. get_comments - Get issue comments.\\n3. get_sub_issues - Get sub-issues (children) of the issue.\\n4. get_parent - Get the parent issue, if this issue is a sub-issue of another.\\n5. get_labels - Get labels assigned to the issue.\\n\",\"enum\":[\"get\",\"get_comments\",\"get_sub_issues\",\"get_parent\",\"get_labels\"],\"type\":\"string\"},\"owner\":{\"description\":\"The owner of the repository\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"The name of the repository\",\"type\":\"string\"}},\"required\":[\"method\",\"owner\",\"repo\",\"issue_number\"],\"type\":\"object\"}",
             )
             .described("Get information about a specific issue in a GitHub repository.")
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get issue details\"}",
+            )
             .typed_args::<self::Args>();
         ///Get information about a specific issue in a GitHub repository.
         #[derive(Clone, Debug, PartialEq)]
@@ -5652,6 +5803,9 @@ Options are:
             )
             .described(
                 "Create a new or update an existing issue in a GitHub repository.",
+            )
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Create or update issue/pull request\"}",
             )
             .typed_args::<self::Args>();
         use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
@@ -5820,6 +5974,9 @@ Options are:
             .described(
                 "Perform write operations on repository labels. To set labels on issues, use the 'update_issue' tool.",
             )
+            .annotated(
+                "{\"destructiveHint\":true,\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Write operations on repository labels\"}",
+            )
             .typed_args::<self::Args>();
         ///Perform write operations on repository labels. To set labels on issues, use the 'update_issue' tool.
         #[derive(Clone, Debug, PartialEq)]
@@ -5883,6 +6040,9 @@ Options are:
                 "{\"properties\":{\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
             )
             .described("List branches in a GitHub repository")
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List branches\"}",
+            )
             .typed_args::<self::Args>();
         ///List branches in a GitHub repository
         #[derive(Clone, Debug, PartialEq)]
@@ -5921,6 +6081,9 @@ Options are:
                 "{\"properties\":{\"owner\":{\"description\":\"The owner of the repository.\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"ref\":{\"description\":\"The Git reference for the results you want to list.\",\"type\":\"string\"},\"repo\":{\"description\":\"The name of the repository.\",\"type\":\"string\"},\"severity\":{\"description\":\"Filter code scanning alerts by severity\",\"enum\":[\"critical\",\"high\",\"medium\",\"low\",\"warning\",\"note\",\"error\"],\"type\":\"string\"},\"state\":{\"default\":\"open\",\"description\":\"Filter code scanning alerts by state. Defaults to open\",\"enum\":[\"open\",\"closed\",\"dismissed\",\"fixed\"],\"type\":\"string\"},\"tool_name\":{\"description\":\"The name of the tool used for code scanning.\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
             )
             .described("List code scanning alerts in a GitHub repository.")
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List code scanning alerts\"}",
+            )
             .typed_args::<self::Args>();
         ///List code scanning alerts in a GitHub repository.
         #[derive(Clone, Debug, PartialEq)]
@@ -6007,6 +6170,9 @@ Default: `"open"`.*/
             .described(
                 "Get list of commits of a branch in a GitHub repository. Returns at least 30 results per page by default, but can return more if specified using the perPage parameter (up to 100).",
             )
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List commits\"}",
+            )
             .typed_args::<self::Args>();
         ///Get list of commits of a branch in a GitHub repository. Returns at least 30 results per page by default, but can return more if specified using the perPage parameter (up to 100).
         #[derive(Clone, Debug, PartialEq)]
@@ -6080,6 +6246,9 @@ Default: `"open"`.*/
                 "{\"properties\":{\"after\":{\"description\":\"Cursor for pagination. Use the cursor from the previous response.\",\"type\":\"string\"},\"owner\":{\"description\":\"The owner of the repository.\",\"type\":\"string\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"The name of the repository.\",\"type\":\"string\"},\"severity\":{\"description\":\"Filter dependabot alerts by severity\",\"enum\":[\"low\",\"medium\",\"high\",\"critical\"],\"type\":\"string\"},\"state\":{\"default\":\"open\",\"description\":\"Filter dependabot alerts by state. Defaults to open\",\"enum\":[\"open\",\"fixed\",\"dismissed\",\"auto_dismissed\"],\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
             )
             .described("List dependabot alerts in a GitHub repository.")
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List dependabot alerts\"}",
+            )
             .typed_args::<self::Args>();
         ///List dependabot alerts in a GitHub repository.
         #[derive(Clone, Debug, PartialEq)]
@@ -6155,6 +6324,9 @@ Default: `"open"`.*/
             .described(
                 "List discussion categories with their id and name, for a repository or organisation.",
             )
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List discussion categories\"}",
+            )
             .typed_args::<self::Args>();
         ///List discussion categories with their id and name, for a repository or organisation.
         #[derive(Clone, Debug, PartialEq)]
@@ -6186,6 +6358,9 @@ Default: `"open"`.*/
                 "{\"properties\":{\"after\":{\"description\":\"Cursor for pagination. Use the cursor from the previous response.\",\"type\":\"string\"},\"category\":{\"description\":\"Optional filter by discussion category ID. If provided, only discussions with this category are listed.\",\"type\":\"string\"},\"direction\":{\"description\":\"Order direction.\",\"enum\":[\"ASC\",\"DESC\"],\"type\":\"string\"},\"orderBy\":{\"description\":\"Order discussions by field. If provided, the 'direction' also needs to be provided.\",\"enum\":[\"CREATED_AT\",\"UPDATED_AT\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name. If not provided, discussions will be queried at the organisation level.\",\"type\":\"string\"}},\"required\":[\"owner\"],\"type\":\"object\"}",
             )
             .described("List discussions for a repository or organisation.")
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List discussions\"}",
+            )
             .typed_args::<self::Args>();
         ///List discussions for a repository or organisation.
         #[derive(Clone, Debug, PartialEq)]
@@ -6253,6 +6428,9 @@ Default: `"open"`.*/
                 "{\"properties\":{\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"since\":{\"description\":\"Only gists updated after this time (ISO 8601 timestamp)\",\"type\":\"string\"},\"username\":{\"description\":\"GitHub username (omit for authenticated user's gists)\",\"type\":\"string\"}},\"type\":\"object\"}",
             )
             .described("List gists for a user")
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List Gists\"}",
+            )
             .typed_args::<self::Args>();
         ///List gists for a user
         #[derive(Clone, Debug, Default, PartialEq)]
@@ -6281,6 +6459,9 @@ Default: `"open"`.*/
                 "{\"properties\":{\"affects\":{\"description\":\"Filter advisories by affected package or version (e.g. \\\"package1,package2@1.0.0\\\").\",\"type\":\"string\"},\"cveId\":{\"description\":\"Filter by CVE ID.\",\"type\":\"string\"},\"cwes\":{\"description\":\"Filter by Common Weakness Enumeration IDs (e.g. [\\\"79\\\", \\\"284\\\", \\\"22\\\"]).\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"ecosystem\":{\"description\":\"Filter by package ecosystem.\",\"enum\":[\"actions\",\"composer\",\"erlang\",\"go\",\"maven\",\"npm\",\"nuget\",\"other\",\"pip\",\"pub\",\"rubygems\",\"rust\"],\"type\":\"string\"},\"ghsaId\":{\"description\":\"Filter by GitHub Security Advisory ID (format: GHSA-xxxx-xxxx-xxxx).\",\"type\":\"string\"},\"isWithdrawn\":{\"description\":\"Whether to only return withdrawn advisories.\",\"type\":\"boolean\"},\"modified\":{\"description\":\"Filter by publish or update date or date range (ISO 8601 date or range).\",\"type\":\"string\"},\"published\":{\"description\":\"Filter by publish date or date range (ISO 8601 date or range).\",\"type\":\"string\"},\"severity\":{\"description\":\"Filter by severity.\",\"enum\":[\"unknown\",\"low\",\"medium\",\"high\",\"critical\"],\"type\":\"string\"},\"type\":{\"default\":\"reviewed\",\"description\":\"Advisory type.\",\"enum\":[\"reviewed\",\"malware\",\"unreviewed\"],\"type\":\"string\"},\"updated\":{\"description\":\"Filter by update date or date range (ISO 8601 date or range).\",\"type\":\"string\"}},\"type\":\"object\"}",
             )
             .described("List global security advisories from GitHub.")
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List global security advisories\"}",
+            )
             .typed_args::<self::Args>();
         ///List global security advisories from GitHub.
         #[derive(Clone, Debug, Default, PartialEq)]
@@ -6379,6 +6560,9 @@ Default: `"reviewed"`.*/
             .described(
                 "List issue fields for a repository or organization. Returns field definitions including name, type (text, number, date, single_select), and for single_select fields the list of valid option names. When repo is omitted, returns org-level fields directly.",
             )
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List issue fields\"}",
+            )
             .typed_args::<self::Args>();
         ///List issue fields for a repository or organization. Returns field definitions including name, type (text, number, date, single_select), and for single_select fields the list of valid option names. When repo is omitted, returns org-level fields directly.
         #[derive(Clone, Debug, PartialEq)]
@@ -6412,6 +6596,9 @@ Default: `"reviewed"`.*/
             .described(
                 "List supported issue types for a repository or its owner organization. When repo is omitted, returns org-level issue types directly.",
             )
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List available issue types\"}",
+            )
             .typed_args::<self::Args>();
         ///List supported issue types for a repository or its owner organization. When repo is omitted, returns org-level issue types directly.
         #[derive(Clone, Debug, PartialEq)]
@@ -6444,6 +6631,9 @@ Default: `"reviewed"`.*/
             )
             .described(
                 "List issues in a GitHub repository. For pagination, use the 'endCursor' from the previous response's 'pageInfo' in the 'after' parameter.",
+            )
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List issues\"}",
             )
             .typed_args::<self::Args>();
         ///List issues in a GitHub repository. For pagination, use the 'endCursor' from the previous response's 'pageInfo' in the 'after' parameter.
@@ -6572,6 +6762,9 @@ Default: `"reviewed"`.*/
             .described(
                 "List labels from a repository, ordered by issue count (descending) so the most-used labels are returned first",
             )
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List labels from a repository\"}",
+            )
             .typed_args::<self::Args>();
         ///List labels from a repository, ordered by issue count (descending) so the most-used labels are returned first
         #[derive(Clone, Debug, PartialEq)]
@@ -6602,6 +6795,9 @@ Default: `"reviewed"`.*/
             )
             .described(
                 "Lists all GitHub notifications for the authenticated user, including unread notifications, mentions, review requests, assignments, and updates on issues or pull requests. Use this tool whenever the user asks what to work on next, requests a summary of their GitHub activity, wants to see pending reviews, or needs to check for new updates or tasks. This tool is the primary way to discover actionable items, reminders, and outstanding work on GitHub. Always call this tool when asked what to work on next, what is pending, or what needs attention in GitHub.",
+            )
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List notifications\"}",
             )
             .typed_args::<self::Args>();
         ///Lists all GitHub notifications for the authenticated user, including unread notifications, mentions, review requests, assignments, and updates on issues or pull requests. Use this tool whenever the user asks what to work on next, requests a summary of their GitHub activity, wants to see pending reviews, or needs to check for new updates or tasks. This tool is the primary way to discover actionable items, reminders, and outstanding work on GitHub. Always call this tool when asked what to work on next, what is pending, or what needs attention in GitHub.
@@ -6650,6 +6846,9 @@ Default: `"reviewed"`.*/
                 "{\"properties\":{\"direction\":{\"description\":\"Sort direction.\",\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"org\":{\"description\":\"The organization login.\",\"type\":\"string\"},\"sort\":{\"description\":\"Sort field.\",\"enum\":[\"created\",\"updated\",\"published\"],\"type\":\"string\"},\"state\":{\"description\":\"Filter by advisory state.\",\"enum\":[\"triage\",\"draft\",\"published\",\"closed\"],\"type\":\"string\"}},\"required\":[\"org\"],\"type\":\"object\"}",
             )
             .described("List repository security advisories for a GitHub organization.")
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List org repository security advisories\"}",
+            )
             .typed_args::<self::Args>();
         ///List repository security advisories for a GitHub organization.
         #[derive(Clone, Debug, PartialEq)]
@@ -6721,6 +6920,9 @@ Default: `"reviewed"`.*/
             )
             .described(
                 "List pull requests in a GitHub repository. If the user specifies an author, then DO NOT use this tool and use the search_pull_requests tool instead.",
+            )
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List pull requests\"}",
             )
             .typed_args::<self::Args>();
         ///List pull requests in a GitHub repository. If the user specifies an author, then DO NOT use this tool and use the search_pull_requests tool instead.
@@ -6852,6 +7054,9 @@ Default: `"reviewed"`.*/
                 "{\"properties\":{\"fields\":{\"description\":\"Subset of fields to return for each release. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'body' in particular drops the largest per-release data.\",\"items\":{\"enum\":[\"id\",\"tag_name\",\"name\",\"body\",\"html_url\",\"published_at\",\"prerelease\",\"draft\",\"author\"],\"type\":\"string\"},\"type\":\"array\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
             )
             .described("List releases in a GitHub repository")
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List releases\"}",
+            )
             .typed_args::<self::Args>();
         ///List releases in a GitHub repository
         #[derive(Clone, Debug, PartialEq)]
@@ -6914,6 +7119,9 @@ Default: `"reviewed"`.*/
             .described(
                 "List collaborators of a GitHub repository. Results are paginated; the response includes `nextPage`, `prevPage`, `firstPage`, and `lastPage` fields. To get the next page, use the `nextPage` value as the `page` parameter.",
             )
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List repository collaborators\"}",
+            )
             .typed_args::<self::Args>();
         ///List collaborators of a GitHub repository. Results are paginated; the response includes `nextPage`, `prevPage`, `firstPage`, and `lastPage` fields. To get the next page, use the `nextPage` value as the `page` parameter.
         #[derive(Clone, Debug, PartialEq)]
@@ -6966,6 +7174,9 @@ Default: `"reviewed"`.*/
                 "{\"properties\":{\"direction\":{\"description\":\"Sort direction.\",\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"owner\":{\"description\":\"The owner of the repository.\",\"type\":\"string\"},\"repo\":{\"description\":\"The name of the repository.\",\"type\":\"string\"},\"sort\":{\"description\":\"Sort field.\",\"enum\":[\"created\",\"updated\",\"published\"],\"type\":\"string\"},\"state\":{\"description\":\"Filter by advisory state.\",\"enum\":[\"triage\",\"draft\",\"published\",\"closed\"],\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
             )
             .described("List repository security advisories for a GitHub repository.")
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List repository security advisories\"}",
+            )
             .typed_args::<self::Args>();
         ///List repository security advisories for a GitHub repository.
         #[derive(Clone, Debug, PartialEq)]
@@ -7040,6 +7251,9 @@ Default: `"reviewed"`.*/
                 "{\"properties\":{\"owner\":{\"description\":\"The owner of the repository.\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"The name of the repository.\",\"type\":\"string\"},\"resolution\":{\"description\":\"Filter by resolution\",\"enum\":[\"false_positive\",\"wont_fix\",\"revoked\",\"pattern_edited\",\"pattern_deleted\",\"used_in_tests\"],\"type\":\"string\"},\"secret_type\":{\"description\":\"A comma-separated list of secret types to return. All default secret patterns are returned. To return generic patterns, pass the token name(s) in the parameter.\",\"type\":\"string\"},\"state\":{\"description\":\"Filter by state\",\"enum\":[\"open\",\"resolved\"],\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
             )
             .described("List secret scanning alerts in a GitHub repository.")
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List secret scanning alerts\"}",
+            )
             .typed_args::<self::Args>();
         ///List secret scanning alerts in a GitHub repository.
         #[derive(Clone, Debug, PartialEq)]
@@ -7113,6 +7327,9 @@ Default: `"reviewed"`.*/
                 "{\"properties\":{\"direction\":{\"description\":\"The direction to sort the results by.\",\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"sort\":{\"description\":\"How to sort the results. Can be either 'created' (when the repository was starred) or 'updated' (when the repository was last pushed to).\",\"enum\":[\"created\",\"updated\"],\"type\":\"string\"},\"username\":{\"description\":\"Username to list starred repositories for. Defaults to the authenticated user.\",\"type\":\"string\"}},\"type\":\"object\"}",
             )
             .described("List starred repositories")
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List starred repositories\"}",
+            )
             .typed_args::<self::Args>();
         ///List starred repositories
         #[derive(Clone, Debug, Default, PartialEq)]
@@ -7162,6 +7379,9 @@ Default: `"reviewed"`.*/
                 "{\"properties\":{\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"page\":{\"description\":\"Page number for pagination (min 1)\",\"minimum\":1,\"type\":\"number\"},\"perPage\":{\"description\":\"Results per page for pagination (min 1, max 100)\",\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
             )
             .described("List git tags in a GitHub repository")
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List tags\"}",
+            )
             .typed_args::<self::Args>();
         ///List git tags in a GitHub repository
         #[derive(Clone, Debug, PartialEq)]
@@ -7201,6 +7421,9 @@ Default: `"reviewed"`.*/
             )
             .described(
                 "Manage a notification subscription: ignore, watch, or delete a notification thread subscription.",
+            )
+            .annotated(
+                "{\"destructiveHint\":true,\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Manage notification subscription\"}",
             )
             .typed_args::<self::Args>();
         ///Manage a notification subscription: ignore, watch, or delete a notification thread subscription.
@@ -7244,6 +7467,9 @@ Default: `"reviewed"`.*/
             )
             .described(
                 "Manage a repository notification subscription: ignore, watch, or delete repository notifications subscription for the provided repository.",
+            )
+            .annotated(
+                "{\"destructiveHint\":true,\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Manage repository notification subscription\"}",
             )
             .typed_args::<self::Args>();
         ///Manage a repository notification subscription: ignore, watch, or delete repository notifications subscription for the provided repository.
@@ -7293,6 +7519,9 @@ Default: `"reviewed"`.*/
                 "{\"properties\":{\"lastReadAt\":{\"description\":\"Describes the last point that notifications were checked (optional). Default: Now\",\"type\":\"string\"},\"owner\":{\"description\":\"Optional repository owner. If provided with repo, only notifications for this repository are marked as read.\",\"type\":\"string\"},\"repo\":{\"description\":\"Optional repository name. If provided with owner, only notifications for this repository are marked as read.\",\"type\":\"string\"}},\"type\":\"object\"}",
             )
             .described("Mark all notifications as read")
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Mark all notifications as read\"}",
+            )
             .typed_args::<self::Args>();
         ///Mark all notifications as read
         #[derive(Clone, Debug, Default, PartialEq)]
@@ -7318,6 +7547,9 @@ Default: `"reviewed"`.*/
                 "{\"properties\":{\"commit_message\":{\"description\":\"Extra detail for merge commit\",\"type\":\"string\"},\"commit_title\":{\"description\":\"Title for merge commit\",\"type\":\"string\"},\"merge_method\":{\"description\":\"Merge method\",\"enum\":[\"merge\",\"squash\",\"rebase\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"pullNumber\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pullNumber\"],\"type\":\"object\"}",
             )
             .described("Merge a pull request in a GitHub repository.")
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Merge pull request\"}",
+            )
             .typed_args::<self::Args>();
         ///Merge a pull request in a GitHub repository.
         #[derive(Clone, Debug, PartialEq)]
@@ -7379,6 +7611,9 @@ Default: `"reviewed"`.*/
             )
             .described(
                 "Get details about specific GitHub Projects resources.\nUse this tool to get details about individual projects, project fields, project items, and project views by their unique IDs.\n",
+            )
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get details of GitHub Projects resources\"}",
             )
             .typed_args::<self::Args>();
         /**Get details about specific GitHub Projects resources.
@@ -7468,6 +7703,9 @@ Use this tool to get details about individual projects, project fields, project 
             .described(
                 "Tools for listing GitHub Projects resources.\nUse this tool to list projects for a user or organization, or list project fields, items, views, and status updates for a specific project.\n",
             )
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List GitHub Projects resources\"}",
+            )
             .typed_args::<self::Args>();
         /**Tools for listing GitHub Projects resources.
 Use this tool to list projects for a user or organization, or list project fields, items, views, and status updates for a specific project.*/
@@ -7555,6 +7793,9 @@ Use this tool to list projects for a user or organization, or list project field
             )
             .described(
                 "Create and manage GitHub Projects: create projects, add/update/delete items, bulk-update many items at once, manage views, create status updates, and add iteration fields.",
+            )
+            .annotated(
+                "{\"destructiveHint\":true,\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Manage GitHub Projects\"}",
             )
             .typed_args::<self::Args>();
         use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
@@ -7800,6 +8041,9 @@ Use this tool to list projects for a user or organization, or list project field
             .described(
                 "Get information on a specific pull request in GitHub repository.",
             )
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get details for a single pull request\"}",
+            )
             .typed_args::<self::Args>();
         ///Get information on a specific pull request in GitHub repository.
         #[derive(Clone, Debug, PartialEq)]
@@ -7896,6 +8140,9 @@ Possible options:
             .described(
                 "Create and/or submit, delete review of a pull request.\n\nAvailable methods:\n- create: Create a new review of a pull request. If \"event\" parameter is provided, the review is submitted. If \"event\" is omitted, a pending review is created.\n- submit_pending: Submit an existing pending review of a pull request. This requires that a pending review exists for the current user on the specified pull request. The \"body\" and \"event\" parameters are used when submitting the review.\n- delete_pending: Delete an existing pending review of a pull request. This requires that a pending review exists for the current user on the specified pull request.\n- resolve_thread: Resolve a review thread. Requires only \"threadId\" parameter with the thread's node ID (e.g., PRRT_kwDOxxx). The owner, repo, and pullNumber parameters are not used for this method. Resolving an already-resolved thread is a no-op.\n- unresolve_thread: Unresolve a previously resolved review thread. Requires only \"threadId\" parameter. The owner, repo, and pullNumber parameters are not used for this method. Unresolving an already-unresolved thread is a no-op.\n",
             )
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Write operations (create, submit, delete) on pull request reviews\"}",
+            )
             .typed_args::<self::Args>();
         /**Create and/or submit, delete review of a pull request.
 
@@ -7985,6 +8232,9 @@ Available methods:
                 "{\"properties\":{\"branch\":{\"description\":\"Branch to push to\",\"type\":\"string\"},\"files\":{\"description\":\"Array of file objects to push, each object with path (string) and content (string)\",\"items\":{\"additionalProperties\":false,\"properties\":{\"content\":{\"description\":\"file content\",\"type\":\"string\"},\"path\":{\"description\":\"path to the file\",\"type\":\"string\"}},\"required\":[\"path\",\"content\"],\"type\":\"object\"},\"type\":\"array\"},\"message\":{\"description\":\"Commit message\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"branch\",\"files\",\"message\"],\"type\":\"object\"}",
             )
             .described("Push multiple files to a GitHub repository in a single commit")
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Push files to repository\"}",
+            )
             .typed_args::<self::Args>();
         ///Push multiple files to a GitHub repository in a single commit
         #[derive(Clone, Debug, PartialEq)]
@@ -8043,6 +8293,9 @@ Available methods:
                 "{\"properties\":{\"issue_number\":{\"description\":\"The parent issue number\",\"minimum\":1,\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"sub_issue_id\":{\"description\":\"The ID of the sub-issue to remove. ID is not the same as issue number\",\"type\":\"number\"}},\"required\":[\"owner\",\"repo\",\"issue_number\",\"sub_issue_id\"],\"type\":\"object\"}",
             )
             .described("Remove a sub-issue from a parent issue.")
+            .annotated(
+                "{\"destructiveHint\":true,\"idempotentHint\":false,\"openWorldHint\":true,\"readOnlyHint\":false,\"title\":\"Remove Sub-Issue\"}",
+            )
             .typed_args::<self::Args>();
         ///Remove a sub-issue from a parent issue.
         #[derive(Clone, Debug, PartialEq)]
@@ -8087,6 +8340,9 @@ Available methods:
             )
             .described(
                 "Reprioritize (reorder) a sub-issue relative to other sub-issues.",
+            )
+            .annotated(
+                "{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":true,\"readOnlyHint\":false,\"title\":\"Reprioritize Sub-Issue\"}",
             )
             .typed_args::<self::Args>();
         ///Reprioritize (reorder) a sub-issue relative to other sub-issues.
@@ -8140,6 +8396,9 @@ Available methods:
             .described(
                 "Request a GitHub Copilot code review for a pull request. Use this for automated feedback on pull requests, usually before requesting a human reviewer.",
             )
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Request Copilot review\"}",
+            )
             .typed_args::<self::Args>();
         ///Request a GitHub Copilot code review for a pull request. Use this for automated feedback on pull requests, usually before requesting a human reviewer.
         #[derive(Clone, Debug, PartialEq)]
@@ -8178,6 +8437,9 @@ Available methods:
                 "{\"properties\":{\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pullNumber\":{\"description\":\"The pull request number\",\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"reviewers\":{\"description\":\"GitHub usernames or ORG/team-slug team reviewers to request reviews from\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"owner\",\"repo\",\"pullNumber\",\"reviewers\"],\"type\":\"object\"}",
             )
             .described("Request reviewers for a pull request.")
+            .annotated(
+                "{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":true,\"readOnlyHint\":false,\"title\":\"Request Pull Request Reviewers\"}",
+            )
             .typed_args::<self::Args>();
         ///Request reviewers for a pull request.
         #[derive(Clone, Debug, PartialEq)]
@@ -8223,6 +8485,9 @@ Available methods:
             .described(
                 "Resolve a review thread on a pull request. Resolving an already-resolved thread is a no-op.",
             )
+            .annotated(
+                "{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":true,\"readOnlyHint\":false,\"title\":\"Resolve Review Thread\"}",
+            )
             .typed_args::<self::Args>();
         ///Resolve a review thread on a pull request. Resolving an already-resolved thread is a no-op.
         #[derive(Clone, Debug, PartialEq)]
@@ -8250,6 +8515,9 @@ Available methods:
             )
             .described(
                 "Fast and precise code search across ALL GitHub repositories using GitHub's native search engine. Best for finding exact symbols, functions, classes, or specific code patterns.",
+            )
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Search code\"}",
             )
             .typed_args::<self::Args>();
         ///Fast and precise code search across ALL GitHub repositories using GitHub's native search engine. Best for finding exact symbols, functions, classes, or specific code patterns.
@@ -8319,6 +8587,9 @@ Available methods:
             .described(
                 "Search for commits across GitHub repositories using GitHub's commit search syntax. Useful for finding specific changes, authors, or messages across one or many repositories. Searches the default branch only.",
             )
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Search commits\"}",
+            )
             .typed_args::<self::Args>();
         ///Search for commits across GitHub repositories using GitHub's commit search syntax. Useful for finding specific changes, authors, or messages across one or many repositories. Searches the default branch only.
         #[derive(Clone, Debug, PartialEq)]
@@ -8378,6 +8649,9 @@ Available methods:
             )
             .described(
                 "Search issues using natural-language semantic matching. Best for conceptual or paraphrased queries (e.g. \"login fails after password reset\"). Already scoped to is:issue.",
+            )
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Search issues\"}",
             )
             .typed_args::<self::Args>();
         ///Search issues using natural-language semantic matching. Best for conceptual or paraphrased queries (e.g. "login fails after password reset"). Already scoped to is:issue.
@@ -8502,6 +8776,9 @@ Available methods:
             .described(
                 "Find GitHub organizations by name, location, or other organization metadata. Ideal for discovering companies, open source foundations, or teams.",
             )
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Search organizations\"}",
+            )
             .typed_args::<self::Args>();
         ///Find GitHub organizations by name, location, or other organization metadata. Ideal for discovering companies, open source foundations, or teams.
         #[derive(Clone, Debug, PartialEq)]
@@ -8563,6 +8840,9 @@ Available methods:
             )
             .described(
                 "Search for pull requests in GitHub repositories using issues search syntax already scoped to is:pr",
+            )
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Search pull requests\"}",
             )
             .typed_args::<self::Args>();
         ///Search for pull requests in GitHub repositories using issues search syntax already scoped to is:pr
@@ -8684,6 +8964,9 @@ Available methods:
             .described(
                 "Find GitHub repositories by name, description, readme, topics, or other metadata. Perfect for discovering projects, finding examples, or locating specific repositories across GitHub.",
             )
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Search repositories\"}",
+            )
             .typed_args::<self::Args>();
         ///Find GitHub repositories by name, description, readme, topics, or other metadata. Perfect for discovering projects, finding examples, or locating specific repositories across GitHub.
         #[derive(Clone, Debug, PartialEq)]
@@ -8753,6 +9036,9 @@ Default: `true`.*/
             .described(
                 "Find GitHub users by username, real name, or other profile information. Useful for locating developers, contributors, or team members.",
             )
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Search users\"}",
+            )
             .typed_args::<self::Args>();
         ///Find GitHub users by username, real name, or other profile information. Useful for locating developers, contributors, or team members.
         #[derive(Clone, Debug, PartialEq)]
@@ -8814,6 +9100,9 @@ Default: `true`.*/
             )
             .described(
                 "Set issue field values for an issue. Fields are organization-level custom fields (text, number, date, or single select). Use this to create or update field values on an issue.",
+            )
+            .annotated(
+                "{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":true,\"readOnlyHint\":false,\"title\":\"Set Issue Fields\"}",
             )
             .typed_args::<self::Args>();
         ///Set issue field values for an issue. Fields are organization-level custom fields (text, number, date, or single select). Use this to create or update field values on an issue.
@@ -8899,6 +9188,9 @@ Default: `true`.*/
                 "{\"properties\":{\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
             )
             .described("Star a GitHub repository")
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Star repository\"}",
+            )
             .typed_args::<self::Args>();
         ///Star a GitHub repository
         #[derive(Clone, Debug, PartialEq)]
@@ -8928,6 +9220,9 @@ Default: `true`.*/
                 "{\"properties\":{\"after_id\":{\"description\":\"The ID of the sub-issue to be prioritized after (either after_id OR before_id should be specified)\",\"type\":\"number\"},\"before_id\":{\"description\":\"The ID of the sub-issue to be prioritized before (either after_id OR before_id should be specified)\",\"type\":\"number\"},\"issue_number\":{\"description\":\"The number of the parent issue\",\"type\":\"number\"},\"method\":{\"description\":\"The action to perform on a single sub-issue\\nOptions are:\\n- 'add' - add a sub-issue to a parent issue in a GitHub repository.\\n- 'remove' - remove a sub-issue from a parent issue in a GitHub repository.\\n- 'reprioritize' - change the order of sub-issues within a parent issue in a GitHub repository. Use either 'after_id' or 'before_id' to specify the new position.\\nWrites issue hierarchy. To move a sub-issue to a new parent, use `add` with `replace_parent=true`; there is no writable parent field.\\n\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"replace_parent\":{\"description\":\"When true, replaces the sub-issue's current parent issue. Use with 'add' method only.\",\"type\":\"boolean\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"sub_issue_id\":{\"description\":\"The ID of the sub-issue to add. ID is not the same as issue number\",\"type\":\"number\"}},\"required\":[\"method\",\"owner\",\"repo\",\"issue_number\",\"sub_issue_id\"],\"type\":\"object\"}",
             )
             .described("Add a sub-issue to a parent issue in a GitHub repository.")
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Change sub-issue\"}",
+            )
             .typed_args::<self::Args>();
         ///Add a sub-issue to a parent issue in a GitHub repository.
         #[derive(Clone, Debug, PartialEq)]
@@ -8992,6 +9287,9 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
                 "{\"properties\":{\"body\":{\"description\":\"The review body text (optional)\",\"type\":\"string\"},\"event\":{\"description\":\"The review action to perform\",\"enum\":[\"APPROVE\",\"REQUEST_CHANGES\",\"COMMENT\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pullNumber\":{\"description\":\"The pull request number\",\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pullNumber\",\"event\"],\"type\":\"object\"}",
             )
             .described("Submit a pending pull request review.")
+            .annotated(
+                "{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":true,\"readOnlyHint\":false,\"title\":\"Submit Pending Pull Request Review\"}",
+            )
             .typed_args::<self::Args>();
         ///Submit a pending pull request review.
         #[derive(Clone, Debug, PartialEq)]
@@ -9051,6 +9349,9 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             .described(
                 "Fetch UI data for MCP Apps (labels, assignees, milestones, issue types, branches, issue fields, reviewers).",
             )
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get UI data\"}",
+            )
             .typed_args::<self::Args>();
         ///Fetch UI data for MCP Apps (labels, assignees, milestones, issue types, branches, issue fields, reviewers).
         #[derive(Clone, Debug, PartialEq)]
@@ -9104,6 +9405,9 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             .described(
                 "Unresolve a previously resolved review thread on a pull request. Unresolving an already-unresolved thread is a no-op.",
             )
+            .annotated(
+                "{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":true,\"readOnlyHint\":false,\"title\":\"Unresolve Review Thread\"}",
+            )
             .typed_args::<self::Args>();
         ///Unresolve a previously resolved review thread on a pull request. Unresolving an already-unresolved thread is a no-op.
         #[derive(Clone, Debug, PartialEq)]
@@ -9130,6 +9434,9 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
                 "{\"properties\":{\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"}",
             )
             .described("Unstar a GitHub repository")
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Unstar repository\"}",
+            )
             .typed_args::<self::Args>();
         ///Unstar a GitHub repository
         #[derive(Clone, Debug, PartialEq)]
@@ -9159,6 +9466,9 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
                 "{\"properties\":{\"content\":{\"description\":\"Content for the file\",\"type\":\"string\"},\"description\":{\"description\":\"Updated description of the gist\",\"type\":\"string\"},\"filename\":{\"description\":\"Filename to update or create\",\"type\":\"string\"},\"gist_id\":{\"description\":\"ID of the gist to update\",\"type\":\"string\"}},\"required\":[\"gist_id\",\"filename\",\"content\"],\"type\":\"object\"}",
             )
             .described("Update an existing gist")
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Update Gist\"}",
+            )
             .typed_args::<self::Args>();
         ///Update an existing gist
         #[derive(Clone, Debug, PartialEq)]
@@ -9202,6 +9512,9 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             )
             .described(
                 "Update the assignees of an existing issue. This replaces the current assignees with the provided list. When setting values, include a confidence level (LOW, MEDIUM, or HIGH) reflecting how certain you are about the choice.",
+            )
+            .annotated(
+                "{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":true,\"readOnlyHint\":false,\"title\":\"Update Issue Assignees\"}",
             )
             .typed_args::<self::Args>();
         use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
@@ -9278,6 +9591,9 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
                 "{\"properties\":{\"body\":{\"description\":\"The new body content for the issue\",\"type\":\"string\"},\"issue_number\":{\"description\":\"The issue number to update\",\"minimum\":1,\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\",\"body\"],\"type\":\"object\"}",
             )
             .described("Update the body content of an existing issue.")
+            .annotated(
+                "{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":true,\"readOnlyHint\":false,\"title\":\"Update Issue Body\"}",
+            )
             .typed_args::<self::Args>();
         ///Update the body content of an existing issue.
         #[derive(Clone, Debug, PartialEq)]
@@ -9322,6 +9638,9 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             )
             .described(
                 "Update the labels of an existing issue. This replaces the current labels with the provided list. When setting values, include a confidence level (LOW, MEDIUM, or HIGH) reflecting how certain you are about the choice.",
+            )
+            .annotated(
+                "{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":true,\"readOnlyHint\":false,\"title\":\"Update Issue Labels\"}",
             )
             .typed_args::<self::Args>();
         use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
@@ -9398,6 +9717,9 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
                 "{\"properties\":{\"issue_number\":{\"description\":\"The issue number to update\",\"minimum\":1,\"type\":\"number\"},\"milestone\":{\"description\":\"The milestone number to set on the issue\",\"minimum\":1,\"type\":\"integer\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\",\"milestone\"],\"type\":\"object\"}",
             )
             .described("Update the milestone of an existing issue.")
+            .annotated(
+                "{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":true,\"readOnlyHint\":false,\"title\":\"Update Issue Milestone\"}",
+            )
             .typed_args::<self::Args>();
         ///Update the milestone of an existing issue.
         #[derive(Clone, Debug, PartialEq)]
@@ -9442,6 +9764,9 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             )
             .described(
                 "Update the state of an existing issue (open or closed), with an optional state reason. When closing, include a confidence level (LOW, MEDIUM, or HIGH) reflecting how certain you are about the decision. Use is_suggestion to propose the change without applying it directly.",
+            )
+            .annotated(
+                "{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":true,\"readOnlyHint\":false,\"title\":\"Update Issue State\"}",
             )
             .typed_args::<self::Args>();
         ///Update the state of an existing issue (open or closed), with an optional state reason. When closing, include a confidence level (LOW, MEDIUM, or HIGH) reflecting how certain you are about the decision. Use is_suggestion to propose the change without applying it directly.
@@ -9534,6 +9859,9 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
                 "{\"properties\":{\"issue_number\":{\"description\":\"The issue number to update\",\"minimum\":1,\"type\":\"number\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"title\":{\"description\":\"The new title for the issue\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\",\"title\"],\"type\":\"object\"}",
             )
             .described("Update the title of an existing issue.")
+            .annotated(
+                "{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":true,\"readOnlyHint\":false,\"title\":\"Update Issue Title\"}",
+            )
             .typed_args::<self::Args>();
         ///Update the title of an existing issue.
         #[derive(Clone, Debug, PartialEq)]
@@ -9578,6 +9906,9 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             )
             .described(
                 "Set or remove the type of an existing issue. Pass null to remove the current type. When setting a value, include a confidence level (LOW, MEDIUM, or HIGH) reflecting how certain you are about the choice.",
+            )
+            .annotated(
+                "{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":true,\"readOnlyHint\":false,\"title\":\"Update Issue Type\"}",
             )
             .typed_args::<self::Args>();
         use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
@@ -9643,6 +9974,9 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
                 "{\"properties\":{\"base\":{\"description\":\"New base branch name\",\"type\":\"string\"},\"body\":{\"description\":\"New description\",\"type\":\"string\"},\"draft\":{\"description\":\"Mark pull request as draft (true) or ready for review (false)\",\"type\":\"boolean\"},\"maintainer_can_modify\":{\"description\":\"Allow maintainer edits\",\"type\":\"boolean\"},\"owner\":{\"description\":\"Repository owner\",\"type\":\"string\"},\"pullNumber\":{\"description\":\"Pull request number to update\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"reviewers\":{\"description\":\"GitHub usernames or ORG/team-slug team reviewers to request reviews from\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"state\":{\"description\":\"New state\",\"enum\":[\"open\",\"closed\"],\"type\":\"string\"},\"title\":{\"description\":\"New title\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pullNumber\"],\"type\":\"object\"}",
             )
             .described("Update an existing pull request in a GitHub repository.")
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Edit pull request\"}",
+            )
             .typed_args::<self::Args>();
         ///Update an existing pull request in a GitHub repository.
         #[derive(Clone, Debug, PartialEq)]
@@ -9716,6 +10050,9 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
                 "{\"properties\":{\"body\":{\"description\":\"The new body content for the pull request\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pullNumber\":{\"description\":\"The pull request number\",\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pullNumber\",\"body\"],\"type\":\"object\"}",
             )
             .described("Update the body description of an existing pull request.")
+            .annotated(
+                "{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":true,\"readOnlyHint\":false,\"title\":\"Update Pull Request Body\"}",
+            )
             .typed_args::<self::Args>();
         ///Update the body description of an existing pull request.
         #[derive(Clone, Debug, PartialEq)]
@@ -9761,6 +10098,9 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             .described(
                 "Update the branch of a pull request with the latest changes from the base branch.",
             )
+            .annotated(
+                "{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Update pull request branch\"}",
+            )
             .typed_args::<self::Args>();
         ///Update the branch of a pull request with the latest changes from the base branch.
         #[derive(Clone, Debug, PartialEq)]
@@ -9803,6 +10143,9 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
                 "{\"properties\":{\"draft\":{\"description\":\"Set to true to convert to draft, false to mark as ready for review\",\"type\":\"boolean\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pullNumber\":{\"description\":\"The pull request number\",\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pullNumber\",\"draft\"],\"type\":\"object\"}",
             )
             .described("Mark a pull request as draft or ready for review.")
+            .annotated(
+                "{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":true,\"readOnlyHint\":false,\"title\":\"Update Pull Request Draft State\"}",
+            )
             .typed_args::<self::Args>();
         ///Mark a pull request as draft or ready for review.
         #[derive(Clone, Debug, PartialEq)]
@@ -9846,6 +10189,9 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
                 "{\"properties\":{\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pullNumber\":{\"description\":\"The pull request number\",\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"state\":{\"description\":\"The new state for the pull request\",\"enum\":[\"open\",\"closed\"],\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pullNumber\",\"state\"],\"type\":\"object\"}",
             )
             .described("Update the state of an existing pull request (open or closed).")
+            .annotated(
+                "{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":true,\"readOnlyHint\":false,\"title\":\"Update Pull Request State\"}",
+            )
             .typed_args::<self::Args>();
         ///Update the state of an existing pull request (open or closed).
         #[derive(Clone, Debug, PartialEq)]
@@ -9898,6 +10244,9 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
                 "{\"properties\":{\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pullNumber\":{\"description\":\"The pull request number\",\"minimum\":1,\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"title\":{\"description\":\"The new title for the pull request\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pullNumber\",\"title\"],\"type\":\"object\"}",
             )
             .described("Update the title of an existing pull request.")
+            .annotated(
+                "{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":true,\"readOnlyHint\":false,\"title\":\"Update Pull Request Title\"}",
+            )
             .typed_args::<self::Args>();
         ///Update the title of an existing pull request.
         #[derive(Clone, Debug, PartialEq)]
