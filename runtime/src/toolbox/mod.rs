@@ -6,9 +6,18 @@
 //!   ([`Toolbox::skipped`], a `server skipped` warning) — unless it is `required`, which makes
 //!   start-up fail. [`Toolbox::statuses`] shows each server's state and last error;
 //!   [`Toolbox::reconnect`] retries failed (or all) servers.
-//! * **Tools.** Untyped servers export their live `tools/list`; typed servers
-//!   ([`ToolboxBuilder::add_typed`]) export the definitions `mcp_tools!` fixed at compile time
-//!   ([`TypedTool`]). Per-server allow/deny lists (`tools`, `exclude_tools`) apply to both.
+//! * **Tools: what was reviewed.** A server with a fixture (`<alias>.json` beside the
+//!   registry, [`ToolboxBuilder::fixtures_dir`], [`ToolboxBuilder::fixture`]) or typed by
+//!   `mcp_tools!` ([`ToolboxBuilder::add_typed`], [`TypedTool`]) exports its reviewed
+//!   definitions, never the live ones: each tool is pinned by its fingerprint (RFC 8785
+//!   canonical JSON, SHA-256, of what the model reads and of its schemas). A live tool
+//!   missing from the fixture is neither offered nor callable ([`Error::NotReviewed`]) unless
+//!   the server or the agent sets `unreviewed_tools`; a reviewed tool that changed is
+//!   refused when the change is breaking (or, with `drift = "error"`, any change:
+//!   [`Error::Drift`]) and otherwise offered as reviewed, with one warning; a
+//!   `tools/list_changed` judges again. A server without a fixture exports its live
+//!   `tools/list`, with one warning (`require_fixture` refuses it). Per-server allow/deny
+//!   lists (`tools`, `exclude_tools`) apply to all.
 //! * **Names.** Each tool is exported as `mcp_<alias>_<tool>` ([`names`]): sanitized, ≤ 64
 //!   characters, collisions resolved deterministically and reported
 //!   ([`Toolbox::collisions`]); a map leads back to `(server, tool)` — names are never
