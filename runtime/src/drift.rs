@@ -127,24 +127,38 @@ fn changed_tools(fixture: &[crate::typed::TypedTool], live_tools: &[Value]) -> V
 }
 
 /// One clause per tool of the program that changed on the server, without the classifier
-/// (feature `drift-details` off): `add: changed`, `sub: removed`.
+/// (feature `drift-details` off), told by the tools' fingerprints: `add: the input or
+/// output schema changed`, `sub: removed`, `get_weather: renamed to "forecast"`.
 #[cfg(not(feature = "drift-details"))]
 fn changed_tools(fixture: &[crate::typed::TypedTool], live_tools: &[Value]) -> Vec<String> {
-    let (old, new) = views(fixture, live_tools);
-    old.iter()
-        .filter_map(|o| {
-            let name = o.get("name").and_then(Value::as_str).unwrap_or("");
-            match new.iter().find(|n| n.get("name") == o.get("name")) {
-                None => Some(format!("{name}: removed")),
-                Some(n) if n != o => Some(format!("{name}: changed")),
-                Some(_) => None,
-            }
+    use mcp_bindgen_core::fingerprint::{Difference, fingerprints, renames};
+    let reviewed = fingerprints(
+        fixture
+            .iter()
+            .map(|t| t.definition())
+            .collect::<Vec<_>>()
+            .iter(),
+    );
+    let live = fingerprints(live_tools);
+    let renamed = renames(&reviewed, &live);
+    reviewed
+        .iter()
+        .filter_map(|(name, print)| match live.get(name) {
+            None => Some(match renamed.iter().find(|(from, _)| from == name) {
+                Some((_, to)) => format!("{name}: renamed to \"{to}\" (the same schemas)"),
+                None => format!("{name}: removed"),
+            }),
+            Some(now) => match print.compare(now) {
+                Difference::None => None,
+                d => Some(format!("{name}: {} changed", d.words())),
+            },
         })
         .collect()
 }
 
 /// The program's tools and their live counterparts, reduced to the fields the generated
 /// bindings were made from (name, description, input and output schema).
+#[cfg(feature = "drift-details")]
 fn views(fixture: &[crate::typed::TypedTool], live_tools: &[Value]) -> (Vec<Value>, Vec<Value>) {
     let parse = |text: &str| serde_json::from_str::<Value>(text).unwrap_or(Value::Null);
     let view = |name: &str, description: Option<&str>, input: Value, output: Option<Value>| {
@@ -255,6 +269,12 @@ mod tests {
             assert!(clauses[1].starts_with("gone: BREAKING"), "{clauses:?}");
         }
         #[cfg(not(feature = "drift-details"))]
-        assert_eq!(clauses, ["add: changed", "gone: removed"]);
+        assert_eq!(
+            clauses,
+            [
+                "add: the input or output schema changed",
+                "gone: renamed to \"new\" (the same schemas)"
+            ]
+        );
     }
 }

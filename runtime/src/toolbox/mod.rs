@@ -59,7 +59,7 @@ mod lifecycle;
 mod local;
 pub mod names;
 pub mod provider;
-mod review;
+pub(crate) mod review;
 mod scope;
 mod text;
 pub(crate) mod typed;
@@ -424,6 +424,7 @@ impl Toolbox {
         let mut slots = snap.slots.clone();
         let mut next = slot.next(slot.session.clone(), slot.tools.clone());
         next.typed = Some(tools);
+        next.reviewed = Some(Arc::new(review::Reviewed::from_typed(alias, tools)));
         slots.insert(alias.to_string(), Arc::new(next));
         self.replace(Snapshot::build(
             slots,

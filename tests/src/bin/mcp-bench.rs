@@ -194,6 +194,25 @@ fn expand(fixture: &str, alias: &str, n: &str) -> Res<Value> {
             total_ms.push(total.as_secs_f64() * 1e3);
         }
     }
+    // The connect-time review of a toolbox: every live tool's fingerprint (RFC 8785
+    // canonical JSON, SHA-256, two digests) compared with the fixture's, renames looked for.
+    let live: Vec<Value> = fixture.tools.iter().map(|t| t.raw.clone()).collect();
+    let reviewed = fixture.fingerprints();
+    let mut check_ms = Vec::new();
+    for i in 0..=n.max(20) {
+        let started = Instant::now();
+        let prints = mcp_bindgen_core::fingerprint::fingerprints(&live);
+        let changed = reviewed
+            .iter()
+            .filter(|(name, print)| prints.get(*name) != Some(*print))
+            .count();
+        let renames = mcp_bindgen_core::fingerprint::renames(&reviewed, &prints);
+        let elapsed = started.elapsed();
+        std::hint::black_box((changed, renames));
+        if i > 0 {
+            check_ms.push(elapsed.as_secs_f64() * 1e3);
+        }
+    }
     let median = |mut v: Vec<f64>| {
         v.sort_by(f64::total_cmp);
         v.get(v.len() / 2).copied()
@@ -202,6 +221,7 @@ fn expand(fixture: &str, alias: &str, n: &str) -> Res<Value> {
         "tools": tools,
         "generate_ms": median(generate_ms),
         "generate_and_format_ms": median(total_ms),
+        "fingerprint_check_ms": median(check_ms),
     }))
 }
 

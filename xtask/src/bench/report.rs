@@ -178,6 +178,27 @@ pub(super) fn summary_rows(results: &Map<String, Value>) -> Vec<Row> {
             ),
         });
     }
+    if let Some(expand) = results.get("expand") {
+        let at = |p: &str| expand.pointer(p).and_then(Value::as_f64);
+        let per_100 = match (
+            at("/github_official/release/fingerprint_check_ms"),
+            at("/github_official/release/tools"),
+        ) {
+            (Some(ms), Some(tools)) if tools > 0.0 => Some(ms / tools * 100.0),
+            _ => None,
+        };
+        rows.push(Row {
+            key: "fingerprint_check_per_100_tools_ms",
+            what: "a toolbox's connect-time review: the live tools' fingerprints (RFC 8785 canonical JSON, SHA-256) compared with the fixture's, per 100 tools (117 GitHub tools, optimized build)",
+            value: per_100,
+            unit: "ms",
+            target: Some(("≤", 1.0)),
+            detail: format!(
+                "all 117 tools: {:.3} ms (renames looked for too)",
+                at("/github_official/release/fingerprint_check_ms").unwrap_or(f64::NAN)
+            ),
+        });
+    }
     if let Some(tokens) = results
         .get("expand")
         .and_then(|e| e.pointer("/github_official/tokens"))
