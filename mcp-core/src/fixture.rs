@@ -14,7 +14,7 @@
 //! Writers ([`canonical_json`]) sort tools by name and object keys recursively and use a
 //! 2-space indent with a trailing newline, so re-snapshotting an unchanged server gives a
 //! byte-identical file. [`build_document`] writes each tool's
-//! [`Fingerprint`](crate::fingerprint::Fingerprint) under `fingerprints`, so a review sees
+//! [`Fingerprint`] under `fingerprints`, so a review sees
 //! them change. Readers ([`Fixture::from_slice`]) accept any JSON object with a
 //! `tools` array; every other key is optional.
 

@@ -573,12 +573,14 @@ impl ToolboxBuilder {
             })?;
         let stale = fixture.stale_fingerprints();
         if !stale.is_empty() {
-            tracing::warn!(
-                server = %alias,
-                "{}: the fingerprints of {} do not match their definitions (edited by hand?); the definitions are what the model sees; run {} to write the fixture again",
-                path.display(),
-                stale.join(", "),
-                mcp_bindgen_core::project::either_command(&format!("snapshot {alias}"))
+            super::review::warn(
+                alias,
+                &format!(
+                    "{}: the fingerprints of {} do not match their definitions (edited by hand?); the definitions are what the model sees; run {} to write the fixture again",
+                    relative(&path).display(),
+                    stale.join(", "),
+                    mcp_bindgen_core::project::either_command(&format!("snapshot {alias}"))
+                ),
             );
         }
         Ok(Some(Reviewed::from_fixture(relative(&path), &fixture)))

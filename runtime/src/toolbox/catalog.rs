@@ -169,11 +169,7 @@ impl Slot {
         if !first {
             return;
         }
-        let alias = self.config.alias();
-        tracing::warn!(server = %alias, "{text}");
-        if !tracing::dispatcher::has_been_set() {
-            eprintln!("warning: server \"{alias}\": {text}");
-        }
+        review::warn(self.config.alias(), &text);
     }
 
     /// The slot with these prompt and resource lists.

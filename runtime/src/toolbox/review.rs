@@ -23,6 +23,15 @@ use serde_json::Value;
 use super::TypedTool;
 use crate::drift::DriftPolicy;
 
+/// Warns about server `alias`: through `tracing`, or on stderr when the program has no
+/// `tracing` subscriber (it would never see the warning).
+pub(super) fn warn(alias: &str, text: &str) {
+    tracing::warn!(server = %alias, "{text}");
+    if !tracing::dispatcher::has_been_set() {
+        eprintln!("warning: server \"{alias}\": {text}");
+    }
+}
+
 /// The reviewed tools of one server.
 #[derive(Debug)]
 pub(super) struct Reviewed {

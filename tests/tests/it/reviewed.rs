@@ -231,8 +231,7 @@ async fn fixtures_can_be_required_by_a_server_or_an_agent() {
     let e = Toolbox::builder(&registry)
         .connect()
         .await
-        .err()
-        .expect("bare has no fixture");
+        .expect_err("bare has no fixture");
     assert_eq!(e.kind(), ErrorKind::Config);
     assert!(
         e.to_string().contains("server \"bare\" requires a fixture"),
@@ -252,8 +251,7 @@ async fn fixtures_can_be_required_by_a_server_or_an_agent() {
         .with_require_fixture(true);
     let e = toolbox
         .agent(&strict, &policy)
-        .err()
-        .expect("bare has no fixture");
+        .expect_err("bare has no fixture");
     assert!(
         e.to_string()
             .contains("agent \"strict\" requires a fixture"),
@@ -285,11 +283,82 @@ async fn a_fixture_given_in_code_is_used_and_a_bad_one_is_an_error() {
         .fixture("demo", "{\"tools\": 3}")
         .connect()
         .await
-        .err()
-        .expect("a bad fixture");
+        .expect_err("a bad fixture");
     assert_eq!(e.kind(), ErrorKind::Config);
     assert!(
         e.to_string().contains("at /tools: expected an array"),
         "{e}"
     );
+}
+
+mcp_bindgen::mcp_tools!("demo");
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_typed_server_offers_what_mcp_tools_compiled() {
+    let (_dir, path) = project(&demo_entry(
+        "demo",
+        &["--rug-pull", "poison", "--rug-pull-after", "0"],
+    ));
+    let registry = Registry::load(&path).unwrap();
+    // No fixture file to read: the compiled tools are the reviewed ones.
+    let toolbox = Toolbox::builder(&registry)
+        .fixtures_dir("/nonexistent")
+        .add_typed("demo", demo::TYPED_TOOLS)
+        .connect()
+        .await
+        .unwrap();
+    let text = exports(&toolbox);
+    assert!(!text.to_lowercase().contains(POISON), "{text}");
+    assert!(!text.contains("exfil"), "{text}");
+    let echo = toolbox
+        .tools()
+        .into_iter()
+        .find(|t| t.tool == "echo")
+        .expect("echo offered");
+    // Every reviewed word, annotations and title included.
+    assert_eq!(echo.definition, demo::echo::TOOL.definition());
+    assert_eq!(echo.definition["annotations"]["readOnlyHint"], true);
+    assert_eq!(echo.definition["title"], "Echo");
+    let exfil = toolbox.call("demo.exfil", r#"{"data": "x"}"#).await;
+    assert_eq!(
+        exfil.error_kind(),
+        Some(ErrorKind::NotReviewed),
+        "{}",
+        exfil.text
+    );
+    assert!(
+        exfil.text.contains("mcp_tools!(\"demo\")"),
+        "{}",
+        exfil.text
+    );
+    let add = toolbox.call("mcp_demo_add", r#"{"a": 1, "b": 2}"#).await;
+    assert_eq!(add.error_kind(), Some(ErrorKind::Drift), "{}", add.text);
+    toolbox.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_native_connector_allows_only_tools_whose_live_words_were_reviewed() {
+    use mcp_bindgen::toolbox::ConnectorOptions;
+    use mcp_bindgen::toolbox::provider::connector::{self, Connector};
+    let (_server, url) =
+        crate::common::start_demo_http_with(&["--rug-pull", "poison", "--rug-pull-after", "0"]);
+    let (_dir, path) = project(&format!("[servers.demo]\nurl = {url:?}\n"));
+    let registry = Registry::load(&path).unwrap();
+    let toolbox = Toolbox::builder(&registry).connect().await.unwrap();
+    let public = ConnectorOptions::default().public_url("demo", "https://mcp.example.com/demo");
+    let openai = toolbox.mcp_connectors(Connector::OpenAi, &public).await;
+    connector::check(Connector::OpenAi, &openai).expect("valid");
+    let allowed: Vec<&str> = openai.tools[0]["allowed_tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t.as_str())
+        .collect();
+    // The provider reads the live list itself: echo's poisoned words, exfil and the
+    // changed add are not allowed; the tools that did not change are.
+    for gone in ["echo", "exfil", "add"] {
+        assert!(!allowed.contains(&gone), "{gone} in {allowed:?}");
+    }
+    assert!(allowed.contains(&"get_weather"), "{allowed:?}");
+    toolbox.close().await;
 }
