@@ -606,21 +606,10 @@ pub(super) fn server_candidates(slot: &Slot) -> Listing {
                     continue;
                 }
                 let typed = slot.typed.and_then(|t| t.iter().find(|t| t.name == name));
-                out.push(Candidate {
-                    server: alias.to_string(),
-                    tool: name.clone(),
-                    description: offer
-                        .definition
-                        .get("description")
-                        .and_then(Value::as_str)
-                        .map(str::to_string),
-                    definition: offer.definition.clone(),
-                    input_schema: input_schema_of(offer.definition),
-                    typed,
-                    kind: Kind::Tool,
-                    unreviewed: false,
-                    words_differ: offer.words_differ,
-                });
+                let mut c = tool_candidate(alias, name, offer.definition, false);
+                c.typed = typed;
+                c.words_differ = offer.words_differ;
+                out.push(c);
             }
             for name in unreviewed {
                 let Some(t) = slot
@@ -633,20 +622,7 @@ pub(super) fn server_candidates(slot: &Slot) -> Listing {
                 if !seen.insert(name.clone()) {
                     continue;
                 }
-                out.push(Candidate {
-                    server: alias.to_string(),
-                    tool: name.clone(),
-                    description: t
-                        .get("description")
-                        .and_then(Value::as_str)
-                        .map(str::to_string),
-                    definition: t.clone(),
-                    input_schema: input_schema_of(t),
-                    typed: None,
-                    kind: Kind::Tool,
-                    unreviewed: !allow_unreviewed,
-                    words_differ: false,
-                });
+                out.push(tool_candidate(alias, name, t, !allow_unreviewed));
             }
         }
         None => {
@@ -665,20 +641,7 @@ pub(super) fn server_candidates(slot: &Slot) -> Listing {
                     tracing::warn!(server = %alias, tool = name, "server lists the tool twice; the first definition is used");
                     continue;
                 }
-                out.push(Candidate {
-                    server: alias.to_string(),
-                    tool: name.to_string(),
-                    description: t
-                        .get("description")
-                        .and_then(Value::as_str)
-                        .map(str::to_string),
-                    definition: t.clone(),
-                    input_schema: input_schema_of(t),
-                    typed: None,
-                    kind: Kind::Tool,
-                    unreviewed: false,
-                    words_differ: false,
-                });
+                out.push(tool_candidate(alias, name, t, false));
             }
         }
     }
@@ -686,6 +649,24 @@ pub(super) fn server_candidates(slot: &Slot) -> Listing {
     Listing {
         candidates: out,
         withheld,
+    }
+}
+
+/// The candidate of server `alias`'s tool `name` defined by `definition`.
+fn tool_candidate(alias: &str, name: &str, definition: &Value, unreviewed: bool) -> Candidate {
+    Candidate {
+        server: alias.to_string(),
+        tool: name.to_string(),
+        description: definition
+            .get("description")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        definition: definition.clone(),
+        input_schema: input_schema_of(definition),
+        typed: None,
+        kind: Kind::Tool,
+        unreviewed,
+        words_differ: false,
     }
 }
 
