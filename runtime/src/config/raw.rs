@@ -534,6 +534,29 @@ mod tests {
     }
 
     #[test]
+    fn review_keys_default_to_off_and_are_read_in_both_shapes_and_by_agents() {
+        let r = Registry::from_toml_str(
+            "[servers.a]\ncommand = \"x\"\n[servers.b]\ncommand = \"x\"\nunreviewed_tools = true\nrequire_fixture = true\n\
+             [agents.bot]\nmodel = \"openai/gpt-5\"\nservers = [\"a\"]\nunreviewed_tools = true\nrequire_fixture = true\n",
+            Path::new("s.toml"),
+        )
+        .unwrap();
+        let (a, b) = (r.get("a").unwrap(), r.get("b").unwrap());
+        assert!(!a.unreviewed_tools() && !a.require_fixture());
+        assert!(b.unreviewed_tools() && b.require_fixture());
+        let bot = r.agent("bot").unwrap();
+        assert!(bot.unreviewed_tools && bot.require_fixture);
+        let r = Registry::from_json_str(
+            r#"{"mcpServers": {"a": {"command": "x", "unreviewedTools": true, "requireFixture": true}}}"#,
+            Path::new("m.json"),
+        )
+        .unwrap();
+        assert!(r.get("a").unwrap().unreviewed_tools() && r.get("a").unwrap().require_fixture());
+        let e = toml_err("[servers.a]\ncommand = \"x\"\nrequire_fixtures = true\n");
+        assert!(e.contains("require_fixture"), "{e}");
+    }
+
+    #[test]
     fn function_call_wrapper_defaults_to_false_in_both_shapes() {
         let r = Registry::from_toml_str(
             "[servers.a]\ncommand = \"x\"\n[servers.b]\ncommand = \"x\"\nfunction_call_wrapper = true\n",

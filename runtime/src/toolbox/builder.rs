@@ -143,8 +143,9 @@ impl ToolboxBuilder {
     }
 
     /// Connects a server on the first call of one of its tools; until then it exports
-    /// `tools` (MCP tool definitions, e.g. the `tools` of its fixture). After connecting,
-    /// its live `tools/list` replaces them.
+    /// `tools` (MCP tool definitions). After connecting, its live `tools/list` replaces them.
+    /// A server with a fixture exports the fixture's tools instead, before and after
+    /// connecting.
     pub fn lazy_with_tools(mut self, alias: impl Into<String>, tools: Vec<Value>) -> Self {
         self.lazy.insert(alias.into(), tools);
         self

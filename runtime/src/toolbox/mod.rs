@@ -223,6 +223,13 @@ pub struct ServerStatus {
     /// `stdio`, `sse` or `streamable-http`; `fake` for a fake
     /// ([`ToolboxBuilder::add_fake`]).
     pub transport: &'static str,
+    /// Where the reviewed tools the model is offered come from (`fixtures/github.json`, the
+    /// tools `mcp_tools!` compiled); `None`: no fixture, the live tools are offered.
+    pub reviewed: Option<String>,
+    /// Reviewed tools refused now (a breaking change, gone from the server), sorted.
+    pub withheld: Vec<String>,
+    /// Live tools that were never reviewed (offered only with `unreviewed_tools`), sorted.
+    pub unreviewed: Vec<String>,
 }
 
 /// A server skipped at start-up.
@@ -370,8 +377,21 @@ impl Toolbox {
                     tools: snap
                         .entries
                         .iter()
-                        .filter(|e| e.tool.server == slot.config.alias())
+                        .filter(|e| e.tool.server == slot.config.alias() && !e.unreviewed)
                         .count(),
+                    reviewed: slot.reviewed.as_ref().map(|r| r.source.clone()),
+                    withheld: snap
+                        .withheld
+                        .keys()
+                        .filter(|(server, _)| server == slot.config.alias())
+                        .map(|(_, tool)| tool.clone())
+                        .collect(),
+                    unreviewed: snap
+                        .entries
+                        .iter()
+                        .filter(|e| e.tool.server == slot.config.alias() && e.unreviewed)
+                        .map(|e| e.tool.tool.clone())
+                        .collect(),
                     typed: slot.typed.is_some(),
                     transport: if slot.is_fake() {
                         "fake"

@@ -126,6 +126,18 @@ async fn a_rug_pull_reaches_the_model_in_no_format_and_its_calls_are_refused() {
         assert!(add.text.contains(needle), "{needle:?} in {}", add.text);
     }
 
+    // The status says what is refused and why.
+    let status = toolbox.status("demo").expect("status");
+    assert_eq!(status.withheld, ["add"]);
+    assert_eq!(status.unreviewed, ["exfil"]);
+    assert!(
+        status
+            .reviewed
+            .as_deref()
+            .is_some_and(|r| r.ends_with("demo.json")),
+        "{status:?}"
+    );
+
     // A description-only change: the reviewed definition is offered, and the tool works.
     let echo = toolbox.call("mcp_demo_echo", r#"{"message": "hi"}"#).await;
     assert!(echo.is_ok(), "{}", echo.text);
