@@ -39,10 +39,10 @@ pub struct Fingerprint {
     pub schema: String,
 }
 
-/// The tool fields a model reads, in the model digest.
-pub const MODEL_FIELDS: [&str; 4] = ["name", "title", "description", "annotations"];
+/// The tool fields a model reads, in the model digest (in JCS member order).
+pub const MODEL_FIELDS: [&str; 4] = ["annotations", "description", "name", "title"];
 
-/// The tool fields a call must fit, in the schema digest.
+/// The tool fields a call must fit, in the schema digest (in JCS member order).
 pub const SCHEMA_FIELDS: [&str; 2] = ["inputSchema", "outputSchema"];
 
 impl Fingerprint {
@@ -175,19 +175,26 @@ pub fn renames(
     out
 }
 
-/// The SHA-256 (hex) of the JCS form of the object made of `fields` of `tool`.
+/// The SHA-256 (hex) of the JCS form of the object made of `fields` of `tool` (`fields`
+/// in JCS member order: ASCII names, sorted).
 fn part_digest(tool: &Value, fields: &[&str]) -> String {
-    let mut part = Map::new();
+    // Written from references in place: no field is cloned.
+    let mut text = String::with_capacity(1024);
+    text.push('{');
+    let mut first = true;
     for field in fields {
         if let Some(v) = tool.get(*field).filter(|v| !v.is_null()) {
-            part.insert((*field).to_string(), v.clone());
+            if !first {
+                text.push(',');
+            }
+            first = false;
+            write_string(field, &mut text);
+            text.push(':');
+            write_jcs(v, &mut text);
         }
     }
-    let mut hasher = Sha256::new();
-    let mut text = String::with_capacity(256);
-    write_jcs(&Value::Object(part), &mut text);
-    hasher.update(text.as_bytes());
-    let digest = hasher.finalize();
+    text.push('}');
+    let digest = Sha256::digest(text.as_bytes());
     let mut hex = String::with_capacity(64);
     for b in digest {
         let _ = write!(hex, "{b:02x}");
@@ -473,7 +480,14 @@ mod tests {
         let output = json!({"name": "add", "description": "Adds.",
             "inputSchema": {"type": "object"}, "outputSchema": {"type": "object"}});
         assert_eq!(a.compare(&Fingerprint::of(&output)), Difference::Schemas);
-        assert_eq!(Fingerprint::from_json(&a.to_json()), Some(a));
+        assert_eq!(Fingerprint::from_json(&a.to_json()), Some(a.clone()));
+        // The digest is the one of the part's JCS text.
+        let part = json!({"name": "add", "description": "Adds."});
+        let hex: String = Sha256::digest(jcs(&part).as_bytes())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(a.model, hex);
     }
 
     #[test]

@@ -618,7 +618,10 @@ pub(super) fn write_markdown(
          the optimized `mcp-bench expand`. Generated lines: the line count of that \
          prettyplease text (what `cargo xtask expand` prints), taken from the last timed run. \
          With `tokens`: the same `generate` counting each tool's tokens (the encoding loaded \
-         before the timed runs; its load is reported beside).\n\
+         before the timed runs; its load is reported beside). The connect-time review: in \
+         `mcp-bench expand`, every tool's fingerprint (`mcp_bindgen_core::fingerprint`, what a \
+         toolbox computes for a server's live list) compared with the fixture's and renames \
+         looked for, median of at least 20 after one warm-up, per 100 tools.\n\
          * **Tokens**: o200k_base tokens (`bpe-openai`) of the compact JSON text of each \
          definition the toolbox exports for GitHub's 117 tools, per format, full and compact; \
          the skeleton: the same definitions (compact form) of schemas that keep only property \
