@@ -20,8 +20,8 @@ use std::path::Path;
 use mcp_bindgen_core::fingerprint::{Difference, Fingerprint, fingerprints, renames};
 use serde_json::Value;
 
-use super::TypedTool;
 use crate::drift::DriftPolicy;
+use crate::typed::TypedTool;
 
 /// Warns about server `alias`: through `tracing`, or on stderr when the program has no
 /// `tracing` subscriber (it would never see the warning).
