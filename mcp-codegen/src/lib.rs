@@ -34,7 +34,6 @@ mod prompts;
 pub mod review;
 mod tokens;
 mod typify_driver;
-mod unions;
 pub mod verify;
 mod warning;
 

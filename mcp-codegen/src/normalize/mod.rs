@@ -46,6 +46,7 @@ mod objects;
 mod refs;
 mod root;
 mod type_names;
+mod unions;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -408,7 +409,7 @@ fn clean(v: &mut Value, at: &mut String, ctx: &mut Ctx, is_root: bool) {
     pattern_properties(obj);
     drop_keywords(obj, at, ctx);
     annotations_to_docs(obj, is_root);
-    if let Some(title) = obj.remove(crate::unions::VARIANT_TITLE) {
+    if let Some(title) = obj.remove(unions::VARIANT_TITLE) {
         obj.insert("title".into(), title);
     }
     ref_siblings(obj, at, ctx);
@@ -417,12 +418,11 @@ fn clean(v: &mut Value, at: &mut String, ctx: &mut Ctx, is_root: bool) {
     integer_bounds(obj);
     nullable_union(obj);
     unconstrained_union(obj, at, ctx);
-    for note in crate::unions::shape_unions(obj, at, ctx.role.root_name(), &ctx.defs, &ctx.inlined)
-    {
+    for note in unions::shape_unions(obj, at, ctx.role.root_name(), &ctx.defs, &ctx.inlined) {
         ctx.warn(at, note);
     }
     let inherited = ctx.inlined.len();
-    if let Some(Value::Array(names)) = obj.remove(crate::unions::INLINED) {
+    if let Some(Value::Array(names)) = obj.remove(unions::INLINED) {
         ctx.inlined.extend(
             names
                 .into_iter()

@@ -17,8 +17,8 @@ use std::collections::BTreeMap;
 use heck::ToSnakeCase;
 use serde_json::{Map, Value};
 
+use super::unions::without_annotations;
 use crate::naming::typify_sanitize;
-use crate::unions::without_annotations;
 
 /// Gives the schemas of `root` and `defs` whose typify names collide distinct titles.
 pub(super) fn distinct_type_names(
