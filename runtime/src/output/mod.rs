@@ -1,5 +1,7 @@
 //! What calls return: tool output and content blocks, server info, health.
 
+mod decode;
+
 use std::time::Duration;
 
 use serde::Serialize;
