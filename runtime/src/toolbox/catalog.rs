@@ -581,13 +581,14 @@ pub(super) fn server_candidates(slot: &Slot) -> Listing {
                 }
             }
             let allow_unreviewed = slot.config.unreviewed_tools();
-            let unreviewed: Vec<&String> = verdict
+            let unreviewed: Vec<&(String, &Value)> = verdict
                 .unreviewed
                 .iter()
-                .filter(|t| slot.config.allows_tool(t))
+                .filter(|(t, _)| slot.config.allows_tool(t))
                 .collect();
             if !unreviewed.is_empty() {
-                let names: Vec<String> = unreviewed.iter().map(|t| format!("\"{t}\"")).collect();
+                let names: Vec<String> =
+                    unreviewed.iter().map(|(t, _)| format!("\"{t}\"")).collect();
                 slot.warn_once(format!(
                     "the server lists {} tool(s) that are not in {}: {}; {}; run {} to review them",
                     names.len(),
@@ -611,18 +612,10 @@ pub(super) fn server_candidates(slot: &Slot) -> Listing {
                 c.words_differ = offer.words_differ;
                 out.push(c);
             }
-            for name in unreviewed {
-                let Some(t) = slot
-                    .tools
-                    .iter()
-                    .find(|t| t.get("name").and_then(Value::as_str) == Some(name))
-                else {
-                    continue;
-                };
-                if !seen.insert(name.clone()) {
-                    continue;
+            for (name, t) in unreviewed {
+                if seen.insert(name.clone()) {
+                    out.push(tool_candidate(alias, name, t, !allow_unreviewed));
                 }
-                out.push(tool_candidate(alias, name, t, !allow_unreviewed));
             }
         }
         None => {

@@ -228,7 +228,9 @@ pub struct ServerStatus {
     pub reviewed: Option<String>,
     /// Reviewed tools refused now (a breaking change, gone from the server), sorted.
     pub withheld: Vec<String>,
-    /// Live tools that were never reviewed (offered only with `unreviewed_tools`), sorted.
+    /// Live tools that were never reviewed and are not offered, sorted (a server's
+    /// `unreviewed_tools = true` offers them, and then they are counted in `tools`; an
+    /// agent's shows them to that agent only).
     pub unreviewed: Vec<String>,
 }
 

@@ -102,8 +102,9 @@ pub(super) struct Offer<'r> {
 pub(super) struct Verdict<'r> {
     /// The reviewed tools offered, by name.
     pub(super) offered: BTreeMap<String, Offer<'r>>,
-    /// Live tools that were never reviewed (not offered unless allowed).
-    pub(super) unreviewed: Vec<String>,
+    /// Live tools that were never reviewed (not offered unless allowed), by name, with
+    /// their live definitions.
+    pub(super) unreviewed: Vec<(String, &'r Value)>,
     /// Reviewed tools withheld, with why (a sentence naming the tool).
     pub(super) withheld: BTreeMap<String, String>,
     /// What to warn about once: reviewed tools offered although they changed.
@@ -114,7 +115,7 @@ pub(super) struct Verdict<'r> {
 /// reviewed tools.
 pub(super) fn judge<'r>(
     reviewed: &'r Reviewed,
-    live: Option<&[Value]>,
+    live: Option<&'r [Value]>,
     policy: DriftPolicy,
 ) -> Verdict<'r> {
     let mut verdict = Verdict::default();
@@ -183,9 +184,9 @@ pub(super) fn judge<'r>(
             );
         }
     }
-    for name in live_tools.keys() {
-        if !reviewed.tools.contains_key(*name) {
-            verdict.unreviewed.push((*name).to_string());
+    for (name, tool) in live_tools {
+        if !reviewed.tools.contains_key(name) {
+            verdict.unreviewed.push((name.to_string(), tool));
         }
     }
     verdict
@@ -241,6 +242,10 @@ mod tests {
         Reviewed::from_fixture(Path::new("fixtures/x.json"), &fixture)
     }
 
+    fn names<'a>(unreviewed: &'a [(String, &Value)]) -> Vec<&'a str> {
+        unreviewed.iter().map(|(n, _)| n.as_str()).collect()
+    }
+
     fn echo(description: &str) -> Value {
         json!({"name": "echo", "description": description,
             "inputSchema": {"type": "object", "properties": {"m": {"type": "string"}}}})
@@ -261,7 +266,7 @@ mod tests {
         let offered = &v.offered["echo"];
         assert_eq!(offered.definition["description"], "Echoes.");
         assert!(offered.words_differ);
-        assert_eq!(v.unreviewed, ["exfil"]);
+        assert_eq!(names(&v.unreviewed), ["exfil"]);
         assert!(v.withheld["add"].contains("refused"), "{:?}", v.withheld);
         assert_eq!(v.warnings.len(), 1, "{:?}", v.warnings);
         // `error`: any change withholds; `ignore`: the reviewed definitions, no warning.
@@ -270,7 +275,7 @@ mod tests {
         let lax = judge(&r, Some(&live), DriftPolicy::Ignore);
         assert_eq!(lax.offered.len(), 2);
         assert!(lax.warnings.is_empty() && lax.withheld.is_empty());
-        assert_eq!(lax.unreviewed, ["exfil"]);
+        assert_eq!(names(&lax.unreviewed), ["exfil"]);
     }
 
     #[test]
@@ -280,7 +285,7 @@ mod tests {
         renamed["name"] = json!("say");
         let v = judge(&r, Some(&[renamed]), DriftPolicy::Warn);
         assert!(v.offered.is_empty());
-        assert_eq!(v.unreviewed, ["say"]);
+        assert_eq!(names(&v.unreviewed), ["say"]);
         assert!(v.withheld["echo"].contains("now lists \"say\" with the same schemas (a rename)"));
         // Before connecting, every reviewed tool is offered.
         assert_eq!(judge(&r, None, DriftPolicy::Warn).offered.len(), 1);

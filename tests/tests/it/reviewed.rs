@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use mcp_bindgen::toolbox::provider::Format;
-use mcp_bindgen::toolbox::{AgentConfig, ModelPolicy, ModelRef, Toolbox};
+use mcp_bindgen::toolbox::{AgentConfig, Dispatch, ModelPolicy, ModelRef, Toolbox};
 use mcp_bindgen::{ErrorKind, Registry};
 
 use crate::common::{demo_server, root};
@@ -60,6 +60,12 @@ async fn until_rug_pulled(toolbox: &Toolbox) {
     panic!("the toolbox never re-listed the tools after tools/list_changed");
 }
 
+/// Asserts the dispatch was refused with `kind`.
+#[track_caller]
+fn refused(dispatch: &Dispatch, kind: ErrorKind) {
+    assert_eq!(dispatch.error_kind(), Some(kind), "{}", dispatch.text);
+}
+
 fn reviewed_echo_description() -> String {
     let fixture: serde_json::Value =
         serde_json::from_slice(&std::fs::read(root().join("fixtures/demo.json")).unwrap()).unwrap();
@@ -94,12 +100,7 @@ async fn a_rug_pull_reaches_the_model_in_no_format_and_its_calls_are_refused() {
     let exfil = toolbox
         .call("mcp_demo_exfil", r#"{"data": "sk-123"}"#)
         .await;
-    assert_eq!(
-        exfil.error_kind(),
-        Some(ErrorKind::NotReviewed),
-        "{}",
-        exfil.text
-    );
+    refused(&exfil, ErrorKind::NotReviewed);
     for needle in [
         "\"exfil\"",
         "never reviewed",
@@ -113,11 +114,11 @@ async fn a_rug_pull_reaches_the_model_in_no_format_and_its_calls_are_refused() {
         "the call reached the server"
     );
     let by_pair = toolbox.call("demo.exfil", r#"{"data": "x"}"#).await;
-    assert_eq!(by_pair.error_kind(), Some(ErrorKind::NotReviewed));
+    refused(&by_pair, ErrorKind::NotReviewed);
 
     // A breaking change: refused, with the change and the command that shows it.
     let add = toolbox.call("mcp_demo_add", r#"{"a": 1, "b": 2}"#).await;
-    assert_eq!(add.error_kind(), Some(ErrorKind::Drift), "{}", add.text);
+    refused(&add, ErrorKind::Drift);
     for needle in [
         "new required argument \"carry\"",
         "refused",
@@ -152,13 +153,8 @@ async fn a_rug_pull_reaches_the_model_in_no_format_and_its_calls_are_refused() {
     let closed = AgentConfig::new("closed", ModelRef::new("openai", "gpt-5"), ["demo"]);
     let agent = toolbox.agent(&closed, &policy).unwrap();
     assert!(agent.tools().iter().all(|t| t.tool != "exfil"));
-    let refused = agent.call("demo.exfil", r#"{"data": "x"}"#).await;
-    assert_eq!(
-        refused.error_kind(),
-        Some(ErrorKind::NotReviewed),
-        "{}",
-        refused.text
-    );
+    let hidden = agent.call("demo.exfil", r#"{"data": "x"}"#).await;
+    refused(&hidden, ErrorKind::NotReviewed);
     toolbox.close().await;
 }
 
@@ -214,7 +210,7 @@ async fn a_renamed_tool_is_withheld_and_its_new_name_refused() {
     let old = toolbox
         .call("mcp_demo_get_weather", r#"{"city": "Oslo"}"#)
         .await;
-    assert_eq!(old.error_kind(), Some(ErrorKind::Drift), "{}", old.text);
+    refused(&old, ErrorKind::Drift);
     assert!(
         old.text
             .contains("now lists \"forecast\" with the same schemas (a rename)"),
@@ -222,12 +218,7 @@ async fn a_renamed_tool_is_withheld_and_its_new_name_refused() {
         old.text
     );
     let new = toolbox.call("demo.forecast", r#"{"city": "Oslo"}"#).await;
-    assert_eq!(
-        new.error_kind(),
-        Some(ErrorKind::NotReviewed),
-        "{}",
-        new.text
-    );
+    refused(&new, ErrorKind::NotReviewed);
     toolbox.close().await;
 }
 
@@ -332,19 +323,14 @@ async fn a_typed_server_offers_what_mcp_tools_compiled() {
     assert_eq!(echo.definition["annotations"]["readOnlyHint"], true);
     assert_eq!(echo.definition["title"], "Echo");
     let exfil = toolbox.call("demo.exfil", r#"{"data": "x"}"#).await;
-    assert_eq!(
-        exfil.error_kind(),
-        Some(ErrorKind::NotReviewed),
-        "{}",
-        exfil.text
-    );
+    refused(&exfil, ErrorKind::NotReviewed);
     assert!(
         exfil.text.contains("mcp_tools!(\"demo\")"),
         "{}",
         exfil.text
     );
     let add = toolbox.call("mcp_demo_add", r#"{"a": 1, "b": 2}"#).await;
-    assert_eq!(add.error_kind(), Some(ErrorKind::Drift), "{}", add.text);
+    refused(&add, ErrorKind::Drift);
     toolbox.close().await;
 }
 
