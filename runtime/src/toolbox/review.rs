@@ -283,7 +283,8 @@ mod tests {
         let r = reviewed(&[echo("Echoes.")]);
         let mut renamed = echo("Echoes.");
         renamed["name"] = json!("say");
-        let v = judge(&r, Some(&[renamed]), DriftPolicy::Warn);
+        let live = [renamed];
+        let v = judge(&r, Some(&live), DriftPolicy::Warn);
         assert!(v.offered.is_empty());
         assert_eq!(names(&v.unreviewed), ["say"]);
         assert!(v.withheld["echo"].contains("now lists \"say\" with the same schemas (a rename)"));
