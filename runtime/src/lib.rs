@@ -46,11 +46,9 @@ pub mod fake;
 pub mod guide;
 mod output;
 mod prompt;
+mod protocol;
 mod root;
 mod serde_struct;
-// On wasm32 the session is a Streamable HTTP client over the host's `fetch`, with the
-// native session's API for everything generated code calls.
-#[cfg_attr(target_arch = "wasm32", path = "session/web.rs")]
 mod session;
 mod string_enum;
 #[cfg(test)]
@@ -80,12 +78,12 @@ pub use root::Root;
 pub use schemars;
 #[cfg(not(target_arch = "wasm32"))]
 pub use session::{
-    CallEvent, CallStream, Elicitation, ElicitationAnswer, ElicitationFuture, REJECTED_TOOL_TARGET,
-    SamplingFuture, SamplingMessage, SamplingReply, SamplingRequest, ServerLog,
+    CallEvent, CallStream, Elicitation, ElicitationAnswer, ElicitationFuture, SamplingFuture,
+    SamplingMessage, SamplingReply, SamplingRequest, ServerLog,
 };
 pub use session::{
     CallOptions, ConnectOptions, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_TOTAL, DEFAULT_TIMEOUT,
-    HEALTH_TIMEOUT, Progress, Session, TaskHandle, TaskState,
+    HEALTH_TIMEOUT, Progress, REJECTED_TOOL_TARGET, Session, TaskHandle, TaskState,
 };
 pub use typed::ConversionError;
 

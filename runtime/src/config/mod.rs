@@ -117,7 +117,6 @@ pub use limits::Limits;
 pub(crate) use limits::fmt_bytes;
 pub use protocol::{LAST_WITH_INITIALIZE, Protocol, REVISIONS};
 pub use registry::Registry;
-#[cfg(not(target_arch = "wasm32"))]
 pub(crate) use resolve::Resolved;
 pub(crate) use resolve::redact;
 

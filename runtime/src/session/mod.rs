@@ -1,42 +1,51 @@
-//! A connected MCP server: [`Session`], the typed call path and its result types.
+//! A connected MCP server: [`Session`], written once, over one of two wires chosen by
+//! target: `native` (rmcp over stdio, legacy HTTP+SSE or Streamable HTTP, with reconnection,
+//! server-to-client requests and tasks) and, on wasm32, `fetch` (Streamable HTTP through the
+//! host's `fetch`, both protocol revisions).
+//!
+//! What does not depend on the wire lives here: the alias, configuration and resolved
+//! secrets, redaction, the server's info, every call variant and its decoding, the task
+//! handle, the tools a client must not call, and the listing API. Each wire provides the
+//! same private operations (`wire_call`, `wire_task`, `wire_list_tools`, `wire_list`,
+//! `wire_read_resource`, `wire_get_prompt`, `wire_ping`, `wire_check_drift`, `wire_close`,
+//! `wire_connect`, `open`); a wasm32 build lacks the public methods its wire cannot serve
+//! (`health`, `call_stream`, `task_status`, roots, sampling and elicitation).
 
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::config::{Resolved, ServerConfig};
 use crate::error::Result;
 use crate::output::*;
-use crate::transport::{ParamHeaders, RawTap, StderrTail, StdoutNoise};
+use crate::protocol::ParamHeaders;
 
 mod call;
-mod client;
-mod conn;
-mod drift_guard;
-mod handler;
-mod input;
-mod lifecycle;
-mod notify;
+#[cfg(target_arch = "wasm32")]
+mod fetch;
+#[cfg(not(target_arch = "wasm32"))]
+mod native;
 mod options;
-mod progress;
 mod requests;
-mod stream;
 mod task;
 
 pub use crate::output::TaskState;
-pub use client::{Root, SamplingFuture, SamplingMessage, SamplingReply, SamplingRequest};
-pub use input::{Elicitation, ElicitationAnswer, ElicitationFuture};
-pub use notify::ServerLog;
+#[cfg(not(target_arch = "wasm32"))]
+pub use native::client::{SamplingFuture, SamplingMessage, SamplingReply, SamplingRequest};
+#[cfg(not(target_arch = "wasm32"))]
+pub use native::input::{Elicitation, ElicitationAnswer, ElicitationFuture};
+#[cfg(not(target_arch = "wasm32"))]
+pub use native::notify::ServerLog;
+#[cfg(not(target_arch = "wasm32"))]
+pub use native::stream::{CallEvent, CallStream};
 pub use options::*;
 pub use requests::REJECTED_TOOL_TARGET;
-pub use stream::{CallEvent, CallStream};
 pub use task::TaskHandle;
 
 pub(crate) use call::Encode;
-use conn::Conn;
-use drift_guard::DriftState;
-use lifecycle::Reconnect;
-use notify::Shared;
+#[cfg(target_arch = "wasm32")]
+use fetch::Wire;
+#[cfg(not(target_arch = "wasm32"))]
+use native::Wire;
+use requests::Listing;
 
 /// A live connection to one MCP server. Cheap to clone; the connection closes when the
 /// last clone is dropped (stdio servers are terminated) or on [`Session::close`].
@@ -46,6 +55,10 @@ use notify::Shared;
 /// with [`Error::Transport`](crate::Error::Transport) and is only replayed when the caller opted in
 /// ([`CallOptions::with_retry_if_idempotent`]) and the tool is annotated read-only or
 /// idempotent.
+///
+/// On wasm32 the session speaks Streamable HTTP through the host's `fetch`: every request
+/// stands alone (a 2025-11-25 session the server expired is started again), and what needs
+/// a server-to-client stream or a child process is not there.
 #[derive(Clone)]
 pub struct Session {
     inner: Arc<Inner>,
@@ -53,49 +66,24 @@ pub struct Session {
 
 struct Inner {
     alias: String,
-    kind: &'static str,
     config: ServerConfig,
     /// The substituted settings, kept for reconnections (`Debug` redacts them).
     resolved: Resolved,
     options: ConnectOptions,
-    shared: Arc<Shared>,
-    stderr: StderrTail,
-    /// What a stdio server wrote to stdout besides JSON-RPC (quoted by errors).
-    noise: StdoutNoise,
-    tap: Arc<RawTap>,
-    conn: Mutex<Option<Arc<Conn>>>,
-    /// One connection attempt at a time.
-    reconnect: tokio::sync::Mutex<Reconnect>,
-    /// Connection attempts so far (successful or not).
-    attempts: AtomicU64,
     info: OnceLock<ServerInfo>,
-    /// One listing at a time, so the tap's pages belong to it.
-    listing: tokio::sync::Mutex<()>,
-    closed: AtomicBool,
-    drift: Mutex<DriftState>,
-    /// Tool name → annotated `readOnlyHint` or `idempotentHint` (fetched on demand).
-    replay_safe: Mutex<Option<HashMap<String, bool>>>,
     /// The tools the last listing left out, and why.
     rejected: Mutex<Vec<(String, String)>>,
-    /// The valid `x-mcp-header` annotations by tool (shared with the HTTP transport).
+    /// The valid `x-mcp-header` annotations by tool (the fixture's, then the live listing's).
     param_headers: Arc<ParamHeaders>,
-    /// The OAuth state of a server with an `auth` setting.
-    #[cfg(feature = "oauth")]
-    auth: Option<Arc<crate::auth::Engine>>,
-}
-
-impl Drop for Inner {
-    fn drop(&mut self) {
-        // Lets the drift watcher see that the session is gone.
-        self.shared.list_changed.notify_one();
-    }
+    /// What the wire keeps: the connection and its state.
+    wire: Wire,
 }
 
 impl std::fmt::Debug for Session {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Session")
             .field("alias", &self.inner.alias)
-            .field("transport", &self.inner.kind)
+            .field("transport", &self.transport())
             .field("server", self.server_info())
             .finish_non_exhaustive()
     }
@@ -103,7 +91,8 @@ impl std::fmt::Debug for Session {
 
 impl Session {
     /// Connects to a server of the registry: substitutes `${NAME}` placeholders from the
-    /// process environment, starts or reaches the server, and runs `initialize`.
+    /// process environment (none on wasm32), starts or reaches the server, and runs
+    /// `initialize` (or `server/discover` on protocol 2026-07-28).
     ///
     /// For anything else (placeholders from another source, lazy connection, connect
     /// deadline, drift check, elicitation), build [`ConnectOptions`] and call
@@ -122,16 +111,14 @@ impl Session {
     /// included: what may be written where the configuration is not (cassettes).
     pub(crate) fn redact_json(&self, value: &serde_json::Value) -> serde_json::Value {
         use serde_json::Value;
-        let secrets = &self.inner.resolved.secrets;
-        let text = |s: &str| crate::config::redact(secrets, s);
         match value {
-            Value::String(s) => Value::String(text(s)),
+            Value::String(s) => Value::String(self.redact(s)),
             Value::Array(items) => {
                 Value::Array(items.iter().map(|v| self.redact_json(v)).collect())
             }
             Value::Object(map) => Value::Object(
                 map.iter()
-                    .map(|(k, v)| (text(k), self.redact_json(v)))
+                    .map(|(k, v)| (self.redact(k), self.redact_json(v)))
                     .collect(),
             ),
             other => other.clone(),
@@ -158,50 +145,56 @@ impl Session {
             .any(|s| text.contains(s.as_str()))
     }
 
-    /// The transport's name: `stdio`, `sse` or `streamable-http`.
+    /// The transport's name: `stdio`, `sse` or `streamable-http` (always `streamable-http`
+    /// on wasm32).
     pub fn transport(&self) -> &'static str {
-        self.inner.kind
+        self.wire_transport()
     }
 
-    /// An HTTP server's URL and headers as the session sends them (placeholders
-    /// substituted); `None` for a stdio server. For provider-native MCP entries.
-    pub(crate) fn http_target(
-        &self,
-    ) -> Option<(String, std::collections::BTreeMap<String, String>)> {
-        match &self.inner.resolved.transport {
-            crate::config::TransportConfig::Stdio { .. } => None,
-            crate::config::TransportConfig::Sse { url, headers }
-            | crate::config::TransportConfig::StreamableHttp { url, headers } => {
-                Some((url.clone(), headers.clone()))
-            }
-        }
-    }
-
-    /// The OAuth access token the session would send now (refreshed when due); `None` for a
-    /// server without OAuth. For provider-native MCP entries.
-    pub(crate) async fn bearer_token(&self) -> Result<Option<String>> {
-        #[cfg(feature = "oauth")]
-        if let Some(engine) = &self.inner.auth {
-            return engine.token().await;
-        }
-        Ok(None)
-    }
-
-    /// What the server reported in `initialize` (empty before a lazy session connected).
+    /// What the server reported in `initialize` (or `server/discover`); empty before a lazy
+    /// session connected.
     pub fn server_info(&self) -> &ServerInfo {
         self.inner.info.get().unwrap_or(&NO_INFO)
     }
 
-    /// The last lines the server wrote to stderr (stdio servers).
+    /// The last lines the server wrote to stderr (stdio servers; none otherwise).
     pub fn stderr_tail(&self) -> Vec<String> {
-        self.inner.stderr.lines()
+        self.wire_stderr_tail()
+    }
+
+    /// The shared part of a new session: `wire` is the wire's state.
+    fn assemble(
+        config: &ServerConfig,
+        resolved: Resolved,
+        options: ConnectOptions,
+        wire: Wire,
+    ) -> Arc<Inner> {
+        let param_headers = Arc::new(ParamHeaders::default());
+        for tool in options.fixture_tools.into_iter().flatten() {
+            if let Ok(schema) = serde_json::from_str(tool.input_schema)
+                && let Ok(headers) = mcp_bindgen_core::headers::param_headers(&schema)
+            {
+                param_headers.set_if_unknown(tool.name, headers);
+            }
+        }
+        Arc::new(Inner {
+            alias: config.alias().to_string(),
+            config: config.clone(),
+            resolved,
+            options,
+            info: OnceLock::new(),
+            rejected: Mutex::new(Vec::new()),
+            param_headers,
+            wire,
+        })
     }
 }
 
 impl ConnectOptions {
     /// Connects to a server of the registry with these options: substitutes `${NAME}`
-    /// placeholders (from [`ConnectOptions::with_env_lookup`], or the process environment),
-    /// starts or reaches the server, and runs `initialize`.
+    /// placeholders (from [`ConnectOptions::with_env_lookup`], or the process environment;
+    /// a wasm32 host has none), starts or reaches the server, and runs `initialize` (or
+    /// `server/discover`).
     ///
     /// With [`ConnectOptions::lazy`], the placeholders are substituted now (a missing
     /// variable fails here) and the session is returned at once, unconnected: it connects on
@@ -221,16 +214,24 @@ impl ConnectOptions {
     /// # Ok(())
     /// # }
     /// ```
-    pub fn connect(
-        self,
-        config: &ServerConfig,
-    ) -> impl Future<Output = Result<Session>> + Send + '_ {
+    pub async fn connect(self, config: &ServerConfig) -> Result<Session> {
         let resolved = match &self.lookup {
             Some(lookup) => config.resolve(&|name| lookup(name)),
-            None => config.resolve(&|name| std::env::var(name).ok()),
-        };
-        async move { Session::start(config, resolved?, self).await }
+            None => config.resolve(&environment),
+        }?;
+        Session::open(config, resolved, self).await
     }
+}
+
+/// A `${NAME}` placeholder's value from the process environment (a wasm32 host has none).
+fn environment(name: &str) -> Option<String> {
+    #[cfg(target_arch = "wasm32")]
+    return {
+        let _ = name;
+        None
+    };
+    #[cfg(not(target_arch = "wasm32"))]
+    std::env::var(name).ok()
 }
 
 #[cfg(test)]

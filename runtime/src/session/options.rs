@@ -4,9 +4,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 #[cfg(not(target_arch = "wasm32"))]
-use super::input::{Elicit, Elicitation, ElicitationAnswer};
+use super::native::input::{Elicit, Elicitation, ElicitationAnswer};
 #[cfg(not(target_arch = "wasm32"))]
-use super::notify::{LogFn, ServerLog};
+use super::native::notify::{LogFn, ServerLog};
 use crate::drift::DriftPolicy;
 
 /// Idle deadline of a request when neither the call nor the registry sets one.
@@ -107,13 +107,13 @@ pub struct ConnectOptions {
     #[cfg(not(target_arch = "wasm32"))]
     pub(super) elicit: Option<Elicit>,
     #[cfg(not(target_arch = "wasm32"))]
-    pub(super) sampling: Option<super::client::SampleFn>,
+    pub(super) sampling: Option<super::native::client::SampleFn>,
     #[cfg(not(target_arch = "wasm32"))]
-    pub(super) roots: Option<Vec<super::client::Root>>,
+    pub(super) roots: Option<Vec<crate::root::Root>>,
     #[cfg(not(target_arch = "wasm32"))]
     pub(super) on_log: Option<LogFn>,
     #[cfg(not(target_arch = "wasm32"))]
-    pub(super) on_tools_changed: Option<super::notify::ToolsChangedFn>,
+    pub(super) on_tools_changed: Option<super::native::notify::ToolsChangedFn>,
     #[cfg(feature = "oauth")]
     pub(super) authorizer: Option<Arc<dyn crate::auth::Authorizer>>,
 }
@@ -342,7 +342,7 @@ impl ConnectOptions {
     ///
     /// [`Session::set_roots`]: super::Session::set_roots
     #[cfg(not(target_arch = "wasm32"))]
-    pub fn with_roots(mut self, roots: impl IntoIterator<Item = super::Root>) -> Self {
+    pub fn with_roots(mut self, roots: impl IntoIterator<Item = crate::root::Root>) -> Self {
         self.roots = Some(roots.into_iter().collect());
         self
     }

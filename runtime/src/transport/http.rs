@@ -13,8 +13,9 @@ use rmcp::transport::streamable_http_client::{
 };
 use sse_stream::{Error as SseError, Sse};
 
-use super::{ParamHeaders, RawTap, StdoutNoise};
+use super::{RawTap, StdoutNoise};
 use crate::error::{Error, Result};
+use crate::protocol::ParamHeaders;
 
 /// rmcp's Streamable HTTP transport for `url` with extra headers: the tapped client and the
 /// transport's configuration, for the session to put together (with OAuth in front of the
@@ -328,19 +329,12 @@ impl TappedClient {
         if !stateless || headers.keys().any(|k| k.as_str().starts_with("mcp-param-")) {
             return;
         }
-        let Some(params) = self.params.get(&call.params.name) else {
-            return;
-        };
         let arguments =
             serde_json::Value::Object(call.params.arguments.clone().unwrap_or_default());
-        for p in params.iter() {
-            let Some(text) = mcp_bindgen_core::headers::value_at(&arguments, &p.path)
-                .and_then(mcp_bindgen_core::headers::header_value)
-            else {
-                continue;
-            };
+        for (name, text) in self.params.mirrored(&call.params.name, &arguments) {
+            // `from_bytes` takes the name in any case (header names are stored lowercase).
             if let (Ok(name), Ok(value)) = (
-                HeaderName::from_bytes(format!("mcp-param-{}", p.header).as_bytes()),
+                HeaderName::from_bytes(name.as_bytes()),
                 HeaderValue::from_str(&text),
             ) {
                 headers.insert(name, value);

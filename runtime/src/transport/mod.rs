@@ -19,7 +19,6 @@
 
 #[cfg(feature = "http")]
 mod http;
-mod param_headers;
 mod server_output;
 #[cfg(feature = "http")]
 mod sse;
@@ -30,11 +29,10 @@ mod tap;
 pub(crate) use http::{client_builder, same_origin_redirects, tls_ready};
 #[cfg(feature = "http")]
 pub(crate) use http::{extra_roots, streamable_http};
-pub(crate) use param_headers::ParamHeaders;
 pub(crate) use server_output::{StderrEof, StderrTail, StdoutNoise};
 #[cfg(feature = "http")]
 pub(crate) use sse::SseTransport;
-pub(crate) use stdio::{Direct, Round, StdioTransport};
+pub(crate) use stdio::{Direct, StdioTransport};
 pub(crate) use tap::RawTap;
 
 /// The message of a session ended because the server sent `what` over the

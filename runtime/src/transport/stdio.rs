@@ -12,6 +12,7 @@ use serde::de::DeserializeSeed as _;
 
 use super::RawTap;
 use super::server_output::{NOISE_LOGGED, StderrEof, StderrTail, StdoutNoise, not_json_rpc};
+use crate::protocol::Round;
 
 /// Initial capacity of the stdout read buffer.
 const READ_CHUNK: usize = 64 * 1024;
@@ -166,14 +167,6 @@ struct CallRequest<'a> {
     arguments: &'a serde_json::Map<String, serde_json::Value>,
     meta: Option<&'a serde_json::Map<String, serde_json::Value>>,
     round: Option<&'a Round>,
-}
-
-/// What a retried `tools/call` carries after an `input_required` answer (protocol
-/// 2026-07-28): the answers to the server's input requests and its opaque state.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub(crate) struct Round {
-    pub(crate) input_responses: Option<serde_json::Map<String, serde_json::Value>>,
-    pub(crate) request_state: Option<String>,
 }
 
 impl serde::Serialize for CallRequest<'_> {

@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 
 use super::Session;
 use crate::error::{Error, Result};
-use crate::transport::Round;
+use crate::protocol::Round;
 
 /// A server's request for input from the user (MCP elicitation).
 #[derive(Debug, Clone, PartialEq)]
@@ -61,7 +61,7 @@ pub type ElicitationFuture = Pin<Box<dyn Future<Output = ElicitationAnswer> + Se
 
 /// How a session answers elicitations (set through [`crate::ConnectOptions`]).
 #[derive(Clone)]
-pub(super) enum Elicit {
+pub(in crate::session) enum Elicit {
     /// Accept forms with their schema defaults, decline URLs.
     Defaults,
     /// Ask the application.
@@ -70,7 +70,7 @@ pub(super) enum Elicit {
 
 /// Answers one elicitation: with the application's callback, with the schema defaults, or
 /// (no policy: the client did not declare the capability) by declining.
-pub(super) async fn answer_elicitation(
+pub(in crate::session) async fn answer_elicitation(
     policy: Option<&Elicit>,
     server: &str,
     request: ElicitRequestParams,
@@ -117,7 +117,7 @@ pub(super) async fn answer_elicitation(
 impl Session {
     /// The next round of a call the server answered with `input_required`: every input
     /// request answered, the server's `requestState` echoed unchanged.
-    pub(super) async fn answer_input_required(
+    pub(in crate::session) async fn answer_input_required(
         &self,
         tool: &str,
         result: rmcp::model::InputRequiredResult,
@@ -132,7 +132,7 @@ impl Session {
                     serde_json::to_value(result).unwrap_or(Value::Null)
                 }
                 InputRequest::ListRoots(_) => {
-                    match super::client::offered_roots(self.inner.shared.roots.as_ref()) {
+                    match super::client::offered_roots(self.inner.wire.shared.roots.as_ref()) {
                         Some(json) => json,
                         None => {
                             return Err(Error::Misbehaved {

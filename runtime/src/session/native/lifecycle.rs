@@ -1,32 +1,31 @@
 //! Connecting, reconnecting with backoff, and closing.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::conn::Conn;
 use super::drift_guard::{DriftState, watch_list_changed};
 use super::notify::Shared;
 use super::progress::ProgressRouter;
-use super::{ConnectOptions, DEFAULT_CONNECT_TIMEOUT, Inner, Session};
+use super::{ConnectOptions, DEFAULT_CONNECT_TIMEOUT, Session, Wire};
 use crate::config::{Resolved, ServerConfig};
 use crate::error::{Error, Result};
-use crate::transport::ParamHeaders;
 use crate::transport::{RawTap, StderrTail, StdoutNoise};
 
 /// Longest wait between two reconnection attempts.
-pub(super) const MAX_BACKOFF: Duration = Duration::from_secs(5);
+pub(in crate::session) const MAX_BACKOFF: Duration = Duration::from_secs(5);
 
 #[derive(Default)]
-pub(super) struct Reconnect {
+pub(in crate::session) struct Reconnect {
     /// Consecutive failed attempts.
-    pub(super) failures: u32,
+    pub(in crate::session) failures: u32,
     /// When the last attempt failed, and why.
-    pub(super) last_failure: Option<(Instant, String)>,
+    pub(in crate::session) last_failure: Option<(Instant, String)>,
 }
 
 impl Session {
-    pub(super) fn new_unconnected(
+    pub(in crate::session) fn new_unconnected(
         config: &ServerConfig,
         resolved: Resolved,
         options: ConnectOptions,
@@ -62,27 +61,15 @@ impl Session {
                 .or_else(|| (!config.roots().is_empty()).then(|| config.roots().to_vec()))
                 .map(std::sync::Mutex::new),
         });
-        let param_headers = Arc::new(ParamHeaders::default());
-        for tool in options.fixture_tools.into_iter().flatten() {
-            if let Ok(schema) = serde_json::from_str(tool.input_schema)
-                && let Ok(headers) = mcp_bindgen_core::headers::param_headers(&schema)
-            {
-                param_headers.set_if_unknown(tool.name, headers);
-            }
-        }
-        let inner = Arc::new(Inner {
-            alias: config.alias().to_string(),
+        let wire = Wire {
             kind: resolved.transport.kind(),
-            config: config.clone(),
             stderr: StderrTail::redacting(resolved.secrets.clone()),
             noise: StdoutNoise::redacting(resolved.secrets.clone()),
-            resolved,
             shared,
             tap: Arc::new(RawTap::default()),
             conn: Mutex::new(None),
             reconnect: tokio::sync::Mutex::new(Reconnect::default()),
             attempts: AtomicU64::new(0),
-            info: OnceLock::new(),
             listing: tokio::sync::Mutex::new(()),
             closed: AtomicBool::new(false),
             drift: Mutex::new(DriftState {
@@ -92,14 +79,12 @@ impl Session {
                 shown_on_stderr: false,
             }),
             replay_safe: Mutex::new(None),
-            rejected: Mutex::new(Vec::new()),
-            param_headers,
-            options,
             #[cfg(feature = "oauth")]
             auth,
-        });
-        let router = Arc::downgrade(&inner.shared);
-        inner.tap.set_progress_sink(Arc::new(move |params| {
+        };
+        let inner = Session::assemble(config, resolved, options, wire);
+        let router = Arc::downgrade(&inner.wire.shared);
+        inner.wire.tap.set_progress_sink(Arc::new(move |params| {
             if let Some(shared) = router.upgrade() {
                 shared.progress.dispatch(params);
             }
@@ -107,13 +92,14 @@ impl Session {
         if tokio::runtime::Handle::try_current().is_ok() {
             tokio::spawn(watch_list_changed(
                 Arc::downgrade(&inner),
-                inner.shared.clone(),
+                inner.wire.shared.clone(),
             ));
         }
         Ok(Session { inner })
     }
 
-    pub(super) async fn start(
+    /// A session of the native wire: connected, unless the options say `lazy`.
+    pub(in crate::session) async fn open(
         config: &ServerConfig,
         resolved: Resolved,
         options: ConnectOptions,
@@ -126,11 +112,11 @@ impl Session {
         Ok(session)
     }
 
-    pub(super) fn current(&self) -> Option<Arc<Conn>> {
-        self.inner.conn.lock().ok().and_then(|c| c.clone())
+    pub(in crate::session) fn current(&self) -> Option<Arc<Conn>> {
+        self.inner.wire.conn.lock().ok().and_then(|c| c.clone())
     }
 
-    pub(super) fn closed_error(&self) -> Error {
+    pub(in crate::session) fn closed_error(&self) -> Error {
         Error::Transport {
             server: self.inner.alias.clone(),
             message: "the session was closed (Session::close); connect again".into(),
@@ -142,8 +128,8 @@ impl Session {
     /// transport died. One attempt at a time; after failures, attempts are spaced by a
     /// backoff (100 ms doubling up to 5 s), and callers that waited for a failed attempt get
     /// its error instead of starting another.
-    pub(super) async fn conn(&self) -> Result<Arc<Conn>> {
-        if self.inner.closed.load(Ordering::Acquire) {
+    pub(in crate::session) async fn conn(&self) -> Result<Arc<Conn>> {
+        if self.inner.wire.closed.load(Ordering::Acquire) {
             return Err(self.closed_error());
         }
         if let Some(c) = self.current().filter(|c| c.alive()) {
@@ -155,21 +141,21 @@ impl Session {
     }
 
     /// The slow path of [`Session::conn`]: connects or reconnects.
-    pub(super) async fn reconnect(&self) -> Result<Arc<Conn>> {
-        let seen = self.inner.attempts.load(Ordering::Acquire);
-        let mut state = self.inner.reconnect.lock().await;
-        if self.inner.closed.load(Ordering::Acquire) {
+    pub(in crate::session) async fn reconnect(&self) -> Result<Arc<Conn>> {
+        let seen = self.inner.wire.attempts.load(Ordering::Acquire);
+        let mut state = self.inner.wire.reconnect.lock().await;
+        if self.inner.wire.closed.load(Ordering::Acquire) {
             return Err(self.closed_error());
         }
         if let Some(c) = self.current().filter(|c| c.alive()) {
             return Ok(c);
         }
         if let Some((at, why)) = &state.last_failure {
-            if self.inner.attempts.load(Ordering::Acquire) != seen {
+            if self.inner.wire.attempts.load(Ordering::Acquire) != seen {
                 return Err(Error::Transport {
                     server: self.inner.alias.clone(),
                     message: format!("reconnecting failed: {why}"),
-                    stderr_tail: self.inner.stderr.lines(),
+                    stderr_tail: self.inner.wire.stderr.lines(),
                 });
             }
             let backoff = backoff(state.failures);
@@ -178,7 +164,7 @@ impl Session {
             }
         }
         let reconnecting = self.current().is_some();
-        self.inner.attempts.fetch_add(1, Ordering::AcqRel);
+        self.inner.wire.attempts.fetch_add(1, Ordering::AcqRel);
         match self.establish().await {
             Ok(conn) => {
                 if reconnecting {
@@ -186,7 +172,7 @@ impl Session {
                 }
                 state.failures = 0;
                 state.last_failure = None;
-                if let Ok(mut slot) = self.inner.conn.lock() {
+                if let Ok(mut slot) = self.inner.wire.conn.lock() {
                     *slot = Some(conn.clone());
                 }
                 Ok(conn)
@@ -200,7 +186,7 @@ impl Session {
         }
     }
 
-    pub(super) fn connect_timeout(&self) -> Duration {
+    pub(in crate::session) fn connect_timeout(&self) -> Duration {
         let config = &self.inner.config;
         self.inner
             .options
@@ -214,13 +200,12 @@ impl Session {
             })
     }
 
-    /// Closes the connection: stdio servers get their stdin closed, then SIGTERM, then
-    /// SIGKILL. Requests afterwards (from any clone) fail with [`Error::Transport`]; the
-    /// session does not reconnect.
-    pub async fn close(&self) -> Result<()> {
-        self.inner.closed.store(true, Ordering::Release);
-        let _no_reconnect = self.inner.reconnect.lock().await;
-        let conn = self.inner.conn.lock().ok().and_then(|mut c| c.take());
+    /// Closes the connection for good (stdio servers: stdin closed, then SIGTERM, then
+    /// SIGKILL).
+    pub(in crate::session) async fn wire_close(&self) -> Result<()> {
+        self.inner.wire.closed.store(true, Ordering::Release);
+        let _no_reconnect = self.inner.wire.reconnect.lock().await;
+        let conn = self.inner.wire.conn.lock().ok().and_then(|mut c| c.take());
         if let Some(conn) = conn {
             let service = conn.service.lock().await.take();
             if let Some(mut s) = service {
@@ -231,7 +216,7 @@ impl Session {
     }
 }
 
-pub(super) fn backoff(failures: u32) -> Duration {
+pub(in crate::session) fn backoff(failures: u32) -> Duration {
     if failures == 0 {
         return Duration::ZERO;
     }

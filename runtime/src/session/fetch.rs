@@ -1,98 +1,69 @@
-//! A connected MCP server on wasm32 (the `wasm` feature): [`Session`] over Streamable HTTP
-//! through the host's `fetch` (reqwest's wasm backend), with the native session's API for
-//! everything generated code calls.
+//! The `fetch` wire (wasm32, the `wasm` feature): Streamable HTTP through the host's
+//! `fetch` (reqwest's wasm backend).
 //!
 //! Both protocol revisions: 2026-07-28 is stateless (`server/discover`, then one POST per
 //! request with the client's context in `_meta` and the `Mcp-Method`/`Mcp-Name` headers);
 //! 2025-11-25 and older start with `initialize` and send the `Mcp-Session-Id` the server
-//! gave. An answer may be a JSON body or an event stream; progress notifications in a stream
-//! reach [`CallOptions::on_progress`] as they arrive. A deadline aborts the `fetch`.
+//! gave. An answer may be a JSON body or an event stream (read with `sse-stream`, the
+//! parser of the native transports); progress notifications in a stream reach
+//! [`CallOptions::on_progress`] as they arrive. A deadline aborts the `fetch`.
 //!
-//! What the native session has and this one has not: stdio and the legacy HTTP+SSE
-//! transport, OAuth login (send a bearer token in the server's `headers`), reconnection
-//! (every request stands alone; a 2025-11-25 session the server expired is started again),
+//! What the native wire has and this one has not: stdio and the legacy HTTP+SSE transport,
+//! OAuth login (send a bearer token in the server's `headers`), reconnection (every request
+//! stands alone; a 2025-11-25 session the server expired is started again),
 //! server-to-client requests (sampling, elicitation, roots: none are offered), drift
-//! re-checks on `tools/list_changed` (drift is checked at connect), `health()`,
-//! `call_stream`, and tasks (a `*_task` call runs as a plain call; its handle holds the
-//! result).
+//! re-checks on `tools/list_changed` (drift is checked at connect and when asked), and
+//! tasks (a `*_task` call runs as a plain call; its handle holds the result).
 
-use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
 use futures::StreamExt;
-use serde::Serialize;
-use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
-use crate::config::{LAST_WITH_INITIALIZE, Protocol, ServerConfig, TransportConfig};
+use super::task::TaskHandle;
+use super::{
+    CallOptions, ConnectOptions, DEFAULT_CONNECT_TIMEOUT, Encode, Listing, Progress, ProgressFn,
+    Session,
+};
+use crate::config::{LAST_WITH_INITIALIZE, Protocol, Resolved, ServerConfig, TransportConfig};
 use crate::drift::{self, DriftPolicy};
 use crate::error::{Error, Result};
-pub use crate::output::TaskState;
-use crate::output::{Content, NO_INFO, ServerInfo, ToolOutput};
-use mcp_bindgen_core::headers::{ParamHeader, header_value, param_headers, value_at};
-
-mod options;
-
-pub use options::*;
+use crate::output::{Content, ServerInfo, ToolOutput};
+use mcp_bindgen_core::headers::header_value;
 
 /// The revision a stateless session speaks.
 const STATELESS: &str = "2026-07-28";
 
-/// A connected MCP server (on wasm32: Streamable HTTP through `fetch`). Cheap to clone;
-/// clones share the connection state.
-#[derive(Clone)]
-pub struct Session {
-    inner: Arc<Inner>,
-}
-
-struct Inner {
-    alias: String,
-    config: ServerConfig,
+/// What the `fetch` wire keeps besides the session's shared part.
+pub(super) struct Wire {
     url: String,
     headers: BTreeMap<String, String>,
-    secrets: Vec<String>,
-    options: ConnectOptions,
     http: reqwest::Client,
     next_id: AtomicU64,
     /// The revision the session speaks, once connected.
     protocol: OnceLock<&'static str>,
-    info: OnceLock<ServerInfo>,
     /// `Mcp-Session-Id` of a 2025-11-25 session.
     session_id: Mutex<Option<String>>,
-    /// Each tool's valid `x-mcp-header` annotations (from the fixture, then from
-    /// `tools/list`): mirrored into `Mcp-Param-*` headers of its calls on 2026-07-28.
-    param_headers: Mutex<HashMap<String, Vec<ParamHeader>>>,
-    /// The tools the last `tools/list` left out, and why.
-    rejected: Mutex<Vec<(String, String)>>,
+    /// Set by [`Session::close`]: no request afterwards.
+    closed: AtomicBool,
 }
 
-impl std::fmt::Debug for Session {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Session")
-            .field("alias", &self.inner.alias)
-            .field("transport", &self.transport())
-            .field("server", self.server_info())
-            .finish_non_exhaustive()
-    }
-}
-
-impl ConnectOptions {
-    /// Connects to `config` with these options: resolves its `${NAME}` placeholders
-    /// ([`ConnectOptions::with_env_lookup`]; a wasm32 host has no process environment) and,
-    /// unless [`ConnectOptions::lazy`], asks the server what it speaks.
-    pub async fn connect(self, config: &ServerConfig) -> Result<Session> {
-        let resolved = match &self.lookup {
-            Some(lookup) => config.resolve(&|name| lookup(name)),
-            None => config.resolve(&|_| None),
-        }?;
-        let alias = config.alias().to_string();
-        let (url, headers) = match resolved.transport {
-            TransportConfig::StreamableHttp { url, headers } => (url, headers),
+impl Session {
+    /// A session of the `fetch` wire: asks the server what it speaks unless the options say
+    /// `lazy`.
+    pub(super) async fn open(
+        config: &ServerConfig,
+        resolved: Resolved,
+        options: ConnectOptions,
+    ) -> Result<Session> {
+        let (url, headers) = match &resolved.transport {
+            TransportConfig::StreamableHttp { url, headers } => (url.clone(), headers.clone()),
             TransportConfig::Stdio { .. } | TransportConfig::Sse { .. } => {
                 return Err(Error::Transport {
-                    server: alias,
+                    server: config.alias().to_string(),
                     message: format!(
                         "the {} transport is not available on wasm32: give the server a Streamable HTTP `url`",
                         config.transport().kind()
@@ -101,127 +72,50 @@ impl ConnectOptions {
                 });
             }
         };
-        let lazy = self.lazy;
-        let mut mirrored = HashMap::new();
-        for tool in self.fixture_tools.into_iter().flatten() {
-            if let Ok(schema) = serde_json::from_str(tool.input_schema)
-                && let Ok(headers) = param_headers(&schema)
-            {
-                mirrored.insert(tool.name.to_string(), headers);
-            }
-        }
+        let lazy = options.lazy;
+        let wire = Wire {
+            url,
+            headers,
+            http: reqwest::Client::new(),
+            next_id: AtomicU64::new(0),
+            protocol: OnceLock::new(),
+            session_id: Mutex::new(None),
+            closed: AtomicBool::new(false),
+        };
         let session = Session {
-            inner: Arc::new(Inner {
-                alias,
-                config: config.clone(),
-                url,
-                headers,
-                secrets: resolved.secrets,
-                options: self,
-                http: reqwest::Client::new(),
-                next_id: AtomicU64::new(0),
-                protocol: OnceLock::new(),
-                info: OnceLock::new(),
-                session_id: Mutex::new(None),
-                param_headers: Mutex::new(mirrored),
-                rejected: Mutex::new(Vec::new()),
-            }),
+            inner: Session::assemble(config, resolved, options, wire),
         };
         if !lazy {
             session.start().await?;
         }
         Ok(session)
     }
-}
 
-impl Session {
-    /// Connects to the server `config` describes, with default [`ConnectOptions`].
-    pub async fn connect(config: &ServerConfig) -> Result<Session> {
-        ConnectOptions::new().connect(config).await
-    }
-
-    /// The server's alias.
-    pub fn alias(&self) -> &str {
-        &self.inner.alias
-    }
-
-    /// The transport: `"streamable-http"`.
-    pub fn transport(&self) -> &'static str {
+    /// The transport's name.
+    pub(super) fn wire_transport(&self) -> &'static str {
         "streamable-http"
     }
 
-    /// What the server said about itself when the session started (empty before).
-    pub fn server_info(&self) -> &ServerInfo {
-        self.inner.info.get().unwrap_or(&NO_INFO)
-    }
-
-    /// `text` with every secret of the configuration (resolved placeholders, header values)
-    /// replaced by `<redacted>`.
-    pub fn redact(&self, text: &str) -> String {
-        crate::config::redact(&self.inner.secrets, text)
-    }
-
-    /// Whether `text` holds a secret of the configuration.
-    pub fn contains_secret(&self, text: &str) -> bool {
-        self.inner.secrets.iter().any(|s| text.contains(s.as_str()))
-    }
-
-    /// [`Session::redact`] on every string of a JSON value.
-    pub(crate) fn redact_json(&self, value: &Value) -> Value {
-        match value {
-            Value::String(s) => Value::String(self.redact(s)),
-            Value::Array(items) => {
-                Value::Array(items.iter().map(|v| self.redact_json(v)).collect())
-            }
-            Value::Object(map) => Value::Object(
-                map.iter()
-                    .map(|(k, v)| (self.redact(k), self.redact_json(v)))
-                    .collect(),
-            ),
-            other => other.clone(),
-        }
-    }
-
-    /// Lines a stdio server wrote to stderr: none on wasm32.
-    pub fn stderr_tail(&self) -> Vec<String> {
+    /// A server behind `fetch` has no stderr to show.
+    pub(super) fn wire_stderr_tail(&self) -> Vec<String> {
         Vec::new()
     }
 
-    /// Calls a tool. `args` must serialize to a JSON object. A tool-level error
-    /// (`isError: true`) is returned as `Ok` with [`ToolOutput::is_error`] set.
-    pub async fn call<A: Serialize + Sync + ?Sized>(
-        &self,
-        tool: &str,
-        args: &A,
-    ) -> Result<ToolOutput> {
-        self.call_with(tool, args, CallOptions::default()).await
+    /// Learns what the server speaks when not known yet.
+    pub(super) async fn wire_connect(&self) -> Result<()> {
+        self.start().await.map(drop)
     }
 
-    /// [`Session::call`] with per-call options: the deadline (the registry's `timeout` or
-    /// tool timeout by default, 60 s without one) aborts the request and gives
-    /// [`Error::Timeout`]; progress the server streams reaches the options' callback.
-    pub async fn call_with<A: Serialize + Sync + ?Sized>(
-        &self,
-        tool: &str,
-        args: &A,
-        options: CallOptions,
-    ) -> Result<ToolOutput> {
-        self.call_encoded(tool, &args, options).await
-    }
-
-    /// [`Session::call_with`] past the argument type.
-    pub(crate) async fn call_encoded(
+    /// One `tools/call` under the call's deadline (its idle deadline: a `fetch` cannot be
+    /// kept alive by progress).
+    pub(super) async fn wire_call(
         &self,
         tool: &str,
         args: &dyn Encode,
-        options: CallOptions,
+        options: &CallOptions,
     ) -> Result<ToolOutput> {
-        let arguments = args.to_json().map_err(|e| Error::Encode {
-            server: self.alias().to_string(),
-            tool: tool.to_string(),
-            message: e.to_string(),
-        })?;
-        let limit = self.limit(tool, &options);
+        let arguments = self.encode_arguments(tool, args)?;
+        let (limit, _) = self.limits(tool, options);
         let params = json!({ "name": tool, "arguments": arguments });
         let result = self
             .request(
@@ -235,66 +129,21 @@ impl Session {
         Ok(output_of(result))
     }
 
-    /// Calls a tool and decodes its structured result into `O`; a tool-level error is
-    /// [`Error::Tool`].
-    pub async fn call_structured<A: Serialize + Sync + ?Sized, O: DeserializeOwned>(
+    /// A `*_task` call: run to its end as a plain call; the handle holds the result.
+    pub(super) async fn wire_task<O>(
         &self,
         tool: &str,
-        args: &A,
-    ) -> Result<O> {
-        let output = self.call(tool, args).await?;
-        self.decode(tool, output)
-    }
-
-    /// Checks `isError` and decodes a tool result into `O`, as the native session does.
-    pub fn decode<O: DeserializeOwned>(&self, tool: &str, output: ToolOutput) -> Result<O> {
-        output.decode_in_session(
-            &self.inner.alias,
-            tool,
-            self.inner.options.fixture_protocol,
-            &self.server_info().protocol_version,
-        )
-    }
-
-    /// Runs a tool as a task: on wasm32 the call runs to its end and the handle holds the
-    /// result.
-    pub async fn call_task<A: Serialize + Sync + ?Sized>(
-        &self,
-        tool: &str,
-        args: &A,
+        args: &dyn Encode,
         options: CallOptions,
-    ) -> Result<TaskHandle<ToolOutput>> {
-        self.as_task(tool, args, options, |session, tool, out| {
-            out.checked(session.alias(), tool)
-        })
-        .await
-    }
-
-    /// [`Session::call_task`] with a typed result.
-    pub async fn call_task_structured<A: Serialize + Sync + ?Sized, O: DeserializeOwned>(
-        &self,
-        tool: &str,
-        args: &A,
-        options: CallOptions,
+        decode: fn(&Session, &str, ToolOutput) -> Result<O>,
     ) -> Result<TaskHandle<O>> {
-        self.as_task(tool, args, options, Self::decode).await
-    }
-
-    /// A call run to its end, its output `finish`ed, in a handle that holds the result.
-    async fn as_task<A: Serialize + Sync + ?Sized, O>(
-        &self,
-        tool: &str,
-        args: &A,
-        options: CallOptions,
-        finish: impl FnOnce(&Self, &str, ToolOutput) -> Result<O>,
-    ) -> Result<TaskHandle<O>> {
-        let result = self.call_with(tool, args, options).await;
-        let result = result.and_then(|out| finish(self, tool, out));
+        let result = self.wire_call(tool, args, &options).await;
+        let result = result.and_then(|out| decode(self, tool, out));
         Ok(TaskHandle::ready(self.alias(), tool, result))
     }
 
-    /// Every tool the server lists (`tools/list`, all pages), as raw JSON.
-    pub async fn list_tools(&self) -> Result<Vec<Value>> {
+    /// `tools/list`, all pages, the tools a client must not call left out.
+    pub(super) async fn wire_list_tools(&self) -> Result<Vec<Value>> {
         let protocol = self.start().await?;
         self.list_tools_at(protocol).await
     }
@@ -313,80 +162,16 @@ impl Session {
         .map(|tools| self.keep_valid_tools(tools))
     }
 
-    /// Leaves out the tools whose `x-mcp-header` annotations break protocol 2026-07-28's
-    /// rules (a client must not call them), as the native session does; remembers why
-    /// ([`Session::rejected_tools`]) and the valid annotations (mirrored into `Mcp-Param-*`).
-    fn keep_valid_tools(&self, tools: Vec<Value>) -> Vec<Value> {
-        let mut mirrored = self
-            .inner
-            .param_headers
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        let mut rejected = Vec::new();
-        let mut kept = Vec::with_capacity(tools.len());
-        for tool in tools {
-            let name = tool.get("name").and_then(Value::as_str).unwrap_or("");
-            match param_headers(tool.get("inputSchema").unwrap_or(&Value::Null)) {
-                Ok(headers) => {
-                    mirrored.insert(name.to_string(), headers);
-                    kept.push(tool);
-                }
-                Err(rule) => {
-                    tracing::warn!(server = %self.alias(), tool = name, "tool left out: {rule}");
-                    rejected.push((name.to_string(), rule));
-                }
-            }
-        }
-        *self
-            .inner
-            .rejected
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner) = rejected;
-        kept
-    }
-
-    /// The tools the last `tools/list` left out, with the rule each broke: tools whose
-    /// `x-mcp-header` annotations are invalid (protocol 2026-07-28 forbids calling them).
-    pub fn rejected_tools(&self) -> Vec<(String, String)> {
-        self.inner
-            .rejected
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
-    }
-
-    /// The server's prompts (`prompts/list`, all pages); none when it declared no prompts.
-    pub async fn list_prompts(&self) -> Result<Vec<Value>> {
-        self.start().await?;
-        if !self.server_info().has_prompts {
-            return Ok(Vec::new());
-        }
-        self.list_paged("prompts/list", "prompts").await
-    }
-
-    /// The server's resources (`resources/list`, all pages); none when it declared no
-    /// resources.
-    pub async fn list_resources(&self) -> Result<Vec<Value>> {
-        self.start().await?;
-        if !self.server_info().has_resources {
-            return Ok(Vec::new());
-        }
-        self.list_paged("resources/list", "resources").await
-    }
-
-    /// The server's resource templates (`resources/templates/list`, all pages).
-    pub async fn list_resource_templates(&self) -> Result<Vec<Value>> {
-        self.start().await?;
-        if !self.server_info().has_resources {
-            return Ok(Vec::new());
-        }
-        self.list_paged("resources/templates/list", "resourceTemplates")
+    /// Every item of a paged listing.
+    pub(super) async fn wire_list(&self, what: Listing) -> Result<Vec<Value>> {
+        let protocol = self.start().await?;
+        self.pages(what.method(), what.key(), protocol, |_| Ok(()))
             .await
     }
 
-    /// Reads the resource at `uri` (`resources/read`), as raw JSON.
-    pub async fn read_resource(&self, uri: &str) -> Result<Value> {
-        let limit = self.limit("", &CallOptions::default());
+    /// `resources/read`.
+    pub(super) async fn wire_read_resource(&self, uri: &str) -> Result<Value> {
+        let (limit, _) = self.limits("", &CallOptions::default());
         self.request(
             "resources/read",
             Some(uri),
@@ -397,9 +182,20 @@ impl Session {
         .await
     }
 
-    /// Asks the server whether it is there, within `timeout`: `ping` on a 2025-11-25
-    /// session, `server/discover` on a stateless one (2026-07-28 has no `ping`).
-    pub async fn ping(&self, timeout: Duration) -> Result<()> {
+    /// `prompts/get`.
+    pub(super) async fn wire_get_prompt(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+    ) -> Result<Value> {
+        let (limit, _) = self.limits("", &CallOptions::default());
+        let params = json!({ "name": name, "arguments": arguments });
+        self.request("prompts/get", Some(name), params, limit, None)
+            .await
+    }
+
+    /// `ping` on a 2025-11-25 session, `server/discover` on a stateless one.
+    pub(super) async fn wire_ping(&self, timeout: Duration) -> Result<()> {
         let protocol = self.start().await?;
         let method = if protocol > LAST_WITH_INITIALIZE {
             "server/discover"
@@ -411,10 +207,28 @@ impl Session {
             .map(drop)
     }
 
-    /// Every item under `key` of a paged list request.
-    async fn list_paged(&self, method: &str, key: &str) -> Result<Vec<Value>> {
+    /// Compares the live tools with `expected_hash` now.
+    pub(super) async fn wire_check_drift(
+        &self,
+        expected_hash: &str,
+        policy: DriftPolicy,
+    ) -> Result<bool> {
         let protocol = self.start().await?;
-        self.pages(method, key, protocol, |_| Ok(())).await
+        self.drift_at(protocol, expected_hash, policy).await
+    }
+
+    /// Ends the session: a 2025-11-25 session is deleted on the server; no request follows.
+    pub(super) async fn wire_close(&self) -> Result<()> {
+        self.inner.wire.closed.store(true, Ordering::Release);
+        let id = self.session_id().take();
+        if let Some(id) = id {
+            let request = self
+                .with_headers(self.inner.wire.http.delete(&self.inner.wire.url))
+                .header("Mcp-Session-Id", id);
+            // The server may not support DELETE (405): the session then simply lapses.
+            let _ = request.send().await;
+        }
+        Ok(())
     }
 
     /// Every item under `key` of `method`'s pages, `check`ed after each page; a cursor sent
@@ -427,7 +241,7 @@ impl Session {
         check: impl Fn(&[Value]) -> std::result::Result<(), String>,
     ) -> Result<Vec<Value>> {
         const MAX_PAGES: usize = 1000;
-        let limit = self.limit("", &CallOptions::default());
+        let (limit, _) = self.limits("", &CallOptions::default());
         let mut items = Vec::new();
         let mut seen = std::collections::HashSet::new();
         let mut cursor: Option<String> = None;
@@ -457,42 +271,15 @@ impl Session {
         Err(self.misbehaved(method, format!("more than {MAX_PAGES} pages")))
     }
 
-    /// Gets the prompt `name` (`prompts/get`) as raw JSON.
-    pub async fn get_prompt(&self, name: &str, arguments: Map<String, Value>) -> Result<Value> {
-        let limit = self.limit("", &CallOptions::default());
-        let params = json!({ "name": name, "arguments": arguments });
-        self.request("prompts/get", Some(name), params, limit, None)
-            .await
-    }
-
-    /// Ends the session: a 2025-11-25 session is deleted on the server (`DELETE` with its
-    /// `Mcp-Session-Id`); a stateless one has nothing to end.
-    pub async fn close(&self) -> Result<()> {
-        let id = self.session_id().take();
-        if let Some(id) = id {
-            let request = self
-                .with_headers(self.inner.http.delete(&self.inner.url))
-                .header("Mcp-Session-Id", id);
-            // The server may not support DELETE (405): the session then simply lapses.
-            let _ = request.send().await;
-        }
-        Ok(())
-    }
-
-    /// The deadline of one request.
-    fn limit(&self, tool: &str, options: &CallOptions) -> Duration {
-        let config = &self.inner.config;
-        options
-            .timeout
-            .or_else(|| config.tool_timeouts().get(tool).copied())
-            .or(config.timeout())
-            .unwrap_or(DEFAULT_TIMEOUT)
-    }
-
     /// Learns the revision the server speaks: `server/discover` (2026-07-28), else the
     /// `initialize` handshake of 2025-11-25, as `protocol` in the registry allows.
     async fn start(&self) -> Result<&'static str> {
-        if let Some(protocol) = self.inner.protocol.get() {
+        if self.inner.wire.closed.load(Ordering::Acquire) {
+            return Err(self.transport_error(
+                "the session was closed (Session::close); connect again".to_string(),
+            ));
+        }
+        if let Some(protocol) = self.inner.wire.protocol.get() {
             return Ok(protocol);
         }
         let limit = self
@@ -526,7 +313,7 @@ impl Session {
                 Err(e) => return Err(e),
             },
         };
-        let protocol = *self.inner.protocol.get_or_init(|| protocol);
+        let protocol = *self.inner.wire.protocol.get_or_init(|| protocol);
         if let Some(expected) = &self.inner.options.fixture_hash {
             let policy = self
                 .inner
@@ -536,15 +323,6 @@ impl Session {
             self.drift_at(protocol, expected, policy).await?;
         }
         Ok(protocol)
-    }
-
-    /// Compares the live `tools/list` with `expected_hash` (a generated `FIXTURE_HASH`):
-    /// `Ok(true)` when they differ under [`DriftPolicy::Warn`] (a `tracing` warning),
-    /// [`Error::Drift`] under [`DriftPolicy::Error`]. A session whose options carry the
-    /// fixture's hash (a generated `Client::connect`) checks at connect.
-    pub async fn check_drift(&self, expected_hash: &str, policy: DriftPolicy) -> Result<bool> {
-        let protocol = self.start().await?;
-        self.drift_at(protocol, expected_hash, policy).await
     }
 
     async fn drift_at(
@@ -675,7 +453,7 @@ impl Session {
     }
 
     fn with_headers(&self, mut request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
-        for (name, value) in &self.inner.headers {
+        for (name, value) in &self.inner.wire.headers {
             request = request.header(name.as_str(), value.as_str());
         }
         request
@@ -690,7 +468,7 @@ impl Session {
         limit: Duration,
     ) -> reqwest::RequestBuilder {
         let mut request = self
-            .with_headers(self.inner.http.post(&self.inner.url))
+            .with_headers(self.inner.wire.http.post(&self.inner.wire.url))
             .header("Content-Type", "application/json")
             .header("Accept", "application/json, text/event-stream")
             .timeout(limit)
@@ -707,32 +485,14 @@ impl Session {
     /// The `Mcp-Session-Id` of a 2025-11-25 session.
     fn session_id(&self) -> std::sync::MutexGuard<'_, Option<String>> {
         self.inner
+            .wire
             .session_id
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// The `Mcp-Param-*` headers of a call of `tool` with `params`.
-    fn mirrored(&self, tool: &str, params: &Value) -> Vec<(String, String)> {
-        let known = self
-            .inner
-            .param_headers
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        let (Some(headers), Some(arguments)) = (known.get(tool), params.get("arguments")) else {
-            return Vec::new();
-        };
-        headers
-            .iter()
-            .filter_map(|p| {
-                let value = value_at(arguments, &p.path).and_then(header_value)?;
-                Some((format!("Mcp-Param-{}", p.header), value))
-            })
-            .collect()
-    }
-
     fn next_id(&self) -> u64 {
-        self.inner.next_id.fetch_add(1, Ordering::Relaxed) + 1
+        self.inner.wire.next_id.fetch_add(1, Ordering::Relaxed) + 1
     }
 
     /// POSTs one JSON-RPC request and reads its answer (a JSON body or an event stream),
@@ -782,7 +542,8 @@ impl Session {
                 request = request.header("Mcp-Name", name);
             }
             if let (Some(tool), "tools/call") = (name, method) {
-                for (header, value) in self.mirrored(tool, &params) {
+                let arguments = params.get("arguments").unwrap_or(&Value::Null);
+                for (header, value) in self.inner.param_headers.mirrored(tool, arguments) {
                     request = request.header(header, value);
                 }
             }
@@ -810,36 +571,38 @@ impl Session {
         if response.content_length().is_some_and(|n| n > max as u64) {
             return Err(self.too_large(&what, max));
         }
-        let mut reader = Reader::default();
         let mut body = response.bytes_stream();
-        while let Some(chunk) = body.next().await {
-            let chunk = chunk.map_err(fail)?;
-            reader.buffer.extend_from_slice(&chunk);
-            if reader.buffer.len() > max {
-                return Err(self.too_large(&what, max));
-            }
-            if event_stream
-                && status.is_success()
-                && let Some(answer) = reader.events(id, progress)
-            {
-                return self.answer(&what, answer);
-            }
-        }
         if event_stream && status.is_success() {
-            reader.buffer.extend_from_slice(b"\n\n");
-            if let Some(answer) = reader.events(id, progress) {
-                return self.answer(&what, answer);
+            return match self.read_events(body, id, max, progress).await {
+                Ok(Some(answer)) => self.answer(&what, answer),
+                Ok(None) => Err(self.misbehaved(
+                    &what,
+                    "ended its event stream without a JSON-RPC response".to_string(),
+                )),
+                Err(BodyError::TooLarge) => Err(self.too_large(&what, max)),
+                Err(BodyError::Fetch(e)) => Err(fail(e)),
+                Err(BodyError::Events(e)) => Err(self.misbehaved(
+                    &what,
+                    format!("sent an event stream that does not parse: {e}"),
+                )),
+            };
+        }
+        let mut buffer = Vec::new();
+        while let Some(chunk) = body.next().await {
+            buffer.extend_from_slice(&chunk.map_err(fail)?);
+            if buffer.len() > max {
+                return Err(self.too_large(&what, max));
             }
         }
         if method.starts_with("notifications/") && status.is_success() {
             return Ok(Value::Null);
         }
-        let answer = serde_json::from_slice::<Value>(&reader.buffer).ok();
+        let answer = serde_json::from_slice::<Value>(&buffer).ok();
         if !status.is_success() {
             if let Some(answer) = answer.filter(|a| a.get("error").is_some()) {
                 return self.answer(&what, answer);
             }
-            let text = String::from_utf8_lossy(&reader.buffer);
+            let text = String::from_utf8_lossy(&buffer);
             let text = text.trim();
             let advice = match status.as_u16() {
                 401 | 403 => {
@@ -860,6 +623,58 @@ impl Session {
             Some(answer) => self.answer(&what, answer),
             None => Err(self.misbehaved(&what, "answered with no JSON-RPC response".to_string())),
         }
+    }
+
+    /// Reads an event stream (at most `max` bytes) until the response to request `id`;
+    /// progress for it goes to `progress` on the way. `None` when the stream ends first.
+    async fn read_events(
+        &self,
+        body: impl futures::Stream<Item = reqwest::Result<bytes::Bytes>>,
+        id: u64,
+        max: usize,
+        progress: Option<&ProgressFn>,
+    ) -> std::result::Result<Option<Value>, BodyError> {
+        let mut seen = 0usize;
+        let counted = body.map(move |chunk| {
+            let chunk = chunk.map_err(BodyError::Fetch)?;
+            seen += chunk.len();
+            if seen > max {
+                return Err(BodyError::TooLarge);
+            }
+            Ok(chunk)
+        });
+        let mut events = std::pin::pin!(sse_stream::SseStream::from_bytes_stream(counted));
+        while let Some(event) = events.next().await {
+            let event = event.map_err(BodyError::from_events)?;
+            let Some(message) = event
+                .data
+                .and_then(|data| serde_json::from_str::<Value>(&data).ok())
+            else {
+                continue;
+            };
+            if message.get("id").and_then(Value::as_u64) == Some(id)
+                && message.get("method").is_none()
+            {
+                return Ok(Some(message));
+            }
+            if message.get("method").and_then(Value::as_str) == Some("notifications/progress")
+                && let (Some(report), Some(params)) = (progress, message.get("params"))
+                && params.get("progressToken").and_then(Value::as_u64) == Some(id)
+            {
+                report(Progress {
+                    progress: params
+                        .get("progress")
+                        .and_then(Value::as_f64)
+                        .unwrap_or(0.0),
+                    total: params.get("total").and_then(Value::as_f64),
+                    message: params
+                        .get("message")
+                        .and_then(Value::as_str)
+                        .map(str::to_string),
+                });
+            }
+        }
+        Ok(None)
     }
 
     async fn notify(&self, method: &str, protocol: &'static str, limit: Duration) -> Result<()> {
@@ -927,7 +742,7 @@ impl Session {
             .trim_end_matches(')');
         self.transport_error(format!(
             "{what}: the request to {} failed: {cause}",
-            self.inner.url
+            self.inner.wire.url
         ))
     }
 
@@ -991,124 +806,38 @@ fn output_of(mut result: Value) -> ToolOutput {
     }
 }
 
-/// An event stream read so far.
-#[derive(Default)]
-struct Reader {
-    buffer: Vec<u8>,
+/// Why reading an event stream stopped.
+#[derive(Debug)]
+enum BodyError {
+    /// The `fetch` failed (or hit its deadline).
+    Fetch(reqwest::Error),
+    /// More than `max_message_bytes`.
+    TooLarge,
+    /// A line the event-stream format does not allow.
+    Events(sse_stream::Error),
 }
 
-impl Reader {
-    /// Takes every complete event from the buffer: progress for request `id` goes to
-    /// `progress`; the response to `id` is returned.
-    fn events(&mut self, id: u64, progress: Option<&ProgressFn>) -> Option<Value> {
-        loop {
-            let (end, sep) = [&b"\n\n"[..], b"\r\n\r\n"]
-                .iter()
-                .filter_map(|sep| memchr::memmem::find(&self.buffer, sep).map(|i| (i, sep.len())))
-                .min()?;
-            let event: Vec<u8> = self.buffer.drain(..end + sep).collect();
-            let event = String::from_utf8_lossy(&event[..end]);
-            let data: Vec<&str> = event
-                .lines()
-                .filter_map(|l| l.strip_prefix("data:"))
-                .map(|d| d.strip_prefix(' ').unwrap_or(d))
-                .collect();
-            let Ok(message) = serde_json::from_str::<Value>(&data.join("\n")) else {
-                continue;
-            };
-            if message.get("id").and_then(Value::as_u64) == Some(id)
-                && message.get("method").is_none()
-            {
-                return Some(message);
-            }
-            if message.get("method").and_then(Value::as_str) == Some("notifications/progress") {
-                let params = message.get("params");
-                let token = params.and_then(|p| p.get("progressToken"));
-                if let (Some(report), Some(params)) = (progress, params)
-                    && token.and_then(Value::as_u64) == Some(id)
-                {
-                    report(Progress {
-                        progress: params
-                            .get("progress")
-                            .and_then(Value::as_f64)
-                            .unwrap_or(0.0),
-                        total: params.get("total").and_then(Value::as_f64),
-                        message: params
-                            .get("message")
-                            .and_then(Value::as_str)
-                            .map(str::to_string),
-                    });
-                }
-            }
-        }
-    }
-}
-
-/// Tool arguments behind one type (`&dyn Encode`).
-pub(crate) trait Encode: Sync {
-    /// The arguments as JSON.
-    fn to_json(&self) -> serde_json::Result<Value>;
-}
-
-impl<T: Serialize + Sync> Encode for T {
-    fn to_json(&self) -> serde_json::Result<Value> {
-        serde_json::to_value(self)
-    }
-}
-
-/// What a `*_task` method of a generated client returns: on wasm32 the call has run to its
-/// end, and the handle holds its result.
-#[must_use = "a task handle holds the call's result"]
-pub struct TaskHandle<O> {
-    server: String,
-    tool: String,
-    result: Option<Result<O>>,
-}
-
-impl<O> std::fmt::Debug for TaskHandle<O> {
+impl std::fmt::Display for BodyError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TaskHandle")
-            .field("server", &self.server)
-            .field("tool", &self.tool)
-            .finish_non_exhaustive()
+        match self {
+            BodyError::Fetch(e) => e.fmt(f),
+            BodyError::TooLarge => f.write_str("the answer is too large"),
+            BodyError::Events(e) => e.fmt(f),
+        }
     }
 }
 
-impl<O> TaskHandle<O> {
-    pub(crate) fn ready(server: &str, tool: &str, result: Result<O>) -> Self {
-        TaskHandle {
-            server: server.to_string(),
-            tool: tool.to_string(),
-            result: Some(result),
+impl std::error::Error for BodyError {}
+
+impl BodyError {
+    /// The parser's error, or ours when it carries one of ours (the body's errors).
+    fn from_events(e: sse_stream::Error) -> Self {
+        match e {
+            sse_stream::Error::Body(body) => match body.downcast::<BodyError>() {
+                Ok(ours) => *ours,
+                Err(other) => BodyError::Events(sse_stream::Error::Body(other)),
+            },
+            other => BodyError::Events(other),
         }
-    }
-
-    /// The task's id: none (the call ran as a plain call).
-    pub fn id(&self) -> Option<&str> {
-        None
-    }
-
-    /// [`TaskState::Completed`] or [`TaskState::Failed`].
-    pub async fn status(&self) -> Result<TaskState> {
-        Ok(match &self.result {
-            Some(Ok(_)) => TaskState::Completed,
-            _ => TaskState::Failed,
-        })
-    }
-
-    /// The call's result.
-    pub async fn wait(mut self) -> Result<O> {
-        self.result.take().unwrap_or_else(|| {
-            Err(Error::Misbehaved {
-                server: self.server.clone(),
-                method: format!("tools/call {:?}", self.tool),
-                message: "the task's result was already taken".to_string(),
-            })
-        })
-    }
-
-    /// Nothing to cancel: the call has ended.
-    pub async fn cancel(&mut self) -> Result<()> {
-        Ok(())
     }
 }

@@ -20,33 +20,34 @@ use crate::config::{Protocol, REVISIONS, TransportConfig};
 use crate::drift::DriftPolicy;
 use crate::error::{Error, Result, excerpt};
 use crate::output::ServerInfo;
+use crate::protocol::Round;
 #[cfg(feature = "http")]
 use crate::transport::SseTransport;
-use crate::transport::{Direct, Round, StderrEof, StdioTransport};
+use crate::transport::{Direct, StderrEof, StdioTransport};
 
 /// How long a failed connect or call waits for a dying server's stderr to reach the tail.
-pub(super) const STDERR_DRAIN: Duration = Duration::from_millis(500);
+pub(in crate::session) const STDERR_DRAIN: Duration = Duration::from_millis(500);
 /// One established connection.
-pub(super) struct Conn {
-    pub(super) peer: rmcp::Peer<RoleClient>,
-    pub(super) service: tokio::sync::Mutex<Option<RunningService<RoleClient, Handler>>>,
-    pub(super) stderr_eof: Option<StderrEof>,
+pub(in crate::session) struct Conn {
+    pub(in crate::session) peer: rmcp::Peer<RoleClient>,
+    pub(in crate::session) service: tokio::sync::Mutex<Option<RunningService<RoleClient, Handler>>>,
+    pub(in crate::session) stderr_eof: Option<StderrEof>,
     /// stdio: `tools/call` past rmcp's service loop (known to this file only).
     direct: Option<Arc<Direct>>,
-    pub(super) dead: AtomicBool,
+    pub(in crate::session) dead: AtomicBool,
     /// The session speaks a stateless revision (2026-07-28 on): no `ping`, `_meta` per request.
-    pub(super) stateless: bool,
+    pub(in crate::session) stateless: bool,
 }
 
 impl Conn {
-    pub(super) fn alive(&self) -> bool {
+    pub(in crate::session) fn alive(&self) -> bool {
         !self.dead.load(Ordering::Acquire) && !self.peer.is_transport_closed()
     }
 
     /// Sends `tools/call`: the request's id and progress token, and its answer to await.
     /// Over stdio the request skips rmcp's service loop: it is queued now and written when
     /// the answer is first awaited, so the caller can arm its [`CancelOnDrop`] in between.
-    pub(super) async fn send_call(
+    pub(in crate::session) async fn send_call(
         &self,
         tool: &str,
         arguments: &serde_json::Map<String, Value>,
@@ -99,7 +100,7 @@ impl Conn {
     }
 
     /// A guard that cancels request `id` (and stops its progress) unless disarmed.
-    pub(super) fn cancel_guard(
+    pub(in crate::session) fn cancel_guard(
         &self,
         id: RequestId,
         token: ProgressToken,
@@ -117,7 +118,7 @@ impl Conn {
 
 impl Session {
     /// Starts or reaches the server, runs `initialize`, and checks drift.
-    pub(super) async fn establish(&self) -> Result<Arc<Conn>> {
+    pub(in crate::session) async fn establish(&self) -> Result<Arc<Conn>> {
         let inner = &self.inner;
         let alias = inner.alias.as_str();
         let connect_timeout = self.connect_timeout();
@@ -129,32 +130,32 @@ impl Session {
             (_, p) => p,
         };
         // How an earlier connection ended is not this one's story.
-        inner.noise.clear_ended();
+        inner.wire.noise.clear_ended();
         let (service, client, stderr_eof, direct) = loop {
             let mode = lifecycle(protocol);
             let offers = Offers {
                 elicitation: inner.options.elicit.is_some(),
                 sampling: inner.options.sampling.is_some(),
-                roots: inner.shared.roots.is_some(),
+                roots: inner.wire.shared.roots.is_some(),
             };
             let client = client_config(offers, protocol);
             let handler = Handler {
                 config: client.clone(),
-                shared: inner.shared.clone(),
+                shared: inner.wire.shared.clone(),
                 elicit: inner.options.elicit.clone(),
                 sampling: inner.options.sampling.clone(),
             };
-            let stderr = &inner.stderr;
-            let tap = inner.tap.clone();
+            let stderr = &inner.wire.stderr;
+            let tap = inner.wire.tap.clone();
             let transport_err = |message: String| {
                 // How the connection ended (the server's exit status, a limit it crossed).
-                let message = match inner.noise.ended() {
+                let message = match inner.wire.noise.ended() {
                     Some(ended) if !message.contains(&ended) => format!("{message} ({ended})"),
                     _ => message,
                 };
                 Error::Transport {
                     server: alias.to_string(),
-                    message: match inner.noise.summary() {
+                    message: match inner.wire.noise.summary() {
                         Some(noise) => format!("{message}; {noise}"),
                         None => message,
                     },
@@ -184,7 +185,7 @@ impl Session {
                     };
                 }
                 // The server exited or crossed a limit: that is why, whatever rmcp saw.
-                if let Some(ended) = inner.noise.ended() {
+                if let Some(ended) = inner.wire.noise.ended() {
                     return transport_err(format!("initialize failed: {ended}"));
                 }
                 if protocol == Protocol::Auto
@@ -218,7 +219,7 @@ impl Session {
                             alias,
                             cmd,
                             tap.clone(),
-                            (stderr, &inner.noise),
+                            (stderr, &inner.wire.noise),
                             inner.config.limits().max_message_bytes(),
                         )
                         .map_err(|e| {
@@ -247,11 +248,11 @@ impl Session {
                             headers,
                             tap.clone(),
                             inner.param_headers.clone(),
-                            (&inner.noise, inner.config.limits().max_message_bytes()),
+                            (&inner.wire.noise, inner.config.limits().max_message_bytes()),
                             &crate::transport::extra_roots(alias, inner.config.ca_certs())?,
                         )?;
                         #[cfg(feature = "oauth")]
-                        if let Some(engine) = &inner.auth {
+                        if let Some(engine) = &inner.wire.auth {
                             let client = crate::auth::OAuthHttp::new(client, engine.clone());
                             return handler
                                 .serve_with_lifecycle(Http::with_client(client, config), mode)
@@ -271,7 +272,7 @@ impl Session {
                             headers,
                             connect_timeout,
                             tap.clone(),
-                            (&inner.noise, inner.config.limits().max_message_bytes()),
+                            (&inner.wire.noise, inner.config.limits().max_message_bytes()),
                             &crate::transport::extra_roots(alias, inner.config.ca_certs())?,
                         )
                         .await?;
@@ -284,7 +285,7 @@ impl Session {
                     TransportConfig::StreamableHttp { .. } | TransportConfig::Sse { .. } => {
                         Err(transport_err(format!(
                             "this build of mcp-bindgen has no HTTP transports, so `transport = \"{}\"` cannot connect; enable the `http` feature of mcp-bindgen (on by default)",
-                            inner.kind
+                            inner.wire.kind
                         )))
                     }
                 }
@@ -332,7 +333,7 @@ impl Session {
             }
             None => ServerInfo::default(),
         };
-        tracing::debug!(server = %alias, transport = inner.kind, name = %info.name, version = %info.version, protocol = %info.protocol_version, "connected");
+        tracing::debug!(server = %alias, transport = inner.wire.kind, name = %info.name, version = %info.version, protocol = %info.protocol_version, "connected");
         let _ = inner.info.set(info);
         let stateless = !peer
             .peer_info()
@@ -342,7 +343,7 @@ impl Session {
             .and_then(|i| i.capabilities.tools.as_ref().and_then(|t| t.list_changed))
             == Some(true);
         if stateless && announces_changes {
-            super::notify::listen_for_tool_changes(peer.clone(), inner.shared.clone());
+            super::notify::listen_for_tool_changes(peer.clone(), inner.wire.shared.clone());
         }
         let conn = Arc::new(Conn {
             peer,
@@ -353,10 +354,10 @@ impl Session {
             stateless,
         });
         // A new server process may have other tools.
-        if let Ok(mut hints) = inner.replay_safe.lock() {
+        if let Ok(mut hints) = inner.wire.replay_safe.lock() {
             *hints = None;
         }
-        let (expected, policy) = match inner.drift.lock() {
+        let (expected, policy) = match inner.wire.drift.lock() {
             Ok(d) => (d.expected.clone(), d.policy),
             Err(_) => (None, DriftPolicy::Ignore),
         };
@@ -375,9 +376,9 @@ impl Session {
     }
 
     /// The OAuth failure behind the last refused request, if that is what ended it.
-    pub(super) fn auth_failure(&self) -> Option<Error> {
+    pub(in crate::session) fn auth_failure(&self) -> Option<Error> {
         #[cfg(feature = "oauth")]
-        if let Some(engine) = &self.inner.auth {
+        if let Some(engine) = &self.inner.wire.auth {
             return engine.take_failure();
         }
         None
@@ -385,7 +386,7 @@ impl Session {
 
     /// Maps an rmcp error; transport failures wait briefly for the server's stderr to end so
     /// its last lines are in the error.
-    pub(super) async fn map_service_error(
+    pub(in crate::session) async fn map_service_error(
         &self,
         conn: &Conn,
         what: &str,
@@ -418,7 +419,7 @@ impl Session {
                 server: self.inner.alias.clone(),
                 what: what.to_string(),
                 limit: timeout,
-                diagnosis: self.inner.noise.summary(),
+                diagnosis: self.inner.wire.noise.summary(),
                 kind: if timeout == idle {
                     "idle timeout"
                 } else {
@@ -430,16 +431,17 @@ impl Session {
                 if let Some(eof) = &conn.stderr_eof {
                     eof.wait(STDERR_DRAIN).await;
                 }
-                let ended = self.inner.noise.ended();
+                let ended = self.inner.wire.noise.ended();
                 let why = match &ended {
                     Some(why) => why.as_str(),
-                    None if self.inner.kind == "stdio" => {
+                    None if self.inner.wire.kind == "stdio" => {
                         "the server exited or closed its stdout before answering"
                     }
                     None => "the server closed the connection before answering",
                 };
                 let noise = self
                     .inner
+                    .wire
                     .noise
                     .summary()
                     .map(|n| format!("; {n}"))
@@ -447,53 +449,53 @@ impl Session {
                 Error::Transport {
                     server: self.inner.alias.clone(),
                     message: format!("{what} failed: {why}{noise}"),
-                    stderr_tail: self.inner.stderr.lines(),
+                    stderr_tail: self.inner.wire.stderr.lines(),
                 }
             }
             ServiceError::TransportSend(e) => Error::Transport {
                 server: self.inner.alias.clone(),
                 // The transport recorded why (an answer over a limit): say that.
-                message: match self.inner.noise.ended() {
+                message: match self.inner.wire.noise.ended() {
                     Some(ended) => format!("{what} failed: {ended}"),
                     None => format!(
                         "{what} could not be sent: {}",
                         crate::error::cause(&*e.error)
                     ),
                 },
-                stderr_tail: self.inner.stderr.lines(),
+                stderr_tail: self.inner.wire.stderr.lines(),
             },
             ServiceError::UnexpectedResponse => Error::Transport {
                 server: self.inner.alias.clone(),
                 message: format!("{what}: the server answered with a message of another kind"),
-                stderr_tail: self.inner.stderr.lines(),
+                stderr_tail: self.inner.wire.stderr.lines(),
             },
             other => Error::Transport {
                 server: self.inner.alias.clone(),
                 message: format!("{what}: {other}"),
-                stderr_tail: self.inner.stderr.lines(),
+                stderr_tail: self.inner.wire.stderr.lines(),
             },
         }
     }
 }
 
 /// Sends `notifications/cancelled` when a call future is dropped before its answer.
-pub(super) struct CancelOnDrop {
+pub(in crate::session) struct CancelOnDrop {
     peer: Option<rmcp::Peer<RoleClient>>,
     /// Set for direct calls: their pending entry is removed on cancel.
     direct: Option<Arc<Direct>>,
     id: rmcp::model::RequestId,
     shared: Arc<Shared>,
-    pub(super) token: ProgressToken,
+    pub(in crate::session) token: ProgressToken,
 }
 
 impl CancelOnDrop {
-    pub(super) fn disarm(mut self) {
+    pub(in crate::session) fn disarm(mut self) {
         self.peer = None;
     }
 
     /// Sends `notifications/cancelled` with `reason` now (a deadline expired), instead of
     /// on drop.
-    pub(super) async fn cancel(mut self, reason: &str) {
+    pub(in crate::session) async fn cancel(mut self, reason: &str) {
         if let Some(direct) = &self.direct {
             direct.forget(&self.id);
         }
@@ -585,7 +587,7 @@ fn join_versions(versions: &[rmcp::model::ProtocolVersion]) -> String {
 
 /// Why `initialize` failed, in words (rmcp's messages name its transport types and print
 /// messages with `Debug`).
-pub(super) fn describe_initialize_error(
+pub(in crate::session) fn describe_initialize_error(
     e: &rmcp::service::ClientInitializeError,
     target: &str,
 ) -> String {

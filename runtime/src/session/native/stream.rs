@@ -326,7 +326,7 @@ impl Session {
                     Box::pin(async move {
                         // Log messages are taken while the call runs (until it returns).
                         let _tap = LogTaps::add(
-                            &session.inner.shared,
+                            &session.inner.wire.shared,
                             Arc::new(move |log: &ServerLog| {
                                 logs.push(|seq| CallEvent::Log {
                                     seq,

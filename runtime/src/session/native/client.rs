@@ -93,11 +93,13 @@ impl SamplingReply {
 pub type SamplingFuture = Pin<Box<dyn Future<Output = Result<SamplingReply, String>> + Send>>;
 
 /// The application's sampling callback (set through [`crate::ConnectOptions::on_sampling`]).
-pub(super) type SampleFn = Arc<dyn Fn(SamplingRequest) -> SamplingFuture + Send + Sync>;
+pub(in crate::session) type SampleFn = Arc<dyn Fn(SamplingRequest) -> SamplingFuture + Send + Sync>;
 
 /// The `roots/list` result of the roots a session offers; `None` when it offers none (the
 /// capability was not declared).
-pub(super) fn offered_roots(roots: Option<&std::sync::Mutex<Vec<Root>>>) -> Option<Value> {
+pub(in crate::session) fn offered_roots(
+    roots: Option<&std::sync::Mutex<Vec<Root>>>,
+) -> Option<Value> {
     roots.map(|r| roots_json(&r.lock().unwrap_or_else(|p| p.into_inner())))
 }
 
@@ -109,7 +111,7 @@ fn roots_json(roots: &[Root]) -> Value {
 /// Why a sampling request got no completion: no callback, the application refused, or the
 /// request could not be read. Each becomes a JSON-RPC error for the server.
 #[derive(Debug, Clone, PartialEq)]
-pub(super) enum SamplingRefusal {
+pub(in crate::session) enum SamplingRefusal {
     /// The application set no sampling callback (the capability was not declared).
     NotOffered,
     /// The callback refused, with its reason.
@@ -134,7 +136,7 @@ impl std::fmt::Display for SamplingRefusal {
 
 /// Answers one sampling request (its `params` as JSON) with the application's callback: the
 /// `sampling/createMessage` result as JSON.
-pub(super) async fn answer_sampling(
+pub(in crate::session) async fn answer_sampling(
     callback: Option<&SampleFn>,
     server: &str,
     params: Value,
@@ -215,7 +217,7 @@ fn sampling_request(server: &str, params: Value) -> Result<SamplingRequest, Stri
 impl super::Session {
     /// The roots the session offers the server (empty when it offers none).
     pub fn roots(&self) -> Vec<Root> {
-        match &self.inner.shared.roots {
+        match &self.inner.wire.shared.roots {
             Some(roots) => roots.lock().unwrap_or_else(|p| p.into_inner()).clone(),
             None => Vec::new(),
         }
@@ -229,7 +231,7 @@ impl super::Session {
     /// from [`crate::ConnectOptions::with_roots`] (an empty list will do) or from the
     /// registry's `roots`; otherwise it is an [`Error::InvalidServer`].
     pub async fn set_roots(&self, roots: impl IntoIterator<Item = Root>) -> Result<()> {
-        let Some(slot) = &self.inner.shared.roots else {
+        let Some(slot) = &self.inner.wire.shared.roots else {
             return Err(Error::InvalidServer {
                 path: Default::default(),
                 alias: self.inner.alias.clone(),
@@ -246,7 +248,7 @@ impl super::Session {
             .map_err(|e| Error::Transport {
                 server: self.inner.alias.clone(),
                 message: format!("cannot send notifications/roots/list_changed: {e}"),
-                stderr_tail: self.inner.stderr.lines(),
+                stderr_tail: self.inner.wire.stderr.lines(),
             })
     }
 }

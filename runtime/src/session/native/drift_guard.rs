@@ -11,24 +11,24 @@ use crate::drift::{self, DriftPolicy};
 use crate::error::{Error, Result};
 
 #[derive(Default)]
-pub(super) struct DriftState {
-    pub(super) expected: Option<String>,
-    pub(super) policy: DriftPolicy,
+pub(in crate::session) struct DriftState {
+    pub(in crate::session) expected: Option<String>,
+    pub(in crate::session) policy: DriftPolicy,
     /// With policy `error`: why calls are refused.
-    pub(super) drifted: Option<String>,
+    pub(in crate::session) drifted: Option<String>,
     /// A drift warning reached stderr already (shown once per session when the program has
     /// no `tracing` subscriber).
-    pub(super) shown_on_stderr: bool,
+    pub(in crate::session) shown_on_stderr: bool,
 }
 
 impl Session {
-    /// Compares the live tool list with `expected_hash` (generated code's `FIXTURE_HASH`)
-    /// and applies `policy`; returns whether the server drifted. The expectation is kept:
-    /// every reconnection and every `tools/list_changed` notification re-checks it. With
-    /// [`DriftPolicy::Error`], drift is [`Error::Drift`] here, and calls fail with it until
-    /// a re-check finds the tools back in line.
-    pub async fn check_drift(&self, expected_hash: &str, policy: DriftPolicy) -> Result<bool> {
-        if let Ok(mut d) = self.inner.drift.lock() {
+    /// The wire's drift check: the expectation is kept for re-checks.
+    pub(in crate::session) async fn wire_check_drift(
+        &self,
+        expected_hash: &str,
+        policy: DriftPolicy,
+    ) -> Result<bool> {
+        if let Ok(mut d) = self.inner.wire.drift.lock() {
             d.expected = Some(expected_hash.to_string());
             d.policy = policy;
             d.drifted = None;
@@ -40,7 +40,7 @@ impl Session {
         self.apply_drift(expected_hash, policy, &tools)
     }
 
-    pub(super) fn apply_drift(
+    pub(in crate::session) fn apply_drift(
         &self,
         expected: &str,
         policy: DriftPolicy,
@@ -50,7 +50,7 @@ impl Session {
         let drifted = live != expected;
         let summary = drifted
             .then(|| drift::summary(expected, &live, tools, self.inner.options.fixture_tools));
-        if let Ok(mut d) = self.inner.drift.lock() {
+        if let Ok(mut d) = self.inner.wire.drift.lock() {
             d.drifted = match policy {
                 DriftPolicy::Error => summary.clone(),
                 _ => None,
@@ -70,6 +70,7 @@ impl Session {
                 // A program without a `tracing` subscriber would never see the warning.
                 let first = self
                     .inner
+                    .wire
                     .drift
                     .lock()
                     .map(|mut d| !std::mem::replace(&mut d.shown_on_stderr, true))
@@ -90,8 +91,8 @@ impl Session {
     }
 
     /// Re-checks drift after `tools/list_changed`.
-    pub(super) async fn recheck_drift(&self) {
-        let (expected, policy) = match self.inner.drift.lock() {
+    pub(in crate::session) async fn recheck_drift(&self) {
+        let (expected, policy) = match self.inner.wire.drift.lock() {
             Ok(d) => (d.expected.clone(), d.policy),
             Err(_) => return,
         };
@@ -102,7 +103,7 @@ impl Session {
             return;
         }
         // A notification during (re)connection: wait for that connection to be in place.
-        drop(self.inner.reconnect.lock().await);
+        drop(self.inner.wire.reconnect.lock().await);
         let Some(conn) = self.current().filter(|c| c.alive()) else {
             return;
         };
@@ -120,7 +121,7 @@ impl Session {
 }
 
 /// Re-checks drift whenever the server reports `tools/list_changed`; ends with the session.
-pub(super) async fn watch_list_changed(session: Weak<Inner>, shared: Arc<Shared>) {
+pub(in crate::session) async fn watch_list_changed(session: Weak<Inner>, shared: Arc<Shared>) {
     loop {
         shared.list_changed.notified().await;
         let Some(inner) = session.upgrade() else {

@@ -10,26 +10,26 @@ use super::{Progress, ProgressFn};
 
 /// Routes `notifications/progress` to the call that asked for it.
 #[derive(Default)]
-pub(super) struct ProgressRouter {
-    pub(super) inner: Mutex<RouterState>,
+pub(in crate::session) struct ProgressRouter {
+    pub(in crate::session) inner: Mutex<RouterState>,
 }
 
 #[derive(Default)]
-pub(super) struct RouterState {
-    pub(super) subscribers: HashMap<ProgressToken, ProgressFn>,
+pub(in crate::session) struct RouterState {
+    pub(in crate::session) subscribers: HashMap<ProgressToken, ProgressFn>,
     /// Updates that arrived before their call registered (bounded).
-    pub(super) early: Vec<(ProgressToken, Progress)>,
+    pub(in crate::session) early: Vec<(ProgressToken, Progress)>,
     /// When progress last arrived, per token: a call's idle deadline counts from it
     /// (removed when the call ends; bounded).
-    pub(super) last_progress: HashMap<ProgressToken, Instant>,
+    pub(in crate::session) last_progress: HashMap<ProgressToken, Instant>,
 }
 
-pub(super) const LAST_PROGRESS_MAX: usize = 4096;
+pub(in crate::session) const LAST_PROGRESS_MAX: usize = 4096;
 
-pub(super) const EARLY_PROGRESS_MAX: usize = 256;
+pub(in crate::session) const EARLY_PROGRESS_MAX: usize = 256;
 
 impl ProgressRouter {
-    pub(super) fn subscribe(&self, token: ProgressToken, f: ProgressFn) {
+    pub(in crate::session) fn subscribe(&self, token: ProgressToken, f: ProgressFn) {
         let early: Vec<Progress> = match self.inner.lock() {
             Ok(mut st) => {
                 let mut mine = Vec::new();
@@ -51,7 +51,7 @@ impl ProgressRouter {
         }
     }
 
-    pub(super) fn unsubscribe(&self, token: &ProgressToken) {
+    pub(in crate::session) fn unsubscribe(&self, token: &ProgressToken) {
         if let Ok(mut st) = self.inner.lock() {
             st.subscribers.remove(token);
             if !st.last_progress.is_empty() {
@@ -61,14 +61,14 @@ impl ProgressRouter {
     }
 
     /// When progress for `token` last arrived.
-    pub(super) fn last_progress(&self, token: &ProgressToken) -> Option<Instant> {
+    pub(in crate::session) fn last_progress(&self, token: &ProgressToken) -> Option<Instant> {
         self.inner
             .lock()
             .ok()
             .and_then(|st| st.last_progress.get(token).copied())
     }
 
-    pub(super) fn dispatch(&self, params: ProgressNotificationParam) {
+    pub(in crate::session) fn dispatch(&self, params: ProgressNotificationParam) {
         let p = Progress {
             progress: params.progress,
             total: params.total,

@@ -15,25 +15,25 @@ use serde_json::Value;
 use super::progress::ProgressRouter;
 
 /// State the rmcp client handler shares with its session (and every reconnection).
-pub(super) struct Shared {
-    pub(super) alias: Arc<str>,
-    pub(super) progress: ProgressRouter,
+pub(in crate::session) struct Shared {
+    pub(in crate::session) alias: Arc<str>,
+    pub(in crate::session) progress: ProgressRouter,
     /// Woken by `tools/list_changed` (and when the session is dropped).
-    pub(super) list_changed: tokio::sync::Notify,
+    pub(in crate::session) list_changed: tokio::sync::Notify,
     /// The application's receiver of server log messages.
-    pub(super) on_log: Option<LogFn>,
+    pub(in crate::session) on_log: Option<LogFn>,
     /// The running call streams' receivers of server log messages.
-    pub(super) log_taps: LogTaps,
+    pub(in crate::session) log_taps: LogTaps,
     /// The application's receiver of `tools/list_changed`.
-    pub(super) on_tools_changed: Option<ToolsChangedFn>,
+    pub(in crate::session) on_tools_changed: Option<ToolsChangedFn>,
     /// The roots the client offers (`None`: the `roots` capability is not declared).
-    pub(super) roots: Option<std::sync::Mutex<Vec<super::Root>>>,
+    pub(in crate::session) roots: Option<std::sync::Mutex<Vec<crate::root::Root>>>,
 }
 
 /// A receiver of `tools/list_changed` ([`ConnectOptions::on_tools_changed`]).
 ///
 /// [`ConnectOptions::on_tools_changed`]: super::ConnectOptions::on_tools_changed
-pub(super) type ToolsChangedFn = Arc<dyn Fn() + Send + Sync>;
+pub(in crate::session) type ToolsChangedFn = Arc<dyn Fn() + Send + Sync>;
 
 /// A log message a server sent (`notifications/message`).
 #[derive(Debug, Clone, PartialEq)]
@@ -51,16 +51,16 @@ pub struct ServerLog {
 }
 
 /// Receives every [`ServerLog`] of a session.
-pub(super) type LogFn = Arc<dyn Fn(ServerLog) + Send + Sync>;
+pub(in crate::session) type LogFn = Arc<dyn Fn(ServerLog) + Send + Sync>;
 
 /// Receives the [`ServerLog`]s that arrive while it is registered.
-pub(super) type LogTapFn = Arc<dyn Fn(&ServerLog) + Send + Sync>;
+pub(in crate::session) type LogTapFn = Arc<dyn Fn(&ServerLog) + Send + Sync>;
 
 /// The session's temporary log receivers (one per running [`Session::call_stream`]).
 ///
 /// [`Session::call_stream`]: crate::Session::call_stream
 #[derive(Default)]
-pub(super) struct LogTaps {
+pub(in crate::session) struct LogTaps {
     next: AtomicU64,
     /// Whether any tap is registered (the fast path of a log message is one load).
     any: AtomicBool,
@@ -69,7 +69,7 @@ pub(super) struct LogTaps {
 
 impl LogTaps {
     /// Registers `f` until the returned guard is dropped.
-    pub(super) fn add(shared: &Arc<Shared>, f: LogTapFn) -> LogTap {
+    pub(in crate::session) fn add(shared: &Arc<Shared>, f: LogTapFn) -> LogTap {
         let id = shared.log_taps.next.fetch_add(1, Ordering::Relaxed);
         if let Ok(mut taps) = shared.log_taps.taps.lock() {
             taps.push((id, f));
@@ -94,7 +94,7 @@ impl LogTaps {
 }
 
 /// Unregisters its log receiver when dropped.
-pub(super) struct LogTap {
+pub(in crate::session) struct LogTap {
     shared: Arc<Shared>,
     id: u64,
 }
@@ -112,7 +112,10 @@ impl Drop for LogTap {
 /// Forwards a server's log message to `tracing` (target `mcp_bindgen::server_log`, at the
 /// server's level), to the running call streams and to the application's callback.
 #[allow(deprecated)] // Logging is deprecated by protocol 2026-07-28; servers still send it.
-pub(super) fn server_log(shared: &Shared, params: rmcp::model::LoggingMessageNotificationParam) {
+pub(in crate::session) fn server_log(
+    shared: &Shared,
+    params: rmcp::model::LoggingMessageNotificationParam,
+) {
     use rmcp::model::LoggingLevel as L;
     let level = serde_json::to_value(params.level)
         .ok()
@@ -156,7 +159,10 @@ pub(super) fn server_log(shared: &Shared, params: rmcp::model::LoggingMessageNot
 /// On a stateless session whose server announces tool-list changes: keeps a
 /// `subscriptions/listen` request open and wakes the drift re-check on each change. Ends
 /// with the connection.
-pub(super) fn listen_for_tool_changes(peer: rmcp::Peer<RoleClient>, shared: Arc<Shared>) {
+pub(in crate::session) fn listen_for_tool_changes(
+    peer: rmcp::Peer<RoleClient>,
+    shared: Arc<Shared>,
+) {
     let Ok(rt) = tokio::runtime::Handle::try_current() else {
         return;
     };

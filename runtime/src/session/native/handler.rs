@@ -21,11 +21,11 @@ use crate::config::Protocol;
 /// Our rmcp client handler: routes progress, reports `tools/list_changed`, and (opt-in)
 /// answers elicitations (with the schema defaults or the application's callback), sampling
 /// requests (the application's callback) and `roots/list` (the roots set).
-pub(super) struct Handler {
-    pub(super) config: ClientConfig,
-    pub(super) shared: Arc<Shared>,
-    pub(super) elicit: Option<Elicit>,
-    pub(super) sampling: Option<SampleFn>,
+pub(in crate::session) struct Handler {
+    pub(in crate::session) config: ClientConfig,
+    pub(in crate::session) shared: Arc<Shared>,
+    pub(in crate::session) elicit: Option<Elicit>,
+    pub(in crate::session) sampling: Option<SampleFn>,
 }
 
 impl ClientHandler for Handler {
@@ -112,14 +112,14 @@ impl ClientHandler for Handler {
 
 /// The capabilities the client declares: those it answers.
 #[derive(Debug, Clone, Copy, Default)]
-pub(super) struct Offers {
-    pub(super) elicitation: bool,
-    pub(super) sampling: bool,
-    pub(super) roots: bool,
+pub(in crate::session) struct Offers {
+    pub(in crate::session) elicitation: bool,
+    pub(in crate::session) sampling: bool,
+    pub(in crate::session) roots: bool,
 }
 
 #[allow(deprecated)] // `sampling`: deprecated by a later revision, declared for 2025-11-25 servers.
-pub(super) fn client_config(offers: Offers, protocol: Protocol) -> ClientConfig {
+pub(in crate::session) fn client_config(offers: Offers, protocol: Protocol) -> ClientConfig {
     let mut capabilities = ClientCapabilities::default();
     // The tasks extension: a server may run a call as a task, which the session follows.
     capabilities.extensions = Some(
@@ -164,7 +164,7 @@ fn version(revision: &str) -> ProtocolVersion {
 
 /// How rmcp starts the session for `protocol`: `server/discover` first with a fallback to
 /// `initialize` (auto), `initialize` only (up to 2025-11-25), or `server/discover` only.
-pub(super) fn lifecycle(protocol: Protocol) -> ClientLifecycleMode {
+pub(in crate::session) fn lifecycle(protocol: Protocol) -> ClientLifecycleMode {
     match protocol {
         Protocol::Auto => ClientLifecycleMode::Auto {
             preferred_versions: vec![ProtocolVersion::LATEST],
@@ -181,7 +181,7 @@ pub(super) fn lifecycle(protocol: Protocol) -> ClientLifecycleMode {
 
 /// The `_meta` entries every request of a stateless session (2026-07-28 on) carries: the
 /// revision, the client's identity and capabilities. `None` on an `initialize` session.
-pub(super) fn stateless_meta(
+pub(in crate::session) fn stateless_meta(
     config: &ClientConfig,
     negotiated: &ProtocolVersion,
 ) -> Option<serde_json::Map<String, Value>> {

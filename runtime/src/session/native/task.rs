@@ -1,0 +1,427 @@
+//! The native wire's tasks (the `io.modelcontextprotocol/tasks` extension): polling
+//! `tasks/get` at the server's interval, `tasks/update` answers, `tasks/cancel`, and the
+//! task augmentation of protocol 2025-11-25.
+
+use std::time::Duration;
+
+use rmcp::model::{CancelTaskParams, GetTaskParams, Task, TaskPayload, UpdateTaskParams};
+use serde_json::Value;
+
+use super::call::{Started, output_of};
+use super::{CallOptions, Encode, Session};
+use crate::error::{Error, Result};
+use crate::output::{TaskState, ToolOutput};
+use crate::session::task::{Handle, TaskHandle};
+
+/// The polling interval when the server names none.
+const DEFAULT_POLL: Duration = Duration::from_millis(500);
+/// Bounds on the server's interval (a zero or huge value is not honoured as such).
+const POLL_BOUNDS: (Duration, Duration) = (Duration::from_millis(10), Duration::from_secs(30));
+
+impl<O> TaskHandle<O> {
+    /// [`TaskHandle::wait`] on a live server's task.
+    pub(in crate::session) async fn wait_on_server(mut self) -> Result<O> {
+        let tool = std::mem::take(&mut self.tool);
+        let (session, task, done, decode) = match &mut self.inner {
+            // `TaskHandle::wait` answers a ready handle itself.
+            Handle::Ready { server, .. } => {
+                return Err(Error::Misbehaved {
+                    server: server.clone(),
+                    method: format!("tools/call \"{tool}\""),
+                    message: "the task handle holds no task".into(),
+                });
+            }
+            Handle::Augmented {
+                session,
+                id,
+                poll,
+                decode,
+            } => {
+                let (session, id, poll, decode) = (session.clone(), id.clone(), *poll, *decode);
+                let result = session.await_augmented(&tool, &id, poll).await;
+                self.finished = true;
+                return decode(&session, &tool, result?);
+            }
+            Handle::Live {
+                session,
+                task,
+                done,
+                decode,
+            } => (session.clone(), task.take(), done.take(), *decode),
+        };
+        let output = match (done, task) {
+            (Some(output), _) => output,
+            (None, Some(task)) => {
+                let result = session.poll_task(&tool, task).await;
+                self.finished = true;
+                result?
+            }
+            (None, None) => unreachable_state(&session, &tool)?,
+        };
+        self.finished = true;
+        decode(&session, &tool, output)
+    }
+}
+
+fn unreachable_state(session: &Session, tool: &str) -> Result<ToolOutput> {
+    Err(Error::Misbehaved {
+        server: session.alias().to_string(),
+        method: format!("tools/call \"{tool}\""),
+        message: "the task handle holds neither a task nor a result".into(),
+    })
+}
+
+impl<O> TaskHandle<O> {
+    /// Cancels an unfinished task on the server when its handle is dropped.
+    pub(in crate::session) fn cancel_on_drop(&mut self) {
+        if self.finished {
+            return;
+        }
+        let augmented = matches!(self.inner, Handle::Augmented { .. });
+        let (session, id) = match &mut self.inner {
+            Handle::Live { session, task, .. } => match task.take() {
+                Some(task) => (session.clone(), task.task_id),
+                None => return,
+            },
+            Handle::Augmented { session, id, .. } => (session.clone(), std::mem::take(id)),
+            Handle::Ready { .. } => return,
+        };
+        let tool = std::mem::take(&mut self.tool);
+        if let Ok(rt) = tokio::runtime::Handle::try_current() {
+            rt.spawn(async move {
+                let cancelled = if augmented {
+                    session
+                        .custom_request("tasks/cancel", task_id(&id))
+                        .await
+                        .map(drop)
+                } else {
+                    session.cancel_task(&id).await
+                };
+                if let Err(e) = cancelled {
+                    tracing::debug!(
+                        server = session.alias(),
+                        tool,
+                        "cancelling a dropped task failed: {e}"
+                    );
+                }
+            });
+        }
+    }
+}
+
+impl Session {
+    /// The wire's task call: a task of either revision, or the direct answer.
+    pub(in crate::session) async fn wire_task<O>(
+        &self,
+        tool: &str,
+        args: &dyn Encode,
+        options: CallOptions,
+        decode: fn(&Session, &str, ToolOutput) -> Result<O>,
+    ) -> Result<TaskHandle<O>> {
+        if !self.conn().await?.stateless {
+            return self.augmented_task(tool, args, decode).await;
+        }
+        let (task, done) = match self.start_call(tool, args, &options).await? {
+            Started::Done(output) => (None, Some(output)),
+            Started::Task(task) => (Some(task), None),
+        };
+        Ok(TaskHandle {
+            inner: Handle::Live {
+                session: self.clone(),
+                task,
+                done,
+                decode,
+            },
+            tool: tool.to_string(),
+            finished: false,
+        })
+    }
+
+    /// Where the task `id` stands (one `tasks/get`), for a task id kept from
+    /// [`TaskHandle::id`].
+    pub async fn task_status(&self, id: &str) -> Result<TaskState> {
+        let (task, payload) = self.get_task(id).await?;
+        Ok(match payload {
+            TaskPayload::Working => TaskState::Working(task.status_message),
+            TaskPayload::InputRequired { .. } => TaskState::InputRequired,
+            TaskPayload::Completed { .. } => TaskState::Completed,
+            TaskPayload::Failed { .. } => TaskState::Failed,
+            _ => TaskState::Cancelled,
+        })
+    }
+
+    /// Follows a task the server made of a direct call, under the call's total deadline.
+    pub(in crate::session) async fn follow_task(
+        &self,
+        tool: &str,
+        task: Task,
+        options: &CallOptions,
+    ) -> Result<ToolOutput> {
+        let (_, total) = self.limits(tool, options);
+        let id = task.task_id.clone();
+        match tokio::time::timeout(total, self.poll_task(tool, task)).await {
+            Ok(result) => result,
+            Err(_) => {
+                let _ = self.cancel_task(&id).await;
+                Err(Error::Timeout {
+                    server: self.inner.alias.clone(),
+                    what: format!("tools/call \"{tool}\" (task {id})"),
+                    limit: total,
+                    kind: "total timeout",
+                    diagnosis: None,
+                })
+            }
+        }
+    }
+
+    /// Polls a task until it ends; its result as a [`ToolOutput`].
+    pub(in crate::session) async fn poll_task(&self, tool: &str, task: Task) -> Result<ToolOutput> {
+        let id = task.task_id.clone();
+        let mut interval = poll_interval(&task);
+        loop {
+            tokio::time::sleep(interval).await;
+            let (task, payload) = self.get_task(&id).await?;
+            interval = poll_interval(&task);
+            match payload {
+                TaskPayload::Working => {}
+                TaskPayload::InputRequired { input_requests } => {
+                    let result = rmcp::model::InputRequiredResult::new(Some(input_requests), None);
+                    let round = self.answer_input_required(tool, result).await?;
+                    let responses = round.input_responses.unwrap_or_default();
+                    let conn = self.conn().await?;
+                    let update = UpdateTaskParams::new(id.clone(), responses.into_iter().collect());
+                    self.with_deadline(&conn, "tasks/update", conn.peer.update_task(update))
+                        .await?;
+                }
+                TaskPayload::Completed { result } => {
+                    let r: rmcp::model::CallToolResult =
+                        serde_json::from_value(Value::Object(result)).map_err(|e| {
+                            self.task_error(
+                                tool,
+                                &id,
+                                0,
+                                format!("its result is not a tool result: {e}"),
+                            )
+                        })?;
+                    return Ok(output_of(r));
+                }
+                TaskPayload::Failed { error } => {
+                    let code = error.get("code").and_then(Value::as_i64).unwrap_or(0);
+                    let message = error
+                        .get("message")
+                        .and_then(Value::as_str)
+                        .unwrap_or("no message")
+                        .to_string();
+                    return Err(self.task_error(
+                        tool,
+                        &id,
+                        code as i32,
+                        format!("failed: {message}"),
+                    ));
+                }
+                _ => return Err(self.task_error(tool, &id, 0, "was cancelled".into())),
+            }
+        }
+    }
+
+    /// A task that ended without a result: the server's JSON-RPC error when it gave one.
+    fn task_error(&self, tool: &str, id: &str, code: i32, message: String) -> Error {
+        let (server, method, message) = (
+            self.inner.alias.clone(),
+            format!("tools/call \"{tool}\""),
+            format!("task {id} {message}"),
+        );
+        if code == 0 {
+            Error::Misbehaved {
+                server,
+                method,
+                message,
+            }
+        } else {
+            Error::Protocol {
+                server,
+                method,
+                code,
+                message,
+            }
+        }
+    }
+
+    pub(in crate::session) async fn get_task(&self, id: &str) -> Result<(Task, TaskPayload)> {
+        let conn = self.conn().await?;
+        let got = self
+            .with_deadline(
+                &conn,
+                "tasks/get",
+                conn.peer.get_task(GetTaskParams::new(id)),
+            )
+            .await?;
+        Ok((got.task.task, got.task.payload))
+    }
+
+    pub(in crate::session) async fn cancel_task(&self, id: &str) -> Result<()> {
+        let conn = self.conn().await?;
+        self.with_deadline(
+            &conn,
+            "tasks/cancel",
+            conn.peer.cancel_task(CancelTaskParams::new(id)),
+        )
+        .await
+    }
+}
+
+fn poll_interval(task: &Task) -> Duration {
+    task.poll_interval_ms
+        .map(Duration::from_millis)
+        .unwrap_or(DEFAULT_POLL)
+        .clamp(POLL_BOUNDS.0, POLL_BOUNDS.1)
+}
+
+impl Session {
+    /// A request rmcp's model does not type, its answer as JSON.
+    pub(in crate::session) async fn custom_request(
+        &self,
+        method: &str,
+        params: Value,
+    ) -> Result<Value> {
+        let conn = self.conn().await?;
+        let request = rmcp::model::ClientRequest::CustomRequest(rmcp::model::CustomRequest::new(
+            method,
+            Some(params),
+        ));
+        let answer = self
+            .with_deadline(&conn, method, conn.peer.send_request(request))
+            .await?;
+        serde_json::to_value(answer).map_err(|e| Error::Misbehaved {
+            server: self.inner.alias.clone(),
+            method: method.to_string(),
+            message: format!("the answer is not JSON: {e}"),
+        })
+    }
+}
+
+/// `{"taskId": id}`: the parameters of `tasks/get`, `tasks/result` and `tasks/cancel`.
+pub(in crate::session) fn task_id(id: &str) -> Value {
+    serde_json::json!({ "taskId": id })
+}
+
+/// A 2025-11-25 task's status as a [`TaskState`].
+pub(in crate::session) fn augmented_state(task: &Value) -> TaskState {
+    let message = task
+        .get("statusMessage")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    match task.get("status").and_then(Value::as_str) {
+        Some("completed") => TaskState::Completed,
+        Some("failed") => TaskState::Failed,
+        Some("cancelled") => TaskState::Cancelled,
+        Some("input_required") => TaskState::InputRequired,
+        _ => TaskState::Working(message),
+    }
+}
+
+impl Session {
+    /// `tools/call` with task augmentation (protocol 2025-11-25): a handle on the task the
+    /// server made, or on the result when it answered at once (it ignores the `task`
+    /// parameter when it does not run the tool as a task).
+    async fn augmented_task<O>(
+        &self,
+        tool: &str,
+        args: &dyn Encode,
+        decode: fn(&Session, &str, ToolOutput) -> Result<O>,
+    ) -> Result<TaskHandle<O>> {
+        let arguments = self.encode_arguments(tool, args)?;
+        let params = serde_json::json!({"name": tool, "arguments": arguments, "task": {}});
+        let answer = self.custom_request("tools/call", params).await?;
+        let method = || format!("tools/call \"{tool}\"");
+        // A server of the tasks extension (2026-07-28) may make a task on this session too.
+        if answer.get("resultType").and_then(Value::as_str) == Some("task") {
+            let created: rmcp::model::CreateTaskResult =
+                serde_json::from_value(answer).map_err(|e| Error::Misbehaved {
+                    server: self.inner.alias.clone(),
+                    method: method(),
+                    message: format!("a task result that is not one: {e}"),
+                })?;
+            return Ok(TaskHandle {
+                inner: Handle::Live {
+                    session: self.clone(),
+                    task: Some(created.task),
+                    done: None,
+                    decode,
+                },
+                tool: tool.to_string(),
+                finished: false,
+            });
+        }
+        let inner = match answer.get("task").filter(|t| t.get("taskId").is_some()) {
+            Some(task) => {
+                let id = task.get("taskId").and_then(Value::as_str).ok_or_else(|| {
+                    Error::Misbehaved {
+                        server: self.inner.alias.clone(),
+                        method: method(),
+                        message: "the server answered with a task without `taskId`".into(),
+                    }
+                })?;
+                let poll = task
+                    .get("pollInterval")
+                    .and_then(Value::as_u64)
+                    .map_or(DEFAULT_POLL, Duration::from_millis)
+                    .clamp(POLL_BOUNDS.0, POLL_BOUNDS.1);
+                Handle::Augmented {
+                    session: self.clone(),
+                    id: id.to_string(),
+                    poll,
+                    decode,
+                }
+            }
+            None => Handle::Live {
+                session: self.clone(),
+                task: None,
+                done: Some(self.result_json(tool, answer)?),
+                decode,
+            },
+        };
+        Ok(TaskHandle {
+            inner,
+            tool: tool.to_string(),
+            finished: false,
+        })
+    }
+
+    /// Polls a 2025-11-25 task until it ends or waits for input, then takes its result
+    /// with `tasks/result` (which also delivers the elicitations the task waits for).
+    pub(in crate::session) async fn await_augmented(
+        &self,
+        tool: &str,
+        id: &str,
+        poll: Duration,
+    ) -> Result<ToolOutput> {
+        loop {
+            let task = self.custom_request("tasks/get", task_id(id)).await?;
+            match augmented_state(&task) {
+                TaskState::Working(_) => tokio::time::sleep(poll).await,
+                TaskState::Cancelled => {
+                    return Err(Error::Misbehaved {
+                        server: self.inner.alias.clone(),
+                        method: format!("tools/call \"{tool}\" (task {id})"),
+                        message: "the task was cancelled".into(),
+                    });
+                }
+                _ => break,
+            }
+        }
+        let result = self.custom_request("tasks/result", task_id(id)).await?;
+        self.result_json(tool, result)
+    }
+
+    /// A `tools/call` result given as JSON.
+    fn result_json(&self, tool: &str, result: Value) -> Result<ToolOutput> {
+        serde_json::from_value::<rmcp::model::CallToolResult>(result)
+            .map(output_of)
+            .map_err(|e| Error::Misbehaved {
+                server: self.inner.alias.clone(),
+                method: format!("tools/call \"{tool}\""),
+                message: format!("the result is not a tool result: {e}"),
+            })
+    }
+}
