@@ -39,6 +39,7 @@ compile_error!(
 #[cfg(all(feature = "oauth", not(target_arch = "wasm32")))]
 pub mod auth;
 mod call_future;
+pub mod calls;
 mod config;
 pub mod drift;
 mod error;

@@ -112,6 +112,8 @@ pub(super) fn server_module(
             // Short names for the methods below (the tool modules name only full paths).
             use ::mcp_bindgen::{CallFuture, CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
             use ::mcp_bindgen::fake::{Stub, StubNoArgs};
+            // The `Tools` methods call through it.
+            use ::mcp_bindgen::calls::Calls as _;
 
             /// SHA-256 of the canonical tool list of the fixture (all tools, before `only`/`skip`);
             /// the runtime compares it with the live server to detect drift.
@@ -181,14 +183,17 @@ pub(super) fn server_module(
             /// while recording ([`Recorder`]). Implemented by those three only.
             pub trait Tools: Send + Sync {
                 #[doc(hidden)]
-                fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_>;
+                type Backend<'a>: ::mcp_bindgen::calls::Calls<'a> where Self: 'a;
+                #[doc(hidden)]
+                fn __backend(&self) -> Self::Backend<'_>;
 
                 __mcp_bindgen_trait_methods__
             }
 
             impl Tools for Client {
-                fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_> {
-                    ::mcp_bindgen::fake::Backend::Session(&self.session, &self.options)
+                type Backend<'a> = ::mcp_bindgen::calls::Live<'a>;
+                fn __backend(&self) -> ::mcp_bindgen::calls::Live<'_> {
+                    ::mcp_bindgen::calls::Live::new(&self.session, &self.options)
                 }
             }
 
@@ -233,8 +238,9 @@ pub(super) fn server_module(
             }
 
             impl Tools for Fake {
-                fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_> {
-                    ::mcp_bindgen::fake::Backend::Fake(&self.0)
+                type Backend<'a> = &'a ::mcp_bindgen::fake::FakeServer;
+                fn __backend(&self) -> &::mcp_bindgen::fake::FakeServer {
+                    &self.0
                 }
             }
 
@@ -266,8 +272,9 @@ pub(super) fn server_module(
             }
 
             impl Tools for Recorder {
-                fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_> {
-                    ::mcp_bindgen::fake::Backend::Recorder(&self.client.session, &self.client.options, &self.tape)
+                type Backend<'a> = ::mcp_bindgen::fake::Recording<'a>;
+                fn __backend(&self) -> ::mcp_bindgen::fake::Recording<'_> {
+                    ::mcp_bindgen::fake::Recording::new(&self.client.session, &self.client.options, &self.tape)
                 }
             }
 

@@ -16,6 +16,7 @@
 pub mod faithful {
     use ::mcp_bindgen::{CallFuture, CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
     use ::mcp_bindgen::fake::{Stub, StubNoArgs};
+    use ::mcp_bindgen::calls::Calls as _;
     /// SHA-256 of the canonical tool list of the fixture (all tools, before `only`/`skip`);
     /// the runtime compares it with the live server to detect drift.
     pub const FIXTURE_HASH: &str = "7f68ed793225f090563d051d25a084157d701b9e15010074a5cd0c6755f92957";
@@ -161,7 +162,9 @@ pub mod faithful {
     /// while recording ([`Recorder`]). Implemented by those three only.
     pub trait Tools: Send + Sync {
         #[doc(hidden)]
-        fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_>;
+        type Backend<'a>: ::mcp_bindgen::calls::Calls<'a> where Self: 'a;
+        #[doc(hidden)]
+        fn __backend(&self) -> Self::Backend<'_>;
         /// See [`Client::pydantic_union`].
         fn pydantic_union(
             &self,
@@ -221,8 +224,9 @@ pub mod faithful {
         }
     }
     impl Tools for Client {
-        fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_> {
-            ::mcp_bindgen::fake::Backend::Session(&self.session, &self.options)
+        type Backend<'a> = ::mcp_bindgen::calls::Live<'a>;
+        fn __backend(&self) -> ::mcp_bindgen::calls::Live<'_> {
+            ::mcp_bindgen::calls::Live::new(&self.session, &self.options)
         }
     }
     /// This server's tools without the server: each tool answers from its stub
@@ -333,8 +337,9 @@ pub mod faithful {
         }
     }
     impl Tools for Fake {
-        fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_> {
-            ::mcp_bindgen::fake::Backend::Fake(&self.0)
+        type Backend<'a> = &'a ::mcp_bindgen::fake::FakeServer;
+        fn __backend(&self) -> &::mcp_bindgen::fake::FakeServer {
+            &self.0
         }
     }
     impl From<Fake> for ::mcp_bindgen::fake::FakeServer {
@@ -364,8 +369,9 @@ pub mod faithful {
         }
     }
     impl Tools for Recorder {
-        fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_> {
-            ::mcp_bindgen::fake::Backend::Recorder(
+        type Backend<'a> = ::mcp_bindgen::fake::Recording<'a>;
+        fn __backend(&self) -> ::mcp_bindgen::fake::Recording<'_> {
+            ::mcp_bindgen::fake::Recording::new(
                 &self.client.session,
                 &self.client.options,
                 &self.tape,

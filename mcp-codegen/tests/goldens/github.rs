@@ -16,6 +16,7 @@
 pub mod github {
     use ::mcp_bindgen::{CallFuture, CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
     use ::mcp_bindgen::fake::{Stub, StubNoArgs};
+    use ::mcp_bindgen::calls::Calls as _;
     /// SHA-256 of the canonical tool list of the fixture (all tools, before `only`/`skip`);
     /// the runtime compares it with the live server to detect drift.
     pub const FIXTURE_HASH: &str = "e91c252e0f7518c3d580bc0c709fcec4929e18e73a36fab8340461a17f4309d8";
@@ -1135,7 +1136,9 @@ pub mod github {
     /// while recording ([`Recorder`]). Implemented by those three only.
     pub trait Tools: Send + Sync {
         #[doc(hidden)]
-        fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_>;
+        type Backend<'a>: ::mcp_bindgen::calls::Calls<'a> where Self: 'a;
+        #[doc(hidden)]
+        fn __backend(&self) -> Self::Backend<'_>;
         /// See [`Client::actions_get`].
         fn actions_get(&self, args: actions_get::Args) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(actions_get::TOOL.name, args)
@@ -1881,8 +1884,9 @@ pub mod github {
         }
     }
     impl Tools for Client {
-        fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_> {
-            ::mcp_bindgen::fake::Backend::Session(&self.session, &self.options)
+        type Backend<'a> = ::mcp_bindgen::calls::Live<'a>;
+        fn __backend(&self) -> ::mcp_bindgen::calls::Live<'_> {
+            ::mcp_bindgen::calls::Live::new(&self.session, &self.options)
         }
     }
     /// This server's tools without the server: each tool answers from its stub
@@ -2845,8 +2849,9 @@ pub mod github {
         }
     }
     impl Tools for Fake {
-        fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_> {
-            ::mcp_bindgen::fake::Backend::Fake(&self.0)
+        type Backend<'a> = &'a ::mcp_bindgen::fake::FakeServer;
+        fn __backend(&self) -> &::mcp_bindgen::fake::FakeServer {
+            &self.0
         }
     }
     impl From<Fake> for ::mcp_bindgen::fake::FakeServer {
@@ -2876,8 +2881,9 @@ pub mod github {
         }
     }
     impl Tools for Recorder {
-        fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_> {
-            ::mcp_bindgen::fake::Backend::Recorder(
+        type Backend<'a> = ::mcp_bindgen::fake::Recording<'a>;
+        fn __backend(&self) -> ::mcp_bindgen::fake::Recording<'_> {
+            ::mcp_bindgen::fake::Recording::new(
                 &self.client.session,
                 &self.client.options,
                 &self.tape,

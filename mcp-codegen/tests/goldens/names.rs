@@ -16,6 +16,7 @@
 pub mod names {
     use ::mcp_bindgen::{CallFuture, CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
     use ::mcp_bindgen::fake::{Stub, StubNoArgs};
+    use ::mcp_bindgen::calls::Calls as _;
     /// SHA-256 of the canonical tool list of the fixture (all tools, before `only`/`skip`);
     /// the runtime compares it with the live server to detect drift.
     pub const FIXTURE_HASH: &str = "7050d755d5e5e9a4989fbbfd6b3eb074b87fddb92124c6d5a9ca4681dd909d79";
@@ -141,7 +142,9 @@ pub mod names {
     /// while recording ([`Recorder`]). Implemented by those three only.
     pub trait Tools: Send + Sync {
         #[doc(hidden)]
-        fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_>;
+        type Backend<'a>: ::mcp_bindgen::calls::Calls<'a> where Self: 'a;
+        #[doc(hidden)]
+        fn __backend(&self) -> Self::Backend<'_>;
         /// See [`Client::create_issue`].
         fn create_issue(&self, args: create_issue::Args) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(create_issue::TOOL.name, args)
@@ -183,8 +186,9 @@ pub mod names {
         }
     }
     impl Tools for Client {
-        fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_> {
-            ::mcp_bindgen::fake::Backend::Session(&self.session, &self.options)
+        type Backend<'a> = ::mcp_bindgen::calls::Live<'a>;
+        fn __backend(&self) -> ::mcp_bindgen::calls::Live<'_> {
+            ::mcp_bindgen::calls::Live::new(&self.session, &self.options)
         }
     }
     /// This server's tools without the server: each tool answers from its stub
@@ -277,8 +281,9 @@ pub mod names {
         }
     }
     impl Tools for Fake {
-        fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_> {
-            ::mcp_bindgen::fake::Backend::Fake(&self.0)
+        type Backend<'a> = &'a ::mcp_bindgen::fake::FakeServer;
+        fn __backend(&self) -> &::mcp_bindgen::fake::FakeServer {
+            &self.0
         }
     }
     impl From<Fake> for ::mcp_bindgen::fake::FakeServer {
@@ -308,8 +313,9 @@ pub mod names {
         }
     }
     impl Tools for Recorder {
-        fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_> {
-            ::mcp_bindgen::fake::Backend::Recorder(
+        type Backend<'a> = ::mcp_bindgen::fake::Recording<'a>;
+        fn __backend(&self) -> ::mcp_bindgen::fake::Recording<'_> {
+            ::mcp_bindgen::fake::Recording::new(
                 &self.client.session,
                 &self.client.options,
                 &self.tape,

@@ -16,6 +16,7 @@
 pub mod refs {
     use ::mcp_bindgen::{CallFuture, CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
     use ::mcp_bindgen::fake::{Stub, StubNoArgs};
+    use ::mcp_bindgen::calls::Calls as _;
     /// SHA-256 of the canonical tool list of the fixture (all tools, before `only`/`skip`);
     /// the runtime compares it with the live server to detect drift.
     pub const FIXTURE_HASH: &str = "abe708f5378ae76a16b746a78a87b2b8ad0a8825bc5be342171bbd920b505e61";
@@ -122,7 +123,9 @@ pub mod refs {
     /// while recording ([`Recorder`]). Implemented by those three only.
     pub trait Tools: Send + Sync {
         #[doc(hidden)]
-        fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_>;
+        type Backend<'a>: ::mcp_bindgen::calls::Calls<'a> where Self: 'a;
+        #[doc(hidden)]
+        fn __backend(&self) -> Self::Backend<'_>;
         /// See [`Client::first`].
         fn first(&self, args: first::Args) -> CallFuture<'_, ToolOutput> {
             self.__backend().untyped(first::TOOL.name, args)
@@ -148,8 +151,9 @@ pub mod refs {
         }
     }
     impl Tools for Client {
-        fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_> {
-            ::mcp_bindgen::fake::Backend::Session(&self.session, &self.options)
+        type Backend<'a> = ::mcp_bindgen::calls::Live<'a>;
+        fn __backend(&self) -> ::mcp_bindgen::calls::Live<'_> {
+            ::mcp_bindgen::calls::Live::new(&self.session, &self.options)
         }
     }
     /// This server's tools without the server: each tool answers from its stub
@@ -219,8 +223,9 @@ pub mod refs {
         }
     }
     impl Tools for Fake {
-        fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_> {
-            ::mcp_bindgen::fake::Backend::Fake(&self.0)
+        type Backend<'a> = &'a ::mcp_bindgen::fake::FakeServer;
+        fn __backend(&self) -> &::mcp_bindgen::fake::FakeServer {
+            &self.0
         }
     }
     impl From<Fake> for ::mcp_bindgen::fake::FakeServer {
@@ -250,8 +255,9 @@ pub mod refs {
         }
     }
     impl Tools for Recorder {
-        fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_> {
-            ::mcp_bindgen::fake::Backend::Recorder(
+        type Backend<'a> = ::mcp_bindgen::fake::Recording<'a>;
+        fn __backend(&self) -> ::mcp_bindgen::fake::Recording<'_> {
+            ::mcp_bindgen::fake::Recording::new(
                 &self.client.session,
                 &self.client.options,
                 &self.tape,

@@ -16,6 +16,7 @@
 pub mod unions {
     use ::mcp_bindgen::{CallFuture, CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
     use ::mcp_bindgen::fake::{Stub, StubNoArgs};
+    use ::mcp_bindgen::calls::Calls as _;
     /// SHA-256 of the canonical tool list of the fixture (all tools, before `only`/`skip`);
     /// the runtime compares it with the live server to detect drift.
     pub const FIXTURE_HASH: &str = "8aa63821695e883102fad21ab87ecc374ef3992ff694ca7a511530f28f8dab6f";
@@ -143,7 +144,9 @@ pub mod unions {
     /// while recording ([`Recorder`]). Implemented by those three only.
     pub trait Tools: Send + Sync {
         #[doc(hidden)]
-        fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_>;
+        type Backend<'a>: ::mcp_bindgen::calls::Calls<'a> where Self: 'a;
+        #[doc(hidden)]
+        fn __backend(&self) -> Self::Backend<'_>;
         /// See [`Client::sort_direction`].
         fn sort_direction(
             &self,
@@ -189,8 +192,9 @@ pub mod unions {
         }
     }
     impl Tools for Client {
-        fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_> {
-            ::mcp_bindgen::fake::Backend::Session(&self.session, &self.options)
+        type Backend<'a> = ::mcp_bindgen::calls::Live<'a>;
+        fn __backend(&self) -> ::mcp_bindgen::calls::Live<'_> {
+            ::mcp_bindgen::calls::Live::new(&self.session, &self.options)
         }
     }
     /// This server's tools without the server: each tool answers from its stub
@@ -282,8 +286,9 @@ pub mod unions {
         }
     }
     impl Tools for Fake {
-        fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_> {
-            ::mcp_bindgen::fake::Backend::Fake(&self.0)
+        type Backend<'a> = &'a ::mcp_bindgen::fake::FakeServer;
+        fn __backend(&self) -> &::mcp_bindgen::fake::FakeServer {
+            &self.0
         }
     }
     impl From<Fake> for ::mcp_bindgen::fake::FakeServer {
@@ -313,8 +318,9 @@ pub mod unions {
         }
     }
     impl Tools for Recorder {
-        fn __backend(&self) -> ::mcp_bindgen::fake::Backend<'_> {
-            ::mcp_bindgen::fake::Backend::Recorder(
+        type Backend<'a> = ::mcp_bindgen::fake::Recording<'a>;
+        fn __backend(&self) -> ::mcp_bindgen::fake::Recording<'_> {
+            ::mcp_bindgen::fake::Recording::new(
                 &self.client.session,
                 &self.client.options,
                 &self.tape,

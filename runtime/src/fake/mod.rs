@@ -54,6 +54,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::call_future::CallFuture;
+use crate::calls::Calls;
 use crate::error::{Error, Result};
 use crate::output::ToolOutput;
 use crate::session::{CallOptions, Encode, Session, TaskHandle};
@@ -393,135 +394,129 @@ pub fn tool_error(text: impl Into<String>) -> Error {
     }
 }
 
-/// What a generated `Tools` implementation calls through: the live session (`Client`), a
-/// fake (`Fake`) or a session whose calls are recorded (`Recorder`). Used by generated code;
-/// the `Tools` methods are what users call.
+/// A live server whose calls are appended to a cassette: what a generated `Recorder` calls
+/// through. A task call is recorded followed to its end; its handle holds the result.
 #[derive(Clone, Copy, Debug)]
-#[non_exhaustive]
-pub enum Backend<'a> {
-    /// The live server, with the client's call options.
-    Session(&'a Session, &'a CallOptions),
-    /// A fake.
-    Fake(&'a FakeServer),
-    /// The live server (with the client's call options), each call appended to a cassette.
-    Recorder(&'a Session, &'a CallOptions, &'a Tape),
+pub struct Recording<'a> {
+    session: &'a Session,
+    options: &'a CallOptions,
+    tape: &'a Tape,
 }
 
-impl<'a> Backend<'a> {
-    /// Calls a tool with a typed structured result.
-    pub fn typed<A, O>(self, tool: &'a str, args: A) -> CallFuture<'a, O>
-    where
-        A: Serialize + Send + Sync + 'static,
-        O: DeserializeOwned + Send + 'static,
-    {
-        match self.live() {
-            Err(fake) => CallFuture::new(async move { fake.call_typed(tool, args) }),
-            Ok((session, options, tape)) => {
-                let call = live_call(session, options, tape, tool, Box::new(args));
-                CallFuture::new(async move { session.decode(tool, call.await?) })
-            }
+impl<'a> Recording<'a> {
+    /// Calls through `session` with `options`, each call appended to `tape`.
+    pub fn new(session: &'a Session, options: &'a CallOptions, tape: &'a Tape) -> Self {
+        Recording {
+            session,
+            options,
+            tape,
         }
     }
 
-    /// Calls a tool whose result is untyped.
-    pub fn untyped<A>(self, tool: &'a str, args: A) -> CallFuture<'a, ToolOutput>
-    where
-        A: Serialize + Send + Sync + 'static,
-    {
-        match self.live() {
-            Err(fake) => CallFuture::new(async move { fake.call_untyped(tool, args) }),
-            Ok((session, options, tape)) => {
-                let call = live_call(session, options, tape, tool, Box::new(args));
-                CallFuture::new(async move { call.await?.checked(session.alias(), tool) })
-            }
-        }
-    }
-
-    /// Runs a tool as a task with a typed structured result (the generated `*_task`
-    /// methods): a live server's task handle; a fake's or a recording's handle holds the
-    /// result already (the recorder records the call followed to its end).
-    pub fn task_typed<A, O>(self, tool: &'a str, args: A) -> CallFuture<'a, TaskHandle<O>>
-    where
-        A: Serialize + Send + Sync + 'static,
-        O: DeserializeOwned + Send + 'static,
-    {
-        match self {
-            Backend::Fake(fake) => CallFuture::new(async move {
-                Ok(TaskHandle::ready(
-                    fake.alias(),
-                    tool,
-                    fake.call_typed(tool, args),
-                ))
-            }),
-            Backend::Session(session, options) => CallFuture::new(async move {
-                session
-                    .call_task_structured::<A, O>(tool, &args, options.clone())
-                    .await
-            }),
-            Backend::Recorder(session, options, tape) => CallFuture::new(async move {
-                let result = tape
-                    .call(session, tool, &args, options.clone(), true)
-                    .await
-                    .and_then(|out| session.decode(tool, out));
-                Ok(TaskHandle::ready(session.alias(), tool, result))
-            }),
-        }
-    }
-
-    /// [`Backend::task_typed`] for a tool whose result is untyped.
-    pub fn task_untyped<A>(self, tool: &'a str, args: A) -> CallFuture<'a, TaskHandle<ToolOutput>>
-    where
-        A: Serialize + Send + Sync + 'static,
-    {
-        match self {
-            Backend::Fake(fake) => CallFuture::new(async move {
-                Ok(TaskHandle::ready(
-                    fake.alias(),
-                    tool,
-                    fake.call_untyped(tool, args),
-                ))
-            }),
-            Backend::Session(session, options) => {
-                CallFuture::new(
-                    async move { session.call_task(tool, &args, options.clone()).await },
-                )
-            }
-            Backend::Recorder(session, options, tape) => CallFuture::new(async move {
-                let result = tape
-                    .call(session, tool, &args, options.clone(), true)
-                    .await
-                    .and_then(|out| out.checked(session.alias(), tool));
-                Ok(TaskHandle::ready(session.alias(), tool, result))
-            }),
-        }
-    }
-
-    /// The session, options and cassette of a live backend; the fake otherwise.
-    fn live(
+    /// A recorded call with the arguments' type erased (one future type for every tool).
+    async fn call(
         self,
-    ) -> std::result::Result<(&'a Session, &'a CallOptions, Option<&'a Tape>), &'a FakeServer> {
-        match self {
-            Backend::Session(session, options) => Ok((session, options, None)),
-            Backend::Recorder(session, options, tape) => Ok((session, options, Some(tape))),
-            Backend::Fake(fake) => Err(fake),
-        }
+        tool: &str,
+        args: Box<dyn Encode + Send>,
+        follow_task: bool,
+    ) -> Result<ToolOutput> {
+        self.tape
+            .call(
+                self.session,
+                tool,
+                &*args,
+                self.options.clone(),
+                follow_task,
+            )
+            .await
     }
 }
 
-/// A live call (recorded on `tape` if any) with the arguments' type erased: one future type
-/// for every tool, so the call path is compiled and proven `Send` once.
-async fn live_call(
-    session: &Session,
-    options: &CallOptions,
-    tape: Option<&Tape>,
-    tool: &str,
-    args: Box<dyn Encode + Send>,
-) -> Result<ToolOutput> {
-    match tape {
-        None => session.call_encoded(tool, &*args, options.clone()).await,
-        Some(tape) => {
-            tape.call(session, tool, &*args, options.clone(), false)
+impl<'a> Calls<'a> for Recording<'a> {
+    fn typed<A, O>(self, tool: &'a str, args: A) -> CallFuture<'a, O>
+    where
+        A: Serialize + Send + Sync + 'static,
+        O: DeserializeOwned + Send + 'static,
+    {
+        let call = self.call(tool, Box::new(args), false);
+        CallFuture::new(async move { self.session.decode(tool, call.await?) })
+    }
+
+    fn untyped<A>(self, tool: &'a str, args: A) -> CallFuture<'a, ToolOutput>
+    where
+        A: Serialize + Send + Sync + 'static,
+    {
+        let call = self.call(tool, Box::new(args), false);
+        CallFuture::new(async move { call.await?.checked(self.session.alias(), tool) })
+    }
+
+    fn task_typed<A, O>(self, tool: &'a str, args: A) -> CallFuture<'a, TaskHandle<O>>
+    where
+        A: Serialize + Send + Sync + 'static,
+        O: DeserializeOwned + Send + 'static,
+    {
+        let call = self.call(tool, Box::new(args), true);
+        CallFuture::new(async move {
+            let result = call.await.and_then(|out| self.session.decode(tool, out));
+            Ok(TaskHandle::ready(self.session.alias(), tool, result))
+        })
+    }
+
+    fn task_untyped<A>(self, tool: &'a str, args: A) -> CallFuture<'a, TaskHandle<ToolOutput>>
+    where
+        A: Serialize + Send + Sync + 'static,
+    {
+        let call = self.call(tool, Box::new(args), true);
+        CallFuture::new(async move {
+            let result = call
                 .await
-        }
+                .and_then(|out| out.checked(self.session.alias(), tool));
+            Ok(TaskHandle::ready(self.session.alias(), tool, result))
+        })
+    }
+}
+
+/// A fake answers from its stubs and recorded calls; a task's handle holds the result.
+impl<'a> Calls<'a> for &'a FakeServer {
+    fn typed<A, O>(self, tool: &'a str, args: A) -> CallFuture<'a, O>
+    where
+        A: Serialize + Send + Sync + 'static,
+        O: DeserializeOwned + Send + 'static,
+    {
+        CallFuture::new(async move { self.call_typed(tool, args) })
+    }
+
+    fn untyped<A>(self, tool: &'a str, args: A) -> CallFuture<'a, ToolOutput>
+    where
+        A: Serialize + Send + Sync + 'static,
+    {
+        CallFuture::new(async move { self.call_untyped(tool, args) })
+    }
+
+    fn task_typed<A, O>(self, tool: &'a str, args: A) -> CallFuture<'a, TaskHandle<O>>
+    where
+        A: Serialize + Send + Sync + 'static,
+        O: DeserializeOwned + Send + 'static,
+    {
+        CallFuture::new(async move {
+            Ok(TaskHandle::ready(
+                self.alias(),
+                tool,
+                self.call_typed(tool, args),
+            ))
+        })
+    }
+
+    fn task_untyped<A>(self, tool: &'a str, args: A) -> CallFuture<'a, TaskHandle<ToolOutput>>
+    where
+        A: Serialize + Send + Sync + 'static,
+    {
+        CallFuture::new(async move {
+            Ok(TaskHandle::ready(
+                self.alias(),
+                tool,
+                self.call_untyped(tool, args),
+            ))
+        })
     }
 }
