@@ -262,7 +262,7 @@ impl Ignored {
 /// leading and trailing `_`/`-` dropped; `GitHub` → `github`, `brave search` →
 /// `brave_search`, `my.server` → `my_server`. The error, for a name without a letter to
 /// start with (`9x`, `日本`), is [`check_alias`]'s.
-pub fn normalize_alias(name: &str) -> Result<String, String> {
+pub(super) fn normalize_alias(name: &str) -> Result<String, String> {
     if check_alias(name).is_ok() {
         return Ok(name.to_string());
     }
@@ -309,7 +309,7 @@ fn fold_letter(c: char) -> &'static str {
 }
 
 /// Checks an alias against `[a-z][a-z0-9_-]*`.
-pub fn check_alias(alias: &str) -> std::result::Result<(), String> {
+pub(super) fn check_alias(alias: &str) -> std::result::Result<(), String> {
     let mut chars = alias.chars();
     let ok = chars.next().is_some_and(|c| c.is_ascii_lowercase())
         && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-');

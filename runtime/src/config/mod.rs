@@ -115,7 +115,8 @@ pub use auth::{AuthConfig, ClientCredentialsSettings, OAuthSettings};
 pub use limits::Limits;
 #[cfg(not(target_arch = "wasm32"))]
 pub(crate) use limits::fmt_bytes;
-pub use protocol::{LAST_WITH_INITIALIZE, Protocol, REVISIONS};
+pub use protocol::Protocol;
+pub(crate) use protocol::{LAST_WITH_INITIALIZE, REVISIONS};
 pub use registry::Registry;
 pub(crate) use resolve::Resolved;
 pub(crate) use resolve::redact;

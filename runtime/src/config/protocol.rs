@@ -4,7 +4,7 @@ use std::fmt;
 use std::str::FromStr;
 
 /// The MCP protocol revisions this runtime speaks, oldest first.
-pub const REVISIONS: &[&str] = &[
+pub(crate) const REVISIONS: &[&str] = &[
     "2024-11-05",
     "2025-03-26",
     "2025-06-18",
@@ -14,7 +14,7 @@ pub const REVISIONS: &[&str] = &[
 
 /// The newest revision with the `initialize` handshake; later revisions are stateless
 /// (`server/discover`, the revision and client identity in every request's `_meta`).
-pub const LAST_WITH_INITIALIZE: &str = "2025-11-25";
+pub(crate) const LAST_WITH_INITIALIZE: &str = "2025-11-25";
 
 /// Which MCP protocol revision a session negotiates with its server.
 ///

@@ -22,8 +22,6 @@ use rmcp::model::Task;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-#[cfg(not(target_arch = "wasm32"))]
-use super::native::task::{augmented_state, task_id};
 use super::{CallOptions, Session};
 use crate::error::{Error, Result};
 use crate::output::{TaskState, ToolOutput};
@@ -32,8 +30,10 @@ use crate::output::{TaskState, ToolOutput};
 /// and decodes the result exactly as the direct call does; [`TaskHandle::cancel`] stops it;
 /// dropping an unfinished handle cancels the task too.
 ///
-/// A handle from a `Fake` (or a recording `Recorder`) holds its result already: no task id,
-/// [`TaskState::Completed`], and `wait()` gives the stub's (or the recorded) result.
+/// A handle from a `Fake` (or a recording `Recorder`), or from a session on wasm32 (whose
+/// `fetch` wire runs a task call as a plain call), holds its result already: no task id,
+/// [`TaskState::Completed`] ([`TaskState::Failed`] when the result is an error), and
+/// `wait()` gives that result.
 #[must_use = "dropping a task handle cancels the task"]
 pub struct TaskHandle<O> {
     pub(super) inner: Handle<O>,
@@ -105,18 +105,13 @@ impl<O> TaskHandle<O> {
     /// Asks the server where the task stands (one `tasks/get`).
     pub async fn status(&self) -> Result<TaskState> {
         match &self.inner {
-            #[cfg(not(target_arch = "wasm32"))]
-            Handle::Live {
-                session,
-                task: Some(task),
+            Handle::Ready {
+                result: Some(Err(_)),
                 ..
-            } => session.task_status(&task.task_id).await,
+            } => Ok(TaskState::Failed),
+            Handle::Ready { .. } => Ok(TaskState::Completed),
             #[cfg(not(target_arch = "wasm32"))]
-            Handle::Augmented { session, id, .. } => {
-                let task = session.custom_request("tasks/get", task_id(id)).await?;
-                Ok(augmented_state(&task))
-            }
-            _ => Ok(TaskState::Completed),
+            _ => self.status_on_server().await,
         }
     }
 
@@ -152,20 +147,10 @@ impl<O> TaskHandle<O> {
     /// [`TaskState::Cancelled`] and [`TaskHandle::wait`] an error.
     pub async fn cancel(&mut self) -> Result<()> {
         self.finished = true;
-        match &self.inner {
-            #[cfg(not(target_arch = "wasm32"))]
-            Handle::Live {
-                session,
-                task: Some(task),
-                ..
-            } => session.cancel_task(&task.task_id).await,
-            #[cfg(not(target_arch = "wasm32"))]
-            Handle::Augmented { session, id, .. } => session
-                .custom_request("tasks/cancel", task_id(id))
-                .await
-                .map(drop),
-            _ => Ok(()),
-        }
+        #[cfg(not(target_arch = "wasm32"))]
+        return self.cancel_on_server().await;
+        #[cfg(target_arch = "wasm32")]
+        Ok(())
     }
 }
 

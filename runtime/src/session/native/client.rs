@@ -10,7 +10,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use crate::error::{Error, Result};
-pub use crate::root::Root;
+pub(in crate::session) use crate::root::Root;
 
 /// A server's request for a completion from the application's model (MCP sampling).
 #[derive(Debug, Clone, PartialEq)]

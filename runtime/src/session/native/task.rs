@@ -19,6 +19,38 @@ const DEFAULT_POLL: Duration = Duration::from_millis(500);
 const POLL_BOUNDS: (Duration, Duration) = (Duration::from_millis(10), Duration::from_secs(30));
 
 impl<O> TaskHandle<O> {
+    /// [`TaskHandle::status`] of a live server's call: one `tasks/get`.
+    pub(in crate::session) async fn status_on_server(&self) -> Result<TaskState> {
+        match &self.inner {
+            Handle::Live {
+                session,
+                task: Some(task),
+                ..
+            } => session.task_status(&task.task_id).await,
+            Handle::Augmented { session, id, .. } => {
+                let task = session.custom_request("tasks/get", task_id(id)).await?;
+                Ok(augmented_state(&task))
+            }
+            _ => Ok(TaskState::Completed),
+        }
+    }
+
+    /// [`TaskHandle::cancel`] of a live server's task: `tasks/cancel`.
+    pub(in crate::session) async fn cancel_on_server(&mut self) -> Result<()> {
+        match &self.inner {
+            Handle::Live {
+                session,
+                task: Some(task),
+                ..
+            } => session.cancel_task(&task.task_id).await,
+            Handle::Augmented { session, id, .. } => session
+                .custom_request("tasks/cancel", task_id(id))
+                .await
+                .map(drop),
+            _ => Ok(()),
+        }
+    }
+
     /// [`TaskHandle::wait`] on a live server's task.
     pub(in crate::session) async fn wait_on_server(mut self) -> Result<O> {
         let tool = std::mem::take(&mut self.tool);
@@ -301,12 +333,12 @@ impl Session {
 }
 
 /// `{"taskId": id}`: the parameters of `tasks/get`, `tasks/result` and `tasks/cancel`.
-pub(in crate::session) fn task_id(id: &str) -> Value {
+fn task_id(id: &str) -> Value {
     serde_json::json!({ "taskId": id })
 }
 
 /// A 2025-11-25 task's status as a [`TaskState`].
-pub(in crate::session) fn augmented_state(task: &Value) -> TaskState {
+fn augmented_state(task: &Value) -> TaskState {
     let message = task
         .get("statusMessage")
         .and_then(Value::as_str)
