@@ -20,6 +20,7 @@ use std::process::ExitCode;
 mod bench;
 mod conformance;
 mod demo;
+mod modules;
 mod portability;
 mod prepare;
 mod process;
@@ -67,6 +68,11 @@ const TASKS: &[(&str, &str)] = &[
         "demo",
         "the quickstart: snapshot the embedded demo server, make typed calls to it\n\
          with mcp_tools!(\"demo\"), and show the compile error of a misspelled argument",
+    ),
+    (
+        "modules [CRATE_DIR]…",
+        "the module graph of a crate's src/ (the runtime by default): rooms,\n\
+         imports between them, circles between rooms and between files",
     ),
     (
         "portability [minimal-versions|windows|wasm|wasm-node]…",
@@ -172,6 +178,13 @@ fn main() -> ExitCode {
         "verify" | "expand" | "tools" | "diff" | "login" | "logout" | "-V" | "--version" => {
             mcp_bindgen_cli::run(INVOKED_AS, &args)
         }
+        "modules" => match modules::run(&workspace_root(), rest) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("modules: {e}");
+                ExitCode::FAILURE
+            }
+        },
         "install-servers" | "demo" | "test" | "conformance" | "bench" | "portability" => {
             // This repository's tasks run from the workspace root.
             let root = workspace_root();
