@@ -333,13 +333,13 @@ impl std::fmt::Display for ErrorKind {
 
 impl Error {
     /// This error with every text field passed through the redaction rule of the server's
-    /// configuration ([`crate::config::redact`]): what a transport, an HTTP body or a
+    /// configuration ([`crate::redact::redact`]): what a transport, an HTTP body or a
     /// server's JSON-RPC error message echoed of a resolved secret (a `${NAME}` value, a
     /// header, the URL's userinfo or query, a bearer token) becomes `<redacted>`. A tool's
     /// output (data, not a message) is kept as the server sent it.
     #[cfg(not(target_arch = "wasm32"))]
     pub(crate) fn redacted(self, secrets: &[String]) -> Error {
-        let r = |s: String| crate::config::redact(secrets, &s);
+        let r = |s: String| crate::redact::redact(secrets, &s);
         match self {
             Error::RegistrySyntax {
                 path,

@@ -48,6 +48,7 @@ pub mod guide;
 mod output;
 mod prompt;
 mod protocol;
+mod redact;
 mod root;
 mod serde_struct;
 mod session;
@@ -60,6 +61,7 @@ pub mod toolbox;
 #[cfg(not(target_arch = "wasm32"))]
 mod transport;
 mod typed;
+mod validate;
 
 pub use call_future::CallFuture;
 pub use config::{

@@ -119,7 +119,6 @@ pub use protocol::Protocol;
 pub(crate) use protocol::{LAST_WITH_INITIALIZE, REVISIONS};
 pub use registry::Registry;
 pub(crate) use resolve::Resolved;
-pub(crate) use resolve::redact;
 
 /// One server of the registry, with its values still unsubstituted.
 ///

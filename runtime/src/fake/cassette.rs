@@ -10,8 +10,8 @@ use serde_json::{Value, json};
 use crate::error::{Error, Result};
 use crate::output::ToolOutput;
 use crate::session::{CallOptions, Encode, Session};
-use crate::toolbox::validate::{locate, validate};
 use crate::typed::TypedTool;
+use crate::validate::{locate, validate};
 
 /// The cassette a generated `Recorder` appends to: one line per call,
 /// `{"server", "tool", "arguments", "result"}`. Calls that fail before the server answers

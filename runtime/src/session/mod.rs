@@ -131,7 +131,7 @@ impl Session {
     /// characters with a digit, after `Bearer `). The rule every error of the session
     /// follows; for text of your own (a log line).
     pub fn redact(&self, text: &str) -> String {
-        crate::config::redact(&self.inner.resolved.secrets, text)
+        crate::redact::redact(&self.inner.resolved.secrets, text)
     }
 
     /// Whether `text` contains a secret of the server's configuration (as

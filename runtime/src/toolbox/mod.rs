@@ -25,7 +25,8 @@
 //! * **Function calls.** [`Toolbox::openai_tools`] is the `tools` array of a chat-completions
 //!   request (non-strict, or strict with a per-tool fallback: [`Toolbox::openai_export`]).
 //!   [`Toolbox::call`] dispatches a model's tool call (name + JSON arguments string):
-//!   validates the arguments (typed: the generated argument type; untyped: [`validate`]),
+//!   validates the arguments (typed: the generated argument type; untyped: the server's input schema, checked by the runtime's own validator of
+//!   the subset tool schemas use),
 //!   calls, and returns a [`Dispatch`] — text for the model (long results cut in the middle)
 //!   and the typed result for code. Failures are short model-readable texts, never panics.
 //! * **Fakes.** [`ToolboxBuilder::add_fake`] puts a [`FakeServer`](crate::fake::FakeServer)
@@ -63,7 +64,6 @@ pub(crate) mod review;
 mod scope;
 mod text;
 pub(crate) mod typed;
-pub mod validate;
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, RwLock};

@@ -25,13 +25,13 @@ pub fn prepare_arguments(
     normalize: Option<Normalize>,
     arguments: Value,
 ) -> Result<Value, String> {
-    let arguments = super::validate::strip_disallowed_nulls(input_schema, arguments);
+    let arguments = crate::validate::strip_disallowed_nulls(input_schema, arguments);
     let arguments = match normalize {
         Some(normalize) => normalize(&arguments)
-            .map_err(|e| format!("{e}{}", super::validate::locate(input_schema, &arguments)))?,
+            .map_err(|e| format!("{e}{}", crate::validate::locate(input_schema, &arguments)))?,
         None => arguments,
     };
-    super::validate::validate(input_schema, &arguments).map_err(|e| e.join("; "))?;
+    crate::validate::validate(input_schema, &arguments).map_err(|e| e.join("; "))?;
     Ok(arguments)
 }
 

@@ -47,7 +47,7 @@ impl StderrTail {
     /// Redacts, escapes, cuts and keeps one line (`cut`: the server's line was longer).
     fn accept(&self, alias: &str, raw: &[u8], cut: bool) {
         let text = String::from_utf8_lossy(raw);
-        let redacted = crate::config::redact(&self.secrets, text.trim_end());
+        let redacted = crate::redact::redact(&self.secrets, text.trim_end());
         let mut line = mcp_bindgen_core::text::printable(&redacted, false).into_owned();
         if cut || line.len() > STDERR_LINE_MAX {
             let keep = mcp_bindgen_core::schema::prefix_bytes(&line, STDERR_LINE_MAX).len();
@@ -183,7 +183,7 @@ impl StdoutNoise {
         let text = String::from_utf8_lossy(line);
         let excerpt = mcp_bindgen_core::text::printable(
             &mcp_bindgen_core::schema::truncate(
-                &crate::config::redact(&r.secrets, text.trim()),
+                &crate::redact::redact(&r.secrets, text.trim()),
                 119,
             ),
             false,
