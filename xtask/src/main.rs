@@ -70,9 +70,9 @@ const TASKS: &[(&str, &str)] = &[
          with mcp_tools!(\"demo\"), and show the compile error of a misspelled argument",
     ),
     (
-        "modules [CRATE_DIR]…",
+        "modules [--inside FOLDER] [CRATE_DIR]…",
         "the module graph of a crate's src/ (the runtime by default): rooms,\n\
-         imports between them, circles between rooms and between files",
+         imports between them, rooms importing each other, circles between files",
     ),
     (
         "portability [minimal-versions|windows|wasm|wasm-node]…",

@@ -23,19 +23,34 @@ struct File {
 pub struct Graph {
     /// Module path → file (relative to `src/`).
     files: BTreeMap<Vec<String>, (PathBuf, File)>,
+    /// A top folder whose files and folders are rooms of their own (`--inside`).
+    inside: Option<String>,
 }
 
-/// `cargo xtask modules`: prints the graph of each crate directory given (the runtime by
-/// default); fails when files import each other in a circle.
+/// `cargo xtask modules [--inside FOLDER] [CRATE_DIR]…`: prints the graph of each crate
+/// directory given (the runtime by default); `--inside session` splits the `session/` room
+/// into its files and folders. Fails when files import each other in a circle.
 pub fn run(root: &Path, args: &[String]) -> Result<(), String> {
-    let dirs: Vec<PathBuf> = if args.is_empty() {
-        vec![root.join("runtime")]
-    } else {
-        args.iter().map(PathBuf::from).collect()
-    };
+    let mut inside = None;
+    let mut dirs = Vec::new();
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        if arg == "--inside" {
+            let folder = args
+                .next()
+                .ok_or("--inside needs a folder of src/, e.g. `session`")?;
+            inside = Some(folder.trim_end_matches('/').to_string());
+        } else {
+            dirs.push(PathBuf::from(arg));
+        }
+    }
+    if dirs.is_empty() {
+        dirs.push(root.join("runtime"));
+    }
     let mut circles = 0;
     for dir in dirs {
-        let graph = Graph::read(&dir.join("src"))?;
+        let mut graph = Graph::read(&dir.join("src"))?;
+        graph.inside = inside.clone();
         print!("{}", graph.report(&dir.display().to_string()));
         circles += graph.file_circles().len();
     }
@@ -63,7 +78,10 @@ impl Graph {
             files.insert(module, (relative, file));
         }
         files.retain(|module, _| !test_modules.iter().any(|t| module.starts_with(t)));
-        Ok(Graph { files })
+        Ok(Graph {
+            files,
+            inside: None,
+        })
     }
 
     /// The room of a module's file: its top folder under `src/`, or the file itself
@@ -72,9 +90,13 @@ impl Graph {
         let Some((path, _)) = self.files.get(module) else {
             return String::new();
         };
-        let mut parts = path.iter();
-        match (parts.next(), parts.next()) {
-            (Some(dir), Some(_)) => format!("{}/", dir.to_string_lossy()),
+        let mut parts = path.iter().map(|p| p.to_string_lossy());
+        match (parts.next(), parts.next(), parts.next()) {
+            (Some(dir), Some(inner), rest) if self.inside.as_deref() == Some(&*dir) => match rest {
+                Some(_) => format!("{dir}/{inner}/"),
+                None => format!("{dir}/{inner}"),
+            },
+            (Some(dir), Some(_), _) => format!("{dir}/"),
             _ => path.display().to_string(),
         }
     }
@@ -514,5 +536,19 @@ mod tests {
         assert!(graph.files.len() > 50, "read {} files", graph.files.len());
         assert_eq!(graph.file_circles(), Vec::<Vec<String>>::new());
         assert!(graph.report("runtime").contains("session/"));
+        let graph = Graph {
+            inside: Some("session".into()),
+            ..graph
+        };
+        let report = graph.report("runtime");
+        assert!(report.contains("session/native/"), "{report}");
+        // The wire-independent part of the session builds no transport.
+        let common = report
+            .lines()
+            .filter(|l| l.trim_start().starts_with("session/") && !l.contains("session/native/ "))
+            .filter(|l| !l.trim_start().starts_with("session/native/"));
+        for line in common {
+            assert!(!line.contains("transport/"), "{line}");
+        }
     }
 }
