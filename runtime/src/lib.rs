@@ -61,7 +61,7 @@ pub mod toolbox;
 #[cfg(not(target_arch = "wasm32"))]
 mod transport;
 mod typed;
-mod validate;
+pub mod validate;
 
 pub use call_future::CallFuture;
 pub use config::{

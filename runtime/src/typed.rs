@@ -123,7 +123,7 @@ impl TypedTool {
     }
 
     /// The input schema as JSON (`{}` if the text were not JSON, which the macro rules out).
-    pub fn input_schema_json(&self) -> Value {
+    pub(crate) fn input_schema_json(&self) -> Value {
         serde_json::from_str(self.input_schema)
             .unwrap_or_else(|_| Value::Object(Default::default()))
     }

@@ -21,13 +21,13 @@ use mcp_bindgen_core::schema::{escape, json_type, resolve_local};
 use serde_json::{Map, Value};
 
 /// At most this many problems are reported per call.
-pub(crate) const MAX_ERRORS: usize = 8;
+pub const MAX_ERRORS: usize = 8;
 /// Deepest `$ref` chain followed (guards against `{"$ref": "#"}` loops).
 const MAX_REF_DEPTH: usize = 64;
 
 /// Validates `instance` against `schema`. `Err` holds one line per problem, each starting
 /// with the JSON pointer of the offending value (`/` for the root), at most [`MAX_ERRORS`].
-pub(crate) fn validate(schema: &Value, instance: &Value) -> Result<(), Vec<String>> {
+pub fn validate(schema: &Value, instance: &Value) -> Result<(), Vec<String>> {
     let mut v = Validator {
         root: schema,
         errors: Vec::new(),
@@ -56,7 +56,7 @@ pub(crate) fn locate(schema: &Value, instance: &Value) -> String {
 /// (strict mode makes all properties required and the optional ones nullable). A `null` the
 /// schema accepts, or one of a required property, is kept (a required `null` the schema
 /// rejects is the model's mistake, reported by [`validate`]).
-pub(crate) fn strip_disallowed_nulls(schema: &Value, arguments: Value) -> Value {
+pub fn strip_disallowed_nulls(schema: &Value, arguments: Value) -> Value {
     let mut v = Validator {
         root: schema,
         errors: Vec::new(),

@@ -251,7 +251,7 @@ impl FakeServer {
 
     /// A typed call (what the generated `Fake` runs for a tool with a typed result): the stub,
     /// else a recorded answer decoded into `O` as the live call would be.
-    pub fn call_typed<A, O>(&self, tool: &str, args: A) -> Result<O>
+    pub(crate) fn call_typed<A, O>(&self, tool: &str, args: A) -> Result<O>
     where
         A: Serialize + 'static,
         O: DeserializeOwned + 'static,
@@ -271,7 +271,7 @@ impl FakeServer {
 
     /// An untyped call (the generated `Fake`'s path for a tool whose result is
     /// [`ToolOutput`]): `isError: true` becomes [`Error::Tool`], as on a live server.
-    pub fn call_untyped<A>(&self, tool: &str, args: A) -> Result<ToolOutput>
+    pub(crate) fn call_untyped<A>(&self, tool: &str, args: A) -> Result<ToolOutput>
     where
         A: Serialize + 'static,
     {

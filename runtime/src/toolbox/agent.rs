@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use super::Toolbox;
 use super::catalog::{Snapshot, tool_ref};
-use super::export::{NativeServer, OpenAiExport};
+use super::export::NativeServer;
+use super::provider::ToolExport;
 use super::scope::{Agent, Route, Scope};
 use crate::config::ServerConfig;
 pub use crate::config::agents::{AgentConfig, ModelPolicy, ModelRef};
@@ -14,7 +15,7 @@ use crate::error::{Error, ErrorKind};
 
 /// The outcome of [`check_rules`].
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RuleCheck {
+pub(crate) struct RuleCheck {
     /// Whether the agent's model supports MCP.
     pub supports_mcp: bool,
     /// How the agent gets its tools.
@@ -33,7 +34,7 @@ pub struct RuleCheck {
 /// * a server the configuration does not define → [`ErrorKind::Config`].
 ///
 /// The route follows the model: native when it supports MCP, function calls otherwise.
-pub fn check_rules(
+pub(crate) fn check_rules(
     agent: &AgentConfig,
     policy: &ModelPolicy,
     servers: &[ServerConfig],
@@ -233,7 +234,7 @@ pub enum AgentTools {
     /// Raw MCP tool definitions and sessions.
     Native(Vec<NativeServer>),
     /// Function-call definitions (the `tools` array); calls go through [`Toolbox::call`].
-    FunctionCalls(OpenAiExport),
+    FunctionCalls(ToolExport),
 }
 
 #[cfg(test)]

@@ -704,7 +704,7 @@ pub(super) fn tool_ref(snap: &Snapshot, index: usize) -> ToolRef {
 }
 
 /// Most resources named in `read_resource`'s description.
-pub const MAX_LISTED_RESOURCES: usize = 50;
+pub(crate) const MAX_LISTED_RESOURCES: usize = 50;
 
 /// The prompt and resource tools of a server; `taken` are the names of its own tools.
 fn extra_candidates(slot: &Slot, taken: &BTreeSet<String>) -> Vec<Candidate> {

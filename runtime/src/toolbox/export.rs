@@ -19,13 +19,6 @@ use super::{Toolbox, ToolboxOptions};
 use crate::config::ServerConfig;
 use crate::session::Session;
 
-/// A tool whose strict definition fell back to the non-strict one (the OpenAI name of a
-/// [`Fallback`]).
-pub type StrictFallback = Fallback;
-
-/// The `tools` array of a chat-completions request, with the strict fallbacks (the OpenAI
-/// name of a [`ToolExport`]).
-pub type OpenAiExport = ToolExport;
 
 /// A server for a model with native MCP support: its tool definitions as MCP defines them,
 /// and the live session to call them on.
@@ -47,7 +40,7 @@ impl Toolbox {
     }
 
     /// [`Toolbox::openai_tools`] with the list of strict fallbacks.
-    pub fn openai_export(&self, strict: bool) -> OpenAiExport {
+    pub fn openai_export(&self, strict: bool) -> ToolExport {
         self.export(if strict {
             Format::OpenAiStrict
         } else {

@@ -6,7 +6,7 @@
 //!   `mcp_<alias>_get_prompt_<name>`): its arguments are the prompt's (strings), its result
 //!   the prompt's messages as text;
 //! * a server with resources gets the tool `read_resource` (`{"uri": string}`), whose
-//!   description lists the resources (the first [`MAX_LISTED_RESOURCES`](super::MAX_LISTED_RESOURCES)); text contents are
+//!   description lists the resources (the first 50); text contents are
 //!   text, images are image content, other binary contents are summarized.
 //!
 //! A server tool of the same name wins (the extra one is left out, with a warning).

@@ -76,21 +76,22 @@ use crate::session::{CallOptions, Session};
 use catalog::{Snapshot, unavailable};
 
 pub use crate::typed::{Normalize, TypedTool, normalize_as, normalize_no_args};
-pub use agent::{AgentConfig, AgentTools, ModelPolicy, ModelRef, RuleCheck, check_rules};
+pub use agent::{AgentConfig, AgentTools, ModelPolicy, ModelRef};
+#[cfg(test)]
+pub(crate) use agent::check_rules;
 pub use builder::ToolboxBuilder;
-pub use catalog::MAX_LISTED_RESOURCES;
 pub use catalog::{ExportedTool, ToolRef};
 pub use dispatch::Dispatch;
-pub use export::{ConnectorOptions, NativeServer, OpenAiExport, StrictFallback, export_offline};
+pub use export::{ConnectorOptions, NativeServer, export_offline};
 pub use lifecycle::RefreshReport;
 pub use local::LocalTool;
 pub use mcp_bindgen_core::provider::Tokens;
 pub use scope::Route;
-pub use text::{Truncation, truncate_middle};
+pub use text::Truncation;
 pub use typed::prepare_arguments;
 
 /// Looks up `${NAME}` placeholders.
-pub type EnvLookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
+pub(crate) type EnvLookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
 
 /// Default of [`ToolboxOptions::max_output_bytes`].
 pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 20_000;
@@ -99,7 +100,7 @@ pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 20_000;
 #[derive(Debug, Clone)]
 pub struct ToolboxOptions {
     /// Tool results longer than this (bytes of text) are cut in the middle for the model
-    /// ([`truncate_middle`]); the full result stays in [`Dispatch::result`].
+    /// (cut in the middle); the full result stays in [`Dispatch::result`].
     pub max_output_bytes: usize,
     /// Prefix every exported description with `[MCP: <alias>] `.
     pub description_prefix: bool,

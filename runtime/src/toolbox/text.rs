@@ -1,6 +1,6 @@
 //! Tool results as text for a model: content blocks joined, long results cut in the middle.
 
-/// What [`truncate_middle`] cut.
+/// What the toolbox cut from the middle of a long result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Truncation {
     /// Length of the full text, in bytes.
@@ -33,7 +33,7 @@ fn note(cut: usize, total: usize) -> String {
 /// thirds and last third of the budget around a note saying how much was cut, the whole
 /// never longer than `max_bytes` (cuts fall on character boundaries). A budget too small for
 /// the note keeps only the head.
-pub fn truncate_middle(text: &str, max_bytes: usize) -> (String, Option<Truncation>) {
+pub(crate) fn truncate_middle(text: &str, max_bytes: usize) -> (String, Option<Truncation>) {
     let total = text.len();
     if total <= max_bytes {
         return (text.to_string(), None);

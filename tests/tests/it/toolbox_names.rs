@@ -16,7 +16,8 @@ use mcp_bindgen::toolbox::provider::openai::{
     function_definition, inline_refs, parameters, strict_function_definition,
 };
 use mcp_bindgen::toolbox::provider::{self, Format};
-use mcp_bindgen::toolbox::{ToolboxOptions, export_offline, validate};
+use mcp_bindgen::toolbox::{ToolboxOptions, export_offline};
+use mcp_bindgen::validate;
 use mcp_bindgen_core::fixture::Fixture;
 use serde_json::{Value, json};
 
