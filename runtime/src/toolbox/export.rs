@@ -19,7 +19,6 @@ use super::{Toolbox, ToolboxOptions};
 use crate::config::ServerConfig;
 use crate::session::Session;
 
-
 /// A server for a model with native MCP support: its tool definitions as MCP defines them,
 /// and the live session to call them on.
 #[derive(Debug, Clone)]

@@ -76,9 +76,9 @@ use crate::session::{CallOptions, Session};
 use catalog::{Snapshot, unavailable};
 
 pub use crate::typed::{Normalize, TypedTool, normalize_as, normalize_no_args};
-pub use agent::{AgentConfig, AgentTools, ModelPolicy, ModelRef};
 #[cfg(test)]
 pub(crate) use agent::check_rules;
+pub use agent::{AgentConfig, AgentTools, ModelPolicy, ModelRef};
 pub use builder::ToolboxBuilder;
 pub use catalog::{ExportedTool, ToolRef};
 pub use dispatch::Dispatch;
