@@ -49,6 +49,7 @@ impl ParamHeaders {
 
     /// The `Mcp-Param-*` headers (name without the prefix, value) of a call of `tool` with
     /// `arguments`: one per annotated argument present with a value a header can carry.
+    #[cfg_attr(not(any(feature = "http", target_arch = "wasm32")), allow(dead_code))]
     pub(crate) fn mirrored(&self, tool: &str, arguments: &Value) -> Vec<(String, String)> {
         let Some(params) = self.0.read().ok().and_then(|m| m.get(tool).cloned()) else {
             return Vec::new();
