@@ -12,6 +12,7 @@ use mcp_bindgen_core::provider::Tokens;
 use serde_json::Value;
 
 use super::options::ToolOptions;
+use super::output::output_items;
 use super::report::{ToolReport, Typing};
 use super::typed::typed_module;
 use crate::fixture::Tool;
@@ -314,8 +315,8 @@ fn collision_error(
     }))
 }
 
-/// The result types (`None` without an `outputSchema`): `Output` and the types nested in
-/// it, or untyped (a `ToolOutput`) when the schema cannot be typed.
+/// The result types (`None` without an `outputSchema`): `Output` and, in `output`, the
+/// types nested in it; untyped (a `ToolOutput`) when the schema cannot be typed.
 fn output_types(tool: &Tool, direct: bool, notes: &mut Notes<'_>) -> Option<Part> {
     let schema = tool.output_schema.as_ref()?;
     let request = Request {
@@ -338,14 +339,12 @@ fn output_types(tool: &Tool, direct: bool, notes: &mut Notes<'_>) -> Option<Part
         .and_then(|n| {
             notes.normalized(&n, "outputSchema: ");
             typed_module(&n, true, direct)
-        });
+        })
+        .and_then(|code| output_items(&code));
     Some(match result {
         Ok(code) => Part {
             typing: Typing::Typed,
-            code: format!(
-                "#[doc = \" Types of the tool's structured result (`outputSchema`).\"] \
-                 pub mod output {{ {code} }} pub use self::output::Output;"
-            ),
+            code,
         },
         Err(reason) => {
             notes.note(WarningKind::OutputFallback, reason.clone());

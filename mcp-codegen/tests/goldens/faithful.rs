@@ -416,16 +416,22 @@ pub mod faithful {
                 Self { condition }
             }
         }
-        /// Types of the tool's structured result (`outputSchema`).
+        ///Structured result of the tool `pydantic_union`.
+        #[derive(
+            ::mcp_bindgen::__private::serde::Deserialize,
+            ::mcp_bindgen::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(crate = "::mcp_bindgen::__private::serde")]
+        pub struct Output {
+            #[serde(deserialize_with = "::std::option::Option::deserialize")]
+            pub result: Option<output::OutputResult>,
+        }
+        /// The types nested in the tool's structured result, [`Output`].
         pub mod output {
             use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
-            ///Structured result of the tool `pydantic_union`.
-            #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-            #[serde(crate = "::mcp_bindgen::__private::serde")]
-            pub struct Output {
-                #[serde(deserialize_with = "::std::option::Option::deserialize")]
-                pub result: Option<OutputResult>,
-            }
             ///`OutputResult`
             #[derive(Clone, Debug, Default, PartialEq)]
             pub struct OutputResult {
@@ -448,7 +454,6 @@ pub mod faithful {
                 OutputResultUnit { S = "s", M = "m" }
             );
         }
-        pub use self::output::Output;
     }
     /// Types and definition of the tool `required_sets`.
     pub mod required_sets {
@@ -590,15 +595,15 @@ pub mod faithful {
                 Self { request }
             }
         }
-        /// Types of the tool's structured result (`outputSchema`).
+        ///Structured result of the tool `const_tagged`.
+        #[derive(Clone, Debug, PartialEq)]
+        pub struct Output {
+            pub events: Vec<output::OutputEventsItem>,
+        }
+        ::mcp_bindgen::__private::serde_struct!(Output { events = "events" });
+        /// The types nested in the tool's structured result, [`Output`].
         pub mod output {
             use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
-            ///Structured result of the tool `const_tagged`.
-            #[derive(Clone, Debug, PartialEq)]
-            pub struct Output {
-                pub events: Vec<OutputEventsItem>,
-            }
-            ::mcp_bindgen::__private::serde_struct!(Output { events = "events" });
             ///`OutputEventsItem`
             #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
             #[serde(crate = "::mcp_bindgen::__private::serde")]
@@ -614,7 +619,6 @@ pub mod faithful {
                 Deleted { id: String, reason: String },
             }
         }
-        pub use self::output::Output;
     }
     /// Types and definition of the tool `nested_tag`.
     pub mod nested_tag {
@@ -772,7 +776,20 @@ pub mod faithful {
                 }
             }
         }
-        /// Types of the tool's structured result (`outputSchema`).
+        ///Structured result of the tool `nullable_recursion`.
+        #[derive(
+            ::mcp_bindgen::__private::serde::Deserialize,
+            ::mcp_bindgen::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(crate = "::mcp_bindgen::__private::serde")]
+        pub struct Output {
+            #[serde(deserialize_with = "::std::option::Option::deserialize")]
+            pub head: Option<Box<output::Node>>,
+        }
+        /// The types nested in the tool's structured result, [`Output`].
         pub mod output {
             use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
             ///`Node`
@@ -784,15 +801,7 @@ pub mod faithful {
             ::mcp_bindgen::__private::serde_struct!(
                 Node { child = "child" skip_if(Option::is_none), name = "name" }
             );
-            ///Structured result of the tool `nullable_recursion`.
-            #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-            #[serde(crate = "::mcp_bindgen::__private::serde")]
-            pub struct Output {
-                #[serde(deserialize_with = "::std::option::Option::deserialize")]
-                pub head: Option<Box<Node>>,
-            }
         }
-        pub use self::output::Output;
     }
     /// Types and definition of the tool `output_fields`.
     pub mod output_fields {
@@ -812,23 +821,23 @@ pub mod faithful {
             .typed_output::<self::Output>();
         /// This tool takes no arguments; the call sends `{}`.
         pub type Args = ::mcp_bindgen::NoArgs;
-        /// Types of the tool's structured result (`outputSchema`).
+        ///Structured result of the tool `output_fields`.
+        #[derive(Clone, Debug, PartialEq)]
+        pub struct Output {
+            pub created_at: Option<i64>,
+            pub created_at_camel: Option<String>,
+            pub details: Option<output::OutputDetails>,
+            pub status: Option<output::OutputStatus>,
+            pub summary: String,
+        }
+        ::mcp_bindgen::__private::serde_struct!(
+            Output { created_at = "created_at" skip_if(Option::is_none), created_at_camel
+            = "createdAt" skip_if(Option::is_none), details = "details"
+            skip_if(Option::is_none), status = "status" skip_if(Option::is_none), summary
+            = "summary" }
+        );
+        /// The types nested in the tool's structured result, [`Output`].
         pub mod output {
-            ///Structured result of the tool `output_fields`.
-            #[derive(Clone, Debug, PartialEq)]
-            pub struct Output {
-                pub created_at: Option<i64>,
-                pub created_at_camel: Option<String>,
-                pub details: Option<OutputDetails>,
-                pub status: Option<OutputStatus>,
-                pub summary: String,
-            }
-            ::mcp_bindgen::__private::serde_struct!(
-                Output { created_at = "created_at" skip_if(Option::is_none),
-                created_at_camel = "createdAt" skip_if(Option::is_none), details =
-                "details" skip_if(Option::is_none), status = "status"
-                skip_if(Option::is_none), summary = "summary" }
-            );
             ///`OutputDetails`
             #[derive(Clone, Debug, Default, PartialEq)]
             pub struct OutputDetails {
@@ -860,7 +869,6 @@ pub mod faithful {
                 skip_if(Option::is_none) }
             );
         }
-        pub use self::output::Output;
     }
     /// Types and definition of the tool `colliding_type_names`.
     pub mod colliding_type_names {
@@ -929,18 +937,17 @@ pub mod faithful {
         ::mcp_bindgen::__private::serde_struct!(
             ArgsFoo2 { w = "w" skip_if(Option::is_none) }
         );
-        /// Types of the tool's structured result (`outputSchema`).
+        ///Structured result of the tool `colliding_type_names`.
+        #[derive(Clone, Debug, PartialEq)]
+        pub struct Output {
+            pub list: Vec<output::OutputListItem>,
+            pub list_item: Option<output::OutputListItem2>,
+        }
+        ::mcp_bindgen::__private::serde_struct!(
+            Output { list = "list", list_item = "list_item" skip_if(Option::is_none) }
+        );
+        /// The types nested in the tool's structured result, [`Output`].
         pub mod output {
-            ///Structured result of the tool `colliding_type_names`.
-            #[derive(Clone, Debug, PartialEq)]
-            pub struct Output {
-                pub list: Vec<OutputListItem>,
-                pub list_item: Option<OutputListItem2>,
-            }
-            ::mcp_bindgen::__private::serde_struct!(
-                Output { list = "list", list_item = "list_item" skip_if(Option::is_none)
-                }
-            );
             ///`OutputListItem`
             #[derive(Clone, Debug, Default, PartialEq)]
             pub struct OutputListItem {
@@ -960,7 +967,6 @@ pub mod faithful {
                 "summary" skip_if(Option::is_none) }
             );
         }
-        pub use self::output::Output;
     }
     /// Types and definition of the tool `openapi_shapes`.
     pub mod openapi_shapes {
@@ -1077,14 +1083,14 @@ pub mod faithful {
             ConditionOperandsItemOperandsItemSubtype1 { value = "value"
             skip_if(Option::is_none) }
         );
-        /// Types of the tool's structured result (`outputSchema`).
+        ///Structured result of the tool `openapi_shapes`.
+        #[derive(Clone, Debug, PartialEq)]
+        pub struct Output {
+            pub result: output::OutputResult,
+        }
+        ::mcp_bindgen::__private::serde_struct!(Output { result = "result" });
+        /// The types nested in the tool's structured result, [`Output`].
         pub mod output {
-            ///Structured result of the tool `openapi_shapes`.
-            #[derive(Clone, Debug, PartialEq)]
-            pub struct Output {
-                pub result: OutputResult,
-            }
-            ::mcp_bindgen::__private::serde_struct!(Output { result = "result" });
             ///`OutputResult`
             #[derive(Clone, Debug, PartialEq)]
             pub struct OutputResult {
@@ -1104,7 +1110,6 @@ pub mod faithful {
                 OutputResultJobsItem { id = "id", url = "url" skip_if(Option::is_none) }
             );
         }
-        pub use self::output::Output;
     }
     /// Types and definition of the tool `colliding_arguments`.
     pub mod colliding_arguments {

@@ -301,21 +301,21 @@ pub mod outputs {
                 Self { city: city.into() }
             }
         }
-        /// Types of the tool's structured result (`outputSchema`).
+        ///Structured result of the tool `get_weather`.
+        #[derive(Clone, Debug, PartialEq)]
+        pub struct Output {
+            pub conditions: Option<output::OutputConditions>,
+            pub observed: Option<String>,
+            pub station: Option<output::OutputStation>,
+            pub temperature: f64,
+        }
+        ::mcp_bindgen::__private::serde_struct!(
+            Output { conditions = "conditions" skip_if(Option::is_none), observed =
+            "observed" skip_if(Option::is_none), station = "station"
+            skip_if(Option::is_none), temperature = "temperature" }
+        );
+        /// The types nested in the tool's structured result, [`Output`].
         pub mod output {
-            ///Structured result of the tool `get_weather`.
-            #[derive(Clone, Debug, PartialEq)]
-            pub struct Output {
-                pub conditions: Option<OutputConditions>,
-                pub observed: Option<String>,
-                pub station: Option<OutputStation>,
-                pub temperature: f64,
-            }
-            ::mcp_bindgen::__private::serde_struct!(
-                Output { conditions = "conditions" skip_if(Option::is_none), observed =
-                "observed" skip_if(Option::is_none), station = "station"
-                skip_if(Option::is_none), temperature = "temperature" }
-            );
             ///`OutputConditions`
             #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
             pub enum OutputConditions {
@@ -334,7 +334,6 @@ pub mod outputs {
                 OutputStation { id = "id" skip_if(Option::is_none) }
             );
         }
-        pub use self::output::Output;
     }
     /// Types and definition of the tool `ping`.
     pub mod ping {
@@ -365,16 +364,12 @@ pub mod outputs {
             .typed_output::<self::Output>();
         /// This tool takes no arguments; the call sends `{}`.
         pub type Args = ::mcp_bindgen::NoArgs;
-        /// Types of the tool's structured result (`outputSchema`).
-        pub mod output {
-            ///Structured result of the tool `status`.
-            #[derive(Clone, Debug, PartialEq)]
-            pub struct Output {
-                pub ok: bool,
-            }
-            ::mcp_bindgen::__private::serde_struct!(Output { ok = "ok" });
+        ///Structured result of the tool `status`.
+        #[derive(Clone, Debug, PartialEq)]
+        pub struct Output {
+            pub ok: bool,
         }
-        pub use self::output::Output;
+        ::mcp_bindgen::__private::serde_struct!(Output { ok = "ok" });
     }
     /// Types and definition of the tool `bare`.
     pub mod bare {

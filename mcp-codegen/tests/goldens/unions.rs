@@ -611,15 +611,15 @@ pub mod unions {
             All,
         }
         ::mcp_bindgen::__private::string_enum!(ArgsLimitString { All = "all" });
-        /// Types of the tool's structured result (`outputSchema`).
+        ///Structured result of the tool `scalars`.
+        #[derive(Clone, Debug, PartialEq)]
+        pub struct Output {
+            pub value: output::OutputValue,
+        }
+        ::mcp_bindgen::__private::serde_struct!(Output { value = "value" });
+        /// The types nested in the tool's structured result, [`Output`].
         pub mod output {
             use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
-            ///Structured result of the tool `scalars`.
-            #[derive(Clone, Debug, PartialEq)]
-            pub struct Output {
-                pub value: OutputValue,
-            }
-            ::mcp_bindgen::__private::serde_struct!(Output { value = "value" });
             ///`OutputValue`
             #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
             #[serde(crate = "::mcp_bindgen::__private::serde")]
@@ -649,7 +649,6 @@ pub mod unions {
                 }
             }
         }
-        pub use self::output::Output;
     }
     /// Types and definition of the tool `nullable_union`.
     pub mod nullable_union {
