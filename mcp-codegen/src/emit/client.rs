@@ -23,8 +23,8 @@ pub(super) struct Items<'a> {
     pub(super) fake_methods: &'a [String],
     /// The tools' modules (code).
     pub(super) tool_items: &'a [String],
-    /// The prompts module.
-    pub(super) prompts_module: &'a TokenStream,
+    /// The prompts module, when a prompt is generated.
+    pub(super) prompts_module: Option<&'a TokenStream>,
     /// [`Fixture::tools_hash`].
     pub(super) hash: &'a str,
     /// The generated tools' tokens, when counted.
@@ -40,7 +40,8 @@ const SLOTS: [&str; 4] = [
 ];
 
 /// `pub mod <alias> { … }` around the tools' modules, `Client` methods and `TYPED_TOOLS`
-/// entries, the `Tools` trait with `Fake` and `Recorder`, and the prompts module.
+/// entries, the `Tools` trait with `Fake` and `Recorder`, and the prompts module with its
+/// `Client::prompts` accessor (when a prompt is generated).
 pub(super) fn server_module(
     fixture: &Fixture,
     alias: &str,
@@ -90,6 +91,15 @@ pub(super) fn server_module(
         Some(revision) => quote!(::core::option::Option::Some(#revision)),
         None => quote!(::core::option::Option::None),
     };
+    let prompts_accessor = prompts_module.is_some().then(|| {
+        quote! {
+            /// The server's prompts, with typed arguments (one method per prompt of the
+            /// fixture).
+            pub fn prompts(&self) -> prompts::Prompts<'_> {
+                prompts::Prompts { session: &self.session }
+            }
+        }
+    });
     let client_doc = doc_lines(&format!(
         "Typed client for the `{alias}` server ({} tools), bound to a runtime session.",
         names.len()
@@ -166,11 +176,7 @@ pub(super) fn server_module(
                     &self.session
                 }
 
-                /// The server's prompts, with typed arguments (one method per prompt of the
-                /// fixture).
-                pub fn prompts(&self) -> prompts::Prompts<'_> {
-                    prompts::Prompts { session: &self.session }
-                }
+                #prompts_accessor
 
                 __mcp_bindgen_methods__
             }

@@ -14,13 +14,13 @@
 //!     }
 //!     pub mod prompts {                        // Client::prompts(): one async fn per prompt
 //!         pub mod <prompt> { pub const NAME; pub struct Args { … } }  // string arguments
-//!     }
+//!     }                                        // (both only when a prompt is generated)
 //! }
 //! ```
 //!
 //! Every type has one path: the argument and result types sit in their tool's module beside
 //! `TOOL`; only the types nested in `Output` have a module of their own, as their names come
-//! from the schema and may be those of argument types.
+//! from the schema and may be those of argument types. No module comes out empty.
 //!
 //! **Argument style.** Arguments are plain structs with public fields (required fields
 //! plain, optional ones `Option<T>`), built with a struct literal: argument names are
@@ -244,7 +244,7 @@ pub(crate) fn plan(fixture: &Fixture, alias: &str, options: &Options) -> Result<
             trait_methods: &trait_methods,
             fake_methods: &fake_methods,
             tool_items: &tool_items,
-            prompts_module: &prompts.module,
+            prompts_module: prompts.module.as_ref(),
             hash: &hash,
             tokens: total,
         },

@@ -1085,6 +1085,10 @@ mod tests {
             RustEffect::Major,
             "`prompts::Prompts::summarize` removed",
         );
+        // The last prompt gone, the module goes (with `Client::prompts`).
+        let review = rust_effects(&with(json!([{"name": "greet"}])), &with(json!([])));
+        let prompts = review.prompts.expect("the prompts' bindings change");
+        assert_eq!(prompts.effect, RustEffect::Major, "{prompts:#?}");
     }
 
     #[test]

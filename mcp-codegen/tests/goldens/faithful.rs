@@ -90,13 +90,6 @@ pub mod faithful {
         pub fn session(&self) -> &::mcp_bindgen::Session {
             &self.session
         }
-        /// The server's prompts, with typed arguments (one method per prompt of the
-        /// fixture).
-        pub fn prompts(&self) -> prompts::Prompts<'_> {
-            prompts::Prompts {
-                session: &self.session,
-            }
-        }
         /// pydantic's Union[Threshold, Count, Window] of models with optional fields (open objects): a value may fit several branches, and the first branch accepts any object.
         pub fn pydantic_union(
             &self,
@@ -1159,17 +1152,5 @@ pub mod faithful {
         ::mcp_bindgen::__private::string_enum!(
             ArgsOrderBy { Asc = "asc", Desc = "desc" }
         );
-    }
-    /// Typed arguments of the server's prompts (`prompts/get`), as recorded in the
-    /// fixture; call them through [`super::Client::prompts`].
-    pub mod prompts {
-        /// Original names of the generated prompts, in fixture order.
-        pub const NAMES: &[&str] = &[];
-        /// The server's prompts: one async method per prompt, arguments typed.
-        #[derive(Clone, Copy, Debug)]
-        pub struct Prompts<'a> {
-            pub(super) session: &'a ::mcp_bindgen::Session,
-        }
-        impl Prompts<'_> {}
     }
 }

@@ -75,13 +75,6 @@ pub mod fallbacks {
         pub fn session(&self) -> &::mcp_bindgen::Session {
             &self.session
         }
-        /// The server's prompts, with typed arguments (one method per prompt of the
-        /// fixture).
-        pub fn prompts(&self) -> prompts::Prompts<'_> {
-            prompts::Prompts {
-                session: &self.session,
-            }
-        }
         /// External $ref: never fetched, untyped for this tool only.
         ///
         /// Arguments are untyped JSON: external $ref "https://example.com/schema.json" is not supported (mcp-bindgen never fetches schemas).
@@ -296,17 +289,5 @@ pub mod fallbacks {
         ::mcp_bindgen::__private::serde_struct!(
             Args { a = "a" skip_if(Option::is_none) }
         );
-    }
-    /// Typed arguments of the server's prompts (`prompts/get`), as recorded in the
-    /// fixture; call them through [`super::Client::prompts`].
-    pub mod prompts {
-        /// Original names of the generated prompts, in fixture order.
-        pub const NAMES: &[&str] = &[];
-        /// The server's prompts: one async method per prompt, arguments typed.
-        #[derive(Clone, Copy, Debug)]
-        pub struct Prompts<'a> {
-            pub(super) session: &'a ::mcp_bindgen::Session,
-        }
-        impl Prompts<'_> {}
     }
 }

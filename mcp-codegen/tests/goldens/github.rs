@@ -306,13 +306,6 @@ pub mod github {
         pub fn session(&self) -> &::mcp_bindgen::Session {
             &self.session
         }
-        /// The server's prompts, with typed arguments (one method per prompt of the
-        /// fixture).
-        pub fn prompts(&self) -> prompts::Prompts<'_> {
-            prompts::Prompts {
-                session: &self.session,
-            }
-        }
         /// Get details about specific GitHub Actions resources.
         /// Use this tool to get details about individual workflows, workflow runs, jobs, and artifacts by their unique IDs.
         pub fn actions_get(
@@ -10280,17 +10273,5 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
                 }
             }
         }
-    }
-    /// Typed arguments of the server's prompts (`prompts/get`), as recorded in the
-    /// fixture; call them through [`super::Client::prompts`].
-    pub mod prompts {
-        /// Original names of the generated prompts, in fixture order.
-        pub const NAMES: &[&str] = &[];
-        /// The server's prompts: one async method per prompt, arguments typed.
-        #[derive(Clone, Copy, Debug)]
-        pub struct Prompts<'a> {
-            pub(super) session: &'a ::mcp_bindgen::Session,
-        }
-        impl Prompts<'_> {}
     }
 }

@@ -88,13 +88,6 @@ pub mod names {
         pub fn session(&self) -> &::mcp_bindgen::Session {
             &self.session
         }
-        /// The server's prompts, with typed arguments (one method per prompt of the
-        /// fixture).
-        pub fn prompts(&self) -> prompts::Prompts<'_> {
-            prompts::Prompts {
-                session: &self.session,
-            }
-        }
         /// Tool name with a dash; keyword and symbol argument names.
         pub fn create_issue(
             &self,
@@ -494,17 +487,5 @@ pub mod names {
                 }
             }
         }
-    }
-    /// Typed arguments of the server's prompts (`prompts/get`), as recorded in the
-    /// fixture; call them through [`super::Client::prompts`].
-    pub mod prompts {
-        /// Original names of the generated prompts, in fixture order.
-        pub const NAMES: &[&str] = &[];
-        /// The server's prompts: one async method per prompt, arguments typed.
-        #[derive(Clone, Copy, Debug)]
-        pub struct Prompts<'a> {
-            pub(super) session: &'a ::mcp_bindgen::Session,
-        }
-        impl Prompts<'_> {}
     }
 }

@@ -70,13 +70,6 @@ pub mod nullable {
         pub fn session(&self) -> &::mcp_bindgen::Session {
             &self.session
         }
-        /// The server's prompts, with typed arguments (one method per prompt of the
-        /// fixture).
-        pub fn prompts(&self) -> prompts::Prompts<'_> {
-            prompts::Prompts {
-                session: &self.session,
-            }
-        }
         /// The three nullable spellings, required and optional.
         pub fn update(&self, args: update::Args) -> CallFuture<'_, ToolOutput> {
             Tools::update(self, args)
@@ -248,17 +241,5 @@ pub mod nullable {
                 }
             }
         }
-    }
-    /// Typed arguments of the server's prompts (`prompts/get`), as recorded in the
-    /// fixture; call them through [`super::Client::prompts`].
-    pub mod prompts {
-        /// Original names of the generated prompts, in fixture order.
-        pub const NAMES: &[&str] = &[];
-        /// The server's prompts: one async method per prompt, arguments typed.
-        #[derive(Clone, Copy, Debug)]
-        pub struct Prompts<'a> {
-            pub(super) session: &'a ::mcp_bindgen::Session,
-        }
-        impl Prompts<'_> {}
     }
 }

@@ -82,13 +82,6 @@ pub mod outputs {
         pub fn session(&self) -> &::mcp_bindgen::Session {
             &self.session
         }
-        /// The server's prompts, with typed arguments (one method per prompt of the
-        /// fixture).
-        pub fn prompts(&self) -> prompts::Prompts<'_> {
-            prompts::Prompts {
-                session: &self.session,
-            }
-        }
         /// Typed result; unknown fields are accepted.
         pub fn get_weather(
             &self,
@@ -408,17 +401,5 @@ pub mod outputs {
         ::mcp_bindgen::__private::serde_struct!(
             Args { q = "q" skip_if(Option::is_none) }
         );
-    }
-    /// Typed arguments of the server's prompts (`prompts/get`), as recorded in the
-    /// fixture; call them through [`super::Client::prompts`].
-    pub mod prompts {
-        /// Original names of the generated prompts, in fixture order.
-        pub const NAMES: &[&str] = &[];
-        /// The server's prompts: one async method per prompt, arguments typed.
-        #[derive(Clone, Copy, Debug)]
-        pub struct Prompts<'a> {
-            pub(super) session: &'a ::mcp_bindgen::Session,
-        }
-        impl Prompts<'_> {}
     }
 }
