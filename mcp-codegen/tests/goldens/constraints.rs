@@ -226,7 +226,7 @@ pub mod constraints {
             )
             .described("format/pattern/bounds map to std types.")
             .typed_args::<self::Args>();
-        ///format/pattern/bounds map to std types.
+        /// format/pattern/bounds map to std types.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             pub count: Option<u64>,
@@ -237,7 +237,7 @@ pub mod constraints {
             pub ip: Option<String>,
             pub offset: Option<i64>,
             pub page: Option<u64>,
-            ///Default: `30`.
+            /// Default: `30`.
             pub per_page: Option<u64>,
             pub ratio: Option<f64>,
             pub slug: Option<String>,
@@ -292,21 +292,21 @@ pub mod constraints {
             )
             .described("default on properties: documented, left to the server.")
             .typed_args::<self::Args>();
-        ///default on properties: documented, left to the server.
+        /// default on properties: documented, left to the server.
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct Args {
-            ///Default: `"/"`.
+            /// Default: `"/"`.
             pub path: Option<String>,
-            ///Default: `false`.
+            /// Default: `false`.
             pub public: Option<bool>,
-            ///Default: `"open"`.
+            /// Default: `"open"`.
             pub state: Option<ArgsState>,
         }
         ::mcp_bindgen::__private::serde_struct!(
             Args { path = "path" skip_if(Option::is_none), public = "public"
             skip_if(Option::is_none), state = "state" skip_if(Option::is_none) }
         );
-        ///Default: `"open"`.
+        /// Default: `"open"`.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsState {
             Open,
@@ -326,7 +326,7 @@ pub mod constraints {
             )
             .described("Keywords typify cannot express are dropped with a warning.")
             .typed_args::<self::Args>();
-        ///Keywords typify cannot express are dropped with a warning.
+        /// Keywords typify cannot express are dropped with a warning.
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct Args {
             pub cond: Option<ArgsCond>,
@@ -340,7 +340,7 @@ pub mod constraints {
             skip_if(Option::is_none), ext = "ext" skip_if(Option::is_none), strict =
             "strict" skip_if(Option::is_none), tuple = "tuple" skip_if(Option::is_none) }
         );
-        ///`ArgsCond`
+        /// `ArgsCond`
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct ArgsCond {
             pub a: Option<String>,
@@ -348,7 +348,7 @@ pub mod constraints {
         ::mcp_bindgen::__private::serde_struct!(
             ArgsCond { a = "a" skip_if(Option::is_none) }
         );
-        ///`ArgsStrict`
+        /// `ArgsStrict`
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct ArgsStrict {
             pub x: Option<String>,
@@ -368,7 +368,7 @@ pub mod constraints {
             .described("Maps and any-JSON values.")
             .typed_args::<self::Args>();
         use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
-        ///Maps and any-JSON values.
+        /// Maps and any-JSON values.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             pub data: ::mcp_bindgen::__private::serde_json::Value,
@@ -400,7 +400,7 @@ pub mod constraints {
             labels = "labels" skip_if(Option::is_none), loose = "loose"
             skip_if(Option::is_none), nested = "nested" skip_if(Option::is_none) }
         );
-        ///`ArgsLabels`
+        /// `ArgsLabels`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         pub struct ArgsLabels {
@@ -409,7 +409,7 @@ pub mod constraints {
             #[serde(flatten)]
             pub extra: ::std::collections::BTreeMap<String, String>,
         }
-        ///`ArgsNested`
+        /// `ArgsNested`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         pub struct ArgsNested {

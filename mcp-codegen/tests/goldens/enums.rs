@@ -222,7 +222,7 @@ pub mod enums {
             .described("GitHub's colliding enum values.")
             .typed_args::<self::Args>();
         use ::mcp_bindgen::__private::serde::Serialize;
-        ///GitHub's colliding enum values.
+        /// GitHub's colliding enum values.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             pub encoding: Option<ArgsEncoding>,
@@ -234,7 +234,7 @@ pub mod enums {
             Args { encoding = "encoding" skip_if(Option::is_none), level = "level"
             skip_if(Option::is_none), q = "q", sort = "sort" skip_if(Option::is_none) }
         );
-        ///`ArgsEncoding`
+        /// `ArgsEncoding`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsEncoding {
             Utf8,
@@ -245,7 +245,7 @@ pub mod enums {
         ::mcp_bindgen::__private::string_enum!(
             ArgsEncoding { Utf8 = "utf-8", X = "", Latin1 = "latin1", Utf82 = "UTF-8" }
         );
-        ///`ArgsLevel`
+        /// `ArgsLevel`
         #[derive(Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(transparent)]
@@ -284,7 +284,7 @@ pub mod enums {
                     })
             }
         }
-        ///`ArgsSort`
+        /// `ArgsSort`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsSort {
             Comments,
@@ -320,7 +320,7 @@ pub mod enums {
             .described("Unions: tagged by const, untagged objects, scalars, mixed.")
             .typed_args::<self::Args>();
         use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
-        ///Unions: tagged by const, untagged objects, scalars, mixed.
+        /// Unions: tagged by const, untagged objects, scalars, mixed.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             pub flag: Option<ArgsFlag>,
@@ -332,7 +332,7 @@ pub mod enums {
             Args { flag = "flag" skip_if(Option::is_none), shape = "shape", target =
             "target" skip_if(Option::is_none), value = "value" skip_if(Option::is_none) }
         );
-        ///`ArgsFlag`
+        /// `ArgsFlag`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(untagged)]
@@ -353,7 +353,7 @@ pub mod enums {
                 Self::Boolean(value)
             }
         }
-        ///`ArgsShape`
+        /// `ArgsShape`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(tag = "kind")]
@@ -363,7 +363,7 @@ pub mod enums {
             #[serde(rename = "square")]
             Square { side: f64 },
         }
-        ///`ArgsTarget`
+        /// `ArgsTarget`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         pub enum ArgsTarget {
@@ -377,7 +377,7 @@ pub mod enums {
                 Self::ItemId(value)
             }
         }
-        ///`ArgsValue`
+        /// `ArgsValue`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(untagged)]
@@ -408,7 +408,7 @@ pub mod enums {
             .described("const values become one-value enums.")
             .typed_args::<self::Args>();
         use ::mcp_bindgen::__private::serde::Serialize;
-        ///const values become one-value enums.
+        /// const values become one-value enums.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             pub answer: Option<ArgsAnswer>,
@@ -420,7 +420,7 @@ pub mod enums {
             Args { answer = "answer" skip_if(Option::is_none), kind = "kind", version =
             "version", yes = "yes" skip_if(Option::is_none) }
         );
-        ///`ArgsAnswer`
+        /// `ArgsAnswer`
         #[derive(Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(transparent)]
@@ -459,13 +459,13 @@ pub mod enums {
                     })
             }
         }
-        ///`ArgsKind`
+        /// `ArgsKind`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsKind {
             Issue,
         }
         ::mcp_bindgen::__private::string_enum!(ArgsKind { Issue = "issue" });
-        ///`ArgsVersion`
+        /// `ArgsVersion`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsVersion {
             X202401,

@@ -381,21 +381,21 @@ pub mod faithful {
             )
             .typed_args::<self::Args>()
             .typed_output::<self::Output>();
-        ///pydantic's Union[Threshold, Count, Window] of models with optional fields (open objects): a value may fit several branches, and the first branch accepts any object.
+        /// pydantic's Union[Threshold, Count, Window] of models with optional fields (open objects): a value may fit several branches, and the first branch accepts any object.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             pub condition: ArgsCondition,
         }
         ::mcp_bindgen::__private::serde_struct!(Args { condition = "condition" });
-        ///Condition
+        /// Condition
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct ArgsCondition {
-            ///Count
+            /// Count
             pub count: Option<i64>,
             pub label: Option<String>,
-            ///Threshold
+            /// Threshold
             pub threshold: Option<f64>,
-            ///Time Window
+            /// Time Window
             pub time_window: Option<i64>,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -409,7 +409,7 @@ pub mod faithful {
                 Self { condition }
             }
         }
-        ///Structured result of the tool `pydantic_union`.
+        /// Structured result of the tool `pydantic_union`.
         #[derive(
             ::mcp_bindgen::__private::serde::Deserialize,
             ::mcp_bindgen::__private::serde::Serialize,
@@ -425,7 +425,7 @@ pub mod faithful {
         /// The types nested in the tool's structured result, [`Output`].
         pub mod output {
             use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
-            ///`OutputResult`
+            /// `OutputResult`
             #[derive(Clone, Debug, Default, PartialEq)]
             pub struct OutputResult {
                 pub threshold: Option<f64>,
@@ -437,7 +437,7 @@ pub mod faithful {
                 time_window = "time_window" skip_if(Option::is_none), unit = "unit"
                 skip_if(Option::is_none) }
             );
-            ///`OutputResultUnit`
+            /// `OutputResultUnit`
             #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
             pub enum OutputResultUnit {
                 S,
@@ -461,7 +461,7 @@ pub mod faithful {
             )
             .typed_args::<self::Args>();
         use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
-        ///OpenAPI branches told apart by required properties but open: anyOf (several may hold at once) and oneOf (exactly one holds).
+        /// OpenAPI branches told apart by required properties but open: anyOf (several may hold at once) and oneOf (exactly one holds).
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             pub any: ArgsAny,
@@ -470,7 +470,7 @@ pub mod faithful {
         ::mcp_bindgen::__private::serde_struct!(
             Args { any = "any", one = "one" skip_if(Option::is_none) }
         );
-        ///`ArgsAny`
+        /// `ArgsAny`
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct ArgsAny {
             pub email: Option<String>,
@@ -485,13 +485,13 @@ pub mod faithful {
             "team_id" skip_if(Option::is_none), user_id = "user_id"
             skip_if(Option::is_none) }
         );
-        ///`ArgsAnyKind`
+        /// `ArgsAnyKind`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsAnyKind {
             Email,
         }
         ::mcp_bindgen::__private::string_enum!(ArgsAnyKind { Email = "email" });
-        ///`ArgsOne`
+        /// `ArgsOne`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(untagged)]
@@ -534,13 +534,13 @@ pub mod faithful {
             .typed_args::<self::Args>()
             .typed_output::<self::Output>();
         use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
-        ///Branches fixing `operation` to a constant, each with its own `params` shape (zod's discriminated union).
+        /// Branches fixing `operation` to a constant, each with its own `params` shape (zod's discriminated union).
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             pub request: ArgsRequest,
         }
         ::mcp_bindgen::__private::serde_struct!(Args { request = "request" });
-        ///`ArgsRequest`
+        /// `ArgsRequest`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(tag = "operation", deny_unknown_fields)]
@@ -555,7 +555,7 @@ pub mod faithful {
             #[serde(rename = "delete-team")]
             DeleteTeam { params: ArgsRequestDeleteTeamParams },
         }
-        ///`ArgsRequestDeleteTeamParams`
+        /// `ArgsRequestDeleteTeamParams`
         #[derive(Clone, Debug, PartialEq)]
         pub struct ArgsRequestDeleteTeamParams {
             pub force: Option<bool>,
@@ -565,7 +565,7 @@ pub mod faithful {
             ArgsRequestDeleteTeamParams { force = "force" skip_if(Option::is_none),
             team_id = "teamId" } deny_unknown_fields
         );
-        ///`ArgsRequestGetTeamParams`
+        /// `ArgsRequestGetTeamParams`
         #[derive(Clone, Debug, PartialEq)]
         pub struct ArgsRequestGetTeamParams {
             pub team_id: String,
@@ -573,7 +573,7 @@ pub mod faithful {
         ::mcp_bindgen::__private::serde_struct!(
             ArgsRequestGetTeamParams { team_id = "teamId" } deny_unknown_fields
         );
-        ///`ArgsRequestListTeamsParams`
+        /// `ArgsRequestListTeamsParams`
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct ArgsRequestListTeamsParams {
             pub limit: Option<i64>,
@@ -588,7 +588,7 @@ pub mod faithful {
                 Self { request }
             }
         }
-        ///Structured result of the tool `const_tagged`.
+        /// Structured result of the tool `const_tagged`.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Output {
             pub events: Vec<output::OutputEventsItem>,
@@ -597,7 +597,7 @@ pub mod faithful {
         /// The types nested in the tool's structured result, [`Output`].
         pub mod output {
             use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
-            ///`OutputEventsItem`
+            /// `OutputEventsItem`
             #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
             #[serde(crate = "::mcp_bindgen::__private::serde")]
             #[serde(tag = "type", content = "data")]
@@ -626,7 +626,7 @@ pub mod faithful {
             )
             .typed_args::<self::Args>();
         use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
-        ///A union tagged one level down (`{"action": {"kind": "move"}, …}`), and a tag that is optional (a value without it fits either branch).
+        /// A union tagged one level down (`{"action": {"kind": "move"}, …}`), and a tag that is optional (a value without it fits either branch).
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             pub shape: Option<ArgsShape>,
@@ -635,7 +635,7 @@ pub mod faithful {
         ::mcp_bindgen::__private::serde_struct!(
             Args { shape = "shape" skip_if(Option::is_none), step = "step" }
         );
-        ///`ArgsShape`
+        /// `ArgsShape`
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct ArgsShape {
             pub kind: Option<ArgsShapeKind>,
@@ -646,7 +646,7 @@ pub mod faithful {
             ArgsShape { kind = "kind" skip_if(Option::is_none), radius = "radius"
             skip_if(Option::is_none), side = "side" skip_if(Option::is_none) }
         );
-        ///`ArgsShapeKind`
+        /// `ArgsShapeKind`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsShapeKind {
             Circle,
@@ -655,7 +655,7 @@ pub mod faithful {
         ::mcp_bindgen::__private::string_enum!(
             ArgsShapeKind { Circle = "circle", Square = "square" }
         );
-        ///`ArgsStep`
+        /// `ArgsStep`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(untagged)]
@@ -667,13 +667,13 @@ pub mod faithful {
                 seconds: Option<f64>,
             },
         }
-        ///`ArgsStepSecondsAction`
+        /// `ArgsStepSecondsAction`
         #[derive(Clone, Debug, PartialEq)]
         pub struct ArgsStepSecondsAction {
             pub kind: ArgsStepSecondsActionKind,
         }
         ::mcp_bindgen::__private::serde_struct!(ArgsStepSecondsAction { kind = "kind" });
-        ///`ArgsStepSecondsActionKind`
+        /// `ArgsStepSecondsActionKind`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsStepSecondsActionKind {
             Wait,
@@ -681,13 +681,13 @@ pub mod faithful {
         ::mcp_bindgen::__private::string_enum!(
             ArgsStepSecondsActionKind { Wait = "wait" }
         );
-        ///`ArgsStepToAction`
+        /// `ArgsStepToAction`
         #[derive(Clone, Debug, PartialEq)]
         pub struct ArgsStepToAction {
             pub kind: ArgsStepToActionKind,
         }
         ::mcp_bindgen::__private::serde_struct!(ArgsStepToAction { kind = "kind" });
-        ///`ArgsStepToActionKind`
+        /// `ArgsStepToActionKind`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsStepToActionKind {
             Move,
@@ -720,7 +720,7 @@ pub mod faithful {
             .typed_args::<self::Args>()
             .typed_output::<self::Output>();
         use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
-        ///Recursive definitions: one nullable itself (zod's and pydantic's Optional model), one with a nullable required link, one whose link may be absent but not null.
+        /// Recursive definitions: one nullable itself (zod's and pydantic's Optional model), one with a nullable required link, one whose link may be absent but not null.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         pub struct Args {
@@ -731,7 +731,7 @@ pub mod faithful {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub tree: Option<Box<Tree>>,
         }
-        ///`Link`
+        /// `Link`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         pub struct Link {
@@ -739,7 +739,7 @@ pub mod faithful {
             pub next: Option<Box<Link>>,
             pub v: i64,
         }
-        ///`Node`
+        /// `Node`
         #[derive(Clone, Debug, PartialEq)]
         pub struct Node {
             pub child: Option<Box<Node>>,
@@ -748,7 +748,7 @@ pub mod faithful {
         ::mcp_bindgen::__private::serde_struct!(
             Node { child = "child" skip_if(Option::is_none), name = "name" }
         );
-        ///`Tree`
+        /// `Tree`
         #[derive(Clone, Debug, PartialEq)]
         pub struct Tree {
             pub left: Option<Box<Tree>>,
@@ -769,7 +769,7 @@ pub mod faithful {
                 }
             }
         }
-        ///Structured result of the tool `nullable_recursion`.
+        /// Structured result of the tool `nullable_recursion`.
         #[derive(
             ::mcp_bindgen::__private::serde::Deserialize,
             ::mcp_bindgen::__private::serde::Serialize,
@@ -785,7 +785,7 @@ pub mod faithful {
         /// The types nested in the tool's structured result, [`Output`].
         pub mod output {
             use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
-            ///`Node`
+            /// `Node`
             #[derive(Clone, Debug, PartialEq)]
             pub struct Node {
                 pub child: Option<Box<Node>>,
@@ -814,7 +814,7 @@ pub mod faithful {
             .typed_output::<self::Output>();
         /// This tool takes no arguments; the call sends `{}`.
         pub type Args = ::mcp_bindgen::NoArgs;
-        ///Structured result of the tool `output_fields`.
+        /// Structured result of the tool `output_fields`.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Output {
             pub created_at: Option<i64>,
@@ -831,7 +831,7 @@ pub mod faithful {
         );
         /// The types nested in the tool's structured result, [`Output`].
         pub mod output {
-            ///`OutputDetails`
+            /// `OutputDetails`
             #[derive(Clone, Debug, Default, PartialEq)]
             pub struct OutputDetails {
                 pub meta: Option<OutputDetailsMeta>,
@@ -841,7 +841,7 @@ pub mod faithful {
                 OutputDetails { meta = "meta" skip_if(Option::is_none), title = "title"
                 skip_if(Option::is_none) }
             );
-            ///`OutputDetailsMeta`
+            /// `OutputDetailsMeta`
             #[derive(Clone, Debug, Default, PartialEq)]
             pub struct OutputDetailsMeta {
                 pub count: Option<i64>,
@@ -849,7 +849,7 @@ pub mod faithful {
             ::mcp_bindgen::__private::serde_struct!(
                 OutputDetailsMeta { count = "count" skip_if(Option::is_none) }
             );
-            ///`OutputStatus`
+            /// `OutputStatus`
             #[derive(Clone, Debug, Default, PartialEq)]
             pub struct OutputStatus {
                 pub code: Option<i64>,
@@ -879,7 +879,7 @@ pub mod faithful {
             )
             .typed_args::<self::Args>()
             .typed_output::<self::Output>();
-        ///Nested types typify would give one name: a property `list_item` beside a list of objects (`OutputListItem`), `a_b` beside `a.b` (`ArgsAB`), a property `foo` beside a definition `ArgsFoo`.
+        /// Nested types typify would give one name: a property `list_item` beside a list of objects (`OutputListItem`), `a_b` beside `a.b` (`ArgsAB`), a property `foo` beside a definition `ArgsFoo`.
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct Args {
             pub a: Option<ArgsA>,
@@ -892,7 +892,7 @@ pub mod faithful {
             skip_if(Option::is_none), bar = "bar" skip_if(Option::is_none), foo = "foo"
             skip_if(Option::is_none) }
         );
-        ///`ArgsA`
+        /// `ArgsA`
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct ArgsA {
             pub b: Option<ArgsAB>,
@@ -900,21 +900,21 @@ pub mod faithful {
         ::mcp_bindgen::__private::serde_struct!(
             ArgsA { b = "b" skip_if(Option::is_none) }
         );
-        ///`ArgsAB`
+        /// `ArgsAB`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsAB {
             P,
             Q,
         }
         ::mcp_bindgen::__private::string_enum!(ArgsAB { P = "p", Q = "q" });
-        ///`ArgsAb2`
+        /// `ArgsAb2`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsAb2 {
             X,
             Y,
         }
         ::mcp_bindgen::__private::string_enum!(ArgsAb2 { X = "x", Y = "y" });
-        ///`ArgsFoo`
+        /// `ArgsFoo`
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct ArgsFoo {
             pub z: Option<bool>,
@@ -922,7 +922,7 @@ pub mod faithful {
         ::mcp_bindgen::__private::serde_struct!(
             ArgsFoo { z = "z" skip_if(Option::is_none) }
         );
-        ///`ArgsFoo2`
+        /// `ArgsFoo2`
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct ArgsFoo2 {
             pub w: Option<String>,
@@ -930,7 +930,7 @@ pub mod faithful {
         ::mcp_bindgen::__private::serde_struct!(
             ArgsFoo2 { w = "w" skip_if(Option::is_none) }
         );
-        ///Structured result of the tool `colliding_type_names`.
+        /// Structured result of the tool `colliding_type_names`.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Output {
             pub list: Vec<output::OutputListItem>,
@@ -941,7 +941,7 @@ pub mod faithful {
         );
         /// The types nested in the tool's structured result, [`Output`].
         pub mod output {
-            ///`OutputListItem`
+            /// `OutputListItem`
             #[derive(Clone, Debug, Default, PartialEq)]
             pub struct OutputListItem {
                 pub id: Option<String>,
@@ -949,7 +949,7 @@ pub mod faithful {
             ::mcp_bindgen::__private::serde_struct!(
                 OutputListItem { id = "id" skip_if(Option::is_none) }
             );
-            ///`OutputListItem2`
+            /// `OutputListItem2`
             #[derive(Clone, Debug, Default, PartialEq)]
             pub struct OutputListItem2 {
                 pub count: Option<i64>,
@@ -978,7 +978,7 @@ pub mod faithful {
             .typed_args::<self::Args>()
             .typed_output::<self::Output>();
         use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
-        ///Shapes of OpenAPI converters and pydantic servers: a union that reaches itself, branches without `type`, properties beside a union, arrays in several branches, `at least one of` rules, a nullable union of objects.
+        /// Shapes of OpenAPI converters and pydantic servers: a union that reaches itself, branches without `type`, properties beside a union, arrays in several branches, `at least one of` rules, a nullable union of objects.
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct Args {
             pub condition: Option<Condition>,
@@ -991,7 +991,7 @@ pub mod faithful {
             "notification" skip_if(Option::is_none), rules = "rules"
             skip_if(Option::is_none), slack = "slack" skip_if(Option::is_none) }
         );
-        ///`ArgsNotification`
+        /// `ArgsNotification`
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct ArgsNotification {
             pub company_id: Option<String>,
@@ -1005,7 +1005,7 @@ pub mod faithful {
             "jq_filter" skip_if(Option::is_none), title = "title"
             skip_if(Option::is_none) }
         );
-        ///`ArgsRulesItem`
+        /// `ArgsRulesItem`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(tag = "rule_type")]
@@ -1015,7 +1015,7 @@ pub mod faithful {
             #[serde(rename = "service")]
             Service { service_ids: Vec<String> },
         }
-        ///`ArgsSlack`
+        /// `ArgsSlack`
         #[derive(Clone, Debug, PartialEq)]
         pub struct ArgsSlack {
             pub blocks: String,
@@ -1028,7 +1028,7 @@ pub mod faithful {
             skip_if(Option::is_none), slack_users = "slack_users"
             skip_if(Option::is_none), task_type = "task_type" skip_if(Option::is_none) }
         );
-        ///`ArgsSlackTaskType`
+        /// `ArgsSlackTaskType`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsSlackTaskType {
             SendSlack,
@@ -1036,7 +1036,7 @@ pub mod faithful {
         ::mcp_bindgen::__private::string_enum!(
             ArgsSlackTaskType { SendSlack = "send_slack" }
         );
-        ///`Condition`
+        /// `Condition`
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct Condition {
             pub field: Option<String>,
@@ -1046,7 +1046,7 @@ pub mod faithful {
             Condition { field = "field" skip_if(Option::is_none), operands = "operands"
             skip_if(Option::is_none) }
         );
-        ///`ConditionOperandsItem`
+        /// `ConditionOperandsItem`
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct ConditionOperandsItem {
             pub field: Option<String>,
@@ -1058,7 +1058,7 @@ pub mod faithful {
             "operands" skip_if(Option::is_none), value = "value" skip_if(Option::is_none)
             }
         );
-        ///`ConditionOperandsItemOperandsItem`
+        /// `ConditionOperandsItemOperandsItem`
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         pub struct ConditionOperandsItemOperandsItem {
@@ -1067,7 +1067,7 @@ pub mod faithful {
             #[serde(flatten, skip_serializing_if = "Option::is_none")]
             pub subtype_1: Option<ConditionOperandsItemOperandsItemSubtype1>,
         }
-        ///`ConditionOperandsItemOperandsItemSubtype1`
+        /// `ConditionOperandsItemOperandsItemSubtype1`
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct ConditionOperandsItemOperandsItemSubtype1 {
             pub value: Option<String>,
@@ -1076,7 +1076,7 @@ pub mod faithful {
             ConditionOperandsItemOperandsItemSubtype1 { value = "value"
             skip_if(Option::is_none) }
         );
-        ///Structured result of the tool `openapi_shapes`.
+        /// Structured result of the tool `openapi_shapes`.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Output {
             pub result: output::OutputResult,
@@ -1084,7 +1084,7 @@ pub mod faithful {
         ::mcp_bindgen::__private::serde_struct!(Output { result = "result" });
         /// The types nested in the tool's structured result, [`Output`].
         pub mod output {
-            ///`OutputResult`
+            /// `OutputResult`
             #[derive(Clone, Debug, PartialEq)]
             pub struct OutputResult {
                 pub jobs: Vec<OutputResultJobsItem>,
@@ -1093,7 +1093,7 @@ pub mod faithful {
             ::mcp_bindgen::__private::serde_struct!(
                 OutputResult { jobs = "jobs", links = "links" skip_if(Option::is_none) }
             );
-            ///`OutputResultJobsItem`
+            /// `OutputResultJobsItem`
             #[derive(Clone, Debug, PartialEq)]
             pub struct OutputResultJobsItem {
                 pub id: String,
@@ -1116,7 +1116,7 @@ pub mod faithful {
                 "An OpenAPI-derived tool whose arguments are spelled two or three ways, at the top level and nested.",
             )
             .typed_args::<self::Args>();
-        ///An OpenAPI-derived tool whose arguments are spelled two or three ways, at the top level and nested.
+        /// An OpenAPI-derived tool whose arguments are spelled two or three ways, at the top level and nested.
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct Args {
             pub filter: Option<ArgsFilter>,
@@ -1133,7 +1133,7 @@ pub mod faithful {
             skip_if(Option::is_none), page_size = "page_size" skip_if(Option::is_none),
             page_size_kebab = "page-size" skip_if(Option::is_none) }
         );
-        ///`ArgsFilter`
+        /// `ArgsFilter`
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct ArgsFilter {
             pub a_b: Option<String>,
@@ -1143,7 +1143,7 @@ pub mod faithful {
             ArgsFilter { a_b = "a_b" skip_if(Option::is_none), a_b_camel = "aB"
             skip_if(Option::is_none) }
         );
-        ///`ArgsOrderBy`
+        /// `ArgsOrderBy`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsOrderBy {
             Asc,

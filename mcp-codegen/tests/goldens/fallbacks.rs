@@ -281,7 +281,7 @@ pub mod fallbacks {
             )
             .described("The other tools of the server are unaffected.")
             .typed_args::<self::Args>();
-        ///The other tools of the server are unaffected.
+        /// The other tools of the server are unaffected.
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct Args {
             pub a: Option<String>,

@@ -319,11 +319,11 @@ pub mod names {
             )
             .described("Tool name with a dash; keyword and symbol argument names.")
             .typed_args::<self::Args>();
-        ///Tool name with a dash; keyword and symbol argument names.
+        /// Tool name with a dash; keyword and symbol argument names.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             pub box_: Option<String>,
-            ///Overridden to u32.
+            /// Overridden to u32.
             pub count: Option<u32>,
             pub meta: Option<String>,
             pub per_page: Option<std::num::NonZeroU8>,
@@ -333,7 +333,7 @@ pub mod names {
             pub self_: Option<String>,
             pub static_: Option<bool>,
             pub timestamp: Option<String>,
-            ///A Rust keyword.
+            /// A Rust keyword.
             pub type_: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -373,11 +373,11 @@ pub mod names {
             )
             .described("Dotted name, renamed to `list_repos`.")
             .typed_args::<self::Args>();
-        ///Dotted name, renamed to `list_repos`.
+        /// Dotted name, renamed to `list_repos`.
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct Args {
             pub owner: Option<String>,
-            ///Overridden by the glob `*.perPage`.
+            /// Overridden by the glob `*.perPage`.
             pub per_page: Option<std::num::NonZeroU8>,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -395,7 +395,7 @@ pub mod names {
             )
             .described("A keyword as tool name.")
             .typed_args::<self::Args>();
-        ///A keyword as tool name.
+        /// A keyword as tool name.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             pub text: String,
@@ -468,7 +468,7 @@ pub mod names {
             )
             .described("fooBar and foo_bar collide; fixed by rename.")
             .typed_args::<self::Args>();
-        ///fooBar and foo_bar collide; fixed by rename.
+        /// fooBar and foo_bar collide; fixed by rename.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             pub foo_bar: Option<String>,

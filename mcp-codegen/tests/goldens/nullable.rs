@@ -183,29 +183,29 @@ pub mod nullable {
             .described("The three nullable spellings, required and optional.")
             .typed_args::<self::Args>();
         use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
-        ///The three nullable spellings, required and optional.
+        /// The three nullable spellings, required and optional.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         pub struct Args {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub fastmcp: Option<String>,
             pub id: u64,
-            ///Optional list: an empty list can be sent.
+            /// Optional list: an empty list can be sent.
             #[serde(skip_serializing_if = "Option::is_none")]
             pub labels: Option<Vec<String>>,
-            ///Pass null to clear, omit to keep.
+            /// Pass null to clear, omit to keep.
             #[serde(skip_serializing_if = "Option::is_none")]
             ///
             /// `None` leaves the argument out; `Some(None)` sends `null`.
             pub milestone: Option<Option<u64>>,
-            ///Required but nullable.
+            /// Required but nullable.
             #[serde(deserialize_with = "::std::option::Option::deserialize")]
             pub must_send: Option<String>,
             #[serde(skip_serializing_if = "Option::is_none")]
             ///
             /// `None` leaves the argument out; `Some(None)` sends `null`.
             pub object_or_null: Option<Option<ArgsObjectOrNull>>,
-            ///Pydantic
+            /// Pydantic
             #[serde(skip_serializing_if = "Option::is_none")]
             ///
             /// `None` leaves the argument out; `Some(None)` sends `null`.
@@ -217,7 +217,7 @@ pub mod nullable {
             /// `None` leaves the argument out; `Some(None)` sends `null`.
             pub type_array: Option<Option<f64>>,
         }
-        ///`ArgsObjectOrNull`
+        /// `ArgsObjectOrNull`
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct ArgsObjectOrNull {
             pub a: Option<String>,

@@ -282,7 +282,7 @@ pub mod outputs {
             )
             .typed_args::<self::Args>()
             .typed_output::<self::Output>();
-        ///Typed result; unknown fields are accepted.
+        /// Typed result; unknown fields are accepted.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             pub city: String,
@@ -294,7 +294,7 @@ pub mod outputs {
                 Self { city: city.into() }
             }
         }
-        ///Structured result of the tool `get_weather`.
+        /// Structured result of the tool `get_weather`.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Output {
             pub conditions: Option<output::OutputConditions>,
@@ -309,7 +309,7 @@ pub mod outputs {
         );
         /// The types nested in the tool's structured result, [`Output`].
         pub mod output {
-            ///`OutputConditions`
+            /// `OutputConditions`
             #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
             pub enum OutputConditions {
                 Sunny,
@@ -318,7 +318,7 @@ pub mod outputs {
             ::mcp_bindgen::__private::string_enum!(
                 OutputConditions { Sunny = "sunny", Cloudy = "cloudy" }
             );
-            ///`OutputStation`
+            /// `OutputStation`
             #[derive(Clone, Debug, Default, PartialEq)]
             pub struct OutputStation {
                 pub id: Option<String>,
@@ -357,7 +357,7 @@ pub mod outputs {
             .typed_output::<self::Output>();
         /// This tool takes no arguments; the call sends `{}`.
         pub type Args = ::mcp_bindgen::NoArgs;
-        ///Structured result of the tool `status`.
+        /// Structured result of the tool `status`.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Output {
             pub ok: bool,
@@ -393,7 +393,7 @@ pub mod outputs {
                 "{\"properties\":{\"r\":{\"$ref\":\"https://example.com/r.json\"}},\"type\":\"object\"}",
             )
             .typed_args::<self::Args>();
-        ///Output schema with an external $ref: result stays untyped.
+        /// Output schema with an external $ref: result stays untyped.
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct Args {
             pub q: Option<String>,

@@ -224,7 +224,7 @@ pub mod prompts {
             )
             .described("A tool whose name is taken by Client::prompts.")
             .typed_args::<self::Args>();
-        ///A tool whose name is taken by Client::prompts.
+        /// A tool whose name is taken by Client::prompts.
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct Args {
             pub q: Option<String>,

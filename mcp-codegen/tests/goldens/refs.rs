@@ -261,7 +261,7 @@ pub mod refs {
             )
             .described("$defs.Item here ...")
             .typed_args::<self::Args>();
-        ///$defs.Item here ...
+        /// $defs.Item here ...
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             pub item: Item,
@@ -270,7 +270,7 @@ pub mod refs {
         ::mcp_bindgen::__private::serde_struct!(
             Args { item = "item", items = "items" skip_if(Option::is_none) }
         );
-        ///`Item`
+        /// `Item`
         #[derive(Clone, Debug, PartialEq)]
         pub struct Item {
             pub name: String,
@@ -296,7 +296,7 @@ pub mod refs {
             )
             .described("... and a different $defs.Item here (own module).")
             .typed_args::<self::Args>();
-        ///... and a different $defs.Item here (own module).
+        /// ... and a different $defs.Item here (own module).
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct Args {
             pub item: Option<Item>,
@@ -304,7 +304,7 @@ pub mod refs {
         ::mcp_bindgen::__private::serde_struct!(
             Args { item = "item" skip_if(Option::is_none) }
         );
-        ///`Item`
+        /// `Item`
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct Item {
             pub count: Option<i64>,
@@ -323,7 +323,7 @@ pub mod refs {
             )
             .described("zod-to-json-schema pointer refs.")
             .typed_args::<self::Args>();
-        ///zod-to-json-schema pointer refs.
+        /// zod-to-json-schema pointer refs.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             pub from: FromDef,
@@ -334,7 +334,7 @@ pub mod refs {
             Args { from = "from", to = "to" skip_if(Option::is_none), via = "via"
             skip_if(Option::is_none) }
         );
-        ///`FromDef`
+        /// `FromDef`
         #[derive(Clone, Debug, PartialEq)]
         pub struct FromDef {
             pub lat: f64,
@@ -362,7 +362,7 @@ pub mod refs {
             )
             .described("Recursion through $ref \"#\" and an $anchor.")
             .typed_args::<self::Args>();
-        ///Recursion through $ref "#" and an $anchor.
+        /// Recursion through $ref "#" and an $anchor.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             pub children: Option<Vec<Args>>,
@@ -373,7 +373,7 @@ pub mod refs {
             Args { children = "children" skip_if(Option::is_none), label = "label", meta
             = "meta" skip_if(Option::is_none) }
         );
-        ///`M`
+        /// `M`
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct M {
             pub note: Option<String>,
@@ -402,16 +402,16 @@ pub mod refs {
             )
             .described("allOf with one $ref and a description.")
             .typed_args::<self::Args>();
-        ///allOf with one $ref and a description.
+        /// allOf with one $ref and a description.
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct Args {
-            ///The mode.
+            /// The mode.
             pub mode: Option<Mode>,
         }
         ::mcp_bindgen::__private::serde_struct!(
             Args { mode = "mode" skip_if(Option::is_none) }
         );
-        ///Mode
+        /// Mode
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum Mode {
             Fast,

@@ -327,7 +327,7 @@ pub mod unions {
             )
             .typed_args::<self::Args>();
         use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
-        ///A sort direction as database servers declare it: numbers, words or a meta object.
+        /// A sort direction as database servers declare it: numbers, words or a meta object.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             pub direction: ArgsDirection,
@@ -336,7 +336,7 @@ pub mod unions {
         ::mcp_bindgen::__private::serde_struct!(
             Args { direction = "direction", field = "field" }
         );
-        ///`ArgsDirection`
+        /// `ArgsDirection`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(untagged)]
@@ -355,7 +355,7 @@ pub mod unions {
                 Self::String(value)
             }
         }
-        ///`ArgsDirectionInteger`
+        /// `ArgsDirectionInteger`
         #[derive(Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(transparent)]
@@ -395,7 +395,7 @@ pub mod unions {
                     })
             }
         }
-        ///`ArgsDirectionString`
+        /// `ArgsDirectionString`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsDirectionString {
             Asc,
@@ -432,7 +432,7 @@ pub mod unions {
             .typed_args::<self::Args>()
             .typed_output::<self::Output>();
         use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
-        ///Unions of scalars, arrays and a mixed-type enum.
+        /// Unions of scalars, arrays and a mixed-type enum.
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct Args {
             pub flag: Option<ArgsFlag>,
@@ -445,7 +445,7 @@ pub mod unions {
             skip_if(Option::is_none), ids = "ids" skip_if(Option::is_none), limit =
             "limit" skip_if(Option::is_none) }
         );
-        ///`ArgsFlag`
+        /// `ArgsFlag`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(untagged)]
@@ -469,7 +469,7 @@ pub mod unions {
                 Self::Integer(value)
             }
         }
-        ///`ArgsFlagInteger`
+        /// `ArgsFlagInteger`
         #[derive(Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(transparent)]
@@ -508,13 +508,13 @@ pub mod unions {
                     })
             }
         }
-        ///`ArgsFlagString`
+        /// `ArgsFlagString`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsFlagString {
             Auto,
         }
         ::mcp_bindgen::__private::string_enum!(ArgsFlagString { Auto = "auto" });
-        ///`ArgsId`
+        /// `ArgsId`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(untagged)]
@@ -535,7 +535,7 @@ pub mod unions {
                 Self::Integer(value)
             }
         }
-        ///`ArgsIds`
+        /// `ArgsIds`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(untagged)]
@@ -548,7 +548,7 @@ pub mod unions {
                 Self::Array(value)
             }
         }
-        ///`ArgsLimit`
+        /// `ArgsLimit`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(untagged)]
@@ -598,13 +598,13 @@ pub mod unions {
                 Self::String(value)
             }
         }
-        ///`ArgsLimitString`
+        /// `ArgsLimitString`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsLimitString {
             All,
         }
         ::mcp_bindgen::__private::string_enum!(ArgsLimitString { All = "all" });
-        ///Structured result of the tool `scalars`.
+        /// Structured result of the tool `scalars`.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Output {
             pub value: output::OutputValue,
@@ -613,7 +613,7 @@ pub mod unions {
         /// The types nested in the tool's structured result, [`Output`].
         pub mod output {
             use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
-            ///`OutputValue`
+            /// `OutputValue`
             #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
             #[serde(crate = "::mcp_bindgen::__private::serde")]
             #[serde(untagged)]
@@ -654,7 +654,7 @@ pub mod unions {
             .described("A union of two types that also accepts null.")
             .typed_args::<self::Args>();
         use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
-        ///A union of two types that also accepts null.
+        /// A union of two types that also accepts null.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         pub struct Args {
@@ -665,7 +665,7 @@ pub mod unions {
             /// `None` leaves the argument out; `Some(None)` sends `null`.
             pub page: Option<Option<ArgsPage>>,
         }
-        ///`ArgsCursor`
+        /// `ArgsCursor`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(untagged)]
@@ -686,7 +686,7 @@ pub mod unions {
                 Self::Integer(value)
             }
         }
-        ///`ArgsPage`
+        /// `ArgsPage`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(untagged)]
@@ -736,7 +736,7 @@ pub mod unions {
                 Self::Integer(value)
             }
         }
-        ///`ArgsPageString`
+        /// `ArgsPageString`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsPageString {
             First,
@@ -766,13 +766,13 @@ pub mod unions {
             .described("A string or any combination of two objects.")
             .typed_args::<self::Args>();
         use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
-        ///A string or any combination of two objects.
+        /// A string or any combination of two objects.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             pub target: ArgsTarget,
         }
         ::mcp_bindgen::__private::serde_struct!(Args { target = "target" });
-        ///`ArgsTarget`
+        /// `ArgsTarget`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(untagged)]
@@ -803,13 +803,13 @@ pub mod unions {
             .described("Content blocks told apart by a constant `type`.")
             .typed_args::<self::Args>();
         use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
-        ///Content blocks told apart by a constant `type`.
+        /// Content blocks told apart by a constant `type`.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             pub content: Vec<ArgsContentItem>,
         }
         ::mcp_bindgen::__private::serde_struct!(Args { content = "content" });
-        ///`ArgsContentItem`
+        /// `ArgsContentItem`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(untagged)]
@@ -827,7 +827,7 @@ pub mod unions {
                 uri: String,
             },
         }
-        ///`ArgsContentItemImageOrAudioType`
+        /// `ArgsContentItemImageOrAudioType`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsContentItemImageOrAudioType {
             Image,
@@ -836,7 +836,7 @@ pub mod unions {
         ::mcp_bindgen::__private::string_enum!(
             ArgsContentItemImageOrAudioType { Image = "image", Audio = "audio" }
         );
-        ///`ArgsContentItemResourceType`
+        /// `ArgsContentItemResourceType`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsContentItemResourceType {
             Resource,
@@ -862,13 +862,13 @@ pub mod unions {
             .described("A project item named by one of three keys.")
             .typed_args::<self::Args>();
         use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
-        ///A project item named by one of three keys.
+        /// A project item named by one of three keys.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             pub item: ArgsItem,
         }
         ::mcp_bindgen::__private::serde_struct!(Args { item = "item" });
-        ///`ArgsItem`
+        /// `ArgsItem`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(untagged, deny_unknown_fields)]
@@ -903,13 +903,13 @@ pub mod unions {
             .described("Branches named by their titles.")
             .typed_args::<self::Args>();
         use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
-        ///Branches named by their titles.
+        /// Branches named by their titles.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             pub who: ArgsWho,
         }
         ::mcp_bindgen::__private::serde_struct!(Args { who = "who" });
-        ///`ArgsWho`
+        /// `ArgsWho`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(untagged, deny_unknown_fields)]
