@@ -68,7 +68,6 @@ pub(super) fn server_module(
         }
     });
     let alias_mod = ident(&naming::alias_module(alias));
-    let names: Vec<&str> = selected.iter().map(|t| t.name.as_str()).collect();
     let server_name = fixture
         .document
         .pointer("/server/name")
@@ -102,7 +101,7 @@ pub(super) fn server_module(
     });
     let client_doc = doc_lines(&format!(
         "Typed client for the `{alias}` server ({} tools), bound to a runtime session.",
-        names.len()
+        selected.len()
     ));
     let skeleton = quote! {
         #(#module_doc)*
@@ -130,11 +129,9 @@ pub(super) fn server_module(
             pub const ALIAS: &str = #alias;
             /// The protocol revision the fixture was snapshotted at (`None`: not recorded).
             pub const FIXTURE_PROTOCOL: ::core::option::Option<&str> = #protocol;
-            /// Original names of the generated tools, in fixture order.
-            pub const TOOL_NAMES: &[&str] = &[#(#names),*];
-            /// Every generated tool as a toolbox definition: compile-time OpenAI export and
-            /// argument validation through the generated types
-            /// (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
+            /// Every generated tool as a toolbox definition, in fixture order (`.name` is the
+            /// tool's name on the server): compile-time OpenAI export and argument validation
+            /// through the generated types (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
             pub const TYPED_TOOLS: &[::mcp_bindgen::toolbox::TypedTool] = &[#(#typed_tools),*];
             #tokens_const
 

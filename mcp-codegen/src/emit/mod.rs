@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! pub mod <alias> {
-//!     pub const FIXTURE_HASH, ALIAS, FIXTURE_PROTOCOL, TOOL_NAMES, TYPED_TOOLS;  // TYPED_TOOLS = &[<tool>::TOOL, …]
+//!     pub const FIXTURE_HASH, ALIAS, FIXTURE_PROTOCOL, TYPED_TOOLS;  // TYPED_TOOLS = &[<tool>::TOOL, …]
 //!     pub struct Client { session, options }   // one async fn per tool; with_options()
 //!     pub trait Tools                          // one method per tool, as `Client`'s
 //!     pub struct Fake; pub struct Recorder     // `Tools` offline: stubs, cassettes

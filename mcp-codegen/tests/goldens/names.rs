@@ -23,20 +23,9 @@ pub mod names {
     pub const ALIAS: &str = "names";
     /// The protocol revision the fixture was snapshotted at (`None`: not recorded).
     pub const FIXTURE_PROTOCOL: ::core::option::Option<&str> = ::core::option::Option::None;
-    /// Original names of the generated tools, in fixture order.
-    pub const TOOL_NAMES: &[&str] = &[
-        "create-issue",
-        "repo.list",
-        "type",
-        "new",
-        "café.lookup",
-        "getHTTPStatus",
-        "a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four",
-        "collide",
-    ];
-    /// Every generated tool as a toolbox definition: compile-time OpenAI export and
-    /// argument validation through the generated types
-    /// (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
+    /// Every generated tool as a toolbox definition, in fixture order (`.name` is the
+    /// tool's name on the server): compile-time OpenAI export and argument validation
+    /// through the generated types (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
     pub const TYPED_TOOLS: &[::mcp_bindgen::toolbox::TypedTool] = &[
         create_issue::TOOL,
         list_repos::TOOL,

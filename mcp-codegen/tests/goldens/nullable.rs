@@ -23,11 +23,9 @@ pub mod nullable {
     pub const ALIAS: &str = "nullable";
     /// The protocol revision the fixture was snapshotted at (`None`: not recorded).
     pub const FIXTURE_PROTOCOL: ::core::option::Option<&str> = ::core::option::Option::None;
-    /// Original names of the generated tools, in fixture order.
-    pub const TOOL_NAMES: &[&str] = &["update"];
-    /// Every generated tool as a toolbox definition: compile-time OpenAI export and
-    /// argument validation through the generated types
-    /// (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
+    /// Every generated tool as a toolbox definition, in fixture order (`.name` is the
+    /// tool's name on the server): compile-time OpenAI export and argument validation
+    /// through the generated types (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
     pub const TYPED_TOOLS: &[::mcp_bindgen::toolbox::TypedTool] = &[update::TOOL];
     /// Typed client for the `nullable` server (1 tools), bound to a runtime session.
     #[derive(Clone, Debug)]
