@@ -28,15 +28,16 @@ use crate::naming;
 use crate::tokens::{doc_lines, ident, opt_str};
 use crate::warning::{Warning, WarningKind};
 
-/// The generated `prompts` module and the `Client::prompts` accessor.
+/// The generated `prompts` module.
 pub(crate) struct PromptsOut {
-    /// `pub mod prompts { … }`.
-    pub module: TokenStream,
+    /// `pub mod prompts { … }`; `None` when no prompt is generated (then neither is
+    /// `Client::prompts`).
+    pub module: Option<TokenStream>,
     /// Warnings for prompts that could not be generated.
     pub warnings: Vec<Warning>,
 }
 
-/// Emits the `prompts` module for `prompts` (fixture order).
+/// Emits the `prompts` module for `prompts` (fixture order), if any of them is generated.
 pub(crate) fn emit(prompts: &[Prompt]) -> PromptsOut {
     let mut warnings = Vec::new();
     let mut taken: BTreeMap<String, &str> = BTreeMap::new();
@@ -75,6 +76,12 @@ pub(crate) fn emit(prompts: &[Prompt]) -> PromptsOut {
             }),
         }
     }
+    if names.is_empty() {
+        return PromptsOut {
+            module: None,
+            warnings,
+        };
+    }
     let module = quote! {
         /// Typed arguments of the server's prompts (`prompts/get`), as recorded in the
         /// fixture; call them through [`super::Client::prompts`].
@@ -95,7 +102,10 @@ pub(crate) fn emit(prompts: &[Prompt]) -> PromptsOut {
             #(#modules)*
         }
     };
-    PromptsOut { module, warnings }
+    PromptsOut {
+        module: Some(module),
+        warnings,
+    }
 }
 
 /// One prompt's module and method; `Err` says why it cannot be generated.
@@ -224,7 +234,8 @@ mod tests {
 
     /// The formatted module with every run of whitespace collapsed to one space.
     fn text(out: &PromptsOut) -> String {
-        let file: syn::File = syn::parse2(out.module.clone()).unwrap();
+        let module = out.module.clone().expect("a prompt is generated");
+        let file: syn::File = syn::parse2(module).unwrap();
         let pretty = prettyplease::unparse(&file);
         pretty.split_whitespace().collect::<Vec<_>>().join(" ")
     }
@@ -284,6 +295,17 @@ mod tests {
         );
         assert!(messages[1].contains("get_prompt(\"c\", arguments)"));
         assert!(text(&out).contains("pub const NAMES: &[&str] = &[\"a-b\"];"));
+    }
+
+    #[test]
+    fn no_prompt_no_module() {
+        assert!(emit(&[]).module.is_none());
+        // Every prompt left out (with a warning): no module either.
+        let out = emit(&prompts(
+            r#"[{"name":"c","arguments":[{"name":"x-y"},{"name":"x_y"}]}]"#,
+        ));
+        assert!(out.module.is_none());
+        assert_eq!(out.warnings.len(), 1);
     }
 
     #[test]

@@ -573,6 +573,88 @@ pub(crate) fn doc_text(out: &mut String, text: &str) {
     }
 }
 
+/// The doc lines of a description as the generated code writes them: each line after one
+/// separating space (`/// text`), an empty line empty (`///`); the text is otherwise kept as
+/// it is (an indented line keeps its indentation after the separating space).
+pub(crate) fn separated_lines(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.lines().map(|line| {
+        if line.is_empty() {
+            String::new()
+        } else {
+            format!(" {line}")
+        }
+    })
+}
+
+/// typify's docs (a description as one `#[doc = "text"]`, without the space after `///`)
+/// on the types, fields and variants of `file` as the rest of the generated code writes
+/// them: one `#[doc = " line"]` per line (see [`separated_lines`]).
+pub(crate) fn separate_docs(file: &mut syn::File) {
+    fn fields(fields: &mut syn::Fields) {
+        for field in fields.iter_mut() {
+            separate(&mut field.attrs);
+        }
+    }
+    for item in &mut file.items {
+        match item {
+            syn::Item::Struct(s) => {
+                separate(&mut s.attrs);
+                fields(&mut s.fields);
+            }
+            syn::Item::Enum(e) => {
+                separate(&mut e.attrs);
+                for v in &mut e.variants {
+                    separate(&mut v.attrs);
+                    fields(&mut v.fields);
+                }
+            }
+            syn::Item::Union(u) => {
+                separate(&mut u.attrs);
+                for field in &mut u.fields.named {
+                    separate(&mut field.attrs);
+                }
+            }
+            syn::Item::Type(t) => separate(&mut t.attrs),
+            _ => {}
+        }
+    }
+}
+
+/// [`separate_docs`] of one list of attributes.
+fn separate(attrs: &mut Vec<syn::Attribute>) {
+    let text = |attr: &syn::Attribute| match &attr.meta {
+        syn::Meta::NameValue(nv) if nv.path.is_ident("doc") => match &nv.value {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            }) => Some(s.clone()),
+            _ => None,
+        },
+        _ => None,
+    };
+    if !attrs.iter().any(|a| text(a).is_some()) {
+        return;
+    }
+    let mut out = Vec::with_capacity(attrs.len() + 1);
+    for attr in attrs.drain(..) {
+        let Some(lit) = text(&attr) else {
+            out.push(attr);
+            continue;
+        };
+        for line in separated_lines(&lit.value()) {
+            let mut doc = attr.clone();
+            if let syn::Meta::NameValue(nv) = &mut doc.meta {
+                nv.value = syn::Expr::Lit(syn::ExprLit {
+                    attrs: Vec::new(),
+                    lit: syn::Lit::Str(syn::LitStr::new(&line, lit.span())),
+                });
+            }
+            out.push(doc);
+        }
+    }
+    *attrs = out;
+}
+
 /// `text` as a Rust string literal, escaped as `proc_macro2::Literal::string` does (so
 /// formatted expansions are byte-identical to typify's path).
 pub(crate) fn string_lit(out: &mut String, text: &str) {
@@ -673,6 +755,44 @@ mod tests {
             .collect();
         let theirs: TokenStream = ours.parse().unwrap();
         assert_eq!(theirs.to_string(), lines.join(" "));
+    }
+
+    #[test]
+    fn typify_docs_get_one_separating_space_per_line_and_nothing_else() {
+        let mut file: syn::File = syn::parse_quote! {
+            #[doc = "Options:\n  - a\n\n    code?\n\twith a tab"]
+            #[derive(Clone)]
+            pub struct Args {
+                #[doc = "`id`"]
+                pub id: String,
+                #[serde(rename = "x")]
+                pub x: u8,
+            }
+            #[doc = "E"]
+            pub enum E {
+                #[doc = "A variant"]
+                A { #[doc = "inner"] n: u8 },
+            }
+            #[doc = " Generation of default values for serde."]
+            pub mod defaults {}
+        };
+        separate_docs(&mut file);
+        let text = prettyplease::unparse(&file);
+        assert!(
+            text.starts_with(
+                "/// Options:\n///   - a\n///\n///     code?\n/// \twith a tab\n#[derive(Clone)]\npub struct Args {\n    /// `id`\n    pub id: String,\n    #[serde(rename = \"x\")]\n"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("/// E\npub enum E {\n    /// A variant\n    A {\n        /// inner\n"),
+            "{text}"
+        );
+        // Not typify's description docs: left as they are.
+        assert!(
+            text.contains("/// Generation of default values for serde.\npub mod defaults"),
+            "{text}"
+        );
     }
 
     fn rw(tokens: TokenStream, lenient: bool, literals: &[(&str, &str)]) -> String {

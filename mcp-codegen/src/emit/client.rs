@@ -23,8 +23,8 @@ pub(super) struct Items<'a> {
     pub(super) fake_methods: &'a [String],
     /// The tools' modules (code).
     pub(super) tool_items: &'a [String],
-    /// The prompts module.
-    pub(super) prompts_module: &'a TokenStream,
+    /// The prompts module, when a prompt is generated.
+    pub(super) prompts_module: Option<&'a TokenStream>,
     /// [`Fixture::tools_hash`].
     pub(super) hash: &'a str,
     /// The generated tools' tokens, when counted.
@@ -40,7 +40,8 @@ const SLOTS: [&str; 4] = [
 ];
 
 /// `pub mod <alias> { … }` around the tools' modules, `Client` methods and `TYPED_TOOLS`
-/// entries, the `Tools` trait with `Fake` and `Recorder`, and the prompts module.
+/// entries, the `Tools` trait with `Fake` and `Recorder`, and the prompts module with its
+/// `Client::prompts` accessor (when a prompt is generated).
 pub(super) fn server_module(
     fixture: &Fixture,
     alias: &str,
@@ -67,7 +68,6 @@ pub(super) fn server_module(
         }
     });
     let alias_mod = ident(&naming::alias_module(alias));
-    let names: Vec<&str> = selected.iter().map(|t| t.name.as_str()).collect();
     let server_name = fixture
         .document
         .pointer("/server/name")
@@ -90,9 +90,18 @@ pub(super) fn server_module(
         Some(revision) => quote!(::core::option::Option::Some(#revision)),
         None => quote!(::core::option::Option::None),
     };
+    let prompts_accessor = prompts_module.is_some().then(|| {
+        quote! {
+            /// The server's prompts, with typed arguments (one method per prompt of the
+            /// fixture).
+            pub fn prompts(&self) -> prompts::Prompts<'_> {
+                prompts::Prompts { session: &self.session }
+            }
+        }
+    });
     let client_doc = doc_lines(&format!(
         "Typed client for the `{alias}` server ({} tools), bound to a runtime session.",
-        names.len()
+        selected.len()
     ));
     let skeleton = quote! {
         #(#module_doc)*
@@ -122,11 +131,9 @@ pub(super) fn server_module(
             pub const ALIAS: &str = #alias;
             /// The protocol revision the fixture was snapshotted at (`None`: not recorded).
             pub const FIXTURE_PROTOCOL: ::core::option::Option<&str> = #protocol;
-            /// Original names of the generated tools, in fixture order.
-            pub const TOOL_NAMES: &[&str] = &[#(#names),*];
-            /// Every generated tool as a toolbox definition: compile-time OpenAI export and
-            /// argument validation through the generated types
-            /// (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
+            /// Every generated tool as a toolbox definition, in fixture order (`.name` is the
+            /// tool's name on the server): compile-time OpenAI export and argument validation
+            /// through the generated types (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
             pub const TYPED_TOOLS: &[::mcp_bindgen::toolbox::TypedTool] = &[#(#typed_tools),*];
             #tokens_const
 
@@ -168,11 +175,7 @@ pub(super) fn server_module(
                     &self.session
                 }
 
-                /// The server's prompts, with typed arguments (one method per prompt of the
-                /// fixture).
-                pub fn prompts(&self) -> prompts::Prompts<'_> {
-                    prompts::Prompts { session: &self.session }
-                }
+                #prompts_accessor
 
                 __mcp_bindgen_methods__
             }

@@ -20,7 +20,8 @@
 //! * a nested type is named `sanitize("{container}_{snake(property)}", Pascal)`, an array's
 //!   items `sanitize("{array type name}Item", Pascal)`;
 //! * a type without a description is documented as `` `Name` ``; a nested object's
-//!   description documents its struct, not the field;
+//!   description documents its struct, not the field (docs are then written one
+//!   `#[doc = " line"]` per line, as [`crate::tokens::separate_docs`] writes typify's);
 //! * an optional property is `Option<T>` with `skip_serializing_if = "Option::is_none"`; a
 //!   struct whose properties are all optional derives `Default`;
 //! * `additionalProperties: false` is `deny_unknown_fields` (arguments only).
@@ -33,7 +34,7 @@ use serde_json::{Map, Value};
 
 use crate::naming::typify_sanitize;
 use crate::normalize::Normalized;
-use crate::tokens::string_lit;
+use crate::tokens::{separated_lines, string_lit};
 
 /// The module of one normalized schema (`Args` or, `lenient`, `Output`), or `None` when
 /// its shape needs typify.
@@ -397,7 +398,7 @@ fn constructor(
     doc_attr(
         out,
         &format!(
-            " The required arguments ({}); every optional one left out. Set others with \
+            "The required arguments ({}); every optional one left out. Set others with \
              `{name} {{ field: Some(…), ..{name}::new(…) }}`.",
             names.join(", ")
         ),
@@ -437,11 +438,13 @@ fn constructor(
     Some(())
 }
 
-/// `#[doc = "text"] `.
+/// `#[doc = " line"] ` per line of `text` (see [`separated_lines`]).
 fn doc_attr(out: &mut String, text: &str) {
-    out.push_str("#[doc = ");
-    string_lit(out, text);
-    out.push_str("] ");
+    for line in separated_lines(text) {
+        out.push_str("#[doc = ");
+        string_lit(out, &line);
+        out.push_str("] ");
+    }
 }
 
 #[cfg(test)]

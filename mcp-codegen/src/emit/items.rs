@@ -153,6 +153,11 @@ fn is_error_module(item: &[TokenTree]) -> bool {
     })
 }
 
+/// The type of an `impl` block, when it is a single identifier.
+pub(super) fn impl_target(tokens: Vec<TokenTree>) -> Option<String> {
+    impl_item(tokens).target
+}
+
 /// Reads what an `impl` block implements for which type (attributes come first).
 fn impl_item(tokens: Vec<TokenTree>) -> ImplItem {
     let start = tokens

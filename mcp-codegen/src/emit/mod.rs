@@ -2,20 +2,25 @@
 //!
 //! ```text
 //! pub mod <alias> {
-//!     pub const FIXTURE_HASH, ALIAS, FIXTURE_PROTOCOL, TOOL_NAMES, TYPED_TOOLS;  // TYPED_TOOLS = &[<tool>::TOOL, …]
+//!     pub const FIXTURE_HASH, ALIAS, FIXTURE_PROTOCOL, TYPED_TOOLS;  // TYPED_TOOLS = &[<tool>::TOOL, …]
 //!     pub struct Client { session, options }   // one async fn per tool; with_options()
 //!     pub trait Tools                          // one method per tool, as `Client`'s
 //!     pub struct Fake; pub struct Recorder     // `Tools` offline: stubs, cassettes
 //!     pub mod <tool> {                         // one module per tool
 //!         pub const TOOL: TypedTool = TypedTool::new(name, openai_name, schema).typed_args::<Args>();
 //!         pub struct Args { … }                // typify's types for this tool only
-//!         pub mod output { pub struct Output { … } }  pub use self::output::Output;
+//!         pub struct Output { … }              // with an outputSchema: the structured result
+//!         pub mod output { … }                 // the types nested in `Output`, if any
 //!     }
 //!     pub mod prompts {                        // Client::prompts(): one async fn per prompt
 //!         pub mod <prompt> { pub const NAME; pub struct Args { … } }  // string arguments
-//!     }
+//!     }                                        // (both only when a prompt is generated)
 //! }
 //! ```
+//!
+//! Every type has one path: the argument and result types sit in their tool's module beside
+//! `TOOL`; only the types nested in `Output` have a module of their own, as their names come
+//! from the schema and may be those of argument types. No module comes out empty.
 //!
 //! **Argument style.** Arguments are plain structs with public fields (required fields
 //! plain, optional ones `Option<T>`), built with a struct literal: argument names are
@@ -27,13 +32,14 @@
 // One concern per file: `options` (the macro's options, checked and sorted per tool),
 // `report` (what generation reports), `names` (the tools' function names and their
 // collisions), `tool` (one tool's module and `Client` methods), `typed` (typify, rewrites and
-// checks for one schema) and `client` (the server module with its `Client`); `plan` puts
-// them together.
+// checks for one schema), `output` (a tool's result types placed in its module) and `client`
+// (the server module with its `Client`); `plan` puts them together.
 mod client;
 mod direct;
 mod items;
 mod names;
 mod options;
+mod output;
 mod parallel;
 mod report;
 mod tool;
@@ -238,7 +244,7 @@ pub(crate) fn plan(fixture: &Fixture, alias: &str, options: &Options) -> Result<
             trait_methods: &trait_methods,
             fake_methods: &fake_methods,
             tool_items: &tool_items,
-            prompts_module: &prompts.module,
+            prompts_module: prompts.module.as_ref(),
             hash: &hash,
             tokens: total,
         },

@@ -1,4 +1,10 @@
 //! One tool: its module (its `TOOL` definition, argument and result types) and its `Client` methods.
+//!
+//! [`emit_tool`] puts together what the functions below emit, one piece of code each: the
+//! argument types ([`args_types`]), the result types ([`output_types`]), the `TOOL` constant
+//! ([`typed_tool_const`]) in the tool's module ([`tool_module`]), the `Client` methods
+//! ([`client_methods`]), the `Tools` methods ([`trait_methods`]) and `Fake`'s stub builder
+//! ([`fake_method`]).
 
 use std::fmt::Write as _;
 
@@ -6,11 +12,12 @@ use mcp_bindgen_core::provider::Tokens;
 use serde_json::Value;
 
 use super::options::ToolOptions;
+use super::output::output_items;
 use super::report::{ToolReport, Typing};
 use super::typed::typed_module;
 use crate::fixture::Tool;
 use crate::naming::{self, did_you_mean};
-use crate::normalize::{self, Problem, Request, Role};
+use crate::normalize::{self, Normalized, Problem, Request, Role};
 use crate::tokens::{doc_text, safe_doc, string_lit};
 use crate::warning::{Warning, WarningKind};
 use crate::{Error, Result};
@@ -31,10 +38,69 @@ pub(super) struct ToolOut {
     pub(super) warnings: Vec<Warning>,
 }
 
+/// A tool's fallbacks and notes, as they come.
+struct Notes<'a> {
+    tool: &'a str,
+    warnings: Vec<Warning>,
+}
+
+impl Notes<'_> {
+    fn note(&mut self, kind: WarningKind, message: String) {
+        self.warnings.push(Warning {
+            tool: self.tool.to_string(),
+            kind,
+            message,
+        });
+    }
+
+    /// The normalizer's notes and renames, each message after `prefix`.
+    fn normalized(&mut self, n: &Normalized, prefix: &str) {
+        for w in &n.warnings {
+            self.note(WarningKind::Note, format!("{prefix}{w}"));
+        }
+        for r in &n.renamed {
+            self.note(WarningKind::Renamed, format!("{prefix}{r}"));
+        }
+    }
+}
+
+/// Typed (or untyped) code of one side of a tool: its arguments or its result.
+struct Part {
+    typing: Typing,
+    /// The items for the tool's module (empty for an untyped result).
+    code: String,
+}
+
+impl Part {
+    fn typed(&self) -> bool {
+        self.typing == Typing::Typed
+    }
+}
+
+/// What the tool's methods share: its names, parameters and result type.
+struct Signature<'a> {
+    /// The function name as written (`r#type`).
+    fn_name: &'a str,
+    /// The function name without `r#` (for names built from it).
+    plain: &'a str,
+    /// `(&self)` or `(&self, args: <tool>::Args)`.
+    params: String,
+    /// What a `Client` method passes on to its `Tools` method: `self` or `self, args`.
+    forwarded: &'static str,
+    /// The arguments a `Tools` method hands the backend: `NoArgs {}` or `args`.
+    args: &'static str,
+    /// `<tool>::Output` or `ToolOutput`.
+    ret: String,
+    /// The backend's call: `typed` or `untyped`.
+    call: &'static str,
+    no_args: bool,
+}
+
 fn compact(v: &Value) -> String {
     serde_json::to_string(v).unwrap_or_else(|_| "null".to_string())
 }
 
+/// Emits one tool: its module, its `Client`, `Tools` and `Fake` methods, and its report.
 pub(super) fn emit_tool(
     tool: &Tool,
     alias: &str,
@@ -43,16 +109,53 @@ pub(super) fn emit_tool(
     direct: bool,
     tokens: Option<Tokens>,
 ) -> Result<ToolOut> {
-    let mut warnings = Vec::new();
-    let mut note = |kind, message: String| {
-        warnings.push(Warning {
-            tool: tool.name.clone(),
-            kind,
-            message,
-        });
+    let props = argument_names(tool, alias, topts)?;
+    let mut notes = Notes {
+        tool: &tool.name,
+        warnings: Vec::new(),
     };
+    let args = args_types(tool, alias, topts, &props, direct, &mut notes)?;
+    let output = output_types(tool, direct, &mut notes);
+    let typed_output = output.as_ref().is_some_and(Part::typed);
+    let module = tool_module(tool, alias, fn_name, &args, output.as_ref(), tokens);
 
-    // Unknown arguments in rename/types.
+    let no_args = args.typing == Typing::NoArgs;
+    let sig = Signature {
+        fn_name,
+        plain: naming::unraw(fn_name),
+        params: if no_args {
+            "(&self)".to_string()
+        } else {
+            format!("(&self, args: {fn_name}::Args)")
+        },
+        forwarded: if no_args { "self" } else { "self, args" },
+        args: if no_args { "NoArgs {}" } else { "args" },
+        ret: if typed_output {
+            format!("{fn_name}::Output")
+        } else {
+            "ToolOutput".to_string()
+        },
+        call: if typed_output { "typed" } else { "untyped" },
+        no_args,
+    };
+    Ok(ToolOut {
+        module,
+        methods: client_methods(tool, &args.typing, &sig),
+        trait_method: trait_methods(tool, &sig),
+        fake_method: fake_method(&sig),
+        report: ToolReport {
+            name: tool.name.clone(),
+            function: fn_name.to_string(),
+            args: args.typing,
+            output: output.map(|o| o.typing),
+        },
+        warnings: notes.warnings,
+    })
+}
+
+/// The names of the tool's arguments (`inputSchema` properties); an error if `rename` or
+/// `types` names another.
+fn argument_names(tool: &Tool, alias: &str, topts: &ToolOptions) -> Result<Vec<String>> {
     let props: Vec<String> = tool
         .input_schema
         .get("properties")
@@ -75,8 +178,20 @@ pub(super) fn emit_tool(
             }
         }
     }
+    Ok(props)
+}
 
-    // Arguments.
+/// The argument types: `Args` (and the types nested in it), `NoArgs`, a free-form JSON
+/// object or, when the schema cannot be typed, untyped JSON. An error is the user's to fix
+/// (two arguments on one field, a bad option).
+fn args_types(
+    tool: &Tool,
+    alias: &str,
+    topts: &ToolOptions,
+    props: &[String],
+    direct: bool,
+    notes: &mut Notes<'_>,
+) -> Result<Part> {
     let request = Request {
         renames: topts.arg_renames.clone(),
         types: topts.arg_types.clone(),
@@ -85,81 +200,52 @@ pub(super) fn emit_tool(
             _ => format!("Arguments of the tool `{}`.", tool.name),
         }),
     };
-    let (args_typing, args_tokens) = match normalize::normalize(
-        &tool.input_schema,
-        Role::Input,
-        &request,
-    ) {
+    let part = match normalize::normalize(&tool.input_schema, Role::Input, &request) {
         Ok(n) if n.no_args => {
             for w in &n.warnings {
-                note(WarningKind::Note, w.clone());
+                notes.note(WarningKind::Note, w.clone());
             }
-            (
-                Typing::NoArgs,
-                "#[doc = \" This tool takes no arguments; the call sends `{}`.\"] \
-                 pub type Args = ::mcp_bindgen::NoArgs;"
+            Part {
+                typing: Typing::NoArgs,
+                code: "#[doc = \" This tool takes no arguments; the call sends `{}`.\"] \
+                       pub type Args = ::mcp_bindgen::NoArgs;"
                     .to_string(),
-            )
+            }
         }
         Ok(n) if n.free_form => {
-            note(
-                    WarningKind::Note,
-                    "the inputSchema names no arguments but does not rule any out: arguments are a free-form JSON object".into(),
-                );
-            (
-                Typing::Typed,
-                "#[doc = \" The tool's schema names no arguments but allows any: a free-form\"] \
-                 #[doc = \" JSON object (`serde_json::Map`).\"] \
-                 pub type Args = ::mcp_bindgen::__private::serde_json::Map<\
-                 ::std::string::String, ::mcp_bindgen::__private::serde_json::Value>;"
+            notes.note(
+                WarningKind::Note,
+                "the inputSchema names no arguments but does not rule any out: arguments are a free-form JSON object".into(),
+            );
+            Part {
+                typing: Typing::Typed,
+                code: "#[doc = \" The tool's schema names no arguments but allows any: a free-form\"] \
+                       #[doc = \" JSON object (`serde_json::Map`).\"] \
+                       pub type Args = ::mcp_bindgen::__private::serde_json::Map<\
+                       ::std::string::String, ::mcp_bindgen::__private::serde_json::Value>;"
                     .to_string(),
-            )
+            }
         }
         Ok(n) => {
-            for w in &n.warnings {
-                note(WarningKind::Note, w.clone());
-            }
-            for r in &n.renamed {
-                note(WarningKind::Renamed, r.clone());
-            }
+            notes.normalized(&n, "");
             match typed_module(&n, false, direct) {
-                Ok(code) => (Typing::Typed, code),
-                Err(reason) => (Typing::Untyped(reason), String::new()),
+                Ok(code) => Part {
+                    typing: Typing::Typed,
+                    code,
+                },
+                Err(reason) => untyped_args(reason, notes),
             }
         }
-        Err(Problem::Fallback(reason)) => (Typing::Untyped(reason), String::new()),
+        Err(Problem::Fallback(reason)) => untyped_args(reason, notes),
         Err(Problem::Collision {
             first,
             second,
             field,
             ..
         }) => {
-            // Collisions are resolved on their own unless a `rename` causes one: the hint
-            // replaces that entry.
-            let (first, second) = if request.renames.contains_key(&first) {
-                (second, first)
-            } else {
-                (first, second)
-            };
-            let mut suggestion = format!("{field}_2");
-            let mut n = 3;
-            while props
-                .iter()
-                .any(|p| naming::typify_sanitize(p, false) == suggestion)
-            {
-                suggestion = format!("{field}_{n}");
-                n += 1;
-            }
-            return Err(Error::ArgumentCollision(Box::new(
-                crate::error::ArgumentCollision {
-                    alias: alias.to_string(),
-                    tool: tool.name.clone(),
-                    first,
-                    second,
-                    field,
-                    suggestion,
-                },
-            )));
+            return Err(collision_error(
+                tool, alias, &request, props, first, second, field,
+            ));
         }
         Err(Problem::BadOption {
             option,
@@ -173,119 +259,130 @@ pub(super) fn emit_tool(
             });
         }
     };
-    let args_tokens = match &args_typing {
-        Typing::Untyped(reason) => {
-            note(WarningKind::ArgsFallback, reason.clone());
-            let mut code = String::new();
-            doc_text(
-                &mut code,
-                &format!(
-                    "Arguments as untyped JSON: mcp-bindgen could not type this tool's schema ({reason})."
-                ),
-            );
-            code.push_str("pub type Args = ::mcp_bindgen::__private::serde_json::Value;");
-            code
-        }
-        _ => args_tokens,
-    };
+    Ok(part)
+}
 
-    // Output.
-    let (output_typing, output_tokens) = match &tool.output_schema {
-        None => (None, String::new()),
-        Some(schema) => {
-            let request = Request {
-                description: Some(format!("Structured result of the tool `{}`.", tool.name)),
-                ..Request::default()
-            };
-            let result = normalize::normalize(schema, Role::Output, &request)
-                .map_err(|p| match p {
-                    Problem::Fallback(r) | Problem::BadOption { message: r, .. } => r,
-                    Problem::Collision { first, second, field, pointer } => format!(
-                        "properties \"{first}\" and \"{second}\" at {} both map to the Rust field `{field}`",
-                        if pointer.is_empty() { "/" } else { &pointer }
-                    ),
-                })
-                .and_then(|n| {
-                    for w in &n.warnings {
-                        note(WarningKind::Note, format!("outputSchema: {w}"));
-                    }
-                    for r in &n.renamed {
-                        note(WarningKind::Renamed, format!("outputSchema: {r}"));
-                    }
-                    typed_module(&n, true, direct)
-                });
-            match result {
-                Ok(code) => (
-                    Some(Typing::Typed),
-                    format!(
-                        "#[doc = \" Types of the tool's structured result (`outputSchema`).\"] \
-                         pub mod output {{ {code} }} pub use self::output::Output;"
-                    ),
-                ),
-                Err(reason) => {
-                    note(WarningKind::OutputFallback, reason.clone());
-                    (Some(Typing::Untyped(reason)), String::new())
-                }
+/// Arguments as untyped JSON (`serde_json::Value`), documented with the reason.
+fn untyped_args(reason: String, notes: &mut Notes<'_>) -> Part {
+    notes.note(WarningKind::ArgsFallback, reason.clone());
+    let mut code = String::new();
+    doc_text(
+        &mut code,
+        &format!(
+            "Arguments as untyped JSON: mcp-bindgen could not type this tool's schema ({reason})."
+        ),
+    );
+    code.push_str("pub type Args = ::mcp_bindgen::__private::serde_json::Value;");
+    Part {
+        typing: Typing::Untyped(reason),
+        code,
+    }
+}
+
+/// Two arguments map to one Rust field: the error, with a `rename` that resolves it.
+/// Collisions are resolved on their own unless a `rename` causes one: the hint replaces that
+/// entry.
+fn collision_error(
+    tool: &Tool,
+    alias: &str,
+    request: &Request,
+    props: &[String],
+    first: String,
+    second: String,
+    field: String,
+) -> Error {
+    let (first, second) = if request.renames.contains_key(&first) {
+        (second, first)
+    } else {
+        (first, second)
+    };
+    let mut suggestion = format!("{field}_2");
+    let mut n = 3;
+    while props
+        .iter()
+        .any(|p| naming::typify_sanitize(p, false) == suggestion)
+    {
+        suggestion = format!("{field}_{n}");
+        n += 1;
+    }
+    Error::ArgumentCollision(Box::new(crate::error::ArgumentCollision {
+        alias: alias.to_string(),
+        tool: tool.name.clone(),
+        first,
+        second,
+        field,
+        suggestion,
+    }))
+}
+
+/// The result types (`None` without an `outputSchema`): `Output` and, in `output`, the
+/// types nested in it; untyped (a `ToolOutput`) when the schema cannot be typed.
+fn output_types(tool: &Tool, direct: bool, notes: &mut Notes<'_>) -> Option<Part> {
+    let schema = tool.output_schema.as_ref()?;
+    let request = Request {
+        description: Some(format!("Structured result of the tool `{}`.", tool.name)),
+        ..Request::default()
+    };
+    let result = normalize::normalize(schema, Role::Output, &request)
+        .map_err(|p| match p {
+            Problem::Fallback(r) | Problem::BadOption { message: r, .. } => r,
+            Problem::Collision {
+                first,
+                second,
+                field,
+                pointer,
+            } => format!(
+                "properties \"{first}\" and \"{second}\" at {} both map to the Rust field `{field}`",
+                if pointer.is_empty() { "/" } else { &pointer }
+            ),
+        })
+        .and_then(|n| {
+            notes.normalized(&n, "outputSchema: ");
+            typed_module(&n, true, direct)
+        })
+        .and_then(|code| output_items(&code));
+    Some(match result {
+        Ok(code) => Part {
+            typing: Typing::Typed,
+            code,
+        },
+        Err(reason) => {
+            notes.note(WarningKind::OutputFallback, reason.clone());
+            Part {
+                typing: Typing::Untyped(reason),
+                code: String::new(),
             }
         }
-    };
+    })
+}
 
-    // Constants: `TypedTool::new(…)` and one `const` builder per fact that differs from its
-    // defaults.
-    let name = &tool.name;
+/// `pub mod <tool> { … }`: the `TOOL` constant, `TOKENS` when counted, the argument and
+/// result types.
+fn tool_module(
+    tool: &Tool,
+    alias: &str,
+    fn_name: &str,
+    args: &Part,
+    output: Option<&Part>,
+    tokens: Option<Tokens>,
+) -> String {
+    let output_code = output.map_or("", |o| o.code.as_str());
     let mut module = String::with_capacity(
-        512 + args_tokens.len()
-            + output_tokens.len()
+        512 + args.code.len()
+            + output_code.len()
             + 2 * tool.description.as_ref().map_or(0, String::len),
     );
     doc_text(
         &mut module,
-        &format!("Types and definition of the tool `{name}`."),
+        &format!("Types and definition of the tool `{}`.", tool.name),
     );
     let _ = write!(
         module,
         "pub mod {fn_name} {{ #[doc = \" The tool as the runtime sees it (the server's `TYPED_TOOLS` lists it).\"] \
-         pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = ::mcp_bindgen::toolbox::TypedTool::new("
+         pub const TOOL: ::mcp_bindgen::toolbox::TypedTool = "
     );
-    string_lit(&mut module, name);
-    module.push_str(", ");
-    string_lit(&mut module, &naming::openai_name(alias, name));
-    module.push_str(", ");
-    string_lit(&mut module, &compact(&tool.input_schema));
-    module.push(')');
-    if let Some(d) = tool.description.as_deref() {
-        module.push_str(".described(");
-        string_lit(&mut module, d);
-        module.push(')');
-    }
-    // What the model reads beside the description: the reviewed words a toolbox exports.
-    if let Some(t) = tool.title.as_deref() {
-        module.push_str(".titled(");
-        string_lit(&mut module, t);
-        module.push(')');
-    }
-    if let Some(a) = tool.raw.get("annotations").filter(|a| a.is_object()) {
-        module.push_str(".annotated(");
-        string_lit(&mut module, &compact(a));
-        module.push(')');
-    }
-    if let Some(schema) = &tool.output_schema {
-        module.push_str(".output_schema(");
-        string_lit(&mut module, &compact(schema));
-        module.push(')');
-    }
-    match &args_typing {
-        Typing::NoArgs => module.push_str(".no_args()"),
-        Typing::Typed => module.push_str(".typed_args::<self::Args>()"),
-        Typing::Untyped(reason) => {
-            module.push_str(".untyped_args(");
-            string_lit(&mut module, reason);
-            module.push(')');
-        }
-    }
-    if output_typing == Some(Typing::Typed) {
-        module.push_str(".typed_output::<self::Output>()");
-    }
+    let typed_output = output.is_some_and(Part::typed);
+    typed_tool_const(&mut module, tool, alias, &args.typing, typed_output);
     module.push_str("; ");
     if let Some(t) = tokens {
         let _ = write!(
@@ -295,45 +392,118 @@ pub(super) fn emit_tool(
             t.full, t.compact
         );
     }
-    module.push_str(&args_tokens);
+    module.push_str(&args.code);
     module.push(' ');
-    module.push_str(&output_tokens);
+    module.push_str(output_code);
     module.push_str(" }");
+    module
+}
 
-    // Methods.
-    let typed_output = output_typing == Some(Typing::Typed);
-    let no_args = args_typing == Typing::NoArgs;
-    let ret = if typed_output {
-        format!("{fn_name}::Output")
-    } else {
-        "ToolOutput".to_string()
-    };
+/// The value of `TOOL`: `TypedTool::new(…)` and one `const` builder per fact that differs
+/// from its defaults.
+fn typed_tool_const(out: &mut String, tool: &Tool, alias: &str, args: &Typing, typed_output: bool) {
+    out.push_str("::mcp_bindgen::toolbox::TypedTool::new(");
+    string_lit(out, &tool.name);
+    out.push_str(", ");
+    string_lit(out, &naming::openai_name(alias, &tool.name));
+    out.push_str(", ");
+    string_lit(out, &compact(&tool.input_schema));
+    out.push(')');
+    if let Some(d) = tool.description.as_deref() {
+        out.push_str(".described(");
+        string_lit(out, d);
+        out.push(')');
+    }
+    // What the model reads beside the description: the reviewed words a toolbox exports.
+    if let Some(t) = tool.title.as_deref() {
+        out.push_str(".titled(");
+        string_lit(out, t);
+        out.push(')');
+    }
+    if let Some(a) = tool.raw.get("annotations").filter(|a| a.is_object()) {
+        out.push_str(".annotated(");
+        string_lit(out, &compact(a));
+        out.push(')');
+    }
+    if let Some(schema) = &tool.output_schema {
+        out.push_str(".output_schema(");
+        string_lit(out, &compact(schema));
+        out.push(')');
+    }
+    match args {
+        Typing::NoArgs => out.push_str(".no_args()"),
+        Typing::Typed => out.push_str(".typed_args::<self::Args>()"),
+        Typing::Untyped(reason) => {
+            out.push_str(".untyped_args(");
+            string_lit(out, reason);
+            out.push(')');
+        }
+    }
+    if typed_output {
+        out.push_str(".typed_output::<self::Output>()");
+    }
+}
+
+/// The documentation of the tool's `Client` method: the tool's description, or a line
+/// naming the tool; untyped arguments say why.
+fn method_doc(tool: &Tool, args: &Typing) -> String {
     let mut doc = tool.description.clone().unwrap_or_default();
     if doc.trim().is_empty() {
-        doc = format!("Calls the tool `{name}`.");
+        doc = format!("Calls the tool `{}`.", tool.name);
     }
-    if let Typing::Untyped(reason) = &args_typing {
+    if let Typing::Untyped(reason) = args {
         doc.push_str(&format!("\n\nArguments are untyped JSON: {reason}."));
     }
-    // `(&self)` or `(&self, args: <tool>::Args)`, and what the body passes on.
-    let (params, args) = if no_args {
-        ("(&self)".to_string(), "NoArgs {}")
-    } else {
-        (format!("(&self, args: {fn_name}::Args)"), "args")
-    };
-    let plain = naming::unraw(fn_name);
-    // The inherent method is the `Tools` method (which calls through the client's backend,
-    // with its options), so `client.tool(args)` needs no trait import.
+    doc
+}
+
+/// The tool's `Client` methods: the call and, when the server can run the tool as a task,
+/// `<tool>_task`. Each is the `Tools` method of the same name (which calls through the
+/// client's backend, with its options), so `client.tool(args)` needs no trait import.
+fn client_methods(tool: &Tool, args: &Typing, sig: &Signature<'_>) -> String {
+    let Signature {
+        fn_name,
+        plain,
+        params,
+        forwarded,
+        ret,
+        ..
+    } = sig;
+    let doc = method_doc(tool, args);
     let mut methods = String::with_capacity(2 * doc.len() + 512);
     doc_text(&mut methods, &doc);
-    let forwarded = if no_args { "self" } else { "self, args" };
     let _ = write!(
         methods,
         "pub fn {fn_name}{params} -> CallFuture<'_, {ret}> {{ Tools::{fn_name}({forwarded}) }} "
     );
-    // The tool's `Tools` method (provided: it calls through the implementor's backend, so
-    // `Client`, `Fake` and `Recorder` share it) and `Fake`'s `on_<tool>` stub builder.
-    let call = if typed_output { "typed" } else { "untyped" };
+    if tool.task_capable() {
+        doc_text(
+            &mut methods,
+            &format!(
+                "Runs [`Self::{plain}`] as a task (the server says it can): the handle's `wait()` gives the same result; `cancel()` or dropping the handle cancels it."
+            ),
+        );
+        let _ = write!(
+            methods,
+            "pub fn {plain}_task{params} -> CallFuture<'_, TaskHandle<{ret}>> {{ Tools::{plain}_task({forwarded}) }} "
+        );
+    }
+    methods
+}
+
+/// The tool's methods of the `Tools` trait, provided: they call through the implementor's
+/// backend, so `Client`, `Fake` and `Recorder` share them.
+fn trait_methods(tool: &Tool, sig: &Signature<'_>) -> String {
+    let Signature {
+        fn_name,
+        plain,
+        params,
+        forwarded,
+        args,
+        ret,
+        call,
+        ..
+    } = sig;
     let mut trait_method = String::with_capacity(256);
     doc_text(&mut trait_method, &format!("See [`Client::{plain}`]."));
     if tool.task_required() {
@@ -353,16 +523,6 @@ pub(super) fn emit_tool(
         // The task variant goes through the backend too: a `Fake` answers it with the
         // tool's stub, a `Recorder` records it.
         doc_text(
-            &mut methods,
-            &format!(
-                "Runs [`Self::{plain}`] as a task (the server says it can): the handle's `wait()` gives the same result; `cancel()` or dropping the handle cancels it."
-            ),
-        );
-        let _ = write!(
-            methods,
-            "pub fn {plain}_task{params} -> CallFuture<'_, TaskHandle<{ret}>> {{ Tools::{plain}_task({forwarded}) }} "
-        );
-        doc_text(
             &mut trait_method,
             &format!(
                 "See [`Client::{plain}_task`]; a `Fake` answers it with the `on_{plain}` stub."
@@ -373,12 +533,25 @@ pub(super) fn emit_tool(
             "fn {plain}_task{params} -> CallFuture<'_, TaskHandle<{ret}>> {{ self.__backend().task_{call}({fn_name}::TOOL.name, {args}) }}"
         );
     }
+    trait_method
+}
+
+/// `Fake`'s `on_<tool>` stub builder.
+fn fake_method(sig: &Signature<'_>) -> String {
+    let Signature {
+        fn_name,
+        plain,
+        ret,
+        call,
+        no_args,
+        ..
+    } = sig;
     let mut fake_method = String::with_capacity(256);
     doc_text(
         &mut fake_method,
         &format!("Answers [`Tools::{plain}`] with `stub`."),
     );
-    let (stub, handler) = if no_args {
+    let (stub, handler) = if *no_args {
         (format!("impl StubNoArgs<{ret}>"), "move |_: NoArgs| stub()")
     } else {
         (format!("impl Stub<{fn_name}::Args, {ret}>"), "stub")
@@ -387,20 +560,7 @@ pub(super) fn emit_tool(
         fake_method,
         "pub fn on_{plain}(self, stub: {stub}) -> Self {{ self.0.stub_{call}({fn_name}::TOOL.name, {handler}); self }}"
     );
-
-    Ok(ToolOut {
-        module,
-        methods,
-        trait_method,
-        fake_method,
-        report: ToolReport {
-            name: name.clone(),
-            function: fn_name.to_string(),
-            args: args_typing,
-            output: output_typing,
-        },
-        warnings,
-    })
+    fake_method
 }
 
 #[cfg(test)]

@@ -61,6 +61,7 @@ fn typify_module(
         }
     };
     let file = &mut items.file;
+    tokens::separate_docs(file);
     if !lenient {
         tokens::double_option(file, "Args", &n.nullable_optional);
     }

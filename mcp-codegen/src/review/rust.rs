@@ -219,7 +219,7 @@ struct Surface {
 struct ToolItems {
     /// The tool's Rust module (and method) name.
     module: String,
-    /// Item path (`Args`, `output::Output`, `Client::create_issue`, `impl Default for Args`)
+    /// Item path (`Args`, `output::OutputState`, `Client::create_issue`, `impl Default for Args`)
     /// → its shape.
     items: BTreeMap<String, Item>,
 }
@@ -472,8 +472,8 @@ fn collect(items: &[syn::Item], prefix: &str, out: &mut BTreeMap<String, Item>) 
                 );
             }
             syn::Item::Use(u) if is_pub(&u.vis) => {
-                // One item per name the `use` makes visible: `pub use self::output::Output`
-                // is the re-export `Output` of `self::output::Output`.
+                // One item per name the `use` makes visible: `pub use self::a::B` is the
+                // re-export `B` of `self::a::B`.
                 let mut names = Vec::new();
                 reexports(&u.tree, String::new(), &mut names);
                 for (name, path) in names {
@@ -987,11 +987,7 @@ mod tests {
             RustEffect::Major,
             "method `Client::create_issue` changes its signature",
         );
-        has(
-            c,
-            RustEffect::Minor,
-            "struct `create_issue::output::Output` added",
-        );
+        has(c, RustEffect::Minor, "struct `create_issue::Output` added");
     }
 
     #[test]
@@ -1089,6 +1085,10 @@ mod tests {
             RustEffect::Major,
             "`prompts::Prompts::summarize` removed",
         );
+        // The last prompt gone, the module goes (with `Client::prompts`).
+        let review = rust_effects(&with(json!([{"name": "greet"}])), &with(json!([])));
+        let prompts = review.prompts.expect("the prompts' bindings change");
+        assert_eq!(prompts.effect, RustEffect::Major, "{prompts:#?}");
     }
 
     #[test]

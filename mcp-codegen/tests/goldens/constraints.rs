@@ -24,11 +24,9 @@ pub mod constraints {
     pub const ALIAS: &str = "constraints";
     /// The protocol revision the fixture was snapshotted at (`None`: not recorded).
     pub const FIXTURE_PROTOCOL: ::core::option::Option<&str> = ::core::option::Option::None;
-    /// Original names of the generated tools, in fixture order.
-    pub const TOOL_NAMES: &[&str] = &["formats", "defaults", "dropped", "free_form"];
-    /// Every generated tool as a toolbox definition: compile-time OpenAI export and
-    /// argument validation through the generated types
-    /// (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
+    /// Every generated tool as a toolbox definition, in fixture order (`.name` is the
+    /// tool's name on the server): compile-time OpenAI export and argument validation
+    /// through the generated types (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
     pub const TYPED_TOOLS: &[::mcp_bindgen::toolbox::TypedTool] = &[
         formats::TOOL,
         defaults::TOOL,
@@ -75,13 +73,6 @@ pub mod constraints {
         /// The underlying session (untyped calls, server info, close).
         pub fn session(&self) -> &::mcp_bindgen::Session {
             &self.session
-        }
-        /// The server's prompts, with typed arguments (one method per prompt of the
-        /// fixture).
-        pub fn prompts(&self) -> prompts::Prompts<'_> {
-            prompts::Prompts {
-                session: &self.session,
-            }
         }
         /// format/pattern/bounds map to std types.
         pub fn formats(&self, args: formats::Args) -> CallFuture<'_, ToolOutput> {
@@ -239,7 +230,7 @@ pub mod constraints {
             )
             .described("format/pattern/bounds map to std types.")
             .typed_args::<self::Args>();
-        ///format/pattern/bounds map to std types.
+        /// format/pattern/bounds map to std types.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             pub count: Option<u64>,
@@ -250,7 +241,7 @@ pub mod constraints {
             pub ip: Option<String>,
             pub offset: Option<i64>,
             pub page: Option<u64>,
-            ///Default: `30`.
+            /// Default: `30`.
             pub per_page: Option<u64>,
             pub ratio: Option<f64>,
             pub slug: Option<String>,
@@ -305,21 +296,21 @@ pub mod constraints {
             )
             .described("default on properties: documented, left to the server.")
             .typed_args::<self::Args>();
-        ///default on properties: documented, left to the server.
+        /// default on properties: documented, left to the server.
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct Args {
-            ///Default: `"/"`.
+            /// Default: `"/"`.
             pub path: Option<String>,
-            ///Default: `false`.
+            /// Default: `false`.
             pub public: Option<bool>,
-            ///Default: `"open"`.
+            /// Default: `"open"`.
             pub state: Option<ArgsState>,
         }
         ::mcp_bindgen::__private::serde_struct!(
             Args { path = "path" skip_if(Option::is_none), public = "public"
             skip_if(Option::is_none), state = "state" skip_if(Option::is_none) }
         );
-        ///Default: `"open"`.
+        /// Default: `"open"`.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsState {
             Open,
@@ -339,7 +330,7 @@ pub mod constraints {
             )
             .described("Keywords typify cannot express are dropped with a warning.")
             .typed_args::<self::Args>();
-        ///Keywords typify cannot express are dropped with a warning.
+        /// Keywords typify cannot express are dropped with a warning.
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct Args {
             pub cond: Option<ArgsCond>,
@@ -353,7 +344,7 @@ pub mod constraints {
             skip_if(Option::is_none), ext = "ext" skip_if(Option::is_none), strict =
             "strict" skip_if(Option::is_none), tuple = "tuple" skip_if(Option::is_none) }
         );
-        ///`ArgsCond`
+        /// `ArgsCond`
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct ArgsCond {
             pub a: Option<String>,
@@ -361,7 +352,7 @@ pub mod constraints {
         ::mcp_bindgen::__private::serde_struct!(
             ArgsCond { a = "a" skip_if(Option::is_none) }
         );
-        ///`ArgsStrict`
+        /// `ArgsStrict`
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct ArgsStrict {
             pub x: Option<String>,
@@ -381,7 +372,7 @@ pub mod constraints {
             .described("Maps and any-JSON values.")
             .typed_args::<self::Args>();
         use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
-        ///Maps and any-JSON values.
+        /// Maps and any-JSON values.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             pub data: ::mcp_bindgen::__private::serde_json::Value,
@@ -413,7 +404,7 @@ pub mod constraints {
             labels = "labels" skip_if(Option::is_none), loose = "loose"
             skip_if(Option::is_none), nested = "nested" skip_if(Option::is_none) }
         );
-        ///`ArgsLabels`
+        /// `ArgsLabels`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         pub struct ArgsLabels {
@@ -422,7 +413,7 @@ pub mod constraints {
             #[serde(flatten)]
             pub extra: ::std::collections::BTreeMap<String, String>,
         }
-        ///`ArgsNested`
+        /// `ArgsNested`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         pub struct ArgsNested {
@@ -445,17 +436,5 @@ pub mod constraints {
                 }
             }
         }
-    }
-    /// Typed arguments of the server's prompts (`prompts/get`), as recorded in the
-    /// fixture; call them through [`super::Client::prompts`].
-    pub mod prompts {
-        /// Original names of the generated prompts, in fixture order.
-        pub const NAMES: &[&str] = &[];
-        /// The server's prompts: one async method per prompt, arguments typed.
-        #[derive(Clone, Copy, Debug)]
-        pub struct Prompts<'a> {
-            pub(super) session: &'a ::mcp_bindgen::Session,
-        }
-        impl Prompts<'_> {}
     }
 }

@@ -24,11 +24,9 @@ pub mod enums {
     pub const ALIAS: &str = "enums";
     /// The protocol revision the fixture was snapshotted at (`None`: not recorded).
     pub const FIXTURE_PROTOCOL: ::core::option::Option<&str> = ::core::option::Option::None;
-    /// Original names of the generated tools, in fixture order.
-    pub const TOOL_NAMES: &[&str] = &["search_issues", "shapes", "consts"];
-    /// Every generated tool as a toolbox definition: compile-time OpenAI export and
-    /// argument validation through the generated types
-    /// (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
+    /// Every generated tool as a toolbox definition, in fixture order (`.name` is the
+    /// tool's name on the server): compile-time OpenAI export and argument validation
+    /// through the generated types (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
     pub const TYPED_TOOLS: &[::mcp_bindgen::toolbox::TypedTool] = &[
         search_issues::TOOL,
         shapes::TOOL,
@@ -74,13 +72,6 @@ pub mod enums {
         /// The underlying session (untyped calls, server info, close).
         pub fn session(&self) -> &::mcp_bindgen::Session {
             &self.session
-        }
-        /// The server's prompts, with typed arguments (one method per prompt of the
-        /// fixture).
-        pub fn prompts(&self) -> prompts::Prompts<'_> {
-            prompts::Prompts {
-                session: &self.session,
-            }
         }
         /// GitHub's colliding enum values.
         pub fn search_issues(
@@ -235,7 +226,7 @@ pub mod enums {
             .described("GitHub's colliding enum values.")
             .typed_args::<self::Args>();
         use ::mcp_bindgen::__private::serde::Serialize;
-        ///GitHub's colliding enum values.
+        /// GitHub's colliding enum values.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             pub encoding: Option<ArgsEncoding>,
@@ -247,7 +238,7 @@ pub mod enums {
             Args { encoding = "encoding" skip_if(Option::is_none), level = "level"
             skip_if(Option::is_none), q = "q", sort = "sort" skip_if(Option::is_none) }
         );
-        ///`ArgsEncoding`
+        /// `ArgsEncoding`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsEncoding {
             Utf8,
@@ -258,7 +249,7 @@ pub mod enums {
         ::mcp_bindgen::__private::string_enum!(
             ArgsEncoding { Utf8 = "utf-8", X = "", Latin1 = "latin1", Utf82 = "UTF-8" }
         );
-        ///`ArgsLevel`
+        /// `ArgsLevel`
         #[derive(Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(transparent)]
@@ -297,7 +288,7 @@ pub mod enums {
                     })
             }
         }
-        ///`ArgsSort`
+        /// `ArgsSort`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsSort {
             Comments,
@@ -333,7 +324,7 @@ pub mod enums {
             .described("Unions: tagged by const, untagged objects, scalars, mixed.")
             .typed_args::<self::Args>();
         use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
-        ///Unions: tagged by const, untagged objects, scalars, mixed.
+        /// Unions: tagged by const, untagged objects, scalars, mixed.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             pub flag: Option<ArgsFlag>,
@@ -345,7 +336,7 @@ pub mod enums {
             Args { flag = "flag" skip_if(Option::is_none), shape = "shape", target =
             "target" skip_if(Option::is_none), value = "value" skip_if(Option::is_none) }
         );
-        ///`ArgsFlag`
+        /// `ArgsFlag`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(untagged)]
@@ -366,7 +357,7 @@ pub mod enums {
                 Self::Boolean(value)
             }
         }
-        ///`ArgsShape`
+        /// `ArgsShape`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(tag = "kind")]
@@ -376,7 +367,7 @@ pub mod enums {
             #[serde(rename = "square")]
             Square { side: f64 },
         }
-        ///`ArgsTarget`
+        /// `ArgsTarget`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         pub enum ArgsTarget {
@@ -390,7 +381,7 @@ pub mod enums {
                 Self::ItemId(value)
             }
         }
-        ///`ArgsValue`
+        /// `ArgsValue`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(untagged)]
@@ -421,7 +412,7 @@ pub mod enums {
             .described("const values become one-value enums.")
             .typed_args::<self::Args>();
         use ::mcp_bindgen::__private::serde::Serialize;
-        ///const values become one-value enums.
+        /// const values become one-value enums.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             pub answer: Option<ArgsAnswer>,
@@ -433,7 +424,7 @@ pub mod enums {
             Args { answer = "answer" skip_if(Option::is_none), kind = "kind", version =
             "version", yes = "yes" skip_if(Option::is_none) }
         );
-        ///`ArgsAnswer`
+        /// `ArgsAnswer`
         #[derive(Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(transparent)]
@@ -472,13 +463,13 @@ pub mod enums {
                     })
             }
         }
-        ///`ArgsKind`
+        /// `ArgsKind`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsKind {
             Issue,
         }
         ::mcp_bindgen::__private::string_enum!(ArgsKind { Issue = "issue" });
-        ///`ArgsVersion`
+        /// `ArgsVersion`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsVersion {
             X202401,
@@ -495,17 +486,5 @@ pub mod enums {
                 }
             }
         }
-    }
-    /// Typed arguments of the server's prompts (`prompts/get`), as recorded in the
-    /// fixture; call them through [`super::Client::prompts`].
-    pub mod prompts {
-        /// Original names of the generated prompts, in fixture order.
-        pub const NAMES: &[&str] = &[];
-        /// The server's prompts: one async method per prompt, arguments typed.
-        #[derive(Clone, Copy, Debug)]
-        pub struct Prompts<'a> {
-            pub(super) session: &'a ::mcp_bindgen::Session,
-        }
-        impl Prompts<'_> {}
     }
 }

@@ -24,21 +24,9 @@ pub mod faithful {
     pub const ALIAS: &str = "faithful";
     /// The protocol revision the fixture was snapshotted at (`None`: not recorded).
     pub const FIXTURE_PROTOCOL: ::core::option::Option<&str> = ::core::option::Option::None;
-    /// Original names of the generated tools, in fixture order.
-    pub const TOOL_NAMES: &[&str] = &[
-        "pydantic_union",
-        "required_sets",
-        "const_tagged",
-        "nested_tag",
-        "nullable_recursion",
-        "output_fields",
-        "colliding_type_names",
-        "openapi_shapes",
-        "colliding_arguments",
-    ];
-    /// Every generated tool as a toolbox definition: compile-time OpenAI export and
-    /// argument validation through the generated types
-    /// (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
+    /// Every generated tool as a toolbox definition, in fixture order (`.name` is the
+    /// tool's name on the server): compile-time OpenAI export and argument validation
+    /// through the generated types (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
     pub const TYPED_TOOLS: &[::mcp_bindgen::toolbox::TypedTool] = &[
         pydantic_union::TOOL,
         required_sets::TOOL,
@@ -90,13 +78,6 @@ pub mod faithful {
         /// The underlying session (untyped calls, server info, close).
         pub fn session(&self) -> &::mcp_bindgen::Session {
             &self.session
-        }
-        /// The server's prompts, with typed arguments (one method per prompt of the
-        /// fixture).
-        pub fn prompts(&self) -> prompts::Prompts<'_> {
-            prompts::Prompts {
-                session: &self.session,
-            }
         }
         /// pydantic's Union[Threshold, Count, Window] of models with optional fields (open objects): a value may fit several branches, and the first branch accepts any object.
         pub fn pydantic_union(
@@ -394,21 +375,21 @@ pub mod faithful {
             )
             .typed_args::<self::Args>()
             .typed_output::<self::Output>();
-        ///pydantic's Union[Threshold, Count, Window] of models with optional fields (open objects): a value may fit several branches, and the first branch accepts any object.
+        /// pydantic's Union[Threshold, Count, Window] of models with optional fields (open objects): a value may fit several branches, and the first branch accepts any object.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             pub condition: ArgsCondition,
         }
         ::mcp_bindgen::__private::serde_struct!(Args { condition = "condition" });
-        ///Condition
+        /// Condition
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct ArgsCondition {
-            ///Count
+            /// Count
             pub count: Option<i64>,
             pub label: Option<String>,
-            ///Threshold
+            /// Threshold
             pub threshold: Option<f64>,
-            ///Time Window
+            /// Time Window
             pub time_window: Option<i64>,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -422,17 +403,23 @@ pub mod faithful {
                 Self { condition }
             }
         }
-        /// Types of the tool's structured result (`outputSchema`).
+        /// Structured result of the tool `pydantic_union`.
+        #[derive(
+            ::mcp_bindgen::__private::serde::Deserialize,
+            ::mcp_bindgen::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(crate = "::mcp_bindgen::__private::serde")]
+        pub struct Output {
+            #[serde(deserialize_with = "::std::option::Option::deserialize")]
+            pub result: Option<output::OutputResult>,
+        }
+        /// The types nested in the tool's structured result, [`Output`].
         pub mod output {
             use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
-            ///Structured result of the tool `pydantic_union`.
-            #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-            #[serde(crate = "::mcp_bindgen::__private::serde")]
-            pub struct Output {
-                #[serde(deserialize_with = "::std::option::Option::deserialize")]
-                pub result: Option<OutputResult>,
-            }
-            ///`OutputResult`
+            /// `OutputResult`
             #[derive(Clone, Debug, Default, PartialEq)]
             pub struct OutputResult {
                 pub threshold: Option<f64>,
@@ -444,7 +431,7 @@ pub mod faithful {
                 time_window = "time_window" skip_if(Option::is_none), unit = "unit"
                 skip_if(Option::is_none) }
             );
-            ///`OutputResultUnit`
+            /// `OutputResultUnit`
             #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
             pub enum OutputResultUnit {
                 S,
@@ -454,7 +441,6 @@ pub mod faithful {
                 OutputResultUnit { S = "s", M = "m" }
             );
         }
-        pub use self::output::Output;
     }
     /// Types and definition of the tool `required_sets`.
     pub mod required_sets {
@@ -469,7 +455,7 @@ pub mod faithful {
             )
             .typed_args::<self::Args>();
         use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
-        ///OpenAPI branches told apart by required properties but open: anyOf (several may hold at once) and oneOf (exactly one holds).
+        /// OpenAPI branches told apart by required properties but open: anyOf (several may hold at once) and oneOf (exactly one holds).
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             pub any: ArgsAny,
@@ -478,7 +464,7 @@ pub mod faithful {
         ::mcp_bindgen::__private::serde_struct!(
             Args { any = "any", one = "one" skip_if(Option::is_none) }
         );
-        ///`ArgsAny`
+        /// `ArgsAny`
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct ArgsAny {
             pub email: Option<String>,
@@ -493,13 +479,13 @@ pub mod faithful {
             "team_id" skip_if(Option::is_none), user_id = "user_id"
             skip_if(Option::is_none) }
         );
-        ///`ArgsAnyKind`
+        /// `ArgsAnyKind`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsAnyKind {
             Email,
         }
         ::mcp_bindgen::__private::string_enum!(ArgsAnyKind { Email = "email" });
-        ///`ArgsOne`
+        /// `ArgsOne`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(untagged)]
@@ -542,13 +528,13 @@ pub mod faithful {
             .typed_args::<self::Args>()
             .typed_output::<self::Output>();
         use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
-        ///Branches fixing `operation` to a constant, each with its own `params` shape (zod's discriminated union).
+        /// Branches fixing `operation` to a constant, each with its own `params` shape (zod's discriminated union).
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             pub request: ArgsRequest,
         }
         ::mcp_bindgen::__private::serde_struct!(Args { request = "request" });
-        ///`ArgsRequest`
+        /// `ArgsRequest`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(tag = "operation", deny_unknown_fields)]
@@ -563,7 +549,7 @@ pub mod faithful {
             #[serde(rename = "delete-team")]
             DeleteTeam { params: ArgsRequestDeleteTeamParams },
         }
-        ///`ArgsRequestDeleteTeamParams`
+        /// `ArgsRequestDeleteTeamParams`
         #[derive(Clone, Debug, PartialEq)]
         pub struct ArgsRequestDeleteTeamParams {
             pub force: Option<bool>,
@@ -573,7 +559,7 @@ pub mod faithful {
             ArgsRequestDeleteTeamParams { force = "force" skip_if(Option::is_none),
             team_id = "teamId" } deny_unknown_fields
         );
-        ///`ArgsRequestGetTeamParams`
+        /// `ArgsRequestGetTeamParams`
         #[derive(Clone, Debug, PartialEq)]
         pub struct ArgsRequestGetTeamParams {
             pub team_id: String,
@@ -581,7 +567,7 @@ pub mod faithful {
         ::mcp_bindgen::__private::serde_struct!(
             ArgsRequestGetTeamParams { team_id = "teamId" } deny_unknown_fields
         );
-        ///`ArgsRequestListTeamsParams`
+        /// `ArgsRequestListTeamsParams`
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct ArgsRequestListTeamsParams {
             pub limit: Option<i64>,
@@ -596,16 +582,16 @@ pub mod faithful {
                 Self { request }
             }
         }
-        /// Types of the tool's structured result (`outputSchema`).
+        /// Structured result of the tool `const_tagged`.
+        #[derive(Clone, Debug, PartialEq)]
+        pub struct Output {
+            pub events: Vec<output::OutputEventsItem>,
+        }
+        ::mcp_bindgen::__private::serde_struct!(Output { events = "events" });
+        /// The types nested in the tool's structured result, [`Output`].
         pub mod output {
             use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
-            ///Structured result of the tool `const_tagged`.
-            #[derive(Clone, Debug, PartialEq)]
-            pub struct Output {
-                pub events: Vec<OutputEventsItem>,
-            }
-            ::mcp_bindgen::__private::serde_struct!(Output { events = "events" });
-            ///`OutputEventsItem`
+            /// `OutputEventsItem`
             #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
             #[serde(crate = "::mcp_bindgen::__private::serde")]
             #[serde(tag = "type", content = "data")]
@@ -620,7 +606,6 @@ pub mod faithful {
                 Deleted { id: String, reason: String },
             }
         }
-        pub use self::output::Output;
     }
     /// Types and definition of the tool `nested_tag`.
     pub mod nested_tag {
@@ -635,7 +620,7 @@ pub mod faithful {
             )
             .typed_args::<self::Args>();
         use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
-        ///A union tagged one level down (`{"action": {"kind": "move"}, …}`), and a tag that is optional (a value without it fits either branch).
+        /// A union tagged one level down (`{"action": {"kind": "move"}, …}`), and a tag that is optional (a value without it fits either branch).
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             pub shape: Option<ArgsShape>,
@@ -644,7 +629,7 @@ pub mod faithful {
         ::mcp_bindgen::__private::serde_struct!(
             Args { shape = "shape" skip_if(Option::is_none), step = "step" }
         );
-        ///`ArgsShape`
+        /// `ArgsShape`
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct ArgsShape {
             pub kind: Option<ArgsShapeKind>,
@@ -655,7 +640,7 @@ pub mod faithful {
             ArgsShape { kind = "kind" skip_if(Option::is_none), radius = "radius"
             skip_if(Option::is_none), side = "side" skip_if(Option::is_none) }
         );
-        ///`ArgsShapeKind`
+        /// `ArgsShapeKind`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsShapeKind {
             Circle,
@@ -664,7 +649,7 @@ pub mod faithful {
         ::mcp_bindgen::__private::string_enum!(
             ArgsShapeKind { Circle = "circle", Square = "square" }
         );
-        ///`ArgsStep`
+        /// `ArgsStep`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(untagged)]
@@ -676,13 +661,13 @@ pub mod faithful {
                 seconds: Option<f64>,
             },
         }
-        ///`ArgsStepSecondsAction`
+        /// `ArgsStepSecondsAction`
         #[derive(Clone, Debug, PartialEq)]
         pub struct ArgsStepSecondsAction {
             pub kind: ArgsStepSecondsActionKind,
         }
         ::mcp_bindgen::__private::serde_struct!(ArgsStepSecondsAction { kind = "kind" });
-        ///`ArgsStepSecondsActionKind`
+        /// `ArgsStepSecondsActionKind`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsStepSecondsActionKind {
             Wait,
@@ -690,13 +675,13 @@ pub mod faithful {
         ::mcp_bindgen::__private::string_enum!(
             ArgsStepSecondsActionKind { Wait = "wait" }
         );
-        ///`ArgsStepToAction`
+        /// `ArgsStepToAction`
         #[derive(Clone, Debug, PartialEq)]
         pub struct ArgsStepToAction {
             pub kind: ArgsStepToActionKind,
         }
         ::mcp_bindgen::__private::serde_struct!(ArgsStepToAction { kind = "kind" });
-        ///`ArgsStepToActionKind`
+        /// `ArgsStepToActionKind`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsStepToActionKind {
             Move,
@@ -729,7 +714,7 @@ pub mod faithful {
             .typed_args::<self::Args>()
             .typed_output::<self::Output>();
         use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
-        ///Recursive definitions: one nullable itself (zod's and pydantic's Optional model), one with a nullable required link, one whose link may be absent but not null.
+        /// Recursive definitions: one nullable itself (zod's and pydantic's Optional model), one with a nullable required link, one whose link may be absent but not null.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         pub struct Args {
@@ -740,7 +725,7 @@ pub mod faithful {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub tree: Option<Box<Tree>>,
         }
-        ///`Link`
+        /// `Link`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         pub struct Link {
@@ -748,7 +733,7 @@ pub mod faithful {
             pub next: Option<Box<Link>>,
             pub v: i64,
         }
-        ///`Node`
+        /// `Node`
         #[derive(Clone, Debug, PartialEq)]
         pub struct Node {
             pub child: Option<Box<Node>>,
@@ -757,7 +742,7 @@ pub mod faithful {
         ::mcp_bindgen::__private::serde_struct!(
             Node { child = "child" skip_if(Option::is_none), name = "name" }
         );
-        ///`Tree`
+        /// `Tree`
         #[derive(Clone, Debug, PartialEq)]
         pub struct Tree {
             pub left: Option<Box<Tree>>,
@@ -778,10 +763,23 @@ pub mod faithful {
                 }
             }
         }
-        /// Types of the tool's structured result (`outputSchema`).
+        /// Structured result of the tool `nullable_recursion`.
+        #[derive(
+            ::mcp_bindgen::__private::serde::Deserialize,
+            ::mcp_bindgen::__private::serde::Serialize,
+            Clone,
+            Debug,
+            PartialEq
+        )]
+        #[serde(crate = "::mcp_bindgen::__private::serde")]
+        pub struct Output {
+            #[serde(deserialize_with = "::std::option::Option::deserialize")]
+            pub head: Option<Box<output::Node>>,
+        }
+        /// The types nested in the tool's structured result, [`Output`].
         pub mod output {
             use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
-            ///`Node`
+            /// `Node`
             #[derive(Clone, Debug, PartialEq)]
             pub struct Node {
                 pub child: Option<Box<Node>>,
@@ -790,15 +788,7 @@ pub mod faithful {
             ::mcp_bindgen::__private::serde_struct!(
                 Node { child = "child" skip_if(Option::is_none), name = "name" }
             );
-            ///Structured result of the tool `nullable_recursion`.
-            #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
-            #[serde(crate = "::mcp_bindgen::__private::serde")]
-            pub struct Output {
-                #[serde(deserialize_with = "::std::option::Option::deserialize")]
-                pub head: Option<Box<Node>>,
-            }
         }
-        pub use self::output::Output;
     }
     /// Types and definition of the tool `output_fields`.
     pub mod output_fields {
@@ -818,24 +808,24 @@ pub mod faithful {
             .typed_output::<self::Output>();
         /// This tool takes no arguments; the call sends `{}`.
         pub type Args = ::mcp_bindgen::NoArgs;
-        /// Types of the tool's structured result (`outputSchema`).
+        /// Structured result of the tool `output_fields`.
+        #[derive(Clone, Debug, PartialEq)]
+        pub struct Output {
+            pub created_at: Option<i64>,
+            pub created_at_camel: Option<String>,
+            pub details: Option<output::OutputDetails>,
+            pub status: Option<output::OutputStatus>,
+            pub summary: String,
+        }
+        ::mcp_bindgen::__private::serde_struct!(
+            Output { created_at = "created_at" skip_if(Option::is_none), created_at_camel
+            = "createdAt" skip_if(Option::is_none), details = "details"
+            skip_if(Option::is_none), status = "status" skip_if(Option::is_none), summary
+            = "summary" }
+        );
+        /// The types nested in the tool's structured result, [`Output`].
         pub mod output {
-            ///Structured result of the tool `output_fields`.
-            #[derive(Clone, Debug, PartialEq)]
-            pub struct Output {
-                pub created_at: Option<i64>,
-                pub created_at_camel: Option<String>,
-                pub details: Option<OutputDetails>,
-                pub status: Option<OutputStatus>,
-                pub summary: String,
-            }
-            ::mcp_bindgen::__private::serde_struct!(
-                Output { created_at = "created_at" skip_if(Option::is_none),
-                created_at_camel = "createdAt" skip_if(Option::is_none), details =
-                "details" skip_if(Option::is_none), status = "status"
-                skip_if(Option::is_none), summary = "summary" }
-            );
-            ///`OutputDetails`
+            /// `OutputDetails`
             #[derive(Clone, Debug, Default, PartialEq)]
             pub struct OutputDetails {
                 pub meta: Option<OutputDetailsMeta>,
@@ -845,7 +835,7 @@ pub mod faithful {
                 OutputDetails { meta = "meta" skip_if(Option::is_none), title = "title"
                 skip_if(Option::is_none) }
             );
-            ///`OutputDetailsMeta`
+            /// `OutputDetailsMeta`
             #[derive(Clone, Debug, Default, PartialEq)]
             pub struct OutputDetailsMeta {
                 pub count: Option<i64>,
@@ -853,7 +843,7 @@ pub mod faithful {
             ::mcp_bindgen::__private::serde_struct!(
                 OutputDetailsMeta { count = "count" skip_if(Option::is_none) }
             );
-            ///`OutputStatus`
+            /// `OutputStatus`
             #[derive(Clone, Debug, Default, PartialEq)]
             pub struct OutputStatus {
                 pub code: Option<i64>,
@@ -866,7 +856,6 @@ pub mod faithful {
                 skip_if(Option::is_none) }
             );
         }
-        pub use self::output::Output;
     }
     /// Types and definition of the tool `colliding_type_names`.
     pub mod colliding_type_names {
@@ -884,7 +873,7 @@ pub mod faithful {
             )
             .typed_args::<self::Args>()
             .typed_output::<self::Output>();
-        ///Nested types typify would give one name: a property `list_item` beside a list of objects (`OutputListItem`), `a_b` beside `a.b` (`ArgsAB`), a property `foo` beside a definition `ArgsFoo`.
+        /// Nested types typify would give one name: a property `list_item` beside a list of objects (`OutputListItem`), `a_b` beside `a.b` (`ArgsAB`), a property `foo` beside a definition `ArgsFoo`.
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct Args {
             pub a: Option<ArgsA>,
@@ -897,7 +886,7 @@ pub mod faithful {
             skip_if(Option::is_none), bar = "bar" skip_if(Option::is_none), foo = "foo"
             skip_if(Option::is_none) }
         );
-        ///`ArgsA`
+        /// `ArgsA`
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct ArgsA {
             pub b: Option<ArgsAB>,
@@ -905,21 +894,21 @@ pub mod faithful {
         ::mcp_bindgen::__private::serde_struct!(
             ArgsA { b = "b" skip_if(Option::is_none) }
         );
-        ///`ArgsAB`
+        /// `ArgsAB`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsAB {
             P,
             Q,
         }
         ::mcp_bindgen::__private::string_enum!(ArgsAB { P = "p", Q = "q" });
-        ///`ArgsAb2`
+        /// `ArgsAb2`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsAb2 {
             X,
             Y,
         }
         ::mcp_bindgen::__private::string_enum!(ArgsAb2 { X = "x", Y = "y" });
-        ///`ArgsFoo`
+        /// `ArgsFoo`
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct ArgsFoo {
             pub z: Option<bool>,
@@ -927,7 +916,7 @@ pub mod faithful {
         ::mcp_bindgen::__private::serde_struct!(
             ArgsFoo { z = "z" skip_if(Option::is_none) }
         );
-        ///`ArgsFoo2`
+        /// `ArgsFoo2`
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct ArgsFoo2 {
             pub w: Option<String>,
@@ -935,19 +924,18 @@ pub mod faithful {
         ::mcp_bindgen::__private::serde_struct!(
             ArgsFoo2 { w = "w" skip_if(Option::is_none) }
         );
-        /// Types of the tool's structured result (`outputSchema`).
+        /// Structured result of the tool `colliding_type_names`.
+        #[derive(Clone, Debug, PartialEq)]
+        pub struct Output {
+            pub list: Vec<output::OutputListItem>,
+            pub list_item: Option<output::OutputListItem2>,
+        }
+        ::mcp_bindgen::__private::serde_struct!(
+            Output { list = "list", list_item = "list_item" skip_if(Option::is_none) }
+        );
+        /// The types nested in the tool's structured result, [`Output`].
         pub mod output {
-            ///Structured result of the tool `colliding_type_names`.
-            #[derive(Clone, Debug, PartialEq)]
-            pub struct Output {
-                pub list: Vec<OutputListItem>,
-                pub list_item: Option<OutputListItem2>,
-            }
-            ::mcp_bindgen::__private::serde_struct!(
-                Output { list = "list", list_item = "list_item" skip_if(Option::is_none)
-                }
-            );
-            ///`OutputListItem`
+            /// `OutputListItem`
             #[derive(Clone, Debug, Default, PartialEq)]
             pub struct OutputListItem {
                 pub id: Option<String>,
@@ -955,7 +943,7 @@ pub mod faithful {
             ::mcp_bindgen::__private::serde_struct!(
                 OutputListItem { id = "id" skip_if(Option::is_none) }
             );
-            ///`OutputListItem2`
+            /// `OutputListItem2`
             #[derive(Clone, Debug, Default, PartialEq)]
             pub struct OutputListItem2 {
                 pub count: Option<i64>,
@@ -966,7 +954,6 @@ pub mod faithful {
                 "summary" skip_if(Option::is_none) }
             );
         }
-        pub use self::output::Output;
     }
     /// Types and definition of the tool `openapi_shapes`.
     pub mod openapi_shapes {
@@ -985,7 +972,7 @@ pub mod faithful {
             .typed_args::<self::Args>()
             .typed_output::<self::Output>();
         use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
-        ///Shapes of OpenAPI converters and pydantic servers: a union that reaches itself, branches without `type`, properties beside a union, arrays in several branches, `at least one of` rules, a nullable union of objects.
+        /// Shapes of OpenAPI converters and pydantic servers: a union that reaches itself, branches without `type`, properties beside a union, arrays in several branches, `at least one of` rules, a nullable union of objects.
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct Args {
             pub condition: Option<Condition>,
@@ -998,7 +985,7 @@ pub mod faithful {
             "notification" skip_if(Option::is_none), rules = "rules"
             skip_if(Option::is_none), slack = "slack" skip_if(Option::is_none) }
         );
-        ///`ArgsNotification`
+        /// `ArgsNotification`
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct ArgsNotification {
             pub company_id: Option<String>,
@@ -1012,7 +999,7 @@ pub mod faithful {
             "jq_filter" skip_if(Option::is_none), title = "title"
             skip_if(Option::is_none) }
         );
-        ///`ArgsRulesItem`
+        /// `ArgsRulesItem`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(tag = "rule_type")]
@@ -1022,7 +1009,7 @@ pub mod faithful {
             #[serde(rename = "service")]
             Service { service_ids: Vec<String> },
         }
-        ///`ArgsSlack`
+        /// `ArgsSlack`
         #[derive(Clone, Debug, PartialEq)]
         pub struct ArgsSlack {
             pub blocks: String,
@@ -1035,7 +1022,7 @@ pub mod faithful {
             skip_if(Option::is_none), slack_users = "slack_users"
             skip_if(Option::is_none), task_type = "task_type" skip_if(Option::is_none) }
         );
-        ///`ArgsSlackTaskType`
+        /// `ArgsSlackTaskType`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsSlackTaskType {
             SendSlack,
@@ -1043,7 +1030,7 @@ pub mod faithful {
         ::mcp_bindgen::__private::string_enum!(
             ArgsSlackTaskType { SendSlack = "send_slack" }
         );
-        ///`Condition`
+        /// `Condition`
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct Condition {
             pub field: Option<String>,
@@ -1053,7 +1040,7 @@ pub mod faithful {
             Condition { field = "field" skip_if(Option::is_none), operands = "operands"
             skip_if(Option::is_none) }
         );
-        ///`ConditionOperandsItem`
+        /// `ConditionOperandsItem`
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct ConditionOperandsItem {
             pub field: Option<String>,
@@ -1065,7 +1052,7 @@ pub mod faithful {
             "operands" skip_if(Option::is_none), value = "value" skip_if(Option::is_none)
             }
         );
-        ///`ConditionOperandsItemOperandsItem`
+        /// `ConditionOperandsItemOperandsItem`
         #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         pub struct ConditionOperandsItemOperandsItem {
@@ -1074,7 +1061,7 @@ pub mod faithful {
             #[serde(flatten, skip_serializing_if = "Option::is_none")]
             pub subtype_1: Option<ConditionOperandsItemOperandsItemSubtype1>,
         }
-        ///`ConditionOperandsItemOperandsItemSubtype1`
+        /// `ConditionOperandsItemOperandsItemSubtype1`
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct ConditionOperandsItemOperandsItemSubtype1 {
             pub value: Option<String>,
@@ -1083,15 +1070,15 @@ pub mod faithful {
             ConditionOperandsItemOperandsItemSubtype1 { value = "value"
             skip_if(Option::is_none) }
         );
-        /// Types of the tool's structured result (`outputSchema`).
+        /// Structured result of the tool `openapi_shapes`.
+        #[derive(Clone, Debug, PartialEq)]
+        pub struct Output {
+            pub result: output::OutputResult,
+        }
+        ::mcp_bindgen::__private::serde_struct!(Output { result = "result" });
+        /// The types nested in the tool's structured result, [`Output`].
         pub mod output {
-            ///Structured result of the tool `openapi_shapes`.
-            #[derive(Clone, Debug, PartialEq)]
-            pub struct Output {
-                pub result: OutputResult,
-            }
-            ::mcp_bindgen::__private::serde_struct!(Output { result = "result" });
-            ///`OutputResult`
+            /// `OutputResult`
             #[derive(Clone, Debug, PartialEq)]
             pub struct OutputResult {
                 pub jobs: Vec<OutputResultJobsItem>,
@@ -1100,7 +1087,7 @@ pub mod faithful {
             ::mcp_bindgen::__private::serde_struct!(
                 OutputResult { jobs = "jobs", links = "links" skip_if(Option::is_none) }
             );
-            ///`OutputResultJobsItem`
+            /// `OutputResultJobsItem`
             #[derive(Clone, Debug, PartialEq)]
             pub struct OutputResultJobsItem {
                 pub id: String,
@@ -1110,7 +1097,6 @@ pub mod faithful {
                 OutputResultJobsItem { id = "id", url = "url" skip_if(Option::is_none) }
             );
         }
-        pub use self::output::Output;
     }
     /// Types and definition of the tool `colliding_arguments`.
     pub mod colliding_arguments {
@@ -1124,7 +1110,7 @@ pub mod faithful {
                 "An OpenAPI-derived tool whose arguments are spelled two or three ways, at the top level and nested.",
             )
             .typed_args::<self::Args>();
-        ///An OpenAPI-derived tool whose arguments are spelled two or three ways, at the top level and nested.
+        /// An OpenAPI-derived tool whose arguments are spelled two or three ways, at the top level and nested.
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct Args {
             pub filter: Option<ArgsFilter>,
@@ -1141,7 +1127,7 @@ pub mod faithful {
             skip_if(Option::is_none), page_size = "page_size" skip_if(Option::is_none),
             page_size_kebab = "page-size" skip_if(Option::is_none) }
         );
-        ///`ArgsFilter`
+        /// `ArgsFilter`
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct ArgsFilter {
             pub a_b: Option<String>,
@@ -1151,7 +1137,7 @@ pub mod faithful {
             ArgsFilter { a_b = "a_b" skip_if(Option::is_none), a_b_camel = "aB"
             skip_if(Option::is_none) }
         );
-        ///`ArgsOrderBy`
+        /// `ArgsOrderBy`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsOrderBy {
             Asc,
@@ -1160,17 +1146,5 @@ pub mod faithful {
         ::mcp_bindgen::__private::string_enum!(
             ArgsOrderBy { Asc = "asc", Desc = "desc" }
         );
-    }
-    /// Typed arguments of the server's prompts (`prompts/get`), as recorded in the
-    /// fixture; call them through [`super::Client::prompts`].
-    pub mod prompts {
-        /// Original names of the generated prompts, in fixture order.
-        pub const NAMES: &[&str] = &[];
-        /// The server's prompts: one async method per prompt, arguments typed.
-        #[derive(Clone, Copy, Debug)]
-        pub struct Prompts<'a> {
-            pub(super) session: &'a ::mcp_bindgen::Session,
-        }
-        impl Prompts<'_> {}
     }
 }

@@ -24,11 +24,9 @@ pub mod fallbacks {
     pub const ALIAS: &str = "fallbacks";
     /// The protocol revision the fixture was snapshotted at (`None`: not recorded).
     pub const FIXTURE_PROTOCOL: ::core::option::Option<&str> = ::core::option::Option::None;
-    /// Original names of the generated tools, in fixture order.
-    pub const TOOL_NAMES: &[&str] = &["remote_ref", "dangling", "not_object", "fine"];
-    /// Every generated tool as a toolbox definition: compile-time OpenAI export and
-    /// argument validation through the generated types
-    /// (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
+    /// Every generated tool as a toolbox definition, in fixture order (`.name` is the
+    /// tool's name on the server): compile-time OpenAI export and argument validation
+    /// through the generated types (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
     pub const TYPED_TOOLS: &[::mcp_bindgen::toolbox::TypedTool] = &[
         remote_ref::TOOL,
         dangling::TOOL,
@@ -75,13 +73,6 @@ pub mod fallbacks {
         /// The underlying session (untyped calls, server info, close).
         pub fn session(&self) -> &::mcp_bindgen::Session {
             &self.session
-        }
-        /// The server's prompts, with typed arguments (one method per prompt of the
-        /// fixture).
-        pub fn prompts(&self) -> prompts::Prompts<'_> {
-            prompts::Prompts {
-                session: &self.session,
-            }
         }
         /// External $ref: never fetched, untyped for this tool only.
         ///
@@ -294,7 +285,7 @@ pub mod fallbacks {
             )
             .described("The other tools of the server are unaffected.")
             .typed_args::<self::Args>();
-        ///The other tools of the server are unaffected.
+        /// The other tools of the server are unaffected.
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct Args {
             pub a: Option<String>,
@@ -302,17 +293,5 @@ pub mod fallbacks {
         ::mcp_bindgen::__private::serde_struct!(
             Args { a = "a" skip_if(Option::is_none) }
         );
-    }
-    /// Typed arguments of the server's prompts (`prompts/get`), as recorded in the
-    /// fixture; call them through [`super::Client::prompts`].
-    pub mod prompts {
-        /// Original names of the generated prompts, in fixture order.
-        pub const NAMES: &[&str] = &[];
-        /// The server's prompts: one async method per prompt, arguments typed.
-        #[derive(Clone, Copy, Debug)]
-        pub struct Prompts<'a> {
-            pub(super) session: &'a ::mcp_bindgen::Session,
-        }
-        impl Prompts<'_> {}
     }
 }

@@ -24,129 +24,9 @@ pub mod github {
     pub const ALIAS: &str = "github";
     /// The protocol revision the fixture was snapshotted at (`None`: not recorded).
     pub const FIXTURE_PROTOCOL: ::core::option::Option<&str> = ::core::option::Option::None;
-    /// Original names of the generated tools, in fixture order.
-    pub const TOOL_NAMES: &[&str] = &[
-        "actions_get",
-        "actions_list",
-        "actions_run_trigger",
-        "add_comment_to_pending_review",
-        "add_issue_comment",
-        "add_issue_comment_reaction",
-        "add_issue_reaction",
-        "add_pull_request_review_comment",
-        "add_pull_request_review_comment_reaction",
-        "add_reply_to_pull_request_comment",
-        "add_sub_issue",
-        "assign_copilot_to_issue",
-        "assign_copilot_to_issue_with_intent",
-        "create_branch",
-        "create_gist",
-        "create_issue",
-        "create_or_update_file",
-        "create_pull_request",
-        "create_pull_request_review",
-        "create_repository",
-        "delete_file",
-        "delete_pending_pull_request_review",
-        "delete_repository",
-        "discussion_comment_write",
-        "dismiss_notification",
-        "find_duplicate",
-        "fork_repository",
-        "get_code_quality_finding",
-        "get_code_scanning_alert",
-        "get_commit",
-        "get_dependabot_alert",
-        "get_discussion",
-        "get_discussion_comments",
-        "get_file_blame",
-        "get_file_contents",
-        "get_gist",
-        "get_global_security_advisory",
-        "get_job_logs",
-        "get_label",
-        "get_latest_release",
-        "get_me",
-        "get_notification_details",
-        "get_release_by_tag",
-        "get_repository_tree",
-        "get_secret_scanning_alert",
-        "get_tag",
-        "get_team_members",
-        "get_teams",
-        "issue_dependency_read",
-        "issue_dependency_write",
-        "issue_read",
-        "issue_write",
-        "label_write",
-        "list_branches",
-        "list_code_scanning_alerts",
-        "list_commits",
-        "list_dependabot_alerts",
-        "list_discussion_categories",
-        "list_discussions",
-        "list_gists",
-        "list_global_security_advisories",
-        "list_issue_fields",
-        "list_issue_types",
-        "list_issues",
-        "list_label",
-        "list_notifications",
-        "list_org_repository_security_advisories",
-        "list_pull_requests",
-        "list_releases",
-        "list_repository_collaborators",
-        "list_repository_security_advisories",
-        "list_secret_scanning_alerts",
-        "list_starred_repositories",
-        "list_tags",
-        "manage_notification_subscription",
-        "manage_repository_notification_subscription",
-        "mark_all_notifications_read",
-        "merge_pull_request",
-        "projects_get",
-        "projects_list",
-        "projects_write",
-        "pull_request_read",
-        "pull_request_review_write",
-        "push_files",
-        "remove_sub_issue",
-        "reprioritize_sub_issue",
-        "request_copilot_review",
-        "request_pull_request_reviewers",
-        "resolve_review_thread",
-        "search_code",
-        "search_commits",
-        "search_issues",
-        "search_orgs",
-        "search_pull_requests",
-        "search_repositories",
-        "search_users",
-        "set_issue_fields",
-        "star_repository",
-        "sub_issue_write",
-        "submit_pending_pull_request_review",
-        "ui_get",
-        "unresolve_review_thread",
-        "unstar_repository",
-        "update_gist",
-        "update_issue_assignees",
-        "update_issue_body",
-        "update_issue_labels",
-        "update_issue_milestone",
-        "update_issue_state",
-        "update_issue_title",
-        "update_issue_type",
-        "update_pull_request",
-        "update_pull_request_body",
-        "update_pull_request_branch",
-        "update_pull_request_draft_state",
-        "update_pull_request_state",
-        "update_pull_request_title",
-    ];
-    /// Every generated tool as a toolbox definition: compile-time OpenAI export and
-    /// argument validation through the generated types
-    /// (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
+    /// Every generated tool as a toolbox definition, in fixture order (`.name` is the
+    /// tool's name on the server): compile-time OpenAI export and argument validation
+    /// through the generated types (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
     pub const TYPED_TOOLS: &[::mcp_bindgen::toolbox::TypedTool] = &[
         actions_get::TOOL,
         actions_list::TOOL,
@@ -306,13 +186,6 @@ pub mod github {
         /// The underlying session (untyped calls, server info, close).
         pub fn session(&self) -> &::mcp_bindgen::Session {
             &self.session
-        }
-        /// The server's prompts, with typed arguments (one method per prompt of the
-        /// fixture).
-        pub fn prompts(&self) -> prompts::Prompts<'_> {
-            prompts::Prompts {
-                session: &self.session,
-            }
         }
         /// Get details about specific GitHub Actions resources.
         /// Use this tool to get details about individual workflows, workflow runs, jobs, and artifacts by their unique IDs.
@@ -2905,29 +2778,28 @@ pub mod github {
                 "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get details of GitHub Actions resources (workflows, workflow runs, jobs, and artifacts)\"}",
             )
             .typed_args::<self::Args>();
-        /**Get details about specific GitHub Actions resources.
-Use this tool to get details about individual workflows, workflow runs, jobs, and artifacts by their unique IDs.*/
+        /// Get details about specific GitHub Actions resources.
+        /// Use this tool to get details about individual workflows, workflow runs, jobs, and artifacts by their unique IDs.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///The method to execute
+            /// The method to execute
             pub method: ArgsMethod,
-            ///Repository owner
+            /// Repository owner
             pub owner: String,
-            ///Repository name
+            /// Repository name
             pub repo: String,
-            /**The unique identifier of the resource. This will vary based on the "method" provided, so ensure you provide the correct ID:
-- Provide a workflow ID or workflow file name (e.g. ci.yaml) for 'get_workflow' method.
-- Provide a workflow run ID for 'get_workflow_run', 'get_workflow_run_usage', and 'get_workflow_run_logs_url' methods.
-- Provide an artifact ID for 'download_workflow_run_artifact' method.
-- Provide a job ID for 'get_workflow_job' method.
-*/
+            /// The unique identifier of the resource. This will vary based on the "method" provided, so ensure you provide the correct ID:
+            /// - Provide a workflow ID or workflow file name (e.g. ci.yaml) for 'get_workflow' method.
+            /// - Provide a workflow run ID for 'get_workflow_run', 'get_workflow_run_usage', and 'get_workflow_run_logs_url' methods.
+            /// - Provide an artifact ID for 'download_workflow_run_artifact' method.
+            /// - Provide a job ID for 'get_workflow_job' method.
             pub resource_id: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
             Args { method = "method", owner = "owner", repo = "repo", resource_id =
             "resource_id" }
         );
-        ///The method to execute
+        /// The method to execute
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsMethod {
             GetWorkflow,
@@ -2976,25 +2848,24 @@ Use this tool to get details about individual workflows, workflow runs, jobs, an
                 "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List GitHub Actions workflows in a repository\"}",
             )
             .typed_args::<self::Args>();
-        /**Tools for listing GitHub Actions resources.
-Use this tool to list workflows in a repository, or list workflow runs, jobs, and artifacts for a specific workflow or workflow run.*/
+        /// Tools for listing GitHub Actions resources.
+        /// Use this tool to list workflows in a repository, or list workflow runs, jobs, and artifacts for a specific workflow or workflow run.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///The action to perform
+            /// The action to perform
             pub method: ArgsMethod,
-            ///Repository owner
+            /// Repository owner
             pub owner: String,
-            ///Page number for pagination (default: 1)
+            /// Page number for pagination (default: 1)
             pub page: Option<f64>,
-            ///Results per page for pagination (default: 30, max: 100)
+            /// Results per page for pagination (default: 30, max: 100)
             pub per_page: Option<f64>,
-            ///Repository name
+            /// Repository name
             pub repo: String,
-            /**The unique identifier of the resource. This will vary based on the "method" provided, so ensure you provide the correct ID:
-- Do not provide any resource ID for 'list_workflows' method.
-- Provide a workflow ID or workflow file name (e.g. ci.yaml) for 'list_workflow_runs' method, or omit to list all workflow runs in the repository.
-- Provide a workflow run ID for 'list_workflow_jobs' and 'list_workflow_run_artifacts' methods.
-*/
+            /// The unique identifier of the resource. This will vary based on the "method" provided, so ensure you provide the correct ID:
+            /// - Do not provide any resource ID for 'list_workflows' method.
+            /// - Provide a workflow ID or workflow file name (e.g. ci.yaml) for 'list_workflow_runs' method, or omit to list all workflow runs in the repository.
+            /// - Provide a workflow run ID for 'list_workflow_jobs' and 'list_workflow_run_artifacts' methods.
             pub resource_id: Option<String>,
             pub workflow_jobs_filter: Option<ArgsWorkflowJobsFilter>,
             pub workflow_runs_filter: Option<ArgsWorkflowRunsFilter>,
@@ -3006,7 +2877,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             workflow_jobs_filter = "workflow_jobs_filter" skip_if(Option::is_none),
             workflow_runs_filter = "workflow_runs_filter" skip_if(Option::is_none) }
         );
-        ///The action to perform
+        /// The action to perform
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsMethod {
             ListWorkflows,
@@ -3019,16 +2890,16 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             "list_workflow_runs", ListWorkflowJobs = "list_workflow_jobs",
             ListWorkflowRunArtifacts = "list_workflow_run_artifacts" }
         );
-        ///Filters for workflow jobs. **ONLY** used when method is 'list_workflow_jobs'
+        /// Filters for workflow jobs. **ONLY** used when method is 'list_workflow_jobs'
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct ArgsWorkflowJobsFilter {
-            ///Filters jobs by their completed_at timestamp
+            /// Filters jobs by their completed_at timestamp
             pub filter: Option<ArgsWorkflowJobsFilterFilter>,
         }
         ::mcp_bindgen::__private::serde_struct!(
             ArgsWorkflowJobsFilter { filter = "filter" skip_if(Option::is_none) }
         );
-        ///Filters jobs by their completed_at timestamp
+        /// Filters jobs by their completed_at timestamp
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsWorkflowJobsFilterFilter {
             Latest,
@@ -3037,16 +2908,16 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
         ::mcp_bindgen::__private::string_enum!(
             ArgsWorkflowJobsFilterFilter { Latest = "latest", All = "all" }
         );
-        ///Filters for workflow runs. **ONLY** used when method is 'list_workflow_runs'
+        /// Filters for workflow runs. **ONLY** used when method is 'list_workflow_runs'
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct ArgsWorkflowRunsFilter {
-            ///Filter to a specific GitHub user's workflow runs.
+            /// Filter to a specific GitHub user's workflow runs.
             pub actor: Option<String>,
-            ///Filter workflow runs to a specific Git branch. Use the name of the branch.
+            /// Filter workflow runs to a specific Git branch. Use the name of the branch.
             pub branch: Option<String>,
-            ///Filter workflow runs to a specific event type
+            /// Filter workflow runs to a specific event type
             pub event: Option<ArgsWorkflowRunsFilterEvent>,
-            ///Filter workflow runs to only runs with a specific status
+            /// Filter workflow runs to only runs with a specific status
             pub status: Option<ArgsWorkflowRunsFilterStatus>,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -3054,7 +2925,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             "branch" skip_if(Option::is_none), event = "event" skip_if(Option::is_none),
             status = "status" skip_if(Option::is_none) }
         );
-        ///Filter workflow runs to a specific event type
+        /// Filter workflow runs to a specific event type
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsWorkflowRunsFilterEvent {
             BranchProtectionRule,
@@ -3106,7 +2977,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             "status", Watch = "watch", WorkflowCall = "workflow_call", WorkflowDispatch =
             "workflow_dispatch", WorkflowRun = "workflow_run" }
         );
-        ///Filter workflow runs to only runs with a specific status
+        /// Filter workflow runs to only runs with a specific status
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsWorkflowRunsFilterStatus {
             Queued,
@@ -3154,27 +3025,27 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
                 "{\"destructiveHint\":true,\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Trigger GitHub Actions workflow actions\"}",
             )
             .typed_args::<self::Args>();
-        ///Trigger GitHub Actions workflow operations, including running, re-running, cancelling workflow runs, and deleting workflow run logs.
+        /// Trigger GitHub Actions workflow operations, including running, re-running, cancelling workflow runs, and deleting workflow run logs.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Inputs the workflow accepts. Only used for 'run_workflow' method.
+            /// Inputs the workflow accepts. Only used for 'run_workflow' method.
             pub inputs: Option<
                 ::mcp_bindgen::__private::serde_json::Map<
                     String,
                     ::mcp_bindgen::__private::serde_json::Value,
                 >,
             >,
-            ///The method to execute
+            /// The method to execute
             pub method: ArgsMethod,
-            ///Repository owner
+            /// Repository owner
             pub owner: String,
-            ///The git reference for the workflow. The reference can be a branch or tag name. Required for 'run_workflow' method.
+            /// The git reference for the workflow. The reference can be a branch or tag name. Required for 'run_workflow' method.
             pub ref_: Option<String>,
-            ///Repository name
+            /// Repository name
             pub repo: String,
-            ///The ID of the workflow run. Required for all methods except 'run_workflow'.
+            /// The ID of the workflow run. Required for all methods except 'run_workflow'.
             pub run_id: Option<f64>,
-            ///The workflow ID (numeric) or workflow file name (e.g., main.yml, ci.yaml). Required for 'run_workflow' method.
+            /// The workflow ID (numeric) or workflow file name (e.g., main.yml, ci.yaml). Required for 'run_workflow' method.
             pub workflow_id: Option<String>,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -3183,7 +3054,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             "run_id" skip_if(Option::is_none), workflow_id = "workflow_id"
             skip_if(Option::is_none) }
         );
-        ///The method to execute
+        /// The method to execute
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsMethod {
             RunWorkflow,
@@ -3232,28 +3103,28 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
                 "{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Add review comment to the requester's latest pending pull request review\"}",
             )
             .typed_args::<self::Args>();
-        ///Add review comment to the requester's latest pending pull request review. A pending review needs to already exist to call this (check with the user if not sure).
+        /// Add review comment to the requester's latest pending pull request review. A pending review needs to already exist to call this (check with the user if not sure).
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///The text of the review comment
+            /// The text of the review comment
             pub body: String,
-            ///The line of the blob in the pull request diff that the comment applies to. For multi-line comments, the last line of the range
+            /// The line of the blob in the pull request diff that the comment applies to. For multi-line comments, the last line of the range
             pub line: Option<f64>,
-            ///Repository owner
+            /// Repository owner
             pub owner: String,
-            ///The relative path to the file that necessitates a comment
+            /// The relative path to the file that necessitates a comment
             pub path: String,
-            ///Pull request number
+            /// Pull request number
             pub pull_number: f64,
-            ///Repository name
+            /// Repository name
             pub repo: String,
-            ///The side of the diff to comment on. LEFT indicates the previous state, RIGHT indicates the new state
+            /// The side of the diff to comment on. LEFT indicates the previous state, RIGHT indicates the new state
             pub side: Option<ArgsSide>,
-            ///For multi-line comments, the first line of the range that the comment applies to
+            /// For multi-line comments, the first line of the range that the comment applies to
             pub start_line: Option<f64>,
-            ///For multi-line comments, the starting side of the diff that the comment applies to. LEFT indicates the previous state, RIGHT indicates the new state
+            /// For multi-line comments, the starting side of the diff that the comment applies to. LEFT indicates the previous state, RIGHT indicates the new state
             pub start_side: Option<ArgsStartSide>,
-            ///The level at which the comment is targeted
+            /// The level at which the comment is targeted
             pub subject_type: ArgsSubjectType,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -3263,7 +3134,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             skip_if(Option::is_none), start_side = "startSide" skip_if(Option::is_none),
             subject_type = "subjectType" }
         );
-        ///The side of the diff to comment on. LEFT indicates the previous state, RIGHT indicates the new state
+        /// The side of the diff to comment on. LEFT indicates the previous state, RIGHT indicates the new state
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsSide {
             Left,
@@ -3272,7 +3143,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
         ::mcp_bindgen::__private::string_enum!(
             ArgsSide { Left = "LEFT", Right = "RIGHT" }
         );
-        ///For multi-line comments, the starting side of the diff that the comment applies to. LEFT indicates the previous state, RIGHT indicates the new state
+        /// For multi-line comments, the starting side of the diff that the comment applies to. LEFT indicates the previous state, RIGHT indicates the new state
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsStartSide {
             Left,
@@ -3281,7 +3152,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
         ::mcp_bindgen::__private::string_enum!(
             ArgsStartSide { Left = "LEFT", Right = "RIGHT" }
         );
-        ///The level at which the comment is targeted
+        /// The level at which the comment is targeted
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsSubjectType {
             File,
@@ -3330,20 +3201,20 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
                 "{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Add comment to issue or pull request\"}",
             )
             .typed_args::<self::Args>();
-        ///Add a comment and/or reaction to a specific issue or issue comment in a GitHub repository. Use this tool with pull requests as well (in this case pass pull request number as issue_number), but only if user is not asking specifically to add or react to review comments. At least one of body or reaction is required.
+        /// Add a comment and/or reaction to a specific issue or issue comment in a GitHub repository. Use this tool with pull requests as well (in this case pass pull request number as issue_number), but only if user is not asking specifically to add or react to review comments. At least one of body or reaction is required.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Comment content. Required unless reaction is provided.
+            /// Comment content. Required unless reaction is provided.
             pub body: Option<String>,
-            ///The numeric ID of the issue or pull request comment to react to. Use this for reactions to comments; omit it to react to the issue or pull request itself. Cannot be combined with body.
+            /// The numeric ID of the issue or pull request comment to react to. Use this for reactions to comments; omit it to react to the issue or pull request itself. Cannot be combined with body.
             pub comment_id: Option<u64>,
-            ///Issue or pull request number to comment on or react to.
+            /// Issue or pull request number to comment on or react to.
             pub issue_number: f64,
-            ///Repository owner
+            /// Repository owner
             pub owner: String,
-            ///Emoji reaction to add. Required unless body is provided.
+            /// Emoji reaction to add. Required unless body is provided.
             pub reaction: Option<ArgsReaction>,
-            ///Repository name
+            /// Repository name
             pub repo: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -3351,7 +3222,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             skip_if(Option::is_none), issue_number = "issue_number", owner = "owner",
             reaction = "reaction" skip_if(Option::is_none), repo = "repo" }
         );
-        ///Emoji reaction to add. Required unless body is provided.
+        /// Emoji reaction to add. Required unless body is provided.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsReaction {
             plus1,
@@ -3399,23 +3270,23 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
                 "{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":true,\"readOnlyHint\":false,\"title\":\"Add Reaction to Issue or Pull Request Comment\"}",
             )
             .typed_args::<self::Args>();
-        ///Add a reaction to an issue or pull request comment.
+        /// Add a reaction to an issue or pull request comment.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///The issue or pull request comment ID
+            /// The issue or pull request comment ID
             pub comment_id: f64,
-            ///The emoji reaction type
+            /// The emoji reaction type
             pub content: ArgsContent,
-            ///Repository owner (username or organization)
+            /// Repository owner (username or organization)
             pub owner: String,
-            ///Repository name
+            /// Repository name
             pub repo: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
             Args { comment_id = "comment_id", content = "content", owner = "owner", repo
             = "repo" }
         );
-        ///The emoji reaction type
+        /// The emoji reaction type
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsContent {
             plus1,
@@ -3462,23 +3333,23 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
                 "{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":true,\"readOnlyHint\":false,\"title\":\"Add Reaction to Issue or Pull Request\"}",
             )
             .typed_args::<self::Args>();
-        ///Add a reaction to an issue or pull request.
+        /// Add a reaction to an issue or pull request.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///The emoji reaction type
+            /// The emoji reaction type
             pub content: ArgsContent,
-            ///The issue number
+            /// The issue number
             pub issue_number: f64,
-            ///Repository owner (username or organization)
+            /// Repository owner (username or organization)
             pub owner: String,
-            ///Repository name
+            /// Repository name
             pub repo: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
             Args { content = "content", issue_number = "issue_number", owner = "owner",
             repo = "repo" }
         );
-        ///The emoji reaction type
+        /// The emoji reaction type
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsContent {
             plus1,
@@ -3527,28 +3398,28 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
                 "{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":true,\"readOnlyHint\":false,\"title\":\"Add Pull Request Review Comment\"}",
             )
             .typed_args::<self::Args>();
-        ///Add a review comment to the current user's pending pull request review.
+        /// Add a review comment to the current user's pending pull request review.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///The comment body
+            /// The comment body
             pub body: String,
-            ///The line number in the diff to comment on (optional)
+            /// The line number in the diff to comment on (optional)
             pub line: Option<f64>,
-            ///Repository owner (username or organization)
+            /// Repository owner (username or organization)
             pub owner: String,
-            ///The relative path of the file to comment on
+            /// The relative path of the file to comment on
             pub path: String,
-            ///The pull request number
+            /// The pull request number
             pub pull_number: f64,
-            ///Repository name
+            /// Repository name
             pub repo: String,
-            ///The side of the diff to comment on (optional)
+            /// The side of the diff to comment on (optional)
             pub side: Option<ArgsSide>,
-            ///The start line of a multi-line comment (optional)
+            /// The start line of a multi-line comment (optional)
             pub start_line: Option<f64>,
-            ///The start side of a multi-line comment (optional)
+            /// The start side of a multi-line comment (optional)
             pub start_side: Option<ArgsStartSide>,
-            ///The subject type of the comment
+            /// The subject type of the comment
             pub subject_type: ArgsSubjectType,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -3558,7 +3429,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             skip_if(Option::is_none), start_side = "startSide" skip_if(Option::is_none),
             subject_type = "subjectType" }
         );
-        ///The side of the diff to comment on (optional)
+        /// The side of the diff to comment on (optional)
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsSide {
             Left,
@@ -3567,7 +3438,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
         ::mcp_bindgen::__private::string_enum!(
             ArgsSide { Left = "LEFT", Right = "RIGHT" }
         );
-        ///The start side of a multi-line comment (optional)
+        /// The start side of a multi-line comment (optional)
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsStartSide {
             Left,
@@ -3576,7 +3447,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
         ::mcp_bindgen::__private::string_enum!(
             ArgsStartSide { Left = "LEFT", Right = "RIGHT" }
         );
-        ///The subject type of the comment
+        /// The subject type of the comment
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsSubjectType {
             File,
@@ -3623,23 +3494,23 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
                 "{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":true,\"readOnlyHint\":false,\"title\":\"Add Pull Request Review Comment Reaction\"}",
             )
             .typed_args::<self::Args>();
-        ///Add a reaction to a pull request review comment.
+        /// Add a reaction to a pull request review comment.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///The numeric pull request review comment ID. Use the number from a #discussion_r... anchor, not the GraphQL thread node ID (PRRT_...).
+            /// The numeric pull request review comment ID. Use the number from a #discussion_r... anchor, not the GraphQL thread node ID (PRRT_...).
             pub comment_id: f64,
-            ///The emoji reaction type
+            /// The emoji reaction type
             pub content: ArgsContent,
-            ///Repository owner (username or organization)
+            /// Repository owner (username or organization)
             pub owner: String,
-            ///Repository name
+            /// Repository name
             pub repo: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
             Args { comment_id = "comment_id", content = "content", owner = "owner", repo
             = "repo" }
         );
-        ///The emoji reaction type
+        /// The emoji reaction type
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsContent {
             plus1,
@@ -3688,20 +3559,20 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
                 "{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Add reply to pull request comment\"}",
             )
             .typed_args::<self::Args>();
-        ///Add a reply and/or reaction to an existing pull request comment. This can create a new comment linked as a reply to the specified comment, add an emoji reaction to the specified comment, or do both. At least one of body or reaction is required.
+        /// Add a reply and/or reaction to an existing pull request comment. This can create a new comment linked as a reply to the specified comment, add an emoji reaction to the specified comment, or do both. At least one of body or reaction is required.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///The text of the reply. Required unless reaction is provided.
+            /// The text of the reply. Required unless reaction is provided.
             pub body: Option<String>,
-            ///The numeric ID of the pull request review comment to reply or react to. Use the number from a #discussion_r... anchor, not the GraphQL thread node ID (PRRT_...).
+            /// The numeric ID of the pull request review comment to reply or react to. Use the number from a #discussion_r... anchor, not the GraphQL thread node ID (PRRT_...).
             pub comment_id: f64,
-            ///Repository owner
+            /// Repository owner
             pub owner: String,
-            ///Pull request number. Required when body is provided.
+            /// Pull request number. Required when body is provided.
             pub pull_number: Option<f64>,
-            ///Emoji reaction to add. Required unless body is provided.
+            /// Emoji reaction to add. Required unless body is provided.
             pub reaction: Option<ArgsReaction>,
-            ///Repository name
+            /// Repository name
             pub repo: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -3709,7 +3580,7 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
             owner = "owner", pull_number = "pullNumber" skip_if(Option::is_none),
             reaction = "reaction" skip_if(Option::is_none), repo = "repo" }
         );
-        ///Emoji reaction to add. Required unless body is provided.
+        /// Emoji reaction to add. Required unless body is provided.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsReaction {
             plus1,
@@ -3757,18 +3628,18 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
                 "{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":true,\"readOnlyHint\":false,\"title\":\"Add Sub-Issue\"}",
             )
             .typed_args::<self::Args>();
-        ///Add a sub-issue to a parent issue.
+        /// Add a sub-issue to a parent issue.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///The parent issue number
+            /// The parent issue number
             pub issue_number: f64,
-            ///Repository owner (username or organization)
+            /// Repository owner (username or organization)
             pub owner: String,
-            ///If true, reparent the sub-issue if it already has a parent
+            /// If true, reparent the sub-issue if it already has a parent
             pub replace_parent: Option<bool>,
-            ///Repository name
+            /// Repository name
             pub repo: String,
-            ///The ID of the sub-issue to add. ID is not the same as issue number
+            /// The ID of the sub-issue to add. ID is not the same as issue number
             pub sub_issue_id: f64,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -3809,25 +3680,25 @@ Use this tool to list workflows in a repository, or list workflow runs, jobs, an
                 "{\"idempotentHint\":true,\"readOnlyHint\":false,\"title\":\"Assign Copilot to issue\"}",
             )
             .typed_args::<self::Args>();
-        /**Assign Copilot to a specific issue in a GitHub repository.
-
-This tool can help with the following outcomes:
-- a Pull Request created with source code changes to resolve the issue
-
-
-More information can be found at:
-- https://docs.github.com/en/copilot/concepts/agents/cloud-agent/about-cloud-agent*/
+        /// Assign Copilot to a specific issue in a GitHub repository.
+        ///
+        /// This tool can help with the following outcomes:
+        /// - a Pull Request created with source code changes to resolve the issue
+        ///
+        ///
+        /// More information can be found at:
+        /// - https://docs.github.com/en/copilot/concepts/agents/cloud-agent/about-cloud-agent
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Git reference (e.g., branch) that the agent will start its work from. If not specified, defaults to the repository's default branch
+            /// Git reference (e.g., branch) that the agent will start its work from. If not specified, defaults to the repository's default branch
             pub base_ref: Option<String>,
-            ///Optional custom instructions to guide the agent beyond the issue body. Use this to provide additional context, constraints, or guidance that is not captured in the issue description
+            /// Optional custom instructions to guide the agent beyond the issue body. Use this to provide additional context, constraints, or guidance that is not captured in the issue description
             pub custom_instructions: Option<String>,
-            ///Issue number
+            /// Issue number
             pub issue_number: f64,
-            ///Repository owner
+            /// Repository owner
             pub owner: String,
-            ///Repository name
+            /// Repository name
             pub repo: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -3867,31 +3738,31 @@ More information can be found at:
                 "{\"idempotentHint\":true,\"readOnlyHint\":false,\"title\":\"Assign Copilot to issue with intent\"}",
             )
             .typed_args::<self::Args>();
-        /**Assign Copilot to a specific issue in a GitHub repository. Prefer this tool over assign_copilot_to_issue when available.
-
-This tool can help with the following outcomes:
-- a Pull Request created with source code changes to resolve the issue
-
-
-More information can be found at:
-- https://docs.github.com/en/copilot/concepts/agents/cloud-agent/about-cloud-agent*/
+        /// Assign Copilot to a specific issue in a GitHub repository. Prefer this tool over assign_copilot_to_issue when available.
+        ///
+        /// This tool can help with the following outcomes:
+        /// - a Pull Request created with source code changes to resolve the issue
+        ///
+        ///
+        /// More information can be found at:
+        /// - https://docs.github.com/en/copilot/concepts/agents/cloud-agent/about-cloud-agent
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Git reference (e.g., branch) that the agent will start its work from. If not specified, defaults to the repository's default branch. Ignored when is_suggestion is true
+            /// Git reference (e.g., branch) that the agent will start its work from. If not specified, defaults to the repository's default branch. Ignored when is_suggestion is true
             pub base_ref: Option<String>,
-            ///How confident you are in this choice. 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
+            /// How confident you are in this choice. 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
             pub confidence: ArgsConfidence,
-            ///Optional custom instructions to guide the agent beyond the issue body. Ignored when is_suggestion is true
+            /// Optional custom instructions to guide the agent beyond the issue body. Ignored when is_suggestion is true
             pub custom_instructions: Option<String>,
-            ///If true, records a pending Copilot assignment intent rather than launching the agent. Approval later supplies the launch context; base_ref and custom_instructions are ignored in this case.
+            /// If true, records a pending Copilot assignment intent rather than launching the agent. Approval later supplies the launch context; base_ref and custom_instructions are ignored in this case.
             pub is_suggestion: bool,
-            ///Issue number
+            /// Issue number
             pub issue_number: f64,
-            ///Repository owner
+            /// Repository owner
             pub owner: String,
-            ///One concise sentence explaining what specifically about the issue led to choosing Copilot. State the concrete signal (e.g. 'Well-scoped task with clear acceptance criteria').
+            /// One concise sentence explaining what specifically about the issue led to choosing Copilot. State the concrete signal (e.g. 'Well-scoped task with clear acceptance criteria').
             pub rationale: String,
-            ///Repository name
+            /// Repository name
             pub repo: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -3900,7 +3771,7 @@ More information can be found at:
             skip_if(Option::is_none), is_suggestion = "is_suggestion", issue_number =
             "issue_number", owner = "owner", rationale = "rationale", repo = "repo" }
         );
-        ///How confident you are in this choice. 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
+        /// How confident you are in this choice. 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsConfidence {
             Low,
@@ -3946,16 +3817,16 @@ More information can be found at:
                 "{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Create branch\"}",
             )
             .typed_args::<self::Args>();
-        ///Create a new branch in a GitHub repository
+        /// Create a new branch in a GitHub repository
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Name for new branch
+            /// Name for new branch
             pub branch: String,
-            ///Source branch (defaults to repo default)
+            /// Source branch (defaults to repo default)
             pub from_branch: Option<String>,
-            ///Repository owner
+            /// Repository owner
             pub owner: String,
-            ///Repository name
+            /// Repository name
             pub repo: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -3991,18 +3862,18 @@ More information can be found at:
                 "{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Create Gist\"}",
             )
             .typed_args::<self::Args>();
-        ///Create a new gist
+        /// Create a new gist
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Content for simple single-file gist creation
+            /// Content for simple single-file gist creation
             pub content: String,
-            ///Description of the gist
+            /// Description of the gist
             pub description: Option<String>,
-            ///Filename for simple single-file gist creation
+            /// Filename for simple single-file gist creation
             pub filename: String,
-            /**Whether the gist is public
-
-Default: `false`.*/
+            /// Whether the gist is public
+            ///
+            /// Default: `false`.
             pub public: Option<bool>,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -4037,16 +3908,16 @@ Default: `false`.*/
                 "{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":true,\"readOnlyHint\":false,\"title\":\"Create Issue\"}",
             )
             .typed_args::<self::Args>();
-        ///Create a new issue in a GitHub repository with a title and optional body.
+        /// Create a new issue in a GitHub repository with a title and optional body.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Issue body content (optional)
+            /// Issue body content (optional)
             pub body: Option<String>,
-            ///Repository owner (username or organization)
+            /// Repository owner (username or organization)
             pub owner: String,
-            ///Repository name
+            /// Repository name
             pub repo: String,
-            ///Issue title
+            /// Issue title
             pub title: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -4084,32 +3955,32 @@ Default: `false`.*/
                 "{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Create or update file\"}",
             )
             .typed_args::<self::Args>();
-        /**Create or update a single file in a GitHub repository.
-If updating, you should provide the SHA of the file you want to update. Use this tool to create or update a file in a GitHub repository remotely; do not use it for local file operations.
-
-In order to obtain the SHA of original file version before updating, use the following git command:
-git rev-parse <branch>:<path to file>
-
-SHA MUST be provided for existing file updates.*/
+        /// Create or update a single file in a GitHub repository.
+        /// If updating, you should provide the SHA of the file you want to update. Use this tool to create or update a file in a GitHub repository remotely; do not use it for local file operations.
+        ///
+        /// In order to obtain the SHA of original file version before updating, use the following git command:
+        /// git rev-parse <branch>:<path to file>
+        ///
+        /// SHA MUST be provided for existing file updates.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            /**Set true to update a symbolic link itself; content must be its new target path.
-
-Default: `false`.*/
+            /// Set true to update a symbolic link itself; content must be its new target path.
+            ///
+            /// Default: `false`.
             pub allow_symlink_write: Option<bool>,
-            ///Branch to create/update the file in
+            /// Branch to create/update the file in
             pub branch: String,
-            ///Content of the file, exactly as it should appear once written. Do not base64-encode it; this server does that before calling the REST API.
+            /// Content of the file, exactly as it should appear once written. Do not base64-encode it; this server does that before calling the REST API.
             pub content: String,
-            ///Commit message
+            /// Commit message
             pub message: String,
-            ///Repository owner (username or organization)
+            /// Repository owner (username or organization)
             pub owner: String,
-            ///Path where to create/update the file
+            /// Path where to create/update the file
             pub path: String,
-            ///Repository name
+            /// Repository name
             pub repo: String,
-            ///The blob SHA of the file being replaced. Required if the file already exists.
+            /// The blob SHA of the file being replaced. Required if the file already exists.
             pub sha: Option<String>,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -4153,26 +4024,26 @@ Default: `false`.*/
                 "{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Open new pull request\"}",
             )
             .typed_args::<self::Args>();
-        ///Create a new pull request in a GitHub repository.
+        /// Create a new pull request in a GitHub repository.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Branch to merge into
+            /// Branch to merge into
             pub base: String,
-            ///PR description
+            /// PR description
             pub body: Option<String>,
-            ///Create as draft PR
+            /// Create as draft PR
             pub draft: Option<bool>,
-            ///Branch containing changes
+            /// Branch containing changes
             pub head: String,
-            ///Allow maintainer edits
+            /// Allow maintainer edits
             pub maintainer_can_modify: Option<bool>,
-            ///Repository owner
+            /// Repository owner
             pub owner: String,
-            ///Repository name
+            /// Repository name
             pub repo: String,
-            ///GitHub usernames or ORG/team-slug team reviewers to request reviews from
+            /// GitHub usernames or ORG/team-slug team reviewers to request reviews from
             pub reviewers: Option<Vec<String>>,
-            ///PR title
+            /// PR title
             pub title: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -4219,20 +4090,20 @@ Default: `false`.*/
                 "{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":true,\"readOnlyHint\":false,\"title\":\"Create Pull Request Review\"}",
             )
             .typed_args::<self::Args>();
-        ///Create a review on a pull request. If event is provided, the review is submitted immediately; otherwise a pending review is created.
+        /// Create a review on a pull request. If event is provided, the review is submitted immediately; otherwise a pending review is created.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///The review body text (optional)
+            /// The review body text (optional)
             pub body: Option<String>,
-            ///The SHA of the commit to review (optional, defaults to latest)
+            /// The SHA of the commit to review (optional, defaults to latest)
             pub commit_id: Option<String>,
-            ///The review action to perform. If omitted, creates a pending review.
+            /// The review action to perform. If omitted, creates a pending review.
             pub event: Option<ArgsEvent>,
-            ///Repository owner (username or organization)
+            /// Repository owner (username or organization)
             pub owner: String,
-            ///The pull request number
+            /// The pull request number
             pub pull_number: f64,
-            ///Repository name
+            /// Repository name
             pub repo: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -4240,7 +4111,7 @@ Default: `false`.*/
             skip_if(Option::is_none), event = "event" skip_if(Option::is_none), owner =
             "owner", pull_number = "pullNumber", repo = "repo" }
         );
-        ///The review action to perform. If omitted, creates a pending review.
+        /// The review action to perform. If omitted, creates a pending review.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsEvent {
             Approve,
@@ -4284,20 +4155,20 @@ Default: `false`.*/
                 "{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Create repository\"}",
             )
             .typed_args::<self::Args>();
-        ///Create a new GitHub repository in your account or specified organization
+        /// Create a new GitHub repository in your account or specified organization
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Initialize with README
+            /// Initialize with README
             pub auto_init: Option<bool>,
-            ///Repository description
+            /// Repository description
             pub description: Option<String>,
-            ///Repository name
+            /// Repository name
             pub name: String,
-            ///Organization to create the repository in (omit to create in your personal account)
+            /// Organization to create the repository in (omit to create in your personal account)
             pub organization: Option<String>,
-            /**Whether the repository should be private. Defaults to true (private) when omitted.
-
-Default: `true`.*/
+            /// Whether the repository should be private. Defaults to true (private) when omitted.
+            ///
+            /// Default: `true`.
             pub private: Option<bool>,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -4332,18 +4203,18 @@ Default: `true`.*/
                 "{\"destructiveHint\":true,\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Delete file\"}",
             )
             .typed_args::<self::Args>();
-        ///Delete a file from a GitHub repository
+        /// Delete a file from a GitHub repository
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Branch to delete the file from
+            /// Branch to delete the file from
             pub branch: String,
-            ///Commit message
+            /// Commit message
             pub message: String,
-            ///Repository owner (username or organization)
+            /// Repository owner (username or organization)
             pub owner: String,
-            ///Path to the file to delete
+            /// Path to the file to delete
             pub path: String,
-            ///Repository name
+            /// Repository name
             pub repo: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -4382,14 +4253,14 @@ Default: `true`.*/
                 "{\"destructiveHint\":true,\"idempotentHint\":false,\"openWorldHint\":true,\"readOnlyHint\":false,\"title\":\"Delete Pending Pull Request Review\"}",
             )
             .typed_args::<self::Args>();
-        ///Delete a pending pull request review.
+        /// Delete a pending pull request review.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Repository owner (username or organization)
+            /// Repository owner (username or organization)
             pub owner: String,
-            ///The pull request number
+            /// The pull request number
             pub pull_number: f64,
-            ///Repository name
+            /// Repository name
             pub repo: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -4425,12 +4296,12 @@ Default: `true`.*/
                 "{\"destructiveHint\":true,\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Delete repository\"}",
             )
             .typed_args::<self::Args>();
-        ///Delete a GitHub repository after the user confirms the exact owner/repository name
+        /// Delete a GitHub repository after the user confirms the exact owner/repository name
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Repository owner (username or organization)
+            /// Repository owner (username or organization)
             pub owner: String,
-            ///Repository name
+            /// Repository name
             pub repo: String,
         }
         ::mcp_bindgen::__private::serde_struct!(Args { owner = "owner", repo = "repo" });
@@ -4459,29 +4330,28 @@ Default: `true`.*/
                 "{\"destructiveHint\":true,\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Manage discussion comments\"}",
             )
             .typed_args::<self::Args>();
-        /**Write operations for discussion comments.
-Supports adding top-level comments, replying to existing comments, updating comment content, deleting comments, and marking or unmarking comments as the answer.*/
+        /// Write operations for discussion comments.
+        /// Supports adding top-level comments, replying to existing comments, updating comment content, deleting comments, and marking or unmarking comments as the answer.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Comment content (required for 'add', 'reply', and 'update' methods)
+            /// Comment content (required for 'add', 'reply', and 'update' methods)
             pub body: Option<String>,
-            ///The Node ID of the discussion comment (required for 'reply', 'update', 'delete', 'mark_answer', and 'unmark_answer' methods). For 'reply', this is the top-level comment to reply to; GitHub Discussions only support one level of nesting.
+            /// The Node ID of the discussion comment (required for 'reply', 'update', 'delete', 'mark_answer', and 'unmark_answer' methods). For 'reply', this is the top-level comment to reply to; GitHub Discussions only support one level of nesting.
             pub comment_node_id: Option<String>,
-            ///Discussion number (required for 'add' and 'reply' methods)
+            /// Discussion number (required for 'add' and 'reply' methods)
             pub discussion_number: Option<f64>,
-            /**Write operation to perform on a discussion comment.
-Options are:
-- 'add' - adds a new top-level comment to a discussion.
-- 'reply' - replies to a top-level discussion comment (GitHub Discussions only support one level of nesting).
-- 'update' - updates an existing discussion comment.
-- 'delete' - deletes a discussion comment.
-- 'mark_answer' - marks a discussion comment as the answer (Q&A only).
-- 'unmark_answer' - unmarks a discussion comment as the answer (Q&A only).
-*/
+            /// Write operation to perform on a discussion comment.
+            /// Options are:
+            /// - 'add' - adds a new top-level comment to a discussion.
+            /// - 'reply' - replies to a top-level discussion comment (GitHub Discussions only support one level of nesting).
+            /// - 'update' - updates an existing discussion comment.
+            /// - 'delete' - deletes a discussion comment.
+            /// - 'mark_answer' - marks a discussion comment as the answer (Q&A only).
+            /// - 'unmark_answer' - unmarks a discussion comment as the answer (Q&A only).
             pub method: ArgsMethod,
-            ///Repository owner (required for 'add' and 'reply' methods)
+            /// Repository owner (required for 'add' and 'reply' methods)
             pub owner: Option<String>,
-            ///Repository name (required for 'add' and 'reply' methods)
+            /// Repository name (required for 'add' and 'reply' methods)
             pub repo: Option<String>,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -4490,15 +4360,14 @@ Options are:
             "discussionNumber" skip_if(Option::is_none), method = "method", owner =
             "owner" skip_if(Option::is_none), repo = "repo" skip_if(Option::is_none) }
         );
-        /**Write operation to perform on a discussion comment.
-Options are:
-- 'add' - adds a new top-level comment to a discussion.
-- 'reply' - replies to a top-level discussion comment (GitHub Discussions only support one level of nesting).
-- 'update' - updates an existing discussion comment.
-- 'delete' - deletes a discussion comment.
-- 'mark_answer' - marks a discussion comment as the answer (Q&A only).
-- 'unmark_answer' - unmarks a discussion comment as the answer (Q&A only).
-*/
+        /// Write operation to perform on a discussion comment.
+        /// Options are:
+        /// - 'add' - adds a new top-level comment to a discussion.
+        /// - 'reply' - replies to a top-level discussion comment (GitHub Discussions only support one level of nesting).
+        /// - 'update' - updates an existing discussion comment.
+        /// - 'delete' - deletes a discussion comment.
+        /// - 'mark_answer' - marks a discussion comment as the answer (Q&A only).
+        /// - 'unmark_answer' - unmarks a discussion comment as the answer (Q&A only).
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsMethod {
             Add,
@@ -4539,18 +4408,18 @@ Options are:
                 "{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Dismiss notification\"}",
             )
             .typed_args::<self::Args>();
-        ///Dismiss a notification by marking it as read or done
+        /// Dismiss a notification by marking it as read or done
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///The new state of the notification (read/done)
+            /// The new state of the notification (read/done)
             pub state: ArgsState,
-            ///The ID of the notification thread
+            /// The ID of the notification thread
             pub thread_id: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
             Args { state = "state", thread_id = "threadID" }
         );
-        ///The new state of the notification (read/done)
+        /// The new state of the notification (read/done)
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsState {
             Read,
@@ -4584,20 +4453,20 @@ Options are:
                 "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Find duplicate issues\"}",
             )
             .typed_args::<self::Args>();
-        ///Find likely duplicate issues for an existing issue in a GitHub repository. This is a read-only search scoped to the source issue's repository: it returns ranked candidate issues with a similarity score and confidence, and does not close, link, comment on, or otherwise modify any issue.
+        /// Find likely duplicate issues for an existing issue in a GitHub repository. This is a read-only search scoped to the source issue's repository: it returns ranked candidate issues with a similarity score and confidence, and does not close, link, comment on, or otherwise modify any issue.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Minimum similarity threshold a candidate must meet to be returned; higher values are stricter. When omitted, the API's high-precision default is used. The scale is defined by the API, so no client-side bounds are enforced.
+            /// Minimum similarity threshold a candidate must meet to be returned; higher values are stricter. When omitted, the API's high-precision default is used. The scale is defined by the API, so no client-side bounds are enforced.
             pub confidence_threshold: Option<f64>,
-            ///The number of the existing issue to find duplicates for
+            /// The number of the existing issue to find duplicates for
             pub issue_number: f64,
-            ///The owner of the repository
+            /// The owner of the repository
             pub owner: String,
-            ///Page number for pagination (min 1)
+            /// Page number for pagination (min 1)
             pub page: Option<f64>,
-            ///Results per page for pagination (min 1, max 100)
+            /// Results per page for pagination (min 1, max 100)
             pub per_page: Option<f64>,
-            ///The name of the repository
+            /// The name of the repository
             pub repo: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -4639,14 +4508,14 @@ Options are:
                 "{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Fork repository\"}",
             )
             .typed_args::<self::Args>();
-        ///Fork a GitHub repository to your account or specified organization
+        /// Fork a GitHub repository to your account or specified organization
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Organization to fork to
+            /// Organization to fork to
             pub organization: Option<String>,
-            ///Repository owner
+            /// Repository owner
             pub owner: String,
-            ///Repository name
+            /// Repository name
             pub repo: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -4679,14 +4548,14 @@ Options are:
                 "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get code quality finding\"}",
             )
             .typed_args::<self::Args>();
-        ///Get details of a specific code quality finding in a GitHub repository.
+        /// Get details of a specific code quality finding in a GitHub repository.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///The number of the finding.
+            /// The number of the finding.
             pub finding_number: f64,
-            ///The owner of the repository.
+            /// The owner of the repository.
             pub owner: String,
-            ///The name of the repository.
+            /// The name of the repository.
             pub repo: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -4722,14 +4591,14 @@ Options are:
                 "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get code scanning alert\"}",
             )
             .typed_args::<self::Args>();
-        ///Get details of a specific code scanning alert in a GitHub repository.
+        /// Get details of a specific code scanning alert in a GitHub repository.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///The number of the alert.
+            /// The number of the alert.
             pub alert_number: f64,
-            ///The owner of the repository.
+            /// The owner of the repository.
             pub owner: String,
-            ///The name of the repository.
+            /// The name of the repository.
             pub repo: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -4763,22 +4632,22 @@ Options are:
                 "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get commit details\"}",
             )
             .typed_args::<self::Args>();
-        ///Get details for a commit from a GitHub repository
+        /// Get details for a commit from a GitHub repository
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            /**Level of detail to include for changed files. "none" omits stats and files entirely. "stats" (default) includes per-file metadata: filename, status, and lines-of-code counts (additions, deletions, changes), with no patch content. "full_patch" additionally includes the unified diff content for each file and can be very large.
-
-Default: `"stats"`.*/
+            /// Level of detail to include for changed files. "none" omits stats and files entirely. "stats" (default) includes per-file metadata: filename, status, and lines-of-code counts (additions, deletions, changes), with no patch content. "full_patch" additionally includes the unified diff content for each file and can be very large.
+            ///
+            /// Default: `"stats"`.
             pub detail: Option<ArgsDetail>,
-            ///Repository owner
+            /// Repository owner
             pub owner: String,
-            ///Page number for pagination (min 1)
+            /// Page number for pagination (min 1)
             pub page: Option<f64>,
-            ///Results per page for pagination (min 1, max 100)
+            /// Results per page for pagination (min 1, max 100)
             pub per_page: Option<f64>,
-            ///Repository name
+            /// Repository name
             pub repo: String,
-            ///Commit SHA, branch name, or tag name
+            /// Commit SHA, branch name, or tag name
             pub sha: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -4786,9 +4655,9 @@ Default: `"stats"`.*/
             "page" skip_if(Option::is_none), per_page = "perPage"
             skip_if(Option::is_none), repo = "repo", sha = "sha" }
         );
-        /**Level of detail to include for changed files. "none" omits stats and files entirely. "stats" (default) includes per-file metadata: filename, status, and lines-of-code counts (additions, deletions, changes), with no patch content. "full_patch" additionally includes the unified diff content for each file and can be very large.
-
-Default: `"stats"`.*/
+        /// Level of detail to include for changed files. "none" omits stats and files entirely. "stats" (default) includes per-file metadata: filename, status, and lines-of-code counts (additions, deletions, changes), with no patch content. "full_patch" additionally includes the unified diff content for each file and can be very large.
+        ///
+        /// Default: `"stats"`.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsDetail {
             None,
@@ -4831,14 +4700,14 @@ Default: `"stats"`.*/
                 "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get dependabot alert\"}",
             )
             .typed_args::<self::Args>();
-        ///Get details of a specific dependabot alert in a GitHub repository.
+        /// Get details of a specific dependabot alert in a GitHub repository.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///The number of the alert.
+            /// The number of the alert.
             pub alert_number: f64,
-            ///The owner of the repository.
+            /// The owner of the repository.
             pub owner: String,
-            ///The name of the repository.
+            /// The name of the repository.
             pub repo: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -4872,14 +4741,14 @@ Default: `"stats"`.*/
                 "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get discussion\"}",
             )
             .typed_args::<self::Args>();
-        ///Get a specific discussion by ID
+        /// Get a specific discussion by ID
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Discussion Number
+            /// Discussion Number
             pub discussion_number: f64,
-            ///Repository owner
+            /// Repository owner
             pub owner: String,
-            ///Repository name
+            /// Repository name
             pub repo: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -4914,20 +4783,20 @@ Default: `"stats"`.*/
                 "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get discussion comments\"}",
             )
             .typed_args::<self::Args>();
-        ///Get comments from a discussion
+        /// Get comments from a discussion
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Cursor for pagination. Use the cursor from the previous response.
+            /// Cursor for pagination. Use the cursor from the previous response.
             pub after: Option<String>,
-            ///Discussion Number
+            /// Discussion Number
             pub discussion_number: f64,
-            ///When true, each top-level comment will include its replies nested within it (up to 100 replies per comment, which is the GitHub API maximum). Defaults to false.
+            /// When true, each top-level comment will include its replies nested within it (up to 100 replies per comment, which is the GitHub API maximum). Defaults to false.
             pub include_replies: Option<bool>,
-            ///Repository owner
+            /// Repository owner
             pub owner: String,
-            ///Results per page for pagination (min 1, max 100)
+            /// Results per page for pagination (min 1, max 100)
             pub per_page: Option<f64>,
-            ///Repository name
+            /// Repository name
             pub repo: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -4969,24 +4838,24 @@ Default: `"stats"`.*/
                 "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get file blame information\"}",
             )
             .typed_args::<self::Args>();
-        ///Get git blame information for a file, showing the commit that last modified each line. Ranges share commit metadata via the top-level 'commits' map keyed by SHA. Use 'start_line'/'end_line' to restrict the result to a window of the file, and 'perPage'/'after' to cursor-page through returned ranges. Matching ranges are capped at 1000; when the cap is hit 'truncated' is set to true and 'total_ranges' reports the pre-cap match count.
+        /// Get git blame information for a file, showing the commit that last modified each line. Ranges share commit metadata via the top-level 'commits' map keyed by SHA. Use 'start_line'/'end_line' to restrict the result to a window of the file, and 'perPage'/'after' to cursor-page through returned ranges. Matching ranges are capped at 1000; when the cap is hit 'truncated' is set to true and 'total_ranges' reports the pre-cap match count.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Cursor for pagination. Use the cursor from the previous response.
+            /// Cursor for pagination. Use the cursor from the previous response.
             pub after: Option<String>,
-            ///Optional 1-based ending line of the window of interest. Must be >= start_line when both are provided.
+            /// Optional 1-based ending line of the window of interest. Must be >= start_line when both are provided.
             pub end_line: Option<f64>,
-            ///Repository owner (username or organization)
+            /// Repository owner (username or organization)
             pub owner: String,
-            ///Path to the file in the repository, relative to the repository root
+            /// Path to the file in the repository, relative to the repository root
             pub path: String,
-            ///Results per page for pagination (min 1, max 100)
+            /// Results per page for pagination (min 1, max 100)
             pub per_page: Option<f64>,
-            ///Git reference (branch, tag, or commit SHA). Defaults to the repository's default branch (HEAD).
+            /// Git reference (branch, tag, or commit SHA). Defaults to the repository's default branch (HEAD).
             pub ref_: Option<String>,
-            ///Repository name
+            /// Repository name
             pub repo: String,
-            ///Optional 1-based starting line of the window of interest. Only ranges overlapping [start_line, end_line] are returned, clamped to the window.
+            /// Optional 1-based starting line of the window of interest. Only ranges overlapping [start_line, end_line] are returned, clamped to the window.
             pub start_line: Option<f64>,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -5030,22 +4899,22 @@ Default: `"stats"`.*/
                 "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get file or directory contents\"}",
             )
             .typed_args::<self::Args>();
-        ///Get the contents of a file or directory from a GitHub repository
+        /// Get the contents of a file or directory from a GitHub repository
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Subset of fields to return for each entry when the path is a directory. If omitted, all fields are returned. Ignored when the path is a single file. Use this to reduce response size when listing directories and you only need specific fields, e.g. just 'name' and 'type'.
+            /// Subset of fields to return for each entry when the path is a directory. If omitted, all fields are returned. Ignored when the path is a single file. Use this to reduce response size when listing directories and you only need specific fields, e.g. just 'name' and 'type'.
             pub fields: Option<Vec<ArgsFieldsItem>>,
-            ///Repository owner (username or organization)
+            /// Repository owner (username or organization)
             pub owner: String,
-            /**Path to file/directory
-
-Default: `"/"`.*/
+            /// Path to file/directory
+            ///
+            /// Default: `"/"`.
             pub path: Option<String>,
-            ///Accepts optional git refs such as `refs/tags/{tag}`, `refs/heads/{branch}` or `refs/pull/{pr_number}/head`
+            /// Accepts optional git refs such as `refs/tags/{tag}`, `refs/heads/{branch}` or `refs/pull/{pr_number}/head`
             pub ref_: Option<String>,
-            ///Repository name
+            /// Repository name
             pub repo: String,
-            ///Accepts optional commit SHA. If specified, it will be used instead of ref
+            /// Accepts optional commit SHA. If specified, it will be used instead of ref
             pub sha: Option<String>,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -5053,7 +4922,7 @@ Default: `"/"`.*/
             "path" skip_if(Option::is_none), ref_ = "ref" skip_if(Option::is_none), repo
             = "repo", sha = "sha" skip_if(Option::is_none) }
         );
-        ///`ArgsFieldsItem`
+        /// `ArgsFieldsItem`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsFieldsItem {
             Type,
@@ -5098,10 +4967,10 @@ Default: `"/"`.*/
                 "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get Gist Content\"}",
             )
             .typed_args::<self::Args>();
-        ///Get gist content of a particular gist, by gist ID
+        /// Get gist content of a particular gist, by gist ID
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///The ID of the gist
+            /// The ID of the gist
             pub gist_id: String,
         }
         ::mcp_bindgen::__private::serde_struct!(Args { gist_id = "gist_id" });
@@ -5125,10 +4994,10 @@ Default: `"/"`.*/
                 "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get a global security advisory\"}",
             )
             .typed_args::<self::Args>();
-        ///Get a global security advisory
+        /// Get a global security advisory
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///GitHub Security Advisory ID (format: GHSA-xxxx-xxxx-xxxx).
+            /// GitHub Security Advisory ID (format: GHSA-xxxx-xxxx-xxxx).
             pub ghsa_id: String,
         }
         ::mcp_bindgen::__private::serde_struct!(Args { ghsa_id = "ghsaId" });
@@ -5152,24 +5021,24 @@ Default: `"/"`.*/
             )
             .annotated("{\"readOnlyHint\":true,\"title\":\"Get job logs\"}")
             .typed_args::<self::Args>();
-        ///Download logs for a specific workflow job or efficiently get all failed job logs for a workflow run
+        /// Download logs for a specific workflow job or efficiently get all failed job logs for a workflow run
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///When true, gets logs for all failed jobs in run_id
+            /// When true, gets logs for all failed jobs in run_id
             pub failed_only: Option<bool>,
-            ///The unique identifier of the workflow job (required for single job logs)
+            /// The unique identifier of the workflow job (required for single job logs)
             pub job_id: Option<f64>,
-            ///Repository owner
+            /// Repository owner
             pub owner: String,
-            ///Repository name
+            /// Repository name
             pub repo: String,
-            ///Returns actual log content instead of URLs
+            /// Returns actual log content instead of URLs
             pub return_content: Option<bool>,
-            ///Workflow run ID (required when using failed_only)
+            /// Workflow run ID (required when using failed_only)
             pub run_id: Option<f64>,
-            /**Number of lines to return from the end of the log
-
-Default: `500`.*/
+            /// Number of lines to return from the end of the log
+            ///
+            /// Default: `500`.
             pub tail_lines: Option<f64>,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -5207,14 +5076,14 @@ Default: `500`.*/
                 "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get a specific label from a repository\"}",
             )
             .typed_args::<self::Args>();
-        ///Get a specific label from a repository.
+        /// Get a specific label from a repository.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Label name.
+            /// Label name.
             pub name: String,
-            ///Repository owner (username or organization name)
+            /// Repository owner (username or organization name)
             pub owner: String,
-            ///Repository name
+            /// Repository name
             pub repo: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -5248,12 +5117,12 @@ Default: `500`.*/
                 "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get latest release\"}",
             )
             .typed_args::<self::Args>();
-        ///Get the latest release in a GitHub repository
+        /// Get the latest release in a GitHub repository
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Repository owner
+            /// Repository owner
             pub owner: String,
-            ///Repository name
+            /// Repository name
             pub repo: String,
         }
         ::mcp_bindgen::__private::serde_struct!(Args { owner = "owner", repo = "repo" });
@@ -5300,10 +5169,10 @@ Default: `500`.*/
                 "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get notification details\"}",
             )
             .typed_args::<self::Args>();
-        ///Get detailed information for a specific GitHub notification, always call this tool when the user asks for details about a specific notification, if you don't know the ID list notifications first.
+        /// Get detailed information for a specific GitHub notification, always call this tool when the user asks for details about a specific notification, if you don't know the ID list notifications first.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///The ID of the notification
+            /// The ID of the notification
             pub notification_id: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -5331,14 +5200,14 @@ Default: `500`.*/
                 "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get a release by tag name\"}",
             )
             .typed_args::<self::Args>();
-        ///Get a specific release by its tag name in a GitHub repository
+        /// Get a specific release by its tag name in a GitHub repository
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Repository owner
+            /// Repository owner
             pub owner: String,
-            ///Repository name
+            /// Repository name
             pub repo: String,
-            ///Tag name (e.g., 'v1.0.0')
+            /// Tag name (e.g., 'v1.0.0')
             pub tag: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -5374,20 +5243,20 @@ Default: `500`.*/
                 "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get repository tree\"}",
             )
             .typed_args::<self::Args>();
-        ///Get the tree structure (files and directories) of a GitHub repository at a specific ref or SHA
+        /// Get the tree structure (files and directories) of a GitHub repository at a specific ref or SHA
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Repository owner (username or organization)
+            /// Repository owner (username or organization)
             pub owner: String,
-            ///Optional path prefix to filter the tree results (e.g., 'src/' to only show files in the src directory)
+            /// Optional path prefix to filter the tree results (e.g., 'src/' to only show files in the src directory)
             pub path_filter: Option<String>,
-            /**Setting this parameter to true returns the objects or subtrees referenced by the tree. Default is false
-
-Default: `false`.*/
+            /// Setting this parameter to true returns the objects or subtrees referenced by the tree. Default is false
+            ///
+            /// Default: `false`.
             pub recursive: Option<bool>,
-            ///Repository name
+            /// Repository name
             pub repo: String,
-            ///The SHA1 value or ref (branch or tag) name of the tree. Defaults to the repository's default branch
+            /// The SHA1 value or ref (branch or tag) name of the tree. Defaults to the repository's default branch
             pub tree_sha: Option<String>,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -5423,14 +5292,14 @@ Default: `false`.*/
                 "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get secret scanning alert\"}",
             )
             .typed_args::<self::Args>();
-        ///Get details of a specific secret scanning alert in a GitHub repository.
+        /// Get details of a specific secret scanning alert in a GitHub repository.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///The number of the alert.
+            /// The number of the alert.
             pub alert_number: f64,
-            ///The owner of the repository.
+            /// The owner of the repository.
             pub owner: String,
-            ///The name of the repository.
+            /// The name of the repository.
             pub repo: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -5464,14 +5333,14 @@ Default: `false`.*/
                 "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get tag details\"}",
             )
             .typed_args::<self::Args>();
-        ///Get details about a specific git tag in a GitHub repository
+        /// Get details about a specific git tag in a GitHub repository
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Repository owner
+            /// Repository owner
             pub owner: String,
-            ///Repository name
+            /// Repository name
             pub repo: String,
-            ///Tag name
+            /// Tag name
             pub tag: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -5507,12 +5376,12 @@ Default: `false`.*/
                 "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get team members\"}",
             )
             .typed_args::<self::Args>();
-        ///Get member usernames of a specific team in an organization. Limited to organizations accessible with current credentials
+        /// Get member usernames of a specific team in an organization. Limited to organizations accessible with current credentials
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Organization login (owner) that contains the team.
+            /// Organization login (owner) that contains the team.
             pub org: String,
-            ///Team slug
+            /// Team slug
             pub team_slug: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -5543,10 +5412,10 @@ Default: `false`.*/
                 "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get teams\"}",
             )
             .typed_args::<self::Args>();
-        ///Get details of the teams the user is a member of. Limited to organizations accessible with current credentials
+        /// Get details of the teams the user is a member of. Limited to organizations accessible with current credentials
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct Args {
-            ///Username to get teams for. If not provided, uses the authenticated user.
+            /// Username to get teams for. If not provided, uses the authenticated user.
             pub user: Option<String>,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -5568,24 +5437,23 @@ Default: `false`.*/
                 "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Read issue dependencies\"}",
             )
             .typed_args::<self::Args>();
-        ///Read an issue's dependency relationships in a GitHub repository: the issues that block it (blocked_by) or the issues it blocks (blocking).
+        /// Read an issue's dependency relationships in a GitHub repository: the issues that block it (blocked_by) or the issues it blocks (blocking).
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///The number of the issue
+            /// The number of the issue
             pub issue_number: f64,
-            /**The read operation to perform on a single issue's dependencies.
-Options are:
-1. get_blocked_by - List the issues that block this issue (this issue is blocked by them).
-2. get_blocking - List the issues that this issue blocks.
-*/
+            /// The read operation to perform on a single issue's dependencies.
+            /// Options are:
+            /// 1. get_blocked_by - List the issues that block this issue (this issue is blocked by them).
+            /// 2. get_blocking - List the issues that this issue blocks.
             pub method: ArgsMethod,
-            ///The owner of the repository
+            /// The owner of the repository
             pub owner: String,
-            ///Page number for pagination (min 1)
+            /// Page number for pagination (min 1)
             pub page: Option<f64>,
-            ///Results per page for pagination (min 1, max 100)
+            /// Results per page for pagination (min 1, max 100)
             pub per_page: Option<f64>,
-            ///The name of the repository
+            /// The name of the repository
             pub repo: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -5593,11 +5461,10 @@ Options are:
             page = "page" skip_if(Option::is_none), per_page = "perPage"
             skip_if(Option::is_none), repo = "repo" }
         );
-        /**The read operation to perform on a single issue's dependencies.
-Options are:
-1. get_blocked_by - List the issues that block this issue (this issue is blocked by them).
-2. get_blocking - List the issues that this issue blocks.
-*/
+        /// The read operation to perform on a single issue's dependencies.
+        /// Options are:
+        /// 1. get_blocked_by - List the issues that block this issue (this issue is blocked by them).
+        /// 2. get_blocking - List the issues that this issue blocks.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsMethod {
             GetBlockedBy,
@@ -5640,30 +5507,30 @@ Options are:
                 "{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Change issue dependency\"}",
             )
             .typed_args::<self::Args>();
-        ///Add or remove an issue dependency relationship in a GitHub repository. Use type 'blocked_by' to record that the subject issue is blocked by a related issue, or type 'blocking' to record that the subject issue blocks a related issue. The related issue defaults to the same repository as the subject unless related_owner/related_repo are provided.
+        /// Add or remove an issue dependency relationship in a GitHub repository. Use type 'blocked_by' to record that the subject issue is blocked by a related issue, or type 'blocking' to record that the subject issue blocks a related issue. The related issue defaults to the same repository as the subject unless related_owner/related_repo are provided.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///The number of the subject issue
+            /// The number of the subject issue
             pub issue_number: f64,
-            /**The action to perform.
-Options are:
-- 'add' - create the dependency relationship.
-- 'remove' - delete the dependency relationship.*/
+            /// The action to perform.
+            /// Options are:
+            /// - 'add' - create the dependency relationship.
+            /// - 'remove' - delete the dependency relationship.
             pub method: ArgsMethod,
-            ///The owner of the subject issue's repository
+            /// The owner of the subject issue's repository
             pub owner: String,
-            ///The number of the related issue to link or unlink
+            /// The number of the related issue to link or unlink
             pub related_issue_number: f64,
-            ///The owner of the related issue's repository. Defaults to 'owner' when omitted.
+            /// The owner of the related issue's repository. Defaults to 'owner' when omitted.
             pub related_owner: Option<String>,
-            ///The name of the related issue's repository. Defaults to 'repo' when omitted.
+            /// The name of the related issue's repository. Defaults to 'repo' when omitted.
             pub related_repo: Option<String>,
-            ///The name of the subject issue's repository
+            /// The name of the subject issue's repository
             pub repo: String,
-            /**The relationship direction relative to the subject issue.
-Options are:
-- 'blocked_by' - the subject issue is blocked by the related issue.
-- 'blocking' - the subject issue blocks the related issue.*/
+            /// The relationship direction relative to the subject issue.
+            /// Options are:
+            /// - 'blocked_by' - the subject issue is blocked by the related issue.
+            /// - 'blocking' - the subject issue blocks the related issue.
             pub type_: ArgsType,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -5672,10 +5539,10 @@ Options are:
             "related_owner" skip_if(Option::is_none), related_repo = "related_repo"
             skip_if(Option::is_none), repo = "repo", type_ = "type" }
         );
-        /**The action to perform.
-Options are:
-- 'add' - create the dependency relationship.
-- 'remove' - delete the dependency relationship.*/
+        /// The action to perform.
+        /// Options are:
+        /// - 'add' - create the dependency relationship.
+        /// - 'remove' - delete the dependency relationship.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsMethod {
             Add,
@@ -5684,10 +5551,10 @@ Options are:
         ::mcp_bindgen::__private::string_enum!(
             ArgsMethod { Add = "add", Remove = "remove" }
         );
-        /**The relationship direction relative to the subject issue.
-Options are:
-- 'blocked_by' - the subject issue is blocked by the related issue.
-- 'blocking' - the subject issue blocks the related issue.*/
+        /// The relationship direction relative to the subject issue.
+        /// Options are:
+        /// - 'blocked_by' - the subject issue is blocked by the related issue.
+        /// - 'blocking' - the subject issue blocks the related issue.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsType {
             BlockedBy,
@@ -5732,27 +5599,26 @@ Options are:
                 "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get issue details\"}",
             )
             .typed_args::<self::Args>();
-        ///Get information about a specific issue in a GitHub repository.
+        /// Get information about a specific issue in a GitHub repository.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///The number of the issue
+            /// The number of the issue
             pub issue_number: f64,
-            /**The read operation to perform on a single issue.
-Options are:
-1. get - Get issue details. Also returns best-effort hierarchy flags (`has_parent`, `has_children`); `parent` and `sub_issues_summary` are optional relationship summaries, and `closed_by_pull_requests` summarizes the pull requests configured to close the issue as `total_count` plus up to 5 `references`.
-2. get_comments - Get issue comments.
-3. get_sub_issues - Get sub-issues (children) of the issue.
-4. get_parent - Get the parent issue, if this issue is a sub-issue of another.
-5. get_labels - Get labels assigned to the issue.
-*/
+            /// The read operation to perform on a single issue.
+            /// Options are:
+            /// 1. get - Get issue details. Also returns best-effort hierarchy flags (`has_parent`, `has_children`); `parent` and `sub_issues_summary` are optional relationship summaries, and `closed_by_pull_requests` summarizes the pull requests configured to close the issue as `total_count` plus up to 5 `references`.
+            /// 2. get_comments - Get issue comments.
+            /// 3. get_sub_issues - Get sub-issues (children) of the issue.
+            /// 4. get_parent - Get the parent issue, if this issue is a sub-issue of another.
+            /// 5. get_labels - Get labels assigned to the issue.
             pub method: ArgsMethod,
-            ///The owner of the repository
+            /// The owner of the repository
             pub owner: String,
-            ///Page number for pagination (min 1)
+            /// Page number for pagination (min 1)
             pub page: Option<f64>,
-            ///Results per page for pagination (min 1, max 100)
+            /// Results per page for pagination (min 1, max 100)
             pub per_page: Option<f64>,
-            ///The name of the repository
+            /// The name of the repository
             pub repo: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -5760,14 +5626,13 @@ Options are:
             page = "page" skip_if(Option::is_none), per_page = "perPage"
             skip_if(Option::is_none), repo = "repo" }
         );
-        /**The read operation to perform on a single issue.
-Options are:
-1. get - Get issue details. Also returns best-effort hierarchy flags (`has_parent`, `has_children`); `parent` and `sub_issues_summary` are optional relationship summaries, and `closed_by_pull_requests` summarizes the pull requests configured to close the issue as `total_count` plus up to 5 `references`.
-2. get_comments - Get issue comments.
-3. get_sub_issues - Get sub-issues (children) of the issue.
-4. get_parent - Get the parent issue, if this issue is a sub-issue of another.
-5. get_labels - Get labels assigned to the issue.
-*/
+        /// The read operation to perform on a single issue.
+        /// Options are:
+        /// 1. get - Get issue details. Also returns best-effort hierarchy flags (`has_parent`, `has_children`); `parent` and `sub_issues_summary` are optional relationship summaries, and `closed_by_pull_requests` summarizes the pull requests configured to close the issue as `total_count` plus up to 5 `references`.
+        /// 2. get_comments - Get issue comments.
+        /// 3. get_sub_issues - Get sub-issues (children) of the issue.
+        /// 4. get_parent - Get the parent issue, if this issue is a sub-issue of another.
+        /// 5. get_labels - Get labels assigned to the issue.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsMethod {
             Get,
@@ -5815,40 +5680,39 @@ Options are:
             )
             .typed_args::<self::Args>();
         use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
-        ///Create a new or update an existing issue in a GitHub repository.
+        /// Create a new or update an existing issue in a GitHub repository.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Usernames to assign to this issue
+            /// Usernames to assign to this issue
             pub assignees: Option<Vec<String>>,
-            ///Issue body content
+            /// Issue body content
             pub body: Option<String>,
-            ///Issue number that this issue is a duplicate of. Required when state_reason is 'duplicate'.
+            /// Issue number that this issue is a duplicate of. Required when state_reason is 'duplicate'.
             pub duplicate_of: Option<f64>,
-            ///Issue field values to set or clear. Each item requires 'field_name' and exactly one of 'value', 'field_option_name', or 'delete: true'.
+            /// Issue field values to set or clear. Each item requires 'field_name' and exactly one of 'value', 'field_option_name', or 'delete: true'.
             pub issue_fields: Option<Vec<ArgsIssueFieldsItem>>,
-            ///Issue number to update
+            /// Issue number to update
             pub issue_number: Option<f64>,
-            ///Labels to apply to this issue
+            /// Labels to apply to this issue
             pub labels: Option<Vec<String>>,
-            /**Write operation to perform on a single issue.
-Options are:
-- 'create' - creates a new issue.
-- 'update' - updates an existing issue.
-*/
+            /// Write operation to perform on a single issue.
+            /// Options are:
+            /// - 'create' - creates a new issue.
+            /// - 'update' - updates an existing issue.
             pub method: ArgsMethod,
-            ///Milestone number
+            /// Milestone number
             pub milestone: Option<f64>,
-            ///Repository owner
+            /// Repository owner
             pub owner: String,
-            ///Repository name
+            /// Repository name
             pub repo: String,
-            ///New state
+            /// New state
             pub state: Option<ArgsState>,
-            ///Reason for the state change. Ignored unless state is changed.
+            /// Reason for the state change. Ignored unless state is changed.
             pub state_reason: Option<ArgsStateReason>,
-            ///Issue title
+            /// Issue title
             pub title: Option<String>,
-            ///Type of this issue. For updates, pass null to remove the current type. Only use if issue types are enabled for this repository. Use list_issue_types to get valid type values for this repository or its owner organization. If the repository doesn't support issue types, omit this parameter.
+            /// Type of this issue. For updates, pass null to remove the current type. Only use if issue types are enabled for this repository. Use list_issue_types to get valid type values for this repository or its owner organization. If the repository doesn't support issue types, omit this parameter.
             ///
             /// `None` leaves the argument out; `Some(None)` sends `null`.
             pub type_: Option<Option<String>>,
@@ -5864,16 +5728,16 @@ Options are:
             state_reason = "state_reason" skip_if(Option::is_none), title = "title"
             skip_if(Option::is_none), type_ = "type" skip_if(Option::is_none) }
         );
-        ///`ArgsIssueFieldsItem`
+        /// `ArgsIssueFieldsItem`
         #[derive(Clone, Debug, PartialEq)]
         pub struct ArgsIssueFieldsItem {
-            ///Set to true to clear this field's current value on the issue. When false or omitted, this property is ignored. Cannot be true when 'value' or 'field_option_name' is provided.
+            /// Set to true to clear this field's current value on the issue. When false or omitted, this property is ignored. Cannot be true when 'value' or 'field_option_name' is provided.
             pub delete: Option<bool>,
-            ///Issue field name (case-insensitive). Must match a field returned by list_issue_fields for this repository or its organization.
+            /// Issue field name (case-insensitive). Must match a field returned by list_issue_fields for this repository or its organization.
             pub field_name: String,
-            ///Option name for single-select fields. Validated against the field's options before the API call. Cannot be combined with 'value' or 'delete: true'.
+            /// Option name for single-select fields. Validated against the field's options before the API call. Cannot be combined with 'value' or 'delete: true'.
             pub field_option_name: Option<String>,
-            ///Value to set. Use for text, number, and date fields (date as YYYY-MM-DD). For single-select fields, prefer 'field_option_name' so the option is validated before the API call. Cannot be combined with 'field_option_name' or 'delete: true'.
+            /// Value to set. Use for text, number, and date fields (date as YYYY-MM-DD). For single-select fields, prefer 'field_option_name' so the option is validated before the API call. Cannot be combined with 'field_option_name' or 'delete: true'.
             pub value: Option<ArgsIssueFieldsItemValue>,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -5882,7 +5746,7 @@ Options are:
             skip_if(Option::is_none), value = "value" skip_if(Option::is_none) }
             deny_unknown_fields
         );
-        ///Value to set. Use for text, number, and date fields (date as YYYY-MM-DD). For single-select fields, prefer 'field_option_name' so the option is validated before the API call. Cannot be combined with 'field_option_name' or 'delete: true'.
+        /// Value to set. Use for text, number, and date fields (date as YYYY-MM-DD). For single-select fields, prefer 'field_option_name' so the option is validated before the API call. Cannot be combined with 'field_option_name' or 'delete: true'.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(untagged)]
@@ -5910,11 +5774,10 @@ Options are:
                 Self::Number(value)
             }
         }
-        /**Write operation to perform on a single issue.
-Options are:
-- 'create' - creates a new issue.
-- 'update' - updates an existing issue.
-*/
+        /// Write operation to perform on a single issue.
+        /// Options are:
+        /// - 'create' - creates a new issue.
+        /// - 'update' - updates an existing issue.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsMethod {
             Create,
@@ -5923,7 +5786,7 @@ Options are:
         ::mcp_bindgen::__private::string_enum!(
             ArgsMethod { Create = "create", Update = "update" }
         );
-        ///New state
+        /// New state
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsState {
             Open,
@@ -5932,7 +5795,7 @@ Options are:
         ::mcp_bindgen::__private::string_enum!(
             ArgsState { Open = "open", Closed = "closed" }
         );
-        ///Reason for the state change. Ignored unless state is changed.
+        /// Reason for the state change. Ignored unless state is changed.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsStateReason {
             Completed,
@@ -5984,22 +5847,22 @@ Options are:
                 "{\"destructiveHint\":true,\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Write operations on repository labels\"}",
             )
             .typed_args::<self::Args>();
-        ///Perform write operations on repository labels. To set labels on issues, use the 'update_issue' tool.
+        /// Perform write operations on repository labels. To set labels on issues, use the 'update_issue' tool.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Label color as 6-character hex code without '#' prefix (e.g., 'f29513'). Required for 'create', optional for 'update'.
+            /// Label color as 6-character hex code without '#' prefix (e.g., 'f29513'). Required for 'create', optional for 'update'.
             pub color: Option<String>,
-            ///Label description text. Optional for 'create' and 'update'.
+            /// Label description text. Optional for 'create' and 'update'.
             pub description: Option<String>,
-            ///Operation to perform: 'create', 'update', or 'delete'
+            /// Operation to perform: 'create', 'update', or 'delete'
             pub method: ArgsMethod,
-            ///Label name - required for all operations
+            /// Label name - required for all operations
             pub name: String,
-            ///New name for the label (used only with 'update' method to rename)
+            /// New name for the label (used only with 'update' method to rename)
             pub new_name: Option<String>,
-            ///Repository owner (username or organization name)
+            /// Repository owner (username or organization name)
             pub owner: String,
-            ///Repository name
+            /// Repository name
             pub repo: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -6007,7 +5870,7 @@ Options are:
             skip_if(Option::is_none), method = "method", name = "name", new_name =
             "new_name" skip_if(Option::is_none), owner = "owner", repo = "repo" }
         );
-        ///Operation to perform: 'create', 'update', or 'delete'
+        /// Operation to perform: 'create', 'update', or 'delete'
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsMethod {
             Create,
@@ -6050,16 +5913,16 @@ Options are:
                 "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List branches\"}",
             )
             .typed_args::<self::Args>();
-        ///List branches in a GitHub repository
+        /// List branches in a GitHub repository
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Repository owner
+            /// Repository owner
             pub owner: String,
-            ///Page number for pagination (min 1)
+            /// Page number for pagination (min 1)
             pub page: Option<f64>,
-            ///Results per page for pagination (min 1, max 100)
+            /// Results per page for pagination (min 1, max 100)
             pub per_page: Option<f64>,
-            ///Repository name
+            /// Repository name
             pub repo: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -6091,26 +5954,26 @@ Options are:
                 "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List code scanning alerts\"}",
             )
             .typed_args::<self::Args>();
-        ///List code scanning alerts in a GitHub repository.
+        /// List code scanning alerts in a GitHub repository.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///The owner of the repository.
+            /// The owner of the repository.
             pub owner: String,
-            ///Page number for pagination (min 1)
+            /// Page number for pagination (min 1)
             pub page: Option<f64>,
-            ///Results per page for pagination (min 1, max 100)
+            /// Results per page for pagination (min 1, max 100)
             pub per_page: Option<f64>,
-            ///The Git reference for the results you want to list.
+            /// The Git reference for the results you want to list.
             pub ref_: Option<String>,
-            ///The name of the repository.
+            /// The name of the repository.
             pub repo: String,
-            ///Filter code scanning alerts by severity
+            /// Filter code scanning alerts by severity
             pub severity: Option<ArgsSeverity>,
-            /**Filter code scanning alerts by state. Defaults to open
-
-Default: `"open"`.*/
+            /// Filter code scanning alerts by state. Defaults to open
+            ///
+            /// Default: `"open"`.
             pub state: Option<ArgsState>,
-            ///The name of the tool used for code scanning.
+            /// The name of the tool used for code scanning.
             pub tool_name: Option<String>,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -6120,7 +5983,7 @@ Default: `"open"`.*/
             "state" skip_if(Option::is_none), tool_name = "tool_name"
             skip_if(Option::is_none) }
         );
-        ///Filter code scanning alerts by severity
+        /// Filter code scanning alerts by severity
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsSeverity {
             Critical,
@@ -6135,9 +5998,9 @@ Default: `"open"`.*/
             ArgsSeverity { Critical = "critical", High = "high", Medium = "medium", Low =
             "low", Warning = "warning", Note = "note", Error = "error" }
         );
-        /**Filter code scanning alerts by state. Defaults to open
-
-Default: `"open"`.*/
+        /// Filter code scanning alerts by state. Defaults to open
+        ///
+        /// Default: `"open"`.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsState {
             Open,
@@ -6180,28 +6043,28 @@ Default: `"open"`.*/
                 "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List commits\"}",
             )
             .typed_args::<self::Args>();
-        ///Get list of commits of a branch in a GitHub repository. Returns at least 30 results per page by default, but can return more if specified using the perPage parameter (up to 100).
+        /// Get list of commits of a branch in a GitHub repository. Returns at least 30 results per page by default, but can return more if specified using the perPage parameter (up to 100).
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Author username or email address to filter commits by
+            /// Author username or email address to filter commits by
             pub author: Option<String>,
-            ///Subset of fields to return for each commit. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields, e.g. just 'sha' and 'html_url'.
+            /// Subset of fields to return for each commit. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields, e.g. just 'sha' and 'html_url'.
             pub fields: Option<Vec<ArgsFieldsItem>>,
-            ///Repository owner
+            /// Repository owner
             pub owner: String,
-            ///Page number for pagination (min 1)
+            /// Page number for pagination (min 1)
             pub page: Option<f64>,
-            ///Only commits containing this file path will be returned
+            /// Only commits containing this file path will be returned
             pub path: Option<String>,
-            ///Results per page for pagination (min 1, max 100)
+            /// Results per page for pagination (min 1, max 100)
             pub per_page: Option<f64>,
-            ///Repository name
+            /// Repository name
             pub repo: String,
-            ///Commit SHA, branch or tag name to list commits of. If not provided, uses the default branch of the repository. If a commit SHA is provided, will list commits up to that SHA.
+            /// Commit SHA, branch or tag name to list commits of. If not provided, uses the default branch of the repository. If a commit SHA is provided, will list commits up to that SHA.
             pub sha: Option<String>,
-            ///Only commits after this date will be returned (ISO 8601 format: YYYY-MM-DDTHH:MM:SSZ or YYYY-MM-DD)
+            /// Only commits after this date will be returned (ISO 8601 format: YYYY-MM-DDTHH:MM:SSZ or YYYY-MM-DD)
             pub since: Option<String>,
-            ///Only commits before this date will be returned (ISO 8601 format: YYYY-MM-DDTHH:MM:SSZ or YYYY-MM-DD)
+            /// Only commits before this date will be returned (ISO 8601 format: YYYY-MM-DDTHH:MM:SSZ or YYYY-MM-DD)
             pub until: Option<String>,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -6212,7 +6075,7 @@ Default: `"open"`.*/
             skip_if(Option::is_none), since = "since" skip_if(Option::is_none), until =
             "until" skip_if(Option::is_none) }
         );
-        ///`ArgsFieldsItem`
+        /// `ArgsFieldsItem`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsFieldsItem {
             Sha,
@@ -6256,22 +6119,22 @@ Default: `"open"`.*/
                 "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List dependabot alerts\"}",
             )
             .typed_args::<self::Args>();
-        ///List dependabot alerts in a GitHub repository.
+        /// List dependabot alerts in a GitHub repository.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Cursor for pagination. Use the cursor from the previous response.
+            /// Cursor for pagination. Use the cursor from the previous response.
             pub after: Option<String>,
-            ///The owner of the repository.
+            /// The owner of the repository.
             pub owner: String,
-            ///Results per page for pagination (min 1, max 100)
+            /// Results per page for pagination (min 1, max 100)
             pub per_page: Option<f64>,
-            ///The name of the repository.
+            /// The name of the repository.
             pub repo: String,
-            ///Filter dependabot alerts by severity
+            /// Filter dependabot alerts by severity
             pub severity: Option<ArgsSeverity>,
-            /**Filter dependabot alerts by state. Defaults to open
-
-Default: `"open"`.*/
+            /// Filter dependabot alerts by state. Defaults to open
+            ///
+            /// Default: `"open"`.
             pub state: Option<ArgsState>,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -6279,7 +6142,7 @@ Default: `"open"`.*/
             "perPage" skip_if(Option::is_none), repo = "repo", severity = "severity"
             skip_if(Option::is_none), state = "state" skip_if(Option::is_none) }
         );
-        ///Filter dependabot alerts by severity
+        /// Filter dependabot alerts by severity
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsSeverity {
             Low,
@@ -6291,9 +6154,9 @@ Default: `"open"`.*/
             ArgsSeverity { Low = "low", Medium = "medium", High = "high", Critical =
             "critical" }
         );
-        /**Filter dependabot alerts by state. Defaults to open
-
-Default: `"open"`.*/
+        /// Filter dependabot alerts by state. Defaults to open
+        ///
+        /// Default: `"open"`.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsState {
             Open,
@@ -6334,12 +6197,12 @@ Default: `"open"`.*/
                 "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List discussion categories\"}",
             )
             .typed_args::<self::Args>();
-        ///List discussion categories with their id and name, for a repository or organisation.
+        /// List discussion categories with their id and name, for a repository or organisation.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Repository owner
+            /// Repository owner
             pub owner: String,
-            ///Repository name. If not provided, discussion categories will be queried at the organisation level.
+            /// Repository name. If not provided, discussion categories will be queried at the organisation level.
             pub repo: Option<String>,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -6368,22 +6231,22 @@ Default: `"open"`.*/
                 "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List discussions\"}",
             )
             .typed_args::<self::Args>();
-        ///List discussions for a repository or organisation.
+        /// List discussions for a repository or organisation.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Cursor for pagination. Use the cursor from the previous response.
+            /// Cursor for pagination. Use the cursor from the previous response.
             pub after: Option<String>,
-            ///Optional filter by discussion category ID. If provided, only discussions with this category are listed.
+            /// Optional filter by discussion category ID. If provided, only discussions with this category are listed.
             pub category: Option<String>,
-            ///Order direction.
+            /// Order direction.
             pub direction: Option<ArgsDirection>,
-            ///Order discussions by field. If provided, the 'direction' also needs to be provided.
+            /// Order discussions by field. If provided, the 'direction' also needs to be provided.
             pub order_by: Option<ArgsOrderBy>,
-            ///Repository owner
+            /// Repository owner
             pub owner: String,
-            ///Results per page for pagination (min 1, max 100)
+            /// Results per page for pagination (min 1, max 100)
             pub per_page: Option<f64>,
-            ///Repository name. If not provided, discussions will be queried at the organisation level.
+            /// Repository name. If not provided, discussions will be queried at the organisation level.
             pub repo: Option<String>,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -6392,7 +6255,7 @@ Default: `"open"`.*/
             order_by = "orderBy" skip_if(Option::is_none), owner = "owner", per_page =
             "perPage" skip_if(Option::is_none), repo = "repo" skip_if(Option::is_none) }
         );
-        ///Order direction.
+        /// Order direction.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsDirection {
             Asc,
@@ -6401,7 +6264,7 @@ Default: `"open"`.*/
         ::mcp_bindgen::__private::string_enum!(
             ArgsDirection { Asc = "ASC", Desc = "DESC" }
         );
-        ///Order discussions by field. If provided, the 'direction' also needs to be provided.
+        /// Order discussions by field. If provided, the 'direction' also needs to be provided.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsOrderBy {
             CreatedAt,
@@ -6438,16 +6301,16 @@ Default: `"open"`.*/
                 "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List Gists\"}",
             )
             .typed_args::<self::Args>();
-        ///List gists for a user
+        /// List gists for a user
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct Args {
-            ///Page number for pagination (min 1)
+            /// Page number for pagination (min 1)
             pub page: Option<f64>,
-            ///Results per page for pagination (min 1, max 100)
+            /// Results per page for pagination (min 1, max 100)
             pub per_page: Option<f64>,
-            ///Only gists updated after this time (ISO 8601 timestamp)
+            /// Only gists updated after this time (ISO 8601 timestamp)
             pub since: Option<String>,
-            ///GitHub username (omit for authenticated user's gists)
+            /// GitHub username (omit for authenticated user's gists)
             pub username: Option<String>,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -6469,32 +6332,32 @@ Default: `"open"`.*/
                 "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List global security advisories\"}",
             )
             .typed_args::<self::Args>();
-        ///List global security advisories from GitHub.
+        /// List global security advisories from GitHub.
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct Args {
-            ///Filter advisories by affected package or version (e.g. "package1,package2@1.0.0").
+            /// Filter advisories by affected package or version (e.g. "package1,package2@1.0.0").
             pub affects: Option<String>,
-            ///Filter by CVE ID.
+            /// Filter by CVE ID.
             pub cve_id: Option<String>,
-            ///Filter by Common Weakness Enumeration IDs (e.g. ["79", "284", "22"]).
+            /// Filter by Common Weakness Enumeration IDs (e.g. ["79", "284", "22"]).
             pub cwes: Option<Vec<String>>,
-            ///Filter by package ecosystem.
+            /// Filter by package ecosystem.
             pub ecosystem: Option<ArgsEcosystem>,
-            ///Filter by GitHub Security Advisory ID (format: GHSA-xxxx-xxxx-xxxx).
+            /// Filter by GitHub Security Advisory ID (format: GHSA-xxxx-xxxx-xxxx).
             pub ghsa_id: Option<String>,
-            ///Whether to only return withdrawn advisories.
+            /// Whether to only return withdrawn advisories.
             pub is_withdrawn: Option<bool>,
-            ///Filter by publish or update date or date range (ISO 8601 date or range).
+            /// Filter by publish or update date or date range (ISO 8601 date or range).
             pub modified: Option<String>,
-            ///Filter by publish date or date range (ISO 8601 date or range).
+            /// Filter by publish date or date range (ISO 8601 date or range).
             pub published: Option<String>,
-            ///Filter by severity.
+            /// Filter by severity.
             pub severity: Option<ArgsSeverity>,
-            /**Advisory type.
-
-Default: `"reviewed"`.*/
+            /// Advisory type.
+            ///
+            /// Default: `"reviewed"`.
             pub type_: Option<ArgsType>,
-            ///Filter by update date or date range (ISO 8601 date or range).
+            /// Filter by update date or date range (ISO 8601 date or range).
             pub updated: Option<String>,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -6507,7 +6370,7 @@ Default: `"reviewed"`.*/
             skip_if(Option::is_none), type_ = "type" skip_if(Option::is_none), updated =
             "updated" skip_if(Option::is_none) }
         );
-        ///Filter by package ecosystem.
+        /// Filter by package ecosystem.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsEcosystem {
             Actions,
@@ -6528,7 +6391,7 @@ Default: `"reviewed"`.*/
             "erlang", Go = "go", Maven = "maven", Npm = "npm", Nuget = "nuget", Other =
             "other", Pip = "pip", Pub = "pub", Rubygems = "rubygems", Rust = "rust" }
         );
-        ///Filter by severity.
+        /// Filter by severity.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsSeverity {
             Unknown,
@@ -6541,9 +6404,9 @@ Default: `"reviewed"`.*/
             ArgsSeverity { Unknown = "unknown", Low = "low", Medium = "medium", High =
             "high", Critical = "critical" }
         );
-        /**Advisory type.
-
-Default: `"reviewed"`.*/
+        /// Advisory type.
+        ///
+        /// Default: `"reviewed"`.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsType {
             Reviewed,
@@ -6570,12 +6433,12 @@ Default: `"reviewed"`.*/
                 "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List issue fields\"}",
             )
             .typed_args::<self::Args>();
-        ///List issue fields for a repository or organization. Returns field definitions including name, type (text, number, date, single_select), and for single_select fields the list of valid option names. When repo is omitted, returns org-level fields directly.
+        /// List issue fields for a repository or organization. Returns field definitions including name, type (text, number, date, single_select), and for single_select fields the list of valid option names. When repo is omitted, returns org-level fields directly.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///The account owner of the repository or organization. The name is not case sensitive.
+            /// The account owner of the repository or organization. The name is not case sensitive.
             pub owner: String,
-            ///The name of the repository. When provided, returns fields for this specific repository (inherited from its organization). When omitted, returns org-level fields directly.
+            /// The name of the repository. When provided, returns fields for this specific repository (inherited from its organization). When omitted, returns org-level fields directly.
             pub repo: Option<String>,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -6606,12 +6469,12 @@ Default: `"reviewed"`.*/
                 "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List available issue types\"}",
             )
             .typed_args::<self::Args>();
-        ///List supported issue types for a repository or its owner organization. When repo is omitted, returns org-level issue types directly.
+        /// List supported issue types for a repository or its owner organization. When repo is omitted, returns org-level issue types directly.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///The account owner of the repository or organization.
+            /// The account owner of the repository or organization.
             pub owner: String,
-            ///The name of the repository. When provided, returns issue types for this specific repository. When omitted, returns org-level issue types directly.
+            /// The name of the repository. When provided, returns issue types for this specific repository. When omitted, returns org-level issue types directly.
             pub repo: Option<String>,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -6642,30 +6505,30 @@ Default: `"reviewed"`.*/
                 "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List issues\"}",
             )
             .typed_args::<self::Args>();
-        ///List issues in a GitHub repository. For pagination, use the 'endCursor' from the previous response's 'pageInfo' in the 'after' parameter.
+        /// List issues in a GitHub repository. For pagination, use the 'endCursor' from the previous response's 'pageInfo' in the 'after' parameter.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Cursor for pagination. Use the cursor from the previous response.
+            /// Cursor for pagination. Use the cursor from the previous response.
             pub after: Option<String>,
-            ///Order direction. If provided, the 'orderBy' also needs to be provided.
+            /// Order direction. If provided, the 'orderBy' also needs to be provided.
             pub direction: Option<ArgsDirection>,
-            ///Filter by custom issue field values. Each entry takes a field_name and a value; the server looks up the field and coerces the value to its type (single-select option name, text, number, or YYYY-MM-DD date).
+            /// Filter by custom issue field values. Each entry takes a field_name and a value; the server looks up the field and coerces the value to its type (single-select option name, text, number, or YYYY-MM-DD date).
             pub field_filters: Option<Vec<ArgsFieldFiltersItem>>,
-            ///Subset of fields to return for each issue. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'body' and 'field_values' in particular drops the largest per-result data.
+            /// Subset of fields to return for each issue. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'body' and 'field_values' in particular drops the largest per-result data.
             pub fields: Option<Vec<ArgsFieldsItem>>,
-            ///Filter by labels
+            /// Filter by labels
             pub labels: Option<Vec<String>>,
-            ///Order issues by field. If provided, the 'direction' also needs to be provided.
+            /// Order issues by field. If provided, the 'direction' also needs to be provided.
             pub order_by: Option<ArgsOrderBy>,
-            ///Repository owner
+            /// Repository owner
             pub owner: String,
-            ///Results per page for pagination (min 1, max 100)
+            /// Results per page for pagination (min 1, max 100)
             pub per_page: Option<f64>,
-            ///Repository name
+            /// Repository name
             pub repo: String,
-            ///Filter by date (ISO 8601 timestamp)
+            /// Filter by date (ISO 8601 timestamp)
             pub since: Option<String>,
-            ///Filter by state, by default both open and closed issues are returned when not provided
+            /// Filter by state, by default both open and closed issues are returned when not provided
             pub state: Option<ArgsState>,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -6677,7 +6540,7 @@ Default: `"reviewed"`.*/
             skip_if(Option::is_none), repo = "repo", since = "since"
             skip_if(Option::is_none), state = "state" skip_if(Option::is_none) }
         );
-        ///Order direction. If provided, the 'orderBy' also needs to be provided.
+        /// Order direction. If provided, the 'orderBy' also needs to be provided.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsDirection {
             Asc,
@@ -6686,18 +6549,18 @@ Default: `"reviewed"`.*/
         ::mcp_bindgen::__private::string_enum!(
             ArgsDirection { Asc = "ASC", Desc = "DESC" }
         );
-        ///`ArgsFieldFiltersItem`
+        /// `ArgsFieldFiltersItem`
         #[derive(Clone, Debug, PartialEq)]
         pub struct ArgsFieldFiltersItem {
-            ///Name of the custom field (e.g. "Priority"). Case-insensitive.
+            /// Name of the custom field (e.g. "Priority"). Case-insensitive.
             pub field_name: String,
-            ///Value to filter on. For single-select fields, the option name (e.g. "P1"). For dates, YYYY-MM-DD. For numbers, the numeric value as a string. For text, the text value.
+            /// Value to filter on. For single-select fields, the option name (e.g. "P1"). For dates, YYYY-MM-DD. For numbers, the numeric value as a string. For text, the text value.
             pub value: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
             ArgsFieldFiltersItem { field_name = "field_name", value = "value" }
         );
-        ///`ArgsFieldsItem`
+        /// `ArgsFieldsItem`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsFieldsItem {
             Number,
@@ -6718,7 +6581,7 @@ Default: `"reviewed"`.*/
             = "comments", CreatedAt = "created_at", UpdatedAt = "updated_at", FieldValues
             = "field_values" }
         );
-        ///Order issues by field. If provided, the 'direction' also needs to be provided.
+        /// Order issues by field. If provided, the 'direction' also needs to be provided.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsOrderBy {
             CreatedAt,
@@ -6729,7 +6592,7 @@ Default: `"reviewed"`.*/
             ArgsOrderBy { CreatedAt = "CREATED_AT", UpdatedAt = "UPDATED_AT", Comments =
             "COMMENTS" }
         );
-        ///Filter by state, by default both open and closed issues are returned when not provided
+        /// Filter by state, by default both open and closed issues are returned when not provided
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsState {
             Open,
@@ -6772,12 +6635,12 @@ Default: `"reviewed"`.*/
                 "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List labels from a repository\"}",
             )
             .typed_args::<self::Args>();
-        ///List labels from a repository, ordered by issue count (descending) so the most-used labels are returned first
+        /// List labels from a repository, ordered by issue count (descending) so the most-used labels are returned first
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Repository owner (username or organization name) - required for all operations
+            /// Repository owner (username or organization name) - required for all operations
             pub owner: String,
-            ///Repository name - required for all operations
+            /// Repository name - required for all operations
             pub repo: String,
         }
         ::mcp_bindgen::__private::serde_struct!(Args { owner = "owner", repo = "repo" });
@@ -6806,22 +6669,22 @@ Default: `"reviewed"`.*/
                 "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List notifications\"}",
             )
             .typed_args::<self::Args>();
-        ///Lists all GitHub notifications for the authenticated user, including unread notifications, mentions, review requests, assignments, and updates on issues or pull requests. Use this tool whenever the user asks what to work on next, requests a summary of their GitHub activity, wants to see pending reviews, or needs to check for new updates or tasks. This tool is the primary way to discover actionable items, reminders, and outstanding work on GitHub. Always call this tool when asked what to work on next, what is pending, or what needs attention in GitHub.
+        /// Lists all GitHub notifications for the authenticated user, including unread notifications, mentions, review requests, assignments, and updates on issues or pull requests. Use this tool whenever the user asks what to work on next, requests a summary of their GitHub activity, wants to see pending reviews, or needs to check for new updates or tasks. This tool is the primary way to discover actionable items, reminders, and outstanding work on GitHub. Always call this tool when asked what to work on next, what is pending, or what needs attention in GitHub.
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct Args {
-            ///Only show notifications updated before the given time (ISO 8601 format)
+            /// Only show notifications updated before the given time (ISO 8601 format)
             pub before: Option<String>,
-            ///Filter notifications to, use default unless specified. Read notifications are ones that have already been acknowledged by the user. Participating notifications are those that the user is directly involved in, such as issues or pull requests they have commented on or created.
+            /// Filter notifications to, use default unless specified. Read notifications are ones that have already been acknowledged by the user. Participating notifications are those that the user is directly involved in, such as issues or pull requests they have commented on or created.
             pub filter: Option<ArgsFilter>,
-            ///Optional repository owner. If provided with repo, only notifications for this repository are listed.
+            /// Optional repository owner. If provided with repo, only notifications for this repository are listed.
             pub owner: Option<String>,
-            ///Page number for pagination (min 1)
+            /// Page number for pagination (min 1)
             pub page: Option<f64>,
-            ///Results per page for pagination (min 1, max 100)
+            /// Results per page for pagination (min 1, max 100)
             pub per_page: Option<f64>,
-            ///Optional repository name. If provided with owner, only notifications for this repository are listed.
+            /// Optional repository name. If provided with owner, only notifications for this repository are listed.
             pub repo: Option<String>,
-            ///Only show notifications updated after the given time (ISO 8601 format)
+            /// Only show notifications updated after the given time (ISO 8601 format)
             pub since: Option<String>,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -6831,7 +6694,7 @@ Default: `"reviewed"`.*/
             skip_if(Option::is_none), repo = "repo" skip_if(Option::is_none), since =
             "since" skip_if(Option::is_none) }
         );
-        ///Filter notifications to, use default unless specified. Read notifications are ones that have already been acknowledged by the user. Participating notifications are those that the user is directly involved in, such as issues or pull requests they have commented on or created.
+        /// Filter notifications to, use default unless specified. Read notifications are ones that have already been acknowledged by the user. Participating notifications are those that the user is directly involved in, such as issues or pull requests they have commented on or created.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsFilter {
             Default,
@@ -6856,23 +6719,23 @@ Default: `"reviewed"`.*/
                 "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List org repository security advisories\"}",
             )
             .typed_args::<self::Args>();
-        ///List repository security advisories for a GitHub organization.
+        /// List repository security advisories for a GitHub organization.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Sort direction.
+            /// Sort direction.
             pub direction: Option<ArgsDirection>,
-            ///The organization login.
+            /// The organization login.
             pub org: String,
-            ///Sort field.
+            /// Sort field.
             pub sort: Option<ArgsSort>,
-            ///Filter by advisory state.
+            /// Filter by advisory state.
             pub state: Option<ArgsState>,
         }
         ::mcp_bindgen::__private::serde_struct!(
             Args { direction = "direction" skip_if(Option::is_none), org = "org", sort =
             "sort" skip_if(Option::is_none), state = "state" skip_if(Option::is_none) }
         );
-        ///Sort direction.
+        /// Sort direction.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsDirection {
             Asc,
@@ -6881,7 +6744,7 @@ Default: `"reviewed"`.*/
         ::mcp_bindgen::__private::string_enum!(
             ArgsDirection { Asc = "asc", Desc = "desc" }
         );
-        ///Sort field.
+        /// Sort field.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsSort {
             Created,
@@ -6892,7 +6755,7 @@ Default: `"reviewed"`.*/
             ArgsSort { Created = "created", Updated = "updated", Published = "published"
             }
         );
-        ///Filter by advisory state.
+        /// Filter by advisory state.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsState {
             Triage,
@@ -6931,28 +6794,28 @@ Default: `"reviewed"`.*/
                 "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List pull requests\"}",
             )
             .typed_args::<self::Args>();
-        ///List pull requests in a GitHub repository. If the user specifies an author, then DO NOT use this tool and use the search_pull_requests tool instead.
+        /// List pull requests in a GitHub repository. If the user specifies an author, then DO NOT use this tool and use the search_pull_requests tool instead.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Filter by base branch
+            /// Filter by base branch
             pub base: Option<String>,
-            ///Sort direction
+            /// Sort direction
             pub direction: Option<ArgsDirection>,
-            ///Subset of fields to return for each pull request. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'body' in particular drops the largest per-result data.
+            /// Subset of fields to return for each pull request. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'body' in particular drops the largest per-result data.
             pub fields: Option<Vec<ArgsFieldsItem>>,
-            ///Filter by head user/org and branch
+            /// Filter by head user/org and branch
             pub head: Option<String>,
-            ///Repository owner
+            /// Repository owner
             pub owner: String,
-            ///Page number for pagination (min 1)
+            /// Page number for pagination (min 1)
             pub page: Option<f64>,
-            ///Results per page for pagination (min 1, max 100)
+            /// Results per page for pagination (min 1, max 100)
             pub per_page: Option<f64>,
-            ///Repository name
+            /// Repository name
             pub repo: String,
-            ///Sort by
+            /// Sort by
             pub sort: Option<ArgsSort>,
-            ///Filter by state
+            /// Filter by state
             pub state: Option<ArgsState>,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -6963,7 +6826,7 @@ Default: `"reviewed"`.*/
             = "repo", sort = "sort" skip_if(Option::is_none), state = "state"
             skip_if(Option::is_none) }
         );
-        ///Sort direction
+        /// Sort direction
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsDirection {
             Asc,
@@ -6972,7 +6835,7 @@ Default: `"reviewed"`.*/
         ::mcp_bindgen::__private::string_enum!(
             ArgsDirection { Asc = "asc", Desc = "desc" }
         );
-        ///`ArgsFieldsItem`
+        /// `ArgsFieldsItem`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsFieldsItem {
             Number,
@@ -7011,7 +6874,7 @@ Default: `"reviewed"`.*/
             Comments = "comments", CreatedAt = "created_at", UpdatedAt = "updated_at",
             ClosedAt = "closed_at", MergedAt = "merged_at", Milestone = "milestone" }
         );
-        ///Sort by
+        /// Sort by
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsSort {
             Created,
@@ -7023,7 +6886,7 @@ Default: `"reviewed"`.*/
             ArgsSort { Created = "created", Updated = "updated", Popularity =
             "popularity", LongRunning = "long-running" }
         );
-        ///Filter by state
+        /// Filter by state
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsState {
             Open,
@@ -7064,18 +6927,18 @@ Default: `"reviewed"`.*/
                 "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List releases\"}",
             )
             .typed_args::<self::Args>();
-        ///List releases in a GitHub repository
+        /// List releases in a GitHub repository
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Subset of fields to return for each release. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'body' in particular drops the largest per-release data.
+            /// Subset of fields to return for each release. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'body' in particular drops the largest per-release data.
             pub fields: Option<Vec<ArgsFieldsItem>>,
-            ///Repository owner
+            /// Repository owner
             pub owner: String,
-            ///Page number for pagination (min 1)
+            /// Page number for pagination (min 1)
             pub page: Option<f64>,
-            ///Results per page for pagination (min 1, max 100)
+            /// Results per page for pagination (min 1, max 100)
             pub per_page: Option<f64>,
-            ///Repository name
+            /// Repository name
             pub repo: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -7083,7 +6946,7 @@ Default: `"reviewed"`.*/
             "page" skip_if(Option::is_none), per_page = "perPage"
             skip_if(Option::is_none), repo = "repo" }
         );
-        ///`ArgsFieldsItem`
+        /// `ArgsFieldsItem`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsFieldsItem {
             Id,
@@ -7129,18 +6992,18 @@ Default: `"reviewed"`.*/
                 "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List repository collaborators\"}",
             )
             .typed_args::<self::Args>();
-        ///List collaborators of a GitHub repository. Results are paginated; the response includes `nextPage`, `prevPage`, `firstPage`, and `lastPage` fields. To get the next page, use the `nextPage` value as the `page` parameter.
+        /// List collaborators of a GitHub repository. Results are paginated; the response includes `nextPage`, `prevPage`, `firstPage`, and `lastPage` fields. To get the next page, use the `nextPage` value as the `page` parameter.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Filter by affiliation. Can be one of: 'outside' (outside collaborators), 'direct' (all with permissions regardless of org membership), 'all' (all collaborators). Default: 'all'
+            /// Filter by affiliation. Can be one of: 'outside' (outside collaborators), 'direct' (all with permissions regardless of org membership), 'all' (all collaborators). Default: 'all'
             pub affiliation: Option<ArgsAffiliation>,
-            ///Repository owner
+            /// Repository owner
             pub owner: String,
-            ///Page number for pagination (default 1, min 1)
+            /// Page number for pagination (default 1, min 1)
             pub page: Option<f64>,
-            ///Results per page for pagination (default 30, min 1, max 100)
+            /// Results per page for pagination (default 30, min 1, max 100)
             pub per_page: Option<f64>,
-            ///Repository name
+            /// Repository name
             pub repo: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -7148,7 +7011,7 @@ Default: `"reviewed"`.*/
             page = "page" skip_if(Option::is_none), per_page = "perPage"
             skip_if(Option::is_none), repo = "repo" }
         );
-        ///Filter by affiliation. Can be one of: 'outside' (outside collaborators), 'direct' (all with permissions regardless of org membership), 'all' (all collaborators). Default: 'all'
+        /// Filter by affiliation. Can be one of: 'outside' (outside collaborators), 'direct' (all with permissions regardless of org membership), 'all' (all collaborators). Default: 'all'
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsAffiliation {
             Outside,
@@ -7184,18 +7047,18 @@ Default: `"reviewed"`.*/
                 "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List repository security advisories\"}",
             )
             .typed_args::<self::Args>();
-        ///List repository security advisories for a GitHub repository.
+        /// List repository security advisories for a GitHub repository.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Sort direction.
+            /// Sort direction.
             pub direction: Option<ArgsDirection>,
-            ///The owner of the repository.
+            /// The owner of the repository.
             pub owner: String,
-            ///The name of the repository.
+            /// The name of the repository.
             pub repo: String,
-            ///Sort field.
+            /// Sort field.
             pub sort: Option<ArgsSort>,
-            ///Filter by advisory state.
+            /// Filter by advisory state.
             pub state: Option<ArgsState>,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -7203,7 +7066,7 @@ Default: `"reviewed"`.*/
             repo = "repo", sort = "sort" skip_if(Option::is_none), state = "state"
             skip_if(Option::is_none) }
         );
-        ///Sort direction.
+        /// Sort direction.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsDirection {
             Asc,
@@ -7212,7 +7075,7 @@ Default: `"reviewed"`.*/
         ::mcp_bindgen::__private::string_enum!(
             ArgsDirection { Asc = "asc", Desc = "desc" }
         );
-        ///Sort field.
+        /// Sort field.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsSort {
             Created,
@@ -7223,7 +7086,7 @@ Default: `"reviewed"`.*/
             ArgsSort { Created = "created", Updated = "updated", Published = "published"
             }
         );
-        ///Filter by advisory state.
+        /// Filter by advisory state.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsState {
             Triage,
@@ -7261,22 +7124,22 @@ Default: `"reviewed"`.*/
                 "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List secret scanning alerts\"}",
             )
             .typed_args::<self::Args>();
-        ///List secret scanning alerts in a GitHub repository.
+        /// List secret scanning alerts in a GitHub repository.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///The owner of the repository.
+            /// The owner of the repository.
             pub owner: String,
-            ///Page number for pagination (min 1)
+            /// Page number for pagination (min 1)
             pub page: Option<f64>,
-            ///Results per page for pagination (min 1, max 100)
+            /// Results per page for pagination (min 1, max 100)
             pub per_page: Option<f64>,
-            ///The name of the repository.
+            /// The name of the repository.
             pub repo: String,
-            ///Filter by resolution
+            /// Filter by resolution
             pub resolution: Option<ArgsResolution>,
-            ///A comma-separated list of secret types to return. All default secret patterns are returned. To return generic patterns, pass the token name(s) in the parameter.
+            /// A comma-separated list of secret types to return. All default secret patterns are returned. To return generic patterns, pass the token name(s) in the parameter.
             pub secret_type: Option<String>,
-            ///Filter by state
+            /// Filter by state
             pub state: Option<ArgsState>,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -7285,7 +7148,7 @@ Default: `"reviewed"`.*/
             skip_if(Option::is_none), secret_type = "secret_type"
             skip_if(Option::is_none), state = "state" skip_if(Option::is_none) }
         );
-        ///Filter by resolution
+        /// Filter by resolution
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsResolution {
             FalsePositive,
@@ -7300,7 +7163,7 @@ Default: `"reviewed"`.*/
             Revoked = "revoked", PatternEdited = "pattern_edited", PatternDeleted =
             "pattern_deleted", UsedInTests = "used_in_tests" }
         );
-        ///Filter by state
+        /// Filter by state
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsState {
             Open,
@@ -7337,18 +7200,18 @@ Default: `"reviewed"`.*/
                 "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List starred repositories\"}",
             )
             .typed_args::<self::Args>();
-        ///List starred repositories
+        /// List starred repositories
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct Args {
-            ///The direction to sort the results by.
+            /// The direction to sort the results by.
             pub direction: Option<ArgsDirection>,
-            ///Page number for pagination (min 1)
+            /// Page number for pagination (min 1)
             pub page: Option<f64>,
-            ///Results per page for pagination (min 1, max 100)
+            /// Results per page for pagination (min 1, max 100)
             pub per_page: Option<f64>,
-            ///How to sort the results. Can be either 'created' (when the repository was starred) or 'updated' (when the repository was last pushed to).
+            /// How to sort the results. Can be either 'created' (when the repository was starred) or 'updated' (when the repository was last pushed to).
             pub sort: Option<ArgsSort>,
-            ///Username to list starred repositories for. Defaults to the authenticated user.
+            /// Username to list starred repositories for. Defaults to the authenticated user.
             pub username: Option<String>,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -7357,7 +7220,7 @@ Default: `"reviewed"`.*/
             = "sort" skip_if(Option::is_none), username = "username"
             skip_if(Option::is_none) }
         );
-        ///The direction to sort the results by.
+        /// The direction to sort the results by.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsDirection {
             Asc,
@@ -7366,7 +7229,7 @@ Default: `"reviewed"`.*/
         ::mcp_bindgen::__private::string_enum!(
             ArgsDirection { Asc = "asc", Desc = "desc" }
         );
-        ///How to sort the results. Can be either 'created' (when the repository was starred) or 'updated' (when the repository was last pushed to).
+        /// How to sort the results. Can be either 'created' (when the repository was starred) or 'updated' (when the repository was last pushed to).
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsSort {
             Created,
@@ -7389,16 +7252,16 @@ Default: `"reviewed"`.*/
                 "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List tags\"}",
             )
             .typed_args::<self::Args>();
-        ///List git tags in a GitHub repository
+        /// List git tags in a GitHub repository
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Repository owner
+            /// Repository owner
             pub owner: String,
-            ///Page number for pagination (min 1)
+            /// Page number for pagination (min 1)
             pub page: Option<f64>,
-            ///Results per page for pagination (min 1, max 100)
+            /// Results per page for pagination (min 1, max 100)
             pub per_page: Option<f64>,
-            ///Repository name
+            /// Repository name
             pub repo: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -7432,18 +7295,18 @@ Default: `"reviewed"`.*/
                 "{\"destructiveHint\":true,\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Manage notification subscription\"}",
             )
             .typed_args::<self::Args>();
-        ///Manage a notification subscription: ignore, watch, or delete a notification thread subscription.
+        /// Manage a notification subscription: ignore, watch, or delete a notification thread subscription.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Action to perform: ignore, watch, or delete the notification subscription.
+            /// Action to perform: ignore, watch, or delete the notification subscription.
             pub action: ArgsAction,
-            ///The ID of the notification thread.
+            /// The ID of the notification thread.
             pub notification_id: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
             Args { action = "action", notification_id = "notificationID" }
         );
-        ///Action to perform: ignore, watch, or delete the notification subscription.
+        /// Action to perform: ignore, watch, or delete the notification subscription.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsAction {
             Ignore,
@@ -7478,20 +7341,20 @@ Default: `"reviewed"`.*/
                 "{\"destructiveHint\":true,\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Manage repository notification subscription\"}",
             )
             .typed_args::<self::Args>();
-        ///Manage a repository notification subscription: ignore, watch, or delete repository notifications subscription for the provided repository.
+        /// Manage a repository notification subscription: ignore, watch, or delete repository notifications subscription for the provided repository.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Action to perform: ignore, watch, or delete the repository notification subscription.
+            /// Action to perform: ignore, watch, or delete the repository notification subscription.
             pub action: ArgsAction,
-            ///The account owner of the repository.
+            /// The account owner of the repository.
             pub owner: String,
-            ///The name of the repository.
+            /// The name of the repository.
             pub repo: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
             Args { action = "action", owner = "owner", repo = "repo" }
         );
-        ///Action to perform: ignore, watch, or delete the repository notification subscription.
+        /// Action to perform: ignore, watch, or delete the repository notification subscription.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsAction {
             Ignore,
@@ -7529,14 +7392,14 @@ Default: `"reviewed"`.*/
                 "{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Mark all notifications as read\"}",
             )
             .typed_args::<self::Args>();
-        ///Mark all notifications as read
+        /// Mark all notifications as read
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct Args {
-            ///Describes the last point that notifications were checked (optional). Default: Now
+            /// Describes the last point that notifications were checked (optional). Default: Now
             pub last_read_at: Option<String>,
-            ///Optional repository owner. If provided with repo, only notifications for this repository are marked as read.
+            /// Optional repository owner. If provided with repo, only notifications for this repository are marked as read.
             pub owner: Option<String>,
-            ///Optional repository name. If provided with owner, only notifications for this repository are marked as read.
+            /// Optional repository name. If provided with owner, only notifications for this repository are marked as read.
             pub repo: Option<String>,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -7557,20 +7420,20 @@ Default: `"reviewed"`.*/
                 "{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Merge pull request\"}",
             )
             .typed_args::<self::Args>();
-        ///Merge a pull request in a GitHub repository.
+        /// Merge a pull request in a GitHub repository.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Extra detail for merge commit
+            /// Extra detail for merge commit
             pub commit_message: Option<String>,
-            ///Title for merge commit
+            /// Title for merge commit
             pub commit_title: Option<String>,
-            ///Merge method
+            /// Merge method
             pub merge_method: Option<ArgsMergeMethod>,
-            ///Repository owner
+            /// Repository owner
             pub owner: String,
-            ///Pull request number
+            /// Pull request number
             pub pull_number: f64,
-            ///Repository name
+            /// Repository name
             pub repo: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -7579,7 +7442,7 @@ Default: `"reviewed"`.*/
             "merge_method" skip_if(Option::is_none), owner = "owner", pull_number =
             "pullNumber", repo = "repo" }
         );
-        ///Merge method
+        /// Merge method
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsMergeMethod {
             Merge,
@@ -7622,29 +7485,29 @@ Default: `"reviewed"`.*/
                 "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get details of GitHub Projects resources\"}",
             )
             .typed_args::<self::Args>();
-        /**Get details about specific GitHub Projects resources.
-Use this tool to get details about individual projects, project fields, project items, and project views by their unique IDs.*/
+        /// Get details about specific GitHub Projects resources.
+        /// Use this tool to get details about individual projects, project fields, project items, and project views by their unique IDs.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///The field's ID. Required for 'get_project_field' method.
+            /// The field's ID. Required for 'get_project_field' method.
             pub field_id: Option<f64>,
-            ///Specific list of field names to include in the response when getting a project item (e.g. ["Status", "Priority"]). Resolved server-side to field IDs — pass this instead of 'fields' when you only know the human-readable names. Mutually exclusive with 'fields' — provide one, not both. Only used for 'get_project_item' method.
+            /// Specific list of field names to include in the response when getting a project item (e.g. ["Status", "Priority"]). Resolved server-side to field IDs — pass this instead of 'fields' when you only know the human-readable names. Mutually exclusive with 'fields' — provide one, not both. Only used for 'get_project_item' method.
             pub field_names: Option<Vec<String>>,
-            ///Specific list of field IDs to include in the response when getting a project item (e.g. ["102589", "985201", "169875"]). If neither 'fields' nor 'field_names' is provided, only the title field is included. Mutually exclusive with 'field_names' — provide one, not both. Only used for 'get_project_item' method.
+            /// Specific list of field IDs to include in the response when getting a project item (e.g. ["102589", "985201", "169875"]). If neither 'fields' nor 'field_names' is provided, only the title field is included. Mutually exclusive with 'field_names' — provide one, not both. Only used for 'get_project_item' method.
             pub fields: Option<Vec<String>>,
-            ///The item's ID. Required for 'get_project_item' method.
+            /// The item's ID. Required for 'get_project_item' method.
             pub item_id: Option<f64>,
-            ///The method to execute
+            /// The method to execute
             pub method: ArgsMethod,
-            ///The owner (user or organization login). The name is not case sensitive.
+            /// The owner (user or organization login). The name is not case sensitive.
             pub owner: Option<String>,
-            ///Owner type (user or org). If not provided, will be automatically detected.
+            /// Owner type (user or org). If not provided, will be automatically detected.
             pub owner_type: Option<ArgsOwnerType>,
-            ///The project's number.
+            /// The project's number.
             pub project_number: Option<f64>,
-            ///The node ID of the project status update. Required for 'get_project_status_update' method.
+            /// The node ID of the project status update. Required for 'get_project_status_update' method.
             pub status_update_id: Option<String>,
-            ///The node ID of the project view. Required for 'get_project_view' method.
+            /// The node ID of the project view. Required for 'get_project_view' method.
             pub view_id: Option<String>,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -7656,7 +7519,7 @@ Use this tool to get details about individual projects, project fields, project 
             skip_if(Option::is_none), status_update_id = "status_update_id"
             skip_if(Option::is_none), view_id = "view_id" skip_if(Option::is_none) }
         );
-        ///The method to execute
+        /// The method to execute
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsMethod {
             GetProject,
@@ -7671,7 +7534,7 @@ Use this tool to get details about individual projects, project fields, project 
             GetProjectStatusUpdate = "get_project_status_update", GetProjectView =
             "get_project_view" }
         );
-        ///Owner type (user or org). If not provided, will be automatically detected.
+        /// Owner type (user or org). If not provided, will be automatically detected.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsOwnerType {
             User,
@@ -7713,29 +7576,29 @@ Use this tool to get details about individual projects, project fields, project 
                 "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List GitHub Projects resources\"}",
             )
             .typed_args::<self::Args>();
-        /**Tools for listing GitHub Projects resources.
-Use this tool to list projects for a user or organization, or list project fields, items, views, and status updates for a specific project.*/
+        /// Tools for listing GitHub Projects resources.
+        /// Use this tool to list projects for a user or organization, or list project fields, items, views, and status updates for a specific project.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Forward pagination cursor from previous pageInfo.nextCursor.
+            /// Forward pagination cursor from previous pageInfo.nextCursor.
             pub after: Option<String>,
-            ///Backward pagination cursor from previous pageInfo.prevCursor (rare).
+            /// Backward pagination cursor from previous pageInfo.prevCursor (rare).
             pub before: Option<String>,
-            ///Field names to include when listing project items (e.g. ["Status", "Priority"]). Resolved server-side to field IDs — pass this instead of 'fields' when you only know the human-readable names. Names that fail to resolve return a structured error. Mutually exclusive with 'fields' — provide one, not both. Only used for 'list_project_items' method.
+            /// Field names to include when listing project items (e.g. ["Status", "Priority"]). Resolved server-side to field IDs — pass this instead of 'fields' when you only know the human-readable names. Names that fail to resolve return a structured error. Mutually exclusive with 'fields' — provide one, not both. Only used for 'list_project_items' method.
             pub field_names: Option<Vec<String>>,
-            ///Field IDs to include when listing project items (e.g. ["102589", "985201"]). CRITICAL: Always provide to get field values. Without this (and without 'field_names'), only titles returned. Mutually exclusive with 'field_names' — provide one, not both. Only used for 'list_project_items' method.
+            /// Field IDs to include when listing project items (e.g. ["102589", "985201"]). CRITICAL: Always provide to get field values. Without this (and without 'field_names'), only titles returned. Mutually exclusive with 'field_names' — provide one, not both. Only used for 'list_project_items' method.
             pub fields: Option<Vec<String>>,
-            ///The action to perform
+            /// The action to perform
             pub method: ArgsMethod,
-            ///The owner (user or organization login). The name is not case sensitive.
+            /// The owner (user or organization login). The name is not case sensitive.
             pub owner: String,
-            ///Owner type (user or org). If not provided, will automatically try both.
+            /// Owner type (user or org). If not provided, will automatically try both.
             pub owner_type: Option<ArgsOwnerType>,
-            ///Results per page (max 50)
+            /// Results per page (max 50)
             pub per_page: Option<f64>,
-            ///The project's number. Required for 'list_project_fields', 'list_project_items', 'list_project_views', and 'list_project_status_updates' methods.
+            /// The project's number. Required for 'list_project_fields', 'list_project_items', 'list_project_views', and 'list_project_status_updates' methods.
             pub project_number: Option<f64>,
-            ///Filter/query string. For list_projects: filter by title text and state (e.g. "roadmap is:open"). For list_project_items: advanced filtering using GitHub's project filtering syntax.
+            /// Filter/query string. For list_projects: filter by title text and state (e.g. "roadmap is:open"). For list_project_items: advanced filtering using GitHub's project filtering syntax.
             pub query: Option<String>,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -7747,7 +7610,7 @@ Use this tool to list projects for a user or organization, or list project field
             project_number = "project_number" skip_if(Option::is_none), query = "query"
             skip_if(Option::is_none) }
         );
-        ///The action to perform
+        /// The action to perform
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsMethod {
             ListProjects,
@@ -7762,7 +7625,7 @@ Use this tool to list projects for a user or organization, or list project field
             ListProjectStatusUpdates = "list_project_status_updates", ListProjectViews =
             "list_project_views" }
         );
-        ///Owner type (user or org). If not provided, will automatically try both.
+        /// Owner type (user or org). If not provided, will automatically try both.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsOwnerType {
             User,
@@ -7805,62 +7668,62 @@ Use this tool to list projects for a user or organization, or list project field
             )
             .typed_args::<self::Args>();
         use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
-        ///Create and manage GitHub Projects: create projects, add/update/delete items, bulk-update many items at once, manage views, create status updates, and add iteration fields.
+        /// Create and manage GitHub Projects: create projects, add/update/delete items, bulk-update many items at once, manage views, create status updates, and add iteration fields.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///The body of the status update (markdown). Used for 'create_project_status_update' method.
+            /// The body of the status update (markdown). Used for 'create_project_status_update' method.
             pub body: Option<String>,
-            ///The name of the iteration field (e.g. 'Sprint'). Required for 'create_iteration_field' method.
+            /// The name of the iteration field (e.g. 'Sprint'). Required for 'create_iteration_field' method.
             pub field_name: Option<String>,
-            ///Saved view filter; omit on update to preserve it, or pass null to clear it.
+            /// Saved view filter; omit on update to preserve it, or pass null to clear it.
             ///
             /// `None` leaves the argument out; `Some(None)` sends `null`.
             pub filter: Option<Option<String>>,
-            ///The issue number. Required for 'add_project_item' when item_type is 'issue'. Also accepted by 'update_project_item' to resolve the item by issue number (combine with item_owner and item_repo).
+            /// The issue number. Required for 'add_project_item' when item_type is 'issue'. Also accepted by 'update_project_item' to resolve the item by issue number (combine with item_owner and item_repo).
             pub issue_number: Option<f64>,
-            ///The project item ID. Required for 'delete_project_item'. For 'update_project_item', provide either item_id, or (item_owner + item_repo + issue_number) to resolve the item by issue.
+            /// The project item ID. Required for 'delete_project_item'. For 'update_project_item', provide either item_id, or (item_owner + item_repo + issue_number) to resolve the item by issue.
             pub item_id: Option<f64>,
-            ///The owner (user or organization) of the repository containing the issue or pull request. Required for 'add_project_item' method. Also accepted by 'update_project_item' when resolving the item by issue number.
+            /// The owner (user or organization) of the repository containing the issue or pull request. Required for 'add_project_item' method. Also accepted by 'update_project_item' when resolving the item by issue number.
             pub item_owner: Option<String>,
-            ///The name of the repository containing the issue or pull request. Required for 'add_project_item' method. Also accepted by 'update_project_item' when resolving the item by issue number.
+            /// The name of the repository containing the issue or pull request. Required for 'add_project_item' method. Also accepted by 'update_project_item' when resolving the item by issue number.
             pub item_repo: Option<String>,
-            ///The item's type, either issue or pull_request. Required for 'add_project_item' method.
+            /// The item's type, either issue or pull_request. Required for 'add_project_item' method.
             pub item_type: Option<ArgsItemType>,
-            ///The items to update with the top-level 'updated_field'. Required for 'update_project_items'; prefer it over calling 'update_project_item' in a loop. Each entry must match exactly one reference variant: 'node_id', numeric 'item_id', or 'item_owner' + 'item_repo' + 'issue_number'. Limit: 50 items per call.
+            /// The items to update with the top-level 'updated_field'. Required for 'update_project_items'; prefer it over calling 'update_project_item' in a loop. Each entry must match exactly one reference variant: 'node_id', numeric 'item_id', or 'item_owner' + 'item_repo' + 'issue_number'. Limit: 50 items per call.
             pub items: Option<Vec<ArgsItemsItem>>,
-            ///Duration in days for iterations of the field (e.g. 7 for weekly, 14 for bi-weekly). Required for 'create_iteration_field' method.
+            /// Duration in days for iterations of the field (e.g. 7 for weekly, 14 for bi-weekly). Required for 'create_iteration_field' method.
             pub iteration_duration: Option<f64>,
-            ///Custom iterations for 'create_iteration_field' method. Only set this when you need iterations with varying durations, breaks between them, or specific titles. Otherwise omit it: GitHub auto-creates three iterations of 'iteration_duration' days starting on 'start_date', which is the right choice for most cases.
+            /// Custom iterations for 'create_iteration_field' method. Only set this when you need iterations with varying durations, breaks between them, or specific titles. Otherwise omit it: GitHub auto-creates three iterations of 'iteration_duration' days starting on 'start_date', which is the right choice for most cases.
             pub iterations: Option<Vec<ArgsIterationsItem>>,
-            ///View layout; required when creating a view.
+            /// View layout; required when creating a view.
             pub layout: Option<ArgsLayout>,
-            ///The method to execute
+            /// The method to execute
             pub method: ArgsMethod,
-            ///View name; required when creating a view.
+            /// View name; required when creating a view.
             pub name: Option<String>,
-            ///The project owner (user or organization login). The name is not case sensitive.
+            /// The project owner (user or organization login). The name is not case sensitive.
             pub owner: String,
-            ///Owner type (user or org). Required for 'create_project' method. If not provided for other methods, will be automatically detected.
+            /// Owner type (user or org). Required for 'create_project' method. If not provided for other methods, will be automatically detected.
             pub owner_type: Option<ArgsOwnerType>,
-            ///The project's number. Required for all methods except 'create_project'.
+            /// The project's number. Required for all methods except 'create_project'.
             pub project_number: Option<f64>,
-            ///The pull request number (use when item_type is 'pull_request' for 'add_project_item' method). Provide either issue_number or pull_request_number.
+            /// The pull request number (use when item_type is 'pull_request' for 'add_project_item' method). Provide either issue_number or pull_request_number.
             pub pull_request_number: Option<f64>,
-            ///Start date in YYYY-MM-DD format. Used for 'create_project_status_update' and 'create_iteration_field' methods.
+            /// Start date in YYYY-MM-DD format. Used for 'create_project_status_update' and 'create_iteration_field' methods.
             pub start_date: Option<String>,
-            ///The status of the project. Used for 'create_project_status_update' method.
+            /// The status of the project. Used for 'create_project_status_update' method.
             pub status: Option<ArgsStatus>,
-            ///The target date of the status update in YYYY-MM-DD format. Used for 'create_project_status_update' method.
+            /// The target date of the status update in YYYY-MM-DD format. Used for 'create_project_status_update' method.
             pub target_date: Option<String>,
-            ///The project title. Required for 'create_project' method.
+            /// The project title. Required for 'create_project' method.
             pub title: Option<String>,
-            ///The field/value to apply, using {"id": 123, "value": ...} or {"name": "Status", "value": ...}; null clears the field. Required for 'update_project_item' and 'update_project_items', where one top-level field/value applies to every item in a batch. For 'update_project_item' SINGLE_SELECT fields, the name form accepts option names; the ID form expects an option ID.
+            /// The field/value to apply, using {"id": 123, "value": ...} or {"name": "Status", "value": ...}; null clears the field. Required for 'update_project_item' and 'update_project_items', where one top-level field/value applies to every item in a batch. For 'update_project_item' SINGLE_SELECT fields, the name form accepts option names; the ID form expects an option ID.
             pub updated_field: Option<ArgsUpdatedField>,
-            ///Project view node ID for update or delete; must belong to owner/project_number.
+            /// Project view node ID for update or delete; must belong to owner/project_number.
             pub view_id: Option<String>,
-            ///Ordered project field names to show on create or replace on update; omit on update to preserve, or pass [] to reset. Mutually exclusive with visible_fields. Roadmap accepts only [].
+            /// Ordered project field names to show on create or replace on update; omit on update to preserve, or pass [] to reset. Mutually exclusive with visible_fields. Roadmap accepts only [].
             pub visible_field_names: Option<Vec<String>>,
-            ///Ordered project field database IDs to show on create or replace on update; omit on update to preserve, or pass [] to reset. Mutually exclusive with visible_field_names. Roadmap accepts only [].
+            /// Ordered project field database IDs to show on create or replace on update; omit on update to preserve, or pass [] to reset. Mutually exclusive with visible_field_names. Roadmap accepts only [].
             pub visible_fields: Option<Vec<String>>,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -7884,7 +7747,7 @@ Use this tool to list projects for a user or organization, or list project field
             skip_if(Option::is_none), visible_fields = "visible_fields"
             skip_if(Option::is_none) }
         );
-        ///The item's type, either issue or pull_request. Required for 'add_project_item' method.
+        /// The item's type, either issue or pull_request. Required for 'add_project_item' method.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsItemType {
             Issue,
@@ -7893,43 +7756,43 @@ Use this tool to list projects for a user or organization, or list project field
         ::mcp_bindgen::__private::string_enum!(
             ArgsItemType { Issue = "issue", PullRequest = "pull_request" }
         );
-        ///`ArgsItemsItem`
+        /// `ArgsItemsItem`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(untagged, deny_unknown_fields)]
         pub enum ArgsItemsItem {
             NodeId {
-                ///The project item's GraphQL node ID, as returned by 'list_project_items' or 'add_project_item'.
+                /// The project item's GraphQL node ID, as returned by 'list_project_items' or 'add_project_item'.
                 node_id: String,
             },
             ItemId {
-                ///The numeric project item ID.
+                /// The numeric project item ID.
                 item_id: i64,
             },
             ItemOwner {
-                ///Issue number used to resolve the project item.
+                /// Issue number used to resolve the project item.
                 issue_number: i64,
-                ///Owner of the repository containing the issue.
+                /// Owner of the repository containing the issue.
                 item_owner: String,
-                ///Repository containing the issue.
+                /// Repository containing the issue.
                 item_repo: String,
             },
         }
-        ///`ArgsIterationsItem`
+        /// `ArgsIterationsItem`
         #[derive(Clone, Debug, PartialEq)]
         pub struct ArgsIterationsItem {
-            ///Duration in days
+            /// Duration in days
             pub duration: f64,
-            ///Start date in YYYY-MM-DD format
+            /// Start date in YYYY-MM-DD format
             pub start_date: String,
-            ///Iteration title (e.g. 'Sprint 1')
+            /// Iteration title (e.g. 'Sprint 1')
             pub title: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
             ArgsIterationsItem { duration = "duration", start_date = "start_date", title
             = "title" } deny_unknown_fields
         );
-        ///View layout; required when creating a view.
+        /// View layout; required when creating a view.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsLayout {
             Table,
@@ -7939,7 +7802,7 @@ Use this tool to list projects for a user or organization, or list project field
         ::mcp_bindgen::__private::string_enum!(
             ArgsLayout { Table = "table", Board = "board", Roadmap = "roadmap" }
         );
-        ///The method to execute
+        /// The method to execute
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsMethod {
             AddProjectItem,
@@ -7962,7 +7825,7 @@ Use this tool to list projects for a user or organization, or list project field
             "delete_project_view", CreateProject = "create_project", CreateIterationField
             = "create_iteration_field" }
         );
-        ///Owner type (user or org). Required for 'create_project' method. If not provided for other methods, will be automatically detected.
+        /// Owner type (user or org). Required for 'create_project' method. If not provided for other methods, will be automatically detected.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsOwnerType {
             User,
@@ -7971,7 +7834,7 @@ Use this tool to list projects for a user or organization, or list project field
         ::mcp_bindgen::__private::string_enum!(
             ArgsOwnerType { User = "user", Org = "org" }
         );
-        ///The status of the project. Used for 'create_project_status_update' method.
+        /// The status of the project. Used for 'create_project_status_update' method.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsStatus {
             Inactive,
@@ -7984,21 +7847,21 @@ Use this tool to list projects for a user or organization, or list project field
             ArgsStatus { Inactive = "INACTIVE", OnTrack = "ON_TRACK", AtRisk = "AT_RISK",
             OffTrack = "OFF_TRACK", Complete = "COMPLETE" }
         );
-        ///The field/value to apply, using {"id": 123, "value": ...} or {"name": "Status", "value": ...}; null clears the field. Required for 'update_project_item' and 'update_project_items', where one top-level field/value applies to every item in a batch. For 'update_project_item' SINGLE_SELECT fields, the name form accepts option names; the ID form expects an option ID.
+        /// The field/value to apply, using {"id": 123, "value": ...} or {"name": "Status", "value": ...}; null clears the field. Required for 'update_project_item' and 'update_project_items', where one top-level field/value applies to every item in a batch. For 'update_project_item' SINGLE_SELECT fields, the name form accepts option names; the ID form expects an option ID.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(untagged, deny_unknown_fields)]
         pub enum ArgsUpdatedField {
             Id {
-                ///The numeric project field ID.
+                /// The numeric project field ID.
                 id: i64,
-                ///The value to apply. Any JSON value is accepted; use null to clear the field.
+                /// The value to apply. Any JSON value is accepted; use null to clear the field.
                 value: ::mcp_bindgen::__private::serde_json::Value,
             },
             Name {
-                ///The project field name. Matching is case-insensitive.
+                /// The project field name. Matching is case-insensitive.
                 name: String,
-                ///The value to apply. Any JSON value is accepted; use null to clear the field.
+                /// The value to apply. Any JSON value is accepted; use null to clear the field.
                 value: ::mcp_bindgen::__private::serde_json::Value,
             },
         }
@@ -8051,33 +7914,32 @@ Use this tool to list projects for a user or organization, or list project field
                 "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get details for a single pull request\"}",
             )
             .typed_args::<self::Args>();
-        ///Get information on a specific pull request in GitHub repository.
+        /// Get information on a specific pull request in GitHub repository.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Cursor for pagination, used only by the get_review_comments method. Pass the endCursor from the previous page's PageInfo to fetch the next page.
+            /// Cursor for pagination, used only by the get_review_comments method. Pass the endCursor from the previous page's PageInfo to fetch the next page.
             pub after: Option<String>,
-            /**Action to specify what pull request data needs to be retrieved from GitHub.
-Possible options:
- 1. get - Get details of a specific pull request.
- 2. get_diff - Get the diff of a pull request.
- 3. get_status - Get combined commit status of a head commit in a pull request.
- 4. get_files - Get the list of files changed in a pull request. Use with pagination parameters to control the number of results returned.
- 5. get_commits - Get the list of commits on a pull request. Use with pagination parameters to control the number of results returned.
- 6. get_review_comments - Get review threads on a pull request. Each thread contains logically grouped review comments made on the same code location during pull request reviews. Returns threads with metadata (isResolved, isOutdated, isCollapsed) and their associated comments. Use cursor-based pagination (perPage, after) to control results.
- 7. get_reviews - Get the reviews on a pull request. When asked for review comments, use get_review_comments method. Use with pagination parameters to control the number of results returned.
- 8. get_comments - Get comments on a pull request. Use this if user doesn't specifically want review comments. Use with pagination parameters to control the number of results returned.
- 9. get_check_runs - Get check runs for the head commit of a pull request. Check runs are the individual CI/CD jobs and checks that run on the PR.
-*/
+            /// Action to specify what pull request data needs to be retrieved from GitHub.
+            /// Possible options:
+            ///  1. get - Get details of a specific pull request.
+            ///  2. get_diff - Get the diff of a pull request.
+            ///  3. get_status - Get combined commit status of a head commit in a pull request.
+            ///  4. get_files - Get the list of files changed in a pull request. Use with pagination parameters to control the number of results returned.
+            ///  5. get_commits - Get the list of commits on a pull request. Use with pagination parameters to control the number of results returned.
+            ///  6. get_review_comments - Get review threads on a pull request. Each thread contains logically grouped review comments made on the same code location during pull request reviews. Returns threads with metadata (isResolved, isOutdated, isCollapsed) and their associated comments. Use cursor-based pagination (perPage, after) to control results.
+            ///  7. get_reviews - Get the reviews on a pull request. When asked for review comments, use get_review_comments method. Use with pagination parameters to control the number of results returned.
+            ///  8. get_comments - Get comments on a pull request. Use this if user doesn't specifically want review comments. Use with pagination parameters to control the number of results returned.
+            ///  9. get_check_runs - Get check runs for the head commit of a pull request. Check runs are the individual CI/CD jobs and checks that run on the PR.
             pub method: ArgsMethod,
-            ///Repository owner
+            /// Repository owner
             pub owner: String,
-            ///Page number for pagination (min 1)
+            /// Page number for pagination (min 1)
             pub page: Option<f64>,
-            ///Results per page for pagination (min 1, max 100)
+            /// Results per page for pagination (min 1, max 100)
             pub per_page: Option<f64>,
-            ///Pull request number
+            /// Pull request number
             pub pull_number: f64,
-            ///Repository name
+            /// Repository name
             pub repo: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -8085,18 +7947,17 @@ Possible options:
             "owner", page = "page" skip_if(Option::is_none), per_page = "perPage"
             skip_if(Option::is_none), pull_number = "pullNumber", repo = "repo" }
         );
-        /**Action to specify what pull request data needs to be retrieved from GitHub.
-Possible options:
- 1. get - Get details of a specific pull request.
- 2. get_diff - Get the diff of a pull request.
- 3. get_status - Get combined commit status of a head commit in a pull request.
- 4. get_files - Get the list of files changed in a pull request. Use with pagination parameters to control the number of results returned.
- 5. get_commits - Get the list of commits on a pull request. Use with pagination parameters to control the number of results returned.
- 6. get_review_comments - Get review threads on a pull request. Each thread contains logically grouped review comments made on the same code location during pull request reviews. Returns threads with metadata (isResolved, isOutdated, isCollapsed) and their associated comments. Use cursor-based pagination (perPage, after) to control results.
- 7. get_reviews - Get the reviews on a pull request. When asked for review comments, use get_review_comments method. Use with pagination parameters to control the number of results returned.
- 8. get_comments - Get comments on a pull request. Use this if user doesn't specifically want review comments. Use with pagination parameters to control the number of results returned.
- 9. get_check_runs - Get check runs for the head commit of a pull request. Check runs are the individual CI/CD jobs and checks that run on the PR.
-*/
+        /// Action to specify what pull request data needs to be retrieved from GitHub.
+        /// Possible options:
+        ///  1. get - Get details of a specific pull request.
+        ///  2. get_diff - Get the diff of a pull request.
+        ///  3. get_status - Get combined commit status of a head commit in a pull request.
+        ///  4. get_files - Get the list of files changed in a pull request. Use with pagination parameters to control the number of results returned.
+        ///  5. get_commits - Get the list of commits on a pull request. Use with pagination parameters to control the number of results returned.
+        ///  6. get_review_comments - Get review threads on a pull request. Each thread contains logically grouped review comments made on the same code location during pull request reviews. Returns threads with metadata (isResolved, isOutdated, isCollapsed) and their associated comments. Use cursor-based pagination (perPage, after) to control results.
+        ///  7. get_reviews - Get the reviews on a pull request. When asked for review comments, use get_review_comments method. Use with pagination parameters to control the number of results returned.
+        ///  8. get_comments - Get comments on a pull request. Use this if user doesn't specifically want review comments. Use with pagination parameters to control the number of results returned.
+        ///  9. get_check_runs - Get check runs for the head commit of a pull request. Check runs are the individual CI/CD jobs and checks that run on the PR.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsMethod {
             Get,
@@ -8150,31 +8011,31 @@ Possible options:
                 "{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Write operations (create, submit, delete) on pull request reviews\"}",
             )
             .typed_args::<self::Args>();
-        /**Create and/or submit, delete review of a pull request.
-
-Available methods:
-- create: Create a new review of a pull request. If "event" parameter is provided, the review is submitted. If "event" is omitted, a pending review is created.
-- submit_pending: Submit an existing pending review of a pull request. This requires that a pending review exists for the current user on the specified pull request. The "body" and "event" parameters are used when submitting the review.
-- delete_pending: Delete an existing pending review of a pull request. This requires that a pending review exists for the current user on the specified pull request.
-- resolve_thread: Resolve a review thread. Requires only "threadId" parameter with the thread's node ID (e.g., PRRT_kwDOxxx). The owner, repo, and pullNumber parameters are not used for this method. Resolving an already-resolved thread is a no-op.
-- unresolve_thread: Unresolve a previously resolved review thread. Requires only "threadId" parameter. The owner, repo, and pullNumber parameters are not used for this method. Unresolving an already-unresolved thread is a no-op.*/
+        /// Create and/or submit, delete review of a pull request.
+        ///
+        /// Available methods:
+        /// - create: Create a new review of a pull request. If "event" parameter is provided, the review is submitted. If "event" is omitted, a pending review is created.
+        /// - submit_pending: Submit an existing pending review of a pull request. This requires that a pending review exists for the current user on the specified pull request. The "body" and "event" parameters are used when submitting the review.
+        /// - delete_pending: Delete an existing pending review of a pull request. This requires that a pending review exists for the current user on the specified pull request.
+        /// - resolve_thread: Resolve a review thread. Requires only "threadId" parameter with the thread's node ID (e.g., PRRT_kwDOxxx). The owner, repo, and pullNumber parameters are not used for this method. Resolving an already-resolved thread is a no-op.
+        /// - unresolve_thread: Unresolve a previously resolved review thread. Requires only "threadId" parameter. The owner, repo, and pullNumber parameters are not used for this method. Unresolving an already-unresolved thread is a no-op.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Review comment text
+            /// Review comment text
             pub body: Option<String>,
-            ///SHA of commit to review
+            /// SHA of commit to review
             pub commit_id: Option<String>,
-            ///Review action to perform.
+            /// Review action to perform.
             pub event: Option<ArgsEvent>,
-            ///The write operation to perform on pull request review.
+            /// The write operation to perform on pull request review.
             pub method: ArgsMethod,
-            ///Repository owner
+            /// Repository owner
             pub owner: String,
-            ///Pull request number
+            /// Pull request number
             pub pull_number: f64,
-            ///Repository name
+            /// Repository name
             pub repo: String,
-            ///The node ID of the review thread (e.g., PRRT_kwDOxxx). Required for resolve_thread and unresolve_thread methods. Get thread IDs from pull_request_read with method get_review_comments.
+            /// The node ID of the review thread (e.g., PRRT_kwDOxxx). Required for resolve_thread and unresolve_thread methods. Get thread IDs from pull_request_read with method get_review_comments.
             pub thread_id: Option<String>,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -8183,7 +8044,7 @@ Available methods:
             "method", owner = "owner", pull_number = "pullNumber", repo = "repo",
             thread_id = "threadId" skip_if(Option::is_none) }
         );
-        ///Review action to perform.
+        /// Review action to perform.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsEvent {
             Approve,
@@ -8194,7 +8055,7 @@ Available methods:
             ArgsEvent { Approve = "APPROVE", RequestChanges = "REQUEST_CHANGES", Comment
             = "COMMENT" }
         );
-        ///The write operation to perform on pull request review.
+        /// The write operation to perform on pull request review.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsMethod {
             Create,
@@ -8242,30 +8103,30 @@ Available methods:
                 "{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Push files to repository\"}",
             )
             .typed_args::<self::Args>();
-        ///Push multiple files to a GitHub repository in a single commit
+        /// Push multiple files to a GitHub repository in a single commit
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Branch to push to
+            /// Branch to push to
             pub branch: String,
-            ///Array of file objects to push, each object with path (string) and content (string)
+            /// Array of file objects to push, each object with path (string) and content (string)
             pub files: Vec<ArgsFilesItem>,
-            ///Commit message
+            /// Commit message
             pub message: String,
-            ///Repository owner
+            /// Repository owner
             pub owner: String,
-            ///Repository name
+            /// Repository name
             pub repo: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
             Args { branch = "branch", files = "files", message = "message", owner =
             "owner", repo = "repo" }
         );
-        ///`ArgsFilesItem`
+        /// `ArgsFilesItem`
         #[derive(Clone, Debug, PartialEq)]
         pub struct ArgsFilesItem {
-            ///file content
+            /// file content
             pub content: String,
-            ///path to the file
+            /// path to the file
             pub path: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -8303,16 +8164,16 @@ Available methods:
                 "{\"destructiveHint\":true,\"idempotentHint\":false,\"openWorldHint\":true,\"readOnlyHint\":false,\"title\":\"Remove Sub-Issue\"}",
             )
             .typed_args::<self::Args>();
-        ///Remove a sub-issue from a parent issue.
+        /// Remove a sub-issue from a parent issue.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///The parent issue number
+            /// The parent issue number
             pub issue_number: f64,
-            ///Repository owner (username or organization)
+            /// Repository owner (username or organization)
             pub owner: String,
-            ///Repository name
+            /// Repository name
             pub repo: String,
-            ///The ID of the sub-issue to remove. ID is not the same as issue number
+            /// The ID of the sub-issue to remove. ID is not the same as issue number
             pub sub_issue_id: f64,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -8351,20 +8212,20 @@ Available methods:
                 "{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":true,\"readOnlyHint\":false,\"title\":\"Reprioritize Sub-Issue\"}",
             )
             .typed_args::<self::Args>();
-        ///Reprioritize (reorder) a sub-issue relative to other sub-issues.
+        /// Reprioritize (reorder) a sub-issue relative to other sub-issues.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///The ID of the sub-issue to place this after (either after_id OR before_id should be specified)
+            /// The ID of the sub-issue to place this after (either after_id OR before_id should be specified)
             pub after_id: Option<f64>,
-            ///The ID of the sub-issue to place this before (either after_id OR before_id should be specified)
+            /// The ID of the sub-issue to place this before (either after_id OR before_id should be specified)
             pub before_id: Option<f64>,
-            ///The parent issue number
+            /// The parent issue number
             pub issue_number: f64,
-            ///Repository owner (username or organization)
+            /// Repository owner (username or organization)
             pub owner: String,
-            ///Repository name
+            /// Repository name
             pub repo: String,
-            ///The ID of the sub-issue to reorder. ID is not the same as issue number
+            /// The ID of the sub-issue to reorder. ID is not the same as issue number
             pub sub_issue_id: f64,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -8406,14 +8267,14 @@ Available methods:
                 "{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Request Copilot review\"}",
             )
             .typed_args::<self::Args>();
-        ///Request a GitHub Copilot code review for a pull request. Use this for automated feedback on pull requests, usually before requesting a human reviewer.
+        /// Request a GitHub Copilot code review for a pull request. Use this for automated feedback on pull requests, usually before requesting a human reviewer.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Repository owner
+            /// Repository owner
             pub owner: String,
-            ///Pull request number
+            /// Pull request number
             pub pull_number: f64,
-            ///Repository name
+            /// Repository name
             pub repo: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -8447,16 +8308,16 @@ Available methods:
                 "{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":true,\"readOnlyHint\":false,\"title\":\"Request Pull Request Reviewers\"}",
             )
             .typed_args::<self::Args>();
-        ///Request reviewers for a pull request.
+        /// Request reviewers for a pull request.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Repository owner (username or organization)
+            /// Repository owner (username or organization)
             pub owner: String,
-            ///The pull request number
+            /// The pull request number
             pub pull_number: f64,
-            ///Repository name
+            /// Repository name
             pub repo: String,
-            ///GitHub usernames or ORG/team-slug team reviewers to request reviews from
+            /// GitHub usernames or ORG/team-slug team reviewers to request reviews from
             pub reviewers: Vec<String>,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -8495,10 +8356,10 @@ Available methods:
                 "{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":true,\"readOnlyHint\":false,\"title\":\"Resolve Review Thread\"}",
             )
             .typed_args::<self::Args>();
-        ///Resolve a review thread on a pull request. Resolving an already-resolved thread is a no-op.
+        /// Resolve a review thread on a pull request. Resolving an already-resolved thread is a no-op.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///The node ID of the review thread to resolve (e.g., PRRT_kwDOxxx)
+            /// The node ID of the review thread to resolve (e.g., PRRT_kwDOxxx)
             pub thread_id: String,
         }
         ::mcp_bindgen::__private::serde_struct!(Args { thread_id = "threadID" });
@@ -8526,20 +8387,20 @@ Available methods:
                 "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Search code\"}",
             )
             .typed_args::<self::Args>();
-        ///Fast and precise code search across ALL GitHub repositories using GitHub's native search engine. Best for finding exact symbols, functions, classes, or specific code patterns.
+        /// Fast and precise code search across ALL GitHub repositories using GitHub's native search engine. Best for finding exact symbols, functions, classes, or specific code patterns.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Subset of fields to return for each code search result. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'repository' and 'text_matches' in particular drops the largest per-result data.
+            /// Subset of fields to return for each code search result. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'repository' and 'text_matches' in particular drops the largest per-result data.
             pub fields: Option<Vec<ArgsFieldsItem>>,
-            ///Sort order for results
+            /// Sort order for results
             pub order: Option<ArgsOrder>,
-            ///Page number for pagination (min 1)
+            /// Page number for pagination (min 1)
             pub page: Option<f64>,
-            ///Results per page for pagination (min 1, max 100)
+            /// Results per page for pagination (min 1, max 100)
             pub per_page: Option<f64>,
-            ///Search query (GitHub code search REST). Implicit AND between terms; supports `OR`, `NOT`, and `"quoted phrase"` for exact match. Qualifiers: `repo:owner/repo`, `org:`, `user:`, `language:`, `path:dir` (prefix match), `filename:exact.ext`, `extension:`, `in:file`, `in:path`, `size:`, `is:archived`, `is:fork`. Max 256 chars. Examples: `WithContext language:go org:github`; `"package main" repo:o/r`; `func extension:go path:cmd repo:o/r`; `NOT TODO language:go repo:o/r`.
+            /// Search query (GitHub code search REST). Implicit AND between terms; supports `OR`, `NOT`, and `"quoted phrase"` for exact match. Qualifiers: `repo:owner/repo`, `org:`, `user:`, `language:`, `path:dir` (prefix match), `filename:exact.ext`, `extension:`, `in:file`, `in:path`, `size:`, `is:archived`, `is:fork`. Max 256 chars. Examples: `WithContext language:go org:github`; `"package main" repo:o/r`; `func extension:go path:cmd repo:o/r`; `NOT TODO language:go repo:o/r`.
             pub query: String,
-            ///Sort field ('indexed' only)
+            /// Sort field ('indexed' only)
             pub sort: Option<String>,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -8548,7 +8409,7 @@ Available methods:
             "perPage" skip_if(Option::is_none), query = "query", sort = "sort"
             skip_if(Option::is_none) }
         );
-        ///`ArgsFieldsItem`
+        /// `ArgsFieldsItem`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsFieldsItem {
             Name,
@@ -8561,7 +8422,7 @@ Available methods:
             ArgsFieldsItem { Name = "name", Path = "path", Sha = "sha", Repository =
             "repository", TextMatches = "text_matches" }
         );
-        ///Sort order for results
+        /// Sort order for results
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsOrder {
             Asc,
@@ -8597,18 +8458,18 @@ Available methods:
                 "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Search commits\"}",
             )
             .typed_args::<self::Args>();
-        ///Search for commits across GitHub repositories using GitHub's commit search syntax. Useful for finding specific changes, authors, or messages across one or many repositories. Searches the default branch only.
+        /// Search for commits across GitHub repositories using GitHub's commit search syntax. Useful for finding specific changes, authors, or messages across one or many repositories. Searches the default branch only.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Sort order
+            /// Sort order
             pub order: Option<ArgsOrder>,
-            ///Page number for pagination (min 1)
+            /// Page number for pagination (min 1)
             pub page: Option<f64>,
-            ///Results per page for pagination (min 1, max 100)
+            /// Results per page for pagination (min 1, max 100)
             pub per_page: Option<f64>,
-            ///Commit search query (GitHub commit search REST). Searches commit messages on the default branch only. Scope the search with `repo:owner/repo`, `org:`, or `user:` (queries without a scope qualifier match across all of GitHub and are usually not what you want). Other qualifiers: `author:`, `committer:`, `author-name:`, `committer-name:`, `author-email:`, `committer-email:`, `author-date:`, `committer-date:` (supports `>`, `<`, `>=`, `<=`, and `YYYY-MM-DD..YYYY-MM-DD` ranges), `merge:true|false`, `hash:`, `tree:`, `parent:`, `is:public`. Examples: `repo:owner/repo fix panic`; `org:github author:defunkt committer-date:>=2024-01-01`; `"refactor cache" repo:o/r`; `hash:abc1234 repo:o/r`.
+            /// Commit search query (GitHub commit search REST). Searches commit messages on the default branch only. Scope the search with `repo:owner/repo`, `org:`, or `user:` (queries without a scope qualifier match across all of GitHub and are usually not what you want). Other qualifiers: `author:`, `committer:`, `author-name:`, `committer-name:`, `author-email:`, `committer-email:`, `author-date:`, `committer-date:` (supports `>`, `<`, `>=`, `<=`, and `YYYY-MM-DD..YYYY-MM-DD` ranges), `merge:true|false`, `hash:`, `tree:`, `parent:`, `is:public`. Examples: `repo:owner/repo fix panic`; `org:github author:defunkt committer-date:>=2024-01-01`; `"refactor cache" repo:o/r`; `hash:abc1234 repo:o/r`.
             pub query: String,
-            ///Sort by author or committer date (defaults to best match)
+            /// Sort by author or committer date (defaults to best match)
             pub sort: Option<ArgsSort>,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -8616,14 +8477,14 @@ Available methods:
             skip_if(Option::is_none), per_page = "perPage" skip_if(Option::is_none),
             query = "query", sort = "sort" skip_if(Option::is_none) }
         );
-        ///Sort order
+        /// Sort order
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsOrder {
             Asc,
             Desc,
         }
         ::mcp_bindgen::__private::string_enum!(ArgsOrder { Asc = "asc", Desc = "desc" });
-        ///Sort by author or committer date (defaults to best match)
+        /// Sort by author or committer date (defaults to best match)
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsSort {
             AuthorDate,
@@ -8660,24 +8521,24 @@ Available methods:
                 "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Search issues\"}",
             )
             .typed_args::<self::Args>();
-        ///Search issues using natural-language semantic matching. Best for conceptual or paraphrased queries (e.g. "login fails after password reset"). Already scoped to is:issue.
+        /// Search issues using natural-language semantic matching. Best for conceptual or paraphrased queries (e.g. "login fails after password reset"). Already scoped to is:issue.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Subset of fields to return for each issue result. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'body', 'reactions', and 'labels' in particular drops the largest per-result data.
+            /// Subset of fields to return for each issue result. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'body', 'reactions', and 'labels' in particular drops the largest per-result data.
             pub fields: Option<Vec<ArgsFieldsItem>>,
-            ///Sort order
+            /// Sort order
             pub order: Option<ArgsOrder>,
-            ///Optional repository owner. If provided with repo, only issues for this repository are listed.
+            /// Optional repository owner. If provided with repo, only issues for this repository are listed.
             pub owner: Option<String>,
-            ///Page number for pagination (min 1)
+            /// Page number for pagination (min 1)
             pub page: Option<f64>,
-            ///Results per page for pagination (min 1, max 100)
+            /// Results per page for pagination (min 1, max 100)
             pub per_page: Option<f64>,
-            ///The search query, as natural language. When the user gives alternative wordings, include them as plain words rather than joining them with OR.
+            /// The search query, as natural language. When the user gives alternative wordings, include them as plain words rather than joining them with OR.
             pub query: String,
-            ///Optional repository name. If provided with owner, only issues for this repository are listed.
+            /// Optional repository name. If provided with owner, only issues for this repository are listed.
             pub repo: Option<String>,
-            ///Sort field by number of matches of categories, defaults to best match
+            /// Sort field by number of matches of categories, defaults to best match
             pub sort: Option<ArgsSort>,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -8687,7 +8548,7 @@ Available methods:
             skip_if(Option::is_none), query = "query", repo = "repo"
             skip_if(Option::is_none), sort = "sort" skip_if(Option::is_none) }
         );
-        ///`ArgsFieldsItem`
+        /// `ArgsFieldsItem`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsFieldsItem {
             Number,
@@ -8726,14 +8587,14 @@ Available methods:
             "repository_url", PullRequest = "pull_request", FieldValues = "field_values"
             }
         );
-        ///Sort order
+        /// Sort order
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsOrder {
             Asc,
             Desc,
         }
         ::mcp_bindgen::__private::string_enum!(ArgsOrder { Asc = "asc", Desc = "desc" });
-        ///Sort field by number of matches of categories, defaults to best match
+        /// Sort field by number of matches of categories, defaults to best match
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsSort {
             Comments,
@@ -8786,18 +8647,18 @@ Available methods:
                 "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Search organizations\"}",
             )
             .typed_args::<self::Args>();
-        ///Find GitHub organizations by name, location, or other organization metadata. Ideal for discovering companies, open source foundations, or teams.
+        /// Find GitHub organizations by name, location, or other organization metadata. Ideal for discovering companies, open source foundations, or teams.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Sort order
+            /// Sort order
             pub order: Option<ArgsOrder>,
-            ///Page number for pagination (min 1)
+            /// Page number for pagination (min 1)
             pub page: Option<f64>,
-            ///Results per page for pagination (min 1, max 100)
+            /// Results per page for pagination (min 1, max 100)
             pub per_page: Option<f64>,
-            ///Organization search query. Examples: 'microsoft', 'location:california', 'created:>=2025-01-01'. Search is automatically scoped to type:org.
+            /// Organization search query. Examples: 'microsoft', 'location:california', 'created:>=2025-01-01'. Search is automatically scoped to type:org.
             pub query: String,
-            ///Sort field by category
+            /// Sort field by category
             pub sort: Option<ArgsSort>,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -8805,14 +8666,14 @@ Available methods:
             skip_if(Option::is_none), per_page = "perPage" skip_if(Option::is_none),
             query = "query", sort = "sort" skip_if(Option::is_none) }
         );
-        ///Sort order
+        /// Sort order
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsOrder {
             Asc,
             Desc,
         }
         ::mcp_bindgen::__private::string_enum!(ArgsOrder { Asc = "asc", Desc = "desc" });
-        ///Sort field by category
+        /// Sort field by category
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsSort {
             Followers,
@@ -8851,24 +8712,24 @@ Available methods:
                 "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Search pull requests\"}",
             )
             .typed_args::<self::Args>();
-        ///Search for pull requests in GitHub repositories using issues search syntax already scoped to is:pr
+        /// Search for pull requests in GitHub repositories using issues search syntax already scoped to is:pr
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Subset of fields to return for each pull request result. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'body', 'reactions', and 'labels' in particular drops the largest per-result data.
+            /// Subset of fields to return for each pull request result. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'body', 'reactions', and 'labels' in particular drops the largest per-result data.
             pub fields: Option<Vec<ArgsFieldsItem>>,
-            ///Sort order
+            /// Sort order
             pub order: Option<ArgsOrder>,
-            ///Optional repository owner. If provided with repo, only pull requests for this repository are listed.
+            /// Optional repository owner. If provided with repo, only pull requests for this repository are listed.
             pub owner: Option<String>,
-            ///Page number for pagination (min 1)
+            /// Page number for pagination (min 1)
             pub page: Option<f64>,
-            ///Results per page for pagination (min 1, max 100)
+            /// Results per page for pagination (min 1, max 100)
             pub per_page: Option<f64>,
-            ///Search query using GitHub pull request search syntax
+            /// Search query using GitHub pull request search syntax
             pub query: String,
-            ///Optional repository name. If provided with owner, only pull requests for this repository are listed.
+            /// Optional repository name. If provided with owner, only pull requests for this repository are listed.
             pub repo: Option<String>,
-            ///Sort field by number of matches of categories, defaults to best match
+            /// Sort field by number of matches of categories, defaults to best match
             pub sort: Option<ArgsSort>,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -8878,7 +8739,7 @@ Available methods:
             skip_if(Option::is_none), query = "query", repo = "repo"
             skip_if(Option::is_none), sort = "sort" skip_if(Option::is_none) }
         );
-        ///`ArgsFieldsItem`
+        /// `ArgsFieldsItem`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsFieldsItem {
             Number,
@@ -8914,14 +8775,14 @@ Available methods:
             "closed_at", ClosedBy = "closed_by", PullRequest = "pull_request",
             RepositoryUrl = "repository_url" }
         );
-        ///Sort order
+        /// Sort order
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsOrder {
             Asc,
             Desc,
         }
         ::mcp_bindgen::__private::string_enum!(ArgsOrder { Asc = "asc", Desc = "desc" });
-        ///Sort field by number of matches of categories, defaults to best match
+        /// Sort field by number of matches of categories, defaults to best match
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsSort {
             Comments,
@@ -8974,22 +8835,22 @@ Available methods:
                 "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Search repositories\"}",
             )
             .typed_args::<self::Args>();
-        ///Find GitHub repositories by name, description, readme, topics, or other metadata. Perfect for discovering projects, finding examples, or locating specific repositories across GitHub.
+        /// Find GitHub repositories by name, description, readme, topics, or other metadata. Perfect for discovering projects, finding examples, or locating specific repositories across GitHub.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            /**Return minimal repository information (default: true). When false, returns full GitHub API repository objects.
-
-Default: `true`.*/
+            /// Return minimal repository information (default: true). When false, returns full GitHub API repository objects.
+            ///
+            /// Default: `true`.
             pub minimal_output: Option<bool>,
-            ///Sort order
+            /// Sort order
             pub order: Option<ArgsOrder>,
-            ///Page number for pagination (min 1)
+            /// Page number for pagination (min 1)
             pub page: Option<f64>,
-            ///Results per page for pagination (min 1, max 100)
+            /// Results per page for pagination (min 1, max 100)
             pub per_page: Option<f64>,
-            ///Repository search query. Examples: 'machine learning in:name stars:>1000 language:python', 'topic:react', 'user:facebook'. Supports advanced search syntax for precise filtering.
+            /// Repository search query. Examples: 'machine learning in:name stars:>1000 language:python', 'topic:react', 'user:facebook'. Supports advanced search syntax for precise filtering.
             pub query: String,
-            ///Sort repositories by field, defaults to best match
+            /// Sort repositories by field, defaults to best match
             pub sort: Option<ArgsSort>,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -8998,14 +8859,14 @@ Default: `true`.*/
             per_page = "perPage" skip_if(Option::is_none), query = "query", sort = "sort"
             skip_if(Option::is_none) }
         );
-        ///Sort order
+        /// Sort order
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsOrder {
             Asc,
             Desc,
         }
         ::mcp_bindgen::__private::string_enum!(ArgsOrder { Asc = "asc", Desc = "desc" });
-        ///Sort repositories by field, defaults to best match
+        /// Sort repositories by field, defaults to best match
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsSort {
             Stars,
@@ -9046,18 +8907,18 @@ Default: `true`.*/
                 "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Search users\"}",
             )
             .typed_args::<self::Args>();
-        ///Find GitHub users by username, real name, or other profile information. Useful for locating developers, contributors, or team members.
+        /// Find GitHub users by username, real name, or other profile information. Useful for locating developers, contributors, or team members.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Sort order
+            /// Sort order
             pub order: Option<ArgsOrder>,
-            ///Page number for pagination (min 1)
+            /// Page number for pagination (min 1)
             pub page: Option<f64>,
-            ///Results per page for pagination (min 1, max 100)
+            /// Results per page for pagination (min 1, max 100)
             pub per_page: Option<f64>,
-            ///User search query. Examples: 'john smith', 'location:seattle', 'followers:>100'. Search is automatically scoped to type:user.
+            /// User search query. Examples: 'john smith', 'location:seattle', 'followers:>100'. Search is automatically scoped to type:user.
             pub query: String,
-            ///Sort users by number of followers or repositories, or when the person joined GitHub.
+            /// Sort users by number of followers or repositories, or when the person joined GitHub.
             pub sort: Option<ArgsSort>,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -9065,14 +8926,14 @@ Default: `true`.*/
             skip_if(Option::is_none), per_page = "perPage" skip_if(Option::is_none),
             query = "query", sort = "sort" skip_if(Option::is_none) }
         );
-        ///Sort order
+        /// Sort order
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsOrder {
             Asc,
             Desc,
         }
         ::mcp_bindgen::__private::string_enum!(ArgsOrder { Asc = "asc", Desc = "desc" });
-        ///Sort users by number of followers or repositories, or when the person joined GitHub.
+        /// Sort users by number of followers or repositories, or when the person joined GitHub.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsSort {
             Followers,
@@ -9111,42 +8972,42 @@ Default: `true`.*/
                 "{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":true,\"readOnlyHint\":false,\"title\":\"Set Issue Fields\"}",
             )
             .typed_args::<self::Args>();
-        ///Set issue field values for an issue. Fields are organization-level custom fields (text, number, date, or single select). Use this to create or update field values on an issue.
+        /// Set issue field values for an issue. Fields are organization-level custom fields (text, number, date, or single select). Use this to create or update field values on an issue.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Array of issue field values to set. Each element must have a 'field_id' (string, the GraphQL node ID of the field) and exactly one value field: 'text_value' for text fields, 'number_value' for number fields, 'date_value' (ISO 8601 date string) for date fields, or 'single_select_option_id' (the GraphQL node ID of the option) for single select fields. Set 'delete' to true to remove a field value.
+            /// Array of issue field values to set. Each element must have a 'field_id' (string, the GraphQL node ID of the field) and exactly one value field: 'text_value' for text fields, 'number_value' for number fields, 'date_value' (ISO 8601 date string) for date fields, or 'single_select_option_id' (the GraphQL node ID of the option) for single select fields. Set 'delete' to true to remove a field value.
             pub fields: Vec<ArgsFieldsItem>,
-            ///The issue number to update
+            /// The issue number to update
             pub issue_number: f64,
-            ///Repository owner (username or organization)
+            /// Repository owner (username or organization)
             pub owner: String,
-            ///Repository name
+            /// Repository name
             pub repo: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
             Args { fields = "fields", issue_number = "issue_number", owner = "owner",
             repo = "repo" }
         );
-        ///`ArgsFieldsItem`
+        /// `ArgsFieldsItem`
         #[derive(Clone, Debug, PartialEq)]
         pub struct ArgsFieldsItem {
-            ///How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
+            /// How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
             pub confidence: Option<ArgsFieldsItemConfidence>,
-            ///The value to set for a date field (ISO 8601 date string)
+            /// The value to set for a date field (ISO 8601 date string)
             pub date_value: Option<String>,
-            ///Set to true to delete this field value
+            /// Set to true to delete this field value
             pub delete: Option<bool>,
-            ///The GraphQL node ID of the issue field
+            /// The GraphQL node ID of the issue field
             pub field_id: String,
-            ///If true, this field value is sent to the API as a suggestion (suggest:true) rather than an applied value. Whether the value is applied or recorded as a proposal is determined by the API.
+            /// If true, this field value is sent to the API as a suggestion (suggest:true) rather than an applied value. Whether the value is applied or recorded as a proposal is determined by the API.
             pub is_suggestion: Option<bool>,
-            ///The value to set for a number field
+            /// The value to set for a number field
             pub number_value: Option<f64>,
-            ///One concise sentence explaining what specifically about the issue led you to choose this field value. State the concrete signal (e.g. 'Reports a crash when saving' → high priority).
+            /// One concise sentence explaining what specifically about the issue led you to choose this field value. State the concrete signal (e.g. 'Reports a crash when saving' → high priority).
             pub rationale: Option<String>,
-            ///The GraphQL node ID of the option to set for a single select field
+            /// The GraphQL node ID of the option to set for a single select field
             pub single_select_option_id: Option<String>,
-            ///The value to set for a text field
+            /// The value to set for a text field
             pub text_value: Option<String>,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -9158,7 +9019,7 @@ Default: `true`.*/
             single_select_option_id = "single_select_option_id" skip_if(Option::is_none),
             text_value = "text_value" skip_if(Option::is_none) }
         );
-        ///How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
+        /// How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsFieldsItemConfidence {
             Low,
@@ -9198,12 +9059,12 @@ Default: `true`.*/
                 "{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Star repository\"}",
             )
             .typed_args::<self::Args>();
-        ///Star a GitHub repository
+        /// Star a GitHub repository
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Repository owner
+            /// Repository owner
             pub owner: String,
-            ///Repository name
+            /// Repository name
             pub repo: String,
         }
         ::mcp_bindgen::__private::serde_struct!(Args { owner = "owner", repo = "repo" });
@@ -9230,30 +9091,29 @@ Default: `true`.*/
                 "{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Change sub-issue\"}",
             )
             .typed_args::<self::Args>();
-        ///Add a sub-issue to a parent issue in a GitHub repository.
+        /// Add a sub-issue to a parent issue in a GitHub repository.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///The ID of the sub-issue to be prioritized after (either after_id OR before_id should be specified)
+            /// The ID of the sub-issue to be prioritized after (either after_id OR before_id should be specified)
             pub after_id: Option<f64>,
-            ///The ID of the sub-issue to be prioritized before (either after_id OR before_id should be specified)
+            /// The ID of the sub-issue to be prioritized before (either after_id OR before_id should be specified)
             pub before_id: Option<f64>,
-            ///The number of the parent issue
+            /// The number of the parent issue
             pub issue_number: f64,
-            /**The action to perform on a single sub-issue
-Options are:
-- 'add' - add a sub-issue to a parent issue in a GitHub repository.
-- 'remove' - remove a sub-issue from a parent issue in a GitHub repository.
-- 'reprioritize' - change the order of sub-issues within a parent issue in a GitHub repository. Use either 'after_id' or 'before_id' to specify the new position.
-Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `replace_parent=true`; there is no writable parent field.
-*/
+            /// The action to perform on a single sub-issue
+            /// Options are:
+            /// - 'add' - add a sub-issue to a parent issue in a GitHub repository.
+            /// - 'remove' - remove a sub-issue from a parent issue in a GitHub repository.
+            /// - 'reprioritize' - change the order of sub-issues within a parent issue in a GitHub repository. Use either 'after_id' or 'before_id' to specify the new position.
+            /// Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `replace_parent=true`; there is no writable parent field.
             pub method: String,
-            ///Repository owner
+            /// Repository owner
             pub owner: String,
-            ///When true, replaces the sub-issue's current parent issue. Use with 'add' method only.
+            /// When true, replaces the sub-issue's current parent issue. Use with 'add' method only.
             pub replace_parent: Option<bool>,
-            ///Repository name
+            /// Repository name
             pub repo: String,
-            ///The ID of the sub-issue to add. ID is not the same as issue number
+            /// The ID of the sub-issue to add. ID is not the same as issue number
             pub sub_issue_id: f64,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -9297,25 +9157,25 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
                 "{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":true,\"readOnlyHint\":false,\"title\":\"Submit Pending Pull Request Review\"}",
             )
             .typed_args::<self::Args>();
-        ///Submit a pending pull request review.
+        /// Submit a pending pull request review.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///The review body text (optional)
+            /// The review body text (optional)
             pub body: Option<String>,
-            ///The review action to perform
+            /// The review action to perform
             pub event: ArgsEvent,
-            ///Repository owner (username or organization)
+            /// Repository owner (username or organization)
             pub owner: String,
-            ///The pull request number
+            /// The pull request number
             pub pull_number: f64,
-            ///Repository name
+            /// Repository name
             pub repo: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
             Args { body = "body" skip_if(Option::is_none), event = "event", owner =
             "owner", pull_number = "pullNumber", repo = "repo" }
         );
-        ///The review action to perform
+        /// The review action to perform
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsEvent {
             Approve,
@@ -9359,21 +9219,21 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
                 "{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get UI data\"}",
             )
             .typed_args::<self::Args>();
-        ///Fetch UI data for MCP Apps (labels, assignees, milestones, issue types, branches, issue fields, reviewers).
+        /// Fetch UI data for MCP Apps (labels, assignees, milestones, issue types, branches, issue fields, reviewers).
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///The type of data to fetch
+            /// The type of data to fetch
             pub method: ArgsMethod,
-            ///Repository owner (required for all methods)
+            /// Repository owner (required for all methods)
             pub owner: String,
-            ///Repository name (required for labels, assignees, milestones, branches, issue fields, reviewers)
+            /// Repository name (required for labels, assignees, milestones, branches, issue fields, reviewers)
             pub repo: Option<String>,
         }
         ::mcp_bindgen::__private::serde_struct!(
             Args { method = "method", owner = "owner", repo = "repo"
             skip_if(Option::is_none) }
         );
-        ///The type of data to fetch
+        /// The type of data to fetch
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsMethod {
             Labels,
@@ -9415,10 +9275,10 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
                 "{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":true,\"readOnlyHint\":false,\"title\":\"Unresolve Review Thread\"}",
             )
             .typed_args::<self::Args>();
-        ///Unresolve a previously resolved review thread on a pull request. Unresolving an already-unresolved thread is a no-op.
+        /// Unresolve a previously resolved review thread on a pull request. Unresolving an already-unresolved thread is a no-op.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///The node ID of the review thread to unresolve (e.g., PRRT_kwDOxxx)
+            /// The node ID of the review thread to unresolve (e.g., PRRT_kwDOxxx)
             pub thread_id: String,
         }
         ::mcp_bindgen::__private::serde_struct!(Args { thread_id = "threadID" });
@@ -9444,12 +9304,12 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
                 "{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Unstar repository\"}",
             )
             .typed_args::<self::Args>();
-        ///Unstar a GitHub repository
+        /// Unstar a GitHub repository
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Repository owner
+            /// Repository owner
             pub owner: String,
-            ///Repository name
+            /// Repository name
             pub repo: String,
         }
         ::mcp_bindgen::__private::serde_struct!(Args { owner = "owner", repo = "repo" });
@@ -9476,16 +9336,16 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
                 "{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Update Gist\"}",
             )
             .typed_args::<self::Args>();
-        ///Update an existing gist
+        /// Update an existing gist
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Content for the file
+            /// Content for the file
             pub content: String,
-            ///Updated description of the gist
+            /// Updated description of the gist
             pub description: Option<String>,
-            ///Filename to update or create
+            /// Filename to update or create
             pub filename: String,
-            ///ID of the gist to update
+            /// ID of the gist to update
             pub gist_id: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -9524,43 +9384,43 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             )
             .typed_args::<self::Args>();
         use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
-        ///Update the assignees of an existing issue. This replaces the current assignees with the provided list. When setting values, include a confidence level (LOW, MEDIUM, or HIGH) reflecting how certain you are about the choice.
+        /// Update the assignees of an existing issue. This replaces the current assignees with the provided list. When setting values, include a confidence level (LOW, MEDIUM, or HIGH) reflecting how certain you are about the choice.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///GitHub usernames to assign to this issue.
+            /// GitHub usernames to assign to this issue.
             pub assignees: Vec<ArgsAssigneesItem>,
-            ///The issue number to update
+            /// The issue number to update
             pub issue_number: f64,
-            ///Repository owner (username or organization)
+            /// Repository owner (username or organization)
             pub owner: String,
-            ///Repository name
+            /// Repository name
             pub repo: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
             Args { assignees = "assignees", issue_number = "issue_number", owner =
             "owner", repo = "repo" }
         );
-        ///`ArgsAssigneesItem`
+        /// `ArgsAssigneesItem`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(untagged)]
         pub enum ArgsAssigneesItem {
             String(String),
             Object {
-                ///How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
+                /// How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
                 #[serde(skip_serializing_if = "Option::is_none")]
                 confidence: Option<ArgsAssigneesItemObjectConfidence>,
-                ///If true, this assignee is sent to the API as a suggestion (suggest:true) rather than an applied assignee. Whether the assignee is applied or recorded as a proposal is determined by the API.
+                /// If true, this assignee is sent to the API as a suggestion (suggest:true) rather than an applied assignee. Whether the assignee is applied or recorded as a proposal is determined by the API.
                 #[serde(skip_serializing_if = "Option::is_none")]
                 is_suggestion: Option<bool>,
-                ///GitHub username
+                /// GitHub username
                 login: String,
-                ///One concise sentence explaining what specifically about the issue led you to choose this assignee. State the concrete signal (e.g. 'Authored the file the crash originates in').
+                /// One concise sentence explaining what specifically about the issue led you to choose this assignee. State the concrete signal (e.g. 'Authored the file the crash originates in').
                 #[serde(skip_serializing_if = "Option::is_none")]
                 rationale: Option<String>,
             },
         }
-        ///How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
+        /// How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsAssigneesItemObjectConfidence {
             Low,
@@ -9601,16 +9461,16 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
                 "{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":true,\"readOnlyHint\":false,\"title\":\"Update Issue Body\"}",
             )
             .typed_args::<self::Args>();
-        ///Update the body content of an existing issue.
+        /// Update the body content of an existing issue.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///The new body content for the issue
+            /// The new body content for the issue
             pub body: String,
-            ///The issue number to update
+            /// The issue number to update
             pub issue_number: f64,
-            ///Repository owner (username or organization)
+            /// Repository owner (username or organization)
             pub owner: String,
-            ///Repository name
+            /// Repository name
             pub repo: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -9650,43 +9510,43 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             )
             .typed_args::<self::Args>();
         use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
-        ///Update the labels of an existing issue. This replaces the current labels with the provided list. When setting values, include a confidence level (LOW, MEDIUM, or HIGH) reflecting how certain you are about the choice.
+        /// Update the labels of an existing issue. This replaces the current labels with the provided list. When setting values, include a confidence level (LOW, MEDIUM, or HIGH) reflecting how certain you are about the choice.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///The issue number to update
+            /// The issue number to update
             pub issue_number: f64,
-            ///Labels to apply to this issue.
+            /// Labels to apply to this issue.
             pub labels: Vec<ArgsLabelsItem>,
-            ///Repository owner (username or organization)
+            /// Repository owner (username or organization)
             pub owner: String,
-            ///Repository name
+            /// Repository name
             pub repo: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
             Args { issue_number = "issue_number", labels = "labels", owner = "owner",
             repo = "repo" }
         );
-        ///`ArgsLabelsItem`
+        /// `ArgsLabelsItem`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(untagged)]
         pub enum ArgsLabelsItem {
             String(String),
             Object {
-                ///How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
+                /// How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
                 #[serde(skip_serializing_if = "Option::is_none")]
                 confidence: Option<ArgsLabelsItemObjectConfidence>,
-                ///If true, this label is sent to the API as a suggestion (suggest:true) rather than an applied label. Whether the label is applied or recorded as a proposal is determined by the API.
+                /// If true, this label is sent to the API as a suggestion (suggest:true) rather than an applied label. Whether the label is applied or recorded as a proposal is determined by the API.
                 #[serde(skip_serializing_if = "Option::is_none")]
                 is_suggestion: Option<bool>,
-                ///Label name
+                /// Label name
                 name: String,
-                ///One concise sentence explaining what specifically about the issue led you to choose this label. State the concrete signal (e.g. 'Reports a crash when saving' → bug).
+                /// One concise sentence explaining what specifically about the issue led you to choose this label. State the concrete signal (e.g. 'Reports a crash when saving' → bug).
                 #[serde(skip_serializing_if = "Option::is_none")]
                 rationale: Option<String>,
             },
         }
-        ///How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
+        /// How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsLabelsItemObjectConfidence {
             Low,
@@ -9727,16 +9587,16 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
                 "{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":true,\"readOnlyHint\":false,\"title\":\"Update Issue Milestone\"}",
             )
             .typed_args::<self::Args>();
-        ///Update the milestone of an existing issue.
+        /// Update the milestone of an existing issue.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///The issue number to update
+            /// The issue number to update
             pub issue_number: f64,
-            ///The milestone number to set on the issue
+            /// The milestone number to set on the issue
             pub milestone: u64,
-            ///Repository owner (username or organization)
+            /// Repository owner (username or organization)
             pub owner: String,
-            ///Repository name
+            /// Repository name
             pub repo: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -9775,26 +9635,26 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
                 "{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":true,\"readOnlyHint\":false,\"title\":\"Update Issue State\"}",
             )
             .typed_args::<self::Args>();
-        ///Update the state of an existing issue (open or closed), with an optional state reason. When closing, include a confidence level (LOW, MEDIUM, or HIGH) reflecting how certain you are about the decision. Use is_suggestion to propose the change without applying it directly.
+        /// Update the state of an existing issue (open or closed), with an optional state reason. When closing, include a confidence level (LOW, MEDIUM, or HIGH) reflecting how certain you are about the decision. Use is_suggestion to propose the change without applying it directly.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
+            /// How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
             pub confidence: Option<ArgsConfidence>,
-            ///The issue number of the canonical issue this issue duplicates. Only valid when state_reason is 'duplicate'. Required when is_suggestion is true and state_reason is 'duplicate'. The issue number is resolved to a database ID before being sent to the API.
+            /// The issue number of the canonical issue this issue duplicates. Only valid when state_reason is 'duplicate'. Required when is_suggestion is true and state_reason is 'duplicate'. The issue number is resolved to a database ID before being sent to the API.
             pub duplicate_of: Option<f64>,
-            ///If true, this state change is sent to the API as a suggestion (suggest:true) rather than an applied change. Whether the change is applied or recorded as a proposal is determined by the API.
+            /// If true, this state change is sent to the API as a suggestion (suggest:true) rather than an applied change. Whether the change is applied or recorded as a proposal is determined by the API.
             pub is_suggestion: Option<bool>,
-            ///The issue number to update
+            /// The issue number to update
             pub issue_number: f64,
-            ///Repository owner (username or organization)
+            /// Repository owner (username or organization)
             pub owner: String,
-            ///One concise sentence explaining what specifically about the issue led you to choose this state. State the concrete signal (e.g. 'The reported crash is fixed in v2.1' → completed).
+            /// One concise sentence explaining what specifically about the issue led you to choose this state. State the concrete signal (e.g. 'The reported crash is fixed in v2.1' → completed).
             pub rationale: Option<String>,
-            ///Repository name
+            /// Repository name
             pub repo: String,
-            ///The new state for the issue
+            /// The new state for the issue
             pub state: ArgsState,
-            ///The reason for the state change (only for closed state)
+            /// The reason for the state change (only for closed state)
             pub state_reason: Option<ArgsStateReason>,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -9804,7 +9664,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             rationale = "rationale" skip_if(Option::is_none), repo = "repo", state =
             "state", state_reason = "state_reason" skip_if(Option::is_none) }
         );
-        ///How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
+        /// How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsConfidence {
             Low,
@@ -9814,7 +9674,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
         ::mcp_bindgen::__private::string_enum!(
             ArgsConfidence { Low = "LOW", Medium = "MEDIUM", High = "HIGH" }
         );
-        ///The new state for the issue
+        /// The new state for the issue
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsState {
             Open,
@@ -9823,7 +9683,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
         ::mcp_bindgen::__private::string_enum!(
             ArgsState { Open = "open", Closed = "closed" }
         );
-        ///The reason for the state change (only for closed state)
+        /// The reason for the state change (only for closed state)
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsStateReason {
             Completed,
@@ -9869,16 +9729,16 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
                 "{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":true,\"readOnlyHint\":false,\"title\":\"Update Issue Title\"}",
             )
             .typed_args::<self::Args>();
-        ///Update the title of an existing issue.
+        /// Update the title of an existing issue.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///The issue number to update
+            /// The issue number to update
             pub issue_number: f64,
-            ///Repository owner (username or organization)
+            /// Repository owner (username or organization)
             pub owner: String,
-            ///Repository name
+            /// Repository name
             pub repo: String,
-            ///The new title for the issue
+            /// The new title for the issue
             pub title: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -9918,30 +9778,30 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             )
             .typed_args::<self::Args>();
         use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
-        ///Set or remove the type of an existing issue. Pass null to remove the current type. When setting a value, include a confidence level (LOW, MEDIUM, or HIGH) reflecting how certain you are about the choice.
+        /// Set or remove the type of an existing issue. Pass null to remove the current type. When setting a value, include a confidence level (LOW, MEDIUM, or HIGH) reflecting how certain you are about the choice.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         pub struct Args {
-            ///How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
+            /// How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
             #[serde(skip_serializing_if = "Option::is_none")]
             pub confidence: Option<ArgsConfidence>,
-            ///If true, this issue type change is sent to the API as a suggestion (suggest:true) rather than an applied value. Whether the type is applied or recorded as a proposal is determined by the API.
+            /// If true, this issue type change is sent to the API as a suggestion (suggest:true) rather than an applied value. Whether the type is applied or recorded as a proposal is determined by the API.
             #[serde(skip_serializing_if = "Option::is_none")]
             pub is_suggestion: Option<bool>,
-            ///The issue number to update
+            /// The issue number to update
             pub issue_number: f64,
-            ///The issue type to set, or null to remove the current type
+            /// The issue type to set, or null to remove the current type
             #[serde(deserialize_with = "::std::option::Option::deserialize")]
             pub issue_type: Option<String>,
-            ///Repository owner (username or organization)
+            /// Repository owner (username or organization)
             pub owner: String,
-            ///One concise sentence explaining what specifically about the issue led you to choose this type. State the concrete signal (e.g. 'Reports a crash when saving' → bug, 'Asks for dark mode support' → feature).
+            /// One concise sentence explaining what specifically about the issue led you to choose this type. State the concrete signal (e.g. 'Reports a crash when saving' → bug, 'Asks for dark mode support' → feature).
             #[serde(skip_serializing_if = "Option::is_none")]
             pub rationale: Option<String>,
-            ///Repository name
+            /// Repository name
             pub repo: String,
         }
-        ///How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
+        /// How confident you are in this choice. Use 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsConfidence {
             Low,
@@ -9984,28 +9844,28 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
                 "{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Edit pull request\"}",
             )
             .typed_args::<self::Args>();
-        ///Update an existing pull request in a GitHub repository.
+        /// Update an existing pull request in a GitHub repository.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///New base branch name
+            /// New base branch name
             pub base: Option<String>,
-            ///New description
+            /// New description
             pub body: Option<String>,
-            ///Mark pull request as draft (true) or ready for review (false)
+            /// Mark pull request as draft (true) or ready for review (false)
             pub draft: Option<bool>,
-            ///Allow maintainer edits
+            /// Allow maintainer edits
             pub maintainer_can_modify: Option<bool>,
-            ///Repository owner
+            /// Repository owner
             pub owner: String,
-            ///Pull request number to update
+            /// Pull request number to update
             pub pull_number: f64,
-            ///Repository name
+            /// Repository name
             pub repo: String,
-            ///GitHub usernames or ORG/team-slug team reviewers to request reviews from
+            /// GitHub usernames or ORG/team-slug team reviewers to request reviews from
             pub reviewers: Option<Vec<String>>,
-            ///New state
+            /// New state
             pub state: Option<ArgsState>,
-            ///New title
+            /// New title
             pub title: Option<String>,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -10016,7 +9876,7 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
             "reviewers" skip_if(Option::is_none), state = "state"
             skip_if(Option::is_none), title = "title" skip_if(Option::is_none) }
         );
-        ///New state
+        /// New state
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsState {
             Open,
@@ -10060,16 +9920,16 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
                 "{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":true,\"readOnlyHint\":false,\"title\":\"Update Pull Request Body\"}",
             )
             .typed_args::<self::Args>();
-        ///Update the body description of an existing pull request.
+        /// Update the body description of an existing pull request.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///The new body content for the pull request
+            /// The new body content for the pull request
             pub body: String,
-            ///Repository owner (username or organization)
+            /// Repository owner (username or organization)
             pub owner: String,
-            ///The pull request number
+            /// The pull request number
             pub pull_number: f64,
-            ///Repository name
+            /// Repository name
             pub repo: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -10108,16 +9968,16 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
                 "{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Update pull request branch\"}",
             )
             .typed_args::<self::Args>();
-        ///Update the branch of a pull request with the latest changes from the base branch.
+        /// Update the branch of a pull request with the latest changes from the base branch.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///The expected SHA of the pull request's HEAD ref
+            /// The expected SHA of the pull request's HEAD ref
             pub expected_head_sha: Option<String>,
-            ///Repository owner
+            /// Repository owner
             pub owner: String,
-            ///Pull request number
+            /// Pull request number
             pub pull_number: f64,
-            ///Repository name
+            /// Repository name
             pub repo: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -10153,16 +10013,16 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
                 "{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":true,\"readOnlyHint\":false,\"title\":\"Update Pull Request Draft State\"}",
             )
             .typed_args::<self::Args>();
-        ///Mark a pull request as draft or ready for review.
+        /// Mark a pull request as draft or ready for review.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Set to true to convert to draft, false to mark as ready for review
+            /// Set to true to convert to draft, false to mark as ready for review
             pub draft: bool,
-            ///Repository owner (username or organization)
+            /// Repository owner (username or organization)
             pub owner: String,
-            ///The pull request number
+            /// The pull request number
             pub pull_number: f64,
-            ///Repository name
+            /// Repository name
             pub repo: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -10199,23 +10059,23 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
                 "{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":true,\"readOnlyHint\":false,\"title\":\"Update Pull Request State\"}",
             )
             .typed_args::<self::Args>();
-        ///Update the state of an existing pull request (open or closed).
+        /// Update the state of an existing pull request (open or closed).
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Repository owner (username or organization)
+            /// Repository owner (username or organization)
             pub owner: String,
-            ///The pull request number
+            /// The pull request number
             pub pull_number: f64,
-            ///Repository name
+            /// Repository name
             pub repo: String,
-            ///The new state for the pull request
+            /// The new state for the pull request
             pub state: ArgsState,
         }
         ::mcp_bindgen::__private::serde_struct!(
             Args { owner = "owner", pull_number = "pullNumber", repo = "repo", state =
             "state" }
         );
-        ///The new state for the pull request
+        /// The new state for the pull request
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsState {
             Open,
@@ -10254,16 +10114,16 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
                 "{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":true,\"readOnlyHint\":false,\"title\":\"Update Pull Request Title\"}",
             )
             .typed_args::<self::Args>();
-        ///Update the title of an existing pull request.
+        /// Update the title of an existing pull request.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
-            ///Repository owner (username or organization)
+            /// Repository owner (username or organization)
             pub owner: String,
-            ///The pull request number
+            /// The pull request number
             pub pull_number: f64,
-            ///Repository name
+            /// Repository name
             pub repo: String,
-            ///The new title for the pull request
+            /// The new title for the pull request
             pub title: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -10286,17 +10146,5 @@ Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `rep
                 }
             }
         }
-    }
-    /// Typed arguments of the server's prompts (`prompts/get`), as recorded in the
-    /// fixture; call them through [`super::Client::prompts`].
-    pub mod prompts {
-        /// Original names of the generated prompts, in fixture order.
-        pub const NAMES: &[&str] = &[];
-        /// The server's prompts: one async method per prompt, arguments typed.
-        #[derive(Clone, Copy, Debug)]
-        pub struct Prompts<'a> {
-            pub(super) session: &'a ::mcp_bindgen::Session,
-        }
-        impl Prompts<'_> {}
     }
 }

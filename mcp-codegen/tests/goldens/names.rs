@@ -24,20 +24,9 @@ pub mod names {
     pub const ALIAS: &str = "names";
     /// The protocol revision the fixture was snapshotted at (`None`: not recorded).
     pub const FIXTURE_PROTOCOL: ::core::option::Option<&str> = ::core::option::Option::None;
-    /// Original names of the generated tools, in fixture order.
-    pub const TOOL_NAMES: &[&str] = &[
-        "create-issue",
-        "repo.list",
-        "type",
-        "new",
-        "café.lookup",
-        "getHTTPStatus",
-        "a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four",
-        "collide",
-    ];
-    /// Every generated tool as a toolbox definition: compile-time OpenAI export and
-    /// argument validation through the generated types
-    /// (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
+    /// Every generated tool as a toolbox definition, in fixture order (`.name` is the
+    /// tool's name on the server): compile-time OpenAI export and argument validation
+    /// through the generated types (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
     pub const TYPED_TOOLS: &[::mcp_bindgen::toolbox::TypedTool] = &[
         create_issue::TOOL,
         list_repos::TOOL,
@@ -88,13 +77,6 @@ pub mod names {
         /// The underlying session (untyped calls, server info, close).
         pub fn session(&self) -> &::mcp_bindgen::Session {
             &self.session
-        }
-        /// The server's prompts, with typed arguments (one method per prompt of the
-        /// fixture).
-        pub fn prompts(&self) -> prompts::Prompts<'_> {
-            prompts::Prompts {
-                session: &self.session,
-            }
         }
         /// Tool name with a dash; keyword and symbol argument names.
         pub fn create_issue(
@@ -332,11 +314,11 @@ pub mod names {
             )
             .described("Tool name with a dash; keyword and symbol argument names.")
             .typed_args::<self::Args>();
-        ///Tool name with a dash; keyword and symbol argument names.
+        /// Tool name with a dash; keyword and symbol argument names.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             pub box_: Option<String>,
-            ///Overridden to u32.
+            /// Overridden to u32.
             pub count: Option<u32>,
             pub meta: Option<String>,
             pub per_page: Option<std::num::NonZeroU8>,
@@ -346,7 +328,7 @@ pub mod names {
             pub self_: Option<String>,
             pub static_: Option<bool>,
             pub timestamp: Option<String>,
-            ///A Rust keyword.
+            /// A Rust keyword.
             pub type_: String,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -386,11 +368,11 @@ pub mod names {
             )
             .described("Dotted name, renamed to `list_repos`.")
             .typed_args::<self::Args>();
-        ///Dotted name, renamed to `list_repos`.
+        /// Dotted name, renamed to `list_repos`.
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct Args {
             pub owner: Option<String>,
-            ///Overridden by the glob `*.perPage`.
+            /// Overridden by the glob `*.perPage`.
             pub per_page: Option<std::num::NonZeroU8>,
         }
         ::mcp_bindgen::__private::serde_struct!(
@@ -408,7 +390,7 @@ pub mod names {
             )
             .described("A keyword as tool name.")
             .typed_args::<self::Args>();
-        ///A keyword as tool name.
+        /// A keyword as tool name.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             pub text: String,
@@ -481,7 +463,7 @@ pub mod names {
             )
             .described("fooBar and foo_bar collide; fixed by rename.")
             .typed_args::<self::Args>();
-        ///fooBar and foo_bar collide; fixed by rename.
+        /// fooBar and foo_bar collide; fixed by rename.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             pub foo_bar: Option<String>,
@@ -500,17 +482,5 @@ pub mod names {
                 }
             }
         }
-    }
-    /// Typed arguments of the server's prompts (`prompts/get`), as recorded in the
-    /// fixture; call them through [`super::Client::prompts`].
-    pub mod prompts {
-        /// Original names of the generated prompts, in fixture order.
-        pub const NAMES: &[&str] = &[];
-        /// The server's prompts: one async method per prompt, arguments typed.
-        #[derive(Clone, Copy, Debug)]
-        pub struct Prompts<'a> {
-            pub(super) session: &'a ::mcp_bindgen::Session,
-        }
-        impl Prompts<'_> {}
     }
 }

@@ -24,11 +24,9 @@ pub mod nullable {
     pub const ALIAS: &str = "nullable";
     /// The protocol revision the fixture was snapshotted at (`None`: not recorded).
     pub const FIXTURE_PROTOCOL: ::core::option::Option<&str> = ::core::option::Option::None;
-    /// Original names of the generated tools, in fixture order.
-    pub const TOOL_NAMES: &[&str] = &["update"];
-    /// Every generated tool as a toolbox definition: compile-time OpenAI export and
-    /// argument validation through the generated types
-    /// (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
+    /// Every generated tool as a toolbox definition, in fixture order (`.name` is the
+    /// tool's name on the server): compile-time OpenAI export and argument validation
+    /// through the generated types (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
     pub const TYPED_TOOLS: &[::mcp_bindgen::toolbox::TypedTool] = &[update::TOOL];
     /// Typed client for the `nullable` server (1 tools), bound to a runtime session.
     #[derive(Clone, Debug)]
@@ -70,13 +68,6 @@ pub mod nullable {
         /// The underlying session (untyped calls, server info, close).
         pub fn session(&self) -> &::mcp_bindgen::Session {
             &self.session
-        }
-        /// The server's prompts, with typed arguments (one method per prompt of the
-        /// fixture).
-        pub fn prompts(&self) -> prompts::Prompts<'_> {
-            prompts::Prompts {
-                session: &self.session,
-            }
         }
         /// The three nullable spellings, required and optional.
         pub fn update(&self, args: update::Args) -> CallFuture<'_, ToolOutput> {
@@ -196,29 +187,29 @@ pub mod nullable {
             .described("The three nullable spellings, required and optional.")
             .typed_args::<self::Args>();
         use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
-        ///The three nullable spellings, required and optional.
+        /// The three nullable spellings, required and optional.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         pub struct Args {
             #[serde(skip_serializing_if = "Option::is_none")]
             pub fastmcp: Option<String>,
             pub id: u64,
-            ///Optional list: an empty list can be sent.
+            /// Optional list: an empty list can be sent.
             #[serde(skip_serializing_if = "Option::is_none")]
             pub labels: Option<Vec<String>>,
-            ///Pass null to clear, omit to keep.
+            /// Pass null to clear, omit to keep.
             #[serde(skip_serializing_if = "Option::is_none")]
             ///
             /// `None` leaves the argument out; `Some(None)` sends `null`.
             pub milestone: Option<Option<u64>>,
-            ///Required but nullable.
+            /// Required but nullable.
             #[serde(deserialize_with = "::std::option::Option::deserialize")]
             pub must_send: Option<String>,
             #[serde(skip_serializing_if = "Option::is_none")]
             ///
             /// `None` leaves the argument out; `Some(None)` sends `null`.
             pub object_or_null: Option<Option<ArgsObjectOrNull>>,
-            ///Pydantic
+            /// Pydantic
             #[serde(skip_serializing_if = "Option::is_none")]
             ///
             /// `None` leaves the argument out; `Some(None)` sends `null`.
@@ -230,7 +221,7 @@ pub mod nullable {
             /// `None` leaves the argument out; `Some(None)` sends `null`.
             pub type_array: Option<Option<f64>>,
         }
-        ///`ArgsObjectOrNull`
+        /// `ArgsObjectOrNull`
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct ArgsObjectOrNull {
             pub a: Option<String>,
@@ -254,17 +245,5 @@ pub mod nullable {
                 }
             }
         }
-    }
-    /// Typed arguments of the server's prompts (`prompts/get`), as recorded in the
-    /// fixture; call them through [`super::Client::prompts`].
-    pub mod prompts {
-        /// Original names of the generated prompts, in fixture order.
-        pub const NAMES: &[&str] = &[];
-        /// The server's prompts: one async method per prompt, arguments typed.
-        #[derive(Clone, Copy, Debug)]
-        pub struct Prompts<'a> {
-            pub(super) session: &'a ::mcp_bindgen::Session,
-        }
-        impl Prompts<'_> {}
     }
 }

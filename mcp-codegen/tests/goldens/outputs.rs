@@ -24,17 +24,9 @@ pub mod outputs {
     pub const ALIAS: &str = "outputs";
     /// The protocol revision the fixture was snapshotted at (`None`: not recorded).
     pub const FIXTURE_PROTOCOL: ::core::option::Option<&str> = ::core::option::Option::None;
-    /// Original names of the generated tools, in fixture order.
-    pub const TOOL_NAMES: &[&str] = &[
-        "get_weather",
-        "ping",
-        "status",
-        "bare",
-        "remote_output",
-    ];
-    /// Every generated tool as a toolbox definition: compile-time OpenAI export and
-    /// argument validation through the generated types
-    /// (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
+    /// Every generated tool as a toolbox definition, in fixture order (`.name` is the
+    /// tool's name on the server): compile-time OpenAI export and argument validation
+    /// through the generated types (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
     pub const TYPED_TOOLS: &[::mcp_bindgen::toolbox::TypedTool] = &[
         get_weather::TOOL,
         ping::TOOL,
@@ -82,13 +74,6 @@ pub mod outputs {
         /// The underlying session (untyped calls, server info, close).
         pub fn session(&self) -> &::mcp_bindgen::Session {
             &self.session
-        }
-        /// The server's prompts, with typed arguments (one method per prompt of the
-        /// fixture).
-        pub fn prompts(&self) -> prompts::Prompts<'_> {
-            prompts::Prompts {
-                session: &self.session,
-            }
         }
         /// Typed result; unknown fields are accepted.
         pub fn get_weather(
@@ -295,7 +280,7 @@ pub mod outputs {
             )
             .typed_args::<self::Args>()
             .typed_output::<self::Output>();
-        ///Typed result; unknown fields are accepted.
+        /// Typed result; unknown fields are accepted.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             pub city: String,
@@ -307,22 +292,22 @@ pub mod outputs {
                 Self { city: city.into() }
             }
         }
-        /// Types of the tool's structured result (`outputSchema`).
+        /// Structured result of the tool `get_weather`.
+        #[derive(Clone, Debug, PartialEq)]
+        pub struct Output {
+            pub conditions: Option<output::OutputConditions>,
+            pub observed: Option<String>,
+            pub station: Option<output::OutputStation>,
+            pub temperature: f64,
+        }
+        ::mcp_bindgen::__private::serde_struct!(
+            Output { conditions = "conditions" skip_if(Option::is_none), observed =
+            "observed" skip_if(Option::is_none), station = "station"
+            skip_if(Option::is_none), temperature = "temperature" }
+        );
+        /// The types nested in the tool's structured result, [`Output`].
         pub mod output {
-            ///Structured result of the tool `get_weather`.
-            #[derive(Clone, Debug, PartialEq)]
-            pub struct Output {
-                pub conditions: Option<OutputConditions>,
-                pub observed: Option<String>,
-                pub station: Option<OutputStation>,
-                pub temperature: f64,
-            }
-            ::mcp_bindgen::__private::serde_struct!(
-                Output { conditions = "conditions" skip_if(Option::is_none), observed =
-                "observed" skip_if(Option::is_none), station = "station"
-                skip_if(Option::is_none), temperature = "temperature" }
-            );
-            ///`OutputConditions`
+            /// `OutputConditions`
             #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
             pub enum OutputConditions {
                 Sunny,
@@ -331,7 +316,7 @@ pub mod outputs {
             ::mcp_bindgen::__private::string_enum!(
                 OutputConditions { Sunny = "sunny", Cloudy = "cloudy" }
             );
-            ///`OutputStation`
+            /// `OutputStation`
             #[derive(Clone, Debug, Default, PartialEq)]
             pub struct OutputStation {
                 pub id: Option<String>,
@@ -340,7 +325,6 @@ pub mod outputs {
                 OutputStation { id = "id" skip_if(Option::is_none) }
             );
         }
-        pub use self::output::Output;
     }
     /// Types and definition of the tool `ping`.
     pub mod ping {
@@ -371,16 +355,12 @@ pub mod outputs {
             .typed_output::<self::Output>();
         /// This tool takes no arguments; the call sends `{}`.
         pub type Args = ::mcp_bindgen::NoArgs;
-        /// Types of the tool's structured result (`outputSchema`).
-        pub mod output {
-            ///Structured result of the tool `status`.
-            #[derive(Clone, Debug, PartialEq)]
-            pub struct Output {
-                pub ok: bool,
-            }
-            ::mcp_bindgen::__private::serde_struct!(Output { ok = "ok" });
+        /// Structured result of the tool `status`.
+        #[derive(Clone, Debug, PartialEq)]
+        pub struct Output {
+            pub ok: bool,
         }
-        pub use self::output::Output;
+        ::mcp_bindgen::__private::serde_struct!(Output { ok = "ok" });
     }
     /// Types and definition of the tool `bare`.
     pub mod bare {
@@ -411,7 +391,7 @@ pub mod outputs {
                 "{\"properties\":{\"r\":{\"$ref\":\"https://example.com/r.json\"}},\"type\":\"object\"}",
             )
             .typed_args::<self::Args>();
-        ///Output schema with an external $ref: result stays untyped.
+        /// Output schema with an external $ref: result stays untyped.
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct Args {
             pub q: Option<String>,
@@ -419,17 +399,5 @@ pub mod outputs {
         ::mcp_bindgen::__private::serde_struct!(
             Args { q = "q" skip_if(Option::is_none) }
         );
-    }
-    /// Typed arguments of the server's prompts (`prompts/get`), as recorded in the
-    /// fixture; call them through [`super::Client::prompts`].
-    pub mod prompts {
-        /// Original names of the generated prompts, in fixture order.
-        pub const NAMES: &[&str] = &[];
-        /// The server's prompts: one async method per prompt, arguments typed.
-        #[derive(Clone, Copy, Debug)]
-        pub struct Prompts<'a> {
-            pub(super) session: &'a ::mcp_bindgen::Session,
-        }
-        impl Prompts<'_> {}
     }
 }

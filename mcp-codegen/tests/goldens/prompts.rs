@@ -24,11 +24,9 @@ pub mod prompts {
     pub const ALIAS: &str = "prompts";
     /// The protocol revision the fixture was snapshotted at (`None`: not recorded).
     pub const FIXTURE_PROTOCOL: ::core::option::Option<&str> = ::core::option::Option::None;
-    /// Original names of the generated tools, in fixture order.
-    pub const TOOL_NAMES: &[&str] = &["connect", "prompts"];
-    /// Every generated tool as a toolbox definition: compile-time OpenAI export and
-    /// argument validation through the generated types
-    /// (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
+    /// Every generated tool as a toolbox definition, in fixture order (`.name` is the
+    /// tool's name on the server): compile-time OpenAI export and argument validation
+    /// through the generated types (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
     pub const TYPED_TOOLS: &[::mcp_bindgen::toolbox::TypedTool] = &[
         connect_tool::TOOL,
         prompts_tool::TOOL,
@@ -230,7 +228,7 @@ pub mod prompts {
             )
             .described("A tool whose name is taken by Client::prompts.")
             .typed_args::<self::Args>();
-        ///A tool whose name is taken by Client::prompts.
+        /// A tool whose name is taken by Client::prompts.
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct Args {
             pub q: Option<String>,

@@ -24,17 +24,9 @@ pub mod refs {
     pub const ALIAS: &str = "refs";
     /// The protocol revision the fixture was snapshotted at (`None`: not recorded).
     pub const FIXTURE_PROTOCOL: ::core::option::Option<&str> = ::core::option::Option::None;
-    /// Original names of the generated tools, in fixture order.
-    pub const TOOL_NAMES: &[&str] = &[
-        "first",
-        "second",
-        "zod_pointers",
-        "tree",
-        "pydantic_allof",
-    ];
-    /// Every generated tool as a toolbox definition: compile-time OpenAI export and
-    /// argument validation through the generated types
-    /// (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
+    /// Every generated tool as a toolbox definition, in fixture order (`.name` is the
+    /// tool's name on the server): compile-time OpenAI export and argument validation
+    /// through the generated types (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
     pub const TYPED_TOOLS: &[::mcp_bindgen::toolbox::TypedTool] = &[
         first::TOOL,
         second::TOOL,
@@ -82,13 +74,6 @@ pub mod refs {
         /// The underlying session (untyped calls, server info, close).
         pub fn session(&self) -> &::mcp_bindgen::Session {
             &self.session
-        }
-        /// The server's prompts, with typed arguments (one method per prompt of the
-        /// fixture).
-        pub fn prompts(&self) -> prompts::Prompts<'_> {
-            prompts::Prompts {
-                session: &self.session,
-            }
         }
         /// $defs.Item here ...
         pub fn first(&self, args: first::Args) -> CallFuture<'_, ToolOutput> {
@@ -274,7 +259,7 @@ pub mod refs {
             )
             .described("$defs.Item here ...")
             .typed_args::<self::Args>();
-        ///$defs.Item here ...
+        /// $defs.Item here ...
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             pub item: Item,
@@ -283,7 +268,7 @@ pub mod refs {
         ::mcp_bindgen::__private::serde_struct!(
             Args { item = "item", items = "items" skip_if(Option::is_none) }
         );
-        ///`Item`
+        /// `Item`
         #[derive(Clone, Debug, PartialEq)]
         pub struct Item {
             pub name: String,
@@ -309,7 +294,7 @@ pub mod refs {
             )
             .described("... and a different $defs.Item here (own module).")
             .typed_args::<self::Args>();
-        ///... and a different $defs.Item here (own module).
+        /// ... and a different $defs.Item here (own module).
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct Args {
             pub item: Option<Item>,
@@ -317,7 +302,7 @@ pub mod refs {
         ::mcp_bindgen::__private::serde_struct!(
             Args { item = "item" skip_if(Option::is_none) }
         );
-        ///`Item`
+        /// `Item`
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct Item {
             pub count: Option<i64>,
@@ -336,7 +321,7 @@ pub mod refs {
             )
             .described("zod-to-json-schema pointer refs.")
             .typed_args::<self::Args>();
-        ///zod-to-json-schema pointer refs.
+        /// zod-to-json-schema pointer refs.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             pub from: FromDef,
@@ -347,7 +332,7 @@ pub mod refs {
             Args { from = "from", to = "to" skip_if(Option::is_none), via = "via"
             skip_if(Option::is_none) }
         );
-        ///`FromDef`
+        /// `FromDef`
         #[derive(Clone, Debug, PartialEq)]
         pub struct FromDef {
             pub lat: f64,
@@ -375,7 +360,7 @@ pub mod refs {
             )
             .described("Recursion through $ref \"#\" and an $anchor.")
             .typed_args::<self::Args>();
-        ///Recursion through $ref "#" and an $anchor.
+        /// Recursion through $ref "#" and an $anchor.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             pub children: Option<Vec<Args>>,
@@ -386,7 +371,7 @@ pub mod refs {
             Args { children = "children" skip_if(Option::is_none), label = "label", meta
             = "meta" skip_if(Option::is_none) }
         );
-        ///`M`
+        /// `M`
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct M {
             pub note: Option<String>,
@@ -415,33 +400,21 @@ pub mod refs {
             )
             .described("allOf with one $ref and a description.")
             .typed_args::<self::Args>();
-        ///allOf with one $ref and a description.
+        /// allOf with one $ref and a description.
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct Args {
-            ///The mode.
+            /// The mode.
             pub mode: Option<Mode>,
         }
         ::mcp_bindgen::__private::serde_struct!(
             Args { mode = "mode" skip_if(Option::is_none) }
         );
-        ///Mode
+        /// Mode
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum Mode {
             Fast,
             Slow,
         }
         ::mcp_bindgen::__private::string_enum!(Mode { Fast = "fast", Slow = "slow" });
-    }
-    /// Typed arguments of the server's prompts (`prompts/get`), as recorded in the
-    /// fixture; call them through [`super::Client::prompts`].
-    pub mod prompts {
-        /// Original names of the generated prompts, in fixture order.
-        pub const NAMES: &[&str] = &[];
-        /// The server's prompts: one async method per prompt, arguments typed.
-        #[derive(Clone, Copy, Debug)]
-        pub struct Prompts<'a> {
-            pub(super) session: &'a ::mcp_bindgen::Session,
-        }
-        impl Prompts<'_> {}
     }
 }

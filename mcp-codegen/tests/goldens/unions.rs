@@ -24,19 +24,9 @@ pub mod unions {
     pub const ALIAS: &str = "unions";
     /// The protocol revision the fixture was snapshotted at (`None`: not recorded).
     pub const FIXTURE_PROTOCOL: ::core::option::Option<&str> = ::core::option::Option::None;
-    /// Original names of the generated tools, in fixture order.
-    pub const TOOL_NAMES: &[&str] = &[
-        "sort_direction",
-        "scalars",
-        "nullable_union",
-        "scalar_or_objects",
-        "const_discriminator",
-        "unique_property",
-        "titled",
-    ];
-    /// Every generated tool as a toolbox definition: compile-time OpenAI export and
-    /// argument validation through the generated types
-    /// (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
+    /// Every generated tool as a toolbox definition, in fixture order (`.name` is the
+    /// tool's name on the server): compile-time OpenAI export and argument validation
+    /// through the generated types (`Toolbox::add_typed(ALIAS, TYPED_TOOLS)`).
     pub const TYPED_TOOLS: &[::mcp_bindgen::toolbox::TypedTool] = &[
         sort_direction::TOOL,
         scalars::TOOL,
@@ -86,13 +76,6 @@ pub mod unions {
         /// The underlying session (untyped calls, server info, close).
         pub fn session(&self) -> &::mcp_bindgen::Session {
             &self.session
-        }
-        /// The server's prompts, with typed arguments (one method per prompt of the
-        /// fixture).
-        pub fn prompts(&self) -> prompts::Prompts<'_> {
-            prompts::Prompts {
-                session: &self.session,
-            }
         }
         /// A sort direction as database servers declare it: numbers, words or a meta object.
         pub fn sort_direction(
@@ -340,7 +323,7 @@ pub mod unions {
             )
             .typed_args::<self::Args>();
         use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
-        ///A sort direction as database servers declare it: numbers, words or a meta object.
+        /// A sort direction as database servers declare it: numbers, words or a meta object.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             pub direction: ArgsDirection,
@@ -349,7 +332,7 @@ pub mod unions {
         ::mcp_bindgen::__private::serde_struct!(
             Args { direction = "direction", field = "field" }
         );
-        ///`ArgsDirection`
+        /// `ArgsDirection`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(untagged)]
@@ -368,7 +351,7 @@ pub mod unions {
                 Self::String(value)
             }
         }
-        ///`ArgsDirectionInteger`
+        /// `ArgsDirectionInteger`
         #[derive(Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(transparent)]
@@ -408,7 +391,7 @@ pub mod unions {
                     })
             }
         }
-        ///`ArgsDirectionString`
+        /// `ArgsDirectionString`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsDirectionString {
             Asc,
@@ -445,7 +428,7 @@ pub mod unions {
             .typed_args::<self::Args>()
             .typed_output::<self::Output>();
         use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
-        ///Unions of scalars, arrays and a mixed-type enum.
+        /// Unions of scalars, arrays and a mixed-type enum.
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct Args {
             pub flag: Option<ArgsFlag>,
@@ -458,7 +441,7 @@ pub mod unions {
             skip_if(Option::is_none), ids = "ids" skip_if(Option::is_none), limit =
             "limit" skip_if(Option::is_none) }
         );
-        ///`ArgsFlag`
+        /// `ArgsFlag`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(untagged)]
@@ -482,7 +465,7 @@ pub mod unions {
                 Self::Integer(value)
             }
         }
-        ///`ArgsFlagInteger`
+        /// `ArgsFlagInteger`
         #[derive(Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(transparent)]
@@ -521,13 +504,13 @@ pub mod unions {
                     })
             }
         }
-        ///`ArgsFlagString`
+        /// `ArgsFlagString`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsFlagString {
             Auto,
         }
         ::mcp_bindgen::__private::string_enum!(ArgsFlagString { Auto = "auto" });
-        ///`ArgsId`
+        /// `ArgsId`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(untagged)]
@@ -548,7 +531,7 @@ pub mod unions {
                 Self::Integer(value)
             }
         }
-        ///`ArgsIds`
+        /// `ArgsIds`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(untagged)]
@@ -561,7 +544,7 @@ pub mod unions {
                 Self::Array(value)
             }
         }
-        ///`ArgsLimit`
+        /// `ArgsLimit`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(untagged)]
@@ -611,22 +594,22 @@ pub mod unions {
                 Self::String(value)
             }
         }
-        ///`ArgsLimitString`
+        /// `ArgsLimitString`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsLimitString {
             All,
         }
         ::mcp_bindgen::__private::string_enum!(ArgsLimitString { All = "all" });
-        /// Types of the tool's structured result (`outputSchema`).
+        /// Structured result of the tool `scalars`.
+        #[derive(Clone, Debug, PartialEq)]
+        pub struct Output {
+            pub value: output::OutputValue,
+        }
+        ::mcp_bindgen::__private::serde_struct!(Output { value = "value" });
+        /// The types nested in the tool's structured result, [`Output`].
         pub mod output {
             use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
-            ///Structured result of the tool `scalars`.
-            #[derive(Clone, Debug, PartialEq)]
-            pub struct Output {
-                pub value: OutputValue,
-            }
-            ::mcp_bindgen::__private::serde_struct!(Output { value = "value" });
-            ///`OutputValue`
+            /// `OutputValue`
             #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
             #[serde(crate = "::mcp_bindgen::__private::serde")]
             #[serde(untagged)]
@@ -655,7 +638,6 @@ pub mod unions {
                 }
             }
         }
-        pub use self::output::Output;
     }
     /// Types and definition of the tool `nullable_union`.
     pub mod nullable_union {
@@ -668,7 +650,7 @@ pub mod unions {
             .described("A union of two types that also accepts null.")
             .typed_args::<self::Args>();
         use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
-        ///A union of two types that also accepts null.
+        /// A union of two types that also accepts null.
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         pub struct Args {
@@ -679,7 +661,7 @@ pub mod unions {
             /// `None` leaves the argument out; `Some(None)` sends `null`.
             pub page: Option<Option<ArgsPage>>,
         }
-        ///`ArgsCursor`
+        /// `ArgsCursor`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(untagged)]
@@ -700,7 +682,7 @@ pub mod unions {
                 Self::Integer(value)
             }
         }
-        ///`ArgsPage`
+        /// `ArgsPage`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(untagged)]
@@ -750,7 +732,7 @@ pub mod unions {
                 Self::Integer(value)
             }
         }
-        ///`ArgsPageString`
+        /// `ArgsPageString`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsPageString {
             First,
@@ -780,13 +762,13 @@ pub mod unions {
             .described("A string or any combination of two objects.")
             .typed_args::<self::Args>();
         use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
-        ///A string or any combination of two objects.
+        /// A string or any combination of two objects.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             pub target: ArgsTarget,
         }
         ::mcp_bindgen::__private::serde_struct!(Args { target = "target" });
-        ///`ArgsTarget`
+        /// `ArgsTarget`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(untagged)]
@@ -817,13 +799,13 @@ pub mod unions {
             .described("Content blocks told apart by a constant `type`.")
             .typed_args::<self::Args>();
         use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
-        ///Content blocks told apart by a constant `type`.
+        /// Content blocks told apart by a constant `type`.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             pub content: Vec<ArgsContentItem>,
         }
         ::mcp_bindgen::__private::serde_struct!(Args { content = "content" });
-        ///`ArgsContentItem`
+        /// `ArgsContentItem`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(untagged)]
@@ -841,7 +823,7 @@ pub mod unions {
                 uri: String,
             },
         }
-        ///`ArgsContentItemImageOrAudioType`
+        /// `ArgsContentItemImageOrAudioType`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsContentItemImageOrAudioType {
             Image,
@@ -850,7 +832,7 @@ pub mod unions {
         ::mcp_bindgen::__private::string_enum!(
             ArgsContentItemImageOrAudioType { Image = "image", Audio = "audio" }
         );
-        ///`ArgsContentItemResourceType`
+        /// `ArgsContentItemResourceType`
         #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
         pub enum ArgsContentItemResourceType {
             Resource,
@@ -876,13 +858,13 @@ pub mod unions {
             .described("A project item named by one of three keys.")
             .typed_args::<self::Args>();
         use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
-        ///A project item named by one of three keys.
+        /// A project item named by one of three keys.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             pub item: ArgsItem,
         }
         ::mcp_bindgen::__private::serde_struct!(Args { item = "item" });
-        ///`ArgsItem`
+        /// `ArgsItem`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(untagged, deny_unknown_fields)]
@@ -917,13 +899,13 @@ pub mod unions {
             .described("Branches named by their titles.")
             .typed_args::<self::Args>();
         use ::mcp_bindgen::__private::serde::{Deserialize, Serialize};
-        ///Branches named by their titles.
+        /// Branches named by their titles.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Args {
             pub who: ArgsWho,
         }
         ::mcp_bindgen::__private::serde_struct!(Args { who = "who" });
-        ///`ArgsWho`
+        /// `ArgsWho`
         #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
         #[serde(crate = "::mcp_bindgen::__private::serde")]
         #[serde(untagged, deny_unknown_fields)]
@@ -945,17 +927,5 @@ pub mod unions {
                 Self { who }
             }
         }
-    }
-    /// Typed arguments of the server's prompts (`prompts/get`), as recorded in the
-    /// fixture; call them through [`super::Client::prompts`].
-    pub mod prompts {
-        /// Original names of the generated prompts, in fixture order.
-        pub const NAMES: &[&str] = &[];
-        /// The server's prompts: one async method per prompt, arguments typed.
-        #[derive(Clone, Copy, Debug)]
-        pub struct Prompts<'a> {
-            pub(super) session: &'a ::mcp_bindgen::Session,
-        }
-        impl Prompts<'_> {}
     }
 }

@@ -8,7 +8,7 @@ use github::{create_issue, search_issues};
 use serde_json::json;
 
 fn main() {
-    assert_eq!(github::TOOL_NAMES.len(), 117);
+    assert_eq!(github::TYPED_TOOLS.len(), 117);
     let a = create_issue::Args {
         owner: "o".into(),
         repo: "r".into(),

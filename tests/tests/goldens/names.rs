@@ -66,7 +66,7 @@ fn main() {
     );
     assert_eq!(v, json!({"text": "x"}));
 
-    assert_eq!(names::TOOL_NAMES.len(), 8);
+    assert_eq!(names::TYPED_TOOLS.len(), 8);
     assert_eq!(names::list_repos::TOOL.name, "repo.list");
     let long = names::a_very_long_tool_name_that_goes_on_and_on_and_on_beyond_the_openai_limit_of_sixty_four::TOOL.openai_name;
     assert_eq!(long.len(), 64);

@@ -82,7 +82,7 @@ fn main() {
         json!({"id": 3, "ids": ["p"], "flag": "auto", "limit": "all"})
     );
     for value in [json!(1.5), json!("x"), json!(false)] {
-        let o: scalars::output::Output = same(json!({ "value": value }));
+        let o: scalars::Output = same(json!({ "value": value }));
         let _ = o.value;
     }
 

@@ -383,7 +383,7 @@ async fn an_agent_loop_over_fakes_starts_no_process() {
         assert!(toolbox.skipped().is_empty(), "{:?}", toolbox.skipped());
         let status = toolbox.status("demo").expect("status");
         assert_eq!(status.transport, "fake");
-        assert_eq!(status.tools, demo::TOOL_NAMES.len());
+        assert_eq!(status.tools, demo::TYPED_TOOLS.len());
 
         // The model sees the fixture's tools, in every format.
         let export = toolbox.export(Format::OpenAi);
@@ -395,7 +395,7 @@ async fn an_agent_loop_over_fakes_starts_no_process() {
         assert!(names.contains(&"mcp_demo_add"), "{names:?}");
         assert_eq!(
             toolbox.export(Format::Anthropic).tools.len(),
-            demo::TOOL_NAMES.len()
+            demo::TYPED_TOOLS.len()
         );
 
         // The model's tool calls, dispatched to the fake.

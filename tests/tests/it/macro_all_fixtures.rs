@@ -25,28 +25,28 @@ fn fixture(alias: &str) -> Fixture {
 
 #[test]
 fn every_committed_fixture_is_bound() {
-    let modules: [(&str, &[&str], &str); 9] = [
-        ("demo", demo::TOOL_NAMES, demo::FIXTURE_HASH),
+    let modules: [(&str, &[mcp_bindgen::toolbox::TypedTool], &str); 9] = [
+        ("demo", demo::TYPED_TOOLS, demo::FIXTURE_HASH),
         (
             "everything",
-            everything::TOOL_NAMES,
+            everything::TYPED_TOOLS,
             everything::FIXTURE_HASH,
         ),
-        ("fetch", fetch::TOOL_NAMES, fetch::FIXTURE_HASH),
+        ("fetch", fetch::TYPED_TOOLS, fetch::FIXTURE_HASH),
         (
             "filesystem",
-            filesystem::TOOL_NAMES,
+            filesystem::TYPED_TOOLS,
             filesystem::FIXTURE_HASH,
         ),
-        ("git", git::TOOL_NAMES, git::FIXTURE_HASH),
-        ("github", github::TOOL_NAMES, github::FIXTURE_HASH),
-        ("memory", memory::TOOL_NAMES, memory::FIXTURE_HASH),
+        ("git", git::TYPED_TOOLS, git::FIXTURE_HASH),
+        ("github", github::TYPED_TOOLS, github::FIXTURE_HASH),
+        ("memory", memory::TYPED_TOOLS, memory::FIXTURE_HASH),
         (
             "sequential-thinking",
-            sequential_thinking::TOOL_NAMES,
+            sequential_thinking::TYPED_TOOLS,
             sequential_thinking::FIXTURE_HASH,
         ),
-        ("time", time::TOOL_NAMES, time::FIXTURE_HASH),
+        ("time", time::TYPED_TOOLS, time::FIXTURE_HASH),
     ];
     // Every fixture in fixtures/ is in this list.
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
@@ -62,10 +62,11 @@ fn every_committed_fixture_is_bound() {
     let bound: Vec<String> = modules.iter().map(|(a, _, _)| a.to_string()).collect();
     assert_eq!(on_disk, bound, "add mcp_tools! for new fixtures here");
 
-    for (alias, names, hash) in modules {
+    for (alias, tools, hash) in modules {
         let f = fixture(alias);
+        let names: Vec<&str> = tools.iter().map(|t| t.name).collect();
         let expected: Vec<&str> = f.tools.iter().map(|t| t.name.as_str()).collect();
-        assert_eq!(names, expected.as_slice(), "{alias}");
+        assert_eq!(names, expected, "{alias}");
         assert_eq!(hash, f.tools_hash(), "{alias}");
     }
 }

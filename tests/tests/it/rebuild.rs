@@ -51,7 +51,7 @@ fn editing_a_fixture_rebuilds_the_user_crate() {
     std::fs::copy(root().join("Cargo.lock"), dir.join("Cargo.lock")).expect("lock");
     std::fs::write(
         dir.join("src/main.rs"),
-        "mcp_bindgen::mcp_tools!(\"shop\");\nfn main() { println!(\"{}\", shop::TOOL_NAMES.join(\",\")); }\n",
+        "mcp_bindgen::mcp_tools!(\"shop\");\nfn main() { let names: Vec<&str> = shop::TYPED_TOOLS.iter().map(|t| t.name).collect(); println!(\"{}\", names.join(\",\")); }\n",
     )
     .expect("main");
     let fixture = |tools: &[&str]| {

@@ -390,9 +390,9 @@ const DEMO_TYPED: &[TypedTool] = demo::TYPED_TOOLS;
 
 /// Just `echo` of them.
 fn echo_only() -> &'static [TypedTool] {
-    let at = demo::TOOL_NAMES
+    let at = DEMO_TYPED
         .iter()
-        .position(|n| *n == "echo")
+        .position(|t| t.name == "echo")
         .expect("demo has echo");
     &DEMO_TYPED[at..at + 1]
 }
@@ -413,9 +413,9 @@ async fn typed_and_untyped_servers_side_by_side() {
             .collect();
         assert_eq!(
             typed,
-            demo::TOOL_NAMES
+            DEMO_TYPED
                 .iter()
-                .map(|n| (n.to_string(), true))
+                .map(|t| (t.name.to_string(), true))
                 .collect::<Vec<_>>()
         );
         assert_eq!(tb.tools().iter().filter(|t| t.server == "untyped").count(), 8);

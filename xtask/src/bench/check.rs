@@ -26,7 +26,7 @@ fn main() {
     println!(
         "{} {} {}",
         config.alias(),
-        github_official::TOOL_NAMES.len(),
+        github_official::TYPED_TOOLS.len(),
         github_official::TOKENS.full
     );
 }
@@ -261,7 +261,7 @@ async fn main() -> Result<(), Report> {
     let demo = demo::Client::new(Session::connect(registry.get("demo")?).await?);
     let sum = demo.add(demo::add::Args { a: 2.0, b: 40.0 }).await?;
     let github = github_official::Client::new(Session::connect(registry.get("github")?).await?);
-    println!("{} {}", sum.text(), github_official::TOOL_NAMES.len());
+    println!("{} {}", sum.text(), github_official::TYPED_TOOLS.len());
     let _ = github;
     Ok(())
 }
