@@ -190,3 +190,29 @@ impl Session {
             .await
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A ready handle (a fake's, a recording's, any on wasm32) reports its result's state.
+    #[tokio::test]
+    async fn a_ready_handle_reports_completed_or_failed() {
+        let ok = TaskHandle::ready("demo", "add", Ok(ToolOutput::from_text("3")));
+        assert_eq!(ok.id(), None);
+        assert_eq!(ok.status().await.ok(), Some(TaskState::Completed));
+        assert_eq!(ok.wait().await.ok().map(|o| o.text()), Some("3".into()));
+        let failed: TaskHandle<ToolOutput> = TaskHandle::ready(
+            "demo",
+            "fail",
+            Err(Error::Misbehaved {
+                server: "demo".into(),
+                method: "tools/call".into(),
+                message: "boom".into(),
+            }),
+        );
+        assert_eq!(failed.status().await.ok(), Some(TaskState::Failed));
+        assert!(format!("{failed:?}").contains("\"demo\""));
+        assert!(failed.wait().await.is_err());
+    }
+}

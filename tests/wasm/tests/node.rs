@@ -345,3 +345,67 @@ async fn the_exported_function_calls_the_server() {
         .expect("add");
     assert_eq!(sum, "42");
 }
+
+/// The one `Session` API over the `fetch` wire: the same call variants, listings, task
+/// handles, ping and close as natively.
+#[wasm_bindgen_test]
+async fn the_session_api_is_the_native_one() {
+    let demo = connect(Protocol::Auto).await;
+    let session = demo.session();
+    assert_eq!(session.transport(), "streamable-http");
+    assert!(session.stderr_tail().is_empty());
+
+    // `call_structured` takes call options, as natively.
+    let options = CallOptions::new().with_timeout(Duration::from_secs(10));
+    let weather: serde_json::Value = session
+        .call_structured(
+            "get_weather",
+            &serde_json::json!({"city": "Lima", "days": 1}),
+            options.clone(),
+        )
+        .await
+        .expect("call_structured");
+    assert_eq!(weather["city"], "Lima");
+
+    // A task call runs as a plain call: its handle holds the result.
+    let handle = session
+        .call_task("add", &serde_json::json!({"a": 2, "b": 3}), options.clone())
+        .await
+        .expect("call_task");
+    assert_eq!(handle.id(), None);
+    assert_eq!(
+        handle.status().await.expect("status"),
+        mcp_bindgen::TaskState::Completed
+    );
+    assert_eq!(handle.wait().await.expect("wait").text(), "5");
+    let failed = session
+        .call_task("fail", &serde_json::json!({"message": "no"}), options)
+        .await
+        .expect("call_task");
+    assert_eq!(
+        failed.status().await.expect("status"),
+        mcp_bindgen::TaskState::Failed
+    );
+    assert!(matches!(failed.wait().await, Err(Error::Tool { .. })));
+
+    // Listings: the demo server declares neither prompts nor resources.
+    assert!(session.list_tools().await.expect("tools").len() > 3);
+    assert!(session.rejected_tools().is_empty());
+    assert!(session.list_prompts().await.expect("prompts").is_empty());
+    assert!(
+        session
+            .list_resources()
+            .await
+            .expect("resources")
+            .is_empty()
+    );
+    session.ping(Duration::from_secs(5)).await.expect("ping");
+
+    // A closed session refuses requests, from every clone.
+    let clone = session.clone();
+    session.close().await.expect("close");
+    match clone.list_tools().await {
+        Err(Error::Transport { message, .. }) => assert!(message.contains("closed"), "{message}"),
+        other => panic!("expected a transport error, got {other:?}"),
+    }
+}
