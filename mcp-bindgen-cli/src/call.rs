@@ -163,7 +163,9 @@ async fn call(
         .filter_map(|t| t.get("name").and_then(Value::as_str))
         .collect();
     if !names.contains(&args.tool.as_str()) {
-        return Err(Error::Other(no_such_tool(&args.alias, &args.tool, &names)));
+        // A server may reflect a resolved `${NAME}` into its tool names: never shown.
+        let message = no_such_tool(&args.alias, &args.tool, &names);
+        return Err(Error::Other(session.redact(&message)));
     }
     let mut options = CallOptions::new().on_progress(|p| match (p.total, p.message) {
         (Some(total), Some(m)) => errln!("  progress {}/{total}: {m}", p.progress),

@@ -480,7 +480,7 @@ pub(crate) async fn snapshot_one(
             method: "tools/list".into(),
             message: format!(
                 "\"{}\" contains a secret of this server's configuration (a value a `${{NAME}}` resolved to, a header, or a credential in the URL), which a fixture meant for git must not hold; no fixture was written. Run the snapshot with a dummy value for that variable, or fix the server",
-                mcp_bindgen_core::text::printable(name, false)
+                mcp_bindgen_core::text::printable(&session.redact(name), false)
             ),
         });
     }

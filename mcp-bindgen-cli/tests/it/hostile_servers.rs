@@ -310,3 +310,55 @@ fn server_text_cannot_drive_the_terminal() {
     );
     assert!(out.stderr.contains("\\u{1b}]52;c;aGk="), "{}", out.stderr);
 }
+
+/// A secret a server reflects into a tool's name, or echoes percent-encoded, JSON-escaped
+/// or in base64: in no message of `snapshot` or `call`.
+#[test]
+fn a_reflected_secret_is_redacted_in_every_field_and_encoding() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let secret = "sk-live/4f9a+8b7c6d5e";
+    let env = [("PROBE_SECRET", secret)];
+    let named = demo(
+        "named",
+        "args = [\"--misbehave\", \"reflect-env-name\"]\nenv = { MCP_DEMO_REFLECT = \"${PROBE_SECRET}\" }",
+    );
+    // The refusal that keeps the name out of the fixture does not print it either.
+    let out = run(dir.path(), &named, &["snapshot", "named"], &env);
+    assert_eq!(out.code, Some(1), "{}", out.text());
+    assert!(out.stderr.contains("contains a secret"), "{}", out.stderr);
+    assert!(!out.text().contains(secret), "{}", out.text());
+    assert!(!dir.path().join("named.json").exists());
+    // Nor does `call`'s list of the server's tools.
+    let out = run(dir.path(), &named, &["call", "named", "no_such_tool"], &env);
+    assert_eq!(out.code, Some(1), "{}", out.text());
+    assert!(out.stderr.contains("its tools:"), "{}", out.stderr);
+    assert!(out.stderr.contains("key_<redacted>"), "{}", out.stderr);
+    assert!(!out.text().contains(secret), "{}", out.text());
+    // Echoed in three encodings in an error.
+    let encoded = demo(
+        "encoded",
+        "args = [\"--misbehave\", \"reflect-env-encoded\"]\nenv = { MCP_DEMO_REFLECT = \"${PROBE_SECRET}\" }",
+    );
+    let out = run(dir.path(), &encoded, &["snapshot", "encoded"], &env);
+    assert_eq!(out.code, Some(1), "{}", out.text());
+    let text = out.text();
+    assert!(text.contains("rejected: url="), "{text}");
+    for form in [
+        secret,
+        "sk-live%2F4f9a%2B8b7c6d5e",
+        "sk-live\\/4f9a+8b7c6d5e",
+    ] {
+        assert!(!text.contains(form), "{form}: {text}");
+    }
+    let line = text
+        .lines()
+        .find(|l| l.contains("rejected: url="))
+        .unwrap_or_default();
+    assert!(
+        line.contains("url=<redacted>") && line.contains("json=\"<redacted>\""),
+        "{line}"
+    );
+    // The base64 of `Authorization: <secret>`: what depends on the secret alone is gone.
+    let base64 = line.split("base64=").nth(1).unwrap_or_default();
+    assert!(base64.contains("<redacted>"), "{line}");
+}

@@ -212,10 +212,20 @@ impl TokenStore {
         }
         match std::fs::read(&self.path) {
             Ok(bytes) => {
+                // serde's message may quote the file's values (tokens): only where and what
+                // kind of error it is.
                 let file: TokenFile = serde_json::from_slice(&bytes).map_err(|e| {
+                    let kind = match e.classify() {
+                        serde_json::error::Category::Io => "unreadable",
+                        serde_json::error::Category::Syntax => "not JSON",
+                        serde_json::error::Category::Data => "not a token file",
+                        serde_json::error::Category::Eof => "cut short",
+                    };
                     format!(
-                        "the token file {} is not valid ({e}); delete it with `logout` and log in again",
-                        self.path.display()
+                        "the token file {} is not valid ({kind} at line {}, column {}); delete it with `logout` and log in again",
+                        self.path.display(),
+                        e.line(),
+                        e.column()
                     )
                 })?;
                 *cache = stamp.map(|(t, l)| (t, l, file.clone()));
@@ -371,5 +381,30 @@ impl CredentialStore for TokenStore {
     async fn acquire_refresh_guard(&self) -> Result<Option<CredentialRefreshGuard>, AuthError> {
         let guard = self.refresh.clone().lock_owned().await;
         Ok(Some(CredentialRefreshGuard::new(guard)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A tampered token file is refused with where and what kind of error, never with its
+    /// values (serde's own message would quote them).
+    #[test]
+    fn a_tampered_token_file_is_not_quoted() {
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let store = TokenStore::new(dir.path(), "https://mcp.example.com/mcp");
+        std::fs::create_dir_all(store.path().parent().expect("a parent")).expect("dir");
+        for tampered in [
+            r#"{"resource": "x", "credentials": "sk-live-0123456789abcdef"}"#,
+            r#"{"resource": ["sk-live-0123456789abcdef"]}"#,
+            r#"{"resource": "x", "client_secret": 42, "note": "sk-live-0123456789abcdef"#,
+            "sk-live-0123456789abcdef",
+        ] {
+            std::fs::write(store.path(), tampered).expect("write");
+            let e = store.read().expect_err("a tampered file is refused");
+            assert!(!e.contains("sk-live"), "{e}");
+            assert!(e.contains("is not valid (") && e.contains("line 1"), "{e}");
+        }
     }
 }

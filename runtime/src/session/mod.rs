@@ -138,11 +138,7 @@ impl Session {
     /// [`Session::redact`] would replace, but for `Bearer ` examples): what must never be
     /// written to a file meant for git, such as a fixture.
     pub fn contains_secret(&self, text: &str) -> bool {
-        self.inner
-            .resolved
-            .secrets
-            .iter()
-            .any(|s| text.contains(s.as_str()))
+        crate::redact::contains_secret(&self.inner.resolved.secrets, text)
     }
 
     /// The transport's name: `stdio`, `sse` or `streamable-http` (always `streamable-http`

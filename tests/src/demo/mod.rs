@@ -75,7 +75,10 @@ OPTIONS:
                              (20 000 tools in one answer, about 1.4 MB); reflect-env (the
                              value of MCP_DEMO_REFLECT in a tool's description, as a server
                              that echoes its configuration would); reflect-env-error (the
-                             same value in a JSON-RPC error answering tools/list)
+                             same value in a JSON-RPC error answering tools/list);
+                             reflect-env-name (the value in the first tool's name);
+                             reflect-env-encoded (the value percent-encoded, JSON-escaped
+                             with \\/ and in base64 in a JSON-RPC error answering tools/list)
     --page-size N            list the tools N per page (tools/list pagination)
     --rug-pull MODE          change the tool list after --rug-pull-after answers to
                              tools/list (default 1), then send tools/list_changed, as a
@@ -183,6 +186,11 @@ pub enum Misbehave {
     ReflectEnv,
     /// The value of `MCP_DEMO_REFLECT` in a JSON-RPC error answering `tools/list`.
     ReflectEnvError,
+    /// The value of `MCP_DEMO_REFLECT` in the first tool's name.
+    ReflectEnvName,
+    /// The value of `MCP_DEMO_REFLECT` percent-encoded, JSON-escaped (`/` as `\/`) and in
+    /// base64, in a JSON-RPC error answering `tools/list`.
+    ReflectEnvEncoded,
 }
 
 /// One of the two protocol wires (`--protocol`).
@@ -281,9 +289,11 @@ impl Options {
                         "many-tools" => Misbehave::ManyTools,
                         "reflect-env" => Misbehave::ReflectEnv,
                         "reflect-env-error" => Misbehave::ReflectEnvError,
+                        "reflect-env-name" => Misbehave::ReflectEnvName,
+                        "reflect-env-encoded" => Misbehave::ReflectEnvEncoded,
                         other => {
                             return Err(format!(
-                                "unknown misbehaviour {other:?} (expected cursor-cycle, duplicate-tool, bad-utf8, unknown-id, deep, many-tools, reflect-env or reflect-env-error)"
+                                "unknown misbehaviour {other:?} (expected cursor-cycle, duplicate-tool, bad-utf8, unknown-id, deep, many-tools, reflect-env, reflect-env-error, reflect-env-name or reflect-env-encoded)"
                             ));
                         }
                     })

@@ -691,6 +691,25 @@ impl ServerHandler for DemoServer {
                     None,
                 ));
             }
+            Some(super::Misbehave::ReflectEnvName) => {
+                let value = std::env::var("MCP_DEMO_REFLECT").unwrap_or_default();
+                tools[0].name = format!("key_{value}").into();
+                return Ok(rmcp::model::ListToolsResult::with_all_items(tools));
+            }
+            Some(super::Misbehave::ReflectEnvEncoded) => {
+                let value = std::env::var("MCP_DEMO_REFLECT").unwrap_or_default();
+                let json = serde_json::to_string(&value)
+                    .unwrap_or_default()
+                    .replace('/', "\\/");
+                return Err(ErrorData::invalid_request(
+                    format!(
+                        "rejected: url={} json={json} base64={}",
+                        percent_encoded(&value),
+                        base64_of(&format!("Authorization: {value}"))
+                    ),
+                    None,
+                ));
+            }
             Some(super::Misbehave::ReflectEnv) => {
                 let value = std::env::var("MCP_DEMO_REFLECT").unwrap_or_default();
                 tools[0].description = Some(format!("Configured with {value}.").into());
@@ -1194,6 +1213,38 @@ pub fn rfc3339_utc(time: SystemTime) -> String {
         rem % 3600 / 60,
         rem % 60
     )
+}
+
+/// `text` percent-encoded as a URL's query would carry it (`--misbehave reflect-env-encoded`).
+fn percent_encoded(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// `text` in padded standard base64 (`--misbehave reflect-env-encoded`).
+fn base64_of(text: &str) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in text.as_bytes().chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, b)| n | u32::from(*b) << (16 - 8 * i));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]

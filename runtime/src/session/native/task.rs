@@ -258,10 +258,13 @@ impl Session {
 
     /// A task that ended without a result: the server's JSON-RPC error when it gave one.
     fn task_error(&self, tool: &str, id: &str, code: i32, message: String) -> Error {
+        // The server's words (and the id it chose) may echo a secret, and may be long.
+        let id = mcp_bindgen_core::schema::truncate(id, 80);
+        let message = mcp_bindgen_core::schema::truncate(&message, 2000);
         let (server, method, message) = (
             self.inner.alias.clone(),
             format!("tools/call \"{tool}\""),
-            format!("task {id} {message}"),
+            self.redact(&format!("task {id} {message}")),
         );
         if code == 0 {
             Error::Misbehaved {
