@@ -51,6 +51,8 @@ pub(super) enum Handle<O> {
         task: Option<Task>,
         done: Option<ToolOutput>,
         decode: fn(&Session, &str, ToolOutput) -> Result<O>,
+        /// The call's idle and total deadlines, which bound [`TaskHandle::wait`].
+        limits: (Duration, Duration),
     },
     /// A task of protocol 2025-11-25 (task augmentation of `tools/call`).
     #[cfg(not(target_arch = "wasm32"))]

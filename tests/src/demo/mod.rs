@@ -9,7 +9,7 @@
 //!                 [--faults] [--exit-after N] [--startup-delay-ms N]
 //!                 [--protocol all|2025-11-25|2026-07-28] [--misbehave MODE]
 //!                 [--oauth [--oauth-token-ttl SECS] [--oauth-client ID:SECRET]…]
-//!                 [--page-size N] [--rug-pull poison|rename [--rug-pull-after N]]
+//!                 [--page-size N] [--task-poll-ms N] [--rug-pull poison|rename [--rug-pull-after N]]
 //!                 [--tls-cert PEM --tls-key PEM]
 //!                 [--require-header NAME:VALUE] [--expire-session-after N] [--json-response]
 //! ```
@@ -80,6 +80,9 @@ OPTIONS:
                              reflect-env-encoded (the value percent-encoded, JSON-escaped
                              with \\/ and in base64 in a JSON-RPC error answering tools/list)
     --page-size N            list the tools N per page (tools/list pagination)
+    --task-poll-ms N         the pollInterval slow_sum's tasks name (default 20; 0 as a
+                             careless server would); a cancelled task is logged to stderr
+                             with the tasks/get requests answered so far
     --rug-pull MODE          change the tool list after --rug-pull-after answers to
                              tools/list (default 1), then send tools/list_changed, as a
                              server that turns hostile after it was reviewed would:
@@ -143,6 +146,8 @@ pub struct Options {
     pub oauth_refresh_delay: Duration,
     /// Tools per `tools/list` page (`--page-size N`; `None`: one page).
     pub page_size: Option<usize>,
+    /// The `pollInterval` of `slow_sum`'s tasks (`--task-poll-ms N`, default 20).
+    pub task_poll_ms: u64,
     /// How the tool list changes after it was reviewed (`--rug-pull`).
     pub rug_pull: Option<RugPull>,
     /// After how many `tools/list` answers (`--rug-pull-after`, default 1).
@@ -219,6 +224,7 @@ impl Default for Options {
             oauth_clients: Vec::new(),
             oauth_refresh_delay: Duration::ZERO,
             page_size: None,
+            task_poll_ms: 20,
             rug_pull: None,
             rug_pull_after: 1,
             tls: None,
@@ -355,6 +361,9 @@ impl Options {
                 }
                 "--page-size" => {
                     options.page_size = Some(number("--page-size", &value("--page-size")?)?)
+                }
+                "--task-poll-ms" => {
+                    options.task_poll_ms = number("--task-poll-ms", &value("--task-poll-ms")?)?
                 }
                 "--tls-cert" => cert = Some(std::path::PathBuf::from(value("--tls-cert")?)),
                 "--tls-key" => key = Some(std::path::PathBuf::from(value("--tls-key")?)),

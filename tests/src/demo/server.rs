@@ -103,6 +103,8 @@ pub struct DemoConfig {
     pub rug_pull: Option<super::RugPull>,
     /// After how many `tools/list` answers the rug pull happens.
     pub rug_pull_after: u64,
+    /// The `pollInterval` `slow_sum`'s tasks name.
+    pub task_poll_ms: u64,
 }
 
 /// State shared by every session of one server process.
@@ -118,6 +120,8 @@ struct Shared {
     listeners: std::sync::Mutex<Vec<rmcp::service::SubscriptionSink>>,
     /// The tasks `slow_sum` runs (tasks extension).
     tasks: rmcp::task_manager::TaskManager,
+    /// `tasks/get` requests answered.
+    task_polls: AtomicU64,
 }
 
 impl Shared {
@@ -244,6 +248,7 @@ impl DemoServer {
                 lists: AtomicU64::new(0),
                 listeners: Default::default(),
                 tasks: rmcp::task_manager::TaskManager::new(),
+                task_polls: AtomicU64::new(0),
             }),
         }
     }
@@ -769,6 +774,7 @@ impl ServerHandler for DemoServer {
         request: rmcp::model::GetTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::GetTaskResult, ErrorData> {
+        self.shared.task_polls.fetch_add(1, Ordering::SeqCst);
         Ok(rmcp::model::GetTaskResult::new(
             self.shared.tasks.get_task(&request.task_id)?,
         ))
@@ -789,6 +795,11 @@ impl ServerHandler for DemoServer {
         request: rmcp::model::CancelTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        log(format_args!(
+            "tasks/cancel: task {} cancelled after {} tasks/get",
+            request.task_id,
+            self.shared.task_polls.load(Ordering::SeqCst)
+        ));
         self.shared.tasks.cancel_task(&request.task_id)
     }
 
@@ -846,7 +857,8 @@ impl ServerHandler for DemoServer {
             ))
             .map_err(|e| ErrorData::invalid_params(e.to_string(), None))?;
             let task = self.shared.tasks.spawn(
-                rmcp::task_manager::TaskOptions::new().with_poll_interval_ms(20),
+                rmcp::task_manager::TaskOptions::new()
+                    .with_poll_interval_ms(self.shared.config.task_poll_ms),
                 move |ctx| {
                     Box::pin(async move {
                         tokio::select! {

@@ -25,6 +25,7 @@ pub(super) async fn serve(options: &Options) -> io::Result<()> {
         page_size: options.page_size,
         rug_pull: options.rug_pull,
         rug_pull_after: options.rug_pull_after,
+        task_poll_ms: options.task_poll_ms,
         garbage: Some(queue.clone()),
     });
     if options.pipes {

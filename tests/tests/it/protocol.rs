@@ -606,3 +606,99 @@ async fn non_object_results_decode_the_same_on_both_wires() {
     })
     .await;
 }
+
+/// A task that never ends obeys the call's deadline: `Error::Timeout` after the idle
+/// deadline (not the 600 s total), `tasks/cancel` sent once, `tasks/get` no faster than the
+/// 100 ms floor though the server asks for 0 ms; `wait()` is bounded the same way, and a
+/// wait that is dropped cancels its task.
+#[tokio::test]
+async fn a_task_that_never_ends_obeys_the_deadline_and_is_cancelled() {
+    use std::time::{Duration, Instant};
+    limited(async {
+        let config = ServerConfig::stdio(
+            "faults",
+            common::demo_server().to_string_lossy(),
+            vec![
+                "--faults".into(),
+                "--protocol".into(),
+                "2026-07-28".into(),
+                "--task-poll-ms".into(),
+                "0".into(),
+            ],
+        )
+        .with_protocol(Protocol::V2026_07_28);
+        let session = Session::connect(&config).await.expect("connect");
+        let never = json!({"a": 1, "b": 2, "ms": 600000});
+        let within = || CallOptions::new().with_timeout(Duration::from_millis(800));
+        // The server's log line for each tasks/cancel: "… cancelled after N tasks/get".
+        let cancels = |session: &Session| -> Vec<u64> {
+            session
+                .stderr_tail()
+                .iter()
+                .filter_map(|l| l.split("cancelled after ").nth(1))
+                .filter_map(|rest| rest.split(' ').next()?.parse().ok())
+                .collect()
+        };
+        let settle = |session: &Session, n: usize| {
+            let session = session.clone();
+            async move {
+                let deadline = Instant::now() + Duration::from_secs(5);
+                while cancels(&session).len() < n && Instant::now() < deadline {
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+                cancels(&session)
+            }
+        };
+
+        let started = Instant::now();
+        let e = session
+            .call_with("slow_sum", &never, within())
+            .await
+            .expect_err("a task that never ends times out");
+        let took = started.elapsed();
+        assert!(
+            matches!(
+                e,
+                mcp_bindgen::Error::Timeout {
+                    kind: "idle timeout",
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        assert!(took < Duration::from_secs(5), "{took:?}");
+        let polls = settle(&session, 1).await;
+        assert_eq!(polls.len(), 1, "one tasks/cancel: {polls:?}");
+        // 800 ms at the 100 ms floor: about 8 polls (the server's 0 ms would be ~80).
+        assert!(polls[0] <= 12, "{} tasks/get in {took:?}", polls[0]);
+
+        // `wait()` is bounded by the call's deadline too, and cancels once.
+        let handle = session
+            .call_task("slow_sum", &never, within())
+            .await
+            .expect("call_task");
+        let e = handle.wait().await.expect_err("the wait times out");
+        assert!(matches!(e, mcp_bindgen::Error::Timeout { .. }), "{e}");
+        assert_eq!(settle(&session, 2).await.len(), 2);
+
+        // A wait that is given up (its future dropped) cancels the task.
+        let handle = session
+            .call_task("slow_sum", &never, CallOptions::new())
+            .await
+            .expect("call_task");
+        let id = handle.id().expect("a task").to_string();
+        let gave_up = tokio::time::timeout(Duration::from_millis(300), handle.wait()).await;
+        assert!(gave_up.is_err(), "the task cannot have ended");
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while session.task_status(&id).await.expect("status") != TaskState::Cancelled {
+            assert!(
+                Instant::now() < deadline,
+                "the abandoned task was not cancelled"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert_eq!(settle(&session, 3).await.len(), 3);
+        let _ = session.close().await;
+    })
+    .await;
+}

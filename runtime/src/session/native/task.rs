@@ -13,10 +13,39 @@ use crate::error::{Error, Result};
 use crate::output::{TaskState, ToolOutput};
 use crate::session::task::{Handle, TaskHandle};
 
+/// A task that did not change for the call's idle deadline.
+pub(in crate::session) struct Stalled;
+
+/// Cancels a task (`tasks/cancel`, on a spawned task) when dropped armed: a caller that
+/// stops waiting for a task does not leave it running on the server.
+struct CancelTaskOnDrop {
+    session: Option<Session>,
+    id: String,
+}
+
+impl Drop for CancelTaskOnDrop {
+    fn drop(&mut self) {
+        let Some(session) = self.session.take() else {
+            return;
+        };
+        let id = std::mem::take(&mut self.id);
+        if let Ok(rt) = tokio::runtime::Handle::try_current() {
+            rt.spawn(async move {
+                if let Err(e) = session.cancel_task(&id).await {
+                    tracing::debug!(
+                        server = session.alias(),
+                        "cancelling an abandoned task failed: {e}"
+                    );
+                }
+            });
+        }
+    }
+}
+
 /// The polling interval when the server names none.
 const DEFAULT_POLL: Duration = Duration::from_millis(500);
 /// Bounds on the server's interval (a zero or huge value is not honoured as such).
-const POLL_BOUNDS: (Duration, Duration) = (Duration::from_millis(10), Duration::from_secs(30));
+const POLL_BOUNDS: (Duration, Duration) = (Duration::from_millis(100), Duration::from_secs(30));
 
 impl<O> TaskHandle<O> {
     /// [`TaskHandle::status`] of a live server's call: one `tasks/get`.
@@ -79,12 +108,20 @@ impl<O> TaskHandle<O> {
                 task,
                 done,
                 decode,
-            } => (session.clone(), task.take(), done.take(), *decode),
+                limits,
+            } => (
+                session.clone(),
+                task.take(),
+                done.take(),
+                (*decode, *limits),
+            ),
         };
+        let (decode, limits) = decode;
         let output = match (done, task) {
             (Some(output), _) => output,
             (None, Some(task)) => {
-                let result = session.poll_task(&tool, task).await;
+                // Cancelled on the server if this wait is dropped or runs out of time.
+                let result = session.follow_within(&tool, task, limits).await;
                 self.finished = true;
                 result?
             }
@@ -163,6 +200,7 @@ impl Session {
                 task,
                 done,
                 decode,
+                limits: self.limits(tool, &options),
             },
             tool: tool.to_string(),
             finished: false,
@@ -182,60 +220,127 @@ impl Session {
         })
     }
 
-    /// Follows a task the server made of a direct call, under the call's total deadline.
+    /// Follows a task the server made of a direct call, under the call's deadlines.
     pub(in crate::session) async fn follow_task(
         &self,
         tool: &str,
         task: Task,
         options: &CallOptions,
     ) -> Result<ToolOutput> {
-        let (_, total) = self.limits(tool, options);
-        let id = task.task_id.clone();
-        match tokio::time::timeout(total, self.poll_task(tool, task)).await {
-            Ok(result) => result,
-            Err(_) => {
-                let _ = self.cancel_task(&id).await;
-                Err(Error::Timeout {
-                    server: self.inner.alias.clone(),
-                    what: format!("tools/call \"{tool}\" (task {id})"),
-                    limit: total,
-                    kind: "total timeout",
-                    diagnosis: None,
-                })
-            }
-        }
+        self.follow_within(tool, task, self.limits(tool, options))
+            .await
     }
 
-    /// Polls a task until it ends; its result as a [`ToolOutput`].
-    pub(in crate::session) async fn poll_task(&self, tool: &str, task: Task) -> Result<ToolOutput> {
+    /// Follows a task to its end under a call's deadlines: `idle` since the task last
+    /// changed (its status, status message or update time), `total` in all. Past either,
+    /// the task is cancelled (`tasks/cancel`, once) and the call is [`Error::Timeout`]; a
+    /// caller that stops waiting (drops this future) cancels it too.
+    pub(in crate::session) async fn follow_within(
+        &self,
+        tool: &str,
+        task: Task,
+        (idle, total): (Duration, Duration),
+    ) -> Result<ToolOutput> {
+        let id = task.task_id.clone();
+        let mut guard = CancelTaskOnDrop {
+            session: Some(self.clone()),
+            id: id.clone(),
+        };
+        let timeout = |limit, kind| Error::Timeout {
+            server: self.inner.alias.clone(),
+            what: format!(
+                "tools/call \"{tool}\" (task {})",
+                mcp_bindgen_core::schema::truncate(&id, 80)
+            ),
+            limit,
+            kind,
+            diagnosis: None,
+        };
+        let result = match tokio::time::timeout(total, self.poll_task(tool, task, idle)).await {
+            Ok(Err(Stalled)) => Err(timeout(idle, "idle timeout")),
+            Ok(Ok(result)) => {
+                // The task ended (done, failed or cancelled by the server): nothing to cancel.
+                guard.session = None;
+                return result;
+            }
+            Err(_) => Err(timeout(total, "total timeout")),
+        };
+        guard.session = None;
+        let _ = self.cancel_task(&id).await;
+        result
+    }
+
+    /// Polls a task until it ends (its result as a [`ToolOutput`], or the error it ended
+    /// with), or until it has not changed for `idle` ([`Stalled`]). The server's interval is
+    /// honoured within [`POLL_BOUNDS`].
+    pub(in crate::session) async fn poll_task(
+        &self,
+        tool: &str,
+        task: Task,
+        idle: Duration,
+    ) -> std::result::Result<Result<ToolOutput>, Stalled> {
         let id = task.task_id.clone();
         let mut interval = poll_interval(&task);
+        let mut seen = (task.status, task.status_message, task.last_updated_at);
+        let mut changed = tokio::time::Instant::now();
         loop {
             tokio::time::sleep(interval).await;
-            let (task, payload) = self.get_task(&id).await?;
+            let (task, payload) = match self.get_task(&id).await {
+                Ok(answer) => answer,
+                Err(e) => return Ok(Err(e)),
+            };
+            if task.task_id != id {
+                return Ok(Err(self.task_error(
+                    tool,
+                    &id,
+                    0,
+                    format!(
+                        "was answered by tasks/get with another task ({})",
+                        mcp_bindgen_core::schema::truncate(&task.task_id, 80)
+                    ),
+                )));
+            }
             interval = poll_interval(&task);
+            let now = (
+                task.status,
+                task.status_message.clone(),
+                task.last_updated_at.clone(),
+            );
+            if now != seen {
+                seen = now;
+                changed = tokio::time::Instant::now();
+            }
             match payload {
                 TaskPayload::Working => {}
                 TaskPayload::InputRequired { input_requests } => {
                     let result = rmcp::model::InputRequiredResult::new(Some(input_requests), None);
-                    let round = self.answer_input_required(tool, result).await?;
-                    let responses = round.input_responses.unwrap_or_default();
-                    let conn = self.conn().await?;
-                    let update = UpdateTaskParams::new(id.clone(), responses.into_iter().collect());
-                    self.with_deadline(&conn, "tasks/update", conn.peer.update_task(update))
-                        .await?;
+                    let answered = async {
+                        let round = self.answer_input_required(tool, result).await?;
+                        let responses = round.input_responses.unwrap_or_default();
+                        let conn = self.conn().await?;
+                        let update =
+                            UpdateTaskParams::new(id.clone(), responses.into_iter().collect());
+                        self.with_deadline(&conn, "tasks/update", conn.peer.update_task(update))
+                            .await
+                    };
+                    if let Err(e) = answered.await {
+                        return Ok(Err(e));
+                    }
+                    changed = tokio::time::Instant::now();
                 }
                 TaskPayload::Completed { result } => {
-                    let r: rmcp::model::CallToolResult =
-                        serde_json::from_value(Value::Object(result)).map_err(|e| {
-                            self.task_error(
-                                tool,
-                                &id,
-                                0,
-                                format!("its result is not a tool result: {e}"),
-                            )
-                        })?;
-                    return Ok(output_of(r));
+                    let r = serde_json::from_value::<rmcp::model::CallToolResult>(Value::Object(
+                        result,
+                    ))
+                    .map_err(|e| {
+                        self.task_error(
+                            tool,
+                            &id,
+                            0,
+                            format!("its result is not a tool result: {e}"),
+                        )
+                    });
+                    return Ok(r.map(output_of));
                 }
                 TaskPayload::Failed { error } => {
                     let code = error.get("code").and_then(Value::as_i64).unwrap_or(0);
@@ -244,14 +349,17 @@ impl Session {
                         .and_then(Value::as_str)
                         .unwrap_or("no message")
                         .to_string();
-                    return Err(self.task_error(
+                    return Ok(Err(self.task_error(
                         tool,
                         &id,
                         code as i32,
                         format!("failed: {message}"),
-                    ));
+                    )));
                 }
-                _ => return Err(self.task_error(tool, &id, 0, "was cancelled".into())),
+                _ => return Ok(Err(self.task_error(tool, &id, 0, "was cancelled".into()))),
+            }
+            if changed.elapsed() >= idle {
+                return Err(Stalled);
             }
         }
     }
@@ -383,6 +491,7 @@ impl Session {
                     task: Some(created.task),
                     done: None,
                     decode,
+                    limits: self.limits(tool, &CallOptions::default()),
                 },
                 tool: tool.to_string(),
                 finished: false,
@@ -414,6 +523,7 @@ impl Session {
                 task: None,
                 done: Some(self.result_json(tool, answer)?),
                 decode,
+                limits: self.limits(tool, &CallOptions::default()),
             },
         };
         Ok(TaskHandle {
