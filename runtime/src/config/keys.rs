@@ -48,6 +48,8 @@ const OURS: &[&str] = &[
     "maxTools",
     "max_tools_list_bytes",
     "maxToolsListBytes",
+    "max_server_requests",
+    "maxServerRequests",
     "ca_certs",
     "caCerts",
     "roots",

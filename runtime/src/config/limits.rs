@@ -9,6 +9,7 @@
 /// | one message: a stdio line, an SSE event, an HTTP JSON body | 16 MiB | `max_message_bytes` |
 /// | tools in one `tools/list` (all pages) | 10 000 | `max_tools` |
 /// | bytes of one `tools/list` (all pages) | 64 MiB | `max_tools_list_bytes` |
+/// | requests from the server answered at once (sampling, elicitation, `roots/list`) | 4 | `max_server_requests` |
 ///
 /// Lines a stdio server writes to stderr are read in bounded pieces whatever their length
 /// (only their first 400 bytes are kept); that needs no setting.
@@ -26,6 +27,7 @@ pub struct Limits {
     message_bytes: usize,
     tools: usize,
     tools_list_bytes: usize,
+    server_requests: usize,
 }
 
 impl Limits {
@@ -35,6 +37,9 @@ impl Limits {
     pub const DEFAULT_MAX_TOOLS: usize = 10_000;
     /// The default size of one `tools/list` (all pages).
     pub const DEFAULT_MAX_TOOLS_LIST_BYTES: usize = 64 * 1024 * 1024;
+    /// The default number of requests from the server (sampling, elicitation, `roots/list`)
+    /// answered at once: each sampling request is normally a paid model call.
+    pub const DEFAULT_MAX_SERVER_REQUESTS: usize = 4;
 
     /// The largest message accepted: a stdio line, an SSE event, an HTTP JSON body
     /// (`max_message_bytes`).
@@ -50,6 +55,19 @@ impl Limits {
     /// The most bytes one `tools/list` may take, all pages together (`max_tools_list_bytes`).
     pub fn max_tools_list_bytes(&self) -> usize {
         self.tools_list_bytes
+    }
+
+    /// The most requests from the server (sampling, elicitation, `roots/list`) answered at
+    /// once (`max_server_requests`); one past it is refused with a JSON-RPC error that says
+    /// so, as the MCP specification asks clients to rate-limit sampling.
+    pub fn max_server_requests(&self) -> usize {
+        self.server_requests
+    }
+
+    /// Sets [`Limits::max_server_requests`] (at least 1).
+    pub fn with_max_server_requests(mut self, requests: usize) -> Self {
+        self.server_requests = requests.max(1);
+        self
     }
 
     /// Sets [`Limits::max_message_bytes`] (at least 1 KiB).
@@ -77,6 +95,7 @@ impl Default for Limits {
             message_bytes: Self::DEFAULT_MAX_MESSAGE_BYTES,
             tools: Self::DEFAULT_MAX_TOOLS,
             tools_list_bytes: Self::DEFAULT_MAX_TOOLS_LIST_BYTES,
+            server_requests: Self::DEFAULT_MAX_SERVER_REQUESTS,
         }
     }
 }

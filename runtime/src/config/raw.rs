@@ -119,6 +119,8 @@ pub(super) struct RawServer {
     max_tools: Option<Bytes>,
     #[serde(alias = "maxToolsListBytes")]
     max_tools_list_bytes: Option<Bytes>,
+    #[serde(alias = "maxServerRequests")]
+    max_server_requests: Option<Bytes>,
     #[serde(default, alias = "caCerts")]
     ca_certs: Vec<String>,
     #[serde(default)]
@@ -280,6 +282,9 @@ impl RawServer {
                 }
                 if let Some(Bytes(n)) = self.max_tools_list_bytes {
                     limits = limits.with_max_tools_list_bytes(n);
+                }
+                if let Some(Bytes(n)) = self.max_server_requests {
+                    limits = limits.with_max_server_requests(n);
                 }
                 limits
             },

@@ -114,6 +114,9 @@ pub struct ConnectOptions {
     pub(super) on_log: Option<LogFn>,
     #[cfg(not(target_arch = "wasm32"))]
     pub(super) on_tools_changed: Option<super::native::notify::ToolsChangedFn>,
+    /// Overrides the registry's `max_server_requests`.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(super) max_server_requests: Option<usize>,
     #[cfg(feature = "oauth")]
     pub(super) authorizer: Option<Arc<dyn crate::auth::Authorizer>>,
 }
@@ -332,6 +335,16 @@ impl ConnectOptions {
             + 'static,
     {
         self.sampling = Some(Arc::new(move |r| Box::pin(f(r))));
+        self
+    }
+
+    /// How many requests from the server (sampling, elicitation, `roots/list`) are answered
+    /// at once (at least 1); one past it is refused with a JSON-RPC error that says so.
+    /// Overrides the registry's `max_server_requests` (default
+    /// [`Limits::DEFAULT_MAX_SERVER_REQUESTS`](crate::Limits::DEFAULT_MAX_SERVER_REQUESTS)).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn with_max_server_requests(mut self, requests: usize) -> Self {
+        self.max_server_requests = Some(requests.max(1));
         self
     }
 

@@ -1063,6 +1063,15 @@ async fn sample(
     request: CallToolRequestParams,
     context: RequestContext<RoleServer>,
 ) -> Result<CallToolResponse, ErrorData> {
+    // `{"flood": N}` (2025-11-25): N sampling requests at once, as a hostile server would.
+    let flood = request
+        .arguments
+        .as_ref()
+        .and_then(|a| a.get("flood"))
+        .and_then(Value::as_u64);
+    if let Some(n) = flood.filter(|_| !stateless(&context)) {
+        return Ok(sampling_flood(n, &context).await);
+    }
     let params = serde_json::json!({
         "messages": [{"role": "user", "content": {"type": "text", "text": "Say hello"}}],
         "systemPrompt": "You are terse.",
@@ -1086,6 +1095,37 @@ async fn sample(
                 .unwrap_or("?")
         ))),
     }
+}
+
+/// `n` sampling requests sent at once: how many the client answered, how many it refused,
+/// and the first refusal's words.
+async fn sampling_flood(n: u64, context: &RequestContext<RoleServer>) -> CallToolResponse {
+    let asks = (0..n).map(|i| {
+        let request: Result<rmcp::model::ServerRequest, _> = serde_json::from_value(
+            serde_json::json!({
+                "method": "sampling/createMessage",
+                "params": {
+                    "messages": [{"role": "user", "content": {"type": "text", "text": format!("flood {i}")}}],
+                    "maxTokens": 5
+                }
+            }),
+        );
+        let peer = context.peer.clone();
+        async move {
+            match request {
+                Ok(request) => peer.send_request(request).await.map_err(|e| e.to_string()),
+                Err(e) => Err(e.to_string()),
+            }
+        }
+    });
+    let answers = futures::future::join_all(asks).await;
+    let answered = answers.iter().filter(|a| a.is_ok()).count();
+    let refusal = answers.iter().find_map(|a| a.as_ref().err()).cloned();
+    text_result(format!(
+        "flood: {answered} answered, {} refused{}",
+        answers.len() - answered,
+        refusal.map(|r| format!(": {r}")).unwrap_or_default()
+    ))
 }
 
 /// The fault tool `roots`: the URIs of the client's roots, comma-separated.

@@ -702,3 +702,60 @@ async fn a_task_that_never_ends_obeys_the_deadline_and_is_cancelled() {
     })
     .await;
 }
+
+/// A server that sends many sampling requests at once gets at most `max_server_requests`
+/// (4 by default) application callbacks running; the rest are refused with a JSON-RPC error
+/// that names the limit. `ConnectOptions::with_max_server_requests` raises it.
+#[tokio::test]
+async fn a_sampling_flood_runs_a_bounded_number_of_callbacks() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    limited(async {
+        let config = stdio("2025-11-25").with_protocol(Protocol::V2025_11_25);
+        let flood = json!({"flood": 40});
+        let counting = |running: Arc<AtomicUsize>, most: Arc<AtomicUsize>| {
+            ConnectOptions::new().on_sampling(move |_| {
+                let (running, most) = (running.clone(), most.clone());
+                async move {
+                    let now = running.fetch_add(1, Ordering::SeqCst) + 1;
+                    most.fetch_max(now, Ordering::SeqCst);
+                    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+                    running.fetch_sub(1, Ordering::SeqCst);
+                    Ok(SamplingReply::new("test-model", "ok"))
+                }
+            })
+        };
+
+        let (running, most) = (Arc::default(), Arc::new(AtomicUsize::new(0)));
+        let session = counting(running, most.clone())
+            .connect(&config)
+            .await
+            .expect("connect");
+        let out = session.call("sample", &flood).await.expect("sample");
+        let text = out.text();
+        assert!(most.load(Ordering::SeqCst) <= 4, "{text}");
+        assert!(text.contains(" refused: "), "{text}");
+        assert!(text.contains("max_server_requests"), "{text}");
+        let answered: usize = text
+            .trim_start_matches("flood: ")
+            .split(' ')
+            .next()
+            .and_then(|n| n.parse().ok())
+            .expect("a count");
+        assert!((1..=4).contains(&answered), "{text}");
+        let _ = session.close().await;
+
+        // Raised for an application that can afford it: every request is answered.
+        let (running, most) = (Arc::default(), Arc::new(AtomicUsize::new(0)));
+        let session = counting(running, most.clone())
+            .with_max_server_requests(40)
+            .connect(&config)
+            .await
+            .expect("connect");
+        let out = session.call("sample", &flood).await.expect("sample");
+        assert_eq!(out.text(), "flood: 40 answered, 0 refused");
+        assert!(most.load(Ordering::SeqCst) > 4);
+        let _ = session.close().await;
+    })
+    .await;
+}

@@ -63,6 +63,7 @@ impl ClientHandler for Handler {
         request: ElicitRequestParams,
         _context: RequestContext<RoleClient>,
     ) -> std::result::Result<ElicitResult, rmcp::ErrorData> {
+        let _permit = self.admit("elicitation/create")?;
         Ok(answer_elicitation(self.elicit.as_ref(), &self.shared.alias, request).await)
     }
 
@@ -72,6 +73,7 @@ impl ClientHandler for Handler {
         params: rmcp::model::CreateMessageRequestParams,
         _context: RequestContext<RoleClient>,
     ) -> std::result::Result<rmcp::model::CreateMessageResult, rmcp::ErrorData> {
+        let _permit = self.admit("sampling/createMessage")?;
         let params = serde_json::to_value(params).unwrap_or(Value::Null);
         let refusal = |r: SamplingRefusal| {
             let code = match r {
@@ -98,6 +100,7 @@ impl ClientHandler for Handler {
         &self,
         _context: RequestContext<RoleClient>,
     ) -> std::result::Result<rmcp::model::ListRootsResult, rmcp::ErrorData> {
+        let _permit = self.admit("roots/list")?;
         let Some(json) = offered_roots(self.shared.roots.as_ref()) else {
             return Err(rmcp::ErrorData::new(
                 rmcp::model::ErrorCode::METHOD_NOT_FOUND,
@@ -107,6 +110,28 @@ impl ClientHandler for Handler {
         };
         serde_json::from_value(json)
             .map_err(|e| rmcp::ErrorData::internal_error(format!("roots: {e}"), None))
+    }
+}
+
+impl Handler {
+    /// A permit to answer one request from the server, or the JSON-RPC error that refuses
+    /// it: [`Limits::max_server_requests`](crate::Limits::max_server_requests) are being
+    /// answered already.
+    fn admit(
+        &self,
+        method: &str,
+    ) -> std::result::Result<tokio::sync::SemaphorePermit<'_>, rmcp::ErrorData> {
+        self.shared.server_requests.try_acquire().map_err(|_| {
+            tracing::warn!(server = %self.shared.alias, "refused {method}: too many requests from the server at once");
+            rmcp::ErrorData::new(
+                rmcp::model::ErrorCode(-32000),
+                format!(
+                    "refused: the client answers at most {} requests from server \"{}\" at once (sampling, elicitation, roots/list; the `max_server_requests` limit); retry later",
+                    self.shared.max_server_requests, self.shared.alias
+                ),
+                None,
+            )
+        })
     }
 }
 

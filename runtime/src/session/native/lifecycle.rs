@@ -48,6 +48,9 @@ impl Session {
             });
         }
         let policy = options.drift.unwrap_or(config.drift());
+        let max_server_requests = options
+            .max_server_requests
+            .unwrap_or(config.limits().max_server_requests());
         let shared = Arc::new(Shared {
             alias: config.alias().into(),
             progress: ProgressRouter::default(),
@@ -60,6 +63,8 @@ impl Session {
                 .clone()
                 .or_else(|| (!config.roots().is_empty()).then(|| config.roots().to_vec()))
                 .map(std::sync::Mutex::new),
+            server_requests: tokio::sync::Semaphore::new(max_server_requests),
+            max_server_requests,
         });
         let wire = Wire {
             kind: resolved.transport.kind(),

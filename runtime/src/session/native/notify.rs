@@ -28,6 +28,10 @@ pub(in crate::session) struct Shared {
     pub(in crate::session) on_tools_changed: Option<ToolsChangedFn>,
     /// The roots the client offers (`None`: the `roots` capability is not declared).
     pub(in crate::session) roots: Option<std::sync::Mutex<Vec<crate::root::Root>>>,
+    /// Requests from the server (sampling, elicitation, `roots/list`) answered at once: one
+    /// permit each, [`Shared::max_server_requests`] in all.
+    pub(in crate::session) server_requests: tokio::sync::Semaphore,
+    pub(in crate::session) max_server_requests: usize,
 }
 
 /// A receiver of `tools/list_changed` ([`ConnectOptions::on_tools_changed`]).
