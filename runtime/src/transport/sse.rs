@@ -89,8 +89,13 @@ impl SseTransport {
             Ok(Ok(e)) => e,
             Ok(Err(_)) => {
                 reader.abort();
+                // Ended by a limit (an event over `max_message_bytes`): say which.
+                let why = noise
+                    .ended()
+                    .map(|ended| format!(": {ended}"))
+                    .unwrap_or_default();
                 return Err(err(format!(
-                    "the event stream at {sse_url} ended before its `endpoint` event"
+                    "the event stream at {sse_url} ended before its `endpoint` event{why}"
                 )));
             }
             Err(_) => {

@@ -117,3 +117,23 @@ async fn a_redirect_to_another_origin_is_not_followed() {
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert_eq!(elsewhere.requests.load(Ordering::SeqCst), 0);
 }
+
+/// An `endpoint` event longer than `max_message_bytes` ends the connect with the limit's
+/// name, not only "ended before its endpoint event".
+#[tokio::test]
+async fn an_endpoint_event_over_the_limit_names_the_limit() {
+    let long = "x".repeat(4096);
+    let server = stub(move |_| {
+        format!(
+            "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\n\r\nevent: endpoint\ndata: /messages?pad={long}\n\n"
+        )
+    });
+    let config = sse_config(format!("http://127.0.0.1:{}/sse", server.port))
+        .with_limits(mcp_bindgen::Limits::default().with_max_message_bytes(1024));
+    let err = Session::connect(&config)
+        .await
+        .expect_err("an event over the limit");
+    let text = err.to_string();
+    assert!(text.contains("before its `endpoint` event"), "{text}");
+    assert!(text.contains("max_message_bytes"), "{text}");
+}
