@@ -344,9 +344,11 @@ fn login_snapshot_call_refresh_logout_through_the_cli() {
 #[test]
 fn sessions_sharing_a_login_refresh_it_once() {
     let server = Server::start();
-    let tokens = tempfile::tempdir().expect("tokens");
+    let tokens_dir = tempfile::tempdir().expect("tokens");
+    // A directory of the store's own making (owner-only), as a user's would be.
+    let tokens = tokens_dir.path().join("tokens");
     let config = ServerConfig::http("remote", false, &server.url).with_auth(AuthConfig::OAuth(
-        OAuthSettings::default().with_token_store(tokens.path()),
+        OAuthSettings::default().with_token_store(&tokens),
     ));
     runtime().block_on(async {
         let login = ConnectOptions::new()
@@ -389,7 +391,7 @@ fn sessions_sharing_a_login_refresh_it_once() {
             &format!(
                 "[servers.remote]\nurl = \"{}\"\nauth = {{ oauth = {{ token_store = \"{}\" }} }}\n",
                 server.url,
-                tokens.path().display()
+                tokens.display()
             ),
             Path::new("/nonexistent/fixtures/servers.toml"),
         )
@@ -446,11 +448,13 @@ fn an_expired_login_that_cannot_be_refreshed_names_the_login_command() {
         .and_then(|l| l.local_addr())
         .expect("a free port")
         .port();
-    let tokens = tempfile::tempdir().expect("tokens");
+    let tokens_dir = tempfile::tempdir().expect("tokens");
+    // A directory of the store's own making (owner-only), as a user's would be.
+    let tokens = tokens_dir.path().join("tokens");
     // Tokens that live 1 s: a second after the login, every request refreshes first.
     let server = Server::start_with(port, "1");
     let config = ServerConfig::http("remote", false, &server.url).with_auth(AuthConfig::OAuth(
-        OAuthSettings::default().with_token_store(tokens.path()),
+        OAuthSettings::default().with_token_store(&tokens),
     ));
     runtime().block_on(async {
         ConnectOptions::new()

@@ -201,6 +201,7 @@ impl TokenStore {
 
     /// The file's contents; `None` when there is no file.
     pub(crate) fn read(&self) -> Result<Option<TokenFile>, String> {
+        private(&self.path)?;
         let stamp = std::fs::metadata(&self.path)
             .and_then(|m| Ok((m.modified()?, m.len())))
             .ok();
@@ -245,6 +246,7 @@ impl TokenStore {
         let dir = self.path.parent().unwrap_or(Path::new("."));
         create_private_dir(dir)
             .map_err(|e| format!("cannot create the token directory {}: {e}", dir.display()))?;
+        private(&self.path)?;
         let bytes = serde_json::to_vec_pretty(file).map_err(|e| e.to_string())?;
         let tmp = self
             .path
@@ -338,6 +340,47 @@ fn create_private_dir(dir: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)
 }
 
+/// Refuses, in words, a token file (or its directory) that is a symbolic link or that other
+/// users can read or write: tokens are kept in a file of their own, for its owner alone.
+/// A file or directory that does not exist yet passes.
+#[cfg(unix)]
+fn private(path: &Path) -> Result<(), String> {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    for (what, place, fix) in [("directory", dir, "700"), ("file", path, "600")] {
+        let meta = match std::fs::symlink_metadata(place) {
+            Ok(meta) => meta,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => {
+                return Err(format!(
+                    "cannot check the token {what} {}: {e}",
+                    place.display()
+                ));
+            }
+        };
+        if meta.file_type().is_symlink() {
+            return Err(format!(
+                "the token {what} {} is a symbolic link, which could point anywhere: refused; replace it with a real {what} (`logout`, then log in again)",
+                place.display()
+            ));
+        }
+        let mode = meta.permissions().mode() & 0o777;
+        if mode & 0o077 != 0 {
+            return Err(format!(
+                "the token {what} {} can be read or written by other users (mode {mode:o}): refused; `chmod {fix} {}`, or `logout` and log in again",
+                place.display(),
+                place.display()
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn private(_path: &Path) -> Result<(), String> {
+    Ok(())
+}
+
 #[cfg(unix)]
 fn private_file(path: &Path) -> std::io::Result<std::fs::File> {
     use std::os::unix::fs::OpenOptionsExt;
@@ -388,13 +431,48 @@ impl CredentialStore for TokenStore {
 mod tests {
     use super::*;
 
+    /// A token file (or directory) that others can read, or a symbolic link, is refused in
+    /// words before it is read or written.
+    #[cfg(unix)]
+    #[test]
+    fn a_token_file_others_can_read_or_a_link_is_refused() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let tokens = dir.path().join("tokens");
+        let store = TokenStore::new(&tokens, "https://mcp.example.com/mcp");
+        store
+            .write(&TokenFile::default())
+            .expect("a private file is written");
+        assert!(store.read().expect("and read").is_some());
+        let set = |p: &Path, mode| {
+            std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).expect("chmod")
+        };
+        set(store.path(), 0o644);
+        let e = store.read().expect_err("world-readable");
+        assert!(e.contains("mode 644") && e.contains("chmod 600"), "{e}");
+        assert!(store.write(&TokenFile::default()).is_err());
+        set(store.path(), 0o600);
+        set(&tokens, 0o755);
+        let e = store.read().expect_err("a readable directory");
+        assert!(
+            e.contains("token directory") && e.contains("chmod 700"),
+            "{e}"
+        );
+        set(&tokens, 0o700);
+        let elsewhere = dir.path().join("elsewhere.json");
+        std::fs::rename(store.path(), &elsewhere).expect("move");
+        std::os::unix::fs::symlink(&elsewhere, store.path()).expect("link");
+        let e = store.read().expect_err("a link");
+        assert!(e.contains("symbolic link"), "{e}");
+    }
+
     /// A tampered token file is refused with where and what kind of error, never with its
     /// values (serde's own message would quote them).
     #[test]
     fn a_tampered_token_file_is_not_quoted() {
         let dir = tempfile::tempdir().expect("temporary directory");
-        let store = TokenStore::new(dir.path(), "https://mcp.example.com/mcp");
-        std::fs::create_dir_all(store.path().parent().expect("a parent")).expect("dir");
+        let store = TokenStore::new(&dir.path().join("tokens"), "https://mcp.example.com/mcp");
+        create_private_dir(store.path().parent().expect("a parent")).expect("dir");
         for tampered in [
             r#"{"resource": "x", "credentials": "sk-live-0123456789abcdef"}"#,
             r#"{"resource": ["sk-live-0123456789abcdef"]}"#,
@@ -402,6 +480,12 @@ mod tests {
             "sk-live-0123456789abcdef",
         ] {
             std::fs::write(store.path(), tampered).expect("write");
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                std::fs::set_permissions(store.path(), std::fs::Permissions::from_mode(0o600))
+                    .expect("chmod");
+            }
             let e = store.read().expect_err("a tampered file is refused");
             assert!(!e.contains("sk-live"), "{e}");
             assert!(e.contains("is not valid (") && e.contains("line 1"), "{e}");
