@@ -32,9 +32,29 @@ impl Root {
     }
 }
 
-/// `file://` + the absolute path, with the characters a URI path cannot hold escaped.
+/// `path` with `.` segments dropped and each `..` taking back the segment before it (as
+/// written: no link is followed), so that `a/./b/../c` is `a/c`.
+pub(crate) fn normalize(path: &std::path::Path) -> std::path::PathBuf {
+    use std::path::Component;
+    let mut out = std::path::PathBuf::new();
+    for part in path.components() {
+        match part {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push("..");
+                }
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// `file://` + the absolute path, normalized ([`normalize`]), with the characters a URI
+/// path cannot hold escaped.
 fn file_uri(path: &std::path::Path) -> String {
-    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let absolute = normalize(&std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()));
     let text = absolute.to_string_lossy().replace('\\', "/");
     let mut out = String::from("file://");
     if !text.starts_with('/') {
@@ -62,5 +82,10 @@ mod tests {
             "file:///tmp/a%20b"
         );
         assert_eq!(Root::directory("/srv").uri, "file:///srv");
+        assert_eq!(Root::directory("/srv/./a/../b/").uri, "file:///srv/b");
+        assert_eq!(
+            normalize(std::path::Path::new("a/../../b")),
+            std::path::Path::new("../b")
+        );
     }
 }

@@ -238,17 +238,31 @@ impl RawServer {
             None => None,
         };
         let ca_certs = self.ca_certs.iter().map(|p| base_dir.join(p)).collect();
-        // A URI as written; a path, relative to the registry file, as its `file://` URI.
+        // A URI as written; a path, relative to the registry file, as its `file://` URI
+        // (normalized). A relative path must stay inside the registry's folder: one outside
+        // it is written as an absolute path or a URI, so that it is seen for what it is.
+        let inside = crate::root::normalize(base_dir);
         let roots = self
             .roots
             .iter()
             .map(|r| match r.split_once("://") {
                 Some((scheme, _)) if !scheme.is_empty() && !scheme.contains('/') => {
-                    crate::Root::new(r.clone())
+                    Ok(crate::Root::new(r.clone()))
                 }
-                _ => crate::Root::directory(base_dir.join(r)),
+                _ if Path::new(r).is_absolute() => Ok(crate::Root::directory(r)),
+                _ => {
+                    let path = crate::root::normalize(&base_dir.join(r));
+                    if path.starts_with(&inside) {
+                        Ok(crate::Root::directory(path))
+                    } else {
+                        Err(format!(
+                            "root \"{r}\" leads outside the registry's folder ({}): write it as an absolute path or a file:// URI",
+                            inside.display()
+                        ))
+                    }
+                }
             })
-            .collect();
+            .collect::<Result<Vec<_>, String>>()?;
         Ok(ServerConfig {
             alias: alias.to_string(),
             transport,

@@ -412,9 +412,7 @@ fn toml_entries<T>(text: &str, map: BTreeMap<toml::Spanned<String>, T>) -> Vec<R
             let offset = name.span().start.min(text.len());
             let line = newlines.partition_point(|&nl| nl < offset);
             let start = if line == 0 { 0 } else { newlines[line - 1] + 1 };
-            let column = text
-                .get(start..offset)
-                .map_or(0, |l| l.chars().count());
+            let column = text.get(start..offset).map_or(0, |l| l.chars().count());
             (name.into_inner(), raw, Some((line + 1, column + 1)))
         })
         .collect()
@@ -507,6 +505,37 @@ mod tests {
         let none = Registry::from_toml_str("[servers.fs]\ncommand = \"x\"\n", Path::new("s.toml"))
             .expect("parses");
         assert!(none.get("fs").expect("fs").roots().is_empty());
+    }
+
+    /// `..` segments are resolved before a root goes out; a relative root that leads outside
+    /// the registry's folder is refused (written absolute or as a URI, it is taken).
+    #[test]
+    fn roots_are_normalized_and_stay_inside_unless_written_absolute() {
+        let file = Path::new("/home/me/project/fixtures/servers.toml");
+        let r = Registry::from_toml_str(
+            "[servers.fs]\ncommand = \"x\"\nroots = [\"data/../docs/./x\", \"/srv/a/../b\"]\n",
+            file,
+        )
+        .expect("parses");
+        assert_eq!(
+            r.get("fs").expect("fs").roots(),
+            [
+                crate::Root::new("file:///home/me/project/fixtures/docs/x"),
+                crate::Root::new("file:///srv/b")
+            ]
+        );
+        for outside in ["..", "data/../../secrets", "../../.ssh"] {
+            let e = Registry::from_toml_str(
+                &format!("[servers.fs]\ncommand = \"x\"\nroots = [\"{outside}\"]\n"),
+                file,
+            )
+            .expect_err("outside the registry's folder");
+            let e = e.to_string();
+            assert!(
+                e.contains("leads outside the registry's folder") && e.contains("absolute path"),
+                "{outside}: {e}"
+            );
+        }
     }
 
     #[test]
