@@ -61,6 +61,8 @@ pub(super) enum Handle<O> {
         id: String,
         poll: Duration,
         decode: fn(&Session, &str, ToolOutput) -> Result<O>,
+        /// The call's idle and total deadlines, which bound [`TaskHandle::wait`].
+        limits: (Duration, Duration),
     },
     /// A result known when the handle was made (`None` once taken).
     Ready {

@@ -759,3 +759,63 @@ async fn a_sampling_flood_runs_a_bounded_number_of_callbacks() {
     })
     .await;
 }
+
+/// On a session of protocol 2025-11-25 (where a task call asks for the task itself),
+/// `wait()` is bounded by the call's deadline as well and cancels the task once, and a wait
+/// that is given up cancels it too.
+#[tokio::test]
+async fn a_task_of_a_2025_11_25_session_obeys_the_deadline() {
+    use std::time::{Duration, Instant};
+    limited(async {
+        let config = stdio("2025-11-25").with_protocol(Protocol::V2025_11_25);
+        let session = Session::connect(&config).await.expect("connect");
+        let never = json!({"a": 1, "b": 2, "ms": 600000});
+        let handle = session
+            .call_task(
+                "slow_sum",
+                &never,
+                CallOptions::new().with_timeout(Duration::from_millis(600)),
+            )
+            .await
+            .expect("call_task");
+        let id = handle.id().expect("a task").to_string();
+        let started = Instant::now();
+        let e = handle.wait().await.expect_err("the wait times out");
+        assert!(
+            matches!(
+                e,
+                mcp_bindgen::Error::Timeout {
+                    kind: "idle timeout",
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        assert!(started.elapsed() < Duration::from_secs(5), "{e}");
+        assert_eq!(
+            session.task_status(&id).await.expect("status"),
+            TaskState::Cancelled
+        );
+        let handle = session
+            .call_task("slow_sum", &never, CallOptions::new())
+            .await
+            .expect("call_task");
+        let gave_up = tokio::time::timeout(Duration::from_millis(300), handle.wait()).await;
+        assert!(gave_up.is_err());
+        let deadline = Instant::now() + Duration::from_secs(5);
+        loop {
+            let cancels = session
+                .stderr_tail()
+                .iter()
+                .filter(|l| l.contains("tasks/cancel: task"))
+                .count();
+            if cancels == 2 {
+                break;
+            }
+            assert!(Instant::now() < deadline, "cancels seen: {cancels}");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let _ = session.close().await;
+    })
+    .await;
+}

@@ -7,7 +7,7 @@ use std::time::Duration;
 use rmcp::model::{CancelTaskParams, GetTaskParams, Task, TaskPayload, UpdateTaskParams};
 use serde_json::Value;
 
-use super::call::{Started, output_of};
+use super::call::{Started, later, output_of};
 use super::{CallOptions, Encode, Session};
 use crate::error::{Error, Result};
 use crate::output::{TaskState, ToolOutput};
@@ -21,6 +21,8 @@ pub(in crate::session) struct Stalled;
 struct CancelTaskOnDrop {
     session: Option<Session>,
     id: String,
+    /// A task of protocol 2025-11-25 (cancelled with a plain `tasks/cancel` request).
+    augmented: bool,
 }
 
 impl Drop for CancelTaskOnDrop {
@@ -29,9 +31,18 @@ impl Drop for CancelTaskOnDrop {
             return;
         };
         let id = std::mem::take(&mut self.id);
+        let augmented = self.augmented;
         if let Ok(rt) = tokio::runtime::Handle::try_current() {
             rt.spawn(async move {
-                if let Err(e) = session.cancel_task(&id).await {
+                let cancelled = if augmented {
+                    session
+                        .custom_request("tasks/cancel", task_id(&id))
+                        .await
+                        .map(drop)
+                } else {
+                    session.cancel_task(&id).await
+                };
+                if let Err(e) = cancelled {
                     tracing::debug!(
                         server = session.alias(),
                         "cancelling an abandoned task failed: {e}"
@@ -97,9 +108,10 @@ impl<O> TaskHandle<O> {
                 id,
                 poll,
                 decode,
+                limits,
             } => {
                 let (session, id, poll, decode) = (session.clone(), id.clone(), *poll, *decode);
-                let result = session.await_augmented(&tool, &id, poll).await;
+                let result = session.await_augmented(&tool, &id, poll, *limits).await;
                 self.finished = true;
                 return decode(&session, &tool, result?);
             }
@@ -188,7 +200,9 @@ impl Session {
         decode: fn(&Session, &str, ToolOutput) -> Result<O>,
     ) -> Result<TaskHandle<O>> {
         if !self.conn().await?.stateless {
-            return self.augmented_task(tool, args, decode).await;
+            return self
+                .augmented_task(tool, args, decode, self.limits(tool, &options))
+                .await;
         }
         let (task, done) = match self.start_call(tool, args, &options).await? {
             Started::Done(output) => (None, Some(output)),
@@ -245,6 +259,7 @@ impl Session {
         let mut guard = CancelTaskOnDrop {
             session: Some(self.clone()),
             id: id.clone(),
+            augmented: false,
         };
         let timeout = |limit, kind| Error::Timeout {
             server: self.inner.alias.clone(),
@@ -472,6 +487,7 @@ impl Session {
         tool: &str,
         args: &dyn Encode,
         decode: fn(&Session, &str, ToolOutput) -> Result<O>,
+        limits: (Duration, Duration),
     ) -> Result<TaskHandle<O>> {
         let arguments = self.encode_arguments(tool, args)?;
         let params = serde_json::json!({"name": tool, "arguments": arguments, "task": {}});
@@ -491,7 +507,7 @@ impl Session {
                     task: Some(created.task),
                     done: None,
                     decode,
-                    limits: self.limits(tool, &CallOptions::default()),
+                    limits,
                 },
                 tool: tool.to_string(),
                 finished: false,
@@ -516,6 +532,7 @@ impl Session {
                     id: id.to_string(),
                     poll,
                     decode,
+                    limits,
                 }
             }
             None => Handle::Live {
@@ -523,7 +540,7 @@ impl Session {
                 task: None,
                 done: Some(self.result_json(tool, answer)?),
                 decode,
-                limits: self.limits(tool, &CallOptions::default()),
+                limits,
             },
         };
         Ok(TaskHandle {
@@ -540,23 +557,81 @@ impl Session {
         tool: &str,
         id: &str,
         poll: Duration,
+        (idle, total): (Duration, Duration),
     ) -> Result<ToolOutput> {
-        loop {
-            let task = self.custom_request("tasks/get", task_id(id)).await?;
-            match augmented_state(&task) {
-                TaskState::Working(_) => tokio::time::sleep(poll).await,
-                TaskState::Cancelled => {
-                    return Err(Error::Misbehaved {
-                        server: self.inner.alias.clone(),
-                        method: format!("tools/call \"{tool}\" (task {id})"),
-                        message: "the task was cancelled".into(),
-                    });
+        let mut guard = CancelTaskOnDrop {
+            session: Some(self.clone()),
+            id: id.to_string(),
+            augmented: true,
+        };
+        let what = || {
+            format!(
+                "tools/call \"{tool}\" (task {})",
+                mcp_bindgen_core::schema::truncate(id, 80)
+            )
+        };
+        let polled = async {
+            let mut seen = None;
+            let mut changed = tokio::time::Instant::now();
+            let stalled = || Error::Timeout {
+                server: self.inner.alias.clone(),
+                what: what(),
+                limit: idle,
+                kind: "idle timeout",
+                diagnosis: None,
+            };
+            loop {
+                // A server may hold `tasks/get` until the task moves: the idle deadline
+                // bounds the wait for its answer too.
+                let get = self.custom_request("tasks/get", task_id(id));
+                let task = match tokio::time::timeout_at(later(changed, idle), get).await {
+                    Ok(answer) => answer?,
+                    Err(_) => return Err(stalled()),
+                };
+                let now = (
+                    task.get("status").cloned(),
+                    task.get("statusMessage").cloned(),
+                );
+                if seen.as_ref() != Some(&now) {
+                    seen = Some(now);
+                    changed = tokio::time::Instant::now();
                 }
-                _ => break,
+                match augmented_state(&task) {
+                    TaskState::Working(_) if changed.elapsed() >= idle => return Err(stalled()),
+                    TaskState::Working(_) => tokio::time::sleep(poll).await,
+                    TaskState::Cancelled => {
+                        return Err(Error::Misbehaved {
+                            server: self.inner.alias.clone(),
+                            method: what(),
+                            message: "the task was cancelled".into(),
+                        });
+                    }
+                    _ => return Ok(()),
+                }
             }
+        };
+        let ended = match tokio::time::timeout(total, polled).await {
+            Ok(ended) => ended,
+            Err(_) => Err(Error::Timeout {
+                server: self.inner.alias.clone(),
+                what: what(),
+                limit: total,
+                kind: "total timeout",
+                diagnosis: None,
+            }),
+        };
+        guard.session = None;
+        match ended {
+            Ok(()) => {
+                let result = self.custom_request("tasks/result", task_id(id)).await?;
+                self.result_json(tool, result)
+            }
+            Err(e @ Error::Timeout { .. }) => {
+                let _ = self.custom_request("tasks/cancel", task_id(id)).await;
+                Err(e)
+            }
+            Err(e) => Err(e),
         }
-        let result = self.custom_request("tasks/result", task_id(id)).await?;
-        self.result_json(tool, result)
     }
 
     /// A `tools/call` result given as JSON.
