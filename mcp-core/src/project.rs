@@ -115,6 +115,19 @@ pub fn find_fixture(
     if path.is_file() {
         return Ok(path);
     }
+    // There, but not a file (a directory, a device such as /dev/zero, a pipe): never read.
+    if let Ok(meta) = std::fs::metadata(&path) {
+        let kind = if meta.is_dir() {
+            "a directory"
+        } else {
+            "a device, a pipe or a socket"
+        };
+        return Err(format!(
+            "the fixture of MCP server \"{alias}\" at {} is not a regular file but {kind}, so it is not read; a fixture is the JSON file that {} writes",
+            path.display(),
+            Runner::detect(&dir).command(&format!("snapshot {alias}"))
+        ));
+    }
     let fixtures = fixture_aliases(&dir);
     let registry = dir.join(REGISTRY_FILE);
     let configured = registry_aliases(&registry);
@@ -316,6 +329,29 @@ mod tests {
         let found = find_fixtures_dir(&root.join("sub"), None);
         assert_ne!(found, Some(root.join("fixtures")));
         let _ = std::fs::remove_dir_all(&root);
+    }
+
+    /// A fixture path that is a link to a device (or a directory) is refused for what it is,
+    /// never read and never taken for a missing fixture.
+    #[cfg(unix)]
+    #[test]
+    fn a_fixture_that_is_not_a_file_is_refused_unread() {
+        let root = scratch("not-a-file");
+        touch(&root.join("Cargo.toml"), "[package]\n");
+        touch(
+            &root.join("fixtures/servers.toml"),
+            "[servers.zero]\ncommand = \"x\"\n",
+        );
+        std::os::unix::fs::symlink("/dev/zero", root.join("fixtures/zero.json")).expect("link");
+        let e = find_fixture(&root, None, "zero").unwrap_err();
+        assert!(
+            e.contains("is not a regular file but a device, a pipe or a socket"),
+            "{e}"
+        );
+        assert!(!e.contains("did you mean"), "{e}");
+        std::fs::create_dir_all(root.join("fixtures/dir.json")).expect("mkdir");
+        let e = find_fixture(&root, None, "dir").unwrap_err();
+        assert!(e.contains("but a directory"), "{e}");
     }
 
     #[test]
