@@ -709,7 +709,7 @@ impl ServerHandler for DemoServer {
                 return Err(ErrorData::invalid_request(
                     format!(
                         "rejected: url={} json={json} base64={}",
-                        percent_encoded(&value),
+                        super::oauth::encode(&value),
                         base64_of(&format!("Authorization: {value}"))
                     ),
                     None,
@@ -1265,18 +1265,6 @@ pub fn rfc3339_utc(time: SystemTime) -> String {
         rem % 3600 / 60,
         rem % 60
     )
-}
-
-/// `text` percent-encoded as a URL's query would carry it (`--misbehave reflect-env-encoded`).
-fn percent_encoded(text: &str) -> String {
-    text.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
 }
 
 /// `text` in padded standard base64 (`--misbehave reflect-env-encoded`).

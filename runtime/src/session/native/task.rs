@@ -167,26 +167,12 @@ impl<O> TaskHandle<O> {
             Handle::Augmented { session, id, .. } => (session.clone(), std::mem::take(id)),
             Handle::Ready { .. } => return,
         };
-        let tool = std::mem::take(&mut self.tool);
-        if let Ok(rt) = tokio::runtime::Handle::try_current() {
-            rt.spawn(async move {
-                let cancelled = if augmented {
-                    session
-                        .custom_request("tasks/cancel", task_id(&id))
-                        .await
-                        .map(drop)
-                } else {
-                    session.cancel_task(&id).await
-                };
-                if let Err(e) = cancelled {
-                    tracing::debug!(
-                        server = session.alias(),
-                        tool,
-                        "cancelling a dropped task failed: {e}"
-                    );
-                }
-            });
-        }
+        // The guard sends `tasks/cancel` (on a spawned task) as it is dropped.
+        drop(CancelTaskOnDrop {
+            session: Some(session),
+            id,
+            augmented,
+        });
     }
 }
 
