@@ -80,7 +80,10 @@ pub fn param_headers(input_schema: &Value) -> Result<Vec<ParamHeader>, String> {
 /// anything else (the header is left out).
 pub fn header_value(value: &Value) -> Option<String> {
     match value {
-        Value::String(s) if needs_base64(s) => Some(format!("=?base64?{}?=", base64(s.as_bytes()))),
+        Value::String(s) if needs_base64(s) => Some(format!(
+            "=?base64?{}?=",
+            crate::text::base64(s.as_bytes(), false)
+        )),
         Value::String(s) => Some(s.clone()),
         Value::Bool(b) => Some(b.to_string()),
         Value::Number(n) => Some(n.to_string()),
@@ -102,25 +105,6 @@ fn needs_base64(s: &str) -> bool {
         || matches!(b[b.len() - 1], b' ' | b'\t')
         || s.chars().any(|c| (c as u32) < 0x20 || (c as u32) > 0x7e)
         || (s.starts_with("=?base64?") && s.ends_with("?="))
-}
-
-fn base64(bytes: &[u8]) -> String {
-    const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let n = chunk
-            .iter()
-            .enumerate()
-            .fold(0u32, |n, (i, b)| n | (u32::from(*b) << (16 - 8 * i)));
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(char::from(T[((n >> (18 - 6 * i)) & 63) as usize]));
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
 }
 
 fn is_tchar(c: char) -> bool {

@@ -710,7 +710,10 @@ impl ServerHandler for DemoServer {
                     format!(
                         "rejected: url={} json={json} base64={}",
                         super::oauth::encode(&value),
-                        base64_of(&format!("Authorization: {value}"))
+                        mcp_bindgen_core::text::base64(
+                            format!("Authorization: {value}").as_bytes(),
+                            false
+                        )
                     ),
                     None,
                 ));
@@ -1265,26 +1268,6 @@ pub fn rfc3339_utc(time: SystemTime) -> String {
         rem % 3600 / 60,
         rem % 60
     )
-}
-
-/// `text` in padded standard base64 (`--misbehave reflect-env-encoded`).
-fn base64_of(text: &str) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::new();
-    for chunk in text.as_bytes().chunks(3) {
-        let n = chunk
-            .iter()
-            .enumerate()
-            .fold(0u32, |n, (i, b)| n | u32::from(*b) << (16 - 8 * i));
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
 }
 
 #[cfg(test)]

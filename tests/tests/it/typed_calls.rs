@@ -214,7 +214,6 @@ async fn demo_every_tool(config: ServerConfig, protocol: &str) {
         }
         // The constants generated next to the client.
         assert_eq!(demo::ALIAS, "demo");
-        assert_eq!(demo::TYPED_TOOLS.len(), 8);
         assert_eq!(demo::FIXTURE_HASH.len(), 64);
         assert_eq!(demo::add::TOOL.name, "add");
         assert_eq!(
@@ -225,19 +224,8 @@ async fn demo_every_tool(config: ServerConfig, protocol: &str) {
         assert_eq!(demo::add::TOOL.untyped_args_reason, None);
         // `TYPED_TOOLS` lists the tools' `TOOL` constants, in fixture order.
         let listed: Vec<&str> = demo::TYPED_TOOLS.iter().map(|t| t.name).collect();
-        assert_eq!(
-            listed,
-            [
-                "add",
-                "create_issue",
-                "echo",
-                "echo_structured",
-                "fail",
-                "get_weather",
-                "long_task",
-                "server_time"
-            ]
-        );
+        // The fixture lists the server's tools sorted, as the server names them.
+        assert_eq!(listed, mcp_bindgen_tests::demo::DEMO_TOOLS);
     })
     .await;
 }
