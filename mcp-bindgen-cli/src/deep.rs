@@ -2,7 +2,8 @@
 //!
 //! 1. For every tool, valid instances of its input (and output) schema are generated
 //!    ([`mcp_bindgen_codegen::instances`]) and checked against the schema.
-//! 2. A scratch crate under the project's target directory, `<target>/mcp-bindgen/deep`,
+//! 2. A scratch crate under the project's target directory,
+//!    `<target>/mcp-bindgen/deep/mcp-bindgen-deep-<hash of the fixtures folder>`,
 //!    binds every fixture with `mcp_tools!` (depending only on `mcp-bindgen`, the version
 //!    the project uses) and runs each instance through the generated types.
 //! 3. What comes back is checked by [`mcp_bindgen_codegen::oracle::Oracle`]: valid, and equal to
@@ -305,7 +306,15 @@ fn build(
     fixtures: &[(String, Fixture)],
     project: &Project,
 ) -> Result<PathBuf> {
-    let crate_dir = project.target.join("mcp-bindgen").join("deep");
+    let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+    // One scratch crate per fixtures folder: two runs on different folders (two test
+    // threads, two terminals) never write over each other's program.
+    let package = format!("mcp-bindgen-deep-{:08x}", folder_hash(&dir));
+    let crate_dir = project
+        .target
+        .join("mcp-bindgen")
+        .join("deep")
+        .join(&package);
     let src = crate_dir.join("src");
     std::fs::create_dir_all(&src).map_err(|source| Error::Write {
         path: src.clone(),
@@ -317,11 +326,10 @@ fn build(
     };
     let manifest = format!(
         "# Written by `verify --deep`: the round trip of every fixture's generated types.\n\
-         [package]\nname = \"mcp-bindgen-deep\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\
+         [package]\nname = \"{package}\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\
          publish = false\n\n[dependencies]\nmcp-bindgen = {{ {dep}, default-features = false, features = [\"macros\"] }}\n\n\
          [workspace]\n"
     );
-    let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
     let mut main = format!(
         "//! Written by `verify --deep` for the fixtures in {}.\n\
          #![allow(deprecated, dead_code, unused)]\n\n",
@@ -374,8 +382,15 @@ fn build(
             crate_dir.display()
         )));
     }
-    let exe = format!("mcp-bindgen-deep{}", std::env::consts::EXE_SUFFIX);
+    let exe = format!("{package}{}", std::env::consts::EXE_SUFFIX);
     Ok(project.target.join("debug").join(exe))
+}
+
+/// FNV-1a of a folder's path (32 bits): the same on every run and toolchain.
+fn folder_hash(dir: &Path) -> u32 {
+    dir.to_string_lossy().bytes().fold(0x811c_9dc5_u32, |h, b| {
+        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
+    })
 }
 
 /// Sends `requests` (one per line) to the round-trip program and reads its answers.

@@ -26,7 +26,7 @@ E errors`; exits 1 when a tool cannot be generated.
   --deep                 also check that the generated types carry every value their
                          schemas allow: valid instances of each tool's input and output
                          schema go through the types (a program built under
-                         <target>/mcp-bindgen/deep) and must come back valid and equal, up
+                         <target>/mcp-bindgen/deep/) and must come back valid and equal, up
                          to optional nulls and defaults. Adds the line
                          `round-trip: N tools, P passed, F failed, S skipped`.
   --max-skipped PCT      with --deep: fail when more than PCT % of the tools had no

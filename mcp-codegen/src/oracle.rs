@@ -51,8 +51,14 @@ const MODERN: [&str; 5] = [
 ];
 
 impl Oracle {
-    /// Builds the validators; `Err` when no draft accepts the schema.
+    /// Builds the validators; `Err` when no draft accepts the schema, or when it nests
+    /// deeper than [`mcp_bindgen_core::schema::MAX_NESTING`] levels.
     pub fn new(schema: &Value) -> Result<Self, String> {
+        // Also bounds the validator's memory: building a 2020-12 validator costs about 6 MB
+        // per nesting level (its meta-schema check compiles `$dynamicRef` once per level).
+        if let Some(deep) = crate::schema::too_deep(schema) {
+            return Err(deep.to_string());
+        }
         if let Some(at) = crate::schema::same_value_cycle(schema) {
             return Err(format!(
                 "the schema at {} refers to itself without reaching into the value (a `$ref` cycle through anyOf/allOf/oneOf/not): no validator can check it",

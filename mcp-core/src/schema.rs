@@ -5,6 +5,9 @@
 
 use serde_json::Value;
 
+mod nesting;
+pub use nesting::{MAX_NESTING, TooDeep, too_deep};
+
 /// Keywords that do not constrain values: annotations, identifiers, definitions and `x-…`
 /// extensions.
 pub fn is_annotation(key: &str) -> bool {

@@ -69,3 +69,57 @@ fn deep_verify_reports_passes_skips_and_the_summary_lines() {
     );
     assert!(!text.contains("FAILED"), "{text}");
 }
+
+/// `levels` nested arrays, each also allowing `null` (the shape whose Rust type,
+/// `Option<Vec<Option<Vec<…>>>>`, costs the compiler most per level), under argument `v`.
+fn nested_arrays(levels: usize) -> serde_json::Value {
+    let mut s = serde_json::json!({"type": "string"});
+    for _ in 1..levels {
+        s = serde_json::json!({"type": ["array", "null"], "items": s});
+    }
+    serde_json::json!({"type": "object", "properties": {"v": s}})
+}
+
+#[test]
+fn schemas_past_the_nesting_limit_fall_back_before_the_compiler_sees_them() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // 24 levels (the limit) are typed and compile; 100 once failed rustc with E0275
+    // ("overflow evaluating the requirement"), naming no tool.
+    let deepest = nested_arrays(mcp_bindgen_core::schema::MAX_NESTING);
+    let too_deep = nested_arrays(100);
+    let fixture = serde_json::json!({"tools": [
+        {"name": "deepest", "inputSchema": deepest, "outputSchema": deepest},
+        {"name": "too_deep", "inputSchema": too_deep, "outputSchema": too_deep},
+    ]});
+    std::fs::write(dir.path().join("nest.json"), fixture.to_string()).expect("write fixture");
+    let out = Command::new(env!("CARGO_BIN_EXE_cargo-mcp-bindgen"))
+        .args(["verify", "--deep", "--max-skipped", "50", "--fixtures"])
+        .arg(dir.path())
+        .current_dir(root())
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run cargo-mcp-bindgen");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let text = format!("{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(!text.contains("E0275"), "{text}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert!(
+        lines.ends_with(&[
+            "2 tools: 1 typed, 1 fallback, 0 errors",
+            "round-trip: 2 tools, 1 passed, 0 failed, 1 skipped",
+        ]),
+        "{text}"
+    );
+    let path = format!("/properties/v{}", "/items".repeat(24));
+    let limit = format!("the schema nests more than 24 levels deep (at {path});");
+    assert!(
+        text.contains(&format!("too_deep: arguments untyped: {limit}")),
+        "{text}"
+    );
+    assert!(text.contains(&format!("output untyped: {limit}")), "{text}");
+    assert!(
+        text.contains(&format!("nest/too_deep: skipped: arguments: {limit}")),
+        "{text}"
+    );
+}

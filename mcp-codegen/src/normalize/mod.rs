@@ -163,6 +163,10 @@ pub(crate) fn normalize(
             )));
         }
     };
+    // Caught here, before typify and rustc: deeper types overflow rustc's trait solver.
+    if let Some(deep) = schema::too_deep(&schema) {
+        return Err(Problem::Fallback(deep.to_string()));
+    }
     let root_name = role.root_name();
     let free_form = role == Role::Input && schema::free_form_arguments(&schema);
     // Most schemas have no reference and no definition: nothing to hoist, no cycle.

@@ -238,8 +238,18 @@ pub(super) struct Snapshot {
     pub(super) by_pair: BTreeMap<(String, String), usize>,
     pub(super) by_short: BTreeMap<String, Vec<usize>>,
     pub(super) collisions: Vec<NameCollision>,
-    /// Reviewed tools refused (a breaking change, a removal), by `(server, tool)`: why.
-    pub(super) withheld: BTreeMap<(String, String), String>,
+    /// Tools refused (a breaking change, a removal, a schema too deep), by `(server,
+    /// tool)`.
+    pub(super) withheld: BTreeMap<(String, String), Withheld>,
+}
+
+/// Why a tool of a server is refused, as the error a call of it gets.
+#[derive(Debug, Clone)]
+pub(super) struct Withheld {
+    /// [`ErrorKind::Drift`] for a reviewed tool that changed or is gone, else the kind.
+    pub(super) kind: ErrorKind,
+    /// A sentence naming the tool.
+    pub(super) why: String,
 }
 
 pub(super) struct Candidate {
@@ -418,15 +428,18 @@ impl Snapshot {
     /// The refusal of a reviewed tool this snapshot withholds (a breaking change, a
     /// removal) that `name` designates: `alias.tool`, its exported name or its short name.
     fn withheld_refusal(&self, name: &str, scope: Option<&Scope>) -> Option<Error> {
-        let ((server, _), why) = self.withheld.iter().find(|((server, tool), _)| {
+        let ((server, _), refused) = self.withheld.iter().find(|((server, tool), _)| {
             scope.is_none_or(|s| s.allows(server, tool))
                 && (name == format!("{server}.{tool}")
                     || name == tool
                     || name == mcp_bindgen_core::naming::openai_name(server, tool))
         })?;
-        Some(Error::Drift {
-            server: server.clone(),
-            summary: why.clone(),
+        Some(match refused.kind {
+            ErrorKind::Drift => Error::Drift {
+                server: server.clone(),
+                summary: refused.why.clone(),
+            },
+            kind => Error::toolbox(kind, format!("server \"{server}\": {}", refused.why)),
         })
     }
 
@@ -546,7 +559,7 @@ pub(super) fn visible(e: &Entry, scope: Option<&Scope>) -> bool {
 pub(super) struct Listing {
     pub(super) candidates: Vec<Candidate>,
     /// `(server, tool)` → why it is refused.
-    pub(super) withheld: Vec<((String, String), String)>,
+    pub(super) withheld: Vec<((String, String), Withheld)>,
 }
 
 /// The tools a connected server exports, before naming: its reviewed tools as reviewed
@@ -577,7 +590,8 @@ pub(super) fn server_candidates(slot: &Slot) -> Listing {
                         "{why}; run {} to see the change",
                         fix("snapshot --check")
                     ));
-                    withheld.push(((alias.to_string(), tool), why));
+                    let kind = ErrorKind::Drift;
+                    withheld.push(((alias.to_string(), tool), Withheld { kind, why }));
                 }
             }
             let allow_unreviewed = slot.config.unreviewed_tools();
@@ -638,6 +652,20 @@ pub(super) fn server_candidates(slot: &Slot) -> Listing {
             }
         }
     }
+    // A schema nesting deeper than the generator types reaches neither a model nor the
+    // argument validator, whichever list it comes from.
+    out.retain(
+        |c| match mcp_bindgen_core::schema::too_deep(&c.input_schema) {
+            None => true,
+            Some(deep) => {
+                let why = format!("tool \"{}\" is refused: in its inputSchema, {deep}", c.tool);
+                slot.warn_once(why.clone());
+                let kind = ErrorKind::NotAllowed;
+                withheld.push(((alias.to_string(), c.tool.clone()), Withheld { kind, why }));
+                false
+            }
+        },
+    );
     out.extend(extra_candidates(slot, &seen));
     Listing {
         candidates: out,

@@ -78,7 +78,9 @@ OPTIONS:
                              same value in a JSON-RPC error answering tools/list);
                              reflect-env-name (the value in the first tool's name);
                              reflect-env-encoded (the value percent-encoded, JSON-escaped
-                             with \\/ and in base64 in a JSON-RPC error answering tools/list)
+                             with \\/ and in base64 in a JSON-RPC error answering tools/list);
+                             deep-schema (one more tool, `nested`, whose inputSchema nests 40
+                             arrays deep)
     --page-size N            list the tools N per page (tools/list pagination)
     --task-poll-ms N         the pollInterval slow_sum's tasks name (default 20; 0 as a
                              careless server would); a cancelled task is logged to stderr
@@ -196,6 +198,9 @@ pub enum Misbehave {
     /// The value of `MCP_DEMO_REFLECT` percent-encoded, JSON-escaped (`/` as `\/`) and in
     /// base64, in a JSON-RPC error answering `tools/list`.
     ReflectEnvEncoded,
+    /// One more tool, `nested`, whose `inputSchema` nests 40 arrays deep (legal JSON,
+    /// deeper than a Rust type can nest).
+    DeepSchema,
 }
 
 /// One of the two protocol wires (`--protocol`).
@@ -297,9 +302,10 @@ impl Options {
                         "reflect-env-error" => Misbehave::ReflectEnvError,
                         "reflect-env-name" => Misbehave::ReflectEnvName,
                         "reflect-env-encoded" => Misbehave::ReflectEnvEncoded,
+                        "deep-schema" => Misbehave::DeepSchema,
                         other => {
                             return Err(format!(
-                                "unknown misbehaviour {other:?} (expected cursor-cycle, duplicate-tool, bad-utf8, unknown-id, deep, many-tools, reflect-env, reflect-env-error, reflect-env-name or reflect-env-encoded)"
+                                "unknown misbehaviour {other:?} (expected cursor-cycle, duplicate-tool, bad-utf8, unknown-id, deep, many-tools, reflect-env, reflect-env-error, reflect-env-name, reflect-env-encoded or deep-schema)"
                             ));
                         }
                     })

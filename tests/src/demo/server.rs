@@ -718,6 +718,23 @@ impl ServerHandler for DemoServer {
                     None,
                 ));
             }
+            Some(super::Misbehave::DeepSchema) => {
+                let mut items = serde_json::json!({"type": "string"});
+                for _ in 0..40 {
+                    items = serde_json::json!({"type": "array", "items": items});
+                }
+                let schema = serde_json::json!({"type": "object", "properties": {"grid": items}});
+                let schema = match schema {
+                    Value::Object(map) => map,
+                    _ => JsonObject::new(),
+                };
+                tools.push(Tool::new(
+                    "nested",
+                    "Takes a grid 40 arrays deep.",
+                    Arc::new(schema),
+                ));
+                return Ok(rmcp::model::ListToolsResult::with_all_items(tools));
+            }
             Some(super::Misbehave::ReflectEnv) => {
                 let value = std::env::var("MCP_DEMO_REFLECT").unwrap_or_default();
                 tools[0].description = Some(format!("Configured with {value}.").into());

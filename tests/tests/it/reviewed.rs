@@ -360,3 +360,37 @@ async fn a_native_connector_allows_only_tools_whose_live_words_were_reviewed() {
     assert!(allowed.contains(&"get_weather"), "{allowed:?}");
     toolbox.close().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_whose_schema_nests_too_deep_is_withheld_from_every_list() {
+    // `nested` nests 40 arrays deep: with a fixture (offered unreviewed) and without one.
+    let servers = format!(
+        "{}unreviewed_tools = true\n{}",
+        demo_entry("demo", &["--misbehave", "deep-schema"]),
+        demo_entry("bare", &["--misbehave", "deep-schema"])
+    );
+    let (_dir, path) = project(&servers);
+    let registry = Registry::load(&path).unwrap();
+    let toolbox = Toolbox::builder(&registry).connect().await.unwrap();
+    assert!(
+        !exports(&toolbox).contains("nested"),
+        "{}",
+        exports(&toolbox)
+    );
+    for server in ["demo", "bare"] {
+        let call = toolbox
+            .call(&format!("{server}.nested"), r#"{"grid": []}"#)
+            .await;
+        refused(&call, ErrorKind::NotAllowed);
+        assert!(
+            call.text.contains(&format!(
+                "tool \"nested\" is refused: in its inputSchema, the schema nests more than 24 levels deep (at /properties/grid{})",
+                "/items".repeat(24)
+            )),
+            "{}",
+            call.text
+        );
+        assert!(toolbox.resolve(&format!("{server}.echo")).is_ok());
+    }
+    toolbox.close().await;
+}
