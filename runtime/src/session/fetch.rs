@@ -339,12 +339,7 @@ impl Session {
         if live == expected_hash {
             return Ok(false);
         }
-        let summary = drift::summary(
-            expected_hash,
-            &live,
-            &tools,
-            self.inner.options.fixture_tools,
-        );
+        let summary = self.drift_summary(expected_hash, &live, &tools);
         if policy == DriftPolicy::Error {
             return Err(Error::Drift {
                 server: self.alias().to_string(),

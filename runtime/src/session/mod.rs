@@ -125,6 +125,24 @@ impl Session {
         }
     }
 
+    /// `tools` (a live `tools/list`) with every secret of the server's configuration
+    /// redacted as [`Session::redact`] does, in every string of a tool that holds one (the
+    /// others are kept as they are): the list a toolbox judges, shows and offers.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(crate) fn redact_tools(&self, tools: Vec<serde_json::Value>) -> Vec<serde_json::Value> {
+        tools
+            .into_iter()
+            .map(|tool| {
+                let text = tool.to_string();
+                if self.contains_secret(&text) || text.contains("Bearer ") {
+                    self.redact_json(&tool)
+                } else {
+                    tool
+                }
+            })
+            .collect()
+    }
+
     /// `text` with every secret of the server's configuration replaced by `<redacted>`: the
     /// values its `${NAME}` placeholders resolved to, its headers, its URL's userinfo and
     /// credential query parameters, auth secrets, and bearer tokens (16 or more token

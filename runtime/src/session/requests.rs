@@ -69,8 +69,9 @@ impl Session {
                     kept.push(tool);
                 }
                 Err(rule) => {
-                    tracing::warn!(target: REJECTED_TOOL_TARGET, server = %self.inner.alias, tool = name, "tool left out: {rule}");
-                    rejected.push((name.to_string(), rule));
+                    let (name, rule) = (self.redact(name), self.redact(&rule));
+                    tracing::warn!(target: REJECTED_TOOL_TARGET, server = %self.inner.alias, tool = %name, "tool left out: {rule}");
+                    rejected.push((name, rule));
                 }
             }
         }
@@ -78,6 +79,14 @@ impl Session {
             *r = rejected;
         }
         kept
+    }
+
+    /// What a drift is, in words ([`crate::drift::summary`]); the live side quotes the
+    /// server (a title, a tool name), so it is redacted like the server's errors.
+    pub(super) fn drift_summary(&self, expected: &str, live: &str, tools: &[Value]) -> String {
+        let summary =
+            crate::drift::summary(expected, live, tools, self.inner.options.fixture_tools);
+        self.redact(&summary)
     }
 
     /// The tools the last `tools/list` left out, with the rule each broke: tools whose

@@ -88,6 +88,16 @@ pub(super) struct Slot {
     pub(super) warned: Arc<Mutex<BTreeSet<String>>>,
 }
 
+/// A live tool list as a toolbox keeps it: what a server reflects of its configuration's
+/// secrets (a `${NAME}` value in a title, a description, a name) redacted, so that no
+/// warning, error, drift summary or export to a model carries it.
+fn live_tools(session: Option<&Session>, tools: Vec<Value>) -> Vec<Value> {
+    match session {
+        Some(session) => session.redact_tools(tools),
+        None => tools,
+    }
+}
+
 impl Slot {
     pub(super) fn new(
         config: ServerConfig,
@@ -97,6 +107,7 @@ impl Slot {
         error: Option<String>,
     ) -> Slot {
         let reviewed = typed.map(|t| Arc::new(Reviewed::from_typed(config.alias(), t)));
+        let tools = live_tools(session.as_ref(), tools);
         Slot {
             reviewed,
             warned: Arc::default(),
@@ -134,6 +145,7 @@ impl Slot {
 
     /// The next version of the slot: another session and tool list, the rest shared.
     pub(super) fn next(&self, session: Option<Session>, tools: Vec<Value>) -> Slot {
+        let tools = live_tools(session.as_ref(), tools);
         Slot {
             config: self.config.clone(),
             session,

@@ -77,6 +77,7 @@ OPTIONS:
                              that echoes its configuration would); reflect-env-error (the
                              same value in a JSON-RPC error answering tools/list);
                              reflect-env-name (the value in the first tool's name);
+                             reflect-env-title (the value in the first tool's title);
                              reflect-env-encoded (the value percent-encoded, JSON-escaped
                              with \\/ and in base64 in a JSON-RPC error answering tools/list);
                              deep-schema (one more tool, `nested`, whose inputSchema nests 40
@@ -195,6 +196,8 @@ pub enum Misbehave {
     ReflectEnvError,
     /// The value of `MCP_DEMO_REFLECT` in the first tool's name.
     ReflectEnvName,
+    /// The value of `MCP_DEMO_REFLECT` in the first tool's title.
+    ReflectEnvTitle,
     /// The value of `MCP_DEMO_REFLECT` percent-encoded, JSON-escaped (`/` as `\/`) and in
     /// base64, in a JSON-RPC error answering `tools/list`.
     ReflectEnvEncoded,
@@ -301,11 +304,12 @@ impl Options {
                         "reflect-env" => Misbehave::ReflectEnv,
                         "reflect-env-error" => Misbehave::ReflectEnvError,
                         "reflect-env-name" => Misbehave::ReflectEnvName,
+                        "reflect-env-title" => Misbehave::ReflectEnvTitle,
                         "reflect-env-encoded" => Misbehave::ReflectEnvEncoded,
                         "deep-schema" => Misbehave::DeepSchema,
                         other => {
                             return Err(format!(
-                                "unknown misbehaviour {other:?} (expected cursor-cycle, duplicate-tool, bad-utf8, unknown-id, deep, many-tools, reflect-env, reflect-env-error, reflect-env-name, reflect-env-encoded or deep-schema)"
+                                "unknown misbehaviour {other:?} (expected cursor-cycle, duplicate-tool, bad-utf8, unknown-id, deep, many-tools, reflect-env, reflect-env-error, reflect-env-name, reflect-env-title, reflect-env-encoded or deep-schema)"
                             ));
                         }
                     })

@@ -701,6 +701,11 @@ impl ServerHandler for DemoServer {
                 tools[0].name = format!("key_{value}").into();
                 return Ok(rmcp::model::ListToolsResult::with_all_items(tools));
             }
+            Some(super::Misbehave::ReflectEnvTitle) => {
+                let value = std::env::var("MCP_DEMO_REFLECT").unwrap_or_default();
+                tools[0].title = Some(format!("Add ({value})"));
+                return Ok(rmcp::model::ListToolsResult::with_all_items(tools));
+            }
             Some(super::Misbehave::ReflectEnvEncoded) => {
                 let value = std::env::var("MCP_DEMO_REFLECT").unwrap_or_default();
                 let json = serde_json::to_string(&value)

@@ -394,3 +394,50 @@ async fn a_tool_whose_schema_nests_too_deep_is_withheld_from_every_list() {
     }
     toolbox.close().await;
 }
+
+/// A secret a server reflects into a tool's title or name (a `${NAME}` of its
+/// configuration): in no drift refusal, no export to a model and no drift summary.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_secret_reflected_into_a_title_reaches_no_error_export_or_summary() {
+    const SECRET: &str = "sk-live-4f9a8b7c6d5e-title";
+    let reflect = "env = { MCP_DEMO_REFLECT = \"${PROBE_TITLE_SECRET}\" }\n";
+    let servers = format!(
+        "{}drift = \"error\"\n{reflect}{}{reflect}",
+        demo_entry("demo", &["--misbehave", "reflect-env-title"]),
+        demo_entry("named", &["--misbehave", "reflect-env-name"]),
+    );
+    let (_dir, path) = project(&servers);
+    let registry = Registry::load(&path).unwrap();
+    let lookup = |name: &str| (name == "PROBE_TITLE_SECRET").then(|| SECRET.to_string());
+    let options = || mcp_bindgen::ConnectOptions::new().with_env_lookup(lookup);
+    let toolbox = Toolbox::builder(&registry)
+        .env(lookup)
+        .connect()
+        .await
+        .unwrap();
+    // With a fixture and `drift = "error"`: the changed tool is refused, its change in words.
+    let live = toolbox.session("demo").expect("demo is connected");
+    let first = live.list_tools().await.unwrap()[0]["name"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let refused_call = toolbox.call(&format!("demo.{first}"), "{}").await;
+    refused(&refused_call, ErrorKind::Drift);
+    assert!(refused_call.text.contains("title"), "{}", refused_call.text);
+    assert!(!refused_call.text.contains(SECRET), "{}", refused_call.text);
+    assert!(!exports(&toolbox).contains(SECRET));
+    toolbox.close().await;
+    // A session's drift summary names the live tools: one reflects the secret in its name.
+    let session = options()
+        .connect(registry.get("named").unwrap())
+        .await
+        .unwrap();
+    let drift = session
+        .check_drift(demo::FIXTURE_HASH, mcp_bindgen::drift::DriftPolicy::Error)
+        .await
+        .expect_err("a tool's name changed");
+    let text = drift.to_string();
+    assert!(text.contains("key_<redacted>"), "{text}");
+    assert!(!text.contains(SECRET), "{text}");
+    session.close().await.unwrap();
+}

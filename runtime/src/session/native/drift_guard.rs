@@ -48,8 +48,7 @@ impl Session {
     ) -> Result<bool> {
         let live = drift::tools_hash(tools);
         let drifted = live != expected;
-        let summary = drifted
-            .then(|| drift::summary(expected, &live, tools, self.inner.options.fixture_tools));
+        let summary = drifted.then(|| self.drift_summary(expected, &live, tools));
         if let Ok(mut d) = self.inner.wire.drift.lock() {
             d.drifted = match policy {
                 DriftPolicy::Error => summary.clone(),
