@@ -94,7 +94,8 @@ impl<O> TaskHandle<O> {
         }
     }
 
-    /// The server's task id; `None` when the server answered the call directly (or the
+    /// The server's task id (at most 1 024 bytes: a longer one is refused when the task is
+    /// made); `None` when the server answered the call directly (or the
     /// handle is a fake's).
     pub fn id(&self) -> Option<&str> {
         match &self.inner {

@@ -81,7 +81,8 @@ OPTIONS:
                              reflect-env-encoded (the value percent-encoded, JSON-escaped
                              with \\/ and in base64 in a JSON-RPC error answering tools/list);
                              deep-schema (one more tool, `nested`, whose inputSchema nests 40
-                             arrays deep)
+                             arrays deep); long-task-id (with --faults: slow_sum's tasks
+                             named by ids padded with dots to 1 MiB)
     --page-size N            list the tools N per page (tools/list pagination)
     --task-poll-ms N         the pollInterval slow_sum's tasks name (default 20; 0 as a
                              careless server would); a cancelled task is logged to stderr
@@ -204,6 +205,9 @@ pub enum Misbehave {
     /// One more tool, `nested`, whose `inputSchema` nests 40 arrays deep (legal JSON,
     /// deeper than a Rust type can nest).
     DeepSchema,
+    /// `slow_sum`'s tasks are named by ids padded with dots to 1 MiB (the task requests
+    /// take them back padded or not).
+    LongTaskId,
 }
 
 /// One of the two protocol wires (`--protocol`).
@@ -307,9 +311,10 @@ impl Options {
                         "reflect-env-title" => Misbehave::ReflectEnvTitle,
                         "reflect-env-encoded" => Misbehave::ReflectEnvEncoded,
                         "deep-schema" => Misbehave::DeepSchema,
+                        "long-task-id" => Misbehave::LongTaskId,
                         other => {
                             return Err(format!(
-                                "unknown misbehaviour {other:?} (expected cursor-cycle, duplicate-tool, bad-utf8, unknown-id, deep, many-tools, reflect-env, reflect-env-error, reflect-env-name, reflect-env-title, reflect-env-encoded or deep-schema)"
+                                "unknown misbehaviour {other:?} (expected cursor-cycle, duplicate-tool, bad-utf8, unknown-id, deep, many-tools, reflect-env, reflect-env-error, reflect-env-name, reflect-env-title, reflect-env-encoded, deep-schema or long-task-id)"
                             ));
                         }
                     })

@@ -669,7 +669,7 @@ impl ServerHandler for DemoServer {
     ) -> Result<rmcp::model::ListToolsResult, ErrorData> {
         let mut tools = self.router.list_all();
         match self.shared.config.misbehave {
-            None => {}
+            None | Some(super::Misbehave::LongTaskId) => {}
             Some(super::Misbehave::CursorCycle) => {
                 let mut page = rmcp::model::ListToolsResult::with_all_items(tools);
                 page.next_cursor = Some("page-2".into());
@@ -801,7 +801,7 @@ impl ServerHandler for DemoServer {
     ) -> Result<rmcp::model::GetTaskResult, ErrorData> {
         self.shared.task_polls.fetch_add(1, Ordering::SeqCst);
         Ok(rmcp::model::GetTaskResult::new(
-            self.shared.tasks.get_task(&request.task_id)?,
+            self.shared.tasks.get_task(unpadded(&request.task_id))?,
         ))
     }
 
@@ -812,7 +812,7 @@ impl ServerHandler for DemoServer {
     ) -> Result<(), ErrorData> {
         self.shared
             .tasks
-            .update_task(&request.task_id, request.input_responses)
+            .update_task(unpadded(&request.task_id), request.input_responses)
     }
 
     async fn cancel_task(
@@ -820,12 +820,12 @@ impl ServerHandler for DemoServer {
         request: rmcp::model::CancelTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        let id = unpadded(&request.task_id);
         log(format_args!(
-            "tasks/cancel: task {} cancelled after {} tasks/get",
-            request.task_id,
+            "tasks/cancel: task {id} cancelled after {} tasks/get",
             self.shared.task_polls.load(Ordering::SeqCst)
         ));
-        self.shared.tasks.cancel_task(&request.task_id)
+        self.shared.tasks.cancel_task(id)
     }
 
     fn accepted_subscription_filter(
@@ -897,6 +897,11 @@ impl ServerHandler for DemoServer {
                     })
                 },
             );
+            let mut task = task;
+            if self.shared.config.misbehave == Some(super::Misbehave::LongTaskId) {
+                let pad = (1usize << 20).saturating_sub(task.task_id.len());
+                task.task_id = format!("{}{}", task.task_id, ".".repeat(pad));
+            }
             return Ok(CallToolResponse::Task(rmcp::model::CreateTaskResult::new(
                 task,
             )));
@@ -930,6 +935,11 @@ impl ServerHandler for DemoServer {
         }
         result
     }
+}
+
+/// A task id without the dots `--misbehave long-task-id` pads it with.
+fn unpadded(id: &str) -> &str {
+    id.trim_end_matches('.')
 }
 
 /// `--misbehave bad-utf8|unknown-id|deep`: writes a broken answer line to stdout (the

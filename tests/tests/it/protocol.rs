@@ -819,3 +819,68 @@ async fn a_task_of_a_2025_11_25_session_obeys_the_deadline() {
     })
     .await;
 }
+
+/// A server that names its task by a 1 MiB id: the call is refused as misbehaviour in a
+/// message of bounded length, the task is cancelled on the server (the id sent back whole),
+/// and no handle with such an id is ever made, on both wires.
+#[tokio::test]
+async fn a_task_id_past_the_limit_is_refused_in_a_short_message_and_cancelled() {
+    use std::time::{Duration, Instant};
+    limited(async {
+        for (revision, protocol) in WIRES {
+            let config = ServerConfig::stdio(
+                "faults",
+                common::demo_server().to_string_lossy(),
+                [
+                    "--faults",
+                    "--protocol",
+                    revision,
+                    "--misbehave",
+                    "long-task-id",
+                ]
+                .map(String::from)
+                .to_vec(),
+            )
+            .with_protocol(protocol);
+            let session = Session::connect(&config).await.expect("connect");
+            let slow = json!({"a": 1, "b": 2, "ms": 600000});
+            for started in [
+                session.call("slow_sum", &slow).await.map(drop),
+                session
+                    .call_task("slow_sum", &slow, CallOptions::new())
+                    .await
+                    .map(drop),
+            ] {
+                let e = started.expect_err(&format!("{revision}: a 1 MiB task id is refused"));
+                let text = e.to_string();
+                assert!(
+                    matches!(e, mcp_bindgen::Error::Misbehaved { .. }),
+                    "{revision}: {}",
+                    mcp_bindgen_core::schema::truncate(&text, 300)
+                );
+                assert!(text.len() < 1000, "{revision}: {} bytes", text.len());
+                assert!(
+                    text.contains("an id of 1048576 bytes") && text.contains("at most 1024"),
+                    "{revision}: {text}"
+                );
+            }
+            let deadline = Instant::now() + Duration::from_secs(5);
+            while session
+                .stderr_tail()
+                .iter()
+                .filter(|l| l.contains("tasks/cancel: task"))
+                .count()
+                < 2
+            {
+                assert!(
+                    Instant::now() < deadline,
+                    "{revision}: {:?}",
+                    session.stderr_tail()
+                );
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            let _ = session.close().await;
+        }
+    })
+    .await;
+}

@@ -216,7 +216,12 @@ impl Session {
             guard.disarm();
             return match response {
                 Ok(ServerResult::CallToolResult(r)) => Ok(Started::Done(output_of(r))),
-                Ok(ServerResult::CreateTaskResult(r)) => Ok(Started::Task(r.task)),
+                Ok(ServerResult::CreateTaskResult(r)) => {
+                    match self.checked_task_id(&what(), &r.task.task_id, false) {
+                        Ok(_) => Ok(Started::Task(r.task)),
+                        Err(e) => Err(CallFailure::Final(e)),
+                    }
+                }
                 Ok(ServerResult::InputRequiredResult(r)) => {
                     round = Some(
                         self.answer_input_required(tool, r)

@@ -57,6 +57,39 @@ impl Drop for CancelTaskOnDrop {
 const DEFAULT_POLL: Duration = Duration::from_millis(500);
 /// Bounds on the server's interval (a zero or huge value is not honoured as such).
 const POLL_BOUNDS: (Duration, Duration) = (Duration::from_millis(100), Duration::from_secs(30));
+/// The longest task id a server may name (an opaque handle: a UUID has 36 bytes). A longer
+/// one is refused, so [`TaskHandle::id`] and every message that names a task stay small.
+pub(in crate::session) const MAX_TASK_ID_BYTES: usize = 1024;
+
+impl Session {
+    /// `id` when it is a task id this client keeps, else [`Error::Misbehaved`] (and the
+    /// task, which the server started, is cancelled). `augmented`: a task of protocol
+    /// 2025-11-25.
+    pub(in crate::session) fn checked_task_id<'i>(
+        &self,
+        method: &str,
+        id: &'i str,
+        augmented: bool,
+    ) -> Result<&'i str> {
+        if id.len() <= MAX_TASK_ID_BYTES {
+            return Ok(id);
+        }
+        drop(CancelTaskOnDrop {
+            session: Some(self.clone()),
+            id: id.to_string(),
+            augmented,
+        });
+        Err(Error::Misbehaved {
+            server: self.inner.alias.clone(),
+            method: method.to_string(),
+            message: format!(
+                "the server named its task with an id of {} bytes (\"{}\"); a task id may have at most {MAX_TASK_ID_BYTES}",
+                id.len(),
+                mcp_bindgen_core::schema::truncate(id, 80)
+            ),
+        })
+    }
+}
 
 impl<O> TaskHandle<O> {
     /// [`TaskHandle::status`] of a live server's call: one `tasks/get`.
@@ -487,6 +520,7 @@ impl Session {
                     method: method(),
                     message: format!("a task result that is not one: {e}"),
                 })?;
+            self.checked_task_id(&method(), &created.task.task_id, false)?;
             return Ok(TaskHandle {
                 inner: Handle::Live {
                     session: self.clone(),
@@ -508,6 +542,7 @@ impl Session {
                         message: "the server answered with a task without `taskId`".into(),
                     }
                 })?;
+                let id = self.checked_task_id(&method(), id, true)?;
                 let poll = task
                     .get("pollInterval")
                     .and_then(Value::as_u64)
