@@ -52,7 +52,8 @@ struct ToolPlan {
     server: String,
     tool: String,
     sides: Vec<Planned>,
-    skipped: Vec<String>,
+    /// Sides without an instance to check, and why.
+    skipped: Vec<(Side, String)>,
 }
 
 /// Runs the oracle over the fixtures of `dir` (those whose code could be generated:
@@ -73,18 +74,27 @@ pub(crate) fn run(
     let project = project(start)?;
     let binary = build(cli, dir, fixtures, &project)?;
     let mut requests = String::new();
+    let mut request = |p: &ToolPlan, side: Side, value: &Value| {
+        let line = json!({
+            "server": p.server,
+            "tool": p.tool,
+            "output": side == Side::Output,
+            "value": value,
+        });
+        requests.push_str(&line.to_string());
+        requests.push('\n');
+    };
     for p in &plans {
         for s in &p.sides {
             for instance in &s.instances {
-                let request = json!({
-                    "server": p.server,
-                    "tool": p.tool,
-                    "output": s.side == Side::Output,
-                    "value": instance,
-                });
-                requests.push_str(&request.to_string());
-                requests.push('\n');
+                request(p, s.side, instance);
             }
+        }
+        // A side without instances may be untyped JSON (its schema did not build, or
+        // allows nothing the oracle can make): the program says so, and then it carries
+        // every value unchanged by construction.
+        for (side, _) in &p.skipped {
+            request(p, *side, &json!({}));
         }
     }
     let answers = exchange(&binary, requests)?;
@@ -102,10 +112,23 @@ pub(crate) fn run(
                 }
             }
         }
+        let mut skipped = Vec::new();
+        let mut untyped = 0;
+        for (side, why) in &p.skipped {
+            let answer = answers.next().unwrap_or(Value::Null);
+            if answer.get("untyped").is_some() {
+                untyped += 1;
+            } else {
+                skipped.push(format!("{}: {why}", side.as_str()));
+            }
+        }
+        // A side left unchecked leaves the tool unchecked, whatever the other side did.
         let verdict = if !failures.is_empty() {
             Verdict::Failed(failures)
-        } else if checked == 0 {
-            Verdict::Skipped(p.skipped.join("; "))
+        } else if !skipped.is_empty() {
+            Verdict::Skipped(skipped.join("; "))
+        } else if checked == 0 && untyped == 0 {
+            Verdict::Skipped("no schema to check".into())
         } else {
             Verdict::Passed(checked)
         };
@@ -139,7 +162,7 @@ fn plan_tool(alias: &str, tool: &mcp_bindgen_core::fixture::Tool) -> ToolPlan {
         let oracle = match Oracle::new(schema) {
             Ok(o) => o,
             Err(e) => {
-                plan.skipped.push(format!("{}: {e}", side.as_str()));
+                plan.skipped.push((side, e));
                 continue;
             }
         };
@@ -175,7 +198,7 @@ fn plan_tool(alias: &str, tool: &mcp_bindgen_core::fixture::Tool) -> ToolPlan {
                 ),
                 (None, None) => "no instance could be generated".to_string(),
             };
-            plan.skipped.push(format!("{}: {why}", side.as_str()));
+            plan.skipped.push((side, why));
             continue;
         }
         plan.sides.push(Planned {

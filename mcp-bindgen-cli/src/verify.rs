@@ -7,7 +7,8 @@
 //! round-trip oracle also runs over every tool (see `deep`): one line per failed instance
 //! and skipped tool, and a second summary line `round-trip: N tools, P passed, F failed,
 //! S skipped`; exits 1 when F > 0 as well, or when more than 2 % of the tools were skipped
-//! (`--max-skipped PCT` raises it): a round trip that checks nothing must not pass.
+//! (`--max-skipped PCT` raises it): a round trip that checks nothing must not pass;
+//! `--strict` fails on any skipped tool.
 
 use std::process::ExitCode;
 
@@ -17,7 +18,7 @@ use crate::{Cli, Result};
 
 fn usage(cli: &Cli) -> String {
     format!(
-        "usage: {} verify [--deep [--max-skipped PCT]] [--fixtures DIR]
+        "usage: {} verify [--deep [--max-skipped PCT | --strict]] [--fixtures DIR]
 
 Generates the code of every fixture (as mcp_tools! would), without the network, prints each
 fixture's token cost (`tokens   <alias>: …`) and ends with `N tools: T typed, F fallback,
@@ -31,6 +32,8 @@ E errors`; exits 1 when a tool cannot be generated.
                          `round-trip: N tools, P passed, F failed, S skipped`.
   --max-skipped PCT      with --deep: fail when more than PCT % of the tools had no
                          instance to check (default {DEFAULT_MAX_SKIPPED_PCT})
+  --strict               with --deep: fail when any tool had no instance to check (an
+                         unchecked tool is an untested one)
 {LOCATE_USAGE}",
         cli.invoked_as
     )
@@ -45,9 +48,11 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
     let mut locate = Locate::default();
     let mut deep = false;
     let mut max_skipped = None;
+    let mut strict = false;
     while let Some(arg) = p.next()? {
         match arg {
             Arg::Flag(f) if f == "--deep" => deep = true,
+            Arg::Flag(f) if f == "--strict" => strict = true,
             Arg::Flag(f) if f == "--max-skipped" => {
                 let value = p.value(&f)?;
                 match value.trim_end_matches('%').parse::<f64>() {
@@ -69,6 +74,12 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
     }
     if max_skipped.is_some() && !deep {
         return Err(p.error("--max-skipped is for --deep"));
+    }
+    if strict && !deep {
+        return Err(p.error("--strict is for --deep"));
+    }
+    if strict && max_skipped.is_some() {
+        return Err(p.error("--strict allows no skipped tool: leave out --max-skipped"));
     }
     let max_skipped = max_skipped.unwrap_or(DEFAULT_MAX_SKIPPED_PCT);
     let dir = locate.existing_fixtures_dir(cli)?;
@@ -102,11 +113,22 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
         outln!("{}", report.summary_line());
     }
     let mut failed = round_trip.as_ref().is_some_and(|r| r.failed() > 0);
-    if let Some(report) = &round_trip
-        && let Some(why) = too_many_skipped(report.skipped(), report.tools.len(), max_skipped)
-    {
-        errln!("error: {why}");
-        failed = true;
+    if let Some(report) = &round_trip {
+        let why = if strict {
+            (report.skipped() > 0).then(|| {
+                format!(
+                    "the round trip skipped {} of {} tools, and --strict allows none; see the skipped tools above",
+                    report.skipped(),
+                    report.tools.len()
+                )
+            })
+        } else {
+            too_many_skipped(report.skipped(), report.tools.len(), max_skipped)
+        };
+        if let Some(why) = why {
+            errln!("error: {why}");
+            failed = true;
+        }
     }
     Ok(if summary.errors() > 0 || failed {
         ExitCode::FAILURE

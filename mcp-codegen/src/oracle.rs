@@ -52,7 +52,7 @@ const MODERN: [&str; 5] = [
 
 impl Oracle {
     /// Builds the validators; `Err` when no draft accepts the schema, or when it nests
-    /// deeper than [`mcp_bindgen_core::schema::MAX_NESTING`] levels.
+    /// deeper than [`mcp_bindgen_core::schema::MAX_NESTING`] allows.
     pub fn new(schema: &Value) -> Result<Self, String> {
         // Also bounds the validator's memory: building a 2020-12 validator costs about 6 MB
         // per nesting level (its meta-schema check compiles `$dynamicRef` once per level).

@@ -364,6 +364,48 @@ pub(crate) fn optional_units(file: &mut syn::File) {
     }
 }
 
+/// A recursive optional field typify boxes around its `Option` (`again: Box<Option<Node>>`,
+/// `#[serde(default)]` only) serializes an absent value as `null`, which the schema may not
+/// allow: it becomes `Option<Box<Node>>`, left out when `None`.
+pub(crate) fn boxed_options(file: &mut syn::File) {
+    for item in &mut file.items {
+        let syn::Item::Struct(s) = item else { continue };
+        let syn::Fields::Named(fields) = &mut s.fields else {
+            continue;
+        };
+        for field in &mut fields.named {
+            let Some(inner) = boxed_option(&field.ty) else {
+                continue;
+            };
+            field.ty = syn::parse_quote!(::std::option::Option<::std::boxed::Box<#inner>>);
+            if !serde_word(&field.attrs, "skip_serializing_if") {
+                field.attrs.push(syn::parse_quote!(
+                    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                ));
+            }
+        }
+    }
+}
+
+/// `T` of a `Box<Option<T>>` (any spelling of both paths).
+fn boxed_option(ty: &syn::Type) -> Option<syn::Type> {
+    let only_arg = |ty: &syn::Type, name: &str| -> Option<syn::Type> {
+        let syn::Type::Path(p) = ty else { return None };
+        let last = p.path.segments.last()?;
+        if last.ident != name {
+            return None;
+        }
+        let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+            return None;
+        };
+        match args.args.first() {
+            Some(syn::GenericArgument::Type(t)) if args.args.len() == 1 => Some(t.clone()),
+            _ => None,
+        }
+    };
+    only_arg(&only_arg(ty, "Box")?, "Option")
+}
+
 /// `impl Args { pub fn new(required…) -> Self }` for a struct `Args` with required fields
 /// (those serde requires: no `#[serde(default)]`), so a call names only what it must:
 /// `Args { head: Some(3), ..Args::new(path) }`. Parameters follow `required` (the schema's

@@ -375,22 +375,15 @@ pub fn run(args: &[String]) -> ExitCode {
         stages.start(&format!(
             "verify --deep ({what}: codegen and round trip of every tool)"
         ));
-        let mut args = vec!["verify".to_string(), "--deep".to_string()];
+        // `--strict`: every tool checked, none skipped (an untyped one carries its values
+        // unchanged and counts as checked).
+        let mut args = vec![
+            "verify".to_string(),
+            "--deep".to_string(),
+            "--strict".to_string(),
+        ];
         if let Some(dir) = &dir {
             args.extend(["--fixtures".to_string(), dir.display().to_string()]);
-        }
-        // Corpora that hold tools made to be skipped (schemas that do not build, or allow no
-        // object), so the 2 % default cannot hold: their known share, and not more.
-        let known_skips = match what {
-            // 1 of 28: a sampled schema with a dangling `$ref`.
-            "the property sample" => Some("4"),
-            // 3 of 40: the `fallbacks` fixture (a remote `$ref`, a dangling `$ref`, a schema
-            // that allows no object).
-            "the generator's edge cases" => Some("10"),
-            _ => None,
-        };
-        if let Some(pct) = known_skips {
-            args.extend(["--max-skipped".to_string(), pct.to_string()]);
         }
         record(
             mcp_bindgen_cli::run(crate::INVOKED_AS, &args),

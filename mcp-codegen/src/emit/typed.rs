@@ -66,6 +66,7 @@ fn typify_module(
         tokens::double_option(file, "Args", &n.nullable_optional);
     }
     tokens::optional_units(file);
+    tokens::boxed_options(file);
     check_types(file, root_name)?;
     if !lenient {
         let required: Vec<String> = n

@@ -44,10 +44,10 @@ impl Gen<'_> {
             Some(s) => s.clone(),
             None => Value::Bool(true),
         };
-        let items = if deeper && min == 0 {
-            Vec::new()
-        } else {
-            self.variants(&item_schema, depth + 1)
+        let items = match (deeper, min) {
+            (true, 0) => Vec::new(),
+            (true, _) => self.smallest(&item_schema).into_iter().collect(),
+            _ => self.variants(&item_schema, depth + 1),
         };
         let mut out = Vec::new();
         if min == 0 {
@@ -109,10 +109,12 @@ impl Gen<'_> {
             if deeper && !is_required {
                 continue;
             }
-            let mut vs = self.variants(sub, depth + 1);
-            if deeper {
-                vs.truncate(1);
-            }
+            // Below the depth limit: the smallest value that ends (a required recursion).
+            let vs = if deeper {
+                self.smallest(sub).into_iter().collect()
+            } else {
+                self.variants(sub, depth + 1)
+            };
             if vs.is_empty() {
                 if is_required {
                     return Vec::new();
@@ -179,6 +181,31 @@ impl Gen<'_> {
         out.push(build(&|_, vs| vs.first().cloned(), false));
         // 2. Every property, simplest variants.
         out.push(build(&|_, vs| vs.first().cloned(), true));
+        // 2b. Presence: an optional property sent as an empty value (`[]`, `{}`, `""`, `0`,
+        // `false`) must come back sent, not left out as if absent: all of them at once, and
+        // each alone beside the required ones (one invalid empty would hide the others).
+        let empty_of = |vs: &Vec<Value>| vs.iter().find(|v| is_empty_value(v)).cloned();
+        let optional_empties: Vec<usize> = (0..fields.len())
+            .filter(|&i| !fields[i].1 && empty_of(&fields[i].2).is_some())
+            .collect();
+        if !optional_empties.is_empty() {
+            let mut all = build(&|_, vs| vs.first().cloned(), false);
+            for &i in &optional_empties {
+                if let Some(v) = empty_of(&fields[i].2) {
+                    all.insert(fields[i].0.clone(), v);
+                }
+            }
+            out.push(all);
+            if optional_empties.len() > 1 {
+                for &i in &optional_empties {
+                    let mut one = build(&|_, vs| vs.first().cloned(), false);
+                    if let Some(v) = empty_of(&fields[i].2) {
+                        one.insert(fields[i].0.clone(), v);
+                    }
+                    out.push(one);
+                }
+            }
+        }
         // 3. Covering: instance i takes variant (i + rotation) of each property.
         let widest = fields
             .iter()
@@ -209,5 +236,17 @@ impl Gen<'_> {
         }
         dedupe(&mut values);
         values
+    }
+}
+
+/// `[]`, `{}`, `""`, `0` or `false`: a value a type may mistake for "absent".
+fn is_empty_value(v: &Value) -> bool {
+    match v {
+        Value::Array(a) => a.is_empty(),
+        Value::Object(o) => o.is_empty(),
+        Value::String(s) => s.is_empty(),
+        Value::Number(n) => n.as_f64() == Some(0.0),
+        Value::Bool(b) => !b,
+        Value::Null => false,
     }
 }

@@ -21,6 +21,7 @@ mod lists;
 mod pattern;
 mod scalars;
 mod schemas;
+mod smallest;
 
 use serde_json::{Map, Value, json};
 
@@ -69,6 +70,7 @@ pub fn generate(schema: &Value, options: &Options) -> Generated {
         root: schema,
         options,
         max: options.max_instances.max(1),
+        hops: 0,
     };
     let mut instances = g.variants(schema, 0);
     dedupe(&mut instances);
@@ -109,7 +111,13 @@ struct Gen<'a> {
     root: &'a Value,
     options: &'a Options,
     max: usize,
+    /// `$ref`s and combinators followed on the current path without a value level in
+    /// between (only value levels count towards the depth; this bounds the rest).
+    hops: usize,
 }
+
+/// Most `$ref`s and combinators followed on one path between two value levels.
+const MAX_HOPS: usize = 64;
 
 impl<'a> Gen<'a> {
     /// The variants of `schema`, simplest first (empty: no value found).
@@ -120,8 +128,8 @@ impl<'a> Gen<'a> {
                 _ => any_values(),
             };
         };
-        if depth > self.options.max_depth + 8 {
-            return Vec::new();
+        if depth > self.options.max_depth || self.hops > MAX_HOPS {
+            return self.smallest(schema).into_iter().collect();
         }
         if let Some(r) = obj.get("$ref").and_then(Value::as_str) {
             let Some(target) = self.resolve(r) else {
@@ -135,7 +143,7 @@ impl<'a> Gen<'a> {
             } else {
                 merge(target, &Value::Object(rest))
             };
-            return self.variants(&merged, depth + 1);
+            return self.hop(&merged, depth);
         }
         if let Some(Value::Array(parts)) = obj.get("allOf") {
             let mut rest = obj.clone();
@@ -145,7 +153,7 @@ impl<'a> Gen<'a> {
                 let p = self.deref_all(p, depth);
                 merged = merge(&merged, &p);
             }
-            return self.variants(&merged, depth + 1);
+            return self.hop(&merged, depth);
         }
         if let Some(c) = obj.get("const") {
             return vec![c.clone()]
@@ -175,8 +183,7 @@ impl<'a> Gen<'a> {
                         }
                     })
                     .collect();
-                let lists: Vec<Vec<Value>> =
-                    merged.iter().map(|b| self.variants(b, depth + 1)).collect();
+                let lists: Vec<Vec<Value>> = merged.iter().map(|b| self.hop(b, depth)).collect();
                 // `anyOf` accepts a value that matches several branches at once: one object
                 // holding the properties of every object branch, when an open branch
                 // accepts it.
@@ -210,6 +217,15 @@ impl<'a> Gen<'a> {
                 None => any_values(),
             },
         }
+    }
+
+    /// The variants of a schema that applies to the same value (a `$ref`'s target, the
+    /// merged `allOf`, a union's branch): no value level deeper.
+    fn hop(&mut self, schema: &Value, depth: usize) -> Vec<Value> {
+        self.hops += 1;
+        let out = self.variants(schema, depth);
+        self.hops -= 1;
+        out
     }
 
     /// `schema` with a top-level `$ref` replaced by its target (for merging).

@@ -14,28 +14,35 @@ pub(super) fn strings(obj: &Map<String, Value>) -> Vec<Value> {
         .get("maxLength")
         .and_then(Value::as_u64)
         .map_or(MAX_STRING.max(min), |m| m as usize);
-    let base: Vec<String> = if let Some(p) = obj.get("pattern").and_then(Value::as_str) {
-        match regex_example(p) {
-            Some(e) => vec![e],
-            None => vec![TEXT.to_string()],
-        }
-    } else if let Some(f) = obj.get("format").and_then(Value::as_str) {
-        vec![format_example(f).to_string()]
-    } else {
-        vec![
+    let format = obj.get("format").and_then(Value::as_str);
+    // A pattern's example and the format's examples (the oracle keeps those valid under
+    // both); neither: plain texts.
+    let mut base: Vec<String> = Vec::new();
+    if let Some(p) = obj.get("pattern").and_then(Value::as_str) {
+        base.push(regex_example(p).unwrap_or_else(|| TEXT.to_string()));
+    }
+    if let Some(f) = format {
+        base.extend(format_examples(f).iter().map(|e| e.to_string()));
+    }
+    if base.is_empty() {
+        base = vec![
             TEXT.to_string(),
             "Zoë \"quoted\" \\ text".to_string(),
             String::new(),
-        ]
-    };
+        ];
+    }
+    // Padding goes where the format keeps its shape: before an address's `@`, else at the end.
+    let pad_front = matches!(format, Some("email" | "idn-email"));
     let mut out = Vec::new();
     for s in base {
         let n = s.chars().count();
         let fitted = if n < min {
-            let mut s = s;
-            let pad = min.min(MAX_STRING.max(min)) - n;
-            s.extend(std::iter::repeat_n('x', pad));
-            s
+            let pad: String = std::iter::repeat_n('x', min.min(MAX_STRING.max(min)) - n).collect();
+            if pad_front {
+                format!("{pad}{s}")
+            } else {
+                s + &pad
+            }
         } else if n > max {
             s.chars().take(max).collect()
         } else {
@@ -47,24 +54,28 @@ pub(super) fn strings(obj: &Map<String, Value>) -> Vec<Value> {
     out
 }
 
-fn format_example(format: &str) -> &'static str {
+/// Valid examples of a string `format` (every format the JSON Schema validator checks),
+/// longest first, then a short one for a tight `maxLength`; `text` for other formats.
+fn format_examples(format: &str) -> &'static [&'static str] {
     match format {
-        "date-time" => "2024-01-02T03:04:05Z",
-        "date" => "2024-01-02",
-        "time" => "03:04:05Z",
-        "duration" => "P1D",
-        "email" | "idn-email" => "user@example.com",
-        "uri" | "url" | "iri" | "uri-reference" | "iri-reference" => "https://example.com/a",
-        "uri-template" => "https://example.com/{id}",
-        "uuid" => "123e4567-e89b-12d3-a456-426614174000",
-        "ipv4" => "192.0.2.1",
-        "ipv6" => "2001:db8::1",
-        "hostname" | "idn-hostname" => "example.com",
-        "regex" => "^a+$",
-        "json-pointer" => "/a/0",
-        "relative-json-pointer" => "0/a",
-        "byte" => "aGVsbG8=",
-        _ => TEXT,
+        "date-time" => &["2024-01-02T03:04:05Z", "2024-01-02T03:04:05.678+01:00"],
+        "date" => &["2024-01-02"],
+        "time" => &["03:04:05Z", "23:59:59.5+02:00"],
+        "duration" => &["P1D", "PT1H30M", "P1Y2M3DT4H5M6S"],
+        "email" => &["user@example.com", "a@b.co"],
+        "idn-email" => &["user@example.com", "用户@例子.广告"],
+        "uri" | "url" | "iri" => &["https://example.com/a", "urn:x:y"],
+        "uri-reference" | "iri-reference" => &["https://example.com/a", "a/b", "#f"],
+        "uri-template" => &["https://example.com/{id}"],
+        "uuid" => &["123e4567-e89b-12d3-a456-426614174000"],
+        "ipv4" => &["192.0.2.1", "10.0.0.255"],
+        "ipv6" => &["2001:db8::1", "::1"],
+        "hostname" | "idn-hostname" => &["example.com", "a"],
+        "regex" => &["^a+$", "a|b"],
+        "json-pointer" => &["/a/0", ""],
+        "relative-json-pointer" => &["0/a", "1"],
+        "byte" => &["aGVsbG8="],
+        _ => &[TEXT],
     }
 }
 

@@ -226,19 +226,42 @@ fn rename_property(obj: &mut Map<String, Value>, ctx: &mut Ctx, name: &str, iden
 
 /// Makes an optional array or map typed as `Option<…>` (typify would use an empty `Vec` /
 /// map for "absent", which cannot send an empty list).
+///
+/// A union whose every branch is an array or a map (`anyOf: [array of strings, array of
+/// objects]`, merged into one list type later) gets a `null` branch for the same reason.
 fn optional_list_or_map(schema: &mut Value) {
     let Some(obj) = schema.as_object_mut() else {
         return;
     };
+    if list_or_map(obj) {
+        let kind = obj
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        obj.insert("type".into(), json!([kind, "null"]));
+        return;
+    }
+    for key in ["anyOf", "oneOf"] {
+        if let Some(Value::Array(branches)) = obj.get_mut(key)
+            && !branches.is_empty()
+            && branches
+                .iter()
+                .all(|b| b.as_object().is_some_and(list_or_map))
+        {
+            branches.push(json!({"type": "null"}));
+            return;
+        }
+    }
+}
+
+/// An array schema, or an object schema without properties (a map).
+fn list_or_map(obj: &Map<String, Value>) -> bool {
     let kind = obj.get("type").and_then(Value::as_str).unwrap_or("");
     let no_properties = obj
         .get("properties")
         .is_none_or(|p| p.as_object().is_some_and(Map::is_empty));
-    let map_like = kind == "object" && no_properties;
-    if kind == "array" || map_like {
-        let kind = kind.to_string();
-        obj.insert("type".into(), json!([kind, "null"]));
-    }
+    kind == "array" || (kind == "object" && no_properties)
 }
 
 fn first_collision_in(obj: &Map<String, Value>) -> Option<(String, String, String)> {

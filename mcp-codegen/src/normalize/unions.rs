@@ -878,7 +878,7 @@ fn merge_objects(objects: &[&Map<String, Value>]) -> Map<String, Value> {
                         array_branches(&mut schemas);
                         schemas.remove(0)
                     } else {
-                        json!({ "anyOf": schemas })
+                        json!({ "anyOf": spliced_unions(schemas) })
                     };
                     (name, schema)
                 })
@@ -890,6 +890,37 @@ fn merge_objects(objects: &[&Map<String, Value>]) -> Map<String, Value> {
     }
     if objects.iter().all(closed) {
         out.insert("additionalProperties".into(), Value::Bool(false));
+    }
+    out
+}
+
+/// The branches of a property's schemas from several object branches: a schema that is
+/// itself a union (`anyOf`/`oneOf`, annotations such as `default` aside) gives its branches,
+/// so that `anyOf: [anyOf: [Rows, null], anyOf: [string, array]]` becomes one flat union
+/// (typify turns a union of unions into a struct of flattened options that cannot hold a
+/// string). Distinct branches only, in order.
+fn spliced_unions(schemas: Vec<Value>) -> Vec<Value> {
+    let mut out: Vec<Value> = Vec::new();
+    for schema in schemas {
+        let branches = match schema.as_object() {
+            Some(obj) => ["anyOf", "oneOf"]
+                .iter()
+                .find_map(|key| {
+                    let Some(Value::Array(list)) = obj.get(*key) else {
+                        return None;
+                    };
+                    let alone = obj.keys().all(|k| k == key || is_annotation(k));
+                    alone.then(|| list.clone())
+                })
+                .unwrap_or_else(|| vec![schema.clone()]),
+            None => vec![schema],
+        };
+        for branch in branches {
+            let bare = without_annotations(&branch);
+            if !out.iter().any(|o| without_annotations(o) == bare) {
+                out.push(branch);
+            }
+        }
     }
     out
 }

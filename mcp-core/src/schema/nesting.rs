@@ -1,29 +1,31 @@
-//! How deep a schema nests: the limit every part of mcp-bindgen applies before a schema
-//! reaches the compiler or a model.
+//! How deep a schema nests, as the Rust types it becomes: the limit every part of
+//! mcp-bindgen applies before a schema reaches the compiler or a model.
 //!
-//! A level is one step from a schema into one of its subschemas (`properties/x`, `items`,
-//! `additionalProperties`, one branch of `anyOf`, an entry of `$defs`, …, every keyword of
-//! [`super::for_each_child`]). A same-document `$ref` is followed and costs no level of its
-//! own (`{"$ref": "#/$defs/Item"}` is as deep as `Item`); a reference back into a schema
-//! being walked (a recursive type) ends the path.
+//! Each step from a schema into one of its subschemas (`properties/x`, `items`, one branch
+//! of `anyOf`, an entry of `$defs`, …, every keyword of [`super::for_each_child`]) costs
+//! what the generated type pays for it: 1 for a named type (a struct, an enum, a
+//! definition), 3 for a list or a map (`Vec<…>`, `BTreeMap<String, …>`: `items`,
+//! `prefixItems`, `additionalProperties`, …), 1 more when the subschema allows `null` and 1
+//! more for a property its object does not require (each an `Option<…>`). A same-document `$ref` is followed and costs nothing of its own; a
+//! reference back into a schema being walked (a recursive type, boxed) ends the path.
 //!
-//! Why there is a limit: each level becomes a Rust type inside another (`Vec<…>`,
-//! `Option<Vec<…>>`, a struct's field), and rustc's trait solver stops at 128 steps
-//! (`E0275: overflow evaluating the requirement`), an error naming neither the tool nor the
-//! schema. Nullable arrays fail first: 31 levels of `{"type": ["array", "null"]}` do not
-//! compile, 29 do; plain arrays fail at 43, objects and `$ref` chains much later. The
-//! limit, [`MAX_NESTING`], keeps a margin under the first. Real servers stay far below it:
-//! the deepest of 2 100 recorded tool schemas nests 11 levels.
+//! Why there is a limit: rustc's trait solver stops after 128 nested steps (`E0275:
+//! overflow evaluating the requirement`), an error naming neither the tool nor the schema.
+//! Measured on `mcp_tools!`: 31 levels of nullable arrays (`{"type": ["array", "null"]}`)
+//! do not compile, 28 do; plain arrays fail at 43 levels, chains of definitions through
+//! optional properties at 60 (47 compile), through required ones at about 120.
+//! [`MAX_NESTING`] keeps a margin under each: 24 levels of nullable arrays, 32 of arrays, 48
+//! of optional definitions, 96 of required ones. Real servers stay far below it (the deepest of 2 100
+//! recorded tool schemas, 25 levels through its definitions, costs 43; the next 23).
 
 use std::collections::HashMap;
 
 use serde_json::Value;
 
-/// The deepest nesting mcp-bindgen accepts in a tool's schema, in levels (see the module
-/// documentation).
-pub const MAX_NESTING: usize = 24;
+/// The most a schema's nesting may cost (see the module documentation).
+pub const MAX_NESTING: usize = 96;
 
-/// A schema nesting deeper than [`MAX_NESTING`], and where.
+/// A schema nesting deeper than [`MAX_NESTING`] allows, and where.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TooDeep {
     /// The path to the first subschema past the limit: JSON pointers into the schema,
@@ -35,15 +37,62 @@ impl std::fmt::Display for TooDeep {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "the schema nests more than {MAX_NESTING} levels deep (at {}); mcp-bindgen accepts at most {MAX_NESTING}, as deeper Rust types overflow the compiler's trait solver",
+            "the schema nests deeper than Rust types can (at {}): mcp-bindgen accepts a nesting cost of {MAX_NESTING} (a named type costs 1, a list or map 3, a nullable or optional value 1 more; 24 nullable arrays in arrays reach it), as deeper types overflow the compiler's trait solver",
             super::truncate(&self.path, 400)
         )
     }
 }
 
-/// Whether `schema` nests deeper than [`MAX_NESTING`] levels, and where. The walk visits each
-/// subschema a bounded number of times (at most `MAX_NESTING + 1`), so its time is linear in
-/// the schema's size, and its stack is bounded by the limit, whatever the schema.
+/// What a step from `parent` into its subschema `sub` at `suffix` (`/items`,
+/// `/properties/name`) costs (see the module documentation).
+fn step_cost(parent: &Value, suffix: &str, sub: &Value) -> usize {
+    let mut segments = suffix.split('/').skip(1);
+    let keyword = segments.next().unwrap_or("");
+    let optional = keyword == "properties"
+        && segments.next().is_some_and(|name| {
+            let name = super::unescape(name);
+            !parent
+                .get("required")
+                .and_then(Value::as_array)
+                .is_some_and(|r| r.iter().any(|n| n.as_str() == Some(name.as_str())))
+        });
+    let container = matches!(
+        keyword,
+        "items"
+            | "prefixItems"
+            | "additionalItems"
+            | "contains"
+            | "unevaluatedItems"
+            | "additionalProperties"
+            | "patternProperties"
+            | "unevaluatedProperties"
+    );
+    1 + if container { 2 } else { 0 } + usize::from(allows_null(sub)) + usize::from(optional)
+}
+
+/// Whether a schema allows `null` by its own words: `type` naming it, a `null` branch of
+/// `anyOf`/`oneOf`, OpenAPI's `nullable: true`.
+fn allows_null(schema: &Value) -> bool {
+    let Some(obj) = schema.as_object() else {
+        return false;
+    };
+    let null_type = |v: &Value| match v {
+        Value::String(t) => t == "null",
+        Value::Array(ts) => ts.iter().any(|t| t == "null"),
+        _ => false,
+    };
+    obj.get("type").is_some_and(null_type)
+        || obj.get("nullable") == Some(&Value::Bool(true))
+        || ["anyOf", "oneOf"].iter().any(|k| {
+            obj.get(*k)
+                .and_then(Value::as_array)
+                .is_some_and(|bs| bs.iter().any(|b| b.get("type").is_some_and(null_type)))
+        })
+}
+
+/// Whether `schema` nests deeper than [`MAX_NESTING`] allows, and where. The walk visits
+/// each subschema a bounded number of times (at most `MAX_NESTING + 1`), so its time is
+/// linear in the schema's size, and its stack is bounded by the limit, whatever the schema.
 pub fn too_deep(schema: &Value) -> Option<TooDeep> {
     let limit = MAX_NESTING + 1;
     let mut walk = Walk {
@@ -54,7 +103,7 @@ pub fn too_deep(schema: &Value) -> Option<TooDeep> {
     if walk.depth(schema, limit) < limit {
         return None;
     }
-    // Down again along a deepest path, naming it.
+    // Down again along a costliest path, naming it.
     let mut path = String::from("/");
     let mut node = schema;
     let mut needed = limit;
@@ -65,14 +114,15 @@ pub fn too_deep(schema: &Value) -> Option<TooDeep> {
         children.sort_by_key(|(suffix, _)| {
             suffix.starts_with("/$defs/") || suffix.starts_with("/definitions/")
         });
-        let next = children
-            .into_iter()
-            .find(|(_, sub)| 1 + walk.depth(sub, needed - 1) >= needed);
+        let next = children.into_iter().find(|(suffix, sub)| {
+            let cost = step_cost(node, suffix, sub);
+            cost >= needed || cost + walk.depth(sub, needed - cost) >= needed
+        });
         if let Some((suffix, sub)) = next {
             path.truncate(path.len() - usize::from(path.ends_with('/')));
             path.push_str(&suffix);
+            needed = needed.saturating_sub(step_cost(node, &suffix, sub));
             node = sub;
-            needed -= 1;
             continue;
         }
         match walk.reference(node) {
@@ -81,7 +131,7 @@ pub fn too_deep(schema: &Value) -> Option<TooDeep> {
                 path.push_str(&pointer);
                 node = target;
             }
-            // Unreachable (the walk found the depth); stop rather than loop.
+            // Unreachable (the walk found the cost); stop rather than loop.
             _ => break,
         }
     }
@@ -91,7 +141,7 @@ pub fn too_deep(schema: &Value) -> Option<TooDeep> {
 /// The walk of one schema document.
 struct Walk<'v> {
     root: &'v Value,
-    /// `$ref` targets already walked: the depth found, and whether it is exact (below the
+    /// `$ref` targets already walked: the cost found, and whether it is exact (below the
     /// budget it was walked with) or only a lower bound.
     known: HashMap<String, (usize, bool)>,
     /// The `$ref` targets being walked (a reference to one of them is a cycle).
@@ -99,16 +149,22 @@ struct Walk<'v> {
 }
 
 impl<'v> Walk<'v> {
-    /// The levels below `node`, counted up to `budget`.
+    /// The cost of the nesting below `node`, counted up to `budget`.
     fn depth(&mut self, node: &'v Value, budget: usize) -> usize {
         if budget == 0 {
             return 0;
         }
         let mut best = 0;
         let mut children = Vec::new();
-        super::for_each_child(node, &mut |_, sub| children.push(sub));
-        for sub in children {
-            best = best.max(1 + self.depth(sub, budget - 1));
+        super::for_each_child(node, &mut |suffix, sub| children.push((suffix, sub)));
+        for (suffix, sub) in children {
+            let cost = step_cost(node, &suffix, sub);
+            let below = if cost >= budget {
+                0
+            } else {
+                self.depth(sub, budget - cost)
+            };
+            best = best.max(cost + below);
             if best >= budget {
                 return budget;
             }
@@ -149,35 +205,41 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn arrays(levels: usize) -> Value {
+    fn arrays(levels: usize, nullable: bool) -> Value {
+        let kind = if nullable {
+            json!(["array", "null"])
+        } else {
+            json!("array")
+        };
         let mut s = json!({"type": "string"});
         for _ in 0..levels {
-            s = json!({"type": "array", "items": s});
+            s = json!({"type": kind, "items": s});
         }
         s
     }
 
     #[test]
-    fn the_limit_is_inclusive_and_the_path_names_the_first_level_past_it() {
-        assert_eq!(too_deep(&arrays(MAX_NESTING)), None);
-        let deep = too_deep(&arrays(MAX_NESTING + 1)).expect("too deep");
+    fn the_limit_is_inclusive_and_the_path_names_the_first_step_past_it() {
+        // Lists cost 3 a level, nullable ones 4: 32 and 24 levels reach the limit.
+        assert_eq!(too_deep(&arrays(32, false)), None);
+        assert_eq!(too_deep(&arrays(24, true)), None);
+        let deep = too_deep(&arrays(33, false)).expect("too deep");
+        assert_eq!(deep.path, format!("/{}", ["items"; 33].join("/")));
+        assert!(too_deep(&arrays(25, true)).is_some());
+        let wrapped = json!({"type": "object", "properties": {"a b/c": arrays(100, false)},
+            "required": ["a b/c"]});
+        let deep = too_deep(&wrapped).expect("too deep");
         assert_eq!(
             deep.path,
-            format!("/{}", vec!["items"; MAX_NESTING + 1].join("/"))
+            format!("/properties/a b~1c/{}", ["items"; 32].join("/"))
         );
-        let wrapped = json!({"type": "object", "properties": {"a b/c": arrays(100)}});
-        let deep = too_deep(&wrapped).expect("too deep");
-        assert!(
-            deep.path.starts_with("/properties/a b~1c/items/items"),
-            "{}",
-            deep.path
-        );
-        assert!(deep.to_string().contains("more than 24 levels"), "{deep}");
+        assert!(deep.to_string().contains("a nesting cost of 96"), "{deep}");
     }
 
     #[test]
     fn references_are_followed_and_cycles_end_a_path() {
-        let chain = |n: usize| {
+        let chain = |n: usize, required: bool| {
+            let req = if required { json!(["x"]) } else { json!([]) };
             let mut defs = serde_json::Map::new();
             for i in 0..n {
                 let next = if i + 1 < n {
@@ -187,21 +249,27 @@ mod tests {
                 };
                 defs.insert(
                     format!("D{i}"),
-                    json!({"type": "object", "properties": {"x": next}}),
+                    json!({"type": "object", "properties": {"x": next}, "required": req}),
                 );
             }
-            json!({"type": "object", "properties": {"v": {"$ref": "#/$defs/D0"}}, "$defs": defs})
+            json!({"type": "object", "properties": {"v": {"$ref": "#/$defs/D0"}},
+                "required": ["v"], "$defs": defs})
         };
-        // properties/v (1) → D0's properties/x (2) → … → D(n-1)'s properties/x (n + 1).
-        assert_eq!(too_deep(&chain(MAX_NESTING - 1)).map(|d| d.path), None);
-        let deep = too_deep(&chain(MAX_NESTING)).expect("too deep");
+        // properties/v (1), then each definition's properties/x (1, 2 when optional).
+        assert_eq!(
+            too_deep(&chain(MAX_NESTING - 1, true)).map(|d| d.path),
+            None
+        );
+        assert_eq!(too_deep(&chain(47, false)).map(|d| d.path), None);
+        assert!(too_deep(&chain(48, false)).is_some());
+        let deep = too_deep(&chain(MAX_NESTING, true)).expect("too deep");
         assert!(
             deep.path
                 .starts_with("/properties/v → #/$defs/D0/properties/x → #/$defs/D1"),
             "{}",
             deep.path
         );
-        // A tree type refers to itself: it is as deep as one turn of the cycle.
+        // A tree type refers to itself: it costs one turn of the cycle.
         let tree = json!({"$defs": {"Node": {"type": "object", "properties": {
             "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}}},
             "$ref": "#/$defs/Node"});

@@ -384,8 +384,8 @@ async fn a_tool_whose_schema_nests_too_deep_is_withheld_from_every_list() {
         refused(&call, ErrorKind::NotAllowed);
         assert!(
             call.text.contains(&format!(
-                "tool \"nested\" is refused: in its inputSchema, the schema nests more than 24 levels deep (at /properties/grid{})",
-                "/items".repeat(24)
+                "tool \"nested\" is refused: in its inputSchema, the schema nests deeper than Rust types can (at /properties/grid{}):",
+                "/items".repeat(32)
             )),
             "{}",
             call.text
