@@ -13,6 +13,23 @@ fn root() -> PathBuf {
         .to_path_buf()
 }
 
+/// `verify ARGS… --fixtures DIR` run from this repository: exit code, stdout, and stdout
+/// followed by stderr.
+fn verify(args: &[&str], dir: &Path) -> (Option<i32>, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_cargo-mcp-bindgen"))
+        .arg("verify")
+        .args(args)
+        .arg("--fixtures")
+        .arg(dir)
+        .current_dir(root())
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run cargo-mcp-bindgen");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let text = format!("{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    (out.status.code(), stdout, text)
+}
+
 #[test]
 fn deep_verify_reports_passes_skips_and_the_summary_lines() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -32,29 +49,14 @@ fn deep_verify_reports_passes_skips_and_the_summary_lines() {
     )
     .expect("write fixture");
     // 1 of 3 tools cannot be checked: more than the 2 % a pass allows by default.
-    let strict = Command::new(env!("CARGO_BIN_EXE_cargo-mcp-bindgen"))
-        .args(["verify", "--deep", "--fixtures"])
-        .arg(dir.path())
-        .current_dir(root())
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("run cargo-mcp-bindgen");
-    let strict_text = String::from_utf8_lossy(&strict.stderr);
-    assert_eq!(strict.status.code(), Some(1), "{strict_text}");
+    let (code, _, strict_text) = verify(&["--deep"], dir.path());
+    assert_eq!(code, Some(1), "{strict_text}");
     assert!(
         strict_text.contains("the round trip skipped 1 of 3 tools (33.3 %, more than 2 %)"),
         "{strict_text}"
     );
-    let out = Command::new(env!("CARGO_BIN_EXE_cargo-mcp-bindgen"))
-        .args(["verify", "--deep", "--max-skipped", "34", "--fixtures"])
-        .arg(dir.path())
-        .current_dir(root())
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("run cargo-mcp-bindgen");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let text = format!("{stdout}{}", String::from_utf8_lossy(&out.stderr));
-    assert_eq!(out.status.code(), Some(0), "{text}");
+    let (code, stdout, text) = verify(&["--deep", "--max-skipped", "34"], dir.path());
+    assert_eq!(code, Some(0), "{text}");
     let lines: Vec<&str> = stdout.lines().collect();
     assert!(
         lines.ends_with(&[
@@ -92,16 +94,8 @@ fn schemas_past_the_nesting_limit_fall_back_before_the_compiler_sees_them() {
         {"name": "too_deep", "inputSchema": too_deep, "outputSchema": too_deep},
     ]});
     std::fs::write(dir.path().join("nest.json"), fixture.to_string()).expect("write fixture");
-    let out = Command::new(env!("CARGO_BIN_EXE_cargo-mcp-bindgen"))
-        .args(["verify", "--deep", "--strict", "--fixtures"])
-        .arg(dir.path())
-        .current_dir(root())
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("run cargo-mcp-bindgen");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let text = format!("{stdout}{}", String::from_utf8_lossy(&out.stderr));
-    assert_eq!(out.status.code(), Some(0), "{text}");
+    let (code, stdout, text) = verify(&["--deep", "--strict"], dir.path());
+    assert_eq!(code, Some(0), "{text}");
     assert!(!text.contains("E0275"), "{text}");
     let lines: Vec<&str> = stdout.lines().collect();
     // The untyped tool carries every value unchanged: checked, not skipped.
