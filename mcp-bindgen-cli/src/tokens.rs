@@ -60,6 +60,13 @@ pub(crate) fn run(
         _ => None,
     };
     let servers = count(cli, &dir, registry.as_ref(), max_tokens)?;
+    let raw: Vec<(String, Vec<serde_json::Value>)> = crate::paths::load_fixtures(cli, &dir)?
+        .into_iter()
+        .map(|(alias, f)| (alias, f.tools.into_iter().map(|t| t.raw).collect()))
+        .collect();
+    for warning in crate::tools::long_descriptions(&raw) {
+        errln!("tools: warning: {warning}");
+    }
     let mut problems = Vec::new();
     for server in &servers {
         if !check_only {

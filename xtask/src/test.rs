@@ -10,7 +10,7 @@
 //!    calls returned the demo server's answers and that the misspelled argument is a compile
 //!    error that names it; then the offline agent example;
 //! 4. runs `verify --deep` (codegen, then the round-trip oracle; `mcp-bindgen-cli`) over
-//!    the committed fixtures, the property test's sample, 53 real servers' tool schemas
+//!    the committed fixtures, the property test's sample, 60 real servers' tool schemas
 //!    (`tests/corpus/real-servers`), the generator's edge-case fixtures and GitHub's official
 //!    server (`tests/corpus/github-official`); and `tools --format
 //!    anthropic|gemini|openai-strict|openai-responses [--compact] --check` over the same
@@ -338,12 +338,12 @@ pub fn run(args: &[String]) -> ExitCode {
     );
 
     // The round-trip oracle over every corpus at hand: the committed fixtures, the property
-    // test's sample, 53 real servers, the edge cases and GitHub's official server.
+    // test's sample, 60 real servers, the edge cases and GitHub's official server.
     let corpus = root.join(crate::GITHUB_CORPUS);
     let mut corpora: Vec<(&str, Option<std::path::PathBuf>)> = vec![
         ("the committed fixtures", None),
         (
-            "53 real servers' tool schemas",
+            "60 real servers' tool schemas",
             Some(root.join("tests/corpus/real-servers")),
         ),
     ];

@@ -10,4 +10,5 @@ mod registry_files;
 mod rug_pull;
 mod semver_cross_check;
 mod snapshot_check;
+mod tools_export;
 mod verify_deep;

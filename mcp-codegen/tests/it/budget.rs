@@ -164,6 +164,58 @@ fn compact_definitions_pass_every_check_and_accept_every_valid_value() {
     assert!(instances_checked > 10_000, "{instances_checked}");
 }
 
+#[test]
+fn every_format_accepts_every_value_the_server_accepts() {
+    // The rewrites that make a definition acceptable to its provider (a root union merged,
+    // `additionalProperties: {}` as `true`, `oneOf` as `anyOf`, Gemini's fallback) only widen:
+    // every instance valid under the input schema is valid under each exported schema.
+    let mut checked = 0;
+    for (alias, fixture) in corpora() {
+        for tool in &fixture.tools {
+            let full = instances::arguments_schema(&tool.input_schema);
+            let Ok(full_validator) = jsonschema::validator_for(&full) else {
+                continue;
+            };
+            let values: Vec<serde_json::Value> =
+                instances::generate(&full, &instances::Options::default())
+                    .instances
+                    .into_iter()
+                    .filter(|v| full_validator.is_valid(v))
+                    .collect();
+            let name = mcp_bindgen_core::naming::openai_name(&alias, &tool.name);
+            for format in [
+                Format::OpenAi,
+                Format::OpenAiResponses,
+                Format::Anthropic,
+                Format::Gemini,
+            ] {
+                let (d, _) = provider::definition(format, &name, None, &tool.input_schema);
+                let exported = match format {
+                    Format::OpenAi => &d["function"]["parameters"],
+                    Format::OpenAiResponses if d["strict"] == false => &d["parameters"],
+                    Format::Anthropic => &d["input_schema"],
+                    Format::Gemini if d.get("parametersJsonSchema").is_some() => {
+                        &d["parametersJsonSchema"]
+                    }
+                    _ => continue,
+                };
+                let validator = jsonschema::validator_for(exported)
+                    .unwrap_or_else(|e| panic!("{alias}/{}: {format}: {e}", tool.name));
+                for value in &values {
+                    checked += 1;
+                    assert!(
+                        validator.is_valid(value),
+                        "{alias}/{}: {format}: {value} is valid under the input schema, not the export",
+                        tool.name
+                    );
+                }
+            }
+        }
+    }
+    println!("exports: {checked} valid values accepted by the plain exports");
+    assert!(checked > 10_000, "{checked}");
+}
+
 /// The count remembers the pieces it has seen (`budget::count`); it must agree with the
 /// encoding's own count on every definition of every corpus, on first sight and from
 /// memory, and on text outside ASCII.

@@ -23,7 +23,8 @@
 //! `additionalProperties` only), values of any JSON type, arrays without an item schema,
 //! tuples, `not` and conditionals — makes the tool fall back to `parametersJsonSchema` (the
 //! JSON Schema itself, which newer Gemini models accept, with draft-04 spellings translated
-//! to draft 2020-12 as for Anthropic), with the reason.
+//! to draft 2020-12 as for Anthropic, kept to the subset google-genai's `JSONSchema` model
+//! takes by [`json_schema_subset`]), with the reason.
 
 use serde_json::{Map, Value, json};
 
@@ -85,11 +86,223 @@ pub fn function_declaration(
             }
             modernize(&mut schema);
             let dropped = drop_unresolvable_refs(&mut schema);
+            let mut outside = Vec::new();
+            anchors_as_pointers(&mut schema);
+            json_schema_subset(&mut schema, &mut outside);
+            outside.sort();
+            outside.dedup();
+            let outside = (!outside.is_empty()).then(|| {
+                format!(
+                    "parametersJsonSchema kept to the JSON Schema subset Gemini takes ({})",
+                    outside.join(", ")
+                )
+            });
             out.insert("parametersJsonSchema".into(), schema);
-            join_reasons(Some(reason), dropped)
+            join_reasons(join_reasons(Some(reason), dropped), outside)
         }
     };
     (Value::Object(out), fallback)
+}
+
+/// The keys of Gemini's `parametersJsonSchema`: google-genai's `JSONSchema` model (a
+/// pydantic model that forbids any other key) and Gemini's documented JSON Schema subset.
+pub const JSON_SCHEMA_KEYS: &[&str] = &[
+    "type",
+    "format",
+    "title",
+    "description",
+    "default",
+    "items",
+    "minItems",
+    "maxItems",
+    "enum",
+    "properties",
+    "required",
+    "minProperties",
+    "maxProperties",
+    "minimum",
+    "maximum",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "additionalProperties",
+    "anyOf",
+    "uniqueItems",
+    "$ref",
+    "$defs",
+    "oneOf",
+];
+
+/// Keeps a JSON Schema within [`JSON_SCHEMA_KEYS`], widening only (every value the schema
+/// accepts stays accepted): `const` → a one-value `enum`; exclusive bounds → the inclusive
+/// ones, stated in the description; `nullable: true` → `null` among the types; an `allOf`
+/// merged into its schema; `prefixItems` → `items` taking any of the positions;
+/// `patternProperties` folded into `additionalProperties`; other keywords (`not`,
+/// conditionals, `propertyNames`, `contains`, `multipleOf`, `examples`, extensions, …)
+/// dropped. `changed` collects what was rewritten or dropped.
+pub fn json_schema_subset(schema: &mut Value, changed: &mut Vec<String>) {
+    let Value::Object(obj) = schema else { return };
+    if let Some(c) = obj.remove("const") {
+        obj.entry("enum").or_insert_with(|| json!([c]));
+        changed.push("`const` as a one-value `enum`".into());
+    }
+    for (exclusive, inclusive, words) in [
+        ("exclusiveMinimum", "minimum", "greater than"),
+        ("exclusiveMaximum", "maximum", "less than"),
+    ] {
+        match obj.remove(exclusive) {
+            Some(Value::Number(n)) => {
+                let tighter = obj.get(inclusive).and_then(Value::as_f64).is_some_and(|m| {
+                    let n = n.as_f64().unwrap_or(m);
+                    if inclusive == "minimum" { m > n } else { m < n }
+                });
+                if !tighter {
+                    obj.insert(inclusive.into(), Value::Number(n.clone()));
+                    let note = format!("Must be {words} {n}.");
+                    let d = match obj.get("description").and_then(Value::as_str) {
+                        Some(d) => format!("{d} {note}"),
+                        None => note,
+                    };
+                    obj.insert("description".into(), json!(d));
+                }
+                changed.push(format!("`{exclusive}` as `{inclusive}`"));
+            }
+            Some(_) => changed.push(format!("`{exclusive}`")),
+            None => {}
+        }
+    }
+    if obj.remove("nullable") == Some(json!(true)) {
+        match obj.get_mut("type") {
+            Some(Value::String(t)) if t != "null" => {
+                let t = t.clone();
+                obj.insert("type".into(), json!([t, "null"]));
+            }
+            Some(Value::Array(ts)) if !ts.iter().any(|t| t == "null") => ts.push(json!("null")),
+            _ => {}
+        }
+        changed.push("`nullable` as a `null` type".into());
+    }
+    if let Some(Value::Array(parts)) = obj.remove("allOf") {
+        for part in parts {
+            let Value::Object(part) = part else { continue };
+            for (k, v) in part {
+                match (k.as_str(), obj.get_mut(&k)) {
+                    ("properties", Some(Value::Object(mine))) => {
+                        if let Value::Object(theirs) = v {
+                            for (name, p) in theirs {
+                                mine.entry(name).or_insert(p);
+                            }
+                        }
+                    }
+                    ("required", Some(Value::Array(mine))) => {
+                        if let Value::Array(theirs) = v {
+                            for r in theirs {
+                                if !mine.contains(&r) {
+                                    mine.push(r);
+                                }
+                            }
+                        }
+                    }
+                    (_, Some(_)) => {}
+                    (_, None) => {
+                        obj.insert(k, v);
+                    }
+                }
+            }
+        }
+        changed.push("`allOf` merged".into());
+    }
+    if let Some(Value::Array(positions)) = obj.remove("prefixItems") {
+        let mut any: Vec<Value> = positions;
+        match obj.remove("items") {
+            Some(Value::Bool(false)) | None => {}
+            Some(rest) => any.push(rest),
+        }
+        obj.insert("items".into(), json!({ "anyOf": any }));
+        changed.push("`prefixItems` as `items`".into());
+    }
+    if let Some(Value::Object(patterns)) = obj.remove("patternProperties") {
+        match obj.get("additionalProperties") {
+            None | Some(Value::Bool(true)) => {}
+            Some(other) => {
+                let mut any: Vec<Value> = patterns.into_iter().map(|(_, s)| s).collect();
+                if other.is_object() {
+                    any.push(other.clone());
+                }
+                obj.insert("additionalProperties".into(), json!({ "anyOf": any }));
+            }
+        }
+        changed.push("`patternProperties` folded into `additionalProperties`".into());
+    }
+    let outside: Vec<String> = obj
+        .keys()
+        .filter(|k| !JSON_SCHEMA_KEYS.contains(&k.as_str()))
+        .cloned()
+        .collect();
+    for k in outside {
+        obj.remove(&k);
+        if !crate::schema::is_annotation(&k) {
+            changed.push(format!("`{k}` dropped"));
+        }
+    }
+    for key in ["items", "additionalProperties"] {
+        if let Some(sub) = obj.get_mut(key) {
+            json_schema_subset(sub, changed);
+        }
+    }
+    for key in ["properties", "$defs"] {
+        if let Some(Value::Object(map)) = obj.get_mut(key) {
+            for sub in map.values_mut() {
+                json_schema_subset(sub, changed);
+            }
+        }
+    }
+    for key in ["anyOf", "oneOf"] {
+        if let Some(Value::Array(list)) = obj.get_mut(key) {
+            for sub in list {
+                json_schema_subset(sub, changed);
+            }
+        }
+    }
+}
+
+/// Rewrites every `$ref` to an anchor (`#meta`: `$anchor`, draft-07's `$id: "#meta"`) as the
+/// JSON pointer of its schema: the subset has no anchors.
+fn anchors_as_pointers(schema: &mut Value) {
+    let root = schema.clone();
+    fn walk(node: &mut Value, root: &Value) {
+        if let Some(Value::String(r)) = node.get("$ref")
+            && crate::schema::local_pointer(r).is_none()
+            && r.starts_with('#')
+            && let Some(pointer) = crate::schema::ref_pointer(root, r)
+        {
+            let pointer = format!("#{pointer}");
+            if let Value::Object(obj) = node {
+                obj.insert("$ref".into(), Value::String(pointer));
+            }
+        }
+        match node {
+            Value::Object(obj) => obj.values_mut().for_each(|v| walk(v, root)),
+            Value::Array(list) => list.iter_mut().for_each(|v| walk(v, root)),
+            _ => {}
+        }
+    }
+    walk(schema, &root);
+}
+
+/// The first key of a JSON Schema outside [`JSON_SCHEMA_KEYS`], with its place.
+fn outside_subset(schema: &Value, at: &str) -> Option<String> {
+    let obj = schema.as_object()?;
+    if let Some(k) = obj.keys().find(|k| !JSON_SCHEMA_KEYS.contains(&k.as_str())) {
+        return Some(format!("{}/{k}", at));
+    }
+    let mut found = None;
+    crate::schema::for_each_child(schema, &mut |suffix, sub| {
+        if found.is_none() {
+            found = outside_subset(sub, &format!("{at}{suffix}"));
+        }
+    });
+    found
 }
 
 /// Gemini's `parameters` for a tool's input schema: `None` when the tool takes no arguments,
@@ -567,7 +780,12 @@ pub fn check(declaration: &Value) -> Result<(), String> {
                     "{name}: parametersJsonSchema is not an object schema without $schema"
                 ));
             }
-            Ok(())
+            match outside_subset(s, "") {
+                Some(at) => Err(format!(
+                    "{name}: parametersJsonSchema has `{at}`, outside the JSON Schema subset Gemini takes (google-genai's JSONSchema model refuses it)"
+                )),
+                None => Ok(()),
+            }
         }
         (None, None) => Ok(()),
     }

@@ -21,6 +21,7 @@ pub mod compact;
 pub mod discovery;
 pub mod gemini;
 pub mod openai;
+mod root;
 mod tokens;
 
 use std::fmt;
@@ -106,17 +107,15 @@ pub fn definition(
     input_schema: &Value,
 ) -> (Value, Option<String>) {
     match format {
-        Format::OpenAi => (
-            openai::function_definition(name, description, input_schema),
-            None,
-        ),
+        Format::OpenAi => openai::function_definition_and_reason(name, description, input_schema),
         Format::OpenAiStrict => {
             match openai::strict_function_definition(name, description, input_schema) {
                 Ok(d) => (d, None),
-                Err(reason) => (
-                    openai::function_definition(name, description, input_schema),
-                    Some(reason),
-                ),
+                Err(reason) => {
+                    let (plain, widened) =
+                        openai::function_definition_and_reason(name, description, input_schema);
+                    (plain, join_reasons(Some(reason), widened))
+                }
             }
         }
         Format::OpenAiResponses => openai::responses_function(name, description, input_schema),
@@ -142,6 +141,46 @@ pub fn compact_definition(
     )
 }
 
+/// The description length some clients keep (Claude Code cuts a tool's description at 2 048
+/// characters, silently; other clients copy the cap).
+pub const DESCRIPTION_CUT: usize = 2048;
+
+/// What a client that keeps only [`DESCRIPTION_CUT`] characters of a tool's description
+/// loses: the description's length and the argument names and enum values the description
+/// first mentions past the cut (a model that never read them invents others). `None` for a
+/// description within the cut.
+pub fn cut_description(description: &str, input_schema: &Value) -> Option<(usize, Vec<String>)> {
+    let chars = description.chars().count();
+    if chars <= DESCRIPTION_CUT {
+        return None;
+    }
+    let cut = description
+        .char_indices()
+        .nth(DESCRIPTION_CUT)
+        .map_or(description.len(), |(i, _)| i);
+    let (kept, lost) = description.split_at(cut);
+    let mut names: Vec<String> = Vec::new();
+    fn collect(schema: &Value, names: &mut Vec<String>) {
+        if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+            names.extend(props.keys().cloned());
+        }
+        if let Some(Value::Array(values)) = schema.get("enum") {
+            names.extend(values.iter().filter_map(Value::as_str).map(str::to_string));
+        }
+        crate::schema::for_each_child(schema, &mut |_, sub| collect(sub, names));
+    }
+    collect(input_schema, &mut names);
+    let mut past: Vec<String> = names
+        .into_iter()
+        .filter(|n| {
+            n.chars().count() > 1 && !kept.contains(n.as_str()) && lost.contains(n.as_str())
+        })
+        .collect();
+    past.sort();
+    past.dedup();
+    Some((chars, past))
+}
+
 /// Checks one definition against `format`'s rules; the error names the tool and the place.
 pub fn check(format: Format, definition: &Value) -> Result<(), String> {
     match format {
@@ -150,10 +189,10 @@ pub fn check(format: Format, definition: &Value) -> Result<(), String> {
             if !crate::naming::is_valid_exported_name(name) {
                 return Err(format!("name \"{name}\" is not ^[A-Za-z0-9_-]{{1,64}}$"));
             }
-            match definition.pointer("/function/parameters/type") {
-                Some(Value::String(t)) if t == "object" => Ok(()),
-                _ => Err(format!("{name}: parameters is not an object schema")),
-            }
+            let parameters = definition
+                .pointer("/function/parameters")
+                .unwrap_or(&Value::Null);
+            openai::check_parameters(parameters).map_err(|e| format!("{name}: {e}"))
         }
         Format::OpenAiResponses => {
             let name = format.name_of(definition).ok_or("no function name")?;
@@ -168,10 +207,8 @@ pub fn check(format: Format, definition: &Value) -> Result<(), String> {
                     "{name}: no boolean `strict` (the Responses API takes an absent one as true)"
                 ));
             }
-            match definition.pointer("/parameters/type") {
-                Some(Value::String(t)) if t == "object" => Ok(()),
-                _ => Err(format!("{name}: parameters is not an object schema")),
-            }
+            let parameters = definition.get("parameters").unwrap_or(&Value::Null);
+            openai::check_parameters(parameters).map_err(|e| format!("{name}: {e}"))
         }
         Format::Anthropic => anthropic::check(definition),
         Format::Gemini => gemini::check(definition),
@@ -226,7 +263,7 @@ pub(crate) fn modernize(schema: &mut Value) {
         if !matches!(obj.get("required"), Some(Value::Array(_))) {
             obj.insert("required".into(), json!([]));
         }
-        anthropic::add_required(obj, required_here);
+        root::add_required(obj, required_here);
     } else if matches!(obj.get("required"), Some(Value::Bool(_))) {
         obj.remove("required");
     }

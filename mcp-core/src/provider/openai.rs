@@ -55,15 +55,253 @@ pub fn parameters(input_schema: &Value) -> Value {
 }
 
 /// The non-strict definition of a tool exported under `name` (the agent layer's names may
-/// carry a collision suffix).
+/// carry a collision suffix): [`function_definition_and_reason`] without the reason.
 pub fn function_definition(name: &str, description: Option<&str>, input_schema: &Value) -> Value {
+    function_definition_and_reason(name, description, input_schema).0
+}
+
+/// The non-strict definition of a tool exported under `name`, its parameters as OpenAI
+/// accepts them ([`accepted_parameters`]), and the reason when they had to widen.
+pub fn function_definition_and_reason(
+    name: &str,
+    description: Option<&str>,
+    input_schema: &Value,
+) -> (Value, Option<String>) {
+    let accepted = accepted_parameters(input_schema);
     let mut function = Map::new();
     function.insert("name".into(), json!(name));
+    let description = match (description, accepted.notes.is_empty()) {
+        (d, true) => d.map(str::to_string),
+        (Some(d), false) => Some(format!("{d}\n\n{}", accepted.notes.join(" "))),
+        (None, false) => Some(accepted.notes.join(" ")),
+    };
     if let Some(d) = description {
         function.insert("description".into(), json!(d));
     }
-    function.insert("parameters".into(), parameters(input_schema));
-    json!({"type": "function", "function": function})
+    function.insert("parameters".into(), accepted.schema);
+    (
+        json!({"type": "function", "function": function}),
+        accepted.fallback,
+    )
+}
+
+/// What OpenAI's function calling refuses in any mode, and what the export writes instead.
+/// Each row is a public report of a refused request; `check` refuses a definition that
+/// still has the shape.
+///
+/// | shape | refused | written instead |
+/// |---|---|---|
+/// | `additionalProperties: {}` (zod's `z.record(z.any())`) | "schema must have a 'type' key", and the run completes with no tool call (chattermate #303) | `additionalProperties: true` (the same values) |
+/// | `oneOf` anywhere | by the Responses API even without `strict`; one such tool fails the whole request (oh-my-pi #920) | `anyOf`; a fallback reason when two branches may match one value (the server takes exactly one) |
+/// | `oneOf` / `anyOf` / `allOf` / `enum` / `not` at the root of `parameters` | function parameters must be an object schema (langchainjs #9804) | the object branches merged into the root (only what every branch requires stays required, the argument sets in the description); `enum`, `not`, `if`/`then`/`else` at the root dropped; a fallback reason for each |
+///
+/// Every value the input schema accepts is accepted by the result (the transforms only
+/// widen); dispatch still validates arguments against the original schema.
+pub fn accepted_parameters(input_schema: &Value) -> Accepted {
+    let super::root::Root {
+        mut schema,
+        fallback,
+        notes,
+    } = super::root::object_root(input_schema);
+    let mut reasons: Vec<String> = fallback.into_iter().collect();
+    if let Value::Object(root) = &mut schema {
+        for k in ["enum", "const", "not", "if", "then", "else"] {
+            if root.remove(k).is_some() {
+                reasons.push(format!(
+                    "the root `{k}` was dropped (parameters must be a plain object schema)"
+                ));
+            }
+        }
+    }
+    let mut overlapping = 0;
+    accept_below(&mut schema, &mut overlapping);
+    if overlapping > 0 {
+        reasons.push(format!(
+            "{overlapping} `oneOf` written as `anyOf` whose branches may match one value together (the server takes exactly one)"
+        ));
+    }
+    Accepted {
+        schema,
+        notes,
+        fallback: (!reasons.is_empty()).then(|| reasons.join("; ")),
+    }
+}
+
+/// Checks `parameters` against the rules of [`accepted_parameters`]' table: an object
+/// schema at the root with no combinator, `enum` or `not` there, no `oneOf` and no
+/// `additionalProperties: {}` at any depth. The error names the place.
+pub fn check_parameters(parameters: &Value) -> Result<(), String> {
+    let Some(root) = parameters.as_object() else {
+        return Err("parameters is not an object schema".into());
+    };
+    if root.get("type") != Some(&json!("object")) {
+        return Err("parameters is not an object schema".into());
+    }
+    for k in ["oneOf", "anyOf", "allOf", "enum", "not"] {
+        if root.contains_key(k) {
+            return Err(format!(
+                "parameters has `{k}` at the root (langchainjs #9804)"
+            ));
+        }
+    }
+    fn below(schema: &Value, at: &str) -> Result<(), String> {
+        let Some(obj) = schema.as_object() else {
+            return Ok(());
+        };
+        if obj.contains_key("oneOf") {
+            return Err(format!(
+                "`oneOf` at {at}/oneOf (the Responses API refuses it: oh-my-pi #920)"
+            ));
+        }
+        if obj
+            .get("additionalProperties")
+            .and_then(Value::as_object)
+            .is_some_and(|a| a.keys().all(|k| crate::schema::is_annotation(k)))
+        {
+            return Err(format!(
+                "`additionalProperties: {{}}` at {at} (\"schema must have a 'type' key\": chattermate #303)"
+            ));
+        }
+        let mut found = Ok(());
+        crate::schema::for_each_child(schema, &mut |suffix, sub| {
+            if found.is_ok() {
+                found = below(sub, &format!("{at}{suffix}"));
+            }
+        });
+        found
+    }
+    below(parameters, "")
+}
+
+/// [`accepted_parameters`]' result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Accepted {
+    /// The parameters schema.
+    pub schema: Value,
+    /// Sentences for the description (the argument sets of a merged root union).
+    pub notes: Vec<String>,
+    /// Why the schema accepts more than the input schema, when it does.
+    pub fallback: Option<String>,
+}
+
+/// The rewrites of [`accepted_parameters`] below the root, at every depth.
+fn accept_below(schema: &mut Value, overlapping: &mut usize) {
+    let Value::Object(obj) = schema else { return };
+    if obj
+        .get("additionalProperties")
+        .and_then(Value::as_object)
+        .is_some_and(|a| a.keys().all(|k| crate::schema::is_annotation(k)))
+    {
+        obj.insert("additionalProperties".into(), Value::Bool(true));
+    }
+    if let Some(branches) = obj.remove("oneOf") {
+        if let Value::Array(list) = &branches
+            && !disjoint(list)
+        {
+            *overlapping += 1;
+        }
+        match obj.get_mut("anyOf") {
+            // Both at one place: the `oneOf` becomes one more condition beside the `anyOf`.
+            Some(_) => {
+                let all = obj.entry("allOf").or_insert_with(|| json!([]));
+                if let Value::Array(all) = all {
+                    all.push(json!({ "anyOf": branches }));
+                }
+            }
+            None => {
+                obj.insert("anyOf".into(), branches);
+            }
+        }
+    }
+    for child in super::schema_children_mut(obj) {
+        accept_below(child, overlapping);
+    }
+}
+
+/// Whether no value can match two of `branches`: their types differ pairwise, or they are
+/// objects that all require one property with distinct constant values (a discriminator).
+fn disjoint(branches: &[Value]) -> bool {
+    let types: Vec<Option<Vec<&str>>> = branches.iter().map(branch_types).collect();
+    let by_type = types.iter().all(Option::is_some)
+        && types.iter().enumerate().all(|(i, a)| {
+            types.iter().skip(i + 1).all(|b| match (a, b) {
+                (Some(a), Some(b)) => !a.iter().any(|t| {
+                    b.contains(t)
+                        || (*t == "number" && b.contains(&"integer"))
+                        || (*t == "integer" && b.contains(&"number"))
+                }),
+                _ => false,
+            })
+        });
+    by_type || discriminated(branches)
+}
+
+/// The JSON types a branch allows, when it says (`type`, or a `const`/`enum`'s values).
+fn branch_types(branch: &Value) -> Option<Vec<&'static str>> {
+    let obj = branch.as_object()?;
+    if let Some(t) = obj.get("type") {
+        return match t {
+            Value::String(t) => Some(vec![type_name(t)?]),
+            Value::Array(ts) => ts.iter().map(|t| type_name(t.as_str()?)).collect(),
+            _ => None,
+        };
+    }
+    let values: Vec<&Value> = match (obj.get("const"), obj.get("enum")) {
+        (Some(c), _) => vec![c],
+        (None, Some(Value::Array(vs))) => vs.iter().collect(),
+        _ => return None,
+    };
+    let mut out: Vec<&'static str> = values.iter().map(|v| crate::schema::json_type(v)).collect();
+    out.dedup();
+    Some(out)
+}
+
+fn type_name(t: &str) -> Option<&'static str> {
+    Some(match t {
+        "string" => "string",
+        "number" => "number",
+        "integer" => "integer",
+        "boolean" => "boolean",
+        "array" => "array",
+        "object" => "object",
+        "null" => "null",
+        _ => return None,
+    })
+}
+
+/// Object branches that each require one property whose constant values (`const`, `enum`)
+/// no two branches share.
+fn discriminated(branches: &[Value]) -> bool {
+    let Some(first) = branches
+        .first()
+        .and_then(|b| b.get("properties"))
+        .and_then(Value::as_object)
+    else {
+        return false;
+    };
+    first.keys().any(|key| {
+        let mut seen: Vec<&Value> = Vec::new();
+        branches.iter().all(|b| {
+            let required = b
+                .get("required")
+                .and_then(Value::as_array)
+                .is_some_and(|r| r.iter().any(|n| n == key));
+            let values: Option<Vec<&Value>> = b
+                .pointer(&format!("/properties/{}", crate::schema::escape(key)))
+                .and_then(|p| match (p.get("const"), p.get("enum")) {
+                    (Some(c), _) => Some(vec![c]),
+                    (None, Some(Value::Array(vs))) => Some(vs.iter().collect()),
+                    _ => None,
+                });
+            match values {
+                Some(vs) if required && !vs.iter().any(|v| seen.contains(v)) => {
+                    seen.extend(vs);
+                    true
+                }
+                _ => false,
+            }
+        })
+    })
 }
 
 /// The Responses API's function tool: `{"type": "function", "name", "description",
@@ -77,10 +315,10 @@ pub fn responses_function(
 ) -> (Value, Option<String>) {
     let (chat, reason) = match strict_function_definition(name, description, input_schema) {
         Ok(strict) => (strict, None),
-        Err(reason) => (
-            function_definition(name, description, input_schema),
-            Some(reason),
-        ),
+        Err(reason) => {
+            let (plain, widened) = function_definition_and_reason(name, description, input_schema);
+            (plain, super::join_reasons(Some(reason), widened))
+        }
     };
     let mut flat = Map::new();
     flat.insert("type".into(), json!("function"));
@@ -104,6 +342,16 @@ pub fn strict_function_definition(
         return Err(reason);
     }
     let inlined = inline_refs(input_schema)?;
+    // Parameters are a plain object schema (langchainjs #9804): a root union or condition
+    // is merged or dropped by the plain form, which then says so.
+    if let Some(k) = ["oneOf", "anyOf", "allOf", "enum", "const", "not", "if"]
+        .into_iter()
+        .find(|k| inlined.get(*k).is_some())
+    {
+        return Err(format!(
+            "the root `{k}` has no strict form (parameters must be a plain object schema)"
+        ));
+    }
     let mut count = 0;
     let params = strict_schema(&parameters(&inlined), "", 0, &mut count)?;
     if count > STRICT_MAX_PROPERTIES {

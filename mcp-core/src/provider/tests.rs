@@ -223,11 +223,52 @@ fn gemini_falls_back_with_the_reason() {
         assert!(reason.contains(needle), "{reason}");
         assert!(d.get("parameters").is_none());
         assert_eq!(d["parametersJsonSchema"]["type"], "object");
-        assert_eq!(
-            d["parametersJsonSchema"]["properties"],
-            schema["properties"]
-        );
+        if needle.contains("`not`") {
+            // Outside the subset google-genai's JSONSchema model takes: dropped (wider).
+            assert_eq!(d["parametersJsonSchema"]["properties"], json!({"x": {}}));
+            assert!(reason.contains("`not` dropped"), "{reason}");
+        } else {
+            assert_eq!(
+                d["parametersJsonSchema"]["properties"],
+                schema["properties"]
+            );
+        }
     }
+}
+
+#[test]
+fn gemini_json_schema_keeps_to_the_subset_google_genai_takes() {
+    let schema = json!({"type": "object", "properties": {
+        "kind": {"const": "a"},
+        "n": {"type": "number", "exclusiveMinimum": 0, "multipleOf": 0.5},
+        "keys": {"type": "object", "propertyNames": {"pattern": "^[a-z]+$"}, "additionalProperties": {"type": "string"}},
+        "pair": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "integer"}], "items": false},
+        "any": {},
+        "x": {"type": "string", "examples": ["e"], "x-internal": true}
+    }});
+    let (d, reason) = definition(Format::Gemini, "mcp_s_t", None, &schema);
+    check(Format::Gemini, &d).unwrap_or_else(|e| panic!("{e}"));
+    let p = &d["parametersJsonSchema"]["properties"];
+    assert_eq!(p["kind"], json!({"enum": ["a"]}));
+    assert_eq!(p["n"]["minimum"], json!(0));
+    assert!(
+        p["n"]["description"]
+            .as_str()
+            .unwrap_or("")
+            .contains("greater than 0")
+    );
+    assert!(p["keys"].get("propertyNames").is_none());
+    assert_eq!(
+        p["pair"]["items"],
+        json!({"anyOf": [{"type": "string"}, {"type": "integer"}]})
+    );
+    assert_eq!(p["x"], json!({"type": "string"}));
+    let reason = reason.unwrap_or_default();
+    assert!(reason.contains("subset Gemini takes"), "{reason}");
+    let refused = json!({"name": "t", "parametersJsonSchema":
+        {"type": "object", "properties": {"k": {"const": 1}}}});
+    let e = check(Format::Gemini, &refused).unwrap_err();
+    assert!(e.contains("/properties/k/const"), "{e}");
 }
 
 #[test]
@@ -264,22 +305,18 @@ fn a_root_that_is_not_an_object_is_exported_as_no_arguments_with_the_reason() {
     for format in Format::ALL {
         let (d, f) = definition(format, "mcp_s_t", None, &schema);
         check(format, &d).unwrap_or_else(|e| panic!("{format}: {e}: {d}"));
-        match format {
-            Format::OpenAi => {
-                assert_eq!(f, None);
-                assert_eq!(
-                    d["function"]["parameters"],
-                    json!({"type": "object", "properties": {}})
-                );
-            }
-            _ => {
-                let reason = f.unwrap_or_else(|| panic!("{format}: no reason"));
-                assert!(
-                    reason.contains("not an object schema (type \"string\")"),
-                    "{reason}"
-                );
-            }
+        if format == Format::OpenAi {
+            assert_eq!(
+                d["function"]["parameters"],
+                json!({"type": "object", "properties": {}})
+            );
         }
+        // Every format says so, the plain OpenAI one included.
+        let reason = f.unwrap_or_else(|| panic!("{format}: no reason"));
+        assert!(
+            reason.contains("not an object schema (type \"string\")"),
+            "{reason}"
+        );
     }
 }
 
@@ -306,4 +343,109 @@ fn refs_that_lead_nowhere_are_removed_with_the_reason() {
         "{d}"
     );
     assert!(f.expect("reason").contains("leads nowhere"));
+}
+
+/// The parameters of every OpenAI format (the plain ones where strict cannot be).
+fn openai_parameters(format: Format, d: &Value) -> &Value {
+    match format {
+        Format::OpenAiResponses => &d["parameters"],
+        _ => &d["function"]["parameters"],
+    }
+}
+
+const OPENAI: [Format; 3] = [
+    Format::OpenAi,
+    Format::OpenAiStrict,
+    Format::OpenAiResponses,
+];
+
+#[test]
+fn an_any_value_record_is_written_as_additional_properties_true() {
+    // zod's `z.record(z.any())`: OpenAI answers "schema must have a 'type' key" and the run
+    // completes with no tool call (chattermate #303).
+    let schema = json!({"type": "object", "properties": {
+        "meta": {"type": "object", "additionalProperties": {}},
+        "tags": {"type": "array", "items": {"type": "object", "additionalProperties": {"description": "any"}}}
+    }});
+    for format in OPENAI {
+        let (d, _) = definition(format, "mcp_s_t", None, &schema);
+        check(format, &d).unwrap_or_else(|e| panic!("{format}: {e}"));
+        let p = openai_parameters(format, &d);
+        assert_eq!(
+            p["properties"]["meta"]["additionalProperties"],
+            json!(true),
+            "{format}: {p}"
+        );
+        assert_eq!(
+            p["properties"]["tags"]["items"]["additionalProperties"],
+            json!(true),
+            "{format}: {p}"
+        );
+    }
+    let refused = json!({"type": "function", "function": {"name": "t", "parameters":
+        {"type": "object", "properties": {"m": {"type": "object", "additionalProperties": {}}}}}});
+    let e = check(Format::OpenAi, &refused).unwrap_err();
+    assert!(
+        e.contains("chattermate #303") && e.contains("/properties/m"),
+        "{e}"
+    );
+}
+
+#[test]
+fn one_of_reaches_no_openai_export() {
+    // The Responses API refuses `oneOf` anywhere even without `strict`, and one such tool
+    // fails the whole request (oh-my-pi #920). A free-form `extra` keeps it non-strict.
+    let schema = json!({"type": "object", "properties": {
+        "extra": {"type": "object"},
+        "target": {"oneOf": [{"type": "string"}, {"type": "integer"}]},
+        "shape": {"oneOf": [
+            {"type": "object", "properties": {"kind": {"const": "a"}, "x": {"type": "number"}}, "required": ["kind"]},
+            {"type": "object", "properties": {"kind": {"const": "b"}}, "required": ["kind"]}
+        ]},
+        "loose": {"oneOf": [{"type": "object", "properties": {"a": {"type": "string"}}}, {"type": "object"}]}
+    }});
+    for format in OPENAI {
+        let (d, reason) = definition(format, "mcp_s_t", None, &schema);
+        check(format, &d).unwrap_or_else(|e| panic!("{format}: {e}"));
+        assert!(!d.to_string().contains("oneOf"), "{format}: {d}");
+        // Disjoint by type and by discriminator: equivalent; the open objects may overlap.
+        let reason = reason.unwrap_or_default();
+        assert!(
+            reason.contains("1 `oneOf` written as `anyOf` whose branches may match one value"),
+            "{format}: {reason}"
+        );
+    }
+    let refused = json!({"type": "function", "name": "t", "strict": false, "parameters":
+        {"type": "object", "properties": {"a": {"oneOf": [{"type": "string"}]}}}});
+    let e = check(Format::OpenAiResponses, &refused).unwrap_err();
+    assert!(e.contains("oh-my-pi #920"), "{e}");
+}
+
+#[test]
+fn no_root_combinator_enum_or_not_reaches_an_openai_export() {
+    // Function parameters must be an object schema (langchainjs #9804).
+    let roots = [
+        json!({"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}},
+            "anyOf": [{"required": ["a"]}, {"required": ["b"]}]}),
+        json!({"oneOf": [
+            {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]},
+            {"type": "object", "properties": {"b": {"type": "integer"}}, "required": ["b"]}]}),
+        json!({"allOf": [{"type": "object", "properties": {"a": {"type": "string"}}}]}),
+        json!({"type": "object", "properties": {}, "enum": [{}]}),
+        json!({"type": "object", "properties": {"a": {"type": "string"}}, "not": {"required": ["a"]}}),
+    ];
+    for schema in roots {
+        for format in OPENAI {
+            let (d, _) = definition(format, "mcp_s_t", None, &schema);
+            check(format, &d).unwrap_or_else(|e| panic!("{format}: {e}: {schema}"));
+            let p = openai_parameters(format, &d);
+            for k in ["oneOf", "anyOf", "allOf", "enum", "not"] {
+                assert!(p.get(k).is_none(), "{format}: root `{k}` in {p}");
+            }
+        }
+    }
+    let refused = json!({"type": "function", "function": {"name": "t", "parameters":
+        {"type": "object", "anyOf": [{"required": ["a"]}]}}});
+    let e = check(Format::OpenAi, &refused).unwrap_err();
+    assert!(e.contains("langchainjs #9804"), "{e}");
 }

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use mcp_bindgen::toolbox::names::{MAX_NAME_LEN, assign_names, exported_name, is_valid_name};
 use mcp_bindgen::toolbox::provider::openai::{
-    function_definition, inline_refs, parameters, strict_function_definition,
+    function_definition, inline_refs, strict_function_definition,
 };
 use mcp_bindgen::toolbox::provider::{self, Format};
 use mcp_bindgen::toolbox::{ToolboxOptions, export_offline};
@@ -82,7 +82,11 @@ fn names_and_definitions_hold_on_every_fixture_tool() {
             let plain = function_definition(&exported, d, &s);
             assert_eq!(plain["type"], "function", "{alias}.{tool_name}");
             assert_eq!(plain["function"]["name"], exported.as_str());
-            assert_eq!(plain["function"]["parameters"], parameters(&s));
+            // The input schema as OpenAI accepts it (root unions merged, `oneOf` as `anyOf`).
+            assert_eq!(
+                plain["function"]["parameters"],
+                mcp_bindgen_core::provider::openai::accepted_parameters(&s).schema
+            );
             assert_eq!(
                 plain["function"].get("description").and_then(Value::as_str),
                 d

@@ -1,0 +1,171 @@
+//! The root every format wants: an object schema without a root `allOf` / `anyOf` /
+//! `oneOf` (Anthropic refuses them, OpenAI too: langchainjs #9804), the combinators'
+//! object branches merged into it.
+
+use serde_json::{Map, Value, json};
+
+use super::openai;
+
+/// A tool's input schema as an object root, the fallback reason when that widened it, and
+/// the sentences for the description (the argument sets a merged `anyOf` stood for).
+pub(crate) struct Root {
+    pub(crate) schema: Value,
+    pub(crate) fallback: Option<String>,
+    pub(crate) notes: Vec<String>,
+}
+
+/// [`openai::parameters`] of `input_schema`, typed `object`, its root combinators merged.
+pub(crate) fn object_root(input_schema: &Value) -> Root {
+    let mut schema = openai::parameters(input_schema);
+    let mut fallback = openai::non_object_root(input_schema);
+    let mut notes = Vec::new();
+    if let Value::Object(root) = &mut schema {
+        if root.get("type") != Some(&json!("object")) {
+            // `["object", "null"]` and the like: an object.
+            root.insert("type".into(), json!("object"));
+            root.entry("properties").or_insert(json!({}));
+        }
+        if let Some(reason) = merge_root_combinators(root, &mut notes) {
+            fallback = Some(reason);
+        }
+    }
+    Root {
+        schema,
+        fallback,
+        notes,
+    }
+}
+
+/// Removes a root `allOf` / `anyOf` / `oneOf` by merging its object branches into the root.
+/// Returns the fallback reason when the result accepts more than the original.
+fn merge_root_combinators(
+    root: &mut Map<String, Value>,
+    notes: &mut Vec<String>,
+) -> Option<String> {
+    if !["allOf", "anyOf", "oneOf"]
+        .iter()
+        .any(|k| root.contains_key(*k))
+    {
+        return None;
+    }
+    // Branches may be `$ref`s into the root's `$defs`.
+    let resolved = openai::inline_refs(&Value::Object(root.clone())).ok();
+    let source = resolved.as_ref().and_then(Value::as_object).unwrap_or(root);
+    let all_of = source.get("allOf").cloned();
+    let alternatives: Vec<(&str, Value)> = ["anyOf", "oneOf"]
+        .iter()
+        .filter_map(|k| source.get(*k).map(|v| (*k, v.clone())))
+        .collect();
+    for k in ["allOf", "anyOf", "oneOf"] {
+        root.remove(k);
+    }
+    let mut reasons = Vec::new();
+    if let Some(Value::Array(branches)) = all_of {
+        for (i, branch) in branches.iter().enumerate() {
+            match object_parts(branch) {
+                Some((props, required)) => {
+                    add_properties(root, &props);
+                    add_required(root, required);
+                }
+                None => reasons.push(format!(
+                    "root allOf branch {i} is not an object schema and was dropped"
+                )),
+            }
+        }
+    }
+    for (keyword, branches) in alternatives {
+        let Value::Array(branches) = branches else {
+            continue;
+        };
+        let mut sets = Vec::new();
+        let mut common: Option<Vec<String>> = None;
+        for (i, branch) in branches.iter().enumerate() {
+            let Some((props, required)) = object_parts(branch) else {
+                reasons.push(format!(
+                    "root {keyword} branch {i} is not an object schema and was dropped"
+                ));
+                continue;
+            };
+            add_properties(root, &props);
+            let names: Vec<String> = if required.is_empty() {
+                props.keys().cloned().collect()
+            } else {
+                required.clone()
+            };
+            sets.push(format!("({})", names.join(", ")));
+            common = Some(match common {
+                None => required,
+                Some(c) => c.into_iter().filter(|r| required.contains(r)).collect(),
+            });
+        }
+        add_required(root, common.unwrap_or_default());
+        notes.push(format!(
+            "Arguments: {} of these sets: {}.",
+            if keyword == "oneOf" {
+                "exactly one"
+            } else {
+                "at least one"
+            },
+            sets.join(" or ")
+        ));
+        reasons.push(format!(
+            "the root {keyword} ({} alternatives) was merged into one object schema; only the arguments every alternative requires are required",
+            branches.len()
+        ));
+    }
+    if reasons.is_empty() {
+        None
+    } else {
+        Some(reasons.join("; "))
+    }
+}
+
+/// `(properties, required)` of an object-like schema.
+fn object_parts(schema: &Value) -> Option<(Map<String, Value>, Vec<String>)> {
+    let obj = schema.as_object()?;
+    match obj.get("type") {
+        None => {}
+        Some(Value::String(t)) if t == "object" => {}
+        _ => return None,
+    }
+    let props = obj
+        .get("properties")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    let required = obj
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| {
+            r.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default();
+    // `{"required": ["a"]}` alone is a constraint over the root's own properties.
+    Some((props, required))
+}
+
+fn add_properties(root: &mut Map<String, Value>, props: &Map<String, Value>) {
+    let target = root.entry("properties").or_insert_with(|| json!({}));
+    if let Value::Object(target) = target {
+        for (k, v) in props {
+            target.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+    }
+}
+
+pub(crate) fn add_required(root: &mut Map<String, Value>, required: Vec<String>) {
+    if required.is_empty() {
+        return;
+    }
+    let list = root.entry("required").or_insert_with(|| json!([]));
+    if let Value::Array(list) = list {
+        for r in required {
+            if !list.iter().any(|v| v == &json!(r)) {
+                list.push(json!(r));
+            }
+        }
+    }
+}
