@@ -13,6 +13,9 @@ use crate::schema::is_annotation;
 
 /// Schemas visited at most per search (a union of references can branch at every level).
 const MAX_STEPS: usize = 20_000;
+/// Schemas nested at most on one path of the search (an `allOf` that merges its own
+/// reference back in never ends otherwise; the stack stays small).
+const MAX_NESTED: usize = 128;
 
 /// One search: the references on the current path (a reference back into it cannot end the
 /// value), the values found for references (valid wherever they are used), steps left.
@@ -20,6 +23,7 @@ struct Search {
     path: Vec<String>,
     found: HashMap<String, Value>,
     steps: usize,
+    nested: usize,
 }
 
 impl Gen<'_> {
@@ -30,11 +34,22 @@ impl Gen<'_> {
             path: Vec::new(),
             found: HashMap::new(),
             steps: MAX_STEPS,
+            nested: 0,
         };
         self.smallest_in(schema, &mut search)
     }
 
     fn smallest_in(&self, schema: &Value, s: &mut Search) -> Option<Value> {
+        if s.nested >= MAX_NESTED {
+            return None;
+        }
+        s.nested += 1;
+        let v = self.smallest_here(schema, s);
+        s.nested -= 1;
+        v
+    }
+
+    fn smallest_here(&self, schema: &Value, s: &mut Search) -> Option<Value> {
         s.steps = s.steps.checked_sub(1)?;
         let Some(obj) = schema.as_object() else {
             return match schema {
