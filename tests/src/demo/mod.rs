@@ -82,7 +82,9 @@ OPTIONS:
                              with \\/ and in base64 in a JSON-RPC error answering tools/list);
                              deep-schema (one more tool, `nested`, whose inputSchema nests 40
                              arrays deep); long-task-id (with --faults: slow_sum's tasks
-                             named by ids padded with dots to 1 MiB)
+                             named by ids padded with dots to 1 MiB); stdio only:
+                             exit-on-discover (a first message `server/discover` ends the
+                             process unanswered, as servers on early rmcp do)
     --page-size N            list the tools N per page (tools/list pagination)
     --task-poll-ms N         the pollInterval slow_sum's tasks name (default 20; 0 as a
                              careless server would); a cancelled task is logged to stderr
@@ -208,6 +210,9 @@ pub enum Misbehave {
     /// `slow_sum`'s tasks are named by ids padded with dots to 1 MiB (the task requests
     /// take them back padded or not).
     LongTaskId,
+    /// A first message `server/discover` ends the process unanswered (stdio): what servers
+    /// on early rmcp (0.1) do with a method they cannot parse.
+    ExitOnDiscover,
 }
 
 /// One of the two protocol wires (`--protocol`).
@@ -312,9 +317,10 @@ impl Options {
                         "reflect-env-encoded" => Misbehave::ReflectEnvEncoded,
                         "deep-schema" => Misbehave::DeepSchema,
                         "long-task-id" => Misbehave::LongTaskId,
+                        "exit-on-discover" => Misbehave::ExitOnDiscover,
                         other => {
                             return Err(format!(
-                                "unknown misbehaviour {other:?} (expected cursor-cycle, duplicate-tool, bad-utf8, unknown-id, deep, many-tools, reflect-env, reflect-env-error, reflect-env-name, reflect-env-title, reflect-env-encoded, deep-schema or long-task-id)"
+                                "unknown misbehaviour {other:?} (expected cursor-cycle, duplicate-tool, bad-utf8, unknown-id, deep, many-tools, reflect-env, reflect-env-error, reflect-env-name, reflect-env-title, reflect-env-encoded, deep-schema, long-task-id or exit-on-discover)"
                             ));
                         }
                     })

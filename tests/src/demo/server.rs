@@ -669,7 +669,7 @@ impl ServerHandler for DemoServer {
     ) -> Result<rmcp::model::ListToolsResult, ErrorData> {
         let mut tools = self.router.list_all();
         match self.shared.config.misbehave {
-            None | Some(super::Misbehave::LongTaskId) => {}
+            None | Some(super::Misbehave::LongTaskId | super::Misbehave::ExitOnDiscover) => {}
             Some(super::Misbehave::CursorCycle) => {
                 let mut page = rmcp::model::ListToolsResult::with_all_items(tools);
                 page.next_cursor = Some("page-2".into());

@@ -28,6 +28,21 @@ pub(super) async fn serve(options: &Options) -> io::Result<()> {
         task_poll_ms: options.task_poll_ms,
         garbage: Some(queue.clone()),
     });
+    if options.misbehave == Some(super::Misbehave::ExitOnDiscover) {
+        use tokio::io::{AsyncBufReadExt, AsyncReadExt};
+        let (read, write) = stdio();
+        let mut reader = tokio::io::BufReader::new(read);
+        let mut first = Vec::new();
+        reader.read_until(b'\n', &mut first).await?;
+        if String::from_utf8_lossy(&first).contains("\"server/discover\"") {
+            log(format_args!(
+                "server/discover: not a message this server knows; exiting"
+            ));
+            std::process::exit(0);
+        }
+        let read = std::io::Cursor::new(first).chain(reader);
+        return serve_on(server, read, GarbageWriter::new(write, queue)).await;
+    }
     if options.pipes {
         let (read, write) = stdio_pipes();
         serve_on(server, read, GarbageWriter::new(write, queue)).await

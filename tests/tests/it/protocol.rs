@@ -884,3 +884,28 @@ async fn a_task_id_past_the_limit_is_refused_in_a_short_message_and_cancelled() 
     })
     .await;
 }
+
+/// A stdio server on early rmcp cannot parse `server/discover` and ends the connection
+/// instead of answering an error (the demo's `--misbehave exit-on-discover` does the same):
+/// under `protocol = "auto"` a fresh process is started with `initialize`.
+#[tokio::test]
+async fn a_server_that_exits_on_server_discover_is_started_again_with_initialize() {
+    limited(async {
+        let config = ServerConfig::stdio(
+            "old",
+            common::demo_server().to_string_lossy(),
+            vec!["--misbehave".into(), "exit-on-discover".into()],
+        );
+        let session = Session::connect(&config)
+            .await
+            .expect("connects with initialize");
+        assert_eq!(session.server_info().protocol_version, "2025-11-25");
+        let out = session
+            .call("echo", &json!({"message": "hi"}))
+            .await
+            .expect("echo");
+        assert_eq!(out.text(), "hi");
+        let _ = session.close().await;
+    })
+    .await;
+}

@@ -186,6 +186,15 @@ impl Session {
                 }
                 // The server exited or crossed a limit: that is why, whatever rmcp saw.
                 if let Some(ended) = inner.wire.noise.ended() {
+                    // Auto: a stdio server on early rmcp (0.1) cannot parse
+                    // `server/discover` and ends the connection instead of answering an
+                    // error; a fresh process gets `initialize` (once: the next attempt is
+                    // pinned to a revision).
+                    if protocol == Protocol::Auto
+                        && matches!(inner.resolved.transport, TransportConfig::Stdio { .. })
+                    {
+                        let _ = fallback.set(crate::config::LAST_WITH_INITIALIZE);
+                    }
                     return transport_err(format!("initialize failed: {ended}"));
                 }
                 if protocol == Protocol::Auto
