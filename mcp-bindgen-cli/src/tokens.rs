@@ -64,7 +64,7 @@ pub(crate) fn run(
         .into_iter()
         .map(|(alias, f)| (alias, f.tools.into_iter().map(|t| t.raw).collect()))
         .collect();
-    for warning in crate::tools::long_descriptions(&raw) {
+    for warning in long_descriptions(&raw) {
         errln!("tools: warning: {warning}");
     }
     let mut problems = Vec::new();
@@ -216,6 +216,48 @@ fn print_table(server: &Server) {
         outln!("{}", row(&shown, counts.iter().map(|c| c.0).collect()));
     }
     outln!();
+}
+
+/// One warning per tool whose description a client that keeps 2 048 characters cuts,
+/// naming what falls past the cut.
+pub(crate) fn long_descriptions(servers: &[(String, Vec<serde_json::Value>)]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (alias, tools) in servers {
+        for tool in tools {
+            let (Some(name), Some(description)) = (
+                tool.get("name").and_then(serde_json::Value::as_str),
+                tool.get("description").and_then(serde_json::Value::as_str),
+            ) else {
+                continue;
+            };
+            let schema = tool.get("inputSchema").unwrap_or(&serde_json::Value::Null);
+            let Some((chars, lost)) =
+                mcp_bindgen_core::provider::cut_description(description, schema)
+            else {
+                continue;
+            };
+            let lost = if lost.is_empty() {
+                String::new()
+            } else {
+                let shown: Vec<String> = lost.iter().take(12).map(|n| format!("`{n}`")).collect();
+                let more = lost.len().saturating_sub(shown.len());
+                format!(
+                    "; the names it first mentions past the cut: {}{}",
+                    shown.join(", "),
+                    if more > 0 {
+                        format!(" and {more} more")
+                    } else {
+                        String::new()
+                    }
+                )
+            };
+            out.push(format!(
+                "{alias}/{name}: a description of {chars} characters; clients that keep {} (Claude Code) cut it silently{lost}",
+                mcp_bindgen_core::provider::DESCRIPTION_CUT
+            ));
+        }
+    }
+    out
 }
 
 /// The per-tool OpenAI counts by tool name (for tests of the table's numbers).

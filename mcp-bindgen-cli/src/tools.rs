@@ -142,7 +142,7 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
             problems.push(format!("duplicate name \"{name}\""));
         }
     }
-    for warning in long_descriptions(&servers) {
+    for warning in crate::tokens::long_descriptions(&servers) {
         errln!("tools: warning: {warning}");
     }
     if format == Format::Gemini && export.tools.len() > GEMINI_MAX_DECLARATIONS {
@@ -315,48 +315,6 @@ fn finish(problems: &[String]) -> ExitCode {
 
 /// `(alias, tools)` of every fixture in `dir`, sorted by file name, under the alias
 /// `verify` uses (`server.alias`, else the file stem).
-/// One warning per tool whose description a client that keeps 2 048 characters cuts,
-/// naming what falls past the cut.
-pub(crate) fn long_descriptions(servers: &[(String, Vec<Value>)]) -> Vec<String> {
-    let mut out = Vec::new();
-    for (alias, tools) in servers {
-        for tool in tools {
-            let (Some(name), Some(description)) = (
-                tool.get("name").and_then(Value::as_str),
-                tool.get("description").and_then(Value::as_str),
-            ) else {
-                continue;
-            };
-            let schema = tool.get("inputSchema").unwrap_or(&Value::Null);
-            let Some((chars, lost)) =
-                mcp_bindgen_core::provider::cut_description(description, schema)
-            else {
-                continue;
-            };
-            let lost = if lost.is_empty() {
-                String::new()
-            } else {
-                let shown: Vec<String> = lost.iter().take(12).map(|n| format!("`{n}`")).collect();
-                let more = lost.len().saturating_sub(shown.len());
-                format!(
-                    "; the names it first mentions past the cut: {}{}",
-                    shown.join(", "),
-                    if more > 0 {
-                        format!(" and {more} more")
-                    } else {
-                        String::new()
-                    }
-                )
-            };
-            out.push(format!(
-                "{alias}/{name}: a description of {chars} characters; clients that keep {} (Claude Code) cut it silently{lost}",
-                mcp_bindgen_core::provider::DESCRIPTION_CUT
-            ));
-        }
-    }
-    out
-}
-
 fn load(cli: &Cli, dir: &Path) -> Result<Vec<(String, Vec<Value>)>> {
     Ok(crate::paths::load_fixtures(cli, dir)?
         .into_iter()

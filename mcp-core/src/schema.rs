@@ -5,7 +5,9 @@
 
 use serde_json::Value;
 
+mod disjoint;
 mod nesting;
+pub use disjoint::{allowed_values, branches_disjoint, type_names};
 pub use nesting::{MAX_NESTING, TooDeep, too_deep};
 
 /// Keywords that do not constrain values: annotations, identifiers, definitions and `x-…`
@@ -148,6 +150,26 @@ pub fn percent_decode(s: &str) -> String {
         i += 1;
     }
     String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Whether a schema is `null` and nothing else: `{"type": "null"}`, `{"const": null}`,
+/// `{"enum": [null]}`.
+pub fn is_null_schema(v: &Value) -> bool {
+    v.get("type").and_then(Value::as_str) == Some("null")
+        || v.get("const").is_some_and(Value::is_null)
+        || matches!(v.get("enum"), Some(Value::Array(a)) if a.len() == 1 && a[0].is_null())
+}
+
+/// Whether a schema allows `null` beside other values by its own words: `null` among its
+/// `type`s, a `null` branch of `anyOf`/`oneOf`, `null` among its `enum` values, or OpenAPI's
+/// `nullable: true` (what becomes an `Option` in Rust).
+pub fn accepts_null(schema: &Value) -> bool {
+    matches!(schema.get("type"), Some(Value::Array(ts)) if ts.iter().any(|t| t == "null"))
+        || schema.get("nullable") == Some(&Value::Bool(true))
+        || ["anyOf", "oneOf"].iter().any(|k| {
+            matches!(schema.get(*k), Some(Value::Array(list)) if list.iter().any(is_null_schema))
+        })
+        || matches!(schema.get("enum"), Some(Value::Array(vals)) if vals.iter().any(Value::is_null))
 }
 
 /// A `#…` reference written as a JSON pointer (`#`, `#/$defs/Item`, percent escapes

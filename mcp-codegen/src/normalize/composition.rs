@@ -2,6 +2,7 @@
 //! with `null` spelled one way, unions with an unconstrained branch and untyped `not`
 //! dropped with a note.
 
+use crate::schema::is_null_schema;
 use serde_json::{Map, Value, json};
 
 use super::Ctx;
@@ -34,12 +35,6 @@ pub(super) fn single_all_of(obj: &mut Map<String, Value>) {
         }
         None => {}
     }
-}
-
-pub(super) fn is_null_schema(v: &Value) -> bool {
-    v.get("type").and_then(Value::as_str) == Some("null")
-        || v.get("const").is_some_and(Value::is_null)
-        || matches!(v.get("enum"), Some(Value::Array(a)) if a.len() == 1 && a[0].is_null())
 }
 
 /// `anyOf`/`oneOf` of one schema and `null`, in any order → `anyOf: [X, {"type": "null"}]`.

@@ -5,7 +5,6 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Value, json};
 
-use super::composition::is_null_schema;
 use super::{Ctx, Problem};
 use crate::naming::typify_sanitize;
 
@@ -47,22 +46,12 @@ pub(crate) fn nullable_optional(root: &Value) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     if let Some(Value::Object(props)) = root.get("properties") {
         for (name, schema) in props {
-            if !required.contains(name.as_str()) && accepts_null(schema) {
+            if !required.contains(name.as_str()) && crate::schema::accepts_null(schema) {
                 out.insert(name.clone());
             }
         }
     }
     out
-}
-
-fn accepts_null(schema: &Value) -> bool {
-    match schema.get("type") {
-        Some(Value::Array(ts)) if ts.iter().any(|t| t == "null") => return true,
-        _ => {}
-    }
-    ["anyOf", "oneOf"].iter().any(
-        |k| matches!(schema.get(*k), Some(Value::Array(list)) if list.iter().any(is_null_schema)),
-    ) || matches!(schema.get("enum"), Some(Value::Array(vals)) if vals.iter().any(Value::is_null))
 }
 
 /// `types` option: each named top-level property becomes a definition that typify replaces

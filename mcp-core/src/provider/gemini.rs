@@ -182,35 +182,18 @@ pub fn json_schema_subset(schema: &mut Value, changed: &mut Vec<String>) {
         }
         changed.push("`nullable` as a `null` type".into());
     }
-    if let Some(Value::Array(parts)) = obj.remove("allOf") {
-        for part in parts {
-            let Value::Object(part) = part else { continue };
-            for (k, v) in part {
-                match (k.as_str(), obj.get_mut(&k)) {
-                    ("properties", Some(Value::Object(mine))) => {
-                        if let Value::Object(theirs) = v {
-                            for (name, p) in theirs {
-                                mine.entry(name).or_insert(p);
-                            }
-                        }
-                    }
-                    ("required", Some(Value::Array(mine))) => {
-                        if let Value::Array(theirs) = v {
-                            for r in theirs {
-                                if !mine.contains(&r) {
-                                    mine.push(r);
-                                }
-                            }
-                        }
-                    }
-                    (_, Some(_)) => {}
-                    (_, None) => {
-                        obj.insert(k, v);
-                    }
-                }
+    if obj.contains_key("allOf") {
+        // Merged as the `Schema` conversion merges it; parts it cannot join are dropped.
+        match merge_all_of(obj.clone(), "") {
+            Ok(merged) => {
+                *obj = merged;
+                changed.push("`allOf` merged".into());
+            }
+            Err(_) => {
+                obj.remove("allOf");
+                changed.push("`allOf` dropped".into());
             }
         }
-        changed.push("`allOf` merged".into());
     }
     if let Some(Value::Array(positions)) = obj.remove("prefixItems") {
         let mut any: Vec<Value> = positions;

@@ -21,6 +21,7 @@ pub mod compact;
 pub mod discovery;
 pub mod gemini;
 pub mod openai;
+mod refs;
 mod root;
 mod tokens;
 

@@ -14,45 +14,13 @@
 
 use serde_json::{Map, Value, json};
 
+pub use super::refs::{INLINE_MAX_NODES, inline_refs};
+pub use super::root::{non_object_root, parameters};
+
 /// Maximum nesting depth of objects OpenAI accepts in strict mode.
 pub const STRICT_MAX_DEPTH: usize = 10;
 /// Maximum number of object properties OpenAI accepts in strict mode (whole schema).
 pub const STRICT_MAX_PROPERTIES: usize = 5000;
-/// Most schema nodes [`inline_refs`] produces before giving up (guards against the
-/// exponential growth of shared definitions).
-pub const INLINE_MAX_NODES: usize = 20_000;
-
-/// Why a tool's input schema is not an object schema (MCP arguments are always a JSON
-/// object), or `None` when it is one (or says nothing about the type).
-pub fn non_object_root(input_schema: &Value) -> Option<String> {
-    match input_schema.get("type") {
-        None => None,
-        Some(Value::String(t)) if t == "object" => None,
-        Some(Value::Array(ts)) if ts.iter().any(|t| t == "object") => None,
-        Some(other) => Some(format!(
-            "the input schema's root is not an object schema (type {other}), but MCP arguments are an object; exported as taking no arguments"
-        )),
-    }
-}
-
-/// The parameters schema OpenAI sees: the input schema, forced to be an object schema (a
-/// root of another type — a broken tool, since MCP arguments are an object — becomes an
-/// object with no properties).
-pub fn parameters(input_schema: &Value) -> Value {
-    if non_object_root(input_schema).is_some() {
-        return json!({"type": "object", "properties": {}});
-    }
-    let mut schema = match input_schema {
-        Value::Object(m) => m.clone(),
-        _ => Map::new(),
-    };
-    schema.remove("$schema");
-    schema.entry("type").or_insert(json!("object"));
-    if schema.get("type") == Some(&json!("object")) {
-        schema.entry("properties").or_insert(json!({}));
-    }
-    Value::Object(schema)
-}
 
 /// The non-strict definition of a tool exported under `name` (the agent layer's names may
 /// carry a collision suffix): [`function_definition_and_reason`] without the reason.
@@ -105,8 +73,8 @@ pub fn accepted_parameters(input_schema: &Value) -> Accepted {
     } = super::root::object_root(input_schema);
     let mut reasons: Vec<String> = fallback.into_iter().collect();
     if let Value::Object(root) = &mut schema {
-        for k in ["enum", "const", "not", "if", "then", "else"] {
-            if root.remove(k).is_some() {
+        for k in ROOT_DROPPED {
+            if root.remove(*k).is_some() {
                 reasons.push(format!(
                     "the root `{k}` was dropped (parameters must be a plain object schema)"
                 ));
@@ -137,8 +105,8 @@ pub fn check_parameters(parameters: &Value) -> Result<(), String> {
     if root.get("type") != Some(&json!("object")) {
         return Err("parameters is not an object schema".into());
     }
-    for k in ["oneOf", "anyOf", "allOf", "enum", "not"] {
-        if root.contains_key(k) {
+    for k in ["oneOf", "anyOf", "allOf"].iter().chain(ROOT_DROPPED) {
+        if root.contains_key(*k) {
             return Err(format!(
                 "parameters has `{k}` at the root (langchainjs #9804)"
             ));
@@ -153,11 +121,7 @@ pub fn check_parameters(parameters: &Value) -> Result<(), String> {
                 "`oneOf` at {at}/oneOf (the Responses API refuses it: oh-my-pi #920)"
             ));
         }
-        if obj
-            .get("additionalProperties")
-            .and_then(Value::as_object)
-            .is_some_and(|a| a.keys().all(|k| crate::schema::is_annotation(k)))
-        {
+        if any_value_map(obj) {
             return Err(format!(
                 "`additionalProperties: {{}}` at {at} (\"schema must have a 'type' key\": chattermate #303)"
             ));
@@ -171,6 +135,17 @@ pub fn check_parameters(parameters: &Value) -> Result<(), String> {
         found
     }
     below(parameters, "")
+}
+
+/// Keywords that cannot stand at the root of `parameters` and have no object branches to
+/// merge: dropped there (langchainjs #9804).
+const ROOT_DROPPED: &[&str] = &["enum", "const", "not", "if", "then", "else"];
+
+/// `additionalProperties: {}` (annotations at most): any value, spelled as OpenAI refuses.
+fn any_value_map(obj: &Map<String, Value>) -> bool {
+    obj.get("additionalProperties")
+        .and_then(Value::as_object)
+        .is_some_and(|a| a.keys().all(|k| crate::schema::is_annotation(k)))
 }
 
 /// [`accepted_parameters`]' result.
@@ -187,11 +162,7 @@ pub struct Accepted {
 /// The rewrites of [`accepted_parameters`] below the root, at every depth.
 fn accept_below(schema: &mut Value, overlapping: &mut usize) {
     let Value::Object(obj) = schema else { return };
-    if obj
-        .get("additionalProperties")
-        .and_then(Value::as_object)
-        .is_some_and(|a| a.keys().all(|k| crate::schema::is_annotation(k)))
-    {
+    if any_value_map(obj) {
         obj.insert("additionalProperties".into(), Value::Bool(true));
     }
     if let Some(branches) = obj.remove("oneOf") {
@@ -218,88 +189,15 @@ fn accept_below(schema: &mut Value, overlapping: &mut usize) {
     }
 }
 
-/// Whether no value can match two of `branches`: their types differ pairwise, or they are
-/// objects that all require one property with distinct constant values (a discriminator).
+/// Whether no value can match two of `branches` (the drift classifier's rule:
+/// [`crate::schema::branches_disjoint`]; a branch that is not an object schema may overlap).
 fn disjoint(branches: &[Value]) -> bool {
-    let types: Vec<Option<Vec<&str>>> = branches.iter().map(branch_types).collect();
-    let by_type = types.iter().all(Option::is_some)
-        && types.iter().enumerate().all(|(i, a)| {
-            types.iter().skip(i + 1).all(|b| match (a, b) {
-                (Some(a), Some(b)) => !a.iter().any(|t| {
-                    b.contains(t)
-                        || (*t == "number" && b.contains(&"integer"))
-                        || (*t == "integer" && b.contains(&"number"))
-                }),
-                _ => false,
-            })
-        });
-    by_type || discriminated(branches)
-}
-
-/// The JSON types a branch allows, when it says (`type`, or a `const`/`enum`'s values).
-fn branch_types(branch: &Value) -> Option<Vec<&'static str>> {
-    let obj = branch.as_object()?;
-    if let Some(t) = obj.get("type") {
-        return match t {
-            Value::String(t) => Some(vec![type_name(t)?]),
-            Value::Array(ts) => ts.iter().map(|t| type_name(t.as_str()?)).collect(),
-            _ => None,
-        };
-    }
-    let values: Vec<&Value> = match (obj.get("const"), obj.get("enum")) {
-        (Some(c), _) => vec![c],
-        (None, Some(Value::Array(vs))) => vs.iter().collect(),
-        _ => return None,
-    };
-    let mut out: Vec<&'static str> = values.iter().map(|v| crate::schema::json_type(v)).collect();
-    out.dedup();
-    Some(out)
-}
-
-fn type_name(t: &str) -> Option<&'static str> {
-    Some(match t {
-        "string" => "string",
-        "number" => "number",
-        "integer" => "integer",
-        "boolean" => "boolean",
-        "array" => "array",
-        "object" => "object",
-        "null" => "null",
-        _ => return None,
-    })
-}
-
-/// Object branches that each require one property whose constant values (`const`, `enum`)
-/// no two branches share.
-fn discriminated(branches: &[Value]) -> bool {
-    let Some(first) = branches
-        .first()
-        .and_then(|b| b.get("properties"))
-        .and_then(Value::as_object)
-    else {
-        return false;
-    };
-    first.keys().any(|key| {
-        let mut seen: Vec<&Value> = Vec::new();
-        branches.iter().all(|b| {
-            let required = b
-                .get("required")
-                .and_then(Value::as_array)
-                .is_some_and(|r| r.iter().any(|n| n == key));
-            let values: Option<Vec<&Value>> = b
-                .pointer(&format!("/properties/{}", crate::schema::escape(key)))
-                .and_then(|p| match (p.get("const"), p.get("enum")) {
-                    (Some(c), _) => Some(vec![c]),
-                    (None, Some(Value::Array(vs))) => Some(vs.iter().collect()),
-                    _ => None,
-                });
-            match values {
-                Some(vs) if required && !vs.iter().any(|v| seen.contains(v)) => {
-                    seen.extend(vs);
-                    true
-                }
-                _ => false,
-            }
+    let maps: Option<Vec<&Map<String, Value>>> = branches.iter().map(Value::as_object).collect();
+    maps.is_some_and(|maps| {
+        maps.iter().enumerate().all(|(i, p)| {
+            maps[i + 1..]
+                .iter()
+                .all(|q| crate::schema::branches_disjoint(p, q))
         })
     })
 }
@@ -344,9 +242,10 @@ pub fn strict_function_definition(
     let inlined = inline_refs(input_schema)?;
     // Parameters are a plain object schema (langchainjs #9804): a root union or condition
     // is merged or dropped by the plain form, which then says so.
-    if let Some(k) = ["oneOf", "anyOf", "allOf", "enum", "const", "not", "if"]
-        .into_iter()
-        .find(|k| inlined.get(*k).is_some())
+    if let Some(k) = ["oneOf", "anyOf", "allOf"]
+        .iter()
+        .chain(ROOT_DROPPED)
+        .find(|k| inlined.get(**k).is_some())
     {
         return Err(format!(
             "the root `{k}` has no strict form (parameters must be a plain object schema)"
@@ -367,175 +266,6 @@ pub fn strict_function_definition(
     function.insert("strict".into(), json!(true));
     function.insert("parameters".into(), params);
     Ok(json!({"type": "function", "function": function}))
-}
-
-// ---------------------------------------------------------------------------------------
-// $ref inlining
-// ---------------------------------------------------------------------------------------
-
-/// Keywords whose value is a schema.
-const SCHEMA_KEYS: &[&str] = &[
-    "items",
-    "additionalProperties",
-    "not",
-    "if",
-    "then",
-    "else",
-    "contains",
-    "propertyNames",
-    "additionalItems",
-    "unevaluatedProperties",
-    "unevaluatedItems",
-];
-/// Keywords whose value is an array of schemas.
-const SCHEMA_ARRAY_KEYS: &[&str] = &["anyOf", "oneOf", "allOf", "prefixItems"];
-/// Keywords whose value is a map of schemas.
-const SCHEMA_MAP_KEYS: &[&str] = &["properties", "patternProperties", "dependentSchemas"];
-
-/// Replaces every local `$ref` (`#`, `#/$defs/…`, any JSON pointer into the document) by the
-/// schema it points to, merged with the `$ref`'s sibling keywords (siblings win), and drops
-/// `$defs` / `definitions`. Values of data keywords (`enum`, `const`, `default`, `examples`)
-/// are copied verbatim.
-///
-/// Errors: a recursive reference (the cycle guard: a `$ref` met again while it is being
-/// expanded), a reference to another document, a pointer to nothing, or growth beyond
-/// [`INLINE_MAX_NODES`] nodes.
-pub fn inline_refs(schema: &Value) -> Result<Value, String> {
-    let mut state = Inline {
-        root: schema,
-        stack: Vec::new(),
-        nodes: 0,
-    };
-    state.walk(schema, "")
-}
-
-struct Inline<'a> {
-    root: &'a Value,
-    stack: Vec<String>,
-    nodes: usize,
-}
-
-impl<'a> Inline<'a> {
-    fn walk(&mut self, schema: &Value, at: &str) -> Result<Value, String> {
-        self.nodes += 1;
-        if self.nodes > INLINE_MAX_NODES {
-            return Err(format!(
-                "inlining $refs grows the schema beyond {INLINE_MAX_NODES} nodes (at {})",
-                where_(at)
-            ));
-        }
-        let Value::Object(obj) = schema else {
-            return Ok(schema.clone());
-        };
-        if let Some(r) = obj.get("$ref") {
-            let Some(r) = r.as_str() else {
-                return Err(format!("$ref at {} is not a string", where_(at)));
-            };
-            let target = self.resolve(r, at)?;
-            if self.stack.iter().any(|s| s == r) {
-                return Err(format!(
-                    "recursive $ref \"{r}\" at {} cannot be inlined",
-                    where_(at)
-                ));
-            }
-            self.stack.push(r.to_string());
-            let expanded = self.walk(target, at);
-            self.stack.pop();
-            let mut merged = match expanded? {
-                Value::Object(m) => m,
-                Value::Bool(true) => Map::new(),
-                other => {
-                    // `false` or a malformed target: keep it when there are no siblings.
-                    if obj.len() == 1 {
-                        return Ok(other);
-                    }
-                    return Err(format!(
-                        "$ref \"{r}\" at {} points to a non-object schema",
-                        where_(at)
-                    ));
-                }
-            };
-            for (k, v) in obj {
-                if k == "$ref" || k == "$defs" || k == "definitions" {
-                    continue;
-                }
-                merged.insert(k.clone(), self.walk_keyword(k, v, at)?);
-            }
-            return Ok(Value::Object(merged));
-        }
-        let mut out = Map::new();
-        for (k, v) in obj {
-            if k == "$defs" || k == "definitions" {
-                continue;
-            }
-            out.insert(k.clone(), self.walk_keyword(k, v, at)?);
-        }
-        Ok(Value::Object(out))
-    }
-
-    fn walk_keyword(&mut self, key: &str, value: &Value, at: &str) -> Result<Value, String> {
-        if SCHEMA_KEYS.contains(&key) {
-            return self.walk(value, &format!("{at}/{key}"));
-        }
-        if SCHEMA_ARRAY_KEYS.contains(&key)
-            && let Value::Array(list) = value
-        {
-            let mut out = Vec::with_capacity(list.len());
-            for (i, s) in list.iter().enumerate() {
-                out.push(self.walk(s, &format!("{at}/{key}/{i}"))?);
-            }
-            return Ok(Value::Array(out));
-        }
-        if SCHEMA_MAP_KEYS.contains(&key)
-            && let Value::Object(map) = value
-        {
-            let mut out = Map::new();
-            for (name, s) in map {
-                out.insert(name.clone(), self.walk(s, &format!("{at}/{key}/{name}"))?);
-            }
-            return Ok(Value::Object(out));
-        }
-        if key == "items"
-            && let Value::Array(list) = value
-        {
-            let mut out = Vec::with_capacity(list.len());
-            for (i, s) in list.iter().enumerate() {
-                out.push(self.walk(s, &format!("{at}/items/{i}"))?);
-            }
-            return Ok(Value::Array(out));
-        }
-        Ok(value.clone())
-    }
-
-    fn resolve(&self, r: &str, at: &str) -> Result<&'a Value, String> {
-        let Some(pointer) = r.strip_prefix('#') else {
-            return Err(format!(
-                "$ref \"{r}\" at {} is not a local reference and cannot be inlined",
-                where_(at)
-            ));
-        };
-        let pointer = crate::schema::percent_decode(pointer);
-        if pointer.is_empty() {
-            return Ok(self.root);
-        }
-        if !pointer.starts_with('/') {
-            return Err(format!(
-                "$ref \"{r}\" at {} uses an anchor, which cannot be inlined",
-                where_(at)
-            ));
-        }
-        let root: &'a Value = self.root;
-        root.pointer(&pointer)
-            .ok_or_else(|| format!("$ref \"{r}\" at {} points to nothing", where_(at)))
-    }
-}
-
-fn where_(at: &str) -> String {
-    if at.is_empty() {
-        "/".to_string()
-    } else {
-        at.to_string()
-    }
 }
 
 /// Keywords strict mode accepts (annotations and the structural subset).

@@ -1,10 +1,43 @@
-//! The root every format wants: an object schema without a root `allOf` / `anyOf` /
-//! `oneOf` (Anthropic refuses them, OpenAI too: langchainjs #9804), the combinators'
-//! object branches merged into it.
+//! The root every format wants: [`parameters`] (an object schema, `$schema` removed, a root
+//! of another type replaced by one taking no arguments: [`non_object_root`] says why) and
+//! [`object_root`], where a root `allOf` / `anyOf` / `oneOf` (Anthropic refuses them, OpenAI
+//! too: langchainjs #9804) has its object branches merged into the root.
 
 use serde_json::{Map, Value, json};
 
-use super::openai;
+use super::refs::inline_refs;
+
+/// Why a tool's input schema is not an object schema (MCP arguments are always a JSON
+/// object), or `None` when it is one (or says nothing about the type).
+pub fn non_object_root(input_schema: &Value) -> Option<String> {
+    match input_schema.get("type") {
+        None => None,
+        Some(Value::String(t)) if t == "object" => None,
+        Some(Value::Array(ts)) if ts.iter().any(|t| t == "object") => None,
+        Some(other) => Some(format!(
+            "the input schema's root is not an object schema (type {other}), but MCP arguments are an object; exported as taking no arguments"
+        )),
+    }
+}
+
+/// The parameters schema OpenAI sees: the input schema, forced to be an object schema (a
+/// root of another type — a broken tool, since MCP arguments are an object — becomes an
+/// object with no properties).
+pub fn parameters(input_schema: &Value) -> Value {
+    if non_object_root(input_schema).is_some() {
+        return json!({"type": "object", "properties": {}});
+    }
+    let mut schema = match input_schema {
+        Value::Object(m) => m.clone(),
+        _ => Map::new(),
+    };
+    schema.remove("$schema");
+    schema.entry("type").or_insert(json!("object"));
+    if schema.get("type") == Some(&json!("object")) {
+        schema.entry("properties").or_insert(json!({}));
+    }
+    Value::Object(schema)
+}
 
 /// A tool's input schema as an object root, the fallback reason when that widened it, and
 /// the sentences for the description (the argument sets a merged `anyOf` stood for).
@@ -14,10 +47,10 @@ pub(crate) struct Root {
     pub(crate) notes: Vec<String>,
 }
 
-/// [`openai::parameters`] of `input_schema`, typed `object`, its root combinators merged.
+/// [`parameters`] of `input_schema`, typed `object`, its root combinators merged.
 pub(crate) fn object_root(input_schema: &Value) -> Root {
-    let mut schema = openai::parameters(input_schema);
-    let mut fallback = openai::non_object_root(input_schema);
+    let mut schema = parameters(input_schema);
+    let mut fallback = non_object_root(input_schema);
     let mut notes = Vec::new();
     if let Value::Object(root) = &mut schema {
         if root.get("type") != Some(&json!("object")) {
@@ -49,7 +82,7 @@ fn merge_root_combinators(
         return None;
     }
     // Branches may be `$ref`s into the root's `$defs`.
-    let resolved = openai::inline_refs(&Value::Object(root.clone())).ok();
+    let resolved = inline_refs(&Value::Object(root.clone())).ok();
     let source = resolved.as_ref().and_then(Value::as_object).unwrap_or(root);
     let all_of = source.get("allOf").cloned();
     let alternatives: Vec<(&str, Value)> = ["anyOf", "oneOf"]

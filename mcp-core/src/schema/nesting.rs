@@ -67,27 +67,9 @@ fn step_cost(parent: &Value, suffix: &str, sub: &Value) -> usize {
             | "patternProperties"
             | "unevaluatedProperties"
     );
-    1 + if container { 2 } else { 0 } + usize::from(allows_null(sub)) + usize::from(optional)
-}
-
-/// Whether a schema allows `null` by its own words: `type` naming it, a `null` branch of
-/// `anyOf`/`oneOf`, OpenAPI's `nullable: true`.
-fn allows_null(schema: &Value) -> bool {
-    let Some(obj) = schema.as_object() else {
-        return false;
-    };
-    let null_type = |v: &Value| match v {
-        Value::String(t) => t == "null",
-        Value::Array(ts) => ts.iter().any(|t| t == "null"),
-        _ => false,
-    };
-    obj.get("type").is_some_and(null_type)
-        || obj.get("nullable") == Some(&Value::Bool(true))
-        || ["anyOf", "oneOf"].iter().any(|k| {
-            obj.get(*k)
-                .and_then(Value::as_array)
-                .is_some_and(|bs| bs.iter().any(|b| b.get("type").is_some_and(null_type)))
-        })
+    1 + if container { 2 } else { 0 }
+        + usize::from(super::accepts_null(sub))
+        + usize::from(optional)
 }
 
 /// Whether `schema` nests deeper than [`MAX_NESTING`] allows, and where. The walk visits

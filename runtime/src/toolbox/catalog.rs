@@ -220,6 +220,9 @@ pub(super) struct Entry {
     pub(super) unreviewed: bool,
     /// The live definition tells the model other words than the reviewed one offered.
     pub(super) words_differ: bool,
+    /// Why the plain OpenAI definition (`tool.function`) accepts more than the input schema
+    /// (a root union merged, a `oneOf` that may overlap written `anyOf`), when it does.
+    pub(super) widened: Option<String>,
 }
 
 /// What an exported entry of a server is.
@@ -342,14 +345,13 @@ impl Snapshot {
             // compile-time one (see `candidates`), so both agree with `TypedTool::openai_function`.
             // The model's view: the compact form when asked (arguments are still checked
             // against the full schema).
-            let function = model_definition(
+            let (function, widened) = model_definition(
                 Format::OpenAi,
                 options.compact,
                 &exported,
                 description.as_deref(),
                 &c.input_schema,
-            )
-            .0;
+            );
             // The strict form, or why there is none (then the format's definition is the
             // non-strict one, with the reason).
             let strict_function = match model_definition(
@@ -388,6 +390,7 @@ impl Snapshot {
                 kind: c.kind,
                 unreviewed: c.unreviewed,
                 words_differ: c.words_differ,
+                widened,
             });
         }
         for (name, local) in &locals {
@@ -396,6 +399,11 @@ impl Snapshot {
                 true => format!("[local] {}", local.description),
                 false => local.description.clone(),
             };
+            let (function, widened) = openai::function_definition_and_reason(
+                name,
+                Some(&description),
+                &local.input_schema,
+            );
             let index = snapshot.entries.len();
             snapshot.by_exported.insert(name.clone(), index);
             snapshot
@@ -411,11 +419,7 @@ impl Snapshot {
                     typed: false,
                     definition: local.definition(),
                     input_schema: local.input_schema.clone(),
-                    function: openai::function_definition(
-                        name,
-                        Some(&description),
-                        &local.input_schema,
-                    ),
+                    function,
                     strict_function: openai::strict_function_definition(
                         name,
                         Some(&description),
@@ -427,6 +431,7 @@ impl Snapshot {
                 kind: Kind::Tool,
                 unreviewed: false,
                 words_differ: false,
+                widened,
             });
         }
         snapshot.locals = locals;

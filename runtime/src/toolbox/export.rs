@@ -192,16 +192,10 @@ pub(super) fn export(
         let (definition, fallback) = match format {
             // Computed once per snapshot (typed tools: fixed at compile time).
             // The plain form may have widened the schema to what OpenAI accepts: the reason.
-            Format::OpenAi => (t.function.clone(), widened(&t.input_schema)),
+            Format::OpenAi => (t.function.clone(), e.widened.clone()),
             Format::OpenAiStrict => match &t.strict_function {
                 Ok(s) => (s.clone(), None),
-                Err(reason) => (
-                    t.function.clone(),
-                    Some(match widened(&t.input_schema) {
-                        Some(w) => format!("{reason}; {w}"),
-                        None => reason.clone(),
-                    }),
-                ),
+                Err(reason) => (t.function.clone(), Some(reason.clone())),
             },
             Format::OpenAiResponses | Format::Anthropic | Format::Gemini => {
                 // A local tool's schema is the application's own: never compacted.
@@ -285,9 +279,4 @@ pub fn export_offline(
         export(&snap, format, None, options.compact, None),
         snap.collisions.clone(),
     )
-}
-
-/// Why the plain OpenAI form of a tool accepts more than its input schema, when it does.
-fn widened(input_schema: &Value) -> Option<String> {
-    mcp_bindgen_core::provider::openai::accepted_parameters(input_schema).fallback
 }
