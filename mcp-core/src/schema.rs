@@ -152,6 +152,16 @@ pub fn percent_decode(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// The names an object schema's `required` lists (none when it lists none).
+pub fn required_names(obj: &serde_json::Map<String, Value>) -> Vec<&str> {
+    obj.get("required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect()
+}
+
 /// Whether a schema is `null` and nothing else: `{"type": "null"}`, `{"const": null}`,
 /// `{"enum": [null]}`.
 pub fn is_null_schema(v: &Value) -> bool {

@@ -34,7 +34,7 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value, json};
 
 use crate::naming::typify_sanitize;
-use crate::schema::is_annotation;
+use crate::schema::{is_annotation, required_names};
 
 /// Key holding a branch's computed title until the branch's own cleaning has turned its
 /// original `title` into documentation; then it becomes the `title` typify reads.
@@ -744,15 +744,6 @@ fn plain_object(target: &Value) -> bool {
                     && v.as_array().is_some_and(|l| l.iter().all(object_part)))
                 || is_annotation(k)
         })
-}
-
-fn required_names(obj: &Map<String, Value>) -> Vec<&str> {
-    obj.get("required")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .collect()
 }
 
 /// The string values a property of `obj` is fixed to (`const` or `enum`), through references.

@@ -166,16 +166,10 @@ fn object_parts(schema: &Value) -> Option<(Map<String, Value>, Vec<String>)> {
         .and_then(Value::as_object)
         .cloned()
         .unwrap_or_default();
-    let required = obj
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|r| {
-            r.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default();
+    let required = crate::schema::required_names(obj)
+        .into_iter()
+        .map(str::to_string)
+        .collect();
     // `{"required": ["a"]}` alone is a constraint over the root's own properties.
     Some((props, required))
 }

@@ -63,16 +63,11 @@ pub fn branches_disjoint(p: &Map<String, Value>, q: &Map<String, Value>) -> bool
     {
         return true;
     }
-    let required = |m: &Map<String, Value>| -> BTreeSet<String> {
-        m.get("required")
-            .and_then(Value::as_array)
-            .map(|r| {
-                r.iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_string)
-                    .collect()
-            })
-            .unwrap_or_default()
+    let required = |m: &'_ Map<String, Value>| -> BTreeSet<String> {
+        super::required_names(m)
+            .into_iter()
+            .map(str::to_string)
+            .collect()
     };
     let (Some(pp), Some(qp)) = (
         p.get("properties").and_then(Value::as_object),
