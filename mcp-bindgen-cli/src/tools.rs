@@ -3,7 +3,8 @@
 //! them (`mcp_bindgen::toolbox::export_offline`), printed as JSON on stdout:
 //!
 //! ```json
-//! {"format": "gemini", "tools": [ … ], "fallbacks": [{"name", "server", "tool", "reason"}], "collisions": [ … ]}
+//! {"format": "gemini", "tools": [ … ], "fallbacks": [{"name", "server", "tool", "reason"}],
+//!  "left_out": [{"name", "server", "tool", "reason"}], "collisions": [ … ]}
 //! ```
 //!
 //! A one-line summary goes to stderr (`--check`: only the summary). Each definition is checked against its format's rules
@@ -33,14 +34,16 @@ const GEMINI_MAX_DECLARATIONS: usize = 512;
 
 fn usage(cli: &Cli) -> String {
     format!(
-        "usage: {} tools [--format FORMAT] [--strict] [--compact] [--prefix] [--check] [--fixtures DIR]
+        "usage: {} tools [--format FORMAT] [--strict] [--compact] [--prefix] [--check] [--out FILE] [--fixtures DIR]
        {0} tools --tokens [--max-tokens N] [--check]
 
 Prints every fixture's tools as a model provider's tool definitions (names mcp_<alias>_<tool>).
 
   --format FORMAT        openai (default), openai-strict, openai-responses, anthropic or gemini
                          (chat completions, strict, the Responses API, …); tools a format
-                         cannot express take a weaker form, listed under \"fallbacks\" with the reason
+                         cannot express take a weaker form, listed under \"fallbacks\" with the reason;
+                         a tool no form makes acceptable is left out of that format alone
+                         (\"left_out\", with the reason, and a warning)
   --format anthropic-mcp|openai-mcp
                          the registry's remote servers for the provider to connect to itself:
                          Anthropic's mcp_servers and mcp_toolsets, or OpenAI Responses' mcp
@@ -59,6 +62,8 @@ Prints every fixture's tools as a model provider's tool definitions (names mcp_<
   --max-tokens N         (--tokens) the budget of every server, instead of the registry's
   --prefix               prefix descriptions with `[MCP: <alias>]`
   --check                check every definition and print the summary only (for CI)
+  --out FILE             write the JSON to FILE instead of stdout (with --check too: the
+                         definitions to hand to another checker)
 {LOCATE_USAGE}",
         cli.invoked_as
     )
@@ -71,6 +76,7 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
     let mut format = Format::OpenAi;
     let mut options = ToolboxOptions::default();
     let mut check_only = false;
+    let mut out: Option<std::path::PathBuf> = None;
     let mut connector: Option<Connector> = None;
     let mut approval = Approval::Auto;
     let mut public_urls: BTreeMap<String, String> = BTreeMap::new();
@@ -111,6 +117,7 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
             }
             Arg::Flag(f) if f == "--prefix" => options.description_prefix = true,
             Arg::Flag(f) if f == "--check" => check_only = true,
+            Arg::Flag(f) if f == "--out" => out = Some(p.value(&f)?.into()),
             Arg::Flag(f) => {
                 if !locate.take(&f, &mut p)? {
                     return Err(p.unknown(&f));
@@ -121,6 +128,9 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
     }
     if max_tokens.is_some() && !tokens {
         return Err(p.error("--max-tokens is for --tokens"));
+    }
+    if out.is_some() && (tokens || connector.is_some()) {
+        return Err(p.error("--out is for tool definitions (not --tokens or a connector)"));
     }
     if tokens {
         return crate::tokens::run(cli, &locate, max_tokens, check_only);
@@ -142,6 +152,14 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
             problems.push(format!("duplicate name \"{name}\""));
         }
     }
+    for f in &export.left_out {
+        errln!(
+            "tools: warning: left out of the {format} export ({}'s `{}`): {}",
+            f.server,
+            f.tool,
+            f.reason
+        );
+    }
     for warning in crate::tokens::long_descriptions(&servers) {
         errln!("tools: warning: {warning}");
     }
@@ -151,8 +169,10 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
             export.tools.len()
         );
     }
-    if !check_only {
-        print_json(format, &export, &collisions)?;
+    if let Some(path) = &out {
+        write_json(cli, path, format, &export, &collisions)?;
+    } else if !check_only {
+        outln!("{}", export_json(format, &export, &collisions)?);
     }
     let weaker = match format {
         Format::OpenAi => String::new(),
@@ -166,28 +186,48 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
         Format::Gemini => format!(", {} as parametersJsonSchema", export.fallbacks.len()),
     };
     errln!(
-        "{} {format} tool definitions from {} fixtures in {}{weaker}, {} name collisions resolved",
+        "{} {format} tool definitions from {} fixtures in {}{weaker}, {} left out, {} name collisions resolved",
         export.tools.len(),
         servers.len(),
         cli.show(&dir),
+        export.left_out.len(),
         collisions.len()
     );
     Ok(finish(&problems))
 }
 
-fn print_json(format: Format, export: &ToolExport, collisions: &[NameCollision]) -> Result<()> {
+fn export_json(
+    format: Format,
+    export: &ToolExport,
+    collisions: &[NameCollision],
+) -> Result<String> {
     let out = json!({
         "format": format.as_str(),
         "tools": export.tools,
         "fallbacks": export.fallbacks.iter().map(|f| json!({
             "name": f.exported, "server": f.server, "tool": f.tool, "reason": f.reason,
         })).collect::<Vec<_>>(),
+        "left_out": export.left_out.iter().map(|f| json!({
+            "name": f.exported, "server": f.server, "tool": f.tool, "reason": f.reason,
+        })).collect::<Vec<_>>(),
         "collisions": collisions.iter().map(ToString::to_string).collect::<Vec<_>>(),
     });
-    let text = serde_json::to_string_pretty(&out)
-        .map_err(|e| Error::Other(format!("cannot print JSON: {e}")))?;
-    outln!("{text}");
-    Ok(())
+    serde_json::to_string_pretty(&out).map_err(|e| Error::Other(format!("cannot print JSON: {e}")))
+}
+
+/// `--out FILE`: the export, written whole (a temporary file renamed over `path`).
+fn write_json(
+    cli: &Cli,
+    path: &Path,
+    format: Format,
+    export: &ToolExport,
+    collisions: &[NameCollision],
+) -> Result<()> {
+    let text = export_json(format, export, collisions)? + "\n";
+    let tmp = path.with_extension("json.tmp");
+    std::fs::write(&tmp, text)
+        .and_then(|()| std::fs::rename(&tmp, path))
+        .map_err(|e| Error::Other(format!("cannot write {}: {e}", cli.show(path))))
 }
 
 /// The format's own rules, then the draft 2020-12 meta-schema for the JSON Schemas the

@@ -7,8 +7,10 @@ use serde_json::Value;
 
 mod disjoint;
 mod nesting;
+mod wellformed;
 pub use disjoint::{allowed_values, branches_disjoint, type_names};
 pub use nesting::{MAX_NESTING, TooDeep, too_deep};
+pub use wellformed::malformed;
 
 /// Keywords that do not constrain values: annotations, identifiers, definitions and `x-…`
 /// extensions.

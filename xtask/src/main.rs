@@ -12,6 +12,7 @@
 //! | `conformance [--scenario NAME]…` | the official MCP conformance client scenarios |
 //! | `bench [--smoke]` | the benchmark suite; writes `BENCHMARKS.md` and `target/bench/results.json` |
 //! | `demo` | the quickstart: snapshot the embedded demo server, run the typed example |
+//! | `providers [--fixtures DIR]…` | every exported definition validated by the providers' own libraries |
 //! | `test [--quick]` | install what the tests need, run every test, check the fixtures for drift; `--quick`: the offline part |
 
 use std::path::{Path, PathBuf};
@@ -24,6 +25,7 @@ mod modules;
 mod portability;
 mod prepare;
 mod process;
+mod providers;
 mod servers;
 mod test;
 
@@ -79,6 +81,12 @@ const TASKS: &[(&str, &str)] = &[
         "the publishable crates with their lowest allowed dependencies,\n\
          mcp-bindgen for x86_64-pc-windows-gnu and wasm32, and the wasm32 client\n\
          under Node (all part of `test`)",
+    ),
+    (
+        "providers [--fixtures DIR]…",
+        "every definition of every format (full and compact) validated by the\n\
+         providers' own libraries: google-genai, the OpenAI SDK and Agents SDK,\n\
+         the Anthropic SDK (pinned PyPI packages, installed into target/mcp-servers)",
     ),
     (
         "test [--quick]",
@@ -185,7 +193,8 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         },
-        "install-servers" | "demo" | "test" | "conformance" | "bench" | "portability" => {
+        "install-servers" | "demo" | "test" | "conformance" | "bench" | "portability"
+        | "providers" => {
             // This repository's tasks run from the workspace root.
             let root = workspace_root();
             if let Err(e) = std::env::set_current_dir(&root) {
@@ -207,6 +216,7 @@ fn main() -> ExitCode {
                 "test" => test::run(rest),
                 "conformance" => conformance::run(rest),
                 "portability" => portability::run(&root, rest),
+                "providers" => providers::run(&root, rest),
                 _ => bench::run(rest),
             }
         }

@@ -201,6 +201,31 @@ pub const TOOLS: &[Pinned] = &[
         version: "132.0.0",
         entry: "node_modules/binaryen/bin/wasm-opt",
     },
+    // The providers' own libraries, as validators of every exported tool definition
+    // (`providers::validate`): google-genai's pydantic models of Gemini's request…
+    Pinned {
+        alias: "google-genai",
+        kind: Kind::PyPi,
+        package: "google-genai",
+        version: "3.6.1",
+        entry: "venv/bin/python",
+    },
+    // … the OpenAI SDK's request types and the Agents SDK's strict-schema checker …
+    Pinned {
+        alias: "openai-agents",
+        kind: Kind::PyPi,
+        package: "openai-agents",
+        version: "0.24.0",
+        entry: "venv/bin/python",
+    },
+    // … and the Anthropic SDK's request type.
+    Pinned {
+        alias: "anthropic",
+        kind: Kind::PyPi,
+        package: "anthropic",
+        version: "2.14.0",
+        entry: "venv/bin/python",
+    },
     // zig's clang as the C compiler for x86_64-pc-windows-gnu: the Windows check of `test`
     // builds aws-lc-sys's C for that target (`portability::windows`).
     Pinned {

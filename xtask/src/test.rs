@@ -371,6 +371,7 @@ pub fn run(args: &[String]) -> ExitCode {
             failures.push("verify --deep: the GitHub corpus".into());
         }
     }
+    let mut exports = Vec::new();
     for (what, dir) in corpora {
         stages.start(&format!(
             "verify --deep ({what}: codegen and round trip of every tool)"
@@ -393,25 +394,19 @@ pub fn run(args: &[String]) -> ExitCode {
             &mut failures,
         );
         // One valid, uniquely named definition per tool in every provider's format, full
-        // and compact.
-        for format in ["anthropic", "gemini", "openai-strict", "openai-responses"] {
+        // and compact; each export is kept for the providers' own validators below.
+        for format in crate::providers::FORMATS {
             for compact in [false, true] {
                 let form = if compact { " --compact" } else { "" };
                 stages.start(&format!("tools --format {format}{form} --check ({what})"));
-                let mut args = vec![
-                    "tools".to_string(),
-                    "--format".to_string(),
-                    format.to_string(),
-                    "--check".to_string(),
-                ];
-                if compact {
-                    args.push("--compact".to_string());
-                }
-                if let Some(dir) = &dir {
-                    args.extend(["--fixtures".to_string(), dir.display().to_string()]);
+                let out =
+                    crate::providers::export_path(&crate::providers::slug(what), format, compact);
+                let outcome = crate::providers::export(dir.as_deref(), format, compact, &out);
+                if outcome.is_ok() {
+                    exports.push(out);
                 }
                 record(
-                    mcp_bindgen_cli::run(crate::INVOKED_AS, &args),
+                    exit_code(outcome),
                     &format!("tools --format {format}{form} ({what})"),
                     &mut passed,
                     &mut failed,
@@ -437,6 +432,18 @@ pub fn run(args: &[String]) -> ExitCode {
             &mut failures,
         );
     }
+
+    stages.start(&format!(
+        "the providers' own validators (google-genai, openai + openai-agents, anthropic) over {} exports",
+        exports.len()
+    ));
+    record(
+        exit_code(crate::providers::validate(&root, &exports)),
+        "the providers' own validators",
+        &mut passed,
+        &mut failed,
+        &mut failures,
+    );
 
     stages.start("snapshot --check --all-required (drift against the live servers)");
     let check = ["snapshot", "--check", "--all-required"].map(String::from);
@@ -700,8 +707,16 @@ const FOR_THE_TESTS: [&str; 11] = [
 ];
 
 /// What only the stages after `cargo test` need, installed while the tests run:
-/// wasm-bindgen's test runner and binaryen (wasm32), zig (the Windows check's C compiler).
-const FOR_LATER_STAGES: [&str; 3] = ["wasm-bindgen", "binaryen", "zig"];
+/// wasm-bindgen's test runner and binaryen (wasm32), zig (the Windows check's C compiler),
+/// the providers' own libraries (the validators of every export).
+const FOR_LATER_STAGES: [&str; 6] = [
+    "wasm-bindgen",
+    "binaryen",
+    "zig",
+    "google-genai",
+    "openai-agents",
+    "anthropic",
+];
 
 /// `cargo test --workspace --no-run`: builds every test binary (and the binaries and
 /// examples they use) once; returns how many test binaries cargo made.

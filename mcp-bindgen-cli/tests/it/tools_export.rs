@@ -86,3 +86,92 @@ fn refused_shapes_never_reach_an_export_and_long_descriptions_are_named() {
     let (code, _, stderr) = tools(&["--format", "openai-responses", "--check"], dir.path());
     assert_eq!(code, Some(0), "{stderr}");
 }
+
+#[test]
+fn out_writes_the_definitions_that_check_checked() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let fixture = json!({"tools": [{"name": "add", "inputSchema": {"type": "object",
+        "properties": {"a": {"type": "integer"}}, "required": ["a"]}}]});
+    std::fs::write(dir.path().join("calc.json"), fixture.to_string()).expect("write fixture");
+    // Outside the fixtures folder: a JSON file in it is read as a fixture.
+    let elsewhere = tempfile::tempdir().expect("tempdir");
+    let out = elsewhere.path().join("export.json");
+    let out_arg = out.display().to_string();
+    let (code, stdout, stderr) = tools(
+        &["--format", "gemini", "--check", "--out", &out_arg],
+        dir.path(),
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.is_empty(), "--out keeps stdout empty: {stdout}");
+    let written: Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("--out wrote the file"))
+            .expect("JSON in the file");
+    let (_, printed, _) = tools(&["--format", "gemini"], dir.path());
+    let printed: Value = serde_json::from_str(&printed).expect("JSON on stdout");
+    assert_eq!(written, printed);
+    assert_eq!(written["tools"][0]["name"], "mcp_calc_add");
+    let (code, _, stderr) = tools(&["--tokens", "--out", &out_arg], dir.path());
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("--out is for tool definitions"), "{stderr}");
+}
+
+#[test]
+fn a_tool_no_form_makes_acceptable_is_left_out_of_that_format_alone() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // What a server with a broken schema generator sends: a misspelt type name, and a
+    // property whose schema is a number. Either fails a whole provider request.
+    let fixture = json!({"tools": [
+        {"name": "misspelt", "inputSchema": {"type": "object", "properties": {"a": {"type": "strin"}}}},
+        {"name": "numeric", "inputSchema": {"type": "object", "properties": {"a": 5}}},
+        {"name": "fine", "inputSchema": {"type": "object", "properties": {"a": {"type": "string"}}}}
+    ]});
+    std::fs::write(dir.path().join("odd.json"), fixture.to_string()).expect("write fixture");
+    for format in [
+        "openai",
+        "openai-strict",
+        "openai-responses",
+        "anthropic",
+        "gemini",
+    ] {
+        let (code, stdout, stderr) = tools(&["--format", format], dir.path());
+        assert_eq!(code, Some(0), "{format}: {stderr}");
+        let export: Value = serde_json::from_str(&stdout).expect("JSON on stdout");
+        let names: Vec<&str> = export["tools"]
+            .as_array()
+            .expect("tools")
+            .iter()
+            .filter_map(|t| t.get("name").or_else(|| t.pointer("/function/name")))
+            .filter_map(Value::as_str)
+            .collect();
+        assert_eq!(names, ["mcp_odd_fine"], "{format}");
+        let left: Vec<(&str, &str)> = export["left_out"]
+            .as_array()
+            .expect("left_out")
+            .iter()
+            .map(|f| {
+                (
+                    f["tool"].as_str().unwrap_or(""),
+                    f["reason"].as_str().unwrap_or(""),
+                )
+            })
+            .collect();
+        assert_eq!(left.len(), 2, "{format}: {left:?}");
+        assert_eq!(left[0].0, "misspelt");
+        assert!(
+            left[0].1.contains("/properties/a/type: \"strin\""),
+            "{format}: {left:?}"
+        );
+        assert_eq!(left[1].0, "numeric");
+        assert!(
+            left[1].1.contains("/properties/a: a schema is an object"),
+            "{format}: {left:?}"
+        );
+        assert!(
+            stderr.contains(&format!(
+                "left out of the {format} export (odd's `misspelt`)"
+            )),
+            "{format}: {stderr}"
+        );
+        assert!(stderr.contains(", 2 left out,"), "{format}: {stderr}");
+    }
+}

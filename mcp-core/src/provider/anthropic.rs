@@ -77,5 +77,10 @@ pub fn check(definition: &Value) -> Result<(), String> {
             return Err(format!("{name}: input_schema has `{k}` at the root"));
         }
     }
+    if let Some(problem) = crate::schema::malformed(&definition["input_schema"]) {
+        return Err(format!(
+            "{name}: input_schema is not a valid JSON Schema at {problem}"
+        ));
+    }
     Ok(())
 }

@@ -197,11 +197,20 @@ pub fn json_schema_subset(schema: &mut Value, changed: &mut Vec<String>) {
     }
     if let Some(Value::Array(positions)) = obj.remove("prefixItems") {
         let mut any: Vec<Value> = positions;
-        match obj.remove("items") {
-            Some(Value::Bool(false)) | None => {}
-            Some(rest) => any.push(rest),
+        let closed = match obj.remove("items") {
+            Some(Value::Bool(false)) => true,
+            None => false,
+            Some(rest) => {
+                any.push(rest);
+                false
+            }
+        };
+        if !any.is_empty() {
+            obj.insert("items".into(), json!({ "anyOf": any }));
+        } else if closed {
+            // No positions and nothing after them: only the empty array.
+            obj.insert("maxItems".into(), json!(0));
         }
-        obj.insert("items".into(), json!({ "anyOf": any }));
         changed.push("`prefixItems` as `items`".into());
     }
     if let Some(Value::Object(patterns)) = obj.remove("patternProperties") {
@@ -216,6 +225,11 @@ pub fn json_schema_subset(schema: &mut Value, changed: &mut Vec<String>) {
             }
         }
         changed.push("`patternProperties` folded into `additionalProperties`".into());
+    }
+    // google-genai reads a null as "not set" and leaves it out of the request: the
+    // definition keeps only what reaches Gemini.
+    if obj.get("default") == Some(&Value::Null) {
+        obj.remove("default");
     }
     let outside: Vec<String> = obj
         .keys()
@@ -278,6 +292,10 @@ fn outside_subset(schema: &Value, at: &str) -> Option<String> {
     let obj = schema.as_object()?;
     if let Some(k) = obj.keys().find(|k| !JSON_SCHEMA_KEYS.contains(&k.as_str())) {
         return Some(format!("{}/{k}", at));
+    }
+    // A null keyword is one google-genai leaves out of the request.
+    if let Some((k, _)) = obj.iter().find(|(_, v)| v.is_null()) {
+        return Some(format!("{at}/{k} (null)"));
     }
     let mut found = None;
     crate::schema::for_each_child(schema, &mut |suffix, sub| {
@@ -761,6 +779,11 @@ pub fn check(declaration: &Value) -> Result<(), String> {
             if s.get("type") != Some(&json!("object")) || s.get("$schema").is_some() {
                 return Err(format!(
                     "{name}: parametersJsonSchema is not an object schema without $schema"
+                ));
+            }
+            if let Some(problem) = crate::schema::malformed(s) {
+                return Err(format!(
+                    "{name}: parametersJsonSchema is not a valid JSON Schema at {problem}"
                 ));
             }
             match outside_subset(s, "") {

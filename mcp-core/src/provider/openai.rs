@@ -105,6 +105,11 @@ pub fn check_parameters(parameters: &Value) -> Result<(), String> {
     if root.get("type") != Some(&json!("object")) {
         return Err("parameters is not an object schema".into());
     }
+    if let Some(problem) = crate::schema::malformed(parameters) {
+        return Err(format!(
+            "parameters is not a valid JSON Schema at {problem}"
+        ));
+    }
     for k in ["oneOf", "anyOf", "allOf"].iter().chain(ROOT_DROPPED) {
         if root.contains_key(*k) {
             return Err(format!(

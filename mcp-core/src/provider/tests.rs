@@ -244,7 +244,10 @@ fn gemini_json_schema_keeps_to_the_subset_google_genai_takes() {
         "keys": {"type": "object", "propertyNames": {"pattern": "^[a-z]+$"}, "additionalProperties": {"type": "string"}},
         "pair": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "integer"}], "items": false},
         "any": {},
-        "x": {"type": "string", "examples": ["e"], "x-internal": true}
+        "x": {"type": "string", "examples": ["e"], "x-internal": true},
+        "maybe": {"type": ["string", "null"], "default": null},
+        "free": {"type": "array", "prefixItems": []},
+        "none": {"type": "array", "prefixItems": [], "items": false}
     }});
     let (d, reason) = definition(Format::Gemini, "mcp_s_t", None, &schema);
     check(Format::Gemini, &d).unwrap_or_else(|e| panic!("{e}"));
@@ -263,12 +266,21 @@ fn gemini_json_schema_keeps_to_the_subset_google_genai_takes() {
         json!({"anyOf": [{"type": "string"}, {"type": "integer"}]})
     );
     assert_eq!(p["x"], json!({"type": "string"}));
+    // google-genai leaves a null out of the request (found by its JSONSchema model).
+    assert!(p["maybe"].get("default").is_none(), "{}", p["maybe"]);
+    // No positions: any array, or (nothing after them) only the empty one.
+    assert_eq!(p["free"], json!({"type": "array"}));
+    assert_eq!(p["none"], json!({"type": "array", "maxItems": 0}));
     let reason = reason.unwrap_or_default();
     assert!(reason.contains("subset Gemini takes"), "{reason}");
     let refused = json!({"name": "t", "parametersJsonSchema":
         {"type": "object", "properties": {"k": {"const": 1}}}});
     let e = check(Format::Gemini, &refused).unwrap_err();
     assert!(e.contains("/properties/k/const"), "{e}");
+    let null = json!({"name": "t", "parametersJsonSchema":
+        {"type": "object", "properties": {"k": {"type": "string", "default": null}}}});
+    let e = check(Format::Gemini, &null).unwrap_err();
+    assert!(e.contains("/properties/k/default (null)"), "{e}");
 }
 
 #[test]

@@ -183,6 +183,7 @@ pub(super) fn export(
         format,
         tools: Vec::with_capacity(entries.len() + 2),
         fallbacks: Vec::new(),
+        left_out: Vec::new(),
     };
     if view.is_some() {
         out.tools.extend(View::definitions(format));
@@ -208,13 +209,32 @@ pub(super) fn export(
                 )
             }
         };
+        let noted = |reason: String| Fallback {
+            exported: t.exported.clone(),
+            server: t.server.clone(),
+            tool: t.tool.clone(),
+            reason,
+        };
+        // One definition the provider refuses fails the whole request: it stays out (a
+        // strict one refused takes its plain form first).
+        let (definition, fallback) = match provider::check(format, &definition) {
+            Ok(()) => (definition, fallback),
+            Err(reason) if format == Format::OpenAiStrict && definition != t.function => {
+                match provider::check(format, &t.function) {
+                    Ok(()) => (t.function.clone(), Some(reason)),
+                    Err(reason) => {
+                        out.left_out.push(noted(reason));
+                        continue;
+                    }
+                }
+            }
+            Err(reason) => {
+                out.left_out.push(noted(reason));
+                continue;
+            }
+        };
         if let Some(reason) = fallback {
-            out.fallbacks.push(Fallback {
-                exported: t.exported.clone(),
-                server: t.server.clone(),
-                tool: t.tool.clone(),
-                reason,
-            });
+            out.fallbacks.push(noted(reason));
         }
         out.tools.push(definition);
     }

@@ -67,4 +67,8 @@ pub struct ToolExport {
     pub tools: Vec<Value>,
     /// Tools that took a weaker form, with the reason.
     pub fallbacks: Vec<Fallback>,
+    /// Tools no transform could make acceptable to this format (a schema that is not valid
+    /// JSON Schema, …): left out of this export alone, with the reason, since a provider
+    /// refuses a whole request for one bad definition. Other formats may still carry them.
+    pub left_out: Vec<Fallback>,
 }
