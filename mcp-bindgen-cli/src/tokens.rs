@@ -252,8 +252,8 @@ pub(crate) fn long_descriptions(servers: &[(String, Vec<serde_json::Value>)]) ->
                 )
             };
             out.push(format!(
-                "{alias}/{name}: a description of {chars} characters; clients that keep {} (Claude Code) cut it silently{lost}",
-                mcp_bindgen_core::provider::DESCRIPTION_CUT
+                "{alias}/{name}: a description of {chars} characters; clients that keep {cut} (Claude Code) cut it silently{lost} (max_description_chars = {cut} in the server's registry entry shortens it at a sentence and moves the sentences naming an argument into its description)",
+                cut = mcp_bindgen_core::provider::DESCRIPTION_CUT
             ));
         }
     }

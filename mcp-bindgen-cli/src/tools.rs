@@ -16,13 +16,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::ExitCode;
 
-use mcp_bindgen::TransportConfig;
 use mcp_bindgen::toolbox::names::NameCollision;
 use mcp_bindgen::toolbox::provider::connector::{
     Approval, Connector, Refused, RemoteServer, connector_export,
 };
 use mcp_bindgen::toolbox::provider::{self, Format, ToolExport};
-use mcp_bindgen::toolbox::{ToolboxOptions, export_offline};
+use mcp_bindgen::toolbox::{ToolboxOptions, export_offline_configured};
+use mcp_bindgen::{ServerConfig, TransportConfig};
 use serde_json::{Value, json};
 
 use crate::args::{Arg, Parser};
@@ -34,7 +34,8 @@ const GEMINI_MAX_DECLARATIONS: usize = 512;
 
 fn usage(cli: &Cli) -> String {
     format!(
-        "usage: {} tools [--format FORMAT] [--strict] [--compact] [--prefix] [--check] [--out FILE] [--fixtures DIR]
+        "usage: {} tools [--format FORMAT] [--strict] [--compact] [--prefix] [--max-description-chars N]
+                [--check] [--out FILE] [--fixtures DIR]
        {0} tools --tokens [--max-tokens N] [--check]
 
 Prints every fixture's tools as a model provider's tool definitions (names mcp_<alias>_<tool>).
@@ -61,6 +62,10 @@ Prints every fixture's tools as a model provider's tool definitions (names mcp_<
                          when a server is over its budget (the registry's max_tokens)
   --max-tokens N         (--tokens) the budget of every server, instead of the registry's
   --prefix               prefix descriptions with `[MCP: <alias>]`
+  --max-description-chars N
+                         shorten descriptions past N characters at a sentence, moving the
+                         sentences past the cut that name an argument into its description
+                         (the registry's max_description_chars per server overrides it)
   --check                check every definition and print the summary only (for CI)
   --out FILE             write the JSON to FILE instead of stdout (with --check too: the
                          definitions to hand to another checker)
@@ -86,6 +91,14 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
         match arg {
             Arg::Flag(f) if f == "--tokens" => tokens = true,
             Arg::Flag(f) if f == "--compact" => options.compact = true,
+            Arg::Flag(f) if f == "--max-description-chars" => {
+                let value = p.value(&f)?;
+                options.max_description_chars = Some(value.parse().map_err(|_| {
+                    p.error(&format!(
+                        "--max-description-chars takes a character count, not `{value}`"
+                    ))
+                })?);
+            }
             Arg::Flag(f) if f == "--max-tokens" => {
                 let value = p.value(&f)?;
                 max_tokens = Some(value.parse().map_err(|_| {
@@ -140,7 +153,23 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
     }
     let dir = locate.existing_fixtures_dir(cli)?;
     let servers = load(cli, &dir)?;
-    let (export, collisions) = export_offline(&servers, &options, format);
+    // The registry is optional here; its servers' `max_description_chars` apply.
+    let registry = match locate.registry(cli) {
+        Ok(path) if path.is_file() => Some(locate.load_registry(cli, "tools")?),
+        _ => None,
+    };
+    let configured: Vec<(ServerConfig, Vec<Value>)> = servers
+        .iter()
+        .map(|(alias, tools)| {
+            let config = registry
+                .as_ref()
+                .and_then(|r| r.servers().iter().find(|s| s.alias() == alias))
+                .cloned()
+                .unwrap_or_else(|| ServerConfig::stdio(alias.clone(), "", Vec::new()));
+            (config, tools.clone())
+        })
+        .collect();
+    let (export, collisions) = export_offline_configured(&configured, &options, format);
     let mut problems = Vec::new();
     let mut seen = BTreeSet::new();
     for def in &export.tools {
@@ -160,7 +189,18 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
             f.reason
         );
     }
-    for warning in crate::tokens::long_descriptions(&servers) {
+    // A server whose descriptions are capped within the clients' cut loses nothing to it.
+    let uncapped: Vec<(String, Vec<Value>)> = configured
+        .iter()
+        .filter(|(config, _)| {
+            config
+                .max_description_chars()
+                .or(options.max_description_chars)
+                .is_none_or(|max| max > mcp_bindgen_core::provider::DESCRIPTION_CUT)
+        })
+        .map(|(config, tools)| (config.alias().to_string(), tools.clone()))
+        .collect();
+    for warning in crate::tokens::long_descriptions(&uncapped) {
         errln!("tools: warning: {warning}");
     }
     if format == Format::Gemini && export.tools.len() > GEMINI_MAX_DECLARATIONS {

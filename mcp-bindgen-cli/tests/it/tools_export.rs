@@ -175,3 +175,61 @@ fn a_tool_no_form_makes_acceptable_is_left_out_of_that_format_alone() {
         assert!(stderr.contains(", 2 left out,"), "{format}: {stderr}");
     }
 }
+
+#[test]
+fn a_description_cap_from_the_registry_or_the_flag_moves_the_cut_into_the_arguments() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let long = format!(
+        "Searches the catalogue. {}Pass `region` to narrow the search.",
+        "Filler sentence about nothing in particular. ".repeat(50)
+    );
+    let fixture = json!({"tools": [{"name": "search", "description": long, "inputSchema": {
+        "type": "object", "properties": {"query": {"type": "string"}, "region": {"type": "string"}}}}]});
+    std::fs::write(dir.path().join("shop.json"), fixture.to_string()).expect("write fixture");
+    let elsewhere = tempfile::tempdir().expect("tempdir");
+    let registry = elsewhere.path().join("servers.toml");
+    std::fs::write(
+        &registry,
+        "[servers.shop]\ncommand = \"shop-server\"\nmax_description_chars = 2048\n",
+    )
+    .expect("write registry");
+    let registry = registry.display().to_string();
+    let plain = elsewhere.path().join("plain.toml");
+    std::fs::write(&plain, "[servers.shop]\ncommand = \"shop-server\"\n").expect("write registry");
+    let plain = plain.display().to_string();
+    for args in [
+        vec!["--format", "anthropic", "--config", registry.as_str()],
+        vec![
+            "--format",
+            "anthropic",
+            "--config",
+            plain.as_str(),
+            "--max-description-chars",
+            "2048",
+        ],
+    ] {
+        let (code, stdout, stderr) = tools(&args, dir.path());
+        assert_eq!(code, Some(0), "{args:?}: {stderr}");
+        let export: Value = serde_json::from_str(&stdout).expect("JSON on stdout");
+        let tool = &export["tools"][0];
+        let description = tool["description"].as_str().unwrap_or("");
+        assert!(description.chars().count() <= 2048, "{args:?}");
+        assert!(
+            description.ends_with("in particular."),
+            "{args:?}: {description}"
+        );
+        assert_eq!(
+            tool["input_schema"]["properties"]["region"]["description"],
+            "Pass `region` to narrow the search."
+        );
+        // Nothing is lost to a client's cut any more: no warning.
+        assert!(!stderr.contains("cut it silently"), "{args:?}: {stderr}");
+    }
+    // Without a cap: the description as written, and the warning naming what falls past.
+    let (code, stdout, stderr) = tools(&["--format", "anthropic", "--config", &plain], dir.path());
+    assert_eq!(code, Some(0), "{stderr}");
+    let export: Value = serde_json::from_str(&stdout).expect("JSON on stdout");
+    assert_eq!(export["tools"][0]["description"], long.as_str());
+    assert!(stderr.contains("cut it silently"), "{stderr}");
+    assert!(stderr.contains("`region`"), "{stderr}");
+}

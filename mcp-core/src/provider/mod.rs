@@ -23,6 +23,7 @@ pub mod gemini;
 pub mod openai;
 mod refs;
 mod root;
+mod shorten;
 mod tokens;
 
 use std::fmt;
@@ -30,6 +31,7 @@ use std::str::FromStr;
 
 use serde_json::{Map, Value, json};
 
+pub use shorten::{Shortened, shorten_description};
 pub use tokens::Tokens;
 
 /// A model provider's tool format.

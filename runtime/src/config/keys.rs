@@ -55,6 +55,8 @@ const OURS: &[&str] = &[
     "roots",
     "max_tokens",
     "maxTokens",
+    "max_description_chars",
+    "maxDescriptionChars",
 ];
 
 /// Keys other MCP clients write into a server entry, with the clients, for the warning.

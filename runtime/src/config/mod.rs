@@ -27,6 +27,7 @@
 //!   max_tools_list_bytes = 67108864  # largest tools/list (all pages)
 //!   roots = ["."]                    # roots offered to the server (paths or file:// URIs)
 //!   max_tokens = 8000                # token budget of the tool list (`tools --tokens --check`)
+//!   max_description_chars = 2048     # shorten longer descriptions (off by default)
 //!   # HTTP servers: ca_certs = ["certs/ca.pem"] trusts extra root certificates (PEM)
 //!
 //!   [servers.remote]
@@ -179,6 +180,7 @@ pub struct ServerConfig {
     ca_certs: Vec<PathBuf>,
     roots: Vec<crate::Root>,
     max_tokens: Option<u32>,
+    max_description_chars: Option<usize>,
 }
 
 /// How to reach a server. String values may contain `${NAME}` placeholders.
@@ -321,6 +323,7 @@ impl fmt::Debug for ServerConfig {
             .field("ca_certs", &self.ca_certs)
             .field("roots", &self.roots)
             .field("max_tokens", &self.max_tokens)
+            .field("max_description_chars", &self.max_description_chars)
             .finish_non_exhaustive()
     }
 }
@@ -365,6 +368,7 @@ impl ServerConfig {
             ca_certs: Vec::new(),
             roots: Vec::new(),
             max_tokens: None,
+            max_description_chars: None,
         }
     }
 
@@ -516,6 +520,21 @@ impl ServerConfig {
     /// Sets [`ServerConfig::max_tokens`].
     pub fn with_max_tokens(mut self, max: u32) -> Self {
         self.max_tokens = Some(max);
+        self
+    }
+
+    /// The longest description a toolbox exports for this server's tools
+    /// (`max_description_chars = 2048`; off by default, since it changes what the model
+    /// reads): a longer one is shortened at a sentence boundary, and the sentences past the
+    /// cut that name an argument move into that argument's description. Overrides
+    /// [`ToolboxBuilder::max_description_chars`](crate::toolbox::ToolboxBuilder::max_description_chars).
+    pub fn max_description_chars(&self) -> Option<usize> {
+        self.max_description_chars
+    }
+
+    /// Sets [`ServerConfig::max_description_chars`].
+    pub fn with_max_description_chars(mut self, max: usize) -> Self {
+        self.max_description_chars = Some(max);
         self
     }
 

@@ -127,6 +127,8 @@ pub(super) struct RawServer {
     roots: Vec<String>,
     #[serde(alias = "maxTokens")]
     max_tokens: Option<u32>,
+    #[serde(alias = "maxDescriptionChars")]
+    max_description_chars: Option<usize>,
     /// `enabled = false` (Zed, Goose, Codex CLI, ours) keeps the server out of the registry's
     /// servers.
     pub(super) enabled: Option<bool>,
@@ -270,6 +272,7 @@ impl RawServer {
             ca_certs,
             roots,
             max_tokens: self.max_tokens,
+            max_description_chars: self.max_description_chars,
             timeout: self.timeout.map(|t| t.0),
             required: self.required,
             tools: self.tools,

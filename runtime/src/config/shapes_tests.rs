@@ -503,3 +503,18 @@ fn agent_and_model_mistakes_are_named() {
     );
     assert!(e.contains("duplicate agent \"a\""), "{e}");
 }
+
+#[test]
+fn max_description_chars_in_both_shapes() {
+    let r = toml(
+        "[servers.a]\ncommand = \"x\"\nmax_description_chars = 2048\n[servers.b]\ncommand = \"x\"\n",
+    );
+    assert_eq!(r.get("a").unwrap().max_description_chars(), Some(2048));
+    assert_eq!(r.get("b").unwrap().max_description_chars(), None);
+    let r = json(
+        r#"{"mcpServers": {"a": {"command": "x", "maxDescriptionChars": 1024}}}"#,
+        ".mcp.json",
+    );
+    assert_eq!(r.get("a").unwrap().max_description_chars(), Some(1024));
+    assert!(r.warnings().is_empty(), "{:?}", r.warnings());
+}

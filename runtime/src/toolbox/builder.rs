@@ -262,6 +262,15 @@ impl ToolboxBuilder {
         self
     }
 
+    /// Shortens every server tool's description past `max` characters at a sentence
+    /// boundary, moving the sentences past it that name an argument into that argument's
+    /// description ([`ToolboxOptions::max_description_chars`]; off by default, since it
+    /// changes what the model reads).
+    pub fn max_description_chars(mut self, max: usize) -> Self {
+        self.options.max_description_chars = Some(max);
+        self
+    }
+
     /// Turns on progressive discovery ([`Progressive`](super::Progressive)): the exports hold
     /// `search_tools`, `load_tools`, the loaded tools and these pinned ones (exported names or
     /// `alias.tool`).

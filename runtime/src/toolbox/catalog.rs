@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 
 use super::local::LocalTool;
 use super::names::{self, NameCollision};
-use super::provider::{Format, model_definition, openai};
+use super::provider::{self, Format, model_definition, openai};
 use super::review::{self, Reviewed};
 use super::scope::Scope;
 use super::{ServerState, Toolbox, ToolboxOptions, TypedTool};
@@ -46,12 +46,24 @@ pub struct ExportedTool {
     pub typed: bool,
     /// The MCP tool definition (`name`, `description`, `inputSchema`, …).
     pub definition: Value,
-    /// The tool's input schema.
+    /// The tool's input schema (what the model's arguments are checked against).
     pub input_schema: Value,
+    /// The input schema the model reads, when it differs from [`ExportedTool::input_schema`]
+    /// in descriptions only: the sentences that
+    /// [`ToolboxOptions::max_description_chars`] moved out of the tool's description.
+    pub model_schema: Option<Value>,
     /// The non-strict OpenAI function definition.
     pub function: Value,
     /// The strict OpenAI function definition, or why there is none.
     pub strict_function: Result<Value, String>,
+}
+
+impl ExportedTool {
+    /// The input schema the model reads: [`ExportedTool::model_schema`], else
+    /// [`ExportedTool::input_schema`].
+    pub fn model_schema(&self) -> &Value {
+        self.model_schema.as_ref().unwrap_or(&self.input_schema)
+    }
 }
 
 #[derive(Debug)]
@@ -336,11 +348,25 @@ impl Snapshot {
             let Some(exported) = assignment.names.get(&key).cloned() else {
                 continue;
             };
-            let description = match (&c.description, options.description_prefix) {
+            let mut description = match (&c.description, options.description_prefix) {
                 (Some(d), true) => Some(format!("[MCP: {}] {d}", c.server)),
                 (None, true) => Some(format!("[MCP: {}]", c.server)),
                 (d, false) => d.clone(),
             };
+            // The cap counts what the model reads: the prefix included.
+            let cap = snapshot
+                .slots
+                .get(&c.server)
+                .and_then(|slot| slot.config.max_description_chars())
+                .or(options.max_description_chars);
+            let shortened = cap.and_then(|max| {
+                provider::shorten_description(description.as_deref()?, &c.input_schema, max)
+            });
+            let model_schema = shortened.map(|s| {
+                description = Some(s.description);
+                s.input_schema
+            });
+            let schema = model_schema.as_ref().unwrap_or(&c.input_schema);
             // Typed or not, the definitions follow from the schema: a typed tool's is its
             // compile-time one (see `candidates`), so both agree with `TypedTool::openai_function`.
             // The model's view: the compact form when asked (arguments are still checked
@@ -350,7 +376,7 @@ impl Snapshot {
                 options.compact,
                 &exported,
                 description.as_deref(),
-                &c.input_schema,
+                schema,
             );
             // The strict form, or why there is none (then the format's definition is the
             // non-strict one, with the reason).
@@ -359,7 +385,7 @@ impl Snapshot {
                 options.compact,
                 &exported,
                 description.as_deref(),
-                &c.input_schema,
+                schema,
             ) {
                 (strict, None) => Ok(strict),
                 (_, Some(reason)) => Err(reason),
@@ -382,6 +408,7 @@ impl Snapshot {
                     typed: c.typed.is_some(),
                     definition: c.definition,
                     input_schema: c.input_schema,
+                    model_schema,
                     function,
                     strict_function,
                 },
@@ -419,6 +446,7 @@ impl Snapshot {
                     typed: false,
                     definition: local.definition(),
                     input_schema: local.input_schema.clone(),
+                    model_schema: None,
                     function,
                     strict_function: openai::strict_function_definition(
                         name,

@@ -180,7 +180,7 @@ impl Toolbox {
                             compact,
                             &t.exported,
                             t.exported_description.as_deref(),
-                            &t.input_schema,
+                            t.model_schema(),
                         )
                         .0;
                         json!({

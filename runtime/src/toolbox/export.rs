@@ -205,7 +205,7 @@ pub(super) fn export(
                     compact && !t.server.is_empty(),
                     &t.exported,
                     t.exported_description.as_deref(),
-                    &t.input_schema,
+                    t.model_schema(),
                 )
             }
         };
@@ -271,21 +271,35 @@ pub fn export_offline(
     options: &ToolboxOptions,
     format: Format,
 ) -> (ToolExport, Vec<NameCollision>) {
-    let slots: BTreeMap<String, Arc<Slot>> = servers
+    let configured: Vec<(ServerConfig, Vec<Value>)> = servers
         .iter()
         .map(|(alias, tools)| {
             (
+                ServerConfig::stdio(alias.clone(), "", Vec::new()),
+                tools.clone(),
+            )
+        })
+        .collect();
+    export_offline_configured(&configured, options, format)
+}
+
+/// [`export_offline`] with each server's configuration (its registry entry): what it sets
+/// for the export ([`ServerConfig::max_description_chars`]) applies as in a [`Toolbox`].
+pub fn export_offline_configured(
+    servers: &[(ServerConfig, Vec<Value>)],
+    options: &ToolboxOptions,
+    format: Format,
+) -> (ToolExport, Vec<NameCollision>) {
+    let slots: BTreeMap<String, Arc<Slot>> = servers
+        .iter()
+        .map(|(config, tools)| {
+            let alias = config.alias().to_string();
+            (
                 alias.clone(),
                 Arc::new(
-                    Slot::new(
-                        ServerConfig::stdio(alias.clone(), "", Vec::new()),
-                        None,
-                        Vec::new(),
-                        None,
-                        None,
-                    )
-                    // The tools given are the reviewed ones: exported as they are.
-                    .with_reviewed(Some(Reviewed::from_tools(alias, tools))),
+                    Slot::new(config.clone(), None, Vec::new(), None, None)
+                        // The tools given are the reviewed ones: exported as they are.
+                        .with_reviewed(Some(Reviewed::from_tools(&alias, tools))),
                 ),
             )
         })

@@ -501,3 +501,124 @@ async fn the_compact_export_keeps_what_restricts() {
     );
     assert!(tb.call("mcp_y_titled", r#"{"owner": "o"}"#).await.is_ok());
 }
+
+const SEARCH: TypedTool = TypedTool {
+    description: Some(
+        "Searches the catalogue. Results come newest first. \
+         Pass region to narrow the search. Nothing else is needed.",
+    ),
+    ..tool(
+        "search",
+        r#"{"type":"object","properties":{"query":{"type":"string"},"region":{"type":"string","enum":["eu","us"]}},"required":["query"]}"#,
+        "mcp_s_search",
+    )
+};
+
+static SEARCH_TOOLS: &[TypedTool] = &[SEARCH];
+
+fn search_fake() -> FakeServer {
+    let fake = FakeServer::new("s", SEARCH_TOOLS);
+    fake.stub_untyped("search", |args: Value| {
+        Ok(ToolOutput::from_text(args.to_string()))
+    });
+    fake
+}
+
+#[tokio::test]
+async fn a_description_cap_moves_what_it_cuts_into_the_argument_it_names() {
+    let fake = search_fake();
+    let tb = match Toolbox::from_servers(vec![])
+        .add_fake(fake.clone())
+        .max_description_chars(60)
+        .connect()
+        .await
+    {
+        Ok(t) => t,
+        Err(e) => panic!("connect: {e}"),
+    };
+    for format in [
+        Format::OpenAi,
+        Format::OpenAiStrict,
+        Format::OpenAiResponses,
+        Format::Anthropic,
+        Format::Gemini,
+    ] {
+        let export = tb.export(format);
+        assert!(
+            export.left_out.is_empty(),
+            "{format}: {:?}",
+            export.left_out
+        );
+        let text = export.tools[0].to_string();
+        assert!(
+            text.contains(r#""Searches the catalogue. Results come newest first.""#),
+            "{format}: {text}"
+        );
+        assert!(
+            text.contains(r#""Pass region to narrow the search.""#),
+            "{format}: {text}"
+        );
+        assert!(!text.contains("Nothing else"), "{format}: {text}");
+    }
+    // The arguments are still checked against the server's schema.
+    let bad = tb
+        .call("mcp_s_search", r#"{"query":"q","region":"mars"}"#)
+        .await;
+    assert_eq!(
+        bad.error_kind(),
+        Some(ErrorKind::InvalidArguments),
+        "{}",
+        bad.text
+    );
+    let good = tb
+        .call("mcp_s_search", r#"{"query":"q","region":"eu"}"#)
+        .await;
+    assert!(good.is_ok(), "{}", good.text);
+    assert_eq!(fake.calls().len(), 1);
+    // The tool's MCP definition is the server's, untouched.
+    let tools = tb.tools();
+    assert_eq!(
+        tools[0].definition["description"],
+        SEARCH.description.unwrap_or_default()
+    );
+    assert!(
+        tools[0].input_schema["properties"]["region"]
+            .get("description")
+            .is_none()
+    );
+}
+
+#[tokio::test]
+async fn a_servers_own_description_cap_wins_and_none_means_untouched() {
+    let registry = vec![
+        ServerConfig::stdio("s", "/nonexistent/binary", vec![]).with_max_description_chars(30),
+    ];
+    let tb = match Toolbox::from_servers(registry)
+        .add_fake(search_fake())
+        .max_description_chars(1000)
+        .connect()
+        .await
+    {
+        Ok(t) => t,
+        Err(e) => panic!("connect: {e}"),
+    };
+    let function = &tb.openai_tools(false)[0]["function"];
+    assert_eq!(function["description"], "Searches the catalogue.");
+    assert_eq!(
+        function["parameters"]["properties"]["region"]["description"],
+        "Pass region to narrow the search."
+    );
+    // Off by default: the description as the server wrote it.
+    let tb = match Toolbox::from_servers(vec![])
+        .add_fake(search_fake())
+        .connect()
+        .await
+    {
+        Ok(t) => t,
+        Err(e) => panic!("connect: {e}"),
+    };
+    assert_eq!(
+        tb.openai_tools(false)[0]["function"]["description"],
+        SEARCH.description.unwrap_or_default()
+    );
+}

@@ -82,7 +82,7 @@ pub use agent::{AgentConfig, AgentTools, ModelPolicy, ModelRef};
 pub use builder::ToolboxBuilder;
 pub use catalog::{ExportedTool, ToolRef};
 pub use dispatch::Dispatch;
-pub use export::{ConnectorOptions, NativeServer, export_offline};
+pub use export::{ConnectorOptions, NativeServer, export_offline, export_offline_configured};
 pub use lifecycle::RefreshReport;
 pub use local::LocalTool;
 pub use mcp_bindgen_core::provider::Tokens;
@@ -132,6 +132,14 @@ pub struct ToolboxOptions {
     /// description states, keywords that allow everything, spare whitespace). A model's
     /// arguments are still checked against the full schema.
     pub compact: bool,
+    /// The longest description exported for a server tool (`None`, the default: as the
+    /// server wrote it). Some clients keep only the first 2 048 characters, silently, and a
+    /// model then invents the arguments named past the cut; with a cap, a longer description
+    /// is shortened at a sentence boundary and the sentences past it that name an argument
+    /// move into that argument's description. A server's own
+    /// [`ServerConfig::max_description_chars`](crate::ServerConfig::max_description_chars)
+    /// (the registry's `max_description_chars`) overrides it.
+    pub max_description_chars: Option<usize>,
     /// Progressive discovery ([`Progressive`]): export two tools that search and load the
     /// catalogue instead of every definition.
     pub progressive: Option<Progressive>,
@@ -194,6 +202,7 @@ impl Default for ToolboxOptions {
             filters: BTreeMap::new(),
             cache: BTreeMap::new(),
             compact: false,
+            max_description_chars: None,
             progressive: None,
         }
     }

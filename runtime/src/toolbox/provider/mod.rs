@@ -23,7 +23,8 @@ mod results;
 use serde_json::Value;
 
 pub use mcp_bindgen_core::provider::{
-    Format, anthropic, check, compact, compact_definition, definition, discovery, gemini, openai,
+    Format, Shortened, anthropic, check, compact, compact_definition, definition, discovery,
+    gemini, openai, shorten_description,
 };
 
 /// [`definition`], or [`compact_definition`] when `compact`.
