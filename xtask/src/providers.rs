@@ -27,13 +27,9 @@ use std::time::Duration;
 pub const VALIDATORS: [&str; 3] = ["google-genai", "openai-agents", "anthropic"];
 
 /// Every format `tools --format` exports tool definitions in.
-pub const FORMATS: [&str; 5] = [
-    "openai",
-    "openai-strict",
-    "openai-responses",
-    "anthropic",
-    "gemini",
-];
+pub fn formats() -> [&'static str; 5] {
+    mcp_bindgen_core::provider::Format::ALL.map(mcp_bindgen_core::provider::Format::as_str)
+}
 
 /// Time one validator may take over every export (about 3 s for the 60 real servers).
 const TIMEOUT: Duration = Duration::from_secs(600);
@@ -175,7 +171,7 @@ pub fn run(root: &Path, args: &[String]) -> ExitCode {
             || "fixtures".to_string(),
             |d| slug(&d.display().to_string()),
         );
-        for format in FORMATS {
+        for format in formats() {
             for compact in [false, true] {
                 let out = export_path(&slug, format, compact);
                 match export(dir.as_deref(), format, compact, &out) {

@@ -395,7 +395,7 @@ pub fn run(args: &[String]) -> ExitCode {
         );
         // One valid, uniquely named definition per tool in every provider's format, full
         // and compact; each export is kept for the providers' own validators below.
-        for format in crate::providers::FORMATS {
+        for format in crate::providers::formats() {
             for compact in [false, true] {
                 let form = if compact { " --compact" } else { "" };
                 stages.start(&format!("tools --format {format}{form} --check ({what})"));

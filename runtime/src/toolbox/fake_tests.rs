@@ -536,13 +536,7 @@ async fn a_description_cap_moves_what_it_cuts_into_the_argument_it_names() {
         Ok(t) => t,
         Err(e) => panic!("connect: {e}"),
     };
-    for format in [
-        Format::OpenAi,
-        Format::OpenAiStrict,
-        Format::OpenAiResponses,
-        Format::Anthropic,
-        Format::Gemini,
-    ] {
+    for format in Format::ALL {
         let export = tb.export(format);
         assert!(
             export.left_out.is_empty(),
