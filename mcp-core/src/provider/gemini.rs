@@ -242,6 +242,7 @@ pub fn json_schema_subset(schema: &mut Value, changed: &mut Vec<String>) {
             changed.push(format!("`{k}` dropped"));
         }
     }
+    booleans_as_objects(obj, changed);
     for key in ["items", "additionalProperties"] {
         if let Some(sub) = obj.get_mut(key) {
             json_schema_subset(sub, changed);
@@ -259,6 +260,60 @@ pub fn json_schema_subset(schema: &mut Value, changed: &mut Vec<String>) {
             for sub in list {
                 json_schema_subset(sub, changed);
             }
+        }
+    }
+}
+
+/// google-genai's `JSONSchema` takes an object, never `true` or `false`, for `items`, each
+/// property, each definition and each `anyOf`/`oneOf` branch (only `additionalProperties`
+/// may be a boolean). Widening only: `true` → `{}`; a `false` property is dropped (with
+/// `additionalProperties: false` it stays refused; without, it is allowed); `items: false`
+/// → `maxItems: 0`; a `false` branch dropped; a `false` definition → `{}`.
+fn booleans_as_objects(obj: &mut Map<String, Value>, changed: &mut Vec<String>) {
+    match obj.get("items") {
+        Some(Value::Bool(true)) => {
+            obj.remove("items");
+        }
+        Some(Value::Bool(false)) => {
+            obj.remove("items");
+            obj.insert("maxItems".into(), json!(0));
+        }
+        _ => {}
+    }
+    if let Some(Value::Object(props)) = obj.get_mut("properties") {
+        let before = props.len();
+        props.retain(|_, s| s != &Value::Bool(false));
+        if props.len() < before {
+            changed.push("a `false` property schema dropped".into());
+        }
+        props
+            .values_mut()
+            .filter(|s| s.is_boolean())
+            .for_each(|s| *s = json!({}));
+    }
+    if let Some(Value::Object(defs)) = obj.get_mut("$defs") {
+        for s in defs.values_mut().filter(|s| s.is_boolean()) {
+            if s == &Value::Bool(false) {
+                changed.push("a `false` definition as `{}`".into());
+            }
+            *s = json!({});
+        }
+    }
+    for key in ["anyOf", "oneOf"] {
+        let Some(Value::Array(branches)) = obj.get_mut(key) else {
+            continue;
+        };
+        let before = branches.len();
+        branches.retain(|s| s != &Value::Bool(false));
+        if branches.len() < before {
+            changed.push(format!("a `false` `{key}` branch dropped"));
+        }
+        branches
+            .iter_mut()
+            .filter(|s| s.is_boolean())
+            .for_each(|s| *s = json!({}));
+        if branches.is_empty() {
+            obj.remove(key);
         }
     }
 }
@@ -300,7 +355,11 @@ fn outside_subset(schema: &Value, at: &str) -> Option<String> {
     let mut found = None;
     crate::schema::for_each_child(schema, &mut |suffix, sub| {
         if found.is_none() {
-            found = outside_subset(sub, &format!("{at}{suffix}"));
+            found = if sub.is_boolean() && suffix != "/additionalProperties" {
+                Some(format!("{at}{suffix} ({sub}: only an object schema)"))
+            } else {
+                outside_subset(sub, &format!("{at}{suffix}"))
+            };
         }
     });
     found

@@ -277,6 +277,34 @@ fn gemini_json_schema_keeps_to_the_subset_google_genai_takes() {
         {"type": "object", "properties": {"k": {"const": 1}}}});
     let e = check(Format::Gemini, &refused).unwrap_err();
     assert!(e.contains("/properties/k/const"), "{e}");
+    // Booleans where google-genai's JSONSchema takes only objects (found by its model on
+    // the property sample): widened, never a boolean left in those places.
+    let booleans = json!({"type": "object", "additionalProperties": false, "properties": {
+        "never": false,
+        "any": true,
+        "list": {"type": "array", "items": {"anyOf": [{"type": "string"}, true, false]}},
+        "empty": {"type": "array", "items": false},
+        "free": {"type": "array", "items": true},
+        "node": {"$ref": "#/$defs/X"},
+        "pair": {"type": "array", "prefixItems": [{"type": "string"}, false]}
+    }, "$defs": {"X": {"type": "object", "properties": {"v": {"anyOf": [false]}}}, "Y": false}});
+    let (d, _) = definition(Format::Gemini, "mcp_s_t", None, &booleans);
+    check(Format::Gemini, &d).unwrap_or_else(|e| panic!("{e}"));
+    let s = &d["parametersJsonSchema"];
+    let p = &s["properties"];
+    assert!(p.get("never").is_none(), "{s}");
+    assert_eq!(s["additionalProperties"], json!(false), "{s}");
+    assert_eq!(p["any"], json!({}));
+    assert_eq!(p["list"]["items"]["anyOf"], json!([{"type": "string"}, {}]));
+    assert_eq!(p["empty"], json!({"type": "array", "maxItems": 0}));
+    assert_eq!(p["free"], json!({"type": "array"}));
+    assert_eq!(p["pair"]["items"]["anyOf"], json!([{"type": "string"}]));
+    assert_eq!(s["$defs"]["X"]["properties"]["v"], json!({}));
+    assert_eq!(s["$defs"]["Y"], json!({}));
+    let refused = json!({"name": "t", "parametersJsonSchema":
+        {"type": "object", "properties": {"k": true}}});
+    let e = check(Format::Gemini, &refused).unwrap_err();
+    assert!(e.contains("/properties/k (true"), "{e}");
     let null = json!({"name": "t", "parametersJsonSchema":
         {"type": "object", "properties": {"k": {"type": "string", "default": null}}}});
     let e = check(Format::Gemini, &null).unwrap_err();

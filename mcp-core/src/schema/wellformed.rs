@@ -1,8 +1,10 @@
-//! Whether a schema is well formed as draft 2020-12 spells its keywords: the structural part
-//! of the meta-schema that providers enforce (a subschema that is neither an object nor a
-//! boolean, `"type": "strin"`, `required` that is not a list of names, …), without a JSON
-//! Schema validator. A provider refuses a request carrying one such schema, whichever tool
-//! it belongs to.
+//! Whether a schema is well formed in some JSON Schema draft (4 to 2020-12): the structural
+//! part of the meta-schemas that providers enforce (a subschema that is neither an object
+//! nor a boolean, `"type": "strin"`, `required` that is neither a list of names nor draft 3's
+//! boolean, …), without a JSON Schema validator. A provider refuses a request carrying one
+//! such schema, whichever tool it belongs to. The spellings of older drafts (`items` as a
+//! list, boolean exclusive bounds) pass: the OpenAI formats carry a server's schema in its
+//! own draft, and the other formats translate them before this check.
 
 use serde_json::Value;
 
@@ -13,7 +15,9 @@ const TYPE_NAMES: &[&str] = &[
     "null", "boolean", "object", "array", "number", "integer", "string",
 ];
 /// Keywords whose value is a number.
-const NUMBERS: &[&str] = &["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"];
+const NUMBERS: &[&str] = &["minimum", "maximum"];
+/// Keywords whose value is a number, or (draft 4) a boolean.
+const BOUNDS: &[&str] = &["exclusiveMinimum", "exclusiveMaximum"];
 /// Keywords whose value is a non-negative integer.
 const COUNTS: &[&str] = &[
     "minLength",
@@ -112,6 +116,7 @@ fn keyword_problem(k: &str, v: &Value) -> Option<String> {
         }
         "required" => match v {
             Value::Array(list) if list.iter().all(Value::is_string) => None,
+            Value::Bool(_) => None,
             _ => wrong("a list of property names"),
         },
         "enum" => match v {
@@ -123,11 +128,15 @@ fn keyword_problem(k: &str, v: &Value) -> Option<String> {
             _ => wrong("a number above 0"),
         },
         "items" => match v {
-            Value::Bool(_) | Value::Object(_) => None,
-            _ => wrong("a schema (a list of positions is `prefixItems`)"),
+            Value::Bool(_) | Value::Object(_) | Value::Array(_) => None,
+            _ => wrong("a schema or a list of them"),
         },
         _ if NUMBERS.contains(&k) => match v {
             Value::Number(_) => None,
+            _ => wrong("a number"),
+        },
+        _ if BOUNDS.contains(&k) => match v {
+            Value::Number(_) | Value::Bool(_) => None,
             _ => wrong("a number"),
         },
         _ if COUNTS.contains(&k) => match v.as_u64() {
@@ -176,6 +185,9 @@ mod tests {
             json!({"anyOf": [{"type": "integer", "minimum": 0, "multipleOf": 2}, false]}),
             json!({"type": "array", "prefixItems": [{}], "items": {"enum": [1, "a"]}}),
             json!({"$defs": {"n": {"$ref": "#/$defs/n"}}, "x-vendor": 5}),
+            // Older drafts' spellings.
+            json!({"items": [{"type": "string"}], "additionalItems": false}),
+            json!({"minimum": 0, "exclusiveMinimum": true, "properties": {"a": {"required": true}}}),
         ] {
             assert_eq!(malformed(&schema), None, "{schema}");
         }
@@ -193,7 +205,12 @@ mod tests {
             (json!({"type": []}), "/type: must be"),
             (json!({"required": "a"}), "/required: must be a list"),
             (json!({"anyOf": []}), "/anyOf: must be a non-empty list"),
-            (json!({"items": [{}]}), "/items: must be a schema"),
+            (json!({"items": 5}), "/items: must be a schema"),
+            (json!({"items": [{}, 5]}), "/items/1: a schema is an object"),
+            (
+                json!({"exclusiveMinimum": "0"}),
+                "/exclusiveMinimum: must be a number",
+            ),
             (
                 json!({"minLength": -1}),
                 "/minLength: must be a non-negative integer",
