@@ -23,14 +23,26 @@ fn github() -> Fixture {
     .expect("fixture")
 }
 
-/// Every corpus: GitHub's 117 tools, the real servers' snapshots and the committed fixtures.
+/// Every corpus: GitHub's 117 tools, the real servers' snapshots, the committed fixtures and
+/// the property test's sample (`tests/ui/fixtures/sample_*.json`).
 fn corpora() -> Vec<(String, Fixture)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut out = vec![("github".to_string(), github())];
-    for dir in ["tests/corpus/real-servers", "fixtures"] {
+    for (dir, prefix) in [
+        ("tests/corpus/real-servers", ""),
+        ("fixtures", ""),
+        ("tests/ui/fixtures", "sample_"),
+    ] {
         let dir: PathBuf = root.join(dir);
         let loaded = mcp_bindgen_core::fixture::load_dir(&dir)
             .unwrap_or_else(|e| panic!("{} is part of the repository: {e}", dir.display()));
+        let loaded: Vec<_> = loaded
+            .into_iter()
+            .filter(|(path, _)| {
+                path.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with(prefix))
+            })
+            .collect();
         assert!(!loaded.is_empty(), "no fixture in {}", dir.display());
         for (path, fixture) in loaded {
             let fixture = fixture.unwrap_or_else(|e| panic!("{}: {e}", path.display()));

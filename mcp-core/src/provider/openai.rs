@@ -72,6 +72,10 @@ pub fn accepted_parameters(input_schema: &Value) -> Accepted {
         notes,
     } = super::root::object_root(input_schema);
     let mut reasons: Vec<String> = fallback.into_iter().collect();
+    // The export carries no `$schema`, so it is read as draft 2020-12: older drafts'
+    // spellings (tuple `items`, boolean exclusive bounds, draft 3's `required: true`)
+    // are translated, as for Anthropic and Gemini.
+    super::modernize(&mut schema);
     if let Value::Object(root) = &mut schema {
         for k in ROOT_DROPPED {
             if root.remove(*k).is_some() {
