@@ -1,7 +1,11 @@
-//! `call ALIAS TOOL [JSON] [--json] [--timeout SECS]`: calls one tool of a configured server
-//! and prints the result — the quickest way to try a server.
+//! `call ALIAS TOOL [JSON] [--json] [--timeout SECS] [--no-validate]`: calls one tool of a
+//! configured server and prints the result — the quickest way to try a server.
 //!
-//! The arguments are a JSON object (default `{}`; `-` reads them from stdin). The result is
+//! The arguments are a JSON object (default `{}`; `-` reads them from stdin). Before anything
+//! is sent they are checked against the tool's input schema in the server's fixture (the
+//! live one when there is no fixture), as a toolbox checks a model's arguments: a wrong
+//! argument fails with our message, and the server never sees the call (`--no-validate`
+//! sends it anyway). The result is
 //! printed as text (every content block; binary blocks summarized), or with `--json` as the
 //! MCP result object `{"content": […], "structuredContent": …, "isError": …}`. Progress
 //! goes to stderr. Exits 1 when the tool reports an error (`isError`), after printing it.
@@ -19,13 +23,15 @@ use crate::{Cli, Error, Result};
 
 fn usage(cli: &Cli) -> String {
     format!(
-        "usage: {} call ALIAS TOOL [JSON] [--json] [--timeout SECS]
+        "usage: {} call ALIAS TOOL [JSON] [--json] [--timeout SECS] [--no-validate]
 
 Calls one tool of a server of the registry and prints the result.
 
   JSON                   the arguments, a JSON object (default {{}}); `-` reads them from stdin
   --json                 print the whole result as JSON (content, structuredContent, isError)
   --timeout SECS         idle deadline of the call (default: the registry's, else 60 s)
+  --no-validate          send the arguments without checking them against the tool's input
+                         schema (the fixture's, else the live one) first
 {LOCATE_USAGE}",
         cli.invoked_as
     )
@@ -37,6 +43,7 @@ struct Args {
     arguments: Option<String>,
     json: bool,
     timeout: Option<Duration>,
+    validate: bool,
     locate: Locate,
 }
 
@@ -44,12 +51,14 @@ fn parse(cli: &Cli, words: &[String]) -> Result<Args> {
     let mut p = Parser::new(words, usage(cli));
     let mut positional = Vec::new();
     let mut json = false;
+    let mut validate = true;
     let mut timeout = None;
     let mut locate = Locate::default();
     while let Some(arg) = p.next()? {
         match arg {
             Arg::Word(w) => positional.push(w),
             Arg::Flag(f) if f == "--json" => json = true,
+            Arg::Flag(f) if f == "--no-validate" => validate = false,
             Arg::Flag(f) if f == "--timeout" => {
                 let value = p.value(&f)?;
                 let secs: f64 = value
@@ -86,6 +95,7 @@ fn parse(cli: &Cli, words: &[String]) -> Result<Args> {
         arguments,
         json,
         timeout,
+        validate,
         locate,
     })
 }
@@ -120,12 +130,20 @@ fn arguments(text: Option<&str>) -> Result<Map<String, Value>> {
 /// Entry point; `words` are the words after `call`.
 pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
     let args = parse(cli, words)?;
-    let arguments = arguments(args.arguments.as_deref())?;
+    let mut arguments = arguments(args.arguments.as_deref())?;
     let registry = args.locate.load_registry(cli, "call")?;
     let server = registry.get(&args.alias)?.clone();
+    // The reviewed schema first: a wrong argument never starts the server.
+    let mut checked = false;
+    if args.validate
+        && let Some((fixture, schema)) = fixture_schema(cli, &args)?
+    {
+        arguments = checked_arguments(&args, &schema, arguments, &cli.show(&fixture))?;
+        checked = true;
+    }
     let output = crate::async_runtime()?.block_on(async {
         let session = cli.connect_options().connect(&server).await?;
-        let result = call(&session, &args, &arguments).await;
+        let result = call(&session, &args, arguments, !checked && args.validate).await;
         let _ = session.close().await;
         result
     })?;
@@ -151,11 +169,49 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Checks that the server has the tool (with a hint when it does not), then calls it.
+/// The fixture of the server (its path) and the tool's input schema in it, when the
+/// fixture exists and lists the tool.
+fn fixture_schema(cli: &Cli, args: &Args) -> Result<Option<(std::path::PathBuf, Value)>> {
+    let path = args.locate.fixture_file(cli, &args.alias)?;
+    if !path.is_file() {
+        return Ok(None);
+    }
+    let fixture = mcp_bindgen_core::fixture::Fixture::load(&path).map_err(Error::Fixture)?;
+    Ok(fixture
+        .tools
+        .into_iter()
+        .find(|t| t.name == args.tool)
+        .map(|t| (path, t.input_schema)))
+}
+
+/// The arguments as a toolbox prepares a model's: checked against `schema` (`from` says
+/// whose), with the `null`s it does not allow on optional properties left out.
+fn checked_arguments(
+    args: &Args,
+    schema: &Value,
+    arguments: Map<String, Value>,
+    from: &str,
+) -> Result<Map<String, Value>> {
+    match mcp_bindgen::toolbox::prepare_arguments(schema, None, Value::Object(arguments)) {
+        Ok(Value::Object(prepared)) => Ok(prepared),
+        Ok(other) => Err(Error::Other(format!(
+            "the arguments must be a JSON object, not {}",
+            mcp_bindgen_core::schema::json_kind(&other)
+        ))),
+        Err(problems) => Err(Error::Other(format!(
+            "invalid arguments for tool \"{}\" of server \"{}\" (checked against {from}; nothing was sent): {problems}. Fix the arguments, or pass --no-validate to send them anyway.",
+            args.tool, args.alias
+        ))),
+    }
+}
+
+/// Checks that the server has the tool (with a hint when it does not), and with `validate`
+/// the arguments against its live input schema, then calls it.
 async fn call(
     session: &Session,
     args: &Args,
-    arguments: &Map<String, Value>,
+    mut arguments: Map<String, Value>,
+    validate: bool,
 ) -> Result<ToolOutput> {
     let tools = session.list_tools().await?;
     let names: Vec<&str> = tools
@@ -167,6 +223,15 @@ async fn call(
         let message = no_such_tool(&args.alias, &args.tool, &names);
         return Err(Error::Other(session.redact(&message)));
     }
+    if validate
+        && let Some(schema) = tools
+            .iter()
+            .find(|t| t.get("name").and_then(Value::as_str) == Some(args.tool.as_str()))
+            .and_then(|t| t.get("inputSchema"))
+    {
+        arguments = checked_arguments(args, schema, arguments, "its live tools/list")
+            .map_err(|e| Error::Other(session.redact(&e.to_string())))?;
+    }
     let mut options = CallOptions::new().on_progress(|p| match (p.total, p.message) {
         (Some(total), Some(m)) => errln!("  progress {}/{total}: {m}", p.progress),
         (Some(total), None) => errln!("  progress {}/{total}", p.progress),
@@ -176,7 +241,7 @@ async fn call(
     if let Some(t) = args.timeout {
         options = options.with_timeout(t);
     }
-    Ok(session.call_with(&args.tool, arguments, options).await?)
+    Ok(session.call_with(&args.tool, &arguments, options).await?)
 }
 
 /// The result as a person reads it: the content blocks as text; when there are none, the

@@ -80,12 +80,25 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
     } else {
         locate.fixture_file(cli, &target)?
     };
+    if !is_path && !path.exists() {
+        let dir = path.parent().unwrap_or(&path);
+        let fix = mcp_bindgen_core::project::missing_fixture_fix(
+            dir,
+            &target,
+            &|a| cli.hint(&format!("snapshot {a}")),
+            &|best| cli.hint(&format!("expand {best}")),
+        );
+        return Err(Error::Other(format!(
+            "no fixture for server \"{target}\" at {}; {fix}",
+            cli.show(&path)
+        )));
+    }
     let fixture = Fixture::load(&path).map_err(|e| {
         if is_path {
             Error::Fixture(e)
         } else {
             Error::Other(format!(
-                "{e}; run {} to create it",
+                "{e}; run {} to write it again",
                 cli.hint(&format!("snapshot {target}"))
             ))
         }

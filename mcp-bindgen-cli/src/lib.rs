@@ -298,10 +298,11 @@ skipped; other clients' keys are ignored with a warning.",
                 outln!("mcp-bindgen-cli {}", env!("CARGO_PKG_VERSION"));
                 return ExitCode::SUCCESS;
             }
+            // The suggestion and one usage line: the command list is one `--help` away.
             other => Err(Error::Usage(format!(
-                "unknown command `{other}`{}\n\n{}",
+                "unknown command `{other}`{}\n\nusage: {p} <command> [options] ({p} --help lists the commands)",
                 mcp_bindgen_core::naming::did_you_mean(other, COMMANDS.iter().map(|c| c.name)),
-                self.usage()
+                p = self.invoked_as
             ))),
         };
         match result {

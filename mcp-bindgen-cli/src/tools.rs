@@ -108,12 +108,18 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
             Arg::Flag(f) if f == "--strict" => format = Format::OpenAiStrict,
             Arg::Flag(f) if f == "--format" => {
                 let value = p.value(&f)?;
-                match value.parse::<Connector>() {
-                    Ok(c) => connector = Some(c),
-                    Err(_) => {
-                        format = value.parse().map_err(|e: String| {
-                            p.error(&format!("{e}, or a connector: anthropic-mcp or openai-mcp"))
-                        })?;
+                match (value.parse::<Connector>(), value.parse::<Format>()) {
+                    (Ok(c), _) => connector = Some(c),
+                    (_, Ok(f)) => format = f,
+                    (Err(_), Err(_)) => {
+                        let names = Format::ALL
+                            .map(Format::as_str)
+                            .into_iter()
+                            .chain(Connector::ALL.map(Connector::as_str));
+                        return Err(p.error(&format!(
+                            "unknown format \"{value}\"{}; use openai, openai-strict, openai-responses, anthropic or gemini, or a connector: anthropic-mcp or openai-mcp",
+                            mcp_bindgen_core::naming::did_you_mean(&value, names)
+                        )));
                     }
                 }
             }

@@ -128,7 +128,29 @@ pub fn find_fixture(
             Runner::detect(&dir).command(&format!("snapshot {alias}"))
         ));
     }
-    let fixtures = fixture_aliases(&dir);
+    let runner = Runner::detect(&dir);
+    let snapshot = |a: &str| runner.command(&format!("snapshot {a}"));
+    let fix = missing_fixture_fix(&dir, alias, &snapshot, &|best| {
+        format!("mcp_tools!(\"{best}\")")
+    });
+    Err(format!(
+        "no fixture for MCP server \"{alias}\" at {} ({whence}); {fix}",
+        path.display()
+    ))
+}
+
+/// What fixes a missing fixture `<dir>/<alias>.json`, for an error message: `run <snapshot
+/// alias>` when the registry beside it lists the server; else `did you mean <suggest(best)>?`
+/// for the closest alias among the folder's fixtures and the registry's servers (with `then
+/// run <snapshot best>` when that one has no fixture yet); else the registry table to add.
+/// Only commands that can work are named.
+pub fn missing_fixture_fix(
+    dir: &Path,
+    alias: &str,
+    snapshot: &dyn Fn(&str) -> String,
+    suggest: &dyn Fn(&str) -> String,
+) -> String {
+    let fixtures = fixture_aliases(dir);
     let registry = dir.join(REGISTRY_FILE);
     let configured = registry_aliases(&registry);
     let mut known: Vec<&str> = fixtures
@@ -138,11 +160,8 @@ pub fn find_fixture(
         .collect();
     known.sort_unstable();
     known.dedup();
-    let runner = Runner::detect(&dir);
-    let snapshot = |a: &str| runner.command(&format!("snapshot {a}"));
     let has = |list: &[String], a: &str| list.iter().any(|x| x == a);
-    // Only commands that can work: `snapshot X` for a server the registry lists.
-    let fix = if has(&configured, alias) {
+    if has(&configured, alias) {
         format!("run {}", snapshot(alias))
     } else if let Some(best) = crate::naming::close_matches(alias, known).first() {
         let then = if !has(&fixtures, best) && has(&configured, best) {
@@ -150,18 +169,14 @@ pub fn find_fixture(
         } else {
             String::new()
         };
-        format!("did you mean mcp_tools!(\"{best}\")?{then}")
+        format!("did you mean {}?{then}", suggest(best))
     } else {
         format!(
             "add a [servers.{alias}] table to {}, then run {}",
             registry.display(),
             snapshot(alias)
         )
-    };
-    Err(format!(
-        "no fixture for MCP server \"{alias}\" at {} ({whence}); {fix}",
-        path.display()
-    ))
+    }
 }
 
 /// The aliases a registry file lists (`[servers.<alias>]` table headers), without parsing

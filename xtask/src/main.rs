@@ -226,9 +226,8 @@ fn main() -> ExitCode {
         }
         other => {
             eprintln!(
-                "error: unknown command `{other}`{}\n\n{}",
+                "error: unknown command `{other}`{}\n\nusage: cargo xtask <command> [args] (cargo xtask --help lists the commands)",
                 mcp_bindgen_core::naming::did_you_mean(other, command_names()),
-                usage()
             );
             ExitCode::from(2)
         }

@@ -96,7 +96,8 @@ impl FromStr for Format {
             .find(|f| f.as_str() == s)
             .ok_or_else(|| {
                 format!(
-                    "unknown format \"{s}\"; use openai, openai-strict, openai-responses, anthropic or gemini"
+                    "unknown format \"{s}\"{}; use openai, openai-strict, openai-responses, anthropic or gemini",
+                    crate::naming::did_you_mean(s, Format::ALL.map(Format::as_str))
                 )
             })
     }

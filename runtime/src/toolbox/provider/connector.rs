@@ -58,7 +58,15 @@ impl FromStr for Connector {
         Connector::ALL
             .into_iter()
             .find(|c| c.as_str() == s)
-            .ok_or_else(|| format!("unknown connector \"{s}\"; use anthropic-mcp or openai-mcp"))
+            .ok_or_else(|| {
+                format!(
+                    "unknown connector \"{s}\"{}; use anthropic-mcp or openai-mcp",
+                    mcp_bindgen_core::naming::did_you_mean(
+                        s,
+                        Connector::ALL.map(Connector::as_str)
+                    )
+                )
+            })
     }
 }
 
