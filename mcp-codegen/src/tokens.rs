@@ -410,7 +410,9 @@ fn boxed_option(ty: &syn::Type) -> Option<syn::Type> {
 /// (those serde requires: no `#[serde(default)]`), so a call names only what it must:
 /// `Args { head: Some(3), ..Args::new(path) }`. Parameters follow `required` (the schema's
 /// order, JSON names), then any other required field in field order; `String` parameters
-/// take `impl Into<String>`. The other fields get their serde default.
+/// take `impl Into<String>`. The other fields get their serde default. When two required
+/// fields share a type, positions could be swapped silently: they are named instead
+/// ([`required_struct`]), or, without optional fields, there is no `new` (the struct literal).
 pub(crate) fn constructor(
     file: &mut syn::File,
     struct_name: &str,
@@ -459,6 +461,25 @@ pub(crate) fn constructor(
     if params.is_empty() {
         return;
     }
+    let type_text = |f: &syn::Field| {
+        let text = f.ty.to_token_stream().to_string().replace(' ', "");
+        if text == "::std::string::String" {
+            "String".to_string()
+        } else {
+            text
+        }
+    };
+    let same_typed = params
+        .iter()
+        .enumerate()
+        .any(|(i, a)| params[..i].iter().any(|b| type_text(a) == type_text(b)));
+    if same_typed {
+        // Without optional fields the struct literal names every argument already.
+        if params.len() < fields.len() {
+            required_struct(file, struct_name, &fields, &params, &default, json_name);
+        }
+        return;
+    }
     let mut args = Vec::new();
     let mut inits = Vec::new();
     for f in &fields {
@@ -496,6 +517,83 @@ pub(crate) fn constructor(
         impl #name {
             #[doc = #doc]
             pub fn new(#(#args),*) -> Self {
+                Self { #(#inits),* }
+            }
+        }
+    });
+}
+
+/// The constructor when two required arguments share a type (`owner` and `repo`, both
+/// strings): by position, swapping them would compile silently, so they are named instead —
+/// a struct `Required` (another free name when a schema type took that one) holding the
+/// required fields, and `new(required: Required)`.
+fn required_struct(
+    file: &mut syn::File,
+    struct_name: &str,
+    fields: &syn::punctuated::Punctuated<syn::Field, syn::token::Comma>,
+    params: &[&syn::Field],
+    default: &TokenStream,
+    json_name: impl Fn(&syn::Field) -> String,
+) {
+    let taken = |name: &str| {
+        file.items.iter().any(|item| match item {
+            syn::Item::Struct(s) => s.ident == name,
+            syn::Item::Enum(e) => e.ident == name,
+            syn::Item::Type(t) => t.ident == name,
+            _ => false,
+        })
+    };
+    let Some(required_name) = ["Required", "RequiredArgs", "ArgsRequired"]
+        .into_iter()
+        .find(|n| !taken(n))
+    else {
+        return;
+    };
+    let required = syn::Ident::new(required_name, Span::call_site());
+    let mut members = Vec::new();
+    let mut inits = Vec::new();
+    let mut names = Vec::new();
+    for p in params {
+        let Some(ident) = &p.ident else { return };
+        let ty = &p.ty;
+        let docs = p.attrs.iter().filter(|a| a.path().is_ident("doc"));
+        members.push(quote!(#(#docs)* pub #ident: #ty));
+        names.push(format!("`{}`", json_name(p)));
+    }
+    // In field order, as the direct writer puts them.
+    for f in fields {
+        let Some(ident) = &f.ident else { return };
+        if params.iter().any(|p| std::ptr::eq(*p, f)) {
+            inits.push(quote!(#ident: required.#ident));
+            continue;
+        }
+        let value = match serde_default_path(&f.attrs) {
+            Some(path) => quote!(#path()),
+            None => default.clone(),
+        };
+        inits.push(quote!(#ident: #value));
+    }
+    let struct_doc = format!(
+        " The required arguments of [`{struct_name}`] ({}), by name: several share a type, so \
+         none is taken by position. `{struct_name}::new({required_name} {{ … }})`.",
+        names.join(", ")
+    );
+    let new_doc = format!(
+        " The required arguments, by name; every optional one left out. Set others with \
+         `{struct_name} {{ field: Some(…), ..{struct_name}::new({required_name} {{ … }}) }}`."
+    );
+    let name = syn::Ident::new(struct_name, Span::call_site());
+    file.items.push(syn::parse_quote! {
+        #[doc = #struct_doc]
+        #[derive(Clone, Debug)]
+        pub struct #required {
+            #(#members),*
+        }
+    });
+    file.items.push(syn::parse_quote! {
+        impl #name {
+            #[doc = #new_doc]
+            pub fn new(required: #required) -> Self {
                 Self { #(#inits),* }
             }
         }

@@ -55,7 +55,8 @@ pub(super) fn module(n: &Normalized, lenient: bool) -> Option<String> {
         out.push_str(text);
     }
     if !lenient {
-        constructor(&mut out, root_name, root, &fields)?;
+        let taken = |name: &str| w.types.contains_key(name);
+        constructor(&mut out, root_name, root, &fields, &taken)?;
     }
     Some(out)
 }
@@ -372,12 +373,14 @@ fn description(obj: &Map<String, Value>) -> Option<Option<&str>> {
 
 /// `impl Args { pub fn new(required…) -> Self }` when some field is required: parameters
 /// in the schema's `required` order, `String` ones as `impl Into<String>`, the optional
-/// fields `Default::default()`.
+/// fields `Default::default()`. When two required fields share a type, they are named
+/// instead ([`required_struct`]).
 fn constructor(
     out: &mut String,
     name: &str,
     root: &Map<String, Value>,
     fields: &[Field<'_>],
+    taken: &dyn Fn(&str) -> bool,
 ) -> Option<()> {
     let mut params: Vec<&Field<'_>> = Vec::new();
     if let Some(Value::Array(required)) = root.get("required") {
@@ -394,6 +397,17 @@ fn constructor(
         return Some(());
     }
     let names: Vec<String> = params.iter().map(|p| format!("`{}`", p.wire)).collect();
+    if params
+        .iter()
+        .enumerate()
+        .any(|(i, a)| params[..i].iter().any(|b| a.ty == b.ty))
+    {
+        // Without optional fields the struct literal names every argument already.
+        if params.len() == fields.len() {
+            return Some(());
+        }
+        return required_struct(out, name, fields, &params, &names, taken);
+    }
     let _ = write!(out, "impl {name} {{ ");
     doc_attr(
         out,
@@ -432,6 +446,61 @@ fn constructor(
             let _ = write!(out, "{0}: {0}.into()", p.ident);
         } else {
             out.push_str(&p.ident);
+        }
+    }
+    out.push_str(" } } } ");
+    Some(())
+}
+
+/// The constructor when two required fields share a type (`owner` and `repo`, both strings):
+/// by position, swapping them would compile silently, so they are named instead — a struct
+/// `Required` (another free name when a schema type took that one) holding the required
+/// fields, and `new(required: Required)`.
+fn required_struct(
+    out: &mut String,
+    name: &str,
+    fields: &[Field<'_>],
+    params: &[&Field<'_>],
+    names: &[String],
+    taken: &dyn Fn(&str) -> bool,
+) -> Option<()> {
+    let required = ["Required", "RequiredArgs", "ArgsRequired"]
+        .into_iter()
+        .find(|n| !taken(n) && *n != name)?;
+    doc_attr(
+        out,
+        &format!(
+            "The required arguments of [`{name}`] ({}), by name: several share a type, so none \
+             is taken by position. `{name}::new({required} {{ … }})`.",
+            names.join(", ")
+        ),
+    );
+    let _ = write!(out, "#[derive(Clone, Debug)] pub struct {required} {{ ");
+    for p in params {
+        if let Some(d) = p.doc {
+            doc_attr(out, d);
+        }
+        let _ = write!(out, "pub {}: {}, ", p.ident, p.ty);
+    }
+    let _ = write!(out, "}} impl {name} {{ ");
+    doc_attr(
+        out,
+        &format!(
+            "The required arguments, by name; every optional one left out. Set others with \
+             `{name} {{ field: Some(…), ..{name}::new({required} {{ … }}) }}`."
+        ),
+    );
+    let _ = write!(out, "pub fn new(required: {required}) -> Self {{ Self {{ ");
+    let mut first = true;
+    for f in fields {
+        if !first {
+            out.push_str(", ");
+        }
+        first = false;
+        if params.iter().any(|p| std::ptr::eq(*p, f)) {
+            let _ = write!(out, "{0}: required.{0}", f.ident);
+        } else {
+            let _ = write!(out, "{}: Default::default()", f.ident);
         }
     }
     out.push_str(" } } } ");

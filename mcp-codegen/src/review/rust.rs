@@ -954,6 +954,20 @@ mod tests {
         let c = change(
             args(title(), json!(["title"])),
             args(
+                json!({"title": {"type": "string"}, "count": {"type": "integer"}}),
+                json!(["title", "count"]),
+            ),
+        );
+        has(
+            &c,
+            RustEffect::Major,
+            "method `create_issue::Args::new` changes its signature",
+        );
+        // Two required strings: no positional `new` (every argument is required here, so
+        // the struct literal is the constructor).
+        let c = change(
+            args(title(), json!(["title"])),
+            args(
                 json!({"title": {"type": "string"}, "repo": {"type": "string"}}),
                 json!(["title", "repo"]),
             ),
@@ -961,7 +975,7 @@ mod tests {
         has(
             &c,
             RustEffect::Major,
-            "method `create_issue::Args::new` changes its signature",
+            "method `create_issue::Args::new` removed",
         );
     }
 

@@ -575,46 +575,6 @@ pub mod faithful3 {
             regex = "regex", short_email = "short_email", time = "time", uri = "uri",
             uri_reference = "uri_reference", uuid = "uuid" }
         );
-        impl Args {
-            /// The required arguments (`email`, `short_email`, `pattern_email`, `idn_email`, `uri`, `uri_reference`, `date`, `time`, `date_time`, `duration`, `uuid`, `ipv4`, `ipv6`, `hostname`, `regex`, `json_pointer`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                email: impl Into<String>,
-                short_email: impl Into<String>,
-                pattern_email: impl Into<String>,
-                idn_email: impl Into<String>,
-                uri: impl Into<String>,
-                uri_reference: impl Into<String>,
-                date: impl Into<String>,
-                time: impl Into<String>,
-                date_time: impl Into<String>,
-                duration: impl Into<String>,
-                uuid: impl Into<String>,
-                ipv4: impl Into<String>,
-                ipv6: impl Into<String>,
-                hostname: impl Into<String>,
-                regex: impl Into<String>,
-                json_pointer: impl Into<String>,
-            ) -> Self {
-                Self {
-                    email: email.into(),
-                    short_email: short_email.into(),
-                    pattern_email: pattern_email.into(),
-                    idn_email: idn_email.into(),
-                    uri: uri.into(),
-                    uri_reference: uri_reference.into(),
-                    date: date.into(),
-                    time: time.into(),
-                    date_time: date_time.into(),
-                    duration: duration.into(),
-                    uuid: uuid.into(),
-                    ipv4: ipv4.into(),
-                    ipv6: ipv6.into(),
-                    hostname: hostname.into(),
-                    regex: regex.into(),
-                    json_pointer: json_pointer.into(),
-                }
-            }
-        }
     }
     /// Types and definition of the tool `required_recursion_ten_levels_down`.
     pub mod required_recursion_ten_levels_down {

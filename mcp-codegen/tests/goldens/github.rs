@@ -2816,22 +2816,6 @@ pub mod github {
             GetWorkflowRunUsage = "get_workflow_run_usage", GetWorkflowRunLogsUrl =
             "get_workflow_run_logs_url" }
         );
-        impl Args {
-            /// The required arguments (`method`, `owner`, `repo`, `resource_id`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                method: ArgsMethod,
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                resource_id: impl Into<String>,
-            ) -> Self {
-                Self {
-                    method,
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    resource_id: resource_id.into(),
-                }
-            }
-        }
     }
     /// Types and definition of the tool `actions_list`.
     pub mod actions_list {
@@ -2990,22 +2974,28 @@ pub mod github {
             ArgsWorkflowRunsFilterStatus { Queued = "queued", InProgress = "in_progress",
             Completed = "completed", Requested = "requested", Waiting = "waiting" }
         );
+        /// The required arguments of [`Args`] (`method`, `owner`, `repo`), by name: several share a type, so none is taken by position. `Args::new(Required { … })`.
+        #[derive(Clone, Debug)]
+        pub struct Required {
+            /// The action to perform
+            pub method: ArgsMethod,
+            /// Repository owner
+            pub owner: String,
+            /// Repository name
+            pub repo: String,
+        }
         impl Args {
-            /// The required arguments (`method`, `owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                method: ArgsMethod,
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-            ) -> Self {
+            /// The required arguments, by name; every optional one left out. Set others with `Args { field: Some(…), ..Args::new(Required { … }) }`.
+            pub fn new(required: Required) -> Self {
                 Self {
+                    method: required.method,
+                    owner: required.owner,
                     page: Default::default(),
                     per_page: Default::default(),
+                    repo: required.repo,
                     resource_id: Default::default(),
                     workflow_jobs_filter: Default::default(),
                     workflow_runs_filter: Default::default(),
-                    method,
-                    owner: owner.into(),
-                    repo: repo.into(),
                 }
             }
         }
@@ -3069,21 +3059,27 @@ pub mod github {
             CancelWorkflowRun = "cancel_workflow_run", DeleteWorkflowRunLogs =
             "delete_workflow_run_logs" }
         );
+        /// The required arguments of [`Args`] (`method`, `owner`, `repo`), by name: several share a type, so none is taken by position. `Args::new(Required { … })`.
+        #[derive(Clone, Debug)]
+        pub struct Required {
+            /// The method to execute
+            pub method: ArgsMethod,
+            /// Repository owner
+            pub owner: String,
+            /// Repository name
+            pub repo: String,
+        }
         impl Args {
-            /// The required arguments (`method`, `owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                method: ArgsMethod,
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-            ) -> Self {
+            /// The required arguments, by name; every optional one left out. Set others with `Args { field: Some(…), ..Args::new(Required { … }) }`.
+            pub fn new(required: Required) -> Self {
                 Self {
                     inputs: Default::default(),
+                    method: required.method,
+                    owner: required.owner,
                     ref_: Default::default(),
+                    repo: required.repo,
                     run_id: Default::default(),
                     workflow_id: Default::default(),
-                    method,
-                    owner: owner.into(),
-                    repo: repo.into(),
                 }
             }
         }
@@ -3161,27 +3157,36 @@ pub mod github {
         ::mcp_bindgen::__private::string_enum!(
             ArgsSubjectType { File = "FILE", Line = "LINE" }
         );
+        /// The required arguments of [`Args`] (`owner`, `repo`, `pullNumber`, `path`, `body`, `subjectType`), by name: several share a type, so none is taken by position. `Args::new(Required { … })`.
+        #[derive(Clone, Debug)]
+        pub struct Required {
+            /// Repository owner
+            pub owner: String,
+            /// Repository name
+            pub repo: String,
+            /// Pull request number
+            pub pull_number: f64,
+            /// The relative path to the file that necessitates a comment
+            pub path: String,
+            /// The text of the review comment
+            pub body: String,
+            /// The level at which the comment is targeted
+            pub subject_type: ArgsSubjectType,
+        }
         impl Args {
-            /// The required arguments (`owner`, `repo`, `pullNumber`, `path`, `body`, `subjectType`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                pull_number: f64,
-                path: impl Into<String>,
-                body: impl Into<String>,
-                subject_type: ArgsSubjectType,
-            ) -> Self {
+            /// The required arguments, by name; every optional one left out. Set others with `Args { field: Some(…), ..Args::new(Required { … }) }`.
+            pub fn new(required: Required) -> Self {
                 Self {
+                    body: required.body,
                     line: Default::default(),
+                    owner: required.owner,
+                    path: required.path,
+                    pull_number: required.pull_number,
+                    repo: required.repo,
                     side: Default::default(),
                     start_line: Default::default(),
                     start_side: Default::default(),
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    pull_number,
-                    path: path.into(),
-                    body: body.into(),
-                    subject_type,
+                    subject_type: required.subject_type,
                 }
             }
         }
@@ -3239,20 +3244,26 @@ pub mod github {
             "confused", Heart = "heart", Hooray = "hooray", Rocket = "rocket", Eyes =
             "eyes" }
         );
+        /// The required arguments of [`Args`] (`owner`, `repo`, `issue_number`), by name: several share a type, so none is taken by position. `Args::new(Required { … })`.
+        #[derive(Clone, Debug)]
+        pub struct Required {
+            /// Repository owner
+            pub owner: String,
+            /// Repository name
+            pub repo: String,
+            /// Issue or pull request number to comment on or react to.
+            pub issue_number: f64,
+        }
         impl Args {
-            /// The required arguments (`owner`, `repo`, `issue_number`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                issue_number: f64,
-            ) -> Self {
+            /// The required arguments, by name; every optional one left out. Set others with `Args { field: Some(…), ..Args::new(Required { … }) }`.
+            pub fn new(required: Required) -> Self {
                 Self {
                     body: Default::default(),
                     comment_id: Default::default(),
+                    issue_number: required.issue_number,
+                    owner: required.owner,
                     reaction: Default::default(),
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    issue_number,
+                    repo: required.repo,
                 }
             }
         }
@@ -3303,22 +3314,6 @@ pub mod github {
             "confused", Heart = "heart", Hooray = "hooray", Rocket = "rocket", Eyes =
             "eyes" }
         );
-        impl Args {
-            /// The required arguments (`owner`, `repo`, `comment_id`, `content`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                comment_id: f64,
-                content: ArgsContent,
-            ) -> Self {
-                Self {
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    comment_id,
-                    content,
-                }
-            }
-        }
     }
     /// Types and definition of the tool `add_issue_reaction`.
     pub mod add_issue_reaction {
@@ -3366,22 +3361,6 @@ pub mod github {
             "confused", Heart = "heart", Hooray = "hooray", Rocket = "rocket", Eyes =
             "eyes" }
         );
-        impl Args {
-            /// The required arguments (`owner`, `repo`, `issue_number`, `content`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                issue_number: f64,
-                content: ArgsContent,
-            ) -> Self {
-                Self {
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    issue_number,
-                    content,
-                }
-            }
-        }
     }
     /// Types and definition of the tool `add_pull_request_review_comment`.
     pub mod add_pull_request_review_comment {
@@ -3456,27 +3435,36 @@ pub mod github {
         ::mcp_bindgen::__private::string_enum!(
             ArgsSubjectType { File = "FILE", Line = "LINE" }
         );
+        /// The required arguments of [`Args`] (`owner`, `repo`, `pullNumber`, `path`, `body`, `subjectType`), by name: several share a type, so none is taken by position. `Args::new(Required { … })`.
+        #[derive(Clone, Debug)]
+        pub struct Required {
+            /// Repository owner (username or organization)
+            pub owner: String,
+            /// Repository name
+            pub repo: String,
+            /// The pull request number
+            pub pull_number: f64,
+            /// The relative path of the file to comment on
+            pub path: String,
+            /// The comment body
+            pub body: String,
+            /// The subject type of the comment
+            pub subject_type: ArgsSubjectType,
+        }
         impl Args {
-            /// The required arguments (`owner`, `repo`, `pullNumber`, `path`, `body`, `subjectType`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                pull_number: f64,
-                path: impl Into<String>,
-                body: impl Into<String>,
-                subject_type: ArgsSubjectType,
-            ) -> Self {
+            /// The required arguments, by name; every optional one left out. Set others with `Args { field: Some(…), ..Args::new(Required { … }) }`.
+            pub fn new(required: Required) -> Self {
                 Self {
+                    body: required.body,
                     line: Default::default(),
+                    owner: required.owner,
+                    path: required.path,
+                    pull_number: required.pull_number,
+                    repo: required.repo,
                     side: Default::default(),
                     start_line: Default::default(),
                     start_side: Default::default(),
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    pull_number,
-                    path: path.into(),
-                    body: body.into(),
-                    subject_type,
+                    subject_type: required.subject_type,
                 }
             }
         }
@@ -3527,22 +3515,6 @@ pub mod github {
             "confused", Heart = "heart", Hooray = "hooray", Rocket = "rocket", Eyes =
             "eyes" }
         );
-        impl Args {
-            /// The required arguments (`owner`, `repo`, `comment_id`, `content`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                comment_id: f64,
-                content: ArgsContent,
-            ) -> Self {
-                Self {
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    comment_id,
-                    content,
-                }
-            }
-        }
     }
     /// Types and definition of the tool `add_reply_to_pull_request_comment`.
     pub mod add_reply_to_pull_request_comment {
@@ -3597,20 +3569,26 @@ pub mod github {
             "confused", Heart = "heart", Hooray = "hooray", Rocket = "rocket", Eyes =
             "eyes" }
         );
+        /// The required arguments of [`Args`] (`owner`, `repo`, `commentId`), by name: several share a type, so none is taken by position. `Args::new(Required { … })`.
+        #[derive(Clone, Debug)]
+        pub struct Required {
+            /// Repository owner
+            pub owner: String,
+            /// Repository name
+            pub repo: String,
+            /// The numeric ID of the pull request review comment to reply or react to. Use the number from a #discussion_r... anchor, not the GraphQL thread node ID (PRRT_...).
+            pub comment_id: f64,
+        }
         impl Args {
-            /// The required arguments (`owner`, `repo`, `commentId`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                comment_id: f64,
-            ) -> Self {
+            /// The required arguments, by name; every optional one left out. Set others with `Args { field: Some(…), ..Args::new(Required { … }) }`.
+            pub fn new(required: Required) -> Self {
                 Self {
                     body: Default::default(),
+                    comment_id: required.comment_id,
+                    owner: required.owner,
                     pull_number: Default::default(),
                     reaction: Default::default(),
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    comment_id,
+                    repo: required.repo,
                 }
             }
         }
@@ -3647,20 +3625,27 @@ pub mod github {
             "replace_parent" skip_if(Option::is_none), repo = "repo", sub_issue_id =
             "sub_issue_id" }
         );
+        /// The required arguments of [`Args`] (`owner`, `repo`, `issue_number`, `sub_issue_id`), by name: several share a type, so none is taken by position. `Args::new(Required { … })`.
+        #[derive(Clone, Debug)]
+        pub struct Required {
+            /// Repository owner (username or organization)
+            pub owner: String,
+            /// Repository name
+            pub repo: String,
+            /// The parent issue number
+            pub issue_number: f64,
+            /// The ID of the sub-issue to add. ID is not the same as issue number
+            pub sub_issue_id: f64,
+        }
         impl Args {
-            /// The required arguments (`owner`, `repo`, `issue_number`, `sub_issue_id`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                issue_number: f64,
-                sub_issue_id: f64,
-            ) -> Self {
+            /// The required arguments, by name; every optional one left out. Set others with `Args { field: Some(…), ..Args::new(Required { … }) }`.
+            pub fn new(required: Required) -> Self {
                 Self {
+                    issue_number: required.issue_number,
+                    owner: required.owner,
                     replace_parent: Default::default(),
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    issue_number,
-                    sub_issue_id,
+                    repo: required.repo,
+                    sub_issue_id: required.sub_issue_id,
                 }
             }
         }
@@ -3706,19 +3691,25 @@ pub mod github {
             "custom_instructions" skip_if(Option::is_none), issue_number =
             "issue_number", owner = "owner", repo = "repo" }
         );
+        /// The required arguments of [`Args`] (`owner`, `repo`, `issue_number`), by name: several share a type, so none is taken by position. `Args::new(Required { … })`.
+        #[derive(Clone, Debug)]
+        pub struct Required {
+            /// Repository owner
+            pub owner: String,
+            /// Repository name
+            pub repo: String,
+            /// Issue number
+            pub issue_number: f64,
+        }
         impl Args {
-            /// The required arguments (`owner`, `repo`, `issue_number`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                issue_number: f64,
-            ) -> Self {
+            /// The required arguments, by name; every optional one left out. Set others with `Args { field: Some(…), ..Args::new(Required { … }) }`.
+            pub fn new(required: Required) -> Self {
                 Self {
                     base_ref: Default::default(),
                     custom_instructions: Default::default(),
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    issue_number,
+                    issue_number: required.issue_number,
+                    owner: required.owner,
+                    repo: required.repo,
                 }
             }
         }
@@ -3781,25 +3772,34 @@ pub mod github {
         ::mcp_bindgen::__private::string_enum!(
             ArgsConfidence { Low = "LOW", Medium = "MEDIUM", High = "HIGH" }
         );
+        /// The required arguments of [`Args`] (`owner`, `repo`, `issue_number`, `rationale`, `confidence`, `is_suggestion`), by name: several share a type, so none is taken by position. `Args::new(Required { … })`.
+        #[derive(Clone, Debug)]
+        pub struct Required {
+            /// Repository owner
+            pub owner: String,
+            /// Repository name
+            pub repo: String,
+            /// Issue number
+            pub issue_number: f64,
+            /// One concise sentence explaining what specifically about the issue led to choosing Copilot. State the concrete signal (e.g. 'Well-scoped task with clear acceptance criteria').
+            pub rationale: String,
+            /// How confident you are in this choice. 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
+            pub confidence: ArgsConfidence,
+            /// If true, records a pending Copilot assignment intent rather than launching the agent. Approval later supplies the launch context; base_ref and custom_instructions are ignored in this case.
+            pub is_suggestion: bool,
+        }
         impl Args {
-            /// The required arguments (`owner`, `repo`, `issue_number`, `rationale`, `confidence`, `is_suggestion`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                issue_number: f64,
-                rationale: impl Into<String>,
-                confidence: ArgsConfidence,
-                is_suggestion: bool,
-            ) -> Self {
+            /// The required arguments, by name; every optional one left out. Set others with `Args { field: Some(…), ..Args::new(Required { … }) }`.
+            pub fn new(required: Required) -> Self {
                 Self {
                     base_ref: Default::default(),
+                    confidence: required.confidence,
                     custom_instructions: Default::default(),
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    issue_number,
-                    rationale: rationale.into(),
-                    confidence,
-                    is_suggestion,
+                    is_suggestion: required.is_suggestion,
+                    issue_number: required.issue_number,
+                    owner: required.owner,
+                    rationale: required.rationale,
+                    repo: required.repo,
                 }
             }
         }
@@ -3833,18 +3833,24 @@ pub mod github {
             Args { branch = "branch", from_branch = "from_branch"
             skip_if(Option::is_none), owner = "owner", repo = "repo" }
         );
+        /// The required arguments of [`Args`] (`owner`, `repo`, `branch`), by name: several share a type, so none is taken by position. `Args::new(Required { … })`.
+        #[derive(Clone, Debug)]
+        pub struct Required {
+            /// Repository owner
+            pub owner: String,
+            /// Repository name
+            pub repo: String,
+            /// Name for new branch
+            pub branch: String,
+        }
         impl Args {
-            /// The required arguments (`owner`, `repo`, `branch`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                branch: impl Into<String>,
-            ) -> Self {
+            /// The required arguments, by name; every optional one left out. Set others with `Args { field: Some(…), ..Args::new(Required { … }) }`.
+            pub fn new(required: Required) -> Self {
                 Self {
+                    branch: required.branch,
                     from_branch: Default::default(),
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    branch: branch.into(),
+                    owner: required.owner,
+                    repo: required.repo,
                 }
             }
         }
@@ -3881,14 +3887,22 @@ pub mod github {
             skip_if(Option::is_none), filename = "filename", public = "public"
             skip_if(Option::is_none) }
         );
+        /// The required arguments of [`Args`] (`filename`, `content`), by name: several share a type, so none is taken by position. `Args::new(Required { … })`.
+        #[derive(Clone, Debug)]
+        pub struct Required {
+            /// Filename for simple single-file gist creation
+            pub filename: String,
+            /// Content for simple single-file gist creation
+            pub content: String,
+        }
         impl Args {
-            /// The required arguments (`filename`, `content`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(filename: impl Into<String>, content: impl Into<String>) -> Self {
+            /// The required arguments, by name; every optional one left out. Set others with `Args { field: Some(…), ..Args::new(Required { … }) }`.
+            pub fn new(required: Required) -> Self {
                 Self {
+                    content: required.content,
                     description: Default::default(),
+                    filename: required.filename,
                     public: Default::default(),
-                    filename: filename.into(),
-                    content: content.into(),
                 }
             }
         }
@@ -3924,18 +3938,24 @@ pub mod github {
             Args { body = "body" skip_if(Option::is_none), owner = "owner", repo =
             "repo", title = "title" }
         );
+        /// The required arguments of [`Args`] (`owner`, `repo`, `title`), by name: several share a type, so none is taken by position. `Args::new(Required { … })`.
+        #[derive(Clone, Debug)]
+        pub struct Required {
+            /// Repository owner (username or organization)
+            pub owner: String,
+            /// Repository name
+            pub repo: String,
+            /// Issue title
+            pub title: String,
+        }
         impl Args {
-            /// The required arguments (`owner`, `repo`, `title`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                title: impl Into<String>,
-            ) -> Self {
+            /// The required arguments, by name; every optional one left out. Set others with `Args { field: Some(…), ..Args::new(Required { … }) }`.
+            pub fn new(required: Required) -> Self {
                 Self {
                     body: Default::default(),
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    title: title.into(),
+                    owner: required.owner,
+                    repo: required.repo,
+                    title: required.title,
                 }
             }
         }
@@ -3988,25 +4008,34 @@ pub mod github {
             branch = "branch", content = "content", message = "message", owner = "owner",
             path = "path", repo = "repo", sha = "sha" skip_if(Option::is_none) }
         );
+        /// The required arguments of [`Args`] (`owner`, `repo`, `path`, `content`, `message`, `branch`), by name: several share a type, so none is taken by position. `Args::new(Required { … })`.
+        #[derive(Clone, Debug)]
+        pub struct Required {
+            /// Repository owner (username or organization)
+            pub owner: String,
+            /// Repository name
+            pub repo: String,
+            /// Path where to create/update the file
+            pub path: String,
+            /// Content of the file, exactly as it should appear once written. Do not base64-encode it; this server does that before calling the REST API.
+            pub content: String,
+            /// Commit message
+            pub message: String,
+            /// Branch to create/update the file in
+            pub branch: String,
+        }
         impl Args {
-            /// The required arguments (`owner`, `repo`, `path`, `content`, `message`, `branch`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                path: impl Into<String>,
-                content: impl Into<String>,
-                message: impl Into<String>,
-                branch: impl Into<String>,
-            ) -> Self {
+            /// The required arguments, by name; every optional one left out. Set others with `Args { field: Some(…), ..Args::new(Required { … }) }`.
+            pub fn new(required: Required) -> Self {
                 Self {
                     allow_symlink_write: Default::default(),
+                    branch: required.branch,
+                    content: required.content,
+                    message: required.message,
+                    owner: required.owner,
+                    path: required.path,
+                    repo: required.repo,
                     sha: Default::default(),
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    path: path.into(),
-                    content: content.into(),
-                    message: message.into(),
-                    branch: branch.into(),
                 }
             }
         }
@@ -4052,25 +4081,33 @@ pub mod github {
             "maintainer_can_modify" skip_if(Option::is_none), owner = "owner", repo =
             "repo", reviewers = "reviewers" skip_if(Option::is_none), title = "title" }
         );
+        /// The required arguments of [`Args`] (`owner`, `repo`, `title`, `head`, `base`), by name: several share a type, so none is taken by position. `Args::new(Required { … })`.
+        #[derive(Clone, Debug)]
+        pub struct Required {
+            /// Repository owner
+            pub owner: String,
+            /// Repository name
+            pub repo: String,
+            /// PR title
+            pub title: String,
+            /// Branch containing changes
+            pub head: String,
+            /// Branch to merge into
+            pub base: String,
+        }
         impl Args {
-            /// The required arguments (`owner`, `repo`, `title`, `head`, `base`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                title: impl Into<String>,
-                head: impl Into<String>,
-                base: impl Into<String>,
-            ) -> Self {
+            /// The required arguments, by name; every optional one left out. Set others with `Args { field: Some(…), ..Args::new(Required { … }) }`.
+            pub fn new(required: Required) -> Self {
                 Self {
+                    base: required.base,
                     body: Default::default(),
                     draft: Default::default(),
+                    head: required.head,
                     maintainer_can_modify: Default::default(),
+                    owner: required.owner,
+                    repo: required.repo,
                     reviewers: Default::default(),
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    title: title.into(),
-                    head: head.into(),
-                    base: base.into(),
+                    title: required.title,
                 }
             }
         }
@@ -4122,20 +4159,26 @@ pub mod github {
             ArgsEvent { Approve = "APPROVE", RequestChanges = "REQUEST_CHANGES", Comment
             = "COMMENT" }
         );
+        /// The required arguments of [`Args`] (`owner`, `repo`, `pullNumber`), by name: several share a type, so none is taken by position. `Args::new(Required { … })`.
+        #[derive(Clone, Debug)]
+        pub struct Required {
+            /// Repository owner (username or organization)
+            pub owner: String,
+            /// Repository name
+            pub repo: String,
+            /// The pull request number
+            pub pull_number: f64,
+        }
         impl Args {
-            /// The required arguments (`owner`, `repo`, `pullNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                pull_number: f64,
-            ) -> Self {
+            /// The required arguments, by name; every optional one left out. Set others with `Args { field: Some(…), ..Args::new(Required { … }) }`.
+            pub fn new(required: Required) -> Self {
                 Self {
                     body: Default::default(),
                     commit_id: Default::default(),
                     event: Default::default(),
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    pull_number,
+                    owner: required.owner,
+                    pull_number: required.pull_number,
+                    repo: required.repo,
                 }
             }
         }
@@ -4221,24 +4264,6 @@ pub mod github {
             Args { branch = "branch", message = "message", owner = "owner", path =
             "path", repo = "repo" }
         );
-        impl Args {
-            /// The required arguments (`owner`, `repo`, `path`, `message`, `branch`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                path: impl Into<String>,
-                message: impl Into<String>,
-                branch: impl Into<String>,
-            ) -> Self {
-                Self {
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    path: path.into(),
-                    message: message.into(),
-                    branch: branch.into(),
-                }
-            }
-        }
     }
     /// Types and definition of the tool `delete_pending_pull_request_review`.
     pub mod delete_pending_pull_request_review {
@@ -4266,20 +4291,6 @@ pub mod github {
         ::mcp_bindgen::__private::serde_struct!(
             Args { owner = "owner", pull_number = "pullNumber", repo = "repo" }
         );
-        impl Args {
-            /// The required arguments (`owner`, `repo`, `pullNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                pull_number: f64,
-            ) -> Self {
-                Self {
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    pull_number,
-                }
-            }
-        }
     }
     /// Types and definition of the tool `delete_repository`.
     pub mod delete_repository {
@@ -4305,15 +4316,6 @@ pub mod github {
             pub repo: String,
         }
         ::mcp_bindgen::__private::serde_struct!(Args { owner = "owner", repo = "repo" });
-        impl Args {
-            /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(owner: impl Into<String>, repo: impl Into<String>) -> Self {
-                Self {
-                    owner: owner.into(),
-                    repo: repo.into(),
-                }
-            }
-        }
     }
     /// Types and definition of the tool `discussion_comment_write`.
     pub mod discussion_comment_write {
@@ -4475,20 +4477,26 @@ pub mod github {
             page = "page" skip_if(Option::is_none), per_page = "perPage"
             skip_if(Option::is_none), repo = "repo" }
         );
+        /// The required arguments of [`Args`] (`owner`, `repo`, `issue_number`), by name: several share a type, so none is taken by position. `Args::new(Required { … })`.
+        #[derive(Clone, Debug)]
+        pub struct Required {
+            /// The owner of the repository
+            pub owner: String,
+            /// The name of the repository
+            pub repo: String,
+            /// The number of the existing issue to find duplicates for
+            pub issue_number: f64,
+        }
         impl Args {
-            /// The required arguments (`owner`, `repo`, `issue_number`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                issue_number: f64,
-            ) -> Self {
+            /// The required arguments, by name; every optional one left out. Set others with `Args { field: Some(…), ..Args::new(Required { … }) }`.
+            pub fn new(required: Required) -> Self {
                 Self {
                     confidence_threshold: Default::default(),
+                    issue_number: required.issue_number,
+                    owner: required.owner,
                     page: Default::default(),
                     per_page: Default::default(),
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    issue_number,
+                    repo: required.repo,
                 }
             }
         }
@@ -4522,13 +4530,21 @@ pub mod github {
             Args { organization = "organization" skip_if(Option::is_none), owner =
             "owner", repo = "repo" }
         );
+        /// The required arguments of [`Args`] (`owner`, `repo`), by name: several share a type, so none is taken by position. `Args::new(Required { … })`.
+        #[derive(Clone, Debug)]
+        pub struct Required {
+            /// Repository owner
+            pub owner: String,
+            /// Repository name
+            pub repo: String,
+        }
         impl Args {
-            /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(owner: impl Into<String>, repo: impl Into<String>) -> Self {
+            /// The required arguments, by name; every optional one left out. Set others with `Args { field: Some(…), ..Args::new(Required { … }) }`.
+            pub fn new(required: Required) -> Self {
                 Self {
                     organization: Default::default(),
-                    owner: owner.into(),
-                    repo: repo.into(),
+                    owner: required.owner,
+                    repo: required.repo,
                 }
             }
         }
@@ -4561,20 +4577,6 @@ pub mod github {
         ::mcp_bindgen::__private::serde_struct!(
             Args { finding_number = "findingNumber", owner = "owner", repo = "repo" }
         );
-        impl Args {
-            /// The required arguments (`owner`, `repo`, `findingNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                finding_number: f64,
-            ) -> Self {
-                Self {
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    finding_number,
-                }
-            }
-        }
     }
     /// Types and definition of the tool `get_code_scanning_alert`.
     pub mod get_code_scanning_alert {
@@ -4604,20 +4606,6 @@ pub mod github {
         ::mcp_bindgen::__private::serde_struct!(
             Args { alert_number = "alertNumber", owner = "owner", repo = "repo" }
         );
-        impl Args {
-            /// The required arguments (`owner`, `repo`, `alertNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                alert_number: f64,
-            ) -> Self {
-                Self {
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    alert_number,
-                }
-            }
-        }
     }
     /// Types and definition of the tool `get_commit`.
     pub mod get_commit {
@@ -4667,20 +4655,26 @@ pub mod github {
         ::mcp_bindgen::__private::string_enum!(
             ArgsDetail { None = "none", Stats = "stats", FullPatch = "full_patch" }
         );
+        /// The required arguments of [`Args`] (`owner`, `repo`, `sha`), by name: several share a type, so none is taken by position. `Args::new(Required { … })`.
+        #[derive(Clone, Debug)]
+        pub struct Required {
+            /// Repository owner
+            pub owner: String,
+            /// Repository name
+            pub repo: String,
+            /// Commit SHA, branch name, or tag name
+            pub sha: String,
+        }
         impl Args {
-            /// The required arguments (`owner`, `repo`, `sha`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                sha: impl Into<String>,
-            ) -> Self {
+            /// The required arguments, by name; every optional one left out. Set others with `Args { field: Some(…), ..Args::new(Required { … }) }`.
+            pub fn new(required: Required) -> Self {
                 Self {
                     detail: Default::default(),
+                    owner: required.owner,
                     page: Default::default(),
                     per_page: Default::default(),
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    sha: sha.into(),
+                    repo: required.repo,
+                    sha: required.sha,
                 }
             }
         }
@@ -4713,20 +4707,6 @@ pub mod github {
         ::mcp_bindgen::__private::serde_struct!(
             Args { alert_number = "alertNumber", owner = "owner", repo = "repo" }
         );
-        impl Args {
-            /// The required arguments (`owner`, `repo`, `alertNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                alert_number: f64,
-            ) -> Self {
-                Self {
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    alert_number,
-                }
-            }
-        }
     }
     /// Types and definition of the tool `get_discussion`.
     pub mod get_discussion {
@@ -4755,20 +4735,6 @@ pub mod github {
             Args { discussion_number = "discussionNumber", owner = "owner", repo = "repo"
             }
         );
-        impl Args {
-            /// The required arguments (`owner`, `repo`, `discussionNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                discussion_number: f64,
-            ) -> Self {
-                Self {
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    discussion_number,
-                }
-            }
-        }
     }
     /// Types and definition of the tool `get_discussion_comments`.
     pub mod get_discussion_comments {
@@ -4805,20 +4771,26 @@ pub mod github {
             skip_if(Option::is_none), owner = "owner", per_page = "perPage"
             skip_if(Option::is_none), repo = "repo" }
         );
+        /// The required arguments of [`Args`] (`owner`, `repo`, `discussionNumber`), by name: several share a type, so none is taken by position. `Args::new(Required { … })`.
+        #[derive(Clone, Debug)]
+        pub struct Required {
+            /// Repository owner
+            pub owner: String,
+            /// Repository name
+            pub repo: String,
+            /// Discussion Number
+            pub discussion_number: f64,
+        }
         impl Args {
-            /// The required arguments (`owner`, `repo`, `discussionNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                discussion_number: f64,
-            ) -> Self {
+            /// The required arguments, by name; every optional one left out. Set others with `Args { field: Some(…), ..Args::new(Required { … }) }`.
+            pub fn new(required: Required) -> Self {
                 Self {
                     after: Default::default(),
+                    discussion_number: required.discussion_number,
                     include_replies: Default::default(),
+                    owner: required.owner,
                     per_page: Default::default(),
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    discussion_number,
+                    repo: required.repo,
                 }
             }
         }
@@ -4864,22 +4836,28 @@ pub mod github {
             "perPage" skip_if(Option::is_none), ref_ = "ref" skip_if(Option::is_none),
             repo = "repo", start_line = "start_line" skip_if(Option::is_none) }
         );
+        /// The required arguments of [`Args`] (`owner`, `repo`, `path`), by name: several share a type, so none is taken by position. `Args::new(Required { … })`.
+        #[derive(Clone, Debug)]
+        pub struct Required {
+            /// Repository owner (username or organization)
+            pub owner: String,
+            /// Repository name
+            pub repo: String,
+            /// Path to the file in the repository, relative to the repository root
+            pub path: String,
+        }
         impl Args {
-            /// The required arguments (`owner`, `repo`, `path`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                path: impl Into<String>,
-            ) -> Self {
+            /// The required arguments, by name; every optional one left out. Set others with `Args { field: Some(…), ..Args::new(Required { … }) }`.
+            pub fn new(required: Required) -> Self {
                 Self {
                     after: Default::default(),
                     end_line: Default::default(),
+                    owner: required.owner,
+                    path: required.path,
                     per_page: Default::default(),
                     ref_: Default::default(),
+                    repo: required.repo,
                     start_line: Default::default(),
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    path: path.into(),
                 }
             }
         }
@@ -4940,16 +4918,24 @@ pub mod github {
             Sha = "sha", Url = "url", GitUrl = "git_url", HtmlUrl = "html_url",
             DownloadUrl = "download_url" }
         );
+        /// The required arguments of [`Args`] (`owner`, `repo`), by name: several share a type, so none is taken by position. `Args::new(Required { … })`.
+        #[derive(Clone, Debug)]
+        pub struct Required {
+            /// Repository owner (username or organization)
+            pub owner: String,
+            /// Repository name
+            pub repo: String,
+        }
         impl Args {
-            /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(owner: impl Into<String>, repo: impl Into<String>) -> Self {
+            /// The required arguments, by name; every optional one left out. Set others with `Args { field: Some(…), ..Args::new(Required { … }) }`.
+            pub fn new(required: Required) -> Self {
                 Self {
                     fields: Default::default(),
+                    owner: required.owner,
                     path: Default::default(),
                     ref_: Default::default(),
+                    repo: required.repo,
                     sha: Default::default(),
-                    owner: owner.into(),
-                    repo: repo.into(),
                 }
             }
         }
@@ -5048,17 +5034,25 @@ pub mod github {
             skip_if(Option::is_none), tail_lines = "tail_lines" skip_if(Option::is_none)
             }
         );
+        /// The required arguments of [`Args`] (`owner`, `repo`), by name: several share a type, so none is taken by position. `Args::new(Required { … })`.
+        #[derive(Clone, Debug)]
+        pub struct Required {
+            /// Repository owner
+            pub owner: String,
+            /// Repository name
+            pub repo: String,
+        }
         impl Args {
-            /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(owner: impl Into<String>, repo: impl Into<String>) -> Self {
+            /// The required arguments, by name; every optional one left out. Set others with `Args { field: Some(…), ..Args::new(Required { … }) }`.
+            pub fn new(required: Required) -> Self {
                 Self {
                     failed_only: Default::default(),
                     job_id: Default::default(),
+                    owner: required.owner,
+                    repo: required.repo,
                     return_content: Default::default(),
                     run_id: Default::default(),
                     tail_lines: Default::default(),
-                    owner: owner.into(),
-                    repo: repo.into(),
                 }
             }
         }
@@ -5089,20 +5083,6 @@ pub mod github {
         ::mcp_bindgen::__private::serde_struct!(
             Args { name = "name", owner = "owner", repo = "repo" }
         );
-        impl Args {
-            /// The required arguments (`owner`, `repo`, `name`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                name: impl Into<String>,
-            ) -> Self {
-                Self {
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    name: name.into(),
-                }
-            }
-        }
     }
     /// Types and definition of the tool `get_latest_release`.
     pub mod get_latest_release {
@@ -5126,15 +5106,6 @@ pub mod github {
             pub repo: String,
         }
         ::mcp_bindgen::__private::serde_struct!(Args { owner = "owner", repo = "repo" });
-        impl Args {
-            /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(owner: impl Into<String>, repo: impl Into<String>) -> Self {
-                Self {
-                    owner: owner.into(),
-                    repo: repo.into(),
-                }
-            }
-        }
     }
     /// Types and definition of the tool `get_me`.
     pub mod get_me {
@@ -5213,20 +5184,6 @@ pub mod github {
         ::mcp_bindgen::__private::serde_struct!(
             Args { owner = "owner", repo = "repo", tag = "tag" }
         );
-        impl Args {
-            /// The required arguments (`owner`, `repo`, `tag`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                tag: impl Into<String>,
-            ) -> Self {
-                Self {
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    tag: tag.into(),
-                }
-            }
-        }
     }
     /// Types and definition of the tool `get_repository_tree`.
     pub mod get_repository_tree {
@@ -5264,15 +5221,23 @@ pub mod github {
             recursive = "recursive" skip_if(Option::is_none), repo = "repo", tree_sha =
             "tree_sha" skip_if(Option::is_none) }
         );
+        /// The required arguments of [`Args`] (`owner`, `repo`), by name: several share a type, so none is taken by position. `Args::new(Required { … })`.
+        #[derive(Clone, Debug)]
+        pub struct Required {
+            /// Repository owner (username or organization)
+            pub owner: String,
+            /// Repository name
+            pub repo: String,
+        }
         impl Args {
-            /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(owner: impl Into<String>, repo: impl Into<String>) -> Self {
+            /// The required arguments, by name; every optional one left out. Set others with `Args { field: Some(…), ..Args::new(Required { … }) }`.
+            pub fn new(required: Required) -> Self {
                 Self {
+                    owner: required.owner,
                     path_filter: Default::default(),
                     recursive: Default::default(),
+                    repo: required.repo,
                     tree_sha: Default::default(),
-                    owner: owner.into(),
-                    repo: repo.into(),
                 }
             }
         }
@@ -5305,20 +5270,6 @@ pub mod github {
         ::mcp_bindgen::__private::serde_struct!(
             Args { alert_number = "alertNumber", owner = "owner", repo = "repo" }
         );
-        impl Args {
-            /// The required arguments (`owner`, `repo`, `alertNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                alert_number: f64,
-            ) -> Self {
-                Self {
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    alert_number,
-                }
-            }
-        }
     }
     /// Types and definition of the tool `get_tag`.
     pub mod get_tag {
@@ -5346,20 +5297,6 @@ pub mod github {
         ::mcp_bindgen::__private::serde_struct!(
             Args { owner = "owner", repo = "repo", tag = "tag" }
         );
-        impl Args {
-            /// The required arguments (`owner`, `repo`, `tag`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                tag: impl Into<String>,
-            ) -> Self {
-                Self {
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    tag: tag.into(),
-                }
-            }
-        }
     }
     /// Types and definition of the tool `get_team_members`.
     pub mod get_team_members {
@@ -5387,15 +5324,6 @@ pub mod github {
         ::mcp_bindgen::__private::serde_struct!(
             Args { org = "org", team_slug = "team_slug" }
         );
-        impl Args {
-            /// The required arguments (`org`, `team_slug`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(org: impl Into<String>, team_slug: impl Into<String>) -> Self {
-                Self {
-                    org: org.into(),
-                    team_slug: team_slug.into(),
-                }
-            }
-        }
     }
     /// Types and definition of the tool `get_teams`.
     pub mod get_teams {
@@ -5473,21 +5401,31 @@ pub mod github {
         ::mcp_bindgen::__private::string_enum!(
             ArgsMethod { GetBlockedBy = "get_blocked_by", GetBlocking = "get_blocking" }
         );
+        /// The required arguments of [`Args`] (`method`, `owner`, `repo`, `issue_number`), by name: several share a type, so none is taken by position. `Args::new(Required { … })`.
+        #[derive(Clone, Debug)]
+        pub struct Required {
+            /// The read operation to perform on a single issue's dependencies.
+            /// Options are:
+            /// 1. get_blocked_by - List the issues that block this issue (this issue is blocked by them).
+            /// 2. get_blocking - List the issues that this issue blocks.
+            pub method: ArgsMethod,
+            /// The owner of the repository
+            pub owner: String,
+            /// The name of the repository
+            pub repo: String,
+            /// The number of the issue
+            pub issue_number: f64,
+        }
         impl Args {
-            /// The required arguments (`method`, `owner`, `repo`, `issue_number`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                method: ArgsMethod,
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                issue_number: f64,
-            ) -> Self {
+            /// The required arguments, by name; every optional one left out. Set others with `Args { field: Some(…), ..Args::new(Required { … }) }`.
+            pub fn new(required: Required) -> Self {
                 Self {
+                    issue_number: required.issue_number,
+                    method: required.method,
+                    owner: required.owner,
                     page: Default::default(),
                     per_page: Default::default(),
-                    method,
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    issue_number,
+                    repo: required.repo,
                 }
             }
         }
@@ -5563,25 +5501,40 @@ pub mod github {
         ::mcp_bindgen::__private::string_enum!(
             ArgsType { BlockedBy = "blocked_by", Blocking = "blocking" }
         );
+        /// The required arguments of [`Args`] (`method`, `type`, `owner`, `repo`, `issue_number`, `related_issue_number`), by name: several share a type, so none is taken by position. `Args::new(Required { … })`.
+        #[derive(Clone, Debug)]
+        pub struct Required {
+            /// The action to perform.
+            /// Options are:
+            /// - 'add' - create the dependency relationship.
+            /// - 'remove' - delete the dependency relationship.
+            pub method: ArgsMethod,
+            /// The relationship direction relative to the subject issue.
+            /// Options are:
+            /// - 'blocked_by' - the subject issue is blocked by the related issue.
+            /// - 'blocking' - the subject issue blocks the related issue.
+            pub type_: ArgsType,
+            /// The owner of the subject issue's repository
+            pub owner: String,
+            /// The name of the subject issue's repository
+            pub repo: String,
+            /// The number of the subject issue
+            pub issue_number: f64,
+            /// The number of the related issue to link or unlink
+            pub related_issue_number: f64,
+        }
         impl Args {
-            /// The required arguments (`method`, `type`, `owner`, `repo`, `issue_number`, `related_issue_number`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                method: ArgsMethod,
-                type_: ArgsType,
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                issue_number: f64,
-                related_issue_number: f64,
-            ) -> Self {
+            /// The required arguments, by name; every optional one left out. Set others with `Args { field: Some(…), ..Args::new(Required { … }) }`.
+            pub fn new(required: Required) -> Self {
                 Self {
+                    issue_number: required.issue_number,
+                    method: required.method,
+                    owner: required.owner,
+                    related_issue_number: required.related_issue_number,
                     related_owner: Default::default(),
                     related_repo: Default::default(),
-                    method,
-                    type_,
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    issue_number,
-                    related_issue_number,
+                    repo: required.repo,
+                    type_: required.type_,
                 }
             }
         }
@@ -5645,21 +5598,34 @@ pub mod github {
             ArgsMethod { Get = "get", GetComments = "get_comments", GetSubIssues =
             "get_sub_issues", GetParent = "get_parent", GetLabels = "get_labels" }
         );
+        /// The required arguments of [`Args`] (`method`, `owner`, `repo`, `issue_number`), by name: several share a type, so none is taken by position. `Args::new(Required { … })`.
+        #[derive(Clone, Debug)]
+        pub struct Required {
+            /// The read operation to perform on a single issue.
+            /// Options are:
+            /// 1. get - Get issue details. Also returns best-effort hierarchy flags (`has_parent`, `has_children`); `parent` and `sub_issues_summary` are optional relationship summaries, and `closed_by_pull_requests` summarizes the pull requests configured to close the issue as `total_count` plus up to 5 `references`.
+            /// 2. get_comments - Get issue comments.
+            /// 3. get_sub_issues - Get sub-issues (children) of the issue.
+            /// 4. get_parent - Get the parent issue, if this issue is a sub-issue of another.
+            /// 5. get_labels - Get labels assigned to the issue.
+            pub method: ArgsMethod,
+            /// The owner of the repository
+            pub owner: String,
+            /// The name of the repository
+            pub repo: String,
+            /// The number of the issue
+            pub issue_number: f64,
+        }
         impl Args {
-            /// The required arguments (`method`, `owner`, `repo`, `issue_number`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                method: ArgsMethod,
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                issue_number: f64,
-            ) -> Self {
+            /// The required arguments, by name; every optional one left out. Set others with `Args { field: Some(…), ..Args::new(Required { … }) }`.
+            pub fn new(required: Required) -> Self {
                 Self {
+                    issue_number: required.issue_number,
+                    method: required.method,
+                    owner: required.owner,
                     page: Default::default(),
                     per_page: Default::default(),
-                    method,
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    issue_number,
+                    repo: required.repo,
                 }
             }
         }
@@ -5806,13 +5772,22 @@ pub mod github {
             ArgsStateReason { Completed = "completed", NotPlanned = "not_planned",
             Duplicate = "duplicate" }
         );
+        /// The required arguments of [`Args`] (`method`, `owner`, `repo`), by name: several share a type, so none is taken by position. `Args::new(Required { … })`.
+        #[derive(Clone, Debug)]
+        pub struct Required {
+            /// Write operation to perform on a single issue.
+            /// Options are:
+            /// - 'create' - creates a new issue.
+            /// - 'update' - updates an existing issue.
+            pub method: ArgsMethod,
+            /// Repository owner
+            pub owner: String,
+            /// Repository name
+            pub repo: String,
+        }
         impl Args {
-            /// The required arguments (`method`, `owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                method: ArgsMethod,
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-            ) -> Self {
+            /// The required arguments, by name; every optional one left out. Set others with `Args { field: Some(…), ..Args::new(Required { … }) }`.
+            pub fn new(required: Required) -> Self {
                 Self {
                     assignees: Default::default(),
                     body: Default::default(),
@@ -5820,14 +5795,14 @@ pub mod github {
                     issue_fields: Default::default(),
                     issue_number: Default::default(),
                     labels: Default::default(),
+                    method: required.method,
                     milestone: Default::default(),
+                    owner: required.owner,
+                    repo: required.repo,
                     state: Default::default(),
                     state_reason: Default::default(),
                     title: Default::default(),
                     type_: Default::default(),
-                    method,
-                    owner: owner.into(),
-                    repo: repo.into(),
                 }
             }
         }
@@ -5880,22 +5855,29 @@ pub mod github {
         ::mcp_bindgen::__private::string_enum!(
             ArgsMethod { Create = "create", Update = "update", Delete = "delete" }
         );
+        /// The required arguments of [`Args`] (`method`, `owner`, `repo`, `name`), by name: several share a type, so none is taken by position. `Args::new(Required { … })`.
+        #[derive(Clone, Debug)]
+        pub struct Required {
+            /// Operation to perform: 'create', 'update', or 'delete'
+            pub method: ArgsMethod,
+            /// Repository owner (username or organization name)
+            pub owner: String,
+            /// Repository name
+            pub repo: String,
+            /// Label name - required for all operations
+            pub name: String,
+        }
         impl Args {
-            /// The required arguments (`method`, `owner`, `repo`, `name`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                method: ArgsMethod,
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                name: impl Into<String>,
-            ) -> Self {
+            /// The required arguments, by name; every optional one left out. Set others with `Args { field: Some(…), ..Args::new(Required { … }) }`.
+            pub fn new(required: Required) -> Self {
                 Self {
                     color: Default::default(),
                     description: Default::default(),
+                    method: required.method,
+                    name: required.name,
                     new_name: Default::default(),
-                    method,
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    name: name.into(),
+                    owner: required.owner,
+                    repo: required.repo,
                 }
             }
         }
@@ -5929,14 +5911,22 @@ pub mod github {
             Args { owner = "owner", page = "page" skip_if(Option::is_none), per_page =
             "perPage" skip_if(Option::is_none), repo = "repo" }
         );
+        /// The required arguments of [`Args`] (`owner`, `repo`), by name: several share a type, so none is taken by position. `Args::new(Required { … })`.
+        #[derive(Clone, Debug)]
+        pub struct Required {
+            /// Repository owner
+            pub owner: String,
+            /// Repository name
+            pub repo: String,
+        }
         impl Args {
-            /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(owner: impl Into<String>, repo: impl Into<String>) -> Self {
+            /// The required arguments, by name; every optional one left out. Set others with `Args { field: Some(…), ..Args::new(Required { … }) }`.
+            pub fn new(required: Required) -> Self {
                 Self {
+                    owner: required.owner,
                     page: Default::default(),
                     per_page: Default::default(),
-                    owner: owner.into(),
-                    repo: repo.into(),
+                    repo: required.repo,
                 }
             }
         }
@@ -6012,18 +6002,26 @@ pub mod github {
             ArgsState { Open = "open", Closed = "closed", Dismissed = "dismissed", Fixed
             = "fixed" }
         );
+        /// The required arguments of [`Args`] (`owner`, `repo`), by name: several share a type, so none is taken by position. `Args::new(Required { … })`.
+        #[derive(Clone, Debug)]
+        pub struct Required {
+            /// The owner of the repository.
+            pub owner: String,
+            /// The name of the repository.
+            pub repo: String,
+        }
         impl Args {
-            /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(owner: impl Into<String>, repo: impl Into<String>) -> Self {
+            /// The required arguments, by name; every optional one left out. Set others with `Args { field: Some(…), ..Args::new(Required { … }) }`.
+            pub fn new(required: Required) -> Self {
                 Self {
+                    owner: required.owner,
                     page: Default::default(),
                     per_page: Default::default(),
                     ref_: Default::default(),
+                    repo: required.repo,
                     severity: Default::default(),
                     state: Default::default(),
                     tool_name: Default::default(),
-                    owner: owner.into(),
-                    repo: repo.into(),
                 }
             }
         }
@@ -6088,20 +6086,28 @@ pub mod github {
             ArgsFieldsItem { Sha = "sha", HtmlUrl = "html_url", Commit = "commit", Author
             = "author", Committer = "committer" }
         );
+        /// The required arguments of [`Args`] (`owner`, `repo`), by name: several share a type, so none is taken by position. `Args::new(Required { … })`.
+        #[derive(Clone, Debug)]
+        pub struct Required {
+            /// Repository owner
+            pub owner: String,
+            /// Repository name
+            pub repo: String,
+        }
         impl Args {
-            /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(owner: impl Into<String>, repo: impl Into<String>) -> Self {
+            /// The required arguments, by name; every optional one left out. Set others with `Args { field: Some(…), ..Args::new(Required { … }) }`.
+            pub fn new(required: Required) -> Self {
                 Self {
                     author: Default::default(),
                     fields: Default::default(),
+                    owner: required.owner,
                     page: Default::default(),
                     path: Default::default(),
                     per_page: Default::default(),
+                    repo: required.repo,
                     sha: Default::default(),
                     since: Default::default(),
                     until: Default::default(),
-                    owner: owner.into(),
-                    repo: repo.into(),
                 }
             }
         }
@@ -6168,16 +6174,24 @@ pub mod github {
             ArgsState { Open = "open", Fixed = "fixed", Dismissed = "dismissed",
             AutoDismissed = "auto_dismissed" }
         );
+        /// The required arguments of [`Args`] (`owner`, `repo`), by name: several share a type, so none is taken by position. `Args::new(Required { … })`.
+        #[derive(Clone, Debug)]
+        pub struct Required {
+            /// The owner of the repository.
+            pub owner: String,
+            /// The name of the repository.
+            pub repo: String,
+        }
         impl Args {
-            /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(owner: impl Into<String>, repo: impl Into<String>) -> Self {
+            /// The required arguments, by name; every optional one left out. Set others with `Args { field: Some(…), ..Args::new(Required { … }) }`.
+            pub fn new(required: Required) -> Self {
                 Self {
                     after: Default::default(),
+                    owner: required.owner,
                     per_page: Default::default(),
+                    repo: required.repo,
                     severity: Default::default(),
                     state: Default::default(),
-                    owner: owner.into(),
-                    repo: repo.into(),
                 }
             }
         }
@@ -6601,9 +6615,17 @@ pub mod github {
         ::mcp_bindgen::__private::string_enum!(
             ArgsState { Open = "OPEN", Closed = "CLOSED" }
         );
+        /// The required arguments of [`Args`] (`owner`, `repo`), by name: several share a type, so none is taken by position. `Args::new(Required { … })`.
+        #[derive(Clone, Debug)]
+        pub struct Required {
+            /// Repository owner
+            pub owner: String,
+            /// Repository name
+            pub repo: String,
+        }
         impl Args {
-            /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(owner: impl Into<String>, repo: impl Into<String>) -> Self {
+            /// The required arguments, by name; every optional one left out. Set others with `Args { field: Some(…), ..Args::new(Required { … }) }`.
+            pub fn new(required: Required) -> Self {
                 Self {
                     after: Default::default(),
                     direction: Default::default(),
@@ -6611,11 +6633,11 @@ pub mod github {
                     fields: Default::default(),
                     labels: Default::default(),
                     order_by: Default::default(),
+                    owner: required.owner,
                     per_page: Default::default(),
+                    repo: required.repo,
                     since: Default::default(),
                     state: Default::default(),
-                    owner: owner.into(),
-                    repo: repo.into(),
                 }
             }
         }
@@ -6644,15 +6666,6 @@ pub mod github {
             pub repo: String,
         }
         ::mcp_bindgen::__private::serde_struct!(Args { owner = "owner", repo = "repo" });
-        impl Args {
-            /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(owner: impl Into<String>, repo: impl Into<String>) -> Self {
-                Self {
-                    owner: owner.into(),
-                    repo: repo.into(),
-                }
-            }
-        }
     }
     /// Types and definition of the tool `list_notifications`.
     pub mod list_notifications {
@@ -6896,20 +6909,28 @@ pub mod github {
         ::mcp_bindgen::__private::string_enum!(
             ArgsState { Open = "open", Closed = "closed", All = "all" }
         );
+        /// The required arguments of [`Args`] (`owner`, `repo`), by name: several share a type, so none is taken by position. `Args::new(Required { … })`.
+        #[derive(Clone, Debug)]
+        pub struct Required {
+            /// Repository owner
+            pub owner: String,
+            /// Repository name
+            pub repo: String,
+        }
         impl Args {
-            /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(owner: impl Into<String>, repo: impl Into<String>) -> Self {
+            /// The required arguments, by name; every optional one left out. Set others with `Args { field: Some(…), ..Args::new(Required { … }) }`.
+            pub fn new(required: Required) -> Self {
                 Self {
                     base: Default::default(),
                     direction: Default::default(),
                     fields: Default::default(),
                     head: Default::default(),
+                    owner: required.owner,
                     page: Default::default(),
                     per_page: Default::default(),
+                    repo: required.repo,
                     sort: Default::default(),
                     state: Default::default(),
-                    owner: owner.into(),
-                    repo: repo.into(),
                 }
             }
         }
@@ -6964,15 +6985,23 @@ pub mod github {
             "body", HtmlUrl = "html_url", PublishedAt = "published_at", Prerelease =
             "prerelease", Draft = "draft", Author = "author" }
         );
+        /// The required arguments of [`Args`] (`owner`, `repo`), by name: several share a type, so none is taken by position. `Args::new(Required { … })`.
+        #[derive(Clone, Debug)]
+        pub struct Required {
+            /// Repository owner
+            pub owner: String,
+            /// Repository name
+            pub repo: String,
+        }
         impl Args {
-            /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(owner: impl Into<String>, repo: impl Into<String>) -> Self {
+            /// The required arguments, by name; every optional one left out. Set others with `Args { field: Some(…), ..Args::new(Required { … }) }`.
+            pub fn new(required: Required) -> Self {
                 Self {
                     fields: Default::default(),
+                    owner: required.owner,
                     page: Default::default(),
                     per_page: Default::default(),
-                    owner: owner.into(),
-                    repo: repo.into(),
+                    repo: required.repo,
                 }
             }
         }
@@ -7021,15 +7050,23 @@ pub mod github {
         ::mcp_bindgen::__private::string_enum!(
             ArgsAffiliation { Outside = "outside", Direct = "direct", All = "all" }
         );
+        /// The required arguments of [`Args`] (`owner`, `repo`), by name: several share a type, so none is taken by position. `Args::new(Required { … })`.
+        #[derive(Clone, Debug)]
+        pub struct Required {
+            /// Repository owner
+            pub owner: String,
+            /// Repository name
+            pub repo: String,
+        }
         impl Args {
-            /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(owner: impl Into<String>, repo: impl Into<String>) -> Self {
+            /// The required arguments, by name; every optional one left out. Set others with `Args { field: Some(…), ..Args::new(Required { … }) }`.
+            pub fn new(required: Required) -> Self {
                 Self {
                     affiliation: Default::default(),
+                    owner: required.owner,
                     page: Default::default(),
                     per_page: Default::default(),
-                    owner: owner.into(),
-                    repo: repo.into(),
+                    repo: required.repo,
                 }
             }
         }
@@ -7098,15 +7135,23 @@ pub mod github {
             ArgsState { Triage = "triage", Draft = "draft", Published = "published",
             Closed = "closed" }
         );
+        /// The required arguments of [`Args`] (`owner`, `repo`), by name: several share a type, so none is taken by position. `Args::new(Required { … })`.
+        #[derive(Clone, Debug)]
+        pub struct Required {
+            /// The owner of the repository.
+            pub owner: String,
+            /// The name of the repository.
+            pub repo: String,
+        }
         impl Args {
-            /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(owner: impl Into<String>, repo: impl Into<String>) -> Self {
+            /// The required arguments, by name; every optional one left out. Set others with `Args { field: Some(…), ..Args::new(Required { … }) }`.
+            pub fn new(required: Required) -> Self {
                 Self {
                     direction: Default::default(),
+                    owner: required.owner,
+                    repo: required.repo,
                     sort: Default::default(),
                     state: Default::default(),
-                    owner: owner.into(),
-                    repo: repo.into(),
                 }
             }
         }
@@ -7172,17 +7217,25 @@ pub mod github {
         ::mcp_bindgen::__private::string_enum!(
             ArgsState { Open = "open", Resolved = "resolved" }
         );
+        /// The required arguments of [`Args`] (`owner`, `repo`), by name: several share a type, so none is taken by position. `Args::new(Required { … })`.
+        #[derive(Clone, Debug)]
+        pub struct Required {
+            /// The owner of the repository.
+            pub owner: String,
+            /// The name of the repository.
+            pub repo: String,
+        }
         impl Args {
-            /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(owner: impl Into<String>, repo: impl Into<String>) -> Self {
+            /// The required arguments, by name; every optional one left out. Set others with `Args { field: Some(…), ..Args::new(Required { … }) }`.
+            pub fn new(required: Required) -> Self {
                 Self {
+                    owner: required.owner,
                     page: Default::default(),
                     per_page: Default::default(),
+                    repo: required.repo,
                     resolution: Default::default(),
                     secret_type: Default::default(),
                     state: Default::default(),
-                    owner: owner.into(),
-                    repo: repo.into(),
                 }
             }
         }
@@ -7268,14 +7321,22 @@ pub mod github {
             Args { owner = "owner", page = "page" skip_if(Option::is_none), per_page =
             "perPage" skip_if(Option::is_none), repo = "repo" }
         );
+        /// The required arguments of [`Args`] (`owner`, `repo`), by name: several share a type, so none is taken by position. `Args::new(Required { … })`.
+        #[derive(Clone, Debug)]
+        pub struct Required {
+            /// Repository owner
+            pub owner: String,
+            /// Repository name
+            pub repo: String,
+        }
         impl Args {
-            /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(owner: impl Into<String>, repo: impl Into<String>) -> Self {
+            /// The required arguments, by name; every optional one left out. Set others with `Args { field: Some(…), ..Args::new(Required { … }) }`.
+            pub fn new(required: Required) -> Self {
                 Self {
+                    owner: required.owner,
                     page: Default::default(),
                     per_page: Default::default(),
-                    owner: owner.into(),
-                    repo: repo.into(),
+                    repo: required.repo,
                 }
             }
         }
@@ -7364,20 +7425,6 @@ pub mod github {
         ::mcp_bindgen::__private::string_enum!(
             ArgsAction { Ignore = "ignore", Watch = "watch", Delete = "delete" }
         );
-        impl Args {
-            /// The required arguments (`owner`, `repo`, `action`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                action: ArgsAction,
-            ) -> Self {
-                Self {
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    action,
-                }
-            }
-        }
     }
     /// Types and definition of the tool `mark_all_notifications_read`.
     pub mod mark_all_notifications_read {
@@ -7452,20 +7499,26 @@ pub mod github {
         ::mcp_bindgen::__private::string_enum!(
             ArgsMergeMethod { Merge = "merge", Squash = "squash", Rebase = "rebase" }
         );
+        /// The required arguments of [`Args`] (`owner`, `repo`, `pullNumber`), by name: several share a type, so none is taken by position. `Args::new(Required { … })`.
+        #[derive(Clone, Debug)]
+        pub struct Required {
+            /// Repository owner
+            pub owner: String,
+            /// Repository name
+            pub repo: String,
+            /// Pull request number
+            pub pull_number: f64,
+        }
         impl Args {
-            /// The required arguments (`owner`, `repo`, `pullNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                pull_number: f64,
-            ) -> Self {
+            /// The required arguments, by name; every optional one left out. Set others with `Args { field: Some(…), ..Args::new(Required { … }) }`.
+            pub fn new(required: Required) -> Self {
                 Self {
                     commit_message: Default::default(),
                     commit_title: Default::default(),
                     merge_method: Default::default(),
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    pull_number,
+                    owner: required.owner,
+                    pull_number: required.pull_number,
+                    repo: required.repo,
                 }
             }
         }
@@ -7976,22 +8029,39 @@ pub mod github {
             "get_review_comments", GetReviews = "get_reviews", GetComments =
             "get_comments", GetCheckRuns = "get_check_runs" }
         );
+        /// The required arguments of [`Args`] (`method`, `owner`, `repo`, `pullNumber`), by name: several share a type, so none is taken by position. `Args::new(Required { … })`.
+        #[derive(Clone, Debug)]
+        pub struct Required {
+            /// Action to specify what pull request data needs to be retrieved from GitHub.
+            /// Possible options:
+            ///  1. get - Get details of a specific pull request.
+            ///  2. get_diff - Get the diff of a pull request.
+            ///  3. get_status - Get combined commit status of a head commit in a pull request.
+            ///  4. get_files - Get the list of files changed in a pull request. Use with pagination parameters to control the number of results returned.
+            ///  5. get_commits - Get the list of commits on a pull request. Use with pagination parameters to control the number of results returned.
+            ///  6. get_review_comments - Get review threads on a pull request. Each thread contains logically grouped review comments made on the same code location during pull request reviews. Returns threads with metadata (isResolved, isOutdated, isCollapsed) and their associated comments. Use cursor-based pagination (perPage, after) to control results.
+            ///  7. get_reviews - Get the reviews on a pull request. When asked for review comments, use get_review_comments method. Use with pagination parameters to control the number of results returned.
+            ///  8. get_comments - Get comments on a pull request. Use this if user doesn't specifically want review comments. Use with pagination parameters to control the number of results returned.
+            ///  9. get_check_runs - Get check runs for the head commit of a pull request. Check runs are the individual CI/CD jobs and checks that run on the PR.
+            pub method: ArgsMethod,
+            /// Repository owner
+            pub owner: String,
+            /// Repository name
+            pub repo: String,
+            /// Pull request number
+            pub pull_number: f64,
+        }
         impl Args {
-            /// The required arguments (`method`, `owner`, `repo`, `pullNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                method: ArgsMethod,
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                pull_number: f64,
-            ) -> Self {
+            /// The required arguments, by name; every optional one left out. Set others with `Args { field: Some(…), ..Args::new(Required { … }) }`.
+            pub fn new(required: Required) -> Self {
                 Self {
                     after: Default::default(),
+                    method: required.method,
+                    owner: required.owner,
                     page: Default::default(),
                     per_page: Default::default(),
-                    method,
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    pull_number,
+                    pull_number: required.pull_number,
+                    repo: required.repo,
                 }
             }
         }
@@ -8069,23 +8139,30 @@ pub mod github {
             DeletePending = "delete_pending", ResolveThread = "resolve_thread",
             UnresolveThread = "unresolve_thread" }
         );
+        /// The required arguments of [`Args`] (`method`, `owner`, `repo`, `pullNumber`), by name: several share a type, so none is taken by position. `Args::new(Required { … })`.
+        #[derive(Clone, Debug)]
+        pub struct Required {
+            /// The write operation to perform on pull request review.
+            pub method: ArgsMethod,
+            /// Repository owner
+            pub owner: String,
+            /// Repository name
+            pub repo: String,
+            /// Pull request number
+            pub pull_number: f64,
+        }
         impl Args {
-            /// The required arguments (`method`, `owner`, `repo`, `pullNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                method: ArgsMethod,
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                pull_number: f64,
-            ) -> Self {
+            /// The required arguments, by name; every optional one left out. Set others with `Args { field: Some(…), ..Args::new(Required { … }) }`.
+            pub fn new(required: Required) -> Self {
                 Self {
                     body: Default::default(),
                     commit_id: Default::default(),
                     event: Default::default(),
+                    method: required.method,
+                    owner: required.owner,
+                    pull_number: required.pull_number,
+                    repo: required.repo,
                     thread_id: Default::default(),
-                    method,
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    pull_number,
                 }
             }
         }
@@ -8132,24 +8209,6 @@ pub mod github {
         ::mcp_bindgen::__private::serde_struct!(
             ArgsFilesItem { content = "content", path = "path" } deny_unknown_fields
         );
-        impl Args {
-            /// The required arguments (`owner`, `repo`, `branch`, `files`, `message`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                branch: impl Into<String>,
-                files: Vec<ArgsFilesItem>,
-                message: impl Into<String>,
-            ) -> Self {
-                Self {
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    branch: branch.into(),
-                    files,
-                    message: message.into(),
-                }
-            }
-        }
     }
     /// Types and definition of the tool `remove_sub_issue`.
     pub mod remove_sub_issue {
@@ -8180,22 +8239,6 @@ pub mod github {
             Args { issue_number = "issue_number", owner = "owner", repo = "repo",
             sub_issue_id = "sub_issue_id" }
         );
-        impl Args {
-            /// The required arguments (`owner`, `repo`, `issue_number`, `sub_issue_id`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                issue_number: f64,
-                sub_issue_id: f64,
-            ) -> Self {
-                Self {
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    issue_number,
-                    sub_issue_id,
-                }
-            }
-        }
     }
     /// Types and definition of the tool `reprioritize_sub_issue`.
     pub mod reprioritize_sub_issue {
@@ -8233,21 +8276,28 @@ pub mod github {
             "before_id" skip_if(Option::is_none), issue_number = "issue_number", owner =
             "owner", repo = "repo", sub_issue_id = "sub_issue_id" }
         );
+        /// The required arguments of [`Args`] (`owner`, `repo`, `issue_number`, `sub_issue_id`), by name: several share a type, so none is taken by position. `Args::new(Required { … })`.
+        #[derive(Clone, Debug)]
+        pub struct Required {
+            /// Repository owner (username or organization)
+            pub owner: String,
+            /// Repository name
+            pub repo: String,
+            /// The parent issue number
+            pub issue_number: f64,
+            /// The ID of the sub-issue to reorder. ID is not the same as issue number
+            pub sub_issue_id: f64,
+        }
         impl Args {
-            /// The required arguments (`owner`, `repo`, `issue_number`, `sub_issue_id`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                issue_number: f64,
-                sub_issue_id: f64,
-            ) -> Self {
+            /// The required arguments, by name; every optional one left out. Set others with `Args { field: Some(…), ..Args::new(Required { … }) }`.
+            pub fn new(required: Required) -> Self {
                 Self {
                     after_id: Default::default(),
                     before_id: Default::default(),
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    issue_number,
-                    sub_issue_id,
+                    issue_number: required.issue_number,
+                    owner: required.owner,
+                    repo: required.repo,
+                    sub_issue_id: required.sub_issue_id,
                 }
             }
         }
@@ -8280,20 +8330,6 @@ pub mod github {
         ::mcp_bindgen::__private::serde_struct!(
             Args { owner = "owner", pull_number = "pullNumber", repo = "repo" }
         );
-        impl Args {
-            /// The required arguments (`owner`, `repo`, `pullNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                pull_number: f64,
-            ) -> Self {
-                Self {
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    pull_number,
-                }
-            }
-        }
     }
     /// Types and definition of the tool `request_pull_request_reviewers`.
     pub mod request_pull_request_reviewers {
@@ -8324,22 +8360,6 @@ pub mod github {
             Args { owner = "owner", pull_number = "pullNumber", repo = "repo", reviewers
             = "reviewers" }
         );
-        impl Args {
-            /// The required arguments (`owner`, `repo`, `pullNumber`, `reviewers`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                pull_number: f64,
-                reviewers: Vec<String>,
-            ) -> Self {
-                Self {
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    pull_number,
-                    reviewers,
-                }
-            }
-        }
     }
     /// Types and definition of the tool `resolve_review_thread`.
     pub mod resolve_review_thread {
@@ -9029,22 +9049,6 @@ pub mod github {
         ::mcp_bindgen::__private::string_enum!(
             ArgsFieldsItemConfidence { Low = "LOW", Medium = "MEDIUM", High = "HIGH" }
         );
-        impl Args {
-            /// The required arguments (`owner`, `repo`, `issue_number`, `fields`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                issue_number: f64,
-                fields: Vec<ArgsFieldsItem>,
-            ) -> Self {
-                Self {
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    issue_number,
-                    fields,
-                }
-            }
-        }
     }
     /// Types and definition of the tool `star_repository`.
     pub mod star_repository {
@@ -9068,15 +9072,6 @@ pub mod github {
             pub repo: String,
         }
         ::mcp_bindgen::__private::serde_struct!(Args { owner = "owner", repo = "repo" });
-        impl Args {
-            /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(owner: impl Into<String>, repo: impl Into<String>) -> Self {
-                Self {
-                    owner: owner.into(),
-                    repo: repo.into(),
-                }
-            }
-        }
     }
     /// Types and definition of the tool `sub_issue_write`.
     pub mod sub_issue_write {
@@ -9122,24 +9117,37 @@ pub mod github {
             "method", owner = "owner", replace_parent = "replace_parent"
             skip_if(Option::is_none), repo = "repo", sub_issue_id = "sub_issue_id" }
         );
+        /// The required arguments of [`Args`] (`method`, `owner`, `repo`, `issue_number`, `sub_issue_id`), by name: several share a type, so none is taken by position. `Args::new(Required { … })`.
+        #[derive(Clone, Debug)]
+        pub struct Required {
+            /// The action to perform on a single sub-issue
+            /// Options are:
+            /// - 'add' - add a sub-issue to a parent issue in a GitHub repository.
+            /// - 'remove' - remove a sub-issue from a parent issue in a GitHub repository.
+            /// - 'reprioritize' - change the order of sub-issues within a parent issue in a GitHub repository. Use either 'after_id' or 'before_id' to specify the new position.
+            /// Writes issue hierarchy. To move a sub-issue to a new parent, use `add` with `replace_parent=true`; there is no writable parent field.
+            pub method: String,
+            /// Repository owner
+            pub owner: String,
+            /// Repository name
+            pub repo: String,
+            /// The number of the parent issue
+            pub issue_number: f64,
+            /// The ID of the sub-issue to add. ID is not the same as issue number
+            pub sub_issue_id: f64,
+        }
         impl Args {
-            /// The required arguments (`method`, `owner`, `repo`, `issue_number`, `sub_issue_id`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                method: impl Into<String>,
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                issue_number: f64,
-                sub_issue_id: f64,
-            ) -> Self {
+            /// The required arguments, by name; every optional one left out. Set others with `Args { field: Some(…), ..Args::new(Required { … }) }`.
+            pub fn new(required: Required) -> Self {
                 Self {
                     after_id: Default::default(),
                     before_id: Default::default(),
+                    issue_number: required.issue_number,
+                    method: required.method,
+                    owner: required.owner,
                     replace_parent: Default::default(),
-                    method: method.into(),
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    issue_number,
-                    sub_issue_id,
+                    repo: required.repo,
+                    sub_issue_id: required.sub_issue_id,
                 }
             }
         }
@@ -9186,20 +9194,27 @@ pub mod github {
             ArgsEvent { Approve = "APPROVE", RequestChanges = "REQUEST_CHANGES", Comment
             = "COMMENT" }
         );
+        /// The required arguments of [`Args`] (`owner`, `repo`, `pullNumber`, `event`), by name: several share a type, so none is taken by position. `Args::new(Required { … })`.
+        #[derive(Clone, Debug)]
+        pub struct Required {
+            /// Repository owner (username or organization)
+            pub owner: String,
+            /// Repository name
+            pub repo: String,
+            /// The pull request number
+            pub pull_number: f64,
+            /// The review action to perform
+            pub event: ArgsEvent,
+        }
         impl Args {
-            /// The required arguments (`owner`, `repo`, `pullNumber`, `event`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                pull_number: f64,
-                event: ArgsEvent,
-            ) -> Self {
+            /// The required arguments, by name; every optional one left out. Set others with `Args { field: Some(…), ..Args::new(Required { … }) }`.
+            pub fn new(required: Required) -> Self {
                 Self {
                     body: Default::default(),
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    pull_number,
-                    event,
+                    event: required.event,
+                    owner: required.owner,
+                    pull_number: required.pull_number,
+                    repo: required.repo,
                 }
             }
         }
@@ -9313,15 +9328,6 @@ pub mod github {
             pub repo: String,
         }
         ::mcp_bindgen::__private::serde_struct!(Args { owner = "owner", repo = "repo" });
-        impl Args {
-            /// The required arguments (`owner`, `repo`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(owner: impl Into<String>, repo: impl Into<String>) -> Self {
-                Self {
-                    owner: owner.into(),
-                    repo: repo.into(),
-                }
-            }
-        }
     }
     /// Types and definition of the tool `update_gist`.
     pub mod update_gist {
@@ -9352,18 +9358,24 @@ pub mod github {
             Args { content = "content", description = "description"
             skip_if(Option::is_none), filename = "filename", gist_id = "gist_id" }
         );
+        /// The required arguments of [`Args`] (`gist_id`, `filename`, `content`), by name: several share a type, so none is taken by position. `Args::new(Required { … })`.
+        #[derive(Clone, Debug)]
+        pub struct Required {
+            /// ID of the gist to update
+            pub gist_id: String,
+            /// Filename to update or create
+            pub filename: String,
+            /// Content for the file
+            pub content: String,
+        }
         impl Args {
-            /// The required arguments (`gist_id`, `filename`, `content`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                gist_id: impl Into<String>,
-                filename: impl Into<String>,
-                content: impl Into<String>,
-            ) -> Self {
+            /// The required arguments, by name; every optional one left out. Set others with `Args { field: Some(…), ..Args::new(Required { … }) }`.
+            pub fn new(required: Required) -> Self {
                 Self {
+                    content: required.content,
                     description: Default::default(),
-                    gist_id: gist_id.into(),
-                    filename: filename.into(),
-                    content: content.into(),
+                    filename: required.filename,
+                    gist_id: required.gist_id,
                 }
             }
         }
@@ -9431,22 +9443,6 @@ pub mod github {
             ArgsAssigneesItemObjectConfidence { Low = "LOW", Medium = "MEDIUM", High =
             "HIGH" }
         );
-        impl Args {
-            /// The required arguments (`owner`, `repo`, `issue_number`, `assignees`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                issue_number: f64,
-                assignees: Vec<ArgsAssigneesItem>,
-            ) -> Self {
-                Self {
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    issue_number,
-                    assignees,
-                }
-            }
-        }
     }
     /// Types and definition of the tool `update_issue_body`.
     pub mod update_issue_body {
@@ -9477,22 +9473,6 @@ pub mod github {
             Args { body = "body", issue_number = "issue_number", owner = "owner", repo =
             "repo" }
         );
-        impl Args {
-            /// The required arguments (`owner`, `repo`, `issue_number`, `body`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                issue_number: f64,
-                body: impl Into<String>,
-            ) -> Self {
-                Self {
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    issue_number,
-                    body: body.into(),
-                }
-            }
-        }
     }
     /// Types and definition of the tool `update_issue_labels`.
     pub mod update_issue_labels {
@@ -9557,22 +9537,6 @@ pub mod github {
             ArgsLabelsItemObjectConfidence { Low = "LOW", Medium = "MEDIUM", High =
             "HIGH" }
         );
-        impl Args {
-            /// The required arguments (`owner`, `repo`, `issue_number`, `labels`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                issue_number: f64,
-                labels: Vec<ArgsLabelsItem>,
-            ) -> Self {
-                Self {
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    issue_number,
-                    labels,
-                }
-            }
-        }
     }
     /// Types and definition of the tool `update_issue_milestone`.
     pub mod update_issue_milestone {
@@ -9603,22 +9567,6 @@ pub mod github {
             Args { issue_number = "issue_number", milestone = "milestone", owner =
             "owner", repo = "repo" }
         );
-        impl Args {
-            /// The required arguments (`owner`, `repo`, `issue_number`, `milestone`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                issue_number: f64,
-                milestone: u64,
-            ) -> Self {
-                Self {
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    issue_number,
-                    milestone,
-                }
-            }
-        }
     }
     /// Types and definition of the tool `update_issue_state`.
     pub mod update_issue_state {
@@ -9694,24 +9642,31 @@ pub mod github {
             ArgsStateReason { Completed = "completed", NotPlanned = "not_planned",
             Duplicate = "duplicate" }
         );
+        /// The required arguments of [`Args`] (`owner`, `repo`, `issue_number`, `state`), by name: several share a type, so none is taken by position. `Args::new(Required { … })`.
+        #[derive(Clone, Debug)]
+        pub struct Required {
+            /// Repository owner (username or organization)
+            pub owner: String,
+            /// Repository name
+            pub repo: String,
+            /// The issue number to update
+            pub issue_number: f64,
+            /// The new state for the issue
+            pub state: ArgsState,
+        }
         impl Args {
-            /// The required arguments (`owner`, `repo`, `issue_number`, `state`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                issue_number: f64,
-                state: ArgsState,
-            ) -> Self {
+            /// The required arguments, by name; every optional one left out. Set others with `Args { field: Some(…), ..Args::new(Required { … }) }`.
+            pub fn new(required: Required) -> Self {
                 Self {
                     confidence: Default::default(),
                     duplicate_of: Default::default(),
                     is_suggestion: Default::default(),
+                    issue_number: required.issue_number,
+                    owner: required.owner,
                     rationale: Default::default(),
+                    repo: required.repo,
+                    state: required.state,
                     state_reason: Default::default(),
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    issue_number,
-                    state,
                 }
             }
         }
@@ -9745,22 +9700,6 @@ pub mod github {
             Args { issue_number = "issue_number", owner = "owner", repo = "repo", title =
             "title" }
         );
-        impl Args {
-            /// The required arguments (`owner`, `repo`, `issue_number`, `title`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                issue_number: f64,
-                title: impl Into<String>,
-            ) -> Self {
-                Self {
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    issue_number,
-                    title: title.into(),
-                }
-            }
-        }
     }
     /// Types and definition of the tool `update_issue_type`.
     pub mod update_issue_type {
@@ -9811,22 +9750,29 @@ pub mod github {
         ::mcp_bindgen::__private::string_enum!(
             ArgsConfidence { Low = "LOW", Medium = "MEDIUM", High = "HIGH" }
         );
+        /// The required arguments of [`Args`] (`owner`, `repo`, `issue_number`, `issue_type`), by name: several share a type, so none is taken by position. `Args::new(Required { … })`.
+        #[derive(Clone, Debug)]
+        pub struct Required {
+            /// Repository owner (username or organization)
+            pub owner: String,
+            /// Repository name
+            pub repo: String,
+            /// The issue number to update
+            pub issue_number: f64,
+            /// The issue type to set, or null to remove the current type
+            pub issue_type: Option<String>,
+        }
         impl Args {
-            /// The required arguments (`owner`, `repo`, `issue_number`, `issue_type`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                issue_number: f64,
-                issue_type: Option<String>,
-            ) -> Self {
+            /// The required arguments, by name; every optional one left out. Set others with `Args { field: Some(…), ..Args::new(Required { … }) }`.
+            pub fn new(required: Required) -> Self {
                 Self {
                     confidence: Default::default(),
                     is_suggestion: Default::default(),
+                    issue_number: required.issue_number,
+                    issue_type: required.issue_type,
+                    owner: required.owner,
                     rationale: Default::default(),
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    issue_number,
-                    issue_type,
+                    repo: required.repo,
                 }
             }
         }
@@ -9885,24 +9831,30 @@ pub mod github {
         ::mcp_bindgen::__private::string_enum!(
             ArgsState { Open = "open", Closed = "closed" }
         );
+        /// The required arguments of [`Args`] (`owner`, `repo`, `pullNumber`), by name: several share a type, so none is taken by position. `Args::new(Required { … })`.
+        #[derive(Clone, Debug)]
+        pub struct Required {
+            /// Repository owner
+            pub owner: String,
+            /// Repository name
+            pub repo: String,
+            /// Pull request number to update
+            pub pull_number: f64,
+        }
         impl Args {
-            /// The required arguments (`owner`, `repo`, `pullNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                pull_number: f64,
-            ) -> Self {
+            /// The required arguments, by name; every optional one left out. Set others with `Args { field: Some(…), ..Args::new(Required { … }) }`.
+            pub fn new(required: Required) -> Self {
                 Self {
                     base: Default::default(),
                     body: Default::default(),
                     draft: Default::default(),
                     maintainer_can_modify: Default::default(),
+                    owner: required.owner,
+                    pull_number: required.pull_number,
+                    repo: required.repo,
                     reviewers: Default::default(),
                     state: Default::default(),
                     title: Default::default(),
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    pull_number,
                 }
             }
         }
@@ -9936,22 +9888,6 @@ pub mod github {
             Args { body = "body", owner = "owner", pull_number = "pullNumber", repo =
             "repo" }
         );
-        impl Args {
-            /// The required arguments (`owner`, `repo`, `pullNumber`, `body`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                pull_number: f64,
-                body: impl Into<String>,
-            ) -> Self {
-                Self {
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    pull_number,
-                    body: body.into(),
-                }
-            }
-        }
     }
     /// Types and definition of the tool `update_pull_request_branch`.
     pub mod update_pull_request_branch {
@@ -9984,18 +9920,24 @@ pub mod github {
             Args { expected_head_sha = "expectedHeadSha" skip_if(Option::is_none), owner
             = "owner", pull_number = "pullNumber", repo = "repo" }
         );
+        /// The required arguments of [`Args`] (`owner`, `repo`, `pullNumber`), by name: several share a type, so none is taken by position. `Args::new(Required { … })`.
+        #[derive(Clone, Debug)]
+        pub struct Required {
+            /// Repository owner
+            pub owner: String,
+            /// Repository name
+            pub repo: String,
+            /// Pull request number
+            pub pull_number: f64,
+        }
         impl Args {
-            /// The required arguments (`owner`, `repo`, `pullNumber`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                pull_number: f64,
-            ) -> Self {
+            /// The required arguments, by name; every optional one left out. Set others with `Args { field: Some(…), ..Args::new(Required { … }) }`.
+            pub fn new(required: Required) -> Self {
                 Self {
                     expected_head_sha: Default::default(),
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    pull_number,
+                    owner: required.owner,
+                    pull_number: required.pull_number,
+                    repo: required.repo,
                 }
             }
         }
@@ -10029,22 +9971,6 @@ pub mod github {
             Args { draft = "draft", owner = "owner", pull_number = "pullNumber", repo =
             "repo" }
         );
-        impl Args {
-            /// The required arguments (`owner`, `repo`, `pullNumber`, `draft`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                pull_number: f64,
-                draft: bool,
-            ) -> Self {
-                Self {
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    pull_number,
-                    draft,
-                }
-            }
-        }
     }
     /// Types and definition of the tool `update_pull_request_state`.
     pub mod update_pull_request_state {
@@ -10084,22 +10010,6 @@ pub mod github {
         ::mcp_bindgen::__private::string_enum!(
             ArgsState { Open = "open", Closed = "closed" }
         );
-        impl Args {
-            /// The required arguments (`owner`, `repo`, `pullNumber`, `state`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                pull_number: f64,
-                state: ArgsState,
-            ) -> Self {
-                Self {
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    pull_number,
-                    state,
-                }
-            }
-        }
     }
     /// Types and definition of the tool `update_pull_request_title`.
     pub mod update_pull_request_title {
@@ -10130,21 +10040,5 @@ pub mod github {
             Args { owner = "owner", pull_number = "pullNumber", repo = "repo", title =
             "title" }
         );
-        impl Args {
-            /// The required arguments (`owner`, `repo`, `pullNumber`, `title`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(
-                owner: impl Into<String>,
-                repo: impl Into<String>,
-                pull_number: f64,
-                title: impl Into<String>,
-            ) -> Self {
-                Self {
-                    owner: owner.into(),
-                    repo: repo.into(),
-                    pull_number,
-                    title: title.into(),
-                }
-            }
-        }
     }
 }

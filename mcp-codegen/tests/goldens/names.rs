@@ -339,9 +339,16 @@ pub mod names {
             "self" skip_if(Option::is_none), static_ = "static" skip_if(Option::is_none),
             timestamp = "@timestamp" skip_if(Option::is_none), type_ = "type" }
         );
+        /// The required arguments of [`Args`] (`type`, `repo-name`), by name: several share a type, so none is taken by position. `Args::new(Required { … })`.
+        #[derive(Clone, Debug)]
+        pub struct Required {
+            /// A Rust keyword.
+            pub type_: String,
+            pub repo_name: String,
+        }
         impl Args {
-            /// The required arguments (`type`, `repo-name`); every optional one left out. Set others with `Args { field: Some(…), ..Args::new(…) }`.
-            pub fn new(type_: impl Into<String>, repo_name: impl Into<String>) -> Self {
+            /// The required arguments, by name; every optional one left out. Set others with `Args { field: Some(…), ..Args::new(Required { … }) }`.
+            pub fn new(required: Required) -> Self {
                 Self {
                     box_: Default::default(),
                     count: Default::default(),
@@ -349,11 +356,11 @@ pub mod names {
                     per_page: Default::default(),
                     raw: Default::default(),
                     ref_: Default::default(),
+                    repo_name: required.repo_name,
                     self_: Default::default(),
                     static_: Default::default(),
                     timestamp: Default::default(),
-                    type_: type_.into(),
-                    repo_name: repo_name.into(),
+                    type_: required.type_,
                 }
             }
         }

@@ -40,10 +40,13 @@ fn main() {
         &args,
     );
     assert_eq!(v, json!({"perPage": 7}));
-    // `Args::new` takes the required arguments, in the schema's order.
+    // Two required arguments share a type: `Args::new` takes them by name.
     let args = create_issue::Args {
         ref_: Some("dev".into()),
-        ..create_issue::Args::new("bug", "r")
+        ..create_issue::Args::new(create_issue::Required {
+            type_: "bug".into(),
+            repo_name: "r".into(),
+        })
     };
     let v = roundtrip::check(
         create_issue::TOOL.name,

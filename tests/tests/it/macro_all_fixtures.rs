@@ -189,9 +189,11 @@ mod callers_types {
 fn types_resolve_in_the_callers_scope() {
     use callers_types::github::get_issue;
     let number: callers_types::IssueNumber = 42;
+    // Every argument is required and two share a type: the struct literal names them all.
     let args = get_issue::Args {
+        owner: String::from("octo"),
+        repo: "hello-world".into(),
         issue_number: number,
-        ..get_issue::Args::new(String::from("octo"), "hello-world", number)
     };
     let sent = serde_json::to_value(&args).expect("encodes");
     assert_eq!(
