@@ -82,9 +82,10 @@ pub(crate) fn emit(prompts: &[Prompt]) -> PromptsOut {
             warnings,
         };
     }
+    // An outer doc: its links resolve where the module is declared (beside `Client`).
     let module = quote! {
         /// Typed arguments of the server's prompts (`prompts/get`), as recorded in the
-        /// fixture; call them through [`super::Client::prompts`].
+        /// fixture; call them through [`Client::prompts`].
         pub mod prompts {
             /// Original names of the generated prompts, in fixture order.
             pub const NAMES: &[&str] = &[#(#names),*];
@@ -181,8 +182,9 @@ fn emit_prompt(prompt: &Prompt, rust: &str) -> Result<(TokenStream, TokenStream)
 
     let mut doc_text = prompt
         .description
-        .clone()
+        .as_deref()
         .filter(|d| !d.trim().is_empty())
+        .map(crate::tokens::server_doc)
         .unwrap_or_else(|| format!("Gets the prompt `{name}`."));
     doc_text.push_str(&format!("\n\nSends `prompts/get` for `{name}`."));
     let doc = doc_lines(&doc_text);
@@ -210,7 +212,7 @@ fn argument_doc(arg: &PromptArgument) -> String {
         .as_deref()
         .or(arg.title.as_deref())
         .filter(|d| !d.trim().is_empty())
-        .map(str::to_string)
+        .map(crate::tokens::server_doc)
         .unwrap_or_else(|| format!("The argument `{}`.", arg.name));
     if arg.required {
         text

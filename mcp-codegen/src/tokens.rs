@@ -833,6 +833,96 @@ fn string_lit_body(out: &mut String, text: &str) {
     out.push_str(&text[start..]);
 }
 
+/// A server's text (a description) made safe for rustdoc as plain text, so that `cargo doc`
+/// with `-D warnings` passes on the generated code (`cargo mcp-bindgen expand` into a crate):
+/// outside code spans and fenced blocks, `[` and `]` are escaped (`[FILE]` is no broken
+/// link), and `<` (`<revision>:<path>` is no unclosed HTML tag), and a bare `http(s)://` URL
+/// becomes an autolink. The text reads the same once rendered.
+pub(crate) fn server_doc(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut in_fence = false;
+    for (i, line) in text.lines().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+            in_fence = !in_fence;
+            out.push_str(line);
+            continue;
+        }
+        if in_fence {
+            out.push_str(line);
+            continue;
+        }
+        // Code spans (a run of backticks to the same run) stay as they are.
+        let mut rest = line;
+        while let Some(start) = rest.find('`') {
+            escape_plain(&mut out, &rest[..start]);
+            let after = &rest[start..];
+            let ticks = after.len() - after.trim_start_matches('`').len();
+            let fence = &after[..ticks];
+            match after[ticks..].find(fence) {
+                Some(end) => {
+                    let span = ticks + end + ticks;
+                    out.push_str(&after[..span]);
+                    rest = &after[span..];
+                }
+                None => {
+                    // An unmatched run is literal backticks.
+                    out.push_str(fence);
+                    rest = &after[ticks..];
+                }
+            }
+        }
+        escape_plain(&mut out, rest);
+    }
+    out
+}
+
+/// [`server_doc`] outside code: brackets and `<` escaped, bare URLs as autolinks.
+fn escape_plain(out: &mut String, text: &str) {
+    let mut i = 0;
+    while i < text.len() {
+        let rest = &text[i..];
+        // An autolink already (`<https://…>`): as it is.
+        if (rest.starts_with("<http://") || rest.starts_with("<https://"))
+            && let Some(close) = rest.find('>')
+            && !rest[..close].contains(char::is_whitespace)
+        {
+            out.push_str(&rest[..=close]);
+            i += close + 1;
+            continue;
+        }
+        if rest.starts_with("http://") || rest.starts_with("https://") {
+            let end = rest
+                .find(|c: char| c.is_whitespace() || matches!(c, '<' | '>' | '"' | '`' | '[' | ']'))
+                .unwrap_or(rest.len());
+            let mut url = rest[..end].trim_end_matches(['.', ',', ';', ':', '!', '?', '\'', '*']);
+            // A closing parenthesis ends the URL unless the URL opened one.
+            while url.ends_with(')') && url.matches(')').count() > url.matches('(').count() {
+                url = url[..url.len() - 1].trim_end_matches(['.', ',', ';', ':', '!', '?']);
+            }
+            if url.len() > "https://".len() {
+                out.push('<');
+                out.push_str(url);
+                out.push('>');
+                i += url.len();
+                continue;
+            }
+        }
+        let Some(c) = rest.chars().next() else { break };
+        match c {
+            '[' | ']' | '<' => {
+                out.push('\\');
+                out.push(c);
+            }
+            _ => out.push(c),
+        }
+        i += c.len_utf8();
+    }
+}
+
 /// See [`doc_lines`].
 pub(crate) fn safe_doc(text: &str) -> String {
     let mut out = Vec::new();
@@ -873,6 +963,28 @@ pub(crate) fn opt_str(value: Option<&str>) -> TokenStream {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn server_text_is_plain_text_for_rustdoc() {
+        assert_eq!(
+            server_doc("Lists [FILE] and [DIR] entries of <revision>:<path>."),
+            r"Lists \[FILE\] and \[DIR\] entries of \<revision>:\<path>."
+        );
+        // Code spans and fences keep their text; URLs become autolinks.
+        assert_eq!(
+            server_doc("Use `a[0]<b>` or ``x`y[z]``, see https://example.com/a_(b). Done"),
+            "Use `a[0]<b>` or ``x`y[z]``, see <https://example.com/a_(b)>. Done"
+        );
+        assert_eq!(
+            server_doc("(see https://a.example/x), <https://b.example/y>"),
+            "(see <https://a.example/x>), <https://b.example/y>"
+        );
+        assert_eq!(
+            server_doc("```\n[x] <y>\n```\n[z]"),
+            "```\n[x] <y>\n```\n\\[z\\]"
+        );
+        assert_eq!(server_doc("an ` alone [x]"), r"an ` alone \[x\]");
+    }
 
     #[test]
     fn literals_are_escaped_like_proc_macro2() {

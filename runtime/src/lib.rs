@@ -1,6 +1,28 @@
 //! # mcp-bindgen
 //!
-//! The one dependency a user of **mcp-bindgen** adds. It holds:
+//! Typed Rust bindings for MCP servers, generated at compile time from committed snapshots
+//! of their tool lists:
+//!
+//! ```no_run
+//! use mcp_bindgen::Registry;
+//!
+//! mcp_bindgen::mcp_tools!("memory"); // fixtures/memory.json, read at compile time
+//!
+//! #[tokio::main]
+//! async fn main() -> Result<(), mcp_bindgen::Report> {
+//!     let registry = Registry::discover()?; // fixtures/servers.toml
+//!     // Connects, and compares the live tools with the fixture: drift is named tool by tool.
+//!     let memory = memory::Client::connect(registry.get("memory")?).await?;
+//!     let graph = memory.read_graph().await?; // typed from the tool's outputSchema
+//!     println!("{} entities", graph.entities.len());
+//!     Ok(())
+//! }
+//! ```
+//!
+//! `cargo mcp-bindgen snapshot` (or a 3-line `cargo xtask`) writes the fixtures; a
+//! misspelled or mistyped argument is a compile error.
+//!
+//! This is the one dependency a user of **mcp-bindgen** adds. It holds:
 //!
 //! * the [`mcp_tools!`] macro (re-exported from `mcp-bindgen-macros`), which turns a committed
 //!   fixture (`fixtures/<alias>.json`) into a typed module at compile time;
@@ -18,8 +40,13 @@
 //! [`guide::drift`], [`guide::typed`], [`guide::runtime`], [`guide::agents`],
 //! [`guide::testing`], [`guide::commands`].
 //!
-//! Features: `macros`, `http` and `rustls` (rustls with the *ring* provider) on by default;
-//! `oauth`, `oauth-jwt`, `drift-details` and `local-tools` opt-in.
+//! Features: `macros` (the [`mcp_tools!`] macro), `http` (Streamable HTTP and legacy
+//! HTTP+SSE) and `rustls` (TLS with the *ring* provider) on by default; opt-in: `oauth`
+//! (OAuth 2.1 login, client secrets), `oauth-jwt` (client credentials with a signed JWT;
+//! builds aws-lc's C), `drift-details` (drift messages that classify each change),
+//! `local-tools` (your own functions as toolbox tools), `tokens` (`mcp_tools!(…, tokens =
+//! true)` and `max_tokens = N`: token counts at build time) and `wasm` (the wasm32 client
+//! over `fetch`).
 //!
 //! On `wasm32-unknown-unknown` (browsers, edge workers) the runtime is built with
 //! `default-features = false, features = ["wasm"]`: the same generated code then calls

@@ -103,8 +103,19 @@ pub(super) fn server_module(
         "Typed client for the `{alias}` server ({} tools), bound to a runtime session.",
         selected.len()
     ));
+    // Inner docs: rustdoc resolves the links of a module's outer docs in the module's parent,
+    // where `Client` is not.
+    let module_doc: Vec<TokenStream> = module_doc
+        .into_iter()
+        .map(|outer| {
+            // `# [doc = "…"]` → `# ! [doc = "…"]`.
+            let mut tokens: Vec<_> = outer.into_iter().collect();
+            let bang = proc_macro2::Punct::new('!', proc_macro2::Spacing::Alone);
+            tokens.insert(1, proc_macro2::TokenTree::Punct(bang));
+            tokens.into_iter().collect()
+        })
+        .collect();
     let skeleton = quote! {
-        #(#module_doc)*
         #[allow(
             clippy::all,
             clippy::pedantic,
@@ -114,10 +125,10 @@ pub(super) fn server_module(
             non_snake_case,
             unused_imports,
             unused_qualifications,
-            unreachable_pub,
-            rustdoc::all
+            unreachable_pub
         )]
         pub mod #alias_mod {
+            #(#module_doc)*
             // Short names for the methods below (the tool modules name only full paths).
             use ::mcp_bindgen::{CallFuture, CallOptions, NoArgs, Result, TaskHandle, ToolOutput};
             use ::mcp_bindgen::fake::{Stub, StubNoArgs};

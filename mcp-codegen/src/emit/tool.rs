@@ -196,7 +196,7 @@ fn args_types(
         renames: topts.arg_renames.clone(),
         types: topts.arg_types.clone(),
         description: Some(match tool.description.as_deref() {
-            Some(d) if !d.trim().is_empty() => safe_doc(d),
+            Some(d) if !d.trim().is_empty() => safe_doc(&crate::tokens::server_doc(d)),
             _ => format!("Arguments of the tool `{}`.", tool.name),
         }),
     };
@@ -447,7 +447,7 @@ fn typed_tool_const(out: &mut String, tool: &Tool, alias: &str, args: &Typing, t
 /// The documentation of the tool's `Client` method: the tool's description, or a line
 /// naming the tool; untyped arguments say why.
 fn method_doc(tool: &Tool, args: &Typing) -> String {
-    let mut doc = tool.description.clone().unwrap_or_default();
+    let mut doc = crate::tokens::server_doc(tool.description.as_deref().unwrap_or_default());
     if doc.trim().is_empty() {
         doc = format!("Calls the tool `{}`.", tool.name);
     }

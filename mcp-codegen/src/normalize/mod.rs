@@ -229,6 +229,12 @@ pub(crate) fn normalize(
         });
     }
     type_names::distinct_type_names(&mut root, &mut defs, root_name);
+    // Descriptions become the types' docs: plain text for rustdoc (the root's, the tool's
+    // description, is made so by the caller).
+    rustdoc_descriptions(&mut root);
+    for def in defs.values_mut() {
+        rustdoc_descriptions(def);
+    }
     if let Some(description) = &request.description
         && let Some(obj) = root.as_object_mut()
         && !description.trim().is_empty()
@@ -246,6 +252,33 @@ pub(crate) fn normalize(
         free_form,
         nullable_optional,
     })
+}
+
+/// Every `description` keyword of `schema` and its subschemas as [`server_doc`] makes it
+/// (`[FILE]`, `<path>` and bare URLs are no rustdoc warnings); values (`enum`, `default`, …)
+/// are data and stay as they are.
+///
+/// [`server_doc`]: crate::tokens::server_doc
+fn rustdoc_descriptions(schema: &mut Value) {
+    use mcp_bindgen_core::schema::{LIST_KEYWORDS, MAP_KEYWORDS, ONE_KEYWORDS};
+    let Value::Object(obj) = schema else { return };
+    if let Some(Value::String(d)) = obj.get_mut("description") {
+        *d = crate::tokens::server_doc(d);
+    }
+    for (key, value) in obj.iter_mut() {
+        let k = key.as_str();
+        if MAP_KEYWORDS.contains(&k) {
+            if let Value::Object(map) = value {
+                map.values_mut().for_each(rustdoc_descriptions);
+            }
+        } else if ONE_KEYWORDS.contains(&k) || (k == "items" && value.is_object()) {
+            rustdoc_descriptions(value);
+        } else if (LIST_KEYWORDS.contains(&k) || k == "items")
+            && let Value::Array(list) = value
+        {
+            list.iter_mut().for_each(rustdoc_descriptions);
+        }
+    }
 }
 
 /// Drops the definitions nothing reaches from the root any more (the branches of a union
