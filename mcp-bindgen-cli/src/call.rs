@@ -114,15 +114,22 @@ fn arguments(text: Option<&str>) -> Result<Map<String, Value>> {
         Some(t) => t.to_string(),
     };
     match serde_json::from_str::<Value>(&text) {
-        Ok(Value::Object(map)) => Ok(map),
-        Ok(other) => Err(Error::Other(format!(
-            "the arguments must be a JSON object like {{\"name\": \"value\"}}, not {}",
-            mcp_bindgen_core::schema::json_kind(&other)
-        ))),
+        Ok(value) => object(value),
         Err(e) => Err(Error::Other(format!(
             "the arguments are not valid JSON (line {}, column {}): {e}",
             e.line(),
             e.column()
+        ))),
+    }
+}
+
+/// The arguments, which must be a JSON object.
+fn object(value: Value) -> Result<Map<String, Value>> {
+    match value {
+        Value::Object(map) => Ok(map),
+        other => Err(Error::Other(format!(
+            "the arguments must be a JSON object like {{\"name\": \"value\"}}, not {}",
+            mcp_bindgen_core::schema::json_kind(&other)
         ))),
     }
 }
@@ -193,11 +200,7 @@ fn checked_arguments(
     from: &str,
 ) -> Result<Map<String, Value>> {
     match mcp_bindgen::toolbox::prepare_arguments(schema, None, Value::Object(arguments)) {
-        Ok(Value::Object(prepared)) => Ok(prepared),
-        Ok(other) => Err(Error::Other(format!(
-            "the arguments must be a JSON object, not {}",
-            mcp_bindgen_core::schema::json_kind(&other)
-        ))),
+        Ok(prepared) => object(prepared),
         Err(problems) => Err(Error::Other(format!(
             "invalid arguments for tool \"{}\" of server \"{}\" (checked against {from}; nothing was sent): {problems}. Fix the arguments, or pass --no-validate to send them anyway.",
             args.tool, args.alias

@@ -2,7 +2,6 @@
 //! per provider format, in full and compact form, largest tools first; and the token budget
 //! gate (the registry's `max_tokens` per server, or `--max-tokens` for every server).
 
-use std::path::Path;
 use std::process::ExitCode;
 
 use mcp_bindgen::toolbox::provider::Format;
@@ -59,10 +58,16 @@ pub(crate) fn run(
         Ok(path) if path.is_file() => Some(locate.load_registry(cli, "tools")?),
         _ => None,
     };
-    let servers = count(cli, &dir, registry.as_ref(), max_tokens)?;
-    let raw: Vec<(String, Vec<serde_json::Value>)> = crate::paths::load_fixtures(cli, &dir)?
-        .into_iter()
-        .map(|(alias, f)| (alias, f.tools.into_iter().map(|t| t.raw).collect()))
+    let fixtures = crate::paths::load_fixtures(cli, &dir)?;
+    let servers = count(&fixtures, registry.as_ref(), max_tokens)?;
+    let raw: Vec<(String, Vec<serde_json::Value>)> = fixtures
+        .iter()
+        .map(|(alias, f)| {
+            (
+                alias.clone(),
+                f.tools.iter().map(|t| t.raw.clone()).collect(),
+            )
+        })
         .collect();
     for warning in long_descriptions(&raw) {
         errln!("tools: warning: {warning}");
@@ -118,13 +123,12 @@ fn over_text(cli: &Cli, over: &OverBudget, from_flag: bool) -> String {
 /// Counts every fixture's tools (after the registry's `tools`/`exclude_tools`), each on a
 /// thread of its own.
 fn count(
-    cli: &Cli,
-    dir: &Path,
+    fixtures: &[(String, mcp_bindgen_core::fixture::Fixture)],
     registry: Option<&mcp_bindgen::Registry>,
     max_tokens: Option<u32>,
 ) -> Result<Vec<Server>> {
     let mut out = Vec::new();
-    for (alias, fixture) in crate::paths::load_fixtures(cli, dir)? {
+    for (alias, fixture) in fixtures {
         let config = registry.and_then(|r| r.servers().iter().find(|s| s.alias() == alias));
         let tools: Vec<&Tool> = fixture
             .tools
@@ -158,7 +162,7 @@ fn count(
         .map_err(|e| Error::Other(format!("{alias}: cannot count tokens: {e}")))?;
         out.push(Server {
             max: max_tokens.or_else(|| config.and_then(|c| c.max_tokens())),
-            alias,
+            alias: alias.clone(),
             tools: counted.into_iter().flatten().collect(),
         });
     }

@@ -21,7 +21,7 @@ use mcp_bindgen::toolbox::provider::connector::{
     Approval, Connector, Refused, RemoteServer, connector_export,
 };
 use mcp_bindgen::toolbox::provider::{self, Format, ToolExport};
-use mcp_bindgen::toolbox::{ToolboxOptions, export_offline_configured};
+use mcp_bindgen::toolbox::{ToolboxOptions, export_offline};
 use mcp_bindgen::{ServerConfig, TransportConfig};
 use serde_json::{Value, json};
 
@@ -175,7 +175,7 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
             (config, tools.clone())
         })
         .collect();
-    let (export, collisions) = export_offline_configured(&configured, &options, format);
+    let (export, collisions) = export_offline(&configured, &options, format);
     let mut problems = Vec::new();
     let mut seen = BTreeSet::new();
     for def in &export.tools {
@@ -247,21 +247,22 @@ fn export_json(
     export: &ToolExport,
     collisions: &[NameCollision],
 ) -> Result<String> {
+    let listed = |list: &[provider::Fallback]| -> Vec<Value> {
+        list.iter()
+            .map(|f| json!({"name": f.exported, "server": f.server, "tool": f.tool, "reason": f.reason}))
+            .collect()
+    };
     let out = json!({
         "format": format.as_str(),
         "tools": export.tools,
-        "fallbacks": export.fallbacks.iter().map(|f| json!({
-            "name": f.exported, "server": f.server, "tool": f.tool, "reason": f.reason,
-        })).collect::<Vec<_>>(),
-        "left_out": export.left_out.iter().map(|f| json!({
-            "name": f.exported, "server": f.server, "tool": f.tool, "reason": f.reason,
-        })).collect::<Vec<_>>(),
+        "fallbacks": listed(&export.fallbacks),
+        "left_out": listed(&export.left_out),
         "collisions": collisions.iter().map(ToString::to_string).collect::<Vec<_>>(),
     });
     serde_json::to_string_pretty(&out).map_err(|e| Error::Other(format!("cannot print JSON: {e}")))
 }
 
-/// `--out FILE`: the export, written whole (a temporary file renamed over `path`).
+/// `--out FILE`: the export, written whole (`write_atomic`).
 fn write_json(
     cli: &Cli,
     path: &Path,
@@ -270,9 +271,7 @@ fn write_json(
     collisions: &[NameCollision],
 ) -> Result<()> {
     let text = export_json(format, export, collisions)? + "\n";
-    let tmp = path.with_extension("json.tmp");
-    std::fs::write(&tmp, text)
-        .and_then(|()| std::fs::rename(&tmp, path))
+    mcp_bindgen_core::project::write_atomic(path, text.as_bytes())
         .map_err(|e| Error::Other(format!("cannot write {}: {e}", cli.show(path))))
 }
 

@@ -684,16 +684,16 @@ pub(crate) fn ident(name: &str) -> proc_macro2::Ident {
 /// language become `text` (no doctests from server strings) and deep indentation is cut so
 /// nothing becomes an indented code block.
 pub(crate) fn doc_lines(text: &str) -> Vec<TokenStream> {
-    safe_doc(text)
-        .lines()
-        .map(|line| {
-            let line = if line.is_empty() {
-                String::new()
-            } else {
-                format!(" {line}")
-            };
-            quote!(#[doc = #line])
-        })
+    separated_lines(&safe_doc(text))
+        .map(|line| quote!(#[doc = #line]))
+        .collect()
+}
+
+/// [`doc_lines`] as inner attributes (`#![doc = " line"]`), for a module's own docs: rustdoc
+/// resolves the links of a module's outer docs in its parent, of its inner docs in it.
+pub(crate) fn inner_doc_lines(text: &str) -> Vec<TokenStream> {
+    separated_lines(&safe_doc(text))
+        .map(|line| quote!(#![doc = #line]))
         .collect()
 }
 

@@ -107,7 +107,7 @@ pub fn validate(root: &Path, exports: &[PathBuf]) -> Result<(), String> {
         eprintln!("  {line}");
     }
     if !left_out.is_empty() {
-        failed.push("left_out");
+        failed.push("the exports (a tool left out)");
     }
     for (alias, outcome) in outcomes {
         match outcome {
@@ -121,7 +121,7 @@ pub fn validate(root: &Path, exports: &[PathBuf]) -> Result<(), String> {
     if failed.is_empty() {
         Ok(())
     } else {
-        Err(format!("refused by {}", failed.join(", ")))
+        Err(format!("failed: {}", failed.join(", ")))
     }
 }
 

@@ -260,25 +260,10 @@ pub(crate) fn normalize(
 ///
 /// [`server_doc`]: crate::tokens::server_doc
 fn rustdoc_descriptions(schema: &mut Value) {
-    use mcp_bindgen_core::schema::{LIST_KEYWORDS, MAP_KEYWORDS, ONE_KEYWORDS};
-    let Value::Object(obj) = schema else { return };
-    if let Some(Value::String(d)) = obj.get_mut("description") {
+    if let Some(Value::String(d)) = schema.get_mut("description") {
         *d = crate::tokens::server_doc(d);
     }
-    for (key, value) in obj.iter_mut() {
-        let k = key.as_str();
-        if MAP_KEYWORDS.contains(&k) {
-            if let Value::Object(map) = value {
-                map.values_mut().for_each(rustdoc_descriptions);
-            }
-        } else if ONE_KEYWORDS.contains(&k) || (k == "items" && value.is_object()) {
-            rustdoc_descriptions(value);
-        } else if (LIST_KEYWORDS.contains(&k) || k == "items")
-            && let Value::Array(list) = value
-        {
-            list.iter_mut().for_each(rustdoc_descriptions);
-        }
-    }
+    for_each_child_mut(schema, &mut |_, sub| rustdoc_descriptions(sub));
 }
 
 /// Drops the definitions nothing reaches from the root any more (the branches of a union

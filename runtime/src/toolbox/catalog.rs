@@ -235,6 +235,20 @@ pub(super) struct Entry {
     /// Why the plain OpenAI definition (`tool.function`) accepts more than the input schema
     /// (a root union merged, a `oneOf` that may overlap written `anyOf`), when it does.
     pub(super) widened: Option<String>,
+    /// Why OpenAI would refuse the plain definition (`provider::check`), when it would: the
+    /// tool is then left out of both OpenAI chat formats. Checked once per snapshot, like the
+    /// definitions (a refused strict one is an `Err` of `tool.strict_function`).
+    pub(super) refused: Option<String>,
+}
+
+/// The OpenAI definitions' checks, once per snapshot: a strict definition the checks refuse
+/// becomes the reason it has no strict form; the plain one's refusal, if any.
+fn checked_openai(
+    function: &Value,
+    strict: Result<Value, String>,
+) -> (Result<Value, String>, Option<String>) {
+    let strict = strict.and_then(|s| provider::check(Format::OpenAiStrict, &s).map(|()| s));
+    (strict, provider::check(Format::OpenAi, function).err())
 }
 
 /// What an exported entry of a server is.
@@ -390,6 +404,7 @@ impl Snapshot {
                 (strict, None) => Ok(strict),
                 (_, Some(reason)) => Err(reason),
             };
+            let (strict_function, refused) = checked_openai(&function, strict_function);
             let index = snapshot.entries.len();
             snapshot.by_exported.insert(exported.clone(), index);
             snapshot.by_pair.insert(key, index);
@@ -418,6 +433,7 @@ impl Snapshot {
                 unreviewed: c.unreviewed,
                 words_differ: c.words_differ,
                 widened,
+                refused,
             });
         }
         for (name, local) in &locals {
@@ -430,6 +446,10 @@ impl Snapshot {
                 name,
                 Some(&description),
                 &local.input_schema,
+            );
+            let (strict_function, refused) = checked_openai(
+                &function,
+                openai::strict_function_definition(name, Some(&description), &local.input_schema),
             );
             let index = snapshot.entries.len();
             snapshot.by_exported.insert(name.clone(), index);
@@ -448,11 +468,7 @@ impl Snapshot {
                     input_schema: local.input_schema.clone(),
                     model_schema: None,
                     function,
-                    strict_function: openai::strict_function_definition(
-                        name,
-                        Some(&description),
-                        &local.input_schema,
-                    ),
+                    strict_function,
                 },
                 typed: None,
                 local: Some(local.clone()),
@@ -460,6 +476,7 @@ impl Snapshot {
                 unreviewed: false,
                 words_differ: false,
                 widened,
+                refused,
             });
         }
         snapshot.locals = locals;

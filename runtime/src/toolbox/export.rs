@@ -190,23 +190,27 @@ pub(super) fn export(
     }
     for e in entries {
         let t = &e.tool;
-        let (definition, fallback) = match format {
-            // Computed once per snapshot (typed tools: fixed at compile time).
+        // One definition the provider refuses fails the whole request: it stays out. The
+        // OpenAI definitions and their checks are computed once per snapshot (typed tools:
+        // fixed at compile time); a strict one refused falls back to the plain form.
+        let checked = match (format, &e.refused) {
+            (Format::OpenAi | Format::OpenAiStrict, Some(refused)) => Err(refused.clone()),
             // The plain form may have widened the schema to what OpenAI accepts: the reason.
-            Format::OpenAi => (t.function.clone(), e.widened.clone()),
-            Format::OpenAiStrict => match &t.strict_function {
+            (Format::OpenAi, None) => Ok((t.function.clone(), e.widened.clone())),
+            (Format::OpenAiStrict, None) => Ok(match &t.strict_function {
                 Ok(s) => (s.clone(), None),
                 Err(reason) => (t.function.clone(), Some(reason.clone())),
-            },
-            Format::OpenAiResponses | Format::Anthropic | Format::Gemini => {
+            }),
+            (Format::OpenAiResponses | Format::Anthropic | Format::Gemini, _) => {
                 // A local tool's schema is the application's own: never compacted.
-                provider::model_definition(
+                let (definition, fallback) = provider::model_definition(
                     format,
                     compact && !t.server.is_empty(),
                     &t.exported,
                     t.exported_description.as_deref(),
                     t.model_schema(),
-                )
+                );
+                provider::check(format, &definition).map(|()| (definition, fallback))
             }
         };
         let noted = |reason: String| Fallback {
@@ -215,19 +219,8 @@ pub(super) fn export(
             tool: t.tool.clone(),
             reason,
         };
-        // One definition the provider refuses fails the whole request: it stays out (a
-        // strict one refused takes its plain form first).
-        let (definition, fallback) = match provider::check(format, &definition) {
-            Ok(()) => (definition, fallback),
-            Err(reason) if format == Format::OpenAiStrict && definition != t.function => {
-                match provider::check(format, &t.function) {
-                    Ok(()) => (t.function.clone(), Some(reason)),
-                    Err(reason) => {
-                        out.left_out.push(noted(reason));
-                        continue;
-                    }
-                }
-            }
+        let (definition, fallback) = match checked {
+            Ok(checked) => checked,
             Err(reason) => {
                 out.left_out.push(noted(reason));
                 continue;
@@ -264,28 +257,11 @@ pub(super) fn native(snap: &Snapshot, scope: Option<&Scope>) -> Vec<NativeServer
 }
 
 /// Exports the tools of several servers offline (from fixtures or any tool lists), exactly
-/// as a [`Toolbox`] over live servers with the same tools would: used by
-/// `cargo xtask tools`.
+/// as a [`Toolbox`] over live servers with the same tools would: used by `cargo xtask tools`.
+/// Each server comes with its configuration (its registry entry, or
+/// `ServerConfig::stdio(alias, "", vec![])`): what it sets for the export
+/// ([`ServerConfig::max_description_chars`]) applies as in a [`Toolbox`].
 pub fn export_offline(
-    servers: &[(String, Vec<Value>)],
-    options: &ToolboxOptions,
-    format: Format,
-) -> (ToolExport, Vec<NameCollision>) {
-    let configured: Vec<(ServerConfig, Vec<Value>)> = servers
-        .iter()
-        .map(|(alias, tools)| {
-            (
-                ServerConfig::stdio(alias.clone(), "", Vec::new()),
-                tools.clone(),
-            )
-        })
-        .collect();
-    export_offline_configured(&configured, options, format)
-}
-
-/// [`export_offline`] with each server's configuration (its registry entry): what it sets
-/// for the export ([`ServerConfig::max_description_chars`]) applies as in a [`Toolbox`].
-pub fn export_offline_configured(
     servers: &[(ServerConfig, Vec<Value>)],
     options: &ToolboxOptions,
     format: Format,

@@ -82,7 +82,7 @@ pub use agent::{AgentConfig, AgentTools, ModelPolicy, ModelRef};
 pub use builder::ToolboxBuilder;
 pub use catalog::{ExportedTool, ToolRef};
 pub use dispatch::Dispatch;
-pub use export::{ConnectorOptions, NativeServer, export_offline, export_offline_configured};
+pub use export::{ConnectorOptions, NativeServer, export_offline};
 pub use lifecycle::RefreshReport;
 pub use local::LocalTool;
 pub use mcp_bindgen_core::provider::Tokens;

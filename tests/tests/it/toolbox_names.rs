@@ -17,11 +17,31 @@ use mcp_bindgen::toolbox::provider::openai::{
 };
 use mcp_bindgen::toolbox::provider::{self, Format};
 use mcp_bindgen::toolbox::{ToolboxOptions, export_offline};
-use mcp_bindgen::validate;
+use mcp_bindgen::{ServerConfig, validate};
 use mcp_bindgen_core::fixture::Fixture;
 use serde_json::{Value, json};
 
 /// `(alias, tools)` of every committed fixture, plus the GitHub corpus.
+/// `export_offline` of `sets`, each server with a bare configuration.
+fn offline(
+    sets: &[(String, Vec<Value>)],
+    format: Format,
+) -> (
+    mcp_bindgen::toolbox::provider::ToolExport,
+    Vec<mcp_bindgen::toolbox::names::NameCollision>,
+) {
+    let configured: Vec<(ServerConfig, Vec<Value>)> = sets
+        .iter()
+        .map(|(alias, tools)| {
+            (
+                ServerConfig::stdio(alias.clone(), "", vec![]),
+                tools.clone(),
+            )
+        })
+        .collect();
+    export_offline(&configured, &ToolboxOptions::default(), format)
+}
+
 fn tool_sets() -> Vec<(String, Vec<Value>)> {
     let dir = common::root().join("fixtures");
     let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
@@ -183,7 +203,7 @@ fn every_exported_schema_is_valid_json_schema() {
         } else {
             Format::OpenAi
         };
-        let (export, collisions) = export_offline(&sets, &ToolboxOptions::default(), format);
+        let (export, collisions) = offline(&sets, format);
         assert!(collisions.is_empty());
         let total: usize = sets.iter().map(|(_, t)| t.len()).sum();
         assert_eq!(export.tools.len(), total);
@@ -227,7 +247,7 @@ fn anthropic_and_gemini_definitions_for_every_tool() {
     let total: usize = sets.iter().map(|(_, t)| t.len()).sum();
     assert!(total > 500, "{total} tools");
     let originals: BTreeMap<String, Value> = {
-        let (openai, _) = export_offline(&sets, &ToolboxOptions::default(), Format::OpenAi);
+        let (openai, _) = offline(&sets, Format::OpenAi);
         openai
             .tools
             .iter()
@@ -240,7 +260,7 @@ fn anthropic_and_gemini_definitions_for_every_tool() {
             .collect()
     };
     for format in [Format::Anthropic, Format::Gemini] {
-        let (export, collisions) = export_offline(&sets, &ToolboxOptions::default(), format);
+        let (export, collisions) = offline(&sets, format);
         assert_eq!(export.tools.len(), total, "{format}");
         let names: BTreeSet<&str> = export
             .tools
