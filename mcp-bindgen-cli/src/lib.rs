@@ -51,6 +51,7 @@ use std::process::ExitCode;
 mod terminal;
 mod args;
 mod call;
+#[cfg(feature = "verify-deep")]
 mod deep;
 mod diff;
 mod error;

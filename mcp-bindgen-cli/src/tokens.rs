@@ -45,6 +45,10 @@ impl Server {
     }
 }
 
+/// Why `tools --tokens` cannot run in a build without the `tokens` feature, and the fix.
+#[cfg(not(feature = "tokens"))]
+pub(crate) const UNAVAILABLE: &str = "tools --tokens needs the `tokens` feature of mcp-bindgen-cli (OpenAI's o200k_base encoding, bpe-openai): `cargo install mcp-bindgen-cli --features tokens`, or in an xtask `mcp-bindgen-cli = { version = \"0.1\", features = [\"tokens\"] }`";
+
 /// Entry point of `tools --tokens`.
 pub(crate) fn run(
     cli: &Cli,

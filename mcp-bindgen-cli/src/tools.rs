@@ -151,6 +151,10 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
     if out.is_some() && (tokens || connector.is_some()) {
         return Err(p.error("--out is for tool definitions (not --tokens or a connector)"));
     }
+    #[cfg(not(feature = "tokens"))]
+    if tokens {
+        return Err(crate::Error::Other(crate::tokens::UNAVAILABLE.to_string()));
+    }
     if tokens {
         return crate::tokens::run(cli, &locate, max_tokens, check_only);
     }
@@ -275,23 +279,27 @@ fn write_json(
         .map_err(|e| Error::Other(format!("cannot write {}: {e}", cli.show(path))))
 }
 
-/// The format's own rules, then the draft 2020-12 meta-schema for the JSON Schemas the
-/// format carries as they are.
+/// The format's own rules, then (with the `verify-deep` feature, which builds `jsonschema`)
+/// the draft 2020-12 meta-schema for the JSON Schemas the format carries as they are. The
+/// format's rules include the well-formedness of every schema keyword, any draft.
 fn check(format: Format, def: &Value) -> std::result::Result<(), String> {
     provider::check(format, def)?;
-    let schema = match format {
-        Format::Anthropic => def.get("input_schema"),
-        Format::Gemini => def.get("parametersJsonSchema"),
-        Format::OpenAi | Format::OpenAiStrict | Format::OpenAiResponses => None,
-    };
-    if let Some(schema) = schema
-        && let Err(e) = jsonschema::draft202012::meta::validate(schema)
+    #[cfg(feature = "verify-deep")]
     {
-        return Err(format!(
-            "{}: not a valid JSON Schema (draft 2020-12) at {}: {e}",
-            format.name_of(def).unwrap_or("?"),
-            e.instance_path
-        ));
+        let schema = match format {
+            Format::Anthropic => def.get("input_schema"),
+            Format::Gemini => def.get("parametersJsonSchema"),
+            Format::OpenAi | Format::OpenAiStrict | Format::OpenAiResponses => None,
+        };
+        if let Some(schema) = schema
+            && let Err(e) = jsonschema::draft202012::meta::validate(schema)
+        {
+            return Err(format!(
+                "{}: not a valid JSON Schema (draft 2020-12) at {}: {e}",
+                format.name_of(def).unwrap_or("?"),
+                e.instance_path
+            ));
+        }
     }
     Ok(())
 }

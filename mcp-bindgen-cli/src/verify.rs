@@ -81,6 +81,10 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
     if strict && max_skipped.is_some() {
         return Err(p.error("--strict allows no skipped tool: leave out --max-skipped"));
     }
+    #[cfg(not(feature = "verify-deep"))]
+    if deep {
+        return Err(crate::Error::Other(DEEP_UNAVAILABLE.to_string()));
+    }
     let max_skipped = max_skipped.unwrap_or(DEFAULT_MAX_SKIPPED_PCT);
     let dir = locate.existing_fixtures_dir(cli)?;
     errln!("verify: fixtures in {}", cli.show(&dir));
@@ -98,38 +102,12 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
             cli.hint("snapshot")
         );
     }
-    let round_trip = if deep {
-        let fixtures = crate::deep::usable(&dir, &summary)?;
-        let report = crate::deep::run(cli, &dir, &fixtures, &locate.start(cli)?)?;
-        for line in report.detail_lines(3) {
-            outln!("{line}");
-        }
-        Some(report)
+    let failed = if deep {
+        round_trip(cli, &locate, &dir, &summary, strict, max_skipped)?
     } else {
-        None
+        outln!("{}", summary.summary_line());
+        false
     };
-    outln!("{}", summary.summary_line());
-    if let Some(report) = &round_trip {
-        outln!("{}", report.summary_line());
-    }
-    let mut failed = round_trip.as_ref().is_some_and(|r| r.failed() > 0);
-    if let Some(report) = &round_trip {
-        let why = if strict {
-            (report.skipped() > 0).then(|| {
-                format!(
-                    "the round trip skipped {} of {} tools, and --strict allows none; see the skipped tools above",
-                    report.skipped(),
-                    report.tools.len()
-                )
-            })
-        } else {
-            too_many_skipped(report.skipped(), report.tools.len(), max_skipped)
-        };
-        if let Some(why) = why {
-            errln!("error: {why}");
-            failed = true;
-        }
-    }
     Ok(if summary.errors() > 0 || failed {
         ExitCode::FAILURE
     } else {
@@ -137,8 +115,61 @@ pub(crate) fn run(cli: &Cli, words: &[String]) -> Result<ExitCode> {
     })
 }
 
+/// `--deep`: the round trip over every usable fixture, its lines printed after the summary;
+/// `true` when it failed (a failed instance, or too many tools skipped).
+#[cfg(feature = "verify-deep")]
+fn round_trip(
+    cli: &Cli,
+    locate: &Locate,
+    dir: &std::path::Path,
+    summary: &mcp_bindgen_codegen::verify::Summary,
+    strict: bool,
+    max_skipped: f64,
+) -> Result<bool> {
+    let fixtures = crate::deep::usable(dir, summary)?;
+    let report = crate::deep::run(cli, dir, &fixtures, &locate.start(cli)?)?;
+    for line in report.detail_lines(3) {
+        outln!("{line}");
+    }
+    outln!("{}", summary.summary_line());
+    outln!("{}", report.summary_line());
+    let why = if strict {
+        (report.skipped() > 0).then(|| {
+            format!(
+                "the round trip skipped {} of {} tools, and --strict allows none; see the skipped tools above",
+                report.skipped(),
+                report.tools.len()
+            )
+        })
+    } else {
+        too_many_skipped(report.skipped(), report.tools.len(), max_skipped)
+    };
+    if let Some(why) = &why {
+        errln!("error: {why}");
+    }
+    Ok(report.failed() > 0 || why.is_some())
+}
+
+/// Without the `verify-deep` feature, `--deep` fails before anything runs.
+#[cfg(not(feature = "verify-deep"))]
+fn round_trip(
+    _: &Cli,
+    _: &Locate,
+    _: &std::path::Path,
+    _: &mcp_bindgen_codegen::verify::Summary,
+    _: bool,
+    _: f64,
+) -> Result<bool> {
+    Err(crate::Error::Other(DEEP_UNAVAILABLE.to_string()))
+}
+
+/// Why `--deep` cannot run in a build without the `verify-deep` feature, and the fix.
+#[cfg(not(feature = "verify-deep"))]
+pub(crate) const DEEP_UNAVAILABLE: &str = "verify --deep needs the `verify-deep` feature of mcp-bindgen-cli (the round-trip oracle and jsonschema): `cargo install mcp-bindgen-cli --features verify-deep`, or in an xtask `mcp-bindgen-cli = { version = \"0.1\", features = [\"verify-deep\"] }`";
+
 /// Why a round trip that skipped `skipped` of `tools` tools does not count as a pass, when
 /// more than `max_pct` % were skipped.
+#[cfg(feature = "verify-deep")]
 fn too_many_skipped(skipped: usize, tools: usize, max_pct: f64) -> Option<String> {
     if tools == 0 {
         return None;
@@ -152,7 +183,7 @@ fn too_many_skipped(skipped: usize, tools: usize, max_pct: f64) -> Option<String
     })
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "verify-deep"))]
 mod tests {
     use super::*;
 

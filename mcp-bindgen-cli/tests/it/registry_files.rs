@@ -302,6 +302,7 @@ fn remote_servers_become_connector_entries_with_placeholders_as_written() {
 /// `tools --tokens`: a table per server (every format, full and compact, largest tools
 /// first) that agrees with the generator's counts; the registry's `max_tokens` (after
 /// `exclude_tools`) and `--max-tokens` fail `--check` with the largest tools and what fits.
+#[cfg(feature = "tokens")]
 #[test]
 fn token_counts_per_server_and_the_budget_gate() {
     let everything = std::fs::read_to_string(common::root().join("fixtures/everything.json"))

@@ -1,0 +1,51 @@
+//! Without its optional features the CLI names the feature a command needs, and how to add
+//! it, before doing any work. (`cargo test --workspace` builds the CLI with every feature, so
+//! these run in `cargo test -p mcp-bindgen-cli`, the crate's default build.)
+
+#[cfg(any(not(feature = "verify-deep"), not(feature = "tokens")))]
+use crate::common::run_with_registry;
+
+#[cfg(any(not(feature = "verify-deep"), not(feature = "tokens")))]
+fn project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let fixture = std::fs::read_to_string(crate::common::root().join("fixtures/memory.json"))
+        .expect("fixtures/memory.json");
+    std::fs::write(dir.path().join("memory.json"), fixture).expect("write fixture");
+    dir
+}
+
+#[cfg(any(not(feature = "verify-deep"), not(feature = "tokens")))]
+const REGISTRY: &str = "[servers.memory]\ncommand = \"/nonexistent/mcp-bindgen-never-started\"\n";
+
+#[cfg(not(feature = "verify-deep"))]
+#[test]
+fn verify_deep_names_its_feature() {
+    let dir = project();
+    let run = run_with_registry(dir.path(), REGISTRY, &["verify", "--deep"], &[]);
+    assert_eq!(run.code, Some(1), "{}", run.text());
+    assert!(
+        run.stderr
+            .contains("`cargo install mcp-bindgen-cli --features verify-deep`"),
+        "{}",
+        run.stderr
+    );
+    // Nothing ran before the message: no summary line of the plain `verify`.
+    assert!(!run.stdout.contains("tools:"), "{}", run.stdout);
+    // Plain `verify` works in this build.
+    let plain = run_with_registry(dir.path(), REGISTRY, &["verify"], &[]);
+    assert_eq!(plain.code, Some(0), "{}", plain.text());
+}
+
+#[cfg(not(feature = "tokens"))]
+#[test]
+fn tools_tokens_names_its_feature() {
+    let dir = project();
+    let run = run_with_registry(dir.path(), REGISTRY, &["tools", "--tokens"], &[]);
+    assert_eq!(run.code, Some(1), "{}", run.text());
+    assert!(
+        run.stderr
+            .contains("`cargo install mcp-bindgen-cli --features tokens`"),
+        "{}",
+        run.stderr
+    );
+}
