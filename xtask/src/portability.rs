@@ -339,7 +339,7 @@ fn zig_wrappers(dir: &Path, python: &Path) -> Result<(PathBuf, PathBuf), String>
 }
 
 /// Copies the files git tracks (and the working tree's edits of them) to `to`.
-fn copy_tracked(root: &Path, to: &Path) -> Result<(), String> {
+pub(crate) fn copy_tracked(root: &Path, to: &Path) -> Result<(), String> {
     let out = Command::new("git")
         .args(["ls-files", "-z"])
         .current_dir(root)

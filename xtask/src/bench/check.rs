@@ -384,13 +384,14 @@ pub(super) fn features(root: &Path, dir: &Path) -> Result<Value, String> {
             json!({ "dependencies": dependencies, "cold_check_s": elapsed.as_secs_f64() }),
         );
     }
-    out.insert("cli_install".into(), cli_install(root, &features_dir)?);
     Ok(Value::Object(out))
 }
 
-/// `cargo install --path mcp-bindgen-cli --locked --offline` into a scratch root with an
-/// empty target dir: what a user's first `cargo install mcp-bindgen-cli` builds.
-fn cli_install(root: &Path, dir: &Path) -> Result<Value, String> {
+/// `cargo install --path mcp-bindgen-cli --locked --offline` (default features) into a
+/// scratch root with an empty target dir: what a user's first `cargo install
+/// mcp-bindgen-cli` builds — the crates compiled, the CPU seconds of the compilers, and
+/// whether aws-lc (C) is among them.
+pub(super) fn cli_install(root: &Path, dir: &Path) -> Result<Value, String> {
     let install_root = dir.join("cli-root");
     let target = dir.join("target-cli-install");
     for d in [&install_root, &target] {
@@ -407,16 +408,351 @@ fn cli_install(root: &Path, dir: &Path) -> Result<Value, String> {
         .env("CARGO_TARGET_DIR", &target)
         .env_remove("RUSTC_WRAPPER")
         .env_remove("CARGO_BUILD_RUSTC_WRAPPER");
-    eprintln!("bench: cold cargo install of mcp-bindgen-cli (release)");
+    eprintln!("bench: cold cargo install of mcp-bindgen-cli (release, default features)");
+    let cpu = children_cpu_s()?;
     let started = Instant::now();
     run_command(&mut cmd, Duration::from_secs(3600))?;
     let elapsed = started.elapsed().as_secs_f64();
-    eprintln!("bench: cargo install: {elapsed:.1} s");
+    let cpu = children_cpu_s()? - cpu;
+    let lock = std::fs::read_to_string(root.join("Cargo.lock")).unwrap_or_default();
+    let built = Built::from_target(&target.join("release"), &lock)?;
+    eprintln!(
+        "bench: cargo install: {elapsed:.1} s, {cpu:.0} CPU s, {} crates",
+        built.crates
+    );
     // The build tree is large and of no further use.
     let _ = std::fs::remove_dir_all(&target);
-    Ok(json!({ "cold_install_s": elapsed }))
+    Ok(json!({
+        "cold_install_s": elapsed,
+        "cpu_s": cpu,
+        "crates": built.crates,
+        "units": built.units,
+        "aws_lc": built.names.iter().any(|n| n.starts_with("aws-lc")),
+        "built_twice": built.twice,
+    }))
+}
+
+/// A cold `cargo xtask demo` (the README's first command) in a copy of this checkout's
+/// tracked files with an empty target dir, in its two steps: the dev runner's build (what
+/// `cargo xtask` runs first, `cargo build --bin xtask`), then the demo itself (the demo
+/// server, the quickstart and its compile error). A library the second step compiles again
+/// (its name and source already built by the first, or twice in the second) was built twice.
+pub(super) fn demo_cold(root: &Path, dir: &Path) -> Result<Value, String> {
+    let ws = dir.join("demo-ws");
+    let target = dir.join("target-demo");
+    for d in [&ws, &target] {
+        if d.exists() {
+            std::fs::remove_dir_all(d).map_err(|e| format!("cannot empty {}: {e}", d.display()))?;
+        }
+    }
+    crate::portability::copy_tracked(root, &ws)?;
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let command = |args: &[&str]| {
+        let mut cmd = Command::new(&cargo);
+        cmd.args(args)
+            .current_dir(&ws)
+            .env("CARGO_TARGET_DIR", &target)
+            .env("CARGO_NET_OFFLINE", "true")
+            .env_remove("MCP_DEMO_SERVER")
+            .env_remove("RUSTC_WRAPPER")
+            .env_remove("CARGO_BUILD_RUSTC_WRAPPER");
+        cmd
+    };
+    eprintln!("bench: cold cargo xtask demo (a copy of the checkout, empty target dir)");
+    let lock = std::fs::read_to_string(ws.join("Cargo.lock")).unwrap_or_default();
+    let cpu = children_cpu_s()?;
+    let started = Instant::now();
+    run_command(
+        &mut command(&["build", "--quiet", "--bin", "xtask"]),
+        Duration::from_secs(3600),
+    )?;
+    let first = Built::units_in(&target.join("debug"))?;
+    run_command(&mut command(&["xtask", "demo"]), Duration::from_secs(3600))?;
+    let elapsed = started.elapsed().as_secs_f64();
+    let cpu = children_cpu_s()? - cpu;
+    let all = Built::units_in(&target.join("debug"))?;
+    let built = Built::summarize(&all, &lock);
+    let again = Built::built_again(&first, &all, &lock);
+    let splits = Built::summarize(&first, &lock).twice;
+    eprintln!(
+        "bench: cargo xtask demo: {elapsed:.1} s, {cpu:.0} CPU s, {} units, built again by the demo's own commands: {}",
+        built.units,
+        if again.is_empty() {
+            "none".to_string()
+        } else {
+            again.join(", ")
+        }
+    );
+    let _ = std::fs::remove_dir_all(&target);
+    let _ = std::fs::remove_dir_all(&ws);
+    Ok(json!({
+        "cold_demo_s": elapsed,
+        "cpu_s": cpu,
+        "units": built.units,
+        "crates": built.crates,
+        "built_twice": again,
+        "host_target_splits": splits,
+    }))
+}
+
+/// What cargo compiled into a profile directory (`target/debug`, `target/release`), read
+/// from its fingerprints: one directory per unit, `NAME-HASH/`, holding `lib-….json` for a
+/// library (or proc macro), `bin-…`/`example-…`/`test-…` for the others and
+/// `build-script-build-script-build.json` for a compiled build script. A library's JSON names
+/// its features and a hash of its source (`path`): two units with one name and one source are
+/// one crate built twice (other features, other dependencies, or once for the build's proc
+/// macros and build scripts and once for the program).
+#[derive(Debug, PartialEq)]
+pub(super) struct Built {
+    /// Units compiled (libraries, binaries, examples, tests, build scripts).
+    pub(super) units: usize,
+    /// Distinct crates (name and source) compiled.
+    pub(super) crates: usize,
+    /// Their names.
+    pub(super) names: Vec<String>,
+    /// Each library compiled more than once: its name, version and feature sets.
+    pub(super) twice: Vec<String>,
+}
+
+/// One compiled unit: its fingerprint directory, kind and what its JSON says.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Unit {
+    pub(super) dir: String,
+    pub(super) name: String,
+    pub(super) library: bool,
+    /// The hash of the package's source: one per name and version.
+    pub(super) source: u64,
+    pub(super) features: String,
+}
+
+impl Unit {
+    /// From a fingerprint file (`None` for a file that is not a compiled unit: a build
+    /// script's run, a dep-info file).
+    pub(super) fn parse(dir: &str, file: &str, json: &str) -> Option<Unit> {
+        let compiled = ["lib-", "bin-", "example-", "test-", "bench-"]
+            .iter()
+            .any(|p| file.starts_with(p))
+            || file == "build-script-build-script-build.json";
+        if !compiled || !file.ends_with(".json") {
+            return None;
+        }
+        let value: Value = serde_json::from_str(json).unwrap_or(Value::Null);
+        Some(Unit {
+            dir: dir.to_string(),
+            // `NAME-HASH`: the name is everything before the last `-`.
+            name: dir.rsplit_once('-').map_or(dir, |(n, _)| n).to_string(),
+            library: file.starts_with("lib-"),
+            source: value.get("path").and_then(Value::as_u64).unwrap_or(0),
+            features: value
+                .get("features")
+                .and_then(Value::as_str)
+                .unwrap_or("?")
+                .to_string(),
+        })
+    }
+
+    fn key(&self) -> (String, u64) {
+        (self.name.clone(), self.source)
+    }
+}
+
+impl Built {
+    /// The units of `<profile_dir>/.fingerprint`.
+    pub(super) fn units_in(profile_dir: &Path) -> Result<Vec<Unit>, String> {
+        let dir = profile_dir.join(".fingerprint");
+        let read = |d: &Path| {
+            std::fs::read_dir(d).map_err(|e| format!("cannot read {}: {e}", d.display()))
+        };
+        let mut units = Vec::new();
+        for entry in read(&dir)? {
+            let path = entry.map_err(|e| e.to_string())?.path();
+            let Some(dir_name) = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .map(str::to_string)
+            else {
+                continue;
+            };
+            if !path.is_dir() {
+                continue;
+            }
+            for file in read(&path)? {
+                let file = file.map_err(|e| e.to_string())?.path();
+                let Some(file_name) = file.file_name().and_then(|n| n.to_str()) else {
+                    continue;
+                };
+                if !file_name.ends_with(".json") {
+                    continue;
+                }
+                let text = std::fs::read_to_string(&file)
+                    .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+                units.extend(Unit::parse(&dir_name, file_name, &text));
+            }
+        }
+        Ok(units)
+    }
+
+    /// The profile directory's units, counted.
+    pub(super) fn from_target(profile_dir: &Path, lock: &str) -> Result<Built, String> {
+        Ok(Built::summarize(&Built::units_in(profile_dir)?, lock))
+    }
+
+    /// Units and crates counted, libraries built more than once named (`lock`: the
+    /// `Cargo.lock` text, for versions).
+    pub(super) fn summarize(units: &[Unit], lock: &str) -> Built {
+        use std::collections::{BTreeMap, BTreeSet};
+        let crates: BTreeSet<(String, u64)> = units.iter().map(Unit::key).collect();
+        let mut libs: BTreeMap<(String, u64), Vec<&str>> = BTreeMap::new();
+        for u in units.iter().filter(|u| u.library) {
+            libs.entry(u.key()).or_default().push(&u.features);
+        }
+        Built {
+            units: units.len(),
+            crates: crates.len(),
+            names: crates.iter().map(|(n, _)| n.clone()).collect(),
+            twice: libs
+                .into_iter()
+                .filter(|(_, f)| f.len() > 1)
+                .map(|((name, _), mut f)| {
+                    f.sort();
+                    format!("{} ({})", versioned(&name, lock), f.join(" / "))
+                })
+                .collect(),
+        }
+    }
+
+    /// Libraries `all` holds that `first` did not, whose name and source `first` already had
+    /// or that `all` holds twice among the new: what later commands built again.
+    pub(super) fn built_again(first: &[Unit], all: &[Unit], lock: &str) -> Vec<String> {
+        use std::collections::{BTreeMap, BTreeSet};
+        let before: BTreeSet<&str> = first.iter().map(|u| u.dir.as_str()).collect();
+        let first_keys: BTreeSet<(String, u64)> =
+            first.iter().filter(|u| u.library).map(Unit::key).collect();
+        let mut new: BTreeMap<(String, u64), usize> = BTreeMap::new();
+        for u in all
+            .iter()
+            .filter(|u| u.library && !before.contains(u.dir.as_str()))
+        {
+            *new.entry(u.key()).or_default() += 1;
+        }
+        new.into_iter()
+            .filter(|(key, n)| *n > 1 || first_keys.contains(key))
+            .map(|((name, _), _)| versioned(&name, lock))
+            .collect()
+    }
+}
+
+/// `NAME VERSION` when `Cargo.lock` holds one version of the package, else `NAME`.
+fn versioned(name: &str, lock: &str) -> String {
+    let mut versions = Vec::new();
+    let mut lines = lock.lines();
+    while let Some(line) = lines.next() {
+        if line.trim() == format!("name = \"{name}\"")
+            && let Some(v) = lines
+                .next()
+                .and_then(|l| l.trim().strip_prefix("version = "))
+        {
+            versions.push(v.trim_matches('"').to_string());
+        }
+    }
+    match versions.as_slice() {
+        [one] => format!("{name} {one}"),
+        _ => name.to_string(),
+    }
+}
+
+/// CPU seconds (user + system) of this process's finished children so far, from
+/// `/proc/self/stat` (`cutime`, `cstime`) in clock ticks of `getconf CLK_TCK`.
+fn children_cpu_s() -> Result<f64, String> {
+    let stat = std::fs::read_to_string("/proc/self/stat")
+        .map_err(|e| format!("cannot read /proc/self/stat (the CPU time of the build): {e}"))?;
+    children_ticks(&stat)
+        .map(|ticks| ticks / clock_ticks())
+        .ok_or_else(|| format!("unexpected /proc/self/stat: {stat}"))
+}
+
+/// `cutime + cstime` of a `/proc/PID/stat` line (fields 16 and 17; the name, field 2, is in
+/// parentheses and may hold spaces).
+pub(super) fn children_ticks(stat: &str) -> Option<f64> {
+    let after = &stat[stat.rfind(')')? + 1..];
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    // `fields[0]` is field 3 (the state).
+    let cutime: f64 = fields.get(13)?.parse().ok()?;
+    let cstime: f64 = fields.get(14)?.parse().ok()?;
+    Some(cutime + cstime)
+}
+
+/// Clock ticks per second (`getconf CLK_TCK`; 100 when it cannot say).
+fn clock_ticks() -> f64 {
+    Command::new("getconf")
+        .arg("CLK_TCK")
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(100.0)
 }
 
 // ---------------------------------------------------------------------------------------
 // 4. snapshot: all default servers in parallel vs the slowest alone
 // ---------------------------------------------------------------------------------------
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn unit(dir: &str, file: &str, features: &str, source: u64) -> Unit {
+        Unit::parse(
+            dir,
+            file,
+            &json!({ "features": features, "path": source }).to_string(),
+        )
+        .expect("a compiled unit")
+    }
+
+    #[test]
+    fn fingerprints_count_units_crates_and_libraries_built_twice() {
+        let lock = "[[package]]\nname = \"serde\"\nversion = \"1.0.228\"\n";
+        let units = [
+            unit("serde-1111", "lib-serde.json", "[\"std\"]", 7),
+            unit("serde-2222", "lib-serde.json", "[\"derive\", \"std\"]", 7),
+            unit("serde-3333", "build-script-build-script-build.json", "", 7),
+            // Another version of a crate is another crate.
+            unit("base64-4444", "lib-base64.json", "[]", 1),
+            unit("base64-5555", "lib-base64.json", "[]", 2),
+            unit("mcp-bindgen-6666", "example-quickstart.json", "[]", 9),
+        ];
+        // Running a build script compiles nothing.
+        assert_eq!(
+            Unit::parse(
+                "serde-7777",
+                "run-build-script-build-script-build.json",
+                "{}"
+            ),
+            None
+        );
+        let built = Built::summarize(&units, lock);
+        assert_eq!(built.units, 6);
+        assert_eq!(built.crates, 4, "{built:?}");
+        assert_eq!(
+            built.twice,
+            ["serde 1.0.228 ([\"derive\", \"std\"] / [\"std\"])"]
+        );
+        assert!(Built::summarize(&units[2..], lock).twice.is_empty());
+
+        // The first build had serde once; a later command built it again, and base64 once
+        // more of a version not built before (not again), and the example (not a library).
+        let first = &units[..1];
+        let again = Built::built_again(first, &units, lock);
+        assert_eq!(again, ["serde 1.0.228"]);
+        assert!(Built::built_again(&units, &units, lock).is_empty());
+    }
+
+    #[test]
+    fn children_cpu_ticks_come_after_the_parenthesised_name() {
+        // Fields 16 and 17 (cutime 700, cstime 50) of a process whose name holds `) (`.
+        let stat = "42 (a) (b) S 1 42 42 0 -1 4194304 100 0 0 0 5 6 700 50 20 0 1 0 9 0 0";
+        assert_eq!(children_ticks(stat), Some(750.0));
+        assert_eq!(children_ticks("42 (short) S 1"), None);
+    }
+}

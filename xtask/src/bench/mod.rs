@@ -29,15 +29,19 @@
 //!    same program on rmcp's client directly (`cold_check_vs_raw_rmcp`, target ≤ 1.3), and
 //!    stdio only: dependency counts (`cargo tree`) and a cold `cargo check` (empty target
 //!    dir) each.
+//! 6. **install** — a newcomer's first two builds, cold: `cargo install` of the CLI with its
+//!    default features (crates compiled, target ≤ 160; CPU seconds; aws-lc must not be
+//!    among them) and `cargo xtask demo` in a copy of the checkout (units compiled; crates
+//!    the demo's own commands build again after the dev runner's build, target 0).
 //!
-//! 6. **wasm** — the size of a typed client of the demo server built for
+//! 7. **wasm** — the size of a typed client of the demo server built for
 //!    `wasm32-unknown-unknown` (`tests/wasm`), built for size, after `wasm-bindgen` and after
 //!    binaryen's `wasm-opt -Oz` (`wasm_client_bytes`, target ≤ 1 MiB).
 //!
 //! Outputs: a table on stdout, `target/bench/results.json`, and `BENCHMARKS.md` at the
 //! workspace root (hand-written notes below its `<!-- notes -->` marker are kept).
 //! `--smoke` runs tiny iteration counts, with dev-profile binaries, only to check that every
-//! contender works (sections `check`, `snapshot`, `features` and `wasm` are skipped; `snapshot
+//! contender works (sections `check`, `snapshot`, `features`, `install` and `wasm` are skipped; `snapshot
 //! --check` is part of the test command) and writes `target/bench/results-smoke.json` only.
 
 use std::path::PathBuf;
@@ -60,7 +64,7 @@ use report::{
 };
 
 const USAGE: &str =
-    "usage: cargo xtask bench [--smoke] [--skip calls|expand|check|snapshot|features|wasm]…
+    "usage: cargo xtask bench [--smoke] [--skip calls|expand|check|snapshot|features|install|wasm]…
 
   --smoke          tiny iteration counts: only checks that every contender works
   --skip SECTION   leave a section out (repeatable)";
@@ -77,7 +81,9 @@ const PIP_TIMEOUT: Duration = Duration::from_secs(300);
 const NOTES_MARKER: &str =
     "<!-- notes: everything below this line is kept by `cargo xtask bench` -->";
 
-const SECTIONS: [&str; 6] = ["calls", "expand", "check", "snapshot", "features", "wasm"];
+const SECTIONS: [&str; 7] = [
+    "calls", "expand", "check", "snapshot", "features", "install", "wasm",
+];
 
 struct Args {
     smoke: bool,
@@ -106,7 +112,7 @@ fn parse(args: &[String]) -> Result<Args, String> {
     }
     if out.smoke {
         out.skip
-            .extend(["check", "snapshot", "features", "wasm"].map(String::from));
+            .extend(["check", "snapshot", "features", "install", "wasm"].map(String::from));
     }
     Ok(out)
 }
@@ -168,6 +174,16 @@ fn run_inner(args: &Args) -> Result<(), String> {
     }
     if runs("features") {
         results.insert("features".into(), features(&root, &dir)?);
+    }
+    if runs("install") {
+        let install_dir = dir.join("install");
+        results.insert(
+            "install".into(),
+            json!({
+                "cli_install": check::cli_install(&root, &install_dir)?,
+                "demo": check::demo_cold(&root, &install_dir)?,
+            }),
+        );
     }
     if runs("wasm") {
         results.insert("wasm".into(), wasm::wasm(&root, &dir)?);

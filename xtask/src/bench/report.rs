@@ -441,16 +441,6 @@ pub(super) fn summary_rows(results: &Map<String, Value>) -> Vec<Row> {
             ),
         });
         rows.push(Row {
-            key: "cli_install_cold_s",
-            what: "cold `cargo install` of mcp-bindgen-cli (release, every feature)",
-            value: features
-                .pointer("/cli_install/cold_install_s")
-                .and_then(Value::as_f64),
-            unit: "s",
-            target: None,
-            detail: "`--locked --offline`, empty target dir, one run".to_string(),
-        });
-        rows.push(Row {
             key: "cold_check_stdio_only_s",
             what: "cold `cargo check` of the two-server user crate, stdio only",
             value: get("stdio_only", "cold_check_s"),
@@ -458,6 +448,79 @@ pub(super) fn summary_rows(results: &Map<String, Value>) -> Vec<Row> {
             target: None,
             detail: "empty target dir, `--offline`, one run".to_string(),
         });
+    }
+    if let Some(install) = results.get("install") {
+        let get = |key: &str| install.pointer(&format!("/cli_install/{key}"));
+        let twice = |section: &str| {
+            install
+                .pointer(&format!("/{section}/built_twice"))
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(Value::as_str)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                })
+                .filter(|s| !s.is_empty())
+                .unwrap_or_else(|| "none".to_string())
+        };
+        rows.push(Row {
+                key: "cli_install_crates",
+                what: "crates a cold `cargo install mcp-bindgen-cli` compiles (default features)",
+                value: get("crates").and_then(Value::as_f64),
+                unit: "crates",
+                target: Some(("≤", 160.0)),
+                detail: format!(
+                    "{:.0} CPU s, {:.0} s wall, aws-lc (C): {}; `--locked --offline`, release, empty target dir, one run",
+                    get("cpu_s").and_then(Value::as_f64).unwrap_or(f64::NAN),
+                    get("cold_install_s").and_then(Value::as_f64).unwrap_or(f64::NAN),
+                    match get("aws_lc").and_then(Value::as_bool) {
+                        Some(true) => "BUILT",
+                        Some(false) => "none",
+                        None => "-",
+                    }
+                ),
+            });
+        rows.push(Row {
+            key: "cli_install_cpu_s",
+            what: "CPU seconds of that cold `cargo install` (every compiler process)",
+            value: get("cpu_s").and_then(Value::as_f64),
+            unit: "s",
+            target: None,
+            detail: "user + system time of cargo's children".to_string(),
+        });
+        let demo = |key: &str| install.pointer(&format!("/demo/{key}"))?.as_f64();
+        rows.push(Row {
+                key: "demo_cold_units",
+                what: "units a cold `cargo xtask demo` compiles (dev runner, demo server, quickstart)",
+                value: demo("units"),
+                unit: "units",
+                target: None,
+                detail: format!(
+                    "{:.0} crates, {:.0} CPU s, {:.0} s wall; a copy of the checkout, empty target dir, one run",
+                    demo("crates").unwrap_or(f64::NAN),
+                    demo("cpu_s").unwrap_or(f64::NAN),
+                    demo("cold_demo_s").unwrap_or(f64::NAN)
+                ),
+            });
+        rows.push(Row {
+                key: "demo_crates_built_twice",
+                what: "crates the demo's own commands compile again after the dev runner's build",
+                value: install
+                    .pointer("/demo/built_twice")
+                    .and_then(Value::as_array)
+                    .map(|a| a.len() as f64),
+                unit: "crates",
+                target: Some(("≤", 0.0)),
+                detail: format!(
+                    "{}; within one build, once for proc macros and once for the program (resolver 2): {}",
+                    twice("demo"),
+                    install
+                        .pointer("/demo/host_target_splits")
+                        .and_then(Value::as_array)
+                        .map_or(0, Vec::len)
+                ),
+            });
     }
     rows
 }
@@ -467,7 +530,9 @@ pub(super) fn fmt_value(v: Option<f64>, unit: &str) -> String {
         None => "-".to_string(),
         Some(v) if unit == "×" => format!("{v:.2}×"),
         Some(v) if unit == "ms" => format!("{v:.1} ms"),
-        Some(v) if unit == "crates" || unit == "lines" => format!("{v:.0} {unit}"),
+        Some(v) if unit == "crates" || unit == "lines" || unit == "units" => {
+            format!("{v:.0} {unit}")
+        }
         Some(v) => format!("{v:.2} {unit}"),
     }
 }
