@@ -31,6 +31,17 @@
 //! Every command answers `--help`; a misspelled command, option or server alias gets a
 //! "did you mean". Colours only on a terminal, never with `NO_COLOR`.
 //!
+//! ## Features
+//!
+//! The default build compiles no C and about 150 crates. Three features add the rest;
+//! without one, the command that needs it fails at once and names it:
+//!
+//! * `verify-deep`: `verify --deep` (the round-trip oracle, `jsonschema`) and the draft
+//!   2020-12 meta-schema check of `tools --format … --check`;
+//! * `tokens`: `tools --tokens` and `--max-tokens` (OpenAI's `o200k_base`, `bpe-openai`);
+//! * `oauth-jwt`: client credentials with a signed JWT (`private_key` in the registry;
+//!   rmcp signs with `jsonwebtoken`, which builds aws-lc's C code).
+//!
 //! Paths work like cargo's: the project is found from the current directory (or
 //! `--manifest-path`), its registry is `fixtures/servers.toml` and its fixtures are
 //! `fixtures/*.json` next to the nearest `Cargo.toml` that has them — the rule `mcp_tools!`

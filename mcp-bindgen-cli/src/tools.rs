@@ -59,7 +59,8 @@ Prints every fixture's tools as a model provider's tool definitions (names mcp_<
                          keywords that allow everything, spare whitespace)
   --tokens               instead of the definitions, what they cost: tokens per server and
                          format (o200k_base), full and compact, largest tools first; fails
-                         when a server is over its budget (the registry's max_tokens)
+                         when a server is over its budget (the registry's max_tokens).
+                         (The CLI's `tokens` feature.)
   --max-tokens N         (--tokens) the budget of every server, instead of the registry's
   --prefix               prefix descriptions with `[MCP: <alias>]`
   --max-description-chars N

@@ -30,6 +30,7 @@ E errors`; exits 1 when a tool cannot be generated.
                          <target>/mcp-bindgen/deep/) and must come back valid and equal, up
                          to optional nulls and defaults. Adds the line
                          `round-trip: N tools, P passed, F failed, S skipped`.
+                         (The CLI's `verify-deep` feature.)
   --max-skipped PCT      with --deep: fail when more than PCT % of the tools had no
                          instance to check (default {DEFAULT_MAX_SKIPPED_PCT})
   --strict               with --deep: fail when any tool had no instance to check (an

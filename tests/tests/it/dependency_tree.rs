@@ -142,3 +142,38 @@ fn versions(lines: &[String], name: &str) -> Vec<String> {
     found.dedup();
     found
 }
+
+/// `cargo install mcp-bindgen-cli` with its default features: no C crypto (aws-lc), neither
+/// of the two heaviest checkers (`jsonschema`: `verify-deep`; `bpe-openai`: `tokens`), no
+/// ICU4X (URLs' domain names through unicode-rs), and at most 160 crates in all.
+#[test]
+fn the_default_cli_builds_no_c_crypto_no_heavy_checker_and_at_most_160_crates() {
+    let default = tree("mcp-bindgen-cli", &["-e", "build"]);
+    for name in [
+        "aws-lc-sys",
+        "jsonwebtoken",
+        "jsonschema",
+        "bpe-openai",
+        "icu_normalizer",
+    ] {
+        assert!(
+            !has(&default, name),
+            "{name} in the default CLI: {default:#?}"
+        );
+    }
+    let mut crates: Vec<&str> = default
+        .iter()
+        .map(|l| l.trim_end_matches(" (*)").trim_end_matches(" (proc-macro)"))
+        .collect();
+    crates.sort();
+    crates.dedup();
+    assert!(crates.len() <= 160, "{} crates: {crates:#?}", crates.len());
+    // The features bring them: the checks above can fail.
+    let full = tree(
+        "mcp-bindgen-cli",
+        &["--features", "verify-deep,tokens,oauth-jwt"],
+    );
+    for name in ["aws-lc-sys", "jsonschema", "bpe-openai"] {
+        assert!(has(&full, name), "{name} with every feature: {full:#?}");
+    }
+}

@@ -55,7 +55,7 @@ fn user_workspace(dir: &Path, with_xtask: bool) {
         write(
             "xtask/Cargo.toml",
             format!(
-                "[package]\nname = \"xtask\"\nversion = \"0.1.0\"\nedition = \"2024\"\npublish = false\n\n[dependencies]\nmcp-bindgen-cli = {{ path = {:?} }}\n",
+                "[package]\nname = \"xtask\"\nversion = \"0.1.0\"\nedition = \"2024\"\npublish = false\n\n[dependencies]\nmcp-bindgen-cli = {{ path = {:?}, features = [\"verify-deep\", \"tokens\"] }}\n",
                 root.join("mcp-bindgen-cli").display().to_string()
             ),
         );
@@ -247,6 +247,69 @@ fn users_workspace_with_a_three_line_xtask() {
     let page = common::target_dir().join("tests/scratch/doc/app/memory/index.html");
     let html = std::fs::read_to_string(&page).expect("the module `memory` is documented");
     assert!(html.contains("create_entities"), "{}", page.display());
+
+    // Inside a macro's expansion rustdoc reports nothing, so the generated code itself goes
+    // into the crate, as `expand` prints it, and is documented with `-D warnings` (broken
+    // intra-doc links, unescaped brackets and HTML, bare URLs): the user's fixture and every
+    // fixture of this repository, their servers' descriptions as written.
+    let mut generated = ok(
+        "cargo xtask expand memory",
+        cargo(dir, &["xtask", "expand", "memory"], None),
+    );
+    let mut fixtures: Vec<PathBuf> = std::fs::read_dir(common::root().join("fixtures"))
+        .expect("fixtures/")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    fixtures.sort();
+    assert!(fixtures.len() >= 9, "{fixtures:?}");
+    let mut modules = 1;
+    for fixture in &fixtures {
+        let path = fixture.display().to_string();
+        let code = ok(
+            &format!("cargo xtask expand {path}"),
+            cargo(dir, &["xtask", "expand", &path], None),
+        );
+        // Both `memory` fixtures: the repository's in a module of its own.
+        generated += &if fixture.ends_with("memory.json") {
+            format!("pub mod repository {{\n{code}\n}}\n")
+        } else {
+            code
+        };
+        modules += 1;
+    }
+    std::fs::write(dir.join("app/src/generated.rs"), generated).expect("write generated.rs");
+    let main = dir.join("app/src/main.rs");
+    let program = std::fs::read_to_string(&main).expect("main.rs");
+    std::fs::write(&main, format!("pub mod generated;\n{program}")).expect("write main.rs");
+    let doc = || {
+        let mut doc = Command::new(env!("CARGO"));
+        common::scratch_cargo(&mut doc)
+            .args(["doc", "--no-deps", "-p", "app"])
+            .current_dir(dir)
+            .env("RUSTDOCFLAGS", "-D warnings")
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("run cargo doc")
+    };
+    let out = doc();
+    let all = text(&out);
+    assert!(
+        out.status.success() && !all.contains("warning"),
+        "cargo doc -D warnings of {modules} generated modules:\n{all}"
+    );
+    let page = common::target_dir().join("tests/scratch/doc/app/generated/github/index.html");
+    assert!(page.is_file(), "{} is missing", page.display());
+    // The check can fail: one broken link among them is an error.
+    let mut broken = std::fs::read_to_string(dir.join("app/src/generated.rs")).expect("read");
+    broken += "/// Calls [`no_such_tool`].\npub struct Canary;\n";
+    std::fs::write(dir.join("app/src/generated.rs"), broken).expect("write generated.rs");
+    let out = doc();
+    assert!(
+        !out.status.success() && text(&out).contains("no_such_tool"),
+        "{}",
+        text(&out)
+    );
 }
 
 #[test]

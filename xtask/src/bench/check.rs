@@ -520,6 +520,7 @@ pub(super) struct Unit {
     pub(super) dir: String,
     pub(super) name: String,
     pub(super) library: bool,
+    pub(super) build_script: bool,
     /// The hash of the package's source: one per name and version.
     pub(super) source: u64,
     pub(super) features: String,
@@ -542,6 +543,7 @@ impl Unit {
             // `NAME-HASH`: the name is everything before the last `-`.
             name: dir.rsplit_once('-').map_or(dir, |(n, _)| n).to_string(),
             library: file.starts_with("lib-"),
+            build_script: file == "build-script-build-script-build.json",
             source: value.get("path").and_then(Value::as_u64).unwrap_or(0),
             features: value
                 .get("features")
@@ -601,15 +603,28 @@ impl Built {
     /// `Cargo.lock` text, for versions).
     pub(super) fn summarize(units: &[Unit], lock: &str) -> Built {
         use std::collections::{BTreeMap, BTreeSet};
-        let crates: BTreeSet<(String, u64)> = units.iter().map(Unit::key).collect();
+        // A crate is its library (one per name and source; a build script's source is its
+        // `build.rs`), or the package of a binary that has none.
+        let libraries: BTreeSet<(String, u64)> =
+            units.iter().filter(|u| u.library).map(Unit::key).collect();
+        let library_names: BTreeSet<&str> = libraries.iter().map(|(n, _)| n.as_str()).collect();
+        let others: BTreeSet<&str> = units
+            .iter()
+            .filter(|u| !u.library && !u.build_script && !library_names.contains(u.name.as_str()))
+            .map(|u| u.name.as_str())
+            .collect();
         let mut libs: BTreeMap<(String, u64), Vec<&str>> = BTreeMap::new();
         for u in units.iter().filter(|u| u.library) {
             libs.entry(u.key()).or_default().push(&u.features);
         }
         Built {
             units: units.len(),
-            crates: crates.len(),
-            names: crates.iter().map(|(n, _)| n.clone()).collect(),
+            crates: libraries.len() + others.len(),
+            names: library_names
+                .iter()
+                .chain(&others)
+                .map(|n| n.to_string())
+                .collect(),
             twice: libs
                 .into_iter()
                 .filter(|(_, f)| f.len() > 1)
@@ -716,7 +731,7 @@ mod tests {
         let units = [
             unit("serde-1111", "lib-serde.json", "[\"std\"]", 7),
             unit("serde-2222", "lib-serde.json", "[\"derive\", \"std\"]", 7),
-            unit("serde-3333", "build-script-build-script-build.json", "", 7),
+            unit("serde-3333", "build-script-build-script-build.json", "", 8),
             // Another version of a crate is another crate.
             unit("base64-4444", "lib-base64.json", "[]", 1),
             unit("base64-5555", "lib-base64.json", "[]", 2),
@@ -733,6 +748,7 @@ mod tests {
         );
         let built = Built::summarize(&units, lock);
         assert_eq!(built.units, 6);
+        // serde (its build script is not another crate), two base64, mcp-bindgen.
         assert_eq!(built.crates, 4, "{built:?}");
         assert_eq!(
             built.twice,
