@@ -111,3 +111,17 @@ impl HttpDemo {
         std::fs::read_to_string(self.log.path()).unwrap_or_default()
     }
 }
+
+/// A folder holding the committed `memory.json` fixture, for commands that read fixtures
+/// without reaching the server (with [`NEVER_STARTED`] as the registry).
+pub fn memory_fixture_dir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let fixture =
+        std::fs::read_to_string(root().join("fixtures/memory.json")).expect("fixtures/memory.json");
+    std::fs::write(dir.path().join("memory.json"), fixture).expect("write fixture");
+    dir
+}
+
+/// A registry whose one server (`memory`) cannot start.
+pub const NEVER_STARTED: &str =
+    "[servers.memory]\ncommand = \"/nonexistent/mcp-bindgen-never-started\"\n";

@@ -1,22 +1,12 @@
 //! A "did you mean" for every name a user types, through the built binary: commands,
 //! options, formats and aliases (of the registry and of the fixtures).
 
-use crate::common::run_with_registry;
-
-fn project() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let fixture = std::fs::read_to_string(crate::common::root().join("fixtures/memory.json"))
-        .expect("fixtures/memory.json");
-    std::fs::write(dir.path().join("memory.json"), fixture).expect("write fixture");
-    dir
-}
-
-const REGISTRY: &str = "[servers.memory]\ncommand = \"/nonexistent/mcp-bindgen-never-started\"\n";
+use crate::common::{NEVER_STARTED, memory_fixture_dir, run_with_registry};
 
 #[test]
 fn a_misspelled_command_prints_the_suggestion_and_one_usage_line() {
-    let dir = project();
-    let run = run_with_registry(dir.path(), REGISTRY, &["snapshto"], &[]);
+    let dir = memory_fixture_dir();
+    let run = run_with_registry(dir.path(), NEVER_STARTED, &["snapshto"], &[]);
     assert_eq!(run.code, Some(2), "{}", run.text());
     let lines: Vec<&str> = run
         .stderr
@@ -34,7 +24,7 @@ fn a_misspelled_command_prints_the_suggestion_and_one_usage_line() {
 
 #[test]
 fn misspelled_aliases_formats_and_options_get_a_suggestion() {
-    let dir = project();
+    let dir = memory_fixture_dir();
     for (args, want) in [
         (
             &["expand", "memroy"][..],
@@ -63,11 +53,11 @@ fn misspelled_aliases_formats_and_options_get_a_suggestion() {
             "(did you mean \"--no-validate\"?)",
         ),
     ] {
-        let run = run_with_registry(dir.path(), REGISTRY, args, &[]);
+        let run = run_with_registry(dir.path(), NEVER_STARTED, args, &[]);
         assert_ne!(run.code, Some(0), "{args:?}: {}", run.text());
         assert!(run.stderr.contains(want), "{args:?}: {}", run.stderr);
     }
     // No command that cannot work: `snapshot memroy` is not offered for a misspelling.
-    let run = run_with_registry(dir.path(), REGISTRY, &["expand", "memroy"], &[]);
+    let run = run_with_registry(dir.path(), NEVER_STARTED, &["expand", "memroy"], &[]);
     assert!(!run.stderr.contains("snapshot memroy"), "{}", run.stderr);
 }

@@ -3,25 +3,13 @@
 //! these run in `cargo test -p mcp-bindgen-cli`, the crate's default build.)
 
 #[cfg(any(not(feature = "verify-deep"), not(feature = "tokens")))]
-use crate::common::run_with_registry;
-
-#[cfg(any(not(feature = "verify-deep"), not(feature = "tokens")))]
-fn project() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let fixture = std::fs::read_to_string(crate::common::root().join("fixtures/memory.json"))
-        .expect("fixtures/memory.json");
-    std::fs::write(dir.path().join("memory.json"), fixture).expect("write fixture");
-    dir
-}
-
-#[cfg(any(not(feature = "verify-deep"), not(feature = "tokens")))]
-const REGISTRY: &str = "[servers.memory]\ncommand = \"/nonexistent/mcp-bindgen-never-started\"\n";
+use crate::common::{NEVER_STARTED, memory_fixture_dir, run_with_registry};
 
 #[cfg(not(feature = "verify-deep"))]
 #[test]
 fn verify_deep_names_its_feature() {
-    let dir = project();
-    let run = run_with_registry(dir.path(), REGISTRY, &["verify", "--deep"], &[]);
+    let dir = memory_fixture_dir();
+    let run = run_with_registry(dir.path(), NEVER_STARTED, &["verify", "--deep"], &[]);
     assert_eq!(run.code, Some(1), "{}", run.text());
     assert!(
         run.stderr
@@ -32,7 +20,7 @@ fn verify_deep_names_its_feature() {
     // Nothing ran before the message: no summary line of the plain `verify`.
     assert!(!run.stdout.contains("tools:"), "{}", run.stdout);
     // Plain `verify` works in this build.
-    let plain = run_with_registry(dir.path(), REGISTRY, &["verify"], &[]);
+    let plain = run_with_registry(dir.path(), NEVER_STARTED, &["verify"], &[]);
     assert_eq!(plain.code, Some(0), "{}", plain.text());
     // Nor a line per fixture saying its tokens were not counted, without `tokens`.
     #[cfg(not(feature = "tokens"))]
@@ -42,8 +30,8 @@ fn verify_deep_names_its_feature() {
 #[cfg(not(feature = "tokens"))]
 #[test]
 fn tools_tokens_names_its_feature() {
-    let dir = project();
-    let run = run_with_registry(dir.path(), REGISTRY, &["tools", "--tokens"], &[]);
+    let dir = memory_fixture_dir();
+    let run = run_with_registry(dir.path(), NEVER_STARTED, &["tools", "--tokens"], &[]);
     assert_eq!(run.code, Some(1), "{}", run.text());
     assert!(
         run.stderr

@@ -394,11 +394,7 @@ pub(super) fn features(root: &Path, dir: &Path) -> Result<Value, String> {
 pub(super) fn cli_install(root: &Path, dir: &Path) -> Result<Value, String> {
     let install_root = dir.join("cli-root");
     let target = dir.join("target-cli-install");
-    for d in [&install_root, &target] {
-        if d.exists() {
-            std::fs::remove_dir_all(d).map_err(|e| format!("cannot empty {}: {e}", d.display()))?;
-        }
-    }
+    remove_dirs(&[&install_root, &target])?;
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
     let mut cmd = Command::new(cargo);
     cmd.args(["install", "--locked", "--offline", "--quiet", "--path"])
@@ -440,11 +436,7 @@ pub(super) fn cli_install(root: &Path, dir: &Path) -> Result<Value, String> {
 pub(super) fn demo_cold(root: &Path, dir: &Path) -> Result<Value, String> {
     let ws = dir.join("demo-ws");
     let target = dir.join("target-demo");
-    for d in [&ws, &target] {
-        if d.exists() {
-            std::fs::remove_dir_all(d).map_err(|e| format!("cannot empty {}: {e}", d.display()))?;
-        }
-    }
+    remove_dirs(&[&ws, &target])?;
     crate::portability::copy_tracked(root, &ws)?;
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
     let command = |args: &[&str]| {
@@ -493,6 +485,16 @@ pub(super) fn demo_cold(root: &Path, dir: &Path) -> Result<Value, String> {
         "built_twice": again,
         "host_target_splits": splits,
     }))
+}
+
+/// Removes each directory that exists (a cold build starts from nothing).
+fn remove_dirs(dirs: &[&Path]) -> Result<(), String> {
+    for d in dirs {
+        if d.exists() {
+            std::fs::remove_dir_all(d).map_err(|e| format!("cannot empty {}: {e}", d.display()))?;
+        }
+    }
+    Ok(())
 }
 
 /// What cargo compiled into a profile directory (`target/debug`, `target/release`), read
