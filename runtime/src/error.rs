@@ -298,6 +298,9 @@ pub enum ErrorKind {
     /// The registry, toolbox or agent configuration is invalid (unreadable registry, unknown
     /// server, undefined variable, unknown tool in an allowlist, …).
     Config,
+    /// The application refused the call: a hook on dispatch (an approval that was not
+    /// given), or the tool or its server switched off at run time.
+    Refused,
 }
 
 impl ErrorKind {
@@ -321,6 +324,7 @@ impl ErrorKind {
             ErrorKind::ModelServerMismatch => "model_server_mismatch",
             ErrorKind::Unauthorized => "unauthorized",
             ErrorKind::Config => "config",
+            ErrorKind::Refused => "refused",
         }
     }
 }

@@ -37,6 +37,8 @@ pub struct ToolboxBuilder {
     pub(super) fixtures_dir: Option<PathBuf>,
     /// Fixtures given in code, by alias: `(where, text)`.
     pub(super) fixtures: BTreeMap<String, (String, String)>,
+    /// Hooks on dispatch, in order.
+    pub(super) hooks: Vec<Arc<dyn super::Hook>>,
 }
 
 impl std::fmt::Debug for ToolboxBuilder {
@@ -148,6 +150,15 @@ impl ToolboxBuilder {
     /// connecting.
     pub fn lazy_with_tools(mut self, alias: impl Into<String>, tools: Vec<Value>) -> Self {
         self.lazy.insert(alias.into(), tools);
+        self
+    }
+
+    /// Adds a hook on dispatch ([`Hook`](super::Hook)): it sees every model call of the
+    /// toolbox and its agent views before it runs (allow, refuse with a reason the model
+    /// reads, rewrite the arguments) and its result before the model does. Hooks run in the
+    /// order they were added; [`ApprovalPolicy`](super::ApprovalPolicy) is one.
+    pub fn hook(mut self, hook: impl super::Hook) -> Self {
+        self.hooks.push(Arc::new(hook));
         self
     }
 
@@ -536,6 +547,10 @@ impl ToolboxBuilder {
                 changed,
                 results: Default::default(),
                 loaded: Default::default(),
+                watch: super::hooks::Watch {
+                    hooks: self.hooks,
+                    ..Default::default()
+                },
             }),
         };
         tokio::spawn(super::lifecycle::follow_list_changes(

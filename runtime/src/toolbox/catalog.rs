@@ -895,13 +895,16 @@ fn extra_candidates(slot: &Slot, taken: &BTreeSet<String>) -> Vec<Candidate> {
 }
 
 impl Toolbox {
-    /// Every exported tool (an agent's: its tools), sorted by server and tool.
+    /// Every exported tool (an agent's: its tools; none switched off), sorted by server and
+    /// tool.
     pub fn tools(&self) -> Vec<ExportedTool> {
         let scope = self.scope();
+        let off = self.inner.watch.switches();
         self.snapshot()
             .entries
             .iter()
             .filter(|e| visible(e, scope))
+            .filter(|e| !off.off(&e.tool.server, &e.tool.tool))
             .map(|e| e.tool.clone())
             .collect()
     }

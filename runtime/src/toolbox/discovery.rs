@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 use serde_json::{Value, json};
 
 use super::catalog::{Entry, Snapshot};
+use super::hooks::Switches;
 use super::provider::discovery::{LOAD_TOOLS, SEARCH_TOOLS};
 use super::provider::{Format, discovery, model_definition};
 use super::scope::Scope;
@@ -140,7 +141,10 @@ impl Toolbox {
                     .get("limit")
                     .and_then(Value::as_u64)
                     .map_or(DEFAULT_LIMIT, |n| usize::try_from(n).unwrap_or(usize::MAX));
-                Ok(ToolOutput::from_json(search(&snap, scope, query, limit)))
+                let off = self.inner.watch.switches();
+                Ok(ToolOutput::from_json(search(
+                    &snap, scope, &off, query, limit,
+                )))
             }
             Which::Load => {
                 let names: Vec<&str> = arguments
@@ -152,8 +156,14 @@ impl Toolbox {
                     .collect();
                 let mut loaded = Vec::new();
                 let mut unknown = Vec::new();
+                let off = self.inner.watch.switches();
                 for name in names {
-                    match snap.resolve(name, scope).ok().and_then(|i| snap.entry(i)) {
+                    match snap
+                        .resolve(name, scope)
+                        .ok()
+                        .and_then(|i| snap.entry(i))
+                        .filter(|e| !off.off(&e.tool.server, &e.tool.tool))
+                    {
                         Some(entry) => loaded.push(entry),
                         None => unknown.push(name.to_string()),
                     }
@@ -200,7 +210,13 @@ impl Toolbox {
 
 /// The entries matching `query` (case-insensitive words of the exported name, the tool's
 /// name and its description), best first: names and one-line summaries.
-fn search(snap: &Snapshot, scope: Option<&Scope>, query: &str, limit: usize) -> Value {
+fn search(
+    snap: &Snapshot,
+    scope: Option<&Scope>,
+    off: &Switches,
+    query: &str,
+    limit: usize,
+) -> Value {
     let words: Vec<String> = query
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
@@ -210,6 +226,7 @@ fn search(snap: &Snapshot, scope: Option<&Scope>, query: &str, limit: usize) -> 
         .entries
         .iter()
         .filter(|e| super::catalog::visible(e, scope))
+        .filter(|e| !off.off(&e.tool.server, &e.tool.tool))
         .filter_map(|e| {
             let t = &e.tool;
             let name = format!("{} {}", t.exported, t.tool).to_lowercase();

@@ -9,9 +9,10 @@ use tracing::Instrument;
 use std::sync::Arc;
 
 use super::CacheKey;
-use super::catalog::{Kind, Slot, ToolRef, tool_ref, unavailable};
+use super::catalog::{Kind, Slot, Snapshot, ToolRef, tool_ref, unavailable};
 use super::discovery::Which;
 use super::extras;
+use super::hooks::{ModelCall, Verdict};
 use super::local::LocalTool;
 use super::scope::Scope;
 use super::text::{Truncation, truncate_middle};
@@ -121,14 +122,19 @@ impl Toolbox {
         scope: Option<&Scope>,
         options: CallOptions,
     ) -> CallStream {
+        let mut prepared = match self.prepare(name, arguments_json, scope).await {
+            Ok(p) => p,
+            Err((e, _)) => return CallStream::from_future(async move { Err(e) }),
+        };
+        if let (_, Some(e)) = self.judge(&mut prepared).await {
+            return CallStream::from_future(async move { Err(e) });
+        }
         let Prepared {
             target,
             arguments,
             runner,
-        } = match self.prepare(name, arguments_json, scope).await {
-            Ok(p) => p,
-            Err((e, _)) => return CallStream::from_future(async move { Err(e) }),
-        };
+            ..
+        } = prepared;
         match runner {
             Runner::Local(local) => {
                 CallStream::from_future(async move { local.run(arguments).await })
@@ -170,6 +176,9 @@ pub(super) struct Prepared {
     pub(super) target: ToolRef,
     pub(super) arguments: Value,
     pub(super) runner: Runner,
+    /// The catalog entry the call resolved to (none for progressive discovery's tools):
+    /// what hooks see of it, and the schema a rewrite is checked against.
+    pub(super) entry: Option<(Arc<Snapshot>, usize)>,
 }
 
 pub(super) enum Runner {
@@ -225,6 +234,7 @@ impl Toolbox {
                     target,
                     arguments,
                     runner: Runner::Discovery(which),
+                    entry: None,
                 }),
                 Err(e) => Err((e, Some(target))),
             };
@@ -238,6 +248,10 @@ impl Toolbox {
             ));
         };
         let target = tool_ref(&snap, index);
+        let switches = self.inner.watch.switches();
+        if switches.off(&target.server, &target.tool) {
+            return Err((switches.refusal(&target), Some(target)));
+        }
         let arguments = match parse_arguments(arguments_json, &target.exported) {
             Ok(a) => a,
             Err(e) => return Err((e, Some(target))),
@@ -259,11 +273,13 @@ impl Toolbox {
                 return Err((e, Some(target)));
             }
         };
+        let at = Some((snap.clone(), index));
         if let Some(local) = &entry.local {
             return Ok(Prepared {
                 target,
                 arguments,
                 runner: Runner::Local(local.clone()),
+                entry: at,
             });
         }
         let Some(slot) = snap.slots.get(&target.server).cloned() else {
@@ -279,6 +295,7 @@ impl Toolbox {
                 target,
                 arguments,
                 runner: Runner::Fake(fake.clone()),
+                entry: at,
             });
         }
         let slot = match (&slot.session, slot.lazy) {
@@ -299,7 +316,70 @@ impl Toolbox {
                 session,
                 kind: entry.kind.clone(),
             },
+            entry: at,
         })
+    }
+
+    /// The hooks' verdicts on a prepared call, in order: the call as they saw it last (none
+    /// without hooks, or for progressive discovery's tools), and the refusal, if one refused
+    /// (or a rewrite that fails the schema). A rewrite replaces the arguments.
+    pub(super) async fn judge(
+        &self,
+        prepared: &mut Prepared,
+    ) -> (Option<ModelCall>, Option<Error>) {
+        let hooks = &self.inner.watch.hooks;
+        let Some((snap, index)) = &prepared.entry else {
+            return (None, None);
+        };
+        if hooks.is_empty() {
+            return (None, None);
+        }
+        let Some(entry) = snap.entry(*index) else {
+            return (None, None);
+        };
+        let mut call = ModelCall {
+            tool: prepared.target.clone(),
+            arguments: prepared.arguments.clone(),
+            annotations: entry.tool.definition.get("annotations").cloned(),
+            agent: self.agent.as_ref().map(|a| a.config.name.clone()),
+        };
+        for hook in hooks {
+            match hook.before(&call).await {
+                Verdict::Allow => {}
+                Verdict::Refuse(reason) => {
+                    let e = Error::toolbox(
+                        ErrorKind::Refused,
+                        format!(
+                            "the application refused the call to {}: {}",
+                            call.tool.exported,
+                            reason.trim()
+                        ),
+                    );
+                    return (Some(call), Some(e));
+                }
+                Verdict::Rewrite(arguments) => {
+                    match typed::prepare_arguments(
+                        &entry.tool.input_schema,
+                        entry.typed.and_then(|t| t.normalize),
+                        arguments,
+                    ) {
+                        Ok(checked) => call.arguments = checked,
+                        Err(problems) => {
+                            let e = Error::toolbox(
+                                ErrorKind::InvalidArguments,
+                                format!(
+                                    "the application rewrote the arguments for {} into invalid ones: {problems}",
+                                    call.tool.exported
+                                ),
+                            );
+                            return (Some(call), Some(e));
+                        }
+                    }
+                }
+            }
+        }
+        prepared.arguments = call.arguments.clone();
+        (Some(call), None)
     }
 
     /// A result of the cache younger than `ttl`; an older one is dropped.
@@ -331,6 +411,27 @@ impl Toolbox {
         scope: Option<&Scope>,
         options: CallOptions,
     ) -> Dispatch {
+        let (mut dispatch, call) = self
+            .dispatch_judged(name, arguments_json, scope, options)
+            .await;
+        if let Some(call) = &call {
+            for hook in &self.inner.watch.hooks {
+                hook.after(call, &mut dispatch);
+            }
+        }
+        self.inner.watch.record(&dispatch);
+        dispatch
+    }
+
+    /// [`Toolbox::dispatch`] before the hooks' `after` and the statistics: the dispatch, and
+    /// the call as the hooks saw it.
+    async fn dispatch_judged(
+        &self,
+        name: &str,
+        arguments_json: &str,
+        scope: Option<&Scope>,
+        options: CallOptions,
+    ) -> (Dispatch, Option<ModelCall>) {
         let start = Instant::now();
         let max = self.inner.options.max_output_bytes;
         let fail = |e: Error, tool: Option<ToolRef>| {
@@ -350,14 +451,20 @@ impl Toolbox {
                 max_output_bytes: max,
             }
         };
+        let mut prepared = match self.prepare(name, arguments_json, scope).await {
+            Ok(p) => p,
+            Err((e, tool)) => return (fail(e, tool), None),
+        };
+        let (call, refused) = self.judge(&mut prepared).await;
         let Prepared {
             target,
             arguments,
             runner,
-        } = match self.prepare(name, arguments_json, scope).await {
-            Ok(p) => p,
-            Err((e, tool)) => return fail(e, tool),
-        };
+            ..
+        } = prepared;
+        if let Some(e) = refused {
+            return (fail(e, Some(target)), call);
+        }
         let span = tracing::info_span!(
             "mcp_tool_call",
             server = %target.server,
@@ -432,7 +539,7 @@ impl Toolbox {
         let elapsed = start.elapsed();
         span.record("duration_ms", elapsed.as_millis() as u64);
         let _entered = span.enter();
-        match result {
+        let dispatch = match result {
             Ok(output) if !output.is_error => {
                 span.record("outcome", "ok");
                 if let Some(slot) = slot {
@@ -482,7 +589,8 @@ impl Toolbox {
                 }
                 fail(e, Some(target))
             }
-        }
+        };
+        (dispatch, call)
     }
 }
 

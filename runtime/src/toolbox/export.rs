@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::catalog::{Entry, Slot, Snapshot, server_candidates};
 use super::discovery::View;
+use super::hooks::Switches;
 use super::names::NameCollision;
 use super::provider::connector::{
     Approval, Connector, ConnectorExport, Refused, RemoteServer, connector_export,
@@ -58,6 +59,7 @@ impl Toolbox {
             &self.snapshot(),
             format,
             self.scope(),
+            &self.inner.watch.switches(),
             self.inner.options.compact,
             self.discovery_view().as_ref(),
         )
@@ -66,7 +68,7 @@ impl Toolbox {
     /// Raw MCP tool definitions and the live session of every connected server (a fake,
     /// which has no session, is left out).
     pub fn native_servers(&self) -> Vec<NativeServer> {
-        native(&self.snapshot(), self.scope())
+        native(&self.snapshot(), self.scope(), &self.inner.watch.switches())
     }
 
     /// The servers as a provider's native MCP connector takes them
@@ -95,7 +97,8 @@ impl Toolbox {
             .filter(|e| e.words_differ)
             .map(|e| (e.tool.server.as_str(), e.tool.tool.as_str()))
             .collect();
-        for mut server in native(&snap, scope) {
+        let off = self.inner.watch.switches();
+        for mut server in native(&snap, scope, &off) {
             server.tools.retain(|t| {
                 let name = t.get("name").and_then(Value::as_str).unwrap_or("");
                 !differ.contains(&(server.alias.as_str(), name))
@@ -130,7 +133,7 @@ impl Toolbox {
         for alias in snap.slots.keys() {
             let listed = servers.iter().any(|s| &s.alias == alias)
                 || refused.iter().any(|r| &r.alias == alias);
-            if !listed && scope.is_none_or(|s| s.has_server(alias)) {
+            if !listed && scope.is_none_or(|s| s.has_server(alias)) && !off.off(alias, "") {
                 refused.push(Refused {
                     alias: alias.clone(),
                     reason: "not connected (a fake, or a lazy server before its first call)".into(),
@@ -138,6 +141,98 @@ impl Toolbox {
             }
         }
         connector_export(connector, &servers, options.approval, refused)
+    }
+}
+
+/// One agent's tools on both routes at once ([`Toolbox::mixed_tools`]): connector entries
+/// for the servers the provider reaches, function definitions for the others.
+#[derive(Debug, Clone)]
+pub struct MixedTools {
+    /// The servers the provider reaches, as its connector takes them; `refused` holds the
+    /// servers on neither route (unreachable, and without a function-call wrapper).
+    pub connectors: ConnectorExport,
+    /// The wrapped servers' tools (and the local tools) as function definitions in the
+    /// connector's provider format — Anthropic, or OpenAI Responses — dispatched through
+    /// [`Toolbox::call`].
+    pub functions: ToolExport,
+    /// The servers offered as functions, each with why it is not a connector entry.
+    pub wrapped: Vec<Refused>,
+}
+
+impl MixedTools {
+    /// The request's `tools` array: the connector entries (Anthropic's `mcp_toolset`s or
+    /// OpenAI's `mcp` tools), then the function definitions. Anthropic also takes
+    /// `connectors.mcp_servers`. The entries hold credentials: send them to the provider,
+    /// never to a log.
+    pub fn request_tools(&self) -> Vec<Value> {
+        self.connectors
+            .tools
+            .iter()
+            .chain(&self.functions.tools)
+            .cloned()
+            .collect()
+    }
+}
+
+impl Toolbox {
+    /// The tools for a model whose provider has an MCP connector, on both routes at once:
+    /// each server the provider reaches ([`Toolbox::mcp_connectors`]) as a connector entry,
+    /// and each server it cannot reach — a stdio server, one on a private network, a lazy
+    /// one not connected yet — wrapped as function definitions in the provider's format
+    /// ([`Format::Anthropic`] for [`Connector::Anthropic`], [`Format::OpenAiResponses`] for
+    /// [`Connector::OpenAi`]), with the local tools. The registry's rules apply per server:
+    /// only a server with `function_call_wrapper = true` is wrapped; another that the
+    /// provider cannot reach is in `connectors.refused`, with the fix. An agent's toolbox
+    /// keeps to the agent's servers and tools; switched-off tools are left out.
+    pub async fn mixed_tools(
+        &self,
+        connector: Connector,
+        options: &ConnectorOptions,
+    ) -> MixedTools {
+        let format = match connector {
+            Connector::Anthropic => Format::Anthropic,
+            Connector::OpenAi => Format::OpenAiResponses,
+        };
+        let mut connectors = self.mcp_connectors(connector, options).await;
+        let configs = self.server_configs();
+        let mut wrapped = Vec::new();
+        let mut refused = Vec::new();
+        for r in std::mem::take(&mut connectors.refused) {
+            let wrapper = configs
+                .iter()
+                .find(|c| c.alias() == r.alias)
+                .is_some_and(|c| c.function_call_wrapper());
+            if wrapper {
+                wrapped.push(r);
+            } else {
+                refused.push(Refused {
+                    reason: format!(
+                        "{}; and it has no function-call wrapper: set `function_call_wrapper = true` in [servers.{}] to offer its tools as function calls",
+                        r.reason, r.alias
+                    ),
+                    alias: r.alias,
+                });
+            }
+        }
+        connectors.refused = refused;
+        let snap = self.snapshot();
+        let as_function = |name: &str| match snap.by_exported.get(name).and_then(|&i| snap.entry(i))
+        {
+            // The toolbox's own tools (progressive discovery's).
+            None => true,
+            Some(e) => e.tool.server.is_empty() || wrapped.iter().any(|w| w.alias == e.tool.server),
+        };
+        let mut functions = self.export(format);
+        functions
+            .tools
+            .retain(|d| format.name_of(d).is_none_or(&as_function));
+        functions.fallbacks.retain(|f| as_function(&f.exported));
+        functions.left_out.retain(|f| as_function(&f.exported));
+        MixedTools {
+            connectors,
+            functions,
+            wrapped,
+        }
     }
 }
 
@@ -169,6 +264,7 @@ pub(super) fn export(
     snap: &Snapshot,
     format: Format,
     scope: Option<&Scope>,
+    off: &Switches,
     compact: bool,
     view: Option<&View<'_>>,
 ) -> ToolExport {
@@ -176,6 +272,7 @@ pub(super) fn export(
         .entries
         .iter()
         .filter(|e| super::catalog::visible(e, scope))
+        .filter(|e| !off.off(&e.tool.server, &e.tool.tool))
         .filter(|e| view.is_none_or(|v| v.exports(e)))
         .collect();
     entries.sort_by(|a, b| a.tool.exported.cmp(&b.tool.exported));
@@ -234,10 +331,11 @@ pub(super) fn export(
     out
 }
 
-pub(super) fn native(snap: &Snapshot, scope: Option<&Scope>) -> Vec<NativeServer> {
+pub(super) fn native(snap: &Snapshot, scope: Option<&Scope>, off: &Switches) -> Vec<NativeServer> {
     snap.slots
         .values()
         .filter(|slot| scope.is_none_or(|s| s.has_server(slot.config.alias())))
+        .filter(|slot| !off.off(slot.config.alias(), ""))
         .filter_map(|slot| {
             let session = slot.session.clone()?;
             let tools = snap
@@ -245,6 +343,7 @@ pub(super) fn native(snap: &Snapshot, scope: Option<&Scope>) -> Vec<NativeServer
                 .iter()
                 .filter(|e| e.tool.server == slot.config.alias())
                 .filter(|e| super::catalog::visible(e, scope))
+                .filter(|e| !off.off(&e.tool.server, &e.tool.tool))
                 .map(|e| e.tool.definition.clone())
                 .collect();
             Some(NativeServer {
@@ -286,7 +385,14 @@ pub fn export_offline(
     }
     let snap = Snapshot::build_from(slots, BTreeMap::new(), candidates, options);
     (
-        export(&snap, format, None, options.compact, None),
+        export(
+            &snap,
+            format,
+            None,
+            &Switches::default(),
+            options.compact,
+            None,
+        ),
         snap.collisions.clone(),
     )
 }

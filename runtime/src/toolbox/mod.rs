@@ -56,6 +56,7 @@ mod export;
 mod extras;
 #[cfg(test)]
 mod fake_tests;
+mod hooks;
 mod lifecycle;
 mod local;
 pub mod names;
@@ -82,7 +83,8 @@ pub use agent::{AgentConfig, AgentTools, ModelPolicy, ModelRef};
 pub use builder::ToolboxBuilder;
 pub use catalog::{ExportedTool, ToolRef};
 pub use dispatch::Dispatch;
-pub use export::{ConnectorOptions, NativeServer, export_offline};
+pub use export::{ConnectorOptions, MixedTools, NativeServer, export_offline};
+pub use hooks::{ApprovalPolicy, Hook, ModelCall, Rule, ToolStats, Verdict};
 pub use lifecycle::RefreshReport;
 pub use local::LocalTool;
 pub use mcp_bindgen_core::provider::Tokens;
@@ -294,6 +296,8 @@ struct Inner {
     results: std::sync::Mutex<ResultCache>,
     /// Tools loaded by progressive discovery's `load_tools` (exported names).
     loaded: std::sync::Mutex<std::collections::BTreeSet<String>>,
+    /// Hooks, run-time switches and statistics.
+    watch: hooks::Watch,
 }
 
 impl std::fmt::Debug for Toolbox {
@@ -338,6 +342,7 @@ impl Toolbox {
             fakes: BTreeMap::new(),
             fixtures_dir: None,
             fixtures: BTreeMap::new(),
+            hooks: Vec::new(),
         }
     }
 
