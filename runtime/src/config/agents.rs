@@ -107,6 +107,9 @@ impl ModelPolicy {
 /// tools = ["github.search_code", "fetch.fetch"]   # optional
 /// unreviewed_tools = false   # optional: offer live tools missing from a server's fixture
 /// require_fixture = false    # optional: refuse a server without a fixture
+/// # optional: the rules an approval hook (`toolbox::ApprovalPolicy`) applies to this
+/// # agent's calls, by tool (`alias.tool`) or whole server (`alias`)
+/// approval = { ask = ["fetch"], allow = ["github.create_issue"], refuse = ["github.merge_pull_request"] }
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AgentConfig {
@@ -124,6 +127,21 @@ pub struct AgentConfig {
     pub unreviewed_tools: bool,
     /// The agent may use only servers that have a fixture (default false).
     pub require_fixture: bool,
+    /// The approval rules of this agent's calls, by `alias.tool` or `alias` (the registry's
+    /// `approval = { ask, allow, refuse }`): an approval hook applies them first
+    /// ([`ApprovalRule`]; `toolbox::ModelCall::approval`).
+    pub approval: BTreeMap<String, ApprovalRule>,
+}
+
+/// What an approval hook does with a call (`toolbox::ApprovalPolicy`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ApprovalRule {
+    /// Run without asking.
+    Allow,
+    /// Ask the approver.
+    Ask,
+    /// Never run.
+    Refuse,
 }
 
 impl AgentConfig {
@@ -140,7 +158,23 @@ impl AgentConfig {
             tools: None,
             unreviewed_tools: false,
             require_fixture: false,
+            approval: BTreeMap::new(),
         }
+    }
+
+    /// Sets the approval rule of a tool (`alias.tool`) or a whole server (`alias`) for this
+    /// agent ([`AgentConfig::approval`]).
+    pub fn with_approval(mut self, name: impl Into<String>, rule: ApprovalRule) -> Self {
+        self.approval.insert(name.into(), rule);
+        self
+    }
+
+    /// The agent's approval rule of one tool: the tool's own, else its server's.
+    pub fn approval_rule(&self, server: &str, tool: &str) -> Option<ApprovalRule> {
+        self.approval
+            .get(&format!("{server}.{tool}"))
+            .or_else(|| self.approval.get(server))
+            .copied()
     }
 
     /// Sets [`AgentConfig::unreviewed_tools`].
@@ -186,6 +220,19 @@ pub(super) struct RawAgent {
     unreviewed_tools: bool,
     #[serde(default, alias = "requireFixture")]
     require_fixture: bool,
+    approval: Option<RawApproval>,
+}
+
+/// An agent's `approval = { ask = […], allow = […], refuse = […] }`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawApproval {
+    #[serde(default)]
+    ask: Vec<String>,
+    #[serde(default)]
+    allow: Vec<String>,
+    #[serde(default)]
+    refuse: Vec<String>,
 }
 
 /// Adds one `[models.<key>]` entry to `policy`; the error is the message of a registry
@@ -263,6 +310,39 @@ impl RawAgent {
                 })
                 .collect()
         });
+        let mut approval = BTreeMap::new();
+        if let Some(raw) = self.approval {
+            for (rule, names) in [
+                (ApprovalRule::Ask, raw.ask),
+                (ApprovalRule::Allow, raw.allow),
+                (ApprovalRule::Refuse, raw.refuse),
+            ] {
+                for written in names {
+                    let (server_written, tool) = match written.split_once('.') {
+                        Some((s, t)) => (s, Some(t)),
+                        None => (written.as_str(), None),
+                    };
+                    let alias = server(server_written)?;
+                    if !servers.contains(&alias) {
+                        return Err(format!(
+                            "`approval` names \"{written}\", and server \"{alias}\" is not one of the agent's servers ({})",
+                            servers.join(", ")
+                        ));
+                    }
+                    let name = match tool {
+                        Some(tool) => format!("{alias}.{tool}"),
+                        None => alias,
+                    };
+                    if let Some(before) = approval.insert(name.clone(), rule)
+                        && before != rule
+                    {
+                        return Err(format!(
+                            "`approval` gives \"{name}\" two rules ({before:?} and {rule:?})"
+                        ));
+                    }
+                }
+            }
+        }
         Ok(AgentConfig {
             name: name.to_string(),
             model,
@@ -270,6 +350,7 @@ impl RawAgent {
             tools,
             unreviewed_tools: self.unreviewed_tools,
             require_fixture: self.require_fixture,
+            approval,
         })
     }
 }

@@ -556,6 +556,41 @@ mod tests {
     }
 
     #[test]
+    fn an_agents_approval_rules_by_tool_and_server() {
+        use crate::config::agents::ApprovalRule;
+        let servers = "[servers.fs]\ncommand = \"x\"\n[servers.gh]\ncommand = \"x\"\n";
+        let r = Registry::from_toml_str(
+            &format!(
+                "{servers}[agents.bot]\nmodel = \"openai/gpt-5\"\nservers = [\"fs\", \"gh\"]\n\
+                 approval = {{ ask = [\"gh\"], allow = [\"fs.write_file\"], refuse = [\"gh.merge\"] }}\n"
+            ),
+            Path::new("s.toml"),
+        )
+        .unwrap();
+        let bot = r.agent("bot").unwrap();
+        assert_eq!(
+            bot.approval_rule("fs", "write_file"),
+            Some(ApprovalRule::Allow)
+        );
+        assert_eq!(bot.approval_rule("fs", "read_file"), None);
+        assert_eq!(bot.approval_rule("gh", "merge"), Some(ApprovalRule::Refuse));
+        assert_eq!(
+            bot.approval_rule("gh", "create_issue"),
+            Some(ApprovalRule::Ask)
+        );
+        for (approval, needle) in [
+            ("{ ask = [\"web\"] }", "server \"web\""),
+            ("{ ask = [\"gh.x\"], allow = [\"gh.x\"] }", "two rules"),
+            ("{ deny = [\"gh\"] }", "deny"),
+        ] {
+            let e = toml_err(&format!(
+                "{servers}[servers.web]\ncommand = \"x\"\n[agents.bot]\nmodel = \"openai/gpt-5\"\nservers = [\"fs\", \"gh\"]\napproval = {approval}\n"
+            ));
+            assert!(e.contains(needle), "{approval}: {e}");
+        }
+    }
+
+    #[test]
     fn review_keys_default_to_off_and_are_read_in_both_shapes_and_by_agents() {
         let r = Registry::from_toml_str(
             "[servers.a]\ncommand = \"x\"\n[servers.b]\ncommand = \"x\"\nunreviewed_tools = true\nrequire_fixture = true\n\

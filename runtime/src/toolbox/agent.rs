@@ -10,7 +10,7 @@ use super::export::NativeServer;
 use super::provider::ToolExport;
 use super::scope::{Agent, Route, Scope};
 use crate::config::ServerConfig;
-pub use crate::config::agents::{AgentConfig, ModelPolicy, ModelRef};
+pub use crate::config::agents::{AgentConfig, ApprovalRule, ModelPolicy, ModelRef};
 use crate::error::{Error, ErrorKind};
 
 /// The outcome of [`check_rules`].

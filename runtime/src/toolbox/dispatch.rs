@@ -342,6 +342,10 @@ impl Toolbox {
             arguments: prepared.arguments.clone(),
             annotations: entry.tool.definition.get("annotations").cloned(),
             agent: self.agent.as_ref().map(|a| a.config.name.clone()),
+            approval: self.agent.as_ref().and_then(|a| {
+                a.config
+                    .approval_rule(&prepared.target.server, &prepared.target.tool)
+            }),
         };
         for hook in hooks {
             match hook.before(&call).await {

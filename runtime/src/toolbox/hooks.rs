@@ -32,6 +32,7 @@ use serde_json::Value;
 use super::catalog::ToolRef;
 use super::dispatch::Dispatch;
 use super::{Snapshot, Toolbox};
+use crate::config::agents::ApprovalRule;
 use crate::error::{Error, ErrorKind};
 
 /// A model's call as hooks see it: the tool it resolved to, its arguments (checked against
@@ -48,6 +49,9 @@ pub struct ModelCall {
     pub annotations: Option<Value>,
     /// The agent whose toolbox dispatched the call, if any.
     pub agent: Option<String>,
+    /// That agent's approval rule for the tool (the registry's `approval` of the agent:
+    /// the tool's, else its server's), if it has one.
+    pub approval: Option<ApprovalRule>,
 }
 
 impl ModelCall {
@@ -108,41 +112,31 @@ pub trait Hook: Send + Sync + 'static {
     }
 }
 
-/// A rule of an [`ApprovalPolicy`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Rule {
-    /// Run without asking.
-    Allow,
-    /// Ask the approver.
-    Ask,
-    /// Never run.
-    Refuse,
-}
-
 type Approver = dyn Fn(&ModelCall) -> BoxFuture<'static, Result<(), String>> + Send + Sync;
 
 /// An approval hook that follows the reviewed annotations: by default a read-only tool runs
 /// and a destructive one ([`ModelCall::destructive`]) asks the approver; [`Self::tool`] and
-/// [`Self::server`] set a rule by name (a tool's rule wins over its server's). The approver
+/// [`Self::server`] set a rule by name (a tool's rule wins over its server's), and an agent's
+/// `approval` in the registry wins over both for that agent's calls. The approver
 /// answers `Ok(())` to run the call or `Err(reason)` to refuse it (the model reads the
 /// reason).
 ///
 /// ```
-/// use mcp_bindgen::toolbox::{ApprovalPolicy, Rule};
+/// use mcp_bindgen::toolbox::{ApprovalPolicy, ApprovalRule};
 ///
 /// let policy = ApprovalPolicy::new(|call| {
 ///     let ok = call.qualified_name() != "filesystem.delete_file";
 ///     Box::pin(async move { if ok { Ok(()) } else { Err("not on this machine".into()) } })
 /// })
-/// .tool("github.merge_pull_request", Rule::Refuse)
-/// .server("memory", Rule::Allow);
+/// .tool("github.merge_pull_request", ApprovalRule::Refuse)
+/// .server("memory", ApprovalRule::Allow);
 /// # let _ = policy;
 /// ```
 pub struct ApprovalPolicy {
     approver: Box<Approver>,
-    tools: BTreeMap<String, Rule>,
-    servers: BTreeMap<String, Rule>,
-    others: Rule,
+    tools: BTreeMap<String, ApprovalRule>,
+    servers: BTreeMap<String, ApprovalRule>,
+    others: ApprovalRule,
 }
 
 impl std::fmt::Debug for ApprovalPolicy {
@@ -165,30 +159,35 @@ impl ApprovalPolicy {
             approver: Box::new(approver),
             tools: BTreeMap::new(),
             servers: BTreeMap::new(),
-            others: Rule::Allow,
+            others: ApprovalRule::Allow,
         }
     }
 
     /// The rule of one tool: `alias.tool` (or a local tool's name).
-    pub fn tool(mut self, qualified_name: impl Into<String>, rule: Rule) -> Self {
+    pub fn tool(mut self, qualified_name: impl Into<String>, rule: ApprovalRule) -> Self {
         self.tools.insert(qualified_name.into(), rule);
         self
     }
 
     /// The rule of every tool of a server without a rule of its own.
-    pub fn server(mut self, alias: impl Into<String>, rule: Rule) -> Self {
+    pub fn server(mut self, alias: impl Into<String>, rule: ApprovalRule) -> Self {
         self.servers.insert(alias.into(), rule);
         self
     }
 
-    /// The rule of tools that are not destructive (default [`Rule::Allow`]).
-    pub fn others(mut self, rule: Rule) -> Self {
+    /// The rule of tools that are not destructive (default [`ApprovalRule::Allow`]).
+    pub fn others(mut self, rule: ApprovalRule) -> Self {
         self.others = rule;
         self
     }
 
-    /// The rule that applies to `call`.
-    pub fn rule(&self, call: &ModelCall) -> Rule {
+    /// The rule that applies to `call`: the agent's own ([`ModelCall::approval`], from the
+    /// registry), else this policy's for the tool, else for its server, else by the
+    /// annotations.
+    pub fn rule(&self, call: &ModelCall) -> ApprovalRule {
+        if let Some(rule) = call.approval {
+            return rule;
+        }
         if let Some(rule) = self.tools.get(&call.qualified_name()) {
             return *rule;
         }
@@ -196,7 +195,7 @@ impl ApprovalPolicy {
             return *rule;
         }
         if call.destructive() {
-            Rule::Ask
+            ApprovalRule::Ask
         } else {
             self.others
         }
@@ -206,12 +205,12 @@ impl ApprovalPolicy {
 impl Hook for ApprovalPolicy {
     fn before<'a>(&'a self, call: &'a ModelCall) -> BoxFuture<'a, Verdict> {
         match self.rule(call) {
-            Rule::Allow => Box::pin(async { Verdict::Allow }),
-            Rule::Refuse => {
+            ApprovalRule::Allow => Box::pin(async { Verdict::Allow }),
+            ApprovalRule::Refuse => {
                 let reason = format!("{} is not allowed here", call.qualified_name());
                 Box::pin(async move { Verdict::Refuse(reason) })
             }
-            Rule::Ask => {
+            ApprovalRule::Ask => {
                 let asked = (self.approver)(call);
                 Box::pin(async move {
                     match asked.await {

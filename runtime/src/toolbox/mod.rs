@@ -79,12 +79,12 @@ use catalog::{Snapshot, unavailable};
 pub use crate::typed::{Normalize, TypedTool, normalize_as, normalize_no_args};
 #[cfg(test)]
 pub(crate) use agent::check_rules;
-pub use agent::{AgentConfig, AgentTools, ModelPolicy, ModelRef};
+pub use agent::{AgentConfig, AgentTools, ApprovalRule, ModelPolicy, ModelRef};
 pub use builder::ToolboxBuilder;
 pub use catalog::{ExportedTool, ToolRef};
 pub use dispatch::Dispatch;
 pub use export::{ConnectorOptions, MixedTools, NativeServer, export_offline};
-pub use hooks::{ApprovalPolicy, Hook, ModelCall, Rule, ToolStats, Verdict};
+pub use hooks::{ApprovalPolicy, Hook, ModelCall, ToolStats, Verdict};
 pub use lifecycle::RefreshReport;
 pub use local::LocalTool;
 pub use mcp_bindgen_core::provider::Tokens;

@@ -13,7 +13,8 @@ use common::limited;
 use mcp_bindgen::ErrorKind;
 use mcp_bindgen::toolbox::provider::Format;
 use mcp_bindgen::toolbox::{
-    ApprovalPolicy, Dispatch, Hook, ModelCall, Rule, ToolStats, Toolbox, ToolboxBuilder, Verdict,
+    ApprovalPolicy, ApprovalRule, Dispatch, Hook, ModelCall, ToolStats, Toolbox, ToolboxBuilder,
+    Verdict,
 };
 use serde_json::{Value, json};
 
@@ -49,7 +50,7 @@ async fn an_approval_hook_sees_the_reviewed_annotations_and_refuses_a_destructiv
             seen.lock().expect("lock").push(call.clone());
             Box::pin(async { Err("a person said no: nothing is written during the test".into()) })
         })
-        .tool("demo.fail", Rule::Refuse);
+        .tool("demo.fail", ApprovalRule::Refuse);
         let tb = connect(builder().hook(policy)).await;
         let target = common::servers_dir().join("filesystem/root/hooks-test.txt");
         let _ = std::fs::remove_file(&target);
@@ -265,6 +266,87 @@ async fn statistics_of_a_scripted_run() {
         let all = ToolStats::sum("", &stats);
         assert_eq!(all.calls, 5);
         assert_eq!(all.result_bytes, texts, "the bytes the model got back");
+    })
+    .await;
+}
+
+/// An agent's `approval` in the registry wins over the policy's rules in code, for that
+/// agent's calls only.
+#[tokio::test]
+async fn an_agents_approval_rules_in_the_registry_win_for_its_calls() {
+    limited(async {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("servers.toml");
+        std::fs::write(
+            &path,
+            format!(
+                r#"[servers.demo]
+command = {demo:?}
+function_call_wrapper = true
+
+[agents.careful]
+model = "openai/gpt-x"
+servers = ["demo"]
+approval = {{ ask = ["demo.echo"], allow = ["demo.create_issue"], refuse = ["demo.add"] }}
+"#,
+                demo = common::demo_server().display().to_string()
+            ),
+        )
+        .expect("write registry");
+        let registry = mcp_bindgen::Registry::load(&path).expect("registry");
+        let asked: Arc<Mutex<Vec<(Option<String>, String)>>> = Arc::default();
+        let seen = asked.clone();
+        let policy = ApprovalPolicy::new(move |call| {
+            seen.lock()
+                .expect("lock")
+                .push((call.agent.clone(), call.qualified_name()));
+            Box::pin(async { Err("no".to_string()) })
+        })
+        .tool("demo.create_issue", ApprovalRule::Ask)
+        .tool("demo.add", ApprovalRule::Allow);
+        let tb = Toolbox::builder(&registry)
+            .hook(policy)
+            .connect()
+            .await
+            .expect("connect");
+        let careful = tb
+            .agent(
+                &registry.agent("careful").expect("agent"),
+                registry.model_policy(),
+            )
+            .expect("agent");
+        let issue = json!({"repository": {"owner": "o", "name": "n"}, "title": "t"}).to_string();
+
+        // The toolbox's own calls: the code's rules.
+        assert!(tb.call("mcp_demo_add", r#"{"a": 1, "b": 2}"#).await.is_ok());
+        assert!(
+            tb.call("mcp_demo_echo", r#"{"message": "m"}"#)
+                .await
+                .is_ok()
+        );
+        let d = tb.call("mcp_demo_create_issue", &issue).await;
+        assert_eq!(d.error_kind(), Some(ErrorKind::Refused), "{}", d.text);
+
+        // The agent's: the registry's.
+        let d = careful.call("mcp_demo_add", r#"{"a": 1, "b": 2}"#).await;
+        assert_eq!(d.error_kind(), Some(ErrorKind::Refused), "{}", d.text);
+        assert!(
+            d.text.contains("demo.add is not allowed here"),
+            "{}",
+            d.text
+        );
+        let d = careful.call("mcp_demo_echo", r#"{"message": "m"}"#).await;
+        assert_eq!(d.error_kind(), Some(ErrorKind::Refused), "{}", d.text);
+        assert!(careful.call("mcp_demo_create_issue", &issue).await.is_ok());
+
+        assert_eq!(
+            *asked.lock().expect("lock"),
+            [
+                (None, "demo.create_issue".to_string()),
+                (Some("careful".to_string()), "demo.echo".to_string()),
+            ]
+        );
+        tb.close().await;
     })
     .await;
 }
