@@ -270,6 +270,8 @@ async fn statistics_of_a_scripted_run() {
     .await;
 }
 
+type Asked = (Option<String>, String);
+
 /// An agent's `approval` in the registry wins over the policy's rules in code, for that
 /// agent's calls only.
 #[tokio::test]
@@ -294,7 +296,8 @@ approval = {{ ask = ["demo.echo"], allow = ["demo.create_issue"], refuse = ["dem
         )
         .expect("write registry");
         let registry = mcp_bindgen::Registry::load(&path).expect("registry");
-        let asked: Arc<Mutex<Vec<(Option<String>, String)>>> = Arc::default();
+        // (agent, tool) of each call the approver was asked about.
+        let asked: Arc<Mutex<Vec<Asked>>> = Arc::default();
         let seen = asked.clone();
         let policy = ApprovalPolicy::new(move |call| {
             seen.lock()
