@@ -45,8 +45,9 @@
 //! (OAuth 2.1 login, client secrets), `oauth-jwt` (client credentials with a signed JWT;
 //! builds aws-lc's C), `drift-details` (drift messages that classify each change),
 //! `local-tools` (your own functions as toolbox tools), `tokens` (`mcp_tools!(…, tokens =
-//! true)` and `max_tokens = N`: token counts at build time) and `wasm` (the wasm32 client
-//! over `fetch`).
+//! true)` and `max_tokens = N`: token counts at build time), `async-openai` (a toolbox in
+//! async-openai's request and reply types: [`toolbox::adapters::async_openai`]) and `wasm`
+//! (the wasm32 client over `fetch`).
 //!
 //! On `wasm32-unknown-unknown` (browsers, edge workers) the runtime is built with
 //! `default-features = false, features = ["wasm"]`: the same generated code then calls

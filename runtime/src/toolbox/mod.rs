@@ -47,6 +47,7 @@
 //! Every call runs in a `mcp_tool_call` span (`server`, `tool`, `exported`, `duration_ms`,
 //! `outcome`); events: `tool called`, `tool failed`, `server skipped`, `server reconnected`.
 
+pub mod adapters;
 mod agent;
 mod builder;
 mod catalog;

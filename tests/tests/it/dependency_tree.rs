@@ -108,6 +108,7 @@ fn the_default_runtime_builds_no_c_crypto_one_schemars_no_oauth_and_no_tokenizer
         "jsonwebtoken",
         "oauth2",
         "bpe-openai",
+        "async-openai",
     ] {
         assert!(
             !has(&default, name),

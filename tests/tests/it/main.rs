@@ -4,6 +4,7 @@
 //! free ports, child processes. `cargo test -p mcp-bindgen-tests --test it toolbox::` runs
 //! one module.
 
+mod async_openai;
 mod call_stream;
 mod common;
 mod demo_server;
