@@ -33,6 +33,12 @@ async fn connect(builder: ToolboxBuilder) -> Toolbox {
     builder.connect().await.expect("connect")
 }
 
+/// The dispatch failed with `kind`, and the model reads `needle`.
+fn fails(d: &Dispatch, kind: ErrorKind, needle: &str) {
+    assert_eq!(d.error_kind(), Some(kind), "{}", d.text);
+    assert!(d.text.contains(needle), "{needle}: {}", d.text);
+}
+
 fn names(tb: &Toolbox, format: Format) -> Vec<String> {
     tb.export(format)
         .tools
@@ -93,8 +99,7 @@ async fn an_approval_hook_sees_the_reviewed_annotations_and_refuses_a_destructiv
 
         // A rule by name wins over the annotations (fail is read-only).
         let d = tb.call("mcp_demo_fail", r#"{"message": "m"}"#).await;
-        assert_eq!(d.error_kind(), Some(ErrorKind::Refused), "{}", d.text);
-        assert!(d.text.contains("demo.fail is not allowed here"), "{}", d.text);
+        fails(&d, ErrorKind::Refused, "demo.fail is not allowed here");
 
         // The statistics count the refusals apart from the errors.
         let stats = tb.stats();
@@ -144,13 +149,7 @@ async fn hooks_rewrite_arguments_and_redact_what_the_model_reads() {
         let d = tb
             .call("mcp_demo_get_weather", r#"{"city": "Lisbon"}"#)
             .await;
-        assert_eq!(
-            d.error_kind(),
-            Some(ErrorKind::InvalidArguments),
-            "{}",
-            d.text
-        );
-        assert!(d.text.contains("rewrote the arguments"), "{}", d.text);
+        fails(&d, ErrorKind::InvalidArguments, "rewrote the arguments");
 
         let d = tb
             .call("mcp_demo_echo", r#"{"message": "a secret word"}"#)
@@ -210,12 +209,7 @@ async fn a_tool_or_server_switched_off_leaves_the_exports_and_is_refused_with_wo
         let d = tb
             .call("mcp_filesystem_list_allowed_directories", "{}")
             .await;
-        assert_eq!(d.error_kind(), Some(ErrorKind::Refused), "{}", d.text);
-        assert!(
-            d.text.contains("the server \"filesystem\" off"),
-            "{}",
-            d.text
-        );
+        fails(&d, ErrorKind::Refused, "the server \"filesystem\" off");
         assert_eq!(tb.switched_off(), ["filesystem", "demo.add"]);
 
         // Back on, as before.
@@ -332,12 +326,7 @@ approval = {{ ask = ["demo.echo"], allow = ["demo.create_issue"], refuse = ["dem
 
         // The agent's: the registry's.
         let d = careful.call("mcp_demo_add", r#"{"a": 1, "b": 2}"#).await;
-        assert_eq!(d.error_kind(), Some(ErrorKind::Refused), "{}", d.text);
-        assert!(
-            d.text.contains("demo.add is not allowed here"),
-            "{}",
-            d.text
-        );
+        fails(&d, ErrorKind::Refused, "demo.add is not allowed here");
         let d = careful.call("mcp_demo_echo", r#"{"message": "m"}"#).await;
         assert_eq!(d.error_kind(), Some(ErrorKind::Refused), "{}", d.text);
         assert!(careful.call("mcp_demo_create_issue", &issue).await.is_ok());
