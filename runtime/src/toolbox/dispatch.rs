@@ -1,7 +1,7 @@
 //! Dispatch of a model's tool call: arguments parsed and validated, the call, and the text
 //! the model gets back.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde_json::{Value, json};
 use tracing::Instrument;
@@ -14,58 +14,14 @@ use super::discovery::Which;
 use super::extras;
 use super::hooks::{ModelCall, Verdict};
 use super::local::LocalTool;
+use super::outcome::Dispatch;
 use super::scope::Scope;
-use super::text::{Truncation, truncate_middle};
+use super::text::truncate_middle;
 use super::{ServerState, Toolbox, typed};
 use crate::error::{Error, ErrorKind};
 use crate::fake::FakeServer;
 use crate::output::{Content, ToolOutput};
 use crate::session::{CallOptions, CallStream, Session};
-
-/// The outcome of a dispatched tool call.
-#[derive(Debug)]
-pub struct Dispatch {
-    /// What to give the model: the result as text (cut in the middle when longer than
-    /// [`ToolboxOptions::max_output_bytes`]) or a short error starting with `Error:`.
-    ///
-    /// [`ToolboxOptions::max_output_bytes`]: super::ToolboxOptions::max_output_bytes
-    pub text: String,
-    /// The full result for code.
-    pub result: Result<ToolOutput, Error>,
-    /// The tool the name resolved to, if it did.
-    pub tool: Option<ToolRef>,
-    /// What was cut from `text`, if anything.
-    pub truncation: Option<Truncation>,
-    /// How long the dispatch took.
-    pub duration: Duration,
-    /// The result came from the toolbox's result cache ([`ToolboxBuilder::cache`]), not
-    /// from a call.
-    ///
-    /// [`ToolboxBuilder::cache`]: super::ToolboxBuilder::cache
-    pub cached: bool,
-    /// The toolbox's limit the texts were cut to (for the provider forms of the result).
-    pub(crate) max_output_bytes: usize,
-}
-
-impl Dispatch {
-    /// Whether the call succeeded (`isError` false).
-    pub fn is_ok(&self) -> bool {
-        self.result.is_ok()
-    }
-
-    /// The error kind, if it failed.
-    pub fn error_kind(&self) -> Option<ErrorKind> {
-        self.result.as_ref().err().map(Error::kind)
-    }
-
-    /// The tool's output: on success, and for a tool error (`isError: true`).
-    pub fn output(&self) -> Option<&ToolOutput> {
-        match &self.result {
-            Ok(o) => Some(o),
-            Err(e) => e.output(),
-        }
-    }
-}
 
 // ---------------------------------------------------------------------------------------
 // Builder

@@ -30,7 +30,7 @@ use futures::future::BoxFuture;
 use serde_json::Value;
 
 use super::catalog::ToolRef;
-use super::dispatch::Dispatch;
+use super::outcome::Dispatch;
 use super::{Snapshot, Toolbox};
 use crate::config::agents::ApprovalRule;
 use crate::error::{Error, ErrorKind};
