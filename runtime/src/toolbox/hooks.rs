@@ -29,9 +29,9 @@ use std::time::Duration;
 use futures::future::BoxFuture;
 use serde_json::Value;
 
+use super::Toolbox;
 use super::catalog::ToolRef;
 use super::outcome::Dispatch;
-use super::{Snapshot, Toolbox};
 use crate::config::agents::ApprovalRule;
 use crate::error::{Error, ErrorKind};
 
@@ -357,11 +357,12 @@ impl Watch {
 }
 
 impl Toolbox {
-    /// Switches a tool (`alias.tool`, its exported name, or a local tool's name) or a whole
-    /// server (its alias) off, for this toolbox and every agent view of it: the exports, the
+    /// Switches a tool (`alias.tool`, its exported name, a local tool's name or an
+    /// unambiguous short name, as [`Toolbox::resolve`] takes them) or a whole server (its
+    /// alias) off, for this toolbox and every agent view of it: the exports, the
     /// native servers and the connectors leave it out from the next call on, and a model's
-    /// call of it is refused ([`ErrorKind::Refused`]) with words the model reads. `Err` when
-    /// the name is neither a tool nor a server of the toolbox.
+    /// call of it is refused ([`ErrorKind::Refused`]) with words the model reads. `Err`
+    /// ([`Toolbox::resolve`]'s) when the name is neither a server nor a tool of the toolbox.
     pub fn switch_off(&self, name: &str) -> Result<(), Error> {
         self.switch(name, true)
     }
@@ -389,18 +390,12 @@ impl Toolbox {
 
     fn switch(&self, name: &str, off: bool) -> Result<(), Error> {
         let snap = self.snapshot();
+        // A server's alias, else a tool named as a model's call names it.
         let target = if snap.slots.contains_key(name) {
             Target::Server(name.to_string())
         } else {
-            match find_tool(&snap, name) {
-                Some(pair) => Target::Tool(pair),
-                None => {
-                    return Err(Error::toolbox(
-                        ErrorKind::UnknownTool,
-                        format!("no tool or server \"{name}\" in the toolbox"),
-                    ));
-                }
-            }
+            let tool = self.resolve(name)?;
+            Target::Tool((tool.server, tool.tool))
         };
         let mut guard = match self.inner.watch.switches.write() {
             Ok(g) => g,
@@ -438,19 +433,4 @@ impl Toolbox {
 enum Target {
     Server(String),
     Tool((String, String)),
-}
-
-/// `(server, tool)` of a tool named by its exported name, `alias.tool`, or a local tool's
-/// name.
-fn find_tool(snap: &Snapshot, name: &str) -> Option<(String, String)> {
-    snap.entries
-        .iter()
-        .find(|e| {
-            e.tool.exported == name
-                || (e.tool.server.is_empty() && e.tool.tool == name)
-                || name
-                    .split_once('.')
-                    .is_some_and(|(a, t)| a == e.tool.server && t == e.tool.tool)
-        })
-        .map(|e| (e.tool.server.clone(), e.tool.tool.clone()))
 }
