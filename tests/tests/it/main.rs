@@ -19,6 +19,7 @@ mod progress;
 mod protocol;
 mod rebuild;
 mod reviewed;
+mod rig_agent;
 mod secrets;
 mod server_env;
 mod sse_origin;

@@ -4,6 +4,11 @@
 //!   (chat completions `tools`, strict where the tool allows; Responses `tools`), and a
 //!   model's tool calls, parsed by async-openai, dispatched through the toolbox into the
 //!   reply it takes back (a `tool` message; a `function_call_output` item).
+//! * [`rig`] (feature `rig`): every tool a rig `DynamicTool` with its reviewed definition,
+//!   for a rig agent's tool list, its calls dispatched through the toolbox.
 
 #[cfg(feature = "async-openai")]
 pub mod async_openai;
+
+#[cfg(feature = "rig")]
+pub mod rig;
