@@ -337,14 +337,22 @@ fn tool_name(v: &Value) -> &str {
     v.get("name").and_then(Value::as_str).unwrap_or("")
 }
 
+/// An object's entries in key order, whether or not serde_json's `preserve_order` is on (a
+/// dependency of the program may turn it on, and `Map`'s iteration then follows insertion).
+/// What the project derives from a schema (names, reports, generated text) iterates this.
+pub fn entries_sorted(map: &Map<String, Value>) -> Vec<(&String, &Value)> {
+    let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+    // Already sorted without `preserve_order`: one pass (the sort finds the run).
+    entries.sort_by(|a, b| a.0.cmp(b.0));
+    entries
+}
+
 /// Sorts object keys recursively (array order is kept).
 pub fn sort_keys(value: &Value) -> Value {
     match value {
         Value::Object(map) => {
-            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-            entries.sort_by(|a, b| a.0.cmp(b.0));
             let mut out = Map::new();
-            for (k, v) in entries {
+            for (k, v) in entries_sorted(map) {
                 out.insert(k.clone(), sort_keys(v));
             }
             Value::Object(out)

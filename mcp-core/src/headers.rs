@@ -117,7 +117,7 @@ fn collect<'a>(properties: Option<&'a Value>, path: &mut Vec<String>, out: &mut 
     let Some(Value::Object(properties)) = properties else {
         return;
     };
-    for (name, schema) in properties {
+    for (name, schema) in crate::fixture::entries_sorted(properties) {
         path.push(name.clone());
         if let Some(header) = schema.get("x-mcp-header") {
             out.push((path.clone(), schema, header));

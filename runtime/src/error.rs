@@ -138,8 +138,9 @@ pub enum Error {
         server: String,
         /// The tool's name.
         tool: String,
-        /// The tool's output (its content usually explains the error).
-        output: ToolOutput,
+        /// The tool's output (its content usually explains the error); boxed, so that a
+        /// `Result<T, Error>` stays small.
+        output: Box<ToolOutput>,
     },
     /// The tool's result did not match the type generated from its schema.
     #[error(

@@ -337,6 +337,27 @@ pub fn run(args: &[String]) -> ExitCode {
         &mut failures,
     );
 
+    // The rig example, as a user runs it: rig's agent loop, its scripted model, the demo
+    // server and the npm memory server through the toolbox, an approval policy.
+    stages.start("cargo run --features rig --example rig_agent (rig's agent loop, two servers)");
+    let rig = crate::cargo(&[
+        "run",
+        "--quiet",
+        "--package",
+        "mcp-bindgen",
+        "--features",
+        "rig",
+        "--example",
+        "rig_agent",
+    ]);
+    record(
+        exit_code(rig),
+        "the rig_agent example",
+        &mut passed,
+        &mut failed,
+        &mut failures,
+    );
+
     // The round-trip oracle over every corpus at hand: the committed fixtures, the property
     // test's sample, 60 real servers, the edge cases and GitHub's official server.
     let corpus = root.join(crate::GITHUB_CORPUS);

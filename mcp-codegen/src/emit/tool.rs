@@ -96,8 +96,11 @@ struct Signature<'a> {
     no_args: bool,
 }
 
+/// Compact JSON with its keys sorted (the same text whether or not serde_json's
+/// `preserve_order` is on in the build that runs the generator).
 fn compact(v: &Value) -> String {
-    serde_json::to_string(v).unwrap_or_else(|_| "null".to_string())
+    serde_json::to_string(&mcp_bindgen_core::fixture::sort_keys(v))
+        .unwrap_or_else(|_| "null".to_string())
 }
 
 /// Emits one tool: its module, its `Client`, `Tools` and `Fake` methods, and its report.

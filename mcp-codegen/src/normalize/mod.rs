@@ -154,9 +154,12 @@ pub(crate) fn normalize(
     role: Role,
     request: &Request,
 ) -> Result<Normalized, Problem> {
+    // Keys in sorted order, as every pass below expects them: with serde_json's
+    // `preserve_order` on in the build that runs the generator, a `Map` iterates in
+    // insertion order, and names and types would follow the server's spelling order.
     let schema = match schema {
         Value::Bool(true) => json!({}),
-        Value::Object(_) => schema.clone(),
+        Value::Object(_) => mcp_bindgen_core::fixture::sort_keys(schema),
         other => {
             return Err(Problem::Fallback(format!(
                 "schema is not an object: {other}"
@@ -227,6 +230,11 @@ pub(crate) fn normalize(
             second: original(second),
             field,
         });
+    }
+    // The passes above may have inserted keys (renames, replaced types): sorted again.
+    root = mcp_bindgen_core::fixture::sort_keys(&root);
+    for def in defs.values_mut() {
+        *def = mcp_bindgen_core::fixture::sort_keys(def);
     }
     type_names::distinct_type_names(&mut root, &mut defs, root_name);
     // Descriptions become the types' docs: plain text for rustdoc (the root's, the tool's

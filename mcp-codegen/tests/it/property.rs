@@ -636,7 +636,8 @@ fn instances(schema: &Value) -> Vec<String> {
     mcp_bindgen_codegen::instances::generate(schema, &options)
         .instances
         .iter()
-        .map(Value::to_string)
+        // Keys sorted: the same text with serde_json's `preserve_order` on or off.
+        .map(|i| mcp_bindgen_core::fixture::sort_keys(i).to_string())
         .collect()
 }
 

@@ -22,8 +22,8 @@ pub(super) struct Vacuous {
 /// removed by a judgement that needs the first: `minimum` and `exclusiveMinimum` make at
 /// most one of the two vacuous, and `format`, `enum`, `type` and tuples are never removed.
 pub(super) fn strip_vacuous(m: &Map<String, Value>) -> (Cow<'_, Map<String, Value>>, Vec<Vacuous>) {
-    let gone: Vec<Vacuous> = m
-        .iter()
+    let gone: Vec<Vacuous> = crate::fixture::entries_sorted(m)
+        .into_iter()
         .filter_map(|(key, value)| {
             vacuous(key, value, m).map(|why| Vacuous {
                 key: key.clone(),

@@ -74,7 +74,7 @@ impl Tape {
                 .wait()
                 .await
             {
-                Err(Error::Tool { output, .. }) => output,
+                Err(Error::Tool { output, .. }) => *output,
                 other => other?,
             }
         } else {

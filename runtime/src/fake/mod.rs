@@ -295,7 +295,7 @@ impl FakeServer {
         let json = lock(&self.inner.stubs).get(tool).map(|s| s.json.clone());
         match json {
             Some(json) => match self.own(tool, json(arguments)) {
-                Err(Error::Tool { output, .. }) => Ok(output),
+                Err(Error::Tool { output, .. }) => Ok(*output),
                 other => other,
             },
             None => self.replay(tool, &arguments),
@@ -387,10 +387,10 @@ pub fn tool_error(text: impl Into<String>) -> Error {
     Error::Tool {
         server: String::new(),
         tool: String::new(),
-        output: ToolOutput {
+        output: Box::new(ToolOutput {
             is_error: true,
             ..ToolOutput::from_text(text)
-        },
+        }),
     }
 }
 

@@ -19,7 +19,7 @@ impl ToolOutput {
             Err(Error::Tool {
                 server: server.to_string(),
                 tool: tool.to_string(),
-                output: self,
+                output: Box::new(self),
             })
         } else {
             Ok(self)
