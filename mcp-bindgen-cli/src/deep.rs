@@ -347,26 +347,59 @@ fn build(
         RuntimeDep::Path(p) => format!("path = {}", toml_string(&p.display().to_string())),
         RuntimeDep::Version(v) => format!("version = {}", toml_string(v)),
     };
+    // The fixtures in parts, one library crate each, that cargo compiles side by side: one
+    // crate's expansion and type checking run on one core, and a corpus of many servers
+    // would keep the others idle.
+    let parts = partition(fixtures, parallelism());
+    let mut deps = String::new();
+    let mut table = String::new();
+    for (k, part) in parts.iter().enumerate() {
+        let name = format!("{package}-part{k}");
+        let part_dir = crate_dir.join("parts").join(format!("part{k}"));
+        let part_src = part_dir.join("src");
+        std::fs::create_dir_all(&part_src).map_err(|source| Error::Write {
+            path: part_src.clone(),
+            source,
+        })?;
+        write_if_changed(
+            &part_dir.join("Cargo.toml"),
+            &format!(
+                "# Written by `verify --deep`: part {k} of the fixtures' generated types.\n\
+                 [package]\nname = \"{name}\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\
+                 publish = false\n\n[dependencies]\nmcp-bindgen = {{ {dep}, default-features = false, features = [\"macros\"] }}\n"
+            ),
+        )?;
+        let mut lib = format!(
+            "//! Written by `verify --deep` for the fixtures in {}.\n\
+             #![allow(deprecated, dead_code, unused)]\n\n",
+            dir.display()
+        );
+        let mut servers = String::new();
+        for (alias, _) in part {
+            let module = mcp_bindgen_core::naming::alias_module(alias);
+            lib.push_str(&format!("mcp_bindgen::mcp_tools!({alias:?});\n"));
+            servers.push_str(&format!("        ({alias:?}, {module}::TYPED_TOOLS),\n"));
+        }
+        lib.push_str(&format!(
+            "\n/// The servers of this part and their typed tools.\n\
+             pub fn servers() -> Vec<(&'static str, &'static [mcp_bindgen::toolbox::TypedTool])> {{\n    vec![\n{servers}    ]\n}}\n"
+        ));
+        write_if_changed(&part_src.join("lib.rs"), &lib)?;
+        let ident = name.replace('-', "_");
+        deps.push_str(&format!("{name} = {{ path = \"parts/part{k}\" }}\n"));
+        table.push_str(&format!("    servers.extend({ident}::servers());\n"));
+    }
     let manifest = format!(
         "# Written by `verify --deep`: the round trip of every fixture's generated types.\n\
          [package]\nname = \"{package}\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\
-         publish = false\n\n[dependencies]\nmcp-bindgen = {{ {dep}, default-features = false, features = [\"macros\"] }}\n\n\
+         publish = false\n\n[dependencies]\nmcp-bindgen = {{ {dep}, default-features = false, features = [\"macros\"] }}\n{deps}\n\
          [workspace]\n"
     );
-    let mut main = format!(
-        "//! Written by `verify --deep` for the fixtures in {}.\n\
-         #![allow(deprecated, dead_code, unused)]\n\n",
+    let main = format!(
+        "//! Written by `verify --deep` for the fixtures in {}.\n\n\
+         fn main() -> std::process::ExitCode {{\n    let mut servers = Vec::new();\n{table}    mcp_bindgen::__private::roundtrip_stdio(&servers)\n}}\n",
         dir.display()
     );
-    let mut table = String::new();
-    for (alias, _) in fixtures {
-        let module = mcp_bindgen_core::naming::alias_module(alias);
-        main.push_str(&format!("mcp_bindgen::mcp_tools!({alias:?});\n"));
-        table.push_str(&format!("        ({alias:?}, {module}::TYPED_TOOLS),\n"));
-    }
-    main.push_str(&format!(
-        "\nfn main() -> std::process::ExitCode {{\n    mcp_bindgen::__private::roundtrip_stdio(&[\n{table}    ])\n}}\n"
-    ));
     write_if_changed(&crate_dir.join("Cargo.toml"), &manifest)?;
     write_if_changed(&src.join("main.rs"), &main)?;
     if let Some(lock) = &project.lock
@@ -407,6 +440,41 @@ fn build(
     }
     let exe = format!("{package}{}", std::env::consts::EXE_SUFFIX);
     Ok(project.target.join("debug").join(exe))
+}
+
+/// How many crates cargo compiles at once here (`CARGO_BUILD_JOBS`, else the cores).
+fn parallelism() -> usize {
+    std::env::var("CARGO_BUILD_JOBS")
+        .ok()
+        .and_then(|j| j.parse::<usize>().ok())
+        .filter(|&j| j > 0)
+        .or_else(|| std::thread::available_parallelism().ok().map(|n| n.get()))
+        .unwrap_or(1)
+}
+
+/// Splits the fixtures into at most `jobs` parts of about equal weight (the size of each
+/// fixture's JSON, which the compile time follows), heaviest first onto the lightest part;
+/// one part for a few fixtures, where a second crate costs more than it saves. Each part
+/// keeps the fixtures' order.
+fn partition(fixtures: &[(String, Fixture)], jobs: usize) -> Vec<Vec<&(String, Fixture)>> {
+    /// Fixtures per part below which another part does not pay for itself.
+    const MIN_PER_PART: usize = 8;
+    let count = jobs.min(fixtures.len() / MIN_PER_PART).max(1);
+    let weight = |f: &Fixture| f.document.to_string().len();
+    let mut order: Vec<usize> = (0..fixtures.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(weight(&fixtures[i].1)));
+    let mut loads = vec![0usize; count];
+    let mut owner = vec![0usize; fixtures.len()];
+    for i in order {
+        let lightest = (0..count).min_by_key(|&p| (loads[p], p)).unwrap_or(0);
+        loads[lightest] += weight(&fixtures[i].1);
+        owner[i] = lightest;
+    }
+    let mut parts = vec![Vec::new(); count];
+    for (i, fixture) in fixtures.iter().enumerate() {
+        parts[owner[i]].push(fixture);
+    }
+    parts
 }
 
 /// FNV-1a of a folder's path (32 bits): the same on every run and toolchain.
@@ -505,6 +573,50 @@ pub(crate) fn usable(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A fixture whose JSON is about `size` bytes long.
+    fn fixture(alias: &str, size: usize) -> (String, Fixture) {
+        let doc = json!({"server": {"alias": alias}, "tools": [{"name": "t",
+            "description": "x".repeat(size), "inputSchema": {"type": "object"}}]});
+        let f =
+            Fixture::from_slice(doc.to_string().as_bytes(), Path::new("f.json")).expect("fixture");
+        (alias.to_string(), f)
+    }
+
+    #[test]
+    fn fixtures_are_split_into_balanced_parts_in_their_order() {
+        let names = |parts: &[Vec<&(String, Fixture)>]| -> Vec<Vec<String>> {
+            parts
+                .iter()
+                .map(|p| p.iter().map(|(a, _)| a.clone()).collect())
+                .collect()
+        };
+        // A few fixtures: one crate.
+        let few: Vec<_> = (0..9).map(|i| fixture(&format!("s{i}"), 100)).collect();
+        assert_eq!(partition(&few, 4).len(), 1);
+        // Many: as many parts as jobs, each about the same weight, each in the given order.
+        let mut many: Vec<_> = (0..20).map(|i| fixture(&format!("s{i:02}"), 100)).collect();
+        many.push(fixture("big", 1000));
+        let parts = partition(&many, 2);
+        assert_eq!(parts.len(), 2);
+        let weight = |p: &Vec<&(String, Fixture)>| -> usize {
+            p.iter().map(|(_, f)| f.document.to_string().len()).sum()
+        };
+        let (a, b) = (weight(&parts[0]), weight(&parts[1]));
+        assert!(a.abs_diff(b) * 10 < a.max(b), "{a} and {b}");
+        for part in names(&parts) {
+            let mut sorted = part.clone();
+            sorted.sort_by_key(|n| many.iter().position(|(a, _)| a == n));
+            assert_eq!(part, sorted);
+        }
+        assert_eq!(names(&parts).concat().len(), 21, "every fixture once");
+        assert_eq!(partition(&many, 1).len(), 1);
+        assert_eq!(
+            partition(&many, 16).len(),
+            2,
+            "at least 8 fixtures per part"
+        );
+    }
 
     #[test]
     fn runtime_dependency_from_metadata() {

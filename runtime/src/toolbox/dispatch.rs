@@ -115,12 +115,13 @@ impl Toolbox {
         }
     }
 
-    /// [`Toolbox::call`] with arguments already parsed.
+    /// [`Toolbox::call`] with arguments already parsed (an agent's toolbox: within the
+    /// agent's tools, as `call`).
     pub async fn call_value(&self, name: &str, arguments: &Value) -> Dispatch {
         self.dispatch(
             name,
             &arguments.to_string(),
-            None,
+            self.scope(),
             self.inner.options.call_options.clone(),
         )
         .await
@@ -255,7 +256,9 @@ impl Toolbox {
             });
         }
         let slot = match (&slot.session, slot.lazy) {
-            (None, true) => match self.connect_lazy(&target.server).await {
+            // Boxed: connecting (spawn, handshake, listing, review) is a large future that
+            // every dispatch would otherwise carry inline for its rare first call.
+            (None, true) => match Box::pin(self.connect_lazy(&target.server)).await {
                 Ok(connected) => connected,
                 Err(e) => return Err((e, Some(target))),
             },

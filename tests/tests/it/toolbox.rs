@@ -578,6 +578,15 @@ async fn agents_model_server_rules_routing_and_scope() {
             d.text
         );
         assert_eq!(view.call("other.echo", "{}").await.error_kind(), Some(ErrorKind::NotAllowed));
+        // Parsed arguments take the same way: the agent's scope holds.
+        let d = view
+            .call_value("mcp_plain_echo", &serde_json::json!({"message": "no"}))
+            .await;
+        assert_eq!(d.error_kind(), Some(ErrorKind::NotAllowed), "{}", d.text);
+        let d = view
+            .call_value("mcp_wrapped_echo", &serde_json::json!({"message": "ok"}))
+            .await;
+        assert_eq!(d.text, "ok");
         assert!(view.session("plain").is_none());
         assert!(view.native_servers().iter().all(|s| s.alias == "wrapped"));
 

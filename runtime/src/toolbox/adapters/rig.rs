@@ -43,7 +43,7 @@ impl Toolbox {
     /// Every tool of this toolbox (an agent view: its tools) as a rig [`DynamicTool`]: the
     /// name, description and parameters the toolbox exports (the non-strict JSON Schema of
     /// [`Format::OpenAi`], which rig's providers turn into their own forms), and a callback
-    /// that dispatches through [`Toolbox::call`].
+    /// that dispatches through [`Toolbox::call_value`].
     ///
     /// `Err` ([`ErrorKind::Config`]) with progressive discovery on: rig's agents take a
     /// fixed list, and the tools `load_tools` adds would not be in it.
@@ -98,9 +98,8 @@ impl Toolbox {
             let callback = move |arguments: Value| {
                 let toolbox = toolbox.clone();
                 let name = name.clone();
-                let call: rig_core::wasm_compat::WasmBoxedFuture<'static, _> = Box::pin(
-                    async move { output(toolbox.call(&name, &arguments.to_string()).await) },
-                );
+                let call: rig_core::wasm_compat::WasmBoxedFuture<'static, _> =
+                    Box::pin(async move { output(toolbox.call_value(&name, &arguments).await) });
                 call
             };
             let watched = self.clone();
