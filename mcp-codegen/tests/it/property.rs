@@ -296,8 +296,14 @@ fn cases() -> u32 {
         .unwrap_or(if cfg!(debug_assertions) { 256 } else { 10_000 })
 }
 
+/// How long one random fixture may take to generate (a debug build takes about 10 ms a
+/// case: 10 000 cases in about 100 s).
+const CASE_LIMIT: std::time::Duration = std::time::Duration::from_secs(60);
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
+    // Shrinking a failure is bounded too (2 minutes): a slow case would otherwise be tried
+    // again for every smaller schema.
+    #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, max_shrink_time: 120_000, ..ProptestConfig::default() })]
 
     #[test]
     fn generator_never_panics(
@@ -308,15 +314,25 @@ proptest! {
             // Debugging aid: the last case survives a crash (stack overflow aborts).
             let _ = std::fs::write(dump, doc.to_string());
         }
-        match generate(&fixture, "random", &Options::default()) {
-            Ok(generated) => {
+        // On a thread of its own, so that a schema the generator never finishes with fails
+        // the test within a minute, naming the schema, instead of holding up the run.
+        let (sent, received) = std::sync::mpsc::channel();
+        let input = fixture.clone();
+        std::thread::spawn(move || {
+            let _ = sent.send(generate(&input, "random", &Options::default()).map_err(|e| e.to_string()));
+        });
+        match received.recv_timeout(CASE_LIMIT) {
+            Ok(Ok(generated)) => {
                 let parsed = syn::parse_str::<syn::File>(&generated.code);
                 prop_assert!(parsed.is_ok(), "does not parse: {:?}\n{}", parsed.err(), doc);
                 prop_assert_eq!(generated.stats.tools, fixture.tools.len());
             }
-            Err(e) => {
-                let text = e.to_string();
-                prop_assert!(!text.is_empty());
+            Ok(Err(text)) => prop_assert!(!text.is_empty()),
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                prop_assert!(false, "the generator ran over {CASE_LIMIT:?} on {}", doc)
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                prop_assert!(false, "the generator panicked on {}", doc)
             }
         }
     }
@@ -347,7 +363,8 @@ const NOT_MODELLED: &[&str] = &[
 ];
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
+    // Shrinking a failure is bounded (2 minutes), as above.
+    #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, max_shrink_time: 120_000, ..ProptestConfig::default() })]
 
     /// The oracle's side of the round trip on random schemas: the instance generator never
     /// panics, and every instance it makes is valid for the schema (draft 2020-12, and
