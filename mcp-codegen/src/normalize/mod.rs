@@ -221,6 +221,12 @@ pub(crate) fn normalize(
     let mut replacements = BTreeMap::new();
     apply_types(&mut root, &mut defs, &mut replacements, &request.types)?;
     apply_renames(&mut root, &mut ctx, &request.renames)?;
+    // Renames and replaced types insert keys: sorted again, before the passes that name
+    // fields and types by that order.
+    root = mcp_bindgen_core::fixture::sort_keys(&root);
+    for def in defs.values_mut() {
+        *def = mcp_bindgen_core::fixture::sort_keys(def);
+    }
     if let Some((first, second, field)) = first_collision(&root) {
         // Placeholder keys (renamed properties) are named as the server spells them.
         let original = |key: String| ctx.literals.get(&key).cloned().unwrap_or(key);
@@ -230,11 +236,6 @@ pub(crate) fn normalize(
             second: original(second),
             field,
         });
-    }
-    // The passes above may have inserted keys (renames, replaced types): sorted again.
-    root = mcp_bindgen_core::fixture::sort_keys(&root);
-    for def in defs.values_mut() {
-        *def = mcp_bindgen_core::fixture::sort_keys(def);
     }
     type_names::distinct_type_names(&mut root, &mut defs, root_name);
     // Descriptions become the types' docs: plain text for rustdoc (the root's, the tool's

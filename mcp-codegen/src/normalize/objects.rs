@@ -269,7 +269,7 @@ fn first_collision_in(obj: &Map<String, Value>) -> Option<(String, String, Strin
         return None;
     };
     let mut by_field: BTreeMap<String, &str> = BTreeMap::new();
-    for (name, _) in mcp_bindgen_core::fixture::entries_sorted(props) {
+    for name in props.keys() {
         let field = typify_sanitize(name, false);
         if let Some(first) = by_field.get(&field) {
             return Some((first.to_string(), name.clone(), field));

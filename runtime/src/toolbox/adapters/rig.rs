@@ -54,17 +54,13 @@ impl Toolbox {
     /// The tools of one server (its alias) as rig tools ([`Toolbox::rig_tools`]). `Err`
     /// ([`ErrorKind::Config`]) when the toolbox has no server of that alias.
     pub fn rig_server_tools(&self, alias: &str) -> Result<Vec<DynamicTool>, Error> {
-        if !self.snapshot().slots.contains_key(alias) {
+        let snap = self.snapshot();
+        if !snap.slots.contains_key(alias) {
             return Err(Error::toolbox(
                 ErrorKind::Config,
                 format!(
                     "the toolbox has no server \"{alias}\"; its servers: {}",
-                    self.snapshot()
-                        .slots
-                        .keys()
-                        .cloned()
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    snap.slots.keys().cloned().collect::<Vec<_>>().join(", ")
                 ),
             ));
         }
