@@ -2,6 +2,13 @@
 //!
 //! One run, contenders side by side, results as medians of per-round ratios:
 //!
+//! 0. **instructions** — instruction counts of the client side under valgrind's callgrind
+//!    (`mcp-bench instructions`, one process per case, set-up not counted, the server a
+//!    child process callgrind does not follow): the typed small call and the 100 KiB echo
+//!    against raw rmcp and the pipe floor (targets ≤ 1.00× raw rmcp), a toolbox dispatch of
+//!    a model's argument text against the same bridge on raw rmcp, the expansion of the 117
+//!    GitHub tools against typify alone, and the connect-time review (fingerprints, renames)
+//!    against parsing the tool list; machine-independent, so these rows come first;
 //! 1. **calls** — the `mcp-bench` binary (package `mcp-bindgen-tests`, built in
 //!    release with the demo server) times the typed generated client, raw rmcp, a minimal
 //!    hand-written JSON-RPC pipe client and the official Python SDK (installed here into
@@ -54,6 +61,7 @@ mod calls;
 mod check;
 mod expand;
 mod inputs;
+mod instructions;
 mod report;
 mod snapshot;
 mod wasm;
@@ -63,10 +71,11 @@ use report::{
     load_average, machine_facts, render_table, summary_json, summary_rows, write_markdown,
 };
 
-const USAGE: &str =
-    "usage: cargo xtask bench [--smoke] [--skip calls|expand|check|snapshot|features|install|wasm]…
+const USAGE: &str = "usage: cargo xtask bench [--smoke] [--instructions] \
+[--skip instructions|calls|expand|check|snapshot|features|install|wasm]…
 
   --smoke          tiny iteration counts: only checks that every contender works
+  --instructions   the instruction counts alone (callgrind; needs valgrind)
   --skip SECTION   leave a section out (repeatable)";
 
 /// Exact Python SDK pin of the Python contender (the full transitive set is in
@@ -81,8 +90,15 @@ const PIP_TIMEOUT: Duration = Duration::from_secs(300);
 const NOTES_MARKER: &str =
     "<!-- notes: everything below this line is kept by `cargo xtask bench` -->";
 
-const SECTIONS: [&str; 7] = [
-    "calls", "expand", "check", "snapshot", "features", "install", "wasm",
+const SECTIONS: [&str; 8] = [
+    "instructions",
+    "calls",
+    "expand",
+    "check",
+    "snapshot",
+    "features",
+    "install",
+    "wasm",
 ];
 
 struct Args {
@@ -99,6 +115,12 @@ fn parse(args: &[String]) -> Result<Args, String> {
     while let Some(a) = it.next() {
         match a.as_str() {
             "--smoke" => out.smoke = true,
+            "--instructions" => out.skip.extend(
+                SECTIONS
+                    .iter()
+                    .filter(|s| **s != "instructions")
+                    .map(|s| s.to_string()),
+            ),
             "--skip" => {
                 let section = it.next().ok_or("--skip needs a section")?;
                 if !SECTIONS.contains(&section.as_str()) {
@@ -160,6 +182,12 @@ fn run_inner(args: &Args) -> Result<(), String> {
     let started = Instant::now();
     let mut results = Map::new();
 
+    if runs("instructions") {
+        results.insert(
+            "instructions".into(),
+            instructions::instructions(&root, &dir, args.smoke)?,
+        );
+    }
     if runs("calls") {
         results.insert("calls".into(), calls::calls(&root, &dir, args.smoke)?);
     }

@@ -34,6 +34,9 @@ impl Row {
 
 pub(super) fn summary_rows(results: &Map<String, Value>) -> Vec<Row> {
     let mut rows = Vec::new();
+    if let Some(section) = results.get("instructions") {
+        rows.extend(super::instructions::rows(section));
+    }
     if let Some(calls) = results.get("calls") {
         let med = |p: &str| median(&series(calls, p));
         for (kind, sfx) in [("small", ""), ("large", "_large")] {
