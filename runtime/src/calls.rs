@@ -70,16 +70,22 @@ impl<'a> Calls<'a> for Live<'a> {
         A: Serialize + Send + Sync + 'static,
         O: DeserializeOwned + Send + 'static,
     {
-        let call = self.call(tool, Box::new(args));
-        CallFuture::new(async move { self.session.decode(tool, call.await?) })
+        // The call's future is made inside the boxed one, where it runs: made outside, its
+        // whole state (kilobytes) would be copied into the box and again on the first poll.
+        let args: Box<dyn Encode + Send> = Box::new(args);
+        CallFuture::new(async move { self.session.decode(tool, self.call(tool, args).await?) })
     }
 
     fn untyped<A>(self, tool: &'a str, args: A) -> CallFuture<'a, ToolOutput>
     where
         A: Serialize + Send + Sync + 'static,
     {
-        let call = self.call(tool, Box::new(args));
-        CallFuture::new(async move { call.await?.checked(self.session.alias(), tool) })
+        let args: Box<dyn Encode + Send> = Box::new(args);
+        CallFuture::new(async move {
+            self.call(tool, args)
+                .await?
+                .checked(self.session.alias(), tool)
+        })
     }
 
     fn task_typed<A, O>(self, tool: &'a str, args: A) -> CallFuture<'a, TaskHandle<O>>

@@ -27,7 +27,8 @@
 //!    `mcp-bindgen` for `x86_64-pc-windows-gnu`, `mcp-bindgen-core` and `mcp-bindgen`
 //!    (`--features wasm`) for `wasm32-unknown-unknown`, and runs the wasm32 build of a typed
 //!    client under Node against the demo server (`portability`);
-//! 9. runs `bench --smoke`: every benchmark contender works (tiny iteration counts).
+//! 9. runs `bench --smoke`: every benchmark contender and instruction count works (tiny
+//!    iteration counts, callgrind), and every section is set up (scratch crates fetched).
 //!
 //! It ends with the stage table (each stage's time and the disk then free, the number of
 //! test binaries built) and one line `N passed, M failed` counting the tests of step 2 plus
@@ -540,7 +541,9 @@ pub fn run(args: &[String]) -> ExitCode {
         &mut failures,
     );
 
-    stages.start("bench --smoke (every benchmark contender works; no figures)");
+    stages.start(
+        "bench --smoke (every contender and instruction count works, every section set up; no figures)",
+    );
     record(
         crate::bench::run(&["--smoke".to_string()]),
         "bench --smoke",

@@ -488,7 +488,9 @@ impl Toolbox {
                             Kind::Tool => {
                                 session.call_with(&target.tool, &arguments, options).await
                             }
-                            kind => extras::run(&session, kind, &arguments).await,
+                            // Boxed: a rare path, and the call's future (moved whole
+                            // once per dispatch) would carry its size.
+                            kind => Box::pin(extras::run(&session, kind, &arguments)).await,
                         }
                     };
                     let result = call.instrument(span.clone()).await;

@@ -98,7 +98,7 @@ pub(super) fn touch(path: &Path) -> Result<(), String> {
         .map_err(|e| format!("cannot touch {}: {e}", path.display()))
 }
 
-pub(super) fn check_overhead(root: &Path, dir: &Path) -> Result<Value, String> {
+pub(super) fn check_overhead(root: &Path, dir: &Path, setup_only: bool) -> Result<Value, String> {
     let (_, corpus) = github_corpus(root)?;
     let check_dir = dir.join("check");
     let target = check_dir.join("target");
@@ -120,6 +120,12 @@ pub(super) fn check_overhead(root: &Path, dir: &Path) -> Result<Value, String> {
         root,
         &corpus,
     )?;
+    for krate in [&base, &with] {
+        fetch(krate)?;
+    }
+    if setup_only {
+        return Ok(json!({ "setup_only": true }));
+    }
     eprintln!(
         "bench: warming the scratch crates' dependencies (cargo check in {}; slow the first time)",
         target.display()
@@ -334,13 +340,29 @@ fn user_crate(
     Ok(krate)
 }
 
-/// Section 5: a two-server user crate with default features, stdio only, and the same
-/// program on rmcp's client directly (`cold_check_vs_raw_rmcp`): packages and a cold
-/// `cargo check` each.
-pub(super) fn features(root: &Path, dir: &Path) -> Result<Value, String> {
+/// `cargo fetch` in `krate` (online): the packages its build needs that the workspace never
+/// downloads (the raw rmcp crate's TLS and HTTP stack resolves packages of its own), so that
+/// the offline steps after it find them on a fresh machine.
+pub(super) fn fetch(krate: &Path) -> Result<(), String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let mut cmd = Command::new(cargo);
+    cmd.args(["fetch", "--quiet"])
+        .current_dir(krate)
+        .env_remove("CARGO_NET_OFFLINE");
+    run_command(&mut cmd, Duration::from_secs(600))
+        .map(drop)
+        .map_err(|e| format!("cannot download the packages of {}: {e}", krate.display()))
+}
+
+/// The features section's set-up: the three user crates written, their packages fetched,
+/// their dependencies counted (offline). `bench --smoke` runs this much.
+pub(super) fn features_setup(
+    root: &Path,
+    dir: &Path,
+) -> Result<Vec<(String, PathBuf, usize)>, String> {
     let (_, corpus) = github_corpus(root)?;
     let features_dir = dir.join("features");
-    let mut out = Map::new();
+    let mut out = Vec::new();
     for (kind, dependencies, main) in [
         (
             "stdio_only",
@@ -370,7 +392,24 @@ pub(super) fn features(root: &Path, dir: &Path) -> Result<Value, String> {
             root,
             &corpus,
         )?;
+        fetch(&krate)?;
         let dependencies = dependency_count(&krate)?;
+        out.push((kind.to_string(), krate, dependencies));
+    }
+    Ok(out)
+}
+
+/// Section 5: a two-server user crate with default features, stdio only, and the same
+/// program on rmcp's client directly (`cold_check_vs_raw_rmcp`): packages and a cold
+/// `cargo check` each. `setup_only`: the set-up and the counts, no build.
+pub(super) fn features(root: &Path, dir: &Path, setup_only: bool) -> Result<Value, String> {
+    let features_dir = dir.join("features");
+    let mut out = Map::new();
+    for (kind, krate, dependencies) in features_setup(root, dir)? {
+        if setup_only {
+            out.insert(kind, json!({ "dependencies": dependencies }));
+            continue;
+        }
         let target = features_dir.join(format!("target-{kind}"));
         if target.exists() {
             std::fs::remove_dir_all(&target)
@@ -380,7 +419,7 @@ pub(super) fn features(root: &Path, dir: &Path) -> Result<Value, String> {
         let (elapsed, _) = cargo_check(&krate, &target, true)?;
         eprintln!("bench: {kind}: {:.1} s", elapsed.as_secs_f64());
         out.insert(
-            kind.to_string(),
+            kind,
             json!({ "dependencies": dependencies, "cold_check_s": elapsed.as_secs_f64() }),
         );
     }

@@ -5,7 +5,8 @@
 //! `valgrind --tool=callgrind --collect-atstart=no --toggle-collect=mcp_bench_measured
 //! --trace-children=no`: set-up and warm-up are not counted, the server is a child process
 //! callgrind does not follow, and everything the client does runs on the one counted thread
-//! (a current-thread tokio runtime). A case's figure is callgrind's total divided by its
+//! (a current-thread tokio runtime; the generator's cases run on one core, see below). A
+//! case's figure is callgrind's total divided by its
 //! calls (or runs). Contenders of one comparison run in the same harness, the same binary.
 //! The callgrind files stay in `target/bench/callgrind` for `callgrind_annotate`.
 
@@ -93,7 +94,16 @@ pub(super) fn instructions(root: &Path, dir: &Path, smoke: bool) -> Result<Value
         for run in 0..runs {
             let file = out_dir.join(format!("{case}.{run}.out"));
             let _ = std::fs::remove_file(&file);
-            let mut cmd = Command::new(&valgrind);
+            // The generator works on one thread per core, and callgrind counts only the
+            // thread that entered the measured function: on one core (`taskset`, which
+            // `available_parallelism` follows) all of an expansion's work is on that thread.
+            let mut cmd = if case.ends_with("_github") {
+                let mut cmd = Command::new("taskset");
+                cmd.args(["--cpu-list", "0"]).arg(&valgrind);
+                cmd
+            } else {
+                Command::new(&valgrind)
+            };
             cmd.args([
                 "--tool=callgrind",
                 "--trace-children=no",
@@ -158,19 +168,6 @@ pub(super) fn instructions(root: &Path, dir: &Path, smoke: bool) -> Result<Value
         json!(if smoke { "dev" } else { "release" }),
     );
     Ok(Value::Object(out))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_total_comes_from_summary_or_totals() {
-        let file = "version: 1\ncreator: callgrind-3.19.0\nevents: Ir\nfl=(1) x\n0 5\nsummary: 1234\n\ntotals: 1234\n";
-        assert_eq!(callgrind_total(file), Some(1234));
-        assert_eq!(callgrind_total("totals: 77\n"), Some(77));
-        assert_eq!(callgrind_total("events: Ir\n"), None);
-    }
 }
 
 /// The summary rows of the section, machine-independent, so first in the table.
@@ -268,4 +265,17 @@ pub(super) fn rows(section: &Value) -> Vec<Row> {
             ),
         ),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_total_comes_from_summary_or_totals() {
+        let file = "version: 1\ncreator: callgrind-3.19.0\nevents: Ir\nfl=(1) x\n0 5\nsummary: 1234\n\ntotals: 1234\n";
+        assert_eq!(callgrind_total(file), Some(1234));
+        assert_eq!(callgrind_total("totals: 77\n"), Some(77));
+        assert_eq!(callgrind_total("events: Ir\n"), None);
+    }
 }

@@ -48,8 +48,11 @@
 //! Outputs: a table on stdout, `target/bench/results.json`, and `BENCHMARKS.md` at the
 //! workspace root (hand-written notes below its `<!-- notes -->` marker are kept).
 //! `--smoke` runs tiny iteration counts, with dev-profile binaries, only to check that every
-//! contender works (sections `check`, `snapshot`, `features`, `install` and `wasm` are skipped; `snapshot
-//! --check` is part of the test command) and writes `target/bench/results-smoke.json` only.
+//! contender works, and the set-up of the sections it does not measure: `check` and
+//! `features` write their scratch crates, download what they need (`cargo fetch`, online)
+//! and count their dependencies offline; `wasm` installs its pinned tools; `snapshot` and
+//! `install` are left to the test command's `snapshot --check` and `demo` stages. It writes
+//! `target/bench/results-smoke.json` only.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -133,8 +136,8 @@ fn parse(args: &[String]) -> Result<Args, String> {
         }
     }
     if out.smoke {
-        out.skip
-            .extend(["check", "snapshot", "features", "install", "wasm"].map(String::from));
+        // `snapshot --check` and `cargo xtask demo` are stages of the test command already.
+        out.skip.extend(["snapshot", "install"].map(String::from));
     }
     Ok(out)
 }
@@ -195,13 +198,13 @@ fn run_inner(args: &Args) -> Result<(), String> {
         results.insert("expand".into(), expand::expand(&root, &dir, args.smoke)?);
     }
     if runs("check") {
-        results.insert("check".into(), check_overhead(&root, &dir)?);
+        results.insert("check".into(), check_overhead(&root, &dir, args.smoke)?);
     }
     if runs("snapshot") {
         results.insert("snapshot".into(), snapshot::snapshot(&dir)?);
     }
     if runs("features") {
-        results.insert("features".into(), features(&root, &dir)?);
+        results.insert("features".into(), features(&root, &dir, args.smoke)?);
     }
     if runs("install") {
         let install_dir = dir.join("install");
@@ -214,7 +217,7 @@ fn run_inner(args: &Args) -> Result<(), String> {
         );
     }
     if runs("wasm") {
-        results.insert("wasm".into(), wasm::wasm(&root, &dir)?);
+        results.insert("wasm".into(), wasm::wasm(&root, &dir, args.smoke)?);
     }
     let load_after = load_average();
     let machine = machine_facts(load_before.as_deref(), load_after.as_deref());
@@ -352,6 +355,24 @@ mod tests {
         let json = summary_json(&rows);
         assert_eq!(json["generated_lines_github_official"], json!(12345.0));
         assert_eq!(json["snapshot_parallel_vs_floor"], json!(1.05));
+    }
+
+    #[test]
+    fn a_partial_run_keeps_the_other_rows_of_the_last_table() {
+        let old = "# Benchmarks\n\n| commit | `abc1234` |\n\n## Results\n\n\
+                   | metric | key | value | target | verdict | details |\n|---|---|---|---|---|---|\n\
+                   | a | `kept` | 1.00× |  |  | detail |\n\
+                   | b | `fresh` | 2.00× |  |  |  |\n\
+                   | c | `older` | 3.00× |  |  | x (run of `0ld0ld0`) |\n\nSections skipped\n";
+        let table = "| metric | key | value | target | verdict | details |\n|---|---|---|---|---|---|\n\
+                     | b | `fresh` | 2.50× |  |  |  |\n";
+        let carried = report::carried_rows(old, table);
+        assert_eq!(
+            carried,
+            "| a | `kept` | 1.00× |  |  | detail (run of `abc1234`) |\n\
+             | c | `older` | 3.00× |  |  | x (run of `0ld0ld0`) |\n"
+        );
+        assert_eq!(report::carried_rows("no table", table), "");
     }
 
     #[test]

@@ -624,6 +624,40 @@ pub(super) fn machine_facts(load_before: Option<&str>, load_after: Option<&str>)
     }
 }
 
+/// The rows of the results table in `old` (a previous `BENCHMARKS.md`) whose keys `table`
+/// lacks, each naming the commit of the run that measured it: what a partial run keeps.
+pub(super) fn carried_rows(old: &str, table: &str) -> String {
+    let key = |line: &str| -> Option<String> {
+        let cell = line.split('|').nth(2)?.trim();
+        Some(cell.strip_prefix('`')?.strip_suffix('`')?.to_string())
+    };
+    let fresh: std::collections::BTreeSet<String> = table.lines().filter_map(key).collect();
+    let commit = old
+        .lines()
+        .find_map(|l| l.strip_prefix("| commit | `")?.split('`').next())
+        .unwrap_or("?");
+    let Some((_, results)) = old.split_once("## Results\n") else {
+        return String::new();
+    };
+    let mut out = String::new();
+    for line in results.lines().skip_while(|l| !l.starts_with('|')) {
+        if !line.starts_with('|') {
+            break;
+        }
+        let Some(k) = key(line) else { continue };
+        if fresh.contains(&k) {
+            continue;
+        }
+        let line = line.trim_end().trim_end_matches('|').trim_end();
+        if line.ends_with(')') && line.contains("(run of `") {
+            let _ = writeln!(out, "{line} |");
+        } else {
+            let _ = writeln!(out, "{line} (run of `{commit}`) |");
+        }
+    }
+    out
+}
+
 pub(super) fn write_markdown(
     path: &Path,
     table: &str,
@@ -655,17 +689,34 @@ pub(super) fn write_markdown(
         get("load_after"),
         get("commit"),
     );
-    let _ = writeln!(text, "## Results\n\n{table}");
+    let old = std::fs::read_to_string(path).unwrap_or_default();
+    let carried = if skipped.is_empty() {
+        String::new()
+    } else {
+        carried_rows(&old, table)
+    };
+    // Machine-independent rows (instruction counts) first, whichever run measured them.
+    let (first, rest): (Vec<&str>, Vec<&str>) =
+        carried.lines().partition(|l| l.contains("| `instr_"));
+    let mut lines = table.lines();
+    let header: Vec<&str> = lines.by_ref().take(2).collect();
+    let mut merged = String::new();
+    for line in header.into_iter().chain(first).chain(lines).chain(rest) {
+        let _ = writeln!(merged, "{line}");
+    }
+    let _ = writeln!(text, "## Results\n\n{merged}");
     if !skipped.is_empty() {
         let _ = writeln!(
             text,
-            "Sections skipped in this run: {}.\n",
+            "Sections skipped in this run: {}. Their rows, when an earlier run wrote them, are \
+             kept from that run and name its commit.\n",
             skipped.join(", ")
         );
     }
     let _ = writeln!(
         text,
         "## What is measured\n\n\
+         * **Instructions** (`cargo xtask bench --instructions`; valgrind's callgrind, release `mcp-bench`): each case in its own process under `valgrind --tool=callgrind --collect-atstart=no --toggle-collect=mcp_bench_measured --trace-children=no`, so set-up and warm-up (20 calls) are not counted and the server, a child process, is not followed; the client runs on one current-thread tokio runtime, so all of its work is on the counted thread (the generator's cases run under `taskset --cpu-list 0`, since it spreads tools over one thread per core). Figures are callgrind's total / calls (500 small calls, 10 large ones, 3 expansions, 20 reviews), median of 3 processes; their spread is in `results.json` (≤ 0.5 % so far). The same contenders as **Calls** (raw rmcp and the pipe in the same binary); a toolbox dispatch (`Toolbox::call` with the model's argument text `{{\"a\": 40, \"b\": 2}}`, reviewed against `fixtures/demo.json`) against the same untyped bridge on raw rmcp (the text parsed into a map, `call_tool`, the text blocks joined); `mcp_bindgen_codegen::generate` + its token stream for the 117 GitHub tools against typify 0.8 alone on each tool's raw input schema (one type space per tool, the tools it accepts as they are: 115 of 117); the connect-time review (fingerprints, renames) against `serde_json` parsing the `tools/list` result. The callgrind files stay in `target/bench/callgrind` (`callgrind_annotate` shows where the instructions go). Instruction counts do not move with the machine's load; they do with the compiler, the libc and the CPU's feature set (memcpy's variant).\n\
          * **Calls** (`mcp-bench`, release): one `mcp-demo-server --pipes` child per contender \
          (rmcp's `stdio_pipes()` on the server side), started once, warmed up, then rounds of \
          `add` (small) or `echo_structured` with ≈100 KiB of records (large), sequential calls. \

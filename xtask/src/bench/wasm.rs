@@ -11,8 +11,12 @@ use serde_json::{Value, json};
 
 const WASM: &str = "wasm32-unknown-unknown";
 
-pub(super) fn wasm(root: &Path, dir: &Path) -> Result<Value, String> {
+/// The section; `setup_only`: its pinned tools installed, nothing built.
+pub(super) fn wasm(root: &Path, dir: &Path, setup_only: bool) -> Result<Value, String> {
     crate::servers::install(root, &["node22", "wasm-bindgen", "binaryen"])?;
+    if setup_only {
+        return Ok(json!({ "setup_only": true }));
+    }
     let entry = |alias: &str| {
         crate::servers::find(alias)
             .map(|p| p.entry_path(root))

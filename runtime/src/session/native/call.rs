@@ -39,7 +39,9 @@ impl Session {
         match self.start_call(tool, args, options).await? {
             Started::Done(output) => Ok(output),
             // A server of the tasks extension may run any call as a task: follow it.
-            Started::Task(task) => self.follow_task(tool, task, options).await,
+            // Boxed, like every rare path of a call: a call's future carries (and moves, once
+            // per call) the largest state of everything it awaits inline.
+            Started::Task(task) => Box::pin(self.follow_task(tool, task, options)).await,
         }
     }
 
@@ -201,7 +203,7 @@ impl Session {
                             } else {
                                 (total, "total timeout", "maximum total timeout exceeded")
                             };
-                            guard.cancel(reason).await;
+                            Box::pin(guard.cancel(reason)).await;
                             return Err(CallFailure::Final(Error::Timeout {
                                 server: self.inner.alias.clone(),
                                 what: what(),
@@ -224,7 +226,7 @@ impl Session {
                 }
                 Ok(ServerResult::InputRequiredResult(r)) => {
                     round = Some(
-                        self.answer_input_required(tool, r)
+                        Box::pin(self.answer_input_required(tool, r))
                             .await
                             .map_err(CallFailure::Final)?,
                     );

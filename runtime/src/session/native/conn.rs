@@ -85,16 +85,20 @@ impl Conn {
                     params.request_state = round.request_state.clone();
                 }
                 let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
-                self.peer
-                    .send_cancellable_request(request, PeerRequestOptions::no_options())
-                    .await
-                    .map(|handle| {
-                        (
-                            handle.id.clone(),
-                            handle.progress_token.clone(),
-                            futures::future::Either::Right(handle.await_response()),
-                        )
-                    })
+                // Boxed: rmcp's futures are large, and the call's future (which holds this
+                // one and the answer's) is moved whole once per call.
+                Box::pin(
+                    self.peer
+                        .send_cancellable_request(request, PeerRequestOptions::no_options()),
+                )
+                .await
+                .map(|handle| {
+                    (
+                        handle.id.clone(),
+                        handle.progress_token.clone(),
+                        futures::future::Either::Right(Box::pin(handle.await_response())),
+                    )
+                })
             }
         }
     }
