@@ -38,6 +38,10 @@ pub enum Kind {
     /// A cargo subcommand from crates.io (`cargo install --locked`: its own published
     /// `Cargo.lock` pins the rest); installed only when named.
     Crate,
+    /// A program from Debian's packages (`apt-get download` of the exact version, unpacked
+    /// with `dpkg-deb -x` into the folder: no root, nothing installed system-wide); its
+    /// libraries are those of the machine. Installed only when named.
+    Deb,
 }
 
 impl fmt::Display for Kind {
@@ -47,6 +51,7 @@ impl fmt::Display for Kind {
             Kind::PyPi => "pypi",
             Kind::NpmTool => "npm-tool",
             Kind::Crate => "crate",
+            Kind::Deb => "deb",
         })
     }
 }
@@ -72,6 +77,7 @@ impl Pinned {
     pub fn spec(&self) -> String {
         match self.kind {
             Kind::PyPi => format!("{}=={}", self.package, self.version),
+            Kind::Deb => format!("{}={}", self.package, self.version),
             Kind::Npm | Kind::NpmTool | Kind::Crate => format!("{}@{}", self.package, self.version),
         }
     }
@@ -95,8 +101,9 @@ impl Pinned {
         match self.kind {
             Kind::PyPi => &["requirements.txt"],
             Kind::Npm | Kind::NpmTool => &["package.json", "package-lock.json"],
-            // `cargo install --locked` uses the crate's published lock file.
-            Kind::Crate => &[],
+            // `cargo install --locked` uses the crate's published lock file; a Debian
+            // package is one file of an exact version.
+            Kind::Crate | Kind::Deb => &[],
         }
     }
 }
@@ -234,6 +241,15 @@ pub const TOOLS: &[Pinned] = &[
         package: "ziglang",
         version: "0.17.1",
         entry: "venv/bin/python",
+    },
+    // The load balancer of the scale-out tests (`tests/it/balancer.rs`): 3 demo-server
+    // replicas behind it, round-robin or with affinity.
+    Pinned {
+        alias: "nginx",
+        kind: Kind::Deb,
+        package: "nginx",
+        version: "1.22.1-9+deb12u7",
+        entry: "root/usr/sbin/nginx",
     },
 ];
 
@@ -440,6 +456,7 @@ fn install_one(root: &Path, pinned: &Pinned) -> Result<Outcome, String> {
         Kind::Npm | Kind::NpmTool => install_npm(root, pinned, &dir)?,
         Kind::PyPi => install_pypi(root, pinned, &dir)?,
         Kind::Crate => install_crate(pinned, &dir)?,
+        Kind::Deb => install_deb(pinned, &dir)?,
     }
     verify(pinned, &dir)?;
     prepare(pinned, &dir)?;
@@ -514,6 +531,43 @@ fn install_crate(pinned: &Pinned, dir: &Path) -> Result<(), String> {
                 .map_err(|e| format!("cannot copy {}: {e}", from.display()))?;
         }
     }
+    Ok(())
+}
+
+/// `apt-get download PACKAGE=VERSION` into `dir`, unpacked into `dir/root`; the version
+/// unpacked is written to `dir/VERSION` for [`verify`].
+fn install_deb(pinned: &Pinned, dir: &Path) -> Result<(), String> {
+    let mut cmd = Command::new("apt-get");
+    cmd.args(["download", "--quiet"])
+        .arg(pinned.spec())
+        .current_dir(dir);
+    run_with_retries(pinned, &mut cmd, 3, Duration::from_secs(300)).map_err(|e| {
+        format!(
+            "{e}\n  Debian's archive keeps the current version of a package only: when \
+             `apt-cache policy {}` names another, update the pin in xtask/src/servers.rs \
+             (and when it names none, the machine's package lists are missing: \
+             `apt-get update`)",
+            pinned.package
+        )
+    })?;
+    let deb = fs::read_dir(dir)
+        .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| p.extension().is_some_and(|x| x == "deb"))
+        .ok_or_else(|| format!("apt-get download {} left no .deb", pinned.spec()))?;
+    let mut unpack = Command::new("dpkg-deb");
+    unpack.arg("-x").arg(&deb).arg(dir.join("root"));
+    crate::process::run(&mut unpack, Duration::from_secs(120))?;
+    let mut field = Command::new("dpkg-deb");
+    field.args(["-f"]).arg(&deb).arg("Version");
+    let version = crate::process::run(&mut field, Duration::from_secs(60))?
+        .stdout
+        .join("")
+        .trim()
+        .to_string();
+    fs::write(dir.join("VERSION"), version)
+        .map_err(|e| format!("cannot write {}: {e}", dir.join("VERSION").display()))?;
+    let _ = fs::remove_file(&deb);
     Ok(())
 }
 
@@ -622,6 +676,9 @@ fn verify(pinned: &Pinned, dir: &Path) -> Result<(), String> {
         }
         Kind::PyPi => pypi_installed_version(pinned, dir),
         Kind::Crate => crate_installed_version(pinned, dir),
+        Kind::Deb => fs::read_to_string(dir.join("VERSION"))
+            .ok()
+            .map(|v| v.trim().to_string()),
     };
     match installed {
         Some(version) if version == pinned.version => Ok(()),
@@ -757,8 +814,9 @@ pub fn relock(root: &Path, which: &[&str]) -> Result<(), String> {
 }
 
 fn relock_one(root: &Path, pinned: &Pinned) -> Result<(), String> {
-    if pinned.kind == Kind::Crate {
-        // Pinned by version; `--locked` takes the crate's own lock file.
+    if matches!(pinned.kind, Kind::Crate | Kind::Deb) {
+        // Pinned by version; `--locked` takes the crate's own lock file, and a Debian
+        // package is one file.
         return Ok(());
     }
     let scratch = servers_dir(root).join(".relock").join(pinned.alias);
@@ -797,7 +855,7 @@ fn relock_one(root: &Path, pinned: &Pinned) -> Result<(), String> {
             .arg(pinned.spec());
             run_with_retries(pinned, &mut cmd, ATTEMPTS, DOWNLOAD_TIMEOUT)?;
         }
-        Kind::Crate => {}
+        Kind::Crate | Kind::Deb => {}
         Kind::PyPi => {
             install_pypi_unlocked(pinned, &scratch)?;
             let mut cmd = Command::new(scratch.join("venv").join("bin").join("pip"));
@@ -1007,7 +1065,7 @@ mod tests {
                         }
                     }
                 }
-                Kind::Crate => {}
+                Kind::Crate | Kind::Deb => {}
                 Kind::PyPi => {
                     let text =
                         fs::read_to_string(locks.join("requirements.txt")).expect("requirements");

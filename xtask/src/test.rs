@@ -714,9 +714,10 @@ impl CargoTest {
 }
 
 /// What `cargo xtask test` installs before `cargo test` runs, beside the build: the servers
-/// of the default registry, Node 22 and the conformance suite, and cargo-semver-checks (the
-/// drift corpus's cross-check, built from source first: the longest install starts earliest).
-const FOR_THE_TESTS: [&str; 11] = [
+/// of the default registry, Node 22 and the conformance suite, nginx (Debian's, the load
+/// balancer of the scale-out tests), and cargo-semver-checks (the drift corpus's
+/// cross-check, built from source first: the longest install starts earliest).
+const FOR_THE_TESTS: [&str; 12] = [
     "semver-checks",
     "everything",
     "filesystem",
@@ -728,6 +729,7 @@ const FOR_THE_TESTS: [&str; 11] = [
     "git",
     "node22",
     "conformance",
+    "nginx",
 ];
 
 /// What only the stages after `cargo test` need, installed while the tests run:

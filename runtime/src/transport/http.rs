@@ -173,14 +173,33 @@ impl TappedClient {
         }
     }
 
-    /// Notes an over-size JSON body in `result`.
+    /// Notes an over-size JSON body in `result`, and a session the server does not know.
     fn check<T>(&self, result: HttpResult<T>) -> HttpResult<T> {
-        if let Err(StreamableHttpError::ResponseBodyTooLarge { .. }) = &result {
-            self.too_large("an HTTP answer");
+        match &result {
+            Err(StreamableHttpError::ResponseBodyTooLarge { .. }) => {
+                self.too_large("an HTTP answer");
+            }
+            Err(StreamableHttpError::SessionExpired) => {
+                if let Some((noise, _)) = &self.watch {
+                    noise.end(UNKNOWN_SESSION.to_string());
+                }
+            }
+            _ => {}
         }
         result
     }
 }
+
+/// Why a request of a session got HTTP 404: the words name the likely cause and its fix. A
+/// session of the 2025-11-25 wire lives on the one server that answered `initialize`; a
+/// load balancer that spreads one session's requests over replicas produces exactly this.
+pub(crate) const UNKNOWN_SESSION: &str = "the server answered HTTP 404 to a request of this \
+session: it does not know the session. Behind a load balancer this means the session's \
+requests reach a replica that did not create it: the 2025-11-25 protocol keeps a session on \
+one server, so configure session affinity in the balancer (nginx: `ip_hash;` in the \
+upstream), or speak the stateless 2026-07-28 revision (`protocol = \"2026-07-28\"` for this \
+server in the registry), which any replica can answer. A server that restarted or expired \
+the session answers the same";
 
 /// Follows up to 10 redirects, only within the original origin (headers may hold secrets).
 pub(crate) fn same_origin_redirects() -> reqwest::redirect::Policy {

@@ -5,6 +5,7 @@
 //! one module.
 
 mod async_openai;
+mod balancer;
 mod call_stream;
 mod common;
 mod demo_server;
