@@ -2,6 +2,7 @@
 //!
 //! [`demo`] holds the demo/fault MCP server behind the `mcp-demo-server` binary.
 
+pub mod balancer;
 pub mod demo;
 
 /// The Rust examples of the READMEs, compiled by `cargo test --doc` (and run where they need

@@ -14,7 +14,9 @@ use std::time::Duration;
 
 use mcp_bindgen::{CallOptions, Progress, Protocol, ServerConfig, Session};
 
-use crate::common::{ChildGuard, free_port, servers_dir, start_demo_http_with, wait_for_port};
+use mcp_bindgen_tests::balancer::Balancer;
+
+use crate::common::{demo_server, servers_dir};
 
 mcp_bindgen::mcp_tools!("demo");
 
@@ -37,83 +39,20 @@ fn nginx() -> PathBuf {
     path
 }
 
-/// 3 demo replicas (tools listed 3 per page) behind nginx on a free port.
-struct Balancer {
-    url: String,
-    dir: tempfile::TempDir,
-    // Dropped (killed) after nginx: fields drop in order.
-    _nginx: ChildGuard,
-    _replicas: Vec<ChildGuard>,
-}
-
-impl Balancer {
-    /// `affinity`: nginx's `ip_hash` (every request of one client to one replica).
-    fn start(affinity: bool) -> Balancer {
-        let nginx = nginx();
-        let mut replicas = Vec::new();
-        let mut servers = String::new();
-        for _ in 0..REPLICAS {
-            let (child, url) = start_demo_http_with(&["--page-size", "3"]);
-            let authority = url
-                .strip_prefix("http://")
-                .and_then(|rest| rest.strip_suffix("/mcp"))
-                .unwrap_or_else(|| panic!("unexpected replica URL {url}"));
-            servers.push_str(&format!("    server {authority};\n"));
-            replicas.push(child);
-        }
-        let dir = tempfile::tempdir().expect("a temporary directory");
-        let port = free_port();
-        let conf = nginx_conf(port, &servers, affinity);
-        std::fs::write(dir.path().join("nginx.conf"), conf).expect("write nginx.conf");
-        std::fs::create_dir_all(dir.path().join("logs")).expect("logs");
-        let mut child = Command::new(&nginx)
-            .arg("-p")
-            .arg(dir.path())
-            .arg("-c")
-            .arg(dir.path().join("nginx.conf"))
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("start nginx");
-        wait_for_port(port, &mut child);
-        Balancer {
-            url: format!("http://127.0.0.1:{port}/mcp"),
-            dir,
-            _nginx: ChildGuard(child),
-            _replicas: replicas,
-        }
-    }
-
-    /// The replicas that answered a request, from nginx's log of `$upstream_addr`.
-    fn replicas_used(&self) -> std::collections::BTreeSet<String> {
-        let log =
-            std::fs::read_to_string(self.dir.path().join("upstreams.log")).unwrap_or_default();
-        log.lines()
-            .flat_map(|l| l.split(", "))
-            .filter(|a| !a.is_empty() && *a != "-")
-            .map(str::to_string)
-            .collect()
-    }
-}
-
-/// One nginx process (no master: the test's kill ends it), round-robin or `ip_hash`, no
-/// buffering (progress arrives as the server sends it), the client's `Host` passed on (the
-/// demo server checks it).
-fn nginx_conf(port: u16, servers: &str, affinity: bool) -> String {
-    let hash = if affinity { "    ip_hash;\n" } else { "" };
-    format!(
-        "master_process off;\ndaemon off;\nerror_log stderr warn;\npid nginx.pid;\n\
-         events {{ worker_connections 256; }}\n\
-         http {{\n  log_format upstream '$upstream_addr';\n  access_log upstreams.log upstream;\n\
-         client_body_temp_path tmp;\n  proxy_temp_path tmp;\n  fastcgi_temp_path tmp;\n\
-         uwsgi_temp_path tmp;\n  scgi_temp_path tmp;\n\
-         upstream demo {{\n{hash}{servers}  }}\n\
-         server {{\n    listen 127.0.0.1:{port};\n    location / {{\n\
-         proxy_pass http://demo;\n      proxy_http_version 1.1;\n\
-         proxy_set_header Connection \"\";\n      proxy_set_header Host $http_host;\n\
-         proxy_buffering off;\n      proxy_read_timeout 60s;\n    }}\n  }}\n}}\n"
+/// 3 demo replicas (tools listed 3 per page) behind nginx; `affinity`: `ip_hash`. The
+/// temporary directory holds nginx's files and goes with it.
+fn start(affinity: bool) -> (Balancer, tempfile::TempDir) {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let balancer = Balancer::start(
+        &demo_server(),
+        &nginx(),
+        dir.path(),
+        REPLICAS,
+        affinity,
+        &["--page-size", "3"],
     )
+    .expect("3 demo replicas behind nginx");
+    (balancer, dir)
 }
 
 fn config(url: &str, protocol: Protocol) -> ServerConfig {
@@ -181,7 +120,7 @@ async fn one_client_process() {
 
 #[test]
 fn four_processes_through_a_round_robin_balancer() {
-    let balancer = Balancer::start(false);
+    let (balancer, _dir) = start(false);
     let exe = std::env::current_exe().expect("the test binary");
     let children: Vec<Child> = (0..PROCESSES)
         .map(|_| {
@@ -211,7 +150,7 @@ fn four_processes_through_a_round_robin_balancer() {
 
 #[tokio::test]
 async fn a_session_without_affinity_fails_naming_affinity() {
-    let balancer = Balancer::start(false);
+    let (balancer, _dir) = start(false);
     let started = std::time::Instant::now();
     let config = config(&balancer.url, Protocol::V2025_11_25);
     let outcome = match Session::connect(&config).await {
@@ -233,7 +172,7 @@ async fn a_session_without_affinity_fails_naming_affinity() {
 
 #[tokio::test]
 async fn a_session_with_affinity_works() {
-    let balancer = Balancer::start(true);
+    let (balancer, _dir) = start(true);
     let session = Session::connect(&config(&balancer.url, Protocol::V2025_11_25))
         .await
         .expect("connect through the balancer with ip_hash");

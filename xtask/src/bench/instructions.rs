@@ -21,13 +21,16 @@ use super::report::Row;
 use crate::process::run_command;
 
 /// The cases and their calls (or runs) per measurement: (name, full run, smoke run).
-const CASES: [(&str, usize, usize); 12] = [
+const CASES: [(&str, usize, usize); 15] = [
     ("typed_small", 500, 3),
     ("raw_rmcp_small", 500, 3),
     ("pipe_small", 500, 3),
     ("typed_large", 10, 1),
     ("raw_rmcp_large", 10, 1),
     ("pipe_large", 10, 1),
+    ("typed_inflight64", 2048, 64),
+    ("raw_rmcp_inflight64", 2048, 64),
+    ("pipe_inflight64", 2048, 64),
     ("dispatch_small", 500, 3),
     ("raw_rmcp_json_small", 500, 3),
     ("expand_github", 3, 1),
@@ -226,6 +229,20 @@ pub(super) fn rows(section: &Value) -> Vec<Row> {
             "instr_typed_vs_pipe_large",
             "instructions, typed / pipe floor, 100 KiB echo",
             ratio("typed_large", "pipe_large"),
+            None,
+            String::new(),
+        ),
+        row(
+            "instr_typed_vs_raw_rmcp_inflight64",
+            "instructions, typed / raw rmcp, small calls with 64 in flight",
+            ratio("typed_inflight64", "raw_rmcp_inflight64"),
+            None,
+            calls("inflight64"),
+        ),
+        row(
+            "instr_typed_vs_pipe_inflight64",
+            "instructions, typed / pipe floor, small calls with 64 in flight",
+            ratio("typed_inflight64", "pipe_inflight64"),
             None,
             String::new(),
         ),

@@ -15,6 +15,10 @@
 //!    `target/bench/venv` from `xtask/bench/requirements.txt`) against the same
 //!    `mcp-demo-server --pipes`, interleaved per round, small and ≈100 KiB payloads, and
 //!    throughput at 1, 16 and 64 calls in flight;
+//! 1b. **balancer** — the typed client's calls/s through nginx (Debian's, pinned into the
+//!    build tree) in front of 3 demo replicas, round-robin, the stateless 2026-07-28
+//!    revision over Streamable HTTP, against one replica directly, 64 in flight
+//!    (`mcp-bench balancer`);
 //! 2. **expand** — `mcp_bindgen_codegen::generate` (the proc macro's work; the key figure, target
 //!    ≤ 100 ms) and generate + formatting (`cargo xtask expand`) for the 117 tools of
 //!    `tests/corpus/github-official` and for every committed fixture, in this process
@@ -60,6 +64,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
 
+mod balancer;
 mod calls;
 mod check;
 mod expand;
@@ -75,7 +80,7 @@ use report::{
 };
 
 const USAGE: &str = "usage: cargo xtask bench [--smoke] [--instructions] \
-[--skip instructions|calls|expand|check|snapshot|features|install|wasm]…
+[--skip instructions|calls|balancer|expand|check|snapshot|features|install|wasm]…
 
   --smoke          tiny iteration counts: only checks that every contender works
   --instructions   the instruction counts alone (callgrind; needs valgrind)
@@ -93,9 +98,10 @@ const PIP_TIMEOUT: Duration = Duration::from_secs(300);
 const NOTES_MARKER: &str =
     "<!-- notes: everything below this line is kept by `cargo xtask bench` -->";
 
-const SECTIONS: [&str; 8] = [
+const SECTIONS: [&str; 9] = [
     "instructions",
     "calls",
+    "balancer",
     "expand",
     "check",
     "snapshot",
@@ -193,6 +199,12 @@ fn run_inner(args: &Args) -> Result<(), String> {
     }
     if runs("calls") {
         results.insert("calls".into(), calls::calls(&root, &dir, args.smoke)?);
+    }
+    if runs("balancer") {
+        results.insert(
+            "balancer".into(),
+            balancer::balancer(&root, &dir, args.smoke)?,
+        );
     }
     if runs("expand") {
         results.insert("expand".into(), expand::expand(&root, &dir, args.smoke)?);

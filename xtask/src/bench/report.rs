@@ -37,6 +37,7 @@ pub(super) fn summary_rows(results: &Map<String, Value>) -> Vec<Row> {
     if let Some(section) = results.get("instructions") {
         rows.extend(super::instructions::rows(section));
     }
+    let balancer = results.get("balancer").map(super::balancer::rows);
     if let Some(calls) = results.get("calls") {
         let med = |p: &str| median(&series(calls, p));
         for (kind, sfx) in [("small", ""), ("large", "_large")] {
@@ -525,6 +526,7 @@ pub(super) fn summary_rows(results: &Map<String, Value>) -> Vec<Row> {
                 ),
             });
     }
+    rows.extend(balancer.into_iter().flatten());
     rows
 }
 
@@ -728,6 +730,7 @@ pub(super) fn write_markdown(
          `ClientSession.call_tool`, timed by its own clock). Arguments start from the same \
          pre-built data in each contender's own form; APIs that take them by value (typed, raw \
          rmcp) are handed a clone. All Rust contenders share one current-thread tokio runtime.\n\
+         * **Balancer** (`mcp-bench balancer`, release): 3 `mcp-demo-server --transport http` replicas behind nginx (Debian's 1.22.1 package, pinned and unpacked into the build tree; one process, round-robin, no affinity, upstream keepalive, no buffering), and the typed client of the demo server on the stateless 2026-07-28 revision over Streamable HTTP, 64 small calls in flight: calls/s through nginx against one replica directly, rounds interleaved, median of 9 per-round ratios; every replica must have answered (nginx's log of `$upstream_addr`). On a 2-core machine the client, nginx and the replicas share the cores: the ratio is what the balancer's hop costs there, not what 3 machines would gain.\n\
          * **Throughput**: small calls with 1, 16 and 64 in flight on one session (typed and raw \
          rmcp: that many concurrent call futures; pipe: a window of that many outstanding requests).\n\
          * **Expansion**: `mcp_bindgen_codegen::generate` (what `mcp_tools!` runs; the key figure) and \

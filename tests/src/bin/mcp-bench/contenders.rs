@@ -45,6 +45,14 @@ impl Typed {
         })
     }
 
+    /// The typed client of the server `config` names (small calls only).
+    pub(crate) async fn connect_to(config: &ServerConfig) -> Res<Self> {
+        Ok(Typed {
+            client: demo::Client::new(Session::connect(config).await?),
+            records: Vec::new(),
+        })
+    }
+
     pub(crate) async fn small(&mut self, calls: usize) -> Res<Duration> {
         let started = Instant::now();
         let mut last = None;

@@ -20,13 +20,16 @@ use crate::contenders::{Pipe, RawRmcp, Typed};
 use crate::{Res, check, large_records};
 
 /// Every case: name, what one unit is.
-pub(crate) const CASES: [(&str, &str); 12] = [
+pub(crate) const CASES: [(&str, &str); 15] = [
     ("typed_small", "call"),
     ("raw_rmcp_small", "call"),
     ("pipe_small", "call"),
     ("typed_large", "call"),
     ("raw_rmcp_large", "call"),
     ("pipe_large", "call"),
+    ("typed_inflight64", "call"),
+    ("raw_rmcp_inflight64", "call"),
+    ("pipe_inflight64", "call"),
     ("dispatch_small", "call"),
     ("raw_rmcp_json_small", "call"),
     ("expand_github", "run over 117 tools"),
@@ -111,58 +114,25 @@ pub(crate) fn run(args: &[String]) -> Res<Value> {
         (records, value)
     };
     match args.case.as_str() {
-        "typed_small" | "typed_large" => {
+        case if case.starts_with("typed_") => {
             let (records, _) = large();
             let mut c = runtime.block_on(Typed::connect(&args.server, records))?;
-            let small = args.case == "typed_small";
-            runtime.block_on(warm_up(small, warm, &mut c))?;
-            mcp_bench_measured(&mut || {
-                runtime.block_on(async {
-                    if small {
-                        c.small(n).await
-                    } else {
-                        c.large(n).await
-                    }
-                    .map(drop)
-                })
-            })?;
+            measure_calls(&runtime, case, warm, n, &mut c)?;
             runtime.block_on(c.close());
         }
-        "raw_rmcp_small" | "raw_rmcp_large" => {
+        case if case.starts_with("raw_rmcp_") && case != "raw_rmcp_json_small" => {
             let (_, value) = large();
             let Value::Object(map) = value else {
                 return Err("the payload is not an object".into());
             };
             let mut c = runtime.block_on(RawRmcp::connect(&args.server, map))?;
-            let small = args.case == "raw_rmcp_small";
-            runtime.block_on(warm_up(small, warm, &mut c))?;
-            mcp_bench_measured(&mut || {
-                runtime.block_on(async {
-                    if small {
-                        c.small(n).await
-                    } else {
-                        c.large(n).await
-                    }
-                    .map(drop)
-                })
-            })?;
+            measure_calls(&runtime, case, warm, n, &mut c)?;
             runtime.block_on(c.close());
         }
-        "pipe_small" | "pipe_large" => {
+        case if case.starts_with("pipe_") => {
             let (_, value) = large();
             let mut c = runtime.block_on(Pipe::connect(&args.server, value))?;
-            let small = args.case == "pipe_small";
-            runtime.block_on(warm_up(small, warm, &mut c))?;
-            mcp_bench_measured(&mut || {
-                runtime.block_on(async {
-                    if small {
-                        c.small(n).await
-                    } else {
-                        c.large(n).await
-                    }
-                    .map(drop)
-                })
-            })?;
+            measure_calls(&runtime, case, warm, n, &mut c)?;
             runtime.block_on(c.close());
         }
         "dispatch_small" => dispatch(&runtime, &args, n, warm)?,
@@ -180,47 +150,67 @@ pub(crate) fn run(args: &[String]) -> Res<Value> {
     Ok(json!({ "case": args.case, "calls": n, "unit": unit }))
 }
 
-/// The sequential small or large calls of a contender, for the warm-up.
+/// Calls of a contender: sequential small or large ones, or small ones with some in flight.
 trait Calls {
-    async fn calls(&mut self, small: bool, n: usize) -> Res<()>;
+    async fn calls(&mut self, kind: Kind, n: usize) -> Res<()>;
 }
 
-impl Calls for Typed {
-    async fn calls(&mut self, small: bool, n: usize) -> Res<()> {
-        if small {
-            self.small(n).await
+/// What a case's calls are.
+#[derive(Clone, Copy)]
+enum Kind {
+    Small,
+    Large,
+    /// Small calls, this many in flight on the one session.
+    InFlight(usize),
+}
+
+/// In-flight calls of the `*_inflight64` cases.
+const IN_FLIGHT: usize = 64;
+
+impl Kind {
+    fn of(case: &str) -> Kind {
+        if case.ends_with("_large") {
+            Kind::Large
+        } else if case.ends_with("_inflight64") {
+            Kind::InFlight(IN_FLIGHT)
         } else {
-            self.large(n).await
+            Kind::Small
         }
-        .map(drop)
     }
 }
 
-impl Calls for RawRmcp {
-    async fn calls(&mut self, small: bool, n: usize) -> Res<()> {
-        if small {
-            self.small(n).await
-        } else {
-            self.large(n).await
+macro_rules! calls_of {
+    ($($contender:ty),*) => {$(
+        impl Calls for $contender {
+            async fn calls(&mut self, kind: Kind, n: usize) -> Res<()> {
+                match kind {
+                    Kind::Small => self.small(n).await.map(drop),
+                    Kind::Large => self.large(n).await.map(drop),
+                    Kind::InFlight(k) => self.concurrent(k, n).await.map(drop),
+                }
+            }
         }
-        .map(drop)
-    }
+    )*};
 }
 
-impl Calls for Pipe {
-    async fn calls(&mut self, small: bool, n: usize) -> Res<()> {
-        if small {
-            self.small(n).await
-        } else {
-            self.large(n).await
-        }
-        .map(drop)
-    }
-}
+calls_of!(Typed, RawRmcp, Pipe);
 
-async fn warm_up(small: bool, warm: usize, c: &mut impl Calls) -> Res<()> {
-    c.calls(small, if small { warm } else { warm.div_ceil(4) })
-        .await
+/// Warms `c` up, then counts `n` calls of `case`'s kind.
+fn measure_calls(
+    runtime: &tokio::runtime::Runtime,
+    case: &str,
+    warm: usize,
+    n: usize,
+    c: &mut impl Calls,
+) -> Res<()> {
+    let kind = Kind::of(case);
+    let warm = match kind {
+        Kind::Large => warm.div_ceil(4),
+        Kind::Small => warm,
+        Kind::InFlight(k) => warm.max(k),
+    };
+    runtime.block_on(c.calls(kind, warm))?;
+    mcp_bench_measured(&mut || runtime.block_on(c.calls(kind, n)))
 }
 
 /// The arguments a model sends for `add`, as JSON text.

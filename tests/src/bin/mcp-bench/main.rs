@@ -30,6 +30,7 @@ use serde_json::{Map, Value, json};
 
 mod contenders;
 mod instructions;
+mod scale;
 
 use contenders::{Pipe, Python, RawRmcp, Typed};
 
@@ -141,11 +142,16 @@ fn main() {
         }
         return;
     }
-    if args.first().map(String::as_str) == Some("instructions") {
-        match instructions::run(&args[1..]) {
+    let mode: Option<fn(&[String]) -> Res<Value>> = match args.first().map(String::as_str) {
+        Some("instructions") => Some(instructions::run),
+        Some("balancer") => Some(scale::run),
+        _ => None,
+    };
+    if let Some(mode) = mode {
+        match mode(&args[1..]) {
             Ok(report) => println!("{report}"),
             Err(e) => {
-                eprintln!("mcp-bench instructions: {e}");
+                eprintln!("mcp-bench {}: {e}", args[0]);
                 std::process::exit(1);
             }
         }
