@@ -18,6 +18,9 @@ pub mod runtime {}
 #[doc = include_str!("../guide/agents.md")]
 pub mod agents {}
 
+#[doc = include_str!("../guide/deploying.md")]
+pub mod deploying {}
+
 #[doc = include_str!("../guide/testing.md")]
 pub mod testing {}
 

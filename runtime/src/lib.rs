@@ -38,7 +38,7 @@
 //!
 //! The [`guide`] is the reference, one chapter per subject: [`guide::registry`],
 //! [`guide::drift`], [`guide::typed`], [`guide::runtime`], [`guide::agents`],
-//! [`guide::testing`], [`guide::commands`].
+//! [`guide::deploying`], [`guide::testing`], [`guide::commands`].
 //!
 //! Features: `macros` (the [`mcp_tools!`] macro), `http` (Streamable HTTP and legacy
 //! HTTP+SSE) and `rustls` (TLS with the *ring* provider) on by default; opt-in: `oauth`

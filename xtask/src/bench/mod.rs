@@ -15,37 +15,37 @@
 //!    `target/bench/venv` from `xtask/bench/requirements.txt`) against the same
 //!    `mcp-demo-server --pipes`, interleaved per round, small and ≈100 KiB payloads, and
 //!    throughput at 1, 16 and 64 calls in flight;
-//! 1b. **balancer** — the typed client's calls/s through nginx (Debian's, pinned into the
+//! 2. **balancer** — the typed client's calls/s through nginx (Debian's, pinned into the
 //!    build tree) in front of 3 demo replicas, round-robin, the stateless 2026-07-28
 //!    revision over Streamable HTTP, against one replica directly, 64 in flight
 //!    (`mcp-bench balancer`);
-//! 2. **expand** — `mcp_bindgen_codegen::generate` (the proc macro's work; the key figure, target
+//! 3. **expand** — `mcp_bindgen_codegen::generate` (the proc macro's work; the key figure, target
 //!    ≤ 100 ms) and generate + formatting (`cargo xtask expand`) for the 117 tools of
 //!    `tests/corpus/github-official` and for every committed fixture, in this process
 //!    (unoptimized, like the proc macro in a normal build); also the line count of that
 //!    formatted text (`generated_lines_github_official`, target ≤ 10 000), taken from a timed
 //!    run;
-//! 3. **check** — the extra `cargo check` seconds of a scratch crate binding those 117 tools
+//! 4. **check** — the extra `cargo check` seconds of a scratch crate binding those 117 tools
 //!    against the same crate without them (own target dir under `target/bench`, the
 //!    workspace's `Cargo.lock`, `--offline`, dependencies warmed first, medians of 3): on a
 //!    rebuild after an edit with the macro's expansion cache answering
 //!    (`check_overhead_github_official_s`, target ≤ 1.0 s) and with it off, and on a first
 //!    build of the crate (`check_cold_github_official_s`: the crate's own artifacts cleaned);
-//! 4. **snapshot** — `cargo xtask snapshot` of every default server in parallel against the
+//! 5. **snapshot** — `cargo xtask snapshot` of every default server in parallel against the
 //!    machine's floor, max(slowest server alone, CPU-seconds of the parallel run / cores)
 //!    (`snapshot_parallel_vs_floor`, target ≤ 1.15×), and against the slowest server alone
 //!    (informational); wall-clock time of this binary's `snapshot` command, fixtures written
 //!    under `target/bench`, never into `fixtures/`;
-//! 5. **features** — a user crate binding two servers with default features against the
+//! 6. **features** — a user crate binding two servers with default features against the
 //!    same program on rmcp's client directly (`cold_check_vs_raw_rmcp`, target ≤ 1.3), and
 //!    stdio only: dependency counts (`cargo tree`) and a cold `cargo check` (empty target
 //!    dir) each.
-//! 6. **install** — a newcomer's first two builds, cold: `cargo install` of the CLI with its
+//! 7. **install** — a newcomer's first two builds, cold: `cargo install` of the CLI with its
 //!    default features (crates compiled, target ≤ 160; CPU seconds; aws-lc must not be
 //!    among them) and `cargo xtask demo` in a copy of the checkout (units compiled; crates
 //!    the demo's own commands build again after the dev runner's build, target 0).
 //!
-//! 7. **wasm** — the size of a typed client of the demo server built for
+//! 8. **wasm** — the size of a typed client of the demo server built for
 //!    `wasm32-unknown-unknown` (`tests/wasm`), built for size, after `wasm-bindgen` and after
 //!    binaryen's `wasm-opt -Oz` (`wasm_client_bytes`, target ≤ 1 MiB).
 //!

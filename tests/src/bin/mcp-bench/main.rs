@@ -42,6 +42,8 @@ const LARGE_PAYLOAD_BYTES: usize = 100 * 1024;
 /// A boxed error with a message; the binary prints it and exits 1.
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 type Res<T> = Result<T, BoxError>;
+/// A subcommand: its arguments to its JSON report.
+type Mode = fn(&[String]) -> Res<Value>;
 
 #[derive(Debug, Clone)]
 struct Config {
@@ -142,7 +144,7 @@ fn main() {
         }
         return;
     }
-    let mode: Option<fn(&[String]) -> Res<Value>> = match args.first().map(String::as_str) {
+    let mode: Option<Mode> = match args.first().map(String::as_str) {
         Some("instructions") => Some(instructions::run),
         Some("balancer") => Some(scale::run),
         _ => None,
