@@ -50,27 +50,8 @@ impl Balancer {
         };
         let mut servers = String::new();
         for _ in 0..replicas {
-            let mut child = Command::new(demo_server)
-                .args(["--transport", "http", "--port", "0"])
-                .args(args)
-                .stdin(Stdio::null())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::null())
-                .spawn()
-                .map_err(|e| format!("cannot start {}: {e}", demo_server.display()))?;
-            let stdout = child.stdout.take();
+            let (child, url) = start_demo_http(demo_server, args)?;
             balancer.children.push(child);
-            let mut line = String::new();
-            if let Some(stdout) = stdout {
-                BufReader::new(stdout)
-                    .read_line(&mut line)
-                    .map_err(|e| format!("the demo server said nothing: {e}"))?;
-            }
-            let url = line
-                .trim()
-                .strip_prefix("listening on ")
-                .ok_or_else(|| format!("unexpected first line from the demo server: {line:?}"))?
-                .to_string();
             let authority = url
                 .strip_prefix("http://")
                 .and_then(|rest| rest.strip_suffix("/mcp"))
@@ -121,6 +102,35 @@ impl Balancer {
             .filter(|a| !a.is_empty() && *a != "-")
             .map(str::to_string)
             .collect()
+    }
+}
+
+/// Starts `demo_server --transport http --port 0 ARGS…` and returns it with the URL it
+/// listens on (its first line of output).
+pub fn start_demo_http(demo_server: &Path, args: &[&str]) -> Result<(Child, String), String> {
+    let mut child = Command::new(demo_server)
+        .args(["--transport", "http", "--port", "0"])
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("cannot start {}: {e}", demo_server.display()))?;
+    let mut line = String::new();
+    if let Some(stdout) = child.stdout.take() {
+        BufReader::new(stdout)
+            .read_line(&mut line)
+            .map_err(|e| format!("the demo server said nothing: {e}"))?;
+    }
+    match line.trim().strip_prefix("listening on ") {
+        Some(url) => Ok((child, url.to_string())),
+        None => {
+            let _ = child.kill();
+            let _ = child.wait();
+            Err(format!(
+                "unexpected first line from the demo server: {line:?}"
+            ))
+        }
     }
 }
 

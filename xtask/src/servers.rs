@@ -1009,7 +1009,11 @@ mod tests {
         for pinned in all() {
             let v = pinned.version;
             // Debian versions also carry `+` and `~` (`1.22.1-9+deb12u7`); ranges never.
-            let allowed = if pinned.kind == Kind::Deb { ".-+~" } else { ".-" };
+            let allowed = if pinned.kind == Kind::Deb {
+                ".-+~"
+            } else {
+                ".-"
+            };
             assert!(
                 v.chars().next().is_some_and(|c| c.is_ascii_digit())
                     && v.chars()

@@ -5,7 +5,6 @@
 //! fails the test with the command that installs it — it is never silently skipped.
 #![allow(dead_code)]
 
-use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -197,24 +196,8 @@ pub fn start_demo_http() -> (ChildGuard, String) {
 /// [`start_demo_http`] with more arguments for the server (e.g. `--protocol 2026-07-28`).
 #[allow(dead_code)]
 pub fn start_demo_http_with(args: &[&str]) -> (ChildGuard, String) {
-    let mut child = Command::new(demo_server())
-        .args(["--transport", "http", "--port", "0"])
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start the demo server");
-    let stdout = child.stdout.take().expect("piped stdout");
-    let mut line = String::new();
-    BufReader::new(stdout)
-        .read_line(&mut line)
-        .expect("read the listening line");
-    let url = line
-        .trim()
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("unexpected first line from the demo server: {line:?}"))
-        .to_string();
+    let (child, url) = mcp_bindgen_tests::balancer::start_demo_http(&demo_server(), args)
+        .unwrap_or_else(|e| panic!("{e}"));
     (ChildGuard(child), url)
 }
 

@@ -5,7 +5,7 @@
 //! tree like the MCP servers.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use serde_json::Value;
 
@@ -30,16 +30,7 @@ pub(super) fn balancer(root: &Path, dir: &Path, smoke: bool) -> Result<Value, St
         .arg("--dir")
         .arg(&work)
         .args(["--inflight", "64", "--calls", calls, "--rounds", rounds]);
-    eprintln!("bench: running {}", crate::process::describe(&cmd));
-    let output = cmd
-        .stderr(Stdio::inherit())
-        .output()
-        .map_err(|e| format!("cannot run {}: {e}", bench.display()))?;
-    if !output.status.success() {
-        return Err(format!("mcp-bench balancer failed ({})", output.status));
-    }
-    serde_json::from_slice(&output.stdout)
-        .map_err(|e| format!("mcp-bench balancer printed no JSON report: {e}"))
+    super::inputs::run_bench(&mut cmd, "mcp-bench balancer")
 }
 
 /// The section's row.

@@ -2,7 +2,7 @@
 //! contender's pinned venv.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -50,16 +50,7 @@ pub(super) fn calls(root: &Path, dir: &Path, smoke: bool) -> Result<Value, Strin
     for (flag, value) in counts {
         cmd.args([flag, value]);
     }
-    eprintln!("bench: running {}", crate::process::describe(&cmd));
-    let output = cmd
-        .stderr(Stdio::inherit())
-        .output()
-        .map_err(|e| format!("cannot run {}: {e}", bench.display()))?;
-    if !output.status.success() {
-        return Err(format!("mcp-bench failed ({})", output.status));
-    }
-    serde_json::from_slice(&output.stdout)
-        .map_err(|e| format!("mcp-bench printed no JSON report: {e}"))
+    super::inputs::run_bench(&mut cmd, "mcp-bench")
 }
 
 /// Makes `target/bench/venv` with the pinned Python SDK (idempotent: a stamp holds the hash

@@ -48,3 +48,18 @@ pub(super) fn github_corpus(root: &Path) -> Result<(Fixture, Vec<u8>), String> {
     let fixture = Fixture::from_slice(&wrapped, &path).map_err(|e| e.to_string())?;
     Ok((fixture, wrapped))
 }
+
+/// Runs `cmd` (an `mcp-bench` mode; its progress on stderr) and parses the JSON report it
+/// prints; `what` names it in errors.
+pub(super) fn run_bench(cmd: &mut std::process::Command, what: &str) -> Result<Value, String> {
+    eprintln!("bench: running {}", crate::process::describe(cmd));
+    let output = cmd
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .map_err(|e| format!("cannot run {what}: {e}"))?;
+    if !output.status.success() {
+        return Err(format!("{what} failed ({})", output.status));
+    }
+    serde_json::from_slice(&output.stdout)
+        .map_err(|e| format!("{what} printed no JSON report: {e}"))
+}

@@ -386,12 +386,7 @@ fn review(args: &Args, n: usize) -> Res<()> {
     let reviewed = fixture.fingerprints();
     mcp_bench_measured(&mut || {
         for _ in 0..n {
-            let prints = mcp_bindgen_core::fingerprint::fingerprints(&live);
-            let changed = reviewed
-                .iter()
-                .filter(|(name, print)| prints.get(*name) != Some(*print))
-                .count();
-            let renames = mcp_bindgen_core::fingerprint::renames(&reviewed, &prints);
+            let (changed, renames) = crate::review(&live, &reviewed);
             check(changed == 0 && renames.is_empty(), || {
                 format!("{changed} tools changed against themselves")
             })?;

@@ -205,21 +205,15 @@ fn expand(fixture: &str, alias: &str, n: &str) -> Res<Value> {
             total_ms.push(total.as_secs_f64() * 1e3);
         }
     }
-    // The connect-time review of a toolbox: every live tool's fingerprint (RFC 8785
-    // canonical JSON, SHA-256, two digests) compared with the fixture's, renames looked for.
+    // The connect-time review of a toolbox ([`review`]).
     let live: Vec<Value> = fixture.tools.iter().map(|t| t.raw.clone()).collect();
     let reviewed = fixture.fingerprints();
     let mut check_ms = Vec::new();
     for i in 0..=n.max(20) {
         let started = Instant::now();
-        let prints = mcp_bindgen_core::fingerprint::fingerprints(&live);
-        let changed = reviewed
-            .iter()
-            .filter(|(name, print)| prints.get(*name) != Some(*print))
-            .count();
-        let renames = mcp_bindgen_core::fingerprint::renames(&reviewed, &prints);
+        let outcome = review(&live, &reviewed);
         let elapsed = started.elapsed();
-        std::hint::black_box((changed, renames));
+        std::hint::black_box(outcome);
         if i > 0 {
             check_ms.push(elapsed.as_secs_f64() * 1e3);
         }
@@ -234,6 +228,24 @@ fn expand(fixture: &str, alias: &str, n: &str) -> Res<Value> {
         "generate_and_format_ms": median(total_ms),
         "fingerprint_check_ms": median(check_ms),
     }))
+}
+
+/// The connect-time review of a toolbox: every live tool's fingerprint (RFC 8785 canonical
+/// JSON, SHA-256, two digests) compared with the fixture's, renames looked for; the tools
+/// that changed and the renames found.
+fn review(
+    live: &[Value],
+    reviewed: &std::collections::BTreeMap<String, mcp_bindgen_core::fingerprint::Fingerprint>,
+) -> (usize, Vec<(String, String)>) {
+    let prints = mcp_bindgen_core::fingerprint::fingerprints(live);
+    let changed = reviewed
+        .iter()
+        .filter(|(name, print)| prints.get(*name) != Some(*print))
+        .count();
+    (
+        changed,
+        mcp_bindgen_core::fingerprint::renames(reviewed, &prints),
+    )
 }
 
 /// The large payload: records in the demo server's shape, every field present so the echo is
