@@ -10,7 +10,7 @@ use std::process::Command;
 use serde_json::Value;
 
 use super::inputs::build_binaries;
-use super::report::Row;
+use super::row::Row;
 
 pub(super) fn balancer(root: &Path, dir: &Path, smoke: bool) -> Result<Value, String> {
     crate::servers::install(root, &["nginx"])?;

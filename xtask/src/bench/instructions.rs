@@ -17,7 +17,7 @@ use std::time::Duration;
 use serde_json::{Map, Value, json};
 
 use super::inputs::build_binaries;
-use super::report::Row;
+use super::row::Row;
 use crate::process::run_command;
 
 /// The cases and their calls (or runs) per measurement: (name, full run, smoke run).

@@ -71,6 +71,7 @@ mod expand;
 mod inputs;
 mod instructions;
 mod report;
+mod row;
 mod snapshot;
 mod wasm;
 
@@ -305,7 +306,7 @@ fn ms(d: Duration) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::check::{Expansion, macro_expansion};
-    use super::report::Row;
+    use super::row::Row;
     use super::*;
 
     #[test]

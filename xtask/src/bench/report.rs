@@ -7,30 +7,8 @@ use std::process::Command;
 
 use serde_json::{Map, Value, json};
 
+use super::row::Row;
 use super::*;
-
-/// One line of the summary table.
-pub(super) struct Row {
-    pub(super) key: &'static str,
-    pub(super) what: &'static str,
-    pub(super) value: Option<f64>,
-    pub(super) unit: &'static str,
-    /// Target: (≤ or ≥, bound).
-    pub(super) target: Option<(&'static str, f64)>,
-    pub(super) detail: String,
-}
-
-impl Row {
-    pub(super) fn verdict(&self) -> &'static str {
-        match (self.value, self.target) {
-            (None, _) => "n/a",
-            (_, None) => "",
-            (Some(v), Some(("≤", t))) if v <= t => "met",
-            (Some(v), Some(("≥", t))) if v >= t => "met",
-            _ => "MISSED",
-        }
-    }
-}
 
 pub(super) fn summary_rows(results: &Map<String, Value>) -> Vec<Row> {
     let mut rows = Vec::new();
