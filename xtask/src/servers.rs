@@ -541,7 +541,20 @@ fn install_deb(pinned: &Pinned, dir: &Path) -> Result<(), String> {
     cmd.args(["download", "--quiet"])
         .arg(pinned.spec())
         .current_dir(dir);
-    run_with_retries(pinned, &mut cmd, 3, Duration::from_secs(300)).map_err(|e| {
+    let mut downloaded = run_with_retries(pinned, &mut cmd, 2, Duration::from_secs(300));
+    // A fresh machine may have no package lists yet: as root, fetch them once and retry.
+    let root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
+    if downloaded.is_err() && root {
+        let mut update = Command::new("apt-get");
+        update.args(["update", "--quiet"]);
+        if crate::process::run(&mut update, Duration::from_secs(300)).is_ok() {
+            downloaded = run_with_retries(pinned, &mut cmd, 2, Duration::from_secs(300));
+        }
+    }
+    downloaded.map_err(|e| {
         format!(
             "{e}\n  Debian's archive keeps the current version of a package only: when \
              `apt-cache policy {}` names another, update the pin in xtask/src/servers.rs \
