@@ -68,6 +68,7 @@ compile_error!(
 pub mod auth;
 mod call_future;
 pub mod calls;
+pub mod completion;
 mod config;
 pub mod drift;
 mod error;
@@ -92,6 +93,7 @@ mod typed;
 pub mod validate;
 
 pub use call_future::CallFuture;
+pub use completion::{Completion, CompletionRef};
 pub use config::{
     AuthConfig, ClientCredentialsSettings, InheritEnv, Limits, OAuthSettings, Protocol, Registry,
     ServerConfig, TransportConfig,

@@ -237,6 +237,9 @@ pub struct ServerInfo {
     pub has_prompts: bool,
     /// Whether the server declared the `resources` capability.
     pub has_resources: bool,
+    /// Whether the server declared the `completions` capability
+    /// ([`Session::complete`](crate::Session::complete)).
+    pub has_completions: bool,
 }
 
 /// What [`Session::server_info`](crate::Session::server_info) answers before the session
@@ -247,6 +250,7 @@ pub(crate) static NO_INFO: ServerInfo = ServerInfo {
     protocol_version: String::new(),
     has_prompts: false,
     has_resources: false,
+    has_completions: false,
 };
 
 impl From<String> for ToolOutput {

@@ -194,6 +194,13 @@ impl Session {
             .await
     }
 
+    /// `completion/complete` with `params`; the result as JSON.
+    pub(super) async fn wire_complete(&self, _what: &str, params: Value) -> Result<Value> {
+        let (limit, _) = self.limits("", &CallOptions::default());
+        self.request("completion/complete", None, params, limit, None)
+            .await
+    }
+
     /// `ping` on a 2025-11-25 session, `server/discover` on a stateless one.
     pub(super) async fn wire_ping(&self, timeout: Duration) -> Result<()> {
         let protocol = self.start().await?;
@@ -417,6 +424,7 @@ impl Session {
             protocol_version: protocol.to_string(),
             has_prompts: has("prompts"),
             has_resources: has("resources"),
+            has_completions: has("completions"),
         });
     }
 

@@ -150,6 +150,51 @@ impl Session {
         self.wire_get_prompt(name, arguments).await
     }
 
+    /// The server's suggestions for `argument` of `reference` (a prompt or a resource
+    /// template) whose value so far is `value`; `context` holds the arguments already
+    /// chosen (`("department", "Engineering")`), which a server may narrow by. Empty when the
+    /// server did not declare the `completions` capability or does not know the method.
+    ///
+    /// ```no_run
+    /// # async fn run(session: mcp_bindgen::Session) -> mcp_bindgen::Result<()> {
+    /// use mcp_bindgen::CompletionRef;
+    /// let team = CompletionRef::prompt("completable-prompt");
+    /// let names = session
+    ///     .complete(&team, "name", "A", &[("department", "Engineering")])
+    ///     .await?;
+    /// assert_eq!(names.values, ["Alice"]);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn complete(
+        &self,
+        reference: &crate::CompletionRef,
+        argument: &str,
+        value: &str,
+        context: &[(&str, &str)],
+    ) -> Result<crate::Completion> {
+        self.wire_connect().await?;
+        if !self.server_info().has_completions {
+            return Ok(crate::Completion::default());
+        }
+        let what = format!(
+            "completion/complete of \"{argument}\" of {}",
+            reference.describe()
+        );
+        let params = crate::completion::params(reference, argument, value, context);
+        let Some(result) = unless_method_not_found(self.wire_complete(&what, params).await)? else {
+            return Ok(crate::Completion::default());
+        };
+        crate::completion::from_result(&result).ok_or_else(|| Error::Misbehaved {
+            server: self.inner.alias.clone(),
+            method: what,
+            message: format!(
+                "the answer holds no `completion` with a list of string `values`: {}",
+                crate::error::excerpt(&result)
+            ),
+        })
+    }
+
     /// Asks the server whether it is there and waits up to `timeout` for the answer (connects
     /// or reconnects first when needed): `ping`, or `server/discover` on a session of
     /// protocol 2026-07-28, which has no `ping`.

@@ -8,6 +8,7 @@ mod async_openai;
 mod balancer;
 mod call_stream;
 mod common;
+mod completion;
 mod demo_server;
 mod dependency_tree;
 mod drift;

@@ -342,6 +342,7 @@ impl Session {
                     protocol_version: i.protocol_version.to_string(),
                     has_prompts: i.capabilities.prompts.is_some(),
                     has_resources: i.capabilities.resources.is_some(),
+                    has_completions: i.capabilities.completions.is_some(),
                 }
             }
             None => ServerInfo::default(),

@@ -215,6 +215,26 @@ impl Session {
         self.to_json(&what, &result)
     }
 
+    /// `completion/complete` with `params` (built for both wires as JSON); the result as
+    /// JSON.
+    pub(in crate::session) async fn wire_complete(
+        &self,
+        what: &str,
+        params: Value,
+    ) -> Result<Value> {
+        let conn = self.conn().await?;
+        let params: rmcp::model::CompleteRequestParams =
+            serde_json::from_value(params).map_err(|e| Error::Transport {
+                server: self.inner.alias.clone(),
+                message: format!("{what}: cannot build the request: {e}"),
+                stderr_tail: Vec::new(),
+            })?;
+        let result = self
+            .with_deadline(&conn, what, conn.peer.complete(params))
+            .await?;
+        self.to_json(what, &result)
+    }
+
     pub(in crate::session) fn to_json(&self, what: &str, item: &impl Serialize) -> Result<Value> {
         serde_json::to_value(item).map_err(|e| Error::Transport {
             server: self.inner.alias.clone(),
