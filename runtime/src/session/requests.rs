@@ -190,7 +190,7 @@ impl Session {
             method: what,
             message: format!(
                 "the answer holds no `completion` with a list of string `values`: {}",
-                crate::error::excerpt(&result)
+                self.redact(&crate::error::excerpt(&result))
             ),
         })
     }
