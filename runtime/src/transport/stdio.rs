@@ -46,7 +46,9 @@ const EXIT_GRACE: std::time::Duration = std::time::Duration::from_millis(1500);
 ///   `write`, so many calls in flight cost one syscall per batch instead of one per message.
 pub(crate) struct StdioTransport {
     alias: Arc<str>,
-    child: tokio::process::Child,
+    /// Shared with the writer (weakly), which waits for the exit status when a write finds
+    /// the pipe broken; the process is killed when the transport drops it.
+    child: Arc<tokio::sync::Mutex<tokio::process::Child>>,
     writer: Arc<Writer>,
     stdout: tokio::process::ChildStdout,
     buf: Vec<u8>,
@@ -328,6 +330,34 @@ struct Writer {
     queue: Mutex<Queue>,
     /// The pipe; whoever holds it writes the whole queue.
     pipe: tokio::sync::Mutex<Pipe>,
+    /// Where a broken pipe learns the server's exit status.
+    exit: Exit,
+}
+
+/// The server process's exit status, recorded in the session's [`StdoutNoise`] when a
+/// transport finds the server gone (end of file, a broken pipe), so the error says how it
+/// ended.
+struct Exit {
+    /// Weak: only the transport keeps the process alive.
+    child: std::sync::Weak<tokio::sync::Mutex<tokio::process::Child>>,
+    noise: StdoutNoise,
+}
+
+impl Exit {
+    /// Waits up to [`EXIT_STATUS_WAIT`] for the exit status and records it (unless how the
+    /// connection ended is known already, a crossed limit for instance).
+    async fn record(&self) {
+        if self.noise.ended().is_some() {
+            return;
+        }
+        let Some(child) = self.child.upgrade() else {
+            return;
+        };
+        let mut child = child.lock().await;
+        if let Ok(Ok(status)) = tokio::time::timeout(EXIT_STATUS_WAIT, child.wait()).await {
+            self.noise.end(exited(status));
+        }
+    }
 }
 
 struct Queue {
@@ -412,12 +442,18 @@ impl Writer {
                 Ok(())
             }
             Err(e) => {
-                let why = if e.kind() == std::io::ErrorKind::BrokenPipe {
+                let broken = e.kind() == std::io::ErrorKind::BrokenPipe;
+                let why = if broken {
                     "the server exited, or closed its stdin, before reading the request".to_string()
                 } else {
                     format!("cannot write to the server's stdin: {e}")
                 };
                 *failed = Some(why.clone());
+                // A server whose stdin is gone is usually dying: its exit status, before the
+                // error is seen (its process may not be reaped the instant the pipe breaks).
+                if broken {
+                    self.exit.record().await;
+                }
                 Err(why)
             }
         }
@@ -503,19 +539,6 @@ impl<'de> serde::de::Visitor<'de> for CallAnswer<'_> {
 impl Drop for StdioTransport {
     fn drop(&mut self) {
         self.direct.close();
-        // A write that failed because the server had exited: its exit status, for the error
-        // that follows (the reader, which would say it at end of file, is gone).
-        let write_failed = self
-            .writer
-            .pipe
-            .try_lock()
-            .is_ok_and(|pipe| pipe.failed.is_some());
-        if write_failed
-            && self.noise.ended().is_none()
-            && let Ok(Some(status)) = self.child.try_wait()
-        {
-            self.noise.end(exited(status));
-        }
     }
 }
 
@@ -545,6 +568,7 @@ impl StdioTransport {
         else {
             return Err(std::io::Error::other("child stdio was not piped"));
         };
+        let child = Arc::new(tokio::sync::Mutex::new(child));
         let reader = tail.spawn_reader(alias.to_string(), stderr);
         let writer = Arc::new(Writer {
             queue: Mutex::new(Queue {
@@ -557,6 +581,10 @@ impl StdioTransport {
                 written: 0,
                 failed: None,
             }),
+            exit: Exit {
+                child: Arc::downgrade(&child),
+                noise: noise.clone(),
+            },
         });
         Ok((
             StdioTransport {
@@ -663,12 +691,7 @@ impl rmcp::transport::Transport<rmcp::RoleClient> for StdioTransport {
             let Some(range) = self.next_line().await else {
                 self.direct.close();
                 // Say how the server ended, when it exited (a limit crossed is said already).
-                if self.noise.ended().is_none()
-                    && let Ok(Ok(status)) =
-                        tokio::time::timeout(EXIT_STATUS_WAIT, self.child.wait()).await
-                {
-                    self.noise.end(exited(status));
-                }
+                self.writer.exit.record().await;
                 return None;
             };
             let line = &self.buf[range];
@@ -757,26 +780,21 @@ impl rmcp::transport::Transport<rmcp::RoleClient> for StdioTransport {
     async fn close(&mut self) -> Result<(), Self::Error> {
         // Graceful: close stdin, wait; SIGTERM, wait (Unix); kill.
         self.writer.pipe.lock().await.stdin.take();
-        if tokio::time::timeout(EXIT_GRACE, self.child.wait())
-            .await
-            .is_ok()
-        {
+        let mut child = self.child.lock().await;
+        if tokio::time::timeout(EXIT_GRACE, child.wait()).await.is_ok() {
             return Ok(());
         }
         #[cfg(unix)]
-        if let Some(pid) = self.child.id() {
+        if let Some(pid) = child.id() {
             // SAFETY: sending a signal to our own child process; no memory is touched.
             unsafe {
                 libc::kill(pid as libc::pid_t, libc::SIGTERM);
             }
-            if tokio::time::timeout(EXIT_GRACE, self.child.wait())
-                .await
-                .is_ok()
-            {
+            if tokio::time::timeout(EXIT_GRACE, child.wait()).await.is_ok() {
                 return Ok(());
             }
         }
-        let _ = self.child.kill().await;
+        let _ = child.kill().await;
         Ok(())
     }
 }
@@ -801,6 +819,10 @@ mod tests {
                     written: 0,
                     failed: None,
                 }),
+                exit: Exit {
+                    child: std::sync::Weak::new(),
+                    noise: StdoutNoise::default(),
+                },
             }),
             state: Mutex::new(DirectState::default()),
             meta: OnceLock::new(),

@@ -99,6 +99,41 @@ async fn close_ends_running_calls_and_stops_the_servers() {
     .await;
 }
 
+/// Closing a session ends its stdio server through the end of its stdin, never a signal: on
+/// 2026-07-28 the session's open `subscriptions/listen` request is cancelled first (an rmcp
+/// server waits 5 s for open requests once its input ends; the session would send SIGTERM
+/// after 1.5 s).
+#[tokio::test]
+async fn closing_a_session_lets_its_server_end_by_itself_on_both_revisions() {
+    use mcp_bindgen::{Protocol, ServerConfig};
+    limited(async {
+        for protocol in [Protocol::V2025_11_25, Protocol::V2026_07_28] {
+            let dir = tempfile::tempdir().expect("tempdir");
+            let ended = dir.path().join("ended");
+            // The shell writes the server's exit status only if it is still there when the
+            // server ends: a SIGTERM (for the shell, the session's child) leaves no file.
+            // `$$`: the registry reads it as a literal `$`.
+            let script = format!(
+                "'{demo}'; echo \"exit $$?\" > '{file}'",
+                demo = common::demo_server().display(),
+                file = ended.display()
+            );
+            let config = ServerConfig::stdio("demo", "sh", vec!["-c".into(), script])
+                .with_protocol(protocol);
+            let session = common::connect(&config).await;
+            assert_eq!(session.list_tools().await.expect("tools/list").len(), 8);
+            session.close().await.expect("close");
+            let status = std::fs::read_to_string(&ended).unwrap_or_default();
+            assert_eq!(
+                status.trim(),
+                "exit 0",
+                "{protocol:?}: the server was killed"
+            );
+        }
+    })
+    .await;
+}
+
 #[tokio::test]
 async fn dropping_the_last_clone_closes_the_servers() {
     limited(async {

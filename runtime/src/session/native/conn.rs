@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use super::Session;
 use super::handler::{Handler, Offers, client_config, lifecycle, stateless_meta};
-use super::notify::Shared;
+use super::notify::{Listening, Shared};
 use crate::config::{Protocol, REVISIONS, TransportConfig};
 use crate::drift::DriftPolicy;
 use crate::error::{Error, Result, excerpt};
@@ -37,11 +37,27 @@ pub(in crate::session) struct Conn {
     pub(in crate::session) dead: AtomicBool,
     /// The session speaks a stateless revision (2026-07-28 on): no `ping`, `_meta` per request.
     pub(in crate::session) stateless: bool,
+    /// The open `subscriptions/listen` request for tool-list changes (stateless sessions).
+    listening: std::sync::Mutex<Option<Listening>>,
 }
 
 impl Conn {
     pub(in crate::session) fn alive(&self) -> bool {
         !self.dead.load(Ordering::Acquire) && !self.peer.is_transport_closed()
+    }
+
+    /// Closes the connection for good: its open `subscriptions/listen` request is cancelled
+    /// first (a server waits for open requests once its input ends), then the transport
+    /// (stdio servers: stdin closed, then SIGTERM, then SIGKILL).
+    pub(in crate::session) async fn close(&self) {
+        let listening = self.listening.lock().ok().and_then(|mut l| l.take());
+        if let Some(listening) = listening {
+            listening.end().await;
+        }
+        let service = self.service.lock().await.take();
+        if let Some(mut s) = service {
+            let _ = s.close_with_timeout(Duration::from_secs(5)).await;
+        }
     }
 
     /// Sends `tools/call`: the request's id and progress token, and its answer to await.
@@ -356,9 +372,11 @@ impl Session {
             .peer_info()
             .and_then(|i| i.capabilities.tools.as_ref().and_then(|t| t.list_changed))
             == Some(true);
-        if stateless && announces_changes {
-            super::notify::listen_for_tool_changes(peer.clone(), inner.wire.shared.clone());
-        }
+        let listening = if stateless && announces_changes {
+            super::notify::listen_for_tool_changes(peer.clone(), inner.wire.shared.clone())
+        } else {
+            None
+        };
         let conn = Arc::new(Conn {
             peer,
             service: tokio::sync::Mutex::new(Some(service)),
@@ -366,6 +384,7 @@ impl Session {
             direct,
             dead: AtomicBool::new(false),
             stateless,
+            listening: std::sync::Mutex::new(listening),
         });
         // A new server process may have other tools.
         if let Ok(mut hints) = inner.wire.replay_safe.lock() {
@@ -380,9 +399,7 @@ impl Session {
         {
             let tools = self.list_tools_on(&conn).await?;
             if let Err(e) = self.apply_drift(&expected, policy, &tools) {
-                if let Some(mut s) = conn.service.lock().await.take() {
-                    let _ = s.close_with_timeout(Duration::from_secs(5)).await;
-                }
+                conn.close().await;
                 return Err(e);
             }
         }

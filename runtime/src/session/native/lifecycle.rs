@@ -212,10 +212,7 @@ impl Session {
         let _no_reconnect = self.inner.wire.reconnect.lock().await;
         let conn = self.inner.wire.conn.lock().ok().and_then(|mut c| c.take());
         if let Some(conn) = conn {
-            let service = conn.service.lock().await.take();
-            if let Some(mut s) = service {
-                let _ = s.close_with_timeout(Duration::from_secs(5)).await;
-            }
+            conn.close().await;
         }
         Ok(())
     }

@@ -160,33 +160,69 @@ pub(in crate::session) fn server_log(
     }
 }
 
+/// How long closing a connection waits for its `subscriptions/listen` request to be
+/// cancelled on the wire.
+const LISTEN_END_WAIT: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// A connection's open `subscriptions/listen` request.
+pub(in crate::session) struct Listening {
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Listening {
+    /// Cancels the request (`notifications/cancelled`) before the connection closes: a
+    /// server waits for its open requests when its input ends (rmcp servers for 5 s), so a
+    /// request left open would hold a stdio server past its stdin's end until SIGTERM.
+    pub(in crate::session) async fn end(mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        let _ = tokio::time::timeout(LISTEN_END_WAIT, &mut self.task).await;
+    }
+}
+
 /// On a stateless session whose server announces tool-list changes: keeps a
-/// `subscriptions/listen` request open and wakes the drift re-check on each change. Ends
-/// with the connection.
+/// `subscriptions/listen` request open and wakes the drift re-check on each change, until
+/// the connection ends or [`Listening::end`].
 pub(in crate::session) fn listen_for_tool_changes(
     peer: rmcp::Peer<RoleClient>,
     shared: Arc<Shared>,
-) {
-    let Ok(rt) = tokio::runtime::Handle::try_current() else {
-        return;
-    };
-    rt.spawn(async move {
+) -> Option<Listening> {
+    let rt = tokio::runtime::Handle::try_current().ok()?;
+    let (stop, mut stopped) = tokio::sync::oneshot::channel::<()>();
+    let task = rt.spawn(async move {
         let filter = SubscriptionFilter::builder().tools_list_changed().build();
-        let mut subscription = match peer.listen(filter).await {
-            Ok(s) => s,
-            Err(e) => {
-                tracing::debug!(server = %shared.alias, "subscriptions/listen failed: {e}");
-                return;
-            }
+        let mut subscription = tokio::select! {
+            listening = peer.listen(filter) => match listening {
+                Ok(s) => s,
+                Err(e) => {
+                    tracing::debug!(server = %shared.alias, "subscriptions/listen failed: {e}");
+                    return;
+                }
+            },
+            // Dropping the pending request cancels it.
+            _ = &mut stopped => return,
         };
-        while let Ok(Some(notification)) = subscription.next().await {
-            if matches!(
-                notification,
-                ServerNotification::ToolListChangedNotification(_)
-            ) {
-                tracing::info!(server = %shared.alias, "server reported tools/list_changed");
-                shared.list_changed.notify_one();
+        loop {
+            tokio::select! {
+                next = subscription.next() => match next {
+                    Ok(Some(ServerNotification::ToolListChangedNotification(_))) => {
+                        tracing::info!(server = %shared.alias, "server reported tools/list_changed");
+                        shared.list_changed.notify_one();
+                    }
+                    Ok(Some(_)) => {}
+                    Ok(None) | Err(_) => return,
+                },
+                _ = &mut stopped => {
+                    let _ = subscription.cancel().await;
+                    return;
+                }
             }
         }
     });
+    Some(Listening {
+        stop: Some(stop),
+        task,
+    })
 }
