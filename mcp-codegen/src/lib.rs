@@ -31,6 +31,7 @@ mod normalize;
 #[cfg(feature = "oracle")]
 pub mod oracle;
 mod prompts;
+mod resources;
 pub mod review;
 mod tokens;
 mod typify_driver;

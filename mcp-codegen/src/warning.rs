@@ -1,4 +1,4 @@
-//! Warnings about one tool or prompt: what the generated code does not type or enforce.
+//! Warnings about one tool, prompt or resource template: what the generated code does not type or enforce.
 
 /// The kind of a [`Warning`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -15,6 +15,9 @@ pub enum WarningKind {
     /// A prompt got no typed method (name or argument collision); `tool` holds the prompt's
     /// name.
     PromptSkipped,
+    /// A resource template got no typed method (a `uriTemplate` the generator cannot
+    /// expand, a name or variable collision); `tool` holds the template's name.
+    ResourceTemplateSkipped,
 }
 
 /// Something the user should know about one tool or prompt (the macro shows everything but
@@ -52,6 +55,11 @@ impl std::fmt::Display for Warning {
             WarningKind::PromptSkipped => write!(
                 f,
                 "prompt \"{}\" is not generated: {}",
+                self.tool, self.message
+            ),
+            WarningKind::ResourceTemplateSkipped => write!(
+                f,
+                "resource template \"{}\" is not generated: {}",
                 self.tool, self.message
             ),
         }

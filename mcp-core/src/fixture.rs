@@ -43,6 +43,24 @@ pub struct Fixture {
     pub tools: Vec<Tool>,
     /// The prompts (optional `prompts` key), in file order.
     pub prompts: Vec<Prompt>,
+    /// The resource templates (optional `resourceTemplates` key), in file order.
+    pub resource_templates: Vec<ResourceTemplate>,
+}
+
+/// One resource template of a fixture (`resources/templates/list` entry).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResourceTemplate {
+    /// The template's name as the server sent it.
+    pub name: String,
+    /// `title`, if any.
+    pub title: Option<String>,
+    /// `description`, if any.
+    pub description: Option<String>,
+    /// The RFC 6570 URI template (`uriTemplate`), as written: the generator parses it
+    /// ([`crate::uri_template::UriTemplate`]) and reports what it cannot expand.
+    pub uri_template: String,
+    /// `mimeType`, if any.
+    pub mime_type: Option<String>,
 }
 
 /// One prompt of a fixture (`prompts/list` entry).
@@ -222,11 +240,26 @@ impl Fixture {
                 ));
             }
         };
+        let resource_templates = match obj.get("resourceTemplates") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(items)) => items
+                .iter()
+                .enumerate()
+                .map(|(i, t)| parse_template(t, &format!("/resourceTemplates/{i}"), &malformed))
+                .collect::<Result<_>>()?,
+            Some(other) => {
+                return Err(malformed(
+                    "/resourceTemplates",
+                    format!("expected an array, found {}", json_kind(other)),
+                ));
+            }
+        };
         Ok(Fixture {
             path: path.to_path_buf(),
             document,
             tools: out,
             prompts,
+            resource_templates,
         })
     }
 
@@ -405,6 +438,35 @@ fn opt_string(
     }
 }
 
+fn parse_template(
+    value: &Value,
+    at: &str,
+    malformed: &impl Fn(&str, String) -> Error,
+) -> Result<ResourceTemplate> {
+    let t = value.as_object().ok_or_else(|| {
+        malformed(
+            at,
+            format!(
+                "expected a resource template object, found {}",
+                json_kind(value)
+            ),
+        )
+    })?;
+    let string = |key: &str| {
+        t.get(key)
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .ok_or_else(|| malformed(at, format!("expected a string `{key}`")))
+    };
+    Ok(ResourceTemplate {
+        name: string("name")?,
+        title: opt_string(t, at, "title", malformed)?,
+        description: opt_string(t, at, "description", malformed)?,
+        uri_template: string("uriTemplate")?,
+        mime_type: opt_string(t, at, "mimeType", malformed)?,
+    })
+}
+
 fn parse_prompt(
     value: &Value,
     at: &str,
@@ -575,6 +637,35 @@ mod tests {
         assert!(f.prompts[1].arguments.is_empty());
         let none = Fixture::from_slice(br#"{"tools":[]}"#, Path::new("x.json")).unwrap();
         assert!(none.prompts.is_empty());
+    }
+
+    #[test]
+    fn loader_reads_resource_templates_and_names_what_is_malformed() {
+        let f = Fixture::from_slice(
+            br#"{"tools":[],"resourceTemplates":[
+                {"name":"file","uriTemplate":"file:///{+path}","mimeType":"text/plain","title":"F"},
+                {"name":"odd","uriTemplate":"x{"}]}"#,
+            Path::new("t.json"),
+        )
+        .unwrap();
+        assert_eq!(f.resource_templates.len(), 2);
+        assert_eq!(f.resource_templates[0].uri_template, "file:///{+path}");
+        assert_eq!(
+            f.resource_templates[0].mime_type.as_deref(),
+            Some("text/plain")
+        );
+        assert_eq!(f.resource_templates[0].title.as_deref(), Some("F"));
+        // Kept as written: the generator says what it cannot expand.
+        assert_eq!(f.resource_templates[1].uri_template, "x{");
+        for (doc, words) in [
+            (&br#"{"tools":[],"resourceTemplates":{}}"#[..], "at /resourceTemplates: expected an array, found an object"),
+            (br#"{"tools":[],"resourceTemplates":[1]}"#, "at /resourceTemplates/0: expected a resource template object"),
+            (br#"{"tools":[],"resourceTemplates":[{"name":"n"}]}"#, "at /resourceTemplates/0: expected a string `uriTemplate`"),
+            (br#"{"tools":[],"resourceTemplates":[{"name":"n","uriTemplate":"u","mimeType":3}]}"#, "at /resourceTemplates/0/mimeType: expected a string"),
+        ] {
+            let e = Fixture::from_slice(doc, Path::new("t.json")).unwrap_err().to_string();
+            assert!(e.contains(words), "{e}");
+        }
     }
 
     #[test]

@@ -36,5 +36,6 @@ pub mod project;
 pub mod provider;
 pub mod schema;
 pub mod text;
+pub mod uri_template;
 
 pub use error::{Error, Result};

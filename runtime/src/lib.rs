@@ -78,6 +78,7 @@ mod output;
 mod prompt;
 mod protocol;
 mod redact;
+mod resource;
 mod root;
 mod serde_struct;
 mod session;
@@ -99,10 +100,12 @@ pub use config::{
     ServerConfig, TransportConfig,
 };
 pub use error::{Error, ErrorKind, Report, Result};
+pub use mcp_bindgen_core::uri_template;
 #[cfg(feature = "macros")]
 pub use mcp_bindgen_macros::mcp_tools;
 pub use output::{Content, Health, NoArgs, ServerInfo, ToolOutput};
 pub use prompt::{PromptMessage, PromptResult, Role};
+pub use resource::{ResourceContent, ResourceContents};
 pub use root::Root;
 /// schemars 1, for the argument types of local tools
 /// ([`toolbox::ToolboxBuilder::add_local`]): `#[derive(mcp_bindgen::schemars::JsonSchema)]`
@@ -119,6 +122,7 @@ pub use session::{
     HEALTH_TIMEOUT, Progress, REJECTED_TOOL_TARGET, Session, TaskHandle, TaskState,
 };
 pub use typed::ConversionError;
+pub use uri_template::UriTemplate;
 
 /// Items used by code that `mcp_tools!` generates. Not a public API: names and shapes
 /// may change in any release.
@@ -129,6 +133,7 @@ pub mod __private {
 
     pub use crate::__serde_struct as serde_struct;
     pub use crate::__string_enum as string_enum;
+    pub use crate::resource::expand_checked as expand_uri_template;
     pub use crate::serde_struct::{
         DeserializeStruct, FieldDefault, NoDefault, PathDefault, StdDefault, StructInfo, StructMap,
         StructSeq, deserialize_struct, serialize_struct, serialize_struct_field,

@@ -25,6 +25,8 @@ pub(super) struct Items<'a> {
     pub(super) tool_items: &'a [String],
     /// The prompts module, when a prompt is generated.
     pub(super) prompts_module: Option<&'a TokenStream>,
+    /// The resources module, when a resource template is generated.
+    pub(super) resources_module: Option<&'a TokenStream>,
     /// [`Fixture::tools_hash`].
     pub(super) hash: &'a str,
     /// The generated tools' tokens, when counted.
@@ -40,8 +42,9 @@ const SLOTS: [&str; 4] = [
 ];
 
 /// `pub mod <alias> { … }` around the tools' modules, `Client` methods and `TYPED_TOOLS`
-/// entries, the `Tools` trait with `Fake` and `Recorder`, and the prompts module with its
-/// `Client::prompts` accessor (when a prompt is generated).
+/// entries, the `Tools` trait with `Fake` and `Recorder`, the prompts module with its
+/// `Client::prompts` accessor (when a prompt is generated) and the resources module with its
+/// `Client::resources` accessor (when a resource template is generated).
 pub(super) fn server_module(
     fixture: &Fixture,
     alias: &str,
@@ -55,6 +58,7 @@ pub(super) fn server_module(
         fake_methods,
         tool_items,
         prompts_module,
+        resources_module,
         hash,
         tokens,
     } = items;
@@ -97,6 +101,15 @@ pub(super) fn server_module(
             /// fixture).
             pub fn prompts(&self) -> prompts::Prompts<'_> {
                 prompts::Prompts { session: &self.session }
+            }
+        }
+    });
+    let resources_accessor = resources_module.is_some().then(|| {
+        quote! {
+            /// The server's resource templates, their variables typed (one method per
+            /// template of the fixture).
+            pub fn resources(&self) -> resources::Resources<'_> {
+                resources::Resources { session: &self.session }
             }
         }
     });
@@ -176,6 +189,7 @@ pub(super) fn server_module(
                 }
 
                 #prompts_accessor
+                #resources_accessor
 
                 __mcp_bindgen_methods__
             }
@@ -284,6 +298,8 @@ pub(super) fn server_module(
             __mcp_bindgen_tool_items__
 
             #prompts_module
+
+            #resources_module
         }
     };
     // The slots are searched in the skeleton only (in the template's order), never in the

@@ -15,6 +15,11 @@
 //!     pub mod prompts {                        // Client::prompts(): one async fn per prompt
 //!         pub mod <prompt> { pub const NAME; pub struct Args { … } }  // string arguments
 //!     }                                        // (both only when a prompt is generated)
+//!     pub mod resources {                      // Client::resources(): one async fn per
+//!         pub mod <template> {                 // resource template, when one is generated
+//!             pub const NAME, URI_TEMPLATE; pub struct Args { … }  // its RFC 6570 variables
+//!         }
+//!     }
 //! }
 //! ```
 //!
@@ -233,6 +238,8 @@ pub(crate) fn plan(fixture: &Fixture, alias: &str, options: &Options) -> Result<
 
     let prompts = crate::prompts::emit(&fixture.prompts);
     warnings.extend(prompts.warnings);
+    let resources = crate::resources::emit(&fixture.resource_templates);
+    warnings.extend(resources.warnings);
 
     let code = client::server_module(
         fixture,
@@ -245,6 +252,7 @@ pub(crate) fn plan(fixture: &Fixture, alias: &str, options: &Options) -> Result<
             fake_methods: &fake_methods,
             tool_items: &tool_items,
             prompts_module: prompts.module.as_ref(),
+            resources_module: resources.module.as_ref(),
             hash: &hash,
             tokens: total,
         },

@@ -9,8 +9,16 @@ use crate::naming;
 use crate::warning::{Warning, WarningKind};
 use crate::{Error, Result};
 
-/// `Client` methods (and, for `prompts`, the module) that tools cannot take.
-const RESERVED_METHODS: [&str; 5] = ["new", "connect", "session", "prompts", "with_options"];
+/// `Client` methods (and, for `prompts` and `resources`, the modules) that tools cannot
+/// take.
+const RESERVED_METHODS: [&str; 6] = [
+    "new",
+    "connect",
+    "session",
+    "prompts",
+    "resources",
+    "with_options",
+];
 
 /// The function name of each selected tool (renamed, or derived from the tool's name; a name
 /// a `Client` method has gets `_tool` appended, with a note).

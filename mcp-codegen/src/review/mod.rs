@@ -38,7 +38,7 @@ pub struct Review {
     pub tools: Vec<ToolReview>,
     /// Changes outside the tool list (the wire report's [`Report::server`]).
     pub server: Vec<Detail>,
-    /// The Rust effect outside the tools: the prompts' bindings.
+    /// The Rust effect outside the tools: the prompts' and resource templates' bindings.
     pub server_rust: Option<RustChange>,
 }
 
@@ -125,7 +125,7 @@ impl Review {
             .max()
     }
 
-    /// The server block's reasons: the wire details, then the prompts' Rust reasons.
+    /// The server block's reasons: the wire details, then the Rust reasons of the prompts' and resource templates' bindings.
     fn server_reasons(&self) -> Vec<String> {
         self.server
             .iter()

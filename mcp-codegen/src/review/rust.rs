@@ -78,7 +78,9 @@ pub struct RustChange {
 pub struct RustReport {
     /// Tool name → its change; tools whose generated items are identical are absent.
     pub tools: BTreeMap<String, RustChange>,
-    /// The change of the `prompts` module (`Client::prompts()`), if any.
+    /// The change of the bindings outside the tools, if any: the `prompts` module
+    /// (`Client::prompts()`) and the `resources` module (`Client::resources()`, a resource
+    /// template's variables).
     pub prompts: Option<RustChange>,
 }
 
@@ -212,7 +214,8 @@ fn tool_names(doc: &Value) -> Vec<String> {
 /// The public items of one generated server module, grouped by tool.
 struct Surface {
     tools: BTreeMap<String, ToolItems>,
-    /// The items of the `prompts` module (one method and `Args` per prompt).
+    /// The items of the `prompts` and `resources` modules (one method and `Args` per
+    /// prompt and per resource template).
     prompts: BTreeMap<String, Item>,
 }
 
@@ -293,8 +296,10 @@ fn surface(doc: &Value) -> Result<Surface, String> {
                 };
                 if let Some(entry) = modules.get(&name).and_then(|t| tools.get_mut(t)) {
                     collect(items, &format!("{name}::"), &mut entry.items);
-                } else if name == "prompts" {
-                    collect(items, "prompts::", &mut prompts);
+                } else if name == "prompts" || name == "resources" {
+                    // Outside the tools, one bucket: the prompts' and the resource
+                    // templates' bindings (`Client::prompts()`, `Client::resources()`).
+                    collect(items, &format!("{name}::"), &mut prompts);
                 }
             }
             syn::Item::Impl(imp) if self_name(imp).as_deref() == Some("Client") => {
@@ -1103,6 +1108,32 @@ mod tests {
         let review = rust_effects(&with(json!([{"name": "greet"}])), &with(json!([])));
         let prompts = review.prompts.expect("the prompts' bindings change");
         assert_eq!(prompts.effect, RustEffect::Major, "{prompts:#?}");
+    }
+
+    #[test]
+    fn a_removed_or_renamed_template_variable_is_major_an_added_template_minor() {
+        let with = |templates: Value| json!({"format": 1, "server": {"alias": "t"}, "tools": [], "resourceTemplates": templates});
+        let issue = |uri: &str| json!([{"name": "issue", "uriTemplate": uri}]);
+        let review = rust_effects(
+            &with(issue("gh://{owner}/{repo}/issues/{number}")),
+            &with(issue("gh://{owner}/{repository}/issues/{number}")),
+        );
+        let change = review.prompts.expect("the resources' bindings change");
+        assert_eq!(change.effect, RustEffect::Major, "{change:#?}");
+        assert!(
+            change.reasons.iter().any(|(e, r)| *e == RustEffect::Major
+                && r.contains("resources::issue::Args")
+                && r.contains("repo")),
+            "{change:#?}"
+        );
+        let review = rust_effects(
+            &with(issue("gh://{owner}")),
+            &with(
+                json!([{"name": "issue", "uriTemplate": "gh://{owner}"}, {"name": "readme", "uriTemplate": "gh://README"}]),
+            ),
+        );
+        let change = review.prompts.expect("the resources' bindings change");
+        assert_eq!(change.effect, RustEffect::Minor, "{change:#?}");
     }
 
     #[test]

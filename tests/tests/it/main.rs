@@ -20,6 +20,7 @@ mod macro_all_fixtures;
 mod progress;
 mod protocol;
 mod rebuild;
+mod resources;
 mod reviewed;
 mod rig_agent;
 mod secrets;

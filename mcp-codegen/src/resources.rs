@@ -1,0 +1,327 @@
+//! The `resources` part of a server module: one typed function per resource template
+//! recorded in the fixture, its parameters the template's RFC 6570 variables.
+//!
+//! ```text
+//! pub mod resources {
+//!     pub const TEMPLATES: &[&str];        // the generated templates' `uriTemplate`s
+//!     pub struct Resources<'a>             // Client::resources(); one async fn per template
+//!     pub mod <template> {
+//!         pub const NAME, URI_TEMPLATE, TITLE, DESCRIPTION, MIME_TYPE;
+//!         pub struct Args { pub owner: String, pub state: Option<String> }
+//!         impl Args { pub fn uri(&self) -> String }
+//!     }
+//! }
+//! ```
+//!
+//! Template values are strings. A variable of a path-like expression (`{x}`, `{+x}`,
+//! `{#x}`, `{.x}`, `{/x}`) is a required `String`: leaving it out would change what the URI
+//! names; one of a query-like expression (`{?x}`, `{&x}`, `{;x}`) is an `Option<String>`,
+//! left out of the URI when `None`. A template the generator cannot expand (malformed, or
+//! an explode modifier), or whose name or variables collide in Rust, is reported as a
+//! warning (the macro shows it) and stays readable through `Session::read`.
+
+use std::collections::BTreeMap;
+
+use mcp_bindgen_core::uri_template::UriTemplate;
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use crate::fixture::ResourceTemplate;
+use crate::naming;
+use crate::tokens::{doc_lines, ident, opt_str};
+use crate::warning::{Warning, WarningKind};
+
+/// The generated `resources` module.
+pub(crate) struct ResourcesOut {
+    /// `pub mod resources { … }`; `None` when no template is generated (then neither is
+    /// `Client::resources`).
+    pub module: Option<TokenStream>,
+    /// Warnings for templates that could not be generated.
+    pub warnings: Vec<Warning>,
+}
+
+/// Emits the `resources` module for `templates` (fixture order), if any is generated.
+pub(crate) fn emit(templates: &[ResourceTemplate]) -> ResourcesOut {
+    let mut warnings = Vec::new();
+    let mut taken: BTreeMap<String, &str> = BTreeMap::new();
+    let mut modules = Vec::new();
+    let mut methods = Vec::new();
+    let mut uris = Vec::new();
+    for template in templates {
+        let skipped = |message: String| Warning {
+            tool: template.name.clone(),
+            kind: WarningKind::ResourceTemplateSkipped,
+            message: format!(
+                "{message}; read it with `client.session().read(uri)`, the URI built by hand"
+            ),
+        };
+        let rust = naming::prompt_name(&template.name);
+        if let Some(first) = taken.get(naming::unraw(&rust)) {
+            warnings.push(skipped(format!(
+                "maps to the Rust name `{}` like resource template \"{first}\"",
+                naming::unraw(&rust)
+            )));
+            continue;
+        }
+        match emit_template(template, &rust) {
+            Ok((module, method)) => {
+                taken.insert(naming::unraw(&rust).to_string(), &template.name);
+                uris.push(template.uri_template.as_str());
+                modules.push(module);
+                methods.push(method);
+            }
+            Err(message) => warnings.push(skipped(message)),
+        }
+    }
+    if uris.is_empty() {
+        return ResourcesOut {
+            module: None,
+            warnings,
+        };
+    }
+    let module = quote! {
+        /// Typed reads of the server's resource templates (`resources/read` of the URI a
+        /// template's variables make), as recorded in the fixture; call them through
+        /// [`Client::resources`].
+        pub mod resources {
+            /// The `uriTemplate` of each generated template, in fixture order.
+            pub const TEMPLATES: &[&str] = &[#(#uris),*];
+
+            /// The server's resource templates: one async method per template, its
+            /// variables typed.
+            #[derive(Clone, Copy, Debug)]
+            pub struct Resources<'a> {
+                pub(super) session: &'a ::mcp_bindgen::Session,
+            }
+
+            impl Resources<'_> {
+                #(#methods)*
+            }
+
+            #(#modules)*
+        }
+    };
+    ResourcesOut {
+        module: Some(module),
+        warnings,
+    }
+}
+
+/// One template's module and method; `Err` says why it cannot be generated.
+fn emit_template(
+    template: &ResourceTemplate,
+    rust: &str,
+) -> Result<(TokenStream, TokenStream), String> {
+    let parsed = UriTemplate::parse(&template.uri_template).map_err(|e| {
+        format!(
+            "its uriTemplate \"{}\" cannot be expanded ({e})",
+            template.uri_template
+        )
+    })?;
+    let mut fields: BTreeMap<String, &str> = BTreeMap::new();
+    let mut field_tokens = Vec::new();
+    let mut lookups = Vec::new();
+    let variables = parsed.variables();
+    for var in &variables {
+        let field = naming::field_name(&var.name);
+        if let Some(first) = fields.get(naming::unraw(&field)) {
+            return Err(format!(
+                "variables \"{first}\" and \"{}\" both map to the Rust field `{}`",
+                var.name,
+                naming::unraw(&field)
+            ));
+        }
+        fields.insert(naming::unraw(&field).to_string(), &var.name);
+        let f = ident(&field);
+        let wire = &var.name;
+        if var.optional() {
+            let doc = doc_lines(&format!(
+                "The variable `{wire}`; left out of the URI when `None`."
+            ));
+            field_tokens.push(quote! {
+                #(#doc)*
+                pub #f: ::core::option::Option<::std::string::String>,
+            });
+            lookups.push(quote!(#wire => self.#f.as_deref(),));
+        } else {
+            let doc = doc_lines(&format!("The variable `{wire}`."));
+            field_tokens.push(quote! {
+                #(#doc)*
+                pub #f: ::std::string::String,
+            });
+            lookups.push(quote!(#wire => ::core::option::Option::Some(self.#f.as_str()),));
+        }
+    }
+
+    let name = &template.name;
+    let uri_template = &template.uri_template;
+    let m = ident(rust);
+    let title = opt_str(template.title.as_deref());
+    let description = opt_str(template.description.as_deref());
+    let mime_type = opt_str(template.mime_type.as_deref());
+    let module_doc = doc_lines(&format!(
+        "Types and constants of the resource template `{name}` (`{uri_template}`)."
+    ));
+    let args_item = if variables.is_empty() {
+        quote! {
+            /// The URI (the template has no variables).
+            pub const URI: &str = #uri_template;
+        }
+    } else {
+        let all_optional = variables.iter().all(|v| v.optional());
+        let default = all_optional.then(|| quote!(Default,));
+        let args_doc = doc_lines(&format!("The variables of the resource template `{name}`."));
+        quote! {
+            #(#args_doc)*
+            #[derive(Clone, Debug, #default PartialEq, Eq, Hash)]
+            pub struct Args {
+                #(#field_tokens)*
+            }
+
+            impl Args {
+                /// The URI these values make of [`URI_TEMPLATE`] (RFC 6570 expansion).
+                pub fn uri(&self) -> ::std::string::String {
+                    ::mcp_bindgen::__private::expand_uri_template(URI_TEMPLATE, |variable| {
+                        match variable {
+                            #(#lookups)*
+                            _ => ::core::option::Option::None,
+                        }
+                    })
+                }
+            }
+        }
+    };
+    let module = quote! {
+        #(#module_doc)*
+        pub mod #m {
+            /// The template's name on the server.
+            pub const NAME: &str = #name;
+            /// The template's `uriTemplate` (RFC 6570).
+            pub const URI_TEMPLATE: &str = #uri_template;
+            /// The template's `title`, if any.
+            pub const TITLE: ::core::option::Option<&str> = #title;
+            /// The template's `description`, if any.
+            pub const DESCRIPTION: ::core::option::Option<&str> = #description;
+            /// The MIME type of what it names (`mimeType`), if any.
+            pub const MIME_TYPE: ::core::option::Option<&str> = #mime_type;
+
+            #args_item
+        }
+    };
+
+    let mut doc_text = template
+        .description
+        .as_deref()
+        .filter(|d| !d.trim().is_empty())
+        .map(crate::tokens::server_doc)
+        .unwrap_or_else(|| format!("Reads the resource template `{name}`."));
+    doc_text.push_str(&if variables.is_empty() {
+        format!("\n\nSends `resources/read` for `{uri_template}`.")
+    } else {
+        format!("\n\nSends `resources/read` for the URI `{uri_template}` makes of the arguments.")
+    });
+    let doc = doc_lines(&doc_text);
+    let method = if variables.is_empty() {
+        quote! {
+            #(#doc)*
+            pub async fn #m(&self) -> ::mcp_bindgen::Result<::mcp_bindgen::ResourceContents> {
+                self.session.read(#m::URI).await
+            }
+        }
+    } else {
+        quote! {
+            #(#doc)*
+            pub async fn #m(&self, args: &#m::Args) -> ::mcp_bindgen::Result<::mcp_bindgen::ResourceContents> {
+                self.session.read(&args.uri()).await
+            }
+        }
+    };
+    Ok((module, method))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixture::Fixture;
+    use std::path::Path;
+
+    fn templates(json: &str) -> Vec<ResourceTemplate> {
+        let doc = format!(r#"{{"tools":[],"resourceTemplates":{json}}}"#);
+        Fixture::from_slice(doc.as_bytes(), Path::new("t.json"))
+            .unwrap()
+            .resource_templates
+    }
+
+    /// The formatted module with every run of whitespace collapsed to one space.
+    fn text(out: &ResourcesOut) -> String {
+        let module = out.module.clone().expect("a template is generated");
+        let file: syn::File = syn::parse2(module).unwrap();
+        let pretty = prettyplease::unparse(&file);
+        pretty.split_whitespace().collect::<Vec<_>>().join(" ")
+    }
+
+    #[test]
+    fn path_variables_are_required_and_query_variables_optional() {
+        let out = emit(&templates(
+            r#"[{"name":"Issue","uriTemplate":"github://repos/{owner}/{repo}/issues/{number}{?state}","mimeType":"application/json"},
+               {"name":"readme","uriTemplate":"file:///README.md"}]"#,
+        ));
+        assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+        let t = text(&out);
+        assert!(t.contains("pub const TEMPLATES: &[&str] = &[ \"github://repos/{owner}/{repo}/issues/{number}{?state}\", \"file:///README.md\", ];"), "{t}");
+        assert!(t.contains("pub mod issue {"), "{t}");
+        assert!(t.contains("pub owner: ::std::string::String,"), "{t}");
+        assert!(t.contains("pub number: ::std::string::String,"), "{t}");
+        assert!(
+            t.contains("pub state: ::core::option::Option<::std::string::String>,"),
+            "{t}"
+        );
+        assert!(t.contains("\"state\" => self.state.as_deref(),"), "{t}");
+        assert!(
+            t.contains("pub async fn issue( &self, args: &issue::Args, )"),
+            "{t}"
+        );
+        assert!(t.contains("\"application/json\""), "{t}");
+        // No variables: a constant URI and a method without arguments.
+        assert!(
+            t.contains("pub const URI: &str = \"file:///README.md\";"),
+            "{t}"
+        );
+        assert!(t.contains("pub async fn readme( &self, )"), "{t}");
+        // `Default` only when nothing is required.
+        assert!(!t.contains("Default,"), "{t}");
+    }
+
+    #[test]
+    fn what_cannot_be_generated_is_a_warning_never_a_silent_loss() {
+        let out = emit(&templates(
+            r#"[{"name":"a-b","uriTemplate":"x://{id}"},{"name":"a_b","uriTemplate":"y://{id}"},
+                {"name":"list","uriTemplate":"x://{ids*}"},
+                {"name":"broken","uriTemplate":"x://{id"},
+                {"name":"twins","uriTemplate":"x://{aB}/{a_b}"}]"#,
+        ));
+        let messages: Vec<String> = out.warnings.iter().map(ToString::to_string).collect();
+        assert_eq!(messages.len(), 4, "{messages:?}");
+        assert!(messages[0].starts_with("resource template \"a_b\" is not generated: maps to the Rust name `a_b` like resource template \"a-b\""), "{messages:?}");
+        assert!(messages[1].contains("\"list\" is not generated: its uriTemplate \"x://{ids*}\" cannot be expanded (at byte 4: `ids*`: the explode modifier"), "{messages:?}");
+        assert!(
+            messages[2].contains("without its closing `}`"),
+            "{messages:?}"
+        );
+        assert!(
+            messages[3].contains("variables \"aB\" and \"a_b\" both map to the Rust field `a_b`"),
+            "{messages:?}"
+        );
+        assert!(
+            messages
+                .iter()
+                .all(|m| m.contains("client.session().read(uri)"))
+        );
+        assert!(text(&out).contains("pub const TEMPLATES: &[&str] = &[\"x://{id}\"];"));
+    }
+
+    #[test]
+    fn no_template_no_module() {
+        assert!(emit(&[]).module.is_none());
+    }
+}

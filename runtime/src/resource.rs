@@ -1,0 +1,97 @@
+//! Typed resources: `resources/read` decoded into [`ResourceContents`], and resource
+//! templates (RFC 6570, [`crate::UriTemplate`]) expanded into the URI to read, which is what the
+//! `resources()` methods of a generated client do.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::session::Session;
+
+/// The result of `resources/read`: the resource's contents (a resource may have several
+/// parts, each with its own URI).
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+pub struct ResourceContents {
+    /// The parts, in the server's order.
+    pub contents: Vec<ResourceContent>,
+}
+
+/// One part of a resource: text, or binary data in base64.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(untagged)]
+pub enum ResourceContent {
+    /// A text part.
+    Text {
+        /// The part's URI.
+        uri: String,
+        /// Its MIME type, if the server says.
+        #[serde(rename = "mimeType", default, skip_serializing_if = "Option::is_none")]
+        mime_type: Option<String>,
+        /// The text.
+        text: String,
+    },
+    /// A binary part.
+    Blob {
+        /// The part's URI.
+        uri: String,
+        /// Its MIME type, if the server says.
+        #[serde(rename = "mimeType", default, skip_serializing_if = "Option::is_none")]
+        mime_type: Option<String>,
+        /// The bytes, base64-encoded as the server sent them.
+        blob: String,
+    },
+}
+
+impl ResourceContents {
+    /// The text parts, joined by newlines (`None` when there is none).
+    pub fn text(&self) -> Option<String> {
+        let texts: Vec<&str> = self
+            .contents
+            .iter()
+            .filter_map(|c| match c {
+                ResourceContent::Text { text, .. } => Some(text.as_str()),
+                ResourceContent::Blob { .. } => None,
+            })
+            .collect();
+        (!texts.is_empty()).then(|| texts.join("\n"))
+    }
+
+    /// The first text part decoded as JSON into `T` (a resource whose `mimeType` is
+    /// `application/json`).
+    pub fn json<T: serde::de::DeserializeOwned>(&self) -> std::result::Result<T, String> {
+        let text = self
+            .contents
+            .iter()
+            .find_map(|c| match c {
+                ResourceContent::Text { text, .. } => Some(text),
+                ResourceContent::Blob { .. } => None,
+            })
+            .ok_or("the resource has no text part")?;
+        serde_json::from_str(text).map_err(|e| format!("the resource is not that JSON: {e}"))
+    }
+}
+
+impl Session {
+    /// Reads the resource at `uri`, decoded into [`ResourceContents`]
+    /// ([`Session::read_resource`] gives the raw JSON).
+    pub async fn read(&self, uri: &str) -> Result<ResourceContents> {
+        let raw = self.read_resource(uri).await?;
+        ResourceContents::deserialize(&raw).map_err(|e| Error::Misbehaved {
+            server: self.alias().to_string(),
+            method: format!("resources/read of \"{uri}\""),
+            message: format!(
+                "the answer is not a list of `contents` with `uri` and `text` or `blob` ({e}): {}",
+                self.redact(&crate::error::excerpt(&raw))
+            ),
+        })
+    }
+}
+
+/// Expands a template the generator checked (a template it cannot parse is returned as
+/// written; the generator does not emit such a template).
+#[doc(hidden)]
+pub fn expand_checked<'v>(template: &str, value: impl Fn(&str) -> Option<&'v str>) -> String {
+    match crate::UriTemplate::parse(template) {
+        Ok(t) => t.expand(value),
+        Err(_) => template.to_string(),
+    }
+}
