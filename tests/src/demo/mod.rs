@@ -30,6 +30,7 @@
 mod garbage;
 mod http;
 pub mod oauth;
+pub mod resources;
 mod server;
 mod stdio;
 pub mod types;

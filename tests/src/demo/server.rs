@@ -652,6 +652,7 @@ impl ServerHandler for DemoServer {
             ServerCapabilities::builder()
                 .enable_tools()
                 .enable_tool_list_changed()
+                .enable_resources()
                 .enable_logging()
                 .enable_tasks()
                 .build(),
@@ -660,6 +661,24 @@ impl ServerHandler for DemoServer {
             Implementation::new(SERVER_NAME, SERVER_VERSION).with_title("mcp-bindgen demo server"),
         )
         .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<rmcp::model::PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ListResourceTemplatesResult, ErrorData> {
+        Ok(rmcp::model::ListResourceTemplatesResult::with_all_items(
+            super::resources::templates(),
+        ))
+    }
+
+    async fn read_resource(
+        &self,
+        request: rmcp::model::ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ReadResourceResponse, ErrorData> {
+        super::resources::read(&request.uri).map(rmcp::model::ReadResourceResponse::Complete)
     }
 
     async fn list_tools(

@@ -1,12 +1,107 @@
 //! Typed resource templates (`mcp_tools!`'s `resources()`): server-everything's templates
-//! read through their generated functions over stdio and Streamable HTTP, the URI made by
-//! RFC 6570 expansion of the typed variables; and the same read by hand agrees.
+//! (protocol 2025-11-25) and the demo server's (both revisions) read through their generated
+//! functions over stdio and Streamable HTTP, the URI made by RFC 6570 expansion of the typed
+//! variables; the same read by hand agrees, and a server's refusal is a typed error.
 
-use mcp_bindgen::{ResourceContent, ServerConfig, Session};
+use mcp_bindgen::{Protocol, ResourceContent, ServerConfig, Session};
 
 use crate::common::{self, connect, limited};
 
 mcp_bindgen::mcp_tools!("everything");
+mcp_bindgen::mcp_tools!("demo");
+
+/// The demo server's note (a path variable, an optional query one) and JSON forecast.
+async fn demo_reads_templates_typed(session: Session, protocol: Protocol) {
+    let client = demo::Client::new(session);
+    let note = demo::resources::note::Args {
+        topic: "rust & mcp".to_string(),
+        lines: Some("2".to_string()),
+    };
+    assert_eq!(note.uri(), "demo://notes/rust%20%26%20mcp?lines=2");
+    let read = client
+        .resources()
+        .note(&note)
+        .await
+        .unwrap_or_else(|e| panic!("{protocol:?}: {e}"));
+    assert_eq!(
+        read.text().as_deref(),
+        Some("rust & mcp: line 1\nrust & mcp: line 2"),
+        "{protocol:?}"
+    );
+    // The optional variable left out: left out of the URI too.
+    let one = client
+        .resources()
+        .note(&demo::resources::note::Args {
+            topic: "x".to_string(),
+            lines: None,
+        })
+        .await
+        .expect("a note without lines");
+    assert_eq!(one.text().as_deref(), Some("x: line 1"));
+
+    #[derive(serde::Deserialize, Debug, PartialEq)]
+    struct Forecast {
+        city: String,
+        celsius: f64,
+    }
+    let forecast = client
+        .resources()
+        .forecast(&demo::resources::forecast::Args {
+            city: "Oslo".to_string(),
+        })
+        .await
+        .expect("the forecast");
+    assert_eq!(
+        forecast.json::<Forecast>(),
+        Ok(Forecast {
+            city: "Oslo".to_string(),
+            celsius: 21.5
+        })
+    );
+    assert_eq!(
+        demo::resources::forecast::MIME_TYPE,
+        Some("application/json")
+    );
+    // A value the server refuses: its error, typed, naming the server and the request.
+    let e = client
+        .resources()
+        .note(&demo::resources::note::Args {
+            topic: "x".to_string(),
+            lines: Some("0".to_string()),
+        })
+        .await
+        .expect_err("lines=0 is refused");
+    let text = e.to_string();
+    assert!(
+        text.contains("\"demo\"") && text.contains("lines must be 1 to 100"),
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn demo_templates_read_typed_over_stdio_on_both_revisions() {
+    limited(async {
+        for protocol in [Protocol::V2025_11_25, Protocol::V2026_07_28] {
+            let session = connect(&common::demo_config("demo").with_protocol(protocol)).await;
+            demo_reads_templates_typed(session, protocol).await;
+        }
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn demo_templates_read_typed_over_streamable_http_on_both_revisions() {
+    limited(async {
+        let (_guard, url) = common::start_demo_http();
+        for protocol in [Protocol::V2025_11_25, Protocol::V2026_07_28] {
+            let session =
+                connect(&ServerConfig::http("demo", false, url.clone()).with_protocol(protocol))
+                    .await;
+            demo_reads_templates_typed(session, protocol).await;
+        }
+    })
+    .await;
+}
 
 async fn reads_templates_typed(session: Session) {
     let client = everything::Client::new(session);
