@@ -236,10 +236,7 @@ mod tests {
 
     /// The formatted module with every run of whitespace collapsed to one space.
     fn text(out: &PromptsOut) -> String {
-        let module = out.module.clone().expect("a prompt is generated");
-        let file: syn::File = syn::parse2(module).unwrap();
-        let pretty = prettyplease::unparse(&file);
-        pretty.split_whitespace().collect::<Vec<_>>().join(" ")
+        crate::tokens::collapsed_pretty(out.module.clone().expect("a prompt is generated"))
     }
 
     #[test]

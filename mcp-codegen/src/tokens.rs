@@ -960,6 +960,15 @@ pub(crate) fn opt_str(value: Option<&str>) -> TokenStream {
     }
 }
 
+/// Test helper: `module` formatted by prettyplease, every run of whitespace collapsed to
+/// one space (what the emitters' tests search).
+#[cfg(test)]
+pub(crate) fn collapsed_pretty(module: TokenStream) -> String {
+    let file: syn::File = syn::parse2(module).expect("the generated module parses");
+    let pretty = prettyplease::unparse(&file);
+    pretty.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -171,6 +171,16 @@ pub fn wait_for_port(port: u16, child: &mut Child) {
     panic!("nothing listens on 127.0.0.1:{port} after 30 s");
 }
 
+/// A session's configuration for server-everything in Streamable HTTP mode on `port`.
+#[allow(dead_code)]
+pub fn everything_http(port: u16) -> ServerConfig {
+    ServerConfig::http(
+        "everything-http",
+        false,
+        format!("http://127.0.0.1:{port}/mcp"),
+    )
+}
+
 /// Starts server-everything in `mode` (`sse` or `streamableHttp`) on a free port (it binds
 /// all interfaces; tests connect to 127.0.0.1 only) and returns it with its port.
 pub fn start_everything_http(mode: &str) -> (ChildGuard, u16) {

@@ -3,7 +3,7 @@
 //! context) and a resource template's variable; and a server without the `completions`
 //! capability (the demo server, on both protocol revisions) answers nothing.
 
-use mcp_bindgen::{CompletionRef, Protocol, ServerConfig, Session};
+use mcp_bindgen::{CompletionRef, Protocol, Session};
 
 use crate::common::{self, connect};
 
@@ -62,12 +62,7 @@ async fn everything_completes_over_stdio() {
 #[tokio::test]
 async fn everything_completes_over_streamable_http() {
     let (_guard, port) = common::start_everything_http("streamableHttp");
-    let session = connect(&ServerConfig::http(
-        "everything-http",
-        false,
-        format!("http://127.0.0.1:{port}/mcp"),
-    ))
-    .await;
+    let session = connect(&common::everything_http(port)).await;
     completes_prompts_and_templates(&session).await;
 }
 

@@ -170,12 +170,7 @@ async fn everything_templates_read_typed_over_stdio() {
 async fn everything_templates_read_typed_over_streamable_http() {
     limited(async {
         let (_guard, port) = common::start_everything_http("streamableHttp");
-        let session = connect(&ServerConfig::http(
-            "everything-http",
-            false,
-            format!("http://127.0.0.1:{port}/mcp"),
-        ))
-        .await;
+        let session = connect(&common::everything_http(port)).await;
         reads_templates_typed(session).await;
     })
     .await;
