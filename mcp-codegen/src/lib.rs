@@ -22,6 +22,7 @@
 #![deny(missing_docs)]
 
 pub mod budget;
+mod completable;
 mod emit;
 mod error;
 #[cfg(feature = "oracle")]

@@ -8,6 +8,7 @@
 //!     pub mod <prompt> {
 //!         pub const NAME, TITLE, DESCRIPTION;
 //!         pub struct Args { pub city: String, pub state: Option<String> }
+//!         pub enum Argument { City, State }   // for Prompts::complete (completion/complete)
 //!     }
 //! }
 //! ```
@@ -82,6 +83,10 @@ pub(crate) fn emit(prompts: &[Prompt]) -> PromptsOut {
             warnings,
         };
     }
+    // A prompt that takes the name keeps it; completion is then `session().complete_argument`.
+    let complete = (!taken.contains_key("complete")).then(|| {
+        crate::completable::complete_method("a prompt's argument", "prompts::<prompt>::Argument")
+    });
     // An outer doc: its links resolve where the module is declared (beside `Client`).
     let module = quote! {
         /// Typed arguments of the server's prompts (`prompts/get`), as recorded in the
@@ -98,6 +103,8 @@ pub(crate) fn emit(prompts: &[Prompt]) -> PromptsOut {
 
             impl Prompts<'_> {
                 #(#methods)*
+
+                #complete
             }
 
             #(#modules)*
@@ -148,6 +155,20 @@ fn emit_prompt(prompt: &Prompt, rust: &str) -> Result<(TokenStream, TokenStream)
     let description = opt_str(prompt.description.as_deref());
     let module_doc = doc_lines(&format!("Types and constants of the prompt `{name}`."));
     let no_args = prompt.arguments.is_empty();
+    let names: Vec<&str> = prompt.arguments.iter().map(|a| a.name.as_str()).collect();
+    let argument_enum = if no_args {
+        None
+    } else {
+        Some(crate::completable::argument_enum(
+            "Argument",
+            &format!(
+                "The arguments of the prompt `{name}`, for argument completion \
+                 ([`Prompts::complete`](super::Prompts::complete))."
+            ),
+            &quote!(::mcp_bindgen::CompletionRef::prompt(NAME)),
+            &names,
+        )?)
+    };
     let args_item = if no_args {
         quote! {
             /// This prompt takes no arguments.
@@ -177,6 +198,8 @@ fn emit_prompt(prompt: &Prompt, rust: &str) -> Result<(TokenStream, TokenStream)
             pub const DESCRIPTION: ::core::option::Option<&str> = #description;
 
             #args_item
+
+            #argument_enum
         }
     };
 
@@ -264,6 +287,19 @@ mod tests {
         assert!(t.contains("pub async fn simple_prompt( &self, )"), "{t}");
         // `Default` only when nothing is required.
         assert!(!t.contains("Default,"), "{t}");
+        // Completion: an enum per prompt with arguments, one `complete` method.
+        assert!(
+            t.contains("pub enum Argument { /// `city`. City, /// `resourceType`. ResourceType, }"),
+            "{t}"
+        );
+        assert!(
+            t.contains("::mcp_bindgen::CompletionRef::prompt(NAME)"),
+            "{t}"
+        );
+        assert!(
+            t.contains("pub async fn complete<A: ::mcp_bindgen::CompletionArgument>("),
+            "{t}"
+        );
     }
 
     #[test]

@@ -9,6 +9,7 @@
 //!         pub const NAME, URI_TEMPLATE, TITLE, DESCRIPTION, MIME_TYPE;
 //!         pub struct Args { pub owner: String, pub state: Option<String> }
 //!         impl Args { pub fn uri(&self) -> String }
+//!         pub enum Variable { Owner, State }  // for Resources::complete (completion/complete)
 //!     }
 //! }
 //! ```
@@ -79,6 +80,13 @@ pub(crate) fn emit(templates: &[ResourceTemplate]) -> ResourcesOut {
             warnings,
         };
     }
+    // A template that takes the name keeps it; completion is then `session().complete_argument`.
+    let complete = (!taken.contains_key("complete")).then(|| {
+        crate::completable::complete_method(
+            "a resource template's variable",
+            "resources::<template>::Variable",
+        )
+    });
     let module = quote! {
         /// Typed reads of the server's resource templates (`resources/read` of the URI a
         /// template's variables make), as recorded in the fixture; call them through
@@ -96,6 +104,8 @@ pub(crate) fn emit(templates: &[ResourceTemplate]) -> ResourcesOut {
 
             impl Resources<'_> {
                 #(#methods)*
+
+                #complete
             }
 
             #(#modules)*
@@ -162,6 +172,18 @@ fn emit_template(
     let module_doc = doc_lines(&format!(
         "Types and constants of the resource template `{name}` (`{uri_template}`)."
     ));
+    let names: Vec<&str> = variables.iter().map(|v| v.name.as_str()).collect();
+    let variable_enum = crate::completable::argument_enum(
+        "Variable",
+        &format!(
+            "The variables of the resource template `{name}`, for argument completion \
+             ([`Resources::complete`](super::Resources::complete))."
+        ),
+        &quote!(::mcp_bindgen::CompletionRef::resource_template(
+            URI_TEMPLATE
+        )),
+        &names,
+    )?;
     let args_item = if variables.is_empty() {
         quote! {
             /// The URI (the template has no variables).
@@ -189,6 +211,8 @@ fn emit_template(
                     })
                 }
             }
+
+            #variable_enum
         }
     };
     let module = quote! {
@@ -279,6 +303,17 @@ mod tests {
             "{t}"
         );
         assert!(t.contains("\"application/json\""), "{t}");
+        // Completion: one enum per template with variables, one `complete` method.
+        assert!(t.contains("pub enum Variable { /// `owner`. Owner,"), "{t}");
+        assert!(t.contains("Variable::State => \"state\","), "{t}");
+        assert!(
+            t.contains("::mcp_bindgen::CompletionRef::resource_template(URI_TEMPLATE)"),
+            "{t}"
+        );
+        assert!(
+            t.contains("pub async fn complete<A: ::mcp_bindgen::CompletionArgument>("),
+            "{t}"
+        );
         // No variables: a constant URI and a method without arguments.
         assert!(
             t.contains("pub const URI: &str = \"file:///README.md\";"),

@@ -34,6 +34,18 @@ impl CompletionRef {
     }
 }
 
+/// One argument a server may complete, as a generated module types it: each prompt's
+/// `Argument` enum and each resource template's `Variable` enum implement this, so a
+/// misspelled argument is a compile error (see [`Session::complete_argument`]).
+///
+/// [`Session::complete_argument`]: crate::Session::complete_argument
+pub trait CompletionArgument: Copy {
+    /// The prompt or resource template the argument belongs to.
+    fn reference(self) -> CompletionRef;
+    /// The argument's (or variable's) name on the wire.
+    fn name(self) -> &'static str;
+}
+
 /// The server's suggestions for one argument.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Completion {

@@ -94,7 +94,7 @@ mod typed;
 pub mod validate;
 
 pub use call_future::CallFuture;
-pub use completion::{Completion, CompletionRef};
+pub use completion::{Completion, CompletionArgument, CompletionRef};
 pub use config::{
     AuthConfig, ClientCredentialsSettings, InheritEnv, Limits, OAuthSettings, Protocol, Registry,
     ServerConfig, TransportConfig,

@@ -287,6 +287,15 @@ pub mod prompts {
             ) -> ::mcp_bindgen::Result<::mcp_bindgen::PromptResult> {
                 self.session.prompt(r#type::NAME, &args).await
             }
+            /// What the server suggests for a prompt's argument as a user types `value` (`completion/complete`); `context` gives the values of the other ones. The argument is one of the generated enums (`prompts::<prompt>::Argument`). A server without completions suggests nothing.
+            pub async fn complete<A: ::mcp_bindgen::CompletionArgument>(
+                &self,
+                argument: A,
+                value: &str,
+                context: &[(A, &str)],
+            ) -> ::mcp_bindgen::Result<::mcp_bindgen::Completion> {
+                self.session.complete_argument(argument, value, context).await
+            }
         }
         /// Types and constants of the prompt `args-prompt`.
         pub mod args_prompt {
@@ -324,6 +333,25 @@ pub mod prompts {
                 )]
                 pub state: ::core::option::Option<::std::string::String>,
             }
+            /// The arguments of the prompt `args-prompt`, for argument completion ([`Prompts::complete`](super::Prompts::complete)).
+            #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+            pub enum Argument {
+                /// `city`.
+                City,
+                /// `state`.
+                State,
+            }
+            impl ::mcp_bindgen::CompletionArgument for Argument {
+                fn reference(self) -> ::mcp_bindgen::CompletionRef {
+                    ::mcp_bindgen::CompletionRef::prompt(NAME)
+                }
+                fn name(self) -> &'static str {
+                    match self {
+                        Argument::City => "city",
+                        Argument::State => "state",
+                    }
+                }
+            }
         }
         /// Types and constants of the prompt `resource-prompt`.
         pub mod resource_prompt {
@@ -352,6 +380,25 @@ pub mod prompts {
                 /// Resource ID
                 #[serde(rename = "resourceId")]
                 pub resource_id: ::std::string::String,
+            }
+            /// The arguments of the prompt `resource-prompt`, for argument completion ([`Prompts::complete`](super::Prompts::complete)).
+            #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+            pub enum Argument {
+                /// `resourceType`.
+                ResourceType,
+                /// `resourceId`.
+                ResourceId,
+            }
+            impl ::mcp_bindgen::CompletionArgument for Argument {
+                fn reference(self) -> ::mcp_bindgen::CompletionRef {
+                    ::mcp_bindgen::CompletionRef::prompt(NAME)
+                }
+                fn name(self) -> &'static str {
+                    match self {
+                        Argument::ResourceType => "resourceType",
+                        Argument::ResourceId => "resourceId",
+                    }
+                }
             }
         }
         /// Types and constants of the prompt `simple-prompt`.
@@ -416,6 +463,28 @@ pub mod prompts {
                     skip_serializing_if = "::core::option::Option::is_none"
                 )]
                 pub self_: ::core::option::Option<::std::string::String>,
+            }
+            /// The arguments of the prompt `type`, for argument completion ([`Prompts::complete`](super::Prompts::complete)).
+            #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+            pub enum Argument {
+                /// `type`.
+                Type,
+                /// `2nd`.
+                Tool2nd,
+                /// `self`.
+                SelfTool,
+            }
+            impl ::mcp_bindgen::CompletionArgument for Argument {
+                fn reference(self) -> ::mcp_bindgen::CompletionRef {
+                    ::mcp_bindgen::CompletionRef::prompt(NAME)
+                }
+                fn name(self) -> &'static str {
+                    match self {
+                        Argument::Type => "type",
+                        Argument::Tool2nd => "2nd",
+                        Argument::SelfTool => "self",
+                    }
+                }
             }
         }
     }

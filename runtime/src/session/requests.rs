@@ -195,6 +195,21 @@ impl Session {
         })
     }
 
+    /// [`Session::complete`] for an argument a generated module typed: a prompt's
+    /// `prompts::<prompt>::Argument`, a resource template's
+    /// `resources::<template>::Variable`; `context` gives the values of other arguments of
+    /// the same prompt or template.
+    pub async fn complete_argument<A: crate::CompletionArgument>(
+        &self,
+        argument: A,
+        value: &str,
+        context: &[(A, &str)],
+    ) -> Result<crate::Completion> {
+        let context: Vec<(&str, &str)> = context.iter().map(|(a, v)| (a.name(), *v)).collect();
+        self.complete(&argument.reference(), argument.name(), value, &context)
+            .await
+    }
+
     /// Asks the server whether it is there and waits up to `timeout` for the answer (connects
     /// or reconnects first when needed): `ping`, or `server/discover` on a session of
     /// protocol 2026-07-28, which has no `ping`.

@@ -1,11 +1,40 @@
 //! Argument completion (`Session::complete`) against server-everything, over stdio and
 //! Streamable HTTP: a prompt's arguments (the second narrowed by the first, passed as
 //! context) and a resource template's variable; and a server without the `completions`
-//! capability (the demo server, on both protocol revisions) answers nothing.
+//! capability (the demo server, on both protocol revisions) answers nothing. The same
+//! through the generated module: `prompts().complete(…::Argument::…)` and
+//! `resources().complete(…::Variable::…)`, the argument names checked at compile time.
 
 use mcp_bindgen::{CompletionRef, Protocol, Session};
 
 use crate::common::{self, connect};
+
+mcp_bindgen::mcp_tools!("everything");
+
+/// The typed path: each argument an enum variant, the context too.
+async fn completes_typed(session: Session) {
+    use everything::prompts::completable_prompt::Argument;
+    use everything::resources::dynamic_text_resource::Variable;
+    let client = everything::Client::new(session);
+    let s = client
+        .prompts()
+        .complete(Argument::Department, "S", &[])
+        .await
+        .expect("typed completion of department");
+    assert_eq!(s.values, ["Sales", "Support"]);
+    let names = client
+        .prompts()
+        .complete(Argument::Name, "", &[(Argument::Department, "Sales")])
+        .await
+        .expect("typed completion of name in Sales");
+    assert_eq!(names.values, ["David", "Eve", "Frank"]);
+    let id = client
+        .resources()
+        .complete(Variable::ResourceId, "7", &[])
+        .await
+        .expect("typed completion of resourceId");
+    assert_eq!(id.values, ["7"]);
+}
 
 /// server-everything's prompt whose arguments complete.
 const PROMPT: &str = "completable-prompt";
@@ -57,6 +86,7 @@ async fn completes_prompts_and_templates(session: &Session) {
 async fn everything_completes_over_stdio() {
     let session = connect(&common::installed("everything")).await;
     completes_prompts_and_templates(&session).await;
+    completes_typed(session).await;
 }
 
 #[tokio::test]
@@ -64,6 +94,7 @@ async fn everything_completes_over_streamable_http() {
     let (_guard, port) = common::start_everything_http("streamableHttp");
     let session = connect(&common::everything_http(port)).await;
     completes_prompts_and_templates(&session).await;
+    completes_typed(session).await;
 }
 
 #[tokio::test]

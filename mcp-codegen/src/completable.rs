@@ -1,0 +1,80 @@
+//! Typed argument completion, shared by the `prompts` and `resources` modules: each prompt's
+//! `Argument` enum and each resource template's `Variable` enum (the runtime's
+//! `CompletionArgument`), and the `complete` method of `Prompts` and `Resources`, so the
+//! argument a `completion/complete` names is checked at compile time.
+
+use std::collections::BTreeMap;
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use crate::naming;
+use crate::tokens::{doc_lines, ident};
+
+/// `pub enum <enum_name> { … }` over `names` (wire names, in order) and its
+/// `CompletionArgument` impl, whose reference is `reference` (an expression of type
+/// `::mcp_bindgen::CompletionRef`). `Err` when two names map to one variant.
+pub(crate) fn argument_enum(
+    enum_name: &str,
+    doc: &str,
+    reference: &TokenStream,
+    names: &[&str],
+) -> Result<TokenStream, String> {
+    let mut taken: BTreeMap<String, &str> = BTreeMap::new();
+    let mut variants = Vec::new();
+    let mut arms = Vec::new();
+    let e = ident(enum_name);
+    for name in names {
+        let variant = naming::type_name(name);
+        if let Some(first) = taken.insert(variant.clone(), name) {
+            return Err(format!(
+                "\"{first}\" and \"{name}\" both map to the variant `{enum_name}::{variant}`"
+            ));
+        }
+        let v = ident(&variant);
+        let variant_doc = doc_lines(&format!("`{name}`."));
+        variants.push(quote! { #(#variant_doc)* #v, });
+        arms.push(quote! { #e::#v => #name, });
+    }
+    let doc = doc_lines(doc);
+    Ok(quote! {
+        #(#doc)*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum #e {
+            #(#variants)*
+        }
+
+        impl ::mcp_bindgen::CompletionArgument for #e {
+            fn reference(self) -> ::mcp_bindgen::CompletionRef {
+                #reference
+            }
+
+            fn name(self) -> &'static str {
+                match self {
+                    #(#arms)*
+                }
+            }
+        }
+    })
+}
+
+/// The `complete` method of `Prompts` or `Resources` (`what`: "a prompt's argument",
+/// "a resource template's variable"; `example`: the enum's path in the docs).
+pub(crate) fn complete_method(what: &str, example: &str) -> TokenStream {
+    let doc = doc_lines(&format!(
+        "What the server suggests for {what} as a user types `value` (`completion/complete`); \
+         `context` gives the values of the other ones. The argument is one of the generated \
+         enums (`{example}`). A server without completions suggests nothing."
+    ));
+    quote! {
+        #(#doc)*
+        pub async fn complete<A: ::mcp_bindgen::CompletionArgument>(
+            &self,
+            argument: A,
+            value: &str,
+            context: &[(A, &str)],
+        ) -> ::mcp_bindgen::Result<::mcp_bindgen::Completion> {
+            self.session.complete_argument(argument, value, context).await
+        }
+    }
+}
