@@ -71,6 +71,7 @@ pub fn generate(schema: &Value, options: &Options) -> Generated {
         options,
         max: options.max_instances.max(1),
         hops: 0,
+        steps: MAX_VARIANT_STEPS,
     };
     let mut instances = g.variants(schema, 0);
     dedupe(&mut instances);
@@ -114,7 +115,14 @@ struct Gen<'a> {
     /// `$ref`s and combinators followed on the current path without a value level in
     /// between (only value levels count towards the depth; this bounds the rest).
     hops: usize,
+    /// Schemas the walk may still visit before it makes only the smallest value of each:
+    /// depth and hops bound one path, this bounds the whole walk (a union whose branches
+    /// refer back to it doubles the paths at every hop).
+    steps: usize,
 }
+
+/// Most schemas one [`generate`] visits for variants (a GitHub tool takes a few hundred).
+const MAX_VARIANT_STEPS: usize = 20_000;
 
 /// Most `$ref`s and combinators followed on one path between two value levels.
 const MAX_HOPS: usize = 64;
@@ -128,7 +136,8 @@ impl<'a> Gen<'a> {
                 _ => any_values(),
             };
         };
-        if depth > self.options.max_depth || self.hops > MAX_HOPS {
+        self.steps = self.steps.saturating_sub(1);
+        if depth > self.options.max_depth || self.hops > MAX_HOPS || self.steps == 0 {
             return self.smallest(schema).into_iter().collect();
         }
         if let Some(r) = obj.get("$ref").and_then(Value::as_str) {
@@ -289,6 +298,23 @@ mod tests {
         }
         for n in [json!(1), json!(100), Value::Null] {
             assert!(out.iter().any(|i| i.get("n") == Some(&n)), "{n}: {out:?}");
+        }
+    }
+
+    /// A union whose branches refer back to it doubles the work at every hop: without a
+    /// bound on the whole walk, 64 hops are 2^64 calls (a random schema of the property
+    /// tests once ran for half an hour at 4 GB). Each of these ends at once, with values.
+    #[test]
+    fn self_referring_unions_end_with_values() {
+        for schema in [
+            json!({"$defs": {"a": {"anyOf": [{"$ref": "#/$defs/a"}, {"$ref": "#/$defs/a"}, {"type": "string"}]}},
+                   "$ref": "#/$defs/a"}),
+            json!({"$defs": {"a": {"oneOf": [{"$ref": "#/$defs/b"}, {"$ref": "#/$defs/b"}, {"$ref": "#/$defs/b"}]},
+                             "b": {"anyOf": [{"$ref": "#/$defs/a"}, {"$ref": "#/$defs/a"}, {"type": "integer"}]}},
+                   "type": "object", "properties": {"x": {"$ref": "#/$defs/a"}, "y": {"$ref": "#/$defs/b"}}}),
+        ] {
+            let out = generate(&schema, &Options::default());
+            assert!(!out.instances.is_empty(), "{schema}: {:?}", out.skipped);
         }
     }
 
