@@ -42,30 +42,24 @@ pub enum ResourceContent {
 }
 
 impl ResourceContents {
+    /// The text parts, in order.
+    fn texts(&self) -> impl Iterator<Item = &str> {
+        self.contents.iter().filter_map(|c| match c {
+            ResourceContent::Text { text, .. } => Some(text.as_str()),
+            ResourceContent::Blob { .. } => None,
+        })
+    }
+
     /// The text parts, joined by newlines (`None` when there is none).
     pub fn text(&self) -> Option<String> {
-        let texts: Vec<&str> = self
-            .contents
-            .iter()
-            .filter_map(|c| match c {
-                ResourceContent::Text { text, .. } => Some(text.as_str()),
-                ResourceContent::Blob { .. } => None,
-            })
-            .collect();
+        let texts: Vec<&str> = self.texts().collect();
         (!texts.is_empty()).then(|| texts.join("\n"))
     }
 
     /// The first text part decoded as JSON into `T` (a resource whose `mimeType` is
     /// `application/json`).
     pub fn json<T: serde::de::DeserializeOwned>(&self) -> std::result::Result<T, String> {
-        let text = self
-            .contents
-            .iter()
-            .find_map(|c| match c {
-                ResourceContent::Text { text, .. } => Some(text),
-                ResourceContent::Blob { .. } => None,
-            })
-            .ok_or("the resource has no text part")?;
+        let text = self.texts().next().ok_or("the resource has no text part")?;
         serde_json::from_str(text).map_err(|e| format!("the resource is not that JSON: {e}"))
     }
 }
