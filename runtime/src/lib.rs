@@ -114,8 +114,8 @@ pub use root::Root;
 pub use schemars;
 #[cfg(not(target_arch = "wasm32"))]
 pub use session::{
-    CallEvent, CallStream, Elicitation, ElicitationAnswer, ElicitationFuture, SamplingFuture,
-    SamplingMessage, SamplingReply, SamplingRequest, ServerLog,
+    CallEvent, CallStream, Elicitation, ElicitationAnswer, ElicitationFuture, ResourceUpdates,
+    SamplingFuture, SamplingMessage, SamplingReply, SamplingRequest, ServerLog,
 };
 pub use session::{
     CallOptions, ConnectOptions, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_TOTAL, DEFAULT_TIMEOUT,

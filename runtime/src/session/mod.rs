@@ -36,6 +36,8 @@ pub use native::input::{Elicitation, ElicitationAnswer, ElicitationFuture};
 pub use native::notify::ServerLog;
 #[cfg(not(target_arch = "wasm32"))]
 pub use native::stream::{CallEvent, CallStream};
+#[cfg(not(target_arch = "wasm32"))]
+pub use native::watch::ResourceUpdates;
 pub use options::*;
 pub use requests::REJECTED_TOOL_TARGET;
 pub use task::TaskHandle;

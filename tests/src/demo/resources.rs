@@ -28,8 +28,36 @@ pub fn templates() -> Vec<ResourceTemplate> {
     ]
 }
 
-/// Answers `resources/read` of a URI one of the templates makes.
-pub fn read(uri: &str) -> Result<ReadResourceResult, ErrorData> {
+/// The lines added to notes (by the fault tool `append_note`), by topic.
+#[derive(Default)]
+pub struct Notes(std::sync::Mutex<std::collections::HashMap<String, Vec<String>>>);
+
+impl Notes {
+    /// Adds `line` at the end of the note about `topic`.
+    pub fn append(&self, topic: &str, line: String) {
+        if let Ok(mut notes) = self.0.lock() {
+            notes.entry(topic.to_string()).or_default().push(line);
+        }
+    }
+
+    fn added(&self, topic: &str) -> Vec<String> {
+        self.0
+            .lock()
+            .ok()
+            .and_then(|notes| notes.get(topic).cloned())
+            .unwrap_or_default()
+    }
+}
+
+/// The topic of a note's URI (`demo://notes/{topic}{?lines}`), decoded.
+pub fn note_topic(uri: &str) -> Option<String> {
+    let rest = uri.strip_prefix("demo://notes/")?;
+    decode(rest.split_once('?').map_or(rest, |(topic, _)| topic))
+}
+
+/// Answers `resources/read` of a URI one of the templates makes; a note ends with the lines
+/// `append_note` added to it.
+pub fn read(uri: &str, notes: &Notes) -> Result<ReadResourceResult, ErrorData> {
     let not_found = || {
         ErrorData::resource_not_found(
             format!("no resource at {uri}: expected {NOTE} or {FORECAST}"),
@@ -52,6 +80,7 @@ pub fn read(uri: &str) -> Result<ReadResourceResult, ErrorData> {
         };
         let text = (1..=lines)
             .map(|i| format!("{topic}: line {i}"))
+            .chain(notes.added(&topic))
             .collect::<Vec<_>>()
             .join("\n");
         return Ok(ReadResourceResult::new(vec![ResourceContents::text(

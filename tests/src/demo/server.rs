@@ -29,7 +29,8 @@ pub const SERVER_NAME: &str = "mcp-demo-server";
 /// `serverInfo.version` of the demo server (the crate version).
 pub const SERVER_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// Names of the tools that are listed only with `--faults`, sorted.
-pub const FAULT_TOOLS: [&str; 17] = [
+pub const FAULT_TOOLS: [&str; 18] = [
+    "append_note",
     "ask",
     "bad_header",
     "count",
@@ -118,6 +119,10 @@ struct Shared {
     lists: AtomicU64,
     /// Open `subscriptions/listen` requests (protocol 2026-07-28).
     listeners: std::sync::Mutex<Vec<rmcp::service::SubscriptionSink>>,
+    /// `resources/subscribe` requests (up to 2025-11-25): the URI and who asked.
+    subscribers: std::sync::Mutex<Vec<(String, rmcp::Peer<RoleServer>)>>,
+    /// The lines `append_note` added to notes.
+    notes: super::resources::Notes,
     /// The tasks `slow_sum` runs (tasks extension).
     tasks: rmcp::task_manager::TaskManager,
     /// `tasks/get` requests answered.
@@ -139,6 +144,31 @@ impl Shared {
         }
         if peer.notify_tool_list_changed().await.is_ok() {
             told += 1;
+        }
+        told
+    }
+
+    /// Sends `notifications/resources/updated` for every subscribed URI of the note about
+    /// `topic`: to the `subscriptions/listen` requests that name it and to the sessions
+    /// that sent `resources/subscribe` for it; how many were told.
+    async fn announce_note_updated(&self, topic: &str) -> usize {
+        let about = |uri: &str| super::resources::note_topic(uri).as_deref() == Some(topic);
+        let mut told = 0;
+        let listeners = self.listeners.lock().map(|l| l.clone()).unwrap_or_default();
+        for sink in listeners {
+            let uris = sink.accepted().resource_subscriptions.clone();
+            for uri in uris.unwrap_or_default().into_iter().filter(|u| about(u)) {
+                if sink.notify_resource_updated(uri).await.is_ok() {
+                    told += 1;
+                }
+            }
+        }
+        let subscribers = self.subscribers.lock().map(|s| s.clone()).unwrap_or_default();
+        for (uri, peer) in subscribers.into_iter().filter(|(u, _)| about(u)) {
+            let update = rmcp::model::ResourceUpdatedNotificationParam::new(uri);
+            if peer.notify_resource_updated(update).await.is_ok() {
+                told += 1;
+            }
         }
         told
     }
@@ -247,6 +277,8 @@ impl DemoServer {
                 grown: Default::default(),
                 lists: AtomicU64::new(0),
                 listeners: Default::default(),
+                subscribers: Default::default(),
+                notes: Default::default(),
                 tasks: rmcp::task_manager::TaskManager::new(),
                 task_polls: AtomicU64::new(0),
             }),
@@ -574,6 +606,15 @@ impl DemoServer {
         format!("grew; told {told} listener(s)")
     }
 
+    /// Fault: add `line` to the note about `topic` (the resource `demo://notes/{topic}`) and
+    /// tell its subscribers (`notifications/resources/updated`).
+    #[tool(title = "Append to a note")]
+    async fn append_note(&self, Parameters(args): Parameters<AppendNoteArgs>) -> String {
+        self.shared.notes.append(&args.topic, args.line);
+        let told = self.shared.announce_note_updated(&args.topic).await;
+        format!("appended; told {told} subscriber(s)")
+    }
+
     /// Fault: send `notifications/message` (level `warning`, logger `demo`) with `text`, then
     /// answer.
     #[tool(title = "Log")]
@@ -653,6 +694,7 @@ impl ServerHandler for DemoServer {
                 .enable_tools()
                 .enable_tool_list_changed()
                 .enable_resources()
+                .enable_resources_subscribe()
                 .enable_logging()
                 .enable_tasks()
                 .build(),
@@ -678,7 +720,36 @@ impl ServerHandler for DemoServer {
         request: rmcp::model::ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::ReadResourceResponse, ErrorData> {
-        super::resources::read(&request.uri).map(rmcp::model::ReadResourceResponse::Complete)
+        super::resources::read(&request.uri, &self.shared.notes)
+            .map(rmcp::model::ReadResourceResponse::Complete)
+    }
+
+    // `resources/subscribe` is the revisions with `initialize`'s way (2026-07-28 listens).
+    #[allow(deprecated)]
+    async fn subscribe(
+        &self,
+        request: rmcp::model::SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        log(format_args!("resources/subscribe: {}", request.uri));
+        if let Ok(mut s) = self.shared.subscribers.lock() {
+            s.push((request.uri, context.peer));
+        }
+        Ok(())
+    }
+
+    #[allow(deprecated)]
+    async fn unsubscribe(
+        &self,
+        request: rmcp::model::UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        log(format_args!("resources/unsubscribe: {}", request.uri));
+        if let Ok(mut s) = self.shared.subscribers.lock() {
+            // Every session's subscription to the URI: enough for a test server.
+            s.retain(|(uri, _)| *uri != request.uri);
+        }
+        Ok(())
     }
 
     async fn list_tools(

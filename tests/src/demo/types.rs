@@ -382,6 +382,16 @@ pub struct BadHeaderArgs {
     pub score: f64,
 }
 
+/// Arguments of `append_note`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AppendNoteArgs {
+    /// The note's topic (the resource `demo://notes/{topic}`).
+    pub topic: String,
+    /// The line to add at the note's end.
+    pub line: String,
+}
+
 /// Arguments of `log`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

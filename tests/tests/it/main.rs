@@ -27,6 +27,7 @@ mod secrets;
 mod server_env;
 mod sse_origin;
 mod stdio_only;
+mod subscriptions;
 mod toolbox;
 mod toolbox_hooks;
 mod toolbox_lifecycle;

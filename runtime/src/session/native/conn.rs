@@ -39,6 +39,8 @@ pub(in crate::session) struct Conn {
     pub(in crate::session) stateless: bool,
     /// The open `subscriptions/listen` request for tool-list changes (stateless sessions).
     listening: std::sync::Mutex<Option<Listening>>,
+    /// The open `subscriptions/listen` requests for resource updates (stateless sessions).
+    pub(in crate::session) resource_listens: super::watch::ResourceListens,
 }
 
 impl Conn {
@@ -51,7 +53,8 @@ impl Conn {
     /// (stdio servers: stdin closed, then SIGTERM, then SIGKILL).
     pub(in crate::session) async fn close(&self) {
         let listening = self.listening.lock().ok().and_then(|mut l| l.take());
-        if let Some(listening) = listening {
+        let resource_listens = self.resource_listens.take_all();
+        for listening in listening.into_iter().chain(resource_listens) {
             listening.end().await;
         }
         let service = self.service.lock().await.take();
@@ -385,6 +388,7 @@ impl Session {
             dead: AtomicBool::new(false),
             stateless,
             listening: std::sync::Mutex::new(listening),
+            resource_listens: Default::default(),
         });
         // A new server process may have other tools.
         if let Ok(mut hints) = inner.wire.replay_safe.lock() {
@@ -403,6 +407,7 @@ impl Session {
                 return Err(e);
             }
         }
+        self.resubscribe(&conn).await;
         Ok(conn)
     }
 

@@ -58,6 +58,14 @@ impl ClientHandler for Handler {
         }
     }
 
+    async fn on_resource_updated(
+        &self,
+        params: rmcp::model::ResourceUpdatedNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.shared.watchers.wake(&params.uri);
+    }
+
     async fn create_elicitation(
         &self,
         request: ElicitRequestParams,

@@ -65,6 +65,7 @@ impl Session {
                 .map(std::sync::Mutex::new),
             server_requests: tokio::sync::Semaphore::new(max_server_requests),
             max_server_requests,
+            watchers: Default::default(),
         });
         let wire = Wire {
             kind: resolved.transport.kind(),
@@ -115,6 +116,11 @@ impl Session {
             session.conn().await?;
         }
         Ok(session)
+    }
+
+    /// Whether [`Session::close`] was called.
+    pub(in crate::session) fn is_closed(&self) -> bool {
+        self.inner.wire.closed.load(Ordering::Acquire)
     }
 
     pub(in crate::session) fn current(&self) -> Option<Arc<Conn>> {
@@ -214,6 +220,8 @@ impl Session {
         if let Some(conn) = conn {
             conn.close().await;
         }
+        // Lets the resource subscriptions see that the session is closed.
+        self.inner.wire.shared.watchers.wake_all();
         Ok(())
     }
 }

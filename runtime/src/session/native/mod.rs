@@ -26,6 +26,7 @@ mod progress;
 mod requests;
 pub(super) mod stream;
 pub(super) mod task;
+pub(super) mod watch;
 
 use conn::Conn;
 use drift_guard::DriftState;

@@ -32,6 +32,8 @@ pub(in crate::session) struct Shared {
     /// permit each, [`Shared::max_server_requests`] in all.
     pub(in crate::session) server_requests: tokio::sync::Semaphore,
     pub(in crate::session) max_server_requests: usize,
+    /// The resource subscriptions ([`Session::subscribe`](crate::Session::subscribe)).
+    pub(in crate::session) watchers: super::watch::Watchers,
 }
 
 /// A receiver of `tools/list_changed` ([`ConnectOptions::on_tools_changed`]).
@@ -193,7 +195,7 @@ pub(in crate::session) fn listen_for_tool_changes(
     let (stop, mut stopped) = tokio::sync::oneshot::channel::<()>();
     let task = rt.spawn(async move {
         let filter = SubscriptionFilter::builder().tools_list_changed().build();
-        let mut subscription = tokio::select! {
+        let subscription = tokio::select! {
             listening = peer.listen(filter) => match listening {
                 Ok(s) => s,
                 Err(e) => {
@@ -204,25 +206,53 @@ pub(in crate::session) fn listen_for_tool_changes(
             // Dropping the pending request cancels it.
             _ = &mut stopped => return,
         };
-        loop {
-            tokio::select! {
-                next = subscription.next() => match next {
-                    Ok(Some(ServerNotification::ToolListChangedNotification(_))) => {
-                        tracing::info!(server = %shared.alias, "server reported tools/list_changed");
-                        shared.list_changed.notify_one();
-                    }
-                    Ok(Some(_)) => {}
-                    Ok(None) | Err(_) => return,
-                },
-                _ = &mut stopped => {
-                    let _ = subscription.cancel().await;
-                    return;
-                }
-            }
-        }
+        deliver(subscription, &shared, stopped).await;
     });
     Some(Listening {
         stop: Some(stop),
         task,
     })
+}
+
+/// Delivers what an acknowledged `subscriptions/listen` request carries (resource updates,
+/// tool-list changes), until the connection ends or [`Listening::end`].
+pub(in crate::session) fn forward_listen(
+    subscription: rmcp::service::Subscription,
+    shared: Arc<Shared>,
+) -> Option<Listening> {
+    let rt = tokio::runtime::Handle::try_current().ok()?;
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let task = rt.spawn(async move { deliver(subscription, &shared, stopped).await });
+    Some(Listening {
+        stop: Some(stop),
+        task,
+    })
+}
+
+/// The loop of one `subscriptions/listen` request: each notification to whom it concerns;
+/// `stopped` (sent, or its sender dropped) cancels the request.
+async fn deliver(
+    mut subscription: rmcp::service::Subscription,
+    shared: &Shared,
+    mut stopped: tokio::sync::oneshot::Receiver<()>,
+) {
+    loop {
+        tokio::select! {
+            next = subscription.next() => match next {
+                Ok(Some(ServerNotification::ToolListChangedNotification(_))) => {
+                    tracing::info!(server = %shared.alias, "server reported tools/list_changed");
+                    shared.list_changed.notify_one();
+                }
+                Ok(Some(ServerNotification::ResourceUpdatedNotification(n))) => {
+                    shared.watchers.wake(&n.params.uri);
+                }
+                Ok(Some(_)) => {}
+                Ok(None) | Err(_) => return,
+            },
+            _ = &mut stopped => {
+                let _ = subscription.cancel().await;
+                return;
+            }
+        }
+    }
 }
