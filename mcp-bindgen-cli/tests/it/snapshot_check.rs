@@ -259,7 +259,7 @@ fn diff_base_reviews_a_commit_that_resnapshots_a_server() {
     let (code, out, err) = run_in(project, &["diff", "--base", "HEAD~1"]);
     assert_eq!(code, 1, "{out}{err}");
     assert!(
-        out.contains("── fixtures/demo.json: 16 tools changed: 16 BREAKING; Rust API: major"),
+        out.contains("── fixtures/demo.json: 17 tools changed: 17 BREAKING; Rust API: major"),
         "{out}"
     );
     assert!(
