@@ -163,7 +163,11 @@ impl Shared {
                 }
             }
         }
-        let subscribers = self.subscribers.lock().map(|s| s.clone()).unwrap_or_default();
+        let subscribers = self
+            .subscribers
+            .lock()
+            .map(|s| s.clone())
+            .unwrap_or_default();
         for (uri, peer) in subscribers.into_iter().filter(|(u, _)| about(u)) {
             let update = rmcp::model::ResourceUpdatedNotificationParam::new(uri);
             if peer.notify_resource_updated(update).await.is_ok() {

@@ -147,7 +147,10 @@ async fn a_reconnection_subscribes_again_on_both_revisions() {
         for protocol in [Protocol::V2025_11_25, Protocol::V2026_07_28] {
             let what = format!("stdio at {protocol:?}");
             let session = connect(&demo_faults("demo").with_protocol(protocol)).await;
-            let mut updates = session.subscribe("demo://notes/plans").await.expect("subscribe");
+            let mut updates = session
+                .subscribe("demo://notes/plans")
+                .await
+                .expect("subscribe");
             let _ = next(&mut updates, &what).await;
             assert_eq!(
                 append(&session, "plans", "before the crash").await,
@@ -202,7 +205,10 @@ async fn everything_subscription(session: Session, what: &str) {
         .text();
     assert!(toggled.starts_with("Started"), "{what}: {toggled}");
     let updated = next(&mut updates, what).await;
-    assert_eq!(updated, first, "{what}: the resource itself does not change");
+    assert_eq!(
+        updated, first,
+        "{what}: the resource itself does not change"
+    );
     let stopped = session
         .call("toggle-subscriber-updates", &json!({}))
         .await
