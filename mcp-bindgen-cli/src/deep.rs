@@ -8,6 +8,10 @@
 //!    the project uses) and runs each instance through the generated types.
 //! 3. What comes back is checked by [`mcp_bindgen_codegen::oracle::Oracle`]: valid, and equal to
 //!    what was sent up to optional nulls and defaults.
+//! 4. Every generated resource template with variables gets sets of values (reserved
+//!    characters, `%`, non-ASCII text, empty, optional ones left out) written into its
+//!    `Args` in the same program; the URI `Args::uri` makes must be the one RFC 6570
+//!    expansion of the `uriTemplate` makes of the same values.
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
@@ -15,7 +19,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use mcp_bindgen_codegen::instances;
-use mcp_bindgen_codegen::oracle::{Failure, Oracle, RoundTrip, Side, ToolRoundTrip, Verdict};
+use mcp_bindgen_codegen::oracle::{
+    Failure, Oracle, RoundTrip, Side, TemplateRoundTrip, ToolRoundTrip, Verdict,
+};
 use mcp_bindgen_core::fixture::Fixture;
 use serde_json::{Value, json};
 
@@ -56,6 +62,161 @@ struct ToolPlan {
     skipped: Vec<(Side, String)>,
 }
 
+/// Values a template's variables get, in turn: plain, reserved characters, `%`, an
+/// encoded-looking triplet, non-ASCII, empty.
+const TEMPLATE_VALUES: [&str; 7] = [
+    "plain",
+    "two words & more",
+    "a/b?c=d#e,f;g",
+    "100%",
+    "already%20encoded",
+    "日本語 ü",
+    "",
+];
+
+/// One set of values for a generated template's `Args`, and the URI expansion makes of it.
+struct TemplateCase {
+    server: String,
+    template: String,
+    /// `<server module>::resources::<template module>`.
+    path: String,
+    /// Each variable with its value (`None`: an optional one left out).
+    values: Vec<(mcp_bindgen_codegen::TemplateVariable, Option<String>)>,
+    expected: String,
+}
+
+impl TemplateCase {
+    /// The Rust expression of the URI the generated `Args` makes of the values.
+    fn expression(&self) -> String {
+        let fields: Vec<String> = self
+            .values
+            .iter()
+            .map(|(v, value)| {
+                let value = match value {
+                    Some(text) if v.optional => format!("Some({text:?}.to_string())"),
+                    Some(text) => format!("{text:?}.to_string()"),
+                    None => "None".to_string(),
+                };
+                format!("{}: {value}", v.field)
+            })
+            .collect();
+        format!("{}::Args {{ {} }}.uri()", self.path, fields.join(", "))
+    }
+
+    fn describe(&self) -> String {
+        let values: Vec<String> = self
+            .values
+            .iter()
+            .map(|(v, value)| match value {
+                Some(text) => format!("{}={text:?}", v.name),
+                None => format!("{}=None", v.name),
+            })
+            .collect();
+        values.join(", ")
+    }
+}
+
+/// The value sets of every generated template with variables, in fixture then template
+/// order: one per [`TEMPLATE_VALUES`], each variable shifted by its position so the values
+/// meet in every combination of places; every third optional one left out.
+fn template_cases(fixtures: &[(String, Fixture)]) -> Vec<TemplateCase> {
+    let mut cases = Vec::new();
+    for (alias, fixture) in fixtures {
+        let module = mcp_bindgen_core::naming::alias_module(alias);
+        for plan in mcp_bindgen_codegen::plan_templates(&fixture.resource_templates) {
+            if plan.variables.is_empty() {
+                continue;
+            }
+            let Ok(parsed) = mcp_bindgen_core::uri_template::UriTemplate::parse(&plan.uri_template)
+            else {
+                continue;
+            };
+            for k in 0..TEMPLATE_VALUES.len() {
+                let values: Vec<_> = plan
+                    .variables
+                    .iter()
+                    .enumerate()
+                    .map(|(j, v)| {
+                        let n = k + j;
+                        let left_out = v.optional && n % 3 == 2;
+                        let value = (!left_out)
+                            .then(|| TEMPLATE_VALUES[n % TEMPLATE_VALUES.len()].to_string());
+                        (v.clone(), value)
+                    })
+                    .collect();
+                let expected = parsed.expand(|name| {
+                    values
+                        .iter()
+                        .find(|(v, _)| v.name == name)
+                        .and_then(|(_, value)| value.as_deref())
+                });
+                cases.push(TemplateCase {
+                    server: alias.clone(),
+                    template: plan.name.clone(),
+                    path: format!("{module}::resources::{}", plan.module),
+                    values,
+                    expected,
+                });
+            }
+        }
+    }
+    cases
+}
+
+/// Runs the program's `--template-uris` and judges each URI against its case.
+fn check_templates(binary: &Path, cases: &[TemplateCase]) -> Result<Vec<TemplateRoundTrip>> {
+    let out = Command::new(binary)
+        .arg("--template-uris")
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| Error::Other(format!("cannot run {}: {e}", binary.display())))?;
+    if !out.status.success() {
+        return Err(Error::Other(format!(
+            "the round-trip program {} failed ({}) making template URIs",
+            binary.display(),
+            out.status
+        )));
+    }
+    let mut made: BTreeMap<usize, String> = BTreeMap::new();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let answer: Value = serde_json::from_str(line).unwrap_or(Value::Null);
+        if let (Some(case), Some(uri)) = (
+            answer.get("case").and_then(Value::as_u64),
+            answer.get("uri").and_then(Value::as_str),
+        ) {
+            made.insert(case as usize, uri.to_string());
+        }
+    }
+    let mut report: Vec<TemplateRoundTrip> = Vec::new();
+    for (i, case) in cases.iter().enumerate() {
+        let failure = match made.get(&i) {
+            Some(uri) if *uri == case.expected => None,
+            Some(uri) => Some(format!(
+                "{}: Args::uri made \"{uri}\", expansion of the template makes \"{}\"",
+                case.describe(),
+                case.expected
+            )),
+            None => Some(format!("{}: no URI from the program", case.describe())),
+        };
+        let entry = match report.last_mut() {
+            Some(t) if t.server == case.server && t.template == case.template => t,
+            _ => {
+                report.push(TemplateRoundTrip {
+                    server: case.server.clone(),
+                    template: case.template.clone(),
+                    checked: 0,
+                    failures: Vec::new(),
+                });
+                let last = report.len() - 1;
+                &mut report[last]
+            }
+        };
+        entry.checked += 1;
+        entry.failures.extend(failure);
+    }
+    Ok(report)
+}
+
 /// Runs the oracle over the fixtures of `dir` (those whose code could be generated:
 /// `usable`), building the scratch crate from the project found at `start`.
 pub(crate) fn run(
@@ -68,11 +229,12 @@ pub(crate) fn run(
         .iter()
         .flat_map(|(alias, f)| f.tools.iter().map(move |t| plan_tool(alias, t)))
         .collect();
-    if plans.is_empty() {
+    let cases = template_cases(fixtures);
+    if plans.is_empty() && cases.is_empty() {
         return Ok(RoundTrip::default());
     }
     let project = project(start)?;
-    let binary = build(cli, dir, fixtures, &project)?;
+    let binary = build(cli, dir, fixtures, &cases, &project)?;
     let mut requests = String::new();
     let mut request = |p: &ToolPlan, side: Side, value: &Value| {
         let line = json!({
@@ -138,6 +300,7 @@ pub(crate) fn run(
             verdict,
         });
     }
+    report.templates = check_templates(&binary, &cases)?;
     Ok(report)
 }
 
@@ -327,6 +490,7 @@ fn build(
     cli: &Cli,
     dir: &Path,
     fixtures: &[(String, Fixture)],
+    cases: &[TemplateCase],
     project: &Project,
 ) -> Result<PathBuf> {
     let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
@@ -353,6 +517,7 @@ fn build(
     let parts = partition(fixtures, parallelism());
     let mut deps = String::new();
     let mut table = String::new();
+    let mut uri_table = String::new();
     for (k, part) in parts.iter().enumerate() {
         let name = format!("{package}-part{k}");
         let part_dir = crate_dir.join("parts").join(format!("part{k}"));
@@ -375,19 +540,26 @@ fn build(
             dir.display()
         );
         let mut servers = String::new();
+        let mut uris = String::new();
         for (alias, _) in part {
             let module = mcp_bindgen_core::naming::alias_module(alias);
             lib.push_str(&format!("mcp_bindgen::mcp_tools!({alias:?});\n"));
             servers.push_str(&format!("        ({alias:?}, {module}::TYPED_TOOLS),\n"));
+            for (i, case) in cases.iter().enumerate().filter(|(_, c)| c.server == *alias) {
+                uris.push_str(&format!("        ({i}, {}),\n", case.expression()));
+            }
         }
         lib.push_str(&format!(
             "\n/// The servers of this part and their typed tools.\n\
-             pub fn servers() -> Vec<(&'static str, &'static [mcp_bindgen::toolbox::TypedTool])> {{\n    vec![\n{servers}    ]\n}}\n"
+             pub fn servers() -> Vec<(&'static str, &'static [mcp_bindgen::toolbox::TypedTool])> {{\n    vec![\n{servers}    ]\n}}\n\n\
+             /// The URIs the generated templates' `Args` make of the checked values, by case.\n\
+             pub fn template_uris() -> Vec<(usize, String)> {{\n    vec![\n{uris}    ]\n}}\n"
         ));
         write_if_changed(&part_src.join("lib.rs"), &lib)?;
         let ident = name.replace('-', "_");
         deps.push_str(&format!("{name} = {{ path = \"parts/part{k}\" }}\n"));
         table.push_str(&format!("    servers.extend({ident}::servers());\n"));
+        uri_table.push_str(&format!("        uris.extend({ident}::template_uris());\n"));
     }
     let manifest = format!(
         "# Written by `verify --deep`: the round trip of every fixture's generated types.\n\
@@ -397,7 +569,15 @@ fn build(
     );
     let main = format!(
         "//! Written by `verify --deep` for the fixtures in {}.\n\n\
-         fn main() -> std::process::ExitCode {{\n    let mut servers = Vec::new();\n{table}    mcp_bindgen::__private::roundtrip_stdio(&servers)\n}}\n",
+         fn main() -> std::process::ExitCode {{\n\
+         \x20   if std::env::args().nth(1).as_deref() == Some(\"--template-uris\") {{\n\
+         \x20       let mut uris = Vec::new();\n{uri_table}\
+         \x20       for (case, uri) in uris {{\n\
+         \x20           println!(\"{{}}\", mcp_bindgen::__private::serde_json::json!({{\"case\": case, \"uri\": uri}}));\n\
+         \x20       }}\n\
+         \x20       return std::process::ExitCode::SUCCESS;\n\
+         \x20   }}\n\
+         \x20   let mut servers = Vec::new();\n{table}    mcp_bindgen::__private::roundtrip_stdio(&servers)\n}}\n",
         dir.display()
     );
     write_if_changed(&crate_dir.join("Cargo.toml"), &manifest)?;
@@ -573,6 +753,38 @@ pub(crate) fn usable(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each value set names every field of `Args` (required ones a `String`, optional ones
+    /// an `Option`, some left out) and expects what expansion makes of it.
+    #[test]
+    fn template_cases_fill_every_field_and_expect_the_expansion() {
+        let doc = json!({"server": {"alias": "shop"}, "tools": [],
+        "resourceTemplates": [
+            {"name": "order", "uriTemplate": "shop://orders/{orderId}{?expand}"},
+            {"name": "home", "uriTemplate": "shop://home"}
+        ]});
+        let f = Fixture::from_slice(doc.to_string().as_bytes(), Path::new("shop.json"))
+            .expect("fixture");
+        let cases = template_cases(&[("shop".to_string(), f)]);
+        // One set per value; the template without variables has nothing to check.
+        assert_eq!(cases.len(), TEMPLATE_VALUES.len());
+        assert!(cases.iter().all(|c| c.template == "order"));
+        assert_eq!(
+            cases[0].expression(),
+            r#"shop::resources::order::Args { order_id: "plain".to_string(), expand: Some("two words & more".to_string()) }.uri()"#
+        );
+        assert_eq!(
+            cases[0].expected,
+            "shop://orders/plain?expand=two%20words%20%26%20more"
+        );
+        // Every third optional value is left out, and the query goes with it.
+        assert!(cases[1].expression().contains("expand: None"));
+        assert_eq!(cases[1].expected, "shop://orders/two%20words%20%26%20more");
+        assert_eq!(
+            cases[1].describe(),
+            r#"orderId="two words & more", expand=None"#
+        );
+    }
 
     /// A fixture whose JSON is about `size` bytes long.
     fn fixture(alias: &str, size: usize) -> (String, Fixture) {

@@ -29,7 +29,10 @@ E errors`; exits 1 when a tool cannot be generated.
                          schema go through the types (a program built under
                          <target>/mcp-bindgen/deep/) and must come back valid and equal, up
                          to optional nulls and defaults. Adds the line
-                         `round-trip: N tools, P passed, F failed, S skipped`.
+                         `round-trip: N tools, P passed, F failed, S skipped`. Each
+                         resource template's generated `Args` must make the URI that
+                         RFC 6570 expansion makes of the same values (the line
+                         `round-trip: N resource templates, P passed, F failed`).
                          (The CLI's `verify-deep` feature.)
   --max-skipped PCT      with --deep: fail when more than PCT % of the tools had no
                          instance to check (default {DEFAULT_MAX_SKIPPED_PCT})
@@ -139,6 +142,9 @@ fn round_trip(
     }
     outln!("{}", summary.summary_line());
     outln!("{}", report.summary_line());
+    if let Some(line) = report.templates_line() {
+        outln!("{line}");
+    }
     let why = if strict {
         (report.skipped() > 0).then(|| {
             format!(
@@ -153,7 +159,7 @@ fn round_trip(
     if let Some(why) = &why {
         errln!("error: {why}");
     }
-    Ok(report.failed() > 0 || why.is_some())
+    Ok(report.failed() > 0 || report.templates_failed() > 0 || why.is_some())
 }
 
 /// Why `--deep` cannot run in a build without the `verify-deep` feature, and the fix.

@@ -43,6 +43,7 @@ pub use emit::{
     Generated, Options, Stats, ToolReport, Typing, expand_to_string, format_tokens, generate,
 };
 pub use error::{ArgumentCollision, Error, Result};
+pub use resources::{TemplatePlan, TemplateVariable, plan_templates};
 
 // The shared modules under the paths this crate has always used internally (not re-exported).
 use mcp_bindgen_core::{fixture, headers, schema};

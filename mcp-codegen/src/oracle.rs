@@ -333,11 +333,27 @@ pub struct ToolRoundTrip {
     pub verdict: Verdict,
 }
 
+/// The check of one resource template's generated `Args::uri`: values set through its
+/// fields must make the URI that RFC 6570 expansion of the `uriTemplate` makes of them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TemplateRoundTrip {
+    /// The fixture's server alias.
+    pub server: String,
+    /// The template's name.
+    pub template: String,
+    /// How many sets of values were checked.
+    pub checked: usize,
+    /// Each set whose URI differed: the values, what `Args::uri` made, what was expected.
+    pub failures: Vec<String>,
+}
+
 /// Every tool's round trip; [`RoundTrip::summary_line`] is the line tooling parses.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RoundTrip {
     /// Per tool, in fixture then tool order.
     pub tools: Vec<ToolRoundTrip>,
+    /// Per generated resource template with variables, in fixture then template order.
+    pub templates: Vec<TemplateRoundTrip>,
 }
 
 impl RoundTrip {
@@ -358,6 +374,26 @@ impl RoundTrip {
     /// Tools without any instance to check.
     pub fn skipped(&self) -> usize {
         self.count(|v| matches!(v, Verdict::Skipped(_)))
+    }
+
+    /// Templates with at least one set of values whose URI differed.
+    pub fn templates_failed(&self) -> usize {
+        self.templates
+            .iter()
+            .filter(|t| !t.failures.is_empty())
+            .count()
+    }
+
+    /// `round-trip: N resource templates, P passed, F failed` — `None` without templates.
+    pub fn templates_line(&self) -> Option<String> {
+        (!self.templates.is_empty()).then(|| {
+            format!(
+                "round-trip: {} resource templates, {} passed, {} failed",
+                self.templates.len(),
+                self.templates.len() - self.templates_failed(),
+                self.templates_failed()
+            )
+        })
     }
 
     /// `round-trip: N tools, P passed, F failed, S skipped` — parsed by tooling, keep
@@ -405,6 +441,14 @@ impl RoundTrip {
                         ));
                     }
                 }
+            }
+        }
+        for t in &self.templates {
+            for f in t.failures.iter().take(per_tool) {
+                out.push(format!(
+                    "{}/resource template {}: FAILED {f}",
+                    t.server, t.template
+                ));
             }
         }
         out
@@ -508,5 +552,22 @@ mod tests {
         assert_eq!(lines.len(), 2, "{lines:?}");
         assert!(lines[1].contains("s/c (arguments): FAILED at /: rejected"));
         assert!(lines[1].contains("can only flatten"));
+        assert_eq!(r.templates_line(), None);
+        for (template, failures) in [("ok", vec![]), ("bad", vec!["x".to_string()])] {
+            r.templates.push(TemplateRoundTrip {
+                server: "s".into(),
+                template: template.into(),
+                checked: 7,
+                failures,
+            });
+        }
+        assert_eq!(
+            r.templates_line().as_deref(),
+            Some("round-trip: 2 resource templates, 1 passed, 1 failed")
+        );
+        assert_eq!(
+            r.detail_lines(5).last().map(String::as_str),
+            Some("s/resource template bad: FAILED x")
+        );
     }
 }

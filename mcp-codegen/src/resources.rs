@@ -39,6 +39,42 @@ pub(crate) struct ResourcesOut {
     pub module: Option<TokenStream>,
     /// Warnings for templates that could not be generated.
     pub warnings: Vec<Warning>,
+    /// The generated templates, in fixture order.
+    pub plans: Vec<TemplatePlan>,
+}
+
+/// A resource template as `mcp_tools!` types it: its module in `resources` and the field of
+/// each variable in its `Args` (what `verify --deep` fills in to check `Args::uri`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TemplatePlan {
+    /// The template's name on the server.
+    pub name: String,
+    /// Its module's name in `resources` (a raw identifier when it is a keyword).
+    pub module: String,
+    /// Its `uriTemplate`.
+    pub uri_template: String,
+    /// Its variables in template order; empty when it has none (then the module has a
+    /// `URI` constant instead of `Args`).
+    pub variables: Vec<TemplateVariable>,
+}
+
+/// A variable of a generated resource template.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TemplateVariable {
+    /// The variable's name in the template.
+    pub name: String,
+    /// Its field in `Args` (a raw identifier when it is a keyword).
+    pub field: String,
+    /// Whether the field is an `Option<String>` (a query-like expression: `{?x}`, `{&x}`,
+    /// `{;x}`).
+    pub optional: bool,
+}
+
+/// The resource templates `mcp_tools!` generates from `templates` (a fixture's
+/// `resourceTemplates`), in fixture order, with their Rust names; the others are left out
+/// (the macro warns about them).
+pub fn plan_templates(templates: &[ResourceTemplate]) -> Vec<TemplatePlan> {
+    emit(templates).plans
 }
 
 /// Emits the `resources` module for `templates` (fixture order), if any is generated.
@@ -48,6 +84,7 @@ pub(crate) fn emit(templates: &[ResourceTemplate]) -> ResourcesOut {
     let mut modules = Vec::new();
     let mut methods = Vec::new();
     let mut uris = Vec::new();
+    let mut plans = Vec::new();
     for template in templates {
         let skipped = |message: String| Warning {
             tool: template.name.clone(),
@@ -65,11 +102,12 @@ pub(crate) fn emit(templates: &[ResourceTemplate]) -> ResourcesOut {
             continue;
         }
         match emit_template(template, &rust) {
-            Ok((module, method)) => {
+            Ok((module, method, plan)) => {
                 taken.insert(naming::unraw(&rust).to_string(), &template.name);
                 uris.push(template.uri_template.as_str());
                 modules.push(module);
                 methods.push(method);
+                plans.push(plan);
             }
             Err(message) => warnings.push(skipped(message)),
         }
@@ -78,6 +116,7 @@ pub(crate) fn emit(templates: &[ResourceTemplate]) -> ResourcesOut {
         return ResourcesOut {
             module: None,
             warnings,
+            plans,
         };
     }
     // A template that takes the name keeps it; completion is then `session().complete_argument`.
@@ -114,14 +153,15 @@ pub(crate) fn emit(templates: &[ResourceTemplate]) -> ResourcesOut {
     ResourcesOut {
         module: Some(module),
         warnings,
+        plans,
     }
 }
 
-/// One template's module and method; `Err` says why it cannot be generated.
+/// One template's module, method and plan; `Err` says why it cannot be generated.
 fn emit_template(
     template: &ResourceTemplate,
     rust: &str,
-) -> Result<(TokenStream, TokenStream), String> {
+) -> Result<(TokenStream, TokenStream, TemplatePlan), String> {
     let parsed = UriTemplate::parse(&template.uri_template).map_err(|e| {
         format!(
             "its uriTemplate \"{}\" cannot be expanded ({e})",
@@ -131,9 +171,15 @@ fn emit_template(
     let mut fields: BTreeMap<String, &str> = BTreeMap::new();
     let mut field_tokens = Vec::new();
     let mut lookups = Vec::new();
+    let mut planned = Vec::new();
     let variables = parsed.variables();
     for var in &variables {
         let field = naming::field_name(&var.name);
+        planned.push(TemplateVariable {
+            name: var.name.clone(),
+            field: field.clone(),
+            optional: var.optional(),
+        });
         if let Some(first) = fields.get(naming::unraw(&field)) {
             return Err(format!(
                 "variables \"{first}\" and \"{}\" both map to the Rust field `{}`",
@@ -260,7 +306,13 @@ fn emit_template(
             }
         }
     };
-    Ok((module, method))
+    let plan = TemplatePlan {
+        name: template.name.clone(),
+        module: rust.to_string(),
+        uri_template: template.uri_template.clone(),
+        variables: planned,
+    };
+    Ok((module, method, plan))
 }
 
 #[cfg(test)]

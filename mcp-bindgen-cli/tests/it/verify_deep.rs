@@ -115,3 +115,33 @@ fn schemas_past_the_nesting_limit_fall_back_before_the_compiler_sees_them() {
     );
     assert!(text.contains(&format!("output untyped: {limit}")), "{text}");
 }
+
+/// Resource templates: each generated `Args` filled with values that need encoding (and
+/// optional ones left out) makes the URI RFC 6570 expansion makes; a keyword variable and
+/// a camel-case one go through their renamed fields; the template the generator cannot
+/// expand (an explode modifier) is not counted.
+#[test]
+fn deep_verify_checks_the_uris_of_resource_templates() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let fixture = serde_json::json!({
+        "tools": [{"name": "noop", "inputSchema": {"type": "object"}}],
+        "resourceTemplates": [
+            {"name": "file", "uriTemplate": "repo://{owner}/{repo}/files{/dir}{+path}{#fragment}"},
+            {"name": "search", "uriTemplate": "repo://search{?q,type,pageSize}{&sort}"},
+            {"name": "matrix", "uriTemplate": "repo://m{;x,y}{.ext}"},
+            {"name": "exploded", "uriTemplate": "repo://e{/list*}"}
+        ]
+    });
+    std::fs::write(dir.path().join("repo.json"), fixture.to_string()).expect("write fixture");
+    let (code, stdout, text) = verify(&["--deep", "--strict"], dir.path());
+    assert_eq!(code, Some(0), "{text}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert!(
+        lines.ends_with(&[
+            "1 tools: 1 typed, 0 fallback, 0 errors",
+            "round-trip: 1 tools, 1 passed, 0 failed, 0 skipped",
+            "round-trip: 3 resource templates, 3 passed, 0 failed",
+        ]),
+        "{text}"
+    );
+}
