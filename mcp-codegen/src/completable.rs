@@ -64,7 +64,8 @@ pub(crate) fn complete_method(what: &str, example: &str) -> TokenStream {
     let doc = doc_lines(&format!(
         "What the server suggests for {what} as a user types `value` (`completion/complete`); \
          `context` gives the values of the other ones. The argument is one of the generated \
-         enums (`{example}`). A server without completions suggests nothing."
+         enums (`{example}`). A server without completions suggests nothing; a `Fake` \
+         answers with its `on_complete` stub."
     ));
     quote! {
         #(#doc)*
@@ -74,7 +75,7 @@ pub(crate) fn complete_method(what: &str, example: &str) -> TokenStream {
             value: &str,
             context: &[(A, &str)],
         ) -> ::mcp_bindgen::Result<::mcp_bindgen::Completion> {
-            self.session.complete_argument(argument, value, context).await
+            self.source.complete(argument, value, context).await
         }
     }
 }

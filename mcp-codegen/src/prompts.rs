@@ -19,7 +19,7 @@
 //! after renaming, is not left out silently: it is reported as a warning (the macro shows
 //! it) and stays reachable through `Session::get_prompt`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -36,11 +36,16 @@ pub(crate) struct PromptsOut {
     pub module: Option<TokenStream>,
     /// Warnings for prompts that could not be generated.
     pub warnings: Vec<Warning>,
+    /// `Fake`'s `on_prompt_<prompt>` stub builders.
+    pub fake_methods: Vec<TokenStream>,
 }
 
-/// Emits the `prompts` module for `prompts` (fixture order), if any of them is generated.
-pub(crate) fn emit(prompts: &[Prompt]) -> PromptsOut {
+/// Emits the `prompts` module for `prompts` (fixture order), if any of them is generated;
+/// `fake_taken`: the names of `Fake`'s methods so far (a stub builder that would take one
+/// is left out: `fake.server().stub_prompt` remains).
+pub(crate) fn emit(prompts: &[Prompt], fake_taken: &BTreeSet<String>) -> PromptsOut {
     let mut warnings = Vec::new();
+    let mut fake_methods = Vec::new();
     let mut taken: BTreeMap<String, &str> = BTreeMap::new();
     let mut modules = Vec::new();
     let mut methods = Vec::new();
@@ -62,10 +67,14 @@ pub(crate) fn emit(prompts: &[Prompt]) -> PromptsOut {
         }
         taken.insert(naming::unraw(&rust).to_string(), &prompt.name);
         match emit_prompt(prompt, &rust) {
-            Ok((module, method)) => {
+            Ok((module, method, no_args)) => {
                 names.push(prompt.name.as_str());
                 modules.push(module);
                 methods.push(method);
+                let stub = format!("on_prompt_{}", naming::unraw(&rust));
+                if !fake_taken.contains(&stub) {
+                    fake_methods.push(fake_stub(&stub, &rust, no_args));
+                }
             }
             Err(message) => warnings.push(Warning {
                 tool: prompt.name.clone(),
@@ -81,6 +90,7 @@ pub(crate) fn emit(prompts: &[Prompt]) -> PromptsOut {
         return PromptsOut {
             module: None,
             warnings,
+            fake_methods,
         };
     }
     // A prompt that takes the name keeps it; completion is then `session().complete_argument`.
@@ -98,7 +108,7 @@ pub(crate) fn emit(prompts: &[Prompt]) -> PromptsOut {
             /// The server's prompts: one async method per prompt, arguments typed.
             #[derive(Clone, Copy, Debug)]
             pub struct Prompts<'a> {
-                pub(super) session: &'a ::mcp_bindgen::Session,
+                pub(super) source: ::mcp_bindgen::fake::Source<'a>,
             }
 
             impl Prompts<'_> {
@@ -113,11 +123,39 @@ pub(crate) fn emit(prompts: &[Prompt]) -> PromptsOut {
     PromptsOut {
         module: Some(module),
         warnings,
+        fake_methods,
     }
 }
 
-/// One prompt's module and method; `Err` says why it cannot be generated.
-fn emit_prompt(prompt: &Prompt, rust: &str) -> Result<(TokenStream, TokenStream), String> {
+/// `Fake::on_prompt_<prompt>`: a typed stub for the prompt.
+fn fake_stub(stub: &str, rust: &str, no_args: bool) -> TokenStream {
+    let name = ident(stub);
+    let m = ident(rust);
+    let doc = doc_lines(&format!(
+        "Answers [`prompts::Prompts::{rust}`] with `stub`."
+    ));
+    if no_args {
+        quote! {
+            #(#doc)*
+            pub fn #name(self, stub: impl StubNoArgs<::mcp_bindgen::PromptResult>) -> Self {
+                self.0.stub_prompt(prompts::#m::NAME, move |_: NoArgs| stub());
+                self
+            }
+        }
+    } else {
+        quote! {
+            #(#doc)*
+            pub fn #name(self, stub: impl Stub<prompts::#m::Args, ::mcp_bindgen::PromptResult>) -> Self {
+                self.0.stub_prompt(prompts::#m::NAME, stub);
+                self
+            }
+        }
+    }
+}
+
+/// One prompt's module and method, and whether it takes no arguments; `Err` says why it
+/// cannot be generated.
+fn emit_prompt(prompt: &Prompt, rust: &str) -> Result<(TokenStream, TokenStream, bool), String> {
     let mut fields: BTreeMap<String, &PromptArgument> = BTreeMap::new();
     let mut field_tokens = Vec::new();
     for arg in &prompt.arguments {
@@ -215,18 +253,18 @@ fn emit_prompt(prompt: &Prompt, rust: &str) -> Result<(TokenStream, TokenStream)
         quote! {
             #(#doc)*
             pub async fn #m(&self) -> ::mcp_bindgen::Result<::mcp_bindgen::PromptResult> {
-                self.session.prompt(#m::NAME, &::mcp_bindgen::NoArgs {}).await
+                self.source.prompt(#m::NAME, &::mcp_bindgen::NoArgs {}).await
             }
         }
     } else {
         quote! {
             #(#doc)*
             pub async fn #m(&self, args: #m::Args) -> ::mcp_bindgen::Result<::mcp_bindgen::PromptResult> {
-                self.session.prompt(#m::NAME, &args).await
+                self.source.prompt(#m::NAME, &args).await
             }
         }
     };
-    Ok((module, method))
+    Ok((module, method, no_args))
 }
 
 fn argument_doc(arg: &PromptArgument) -> String {
@@ -247,6 +285,11 @@ fn argument_doc(arg: &PromptArgument) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`super::emit`] with no `Fake` method taken.
+    fn emit(items: &[Prompt]) -> PromptsOut {
+        super::emit(items, &BTreeSet::new())
+    }
     use crate::fixture::Fixture;
     use std::path::Path;
 

@@ -21,7 +21,7 @@
 //! an explode modifier), or whose name or variables collide in Rust, is reported as a
 //! warning (the macro shows it) and stays readable through `Session::read`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use mcp_bindgen_core::uri_template::UriTemplate;
 use proc_macro2::TokenStream;
@@ -41,6 +41,8 @@ pub(crate) struct ResourcesOut {
     pub warnings: Vec<Warning>,
     /// The generated templates, in fixture order.
     pub plans: Vec<TemplatePlan>,
+    /// `Fake`'s `on_resource_<template>` stub builders.
+    pub fake_methods: Vec<TokenStream>,
 }
 
 /// A resource template as `mcp_tools!` types it: its module in `resources` and the field of
@@ -74,12 +76,15 @@ pub struct TemplateVariable {
 /// `resourceTemplates`), in fixture order, with their Rust names; the others are left out
 /// (the macro warns about them).
 pub fn plan_templates(templates: &[ResourceTemplate]) -> Vec<TemplatePlan> {
-    emit(templates).plans
+    emit(templates, &BTreeSet::new()).plans
 }
 
-/// Emits the `resources` module for `templates` (fixture order), if any is generated.
-pub(crate) fn emit(templates: &[ResourceTemplate]) -> ResourcesOut {
+/// Emits the `resources` module for `templates` (fixture order), if any is generated;
+/// `fake_taken`: the names of `Fake`'s methods so far (a stub builder that would take one
+/// is left out: `fake.server().stub_resource` remains).
+pub(crate) fn emit(templates: &[ResourceTemplate], fake_taken: &BTreeSet<String>) -> ResourcesOut {
     let mut warnings = Vec::new();
+    let mut fake_methods = Vec::new();
     let mut taken: BTreeMap<String, &str> = BTreeMap::new();
     let mut modules = Vec::new();
     let mut methods = Vec::new();
@@ -103,6 +108,10 @@ pub(crate) fn emit(templates: &[ResourceTemplate]) -> ResourcesOut {
         }
         match emit_template(template, &rust) {
             Ok((module, method, plan)) => {
+                let stub = format!("on_resource_{}", naming::unraw(&rust));
+                if !fake_taken.contains(&stub) {
+                    fake_methods.push(fake_stub(&stub, &rust, plan.variables.is_empty()));
+                }
                 taken.insert(naming::unraw(&rust).to_string(), &template.name);
                 uris.push(template.uri_template.as_str());
                 modules.push(module);
@@ -117,6 +126,7 @@ pub(crate) fn emit(templates: &[ResourceTemplate]) -> ResourcesOut {
             module: None,
             warnings,
             plans,
+            fake_methods,
         };
     }
     // A template that takes the name keeps it; completion is then `session().complete_argument`.
@@ -138,7 +148,7 @@ pub(crate) fn emit(templates: &[ResourceTemplate]) -> ResourcesOut {
             /// variables typed.
             #[derive(Clone, Copy, Debug)]
             pub struct Resources<'a> {
-                pub(super) session: &'a ::mcp_bindgen::Session,
+                pub(super) source: ::mcp_bindgen::fake::Source<'a>,
             }
 
             impl Resources<'_> {
@@ -154,6 +164,33 @@ pub(crate) fn emit(templates: &[ResourceTemplate]) -> ResourcesOut {
         module: Some(module),
         warnings,
         plans,
+        fake_methods,
+    }
+}
+
+/// `Fake::on_resource_<template>`: a typed stub for reads of the template.
+fn fake_stub(stub: &str, rust: &str, no_variables: bool) -> TokenStream {
+    let name = ident(stub);
+    let m = ident(rust);
+    let doc = doc_lines(&format!(
+        "Answers [`resources::Resources::{rust}`] with `stub`."
+    ));
+    if no_variables {
+        quote! {
+            #(#doc)*
+            pub fn #name(self, stub: impl StubNoArgs<::mcp_bindgen::ResourceContents>) -> Self {
+                self.0.stub_resource(resources::#m::NAME, move |_: NoArgs| stub());
+                self
+            }
+        }
+    } else {
+        quote! {
+            #(#doc)*
+            pub fn #name(self, stub: impl Stub<resources::#m::Args, ::mcp_bindgen::ResourceContents>) -> Self {
+                self.0.stub_resource(resources::#m::NAME, stub);
+                self
+            }
+        }
     }
 }
 
@@ -295,14 +332,14 @@ fn emit_template(
         quote! {
             #(#doc)*
             pub async fn #m(&self) -> ::mcp_bindgen::Result<::mcp_bindgen::ResourceContents> {
-                self.session.read(#m::URI).await
+                self.source.read_template(#m::NAME, &::mcp_bindgen::NoArgs {}, #m::URI.to_string()).await
             }
         }
     } else {
         quote! {
             #(#doc)*
             pub async fn #m(&self, args: &#m::Args) -> ::mcp_bindgen::Result<::mcp_bindgen::ResourceContents> {
-                self.session.read(&args.uri()).await
+                self.source.read_template(#m::NAME, args, args.uri()).await
             }
         }
     };
@@ -318,6 +355,11 @@ fn emit_template(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`super::emit`] with no `Fake` method taken.
+    fn emit(items: &[ResourceTemplate]) -> ResourcesOut {
+        super::emit(items, &BTreeSet::new())
+    }
     use crate::fixture::Fixture;
     use std::path::Path;
 
@@ -407,5 +449,32 @@ mod tests {
     #[test]
     fn no_template_no_module() {
         assert!(emit(&[]).module.is_none());
+    }
+
+    /// Each generated template gets a typed `Fake` stub builder, unless a tool's stub
+    /// builder has its name.
+    #[test]
+    fn fake_stub_builders_leave_a_tools_name_alone() {
+        let two = templates(
+            r#"[{"name":"issue","uriTemplate":"gh://{number}"},
+               {"name":"readme","uriTemplate":"file:///README.md"}]"#,
+        );
+        let out = emit(&two);
+        let stubs: Vec<String> = out
+            .fake_methods
+            .iter()
+            .map(|m| crate::tokens::collapsed_pretty(quote!(impl F { #m })))
+            .collect();
+        assert_eq!(stubs.len(), 2);
+        assert!(
+            stubs[0].contains("pub fn on_resource_issue( self, stub: impl Stub<resources::issue::Args, ::mcp_bindgen::ResourceContents>, ) -> Self"),
+            "{stubs:?}"
+        );
+        assert!(
+            stubs[1].contains("stub: impl StubNoArgs<::mcp_bindgen::ResourceContents>"),
+            "{stubs:?}"
+        );
+        let taken: BTreeSet<String> = ["on_resource_issue".to_string()].into();
+        assert_eq!(super::emit(&two, &taken).fake_methods.len(), 1);
     }
 }

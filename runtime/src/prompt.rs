@@ -39,6 +39,17 @@ pub struct PromptResult {
 }
 
 impl PromptResult {
+    /// One message from the user with `text` (what a `Fake`'s prompt stub returns, say).
+    pub fn from_user_text(text: impl Into<String>) -> Self {
+        PromptResult {
+            description: None,
+            messages: vec![PromptMessage {
+                role: Role::User,
+                content: Content::Text { text: text.into() },
+            }],
+        }
+    }
+
     /// Every message as text (binary content summarized), one `role: text` line each.
     pub fn text(&self) -> String {
         self.messages

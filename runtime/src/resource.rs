@@ -42,6 +42,17 @@ pub enum ResourceContent {
 }
 
 impl ResourceContents {
+    /// One text part at `uri` (what a `Fake`'s resource stub returns, say).
+    pub fn from_text(uri: impl Into<String>, text: impl Into<String>) -> Self {
+        ResourceContents {
+            contents: vec![ResourceContent::Text {
+                uri: uri.into(),
+                mime_type: None,
+                text: text.into(),
+            }],
+        }
+    }
+
     /// The text parts, in order.
     fn texts(&self) -> impl Iterator<Item = &str> {
         self.contents.iter().filter_map(|c| match c {

@@ -27,6 +27,10 @@ pub(super) struct Items<'a> {
     pub(super) prompts_module: Option<&'a TokenStream>,
     /// The resources module, when a resource template is generated.
     pub(super) resources_module: Option<&'a TokenStream>,
+    /// `Fake`'s stub builders of prompts and resource templates.
+    pub(super) fake_stubs: &'a [TokenStream],
+    /// Whether `Fake` gets `on_complete`.
+    pub(super) on_complete: bool,
     /// [`Fixture::tools_hash`].
     pub(super) hash: &'a str,
     /// The generated tools' tokens, when counted.
@@ -59,6 +63,8 @@ pub(super) fn server_module(
         tool_items,
         prompts_module,
         resources_module,
+        fake_stubs,
+        on_complete,
         hash,
         tokens,
     } = items;
@@ -95,21 +101,65 @@ pub(super) fn server_module(
         Some(revision) => quote!(::core::option::Option::Some(#revision)),
         None => quote!(::core::option::Option::None),
     };
-    let prompts_accessor = prompts_module.is_some().then(|| {
-        quote! {
-            /// The server's prompts, with typed arguments (one method per prompt of the
-            /// fixture).
-            pub fn prompts(&self) -> prompts::Prompts<'_> {
-                prompts::Prompts { session: &self.session }
+    let accessors = |source: TokenStream, fake: bool| {
+        let prompts = prompts_module.is_some().then(|| {
+            let whose = if fake {
+                ", answered by the stubs (`on_prompt_<prompt>`, `on_complete`)"
+            } else {
+                ""
+            };
+            let doc = doc_lines(&format!(
+                "The server's prompts, with typed arguments (one method per prompt of the \
+                 fixture){whose}."
+            ));
+            quote! {
+                #(#doc)*
+                pub fn prompts(&self) -> prompts::Prompts<'_> {
+                    prompts::Prompts { source: #source }
+                }
             }
-        }
-    });
-    let resources_accessor = resources_module.is_some().then(|| {
+        });
+        let resources = resources_module.is_some().then(|| {
+            let whose = if fake {
+                ", answered by the stubs (`on_resource_<template>`, `on_complete`)"
+            } else {
+                ""
+            };
+            let doc = doc_lines(&format!(
+                "The server's resource templates, their variables typed (one method per \
+                 template of the fixture){whose}."
+            ));
+            quote! {
+                #(#doc)*
+                pub fn resources(&self) -> resources::Resources<'_> {
+                    resources::Resources { source: #source }
+                }
+            }
+        });
+        quote!(#prompts #resources)
+    };
+    let client_accessors = accessors(
+        quote!(::mcp_bindgen::fake::Source::Live(&self.session)),
+        false,
+    );
+    let fake_accessors = accessors(quote!(::mcp_bindgen::fake::Source::Fake(&self.0)), true);
+    let on_complete = on_complete.then(|| {
+        let of = match (prompts_module.is_some(), resources_module.is_some()) {
+            (true, true) => "[`Fake::prompts`] and [`Fake::resources`]",
+            (true, false) => "[`Fake::prompts`]",
+            _ => "[`Fake::resources`]",
+        };
+        let doc = doc_lines(&format!(
+            "Answers every `complete` of {of} (argument completion) with `stub`."
+        ));
         quote! {
-            /// The server's resource templates, their variables typed (one method per
-            /// template of the fixture).
-            pub fn resources(&self) -> resources::Resources<'_> {
-                resources::Resources { session: &self.session }
+            #(#doc)*
+            pub fn on_complete(
+                self,
+                stub: impl Fn(&::mcp_bindgen::fake::CompletionRequest) -> ::mcp_bindgen::Result<::mcp_bindgen::Completion> + Send + Sync + 'static,
+            ) -> Self {
+                self.0.stub_completion(stub);
+                self
             }
         }
     });
@@ -188,8 +238,7 @@ pub(super) fn server_module(
                     &self.session
                 }
 
-                #prompts_accessor
-                #resources_accessor
+                #client_accessors
 
                 __mcp_bindgen_methods__
             }
@@ -244,6 +293,12 @@ pub(super) fn server_module(
                 pub fn server(&self) -> &::mcp_bindgen::fake::FakeServer {
                     &self.0
                 }
+
+                #fake_accessors
+
+                #on_complete
+
+                #(#fake_stubs)*
 
                 __mcp_bindgen_fake_methods__
             }

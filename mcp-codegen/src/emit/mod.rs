@@ -236,10 +236,20 @@ pub(crate) fn plan(fixture: &Fixture, alias: &str, options: &Options) -> Result<
         ));
     }
 
-    let prompts = crate::prompts::emit(&fixture.prompts);
+    // `Fake`'s tool stubs (`on_<tool>`): a prompt's or template's stub builder that would
+    // take one of their names is left out.
+    let fake_taken: std::collections::BTreeSet<String> = fn_names
+        .iter()
+        .map(|n| format!("on_{}", crate::naming::unraw(n)))
+        .collect();
+    let prompts = crate::prompts::emit(&fixture.prompts, &fake_taken);
     warnings.extend(prompts.warnings);
-    let resources = crate::resources::emit(&fixture.resource_templates);
+    let resources = crate::resources::emit(&fixture.resource_templates, &fake_taken);
     warnings.extend(resources.warnings);
+    let mut fake_stubs = prompts.fake_methods;
+    fake_stubs.extend(resources.fake_methods);
+    let on_complete = !fake_taken.contains("on_complete")
+        && (prompts.module.is_some() || resources.module.is_some());
 
     let code = client::server_module(
         fixture,
@@ -253,6 +263,8 @@ pub(crate) fn plan(fixture: &Fixture, alias: &str, options: &Options) -> Result<
             tool_items: &tool_items,
             prompts_module: prompts.module.as_ref(),
             resources_module: resources.module.as_ref(),
+            fake_stubs: &fake_stubs,
+            on_complete,
             hash: &hash,
             tokens: total,
         },

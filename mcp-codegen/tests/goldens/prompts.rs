@@ -71,11 +71,10 @@ pub mod prompts {
         pub fn session(&self) -> &::mcp_bindgen::Session {
             &self.session
         }
-        /// The server's prompts, with typed arguments (one method per prompt of the
-        /// fixture).
+        /// The server's prompts, with typed arguments (one method per prompt of the fixture).
         pub fn prompts(&self) -> prompts::Prompts<'_> {
             prompts::Prompts {
-                session: &self.session,
+                source: ::mcp_bindgen::fake::Source::Live(&self.session),
             }
         }
         /// A tool whose name is taken by Client::connect.
@@ -142,6 +141,54 @@ pub mod prompts {
         /// The engine underneath (more cassettes, JSON calls).
         pub fn server(&self) -> &::mcp_bindgen::fake::FakeServer {
             &self.0
+        }
+        /// The server's prompts, with typed arguments (one method per prompt of the fixture), answered by the stubs (`on_prompt_<prompt>`, `on_complete`).
+        pub fn prompts(&self) -> prompts::Prompts<'_> {
+            prompts::Prompts {
+                source: ::mcp_bindgen::fake::Source::Fake(&self.0),
+            }
+        }
+        /// Answers every `complete` of [`Fake::prompts`] (argument completion) with `stub`.
+        pub fn on_complete(
+            self,
+            stub: impl Fn(
+                &::mcp_bindgen::fake::CompletionRequest,
+            ) -> ::mcp_bindgen::Result<::mcp_bindgen::Completion> + Send + Sync + 'static,
+        ) -> Self {
+            self.0.stub_completion(stub);
+            self
+        }
+        /// Answers [`prompts::Prompts::args_prompt`] with `stub`.
+        pub fn on_prompt_args_prompt(
+            self,
+            stub: impl Stub<prompts::args_prompt::Args, ::mcp_bindgen::PromptResult>,
+        ) -> Self {
+            self.0.stub_prompt(prompts::args_prompt::NAME, stub);
+            self
+        }
+        /// Answers [`prompts::Prompts::resource_prompt`] with `stub`.
+        pub fn on_prompt_resource_prompt(
+            self,
+            stub: impl Stub<prompts::resource_prompt::Args, ::mcp_bindgen::PromptResult>,
+        ) -> Self {
+            self.0.stub_prompt(prompts::resource_prompt::NAME, stub);
+            self
+        }
+        /// Answers [`prompts::Prompts::simple_prompt`] with `stub`.
+        pub fn on_prompt_simple_prompt(
+            self,
+            stub: impl StubNoArgs<::mcp_bindgen::PromptResult>,
+        ) -> Self {
+            self.0.stub_prompt(prompts::simple_prompt::NAME, move |_: NoArgs| stub());
+            self
+        }
+        /// Answers [`prompts::Prompts::r#type`] with `stub`.
+        pub fn on_prompt_type(
+            self,
+            stub: impl Stub<prompts::r#type::Args, ::mcp_bindgen::PromptResult>,
+        ) -> Self {
+            self.0.stub_prompt(prompts::r#type::NAME, stub);
+            self
         }
         /// Answers [`Tools::connect_tool`] with `stub`.
         pub fn on_connect_tool(self, stub: impl StubNoArgs<ToolOutput>) -> Self {
@@ -249,7 +296,7 @@ pub mod prompts {
         /// The server's prompts: one async method per prompt, arguments typed.
         #[derive(Clone, Copy, Debug)]
         pub struct Prompts<'a> {
-            pub(super) session: &'a ::mcp_bindgen::Session,
+            pub(super) source: ::mcp_bindgen::fake::Source<'a>,
         }
         impl Prompts<'_> {
             /// A prompt with two arguments, one required and one optional
@@ -259,7 +306,7 @@ pub mod prompts {
                 &self,
                 args: args_prompt::Args,
             ) -> ::mcp_bindgen::Result<::mcp_bindgen::PromptResult> {
-                self.session.prompt(args_prompt::NAME, &args).await
+                self.source.prompt(args_prompt::NAME, &args).await
             }
             /// camelCase argument names
             ///
@@ -268,7 +315,7 @@ pub mod prompts {
                 &self,
                 args: resource_prompt::Args,
             ) -> ::mcp_bindgen::Result<::mcp_bindgen::PromptResult> {
-                self.session.prompt(resource_prompt::NAME, &args).await
+                self.source.prompt(resource_prompt::NAME, &args).await
             }
             /// A prompt with no arguments
             ///
@@ -276,7 +323,7 @@ pub mod prompts {
             pub async fn simple_prompt(
                 &self,
             ) -> ::mcp_bindgen::Result<::mcp_bindgen::PromptResult> {
-                self.session.prompt(simple_prompt::NAME, &::mcp_bindgen::NoArgs {}).await
+                self.source.prompt(simple_prompt::NAME, &::mcp_bindgen::NoArgs {}).await
             }
             /// Keyword and digit-leading names; every argument optional, so `Default` exists
             ///
@@ -285,16 +332,16 @@ pub mod prompts {
                 &self,
                 args: r#type::Args,
             ) -> ::mcp_bindgen::Result<::mcp_bindgen::PromptResult> {
-                self.session.prompt(r#type::NAME, &args).await
+                self.source.prompt(r#type::NAME, &args).await
             }
-            /// What the server suggests for a prompt's argument as a user types `value` (`completion/complete`); `context` gives the values of the other ones. The argument is one of the generated enums (`prompts::<prompt>::Argument`). A server without completions suggests nothing.
+            /// What the server suggests for a prompt's argument as a user types `value` (`completion/complete`); `context` gives the values of the other ones. The argument is one of the generated enums (`prompts::<prompt>::Argument`). A server without completions suggests nothing; a `Fake` answers with its `on_complete` stub.
             pub async fn complete<A: ::mcp_bindgen::CompletionArgument>(
                 &self,
                 argument: A,
                 value: &str,
                 context: &[(A, &str)],
             ) -> ::mcp_bindgen::Result<::mcp_bindgen::Completion> {
-                self.session.complete_argument(argument, value, context).await
+                self.source.complete(argument, value, context).await
             }
         }
         /// Types and constants of the prompt `args-prompt`.

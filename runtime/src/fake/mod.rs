@@ -11,6 +11,10 @@
 //!   made;
 //! * `Recorder`: forwards each call to a `Client` and appends it to a cassette.
 //!
+//! A module with prompts or resource templates gives `Fake` the `prompts()` and
+//! `resources()` of `Client` as well (both read through [`Source`]), answered by typed stubs
+//! (`on_prompt_<prompt>`, `on_resource_<template>`, `on_complete`).
+//!
 //! Code written against `impl demo::Tools` runs unchanged on all three:
 //!
 //! ```no_run
@@ -41,6 +45,7 @@
 //! agent loop (export, the model's tool call, dispatch) runs offline.
 
 mod cassette;
+mod reads;
 #[cfg(test)]
 mod tests;
 
@@ -61,6 +66,7 @@ use crate::session::{CallOptions, Encode, Session, TaskHandle};
 use crate::typed::TypedTool;
 
 pub use cassette::Tape;
+pub use reads::{CompletionRequest, Source};
 
 /// A stub of a tool with arguments `A` and result `R` (what a generated `Fake::on_<tool>`
 /// takes): any `Fn(A) -> Result<R> + Send + Sync + 'static`, closures included.
@@ -114,6 +120,15 @@ struct Inner {
     /// Keyed by (tool, canonical arguments).
     replies: Mutex<HashMap<(String, String), Replies>>,
     calls: Mutex<Vec<Call>>,
+    /// Resource template name → its typed stub.
+    resources: Mutex<HashMap<String, Box<dyn Any + Send + Sync>>>,
+    /// Prompt name → its typed stub.
+    prompts: Mutex<HashMap<String, Box<dyn Any + Send + Sync>>>,
+    completion: Mutex<Option<reads::CompleteFn>>,
+    /// The URIs read.
+    reads: Mutex<Vec<String>>,
+    /// The completions asked for.
+    completions: Mutex<Vec<CompletionRequest>>,
 }
 
 impl std::fmt::Debug for FakeServer {
@@ -145,6 +160,11 @@ impl FakeServer {
                 stubs: Mutex::new(HashMap::new()),
                 replies: Mutex::new(HashMap::new()),
                 calls: Mutex::new(Vec::new()),
+                resources: Mutex::new(HashMap::new()),
+                prompts: Mutex::new(HashMap::new()),
+                completion: Mutex::new(None),
+                reads: Mutex::new(Vec::new()),
+                completions: Mutex::new(Vec::new()),
             }),
         }
     }

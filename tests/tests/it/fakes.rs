@@ -631,3 +631,96 @@ async fn task_methods_are_answered_by_fakes_recorded_and_run_live() {
     })
     .await;
 }
+
+/// What an agent reads through a generated module's `resources()` and `prompts()`, written
+/// once against those types: a template read, a prompt, a completion.
+async fn everything_reader(
+    resources: everything::resources::Resources<'_>,
+    prompts: everything::prompts::Prompts<'_>,
+) -> mcp_bindgen::Result<(String, String, Vec<String>)> {
+    let text = resources
+        .dynamic_text_resource(&everything::resources::dynamic_text_resource::Args {
+            resource_id: "7".into(),
+        })
+        .await?
+        .text()
+        .unwrap_or_default();
+    let prompt = prompts.simple_prompt().await?.text();
+    use everything::prompts::completable_prompt::Argument;
+    let names = prompts
+        .complete(
+            Argument::Name,
+            "A",
+            &[(Argument::Department, "Engineering")],
+        )
+        .await?
+        .values;
+    Ok((text, prompt, names))
+}
+
+/// A `Fake` answers resource templates, prompts and completions from typed stubs: the same
+/// reader code runs on it and on server-everything; what it was asked is recorded; a read
+/// without a stub is an error naming the template and the fix.
+#[tokio::test]
+async fn a_fake_answers_resources_prompts_and_completions_from_typed_stubs() {
+    limited(async {
+        let fake = everything::Fake::new()
+            .on_resource_dynamic_text_resource(|args| {
+                Ok(mcp_bindgen::ResourceContents::from_text(
+                    args.uri(),
+                    format!("fake resource {}", args.resource_id),
+                ))
+            })
+            .on_prompt_simple_prompt(|| Ok(mcp_bindgen::PromptResult::from_user_text("hi")))
+            .on_complete(|request| {
+                assert_eq!(request.argument, "name");
+                assert_eq!(
+                    request.context,
+                    [("department".to_string(), "Engineering".to_string())]
+                );
+                Ok(mcp_bindgen::Completion {
+                    values: vec![format!("{}lice (fake)", request.value)],
+                    ..Default::default()
+                })
+            });
+        let (text, prompt, names) = everything_reader(fake.resources(), fake.prompts())
+            .await
+            .expect("the fake answers");
+        assert_eq!(text, "fake resource 7");
+        assert_eq!(prompt, "user: hi");
+        assert_eq!(names, ["Alice (fake)"]);
+        assert_eq!(fake.server().reads(), ["demo://resource/dynamic/text/7"]);
+        let asked = fake.server().completions();
+        assert_eq!(asked.len(), 1);
+        assert_eq!(
+            asked[0].reference,
+            mcp_bindgen::CompletionRef::prompt("completable-prompt")
+        );
+
+        // The same code on the live server.
+        let live = everything::Client::new(connect(&common::installed("everything")).await);
+        let (text, prompt, names) = everything_reader(live.resources(), live.prompts())
+            .await
+            .expect("server-everything answers");
+        assert!(text.starts_with("Resource 7:"), "{text}");
+        assert!(prompt.starts_with("user: "), "{prompt}");
+        assert_eq!(names, ["Alice"]);
+
+        // No stub: an error that names the template and the way to give it one.
+        let e = fake
+            .resources()
+            .dynamic_blob_resource(&everything::resources::dynamic_blob_resource::Args {
+                resource_id: "1".into(),
+            })
+            .await
+            .expect_err("no stub");
+        assert!(matches!(e, Error::Fake { .. }), "{e:?}");
+        let text = e.to_string();
+        assert!(
+            text.contains("no stub for resource template \"Dynamic Blob Resource\"")
+                && text.contains("on_resource_"),
+            "{text}"
+        );
+    })
+    .await;
+}
