@@ -1,7 +1,8 @@
-//! Typed argument completion, shared by the `prompts` and `resources` modules: each prompt's
-//! `Argument` enum and each resource template's `Variable` enum (the runtime's
-//! `CompletionArgument`), and the `complete` method of `Prompts` and `Resources`, so the
-//! argument a `completion/complete` names is checked at compile time.
+//! What the `prompts` and `resources` modules share: typed argument completion (each
+//! prompt's `Argument` enum and each resource template's `Variable` enum, the runtime's
+//! `CompletionArgument`, and the `complete` method of `Prompts` and `Resources`, so the
+//! argument a `completion/complete` names is checked at compile time), and `Fake`'s typed
+//! stub builders for prompts and templates.
 
 use std::collections::BTreeMap;
 
@@ -76,6 +77,54 @@ pub(crate) fn complete_method(what: &str, example: &str) -> TokenStream {
             context: &[(A, &str)],
         ) -> ::mcp_bindgen::Result<::mcp_bindgen::Completion> {
             self.source.complete(argument, value, context).await
+        }
+    }
+}
+
+/// What a `Fake` stub builder answers.
+#[derive(Clone, Copy)]
+pub(crate) enum Stubbed {
+    /// A prompt (`on_prompt_<prompt>`, a `PromptResult`).
+    Prompt,
+    /// A resource template (`on_resource_<template>`, `ResourceContents`).
+    Resource,
+}
+
+/// `Fake::<stub>` (`on_prompt_<prompt>`, `on_resource_<template>`): a typed stub for the
+/// prompt or template of module `rust`, taking its `Args` (nothing when `no_args`).
+pub(crate) fn fake_stub(what: Stubbed, stub: &str, rust: &str, no_args: bool) -> TokenStream {
+    let (module, accessor, result, setter) = match what {
+        Stubbed::Prompt => (
+            quote!(prompts),
+            "prompts::Prompts",
+            quote!(::mcp_bindgen::PromptResult),
+            quote!(stub_prompt),
+        ),
+        Stubbed::Resource => (
+            quote!(resources),
+            "resources::Resources",
+            quote!(::mcp_bindgen::ResourceContents),
+            quote!(stub_resource),
+        ),
+    };
+    let name = ident(stub);
+    let m = ident(rust);
+    let doc = doc_lines(&format!("Answers [`{accessor}::{rust}`] with `stub`."));
+    if no_args {
+        quote! {
+            #(#doc)*
+            pub fn #name(self, stub: impl StubNoArgs<#result>) -> Self {
+                self.0.#setter(#module::#m::NAME, move |_: NoArgs| stub());
+                self
+            }
+        }
+    } else {
+        quote! {
+            #(#doc)*
+            pub fn #name(self, stub: impl Stub<#module::#m::Args, #result>) -> Self {
+                self.0.#setter(#module::#m::NAME, stub);
+                self
+            }
         }
     }
 }

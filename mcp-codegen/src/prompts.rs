@@ -73,7 +73,12 @@ pub(crate) fn emit(prompts: &[Prompt], fake_taken: &BTreeSet<String>) -> Prompts
                 methods.push(method);
                 let stub = format!("on_prompt_{}", naming::unraw(&rust));
                 if !fake_taken.contains(&stub) {
-                    fake_methods.push(fake_stub(&stub, &rust, no_args));
+                    fake_methods.push(crate::completable::fake_stub(
+                        crate::completable::Stubbed::Prompt,
+                        &stub,
+                        &rust,
+                        no_args,
+                    ));
                 }
             }
             Err(message) => warnings.push(Warning {
@@ -124,32 +129,6 @@ pub(crate) fn emit(prompts: &[Prompt], fake_taken: &BTreeSet<String>) -> Prompts
         module: Some(module),
         warnings,
         fake_methods,
-    }
-}
-
-/// `Fake::on_prompt_<prompt>`: a typed stub for the prompt.
-fn fake_stub(stub: &str, rust: &str, no_args: bool) -> TokenStream {
-    let name = ident(stub);
-    let m = ident(rust);
-    let doc = doc_lines(&format!(
-        "Answers [`prompts::Prompts::{rust}`] with `stub`."
-    ));
-    if no_args {
-        quote! {
-            #(#doc)*
-            pub fn #name(self, stub: impl StubNoArgs<::mcp_bindgen::PromptResult>) -> Self {
-                self.0.stub_prompt(prompts::#m::NAME, move |_: NoArgs| stub());
-                self
-            }
-        }
-    } else {
-        quote! {
-            #(#doc)*
-            pub fn #name(self, stub: impl Stub<prompts::#m::Args, ::mcp_bindgen::PromptResult>) -> Self {
-                self.0.stub_prompt(prompts::#m::NAME, stub);
-                self
-            }
-        }
     }
 }
 

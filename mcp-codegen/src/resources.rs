@@ -110,7 +110,12 @@ pub(crate) fn emit(templates: &[ResourceTemplate], fake_taken: &BTreeSet<String>
             Ok((module, method, plan)) => {
                 let stub = format!("on_resource_{}", naming::unraw(&rust));
                 if !fake_taken.contains(&stub) {
-                    fake_methods.push(fake_stub(&stub, &rust, plan.variables.is_empty()));
+                    fake_methods.push(crate::completable::fake_stub(
+                        crate::completable::Stubbed::Resource,
+                        &stub,
+                        &rust,
+                        plan.variables.is_empty(),
+                    ));
                 }
                 taken.insert(naming::unraw(&rust).to_string(), &template.name);
                 uris.push(template.uri_template.as_str());
@@ -165,32 +170,6 @@ pub(crate) fn emit(templates: &[ResourceTemplate], fake_taken: &BTreeSet<String>
         warnings,
         plans,
         fake_methods,
-    }
-}
-
-/// `Fake::on_resource_<template>`: a typed stub for reads of the template.
-fn fake_stub(stub: &str, rust: &str, no_variables: bool) -> TokenStream {
-    let name = ident(stub);
-    let m = ident(rust);
-    let doc = doc_lines(&format!(
-        "Answers [`resources::Resources::{rust}`] with `stub`."
-    ));
-    if no_variables {
-        quote! {
-            #(#doc)*
-            pub fn #name(self, stub: impl StubNoArgs<::mcp_bindgen::ResourceContents>) -> Self {
-                self.0.stub_resource(resources::#m::NAME, move |_: NoArgs| stub());
-                self
-            }
-        }
-    } else {
-        quote! {
-            #(#doc)*
-            pub fn #name(self, stub: impl Stub<resources::#m::Args, ::mcp_bindgen::ResourceContents>) -> Self {
-                self.0.stub_resource(resources::#m::NAME, stub);
-                self
-            }
-        }
     }
 }
 
