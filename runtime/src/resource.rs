@@ -1,11 +1,9 @@
-//! Typed resources: `resources/read` decoded into [`ResourceContents`], and resource
-//! templates (RFC 6570, [`crate::UriTemplate`]) expanded into the URI to read, which is what the
-//! `resources()` methods of a generated client do.
+//! Typed resources: what `resources/read` answers ([`ResourceContents`], which
+//! `Session::read` decodes), and resource templates (RFC 6570, [`crate::UriTemplate`])
+//! expanded into the URI to read, which is what the `resources()` methods of a generated
+//! client do.
 
 use serde::{Deserialize, Serialize};
-
-use crate::error::{Error, Result};
-use crate::session::Session;
 
 /// The result of `resources/read`: the resource's contents (a resource may have several
 /// parts, each with its own URI).
@@ -72,22 +70,6 @@ impl ResourceContents {
     pub fn json<T: serde::de::DeserializeOwned>(&self) -> std::result::Result<T, String> {
         let text = self.texts().next().ok_or("the resource has no text part")?;
         serde_json::from_str(text).map_err(|e| format!("the resource is not that JSON: {e}"))
-    }
-}
-
-impl Session {
-    /// Reads the resource at `uri`, decoded into [`ResourceContents`]
-    /// ([`Session::read_resource`] gives the raw JSON).
-    pub async fn read(&self, uri: &str) -> Result<ResourceContents> {
-        let raw = self.read_resource(uri).await?;
-        ResourceContents::deserialize(&raw).map_err(|e| Error::Misbehaved {
-            server: self.alias().to_string(),
-            method: format!("resources/read of \"{uri}\""),
-            message: format!(
-                "the answer is not a list of `contents` with `uri` and `text` or `blob` ({e}): {}",
-                self.redact(&crate::error::excerpt(&raw))
-            ),
-        })
     }
 }
 

@@ -3,11 +3,13 @@
 
 use std::time::Duration;
 
+use serde::Deserialize;
 use serde_json::Value;
 
 use super::Session;
 use crate::drift::DriftPolicy;
 use crate::error::{Error, Result};
+use crate::resource::ResourceContents;
 
 /// A paged listing other than `tools/list`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -138,6 +140,20 @@ impl Session {
     /// Reads a resource: the `resources/read` result (`{"contents": [...]}`) as JSON.
     pub async fn read_resource(&self, uri: &str) -> Result<Value> {
         self.wire_read_resource(uri).await
+    }
+
+    /// Reads the resource at `uri`, decoded into [`ResourceContents`]
+    /// ([`Session::read_resource`] gives the raw JSON).
+    pub async fn read(&self, uri: &str) -> Result<ResourceContents> {
+        let raw = self.read_resource(uri).await?;
+        ResourceContents::deserialize(&raw).map_err(|e| Error::Misbehaved {
+            server: self.alias().to_string(),
+            method: format!("resources/read of \"{uri}\""),
+            message: format!(
+                "the answer is not a list of `contents` with `uri` and `text` or `blob` ({e}): {}",
+                self.redact(&crate::error::excerpt(&raw))
+            ),
+        })
     }
 
     /// Gets a prompt with its arguments: the `prompts/get` result (`{"messages": [...]}`)

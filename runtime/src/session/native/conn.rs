@@ -40,7 +40,7 @@ pub(in crate::session) struct Conn {
     /// The open `subscriptions/listen` request for tool-list changes (stateless sessions).
     listening: std::sync::Mutex<Option<Listening>>,
     /// The open `subscriptions/listen` requests for resource updates (stateless sessions).
-    pub(in crate::session) resource_listens: super::watch::ResourceListens,
+    pub(in crate::session) resource_listens: super::notify::ResourceListens,
 }
 
 impl Conn {

@@ -1,10 +1,12 @@
 //! What a server tells the client on its own: log messages (`notifications/message`, to
 //! `tracing` and an optional callback) and tool-list changes (`notifications/tools/list_changed`
 //! on an `initialize` session, or through a `subscriptions/listen` request on a stateless
-//! one), which trigger the drift re-check; and [`Shared`], the state those notifications
-//! (and progress) reach, shared by the rmcp client handler, the session and every
-//! reconnection.
+//! one), which trigger the drift re-check; resource updates (`notifications/resources/updated`,
+//! or through a `subscriptions/listen` request per URI), which wake the [`Watchers`]; and
+//! [`Shared`], the state those notifications (and progress) reach, shared by the rmcp client
+//! handler, the session and every reconnection.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -33,7 +35,7 @@ pub(in crate::session) struct Shared {
     pub(in crate::session) server_requests: tokio::sync::Semaphore,
     pub(in crate::session) max_server_requests: usize,
     /// The resource subscriptions ([`Session::subscribe`](crate::Session::subscribe)).
-    pub(in crate::session) watchers: super::watch::Watchers,
+    pub(in crate::session) watchers: Watchers,
 }
 
 /// A receiver of `tools/list_changed` ([`ConnectOptions::on_tools_changed`]).
@@ -254,5 +256,103 @@ async fn deliver(
                 return;
             }
         }
+    }
+}
+
+/// The session's resource subscriptions ([`Session::subscribe`](crate::Session::subscribe)):
+/// which URIs are watched, and whom an update wakes.
+#[derive(Default)]
+pub(in crate::session) struct Watchers {
+    next: AtomicU64,
+    list: Mutex<Vec<Watcher>>,
+}
+
+struct Watcher {
+    id: u64,
+    uri: Arc<str>,
+    wake: Arc<tokio::sync::Notify>,
+}
+
+impl Watchers {
+    pub(in crate::session) fn add(&self, uri: &str) -> (u64, Arc<tokio::sync::Notify>) {
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        let wake = Arc::new(tokio::sync::Notify::new());
+        if let Ok(mut list) = self.list.lock() {
+            list.push(Watcher {
+                id,
+                uri: uri.into(),
+                wake: wake.clone(),
+            });
+        }
+        (id, wake)
+    }
+
+    /// Removes watcher `id`; whether another one still watches `uri`.
+    pub(in crate::session) fn remove(&self, id: u64, uri: &str) -> bool {
+        let Ok(mut list) = self.list.lock() else {
+            return true;
+        };
+        list.retain(|w| w.id != id);
+        list.iter().any(|w| &*w.uri == uri)
+    }
+
+    /// Wakes the watchers of `uri` (an update while a watcher reads is kept for its next
+    /// wait: updates coalesce into one read).
+    pub(in crate::session) fn wake(&self, uri: &str) {
+        if let Ok(list) = self.list.lock() {
+            for w in list.iter().filter(|w| &*w.uri == uri) {
+                w.wake.notify_one();
+            }
+        }
+    }
+
+    /// Wakes every watcher (after a reconnection, or when the session closes).
+    pub(in crate::session) fn wake_all(&self) {
+        if let Ok(list) = self.list.lock() {
+            for w in list.iter() {
+                w.wake.notify_one();
+            }
+        }
+    }
+
+    /// The watched URIs, each once.
+    pub(in crate::session) fn uris(&self) -> Vec<Arc<str>> {
+        let mut uris: Vec<Arc<str>> = self
+            .list
+            .lock()
+            .map(|l| l.iter().map(|w| w.uri.clone()).collect())
+            .unwrap_or_default();
+        uris.sort();
+        uris.dedup();
+        uris
+    }
+}
+
+/// A connection's open `subscriptions/listen` requests for resource updates, one per URI
+/// (stateless sessions).
+#[derive(Default)]
+pub(in crate::session) struct ResourceListens(Mutex<HashMap<Arc<str>, Listening>>);
+
+impl ResourceListens {
+    pub(in crate::session) fn has(&self, uri: &str) -> bool {
+        self.0.lock().map(|l| l.contains_key(uri)).unwrap_or(false)
+    }
+
+    pub(in crate::session) fn insert(&self, uri: Arc<str>, listening: Listening) {
+        if let Ok(mut l) = self.0.lock() {
+            l.insert(uri, listening);
+        }
+    }
+
+    pub(in crate::session) fn take(&self, uri: &str) -> Option<Listening> {
+        self.0.lock().ok().and_then(|mut l| l.remove(uri))
+    }
+
+    /// Every open request, for the connection's close.
+    pub(in crate::session) fn take_all(&self) -> Vec<Listening> {
+        self.0
+            .lock()
+            .map(|mut l| l.drain().map(|(_, v)| v).collect())
+            .unwrap_or_default()
     }
 }

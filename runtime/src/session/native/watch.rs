@@ -4,119 +4,20 @@
 //! a [`ResourceUpdates`] stream that reads the resource again on each update, subscribes
 //! again after a reconnection, and unsubscribes when dropped.
 
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams};
 
 use super::Session;
 use super::conn::Conn;
-use super::notify::{Listening, Shared, forward_listen};
+use super::notify::{Shared, forward_listen};
 use crate::error::{Error, Result};
 use crate::resource::ResourceContents;
 
 /// How often a waiting [`ResourceUpdates`] looks whether its connection died (a dead
 /// connection is started again, which subscribes again).
 const LIVENESS_TICK: Duration = Duration::from_secs(1);
-
-/// The session's resource subscriptions: which URIs are watched, and whom an update wakes.
-#[derive(Default)]
-pub(in crate::session) struct Watchers {
-    next: AtomicU64,
-    list: Mutex<Vec<Watcher>>,
-}
-
-struct Watcher {
-    id: u64,
-    uri: Arc<str>,
-    wake: Arc<tokio::sync::Notify>,
-}
-
-impl Watchers {
-    fn add(&self, uri: &str) -> (u64, Arc<tokio::sync::Notify>) {
-        let id = self.next.fetch_add(1, Ordering::Relaxed);
-        let wake = Arc::new(tokio::sync::Notify::new());
-        if let Ok(mut list) = self.list.lock() {
-            list.push(Watcher {
-                id,
-                uri: uri.into(),
-                wake: wake.clone(),
-            });
-        }
-        (id, wake)
-    }
-
-    /// Removes watcher `id`; whether another one still watches `uri`.
-    fn remove(&self, id: u64, uri: &str) -> bool {
-        let Ok(mut list) = self.list.lock() else {
-            return true;
-        };
-        list.retain(|w| w.id != id);
-        list.iter().any(|w| &*w.uri == uri)
-    }
-
-    /// Wakes the watchers of `uri` (an update while a watcher reads is kept for its next
-    /// wait: updates coalesce into one read).
-    pub(in crate::session) fn wake(&self, uri: &str) {
-        if let Ok(list) = self.list.lock() {
-            for w in list.iter().filter(|w| &*w.uri == uri) {
-                w.wake.notify_one();
-            }
-        }
-    }
-
-    /// Wakes every watcher (after a reconnection, or when the session closes).
-    pub(in crate::session) fn wake_all(&self) {
-        if let Ok(list) = self.list.lock() {
-            for w in list.iter() {
-                w.wake.notify_one();
-            }
-        }
-    }
-
-    /// The watched URIs, each once.
-    fn uris(&self) -> Vec<Arc<str>> {
-        let mut uris: Vec<Arc<str>> = self
-            .list
-            .lock()
-            .map(|l| l.iter().map(|w| w.uri.clone()).collect())
-            .unwrap_or_default();
-        uris.sort();
-        uris.dedup();
-        uris
-    }
-}
-
-/// A connection's open `subscriptions/listen` requests for resource updates, one per URI
-/// (stateless sessions).
-#[derive(Default)]
-pub(in crate::session) struct ResourceListens(Mutex<HashMap<Arc<str>, Listening>>);
-
-impl ResourceListens {
-    fn has(&self, uri: &str) -> bool {
-        self.0.lock().map(|l| l.contains_key(uri)).unwrap_or(false)
-    }
-
-    fn insert(&self, uri: Arc<str>, listening: Listening) {
-        if let Ok(mut l) = self.0.lock() {
-            l.insert(uri, listening);
-        }
-    }
-
-    fn take(&self, uri: &str) -> Option<Listening> {
-        self.0.lock().ok().and_then(|mut l| l.remove(uri))
-    }
-
-    /// Every open request, for the connection's close.
-    pub(in crate::session) fn take_all(&self) -> Vec<Listening> {
-        self.0
-            .lock()
-            .map(|mut l| l.drain().map(|(_, v)| v).collect())
-            .unwrap_or_default()
-    }
-}
 
 /// The updates of one resource ([`Session::subscribe`]): the first item is the resource as
 /// read right after the subscription started, then one item per
