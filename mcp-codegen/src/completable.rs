@@ -109,7 +109,11 @@ pub(crate) fn fake_stub(what: Stubbed, stub: &str, rust: &str, no_args: bool) ->
     };
     let name = ident(stub);
     let m = ident(rust);
-    let doc = doc_lines(&format!("Answers [`{accessor}::{rust}`] with `stub`."));
+    // An intra-doc link names a raw identifier without its `r#`.
+    let doc = doc_lines(&format!(
+        "Answers [`{accessor}::{}`] with `stub`.",
+        naming::unraw(rust)
+    ));
     if no_args {
         quote! {
             #(#doc)*

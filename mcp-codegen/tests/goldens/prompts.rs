@@ -182,7 +182,7 @@ pub mod prompts {
             self.0.stub_prompt(prompts::simple_prompt::NAME, move |_: NoArgs| stub());
             self
         }
-        /// Answers [`prompts::Prompts::r#type`] with `stub`.
+        /// Answers [`prompts::Prompts::type`] with `stub`.
         pub fn on_prompt_type(
             self,
             stub: impl Stub<prompts::r#type::Args, ::mcp_bindgen::PromptResult>,
