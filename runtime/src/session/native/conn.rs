@@ -48,9 +48,10 @@ impl Conn {
         !self.dead.load(Ordering::Acquire) && !self.peer.is_transport_closed()
     }
 
-    /// Closes the connection for good: its open `subscriptions/listen` request is cancelled
-    /// first (a server waits for open requests once its input ends), then the transport
-    /// (stdio servers: stdin closed, then SIGTERM, then SIGKILL).
+    /// Closes the connection for good: its open `subscriptions/listen` requests (tool-list
+    /// changes, resource updates) are cancelled first (a server waits for open requests once
+    /// its input ends), then the transport (stdio servers: stdin closed, then SIGTERM, then
+    /// SIGKILL).
     pub(in crate::session) async fn close(&self) {
         let listening = self.listening.lock().ok().and_then(|mut l| l.take());
         let resource_listens = self.resource_listens.take_all();
