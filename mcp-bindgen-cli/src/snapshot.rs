@@ -439,7 +439,8 @@ fn rejected(error: &mcp_bindgen::Error) -> bool {
     )
 }
 
-/// Connects, lists tools, prompts and resource templates, and renders the fixture.
+/// Connects, lists tools, prompts and resource templates (and static resources, when the
+/// registry entry says `record_resources = true`), and renders the fixture.
 pub(crate) async fn snapshot_one(
     server: &ServerConfig,
     options: mcp_bindgen::ConnectOptions,
@@ -449,12 +450,18 @@ pub(crate) async fn snapshot_one(
         let tools = session.list_tools().await?;
         let prompts = session.list_prompts().await?;
         let templates = session.list_resource_templates().await?;
-        Ok::<_, mcp_bindgen::Error>((tools, prompts, templates))
+        // Static resources only when the registry asks: many servers list live data there.
+        let resources = if server.record_resources() && session.server_info().has_resources {
+            Some(session.list_resources().await?)
+        } else {
+            None
+        };
+        Ok::<_, mcp_bindgen::Error>((tools, prompts, templates, resources))
     }
     .await;
     let rejected = session.rejected_tools();
     let _ = session.close().await;
-    let (tools, prompts, templates) = result?;
+    let (tools, prompts, templates, resources) = result?;
     if let Some(name) = mcp_bindgen_core::fixture::duplicate_tool(&tools) {
         return Err(mcp_bindgen::Error::Misbehaved {
             server: server.alias().to_string(),
@@ -468,11 +475,13 @@ pub(crate) async fn snapshot_one(
         .iter()
         .chain(&prompts)
         .chain(&templates)
+        .chain(resources.iter().flatten())
         .find(|t| session.contains_secret(&t.to_string()))
     {
         let name = tool
             .get("name")
             .or_else(|| tool.get("uriTemplate"))
+            .or_else(|| tool.get("uri"))
             .and_then(Value::as_str)
             .unwrap_or("?");
         return Err(mcp_bindgen::Error::Misbehaved {
@@ -497,6 +506,9 @@ pub(crate) async fn snapshot_one(
         "resourceTemplates".into(),
         sorted_by(templates, "uriTemplate"),
     );
+    if let Some(resources) = resources {
+        extra.insert("resources".into(), sorted_by(resources, "uri"));
+    }
     let doc = build_document(
         json!({
             "alias": server.alias(),

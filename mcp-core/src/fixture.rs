@@ -45,6 +45,24 @@ pub struct Fixture {
     pub prompts: Vec<Prompt>,
     /// The resource templates (optional `resourceTemplates` key), in file order.
     pub resource_templates: Vec<ResourceTemplate>,
+    /// The static resources (optional `resources` key), in file order.
+    pub resources: Vec<Resource>,
+}
+
+/// One static resource of a fixture (`resources/list` entry; recorded only for a server
+/// whose registry entry says `record_resources = true`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Resource {
+    /// The resource's URI.
+    pub uri: String,
+    /// Its name as the server sent it.
+    pub name: String,
+    /// `title`, if any.
+    pub title: Option<String>,
+    /// `description`, if any.
+    pub description: Option<String>,
+    /// `mimeType`, if any.
+    pub mime_type: Option<String>,
 }
 
 /// One resource template of a fixture (`resources/templates/list` entry).
@@ -240,6 +258,20 @@ impl Fixture {
                 ));
             }
         };
+        let resources = match obj.get("resources") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(items)) => items
+                .iter()
+                .enumerate()
+                .map(|(i, r)| parse_resource(r, &format!("/resources/{i}"), &malformed))
+                .collect::<Result<_>>()?,
+            Some(other) => {
+                return Err(malformed(
+                    "/resources",
+                    format!("expected an array, found {}", json_kind(other)),
+                ));
+            }
+        };
         let resource_templates = match obj.get("resourceTemplates") {
             None | Some(Value::Null) => Vec::new(),
             Some(Value::Array(items)) => items
@@ -260,6 +292,7 @@ impl Fixture {
             tools: out,
             prompts,
             resource_templates,
+            resources,
         })
     }
 
@@ -436,6 +469,32 @@ fn opt_string(
             format!("expected a string, found {}", json_kind(other)),
         )),
     }
+}
+
+fn parse_resource(
+    value: &Value,
+    at: &str,
+    malformed: &impl Fn(&str, String) -> Error,
+) -> Result<Resource> {
+    let r = value.as_object().ok_or_else(|| {
+        malformed(
+            at,
+            format!("expected a resource object, found {}", json_kind(value)),
+        )
+    })?;
+    let string = |key: &str| {
+        r.get(key)
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .ok_or_else(|| malformed(at, format!("expected a string `{key}`")))
+    };
+    Ok(Resource {
+        uri: string("uri")?,
+        name: string("name")?,
+        title: opt_string(r, at, "title", malformed)?,
+        description: opt_string(r, at, "description", malformed)?,
+        mime_type: opt_string(r, at, "mimeType", malformed)?,
+    })
 }
 
 fn parse_template(

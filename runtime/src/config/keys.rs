@@ -20,6 +20,8 @@ const OURS: &[&str] = &[
     "headers",
     "timeout",
     "required",
+    "record_resources",
+    "recordResources",
     "tools",
     "exclude_tools",
     "excludeTools",

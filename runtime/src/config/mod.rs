@@ -150,6 +150,8 @@ pub struct ServerConfig {
     timeout: Option<Duration>,
     /// Whether a failure to connect (or a missing variable) is an error rather than a skip.
     required: bool,
+    /// Whether a snapshot records the server's `resources/list`.
+    record_resources: bool,
     /// Tool allowlist (`None`: every tool).
     tools: Option<Vec<String>>,
     /// Tool denylist.
@@ -353,6 +355,7 @@ impl ServerConfig {
             },
             timeout: None,
             required: false,
+            record_resources: false,
             tools: None,
             exclude_tools: Vec::new(),
             base_dir: PathBuf::from("."),
@@ -418,6 +421,19 @@ impl ServerConfig {
     /// (`required = true`; default false).
     pub fn required(&self) -> bool {
         self.required
+    }
+
+    /// Whether a snapshot records the server's static resources (`resources/list`) in the
+    /// fixture (`record_resources = true`; default false: many servers list live data
+    /// there, which would change the fixture with every data change).
+    pub fn record_resources(&self) -> bool {
+        self.record_resources
+    }
+
+    /// This configuration with [`ServerConfig::record_resources`] set.
+    pub fn with_record_resources(mut self, record: bool) -> Self {
+        self.record_resources = record;
+        self
     }
 
     /// The tool allowlist (`tools = [...]`); `None`: every tool.

@@ -99,6 +99,8 @@ pub(super) struct RawServer {
     timeout: Option<Seconds>,
     #[serde(default)]
     required: bool,
+    #[serde(default, alias = "recordResources")]
+    record_resources: bool,
     #[serde(alias = "includeTools")]
     tools: Option<Vec<String>>,
     #[serde(default, alias = "excludeTools")]
@@ -275,6 +277,7 @@ impl RawServer {
             max_description_chars: self.max_description_chars,
             timeout: self.timeout.map(|t| t.0),
             required: self.required,
+            record_resources: self.record_resources,
             tools: self.tools,
             exclude_tools: self.exclude_tools,
             base_dir: base_dir.to_path_buf(),
