@@ -27,7 +27,7 @@ use mcp_bindgen_core::uri_template::UriTemplate;
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use crate::fixture::ResourceTemplate;
+use crate::fixture::{Resource, ResourceTemplate};
 use crate::naming;
 use crate::tokens::{doc_lines, ident, opt_str};
 use crate::warning::{Warning, WarningKind};
@@ -76,21 +76,40 @@ pub struct TemplateVariable {
 /// `resourceTemplates`), in fixture order, with their Rust names; the others are left out
 /// (the macro warns about them).
 pub fn plan_templates(templates: &[ResourceTemplate]) -> Vec<TemplatePlan> {
-    emit(templates, &BTreeSet::new()).plans
+    emit(templates, &[], &BTreeSet::new()).plans
 }
 
 /// Emits the `resources` module for `templates` (fixture order), if any is generated;
 /// `fake_taken`: the names of `Fake`'s methods so far (a stub builder that would take one
 /// is left out: `fake.server().stub_resource` remains).
-pub(crate) fn emit(templates: &[ResourceTemplate], fake_taken: &BTreeSet<String>) -> ResourcesOut {
+pub(crate) fn emit(
+    templates: &[ResourceTemplate],
+    statics: &[Resource],
+    fake_taken: &BTreeSet<String>,
+) -> ResourcesOut {
     let mut warnings = Vec::new();
     let mut fake_methods = Vec::new();
     let mut taken: BTreeMap<String, &str> = BTreeMap::new();
     let mut modules = Vec::new();
     let mut methods = Vec::new();
     let mut uris = Vec::new();
+    let mut static_uris = Vec::new();
     let mut plans = Vec::new();
-    for template in templates {
+    // A static resource is read like a template without variables (its URI as written).
+    let as_template = |r: &Resource| ResourceTemplate {
+        name: r.name.clone(),
+        title: r.title.clone(),
+        description: r.description.clone(),
+        uri_template: r.uri.clone(),
+        mime_type: r.mime_type.clone(),
+    };
+    let entries: Vec<(ResourceTemplate, bool)> = templates
+        .iter()
+        .map(|t| (t.clone(), false))
+        .chain(statics.iter().map(|r| (as_template(r), true)))
+        .collect();
+    for (template, literal) in &entries {
+        let literal = *literal;
         let skipped = |message: String| Warning {
             tool: template.name.clone(),
             kind: WarningKind::ResourceTemplateSkipped,
@@ -106,7 +125,7 @@ pub(crate) fn emit(templates: &[ResourceTemplate], fake_taken: &BTreeSet<String>
             )));
             continue;
         }
-        match emit_template(template, &rust) {
+        match emit_template(template, &rust, literal) {
             Ok((module, method, plan)) => {
                 let stub = format!("on_resource_{}", naming::unraw(&rust));
                 if !fake_taken.contains(&stub) {
@@ -118,7 +137,11 @@ pub(crate) fn emit(templates: &[ResourceTemplate], fake_taken: &BTreeSet<String>
                     ));
                 }
                 taken.insert(naming::unraw(&rust).to_string(), &template.name);
-                uris.push(template.uri_template.as_str());
+                if literal {
+                    static_uris.push(template.uri_template.as_str());
+                } else {
+                    uris.push(template.uri_template.as_str());
+                }
                 modules.push(module);
                 methods.push(method);
                 plans.push(plan);
@@ -126,7 +149,7 @@ pub(crate) fn emit(templates: &[ResourceTemplate], fake_taken: &BTreeSet<String>
             Err(message) => warnings.push(skipped(message)),
         }
     }
-    if uris.is_empty() {
+    if modules.is_empty() {
         return ResourcesOut {
             module: None,
             warnings,
@@ -134,6 +157,13 @@ pub(crate) fn emit(templates: &[ResourceTemplate], fake_taken: &BTreeSet<String>
             fake_methods,
         };
     }
+    let static_const = (!static_uris.is_empty()).then(|| {
+        quote! {
+            /// The URI of each generated static resource (recorded with
+            /// `record_resources = true`), in fixture order.
+            pub const STATIC_URIS: &[&str] = &[#(#static_uris),*];
+        }
+    });
     // A template that takes the name keeps it; completion is then `session().complete_argument`.
     let complete = (!taken.contains_key("complete")).then(|| {
         crate::completable::complete_method(
@@ -148,6 +178,7 @@ pub(crate) fn emit(templates: &[ResourceTemplate], fake_taken: &BTreeSet<String>
         pub mod resources {
             /// The `uriTemplate` of each generated template, in fixture order.
             pub const TEMPLATES: &[&str] = &[#(#uris),*];
+            #static_const
 
             /// The server's resource templates: one async method per template, its
             /// variables typed.
@@ -173,22 +204,31 @@ pub(crate) fn emit(templates: &[ResourceTemplate], fake_taken: &BTreeSet<String>
     }
 }
 
-/// One template's module, method and plan; `Err` says why it cannot be generated.
+/// One template's module, method and plan (`literal`: a static resource, whose URI is not
+/// a template); `Err` says why it cannot be generated.
 fn emit_template(
     template: &ResourceTemplate,
     rust: &str,
+    literal: bool,
 ) -> Result<(TokenStream, TokenStream, TemplatePlan), String> {
-    let parsed = UriTemplate::parse(&template.uri_template).map_err(|e| {
-        format!(
-            "its uriTemplate \"{}\" cannot be expanded ({e})",
-            template.uri_template
-        )
-    })?;
+    let parsed = if literal {
+        None
+    } else {
+        Some(UriTemplate::parse(&template.uri_template).map_err(|e| {
+            format!(
+                "its uriTemplate \"{}\" cannot be expanded ({e})",
+                template.uri_template
+            )
+        })?)
+    };
     let mut fields: BTreeMap<String, &str> = BTreeMap::new();
     let mut field_tokens = Vec::new();
     let mut lookups = Vec::new();
     let mut planned = Vec::new();
-    let variables = parsed.variables();
+    let variables = parsed
+        .as_ref()
+        .map(UriTemplate::variables)
+        .unwrap_or_default();
     for var in &variables {
         let field = naming::field_name(&var.name);
         planned.push(TemplateVariable {
@@ -231,9 +271,11 @@ fn emit_template(
     let title = opt_str(template.title.as_deref());
     let description = opt_str(template.description.as_deref());
     let mime_type = opt_str(template.mime_type.as_deref());
-    let module_doc = doc_lines(&format!(
-        "Types and constants of the resource template `{name}` (`{uri_template}`)."
-    ));
+    let module_doc = doc_lines(&if literal {
+        format!("Constants of the static resource `{name}` (`{uri_template}`).")
+    } else {
+        format!("Types and constants of the resource template `{name}` (`{uri_template}`).")
+    });
     let names: Vec<&str> = variables.iter().map(|v| v.name.as_str()).collect();
     let variable_enum = crate::completable::argument_enum(
         "Variable",
@@ -277,13 +319,18 @@ fn emit_template(
             #variable_enum
         }
     };
+    let uri_template_const = (!literal).then(|| {
+        quote! {
+            /// The template's `uriTemplate` (RFC 6570).
+            pub const URI_TEMPLATE: &str = #uri_template;
+        }
+    });
     let module = quote! {
         #(#module_doc)*
         pub mod #m {
             /// The template's name on the server.
             pub const NAME: &str = #name;
-            /// The template's `uriTemplate` (RFC 6570).
-            pub const URI_TEMPLATE: &str = #uri_template;
+            #uri_template_const
             /// The template's `title`, if any.
             pub const TITLE: ::core::option::Option<&str> = #title;
             /// The template's `description`, if any.
@@ -337,7 +384,7 @@ mod tests {
 
     /// [`super::emit`] with no `Fake` method taken.
     fn emit(items: &[ResourceTemplate]) -> ResourcesOut {
-        super::emit(items, &BTreeSet::new())
+        super::emit(items, &[], &BTreeSet::new())
     }
     use crate::fixture::Fixture;
     use std::path::Path;
@@ -430,6 +477,37 @@ mod tests {
         assert!(emit(&[]).module.is_none());
     }
 
+    /// A static resource (recorded with `record_resources = true`) reads like a template
+    /// without variables: a method, a module with `URI` (no `URI_TEMPLATE`), a stub builder,
+    /// its URI in `STATIC_URIS` and not in `TEMPLATES`, even when it has `{` in it.
+    #[test]
+    fn static_resources_are_read_by_their_uri() {
+        let statics = vec![Resource {
+            uri: "docs://{odd}/readme.md".into(),
+            name: "readme.md".into(),
+            title: None,
+            description: Some("The readme.".into()),
+            mime_type: Some("text/markdown".into()),
+        }];
+        let out = super::emit(&[], &statics, &BTreeSet::new());
+        assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+        assert_eq!(out.fake_methods.len(), 1);
+        assert!(out.plans[0].variables.is_empty());
+        let t = text(&out);
+        assert!(t.contains("pub const TEMPLATES: &[&str] = &[];"), "{t}");
+        assert!(
+            t.contains("pub const STATIC_URIS: &[&str] = &[\"docs://{odd}/readme.md\"];"),
+            "{t}"
+        );
+        assert!(t.contains("pub mod readme_md {"), "{t}");
+        assert!(
+            t.contains("pub const URI: &str = \"docs://{odd}/readme.md\";"),
+            "{t}"
+        );
+        assert!(!t.contains("URI_TEMPLATE: &str"), "{t}");
+        assert!(t.contains("pub async fn readme_md( &self, )"), "{t}");
+    }
+
     /// Each generated template gets a typed `Fake` stub builder, unless a tool's stub
     /// builder has its name.
     #[test]
@@ -454,6 +532,6 @@ mod tests {
             "{stubs:?}"
         );
         let taken: BTreeSet<String> = ["on_resource_issue".to_string()].into();
-        assert_eq!(super::emit(&two, &taken).fake_methods.len(), 1);
+        assert_eq!(super::emit(&two, &[], &taken).fake_methods.len(), 1);
     }
 }

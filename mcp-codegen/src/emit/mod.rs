@@ -244,7 +244,8 @@ pub(crate) fn plan(fixture: &Fixture, alias: &str, options: &Options) -> Result<
         .collect();
     let prompts = crate::prompts::emit(&fixture.prompts, &fake_taken);
     warnings.extend(prompts.warnings);
-    let resources = crate::resources::emit(&fixture.resource_templates, &fake_taken);
+    let resources =
+        crate::resources::emit(&fixture.resource_templates, &fixture.resources, &fake_taken);
     warnings.extend(resources.warnings);
     let mut fake_stubs = prompts.fake_methods;
     fake_stubs.extend(resources.fake_methods);
