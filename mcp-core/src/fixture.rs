@@ -728,6 +728,45 @@ mod tests {
     }
 
     #[test]
+    fn loader_reads_static_resources_and_names_what_is_malformed() {
+        let f = Fixture::from_slice(
+            br#"{"tools":[],"resources":[
+                {"uri":"docs://a.md","name":"a.md","mimeType":"text/markdown","description":"A"}]}"#,
+            Path::new("t.json"),
+        )
+        .unwrap();
+        assert_eq!(
+            f.resources,
+            [Resource {
+                uri: "docs://a.md".into(),
+                name: "a.md".into(),
+                title: None,
+                description: Some("A".into()),
+                mime_type: Some("text/markdown".into()),
+            }]
+        );
+        for (doc, words) in [
+            (
+                &br#"{"tools":[],"resources":{}}"#[..],
+                "at /resources: expected an array, found an object",
+            ),
+            (
+                br#"{"tools":[],"resources":[1]}"#,
+                "at /resources/0: expected a resource object",
+            ),
+            (
+                br#"{"tools":[],"resources":[{"name":"n"}]}"#,
+                "at /resources/0: expected a string `uri`",
+            ),
+        ] {
+            let e = Fixture::from_slice(doc, Path::new("t.json"))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(words), "{e}");
+        }
+    }
+
+    #[test]
     fn malformed_prompts_name_the_pointer() {
         let cases: [(&[u8], &str); 5] = [
             (br#"{"tools":[],"prompts":{}}"#, "at /prompts: expected an array, found an object"),

@@ -288,6 +288,33 @@ pub(super) fn diff_prompt_arguments(
     });
 }
 
+/// Static resources (`resources`, recorded with `record_resources = true`), matched by URI:
+/// one removed is breaking (its generated method goes), one added additive, a renamed one
+/// breaking (the method's name follows the resource's name).
+pub(super) fn diff_resources(x: Option<&Value>, y: Option<&Value>, out: &mut Vec<Detail>) {
+    each_change(x, y, &["uri"], |uri, change| {
+        let path = format!("resources.{uri}");
+        let subject = format!("resource \"{uri}\"");
+        let Some((p, q)) = changed_objects(change, &path, &subject, out) else {
+            return;
+        };
+        each_field(p, q, |key, x, y| {
+            let severity = match key {
+                "uri" => return,
+                "description" | "title" | "icons" | "_meta" | "size" => Severity::Docs,
+                "annotations" => Severity::Additive,
+                // name, mimeType and anything unknown.
+                _ => Severity::Breaking,
+            };
+            out.push(detail(
+                severity,
+                format!("{path}.{key}"),
+                format!("{subject}: {}", changed_words(key, x, y)),
+            ));
+        });
+    });
+}
+
 pub(super) fn diff_templates(x: Option<&Value>, y: Option<&Value>, out: &mut Vec<Detail>) {
     each_change(x, y, &["name", "uriTemplate"], |name, change| {
         let path = format!("resourceTemplates.{name}");

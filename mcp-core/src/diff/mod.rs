@@ -367,6 +367,7 @@ pub fn classify(old: &Value, new: &Value) -> Report {
         "server" => diff_server(x, y, &mut server),
         "prompts" => diff_prompts(x, y, &mut server),
         "resourceTemplates" => diff_templates(x, y, &mut server),
+        "resources" => diff_resources(x, y, &mut server),
         "format" => server.push(detail(
             Severity::Breaking,
             "format",
@@ -1663,6 +1664,38 @@ mod tests {
             Severity::Breaking,
             "resourceTemplates.file.uriTemplate",
             "uriTemplate changed",
+        );
+        assert!(r.changes.is_empty());
+    }
+
+    #[test]
+    fn static_resources_are_classified_by_uri() {
+        let mut old = doc(json!([]));
+        old["resources"] = json!([
+            {"uri": "docs://a", "name": "a.md"},
+            {"uri": "docs://gone", "name": "gone.md"},
+            {"uri": "docs://r", "name": "r.md", "description": "old"}
+        ]);
+        let mut new = doc(json!([]));
+        new["resources"] = json!([
+            {"uri": "docs://a", "name": "renamed.md"},
+            {"uri": "docs://fresh", "name": "fresh.md"},
+            {"uri": "docs://r", "name": "r.md", "description": "new"}
+        ]);
+        let r = classify(&old, &new);
+        has(&r, Severity::Breaking, "resources.docs://gone", "removed");
+        has(
+            &r,
+            Severity::Additive,
+            "resources.docs://fresh",
+            "new resource",
+        );
+        has(&r, Severity::Breaking, "resources.docs://a.name", "name");
+        has(
+            &r,
+            Severity::Docs,
+            "resources.docs://r.description",
+            "description",
         );
         assert!(r.changes.is_empty());
     }
