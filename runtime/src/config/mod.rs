@@ -311,6 +311,7 @@ impl fmt::Debug for ServerConfig {
             .field("transport", &self.transport)
             .field("timeout", &self.timeout)
             .field("required", &self.required)
+            .field("record_resources", &self.record_resources)
             .field("tools", &self.tools)
             .field("exclude_tools", &self.exclude_tools)
             .field("function_call_wrapper", &self.function_call_wrapper)

@@ -175,3 +175,55 @@ async fn everything_templates_read_typed_over_streamable_http() {
     })
     .await;
 }
+
+/// Static resources, recorded because the registry entry says `record_resources = true`:
+/// each is a typed read by its URI, listed in `STATIC_URIS`, and stubbed on a `Fake` like a
+/// template.
+#[tokio::test]
+async fn everything_static_resources_read_typed() {
+    limited(async {
+        let client = everything::Client::new(connect(&common::installed("everything")).await);
+        assert!(
+            everything::resources::STATIC_URIS
+                .contains(&everything::resources::architecture_md::URI),
+            "{:?}",
+            everything::resources::STATIC_URIS
+        );
+        assert_eq!(
+            everything::resources::architecture_md::URI,
+            "demo://resource/static/document/architecture.md"
+        );
+        let read = client
+            .resources()
+            .architecture_md()
+            .await
+            .expect("typed read of a static resource");
+        let [ResourceContent::Text { uri, text, .. }] = read.contents.as_slice() else {
+            panic!("one text part expected: {read:?}");
+        };
+        assert_eq!(uri, everything::resources::architecture_md::URI);
+        assert!(!text.is_empty());
+        assert_eq!(
+            everything::resources::architecture_md::MIME_TYPE,
+            Some("text/markdown")
+        );
+        // The same read by hand.
+        assert_eq!(
+            client
+                .session()
+                .read(everything::resources::architecture_md::URI)
+                .await
+                .expect("read by hand"),
+            read
+        );
+        let fake = everything::Fake::new().on_resource_architecture_md(|| {
+            Ok(mcp_bindgen::ResourceContents::from_text(
+                everything::resources::architecture_md::URI,
+                "# fake",
+            ))
+        });
+        let faked = fake.resources().architecture_md().await.expect("stubbed");
+        assert_eq!(faked.text().as_deref(), Some("# fake"));
+    })
+    .await;
+}
