@@ -292,42 +292,41 @@ pub(super) fn diff_prompt_arguments(
 /// one removed is breaking (its generated method goes), one added additive, a renamed one
 /// breaking (the method's name follows the resource's name).
 pub(super) fn diff_resources(x: Option<&Value>, y: Option<&Value>, out: &mut Vec<Detail>) {
-    each_change(x, y, &["uri"], |uri, change| {
-        let path = format!("resources.{uri}");
-        let subject = format!("resource \"{uri}\"");
-        let Some((p, q)) = changed_objects(change, &path, &subject, out) else {
-            return;
-        };
-        each_field(p, q, |key, x, y| {
-            let severity = match key {
-                "uri" => return,
-                "description" | "title" | "icons" | "_meta" | "size" => Severity::Docs,
-                "annotations" => Severity::Additive,
-                // name, mimeType and anything unknown.
-                _ => Severity::Breaking,
-            };
-            out.push(detail(
-                severity,
-                format!("{path}.{key}"),
-                format!("{subject}: {}", changed_words(key, x, y)),
-            ));
-        });
-    });
+    diff_resource_items(x, y, ("resources", "resource", "uri"), &["uri"], out);
 }
 
 pub(super) fn diff_templates(x: Option<&Value>, y: Option<&Value>, out: &mut Vec<Detail>) {
-    each_change(x, y, &["name", "uriTemplate"], |name, change| {
-        let path = format!("resourceTemplates.{name}");
-        let subject = format!("resource template \"{name}\"");
+    diff_resource_items(
+        x,
+        y,
+        ("resourceTemplates", "resource template", "name"),
+        &["name", "uriTemplate"],
+        out,
+    );
+}
+
+/// Resources or resource templates, each matched by `keys`: `(list, what, identity)` name
+/// the fixture's key, the item in words and the field that identifies it (not compared).
+/// Descriptive fields are docs, annotations additive, anything else breaking (a URI or
+/// template, a MIME type, a name that names a generated function).
+fn diff_resource_items(
+    x: Option<&Value>,
+    y: Option<&Value>,
+    (list, what, identity): (&str, &str, &str),
+    keys: &[&str],
+    out: &mut Vec<Detail>,
+) {
+    each_change(x, y, keys, |id, change| {
+        let path = format!("{list}.{id}");
+        let subject = format!("{what} \"{id}\"");
         let Some((p, q)) = changed_objects(change, &path, &subject, out) else {
             return;
         };
         each_field(p, q, |key, x, y| {
             let severity = match key {
-                "name" => return,
-                "description" | "title" | "icons" | "_meta" => Severity::Docs,
+                k if k == identity => return,
+                "description" | "title" | "icons" | "_meta" | "size" => Severity::Docs,
                 "annotations" => Severity::Additive,
-                // uriTemplate, mimeType and anything unknown.
                 _ => Severity::Breaking,
             };
             out.push(detail(
