@@ -34,7 +34,7 @@ pub(super) fn calls(root: &Path, dir: &Path, smoke: bool) -> Result<Value, Strin
             ("--large-calls", "20"),
             ("--warmup", "300"),
             ("--throughput-calls", "4096"),
-            ("--throughput-rounds", "9"),
+            ("--throughput-rounds", "31"),
         ]
     };
     let mut cmd = Command::new(&bench);

@@ -82,14 +82,17 @@ pub(super) fn summary_rows(results: &Map<String, Value>) -> Vec<Row> {
         }
         for k in ["1", "16", "64"] {
             let th = |who: &str| series(calls, &format!("/throughput/{k}/{who}"));
-            let (t, r, p) = (th("typed"), th("raw_rmcp"), th("pipe"));
+            let (t, r, p, bare) = (th("typed"), th("raw_rmcp"), th("pipe"), th("bare_pipe"));
             let rate = |v: &[f64]| median(v).map_or("-".to_string(), |x| format!("{x:.0}/s"));
-            let detail = format!(
+            let mut detail = format!(
                 "typed {}, raw rmcp {}, pipe {}",
                 rate(&t),
                 rate(&r),
                 rate(&p)
             );
+            if !bare.is_empty() {
+                let _ = write!(detail, ", bare pipe {}", rate(&bare));
+            }
             let (key, what, target) = match k {
                 "1" => (
                     "typed_vs_pipe_throughput_1",
@@ -124,6 +127,26 @@ pub(super) fn summary_rows(results: &Map<String, Value>) -> Vec<Row> {
                     target: None,
                     detail: String::new(),
                 });
+                if !bare.is_empty() {
+                    rows.push(Row {
+                        key: "typed_vs_bare_pipe_throughput_64",
+                        what: "typed / bare pipe calls/s, 64 in flight (the bare pipe sends no \
+                               progress token and declares no capability)",
+                        value: median_ratio(&t, &bare),
+                        unit: "×",
+                        target: None,
+                        detail: String::new(),
+                    });
+                    rows.push(Row {
+                        key: "pipe_vs_bare_pipe_throughput_64",
+                        what: "pipe / bare pipe calls/s, 64 in flight: what the server's \
+                               handling of the typed client's requests costs",
+                        value: median_ratio(&p, &bare),
+                        unit: "×",
+                        target: None,
+                        detail: String::new(),
+                    });
+                }
             }
         }
     }
@@ -704,13 +727,18 @@ pub(super) fn write_markdown(
          mcp-bindgen; **raw rmcp** — rmcp's `TokioChildProcess` client, `call_tool` with \
          `serde_json` maps; **pipe** — a minimal hand-written JSON-RPC client on the child's \
          stdin/stdout (the transport's floor; it still parses every answer into a \
-         `serde_json::Value`); **python** — the official SDK ({PYTHON_SDK}, `stdio_client` + \
+         `serde_json::Value`). It writes the requests the typed client writes (protocol \
+         revision, capabilities, ids from 2^40, `_meta.progressToken` on every `tools/call`), \
+         so the server does the same work for both and a ratio measures the clients; \
+         **bare pipe** (throughput only) — the same client with the barest requests (no token, \
+         no capability), which shows what the server's handling of those costs; **python** — the official SDK ({PYTHON_SDK}, `stdio_client` + \
          `ClientSession.call_tool`, timed by its own clock). Arguments start from the same \
          pre-built data in each contender's own form; APIs that take them by value (typed, raw \
          rmcp) are handed a clone. All Rust contenders share one current-thread tokio runtime.\n\
          * **Balancer** (`mcp-bench balancer`, release): 3 `mcp-demo-server --transport http` replicas behind nginx (Debian's 1.22.1 package, pinned and unpacked into the build tree; one process, round-robin, no affinity, upstream keepalive, no buffering), and the typed client of the demo server on the stateless 2026-07-28 revision over Streamable HTTP, 64 small calls in flight: calls/s through nginx against one replica directly, rounds interleaved, median of 9 per-round ratios; every replica must have answered (nginx's log of `$upstream_addr`). On a 2-core machine the client, nginx and the replicas share the cores: the ratio is what the balancer's hop costs there, not what 3 machines would gain.\n\
          * **Throughput**: small calls with 1, 16 and 64 in flight on one session (typed and raw \
-         rmcp: that many concurrent call futures; pipe: a window of that many outstanding requests).\n\
+         rmcp: that many concurrent call futures; pipe: a window of that many outstanding \
+         requests), 4 096 calls per round, median of 31 per-round ratios.\n\
          * **Expansion**: `mcp_bindgen_codegen::generate` (what `mcp_tools!` runs; the key figure) and \
          generate + prettyplease (`cargo xtask expand`) for the 117 tools of \
          `tests/corpus/github-official` and each committed fixture, in the unoptimized xtask \

@@ -246,6 +246,9 @@ impl RawRmcp {
 // 3. pipe: a minimal hand-written JSON-RPC client (the transport's floor)
 // ---------------------------------------------------------------------------------------
 
+/// The typed client's first request id over stdio (its direct calls count from 2^40).
+const TYPED_ID_BASE: u64 = 1 << 40;
+
 pub(crate) struct Pipe {
     child: Child,
     stdin: ChildStdin,
@@ -255,6 +258,10 @@ pub(crate) struct Pipe {
     next_id: u64,
     large: Value,
     records: u64,
+    /// `false`: the typed client's wire (its protocol revision and capabilities, ids from
+    /// 2^40, `_meta.progressToken` on every `tools/call`), so the server does the same work
+    /// for both and a ratio measures the clients. `true`: the barest request.
+    bare: bool,
 }
 
 #[derive(serde::Deserialize)]
@@ -267,7 +274,7 @@ struct Response {
 }
 
 impl Pipe {
-    pub(crate) async fn connect(server: &str, large: Value) -> Res<Self> {
+    pub(crate) async fn connect(server: &str, large: Value, bare: bool) -> Res<Self> {
         let mut child = Command::new(server)
             .arg("--pipes")
             .stdin(Stdio::piped())
@@ -289,15 +296,24 @@ impl Pipe {
             stdout: BufReader::with_capacity(64 * 1024, stdout),
             out: Vec::with_capacity(128 * 1024),
             line: Vec::with_capacity(256 * 1024),
-            next_id: 0,
+            next_id: if bare { 0 } else { TYPED_ID_BASE },
             large,
             records,
+            bare,
         };
-        let init = json!({
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": { "name": "mcp-bench-pipe", "version": "0.1.0" }
-        });
+        let init = if bare {
+            json!({
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": { "name": "mcp-bench-pipe", "version": "0.1.0" }
+            })
+        } else {
+            json!({
+                "protocolVersion": "2025-11-25",
+                "capabilities": { "extensions": { "io.modelcontextprotocol/tasks": {} } },
+                "clientInfo": { "name": "mcp-bench-pipe", "version": "0.1.0" }
+            })
+        };
         pipe.send("initialize", &init).await?;
         pipe.receive().await?;
         pipe.out.clear();
@@ -305,6 +321,11 @@ impl Pipe {
             .extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
         pipe.stdin.write_all(&pipe.out).await?;
         Ok(pipe)
+    }
+
+    /// Sends the barest requests (not the typed client's wire).
+    pub(crate) fn bare(&self) -> bool {
+        self.bare
     }
 
     /// Writes one request line.
@@ -315,6 +336,12 @@ impl Pipe {
             &mut self.out,
             &json!({ "jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params }),
         )?;
+        if !self.bare && method == "tools/call" {
+            // `…"params":{…}}` → `…"params":{…,"_meta":{"progressToken":ID}}}`
+            self.out.truncate(self.out.len() - 2);
+            self.out.extend_from_slice(b",\"_meta\":{\"progressToken\":");
+            write!(self.out, "{}}}}}}}", self.next_id)?;
+        }
         self.out.push(b'\n');
         self.stdin.write_all(&self.out).await?;
         Ok(())

@@ -131,7 +131,7 @@ pub(crate) fn run(args: &[String]) -> Res<Value> {
         }
         case if case.starts_with("pipe_") => {
             let (_, value) = large();
-            let mut c = runtime.block_on(Pipe::connect(&args.server, value))?;
+            let mut c = runtime.block_on(Pipe::connect(&args.server, value, false))?;
             measure_calls(&runtime, case, warm, n, &mut c)?;
             runtime.block_on(c.close());
         }

@@ -17,6 +17,10 @@
 //! * `typed` — the generated `demo::Client` of `mcp_tools!("demo")` over `mcp-bindgen`;
 //! * `raw_rmcp` — rmcp's own client (`TokioChildProcess`, `call_tool` with `serde_json` maps);
 //! * `pipe` — a minimal hand-written JSON-RPC client on the child's stdin/stdout (the floor);
+//!   it writes the typed client's requests (revision, capabilities, ids, progress tokens),
+//!   so the server's work is the same for both;
+//! * `bare_pipe` — the same client with the barest requests (throughput only): what the
+//!   server's handling of the typed client's requests costs;
 //! * `python` — the official Python SDK (`python_client.py`, driven over its stdin).
 //!
 //! Contenders run interleaved in each round (typed, raw rmcp, pipe, python; the next round
@@ -57,7 +61,7 @@ struct Config {
     throughput_calls: usize,
     throughput_rounds: usize,
     inflight: Vec<usize>,
-    /// `--only typed,raw_rmcp,pipe,python`: the contenders to run (all by default; for
+    /// `--only typed,raw_rmcp,pipe,bare_pipe,python`: the contenders to run (all by default; for
     /// profiling one at a time).
     only: Option<Vec<String>>,
 }
@@ -309,7 +313,12 @@ async fn run(config: &Config) -> Res<Value> {
     }
     if config.runs("pipe") {
         contenders.push(Contender::Pipe(
-            Pipe::connect(&config.server, large_args.clone()).await?,
+            Pipe::connect(&config.server, large_args.clone(), false).await?,
+        ));
+    }
+    if config.runs("bare_pipe") {
+        contenders.push(Contender::Pipe(
+            Pipe::connect(&config.server, large_args.clone(), true).await?,
         ));
     }
     if let Some((py, script)) = &config.python
@@ -335,6 +344,9 @@ async fn run(config: &Config) -> Res<Value> {
             // client (or right after an idle gap), which otherwise biases a fixed order.
             for i in rotation(round, contenders.len()) {
                 let (c, s) = (&mut contenders[i], &mut series[i]);
+                if !c.in_latency() {
+                    continue;
+                }
                 let elapsed = if kind == "large" {
                     c.large(calls).await?
                 } else {
@@ -351,7 +363,9 @@ async fn run(config: &Config) -> Res<Value> {
         eprintln!();
         let mut m = Map::new();
         for (c, s) in contenders.iter().zip(series) {
-            m.insert(c.name().into(), json!(s));
+            if !s.is_empty() {
+                m.insert(c.name().into(), json!(s));
+            }
         }
         m.insert("calls_per_round".into(), json!(calls));
         latency.insert(kind.into(), Value::Object(m));
@@ -409,9 +423,15 @@ impl Contender {
         match self {
             Contender::Typed(_) => "typed",
             Contender::Raw(_) => "raw_rmcp",
+            Contender::Pipe(c) if c.bare() => "bare_pipe",
             Contender::Pipe(_) => "pipe",
             Contender::Python(_) => "python",
         }
+    }
+
+    /// Whether the latency rounds time it (the bare pipe is a throughput comparison only).
+    fn in_latency(&self) -> bool {
+        !matches!(self, Contender::Pipe(c) if c.bare())
     }
 
     /// `calls` sequential small calls; the elapsed time.
