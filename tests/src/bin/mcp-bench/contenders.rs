@@ -338,8 +338,9 @@ impl Pipe {
         )?;
         if !self.bare && method == "tools/call" {
             // `…"params":{…}}` → `…"params":{…,"_meta":{"progressToken":ID}}}`
-            self.out.truncate(self.out.len() - 2);
-            self.out.extend_from_slice(b",\"_meta\":{\"progressToken\":");
+            self.out.truncate(self.out.len().saturating_sub(2));
+            self.out
+                .extend_from_slice(b",\"_meta\":{\"progressToken\":");
             write!(self.out, "{}}}}}}}", self.next_id)?;
         }
         self.out.push(b'\n');
