@@ -337,8 +337,12 @@ impl Pipe {
             &json!({ "jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params }),
         )?;
         if !self.bare && method == "tools/call" {
-            // `…"params":{…}}` → `…"params":{…,"_meta":{"progressToken":ID}}}`
-            self.out.truncate(self.out.len().saturating_sub(2));
+            // `…"params":{…}}` → `…"params":{…,"_meta":{"progressToken":ID}}}` (`params`
+            // is the last key in either key order of `serde_json::Map`; checked anyway).
+            if !self.out.ends_with(b"}}") || params.as_object().is_none_or(Map::is_empty) {
+                return Err("the pipe's tools/call request does not end with its params".into());
+            }
+            self.out.truncate(self.out.len() - 2);
             self.out
                 .extend_from_slice(b",\"_meta\":{\"progressToken\":");
             write!(self.out, "{}}}}}}}", self.next_id)?;
